@@ -1,0 +1,503 @@
+"""MQ structures with MQ's binary layouts (64-bit Linux, native byte order and alignment).
+
+Each structure is declared once as an ordered field table ``(name, default, struct format)``.
+The table gives attribute access with defaults, ``pack()``/``unpack()`` in the C layout, and the
+pymqi conveniences (item access, ``set``, ``get``).  The engine, the wire protocol and the
+pymqi-compatible API all use these same classes, so a field means the same thing everywhere.
+"""
+from __future__ import annotations
+
+import struct
+from typing import Any, ClassVar
+
+from mqlite.cmq import CMQC
+
+Field = tuple[str, Any, str]
+
+
+def _to_bytes(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.encode("ascii", "replace")
+    return value
+
+
+class MQStruct:
+    """Base for all structures; subclasses declare ``_fields``."""
+
+    _fields: ClassVar[list[Field]] = []
+    _names: ClassVar[tuple[str, ...]] = ()
+    _struct: ClassVar[struct.Struct]
+    _bytes_fields: ClassVar[frozenset[str]] = frozenset()
+    _list_fields: ClassVar[dict[str, int]] = {}
+    __slots__ = ("__dict__",)
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        if not cls.__dict__.get("_fields"):
+            return
+        fmt = "@"
+        names: list[str] = []
+        bytes_fields = set()
+        list_fields = {}
+        for name, default, code in cls._fields:
+            fmt += code
+            names.append(name)
+            if code.endswith("s"):
+                bytes_fields.add(name)
+            count = code[:-1]
+            if code[-1] in "iqP" and count:
+                list_fields[name] = int(count)
+        cls._struct = struct.Struct(fmt + cls._tail_pad())
+        cls._names = tuple(names)
+        cls._bytes_fields = frozenset(bytes_fields)
+        cls._list_fields = list_fields
+
+    @classmethod
+    def _tail_pad(cls) -> str:
+        # C structures are padded to their widest member; struct adds no trailing padding itself.
+        size = struct.calcsize("@" + "".join(c for _, _, c in cls._fields))
+        widest = 8 if any(c[-1] in "qP" for _, _, c in cls._fields) else 4
+        rem = size % widest
+        return f"{widest - rem}x" if rem else ""
+
+    def __init__(self, **kw: Any) -> None:
+        d = self.__dict__
+        for name, default, _code in self._fields:
+            d[name] = list(default) if isinstance(default, list) else default
+        if kw:
+            self.set(**kw)
+
+    # pymqi-style accessors -------------------------------------------------------------------
+    def set(self, **kw: Any) -> None:
+        for name, value in kw.items():
+            if name not in self.__dict__:
+                raise AttributeError(f"{type(self).__name__} has no field {name!r}")
+            self.__dict__[name] = _to_bytes(value) if name in self._bytes_fields else value
+
+    def get(self) -> dict[str, Any]:
+        return {n: self.__dict__[n] for n in self._names}
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in self._bytes_fields:
+            value = _to_bytes(value)
+        elif name not in self.__dict__ and not name.startswith("_"):
+            raise AttributeError(f"{type(self).__name__} has no field {name!r}")
+        self.__dict__[name] = value
+
+    def __getitem__(self, name: str) -> Any:
+        return self.__dict__[name]
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        setattr(self, name, value)
+
+    def get_length(self) -> int:
+        return self._struct.size
+
+    def pack(self) -> bytes:
+        d = self.__dict__
+        values: list[Any] = []
+        for name in self._names:
+            v = d[name]
+            if name in self._list_fields:
+                values.extend(v)
+            else:
+                values.append(v)
+        try:
+            return self._struct.pack(*values)
+        except struct.error as exc:
+            raise TypeError(f"{type(self).__name__}: cannot pack: {exc}") from None
+
+    def unpack(self, buf: bytes) -> "MQStruct":
+        if len(buf) < self._struct.size:
+            raise ValueError(f"{type(self).__name__}: buffer of {len(buf)} bytes, need {self._struct.size}")
+        values = self._struct.unpack_from(buf)
+        d = self.__dict__
+        i = 0
+        for name in self._names:
+            n = self._list_fields.get(name)
+            if n:
+                d[name] = list(values[i:i + n])
+                i += n
+            else:
+                d[name] = values[i]
+                i += 1
+        return self
+
+    @classmethod
+    def from_bytes(cls, buf: bytes) -> "MQStruct":
+        obj = cls.__new__(cls)
+        obj.unpack(buf)
+        return obj
+
+    def copy(self) -> "MQStruct":
+        obj = type(self).__new__(type(self))
+        obj.__dict__.update({k: (list(v) if isinstance(v, list) else v) for k, v in self.__dict__.items()})
+        return obj
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self.get() == other.get()  # type: ignore[union-attr]
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{n}={self.__dict__[n]!r}" for n in self._names)
+        return f"{type(self).__name__}({inner})"
+
+    def __str__(self) -> str:
+        return "\n".join(f"{n}: {self.__dict__[n]!r}" for n in self._names)
+
+
+_VS = [("VSPtr", 0, "P"), ("VSOffset", 0, "i"), ("VSBufSize", 0, "i"), ("VSLength", 0, "i"),
+       ("VSCCSID", 0, "i")]
+
+
+def _charv(prefix: str) -> list[Field]:
+    return [(prefix + name, default, code) for name, default, code in _VS]
+
+
+class MD(MQStruct):
+    """MQMD version 2 (364 bytes)."""
+
+    _fields = [
+        ("StrucId", CMQC.MQMD_STRUC_ID, "4s"),
+        ("Version", CMQC.MQMD_VERSION_1, "i"),
+        ("Report", CMQC.MQRO_NONE, "i"),
+        ("MsgType", CMQC.MQMT_DATAGRAM, "i"),
+        ("Expiry", CMQC.MQEI_UNLIMITED, "i"),
+        ("Feedback", CMQC.MQFB_NONE, "i"),
+        ("Encoding", CMQC.MQENC_NATIVE, "i"),
+        ("CodedCharSetId", CMQC.MQCCSI_Q_MGR, "i"),
+        ("Format", b"", "8s"),
+        ("Priority", CMQC.MQPRI_PRIORITY_AS_Q_DEF, "i"),
+        ("Persistence", CMQC.MQPER_PERSISTENCE_AS_Q_DEF, "i"),
+        ("MsgId", b"", "24s"),
+        ("CorrelId", b"", "24s"),
+        ("BackoutCount", 0, "i"),
+        ("ReplyToQ", b"", "48s"),
+        ("ReplyToQMgr", b"", "48s"),
+        ("UserIdentifier", b"", "12s"),
+        ("AccountingToken", b"", "32s"),
+        ("ApplIdentityData", b"", "32s"),
+        ("PutApplType", CMQC.MQAT_NO_CONTEXT, "i"),
+        ("PutApplName", b"", "28s"),
+        ("PutDate", b"", "8s"),
+        ("PutTime", b"", "8s"),
+        ("ApplOriginData", b"", "4s"),
+        ("GroupId", b"", "24s"),
+        ("MsgSeqNumber", 1, "i"),
+        ("Offset", 0, "i"),
+        ("MsgFlags", CMQC.MQMF_NONE, "i"),
+        ("OriginalLength", CMQC.MQOL_UNDEFINED, "i"),
+    ]
+
+
+class MD1(MQStruct):
+    """MQMD version 1 (324 bytes): the descriptor embedded in MQXQH."""
+
+    _fields = MD._fields[:24]
+
+
+class OD(MQStruct):
+    """MQOD version 4 (424 bytes on 64-bit)."""
+
+    _fields = [
+        ("StrucId", CMQC.MQOD_STRUC_ID, "4s"),
+        ("Version", CMQC.MQOD_VERSION_1, "i"),
+        ("ObjectType", CMQC.MQOT_Q, "i"),
+        ("ObjectName", b"", "48s"),
+        ("ObjectQMgrName", b"", "48s"),
+        ("DynamicQName", b"AMQ.*", "48s"),
+        ("AlternateUserId", b"", "12s"),
+        ("RecsPresent", 0, "i"),
+        ("KnownDestCount", 0, "i"),
+        ("UnknownDestCount", 0, "i"),
+        ("InvalidDestCount", 0, "i"),
+        ("ObjectRecOffset", 0, "i"),
+        ("ResponseRecOffset", 0, "i"),
+        ("ObjectRecPtr", 0, "P"),
+        ("ResponseRecPtr", 0, "P"),
+        ("AlternateSecurityId", b"", "40s"),
+        ("ResolvedQName", b"", "48s"),
+        ("ResolvedQMgrName", b"", "48s"),
+        *_charv("ObjectString"),
+        *_charv("SelectionString"),
+        *_charv("ResObjectString"),
+        ("ResolvedType", -3, "i"),
+    ]
+
+
+class PMO(MQStruct):
+    """MQPMO version 3 (184 bytes on 64-bit)."""
+
+    _fields = [
+        ("StrucId", CMQC.MQPMO_STRUC_ID, "4s"),
+        ("Version", CMQC.MQPMO_VERSION_1, "i"),
+        ("Options", CMQC.MQPMO_NONE, "i"),
+        ("Timeout", -1, "i"),
+        ("Context", 0, "i"),
+        ("KnownDestCount", 0, "i"),
+        ("UnknownDestCount", 0, "i"),
+        ("InvalidDestCount", 0, "i"),
+        ("ResolvedQName", b"", "48s"),
+        ("ResolvedQMgrName", b"", "48s"),
+        ("RecsPresent", 0, "i"),
+        ("PutMsgRecFields", 0, "i"),
+        ("PutMsgRecOffset", 0, "i"),
+        ("ResponseRecOffset", 0, "i"),
+        ("PutMsgRecPtr", 0, "P"),
+        ("ResponseRecPtr", 0, "P"),
+        ("OriginalMsgHandle", 0, "q"),
+        ("NewMsgHandle", 0, "q"),
+        ("Action", 0, "i"),
+        ("PubLevel", 0, "i"),
+    ]
+
+
+class GMO(MQStruct):
+    """MQGMO version 4 (112 bytes)."""
+
+    _fields = [
+        ("StrucId", CMQC.MQGMO_STRUC_ID, "4s"),
+        ("Version", CMQC.MQGMO_VERSION_1, "i"),
+        ("Options", CMQC.MQGMO_NO_WAIT, "i"),
+        ("WaitInterval", 0, "i"),
+        ("Signal1", 0, "i"),
+        ("Signal2", 0, "i"),
+        ("ResolvedQName", b"", "48s"),
+        ("MatchOptions", CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID, "i"),
+        ("GroupStatus", CMQC.MQGS_NOT_IN_GROUP, "b"),
+        ("SegmentStatus", CMQC.MQSS_NOT_A_SEGMENT, "b"),
+        ("Segmentation", CMQC.MQSEG_INHIBITED, "b"),
+        ("Reserved1", b" ", "c"),
+        ("MsgToken", b"", "16s"),
+        ("ReturnedLength", CMQC.MQRL_UNDEFINED, "i"),
+        ("Reserved2", 0, "i"),
+        ("MsgHandle", 0, "q"),
+    ]
+
+
+class CD(MQStruct):
+    """MQCD version 11: the client channel definition."""
+
+    _fields = [
+        ("ChannelName", b"", "20s"),
+        ("Version", CMQC.MQCD_VERSION_6, "i"),
+        ("ChannelType", CMQC.MQCHT_CLNTCONN, "i"),
+        ("TransportType", CMQC.MQXPT_TCP, "i"),
+        ("Desc", b"", "64s"),
+        ("QMgrName", b"", "48s"),
+        ("XmitQName", b"", "48s"),
+        ("ShortConnectionName", b"", "20s"),
+        ("MCAName", b"", "20s"),
+        ("ModeName", b"", "8s"),
+        ("TpName", b"", "64s"),
+        ("BatchSize", 50, "i"),
+        ("DiscInterval", 6000, "i"),
+        ("ShortRetryCount", 10, "i"),
+        ("ShortRetryInterval", 60, "i"),
+        ("LongRetryCount", 999999999, "i"),
+        ("LongRetryInterval", 1200, "i"),
+        ("SecurityExit", b"", "128s"),
+        ("MsgExit", b"", "128s"),
+        ("SendExit", b"", "128s"),
+        ("ReceiveExit", b"", "128s"),
+        ("SeqNumberWrap", 999999999, "i"),
+        ("MaxMsgLength", 4194304, "i"),
+        ("PutAuthority", 1, "i"),
+        ("DataConversion", 0, "i"),
+        ("SecurityUserData", b"", "32s"),
+        ("MsgUserData", b"", "32s"),
+        ("SendUserData", b"", "32s"),
+        ("ReceiveUserData", b"", "32s"),
+        ("UserIdentifier", b"", "12s"),
+        ("Password", b"", "12s"),
+        ("MCAUserIdentifier", b"", "12s"),
+        ("MCAType", 1, "i"),
+        ("ConnectionName", b"", "264s"),
+        ("RemoteUserIdentifier", b"", "12s"),
+        ("RemotePassword", b"", "12s"),
+        ("MsgRetryExit", b"", "128s"),
+        ("MsgRetryUserData", b"", "32s"),
+        ("MsgRetryCount", 10, "i"),
+        ("MsgRetryInterval", 1000, "i"),
+        ("HeartbeatInterval", 300, "i"),
+        ("BatchInterval", 0, "i"),
+        ("NonPersistentMsgSpeed", CMQC.MQNPMS_FAST, "i"),
+        ("StrucLength", 0, "i"),
+        ("ExitNameLength", 128, "i"),
+        ("ExitDataLength", 32, "i"),
+        ("MsgExitsDefined", 0, "i"),
+        ("SendExitsDefined", 0, "i"),
+        ("ReceiveExitsDefined", 0, "i"),
+        ("MsgExitPtr", 0, "P"),
+        ("MsgUserDataPtr", 0, "P"),
+        ("SendExitPtr", 0, "P"),
+        ("SendUserDataPtr", 0, "P"),
+        ("ReceiveExitPtr", 0, "P"),
+        ("ReceiveUserDataPtr", 0, "P"),
+        ("ClusterPtr", 0, "P"),
+        ("ClustersDefined", 0, "i"),
+        ("NetworkPriority", 0, "i"),
+        ("LongMCAUserIdLength", 0, "i"),
+        ("LongRemoteUserIdLength", 0, "i"),
+        ("LongMCAUserIdPtr", 0, "P"),
+        ("LongRemoteUserIdPtr", 0, "P"),
+        ("MCASecurityId", b"", "40s"),
+        ("RemoteSecurityId", b"", "40s"),
+        ("SSLCipherSpec", b"", "32s"),
+        ("SSLPeerNamePtr", 0, "P"),
+        ("SSLPeerNameLength", 0, "i"),
+        ("SSLClientAuth", 0, "i"),
+        ("KeepAliveInterval", -1, "i"),
+        ("LocalAddress", b"", "48s"),
+        ("BatchHeartbeat", 0, "i"),
+        ("HdrCompList", [0, -1], "2i"),
+        ("MsgCompList", [0] + 15 * [-1], "16i"),
+        ("CLWLChannelRank", 0, "i"),
+        ("CLWLChannelPriority", 0, "i"),
+        ("CLWLChannelWeight", 50, "i"),
+        ("ChannelMonitoring", 0, "i"),
+        ("ChannelStatistics", 0, "i"),
+        ("SharingConversations", 10, "i"),
+        ("PropertyControl", 0, "i"),
+        ("MaxInstances", 999999999, "i"),
+        ("MaxInstancesPerClient", 999999999, "i"),
+        ("ClientChannelWeight", 0, "i"),
+        ("ConnectionAffinity", 1, "i"),
+        ("BatchDataLimit", 5000, "i"),
+        ("UseDLQ", 2, "i"),
+        ("DefReconnect", 0, "i"),
+        ("CertificateLabel", b"", "64s"),
+    ]
+
+
+class SCO(MQStruct):
+    """MQSCO: TLS configuration options (accepted and stored; mqlite's channels use plain TCP)."""
+
+    _fields = [
+        ("StrucId", b"SCO ", "4s"),
+        ("Version", 5, "i"),
+        ("KeyRepository", b"", "256s"),
+        ("CryptoHardware", b"", "256s"),
+        ("AuthInfoRecCount", 0, "i"),
+        ("AuthInfoRecOffset", 0, "i"),
+        ("AuthInfoRecPtr", 0, "P"),
+        ("KeyResetCount", 0, "i"),
+        ("FipsRequired", 0, "i"),
+        ("EncryptionPolicySuiteB", [1, 0, 0, 0], "4i"),
+        ("CertificateValPolicy", 0, "i"),
+        ("CertificateLabel", b"", "64s"),
+    ]
+
+
+class CNO(MQStruct):
+    """MQCNO (the fields applications set)."""
+
+    _fields = [
+        ("StrucId", CMQC.MQCNO_STRUC_ID, "4s"),
+        ("Version", CMQC.MQCNO_VERSION_1, "i"),
+        ("Options", CMQC.MQCNO_NONE, "i"),
+        ("ClientConnOffset", 0, "i"),
+        ("ClientConnPtr", 0, "P"),
+        ("ConnTag", b"", "128s"),
+        ("SSLConfigPtr", 0, "P"),
+        ("SSLConfigOffset", 0, "i"),
+        ("ConnectionId", b"", "24s"),
+        ("SecurityParmsOffset", 0, "i"),
+        ("SecurityParmsPtr", 0, "P"),
+        ("CCDTUrlPtr", 0, "P"),
+        ("CCDTUrlOffset", 0, "i"),
+        ("CCDTUrlLength", 0, "i"),
+        ("Reserved", b"", "8s"),
+        ("ApplName", b"", "28s"),
+    ]
+
+
+class CSP(MQStruct):
+    """MQCSP: user id and password for connection authentication."""
+
+    _fields = [
+        ("StrucId", CMQC.MQCSP_STRUC_ID, "4s"),
+        ("Version", CMQC.MQCSP_VERSION_1, "i"),
+        ("AuthenticationType", CMQC.MQCSP_AUTH_NONE, "i"),
+        ("Reserved1", b"", "4s"),
+        ("CSPUserIdPtr", 0, "P"),
+        ("CSPUserIdOffset", 0, "i"),
+        ("CSPUserIdLength", 0, "i"),
+        ("Reserved2", b"", "8s"),
+        ("CSPPasswordPtr", 0, "P"),
+        ("CSPPasswordOffset", 0, "i"),
+        ("CSPPasswordLength", 0, "i"),
+    ]
+
+    def __init__(self, **kw: Any) -> None:
+        self.__dict__["CSPUserId"] = None
+        self.__dict__["CSPPassword"] = None
+        super().__init__(**kw)
+
+
+class XQH(MQStruct):
+    """MQXQH: the header in front of every message on a transmission queue (428 bytes).
+
+    ``MsgDesc`` is the original message descriptor, an ``MD1`` packed after the four fixed fields.
+    """
+
+    _fields = [
+        ("StrucId", CMQC.MQXQH_STRUC_ID, "4s"),
+        ("Version", CMQC.MQXQH_VERSION_1, "i"),
+        ("RemoteQName", b"", "48s"),
+        ("RemoteQMgrName", b"", "48s"),
+    ]
+
+    def __init__(self, **kw: Any) -> None:
+        self.__dict__["MsgDesc"] = MD1()
+        super().__init__(**kw)
+
+    def get_length(self) -> int:
+        return CMQC.MQXQH_CURRENT_LENGTH
+
+    def pack(self) -> bytes:
+        return super().pack() + self.MsgDesc.pack()
+
+    def unpack(self, buf: bytes) -> "XQH":
+        if len(buf) < CMQC.MQXQH_CURRENT_LENGTH:
+            raise ValueError(f"XQH: buffer of {len(buf)} bytes, need {CMQC.MQXQH_CURRENT_LENGTH}")
+        super().unpack(buf[:104])
+        self.__dict__["MsgDesc"] = MD1.from_bytes(buf[104:CMQC.MQXQH_CURRENT_LENGTH])
+        return self
+
+    @classmethod
+    def from_bytes(cls, buf: bytes) -> "XQH":
+        obj = cls()
+        return obj.unpack(buf)
+
+
+class DLH(MQStruct):
+    """MQDLH: the header in front of a message on the dead-letter queue (172 bytes)."""
+
+    _fields = [
+        ("StrucId", CMQC.MQDLH_STRUC_ID, "4s"),
+        ("Version", CMQC.MQDLH_VERSION_1, "i"),
+        ("Reason", CMQC.MQRC_NONE, "i"),
+        ("DestQName", b"", "48s"),
+        ("DestQMgrName", b"", "48s"),
+        ("Encoding", CMQC.MQENC_NATIVE, "i"),
+        ("CodedCharSetId", CMQC.MQCCSI_UNDEFINED, "i"),
+        ("Format", CMQC.MQFMT_NONE, "8s"),
+        ("PutApplType", CMQC.MQAT_NO_CONTEXT, "i"),
+        ("PutApplName", b"", "28s"),
+        ("PutDate", b"", "8s"),
+        ("PutTime", b"", "8s"),
+    ]
+
+
+def pad(value: str | bytes, length: int) -> bytes:
+    """An MQCHAR field: blank padded to its length, as MQ returns names."""
+    if isinstance(value, str):
+        value = value.encode("ascii", "replace")
+    return value[:length].ljust(length, b" ")
+
+
+def text(value: bytes | str) -> str:
+    """The trimmed text of an MQCHAR field (NULs and blanks end it)."""
+    if isinstance(value, str):
+        return value.rstrip(" \0")
+    return value.split(b"\0", 1)[0].decode("ascii", "replace").rstrip(" ")

@@ -1,0 +1,45 @@
+"""Injected time and identifiers, so tests can move time (expiry, later cluster record ages)."""
+from __future__ import annotations
+
+import itertools
+import os
+import time
+
+
+class Clock:
+    """Wall-clock time in seconds since the epoch."""
+
+    def now(self) -> float:
+        return time.time()
+
+
+class FakeClock(Clock):
+    """A clock that moves only when told to."""
+
+    def __init__(self, start: float = 1_800_000_000.0) -> None:
+        self.t = start
+
+    def now(self) -> float:
+        return self.t
+
+    def advance(self, seconds: float) -> None:
+        self.t += seconds
+
+
+class IdGenerator:
+    """Unique 24-byte identifiers in MQ's style: b'AMQ ' + 12 bytes of queue-manager name + 8 unique.
+
+    The unique part is a start stamp plus a counter, so identifiers keep growing across restarts.
+    """
+
+    def __init__(self, qmgr_name: str, clock: Clock) -> None:
+        self.prefix = b"AMQ " + qmgr_name.encode("ascii")[:12].ljust(12, b" ")
+        start = (int(clock.now() * 1000) << 20) ^ int.from_bytes(os.urandom(2), "big")
+        self._counter = itertools.count(start)
+
+    def next(self) -> bytes:
+        return self.prefix + (next(self._counter) & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "big")
+
+    def hex_suffix(self) -> str:
+        """A unique suffix for dynamic queue names."""
+        return format(next(self._counter) & 0xFFFFFFFFFFFFFFFF, "016X")

@@ -1,0 +1,893 @@
+"""The queue-manager engine: definitions, connections, handles and units of work.
+
+Plain synchronous Python: no sockets, threads or sleeps.  The caller (the server, or a test)
+serialises calls, supplies the clock, and after each call makes the journal durable up to the
+connection's ``ticket`` before answering the application.  MQGET with a wait is the caller's
+business too: the engine answers 2033 at once and reports which queue to wait on.
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from mqlite.cmq import CMQC
+from mqlite.cmq.structs import GMO, MD, MD1, OD, PMO, XQH, pad, text
+from mqlite.engine.clock import Clock, IdGenerator
+from mqlite.engine.errors import MQIError
+from mqlite.engine.queue import Message, QueueState, matcher
+from mqlite.engine.resolve import LOCAL, MODEL, REMOTE, Resolved, resolve
+from mqlite.objects.attrs import QTYPE_VALUES, TABLE
+from mqlite.objects.model import QMGR, QUEUE, MQObject, namespace, system_default_objects
+from mqlite.objects.names import valid_name
+from mqlite.store.sqlite import Store
+
+C = CMQC
+INPUT_OPTS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
+ACCESS_OPTS = (INPUT_OPTS | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_SET
+               | C.MQOO_BIND_ON_OPEN | C.MQOO_BIND_NOT_FIXED | C.MQOO_BIND_ON_GROUP)
+VALID_OO = (ACCESS_OPTS | C.MQOO_SAVE_ALL_CONTEXT | C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_ALL_CONTEXT
+            | C.MQOO_SET_IDENTITY_CONTEXT | C.MQOO_SET_ALL_CONTEXT | C.MQOO_ALTERNATE_USER_AUTHORITY
+            | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_RESOLVE_NAMES | C.MQOO_CO_OP | C.MQOO_RESOLVE_LOCAL_Q
+            | C.MQOO_NO_READ_AHEAD | C.MQOO_READ_AHEAD | C.MQOO_NO_MULTICAST)
+CONTEXT_PMO = (C.MQPMO_DEFAULT_CONTEXT | C.MQPMO_NO_CONTEXT | C.MQPMO_PASS_ALL_CONTEXT
+               | C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT | C.MQPMO_SET_IDENTITY_CONTEXT)
+BROWSE_GMO = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
+BLANK48 = b" " * 48
+XQH_LEN = C.MQXQH_CURRENT_LENGTH
+
+
+def _bits(x: int) -> int:
+    return bin(x).count("1")
+
+
+def _ctime(t: float) -> tuple[str, str]:
+    """MQ's date and time of a put: YYYYMMDD and HHMMSSTH, in UTC."""
+    tm = time.gmtime(t)
+    return (time.strftime("%Y%m%d", tm),
+            time.strftime("%H%M%S", tm) + f"{int((t % 1) * 100):02d}")
+
+
+@dataclass
+class Handle:
+    hobj: int
+    name: str                       # the name opened (after model instantiation, the new queue)
+    obj: MQObject | None            # the definition opened (None for the queue manager object)
+    options: int
+    res: Resolved | None
+    qstate: QueueState | None       # the local queue or transmission queue at the end of the path
+    input_mode: str = ""            # "S" shared, "X" exclusive
+    dynamic_owner: bool = False     # this handle created a temporary dynamic queue
+    browse_at: tuple[int, int] | None = None
+    browse_seq: int | None = None
+    put_group: tuple[bytes, int] | None = None   # (GroupId, last MsgSeqNumber) for MQPMO_LOGICAL_ORDER
+    get_group: tuple[bytes, int] | None = None   # (GroupId, next MsgSeqNumber) for MQGMO_LOGICAL_ORDER
+
+
+@dataclass
+class Conn:
+    hconn: int
+    appl_name: str
+    appl_type: int
+    user: str
+    handles: dict[int, Handle] = field(default_factory=dict)
+    uow: list[tuple[str, QueueState, Message]] = field(default_factory=list)
+    ticket: int = 0                 # journal position the caller must make durable before replying
+    next_hobj: int = 1
+
+
+@dataclass
+class GetResult:
+    md: MD
+    body: bytes
+    data_length: int
+    gmo: GMO
+    comp: int = C.MQCC_OK
+    reason: int = C.MQRC_NONE
+
+
+class QueueManager:
+    """One queue manager's state and MQI behaviour."""
+
+    def __init__(self, name: str, store: Store, clock: Clock | None = None) -> None:
+        self.name = name
+        self.qmgr_name = name
+        self.store = store
+        self.clock = clock or Clock()
+        self.ids = IdGenerator(name, self.clock)
+        self.objects: dict[str, dict[str, MQObject]] = {QUEUE: {}, "CHANNEL": {}, "NAMELIST": {}, "LISTENER": {}}
+        self.queues: dict[str, QueueState] = {}
+        self.qmgr = MQObject(QMGR, name, TABLE.defaults(QMGR))
+        self.conns: dict[int, Conn] = {}
+        self._next_hconn = 1
+        self._seq = 0
+        self.quiescing = False
+        self.on_available: Callable[[str], None] = lambda q: None
+        self.on_object_changed: Callable[[MQObject | None, str, str], None] = lambda o, ns, n: None
+        self.log: Callable[[str], None] = lambda s: None
+
+    # --- creation and recovery ------------------------------------------------------------------
+    def create(self, deadq: str = "", qmid: str | None = None) -> int:
+        """Lay down the system objects of a new queue manager (crtmqm). Returns how many."""
+        now = self.clock.now()
+        self.qmgr.attrs["QMID"] = qmid or f"{self.name}_{time.strftime('%Y-%m-%d_%H.%M.%S', time.gmtime(now))}"
+        self.qmgr.attrs["DEADQ"] = deadq
+        self._stamp(self.qmgr, created=False)
+        self.save(self.qmgr)
+        objs = system_default_objects()
+        for obj in objs:
+            self.add_object(obj)
+        self.store.sync()
+        return len(objs)
+
+    def recover(self) -> dict[str, int]:
+        """Rebuild state from the store after a start (or a crash): definitions, then messages."""
+        for ns, name, rec in self.store.objects():
+            obj = MQObject.from_record(rec)
+            if ns == QMGR:
+                self.qmgr = obj
+                continue
+            self._register(obj)
+        restored = 0
+        for seq, queue, md_bytes, body, expiry_at, backout in self.store.messages():
+            qs = self.queues.get(queue)
+            if qs is None:
+                self.store.append(("del", seq))
+                continue
+            md = MD.from_bytes(md_bytes)
+            md.BackoutCount = max(md.BackoutCount, backout)
+            qs.insert(Message(seq, md, body, expiry_at, True, qs.lane_for(md.Priority)))
+            restored += 1
+        self._seq = self.store.max_seq()
+        self.store.sync()
+        return {"messages": restored, "queues": len(self.queues)}
+
+    # --- definitions ------------------------------------------------------------------------------
+    def queue(self, name: str) -> MQObject | None:
+        return self.objects[QUEUE].get(name)
+
+    def qmgr_attr(self, key: str) -> Any:
+        return self.qmgr.attrs[key]
+
+    def lookup(self, ns: str, name: str) -> MQObject | None:
+        if ns == QMGR:
+            return self.qmgr
+        return self.objects[ns].get(name)
+
+    def _stamp(self, obj: MQObject, created: bool) -> None:
+        d, t = self._date_time()
+        if created and "CRDATE" in TABLE.attrs(obj.kind):
+            obj.attrs["CRDATE"], obj.attrs["CRTIME"] = d, t
+        if "ALTDATE" in TABLE.attrs(obj.kind):
+            obj.attrs["ALTDATE"], obj.attrs["ALTTIME"] = d, t
+
+    def _date_time(self) -> tuple[str, str]:
+        tm = time.localtime(self.clock.now())
+        return time.strftime("%Y-%m-%d", tm), time.strftime("%H.%M.%S", tm)
+
+    def _register(self, obj: MQObject) -> None:
+        self.objects[obj.objtype][obj.name] = obj
+        if obj.kind == "QLOCAL" and obj.name not in self.queues:
+            self.queues[obj.name] = QueueState(obj.name, fifo=obj["MSGDLVSQ"] == C.MQMDS_FIFO)
+
+    def save(self, obj: MQObject) -> None:
+        if obj.kind == "QLOCAL" and obj["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC:
+            return
+        ns = QMGR if obj.kind == QMGR else obj.objtype
+        self.store.append(("obj", ns, obj.name, json.dumps(obj.to_record())))
+
+    def add_object(self, obj: MQObject) -> None:
+        self._stamp(obj, created=True)
+        self._register(obj)
+        self.save(obj)
+        self.on_object_changed(obj, obj.objtype, obj.name)
+
+    def replace_object(self, obj: MQObject) -> None:
+        """An ALTER or DEFINE REPLACE: same name, new attribute values."""
+        old = self.lookup(obj.objtype if obj.kind != QMGR else QMGR, obj.name)
+        self._stamp(obj, created=False)
+        if obj.kind == QMGR:
+            self.qmgr = obj
+        else:
+            if old is not None and old.kind != obj.kind and old.kind == "QLOCAL":
+                self.queues.pop(obj.name, None)
+            self._register(obj)
+            qs = self.queues.get(obj.name)
+            if qs is not None and qs.fifo != (obj["MSGDLVSQ"] == C.MQMDS_FIFO):
+                qs.reorder(obj["MSGDLVSQ"] == C.MQMDS_FIFO)
+        self.save(obj)
+        self.on_object_changed(obj, obj.objtype, obj.name)
+
+    def remove_object(self, obj: MQObject, purge: bool = True) -> None:
+        ns = obj.objtype
+        self.objects[ns].pop(obj.name, None)
+        qs = self.queues.pop(obj.name, None) if obj.kind == "QLOCAL" else None
+        if qs is not None:
+            self.store.append(("purge", obj.name))
+        if not (obj.kind == "QLOCAL" and obj["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC):
+            self.store.append(("objdel", ns, obj.name))
+        self.on_object_changed(None, ns, obj.name)
+
+    def in_use(self, name: str) -> bool:
+        qs = self.queues.get(name)
+        if qs is not None and (qs.refs or qs.uncommitted):
+            return True
+        return any(h.res is not None and name in h.res.path for c in self.conns.values() for h in c.handles.values())
+
+    def clear_queue(self, name: str) -> int:
+        qs = self.queues[name]
+        msgs = qs.purge()
+        self.store.append(("purge", name))
+        return len(msgs)
+
+    # --- connections ----------------------------------------------------------------------------
+    def connect(self, appl_name: str = "", appl_type: int = C.MQAT_UNIX, user: str = "") -> Conn:
+        if self.quiescing:
+            raise MQIError(C.MQRC_Q_MGR_QUIESCING)
+        conn = Conn(self._next_hconn, appl_name[-28:], appl_type, user[:12])
+        self._next_hconn += 1
+        self.conns[conn.hconn] = conn
+        return conn
+
+    def conn(self, hconn: int) -> Conn:
+        c = self.conns.get(hconn)
+        if c is None:
+            raise MQIError(C.MQRC_HCONN_ERROR)
+        return c
+
+    def disconnect(self, conn: Conn, commit: bool = True) -> None:
+        """MQDISC commits (distributed platforms); a broken connection backs out."""
+        if conn.uow:
+            self.commit(conn) if commit else self.backout(conn)
+        for hobj in list(conn.handles):
+            try:
+                self.close(conn, hobj, C.MQCO_NONE)
+            except MQIError:
+                pass
+        self.conns.pop(conn.hconn, None)
+
+    # --- MQOPEN -----------------------------------------------------------------------------------
+    def open(self, conn: Conn, od: OD, options: int) -> Handle:
+        self._check_open_options(options)
+        otype = od.ObjectType
+        name = text(od.ObjectName)
+        qmname = text(od.ObjectQMgrName)
+        if otype == C.MQOT_Q_MGR:
+            if qmname and qmname != self.name:
+                raise MQIError(C.MQRC_UNKNOWN_OBJECT_Q_MGR)
+            if name and name != self.name:
+                raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
+            if options & ~(C.MQOO_INQUIRE | C.MQOO_ALTERNATE_USER_AUTHORITY | C.MQOO_FAIL_IF_QUIESCING):
+                raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+            od.ObjectName = pad(self.name, 48)
+            return self._new_handle(conn, self.name, None, options, None, None)
+        if otype == C.MQOT_NAMELIST:
+            nl = self.objects["NAMELIST"].get(name)
+            if nl is None:
+                raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
+            if options & ~(C.MQOO_INQUIRE | C.MQOO_ALTERNATE_USER_AUTHORITY | C.MQOO_FAIL_IF_QUIESCING):
+                raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+            return self._new_handle(conn, name, nl, options, None, None)
+        if otype != C.MQOT_Q:
+            raise MQIError(C.MQRC_OBJECT_TYPE_ERROR)
+        if not name or not valid_name(name):
+            raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
+        res = resolve(self, name, qmname, options)
+        obj = self.queue(res.path[0]) if res.path else None
+        dynamic_owner = False
+        if res.kind == MODEL:
+            created = self._instantiate_model(conn, od, self.queue(res.queue))  # type: ignore[arg-type]
+            dynamic_owner = created["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC
+            res = Resolved(LOCAL, created.name, created.name, self.name, (created.name,))
+            obj = created
+            name = created.name
+        qs = self.queues.get(res.queue)
+        if qs is None:  # the definition vanished between resolve and here (cannot happen single-threaded)
+            raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
+        input_mode = ""
+        if options & INPUT_OPTS:
+            input_mode = self._input_mode(obj, self.queue(res.queue), options)  # type: ignore[arg-type]
+            if input_mode == "X" and (qs.input_exclusive or qs.input_shared):
+                raise MQIError(C.MQRC_OBJECT_IN_USE)
+            if input_mode == "S" and qs.input_exclusive:
+                raise MQIError(C.MQRC_OBJECT_IN_USE)
+        h = self._new_handle(conn, name, obj, options, res, qs)
+        h.input_mode = input_mode
+        h.dynamic_owner = dynamic_owner
+        if input_mode == "X":
+            qs.input_exclusive += 1
+        elif input_mode == "S":
+            qs.input_shared += 1
+        if options & C.MQOO_OUTPUT:
+            qs.output += 1
+        for n in res.path:
+            q = self.queues.get(n)
+            if q is not None:
+                q.refs += 1
+        od.ResolvedQName = pad(res.queue if (options & C.MQOO_RESOLVE_LOCAL_Q and res.kind == REMOTE)
+                               else res.resolved_q, 48)
+        od.ResolvedQMgrName = pad(self.name if (options & C.MQOO_RESOLVE_LOCAL_Q and res.kind == REMOTE)
+                                  else res.resolved_qm, 48)
+        return h
+
+    def _check_open_options(self, options: int) -> None:
+        if options & ~VALID_OO:
+            raise MQIError(C.MQRC_OPTIONS_ERROR, detail="unknown option")
+        if not options & ACCESS_OPTS:
+            raise MQIError(C.MQRC_OPTIONS_ERROR, detail="no access option")
+        if _bits(options & INPUT_OPTS) > 1:
+            raise MQIError(C.MQRC_OPTIONS_ERROR, detail="more than one input option")
+        if _bits(options & (C.MQOO_BIND_ON_OPEN | C.MQOO_BIND_NOT_FIXED | C.MQOO_BIND_ON_GROUP)) > 1:
+            raise MQIError(C.MQRC_OPTIONS_ERROR, detail="more than one bind option")
+        if _bits(options & (C.MQOO_READ_AHEAD | C.MQOO_NO_READ_AHEAD)) > 1:
+            raise MQIError(C.MQRC_OPTIONS_ERROR, detail="more than one read-ahead option")
+        if options & C.MQOO_SAVE_ALL_CONTEXT and not options & INPUT_OPTS:
+            raise MQIError(C.MQRC_OPTIONS_ERROR, detail="SAVE_ALL_CONTEXT needs input")
+        ctx = (C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT
+               | C.MQOO_SET_ALL_CONTEXT)
+        if options & ctx and not options & C.MQOO_OUTPUT:
+            raise MQIError(C.MQRC_OPTIONS_ERROR, detail="context options need output")
+        if options & C.MQOO_CO_OP and not options & C.MQOO_BROWSE:
+            raise MQIError(C.MQRC_OPTIONS_ERROR, detail="CO_OP needs browse")
+
+    def _input_mode(self, opened: MQObject | None, base: MQObject, options: int) -> str:
+        if options & C.MQOO_INPUT_EXCLUSIVE:
+            return "X"
+        if not base["SHARE"]:
+            return "X"
+        if options & C.MQOO_INPUT_SHARED:
+            return "S"
+        return "S" if base["DEFSOPT"] == C.MQOO_INPUT_SHARED else "X"
+
+    def _instantiate_model(self, conn: Conn, od: OD, model: MQObject) -> MQObject:
+        dyn = text(od.DynamicQName) or "AMQ.*"
+        if "*" in dyn:
+            if dyn.index("*") != len(dyn) - 1:
+                raise MQIError(C.MQRC_DYNAMIC_Q_NAME_ERROR)
+            stem = dyn[:-1]
+            name = (stem + self.ids.hex_suffix())[:48]
+        else:
+            name = dyn
+        if not valid_name(name):
+            raise MQIError(C.MQRC_DYNAMIC_Q_NAME_ERROR)
+        if self.queue(name) is not None:
+            raise MQIError(C.MQRC_OBJECT_ALREADY_EXISTS)
+        obj = MQObject("QLOCAL", name, TABLE.defaults("QLOCAL"))
+        for key, value in model.attrs.items():
+            if key in obj.attrs and key not in ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME"):
+                obj.attrs[key] = value
+        obj.attrs["DEFTYPE"] = model["DEFTYPE"]
+        self.add_object(obj)
+        od.ObjectName = pad(name, 48)
+        return obj
+
+    def _new_handle(self, conn: Conn, name: str, obj: MQObject | None, options: int,
+                    res: Resolved | None, qs: QueueState | None) -> Handle:
+        hobj = conn.next_hobj
+        conn.next_hobj += 1
+        h = Handle(hobj, name, obj, options, res, qs)
+        conn.handles[hobj] = h
+        return h
+
+    def handle(self, conn: Conn, hobj: int) -> Handle:
+        h = conn.handles.get(hobj)
+        if h is None:
+            raise MQIError(C.MQRC_HOBJ_ERROR)
+        return h
+
+    # --- MQCLOSE ----------------------------------------------------------------------------------
+    def close(self, conn: Conn, hobj: int, options: int = C.MQCO_NONE) -> None:
+        h = self.handle(conn, hobj)
+        if options & ~(C.MQCO_DELETE | C.MQCO_DELETE_PURGE | C.MQCO_KEEP_SUB | C.MQCO_REMOVE_SUB | C.MQCO_QUIESCE):
+            raise MQIError(C.MQRC_OPTIONS_ERROR)
+        delete = options & (C.MQCO_DELETE | C.MQCO_DELETE_PURGE)
+        obj = self.queue(h.name) if h.res is not None else None
+        is_dynamic = obj is not None and obj.kind == "QLOCAL" and obj["DEFTYPE"] in (
+            C.MQQDT_PERMANENT_DYNAMIC, C.MQQDT_TEMPORARY_DYNAMIC)
+        if delete and not is_dynamic:
+            raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+        qs = h.qstate
+        if delete and qs is not None:
+            others = any(o is not h and o.res is not None and h.name in o.res.path
+                         for c in self.conns.values() for o in c.handles.values())
+            if others:
+                raise MQIError(C.MQRC_OBJECT_IN_USE)
+            if options & C.MQCO_DELETE and not options & C.MQCO_DELETE_PURGE and qs.depth:
+                raise MQIError(C.MQRC_Q_NOT_EMPTY)
+        self._release(h)
+        del conn.handles[hobj]
+        if obj is not None and (delete or (h.dynamic_owner and obj["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC)):
+            # Messages of a deleted queue still inside this connection's unit of work go with it.
+            conn.uow = [e for e in conn.uow if e[1] is not qs]
+            if qs is not None:
+                qs.uncommitted = 0
+            self.remove_object(obj)
+
+    def _release(self, h: Handle) -> None:
+        qs = h.qstate
+        if qs is None:
+            return
+        if h.input_mode == "X":
+            qs.input_exclusive -= 1
+        elif h.input_mode == "S":
+            qs.input_shared -= 1
+        if h.options & C.MQOO_OUTPUT:
+            qs.output -= 1
+        if h.res is not None:
+            for n in h.res.path:
+                q = self.queues.get(n)
+                if q is not None:
+                    q.refs -= 1
+
+    # --- MQPUT ------------------------------------------------------------------------------------
+    def put(self, conn: Conn, hobj: int, md: MD, pmo: PMO, body: bytes) -> int:
+        """MQPUT. Returns a warning reason (MQRC_NONE normally); md and pmo are updated."""
+        h = self.handle(conn, hobj)
+        if not h.options & C.MQOO_OUTPUT:
+            raise MQIError(C.MQRC_NOT_OPEN_FOR_OUTPUT)
+        return self._put(conn, h, md, pmo, body)
+
+    def put1(self, conn: Conn, od: OD, md: MD, pmo: PMO, body: bytes) -> int:
+        if od.ObjectType == C.MQOT_Q:
+            target = self.queue(text(od.ObjectName))
+            if target is not None and target.kind == "QMODEL" and not text(od.ObjectQMgrName):
+                raise MQIError(C.MQRC_Q_TYPE_ERROR)
+        options = C.MQOO_OUTPUT | (pmo.Options & C.MQPMO_FAIL_IF_QUIESCING and C.MQOO_FAIL_IF_QUIESCING)
+        if pmo.Options & C.MQPMO_SET_ALL_CONTEXT:
+            options |= C.MQOO_SET_ALL_CONTEXT
+        elif pmo.Options & C.MQPMO_SET_IDENTITY_CONTEXT:
+            options |= C.MQOO_SET_IDENTITY_CONTEXT
+        h = self.open(conn, od, options)
+        try:
+            return self._put(conn, h, md, pmo, body)
+        finally:
+            self.close(conn, h.hobj)
+
+    def _put(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes) -> int:
+        opts = pmo.Options
+        if opts & C.MQPMO_SYNCPOINT and opts & C.MQPMO_NO_SYNCPOINT:
+            raise MQIError(C.MQRC_OPTIONS_ERROR)
+        if _bits(opts & CONTEXT_PMO) > 1:
+            raise MQIError(C.MQRC_OPTIONS_ERROR)
+        if opts & C.MQPMO_SET_ALL_CONTEXT and not h.options & C.MQOO_SET_ALL_CONTEXT:
+            raise MQIError(C.MQRC_NOT_OPEN_FOR_SET_ALL)
+        if opts & C.MQPMO_SET_IDENTITY_CONTEXT and not h.options & (C.MQOO_SET_IDENTITY_CONTEXT | C.MQOO_SET_ALL_CONTEXT):
+            raise MQIError(C.MQRC_NOT_OPEN_FOR_SET_IDENT)
+        if self.quiescing and opts & C.MQPMO_FAIL_IF_QUIESCING:
+            raise MQIError(C.MQRC_Q_MGR_QUIESCING)
+        warning = C.MQRC_NONE
+        if md.Persistence not in (0, 1, 2):
+            raise MQIError(C.MQRC_PERSISTENCE_ERROR)
+        if md.Priority < -1:
+            raise MQIError(C.MQRC_PRIORITY_ERROR)
+        if md.Expiry <= 0 and md.Expiry != C.MQEI_UNLIMITED:
+            raise MQIError(C.MQRC_EXPIRY_ERROR)
+        if md.MsgType == C.MQMT_REQUEST and not text(md.ReplyToQ):
+            raise MQIError(C.MQRC_MISSING_REPLY_TO_Q)
+        res = h.res
+        assert res is not None and h.qstate is not None
+        # Every definition on the path must allow puts at the time of the put.
+        for n in res.path:
+            d = self.queue(n)
+            if d is not None and d["PUT"] == C.MQQA_PUT_INHIBITED:
+                raise MQIError(C.MQRC_PUT_INHIBITED)
+        opened = self.queue(res.path[0])
+        if opened is None:
+            raise MQIError(C.MQRC_Q_DELETED)
+        target = self.queue(res.queue)
+        if target is None or h.qstate is not self.queues.get(res.queue):
+            raise MQIError(C.MQRC_Q_DELETED)
+        qs = h.qstate
+        length = len(body) + (XQH_LEN if res.kind == REMOTE else 0)
+        if len(body) > self.qmgr["MAXMSGL"]:
+            raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR)
+        if length > target["MAXMSGL"]:
+            raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q)
+        if qs.depth >= target["MAXDEPTH"]:
+            raise MQIError(C.MQRC_Q_FULL)
+        syncpoint = bool(opts & C.MQPMO_SYNCPOINT)
+        if syncpoint and len(conn.uow) >= self.qmgr["MAXUMSGS"]:
+            raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
+        persistence = md.Persistence
+        if persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
+            persistence = opened["DEFPSIST"]
+        priority = md.Priority
+        if priority == C.MQPRI_PRIORITY_AS_Q_DEF:
+            priority = opened["DEFPRTY"]
+        elif priority > 9:
+            priority = 9
+            warning = C.MQRC_PRIORITY_EXCEEDS_MAXIMUM
+        if persistence and target["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC:
+            raise MQIError(C.MQRC_PERSISTENT_NOT_ALLOWED)
+        now = self.clock.now()
+        # Message descriptor as stored.
+        msg_md = md.copy()
+        msg_md.Version = C.MQMD_VERSION_2
+        msg_md.Persistence = persistence
+        msg_md.Priority = priority
+        msg_md.BackoutCount = 0
+        if opts & C.MQPMO_NEW_MSG_ID or md.MsgId.strip(b"\0") == b"":
+            msg_md.MsgId = self.ids.next()
+        if opts & C.MQPMO_NEW_CORREL_ID:
+            msg_md.CorrelId = self.ids.next()
+        self._set_context(conn, msg_md, opts, now)
+        self._reply_to(msg_md)
+        if opts & C.MQPMO_LOGICAL_ORDER:
+            self._logical_put(h, msg_md)
+        elif msg_md.MsgFlags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP):
+            if msg_md.GroupId.strip(b"\0") == b"":
+                msg_md.GroupId = self.ids.next()
+        expiry_at = None if msg_md.Expiry == C.MQEI_UNLIMITED else now + msg_md.Expiry / 10.0
+        if res.kind == REMOTE:
+            stored_md, stored_body = self._xmit_wrap(res, msg_md, body)
+        else:
+            stored_md, stored_body = msg_md, body
+        self._seq += 1
+        msg = Message(self._seq, stored_md, stored_body, expiry_at, bool(persistence), qs.lane_for(priority))
+        qs.last_put = now
+        if syncpoint:
+            conn.uow.append(("put", qs, msg))
+            qs.uncommitted += 1
+        else:
+            self._commit_put(conn, qs, msg)
+            self.on_available(qs.name)
+        # Output fields, as MQ returns them.
+        md.MsgId = msg_md.MsgId
+        md.CorrelId = msg_md.CorrelId
+        md.GroupId, md.MsgSeqNumber = msg_md.GroupId, msg_md.MsgSeqNumber
+        for f in ("UserIdentifier", "AccountingToken", "ApplIdentityData", "PutApplType", "PutApplName",
+                  "PutDate", "PutTime", "ApplOriginData", "ReplyToQMgr"):
+            setattr(md, f, getattr(msg_md, f))
+        pmo.ResolvedQName = pad(res.resolved_q, 48)
+        pmo.ResolvedQMgrName = pad(res.resolved_qm, 48)
+        return warning
+
+    def _commit_put(self, conn: Conn, qs: QueueState, msg: Message) -> None:
+        qs.insert(msg)
+        qs.enq += 1
+        if msg.persistent:
+            conn.ticket = self.store.append(("put", msg.seq, qs.name, msg.md.pack(), msg.body, msg.expiry_at))
+
+    def _set_context(self, conn: Conn, md: MD, opts: int, now: float) -> None:
+        if opts & C.MQPMO_SET_ALL_CONTEXT:
+            return
+        if opts & C.MQPMO_NO_CONTEXT:
+            md.UserIdentifier = b""
+            md.AccountingToken = b""
+            md.ApplIdentityData = b""
+            md.PutApplType = C.MQAT_NO_CONTEXT
+            md.PutApplName = b""
+            md.PutDate = b""
+            md.PutTime = b""
+            md.ApplOriginData = b""
+            return
+        if not opts & C.MQPMO_SET_IDENTITY_CONTEXT:
+            md.UserIdentifier = pad(conn.user, 12)
+            md.AccountingToken = b""
+            md.ApplIdentityData = b" " * 32
+        md.PutApplType = conn.appl_type
+        md.PutApplName = pad(conn.appl_name, 28)
+        d, t = _ctime(now)
+        md.PutDate = d.encode()
+        md.PutTime = t.encode()
+        md.ApplOriginData = b"    "
+
+    def _reply_to(self, md: MD) -> None:
+        """ReplyToQMgr: blank becomes the queue manager the reply is routed to (MQ's rule)."""
+        if text(md.ReplyToQMgr):
+            return
+        rq = text(md.ReplyToQ)
+        d = self.queue(rq) if rq else None
+        if d is not None and d.kind == "QREMOTE" and d["RQMNAME"]:
+            md.ReplyToQMgr = pad(d["RQMNAME"], 48)
+            if d["RNAME"]:
+                md.ReplyToQ = pad(d["RNAME"], 48)
+        else:
+            md.ReplyToQMgr = pad(self.name, 48)
+
+    def _logical_put(self, h: Handle, md: MD) -> None:
+        in_group = md.MsgFlags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP)
+        if not in_group:
+            if h.put_group is not None:
+                raise MQIError(C.MQRC_INCOMPLETE_GROUP)
+            return
+        if h.put_group is None:
+            gid = self.ids.next()
+            seq = 1
+        else:
+            gid, last = h.put_group
+            seq = last + 1
+        md.GroupId = gid
+        md.MsgSeqNumber = seq
+        md.Offset = 0
+        h.put_group = None if md.MsgFlags & C.MQMF_LAST_MSG_IN_GROUP else (gid, seq)
+
+    def _xmit_wrap(self, res: Resolved, md: MD, body: bytes) -> tuple[MD, bytes]:
+        """A message for a remote queue: MQXQH (with the original descriptor) in front of the data."""
+        xqh = XQH(RemoteQName=pad(res.remote_q, 48), RemoteQMgrName=pad(res.remote_qm, 48))
+        xqh.MsgDesc = MD1.from_bytes(md.pack()[:C.MQMD_LENGTH_1])
+        outer = md.copy()
+        outer.Format = C.MQFMT_XMIT_Q_HEADER
+        return outer, xqh.pack() + body
+
+    # --- MQGET ------------------------------------------------------------------------------------
+    def get(self, conn: Conn, hobj: int, md: MD, gmo: GMO, max_length: int) -> GetResult:
+        h = self.handle(conn, hobj)
+        opts = gmo.Options
+        browse = opts & BROWSE_GMO
+        if _bits(opts & BROWSE_GMO) > 1 or (browse and opts & C.MQGMO_MSG_UNDER_CURSOR):
+            raise MQIError(C.MQRC_OPTIONS_ERROR)
+        if opts & C.MQGMO_SYNCPOINT and opts & (C.MQGMO_NO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT):
+            raise MQIError(C.MQRC_OPTIONS_ERROR)
+        if browse and opts & (C.MQGMO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT):
+            raise MQIError(C.MQRC_OPTIONS_ERROR)
+        if opts & C.MQGMO_WAIT and (gmo.WaitInterval < 0 and gmo.WaitInterval != C.MQWI_UNLIMITED):
+            raise MQIError(C.MQRC_WAIT_INTERVAL_ERROR)
+        if max_length < 0:
+            raise MQIError(C.MQRC_BUFFER_LENGTH_ERROR)
+        if browse or opts & C.MQGMO_BROWSE_MSG_UNDER_CURSOR:
+            if not h.options & C.MQOO_BROWSE:
+                raise MQIError(C.MQRC_NOT_OPEN_FOR_BROWSE)
+        elif not h.options & INPUT_OPTS:
+            raise MQIError(C.MQRC_NOT_OPEN_FOR_INPUT)
+        if self.quiescing and opts & C.MQGMO_FAIL_IF_QUIESCING:
+            raise MQIError(C.MQRC_Q_MGR_QUIESCING)
+        res = h.res
+        qs = h.qstate
+        if res is None or qs is None:
+            raise MQIError(C.MQRC_HOBJ_ERROR)
+        if qs is not self.queues.get(res.queue):
+            raise MQIError(C.MQRC_Q_DELETED)
+        for n in res.path:
+            d = self.queue(n)
+            if d is not None and d["GET"] == C.MQQA_GET_INHIBITED:
+                raise MQIError(C.MQRC_GET_INHIBITED)
+        match_opts = gmo.MatchOptions if gmo.Version >= C.MQGMO_VERSION_2 else (
+            C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID)
+        if match_opts & ~0x3F:
+            raise MQIError(C.MQRC_MATCH_OPTIONS_ERROR)
+        now = self.clock.now()
+        msg = self._select(h, qs, md, opts, match_opts, now)
+        if msg is None:
+            raise MQIError(C.MQRC_NO_MSG_AVAILABLE)
+        length = len(msg.body)
+        out_md = msg.md.copy()
+        if msg.expiry_at is not None:
+            out_md.Expiry = max(1, math.ceil((msg.expiry_at - now) * 10))
+        comp, reason = C.MQCC_OK, C.MQRC_NONE
+        truncated = length > max_length
+        if truncated and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
+            # The message stays where it is (and a browse cursor does not move), as MQ does.
+            out = GetResult(out_md, msg.body[:max_length], length, gmo, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
+            self._fill_gmo(gmo, res, out_md, max_length)
+            return out
+        if truncated:
+            comp, reason = C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED
+        if browse or opts & C.MQGMO_BROWSE_MSG_UNDER_CURSOR:
+            h.browse_at, h.browse_seq = msg.order, msg.seq
+        else:
+            qs.remove(msg)
+            qs.deq += 1
+            qs.last_get = now
+            if h.browse_seq == msg.seq:
+                h.browse_seq = None
+            syncpoint = opts & C.MQGMO_SYNCPOINT or (opts & C.MQGMO_SYNCPOINT_IF_PERSISTENT and msg.persistent)
+            if syncpoint:
+                if len(conn.uow) >= self.qmgr["MAXUMSGS"]:
+                    qs.insert(msg)
+                    raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
+                conn.uow.append(("get", qs, msg))
+                qs.uncommitted += 1
+            elif msg.persistent:
+                conn.ticket = self.store.append(("del", msg.seq))
+            if opts & C.MQGMO_LOGICAL_ORDER:
+                self._advance_group(h, msg)
+        self._fill_gmo(gmo, res, out_md, min(length, max_length))
+        return GetResult(out_md, msg.body[:max_length], length, gmo, comp, reason)
+
+    def _select(self, h: Handle, qs: QueueState, md: MD, opts: int, match_opts: int, now: float) -> Message | None:
+        expired = self._discard_expired
+        if opts & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
+            if h.browse_seq is None:
+                raise MQIError(C.MQRC_NO_MSG_UNDER_CURSOR)
+            seq = h.browse_seq
+            m = qs.find(now, expired, lambda m: m.seq == seq)
+            if m is None:
+                raise MQIError(C.MQRC_NO_MSG_UNDER_CURSOR)
+            return m
+        match = matcher(md, match_opts)
+        if opts & C.MQGMO_LOGICAL_ORDER:
+            match = self._group_matcher(h, qs, match, opts, now)
+        if opts & C.MQGMO_BROWSE_NEXT and h.browse_at is not None:
+            return qs.find(now, expired, match, start=h.browse_at)
+        if match is None and not (opts & C.MQGMO_ALL_MSGS_AVAILABLE):
+            first = qs.first_fast()
+            if first is not None and first.expiry_at is None:
+                return first
+        if opts & C.MQGMO_ALL_MSGS_AVAILABLE and not opts & C.MQGMO_LOGICAL_ORDER:
+            base = match
+            match = (lambda m: (base is None or base(m)) and self._group_complete(qs, m))
+        return qs.find(now, expired, match)
+
+    def _group_matcher(self, h: Handle, qs: QueueState, base: Callable[[Message], bool] | None,
+                       opts: int, now: float) -> Callable[[Message], bool]:
+        grouped = C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP
+        if h.get_group is not None:
+            gid, nxt = h.get_group
+            return lambda m: m.md.GroupId == gid and m.md.MsgSeqNumber == nxt and (base is None or base(m))
+        need_all = opts & C.MQGMO_ALL_MSGS_AVAILABLE
+
+        def first_of_group(m: Message) -> bool:
+            if base is not None and not base(m):
+                return False
+            if not m.md.MsgFlags & grouped:
+                return True
+            if m.md.MsgSeqNumber != 1:
+                return False
+            return not need_all or self._group_complete(qs, m)
+        return first_of_group
+
+    def _group_complete(self, qs: QueueState, m: Message) -> bool:
+        if not m.md.MsgFlags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP):
+            return True
+        gid = m.md.GroupId
+        seqs = set()
+        last = None
+        for x in qs:
+            if x.md.GroupId == gid:
+                seqs.add(x.md.MsgSeqNumber)
+                if x.md.MsgFlags & C.MQMF_LAST_MSG_IN_GROUP:
+                    last = x.md.MsgSeqNumber
+        return last is not None and seqs >= set(range(1, last + 1))
+
+    def _advance_group(self, h: Handle, msg: Message) -> None:
+        flags = msg.md.MsgFlags
+        if flags & C.MQMF_LAST_MSG_IN_GROUP or not flags & C.MQMF_MSG_IN_GROUP:
+            h.get_group = None
+        else:
+            h.get_group = (msg.md.GroupId, msg.md.MsgSeqNumber + 1)
+
+    def _fill_gmo(self, gmo: GMO, res: Resolved, md: MD, returned: int) -> None:
+        gmo.ResolvedQName = pad(res.queue, 48)
+        flags = md.MsgFlags
+        if flags & C.MQMF_LAST_MSG_IN_GROUP:
+            gmo.GroupStatus = C.MQGS_LAST_MSG_IN_GROUP
+        elif flags & C.MQMF_MSG_IN_GROUP:
+            gmo.GroupStatus = C.MQGS_MSG_IN_GROUP
+        else:
+            gmo.GroupStatus = C.MQGS_NOT_IN_GROUP
+        gmo.SegmentStatus = C.MQSS_NOT_A_SEGMENT
+        gmo.ReturnedLength = returned
+
+    def _discard_expired(self, msg: Message) -> None:
+        if msg.persistent:
+            self.store.append(("del", msg.seq))
+
+    def wait_queue(self, conn: Conn, hobj: int) -> str | None:
+        """The queue a waiting MQGET on this handle waits for."""
+        h = conn.handles.get(hobj)
+        return h.qstate.name if h is not None and h.qstate is not None else None
+
+    # --- units of work ----------------------------------------------------------------------------
+    def commit(self, conn: Conn) -> None:
+        ops: list[tuple[Any, ...]] = []
+        touched: set[str] = set()
+        for kind, qs, msg in conn.uow:
+            qs.uncommitted -= 1
+            if kind == "put":
+                if self.queues.get(qs.name) is not qs:
+                    continue
+                qs.insert(msg)
+                qs.enq += 1
+                touched.add(qs.name)
+                if msg.persistent:
+                    ops.append(("put", msg.seq, qs.name, msg.md.pack(), msg.body, msg.expiry_at))
+            elif msg.persistent:
+                ops.append(("del", msg.seq))
+        conn.uow = []
+        if ops:
+            conn.ticket = self.store.extend(ops)
+        for q in touched:
+            self.on_available(q)
+
+    def backout(self, conn: Conn) -> None:
+        touched: set[str] = set()
+        ops: list[tuple[Any, ...]] = []
+        for kind, qs, msg in reversed(conn.uow):
+            qs.uncommitted -= 1
+            if kind == "get" and self.queues.get(qs.name) is qs:
+                msg.md.BackoutCount += 1
+                qs.insert(msg)
+                touched.add(qs.name)
+                obj = self.queue(qs.name)
+                if msg.persistent and obj is not None and obj["HARDENBO"]:
+                    ops.append(("bo", msg.seq, msg.md.BackoutCount))
+        conn.uow = []
+        if ops:
+            conn.ticket = self.store.extend(ops)
+        for q in touched:
+            self.on_available(q)
+
+    # --- MQINQ / MQSET ----------------------------------------------------------------------------
+    def inquire(self, conn: Conn, hobj: int, selectors: list[int]) -> list[int | bytes]:
+        h = self.handle(conn, hobj)
+        if not h.options & C.MQOO_INQUIRE:
+            raise MQIError(C.MQRC_NOT_OPEN_FOR_INQUIRE)
+        obj = self._handle_object(h)
+        out: list[int | bytes] = []
+        for sel in selectors:
+            out.append(self._inq_one(h, obj, sel))
+        return out
+
+    def _inq_one(self, h: Handle, obj: MQObject, sel: int) -> int | bytes:
+        if obj.kind == QMGR:
+            if sel == C.MQCA_Q_MGR_NAME:
+                return pad(self.name, 48)
+        else:
+            if sel in (C.MQCA_Q_NAME, C.MQCA_NAMELIST_NAME):
+                return pad(obj.name, 48)
+            if sel == C.MQIA_Q_TYPE and obj.kind in QTYPE_VALUES:
+                return QTYPE_VALUES[obj.kind]
+            qs = self.queues.get(obj.name) if obj.kind == "QLOCAL" else None
+            if qs is not None:
+                if sel == C.MQIA_CURRENT_Q_DEPTH:
+                    return qs.depth
+                if sel == C.MQIA_OPEN_INPUT_COUNT:
+                    return qs.input_shared + qs.input_exclusive
+                if sel == C.MQIA_OPEN_OUTPUT_COUNT:
+                    return qs.output
+        attr = TABLE.by_selector(obj.kind, sel)
+        if attr is None:
+            raise MQIError(C.MQRC_SELECTOR_ERROR if not self._selector_known(sel) else C.MQRC_SELECTOR_NOT_FOR_TYPE)
+        value = obj.attrs[attr.name]
+        if attr.kind == "list":
+            return b"".join(pad(v, 48) for v in value)
+        if isinstance(value, str):
+            length = attr.length or {"CRDATE": 12, "ALTDATE": 12, "CRTIME": 8, "ALTTIME": 8}.get(attr.name, 48)
+            return pad(value, length)
+        return value
+
+    @staticmethod
+    def _selector_known(sel: int) -> bool:
+        return any(sel in TABLE.selectors[k] for k in TABLE.selectors)
+
+    def set(self, conn: Conn, hobj: int, selectors: list[int], values: list[Any]) -> None:
+        h = self.handle(conn, hobj)
+        if not h.options & C.MQOO_SET:
+            raise MQIError(C.MQRC_NOT_OPEN_FOR_SET)
+        obj = self._handle_object(h)
+        changes = {}
+        for sel, value in zip(selectors, values):
+            attr = TABLE.by_selector(obj.kind, sel)
+            if attr is None or not attr.mqset:
+                raise MQIError(C.MQRC_SELECTOR_ERROR)
+            if attr.kind == "str":
+                value = text(value) if isinstance(value, (bytes, str)) else value
+                if not isinstance(value, str) or len(value) > attr.length:
+                    raise MQIError(C.MQRC_CHAR_ATTR_LENGTH_ERROR)
+            elif attr.kind == "enum" and value not in attr.values.values():
+                raise MQIError(C.MQRC_INHIBIT_VALUE_ERROR if attr.name in ("PUT", "GET") else C.MQRC_SELECTOR_ERROR)
+            elif attr.kind == "int" and not (isinstance(value, int) and attr.lo <= value <= attr.hi):
+                raise MQIError(C.MQRC_SELECTOR_ERROR)
+            elif attr.kind == "flag":
+                if value not in (0, 1):
+                    raise MQIError(C.MQRC_SELECTOR_ERROR)
+            changes[attr.name] = value
+        new = obj.copy()
+        new.attrs.update(changes)
+        self.replace_object(new)
+        conn.ticket = self.store.last_ticket
+
+    def _handle_object(self, h: Handle) -> MQObject:
+        """The definition a handle refers to, as it is now (MQSET or ALTER may have replaced it)."""
+        if h.res is None:
+            if h.obj is None:
+                return self.qmgr
+            current = self.objects["NAMELIST"].get(h.name)
+        else:
+            current = self.queue(h.res.path[0])
+        if current is None:
+            raise MQIError(C.MQRC_Q_DELETED)
+        return current

@@ -1,0 +1,175 @@
+"""A local queue's messages: priority lanes in arrival order, matching and browse positions.
+
+Messages are ordered by (priority descending, arrival ascending); with MSGDLVSQ(FIFO) all share one
+lane.  A message that is put or got inside an open unit of work is outside the lanes (invisible)
+but still counts in the depth, as in MQ.
+"""
+from __future__ import annotations
+
+from collections import deque
+from typing import Callable, Iterator
+
+from mqlite.cmq import CMQC
+from mqlite.cmq.structs import MD
+
+LANES = 10
+
+
+class Message:
+    __slots__ = ("seq", "md", "body", "expiry_at", "persistent", "lane")
+
+    def __init__(self, seq: int, md: MD, body: bytes, expiry_at: float | None, persistent: bool, lane: int) -> None:
+        self.seq = seq
+        self.md = md
+        self.body = body
+        self.expiry_at = expiry_at
+        self.persistent = persistent
+        self.lane = lane
+
+    @property
+    def order(self) -> tuple[int, int]:
+        """Position in queue order: smaller comes first."""
+        return (-self.lane, self.seq)
+
+    def expired(self, now: float) -> bool:
+        return self.expiry_at is not None and now >= self.expiry_at
+
+
+class QueueState:
+    """Runtime state of one local queue (its definition lives in the object registry)."""
+
+    __slots__ = ("name", "lanes", "visible", "uncommitted", "fifo", "input_shared", "input_exclusive",
+                 "output", "browse", "inquire", "refs", "last_put", "last_get", "enq", "deq")
+
+    def __init__(self, name: str, fifo: bool = False) -> None:
+        self.name = name
+        self.lanes: list[deque[Message]] = [deque() for _ in range(LANES)]
+        self.visible = 0
+        self.uncommitted = 0          # messages put or got in units of work not yet ended
+        self.fifo = fifo
+        self.input_shared = 0
+        self.input_exclusive = 0
+        self.output = 0
+        self.browse = 0
+        self.inquire = 0
+        self.refs = 0                 # open handles that have this queue on their resolution path
+        self.last_put = 0.0
+        self.last_get = 0.0
+        self.enq = 0
+        self.deq = 0
+
+    @property
+    def depth(self) -> int:
+        return self.visible + self.uncommitted
+
+    def lane_for(self, priority: int) -> int:
+        return 0 if self.fifo else priority
+
+    def insert(self, msg: Message) -> None:
+        lane = self.lanes[msg.lane]
+        if not lane or lane[-1].seq < msg.seq:
+            lane.append(msg)
+        else:
+            # A message coming back (backout) or committed late keeps its arrival position.
+            i = 0
+            for i, m in enumerate(lane):
+                if m.seq > msg.seq:
+                    break
+            else:
+                i = len(lane)
+            lane.insert(i, msg)
+        self.visible += 1
+
+    def remove(self, msg: Message) -> None:
+        lane = self.lanes[msg.lane]
+        if lane and lane[0] is msg:
+            lane.popleft()
+        else:
+            lane.remove(msg)
+        self.visible -= 1
+
+    def __iter__(self) -> Iterator[Message]:
+        for lane in reversed(self.lanes):
+            yield from lane
+
+    def after(self, order: tuple[int, int] | None) -> Iterator[Message]:
+        """Messages strictly after a browse position, in queue order."""
+        if order is None:
+            yield from self
+            return
+        lane_no, seq = -order[0], order[1]
+        for i in range(min(lane_no, LANES - 1), -1, -1):
+            for m in self.lanes[i]:
+                if i == lane_no and m.seq <= seq:
+                    continue
+                yield m
+
+    def find(self, now: float, expired: Callable[[Message], None],
+             match: Callable[[Message], bool] | None = None,
+             start: tuple[int, int] | None = None) -> Message | None:
+        """The first live message (after ``start``) that ``match`` accepts; expired ones are discarded."""
+        dead: list[Message] = []
+        found = None
+        for m in (self.after(start) if start is not None else self):
+            if m.expiry_at is not None and now >= m.expiry_at:
+                dead.append(m)
+                continue
+            if match is None or match(m):
+                found = m
+                break
+        for m in dead:
+            self.remove(m)
+            expired(m)
+        return found
+
+    def first_fast(self) -> Message | None:
+        for lane in reversed(self.lanes):
+            if lane:
+                return lane[0]
+        return None
+
+    def purge(self) -> list[Message]:
+        out = list(self)
+        for lane in self.lanes:
+            lane.clear()
+        self.visible = 0
+        return out
+
+    def reorder(self, fifo: bool) -> None:
+        """MSGDLVSQ changed: lay the messages out again."""
+        msgs = sorted(self, key=lambda m: m.seq)
+        self.fifo = fifo
+        for lane in self.lanes:
+            lane.clear()
+        self.visible = 0
+        for m in msgs:
+            m.lane = self.lane_for(m.md.Priority)
+            self.insert(m)
+
+
+def matcher(md: MD, match_options: int) -> Callable[[Message], bool] | None:
+    """The selection MQGET's MatchOptions ask for, or None when any message will do."""
+    tests: list[Callable[[Message], bool]] = []
+    if match_options & CMQC.MQMO_MATCH_MSG_ID:
+        want = md.MsgId.ljust(24, b"\0")[:24]
+        if want != CMQC.MQMI_NONE:
+            tests.append(lambda m: m.md.MsgId == want)
+    if match_options & CMQC.MQMO_MATCH_CORREL_ID:
+        wantc = md.CorrelId.ljust(24, b"\0")[:24]
+        if wantc != CMQC.MQCI_NONE:
+            tests.append(lambda m: m.md.CorrelId == wantc)
+    if match_options & CMQC.MQMO_MATCH_GROUP_ID:
+        wantg = md.GroupId.ljust(24, b"\0")[:24]
+        if wantg != CMQC.MQGI_NONE:
+            tests.append(lambda m: m.md.GroupId == wantg)
+    if match_options & CMQC.MQMO_MATCH_MSG_SEQ_NUMBER:
+        wants = md.MsgSeqNumber
+        tests.append(lambda m: m.md.MsgSeqNumber == wants)
+    if match_options & CMQC.MQMO_MATCH_OFFSET:
+        wanto = md.Offset
+        tests.append(lambda m: m.md.Offset == wanto)
+    if not tests:
+        return None
+    if len(tests) == 1:
+        return tests[0]
+    return lambda m: all(t(m) for t in tests)

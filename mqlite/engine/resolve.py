@@ -1,0 +1,139 @@
+"""MQOPEN name resolution (seed 004), as a pure function of a view of the definitions.
+
+The function reads like the documented table: the queue-manager name is resolved before the
+queue name; each row is a small step.  It returns where messages go (a local queue, a model to
+instantiate, or a transmission queue with the remote destination for the MQXQH) and every
+definition on the way, so the engine can check PUT(DISABLED) along the whole path and keep the
+definitions in use while the handle is open.
+
+Cluster rows (cluster queues, cluster queue managers, clustered aliases) are added by the cluster
+layer through the same steps; on a queue manager outside any cluster they never match.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from mqlite.cmq import CMQC
+from mqlite.engine.errors import MQIError
+from mqlite.objects.model import MQObject
+
+LOCAL, MODEL, REMOTE = "local", "model", "remote"
+
+# Options that need a local queue at the end of resolution.
+NEEDS_LOCAL = (CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_INPUT_EXCLUSIVE
+               | CMQC.MQOO_BROWSE | CMQC.MQOO_SET)
+
+
+class View(Protocol):
+    qmgr_name: str
+
+    def queue(self, name: str) -> MQObject | None: ...
+
+    def qmgr_attr(self, key: str) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Resolved:
+    kind: str                 # LOCAL, MODEL or REMOTE
+    queue: str                # the local queue, the model, or the transmission queue
+    resolved_q: str           # MQOD ResolvedQName
+    resolved_qm: str          # MQOD ResolvedQMgrName
+    path: tuple[str, ...]     # every queue definition passed through, ending with ``queue``
+    remote_q: str = ""        # MQXQH RemoteQName when kind is REMOTE
+    remote_qm: str = ""       # MQXQH RemoteQMgrName when kind is REMOTE
+
+
+def resolve(view: View, name: str, qmgr: str, options: int) -> Resolved:
+    """Resolve MQOD ObjectName/ObjectQMgrName for ``options``; raise MQIError as MQOPEN would."""
+    local = view.qmgr_name
+    if qmgr and qmgr != local:
+        if options & (NEEDS_LOCAL | CMQC.MQOO_INQUIRE):
+            raise MQIError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE, detail="remote destination needs output only")
+        return _by_qmgr_name(view, name, qmgr, ())
+    return _by_queue_name(view, name, options, (), via_alias=False, via_remote=False)
+
+
+def _by_queue_name(view: View, name: str, options: int, path: tuple[str, ...],
+                   via_alias: bool, via_remote: bool) -> Resolved:
+    """Rows with ObjectQMgrName blank or the local queue manager."""
+    local = view.qmgr_name
+    obj = view.queue(name)
+    if obj is None:
+        raise MQIError(CMQC.MQRC_UNKNOWN_ALIAS_BASE_Q if via_alias else CMQC.MQRC_UNKNOWN_OBJECT_NAME,
+                       detail=name)
+    kind = obj.kind
+    if kind == "QLOCAL":
+        return Resolved(LOCAL, name, name, local, path + (name,))
+    if kind == "QMODEL":
+        if via_alias or via_remote:
+            raise MQIError(CMQC.MQRC_ALIAS_BASE_Q_TYPE_ERROR, detail=f"{name} is a model queue")
+        return Resolved(MODEL, name, name, local, path + (name,))
+    if kind == "QALIAS":
+        if via_alias or via_remote:
+            # An alias may not resolve to another locally defined alias.
+            raise MQIError(CMQC.MQRC_ALIAS_BASE_Q_TYPE_ERROR, detail=f"{name} is an alias queue")
+        if obj["TARGTYPE"] != CMQC.MQOT_Q:
+            raise MQIError(CMQC.MQRC_UNKNOWN_OBJECT_NAME, detail=f"{name} targets a topic")
+        return _by_queue_name(view, obj["TARGET"], options, path + (name,), via_alias=True, via_remote=False)
+    if kind == "QREMOTE":
+        if via_remote:
+            raise MQIError(CMQC.MQRC_UNKNOWN_OBJECT_NAME, detail=f"{name} would resolve to a remote queue again")
+        if options & NEEDS_LOCAL:
+            raise MQIError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE, detail=f"{name} is a remote queue")
+        rname, rqm = obj["RNAME"], obj["RQMNAME"]
+        if not rname:
+            raise MQIError(CMQC.MQRC_REMOTE_Q_NAME_ERROR, detail=f"{name} has no RNAME")
+        path = path + (name,)
+        if not rqm:
+            raise MQIError(CMQC.MQRC_UNKNOWN_REMOTE_Q_MGR, detail=f"{name} has no RQMNAME")
+        if rqm == local:
+            return _by_queue_name(view, rname, options & ~CMQC.MQOO_INQUIRE, path, via_alias=False, via_remote=True)
+        if obj["XMITQ"]:
+            xq = _xmitq(view, obj["XMITQ"], CMQC.MQRC_UNKNOWN_XMIT_Q, CMQC.MQRC_XMIT_Q_TYPE_ERROR,
+                        CMQC.MQRC_XMIT_Q_USAGE_ERROR)
+            return Resolved(REMOTE, xq, rname, rqm, path + (xq,), rname, rqm)
+        return _by_qmgr_name(view, rname, rqm, path)
+    raise MQIError(CMQC.MQRC_UNKNOWN_OBJECT_NAME, detail=name)
+
+
+def _by_qmgr_name(view: View, qname: str, qmgr: str, path: tuple[str, ...], alias_used: bool = False) -> Resolved:
+    """Rows with ObjectQMgrName naming something other than the local queue manager."""
+    local = view.qmgr_name
+    if qmgr == local:
+        # A queue-manager alias (or remote definition) that leads back here: the local queue.
+        return _by_queue_name(view, qname, CMQC.MQOO_OUTPUT, path, via_alias=False, via_remote=True)
+    obj = view.queue(qmgr)
+    if obj is not None and obj.kind == "QREMOTE" and not obj["RNAME"] and not alias_used:
+        # Queue-manager alias: resolve again with ObjectQMgrName = RemoteQMgrName.
+        path = path + (qmgr,)
+        target = obj["RQMNAME"] or local
+        if target != local and obj["XMITQ"]:
+            xq = _xmitq(view, obj["XMITQ"], CMQC.MQRC_UNKNOWN_XMIT_Q, CMQC.MQRC_XMIT_Q_TYPE_ERROR,
+                        CMQC.MQRC_XMIT_Q_USAGE_ERROR)
+            return Resolved(REMOTE, xq, qname, target, path + (xq,), qname, target)
+        return _by_qmgr_name(view, qname, target, path, alias_used=True)
+    if obj is not None and obj.kind == "QLOCAL":
+        # ObjectQMgrName names a local transmission queue.
+        if obj["USAGE"] != CMQC.MQUS_TRANSMISSION:
+            raise MQIError(CMQC.MQRC_XMIT_Q_USAGE_ERROR, detail=f"{qmgr} is not a transmission queue")
+        return Resolved(REMOTE, qmgr, qname, qmgr, path + (qmgr,), qname, qmgr)
+    if obj is not None and not alias_used:
+        raise MQIError(CMQC.MQRC_XMIT_Q_TYPE_ERROR, detail=f"{qmgr} is not a local queue")
+    defxmitq = view.qmgr_attr("DEFXMITQ")
+    if not defxmitq:
+        raise MQIError(CMQC.MQRC_UNKNOWN_REMOTE_Q_MGR, detail=qmgr)
+    xq = _xmitq(view, defxmitq, CMQC.MQRC_UNKNOWN_DEF_XMIT_Q, CMQC.MQRC_DEF_XMIT_Q_TYPE_ERROR,
+                CMQC.MQRC_DEF_XMIT_Q_USAGE_ERROR)
+    return Resolved(REMOTE, xq, qname, qmgr, path + (xq,), qname, qmgr)
+
+
+def _xmitq(view: View, name: str, unknown: int, wrong_type: int, wrong_usage: int) -> str:
+    obj = view.queue(name)
+    if obj is None:
+        raise MQIError(unknown, detail=name)
+    if obj.kind != "QLOCAL":
+        raise MQIError(wrong_type, detail=name)
+    if obj["USAGE"] != CMQC.MQUS_TRANSMISSION:
+        raise MQIError(wrong_usage, detail=name)
+    return name

@@ -1,0 +1,1 @@
+"""Object definitions: the attribute table, naming rules and MQ's system default objects."""

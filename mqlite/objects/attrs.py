@@ -1,0 +1,348 @@
+"""The attribute table: every object attribute declared once.
+
+A declaration names the MQSC keyword, its type and limits, its default, the object kinds it
+applies to, and its MQINQ/MQSET selector.  MQSC parsing and validation, DISPLAY output, MQINQ,
+MQSET and storage all read this table; nothing else lists attributes.
+
+Values are held internally as MQ holds them: enumerations as their MQ integer constants, strings
+without padding, namelist names as a list of strings.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mqlite.cmq import CMQC
+
+# Object kinds -----------------------------------------------------------------------------------
+QLOCAL, QMODEL, QALIAS, QREMOTE = "QLOCAL", "QMODEL", "QALIAS", "QREMOTE"
+QMGR, NAMELIST, LISTENER = "QMGR", "NAMELIST", "LISTENER"
+CHANNEL_TYPES = ("SDR", "SVR", "RCVR", "RQSTR", "CLNTCONN", "SVRCONN", "CLUSSDR", "CLUSRCVR", "AMQP")
+QUEUE_KINDS = (QLOCAL, QMODEL, QALIAS, QREMOTE)
+
+Q_ALL = frozenset(QUEUE_KINDS)
+LM = frozenset({QLOCAL, QMODEL})
+LMA = frozenset({QLOCAL, QMODEL, QALIAS})
+LAR = frozenset({QLOCAL, QALIAS, QREMOTE})
+L = frozenset({QLOCAL})
+M = frozenset({QMODEL})
+A = frozenset({QALIAS})
+R = frozenset({QREMOTE})
+QM = frozenset({QMGR})
+NL = frozenset({NAMELIST})
+LS = frozenset({LISTENER})
+CH_ALL = frozenset(CHANNEL_TYPES) - {"AMQP"}
+CH_MSG = frozenset({"SDR", "SVR", "RCVR", "RQSTR", "CLUSSDR", "CLUSRCVR"})
+CH_SEND = frozenset({"SDR", "SVR", "CLUSSDR", "CLUSRCVR"})
+CH_RECV = frozenset({"RCVR", "RQSTR", "CLUSSDR", "CLUSRCVR"})
+CH_CONN = frozenset({"SDR", "SVR", "RQSTR", "CLNTCONN", "CLUSSDR", "CLUSRCVR"})
+CH_CLUS = frozenset({"CLUSSDR", "CLUSRCVR"})
+CH_XMIT = frozenset({"SDR", "SVR"})
+CH_CLIENT = frozenset({"SVRCONN", "CLNTCONN"})
+
+CHLTYPE_VALUES = {
+    "SDR": CMQC.MQCHT_SENDER, "SVR": CMQC.MQCHT_SERVER, "RCVR": CMQC.MQCHT_RECEIVER,
+    "RQSTR": CMQC.MQCHT_REQUESTER, "CLNTCONN": CMQC.MQCHT_CLNTCONN, "SVRCONN": CMQC.MQCHT_SVRCONN,
+    "CLUSSDR": CMQC.MQCHT_CLUSSDR, "CLUSRCVR": CMQC.MQCHT_CLUSRCVR, "AMQP": CMQC.MQCHT_AMQP,
+}
+QTYPE_VALUES = {QLOCAL: CMQC.MQQT_LOCAL, QMODEL: CMQC.MQQT_MODEL, QALIAS: CMQC.MQQT_ALIAS,
+                QREMOTE: CMQC.MQQT_REMOTE}
+
+STR, INT, ENUM, FLAG, LIST = "str", "int", "enum", "flag", "list"
+MAXINT = 999_999_999
+
+
+@dataclass(frozen=True)
+class Attr:
+    name: str
+    kind: str
+    applies: frozenset[str]
+    default: Any = None
+    selector: int | None = None
+    length: int = 0
+    lo: int = 0
+    hi: int = MAXINT
+    values: dict[str, int] = field(default_factory=dict)
+    flag_off: str = ""          # for FLAG attributes: the keyword meaning "off" (NOSHARE)
+    synonyms: tuple[str, ...] = ()
+    alterable: bool = True      # False: display only (CURDEPTH, CRDATE, QMID, ...)
+    mqset: bool = False         # may be changed by MQSET
+    defaults: dict[str, Any] = field(default_factory=dict)  # per-kind default overrides
+    upper: bool = False          # quoted values are still folded to upper case (object names)
+    generic: bool = False        # value may hold * wildcards (CLCHNAME)
+
+    def default_for(self, kind: str) -> Any:
+        value = self.defaults.get(kind, self.default)
+        return list(value) if isinstance(value, list) else value
+
+    def word(self, value: int) -> str:
+        """The MQSC word for an enumeration value."""
+        for word, v in self.values.items():
+            if v == value:
+                return word
+        return str(value)
+
+    def render(self, value: Any) -> str:
+        """The attribute as DISPLAY prints it: KEYWORD(value), or a bare keyword for flags."""
+        if self.kind == FLAG:
+            return self.name if value else self.flag_off
+        if self.kind == ENUM:
+            return f"{self.name}({self.word(value)})"
+        if self.kind == LIST:
+            inner = ",".join(value)
+            return f"{self.name}({inner})"
+        if self.kind == STR:
+            if value == "":
+                return f"{self.name}( )"
+            return f"{self.name}({value})"
+        return f"{self.name}({value})"
+
+
+def _enum(*pairs: tuple[str, int]) -> dict[str, int]:
+    return dict(pairs)
+
+
+ENABLED_DISABLED_GET = _enum(("ENABLED", CMQC.MQQA_GET_ALLOWED), ("DISABLED", CMQC.MQQA_GET_INHIBITED))
+ENABLED_DISABLED_PUT = _enum(("ENABLED", CMQC.MQQA_PUT_ALLOWED), ("DISABLED", CMQC.MQQA_PUT_INHIBITED))
+NO_YES = _enum(("NO", 0), ("YES", 1))
+S = CMQC
+
+ATTRS: list[Attr] = [
+    # --- identity and dates (display only) ---
+    Attr("DESCR", STR, Q_ALL, "", length=64, selector=S.MQCA_Q_DESC),
+    Attr("DESCR", STR, QM, "", length=64, selector=S.MQCA_Q_MGR_DESC),
+    Attr("DESCR", STR, NL, "", length=64, selector=S.MQCA_NAMELIST_DESC),
+    Attr("DESCR", STR, LS | CH_ALL, "", length=64),
+    Attr("CRDATE", STR, Q_ALL, "", alterable=False, selector=S.MQCA_CREATION_DATE),
+    Attr("CRTIME", STR, Q_ALL, "", alterable=False, selector=S.MQCA_CREATION_TIME),
+    Attr("ALTDATE", STR, Q_ALL | QM | NL | LS | CH_ALL, "", alterable=False, selector=S.MQCA_ALTERATION_DATE),
+    Attr("ALTTIME", STR, Q_ALL | QM | NL | LS | CH_ALL, "", alterable=False, selector=S.MQCA_ALTERATION_TIME),
+    # --- queues: common ---
+    Attr("PUT", ENUM, Q_ALL, CMQC.MQQA_PUT_ALLOWED, S.MQIA_INHIBIT_PUT, values=ENABLED_DISABLED_PUT, mqset=True),
+    Attr("DEFPRTY", INT, Q_ALL, 0, S.MQIA_DEF_PRIORITY, hi=9),
+    Attr("DEFPSIST", ENUM, Q_ALL, CMQC.MQPER_NOT_PERSISTENT, S.MQIA_DEF_PERSISTENCE, values=NO_YES),
+    Attr("DEFPRESP", ENUM, Q_ALL, CMQC.MQPRT_SYNC_RESPONSE, S.MQIA_DEF_PUT_RESPONSE_TYPE,
+         values=_enum(("SYNC", CMQC.MQPRT_SYNC_RESPONSE), ("ASYNC", CMQC.MQPRT_ASYNC_RESPONSE))),
+    Attr("DEFREADA", ENUM, LMA, CMQC.MQREADA_NO, S.MQIA_DEF_READ_AHEAD,
+         values=_enum(("NO", 0), ("YES", 1), ("DISABLED", 2))),
+    Attr("CLUSTER", STR, LAR, "", S.MQCA_CLUSTER_NAME, length=48, upper=True),
+    Attr("CLUSNL", STR, LAR, "", S.MQCA_CLUSTER_NAMELIST, length=48, upper=True),
+    Attr("DEFBIND", ENUM, LAR, CMQC.MQBND_BIND_ON_OPEN, S.MQIA_DEF_BIND,
+         values=_enum(("OPEN", 0), ("NOTFIXED", 1), ("GROUP", 2))),
+    Attr("CLWLRANK", INT, LAR, 0, S.MQIA_CLWL_Q_RANK, hi=9),
+    Attr("CLWLPRTY", INT, LAR, 0, S.MQIA_CLWL_Q_PRIORITY, hi=9),
+    # --- local and model queues ---
+    Attr("GET", ENUM, LMA, CMQC.MQQA_GET_ALLOWED, S.MQIA_INHIBIT_GET, values=ENABLED_DISABLED_GET, mqset=True),
+    Attr("MAXDEPTH", INT, LM, 5000, S.MQIA_MAX_Q_DEPTH),
+    Attr("MAXMSGL", INT, LM | QM | CH_ALL, 4194304, S.MQIA_MAX_MSG_LENGTH, hi=104857600,
+         defaults={QMGR: 4194304}),
+    Attr("SHARE", FLAG, LM, 1, S.MQIA_SHAREABILITY, flag_off="NOSHARE"),
+    Attr("DEFSOPT", ENUM, LM, CMQC.MQOO_INPUT_SHARED, S.MQIA_DEF_INPUT_OPEN_OPTION,
+         values=_enum(("SHARED", CMQC.MQOO_INPUT_SHARED), ("EXCL", CMQC.MQOO_INPUT_EXCLUSIVE))),
+    Attr("MSGDLVSQ", ENUM, LM, CMQC.MQMDS_PRIORITY, S.MQIA_MSG_DELIVERY_SEQUENCE,
+         values=_enum(("PRIORITY", CMQC.MQMDS_PRIORITY), ("FIFO", CMQC.MQMDS_FIFO))),
+    Attr("USAGE", ENUM, LM, CMQC.MQUS_NORMAL, S.MQIA_USAGE,
+         values=_enum(("NORMAL", CMQC.MQUS_NORMAL), ("XMITQ", CMQC.MQUS_TRANSMISSION))),
+    Attr("BOTHRESH", INT, LM, 0, S.MQIA_BACKOUT_THRESHOLD),
+    Attr("BOQNAME", STR, LM, "", S.MQCA_BACKOUT_REQ_Q_NAME, length=48, upper=True),
+    Attr("HARDENBO", FLAG, LM, 0, S.MQIA_HARDEN_GET_BACKOUT, flag_off="NOHARDENBO"),
+    Attr("TRIGGER", FLAG, LM, 0, S.MQIA_TRIGGER_CONTROL, flag_off="NOTRIGGER", mqset=True),
+    Attr("TRIGTYPE", ENUM, LM, CMQC.MQTT_FIRST, S.MQIA_TRIGGER_TYPE, mqset=True,
+         values=_enum(("NONE", 0), ("FIRST", 1), ("EVERY", 2), ("DEPTH", 3))),
+    Attr("TRIGDPTH", INT, LM, 1, S.MQIA_TRIGGER_DEPTH, lo=1, mqset=True),
+    Attr("TRIGMPRI", INT, LM, 0, S.MQIA_TRIGGER_MSG_PRIORITY, hi=9, mqset=True),
+    Attr("TRIGDATA", STR, LM, "", S.MQCA_TRIGGER_DATA, length=64, mqset=True),
+    Attr("INITQ", STR, LM, "", S.MQCA_INITIATION_Q_NAME, length=48, upper=True),
+    Attr("PROCESS", STR, LM, "", S.MQCA_PROCESS_NAME, length=48, upper=True),
+    Attr("QDEPTHHI", INT, LM, 80, S.MQIA_Q_DEPTH_HIGH_LIMIT, hi=100),
+    Attr("QDEPTHLO", INT, LM, 20, S.MQIA_Q_DEPTH_LOW_LIMIT, hi=100),
+    Attr("RETINTVL", INT, LM, MAXINT, S.MQIA_RETENTION_INTERVAL),
+    Attr("DEFTYPE", ENUM, LM, CMQC.MQQDT_PREDEFINED, S.MQIA_DEFINITION_TYPE,
+         values=_enum(("PREDEFINED", 1), ("PERMDYN", 2), ("TEMPDYN", 3), ("SHAREDYN", 4)),
+         defaults={QMODEL: CMQC.MQQDT_TEMPORARY_DYNAMIC}),
+    Attr("CLCHNAME", STR, L, "", S.MQCA_CLUS_CHL_NAME, length=48, upper=True, generic=True),
+    Attr("CLWLUSEQ", ENUM, L | QM, CMQC.MQCLWL_USEQ_AS_Q_MGR, S.MQIA_CLWL_USEQ,
+         values=_enum(("QMGR", CMQC.MQCLWL_USEQ_AS_Q_MGR), ("ANY", CMQC.MQCLWL_USEQ_ANY),
+                      ("LOCAL", CMQC.MQCLWL_USEQ_LOCAL)),
+         defaults={QMGR: CMQC.MQCLWL_USEQ_LOCAL}),
+    Attr("CURDEPTH", INT, L, 0, S.MQIA_CURRENT_Q_DEPTH, alterable=False),
+    Attr("IPPROCS", INT, L, 0, S.MQIA_OPEN_INPUT_COUNT, alterable=False),
+    Attr("OPPROCS", INT, L, 0, S.MQIA_OPEN_OUTPUT_COUNT, alterable=False),
+    # --- alias queues ---
+    Attr("TARGET", STR, A, "", S.MQCA_BASE_OBJECT_NAME, length=48, synonyms=("TARGQ",), upper=True),
+    Attr("TARGTYPE", ENUM, A, CMQC.MQOT_Q, 193, values=_enum(("QUEUE", CMQC.MQOT_Q), ("TOPIC", CMQC.MQOT_TOPIC))),
+    # --- remote queues ---
+    Attr("RNAME", STR, R, "", S.MQCA_REMOTE_Q_NAME, length=48, upper=True),
+    Attr("RQMNAME", STR, R, "", S.MQCA_REMOTE_Q_MGR_NAME, length=48, upper=True),
+    Attr("XMITQ", STR, R | CH_XMIT, "", S.MQCA_XMIT_Q_NAME, length=48, upper=True),
+    # --- queue manager ---
+    Attr("DEADQ", STR, QM, "", S.MQCA_DEAD_LETTER_Q_NAME, length=48, upper=True),
+    Attr("DEFXMITQ", STR, QM, "", S.MQCA_DEF_XMIT_Q_NAME, length=48, upper=True),
+    Attr("MAXUMSGS", INT, QM, 10000, S.MQIA_MAX_UNCOMMITTED_MSGS, lo=1),
+    Attr("MAXPRTY", INT, QM, 9, S.MQIA_MAX_PRIORITY, alterable=False),
+    Attr("MAXHANDS", INT, QM, 256, S.MQIA_MAX_HANDLES),
+    Attr("CCSID", INT, QM, 1208, S.MQIA_CODED_CHAR_SET_ID, lo=1, hi=65535),
+    Attr("CMDLEVEL", INT, QM, 940, S.MQIA_COMMAND_LEVEL, alterable=False),
+    Attr("PLATFORM", ENUM, QM, CMQC.MQPL_UNIX, S.MQIA_PLATFORM, values=_enum(("UNIX", CMQC.MQPL_UNIX)),
+         alterable=False),
+    Attr("CLWLMRUC", INT, QM, MAXINT, S.MQIA_CLWL_MRU_CHANNELS, lo=1),
+    Attr("REPOS", STR, QM, "", S.MQCA_REPOSITORY_NAME, length=48, upper=True),
+    Attr("REPOSNL", STR, QM, "", S.MQCA_REPOSITORY_NAMELIST, length=48, upper=True),
+    Attr("DEFCLXQ", ENUM, QM, CMQC.MQCLXQ_SCTQ, S.MQIA_DEF_CLUSTER_XMIT_Q_TYPE,
+         values=_enum(("SCTQ", CMQC.MQCLXQ_SCTQ), ("CHANNEL", CMQC.MQCLXQ_CHANNEL))),
+    Attr("IGQ", ENUM, QM, CMQC.MQIGQ_DISABLED, S.MQIA_INTRA_GROUP_QUEUING,
+         values=_enum(("ENABLED", CMQC.MQIGQ_ENABLED), ("DISABLED", CMQC.MQIGQ_DISABLED))),
+    Attr("IGQAUT", ENUM, QM, CMQC.MQIGQPA_DEFAULT, S.MQIA_IGQ_PUT_AUTHORITY,
+         values=_enum(("DEF", 1), ("CTX", 2), ("ONLYIGQ", 3), ("ALTIGQ", 4))),
+    Attr("IGQUSER", STR, QM, "", S.MQCA_IGQ_USER_ID, length=12),
+    Attr("SQQMNAME", ENUM, QM, CMQC.MQSQQM_USE, S.MQIA_SHARED_Q_Q_MGR_NAME,
+         values=_enum(("USE", CMQC.MQSQQM_USE), ("IGNORE", CMQC.MQSQQM_IGNORE))),
+    Attr("QSGNAME", STR, QM, "", S.MQCA_QSG_NAME, length=4, alterable=False),
+    Attr("QMID", STR, QM, "", S.MQCA_Q_MGR_IDENTIFIER, alterable=False),
+    Attr("SYNCPT", FLAG, QM, 1, S.MQIA_SYNCPOINT, alterable=False, flag_off="NOSYNCPT"),
+    Attr("COMMANDQ", STR, QM, "SYSTEM.ADMIN.COMMAND.QUEUE", S.MQCA_COMMAND_INPUT_Q_NAME, alterable=False),
+    Attr("TRIGINT", INT, QM, MAXINT, S.MQIA_TRIGGER_INTERVAL),
+    Attr("DISTL", ENUM, QM, 1, S.MQIA_DIST_LISTS, values=NO_YES, alterable=False),
+    # --- namelists ---
+    Attr("NAMES", LIST, NL, [], S.MQCA_NAMES, length=48, upper=True),
+    Attr("NAMCOUNT", INT, NL, 0, S.MQIA_NAME_COUNT, alterable=False),
+    # --- listeners ---
+    Attr("TRPTYPE", ENUM, LS | CH_ALL, CMQC.MQXPT_TCP, None,
+         values=_enum(("TCP", CMQC.MQXPT_TCP), ("LU62", CMQC.MQXPT_LU62), ("NETBIOS", 3), ("SPX", 4))),
+    Attr("PORT", INT, LS, 0, S.MQIA_LISTENER_PORT_NUMBER, hi=65535),
+    Attr("IPADDR", STR, LS, "", None, length=48),
+    Attr("BACKLOG", INT, LS, 0, None),
+    Attr("CONTROL", ENUM, LS, 0, None, values=_enum(("MANUAL", 0), ("QMGR", 1), ("STARTONLY", 2))),
+    # --- channels ---
+    Attr("CONNAME", STR, CH_CONN, "", None, length=264),
+    Attr("BATCHSZ", INT, CH_MSG, 50, None, lo=1, hi=9999),
+    Attr("BATCHINT", INT, CH_SEND, 0, None),
+    Attr("BATCHHB", INT, CH_SEND, 0, None, hi=999999),
+    Attr("BATCHLIM", INT, CH_SEND, 5000, None),
+    Attr("DISCINT", INT, CH_SEND | {"SVRCONN"}, 6000, None, hi=999999, defaults={"SVRCONN": 0}),
+    Attr("HBINT", INT, CH_ALL, 300, None, hi=999999, defaults={"SVRCONN": 300, "CLNTCONN": 300}),
+    Attr("SHORTRTY", INT, CH_SEND, 10, None),
+    Attr("SHORTTMR", INT, CH_SEND, 60, None),
+    Attr("LONGRTY", INT, CH_SEND, MAXINT, None),
+    Attr("LONGTMR", INT, CH_SEND, 1200, None),
+    Attr("MRRTY", INT, CH_RECV, 10, None),
+    Attr("MRTMR", INT, CH_RECV, 1000, None),
+    Attr("USEDLQ", ENUM, CH_MSG, 2, None, values=_enum(("NO", 1), ("YES", 2))),
+    Attr("NPMSPEED", ENUM, CH_MSG, CMQC.MQNPMS_FAST, None,
+         values=_enum(("NORMAL", CMQC.MQNPMS_NORMAL), ("FAST", CMQC.MQNPMS_FAST))),
+    Attr("SEQWRAP", INT, CH_MSG, MAXINT, None, lo=100),
+    Attr("MCAUSER", STR, CH_MSG | {"SVRCONN"}, "", None, length=64),
+    Attr("MCATYPE", ENUM, CH_SEND | {"RQSTR"}, 1, None, values=_enum(("PROCESS", 1), ("THREAD", 2)),
+         defaults={"CLUSSDR": 2, "CLUSRCVR": 2}),
+    Attr("PUTAUT", ENUM, CH_RECV | {"SVRCONN"}, 1, None,
+         values=_enum(("DEF", 1), ("CTX", 2), ("ONLYMCA", 3), ("ALTMCA", 4))),
+    Attr("CONVERT", ENUM, CH_SEND, 0, None, values=NO_YES),
+    Attr("CLWLRANK", INT, CH_CLUS, 0, None, hi=9),
+    Attr("CLWLPRTY", INT, CH_CLUS, 0, None, hi=9),
+    Attr("CLWLWGHT", INT, CH_CLUS, 50, None, lo=1, hi=99),
+    Attr("NETPRTY", INT, frozenset({"CLUSRCVR"}), 0, None, hi=9),
+    Attr("SHARECNV", INT, CH_CLIENT, 10, None),
+    Attr("MAXINST", INT, frozenset({"SVRCONN"}), MAXINT, None),
+    Attr("MAXINSTC", INT, frozenset({"SVRCONN"}), MAXINT, None),
+    Attr("QMNAME", STR, frozenset({"CLNTCONN"}), "", None, length=48),
+    Attr("USERID", STR, frozenset({"SDR", "SVR", "RQSTR", "CLNTCONN"}), "", None, length=12),
+    Attr("PASSWORD", STR, frozenset({"SDR", "SVR", "RQSTR", "CLNTCONN"}), "", None, length=12),
+    Attr("SSLCIPH", STR, CH_ALL, "", None, length=32),
+    Attr("LOCLADDR", STR, CH_CONN, "", None, length=48),
+]
+
+# Queue CLUSTER/CLUSNL and channel CLUSTER/CLUSNL share the keyword; give channels their own entries.
+ATTRS += [
+    Attr("CLUSTER", STR, CH_CLUS, "", None, length=48, upper=True),
+    Attr("CLUSNL", STR, CH_CLUS, "", None, length=48, upper=True),
+]
+
+
+class AttrTable:
+    """Look-ups over ATTRS by (kind, keyword) and by selector."""
+
+    def __init__(self, attrs: list[Attr]) -> None:
+        self.by_kind: dict[str, dict[str, Attr]] = {}
+        self.keywords: dict[str, dict[str, Attr]] = {}   # kind -> keyword or synonym -> Attr
+        self.selectors: dict[str, dict[int, Attr]] = {}
+        kinds = set(QUEUE_KINDS) | {QMGR, NAMELIST, LISTENER} | set(CHANNEL_TYPES)
+        for kind in kinds:
+            self.by_kind[kind] = {}
+            self.keywords[kind] = {}
+            self.selectors[kind] = {}
+        for a in attrs:
+            for kind in a.applies:
+                self.by_kind[kind][a.name] = a
+                self.keywords[kind][a.name] = a
+                for syn in a.synonyms:
+                    self.keywords[kind][syn] = a
+                if a.kind == FLAG:
+                    self.keywords[kind][a.flag_off] = a
+                if a.selector is not None:
+                    self.selectors[kind][a.selector] = a
+
+    def attrs(self, kind: str) -> dict[str, Attr]:
+        return self.by_kind[kind]
+
+    def lookup(self, kind: str, keyword: str) -> Attr | None:
+        return self.keywords[kind].get(keyword)
+
+    def by_selector(self, kind: str, selector: int) -> Attr | None:
+        return self.selectors[kind].get(selector)
+
+    def known_anywhere(self, keyword: str) -> bool:
+        return any(keyword in kw for kw in self.keywords.values())
+
+    def defaults(self, kind: str) -> dict[str, Any]:
+        return {name: a.default_for(kind) for name, a in self.by_kind[kind].items()}
+
+
+TABLE = AttrTable(ATTRS)
+
+
+class AttrError(ValueError):
+    """A value that does not fit its attribute; ``msg`` is the MQSC-style explanation."""
+
+
+def convert(attr: Attr, raw: Any, quoted: bool = False) -> Any:
+    """Turn a parsed MQSC value (or a Python value from PCF/MQSET) into the stored form."""
+    if attr.kind == STR:
+        value = str(raw)
+        if attr.upper and not quoted:
+            value = value.upper()
+        value = value.rstrip(" ")
+        if len(value) > attr.length:
+            raise AttrError(f"Value for {attr.name} is longer than {attr.length} characters.")
+        return value
+    if attr.kind == INT:
+        try:
+            value = int(str(raw).strip())
+        except ValueError:
+            raise AttrError(f"Value for {attr.name} is not a number.") from None
+        if not attr.lo <= value <= attr.hi:
+            raise AttrError(f"Value {value} for {attr.name} is outside the range {attr.lo} to {attr.hi}.")
+        return value
+    if attr.kind == ENUM:
+        if isinstance(raw, int):
+            if raw in attr.values.values():
+                return raw
+            raise AttrError(f"Value {raw} is not valid for {attr.name}.")
+        word = str(raw).strip().upper()
+        if word not in attr.values:
+            raise AttrError(f"Value {word} is not valid for {attr.name}.")
+        return attr.values[word]
+    if attr.kind == LIST:
+        items = raw if isinstance(raw, list) else [raw]
+        out = []
+        for item in items:
+            v = str(item).rstrip(" ")
+            if attr.upper and not quoted:
+                v = v.upper()
+            if len(v) > attr.length:
+                raise AttrError(f"Name {v} in {attr.name} is longer than {attr.length} characters.")
+            if v:
+                out.append(v)
+        return out
+    if attr.kind == FLAG:
+        return 1 if raw else 0
+    raise AssertionError(attr.kind)

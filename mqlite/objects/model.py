@@ -1,0 +1,103 @@
+"""Object definitions and the system default objects crtmqm creates."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mqlite.cmq import CMQC
+from mqlite.objects.attrs import CHANNEL_TYPES, QUEUE_KINDS, TABLE
+
+# The object namespaces: names are unique within each.
+QUEUE, CHANNEL, NAMELIST, LISTENER, QMGR = "QUEUE", "CHANNEL", "NAMELIST", "LISTENER", "QMGR"
+
+
+def namespace(kind: str) -> str:
+    if kind in QUEUE_KINDS:
+        return QUEUE
+    if kind in CHANNEL_TYPES:
+        return CHANNEL
+    return kind
+
+
+@dataclass
+class MQObject:
+    """One definition: its kind (QLOCAL, SDR, NAMELIST, ...), name and attribute values."""
+
+    kind: str
+    name: str
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def objtype(self) -> str:
+        return namespace(self.kind)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.attrs[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.attrs.get(key, default)
+
+    def copy(self, name: str | None = None) -> "MQObject":
+        return MQObject(self.kind, name or self.name,
+                        {k: (list(v) if isinstance(v, list) else v) for k, v in self.attrs.items()})
+
+    def to_record(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "attrs": self.attrs}
+
+    @classmethod
+    def from_record(cls, rec: dict[str, Any]) -> "MQObject":
+        obj = cls(rec["kind"], rec["name"], TABLE.defaults(rec["kind"]))
+        obj.attrs.update(rec["attrs"])
+        return obj
+
+
+# Where DEFINE takes the attributes it is not given.
+DEFAULT_OBJECT = {
+    "QLOCAL": "SYSTEM.DEFAULT.LOCAL.QUEUE", "QMODEL": "SYSTEM.DEFAULT.MODEL.QUEUE",
+    "QALIAS": "SYSTEM.DEFAULT.ALIAS.QUEUE", "QREMOTE": "SYSTEM.DEFAULT.REMOTE.QUEUE",
+    "SDR": "SYSTEM.DEF.SENDER", "SVR": "SYSTEM.DEF.SERVER", "RCVR": "SYSTEM.DEF.RECEIVER",
+    "RQSTR": "SYSTEM.DEF.REQUESTER", "SVRCONN": "SYSTEM.DEF.SVRCONN", "CLNTCONN": "SYSTEM.DEF.CLNTCONN",
+    "CLUSSDR": "SYSTEM.DEF.CLUSSDR", "CLUSRCVR": "SYSTEM.DEF.CLUSRCVR",
+    "NAMELIST": "SYSTEM.DEFAULT.NAMELIST", "LISTENER": "SYSTEM.DEFAULT.LISTENER.TCP",
+}
+
+_XMITQ = {"USAGE": CMQC.MQUS_TRANSMISSION}
+
+# The system objects crtmqm creates besides the defaults above: (kind, name, attribute overrides).
+SYSTEM_OBJECTS: list[tuple[str, str, dict[str, Any]]] = [
+    ("QLOCAL", "SYSTEM.DEFAULT.INITIATION.QUEUE", {"DESCR": "Default initiation queue"}),
+    ("QLOCAL", "SYSTEM.DEAD.LETTER.QUEUE", {"DESCR": "IBM MQ Default Dead Letter Queue", "MAXDEPTH": 640000}),
+    ("QLOCAL", "SYSTEM.ADMIN.COMMAND.QUEUE", {"DESCR": "IBM MQ Admin Command Queue"}),
+    ("QLOCAL", "SYSTEM.CHANNEL.INITQ", {"DESCR": "IBM MQ Channel Initiation Queue"}),
+    ("QLOCAL", "SYSTEM.CHANNEL.SYNCQ", {"DESCR": "IBM MQ Channel Synchronisation Queue", "DEFPSIST": 1}),
+    ("QLOCAL", "SYSTEM.CLUSTER.COMMAND.QUEUE", {"DESCR": "IBM MQ Cluster Command Queue", "DEFPSIST": 1}),
+    ("QLOCAL", "SYSTEM.CLUSTER.REPOSITORY.QUEUE", {"DESCR": "IBM MQ Cluster Repository Queue",
+                                                   "DEFPSIST": 1, "MAXDEPTH": 999999999}),
+    ("QLOCAL", "SYSTEM.CLUSTER.HISTORY.QUEUE", {"DESCR": "IBM MQ Cluster History Queue"}),
+    ("QLOCAL", "SYSTEM.CLUSTER.TRANSMIT.QUEUE", {"DESCR": "IBM MQ Default XMITQ", "DEFPSIST": 1,
+                                                 "MAXDEPTH": 999999999, **_XMITQ}),
+    ("QMODEL", "SYSTEM.CLUSTER.TRANSMIT.MODEL.QUEUE", {"DESCR": "IBM MQ Cluster XMITQ model",
+                                                       "DEFTYPE": CMQC.MQQDT_PERMANENT_DYNAMIC,
+                                                       "DEFPSIST": 1, "MAXDEPTH": 999999999, **_XMITQ}),
+    ("QMODEL", "SYSTEM.MQSC.REPLY.QUEUE", {"DESCR": "IBM MQ MQSC reply queue"}),
+    ("QMODEL", "SYSTEM.DURABLE.MODEL.QUEUE", {"DESCR": "IBM MQ durable subscription model",
+                                             "DEFTYPE": CMQC.MQQDT_PERMANENT_DYNAMIC}),
+    ("SVRCONN", "SYSTEM.AUTO.SVRCONN", {}),
+    ("SVRCONN", "SYSTEM.ADMIN.SVRCONN", {}),
+    ("RCVR", "SYSTEM.AUTO.RECEIVER", {}),
+]
+
+
+def system_default_objects() -> list[MQObject]:
+    """Every object crtmqm creates, in creation order (defaults first)."""
+    out: list[MQObject] = []
+    for kind, name in DEFAULT_OBJECT.items():
+        obj = MQObject(kind, name, TABLE.defaults(kind))
+        if kind == "QMODEL":
+            obj.attrs["DEFTYPE"] = CMQC.MQQDT_TEMPORARY_DYNAMIC
+        out.append(obj)
+    for kind, name, overrides in SYSTEM_OBJECTS:
+        obj = MQObject(kind, name, TABLE.defaults(kind))
+        obj.attrs.update(overrides)
+        out.append(obj)
+    return out

@@ -1,0 +1,144 @@
+"""Durable state of one queue manager in SQLite (WAL mode), with group commit.
+
+The engine appends *operations* to an in-memory journal while it holds its own lock, so the
+journal order is the order the engine made the changes.  ``sync(ticket)`` makes everything up to a
+ticket durable: the first caller becomes the leader, writes every pending operation in one
+transaction and commits it (one fsync); callers that arrive meanwhile find their ticket already
+covered by the next leader's commit.  Nothing is durable that the engine did not journal, and a
+reply to an application is sent only after ``sync`` returned for its ticket.
+
+Operations (tuples):
+  ("put", seq, queue, md_bytes, body, expiry_at)   a persistent message became committed
+  ("del", seq)                                     a persistent message was removed for good
+  ("bo", seq, backout_count)                       hardened backout count
+  ("purge", queue)                                 all persistent messages of a queue removed
+  ("obj", namespace, name, record_json)            an object definition created or changed
+  ("objdel", namespace, name)                      an object definition deleted
+  ("meta", key, value)                             a queue-manager value (QMID, ...)
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from typing import Any, Iterator
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS objects (ns TEXT NOT NULL, name TEXT NOT NULL, rec TEXT NOT NULL,
+                                    PRIMARY KEY (ns, name));
+CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY, queue TEXT NOT NULL, md BLOB NOT NULL,
+                                     body BLOB NOT NULL, expiry_at REAL, backout INTEGER DEFAULT 0);
+CREATE INDEX IF NOT EXISTS messages_queue ON messages (queue, seq);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+class Store:
+    def __init__(self, path: str, synchronous: str = "FULL") -> None:
+        self.path = path
+        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute(f"PRAGMA synchronous={synchronous}")
+        self.db.executescript(_SCHEMA)
+        self._pending: list[tuple[Any, ...]] = []
+        self._appended = 0           # tickets handed out
+        self._durable = 0            # tickets covered by a commit
+        self._append_lock = threading.Lock()
+        self._flush_lock = threading.Lock()
+
+    # --- journal -------------------------------------------------------------------------------
+    def append(self, op: tuple[Any, ...]) -> int:
+        with self._append_lock:
+            self._pending.append(op)
+            self._appended += 1
+            return self._appended
+
+    def extend(self, ops: list[tuple[Any, ...]]) -> int:
+        with self._append_lock:
+            self._pending.extend(ops)
+            self._appended += len(ops)
+            return self._appended
+
+    @property
+    def last_ticket(self) -> int:
+        return self._appended
+
+    def sync(self, ticket: int | None = None) -> None:
+        """Return once every operation up to ``ticket`` (default: all so far) is durable."""
+        if ticket is None:
+            ticket = self._appended
+        if self._durable >= ticket:
+            return
+        with self._flush_lock:
+            if self._durable >= ticket:
+                return
+            with self._append_lock:
+                ops, self._pending = self._pending, []
+                top = self._appended
+            if ops:
+                self._write(ops)
+            self._durable = top
+
+    def _write(self, ops: list[tuple[Any, ...]]) -> None:
+        cur = self.db.cursor()
+        cur.execute("BEGIN")
+        try:
+            puts: list[tuple[Any, ...]] = []
+            for op in ops:
+                tag = op[0]
+                if tag == "put":
+                    puts.append(op[1:])
+                    continue
+                if puts:
+                    cur.executemany("INSERT OR REPLACE INTO messages(seq, queue, md, body, expiry_at) "
+                                    "VALUES (?,?,?,?,?)", puts)
+                    puts = []
+                if tag == "del":
+                    cur.execute("DELETE FROM messages WHERE seq=?", (op[1],))
+                elif tag == "bo":
+                    cur.execute("UPDATE messages SET backout=? WHERE seq=?", (op[2], op[1]))
+                elif tag == "purge":
+                    cur.execute("DELETE FROM messages WHERE queue=?", (op[1],))
+                elif tag == "obj":
+                    cur.execute("INSERT OR REPLACE INTO objects(ns, name, rec) VALUES (?,?,?)",
+                                (op[1], op[2], op[3]))
+                elif tag == "objdel":
+                    cur.execute("DELETE FROM objects WHERE ns=? AND name=?", (op[1], op[2]))
+                elif tag == "meta":
+                    cur.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)", (op[1], op[2]))
+                else:
+                    raise ValueError(f"unknown journal operation {tag!r}")
+            if puts:
+                cur.executemany("INSERT OR REPLACE INTO messages(seq, queue, md, body, expiry_at) "
+                                "VALUES (?,?,?,?,?)", puts)
+            cur.execute("COMMIT")
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
+
+    # --- recovery ------------------------------------------------------------------------------
+    def objects(self) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        for ns, name, rec in self.db.execute("SELECT ns, name, rec FROM objects ORDER BY rowid"):
+            yield ns, name, json.loads(rec)
+
+    def messages(self) -> Iterator[tuple[int, str, bytes, bytes, float | None, int]]:
+        yield from self.db.execute("SELECT seq, queue, md, body, expiry_at, backout FROM messages ORDER BY seq")
+
+    def meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def max_seq(self) -> int:
+        row = self.db.execute("SELECT MAX(seq) FROM messages").fetchone()
+        return row[0] or 0
+
+    def close(self) -> None:
+        self.sync()
+        self.db.close()
+
+
+class MemoryStore(Store):
+    """An in-memory store for engine tests: same journal, nothing on disk."""
+
+    def __init__(self) -> None:
+        super().__init__(":memory:", synchronous="OFF")
