@@ -68,7 +68,6 @@ class Attr:
     alterable: bool = True      # False: display only (CURDEPTH, CRDATE, QMID, ...)
     mqset: bool = False         # may be changed by MQSET
     defaults: dict[str, Any] = field(default_factory=dict)  # per-kind default overrides
-    upper: bool = False          # quoted values are still folded to upper case (object names)
     generic: bool = False        # value may hold * wildcards (CLCHNAME)
 
     def default_for(self, kind: str) -> Any:
@@ -125,8 +124,8 @@ ATTRS: list[Attr] = [
          values=_enum(("SYNC", CMQC.MQPRT_SYNC_RESPONSE), ("ASYNC", CMQC.MQPRT_ASYNC_RESPONSE))),
     Attr("DEFREADA", ENUM, LMA, CMQC.MQREADA_NO, S.MQIA_DEF_READ_AHEAD,
          values=_enum(("NO", 0), ("YES", 1), ("DISABLED", 2))),
-    Attr("CLUSTER", STR, LAR, "", S.MQCA_CLUSTER_NAME, length=48, upper=True),
-    Attr("CLUSNL", STR, LAR, "", S.MQCA_CLUSTER_NAMELIST, length=48, upper=True),
+    Attr("CLUSTER", STR, LAR, "", S.MQCA_CLUSTER_NAME, length=48),
+    Attr("CLUSNL", STR, LAR, "", S.MQCA_CLUSTER_NAMELIST, length=48),
     Attr("DEFBIND", ENUM, LAR, CMQC.MQBND_BIND_ON_OPEN, S.MQIA_DEF_BIND,
          values=_enum(("OPEN", 0), ("NOTFIXED", 1), ("GROUP", 2))),
     Attr("CLWLRANK", INT, LAR, 0, S.MQIA_CLWL_Q_RANK, hi=9),
@@ -144,7 +143,7 @@ ATTRS: list[Attr] = [
     Attr("USAGE", ENUM, LM, CMQC.MQUS_NORMAL, S.MQIA_USAGE,
          values=_enum(("NORMAL", CMQC.MQUS_NORMAL), ("XMITQ", CMQC.MQUS_TRANSMISSION))),
     Attr("BOTHRESH", INT, LM, 0, S.MQIA_BACKOUT_THRESHOLD),
-    Attr("BOQNAME", STR, LM, "", S.MQCA_BACKOUT_REQ_Q_NAME, length=48, upper=True),
+    Attr("BOQNAME", STR, LM, "", S.MQCA_BACKOUT_REQ_Q_NAME, length=48),
     Attr("HARDENBO", FLAG, LM, 0, S.MQIA_HARDEN_GET_BACKOUT, flag_off="NOHARDENBO"),
     Attr("TRIGGER", FLAG, LM, 0, S.MQIA_TRIGGER_CONTROL, flag_off="NOTRIGGER", mqset=True),
     Attr("TRIGTYPE", ENUM, LM, CMQC.MQTT_FIRST, S.MQIA_TRIGGER_TYPE, mqset=True,
@@ -152,15 +151,15 @@ ATTRS: list[Attr] = [
     Attr("TRIGDPTH", INT, LM, 1, S.MQIA_TRIGGER_DEPTH, lo=1, mqset=True),
     Attr("TRIGMPRI", INT, LM, 0, S.MQIA_TRIGGER_MSG_PRIORITY, hi=9, mqset=True),
     Attr("TRIGDATA", STR, LM, "", S.MQCA_TRIGGER_DATA, length=64, mqset=True),
-    Attr("INITQ", STR, LM, "", S.MQCA_INITIATION_Q_NAME, length=48, upper=True),
-    Attr("PROCESS", STR, LM, "", S.MQCA_PROCESS_NAME, length=48, upper=True),
+    Attr("INITQ", STR, LM, "", S.MQCA_INITIATION_Q_NAME, length=48),
+    Attr("PROCESS", STR, LM, "", S.MQCA_PROCESS_NAME, length=48),
     Attr("QDEPTHHI", INT, LM, 80, S.MQIA_Q_DEPTH_HIGH_LIMIT, hi=100),
     Attr("QDEPTHLO", INT, LM, 20, S.MQIA_Q_DEPTH_LOW_LIMIT, hi=100),
     Attr("RETINTVL", INT, LM, MAXINT, S.MQIA_RETENTION_INTERVAL),
     Attr("DEFTYPE", ENUM, LM, CMQC.MQQDT_PREDEFINED, S.MQIA_DEFINITION_TYPE,
          values=_enum(("PREDEFINED", 1), ("PERMDYN", 2), ("TEMPDYN", 3), ("SHAREDYN", 4)),
          defaults={QMODEL: CMQC.MQQDT_TEMPORARY_DYNAMIC}),
-    Attr("CLCHNAME", STR, L, "", S.MQCA_CLUS_CHL_NAME, length=48, upper=True, generic=True),
+    Attr("CLCHNAME", STR, L, "", S.MQCA_CLUS_CHL_NAME, length=48, generic=True),
     Attr("CLWLUSEQ", ENUM, L | QM, CMQC.MQCLWL_USEQ_AS_Q_MGR, S.MQIA_CLWL_USEQ,
          values=_enum(("QMGR", CMQC.MQCLWL_USEQ_AS_Q_MGR), ("ANY", CMQC.MQCLWL_USEQ_ANY),
                       ("LOCAL", CMQC.MQCLWL_USEQ_LOCAL)),
@@ -169,15 +168,15 @@ ATTRS: list[Attr] = [
     Attr("IPPROCS", INT, L, 0, S.MQIA_OPEN_INPUT_COUNT, alterable=False),
     Attr("OPPROCS", INT, L, 0, S.MQIA_OPEN_OUTPUT_COUNT, alterable=False),
     # --- alias queues ---
-    Attr("TARGET", STR, A, "", S.MQCA_BASE_OBJECT_NAME, length=48, synonyms=("TARGQ",), upper=True),
+    Attr("TARGET", STR, A, "", S.MQCA_BASE_OBJECT_NAME, length=48, synonyms=("TARGQ",)),
     Attr("TARGTYPE", ENUM, A, CMQC.MQOT_Q, 193, values=_enum(("QUEUE", CMQC.MQOT_Q), ("TOPIC", CMQC.MQOT_TOPIC))),
     # --- remote queues ---
-    Attr("RNAME", STR, R, "", S.MQCA_REMOTE_Q_NAME, length=48, upper=True),
-    Attr("RQMNAME", STR, R, "", S.MQCA_REMOTE_Q_MGR_NAME, length=48, upper=True),
-    Attr("XMITQ", STR, R | CH_XMIT, "", S.MQCA_XMIT_Q_NAME, length=48, upper=True),
+    Attr("RNAME", STR, R, "", S.MQCA_REMOTE_Q_NAME, length=48),
+    Attr("RQMNAME", STR, R, "", S.MQCA_REMOTE_Q_MGR_NAME, length=48),
+    Attr("XMITQ", STR, R | CH_XMIT, "", S.MQCA_XMIT_Q_NAME, length=48),
     # --- queue manager ---
-    Attr("DEADQ", STR, QM, "", S.MQCA_DEAD_LETTER_Q_NAME, length=48, upper=True),
-    Attr("DEFXMITQ", STR, QM, "", S.MQCA_DEF_XMIT_Q_NAME, length=48, upper=True),
+    Attr("DEADQ", STR, QM, "", S.MQCA_DEAD_LETTER_Q_NAME, length=48),
+    Attr("DEFXMITQ", STR, QM, "", S.MQCA_DEF_XMIT_Q_NAME, length=48),
     Attr("MAXUMSGS", INT, QM, 10000, S.MQIA_MAX_UNCOMMITTED_MSGS, lo=1),
     Attr("MAXPRTY", INT, QM, 9, S.MQIA_MAX_PRIORITY, alterable=False),
     Attr("MAXHANDS", INT, QM, 256, S.MQIA_MAX_HANDLES),
@@ -186,8 +185,8 @@ ATTRS: list[Attr] = [
     Attr("PLATFORM", ENUM, QM, CMQC.MQPL_UNIX, S.MQIA_PLATFORM, values=_enum(("UNIX", CMQC.MQPL_UNIX)),
          alterable=False),
     Attr("CLWLMRUC", INT, QM, MAXINT, S.MQIA_CLWL_MRU_CHANNELS, lo=1),
-    Attr("REPOS", STR, QM, "", S.MQCA_REPOSITORY_NAME, length=48, upper=True),
-    Attr("REPOSNL", STR, QM, "", S.MQCA_REPOSITORY_NAMELIST, length=48, upper=True),
+    Attr("REPOS", STR, QM, "", S.MQCA_REPOSITORY_NAME, length=48),
+    Attr("REPOSNL", STR, QM, "", S.MQCA_REPOSITORY_NAMELIST, length=48),
     Attr("DEFCLXQ", ENUM, QM, CMQC.MQCLXQ_SCTQ, S.MQIA_DEF_CLUSTER_XMIT_Q_TYPE,
          values=_enum(("SCTQ", CMQC.MQCLXQ_SCTQ), ("CHANNEL", CMQC.MQCLXQ_CHANNEL))),
     Attr("IGQ", ENUM, QM, CMQC.MQIGQ_DISABLED, S.MQIA_INTRA_GROUP_QUEUING,
@@ -204,7 +203,7 @@ ATTRS: list[Attr] = [
     Attr("TRIGINT", INT, QM, MAXINT, S.MQIA_TRIGGER_INTERVAL),
     Attr("DISTL", ENUM, QM, 1, S.MQIA_DIST_LISTS, values=NO_YES, alterable=False),
     # --- namelists ---
-    Attr("NAMES", LIST, NL, [], S.MQCA_NAMES, length=48, upper=True),
+    Attr("NAMES", LIST, NL, [], S.MQCA_NAMES, length=48),
     Attr("NAMCOUNT", INT, NL, 0, S.MQIA_NAME_COUNT, alterable=False),
     # --- listeners ---
     Attr("TRPTYPE", ENUM, LS | CH_ALL, CMQC.MQXPT_TCP, None,
@@ -253,8 +252,8 @@ ATTRS: list[Attr] = [
 
 # Queue CLUSTER/CLUSNL and channel CLUSTER/CLUSNL share the keyword; give channels their own entries.
 ATTRS += [
-    Attr("CLUSTER", STR, CH_CLUS, "", None, length=48, upper=True),
-    Attr("CLUSNL", STR, CH_CLUS, "", None, length=48, upper=True),
+    Attr("CLUSTER", STR, CH_CLUS, "", None, length=48),
+    Attr("CLUSNL", STR, CH_CLUS, "", None, length=48),
 ]
 
 
@@ -304,13 +303,10 @@ class AttrError(ValueError):
     """A value that does not fit its attribute; ``msg`` is the MQSC-style explanation."""
 
 
-def convert(attr: Attr, raw: Any, quoted: bool = False) -> Any:
+def convert(attr: Attr, raw: Any) -> Any:
     """Turn a parsed MQSC value (or a Python value from PCF/MQSET) into the stored form."""
     if attr.kind == STR:
-        value = str(raw)
-        if attr.upper and not quoted:
-            value = value.upper()
-        value = value.rstrip(" ")
+        value = str(raw).rstrip(" ")
         if len(value) > attr.length:
             raise AttrError(f"Value for {attr.name} is longer than {attr.length} characters.")
         return value
@@ -336,8 +332,6 @@ def convert(attr: Attr, raw: Any, quoted: bool = False) -> Any:
         out = []
         for item in items:
             v = str(item).rstrip(" ")
-            if attr.upper and not quoted:
-                v = v.upper()
             if len(v) > attr.length:
                 raise AttrError(f"Name {v} in {attr.name} is longer than {attr.length} characters.")
             if v:

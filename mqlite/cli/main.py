@@ -1,0 +1,301 @@
+"""The ``mqlite`` command: MQ's control commands as subcommands.
+
+Exit codes follow MQ's control commands: 0 done, 5 queue manager running, 8 already exists,
+16 does not exist, 20 runmqsc could not run, 40 not available, 71 unexpected error,
+72 queue manager name error; runmqsc returns 0, 10 or 20.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+from mqlite.engine.clock import Clock
+from mqlite.engine.qmgr import QueueManager
+from mqlite.mqsc.parser import MQSCSyntaxError, parse, split_commands
+from mqlite.net import protocol as P
+from mqlite.net.client import Transport, TransportError
+from mqlite.objects.attrs import TABLE
+from mqlite.objects.model import MQObject
+from mqlite.objects.names import valid_name
+from mqlite.paths import QMPaths, all_qmgrs
+from mqlite.store.sqlite import Store
+
+EXISTS, RUNNING, NOT_EXIST, NOT_AVAILABLE, UNEXPECTED, NAME_ERROR = 8, 5, 16, 40, 71, 72
+START_TIMEOUT = 60.0
+
+
+def _paths(name: str) -> QMPaths | int:
+    if not valid_name(name, "QMGR"):
+        print("AMQ7048E: The queue manager name is either not valid or not known.", file=sys.stderr)
+        return NAME_ERROR
+    paths = QMPaths.of(name)
+    if not paths.exists():
+        print("AMQ8118E: IBM MQ queue manager does not exist.", file=sys.stderr)
+        return NOT_EXIST
+    return paths
+
+
+# --- crtmqm -------------------------------------------------------------------------------------
+def crtmqm(args: argparse.Namespace) -> int:
+    name = args.qmgr
+    if not valid_name(name, "QMGR"):
+        print("AMQ7048E: The queue manager name is either not valid or not known.", file=sys.stderr)
+        return NAME_ERROR
+    paths = QMPaths.of(name)
+    if paths.exists():
+        print("AMQ8110E: IBM MQ queue manager already exists.", file=sys.stderr)
+        return EXISTS
+    os.makedirs(paths.root, exist_ok=True)
+    store = Store(paths.db)
+    qm = QueueManager(name, store, Clock())
+    count = qm.create(deadq=args.u or "")
+    if args.d:
+        qm.qmgr.attrs["DEFXMITQ"] = args.d
+        qm.save(qm.qmgr)
+    if args.p is not None:
+        lst = MQObject("LISTENER", "SYSTEM.LISTENER.TCP.1", TABLE.defaults("LISTENER"))
+        lst.attrs.update({"PORT": args.p, "CONTROL": 1})
+        qm.add_object(lst)
+        count += 1
+    store.close()
+    paths.write_config({"name": name, "port": args.p, "created": time.time()})
+    print("IBM MQ queue manager created.")
+    print(f"Directory '{paths.root}' created.")
+    print(f"Creating or replacing default objects for queue manager '{name}'.")
+    print(f"Default objects statistics : {count} created. 0 replaced. 0 failed.")
+    print("Completing setup.")
+    print("Setup completed.")
+    return 0
+
+
+# --- strmqm -------------------------------------------------------------------------------------
+def strmqm(args: argparse.Namespace) -> int:
+    paths = _paths(args.qmgr)
+    if isinstance(paths, int):
+        return paths
+    if paths.running_pid():
+        print(f"IBM MQ queue manager '{args.qmgr}' running.", file=sys.stderr)
+        return RUNNING
+    print(f"IBM MQ queue manager '{args.qmgr}' starting.")
+    proc = subprocess.Popen([sys.executable, "-m", "mqlite.server.main", args.qmgr], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+                            close_fds=True)
+    assert proc.stdout is not None
+    deadline = time.monotonic() + START_TIMEOUT
+    line = b""
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line or line.strip() == b"READY" or line.startswith(b"ERROR"):
+            break
+    proc.stdout.close()
+    if line.strip() != b"READY":
+        print(f"IBM MQ queue manager '{args.qmgr}' could not start: "
+              f"{line.decode(errors='replace').strip() or 'no answer'}. See {paths.errors}/AMQERR01.LOG.",
+              file=sys.stderr)
+        return UNEXPECTED
+    print(f"IBM MQ queue manager '{args.qmgr}' started.")
+    return 0
+
+
+# --- endmqm -------------------------------------------------------------------------------------
+def _control(paths: QMPaths, op: dict) -> dict | None:
+    try:
+        t = Transport.unix(paths.socket)
+        t.hello(qmgr=paths.name, control=True, appl="endmqm")
+        reply = P.decode_json(t.call(P.CONTROL, P.encode_json(op)))
+        t.close()
+        return reply
+    except (TransportError, P.ProtocolError):
+        return None
+
+
+def _wait_ended(paths: QMPaths, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not paths.running_pid():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def endmqm(args: argparse.Namespace) -> int:
+    paths = _paths(args.qmgr)
+    if isinstance(paths, int):
+        return paths
+    pid = paths.running_pid()
+    if not pid:
+        print("AMQ8146E: IBM MQ queue manager not available.", file=sys.stderr)
+        return NOT_AVAILABLE
+    if args.p:
+        print(f"IBM MQ queue manager '{args.qmgr}' ending.")
+        os.kill(pid, signal.SIGTERM)
+        if not _wait_ended(paths, 5):
+            os.kill(pid, signal.SIGKILL)
+            _wait_ended(paths, 5)
+        print(f"IBM MQ queue manager '{args.qmgr}' ended.")
+        return 0
+    immediate = bool(args.i)
+    if _control(paths, {"op": "end", "immediate": immediate}) is None:
+        print("AMQ8146E: IBM MQ queue manager not available.", file=sys.stderr)
+        return NOT_AVAILABLE
+    if immediate:
+        print(f"IBM MQ queue manager '{args.qmgr}' ending.")
+        _wait_ended(paths, 60)
+        print(f"IBM MQ queue manager '{args.qmgr}' ended.")
+        return 0
+    print("Quiesce request accepted. The queue manager will stop when all outstanding work is complete.")
+    if args.w:
+        print(f"Waiting for queue manager '{args.qmgr}' to end.")
+        while not _wait_ended(paths, 3600):
+            pass
+        print(f"IBM MQ queue manager '{args.qmgr}' ended.")
+    return 0
+
+
+# --- dltmqm / dspmq ------------------------------------------------------------------------------
+def dltmqm(args: argparse.Namespace) -> int:
+    paths = _paths(args.qmgr)
+    if isinstance(paths, int):
+        return paths
+    if paths.running_pid():
+        print(f"IBM MQ queue manager '{args.qmgr}' running.", file=sys.stderr)
+        return RUNNING
+    shutil.rmtree(paths.root)
+    print(f"IBM MQ queue manager '{args.qmgr}' deleted.")
+    return 0
+
+
+def status_of(paths: QMPaths) -> str:
+    if paths.running_pid():
+        reply = _control(paths, {"op": "status"})
+        if reply and reply.get("status") == "Quiescing":
+            return "Quiescing"
+        return "Running"
+    if os.path.exists(paths.pid):
+        return "Ended unexpectedly"
+    return "Ended normally"
+
+
+def dspmq(args: argparse.Namespace) -> int:
+    names = [args.m] if args.m else all_qmgrs()
+    if args.m:
+        p = _paths(args.m)
+        if isinstance(p, int):
+            return p
+    for name in names:
+        print(f"QMNAME({name})".ljust(59) + f"STATUS({status_of(QMPaths.of(name))})")
+    return 0
+
+
+# --- runmqsc ------------------------------------------------------------------------------------
+def runmqsc(args: argparse.Namespace) -> int:
+    from mqlite.mqsc.commands import Result, summary
+    qmgr = args.qmgr or ""
+    script = sys.stdin.read()
+    print("mqlite MQSC, compatible with IBM MQ runmqsc.")
+    transport = None
+    if not args.v:
+        paths = QMPaths.of(qmgr) if qmgr else None
+        if paths is None or not valid_name(qmgr, "QMGR") or not paths.exists() or not paths.running_pid():
+            print(f"Starting MQSC for queue manager {qmgr}.\n\n")
+            print("AMQ8146E: IBM MQ queue manager not available.")
+            return 20
+        try:
+            transport = Transport.unix(paths.socket)
+            transport.hello(qmgr=qmgr, control=True, appl="runmqsc")
+        except TransportError:
+            print(f"Starting MQSC for queue manager {qmgr}.\n\n")
+            print("AMQ8146E: IBM MQ queue manager not available.")
+            return 20
+    print(f"Starting MQSC for queue manager {qmgr}.\n\n")
+    results: list[Result] = []
+    for cmd in split_commands(script):
+        if not args.e:
+            for i, line in enumerate(cmd.lines):
+                prefix = f"{len(results) + 1:>6} : " if i == 0 else "       : "
+                print(prefix + line)
+        if cmd.text.upper() == "END":
+            break
+        if transport is None:
+            try:
+                parse(cmd.text)
+                result = Result([])
+            except MQSCSyntaxError as e:
+                result = Result(["AMQ8405I: Syntax error detected at or near end of command segment below:-",
+                                 e.segment], "syntax")
+        else:
+            try:
+                reply = P.decode_json(transport.call(P.MQSC, cmd.text.encode()))
+            except (TransportError, P.ProtocolError):
+                print("AMQ8146E: IBM MQ queue manager not available.")
+                return 20
+            result = Result(reply["lines"], reply["status"])
+        results.append(result)
+        for line in result.lines:
+            print(line)
+        print()
+    lines, code = summary(results)
+    for line in lines:
+        print(line)
+    if transport is not None:
+        transport.close()
+    return code
+
+
+def demo(args: argparse.Namespace) -> int:
+    from mqlite.demo import main as demo_main
+    return demo_main(args.port)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="mqlite", description="mqlite: IBM MQ's queue-manager model in Python.")
+    sub = ap.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("crtmqm", help="create a queue manager")
+    p.add_argument("-p", type=int, help="TCP port of the queue manager's listener")
+    p.add_argument("-u", help="dead-letter queue name (DEADQ)")
+    p.add_argument("-d", help="default transmission queue (DEFXMITQ)")
+    p.add_argument("qmgr")
+    p.set_defaults(fn=crtmqm)
+    p = sub.add_parser("strmqm", help="start a queue manager in the background")
+    p.add_argument("qmgr")
+    p.set_defaults(fn=strmqm)
+    p = sub.add_parser("endmqm", help="end a queue manager")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("-c", action="store_true", help="controlled (quiesce): return at once")
+    g.add_argument("-w", action="store_true", help="controlled, and wait until it has ended")
+    g.add_argument("-i", action="store_true", help="immediate")
+    g.add_argument("-p", action="store_true", help="preemptive")
+    p.add_argument("qmgr")
+    p.set_defaults(fn=endmqm)
+    p = sub.add_parser("dltmqm", help="delete a queue manager")
+    p.add_argument("qmgr")
+    p.set_defaults(fn=dltmqm)
+    p = sub.add_parser("dspmq", help="display queue managers and their status")
+    p.add_argument("-m", help="only this queue manager")
+    p.set_defaults(fn=dspmq)
+    p = sub.add_parser("runmqsc", help="run MQSC commands read from standard input")
+    p.add_argument("-e", action="store_true", help="do not echo the commands")
+    p.add_argument("-v", action="store_true", help="verify syntax only, do not run")
+    p.add_argument("qmgr", nargs="?")
+    p.set_defaults(fn=runmqsc)
+    p = sub.add_parser("demo", help="the main job: a queue manager from examples/, puts and gets, then stop")
+    p.add_argument("--port", type=int, default=0, help="listener port (default: a free one)")
+    p.set_defaults(fn=demo)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.fn(args))
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,533 @@
+"""Running MQSC commands against an engine and answering in runmqsc's words.
+
+Each command returns its response lines and a status: ``ok``, ``error`` (a valid command that
+could not be processed) or ``syntax`` (a command with a syntax error).  A failed command changes
+nothing.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+from mqlite.cmq import CMQC
+from mqlite.engine import admin
+from mqlite.engine.admin import AdminError
+from mqlite.engine.qmgr import QueueManager
+from mqlite.mqsc.parser import Command, MQSCSyntaxError, Param, _upto, parse
+from mqlite.objects.attrs import (CHANNEL_TYPES, CHLTYPE_VALUES, ENUM, FLAG, INT, LIST, QUEUE_KINDS, TABLE,
+                                  Attr, AttrError, convert)
+from mqlite.objects.model import QMGR, MQObject, namespace
+from mqlite.objects.names import generic_match
+
+OK, ERROR, SYNTAX = "ok", "error", "syntax"
+
+MSG = {
+    ("DEFINE", "QUEUE"): "AMQ8006I: IBM MQ queue created.",
+    ("ALTER", "QUEUE"): "AMQ8008I: IBM MQ queue changed.",
+    ("DELETE", "QUEUE"): "AMQ8007I: IBM MQ queue deleted.",
+    ("DEFINE", "CHANNEL"): "AMQ8014I: IBM MQ channel created.",
+    ("ALTER", "CHANNEL"): "AMQ8016I: IBM MQ channel changed.",
+    ("DELETE", "CHANNEL"): "AMQ8015I: IBM MQ channel deleted.",
+    ("DEFINE", "NAMELIST"): "AMQ8552I: IBM MQ namelist created.",
+    ("ALTER", "NAMELIST"): "AMQ8551I: IBM MQ namelist changed.",
+    ("DELETE", "NAMELIST"): "AMQ8553I: IBM MQ namelist deleted.",
+    ("DEFINE", "LISTENER"): "AMQ8626I: IBM MQ listener created.",
+    ("ALTER", "LISTENER"): "AMQ8627I: IBM MQ listener changed.",
+    ("DELETE", "LISTENER"): "AMQ8628I: IBM MQ listener deleted.",
+    ("ALTER", "QMGR"): "AMQ8005I: IBM MQ queue manager changed.",
+}
+DISPLAY_HEADER = {
+    "QUEUE": "AMQ8409I: Display Queue details.",
+    "QMGR": "AMQ8408I: Display Queue Manager details.",
+    "CHANNEL": "AMQ8414I: Display Channel details.",
+    "NAMELIST": "AMQ8550I: Display namelist details.",
+    "LISTENER": "AMQ8630I: Display listener information details.",
+    "QSTATUS": "AMQ8450I: Display queue status details.",
+    "LSSTATUS": "AMQ8631I: Display listener status details.",
+}
+DEFINABLE = set(QUEUE_KINDS) | {"CHANNEL", "NAMELIST", "LISTENER"}
+QUEUE_DISPLAY_TYPES = {"QLOCAL", "QALIAS", "QREMOTE", "QMODEL", "ALL"}
+
+
+class Services(Protocol):
+    """What the server offers MQSC beyond the engine (listeners now; channels later)."""
+
+    def start_listener(self, obj: MQObject) -> str | None: ...
+
+    def stop_listener(self, name: str) -> str | None: ...
+
+    def listener_status(self, name: str) -> dict[str, Any] | None: ...
+
+
+class NoServices:
+    """Used when MQSC runs without a server (engine tests): listeners only change state here."""
+
+    def __init__(self) -> None:
+        self.running: dict[str, MQObject] = {}
+
+    def start_listener(self, obj: MQObject) -> str | None:
+        self.running[obj.name] = obj
+        return None
+
+    def stop_listener(self, name: str) -> str | None:
+        if self.running.pop(name, None) is None:
+            return "MQL0003E: Listener not active."
+        return None
+
+    def listener_status(self, name: str) -> dict[str, Any] | None:
+        obj = self.running.get(name)
+        return None if obj is None else {"PORT": obj["PORT"], "STATUS": "RUNNING"}
+
+
+@dataclass
+class Result:
+    lines: list[str] = field(default_factory=list)
+    status: str = OK
+
+
+def format_fields(items: list[str]) -> list[str]:
+    """DISPLAY layout: three blanks, then attributes two to a line in 40-column fields."""
+    lines: list[str] = []
+    pending: str | None = None
+    for item in items:
+        if len(item) >= 40:
+            if pending is not None:
+                lines.append("   " + pending)
+                pending = None
+            lines.append("   " + item)
+        elif pending is None:
+            pending = item
+        else:
+            lines.append("   " + pending.ljust(40) + item)
+            pending = None
+    if pending is not None:
+        lines.append("   " + pending)
+    return lines
+
+
+def _syntax(cmd_text: str, segment: str | None = None, reason: str = "") -> Result:
+    lines = ["AMQ8405I: Syntax error detected at or near end of command segment below:-",
+             segment if segment is not None else cmd_text]
+    if reason:
+        lines.append(reason)
+    return Result(lines, SYNTAX)
+
+
+class Executor:
+    def __init__(self, qm: QueueManager, services: Services | None = None) -> None:
+        self.qm = qm
+        self.services = services or NoServices()
+
+    def run(self, text: str) -> Result:
+        try:
+            cmd = parse(text)
+        except MQSCSyntaxError as e:
+            return _syntax(text, e.segment, e.reason)
+        handler: Callable[[Command], Result] | None = getattr(self, "_" + cmd.verb.lower(), None)
+        if handler is None:
+            return Result([f"MQL0001E: {cmd.verb} {cmd.objtype} is not supported by this queue manager."],
+                          ERROR)
+        try:
+            return handler(cmd)
+        except _Syntax as e:
+            return _syntax(text, _upto(text, e.segment), e.reason)
+        except AdminError as e:
+            return Result(self._admin_message(cmd, e), ERROR)
+
+    def _end(self, cmd: Command) -> Result:
+        return Result([], OK)
+
+    # --- parameters ---------------------------------------------------------------------------
+    def _values(self, cmd: Command, kind: str, allowed_extra: set[str]) -> dict[str, Any]:
+        values: dict[str, Any] = {}
+        for p in cmd.params:
+            if p.keyword in allowed_extra:
+                continue
+            attr = TABLE.lookup(kind, p.keyword)
+            if attr is None or not attr.alterable:
+                raise _Syntax(cmd.text, p.text, f"{p.keyword} is not valid for {kind}.")
+            values[attr.name] = self._convert(cmd, attr, p)
+        return values
+
+    def _convert(self, cmd: Command, attr: Attr, p: Param) -> Any:
+        if attr.kind == FLAG:
+            if p.value is not None:
+                raise _Syntax(cmd.text, p.text, f"{p.keyword} takes no value.")
+            return 1 if p.keyword == attr.name else 0
+        if p.value is None:
+            raise _Syntax(cmd.text, p.text, f"{p.keyword} needs a value.")
+        try:
+            if attr.kind == LIST:
+                return convert(attr, p.items or [])
+            return convert(attr, p.value)
+        except AttrError as e:
+            raise _Syntax(cmd.text, p.text, str(e)) from None
+
+    def _need_name(self, cmd: Command) -> str:
+        if cmd.name is None or cmd.name == "":
+            raise _Syntax(cmd.text, cmd.text, "An object name is required.")
+        return cmd.name
+
+    def _admin_message(self, cmd: Command, e: AdminError) -> list[str]:
+        name = e.name or (cmd.name or "")
+        if e.code == admin.NOT_FOUND or e.code == admin.WRONG_TYPE:
+            lines = [f"AMQ8147E: IBM MQ object {name} not found."]
+        elif e.code == admin.EXISTS:
+            lines = ["AMQ8150E: IBM MQ object already exists."]
+        elif e.code == admin.IN_USE:
+            lines = ["AMQ8148E: IBM MQ object in use."]
+        elif e.code == admin.NOT_EMPTY:
+            lines = [f"AMQ8143E: IBM MQ queue {name} not empty."]
+        elif e.code == admin.BAD_NAME:
+            lines = [f"AMQ8405I: Syntax error detected at or near end of command segment below:-", cmd.text,
+                     f"The name {name} is not a valid IBM MQ object name."]
+        else:
+            lines = [f"MQL0002E: {e.detail}"]
+        if e.detail and e.code not in (admin.BAD_NAME, admin.CONFLICT):
+            lines.append(e.detail)
+        return lines
+
+    # --- DEFINE / ALTER / DELETE / CLEAR ------------------------------------------------------
+    def _kind_of(self, cmd: Command) -> str:
+        if cmd.objtype == "CHANNEL":
+            p = cmd.param("CHLTYPE")
+            if p is None or p.value is None:
+                raise _Syntax(cmd.text, cmd.text, "CHLTYPE is required.")
+            if p.value.upper() not in CHLTYPE_VALUES:
+                raise _Syntax(cmd.text, p.text, f"CHLTYPE({p.value}) is not a channel type.")
+            return p.value.upper()
+        return cmd.objtype
+
+    def _define(self, cmd: Command) -> Result:
+        if cmd.objtype not in DEFINABLE:
+            raise _Syntax(cmd.text, cmd.text, f"DEFINE {cmd.objtype} is not valid.")
+        name = self._need_name(cmd)
+        kind = self._kind_of(cmd)
+        values = self._values(cmd, kind, {"LIKE", "REPLACE", "NOREPLACE", "CHLTYPE", "QSGDISP"})
+        like = cmd.param("LIKE")
+        if like is not None and like.value is None:
+            raise _Syntax(cmd.text, like.text, "LIKE needs an object name.")
+        replace = cmd.param("REPLACE") is not None
+        if replace and cmd.param("NOREPLACE") is not None:
+            raise _Syntax(cmd.text, cmd.text, "REPLACE and NOREPLACE are exclusive.")
+        admin.define(self.qm, kind, name, values, like.value if like else None, replace)
+        return Result([MSG[("DEFINE", namespace(kind))]])
+
+    def _alter(self, cmd: Command) -> Result:
+        if cmd.objtype == "QMGR":
+            if cmd.name is not None:
+                raise _Syntax(cmd.text, cmd.text, "ALTER QMGR takes no name.")
+            values = self._values(cmd, QMGR, {"FORCE"})
+            admin.alter(self.qm, QMGR, self.qm.name, values)
+            return Result([MSG[("ALTER", "QMGR")]])
+        if cmd.objtype not in DEFINABLE:
+            raise _Syntax(cmd.text, cmd.text, f"ALTER {cmd.objtype} is not valid.")
+        name = self._need_name(cmd)
+        kind = self._kind_of(cmd)
+        values = self._values(cmd, kind, {"CHLTYPE", "FORCE", "QSGDISP"})
+        admin.alter(self.qm, kind, name, values)
+        return Result([MSG[("ALTER", namespace(kind))]])
+
+    def _delete(self, cmd: Command) -> Result:
+        if cmd.objtype not in DEFINABLE:
+            raise _Syntax(cmd.text, cmd.text, f"DELETE {cmd.objtype} is not valid.")
+        name = self._need_name(cmd)
+        extra = {"QSGDISP", "CHLTYPE"} | ({"PURGE", "NOPURGE"} if cmd.objtype == "QLOCAL" else set())
+        for p in cmd.params:
+            if p.keyword not in extra:
+                raise _Syntax(cmd.text, p.text, f"{p.keyword} is not valid for DELETE {cmd.objtype}.")
+        purge = cmd.param("PURGE") is not None
+        admin.delete(self.qm, cmd.objtype, name, purge)
+        return Result([MSG[("DELETE", namespace(cmd.objtype))]])
+
+    def _clear(self, cmd: Command) -> Result:
+        if cmd.objtype != "QLOCAL":
+            raise _Syntax(cmd.text, cmd.text, "CLEAR takes QLOCAL.")
+        name = self._need_name(cmd)
+        for p in cmd.params:
+            if p.keyword not in ("QSGDISP", "CMDSCOPE"):
+                raise _Syntax(cmd.text, p.text, f"{p.keyword} is not valid for CLEAR QLOCAL.")
+        admin.clear(self.qm, name)
+        return Result(["AMQ8022I: IBM MQ queue cleared."])
+
+    # --- PING / START / STOP ----------------------------------------------------------------
+    def _ping(self, cmd: Command) -> Result:
+        if cmd.objtype != "QMGR" or cmd.params:
+            raise _Syntax(cmd.text, cmd.text, "PING takes QMGR here.")
+        return Result(["AMQ8415I: Ping IBM MQ Queue Manager command complete."])
+
+    def _start(self, cmd: Command) -> Result:
+        if cmd.objtype != "LISTENER":
+            return self._unsupported(cmd)
+        name = self._need_name(cmd)
+        obj = self.qm.lookup("LISTENER", name)
+        if obj is None:
+            raise AdminError(admin.NOT_FOUND, name)
+        err = self.services.start_listener(obj)
+        if err:
+            return Result([err], ERROR)
+        return Result(["AMQ8021I: Request to start IBM MQ Listener accepted."])
+
+    def _stop(self, cmd: Command) -> Result:
+        if cmd.objtype != "LISTENER":
+            return self._unsupported(cmd)
+        name = self._need_name(cmd)
+        if self.qm.lookup("LISTENER", name) is None:
+            raise AdminError(admin.NOT_FOUND, name)
+        err = self.services.stop_listener(name)
+        if err:
+            return Result([err], ERROR)
+        return Result(["AMQ8706I: Request to stop IBM MQ Listener accepted."])
+
+    def _unsupported(self, cmd: Command) -> Result:
+        return Result([f"MQL0001E: {cmd.verb} {cmd.objtype} is not supported by this queue manager yet."],
+                      ERROR)
+
+    _refresh = _reset = _resolve = _resume = _suspend = _unsupported
+
+    # --- DISPLAY ------------------------------------------------------------------------------
+    def _display(self, cmd: Command) -> Result:
+        ot = cmd.objtype
+        if ot == "QMGR":
+            return self._display_qmgr(cmd)
+        if ot in ("QUEUE", "QLOCAL", "QALIAS", "QREMOTE", "QMODEL"):
+            return self._display_objects(cmd, "QUEUE", "QUEUE")
+        if ot in ("CHANNEL", "NAMELIST", "LISTENER"):
+            return self._display_objects(cmd, ot, ot)
+        if ot == "QSTATUS":
+            return self._display_qstatus(cmd)
+        if ot == "LSSTATUS":
+            return self._display_lsstatus(cmd)
+        return self._unsupported(cmd)
+
+    def _requested(self, cmd: Command, kinds: list[str], extra: set[str]) -> tuple[bool, list[str]]:
+        """(ALL given, explicitly requested attribute names) for a DISPLAY."""
+        all_ = False
+        wanted: list[str] = []
+        for p in cmd.params:
+            if p.keyword in extra:
+                continue
+            if p.keyword == "ALL":
+                all_ = True
+                continue
+            attr = next((TABLE.lookup(k, p.keyword) for k in kinds if TABLE.lookup(k, p.keyword)), None)
+            if attr is None or p.value is not None:
+                raise _Syntax(cmd.text, p.text, f"{p.keyword} is not a displayable attribute.")
+            wanted.append(attr.name)
+        return all_, wanted
+
+    def _where(self, cmd: Command, kinds: list[str]) -> Callable[[str, dict[str, Any]], bool] | None:
+        p = cmd.param("WHERE")
+        if p is None:
+            return None
+        if p.value is None:
+            raise _Syntax(cmd.text, p.text, "WHERE needs a condition.")
+        parts = p.value.split(None, 2)
+        if len(parts) != 3:
+            raise _Syntax(cmd.text, p.text, "WHERE needs: attribute operator value.")
+        key, op, raw = parts[0].upper(), parts[1].upper(), parts[2]
+        attr = next((TABLE.lookup(k, key) for k in kinds if TABLE.lookup(k, key)), None)
+        if attr is None:
+            raise _Syntax(cmd.text, p.text, f"{key} cannot be used in WHERE.")
+        ops = {"EQ", "NE", "LT", "GT", "LE", "GE", "LK", "NL"}
+        if op not in ops:
+            raise _Syntax(cmd.text, p.text, f"{op} is not a WHERE operator.")
+        if attr.kind == INT:
+            try:
+                want: Any = int(raw)
+            except ValueError:
+                raise _Syntax(cmd.text, p.text, f"{raw} is not a number.") from None
+        elif attr.kind == ENUM:
+            want = attr.values.get(raw.upper())
+            if want is None:
+                raise _Syntax(cmd.text, p.text, f"{raw} is not a value of {key}.")
+        elif attr.kind == FLAG:
+            want = 1 if raw.upper() == attr.name else 0
+        else:
+            want = raw
+
+        def test(kind: str, values: dict[str, Any]) -> bool:
+            if attr.name not in values or TABLE.lookup(kind, attr.name) is None:
+                return False
+            v = values[attr.name]
+            if op in ("LK", "NL"):
+                hit = generic_match(str(want).upper(), str(v).upper())
+                return hit if op == "LK" else not hit
+            return {"EQ": v == want, "NE": v != want, "LT": v < want, "GT": v > want,
+                    "LE": v <= want, "GE": v >= want}[op]
+        test.attr = attr.name  # type: ignore[attr-defined]
+        return test
+
+    def _display_objects(self, cmd: Command, ns: str, key: str) -> Result:
+        pattern = self._need_name(cmd)
+        if ns == "QUEUE":
+            kinds = list(QUEUE_KINDS)
+            tp = cmd.param("TYPE")
+            want_kind = cmd.objtype if cmd.objtype != "QUEUE" else None
+            if tp is not None:
+                if tp.value is None or tp.value.upper() not in QUEUE_DISPLAY_TYPES:
+                    raise _Syntax(cmd.text, tp.text, "TYPE must be QLOCAL, QALIAS, QREMOTE, QMODEL or ALL.")
+                if tp.value.upper() != "ALL":
+                    want_kind = tp.value.upper()
+            extra = {"TYPE", "WHERE", "QSGDISP", "CMDSCOPE", "CLUSINFO"}
+        elif ns == "CHANNEL":
+            kinds = list(CHANNEL_TYPES)
+            tp = cmd.param("CHLTYPE")
+            want_kind = tp.value.upper() if tp is not None and tp.value else None
+            if want_kind is not None and want_kind not in CHLTYPE_VALUES and want_kind != "ALL":
+                raise _Syntax(cmd.text, tp.text if tp else cmd.text, "CHLTYPE is not a channel type.")
+            if want_kind == "ALL":
+                want_kind = None
+            extra = {"CHLTYPE", "WHERE", "QSGDISP", "CMDSCOPE"}
+        else:
+            kinds = [ns]
+            want_kind = None
+            extra = {"WHERE", "CMDSCOPE"}
+        all_, wanted = self._requested(cmd, kinds, extra)
+        where = self._where(cmd, kinds)
+        if where is not None:
+            wanted.append(where.attr)  # type: ignore[attr-defined]
+        objs = [o for n, o in sorted(self.qm.objects[ns].items())
+                if generic_match(pattern, n) and (want_kind is None or o.kind == want_kind)]
+        lines: list[str] = []
+        for obj in objs:
+            values = admin.display_values(self.qm, obj)
+            if where is not None and not where(obj.kind, values):
+                continue
+            lines.append(DISPLAY_HEADER[ns])
+            lines.extend(format_fields(self._render(ns, obj, values, all_, wanted)))
+        if not lines:
+            if where is not None and objs:
+                return Result([])
+            return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)
+        return Result(lines)
+
+    def _render(self, ns: str, obj: MQObject, values: dict[str, Any], all_: bool, wanted: list[str]) -> list[str]:
+        table = TABLE.attrs(obj.kind)
+        if ns == "QUEUE":
+            items = [f"QUEUE({obj.name})", f"TYPE({obj.kind})"]
+        elif ns == "CHANNEL":
+            items = [f"CHANNEL({obj.name})", f"CHLTYPE({obj.kind})"]
+        else:
+            items = [f"{ns}({obj.name})"]
+        names = sorted(table) if all_ else [w for w in dict.fromkeys(wanted) if w in table]
+        for n in names:
+            items.append(table[n].render(values.get(n, table[n].default_for(obj.kind))))
+        return items
+
+    def _display_qmgr(self, cmd: Command) -> Result:
+        all_, wanted = self._requested(cmd, [QMGR], {"CMDSCOPE"})
+        values = self.qm.qmgr.attrs
+        table = TABLE.attrs(QMGR)
+        names = sorted(table) if all_ or not wanted else [w for w in dict.fromkeys(wanted)]
+        items = [f"QMNAME({self.qm.name})"] + [table[n].render(values[n]) for n in names]
+        return Result([DISPLAY_HEADER["QMGR"]] + format_fields(items))
+
+    def _display_qstatus(self, cmd: Command) -> Result:
+        pattern = self._need_name(cmd)
+        tp = cmd.param("TYPE")
+        stype = (tp.value or "").upper() if tp is not None else "QUEUE"
+        if stype not in ("QUEUE", "HANDLE"):
+            raise _Syntax(cmd.text, tp.text if tp else cmd.text, "TYPE must be QUEUE or HANDLE.")
+        for p in cmd.params:
+            if p.keyword not in ("TYPE", "ALL", "CURDEPTH", "IPPROCS", "OPPROCS", "UNCOM", "LGETDATE",
+                                 "LGETTIME", "LPUTDATE", "LPUTTIME", "MONQ", "MSGAGE", "QTIME",
+                                 "OPENTYPE", "CMDSCOPE", "APPLTAG", "OPENOPTS", "WHERE"):
+                raise _Syntax(cmd.text, p.text, f"{p.keyword} is not valid for DISPLAY QSTATUS.")
+        lines: list[str] = []
+        found = False
+        for name, qs in sorted(self.qm.queues.items()):
+            if not generic_match(pattern, name):
+                continue
+            found = True
+            if stype == "QUEUE":
+                lines.append(DISPLAY_HEADER["QSTATUS"])
+                items = [f"QUEUE({name})", "TYPE(QUEUE)", f"CURDEPTH({qs.depth})",
+                         f"IPPROCS({qs.input_shared + qs.input_exclusive})", f"OPPROCS({qs.output})",
+                         f"UNCOM({qs.uncommitted if qs.uncommitted else 'NO'})"]
+                items += self._stamp_items("LGET", qs.last_get) + self._stamp_items("LPUT", qs.last_put)
+                items.append(f"MSGAGE({self._msg_age(qs)})")
+                lines.extend(format_fields(items))
+            else:
+                for conn in self.qm.conns.values():
+                    for h in conn.handles.values():
+                        if h.qstate is not qs:
+                            continue
+                        lines.append(DISPLAY_HEADER["QSTATUS"])
+                        items = [f"QUEUE({name})", "TYPE(HANDLE)", f"APPLTAG({conn.appl_name})",
+                                 f"USERID({conn.user})", f"BROWSE({'YES' if h.options & CMQC.MQOO_BROWSE else 'NO'})",
+                                 f"INPUT({ {'S': 'SHARED', 'X': 'EXCL'}.get(h.input_mode, 'NO') })",
+                                 f"INQUIRE({'YES' if h.options & CMQC.MQOO_INQUIRE else 'NO'})",
+                                 f"OUTPUT({'YES' if h.options & CMQC.MQOO_OUTPUT else 'NO'})",
+                                 f"SET({'YES' if h.options & CMQC.MQOO_SET else 'NO'})",
+                                 f"OPENOPTS({h.options})", f"HSTATE({'ACTIVE' if conn.uow else 'INACTIVE'})"]
+                        lines.extend(format_fields(items))
+        if not found:
+            return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)
+        return Result(lines)
+
+    def _stamp_items(self, prefix: str, t: float) -> list[str]:
+        if not t:
+            return [f"{prefix}DATE( )", f"{prefix}TIME( )"]
+        tm = time.localtime(t)
+        return [f"{prefix}DATE({time.strftime('%Y-%m-%d', tm)})", f"{prefix}TIME({time.strftime('%H.%M.%S', tm)})"]
+
+    def _msg_age(self, qs: Any) -> int:
+        oldest = None
+        for m in qs:
+            oldest = m
+            break
+        if oldest is None or not oldest.md.PutDate.strip():
+            return 0
+        try:
+            t = time.mktime(time.strptime((oldest.md.PutDate + oldest.md.PutTime[:6]).decode(), "%Y%m%d%H%M%S"))
+            t -= time.timezone
+        except ValueError:
+            return 0
+        return max(0, int(self.qm.clock.now() - t))
+
+    def _display_lsstatus(self, cmd: Command) -> Result:
+        pattern = self._need_name(cmd)
+        lines: list[str] = []
+        for name in sorted(self.qm.objects["LISTENER"]):
+            if not generic_match(pattern, name):
+                continue
+            st = self.services.listener_status(name)
+            if st is None:
+                continue
+            lines.append(DISPLAY_HEADER["LSSTATUS"])
+            lines.extend(format_fields([f"LISTENER({name})", f"STATUS({st['STATUS']})", f"PORT({st['PORT']})",
+                                        "TRPTYPE(TCP)"]))
+        if not lines:
+            return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)
+        return Result(lines)
+
+
+class _Syntax(Exception):
+    def __init__(self, text: str, segment: str, reason: str = "") -> None:
+        super().__init__(reason)
+        self.text = text
+        self.segment = segment
+        self.reason = reason
+
+
+def summary(results: list[Result]) -> tuple[list[str], int]:
+    """runmqsc's closing lines and exit code (0 all processed, 10 some failed or had syntax errors)."""
+    n = len(results)
+    syntax = sum(1 for r in results if r.status == SYNTAX)
+    failed = sum(1 for r in results if r.status == ERROR)
+    lines = ["One MQSC command read." if n == 1 else f"{n} MQSC commands read."]
+    if syntax == 0:
+        lines.append("No commands have a syntax error.")
+    elif syntax == 1:
+        lines.append("One command has a syntax error.")
+    else:
+        lines.append(f"{syntax} commands have a syntax error.")
+    if failed == 0:
+        lines.append("All valid MQSC commands were processed.")
+    elif failed == 1:
+        lines.append("One valid MQSC command could not be processed.")
+    else:
+        lines.append(f"{failed} valid MQSC commands could not be processed.")
+    return lines, (10 if syntax or failed else 0)

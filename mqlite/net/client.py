@@ -1,0 +1,101 @@
+"""The client end of the wire protocol: a connection over TCP (client) or a Unix socket (bindings)."""
+from __future__ import annotations
+
+import re
+import socket
+import threading
+from typing import Any
+
+from mqlite.cmq import CMQC as C
+from mqlite.net import protocol as P
+
+_CONNAME = re.compile(r"\s*([^()\s,]+)\s*(?:\(\s*(\d+)\s*\))?\s*\Z")
+
+
+class TransportError(Exception):
+    def __init__(self, reason: int, detail: str = "") -> None:
+        super().__init__(f"reason {reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+def parse_conname(conname: str) -> list[tuple[str, int]]:
+    """MQ's CONNAME: ``host(port)``, a comma-separated list of them, port 1414 when omitted."""
+    out = []
+    for part in conname.split(","):
+        if not part.strip():
+            continue
+        m = _CONNAME.match(part)
+        if m is None:
+            raise TransportError(C.MQRC_CHANNEL_CONFIG_ERROR, f"bad connection name {part!r}")
+        out.append((m.group(1), int(m.group(2) or 1414)))
+    if not out:
+        raise TransportError(C.MQRC_CHANNEL_CONFIG_ERROR, "empty connection name")
+    return out
+
+
+class Transport:
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.lock = threading.Lock()
+        self.info: dict[str, Any] = {}
+
+    @classmethod
+    def tcp(cls, conname: str, timeout: float = 10.0) -> "Transport":
+        last: Exception | None = None
+        for host, port in parse_conname(conname):
+            try:
+                sock = socket.create_connection((host, port), timeout=timeout)
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                sock.settimeout(None)
+                return cls(sock)
+            except OSError as e:
+                last = e
+        raise TransportError(C.MQRC_HOST_NOT_AVAILABLE, str(last))
+
+    @classmethod
+    def unix(cls, path: str) -> "Transport":
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(path)
+        except OSError as e:
+            sock.close()
+            raise TransportError(C.MQRC_Q_MGR_NOT_AVAILABLE, str(e)) from None
+        return cls(sock)
+
+    def hello(self, **fields: Any) -> dict[str, Any]:
+        fields["proto"] = P.PROTOCOL_VERSION
+        try:
+            P.send_frame(self.sock, P.HELLO, P.encode_json(fields))
+            ftype, payload = P.recv_frame(self.sock)
+        except (OSError, ConnectionError, P.ProtocolError) as e:
+            self.close()
+            raise TransportError(C.MQRC_CONNECTION_BROKEN, str(e)) from None
+        body = P.decode_json(payload)
+        if ftype == P.ERROR:
+            self.close()
+            raise TransportError(int(body.get("reason", C.MQRC_UNEXPECTED_ERROR)), "connection refused")
+        if ftype != P.HELLO_OK:
+            self.close()
+            raise TransportError(C.MQRC_CONNECTION_BROKEN, f"unexpected frame {ftype:#x}")
+        self.info = body
+        return body
+
+    def call(self, ftype: int, payload: bytes) -> bytes:
+        with self.lock:
+            try:
+                P.send_frame(self.sock, ftype, payload)
+                rtype, reply = P.recv_frame(self.sock)
+            except (OSError, ConnectionError, P.ProtocolError) as e:
+                self.close()
+                raise TransportError(C.MQRC_CONNECTION_BROKEN, str(e)) from None
+        if rtype != ftype | P.REPLY:
+            self.close()
+            raise TransportError(C.MQRC_CONNECTION_BROKEN, f"reply type {rtype:#x} to {ftype:#x}")
+        return reply
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass

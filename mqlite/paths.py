@@ -1,0 +1,91 @@
+"""Where a queue manager's files live: $MQLITE_DATA (default ~/.mqlite)/qmgrs/<name>/."""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+
+
+def data_root() -> str:
+    return os.path.abspath(os.path.expanduser(os.environ.get("MQLITE_DATA", "~/.mqlite")))
+
+
+def _dir_name(qmgr: str) -> str:
+    # MQ maps '.' and '/' in directory names; '/' cannot appear in a file name here.
+    return qmgr.replace("/", "&")
+
+
+@dataclass(frozen=True)
+class QMPaths:
+    name: str
+    root: str
+
+    @classmethod
+    def of(cls, name: str) -> "QMPaths":
+        return cls(name, os.path.join(data_root(), "qmgrs", _dir_name(name)))
+
+    @property
+    def db(self) -> str:
+        return os.path.join(self.root, "qmgr.db")
+
+    @property
+    def config(self) -> str:
+        return os.path.join(self.root, "qm.json")
+
+    @property
+    def pid(self) -> str:
+        return os.path.join(self.root, "qmgr.pid")
+
+    @property
+    def socket(self) -> str:
+        return os.path.join(self.root, "qmgr.sock")
+
+    @property
+    def errors(self) -> str:
+        return os.path.join(self.root, "errors")
+
+    def exists(self) -> bool:
+        return os.path.exists(self.config)
+
+    def read_config(self) -> dict:
+        with open(self.config, encoding="utf-8") as f:
+            return json.load(f)
+
+    def write_config(self, cfg: dict) -> None:
+        tmp = self.config + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(cfg, f, indent=2)
+        os.replace(tmp, self.config)
+
+    def running_pid(self) -> int | None:
+        """The server's process id when it is running, else None."""
+        try:
+            with open(self.pid, encoding="ascii") as f:
+                pid = int(f.read().strip())
+        except (OSError, ValueError):
+            return None
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            return pid
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"mqlite" not in f.read():
+                    return None
+        except OSError:
+            pass
+        return pid
+
+
+def all_qmgrs() -> list[str]:
+    base = os.path.join(data_root(), "qmgrs")
+    out = []
+    if os.path.isdir(base):
+        for d in sorted(os.listdir(base)):
+            cfg = os.path.join(base, d, "qm.json")
+            if os.path.exists(cfg):
+                with open(cfg, encoding="utf-8") as f:
+                    out.append(json.load(f)["name"])
+    return out

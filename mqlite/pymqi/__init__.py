@@ -1,0 +1,463 @@
+"""A pymqi-compatible API: ``from mqlite import pymqi`` and application code runs unchanged.
+
+It speaks mqlite's wire protocol instead of calling IBM's C client, so there is nothing to
+install beyond this package.  Names, defaults, structures and errors follow pymqi 1.12; the
+ibmmq conveniences that do not conflict (str accepted in structure fields, ``inquire`` of a
+list of selectors) are accepted too.
+"""
+from __future__ import annotations
+
+import getpass
+import os
+import struct
+import sys
+from typing import Any
+
+from mqlite.cmq import CMQC, CMQCFC, CMQXC, structs
+from mqlite.cmq.structs import MQStruct
+from mqlite.net import protocol as P
+from mqlite.net.client import Transport, TransportError
+from mqlite.paths import QMPaths, all_qmgrs
+
+# The constant modules are importable as mqlite.pymqi.CMQC etc. and are real source files.
+for _m, _n in ((CMQC, "CMQC"), (CMQCFC, "CMQCFC"), (CMQXC, "CMQXC")):
+    sys.modules[f"{__name__}.{_n}"] = _m
+
+__version__ = "1.12.11"
+__mqlevels__ = ("5.0", "5.1", "5.2", "5.3", "6.0", "7.0", "7.1", "7.5", "8.0.0", "9.0.0", "9.1.0", "9.2.0",
+                "9.3.0", "9.4.0")
+__mqbuild__ = "client"
+
+MQ_MAX_MSG = CMQC.MQ_MAX_MSG_LENGTH
+_II = struct.Struct("<ii")
+_III = struct.Struct("<iii")
+_I = struct.Struct("<i")
+
+
+# --- errors -----------------------------------------------------------------------------------
+def _names(mod: Any, prefix: str) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for k, v in vars(mod).items():
+        if k.startswith(prefix) and isinstance(v, int) and v not in out:
+            out[v] = k
+    return out
+
+
+class Error(Exception):
+    """Base class of every pymqi exception."""
+
+
+class MQMIError(Error):
+    """An MQI call failed or warned: ``comp`` and ``reason`` are MQ's completion and reason codes."""
+
+    _rc_names = {**_names(CMQC, "MQRC_"), **_names(CMQCFC, "MQRCCF_")}
+    comp = CMQC.MQCC_OK
+    reason = CMQC.MQRC_NONE
+
+    def __init__(self, comp: int, reason: int, **kw: Any) -> None:
+        super().__init__(comp, reason)
+        self.comp = comp
+        self.reason = reason
+        for k, v in kw.items():
+            setattr(self, k, v)
+
+    def __str__(self) -> str:
+        return "MQI Error. Comp: %d, Reason %d: %s" % (self.comp, self.reason, self.errorAsString())
+
+    def errorAsString(self) -> str:
+        if self.comp == CMQC.MQCC_OK:
+            return "OK"
+        prefix = "WARNING" if self.comp == CMQC.MQCC_WARNING else "FAILED"
+        name = self._rc_names.get(self.reason)
+        if name is None:
+            return f"{prefix}: Error code {self.reason} not defined"
+        return f"{prefix}: {name}"
+
+    error_as_string = errorAsString
+
+
+class PYIFError(Error):
+    """A mistake on the Python side (not connected, already open, ...)."""
+
+    def __init__(self, e: Any) -> None:
+        super().__init__(e)
+        self.error = e
+
+    def __str__(self) -> str:
+        return f"PYMQI Error: {self.error}"
+
+
+# --- structures -------------------------------------------------------------------------------
+MQOpts = MQStruct
+MD, OD, PMO, GMO, CD, SCO, CNO, CSP, XQH, DLH = (structs.MD, structs.OD, structs.PMO, structs.GMO, structs.CD,
+                                               structs.SCO, structs.CNO, structs.CSP, structs.XQH, structs.DLH)
+md, od, pmo, gmo, cd, sco, cno, csp = MD, OD, PMO, GMO, CD, SCO, CNO, CSP
+
+
+def ensure_bytes(value: Any, encoding: str = "ascii") -> bytes:
+    return value.encode(encoding) if isinstance(value, str) else value
+
+
+ByteString = bytes
+
+
+def _fail(e: TransportError) -> MQMIError:
+    return MQMIError(CMQC.MQCC_FAILED, e.reason, detail=e.detail)
+
+
+def _check(reply: bytes) -> tuple[int, int]:
+    comp, reason = _II.unpack_from(reply)
+    if comp == CMQC.MQCC_FAILED:
+        raise MQMIError(comp, reason)
+    return comp, reason
+
+
+def _qmgr_from_mqserver() -> tuple[str, str] | None:
+    """MQSERVER=CHANNEL/TCP/host(port): the client channel and connection name, when set."""
+    value = os.environ.get("MQSERVER")
+    if not value:
+        return None
+    parts = value.split("/", 2)
+    if len(parts) != 3 or parts[1].upper() != "TCP":
+        raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_CHANNEL_CONFIG_ERROR, detail=f"MQSERVER={value!r}")
+    return parts[0].strip(), parts[2].strip()
+
+
+class QueueManager:
+    """A connection to a queue manager (MQCONN/MQCONNX)."""
+
+    def __init__(self, name: str | bytes | None = "", disconnect_on_exit: bool = True,
+                 bytes_encoding: str = "utf8", default_ccsid: int = 1208) -> None:
+        self._transport: Transport | None = None
+        self._name = ""
+        self._qmobj: int | None = None
+        self.disconnect_on_exit = disconnect_on_exit
+        self.bytes_encoding = bytes_encoding
+        self.default_ccsid = default_ccsid
+        if name is not None:
+            self.connect(name)
+
+    # connection -------------------------------------------------------------------------------
+    def connect(self, name: str | bytes) -> None:
+        """MQCONN: a client connection when MQSERVER is set, else local bindings."""
+        client = _qmgr_from_mqserver()
+        if client is not None:
+            self._connect_client(name, client[0], client[1], None, None)
+        else:
+            self._connect_bindings(name)
+
+    def connect_with_options(self, name: str | bytes, *args: Any, **kwargs: Any) -> None:
+        cd_ = kwargs.get("cd")
+        user, password = kwargs.get("user"), kwargs.get("password")
+        csp_ = kwargs.get("csp")
+        if args:  # the old positional form: (name, cd[, sco])
+            cd_ = args[0]
+        if user is not None and password is None:
+            raise ValueError("Password must not be None if user is provided")
+        if csp_ is not None:
+            user = user or csp_.CSPUserId
+            password = password or csp_.CSPPassword
+        if cd_ is not None:
+            channel = structs.text(cd_.ChannelName)
+            conname = structs.text(cd_.ConnectionName)
+            self._connect_client(name, channel, conname, user, password)
+        else:
+            self.connect(name) if user is None else self._connect_bindings(name, user, password)
+
+    def connect_tcp_client(self, name: str | bytes, cd: CD, channel: str | bytes, conn_name: str | bytes,
+                           user: Any = None, password: Any = None) -> None:
+        cd.ChannelName = ensure_bytes(channel)
+        cd.ConnectionName = ensure_bytes(conn_name)
+        cd.ChannelType = CMQC.MQCHT_CLNTCONN
+        cd.TransportType = CMQC.MQXPT_TCP
+        self.connect_with_options(name, user=user, password=password, cd=cd)
+
+    connectWithOptions = connect_with_options
+    connectTCPClient = connect_tcp_client
+
+    def _hello(self, transport: Transport, name: str, **extra: Any) -> None:
+        try:
+            info = transport.hello(qmgr=name, appl=os.path.basename(sys.argv[0] or "python")[-28:],
+                                   appl_type=CMQC.MQAT_UNIX, user=extra.pop("user", None) or _os_user(), **extra)
+        except TransportError as e:
+            raise _fail(e) from None
+        self._transport = transport
+        self._name = info.get("qmgr", name)
+
+    def _connect_client(self, name: Any, channel: str, conname: str, user: Any, password: Any) -> None:
+        if self._transport is not None:
+            raise MQMIError(CMQC.MQCC_WARNING, CMQC.MQRC_ALREADY_CONNECTED)
+        qname = structs.text(ensure_bytes(name or b""))
+        try:
+            transport = Transport.tcp(conname)
+        except TransportError as e:
+            raise _fail(e) from None
+        self._hello(transport, qname, channel=channel, kind="client",
+                    user=_text(user), password=_text(password))
+
+    def _connect_bindings(self, name: Any, user: Any = None, password: Any = None) -> None:
+        if self._transport is not None:
+            raise MQMIError(CMQC.MQCC_WARNING, CMQC.MQRC_ALREADY_CONNECTED)
+        qname = structs.text(ensure_bytes(name or b""))
+        if not qname:
+            known = all_qmgrs()
+            running = [q for q in known if QMPaths.of(q).running_pid()]
+            if len(running) != 1:
+                raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_Q_MGR_NAME_ERROR)
+            qname = running[0]
+        paths = QMPaths.of(qname)
+        if not paths.exists():
+            raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_Q_MGR_NAME_ERROR)
+        try:
+            transport = Transport.unix(paths.socket)
+        except TransportError as e:
+            raise _fail(e) from None
+        self._hello(transport, qname, kind="bindings", user=_text(user), password=_text(password))
+
+    def _call(self, ftype: int, payload: bytes) -> bytes:
+        if self._transport is None:
+            raise PYIFError("not connected")
+        try:
+            return self._transport.call(ftype, payload)
+        except TransportError as e:
+            self._transport = None
+            raise _fail(e) from None
+
+    def disconnect(self) -> None:
+        if self._transport is None:
+            raise PYIFError("not connected")
+        try:
+            self._transport.call(P.DISC, b"")
+        except TransportError:
+            pass
+        self._transport.close()
+        self._transport = None
+        self._qmobj = None
+
+    def get_handle(self) -> int:
+        if self._transport is None:
+            raise PYIFError("not connected")
+        return int(self._transport.info.get("hconn", 0))
+
+    getHandle = get_handle
+
+    def get_name(self) -> str:
+        return self._name
+
+    def begin(self) -> None:
+        """MQBEGIN: with no external resource managers MQ answers MQRC_NO_EXTERNAL_PARTICIPANTS."""
+        if self._transport is None:
+            raise PYIFError("not connected")
+        raise MQMIError(CMQC.MQCC_WARNING, 2121)
+
+    def commit(self) -> None:
+        _check(self._call(P.CMIT, b""))
+
+    def backout(self) -> None:
+        _check(self._call(P.BACK, b""))
+
+    def put1(self, qDesc: Any, msg: Any, mDesc: MD | None = None, putOpts: PMO | None = None) -> None:
+        od_ = qDesc if isinstance(qDesc, OD) else OD(ObjectName=ensure_bytes(qDesc))
+        md_ = mDesc if mDesc is not None else MD()
+        pmo_ = putOpts if putOpts is not None else PMO()
+        body = self._body(msg, md_)
+        reply = self._call(P.PUT1, od_.pack() + pmo_.pack() + md_.pack() + body)
+        comp, reason = _check(reply)
+        off = 8
+        od_.unpack(reply[off:off + P.OD_LEN])
+        off += P.OD_LEN
+        md_.unpack(reply[off:off + P.MD_LEN])
+        pmo_.unpack(reply[off + P.MD_LEN:])
+        if comp:
+            raise MQMIError(comp, reason)
+
+    def _body(self, msg: Any, md_: MD) -> bytes:
+        if isinstance(msg, str):
+            md_.Format = CMQC.MQFMT_STRING
+            md_.CodedCharSetId = self.default_ccsid
+            return msg.encode(self.bytes_encoding)
+        if isinstance(msg, (bytes, bytearray, memoryview)):
+            return bytes(msg)
+        raise TypeError(f"Message type is {type(msg)}. Convert to bytes.")
+
+    def inquire(self, attribute: int | list[int]) -> Any:
+        if self._qmobj is None:
+            od_ = OD(ObjectType=CMQC.MQOT_Q_MGR)
+            reply = self._call(P.OPEN, _I.pack(CMQC.MQOO_INQUIRE) + od_.pack())
+            _check(reply)
+            self._qmobj = _III.unpack_from(reply)[2]
+        return _inquire(self, self._qmobj, attribute)
+
+    inq = inquire
+
+    @property
+    def is_connected(self) -> bool:
+        if self._transport is None:
+            return False
+        try:
+            self.inquire(CMQC.MQCA_Q_MGR_NAME)
+            return True
+        except (MQMIError, PYIFError):
+            return False
+
+    def __del__(self) -> None:
+        if getattr(self, "disconnect_on_exit", False) and getattr(self, "_transport", None) is not None:
+            try:
+                self.disconnect()
+            except Exception:
+                pass
+
+
+def _text(v: Any) -> str | None:
+    if v is None:
+        return None
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def _os_user() -> str:
+    try:
+        return getpass.getuser()[:12]
+    except Exception:
+        return ""
+
+
+def _inquire(qmgr: QueueManager, hobj: int, attribute: int | list[int]) -> Any:
+    selectors = attribute if isinstance(attribute, (list, tuple)) else [attribute]
+    payload = _II.pack(hobj, len(selectors)) + struct.pack(f"<{len(selectors)}i", *selectors)
+    reply = qmgr._call(P.INQ, payload)
+    _check(reply)
+    values, _ = P.decode_values(reply, 8)
+    if isinstance(attribute, (list, tuple)):
+        return dict(zip(selectors, values))
+    return values[0]
+
+
+class Queue:
+    """An MQ queue: open, put, get, inquire, set and close, with pymqi's deferred-open rules."""
+
+    def __init__(self, qMgr: QueueManager, qDesc: Any = None, openOpts: int | None = None) -> None:
+        self.__qMgr = qMgr
+        self.__qHandle: int | None = None
+        self.__qDesc: OD | None = None
+        self.__openOpts: int | None = None
+        if qDesc is not None:
+            self.__qDesc = self.__make_od(qDesc)
+            if openOpts is not None:
+                self.open(self.__qDesc, openOpts)
+
+    @staticmethod
+    def __make_od(qDesc: Any) -> OD:
+        return qDesc if isinstance(qDesc, OD) else OD(ObjectName=ensure_bytes(qDesc))
+
+    def open(self, qDesc: Any, openOpts: int | None = None) -> None:
+        if self.__qHandle is not None:
+            raise PYIFError("The Queue is already open")
+        od_ = self.__make_od(qDesc)
+        self.__qDesc = od_
+        opts = CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT if openOpts is None else openOpts
+        reply = self.__qMgr._call(P.OPEN, _I.pack(opts) + od_.pack())
+        _check(reply)
+        self.__qHandle = _III.unpack_from(reply)[2]
+        od_.unpack(reply[12:12 + P.OD_LEN])
+        self.__openOpts = opts
+
+    def __ensure_open(self, opts: int) -> int:
+        if self.__qHandle is None:
+            if self.__qDesc is None:
+                raise PYIFError("The Queue Descriptor has not been set.")
+            self.open(self.__qDesc, opts)
+        assert self.__qHandle is not None
+        return self.__qHandle
+
+    def put(self, msg: Any, mDesc: MD | None = None, putOpts: PMO | None = None) -> None:
+        hobj = self.__ensure_open(CMQC.MQOO_OUTPUT)
+        md_ = mDesc if mDesc is not None else MD()
+        pmo_ = putOpts if putOpts is not None else PMO()
+        body = self.__qMgr._body(msg, md_)
+        reply = self.__qMgr._call(P.PUT, _I.pack(hobj) + pmo_.pack() + md_.pack() + body)
+        comp, reason = _check(reply)
+        md_.unpack(reply[8:8 + P.MD_LEN])
+        pmo_.unpack(reply[8 + P.MD_LEN:])
+        if comp:
+            raise MQMIError(comp, reason)
+
+    def get(self, maxLength: int | None = None, mDesc: MD | None = None, getOpts: GMO | None = None) -> bytes:
+        hobj = self.__ensure_open(CMQC.MQOO_INPUT_AS_Q_DEF)
+        md_ = mDesc if mDesc is not None else MD()
+        gmo_ = getOpts if getOpts is not None else GMO()
+        if maxLength is None:
+            length = 0 if gmo_.Options & CMQC.MQGMO_ACCEPT_TRUNCATED_MSG else MQ_MAX_MSG
+        else:
+            length = maxLength
+        reply = self.__qMgr._call(P.GET, _II.pack(hobj, length) + gmo_.pack() + md_.pack())
+        comp, reason = _check(reply)
+        data_length = _III.unpack_from(reply)[2]
+        gmo_.unpack(reply[12:12 + P.GMO_LEN])
+        md_.unpack(reply[12 + P.GMO_LEN:12 + P.GMO_LEN + P.MD_LEN])
+        body = reply[12 + P.GMO_LEN + P.MD_LEN:]
+        if comp:
+            raise MQMIError(comp, reason, message=body, original_length=data_length)
+        return body
+
+    def get_no_jms(self, maxLength: int | None = None, mDesc: MD | None = None, getOpts: GMO | None = None) -> bytes:
+        gmo_ = getOpts if getOpts is not None else GMO()
+        gmo_.Options |= CMQC.MQGMO_NO_PROPERTIES | CMQC.MQGMO_FAIL_IF_QUIESCING
+        return self.get(maxLength, mDesc, gmo_)
+
+    get_no_rfh2 = get_no_jms
+
+    def close(self, options: int = CMQC.MQCO_NONE) -> None:
+        if self.__qHandle is None:
+            raise PYIFError("not open")
+        _check(self.__qMgr._call(P.CLOSE, _II.pack(self.__qHandle, options)))
+        self.__qHandle = None
+        self.__openOpts = None
+
+    def inquire(self, attribute: int | list[int]) -> Any:
+        hobj = self.__ensure_open(CMQC.MQOO_INQUIRE)
+        return _inquire(self.__qMgr, hobj, attribute)
+
+    inq = inquire
+
+    def set(self, attribute: int | dict[int, Any], arg: Any = None) -> None:
+        hobj = self.__ensure_open(CMQC.MQOO_SET)
+        pairs = list(attribute.items()) if isinstance(attribute, dict) else [(attribute, arg)]
+        payload = (_I.pack(hobj) + P.encode_values([s for s, _ in pairs])
+                   + P.encode_values([v for _, v in pairs]))
+        _check(self.__qMgr._call(P.SET, payload))
+
+    def get_handle(self) -> int:
+        if self.__qHandle is None:
+            raise PYIFError("not open")
+        return self.__qHandle
+
+    def set_handle(self, handle: int) -> None:
+        self.__qHandle = handle
+
+    def get_name(self) -> str:
+        return structs.text(self.__qDesc.ObjectName) if self.__qDesc is not None else ""
+
+    def get_queue_manager(self) -> QueueManager:
+        return self.__qMgr
+
+
+def connect(queue_manager: str, channel: str | None = None, conn_info: str | None = None,
+            user: str | None = None, password: str | None = None, disconnect_on_exit: bool = True,
+            bytes_encoding: str = "utf8", default_ccsid: int = 1208) -> QueueManager:
+    """Connect as a client when channel and conn_info are given, else with local bindings."""
+    if channel and conn_info:
+        qmgr = QueueManager(None, disconnect_on_exit, bytes_encoding=bytes_encoding, default_ccsid=default_ccsid)
+        qmgr.connect_tcp_client(queue_manager or "", CD(), channel, conn_info, user, password)
+        return qmgr
+    if queue_manager is not None:
+        qmgr = QueueManager(None, disconnect_on_exit, bytes_encoding=bytes_encoding, default_ccsid=default_ccsid)
+        if user is not None:
+            qmgr.connect_with_options(queue_manager, user=user, password=password)
+        else:
+            qmgr.connect(queue_manager)
+        return qmgr
+    raise TypeError("Invalid arguments: %s" % [queue_manager, channel, conn_info, user, password])
+
+
+__all__ = ["CMQC", "CMQCFC", "CMQXC", "MQMIError", "PYIFError", "Error", "QueueManager", "Queue", "connect",
+           "MD", "OD", "PMO", "GMO", "CD", "SCO", "CNO", "CSP", "XQH", "DLH", "MQOpts", "ensure_bytes"]

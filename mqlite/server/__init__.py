@@ -1,0 +1,1 @@
+"""The queue-manager server process: listeners, connection threads, durability, shutdown."""

@@ -1,0 +1,41 @@
+"""The queue manager's error log: errors/AMQERR01.LOG, rotated to AMQERR02 and AMQERR03 as MQ does."""
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+
+class ErrorLog:
+    def __init__(self, directory: str, qmgr: str, limit: int = 2 * 1024 * 1024) -> None:
+        self.dir = directory
+        self.qmgr = qmgr
+        self.limit = limit
+        self.lock = threading.Lock()
+        os.makedirs(directory, exist_ok=True)
+        self.path = os.path.join(directory, "AMQERR01.LOG")
+
+    def write(self, msgid: str, text: str, explanation: str = "") -> None:
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
+        entry = (f"{stamp} - Process({os.getpid()}) Program(mqlite) QMgr({self.qmgr})\n"
+                 f"{msgid}: {text}\n")
+        if explanation:
+            entry += f"EXPLANATION:\n{explanation}\n"
+        entry += "-" * 80 + "\n"
+        with self.lock:
+            self._rotate(len(entry))
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(entry)
+
+    def _rotate(self, incoming: int) -> None:
+        try:
+            size = os.path.getsize(self.path)
+        except OSError:
+            return
+        if size + incoming <= self.limit:
+            return
+        p2 = os.path.join(self.dir, "AMQERR02.LOG")
+        p3 = os.path.join(self.dir, "AMQERR03.LOG")
+        if os.path.exists(p2):
+            os.replace(p2, p3)
+        os.replace(self.path, p2)

@@ -1,0 +1,32 @@
+"""The server process: ``python -m mqlite.server.main QMNAME`` (strmqm starts it in the background)."""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+from mqlite.server.server import QMServer
+
+
+def main(argv: list[str]) -> int:
+    name = argv[0]
+    srv = QMServer(name)
+    try:
+        srv.start()
+    except OSError as e:
+        print(f"ERROR {e}", flush=True)
+        return 1
+    signal.signal(signal.SIGTERM, lambda *_: srv.shutdown(immediate=True))
+    signal.signal(signal.SIGINT, lambda *_: srv.shutdown(immediate=True))
+    print("READY", flush=True)
+    # Detach from the starter's pipe: from here on only the error log speaks.
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    while not srv.stopped.wait(0.5):
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

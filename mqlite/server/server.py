@@ -1,0 +1,501 @@
+"""The queue-manager server: the engine behind listeners, one thread per connection.
+
+Why threads rather than an event loop: every MQI call is a request and a reply on one
+connection, and a thread blocked in ``recv`` costs nothing while it waits; per call a thread does
+less work than an event loop's callbacks, which is what the put/get rates are made of.  The engine
+stays sans-IO: calls into it are serialised by one lock, MQGET waits sleep on a per-queue
+condition of that lock, and durability (group commit) happens after the lock is released so
+concurrent callers share one fsync.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import struct
+import threading
+import time
+import traceback
+from typing import Any
+
+from mqlite.cmq import CMQC as C
+from mqlite.cmq.structs import GMO, MD, OD, PMO
+from mqlite.engine.clock import Clock
+from mqlite.engine.errors import MQIError
+from mqlite.engine.qmgr import Conn, QueueManager
+from mqlite.mqsc.commands import Executor
+from mqlite.net import protocol as P
+from mqlite.objects.model import MQObject
+from mqlite.paths import QMPaths
+from mqlite.server.errlog import ErrorLog
+from mqlite.store.sqlite import Store
+
+WAIT_SLICE = 0.5          # a waiting MQGET checks its connection at least this often
+HELLO_TIMEOUT = 10.0
+
+
+class Listener:
+    """A TCP listener (a LISTENER object) accepting client connections."""
+
+    def __init__(self, server: "QMServer", obj: MQObject) -> None:
+        self.server = server
+        self.obj = obj
+        host = obj["IPADDR"] or "127.0.0.1"
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind((host, obj["PORT"]))
+        self.sock.listen(obj["BACKLOG"] or 128)
+        self.port = self.sock.getsockname()[1]
+        self.thread = threading.Thread(target=self.server.accept_loop, args=(self.sock, "tcp"),
+                                       name=f"listener-{obj.name}", daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+
+
+class QMServer:
+    def __init__(self, name: str, clock: Clock | None = None) -> None:
+        self.paths = QMPaths.of(name)
+        self.name = name
+        self.log = ErrorLog(self.paths.errors, name)
+        self.store = Store(self.paths.db)
+        self.qm = QueueManager(name, self.store, clock)
+        self.lock = threading.Lock()
+        self.conds: dict[str, threading.Condition] = {}
+        self.qm.on_available = self._notify
+        self.qm.log = lambda s: self.log.write("MQL9000I", s)
+        self.executor = Executor(self.qm, self)
+        self.listeners: dict[str, Listener] = {}
+        self.sessions: set["Session"] = set()
+        self.sessions_lock = threading.Lock()
+        self.stopping = threading.Event()
+        self.stopped = threading.Event()
+        self.unix_sock: socket.socket | None = None
+
+    # --- lifecycle ----------------------------------------------------------------------------
+    def start(self) -> None:
+        stats = self.qm.recover()
+        self.log.write("AMQ8003I", f"IBM MQ queue manager '{self.name}' started.",
+                       f"Recovered {stats['messages']} persistent messages on {stats['queues']} queues.")
+        for obj in list(self.qm.objects["LISTENER"].values()):
+            if obj["CONTROL"] in (1, 2):  # QMGR, STARTONLY
+                err = self.start_listener(obj)
+                if err:
+                    self.log.write("AMQ9212E", f"Listener {obj.name} could not start: {err}")
+        if os.path.exists(self.paths.socket):
+            os.unlink(self.paths.socket)
+        us = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        us.bind(self.paths.socket)
+        us.listen(128)
+        self.unix_sock = us
+        threading.Thread(target=self.accept_loop, args=(us, "bindings"), name="bindings", daemon=True).start()
+        with open(self.paths.pid, "w", encoding="ascii") as f:
+            f.write(str(os.getpid()))
+
+    def shutdown(self, immediate: bool) -> None:
+        """End the queue manager: quiesce (wait for applications) or end immediately."""
+        if self.stopping.is_set():
+            return
+        with self.lock:
+            self.qm.quiescing = True
+            for cond in self.conds.values():
+                cond.notify_all()
+        self.stopping.set()
+        threading.Thread(target=self._finish, args=(immediate,), name="shutdown", daemon=True).start()
+
+    def _finish(self, immediate: bool) -> None:
+        if not immediate:
+            while True:
+                with self.sessions_lock:
+                    apps = [s for s in self.sessions if s.conn is not None]
+                if not apps:
+                    break
+                time.sleep(0.05)
+        for lst in list(self.listeners.values()):
+            lst.close()
+        self.listeners.clear()
+        if self.unix_sock is not None:
+            self.unix_sock.close()
+        with self.sessions_lock:
+            sessions = list(self.sessions)
+        for s in sessions:
+            s.kill()
+        with self.lock:
+            self.store.sync()
+            self.store.close()
+        for p in (self.paths.socket, self.paths.pid):
+            try:
+                os.unlink(p)
+            except OSError:
+                pass
+        self.log.write("AMQ8004I", f"IBM MQ queue manager '{self.name}' ended.")
+        self.stopped.set()
+
+    # --- Services for MQSC (listeners) --------------------------------------------------------
+    def start_listener(self, obj: MQObject) -> str | None:
+        if obj.name in self.listeners:
+            return f"MQL0004E: Listener {obj.name} is already running."
+        try:
+            self.listeners[obj.name] = Listener(self, obj)
+        except OSError as e:
+            self.log.write("AMQ9212E", f"A TCP/IP listener could not bind to port {obj['PORT']}: {e}")
+            return f"AMQ9212E: Listener {obj.name} could not bind to port {obj['PORT']}."
+        return None
+
+    def stop_listener(self, name: str) -> str | None:
+        lst = self.listeners.pop(name, None)
+        if lst is None:
+            return "MQL0003E: Listener not active."
+        lst.close()
+        return None
+
+    def listener_status(self, name: str) -> dict[str, Any] | None:
+        lst = self.listeners.get(name)
+        return None if lst is None else {"PORT": lst.port, "STATUS": "RUNNING"}
+
+    # --- connections --------------------------------------------------------------------------
+    def accept_loop(self, sock: socket.socket, kind: str) -> None:
+        while not self.stopping.is_set():
+            try:
+                s, addr = sock.accept()
+            except OSError:
+                return
+            if kind == "tcp":
+                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            peer = f"{addr[0]}({addr[1]})" if kind == "tcp" else "bindings"
+            session = Session(self, s, kind, peer)
+            with self.sessions_lock:
+                self.sessions.add(session)
+            threading.Thread(target=session.run, name=f"conn-{peer}", daemon=True).start()
+
+    def _notify(self, queue: str) -> None:
+        cond = self.conds.get(queue)
+        if cond is not None:
+            cond.notify_all()
+
+    def cond_for(self, queue: str) -> threading.Condition:
+        cond = self.conds.get(queue)
+        if cond is None:
+            cond = self.conds[queue] = threading.Condition(self.lock)
+        return cond
+
+    def forget(self, session: "Session") -> None:
+        with self.sessions_lock:
+            self.sessions.discard(session)
+
+
+class Session:
+    """One client or bindings connection, served by its own thread."""
+
+    def __init__(self, server: QMServer, sock: socket.socket, kind: str, peer: str) -> None:
+        self.server = server
+        self.sock = sock
+        self.kind = kind
+        self.peer = peer
+        self.conn: Conn | None = None
+        self.control_only = False
+        self.closed = False
+
+    def kill(self) -> None:
+        self.closed = True
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def run(self) -> None:
+        srv = self.server
+        try:
+            self.sock.settimeout(HELLO_TIMEOUT)
+            ftype, payload = P.recv_frame(self.sock, max_frame=65536)
+            if ftype != P.HELLO:
+                raise P.ProtocolError(f"first frame type {ftype:#x} is not HELLO")
+            if not self._hello(P.decode_json(payload)):
+                return
+            self.sock.settimeout(None)
+            while not self.closed:
+                ftype, payload = P.recv_frame(self.sock)
+                if ftype == P.DISC:
+                    if self.conn is not None:
+                        self._call(self._disconnect)
+                    P.send_frame(self.sock, P.DISC | P.REPLY, P.II.pack(0, 0))
+                    return
+                handler = DISPATCH.get(ftype)
+                if handler is None:
+                    raise P.ProtocolError(f"unknown frame type {ftype:#x}")
+                if self.control_only != (ftype in (P.MQSC, P.CONTROL)):
+                    raise P.ProtocolError(f"frame type {ftype:#x} not allowed on this connection")
+                reply = handler(self, payload)
+                if reply is not None:
+                    P.send_frame(self.sock, ftype | P.REPLY, reply)
+        except P.ProtocolError as e:
+            srv.log.write("AMQ9504E", f"A protocol error was detected on a connection from {self.peer}.",
+                          f"{e}. The connection was closed; the queue manager continues.")
+        except (ConnectionError, OSError, socket.timeout) as e:
+            if self.conn is not None and not self.closed and not srv.stopping.is_set():
+                srv.log.write("AMQ9209E", f"Connection to host {self.peer} closed.",
+                              f"The application ended without MQDISC ({e.__class__.__name__}); "
+                              "its unit of work was backed out.")
+        except Exception:  # a defect: log it, drop this connection, keep the queue manager running
+            srv.log.write("MQL9999E", f"Unexpected error serving {self.peer}.", traceback.format_exc())
+        finally:
+            if self.conn is not None:
+                with srv.lock:
+                    if self.conn.hconn in srv.qm.conns:
+                        srv.qm.disconnect(self.conn, commit=False)
+                srv.store.sync()
+            self.conn = None
+            try:
+                self.sock.close()
+            except OSError:
+                pass
+            srv.forget(self)
+
+    def _hello(self, req: Any) -> bool:
+        srv = self.server
+        if not isinstance(req, dict) or req.get("proto") != P.PROTOCOL_VERSION:
+            raise P.ProtocolError(f"unsupported protocol version in HELLO: {req!r:.200}")
+        qmname = str(req.get("qmgr") or "")
+        if qmname and qmname != srv.name and not qmname.startswith("*"):
+            return self._refuse(C.MQRC_Q_MGR_NAME_ERROR, f"queue manager {qmname} requested")
+        if req.get("control"):
+            # runmqsc and the control commands: MQSC and CONTROL frames, no MQI connection.
+            if self.kind != "bindings":
+                return self._refuse(C.MQRC_NOT_AUTHORIZED, "administration over a network connection")
+            self.control_only = True
+            P.send_frame(self.sock, P.HELLO_OK, P.encode_json({"qmgr": srv.name, "proto": P.PROTOCOL_VERSION}))
+            return True
+        if self.kind == "tcp":
+            chl = str(req.get("channel") or "")
+            obj = srv.qm.lookup("CHANNEL", chl)
+            if obj is None:
+                srv.log.write("AMQ9519E", f"Channel '{chl}' not found.",
+                              f"A client at {self.peer} asked for a channel that is not defined.")
+                return self._refuse(C.MQRC_UNKNOWN_CHANNEL_NAME, f"channel {chl} not found")
+            if obj.kind != "SVRCONN":
+                srv.log.write("AMQ9547E", f"Type of remote channel '{chl}' not suitable for the action requested.")
+                return self._refuse(C.MQRC_CHANNEL_CONFIG_ERROR, f"channel {chl} is not SVRCONN")
+        with srv.lock:
+            try:
+                self.conn = srv.qm.connect(str(req.get("appl") or "")[-28:], int(req.get("appl_type") or C.MQAT_UNIX),
+                                           str(req.get("user") or ""))
+            except MQIError as e:
+                return self._refuse(e.reason, "queue manager quiescing")
+        info = {"qmgr": srv.name, "proto": P.PROTOCOL_VERSION, "hconn": self.conn.hconn,
+                "ccsid": srv.qm.qmgr["CCSID"], "qmid": srv.qm.qmgr["QMID"]}
+        P.send_frame(self.sock, P.HELLO_OK, P.encode_json(info))
+        return True
+
+    def _refuse(self, reason: int, why: str) -> bool:
+        self.server.log.write("AMQ9999E", f"Connection from {self.peer} refused.", f"{why} (reason {reason}).")
+        P.send_frame(self.sock, P.ERROR, P.encode_json({"comp": C.MQCC_FAILED, "reason": reason}))
+        return False
+
+    # --- calls --------------------------------------------------------------------------------
+    def _call(self, fn: Any, *args: Any) -> Any:
+        """Run an engine call under the lock, then make its journal entries durable before replying."""
+        srv = self.server
+        conn = self.conn
+        assert conn is not None
+        with srv.lock:
+            result = fn(conn, *args)
+            ticket = conn.ticket
+        if ticket:
+            srv.store.sync(ticket)
+        return result
+
+    def _disconnect(self, conn: Conn) -> None:
+        self.server.qm.disconnect(conn, commit=True)
+        self.conn = None
+
+    def _failed(self, e: MQIError) -> bytes:
+        return P.II.pack(e.comp, e.reason)
+
+
+def _open(s: Session, p: bytes) -> bytes:
+    if len(p) != 4 + P.OD_LEN:
+        raise P.ProtocolError("OPEN payload length")
+    (options,) = P.I1.unpack_from(p)
+    od = OD.from_bytes(p[4:])
+    try:
+        h = s._call(s.server.qm.open, od, options)
+    except MQIError as e:
+        return s._failed(e)
+    return P.III.pack(C.MQCC_OK, 0, h.hobj) + od.pack()
+
+
+def _close(s: Session, p: bytes) -> bytes:
+    if len(p) != 8:
+        raise P.ProtocolError("CLOSE payload length")
+    hobj, options = P.II.unpack(p)
+    try:
+        s._call(s.server.qm.close, hobj, options)
+    except MQIError as e:
+        return s._failed(e)
+    return P.II.pack(C.MQCC_OK, 0)
+
+
+def _put(s: Session, p: bytes) -> bytes:
+    if len(p) < 4 + P.PMO_LEN + P.MD_LEN:
+        raise P.ProtocolError("PUT payload length")
+    (hobj,) = P.I1.unpack_from(p)
+    pmo = PMO.from_bytes(p[4:4 + P.PMO_LEN])
+    md = MD.from_bytes(p[4 + P.PMO_LEN:4 + P.PMO_LEN + P.MD_LEN])
+    body = p[4 + P.PMO_LEN + P.MD_LEN:]
+    try:
+        warn = s._call(s.server.qm.put, hobj, md, pmo, body)
+    except MQIError as e:
+        return s._failed(e)
+    return P.II.pack(C.MQCC_WARNING if warn else C.MQCC_OK, warn) + md.pack() + pmo.pack()
+
+
+def _put1(s: Session, p: bytes) -> bytes:
+    base = P.OD_LEN + P.PMO_LEN + P.MD_LEN
+    if len(p) < base:
+        raise P.ProtocolError("PUT1 payload length")
+    od = OD.from_bytes(p[:P.OD_LEN])
+    pmo = PMO.from_bytes(p[P.OD_LEN:P.OD_LEN + P.PMO_LEN])
+    md = MD.from_bytes(p[P.OD_LEN + P.PMO_LEN:base])
+    try:
+        warn = s._call(s.server.qm.put1, od, md, pmo, p[base:])
+    except MQIError as e:
+        return s._failed(e)
+    return P.II.pack(C.MQCC_WARNING if warn else C.MQCC_OK, warn) + od.pack() + md.pack() + pmo.pack()
+
+
+def _get(s: Session, p: bytes) -> bytes:
+    if len(p) != 8 + P.GMO_LEN + P.MD_LEN:
+        raise P.ProtocolError("GET payload length")
+    hobj, maxlen = P.II.unpack_from(p)
+    gmo = GMO.from_bytes(p[8:8 + P.GMO_LEN])
+    md = MD.from_bytes(p[8 + P.GMO_LEN:])
+    srv = s.server
+    conn = s.conn
+    assert conn is not None
+    wait = gmo.Options & C.MQGMO_WAIT
+    deadline = None
+    if wait and gmo.WaitInterval != C.MQWI_UNLIMITED:
+        deadline = time.monotonic() + gmo.WaitInterval / 1000.0
+    try:
+        with srv.lock:
+            while True:
+                try:
+                    r = srv.qm.get(conn, hobj, md, gmo, maxlen)
+                    break
+                except MQIError as e:
+                    if e.reason != C.MQRC_NO_MSG_AVAILABLE or not wait:
+                        raise
+                    if srv.qm.quiescing:
+                        raise MQIError(C.MQRC_Q_MGR_QUIESCING if gmo.Options & C.MQGMO_FAIL_IF_QUIESCING
+                                       else C.MQRC_NO_MSG_AVAILABLE) from None
+                    remaining = WAIT_SLICE if deadline is None else deadline - time.monotonic()
+                    if remaining <= 0:
+                        raise
+                    qname = srv.qm.wait_queue(conn, hobj)
+                    if qname is None:
+                        raise
+                    srv.cond_for(qname).wait(min(remaining, WAIT_SLICE))
+                    if s.closed or _peer_gone(s.sock):
+                        raise ConnectionError("client went away during MQGET wait") from None
+            ticket = conn.ticket
+    except MQIError as e:
+        return s._failed(e)
+    if ticket:
+        srv.store.sync(ticket)
+    return (P.III.pack(r.comp, r.reason, r.data_length) + r.gmo.pack() + r.md.pack() + r.body)
+
+
+def _peer_gone(sock: socket.socket) -> bool:
+    try:
+        sock.setblocking(False)
+        try:
+            data = sock.recv(1, socket.MSG_PEEK)
+        finally:
+            sock.setblocking(True)
+        return data == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
+def _inq(s: Session, p: bytes) -> bytes:
+    try:
+        hobj, n = P.II.unpack_from(p)
+        if n < 0 or n > 256 or len(p) != 8 + 4 * n:
+            raise P.ProtocolError("INQ selector count")
+        selectors = list(struct.unpack_from(f"<{n}i", p, 8))
+    except struct.error as e:
+        raise P.ProtocolError(f"INQ payload: {e}") from None
+    try:
+        values = s._call(s.server.qm.inquire, hobj, selectors)
+    except MQIError as e:
+        return s._failed(e)
+    return P.II.pack(C.MQCC_OK, 0) + P.encode_values(values)
+
+
+def _set(s: Session, p: bytes) -> bytes:
+    if len(p) < 8:
+        raise P.ProtocolError("SET payload length")
+    (hobj,) = P.I1.unpack_from(p)
+    selectors, off = P.decode_values(p, 4)
+    values, _ = P.decode_values(p, off)
+    if len(selectors) != len(values) or not all(isinstance(x, int) for x in selectors):
+        raise P.ProtocolError("SET selectors and values")
+    try:
+        s._call(s.server.qm.set, hobj, selectors, values)
+    except MQIError as e:
+        return s._failed(e)
+    return P.II.pack(C.MQCC_OK, 0)
+
+
+def _cmit(s: Session, p: bytes) -> bytes:
+    try:
+        s._call(s.server.qm.commit)
+    except MQIError as e:
+        return s._failed(e)
+    return P.II.pack(C.MQCC_OK, 0)
+
+
+def _back(s: Session, p: bytes) -> bytes:
+    try:
+        s._call(s.server.qm.backout)
+    except MQIError as e:
+        return s._failed(e)
+    return P.II.pack(C.MQCC_OK, 0)
+
+
+def _mqsc(s: Session, p: bytes) -> bytes:
+    text = p.decode("utf-8", "replace")
+    srv = s.server
+    with srv.lock:
+        result = srv.executor.run(text)
+        ticket = srv.store.last_ticket
+    srv.store.sync(ticket)
+    if result.status != "ok":
+        srv.log.write("AMQ8101S" if result.status == "error" else "AMQ8405I",
+                      f"MQSC command failed: {text[:200]}", "\n".join(result.lines))
+    return P.encode_json({"status": result.status, "lines": result.lines})
+
+
+def _control(s: Session, p: bytes) -> bytes:
+    req = P.decode_json(p)
+    op = req.get("op") if isinstance(req, dict) else None
+    srv = s.server
+    if op == "end":
+        srv.shutdown(immediate=bool(req.get("immediate")))
+        return P.encode_json({"ok": True})
+    if op == "status":
+        with srv.sessions_lock:
+            apps = sum(1 for x in srv.sessions if x.conn is not None)
+        return P.encode_json({"ok": True, "status": "Quiescing" if srv.stopping.is_set() else "Running",
+                              "connections": apps, "pid": os.getpid()})
+    raise P.ProtocolError(f"unknown control operation {op!r}")
+
+
+DISPATCH = {P.OPEN: _open, P.CLOSE: _close, P.PUT: _put, P.PUT1: _put1, P.GET: _get, P.INQ: _inq,
+            P.SET: _set, P.CMIT: _cmit, P.BACK: _back, P.MQSC: _mqsc, P.CONTROL: _control}
