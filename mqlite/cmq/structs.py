@@ -7,8 +7,9 @@ pymqi-compatible API all use these same classes, so a field means the same thing
 """
 from __future__ import annotations
 
+import operator
 import struct
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 from mqlite.cmq import CMQC
 
@@ -29,6 +30,8 @@ class MQStruct:
     _struct: ClassVar[struct.Struct]
     _bytes_fields: ClassVar[frozenset[str]] = frozenset()
     _list_fields: ClassVar[dict[str, int]] = {}
+    _getter: ClassVar[Callable[[dict[str, Any]], tuple[Any, ...]]]
+    _defaults: ClassVar[dict[str, Any]]
     __slots__ = ("__dict__",)
 
     def __init_subclass__(cls, **kw: Any) -> None:
@@ -51,6 +54,8 @@ class MQStruct:
         cls._names = tuple(names)
         cls._bytes_fields = frozenset(bytes_fields)
         cls._list_fields = list_fields
+        cls._getter = operator.itemgetter(*names)  # type: ignore[assignment]
+        cls._defaults = {n: d for n, d, _c in cls._fields}
 
     @classmethod
     def _tail_pad(cls) -> str:
@@ -62,8 +67,11 @@ class MQStruct:
 
     def __init__(self, **kw: Any) -> None:
         d = self.__dict__
-        for name, default, _code in self._fields:
-            d[name] = list(default) if isinstance(default, list) else default
+        if self._list_fields:
+            for name, default, _code in self._fields:
+                d[name] = list(default) if isinstance(default, list) else default
+        else:
+            d.update(self._defaults)
         if kw:
             self.set(**kw)
 
@@ -95,6 +103,11 @@ class MQStruct:
 
     def pack(self) -> bytes:
         d = self.__dict__
+        if not self._list_fields:
+            try:
+                return self._struct.pack(*self._getter(d))
+            except struct.error as exc:
+                raise TypeError(f"{type(self).__name__}: cannot pack: {exc}") from None
         values: list[Any] = []
         for name in self._names:
             v = d[name]
@@ -112,6 +125,9 @@ class MQStruct:
             raise ValueError(f"{type(self).__name__}: buffer of {len(buf)} bytes, need {self._struct.size}")
         values = self._struct.unpack_from(buf)
         d = self.__dict__
+        if not self._list_fields:
+            d.update(zip(self._names, values))
+            return self
         i = 0
         for name in self._names:
             n = self._list_fields.get(name)
@@ -131,7 +147,10 @@ class MQStruct:
 
     def copy(self) -> "MQStruct":
         obj = type(self).__new__(type(self))
-        obj.__dict__.update({k: (list(v) if isinstance(v, list) else v) for k, v in self.__dict__.items()})
+        if self._list_fields:
+            obj.__dict__.update({k: (list(v) if isinstance(v, list) else v) for k, v in self.__dict__.items()})
+        else:
+            obj.__dict__.update(self.__dict__)
         return obj
 
     def __eq__(self, other: object) -> bool:
@@ -486,6 +505,25 @@ class DLH(MQStruct):
         ("PutApplName", b"", "28s"),
         ("PutDate", b"", "8s"),
         ("PutTime", b"", "8s"),
+    ]
+
+
+class STS(MQStruct):
+    """MQSTS version 1: what MQSTAT reports about asynchronous puts."""
+
+    _fields = [
+        ("StrucId", b"STAT", "4s"),
+        ("Version", 1, "i"),
+        ("CompCode", CMQC.MQCC_OK, "i"),
+        ("Reason", CMQC.MQRC_NONE, "i"),
+        ("PutSuccessCount", 0, "i"),
+        ("PutWarningCount", 0, "i"),
+        ("PutFailureCount", 0, "i"),
+        ("ObjectType", CMQC.MQOT_Q, "i"),
+        ("ObjectName", b"", "48s"),
+        ("ObjectQMgrName", b"", "48s"),
+        ("ResolvedObjectName", b"", "48s"),
+        ("ResolvedQMgrName", b"", "48s"),
     ]
 
 

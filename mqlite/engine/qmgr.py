@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -36,6 +37,7 @@ CONTEXT_PMO = (C.MQPMO_DEFAULT_CONTEXT | C.MQPMO_NO_CONTEXT | C.MQPMO_PASS_ALL_C
                | C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT | C.MQPMO_SET_IDENTITY_CONTEXT)
 BROWSE_GMO = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
 BLANK48 = b" " * 48
+BLANK32 = b" " * 32
 XQH_LEN = C.MQXQH_CURRENT_LENGTH
 
 
@@ -43,11 +45,18 @@ def _bits(x: int) -> int:
     return bin(x).count("1")
 
 
-def _ctime(t: float) -> tuple[str, str]:
-    """MQ's date and time of a put: YYYYMMDD and HHMMSSTH, in UTC."""
-    tm = time.gmtime(t)
-    return (time.strftime("%Y%m%d", tm),
-            time.strftime("%H%M%S", tm) + f"{int((t % 1) * 100):02d}")
+_CTIME_CACHE: list[Any] = [-1, b"", b""]
+
+
+def _ctime(t: float) -> tuple[bytes, bytes]:
+    """MQ's date and time of a put: YYYYMMDD and HHMMSSTH (hundredths), in UTC."""
+    hundredths = int(t * 100)
+    cache = _CTIME_CACHE
+    if cache[0] != hundredths:
+        tm = time.gmtime(t)
+        cache[:] = [hundredths, time.strftime("%Y%m%d", tm).encode(),
+                    (time.strftime("%H%M%S", tm) + f"{hundredths % 100:02d}").encode()]
+    return cache[1], cache[2]
 
 
 @dataclass
@@ -64,6 +73,9 @@ class Handle:
     browse_seq: int | None = None
     put_group: tuple[bytes, int] | None = None   # (GroupId, last MsgSeqNumber) for MQPMO_LOGICAL_ORDER
     get_group: tuple[bytes, int] | None = None   # (GroupId, next MsgSeqNumber) for MQGMO_LOGICAL_ORDER
+    read_ahead: deque[Message] = field(default_factory=deque)   # sent ahead to the client, not yet consumed
+    async_put: bool = False         # DEFPRESP(ASYNC) of the queue opened
+    read_ahead_ok: bool = False     # MQOO_READ_AHEAD, or DEFREADA(YES) of the queue opened
 
 
 @dataclass
@@ -76,6 +88,13 @@ class Conn:
     uow: list[tuple[str, QueueState, Message]] = field(default_factory=list)
     ticket: int = 0                 # journal position the caller must make durable before replying
     next_hobj: int = 1
+    put_ok: int = 0                 # asynchronous put outcomes since the last MQSTAT
+    put_warn: int = 0
+    put_fail: int = 0
+    first_error: tuple[int, int, str] | None = None  # (comp, reason, object) of the first failed async put
+    uow_failed: bool = False        # an asynchronous put inside the unit of work failed: commit backs out
+    user12: bytes = b""             # UserIdentifier and PutApplName as they go into every MQMD
+    appl28: bytes = b""
 
 
 @dataclass
@@ -104,6 +123,7 @@ class QueueManager:
         self._next_hconn = 1
         self._seq = 0
         self.quiescing = False
+        self.name48 = pad(name, 48)
         self.on_available: Callable[[str], None] = lambda q: None
         self.on_object_changed: Callable[[MQObject | None, str, str], None] = lambda o, ns, n: None
         self.log: Callable[[str], None] = lambda s: None
@@ -227,6 +247,7 @@ class QueueManager:
         if self.quiescing:
             raise MQIError(C.MQRC_Q_MGR_QUIESCING)
         conn = Conn(self._next_hconn, appl_name[-28:], appl_type, user[:12])
+        conn.user12, conn.appl28 = pad(conn.user, 12), pad(conn.appl_name, 28)
         self._next_hconn += 1
         self.conns[conn.hconn] = conn
         return conn
@@ -239,8 +260,11 @@ class QueueManager:
 
     def disconnect(self, conn: Conn, commit: bool = True) -> None:
         """MQDISC commits (distributed platforms); a broken connection backs out."""
-        if conn.uow:
-            self.commit(conn) if commit else self.backout(conn)
+        if conn.uow or conn.uow_failed:
+            try:
+                self.commit(conn) if commit else self.backout(conn)
+            except MQIError:
+                pass  # MQDISC of a unit of work whose async put failed: backed out, as MQCMIT would
         for hobj in list(conn.handles):
             try:
                 self.close(conn, hobj, C.MQCO_NONE)
@@ -296,6 +320,13 @@ class QueueManager:
         h = self._new_handle(conn, name, obj, options, res, qs)
         h.input_mode = input_mode
         h.dynamic_owner = dynamic_owner
+        first = self.queue(res.path[0])
+        if first is not None:
+            h.async_put = first["DEFPRESP"] == C.MQPRT_ASYNC_RESPONSE
+            readahead = first.attrs.get("DEFREADA", C.MQREADA_NO)
+            h.read_ahead_ok = bool(options & INPUT_OPTS) and readahead != C.MQREADA_DISABLED and (
+                bool(options & C.MQOO_READ_AHEAD) or (readahead == C.MQREADA_YES
+                                                      and not options & C.MQOO_NO_READ_AHEAD))
         if input_mode == "X":
             qs.input_exclusive += 1
         elif input_mode == "S":
@@ -396,6 +427,7 @@ class QueueManager:
                 raise MQIError(C.MQRC_OBJECT_IN_USE)
             if options & C.MQCO_DELETE and not options & C.MQCO_DELETE_PURGE and qs.depth:
                 raise MQIError(C.MQRC_Q_NOT_EMPTY)
+        self.settle(conn, hobj, 0, release=True)
         self._release(h)
         del conn.handles[hobj]
         if obj is not None and (delete or (h.dynamic_owner and obj["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC)):
@@ -422,12 +454,16 @@ class QueueManager:
                     q.refs -= 1
 
     # --- MQPUT ------------------------------------------------------------------------------------
-    def put(self, conn: Conn, hobj: int, md: MD, pmo: PMO, body: bytes) -> int:
-        """MQPUT. Returns a warning reason (MQRC_NONE normally); md and pmo are updated."""
+    def put(self, conn: Conn, hobj: int, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int:
+        """MQPUT. Returns a warning reason (MQRC_NONE normally); md and pmo are updated.
+
+        ``owned``: the caller hands the descriptor over and wants no output fields (an
+        asynchronous put), so the engine stores it instead of a copy.
+        """
         h = self.handle(conn, hobj)
         if not h.options & C.MQOO_OUTPUT:
             raise MQIError(C.MQRC_NOT_OPEN_FOR_OUTPUT)
-        return self._put(conn, h, md, pmo, body)
+        return self._put(conn, h, md, pmo, body, owned)
 
     def put1(self, conn: Conn, od: OD, md: MD, pmo: PMO, body: bytes) -> int:
         if od.ObjectType == C.MQOT_Q:
@@ -445,7 +481,7 @@ class QueueManager:
         finally:
             self.close(conn, h.hobj)
 
-    def _put(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes) -> int:
+    def _put(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int:
         opts = pmo.Options
         if opts & C.MQPMO_SYNCPOINT and opts & C.MQPMO_NO_SYNCPOINT:
             raise MQIError(C.MQRC_OPTIONS_ERROR)
@@ -503,17 +539,18 @@ class QueueManager:
             raise MQIError(C.MQRC_PERSISTENT_NOT_ALLOWED)
         now = self.clock.now()
         # Message descriptor as stored.
-        msg_md = md.copy()
-        msg_md.Version = C.MQMD_VERSION_2
-        msg_md.Persistence = persistence
-        msg_md.Priority = priority
-        msg_md.BackoutCount = 0
-        if opts & C.MQPMO_NEW_MSG_ID or md.MsgId.strip(b"\0") == b"":
-            msg_md.MsgId = self.ids.next()
+        msg_md = md if owned else md.copy()
+        d = msg_md.__dict__
+        d["Version"] = C.MQMD_VERSION_2
+        d["Persistence"] = persistence
+        d["Priority"] = priority
+        d["BackoutCount"] = 0
+        if opts & C.MQPMO_NEW_MSG_ID or not d["MsgId"].strip(b"\0"):
+            d["MsgId"] = self.ids.next()
         if opts & C.MQPMO_NEW_CORREL_ID:
-            msg_md.CorrelId = self.ids.next()
-        self._set_context(conn, msg_md, opts, now)
-        self._reply_to(msg_md)
+            d["CorrelId"] = self.ids.next()
+        self._set_context(conn, d, opts, now)
+        self._reply_to(d)
         if opts & C.MQPMO_LOGICAL_ORDER:
             self._logical_put(h, msg_md)
         elif msg_md.MsgFlags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP):
@@ -533,6 +570,8 @@ class QueueManager:
         else:
             self._commit_put(conn, qs, msg)
             self.on_available(qs.name)
+        if owned:
+            return warning
         # Output fields, as MQ returns them.
         md.MsgId = msg_md.MsgId
         md.CorrelId = msg_md.CorrelId
@@ -548,44 +587,37 @@ class QueueManager:
         qs.insert(msg)
         qs.enq += 1
         if msg.persistent:
-            conn.ticket = self.store.append(("put", msg.seq, qs.name, msg.md.pack(), msg.body, msg.expiry_at))
+            conn.ticket = self.store.append(("put", msg.seq, qs.name, msg.packed_md(), msg.body, msg.expiry_at))
 
-    def _set_context(self, conn: Conn, md: MD, opts: int, now: float) -> None:
+    def _set_context(self, conn: Conn, d: dict[str, Any], opts: int, now: float) -> None:
+        """The context fields of a message descriptor (``d`` is its field dictionary)."""
         if opts & C.MQPMO_SET_ALL_CONTEXT:
             return
         if opts & C.MQPMO_NO_CONTEXT:
-            md.UserIdentifier = b""
-            md.AccountingToken = b""
-            md.ApplIdentityData = b""
-            md.PutApplType = C.MQAT_NO_CONTEXT
-            md.PutApplName = b""
-            md.PutDate = b""
-            md.PutTime = b""
-            md.ApplOriginData = b""
+            d.update(UserIdentifier=b"", AccountingToken=b"", ApplIdentityData=b"", PutApplType=C.MQAT_NO_CONTEXT,
+                     PutApplName=b"", PutDate=b"", PutTime=b"", ApplOriginData=b"")
             return
         if not opts & C.MQPMO_SET_IDENTITY_CONTEXT:
-            md.UserIdentifier = pad(conn.user, 12)
-            md.AccountingToken = b""
-            md.ApplIdentityData = b" " * 32
-        md.PutApplType = conn.appl_type
-        md.PutApplName = pad(conn.appl_name, 28)
-        d, t = _ctime(now)
-        md.PutDate = d.encode()
-        md.PutTime = t.encode()
-        md.ApplOriginData = b"    "
+            d["UserIdentifier"] = conn.user12
+            d["AccountingToken"] = b""
+            d["ApplIdentityData"] = BLANK32
+        d["PutApplType"] = conn.appl_type
+        d["PutApplName"] = conn.appl28
+        d["PutDate"], d["PutTime"] = _ctime(now)
+        d["ApplOriginData"] = b"    "
 
-    def _reply_to(self, md: MD) -> None:
+    def _reply_to(self, d: dict[str, Any]) -> None:
         """ReplyToQMgr: blank becomes the queue manager the reply is routed to (MQ's rule)."""
-        if text(md.ReplyToQMgr):
+        if d["ReplyToQMgr"].strip(b" \0"):
             return
-        rq = text(md.ReplyToQ)
-        d = self.queue(rq) if rq else None
-        if d is not None and d.kind == "QREMOTE" and d["RQMNAME"]:
-            md.ReplyToQMgr = pad(d["RQMNAME"], 48)
-            if d["RNAME"]:
-                md.ReplyToQ = pad(d["RNAME"], 48)
+        rq = d["ReplyToQ"].strip(b" \0")
+        obj = self.queue(rq.decode("ascii", "replace")) if rq else None
+        if obj is not None and obj.kind == "QREMOTE" and obj["RQMNAME"]:
+            d["ReplyToQMgr"] = pad(obj["RQMNAME"], 48)
+            if obj["RNAME"]:
+                d["ReplyToQ"] = pad(obj["RNAME"], 48)
         else:
-            md.ReplyToQMgr = pad(self.name, 48)
+            d["ReplyToQMgr"] = self.name48
 
     def _logical_put(self, h: Handle, md: MD) -> None:
         in_group = md.MsgFlags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP)
@@ -770,8 +802,134 @@ class QueueManager:
         h = conn.handles.get(hobj)
         return h.qstate.name if h is not None and h.qstate is not None else None
 
+    # --- asynchronous put, read-ahead and MQSTAT -------------------------------------------------
+    def put_async(self, conn: Conn, hobj: int, md: MD, pmo: PMO, body: bytes) -> None:
+        """MQPUT with an asynchronous response: no answer now; the outcome is counted for MQSTAT."""
+        try:
+            warn = self.put(conn, hobj, md, pmo, body, owned=True)
+        except MQIError as e:
+            conn.put_fail += 1
+            if conn.first_error is None:
+                h = conn.handles.get(hobj)
+                conn.first_error = (e.comp, e.reason, h.name if h else "")
+            if pmo.Options & C.MQPMO_SYNCPOINT:
+                conn.uow_failed = True
+            return
+        if warn:
+            conn.put_warn += 1
+        else:
+            conn.put_ok += 1
+
+    def stat(self, conn: Conn) -> dict[str, Any]:
+        """MQSTAT(MQSTAT_TYPE_ASYNC_ERROR): the asynchronous put outcomes since the last call."""
+        comp, reason, obj = conn.first_error or (C.MQCC_OK, C.MQRC_NONE, "")
+        if conn.put_fail:
+            comp = C.MQCC_FAILED
+        elif conn.put_warn and comp == C.MQCC_OK:
+            comp = C.MQCC_WARNING
+        out = {"comp": comp, "reason": reason, "ok": conn.put_ok, "warn": conn.put_warn, "fail": conn.put_fail,
+               "object": obj}
+        conn.put_ok = conn.put_warn = conn.put_fail = 0
+        conn.first_error = None
+        return out
+
+    def get_batch(self, conn: Conn, hobj: int, acked: int, max_msgs: int, max_bytes: int,
+                  gmo: GMO) -> list[tuple[bytes, bytes, bool]]:
+        """Read-ahead: acknowledge ``acked`` consumed messages, then send up to ``max_msgs`` more.
+
+        Only plain destructive gets outside syncpoint are read ahead, and only nonpersistent
+        messages, as in MQ.  A persistent message ends the batch; when it is first, it is got the
+        ordinary way (its removal journalled) and sent alone, flagged as not read ahead.
+        Raises 2033 when the queue has nothing to get.
+        """
+        h = self.handle(conn, hobj)
+        self.settle(conn, hobj, acked, release=False)
+        if max_msgs <= 0:
+            return []
+        if not h.options & INPUT_OPTS:
+            raise MQIError(C.MQRC_NOT_OPEN_FOR_INPUT)
+        res, qs = h.res, h.qstate
+        if res is None or qs is None or qs is not self.queues.get(res.queue):
+            raise MQIError(C.MQRC_Q_DELETED)
+        for n in res.path:
+            d = self.queue(n)
+            if d is not None and d["GET"] == C.MQQA_GET_INHIBITED:
+                raise MQIError(C.MQRC_GET_INHIBITED)
+        if self.quiescing and gmo.Options & C.MQGMO_FAIL_IF_QUIESCING:
+            raise MQIError(C.MQRC_Q_MGR_QUIESCING)
+        now = self.clock.now()
+        out: list[tuple[bytes, bytes, bool]] = []
+        held = h.read_ahead
+        lanes = qs.lanes
+        size = 0
+        while len(out) < max_msgs and size < max_bytes:
+            top = qs.top
+            while top > 0 and not lanes[top]:
+                top -= 1
+            qs.top = top
+            lane = lanes[top]
+            if not lane:
+                break
+            m = lane[0]
+            if m.expiry_at is not None and now >= m.expiry_at:
+                qs.remove(m)
+                self._discard_expired(m)
+                continue
+            if m.persistent:
+                if not out:
+                    qs.remove(m)
+                    conn.ticket = self.store.append(("del", m.seq))
+                    out.append((self._out_md(m, now), m.body, False))
+                break
+            lane.popleft()
+            qs.visible -= 1
+            held.append(m)
+            md = m._packed if m.expiry_at is None and m._packed is not None else self._out_md(m, now)
+            out.append((md, m.body, True))
+            size += len(m.body) + 400
+        qs.deq += len(out)
+        if not out:
+            raise MQIError(C.MQRC_NO_MSG_AVAILABLE)
+        qs.last_get = now
+        return out
+
+    @staticmethod
+    def _out_md(m: Message, now: float) -> bytes:
+        """The packed descriptor a getter receives (Expiry counted down)."""
+        if m.expiry_at is None:
+            return m.packed_md()
+        md = m.md.copy()
+        md.Expiry = max(1, math.ceil((m.expiry_at - now) * 10))
+        return md.pack()
+
+    def settle(self, conn: Conn, hobj: int, acked: int, release: bool = True) -> None:
+        """The client consumed ``acked`` more read-ahead messages (the oldest ones it holds).
+
+        With ``release`` the messages it holds but did not consume go back to their places on the
+        queue (close, a broken connection, or a get that read-ahead cannot serve).
+        """
+        h = conn.handles.get(hobj)
+        if h is None or not h.read_ahead:
+            return
+        held = h.read_ahead
+        for _ in range(min(acked, len(held))):
+            held.popleft()
+        if not release:
+            return
+        back = list(held)
+        held.clear()
+        qs = h.qstate
+        if back and qs is not None and qs is self.queues.get(qs.name):
+            for m in back:
+                qs.insert(m)
+                qs.deq -= 1
+            self.on_available(qs.name)
+
     # --- units of work ----------------------------------------------------------------------------
     def commit(self, conn: Conn) -> None:
+        if conn.uow_failed:
+            self.backout(conn)
+            raise MQIError(C.MQRC_BACKED_OUT, detail="an asynchronous put in the unit of work failed")
         ops: list[tuple[Any, ...]] = []
         touched: set[str] = set()
         for kind, qs, msg in conn.uow:
@@ -783,7 +941,7 @@ class QueueManager:
                 qs.enq += 1
                 touched.add(qs.name)
                 if msg.persistent:
-                    ops.append(("put", msg.seq, qs.name, msg.md.pack(), msg.body, msg.expiry_at))
+                    ops.append(("put", msg.seq, qs.name, msg.packed_md(), msg.body, msg.expiry_at))
             elif msg.persistent:
                 ops.append(("del", msg.seq))
         conn.uow = []
@@ -793,12 +951,14 @@ class QueueManager:
             self.on_available(q)
 
     def backout(self, conn: Conn) -> None:
+        conn.uow_failed = False
         touched: set[str] = set()
         ops: list[tuple[Any, ...]] = []
         for kind, qs, msg in reversed(conn.uow):
             qs.uncommitted -= 1
             if kind == "get" and self.queues.get(qs.name) is qs:
                 msg.md.BackoutCount += 1
+                msg.touch()
                 qs.insert(msg)
                 touched.add(qs.name)
                 obj = self.queue(qs.name)

@@ -16,7 +16,7 @@ LANES = 10
 
 
 class Message:
-    __slots__ = ("seq", "md", "body", "expiry_at", "persistent", "lane")
+    __slots__ = ("seq", "md", "body", "expiry_at", "persistent", "lane", "_packed")
 
     def __init__(self, seq: int, md: MD, body: bytes, expiry_at: float | None, persistent: bool, lane: int) -> None:
         self.seq = seq
@@ -25,6 +25,16 @@ class Message:
         self.expiry_at = expiry_at
         self.persistent = persistent
         self.lane = lane
+        self._packed: bytes | None = None
+
+    def packed_md(self) -> bytes:
+        """The descriptor in MQ's layout, packed once (a backout changes it: see ``touch``)."""
+        if self._packed is None:
+            self._packed = self.md.pack()
+        return self._packed
+
+    def touch(self) -> None:
+        self._packed = None
 
     @property
     def order(self) -> tuple[int, int]:
@@ -39,7 +49,7 @@ class QueueState:
     """Runtime state of one local queue (its definition lives in the object registry)."""
 
     __slots__ = ("name", "lanes", "visible", "uncommitted", "fifo", "input_shared", "input_exclusive",
-                 "output", "browse", "inquire", "refs", "last_put", "last_get", "enq", "deq")
+                 "output", "browse", "inquire", "refs", "last_put", "last_get", "enq", "deq", "top")
 
     def __init__(self, name: str, fifo: bool = False) -> None:
         self.name = name
@@ -57,6 +67,7 @@ class QueueState:
         self.last_get = 0.0
         self.enq = 0
         self.deq = 0
+        self.top = 0                  # no lane above this one holds a message
 
     @property
     def depth(self) -> int:
@@ -66,6 +77,8 @@ class QueueState:
         return 0 if self.fifo else priority
 
     def insert(self, msg: Message) -> None:
+        if msg.lane > self.top:
+            self.top = msg.lane
         lane = self.lanes[msg.lane]
         if not lane or lane[-1].seq < msg.seq:
             lane.append(msg)
@@ -123,16 +136,20 @@ class QueueState:
         return found
 
     def first_fast(self) -> Message | None:
-        for lane in reversed(self.lanes):
-            if lane:
-                return lane[0]
-        return None
+        lanes = self.lanes
+        top = self.top
+        while top > 0 and not lanes[top]:
+            top -= 1
+        self.top = top
+        lane = lanes[top]
+        return lane[0] if lane else None
 
     def purge(self) -> list[Message]:
         out = list(self)
         for lane in self.lanes:
             lane.clear()
         self.visible = 0
+        self.top = 0
         return out
 
     def reorder(self, fifo: bool) -> None:
@@ -142,6 +159,7 @@ class QueueState:
         for lane in self.lanes:
             lane.clear()
         self.visible = 0
+        self.top = 0
         for m in msgs:
             m.lane = self.lane_for(m.md.Priority)
             self.insert(m)

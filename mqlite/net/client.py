@@ -4,7 +4,8 @@ from __future__ import annotations
 import re
 import socket
 import threading
-from typing import Any
+from collections import deque
+from typing import Any, Callable
 
 from mqlite.cmq import CMQC as C
 from mqlite.net import protocol as P
@@ -39,6 +40,9 @@ class Transport:
         self.sock = sock
         self.lock = threading.Lock()
         self.info: dict[str, Any] = {}
+        self.reader = P.FrameReader(sock, spin=P.SPIN)
+        # Requests sent ahead whose replies have not been read yet, in order: (type, consumer).
+        self.pending: deque[tuple[int, Callable[[bytes], None]]] = deque()
 
     @classmethod
     def tcp(cls, conname: str, timeout: float = 10.0) -> "Transport":
@@ -67,7 +71,7 @@ class Transport:
         fields["proto"] = P.PROTOCOL_VERSION
         try:
             P.send_frame(self.sock, P.HELLO, P.encode_json(fields))
-            ftype, payload = P.recv_frame(self.sock)
+            ftype, payload = self.reader.read()
         except (OSError, ConnectionError, P.ProtocolError) as e:
             self.close()
             raise TransportError(C.MQRC_CONNECTION_BROKEN, str(e)) from None
@@ -85,7 +89,8 @@ class Transport:
         with self.lock:
             try:
                 P.send_frame(self.sock, ftype, payload)
-                rtype, reply = P.recv_frame(self.sock)
+                self._drain()
+                rtype, reply = self.reader.read()
             except (OSError, ConnectionError, P.ProtocolError) as e:
                 self.close()
                 raise TransportError(C.MQRC_CONNECTION_BROKEN, str(e)) from None
@@ -93,6 +98,43 @@ class Transport:
             self.close()
             raise TransportError(C.MQRC_CONNECTION_BROKEN, f"reply type {rtype:#x} to {ftype:#x}")
         return reply
+
+    def post(self, ftype: int, payload: bytes, consumer: Callable[[bytes], None]) -> None:
+        """Send a request now and hand its reply to ``consumer`` when it is read (by ``collect``
+        or by the next ``call``): requests are answered in order, so nothing waits in between."""
+        with self.lock:
+            try:
+                P.send_frame(self.sock, ftype, payload)
+            except OSError as e:
+                self.close()
+                raise TransportError(C.MQRC_CONNECTION_BROKEN, str(e)) from None
+            self.pending.append((ftype, consumer))
+
+    def collect(self) -> None:
+        with self.lock:
+            try:
+                self._drain()
+            except (OSError, ConnectionError, P.ProtocolError) as e:
+                self.close()
+                raise TransportError(C.MQRC_CONNECTION_BROKEN, str(e)) from None
+
+    def _drain(self) -> None:
+        while self.pending:
+            ftype, consumer = self.pending[0]
+            rtype, reply = self.reader.read()
+            self.pending.popleft()
+            if rtype != ftype | P.REPLY:
+                raise P.ProtocolError(f"reply type {rtype:#x} to {ftype:#x}")
+            consumer(reply)
+
+    def send(self, ftype: int, payload: bytes) -> None:
+        """A request that has no reply (an asynchronous put)."""
+        with self.lock:
+            try:
+                P.send_frame(self.sock, ftype, payload)
+            except OSError as e:
+                self.close()
+                raise TransportError(C.MQRC_CONNECTION_BROKEN, str(e)) from None
 
     def close(self) -> None:
         try:

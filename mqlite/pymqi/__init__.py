@@ -8,9 +8,12 @@ list of selectors) are accepted too.
 from __future__ import annotations
 
 import getpass
+import itertools
 import os
 import struct
 import sys
+import weakref
+from collections import deque
 from typing import Any
 
 from mqlite.cmq import CMQC, CMQCFC, CMQXC, structs
@@ -89,8 +92,9 @@ class PYIFError(Error):
 
 # --- structures -------------------------------------------------------------------------------
 MQOpts = MQStruct
-MD, OD, PMO, GMO, CD, SCO, CNO, CSP, XQH, DLH = (structs.MD, structs.OD, structs.PMO, structs.GMO, structs.CD,
-                                               structs.SCO, structs.CNO, structs.CSP, structs.XQH, structs.DLH)
+MD, OD, PMO, GMO, CD, SCO, CNO, CSP, XQH, DLH, STS = (
+    structs.MD, structs.OD, structs.PMO, structs.GMO, structs.CD, structs.SCO, structs.CNO, structs.CSP,
+    structs.XQH, structs.DLH, structs.STS)
 md, od, pmo, gmo, cd, sco, cno, csp = MD, OD, PMO, GMO, CD, SCO, CNO, CSP
 
 
@@ -131,6 +135,8 @@ class QueueManager:
         self._transport: Transport | None = None
         self._name = ""
         self._qmobj: int | None = None
+        self._queues: "weakref.WeakSet[Queue]" = weakref.WeakSet()
+        self._ids = itertools.count(int.from_bytes(os.urandom(6), "big") << 16)
         self.disconnect_on_exit = disconnect_on_exit
         self.bytes_encoding = bytes_encoding
         self.default_ccsid = default_ccsid
@@ -223,9 +229,33 @@ class QueueManager:
             self._transport = None
             raise _fail(e) from None
 
+    def _send(self, ftype: int, payload: bytes) -> None:
+        if self._transport is None:
+            raise PYIFError("not connected")
+        try:
+            self._transport.send(ftype, payload)
+        except TransportError as e:
+            self._transport = None
+            raise _fail(e) from None
+
+    def _new_id(self) -> bytes:
+        """A message identifier made here, for asynchronous puts (MQ's clients do the same)."""
+        return b"AMQ " + self._name.encode()[:12].ljust(12) + (next(self._ids) & (2 ** 64 - 1)).to_bytes(8, "big")
+
+    def stat(self, stat_type: int = 0) -> STS:
+        """MQSTAT(MQSTAT_TYPE_ASYNC_ERROR): outcomes of asynchronous puts since the last call."""
+        reply = self._call(P.STAT, b"")
+        _check(reply)
+        info = P.decode_json(reply[8:])
+        return STS(CompCode=info["comp"], Reason=info["reason"], PutSuccessCount=info["ok"],
+                   PutWarningCount=info["warn"], PutFailureCount=info["fail"],
+                   ObjectName=structs.pad(info["object"], 48) if info["object"] else b"")
+
     def disconnect(self) -> None:
         if self._transport is None:
             raise PYIFError("not connected")
+        for q in list(self._queues):
+            q._settle()
         try:
             self._transport.call(P.DISC, b"")
         except TransportError:
@@ -332,6 +362,15 @@ def _inquire(qmgr: QueueManager, hobj: int, attribute: int | list[int]) -> Any:
     return values[0]
 
 
+_NOT_READ_AHEAD = (CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT | CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR
+                   | CMQC.MQGMO_MSG_UNDER_CURSOR | CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT
+                   | CMQC.MQGMO_LOGICAL_ORDER | CMQC.MQGMO_ALL_MSGS_AVAILABLE | CMQC.MQGMO_COMPLETE_MSG
+                   | CMQC.MQGMO_LOCK | CMQC.MQGMO_UNLOCK | CMQC.MQGMO_MARK_SKIP_BACKOUT)
+_READ_AHEAD_MSGS = 512
+_READ_AHEAD_BYTES = 1 << 20
+_NO_WAIT_GMO = GMO()
+
+
 class Queue:
     """An MQ queue: open, put, get, inquire, set and close, with pymqi's deferred-open rules."""
 
@@ -340,6 +379,12 @@ class Queue:
         self.__qHandle: int | None = None
         self.__qDesc: OD | None = None
         self.__openOpts: int | None = None
+        self.__async_put = False
+        self.__read_ahead = False
+        self.__buffer: deque[tuple[bytes, bytes, bool]] = deque()   # (MD bytes, body, read ahead)
+        self.__consumed = 0             # read-ahead messages consumed and not yet acknowledged
+        self.__inflight = False         # a batch request sent ahead, reply not read yet
+        self.__drained = False          # the last batch sent ahead found the queue empty
         if qDesc is not None:
             self.__qDesc = self.__make_od(qDesc)
             if openOpts is not None:
@@ -357,9 +402,12 @@ class Queue:
         opts = CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT if openOpts is None else openOpts
         reply = self.__qMgr._call(P.OPEN, _I.pack(opts) + od_.pack())
         _check(reply)
-        self.__qHandle = _III.unpack_from(reply)[2]
-        od_.unpack(reply[12:12 + P.OD_LEN])
+        self.__qHandle, flags = _II.unpack_from(reply, 8)
+        od_.unpack(reply[16:16 + P.OD_LEN])
         self.__openOpts = opts
+        self.__async_put = bool(flags & P.OPEN_ASYNC_PUT)
+        self.__read_ahead = bool(flags & P.OPEN_READ_AHEAD)
+        self.__qMgr._queues.add(self)
 
     def __ensure_open(self, opts: int) -> int:
         if self.__qHandle is None:
@@ -373,8 +421,22 @@ class Queue:
         hobj = self.__ensure_open(CMQC.MQOO_OUTPUT)
         md_ = mDesc if mDesc is not None else MD()
         pmo_ = putOpts if putOpts is not None else PMO()
-        body = self.__qMgr._body(msg, md_)
-        reply = self.__qMgr._call(P.PUT, _I.pack(hobj) + pmo_.pack() + md_.pack() + body)
+        qmgr = self.__qMgr
+        body = qmgr._body(msg, md_)
+        opts = pmo_.Options
+        if opts & CMQC.MQPMO_ASYNC_RESPONSE or (self.__async_put and not opts & CMQC.MQPMO_SYNC_RESPONSE):
+            # Asynchronous put: identifiers are made here and the call returns without an answer.
+            if opts & CMQC.MQPMO_NEW_MSG_ID or md_.MsgId.strip(b"\0") == b"":
+                md_.MsgId = qmgr._new_id()
+            if opts & CMQC.MQPMO_NEW_CORREL_ID:
+                md_.CorrelId = qmgr._new_id()
+            pmo_.Options = opts & ~(CMQC.MQPMO_NEW_MSG_ID | CMQC.MQPMO_NEW_CORREL_ID)
+            try:
+                qmgr._send(P.PUT_ASYNC, _I.pack(hobj) + pmo_.pack() + md_.pack() + body)
+            finally:
+                pmo_.Options = opts
+            return
+        reply = qmgr._call(P.PUT, _I.pack(hobj) + pmo_.pack() + md_.pack() + body)
         comp, reason = _check(reply)
         md_.unpack(reply[8:8 + P.MD_LEN])
         pmo_.unpack(reply[8 + P.MD_LEN:])
@@ -389,6 +451,10 @@ class Queue:
             length = 0 if gmo_.Options & CMQC.MQGMO_ACCEPT_TRUNCATED_MSG else MQ_MAX_MSG
         else:
             length = maxLength
+        if self.__read_ahead:
+            if self.__simple_get(md_, gmo_):
+                return self.__get_ahead(hobj, length, md_, gmo_)
+            self._settle()
         reply = self.__qMgr._call(P.GET, _II.pack(hobj, length) + gmo_.pack() + md_.pack())
         comp, reason = _check(reply)
         data_length = _III.unpack_from(reply)[2]
@@ -398,6 +464,99 @@ class Queue:
         if comp:
             raise MQMIError(comp, reason, message=body, original_length=data_length)
         return body
+
+    @staticmethod
+    def __simple_get(md_: MD, gmo_: GMO) -> bool:
+        """A get that read-ahead can serve: destructive, outside syncpoint, no selection."""
+        if gmo_.Options & _NOT_READ_AHEAD:
+            return False
+        match = gmo_.MatchOptions if gmo_.Version >= CMQC.MQGMO_VERSION_2 else (
+            CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID)
+        if match & CMQC.MQMO_MATCH_MSG_ID and md_.MsgId.strip(b"\0"):
+            return False
+        if match & CMQC.MQMO_MATCH_CORREL_ID and md_.CorrelId.strip(b"\0"):
+            return False
+        return not match & ~(CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID)
+
+    def __request(self, hobj: int, gmo_: GMO, max_msgs: int) -> bytes:
+        payload = struct.pack("<iiii", hobj, self.__consumed, max_msgs, _READ_AHEAD_BYTES) + gmo_.pack()
+        self.__consumed = 0
+        return payload
+
+    def __fill(self, reply: bytes) -> None:
+        """Add a read-ahead batch to the buffer (also the consumer of batches requested ahead)."""
+        self.__inflight = False
+        comp, reason = _II.unpack_from(reply)
+        if comp == CMQC.MQCC_FAILED:
+            self.__drained = True
+            return
+        count = _III.unpack_from(reply)[2]
+        buf = self.__buffer
+        view = memoryview(reply)
+        off = 12
+        mdlen = P.MD_LEN
+        for _ in range(count):
+            md_bytes = bytes(view[off:off + mdlen])
+            n, ahead = _II.unpack_from(reply, off + mdlen)
+            off += mdlen + 8
+            buf.append((md_bytes, bytes(view[off:off + n]), bool(ahead)))
+            off += n
+        if not count:
+            self.__drained = True
+
+    def __get_ahead(self, hobj: int, length: int, md_: MD, gmo_: GMO) -> bytes:
+        buf = self.__buffer
+        qmgr = self.__qMgr
+        if not buf and self.__inflight:
+            assert qmgr._transport is not None
+            qmgr._transport.collect()
+        if not buf:
+            # Nothing held: ask now, with the application's wait options.
+            self.__drained = False
+            reply = qmgr._call(P.GET_BATCH, self.__request(hobj, gmo_, _READ_AHEAD_MSGS))
+            _check(reply)
+            self.__fill(reply)
+            self.__drained = False
+        md_bytes, body, ahead = buf[0]
+        d = gmo_.__dict__
+        md_.unpack(md_bytes)
+        d["ResolvedQName"] = self.__qDesc.ResolvedQName if self.__qDesc is not None else b""
+        d["GroupStatus"] = CMQC.MQGS_NOT_IN_GROUP
+        d["SegmentStatus"] = CMQC.MQSS_NOT_A_SEGMENT
+        if len(body) > length:
+            d["ReturnedLength"] = length
+            if not gmo_.Options & CMQC.MQGMO_ACCEPT_TRUNCATED_MSG:
+                raise MQMIError(CMQC.MQCC_WARNING, CMQC.MQRC_TRUNCATED_MSG_FAILED, message=body[:length],
+                                original_length=len(body))
+            self.__take(hobj, ahead)
+            raise MQMIError(CMQC.MQCC_WARNING, CMQC.MQRC_TRUNCATED_MSG_ACCEPTED, message=body[:length],
+                            original_length=len(body))
+        d["ReturnedLength"] = len(body)
+        self.__take(hobj, ahead)
+        return body
+
+    def __take(self, hobj: int, ahead: bool) -> None:
+        buf = self.__buffer
+        buf.popleft()
+        self.__consumed += ahead
+        if len(buf) < _READ_AHEAD_MSGS // 2 and not self.__inflight and not self.__drained:
+            # Ask for the next batch while the application works through this one.
+            self.__inflight = True
+            assert self.__qMgr._transport is not None
+            self.__qMgr._transport.post(P.GET_BATCH, self.__request(hobj, _NO_WAIT_GMO, _READ_AHEAD_MSGS),
+                                        self.__fill)
+
+    def _settle(self) -> None:
+        """Give back read-ahead messages not consumed, so they stay on the queue in order."""
+        if self.__qHandle is None:
+            return
+        if self.__inflight and self.__qMgr._transport is not None:
+            self.__qMgr._transport.collect()
+        if not self.__buffer and not self.__consumed:
+            return
+        self.__buffer.clear()
+        self.__drained = False
+        _check(self.__qMgr._call(P.GET_BATCH, self.__request(self.__qHandle, _NO_WAIT_GMO, 0)))
 
     def get_no_jms(self, maxLength: int | None = None, mDesc: MD | None = None, getOpts: GMO | None = None) -> bytes:
         gmo_ = getOpts if getOpts is not None else GMO()
@@ -409,9 +568,15 @@ class Queue:
     def close(self, options: int = CMQC.MQCO_NONE) -> None:
         if self.__qHandle is None:
             raise PYIFError("not open")
-        _check(self.__qMgr._call(P.CLOSE, _II.pack(self.__qHandle, options)))
+        if self.__inflight and self.__qMgr._transport is not None:
+            self.__qMgr._transport.collect()
+        consumed = self.__consumed
+        self.__buffer.clear()
+        self.__consumed = 0
+        _check(self.__qMgr._call(P.CLOSE, _III.pack(self.__qHandle, options, consumed)))
         self.__qHandle = None
         self.__openOpts = None
+        self.__qMgr._queues.discard(self)
 
     def inquire(self, attribute: int | list[int]) -> Any:
         hobj = self.__ensure_open(CMQC.MQOO_INQUIRE)
@@ -460,4 +625,4 @@ def connect(queue_manager: str, channel: str | None = None, conn_info: str | Non
 
 
 __all__ = ["CMQC", "CMQCFC", "CMQXC", "MQMIError", "PYIFError", "Error", "QueueManager", "Queue", "connect",
-           "MD", "OD", "PMO", "GMO", "CD", "SCO", "CNO", "CSP", "XQH", "DLH", "MQOpts", "ensure_bytes"]
+           "MD", "OD", "PMO", "GMO", "CD", "SCO", "CNO", "CSP", "XQH", "DLH", "STS", "MQOpts", "ensure_bytes"]

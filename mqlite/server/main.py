@@ -1,6 +1,7 @@
 """The server process: ``python -m mqlite.server.main QMNAME`` (strmqm starts it in the background)."""
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
@@ -16,6 +17,9 @@ def main(argv: list[str]) -> int:
     except OSError as e:
         print(f"ERROR {e}", flush=True)
         return 1
+    # The hot paths allocate many short-lived objects and make no reference cycles: collect rarely.
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
     signal.signal(signal.SIGTERM, lambda *_: srv.shutdown(immediate=True))
     signal.signal(signal.SIGINT, lambda *_: srv.shutdown(immediate=True))
     print("READY", flush=True)

@@ -30,6 +30,7 @@ from mqlite.server.errlog import ErrorLog
 from mqlite.store.sqlite import Store
 
 WAIT_SLICE = 0.5          # a waiting MQGET checks its connection at least this often
+SPIN_SESSIONS = 2         # the server polls for requests while at most this many sessions are open
 HELLO_TIMEOUT = 10.0
 
 
@@ -121,9 +122,9 @@ class QMServer:
         if self.unix_sock is not None:
             self.unix_sock.close()
         with self.sessions_lock:
-            sessions = list(self.sessions)
+            sessions = [s for s in self.sessions if not s.control_only]
         for s in sessions:
-            s.kill()
+            s.kill()   # control sessions (endmqm waiting for its answer) end with the process
         with self.lock:
             self.store.sync()
             self.store.close()
@@ -199,6 +200,7 @@ class Session:
         self.conn: Conn | None = None
         self.control_only = False
         self.closed = False
+        self.reader: P.FrameReader | None = None
 
     def kill(self) -> None:
         self.closed = True
@@ -217,8 +219,13 @@ class Session:
             if not self._hello(P.decode_json(payload)):
                 return
             self.sock.settimeout(None)
+            reader = P.FrameReader(self.sock)
+            self.reader = reader
             while not self.closed:
-                ftype, payload = P.recv_frame(self.sock)
+                # Poll briefly for the next request only while few applications are connected:
+                # a polling thread holds the interpreter lock between its recv attempts.
+                reader.spin = P.SPIN if len(srv.sessions) <= SPIN_SESSIONS else 0.0
+                ftype, payload = reader.read()
                 if ftype == P.DISC:
                     if self.conn is not None:
                         self._call(self._disconnect)
@@ -232,6 +239,8 @@ class Session:
                 reply = handler(self, payload)
                 if reply is not None:
                     P.send_frame(self.sock, ftype | P.REPLY, reply)
+                elif self.conn is not None and self.conn.ticket and not reader.buffered():
+                    srv.store.sync(self.conn.ticket)   # a burst of asynchronous puts has ended
         except P.ProtocolError as e:
             srv.log.write("AMQ9504E", f"A protocol error was detected on a connection from {self.peer}.",
                           f"{e}. The connection was closed; the queue manager continues.")
@@ -325,15 +334,17 @@ def _open(s: Session, p: bytes) -> bytes:
         h = s._call(s.server.qm.open, od, options)
     except MQIError as e:
         return s._failed(e)
-    return P.III.pack(C.MQCC_OK, 0, h.hobj) + od.pack()
+    flags = (P.OPEN_ASYNC_PUT if h.async_put else 0) | (P.OPEN_READ_AHEAD if h.read_ahead_ok else 0)
+    return P.III.pack(C.MQCC_OK, 0, h.hobj) + P.I1.pack(flags) + od.pack()
 
 
 def _close(s: Session, p: bytes) -> bytes:
-    if len(p) != 8:
+    if len(p) != 12:
         raise P.ProtocolError("CLOSE payload length")
-    hobj, options = P.II.unpack(p)
+    hobj, options, consumed = P.III.unpack(p)
+    qm = s.server.qm
     try:
-        s._call(s.server.qm.close, hobj, options)
+        s._call(lambda conn: (qm.settle(conn, hobj, consumed, release=True), qm.close(conn, hobj, options)))
     except MQIError as e:
         return s._failed(e)
     return P.II.pack(C.MQCC_OK, 0)
@@ -353,6 +364,25 @@ def _put(s: Session, p: bytes) -> bytes:
     return P.II.pack(C.MQCC_WARNING if warn else C.MQCC_OK, warn) + md.pack() + pmo.pack()
 
 
+def _put_async(s: Session, p: bytes) -> None:
+    if len(p) < 4 + P.PMO_LEN + P.MD_LEN:
+        raise P.ProtocolError("PUT payload length")
+    (hobj,) = P.I1.unpack_from(p)
+    # Only the options of the MQPMO matter when no answer goes back.
+    pmo = PMO.__new__(PMO)
+    pmo.__dict__.update(Options=P.I1.unpack_from(p, 12)[0], ResolvedQName=b"", ResolvedQMgrName=b"")
+    md = MD.from_bytes(p[4 + P.PMO_LEN:4 + P.PMO_LEN + P.MD_LEN])
+    srv = s.server
+    assert s.conn is not None
+    with srv.lock:
+        srv.qm.put_async(s.conn, hobj, md, pmo, p[4 + P.PMO_LEN + P.MD_LEN:])
+    return None
+
+
+def _stat(s: Session, p: bytes) -> bytes:
+    return P.II.pack(C.MQCC_OK, 0) + P.encode_json(s._call(s.server.qm.stat))
+
+
 def _put1(s: Session, p: bytes) -> bytes:
     base = P.OD_LEN + P.PMO_LEN + P.MD_LEN
     if len(p) < base:
@@ -367,12 +397,8 @@ def _put1(s: Session, p: bytes) -> bytes:
     return P.II.pack(C.MQCC_WARNING if warn else C.MQCC_OK, warn) + od.pack() + md.pack() + pmo.pack()
 
 
-def _get(s: Session, p: bytes) -> bytes:
-    if len(p) != 8 + P.GMO_LEN + P.MD_LEN:
-        raise P.ProtocolError("GET payload length")
-    hobj, maxlen = P.II.unpack_from(p)
-    gmo = GMO.from_bytes(p[8:8 + P.GMO_LEN])
-    md = MD.from_bytes(p[8 + P.GMO_LEN:])
+def _waiting(s: Session, hobj: int, gmo: GMO, attempt: Any) -> tuple[Any, int]:
+    """Run ``attempt`` under the lock, waiting for a message as MQGMO_WAIT asks; (result, ticket)."""
     srv = s.server
     conn = s.conn
     assert conn is not None
@@ -380,36 +406,76 @@ def _get(s: Session, p: bytes) -> bytes:
     deadline = None
     if wait and gmo.WaitInterval != C.MQWI_UNLIMITED:
         deadline = time.monotonic() + gmo.WaitInterval / 1000.0
+    with srv.lock:
+        while True:
+            try:
+                result = attempt(conn)
+                break
+            except MQIError as e:
+                if e.reason != C.MQRC_NO_MSG_AVAILABLE or not wait:
+                    raise
+                if srv.qm.quiescing:
+                    raise MQIError(C.MQRC_Q_MGR_QUIESCING if gmo.Options & C.MQGMO_FAIL_IF_QUIESCING
+                                   else C.MQRC_NO_MSG_AVAILABLE) from None
+                remaining = WAIT_SLICE if deadline is None else deadline - time.monotonic()
+                if remaining <= 0:
+                    raise
+                qname = srv.qm.wait_queue(conn, hobj)
+                if qname is None:
+                    raise
+                srv.cond_for(qname).wait(min(remaining, WAIT_SLICE))
+                if s.closed or _peer_gone(s):
+                    raise ConnectionError("client went away during MQGET wait") from None
+        return result, conn.ticket
+
+
+def _get(s: Session, p: bytes) -> bytes:
+    if len(p) != 8 + P.GMO_LEN + P.MD_LEN:
+        raise P.ProtocolError("GET payload length")
+    hobj, maxlen = P.II.unpack_from(p)
+    gmo = GMO.from_bytes(p[8:8 + P.GMO_LEN])
+    md = MD.from_bytes(p[8 + P.GMO_LEN:])
+    qm = s.server.qm
     try:
-        with srv.lock:
-            while True:
-                try:
-                    r = srv.qm.get(conn, hobj, md, gmo, maxlen)
-                    break
-                except MQIError as e:
-                    if e.reason != C.MQRC_NO_MSG_AVAILABLE or not wait:
-                        raise
-                    if srv.qm.quiescing:
-                        raise MQIError(C.MQRC_Q_MGR_QUIESCING if gmo.Options & C.MQGMO_FAIL_IF_QUIESCING
-                                       else C.MQRC_NO_MSG_AVAILABLE) from None
-                    remaining = WAIT_SLICE if deadline is None else deadline - time.monotonic()
-                    if remaining <= 0:
-                        raise
-                    qname = srv.qm.wait_queue(conn, hobj)
-                    if qname is None:
-                        raise
-                    srv.cond_for(qname).wait(min(remaining, WAIT_SLICE))
-                    if s.closed or _peer_gone(s.sock):
-                        raise ConnectionError("client went away during MQGET wait") from None
-            ticket = conn.ticket
+        r, ticket = _waiting(s, hobj, gmo, lambda conn: qm.get(conn, hobj, md, gmo, maxlen))
     except MQIError as e:
         return s._failed(e)
     if ticket:
-        srv.store.sync(ticket)
-    return (P.III.pack(r.comp, r.reason, r.data_length) + r.gmo.pack() + r.md.pack() + r.body)
+        s.server.store.sync(ticket)
+    return P.III.pack(r.comp, r.reason, r.data_length) + r.gmo.pack() + r.md.pack() + r.body
 
 
-def _peer_gone(sock: socket.socket) -> bool:
+def _get_batch(s: Session, p: bytes) -> bytes:
+    """Read-ahead: acknowledge consumed messages, then send up to max_msgs messages in one frame.
+
+    With max_msgs 0 the messages the client still holds are released back to the queue."""
+    if len(p) != 16 + P.GMO_LEN:
+        raise P.ProtocolError("GET_BATCH payload length")
+    hobj, acked, max_msgs, max_bytes = struct.unpack_from("<iiii", p)
+    gmo = GMO.from_bytes(p[16:])
+    qm = s.server.qm
+    if max_msgs <= 0:
+        s._call(lambda conn: qm.settle(conn, hobj, acked, release=True))
+        return P.III.pack(C.MQCC_OK, 0, 0)
+    try:
+        batch, ticket = _waiting(s, hobj, gmo, lambda conn: qm.get_batch(conn, hobj, acked, max_msgs,
+                                                                        max_bytes, gmo))
+    except MQIError as e:
+        return s._failed(e)
+    if ticket:
+        s.server.store.sync(ticket)
+    parts = [P.III.pack(C.MQCC_OK, 0, len(batch))]
+    for md, body, ahead in batch:
+        parts.append(md)
+        parts.append(P.II.pack(len(body), 1 if ahead else 0))
+        parts.append(body)
+    return b"".join(parts)
+
+
+def _peer_gone(s: Session) -> bool:
+    if s.reader is not None and s.reader.buffered():
+        return False
+    sock = s.sock
     try:
         sock.setblocking(False)
         try:
@@ -498,4 +564,5 @@ def _control(s: Session, p: bytes) -> bytes:
 
 
 DISPATCH = {P.OPEN: _open, P.CLOSE: _close, P.PUT: _put, P.PUT1: _put1, P.GET: _get, P.INQ: _inq,
+            P.PUT_ASYNC: _put_async, P.GET_BATCH: _get_batch, P.STAT: _stat,
             P.SET: _set, P.CMIT: _cmit, P.BACK: _back, P.MQSC: _mqsc, P.CONTROL: _control}

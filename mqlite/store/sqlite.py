@@ -28,7 +28,6 @@ CREATE TABLE IF NOT EXISTS objects (ns TEXT NOT NULL, name TEXT NOT NULL, rec TE
                                     PRIMARY KEY (ns, name));
 CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY, queue TEXT NOT NULL, md BLOB NOT NULL,
                                      body BLOB NOT NULL, expiry_at REAL, backout INTEGER DEFAULT 0);
-CREATE INDEX IF NOT EXISTS messages_queue ON messages (queue, seq);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
