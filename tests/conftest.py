@@ -1,0 +1,120 @@
+"""Fixtures: an in-process engine with a fake clock, and real queue-manager server processes."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass
+
+import pytest
+
+from mqlite.cmq import CMQC as C
+from mqlite.cmq.structs import GMO, MD, OD, PMO
+from mqlite.engine.clock import FakeClock
+from mqlite.engine.qmgr import QueueManager
+from mqlite.mqsc.commands import Executor
+from mqlite.store.sqlite import MemoryStore
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def mqlite(*args: str, stdin: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+    """Run the ``mqlite`` command as a user would."""
+    return subprocess.run([sys.executable, "-m", "mqlite.cli.main", *args], input=stdin, text=True,
+                          capture_output=True, timeout=timeout, cwd=ROOT)
+
+
+class Engine:
+    """A queue manager engine in this process, with MQSC, a fake clock and helpers for MQI calls."""
+
+    def __init__(self, name: str = "QM1") -> None:
+        self.clock = FakeClock()
+        self.store = MemoryStore()
+        self.qm = QueueManager(name, self.store, self.clock)
+        self.qm.create()
+        self.mqsc_exec = Executor(self.qm)
+        self.conn = self.qm.connect("pytest", C.MQAT_UNIX, "tester")
+
+    def mqsc(self, text: str):
+        from mqlite.mqsc.parser import split_commands
+        results = [self.mqsc_exec.run(c.text) for c in split_commands(text)]
+        return results[0] if len(results) == 1 else results
+
+    def open(self, name: str, options: int, qmgr: str = "", conn=None, **od_fields):
+        od = OD(ObjectName=name.encode(), ObjectQMgrName=qmgr.encode(), **od_fields)
+        h = self.qm.open(conn or self.conn, od, options)
+        return h, od
+
+    def put(self, hobj: int, body: bytes = b"msg", conn=None, pmo_options: int = 0, **md_fields):
+        md = MD(**md_fields)
+        pmo = PMO(Options=pmo_options)
+        self.qm.put(conn or self.conn, hobj, md, pmo, body)
+        return md, pmo
+
+    def get(self, hobj: int, options: int = 0, max_length: int = 100000, conn=None, match: int | None = None,
+            **md_fields):
+        gmo = GMO(Options=options)
+        if match is not None:
+            gmo.Version = C.MQGMO_VERSION_2
+            gmo.MatchOptions = match
+        return self.qm.get(conn or self.conn, hobj, MD(**md_fields), gmo, max_length)
+
+
+@pytest.fixture
+def eng() -> Engine:
+    e = Engine()
+    e.mqsc("DEFINE QLOCAL(Q1)")
+    return e
+
+
+@dataclass
+class RunningQM:
+    name: str
+    port: int
+    data: str
+
+    def mqsc(self, text: str) -> subprocess.CompletedProcess:
+        return mqlite("runmqsc", self.name, stdin=text)
+
+    def client(self, channel: str = "TEST.SVRCONN"):
+        from mqlite import pymqi
+        return pymqi.connect(self.name, channel, f"127.0.0.1({self.port})")
+
+    def bindings(self):
+        from mqlite import pymqi
+        return pymqi.connect(self.name)
+
+    def pid(self) -> int | None:
+        from mqlite.paths import QMPaths
+        return QMPaths.of(self.name).running_pid()
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch) -> str:
+    d = str(tmp_path / "mqdata")
+    monkeypatch.setenv("MQLITE_DATA", d)
+    return d
+
+
+@pytest.fixture
+def running_qm(data_dir):
+    """A queue manager created and started with the mqlite commands, with TEST.Q and TEST.SVRCONN."""
+    name = "TESTQM"
+    port = free_port()
+    r = mqlite("crtmqm", "-p", str(port), "-u", "SYSTEM.DEAD.LETTER.QUEUE", name)
+    assert r.returncode == 0, r.stderr
+    r = mqlite("strmqm", name)
+    assert r.returncode == 0, r.stdout + r.stderr
+    qm = RunningQM(name, port, data_dir)
+    r = qm.mqsc("DEFINE QLOCAL(TEST.Q)\nDEFINE CHANNEL(TEST.SVRCONN) CHLTYPE(SVRCONN)\n")
+    assert r.returncode == 0, r.stdout
+    yield qm
+    if qm.pid():
+        mqlite("endmqm", "-i", name)
