@@ -370,5 +370,6 @@ def test_read_ahead_batches_and_release(eng: Engine):
     # two consumed; the third goes back to its place when released
     eng.qm.settle(eng.conn, h.hobj, 2, release=True)
     assert [eng.get(h.hobj).body for _ in range(3)] == [b"m2", b"m3", b"m4"]
+    assert eng.qm.get_batch(eng.conn, h.hobj, 0, 3, 1 << 20, GMO(), speculative=True) == []
     batch = eng.qm.get_batch(eng.conn, h.hobj, 0, 3, 1 << 20, GMO())
     assert [(b, a) for _md, b, a in batch] == [(b"p", False)]   # a persistent message is got, not read ahead

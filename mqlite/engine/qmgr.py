@@ -834,13 +834,15 @@ class QueueManager:
         return out
 
     def get_batch(self, conn: Conn, hobj: int, acked: int, max_msgs: int, max_bytes: int,
-                  gmo: GMO) -> list[tuple[bytes, bytes, bool]]:
+                  gmo: GMO, speculative: bool = False) -> list[tuple[bytes, bytes, bool]]:
         """Read-ahead: acknowledge ``acked`` consumed messages, then send up to ``max_msgs`` more.
 
         Only plain destructive gets outside syncpoint are read ahead, and only nonpersistent
         messages, as in MQ.  A persistent message ends the batch; when it is first, it is got the
-        ordinary way (its removal journalled) and sent alone, flagged as not read ahead.
-        Raises 2033 when the queue has nothing to get.
+        ordinary way (its removal journalled) and sent alone, flagged as not read ahead, but
+        only when the application is waiting for it: a ``speculative`` request (sent ahead while
+        the client still holds messages) never takes one, since the client may close without it.
+        Raises 2033 when the queue has nothing to get (a speculative request gets an empty batch).
         """
         h = self.handle(conn, hobj)
         self.settle(conn, hobj, acked, release=False)
@@ -876,7 +878,7 @@ class QueueManager:
                 self._discard_expired(m)
                 continue
             if m.persistent:
-                if not out:
+                if not out and not speculative:
                     qs.remove(m)
                     conn.ticket = self.store.append(("del", m.seq))
                     out.append((self._out_md(m, now), m.body, False))
@@ -889,6 +891,8 @@ class QueueManager:
             size += len(m.body) + 400
         qs.deq += len(out)
         if not out:
+            if speculative and qs.visible:
+                return out
             raise MQIError(C.MQRC_NO_MSG_AVAILABLE)
         qs.last_get = now
         return out

@@ -478,8 +478,9 @@ class Queue:
             return False
         return not match & ~(CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID)
 
-    def __request(self, hobj: int, gmo_: GMO, max_msgs: int) -> bytes:
-        payload = struct.pack("<iiii", hobj, self.__consumed, max_msgs, _READ_AHEAD_BYTES) + gmo_.pack()
+    def __request(self, hobj: int, gmo_: GMO, max_msgs: int, speculative: bool = False) -> bytes:
+        payload = (struct.pack("<iiiii", hobj, self.__consumed, max_msgs, _READ_AHEAD_BYTES,
+                               P.BATCH_SPECULATIVE if speculative else 0) + gmo_.pack())
         self.__consumed = 0
         return payload
 
@@ -543,7 +544,7 @@ class Queue:
             # Ask for the next batch while the application works through this one.
             self.__inflight = True
             assert self.__qMgr._transport is not None
-            self.__qMgr._transport.post(P.GET_BATCH, self.__request(hobj, _NO_WAIT_GMO, _READ_AHEAD_MSGS),
+            self.__qMgr._transport.post(P.GET_BATCH, self.__request(hobj, _NO_WAIT_GMO, _READ_AHEAD_MSGS, True),
                                         self.__fill)
 
     def _settle(self) -> None:

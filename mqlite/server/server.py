@@ -201,6 +201,7 @@ class Session:
         self.control_only = False
         self.closed = False
         self.reader: P.FrameReader | None = None
+        self.after_reply: Any = None     # work to start once the current reply has been sent
 
     def kill(self) -> None:
         self.closed = True
@@ -239,6 +240,9 @@ class Session:
                 reply = handler(self, payload)
                 if reply is not None:
                     P.send_frame(self.sock, ftype | P.REPLY, reply)
+                    if self.after_reply is not None:
+                        self.after_reply()
+                        self.after_reply = None
                 elif self.conn is not None and self.conn.ticket and not reader.buffered():
                     srv.store.sync(self.conn.ticket)   # a burst of asynchronous puts has ended
         except P.ProtocolError as e:
@@ -449,17 +453,18 @@ def _get_batch(s: Session, p: bytes) -> bytes:
     """Read-ahead: acknowledge consumed messages, then send up to max_msgs messages in one frame.
 
     With max_msgs 0 the messages the client still holds are released back to the queue."""
-    if len(p) != 16 + P.GMO_LEN:
+    if len(p) != 20 + P.GMO_LEN:
         raise P.ProtocolError("GET_BATCH payload length")
-    hobj, acked, max_msgs, max_bytes = struct.unpack_from("<iiii", p)
-    gmo = GMO.from_bytes(p[16:])
+    hobj, acked, max_msgs, max_bytes, flags = struct.unpack_from("<iiiii", p)
+    gmo = GMO.from_bytes(p[20:])
+    speculative = bool(flags & P.BATCH_SPECULATIVE)
     qm = s.server.qm
     if max_msgs <= 0:
         s._call(lambda conn: qm.settle(conn, hobj, acked, release=True))
         return P.III.pack(C.MQCC_OK, 0, 0)
     try:
         batch, ticket = _waiting(s, hobj, gmo, lambda conn: qm.get_batch(conn, hobj, acked, max_msgs,
-                                                                        max_bytes, gmo))
+                                                                        max_bytes, gmo, speculative))
     except MQIError as e:
         return s._failed(e)
     if ticket:
@@ -553,7 +558,8 @@ def _control(s: Session, p: bytes) -> bytes:
     op = req.get("op") if isinstance(req, dict) else None
     srv = s.server
     if op == "end":
-        srv.shutdown(immediate=bool(req.get("immediate")))
+        immediate = bool(req.get("immediate"))
+        s.after_reply = lambda: srv.shutdown(immediate=immediate)
         return P.encode_json({"ok": True})
     if op == "status":
         with srv.sessions_lock:

@@ -1,0 +1,355 @@
+"""Real queue-manager processes: control commands, runmqsc, pymqi over TCP and local bindings."""
+from __future__ import annotations
+
+import os
+import socket
+import struct
+import threading
+import time
+
+import pytest
+
+from mqlite import pymqi
+from mqlite.pymqi import CMQC
+from tests.conftest import RunningQM, free_port, mqlite
+
+
+def test_control_commands(data_dir):
+    port = free_port()
+    r = mqlite("crtmqm", "-p", str(port), "QM.A")
+    assert r.returncode == 0 and "IBM MQ queue manager created." in r.stdout
+    assert mqlite("crtmqm", "QM.A").returncode == 8
+    assert mqlite("crtmqm", "BAD NAME").returncode == 72
+    assert mqlite("crtmqm", "Q" * 49).returncode == 72
+    assert "STATUS(Ended normally)" in mqlite("dspmq").stdout
+    r = mqlite("strmqm", "QM.A")
+    assert r.returncode == 0 and "started" in r.stdout
+    r = mqlite("strmqm", "QM.A")
+    assert r.returncode == 5 and "running" in r.stderr
+    assert mqlite("dspmq", "-m", "QM.A").stdout.split() == ["QMNAME(QM.A)", "STATUS(Running)"]
+    assert mqlite("dltmqm", "QM.A").returncode == 5
+    for cmd in ("strmqm", "endmqm", "dltmqm"):
+        r = mqlite(cmd, "NOPE")
+        assert r.returncode == 16 and "AMQ8118E" in r.stderr
+    r = mqlite("endmqm", "-i", "QM.A")
+    assert r.returncode == 0 and "ended" in r.stdout
+    assert mqlite("endmqm", "QM.A").returncode == 40
+    assert mqlite("dltmqm", "QM.A").returncode == 0
+    assert "QM.A" not in mqlite("dspmq").stdout
+
+
+def test_runmqsc_output_and_exit_codes(running_qm: RunningQM):
+    r = running_qm.mqsc("DEFINE QLOCAL(RQ) +\n  DESCR('two lines')\nDISPLAY QLOCAL(RQ) DESCR\n")
+    assert r.returncode == 0
+    assert "     1 : DEFINE QLOCAL(RQ) +" in r.stdout and "       :   DESCR('two lines')" in r.stdout
+    assert "AMQ8006I: IBM MQ queue created." in r.stdout and "DESCR(two lines)" in r.stdout
+    assert r.stdout.rstrip().endswith("2 MQSC commands read.\nNo commands have a syntax error.\n"
+                                      "All valid MQSC commands were processed.")
+    r = running_qm.mqsc("DEFINE QLOCAL(RQ)\nDEFINE QLOCAL(X\nPING QMGR\n")
+    assert r.returncode == 10
+    assert "One command has a syntax error." in r.stdout
+    assert "One valid MQSC command could not be processed." in r.stdout
+    r = mqlite("runmqsc", "NOT.THERE", stdin="PING QMGR\n")
+    assert r.returncode == 20 and "AMQ8146E" in r.stdout
+    r = mqlite("runmqsc", "-v", "NOT.THERE", stdin="PING QMGR\nDEFINE QLOCAL(\n")
+    assert r.returncode == 10
+
+
+def test_deferred_open_rules(running_qm: RunningQM):
+    qmgr = running_qm.client()
+    q = pymqi.Queue(qmgr, "TEST.Q")
+    q.put(b"x")                                   # deferred open with MQOO_OUTPUT only
+    with pytest.raises(pymqi.MQMIError) as e:
+        q.get()
+    assert e.value.reason == CMQC.MQRC_NOT_OPEN_FOR_INPUT
+    with pytest.raises(pymqi.PYIFError):
+        q.open("TEST.Q")
+    with pytest.raises(pymqi.PYIFError):
+        pymqi.Queue(qmgr).put(b"no descriptor")
+    qmgr.disconnect()
+
+
+def test_client_put_get_readme_style(running_qm: RunningQM):
+    qmgr = running_qm.client()
+    pymqi.Queue(qmgr, "TEST.Q").put("Hello from Python!")
+    q = pymqi.Queue(qmgr, "TEST.Q")
+    md = pymqi.MD()
+    gmo = pymqi.GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_FAIL_IF_QUIESCING, WaitInterval=5000)
+    body = q.get(None, md, gmo)
+    assert body == b"Hello from Python!"
+    assert md.Format == CMQC.MQFMT_STRING and md.CodedCharSetId == 1208
+    with pytest.raises(pymqi.MQMIError) as e:
+        q.get(None, pymqi.MD(), pymqi.GMO())
+    assert (e.value.comp, e.value.reason) == (CMQC.MQCC_FAILED, CMQC.MQRC_NO_MSG_AVAILABLE)
+    assert str(e.value) == "MQI Error. Comp: 2, Reason 2033: FAILED: MQRC_NO_MSG_AVAILABLE"
+    with pytest.raises(TypeError):
+        pymqi.Queue(qmgr, "TEST.Q").put(12345)
+    q.close()
+    with pytest.raises(pymqi.PYIFError):
+        q.close()
+    assert qmgr.is_connected
+    assert qmgr.inquire(CMQC.MQCA_Q_MGR_NAME).strip() == b"TESTQM"
+    qmgr.disconnect()
+    assert not qmgr.is_connected
+
+
+def test_bindings_connection_and_request_reply(running_qm: RunningQM):
+    qmgr = running_qm.bindings()
+    od = pymqi.OD(ObjectName=b"SYSTEM.DEFAULT.MODEL.QUEUE", DynamicQName=b"REPLIES.*")
+    reply_q = pymqi.Queue(qmgr, od, CMQC.MQOO_INPUT_EXCLUSIVE)
+    reply_name = od.ObjectName.strip()
+    assert reply_name.startswith(b"REPLIES.")
+    req = pymqi.Queue(qmgr, "TEST.Q")
+    put_md = pymqi.MD(MsgType=CMQC.MQMT_REQUEST, ReplyToQ=reply_name)
+    req.put(b"ping", put_md)
+    # a responder: get the request, reply with CorrelId = request MsgId
+    resp = running_qm.client()
+    rq = pymqi.Queue(resp, "TEST.Q")
+    in_md = pymqi.MD()
+    assert rq.get(None, in_md) == b"ping"
+    assert in_md.ReplyToQMgr.strip() == b"TESTQM"
+    resp.put1(in_md.ReplyToQ, b"pong", pymqi.MD(MsgType=CMQC.MQMT_REPLY, CorrelId=in_md.MsgId))
+    md = pymqi.MD(CorrelId=put_md.MsgId)
+    gmo = pymqi.GMO(Version=2, MatchOptions=CMQC.MQMO_MATCH_CORREL_ID, Options=CMQC.MQGMO_WAIT, WaitInterval=3000)
+    assert reply_q.get(None, md, gmo) == b"pong"
+    reply_q.close()
+    r = running_qm.mqsc(f"DISPLAY QLOCAL({reply_name.decode()})")
+    assert "AMQ8147E" in r.stdout             # the temporary dynamic queue went with the close
+    resp.disconnect()
+    qmgr.disconnect()
+
+
+def test_connection_errors(running_qm: RunningQM, data_dir):
+    with pytest.raises(pymqi.MQMIError) as e:
+        running_qm.client("NO.SUCH.CHANNEL")
+    assert e.value.reason == CMQC.MQRC_UNKNOWN_CHANNEL_NAME
+    running_qm.mqsc("DEFINE CHANNEL(A.SENDER) CHLTYPE(SDR) CONNAME('x(1)') XMITQ(X)")
+    with pytest.raises(pymqi.MQMIError) as e:
+        running_qm.client("A.SENDER")
+    assert e.value.reason == CMQC.MQRC_CHANNEL_CONFIG_ERROR
+    with pytest.raises(pymqi.MQMIError) as e:
+        pymqi.connect("OTHERQM", "TEST.SVRCONN", f"127.0.0.1({running_qm.port})")
+    assert e.value.reason == CMQC.MQRC_Q_MGR_NAME_ERROR
+    with pytest.raises(pymqi.MQMIError) as e:
+        pymqi.connect("TESTQM", "TEST.SVRCONN", f"127.0.0.1({free_port()})")
+    assert e.value.reason == CMQC.MQRC_HOST_NOT_AVAILABLE
+    with pytest.raises(pymqi.MQMIError) as e:
+        pymqi.connect("NOT.CREATED")
+    assert e.value.reason == CMQC.MQRC_Q_MGR_NAME_ERROR
+    # a connection name list is tried in order
+    qmgr = pymqi.connect("TESTQM", "TEST.SVRCONN", f"127.0.0.1({free_port()}),127.0.0.1({running_qm.port})")
+    qmgr.disconnect()
+
+
+def test_mqserver_environment_variable(running_qm: RunningQM, monkeypatch):
+    monkeypatch.setenv("MQSERVER", f"TEST.SVRCONN/TCP/127.0.0.1({running_qm.port})")
+    qmgr = pymqi.QueueManager("TESTQM")
+    assert qmgr.get_handle() > 0
+    qmgr.disconnect()
+
+
+def test_waiting_get_is_woken_by_a_put(running_qm: RunningQM):
+    getter = running_qm.client()
+    q = pymqi.Queue(getter, "TEST.Q")
+    result = {}
+
+    def wait() -> None:
+        t = time.monotonic()
+        gmo = pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=CMQC.MQWI_UNLIMITED)
+        result["body"] = q.get(None, pymqi.MD(), gmo)
+        result["waited"] = time.monotonic() - t
+
+    th = threading.Thread(target=wait)
+    th.start()
+    time.sleep(0.7)
+    putter = running_qm.bindings()
+    putter.put1("TEST.Q", b"wake up")
+    th.join(10)
+    assert result["body"] == b"wake up" and result["waited"] >= 0.6
+    gmo = pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=300)
+    t = time.monotonic()
+    with pytest.raises(pymqi.MQMIError) as e:
+        q.get(None, pymqi.MD(), gmo)
+    assert e.value.reason == CMQC.MQRC_NO_MSG_AVAILABLE and 0.25 < time.monotonic() - t < 2.0
+    getter.disconnect()
+    putter.disconnect()
+
+
+def test_broken_connection_backs_out(running_qm: RunningQM):
+    qmgr = running_qm.client()
+    q = pymqi.Queue(qmgr, "TEST.Q")
+    q.put(b"uncommitted", pymqi.MD(), pymqi.PMO(Options=CMQC.MQPMO_SYNCPOINT))
+    qmgr._transport.sock.close()   # the application vanishes without MQDISC
+    qmgr._transport = None
+    time.sleep(0.3)
+    other = running_qm.bindings()
+    q2 = pymqi.Queue(other, "TEST.Q", CMQC.MQOO_INQUIRE)
+    assert q2.inquire(CMQC.MQIA_CURRENT_Q_DEPTH) == 0
+    # and a normal MQDISC commits
+    c = running_qm.client()
+    pymqi.Queue(c, "TEST.Q").put(b"committed", pymqi.MD(), pymqi.PMO(Options=CMQC.MQPMO_SYNCPOINT))
+    c.disconnect()
+    assert q2.inquire(CMQC.MQIA_CURRENT_Q_DEPTH) == 1
+    other.disconnect()
+
+
+def test_truncation_through_pymqi(running_qm: RunningQM):
+    qmgr = running_qm.client()
+    q = pymqi.Queue(qmgr, "TEST.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    q.put(b"x" * 10000)
+    with pytest.raises(pymqi.MQMIError) as e:
+        q.get(100)
+    assert (e.value.reason, e.value.original_length, e.value.message) == (
+        CMQC.MQRC_TRUNCATED_MSG_FAILED, 10000, b"x" * 100)
+    assert q.get() == b"x" * 10000       # maxLength None: the whole message
+    q.put(b"y" * 50)
+    with pytest.raises(pymqi.MQMIError) as e:
+        q.get(10, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_ACCEPT_TRUNCATED_MSG))
+    assert e.value.reason == CMQC.MQRC_TRUNCATED_MSG_ACCEPTED and e.value.comp == CMQC.MQCC_WARNING
+    with pytest.raises(pymqi.MQMIError) as e:
+        q.get()
+    assert e.value.reason == CMQC.MQRC_NO_MSG_AVAILABLE
+    qmgr.disconnect()
+
+
+def test_browse_and_inquire_set_through_pymqi(running_qm: RunningQM):
+    qmgr = running_qm.client()
+    q = pymqi.Queue(qmgr, "TEST.Q", CMQC.MQOO_BROWSE | CMQC.MQOO_OUTPUT | CMQC.MQOO_INQUIRE | CMQC.MQOO_SET)
+    for i in range(3):
+        q.put(f"m{i}".encode())
+    md, gmo = pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_BROWSE_FIRST)
+    seen = [q.get(None, md, gmo)]
+    gmo.Options = CMQC.MQGMO_BROWSE_NEXT
+    while True:
+        md = pymqi.MD()
+        try:
+            seen.append(q.get(None, md, gmo))
+        except pymqi.MQMIError as e:
+            assert e.reason == CMQC.MQRC_NO_MSG_AVAILABLE
+            break
+    assert seen == [b"m0", b"m1", b"m2"]
+    assert q.inquire(CMQC.MQIA_CURRENT_Q_DEPTH) == 3
+    assert q.inquire([CMQC.MQIA_MAX_Q_DEPTH, CMQC.MQCA_Q_NAME]) == {
+        CMQC.MQIA_MAX_Q_DEPTH: 5000, CMQC.MQCA_Q_NAME: b"TEST.Q".ljust(48)}
+    q.set(CMQC.MQIA_INHIBIT_PUT, CMQC.MQQA_PUT_INHIBITED)
+    with pytest.raises(pymqi.MQMIError) as e:
+        q.put(b"no")
+    assert e.value.reason == CMQC.MQRC_PUT_INHIBITED
+    assert "PUT(DISABLED)" in running_qm.mqsc("DISPLAY QLOCAL(TEST.Q) PUT").stdout
+    qmgr.disconnect()
+
+
+def test_async_put_and_read_ahead_keep_order_and_lose_nothing(running_qm: RunningQM):
+    running_qm.mqsc("DEFINE QLOCAL(FAST.Q) DEFPRESP(ASYNC) DEFREADA(YES) MAXDEPTH(100000)")
+    qmgr = running_qm.client()
+    q = pymqi.Queue(qmgr, "FAST.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    ids = []
+    for i in range(3000):
+        md = pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT if i % 500 == 0 else CMQC.MQPER_NOT_PERSISTENT)
+        q.put(b"%d" % i, md)
+        ids.append(md.MsgId)
+    sts = qmgr.stat()
+    assert (sts.PutSuccessCount, sts.PutFailureCount) == (3000, 0)
+    got = []
+    for _ in range(1000):
+        md = pymqi.MD()
+        got.append(int(q.get(None, md)))
+        assert md.MsgId == ids[got[-1]]
+    q.close()           # the messages read ahead but not consumed go back
+    q2 = pymqi.Queue(qmgr, "FAST.Q", CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_INQUIRE)
+    assert q2.inquire(CMQC.MQIA_CURRENT_Q_DEPTH) == 2000
+    for _ in range(2000):
+        got.append(int(q2.get(None)))
+    assert got == list(range(3000))
+    qmgr.disconnect()
+
+
+def test_async_put_errors_reported_by_stat(running_qm: RunningQM):
+    running_qm.mqsc("DEFINE QLOCAL(SMALL.Q) DEFPRESP(ASYNC) MAXDEPTH(2)")
+    qmgr = running_qm.client()
+    q = pymqi.Queue(qmgr, "SMALL.Q", CMQC.MQOO_OUTPUT)
+    for _ in range(5):
+        q.put(b"x")
+    sts = qmgr.stat()
+    assert (sts.CompCode, sts.Reason, sts.PutSuccessCount, sts.PutFailureCount) == (
+        CMQC.MQCC_FAILED, CMQC.MQRC_Q_FULL, 2, 3)
+    assert sts.ObjectName.strip() == b"SMALL.Q"
+    qmgr.disconnect()
+
+
+def closed_by_server(s: socket.socket) -> bool:
+    s.settimeout(5)
+    try:
+        return s.recv(10) == b""
+    except ConnectionResetError:
+        return True
+
+
+def test_error_log_records_rejections_and_bad_frames(running_qm: RunningQM):
+    with pytest.raises(pymqi.MQMIError):
+        running_qm.client("NO.SUCH.CHANNEL")
+    with socket.create_connection(("127.0.0.1", running_qm.port)) as s:
+        s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+        assert closed_by_server(s)
+    with socket.create_connection(("127.0.0.1", running_qm.port)) as s:
+        s.sendall(struct.pack(">IB", 0x7FFFFFFF, 1))   # an oversized frame
+        assert closed_by_server(s)
+    with socket.create_connection(("127.0.0.1", running_qm.port)) as s:
+        s.sendall(struct.pack(">IB", 100, 1) + b"{")   # truncated, then the peer goes away
+    running_qm.mqsc("DELETE QLOCAL(NOT.THERE)")
+    time.sleep(0.3)
+    log = open(os.path.join(running_qm.data, "qmgrs", "TESTQM", "errors", "AMQERR01.LOG")).read()
+    assert "AMQ9519E: Channel 'NO.SUCH.CHANNEL' not found." in log
+    assert log.count("AMQ9504E") >= 2
+    assert "DELETE QLOCAL(NOT.THERE)" in log and "AMQ8147E" in log
+    # and the queue manager is still serving
+    qmgr = running_qm.client()
+    qmgr.disconnect()
+
+
+def test_garbage_after_connect_closes_only_that_connection(running_qm: RunningQM):
+    qmgr = running_qm.client()
+    q = pymqi.Queue(qmgr, "TEST.Q")
+    q.put(b"keep me")
+    qmgr._transport.sock.sendall(b"\x00\x00\x00\x05\xee garbage")
+    with pytest.raises(pymqi.MQMIError) as e:
+        q.put(b"after garbage")
+    assert e.value.reason == CMQC.MQRC_CONNECTION_BROKEN
+    other = running_qm.client()
+    assert pymqi.Queue(other, "TEST.Q").get() == b"keep me"
+    other.disconnect()
+
+
+def test_listener_start_stop_via_mqsc(running_qm: RunningQM):
+    port = free_port()
+    r = running_qm.mqsc(f"DEFINE LISTENER(EXTRA) TRPTYPE(TCP) PORT({port})\nSTART LISTENER(EXTRA)\n"
+                        "DISPLAY LSSTATUS(EXTRA)\n")
+    assert r.returncode == 0 and f"PORT({port})" in r.stdout
+    c = pymqi.connect("TESTQM", "TEST.SVRCONN", f"127.0.0.1({port})")
+    c.disconnect()
+    r = running_qm.mqsc("STOP LISTENER(EXTRA)\n")
+    assert r.returncode == 0
+    with pytest.raises(pymqi.MQMIError) as e:
+        pymqi.connect("TESTQM", "TEST.SVRCONN", f"127.0.0.1({port})")
+    assert e.value.reason == CMQC.MQRC_HOST_NOT_AVAILABLE
+
+
+def test_quiesce_ends_after_applications_leave(running_qm: RunningQM):
+    qmgr = running_qm.client()
+    q = pymqi.Queue(qmgr, "TEST.Q")
+    r = mqlite("endmqm", running_qm.name)
+    assert r.returncode == 0 and "Quiesce request accepted" in r.stdout
+    time.sleep(0.3)
+    assert "STATUS(Quiescing)" in mqlite("dspmq").stdout
+    with pytest.raises(pymqi.MQMIError) as e:
+        q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_FAIL_IF_QUIESCING,
+                                           WaitInterval=5000))
+    assert e.value.reason == CMQC.MQRC_Q_MGR_QUIESCING
+    with pytest.raises(pymqi.MQMIError) as e:
+        running_qm.client()
+    assert e.value.reason == CMQC.MQRC_Q_MGR_QUIESCING
+    qmgr.disconnect()
+    deadline = time.monotonic() + 10
+    while running_qm.pid() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "STATUS(Ended normally)" in mqlite("dspmq").stdout
