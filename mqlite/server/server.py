@@ -225,7 +225,7 @@ class Session:
             while not self.closed:
                 # Poll briefly for the next request only while few applications are connected:
                 # a polling thread holds the interpreter lock between its recv attempts.
-                reader.spin = P.SPIN if len(srv.sessions) <= SPIN_SESSIONS else 0.0
+                reader.spin = P.SERVER_SPIN if len(srv.sessions) <= SPIN_SESSIONS else 0.0
                 ftype, payload = reader.read()
                 if ftype == P.DISC:
                     if self.conn is not None:

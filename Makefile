@@ -1,0 +1,24 @@
+# mqlite: `make run` runs the main job, `make test` the whole test suite.
+# Each creates its own virtual environment (.venv) and installs what it needs.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+.PHONY: run test bench lint clean
+run: $(VENV)/.installed
+	$(VENV)/bin/mqlite demo
+
+test: $(VENV)/.installed
+	$(PY) -m pytest -q
+
+bench: $(VENV)/.installed
+	$(PY) bench/putget.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis
