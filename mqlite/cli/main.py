@@ -40,6 +40,15 @@ def _paths(name: str) -> QMPaths | int:
     return paths
 
 
+def _stopped_paths(name: str) -> QMPaths | int:
+    """The queue manager's paths when it exists and is not running, else the exit code."""
+    paths = _paths(name)
+    if isinstance(paths, QMPaths) and paths.running_pid():
+        print(f"IBM MQ queue manager '{name}' running.", file=sys.stderr)
+        return RUNNING
+    return paths
+
+
 # --- crtmqm -------------------------------------------------------------------------------------
 def crtmqm(args: argparse.Namespace) -> int:
     name = args.qmgr
@@ -75,12 +84,9 @@ def crtmqm(args: argparse.Namespace) -> int:
 
 # --- strmqm -------------------------------------------------------------------------------------
 def strmqm(args: argparse.Namespace) -> int:
-    paths = _paths(args.qmgr)
+    paths = _stopped_paths(args.qmgr)
     if isinstance(paths, int):
         return paths
-    if paths.running_pid():
-        print(f"IBM MQ queue manager '{args.qmgr}' running.", file=sys.stderr)
-        return RUNNING
     print(f"IBM MQ queue manager '{args.qmgr}' starting.")
     proc = subprocess.Popen([sys.executable, "-m", "mqlite.server.main", args.qmgr], stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
@@ -159,12 +165,9 @@ def endmqm(args: argparse.Namespace) -> int:
 
 # --- dltmqm / dspmq ------------------------------------------------------------------------------
 def dltmqm(args: argparse.Namespace) -> int:
-    paths = _paths(args.qmgr)
+    paths = _stopped_paths(args.qmgr)
     if isinstance(paths, int):
         return paths
-    if paths.running_pid():
-        print(f"IBM MQ queue manager '{args.qmgr}' running.", file=sys.stderr)
-        return RUNNING
     shutil.rmtree(paths.root)
     print(f"IBM MQ queue manager '{args.qmgr}' deleted.")
     return 0

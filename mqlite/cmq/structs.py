@@ -42,7 +42,7 @@ class MQStruct:
         names: list[str] = []
         bytes_fields = set()
         list_fields = {}
-        for name, default, code in cls._fields:
+        for name, _default, code in cls._fields:
             fmt += code
             names.append(name)
             if code.endswith("s"):

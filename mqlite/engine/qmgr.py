@@ -21,7 +21,7 @@ from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import Message, QueueState, matcher
 from mqlite.engine.resolve import LOCAL, MODEL, REMOTE, Resolved, resolve
 from mqlite.objects.attrs import QTYPE_VALUES, TABLE
-from mqlite.objects.model import QMGR, QUEUE, MQObject, namespace, system_default_objects
+from mqlite.objects.model import QMGR, QUEUE, MQObject, system_default_objects
 from mqlite.objects.names import valid_name
 from mqlite.store.sqlite import Store
 
@@ -144,7 +144,7 @@ class QueueManager:
 
     def recover(self) -> dict[str, int]:
         """Rebuild state from the store after a start (or a crash): definitions, then messages."""
-        for ns, name, rec in self.store.objects():
+        for ns, _name, rec in self.store.objects():
             obj = MQObject.from_record(rec)
             if ns == QMGR:
                 self.qmgr = obj
@@ -740,7 +740,9 @@ class QueueManager:
                 return first
         if opts & C.MQGMO_ALL_MSGS_AVAILABLE and not opts & C.MQGMO_LOGICAL_ORDER:
             base = match
-            match = (lambda m: (base is None or base(m)) and self._group_complete(qs, m))
+
+            def match(m: Message) -> bool:
+                return (base is None or base(m)) and self._group_complete(qs, m)
         return qs.find(now, expired, match)
 
     def _group_matcher(self, h: Handle, qs: QueueState, base: Callable[[Message], bool] | None,

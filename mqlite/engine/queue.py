@@ -84,13 +84,7 @@ class QueueState:
             lane.append(msg)
         else:
             # A message coming back (backout) or committed late keeps its arrival position.
-            i = 0
-            for i, m in enumerate(lane):
-                if m.seq > msg.seq:
-                    break
-            else:
-                i = len(lane)
-            lane.insert(i, msg)
+            lane.insert(next((i for i, m in enumerate(lane) if m.seq > msg.seq), len(lane)), msg)
         self.visible += 1
 
     def remove(self, msg: Message) -> None:

@@ -180,7 +180,7 @@ class Executor:
         elif e.code == admin.NOT_EMPTY:
             lines = [f"AMQ8143E: IBM MQ queue {name} not empty."]
         elif e.code == admin.BAD_NAME:
-            lines = [f"AMQ8405I: Syntax error detected at or near end of command segment below:-", cmd.text,
+            lines = ["AMQ8405I: Syntax error detected at or near end of command segment below:-", cmd.text,
                      f"The name {name} is not a valid IBM MQ object name."]
         else:
             lines = [f"MQL0002E: {e.detail}"]

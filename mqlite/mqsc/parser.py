@@ -232,7 +232,7 @@ def parse(text: str) -> Command:
         cmd.name = name
         cmd.name_quoted = nquoted
     seen: set[str] = set()
-    for word, value, quoted, src in rest[1:]:
+    for word, value, _quoted, src in rest[1:]:
         kw = word.upper()
         if kw in seen:
             raise MQSCSyntaxError(_upto(text, src), f"keyword {kw} repeated")

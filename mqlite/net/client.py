@@ -5,7 +5,8 @@ import re
 import socket
 import threading
 from collections import deque
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 from mqlite.cmq import CMQC as C
 from mqlite.net import protocol as P
@@ -85,38 +86,35 @@ class Transport:
         self.info = body
         return body
 
-    def call(self, ftype: int, payload: bytes) -> bytes:
+    @contextmanager
+    def _io(self) -> Iterator[None]:
+        """Serialise use of the socket; a failure on it breaks the connection (2009)."""
         with self.lock:
             try:
-                P.send_frame(self.sock, ftype, payload)
-                self._drain()
-                rtype, reply = self.reader.read()
+                yield
             except (OSError, ConnectionError, P.ProtocolError) as e:
                 self.close()
                 raise TransportError(C.MQRC_CONNECTION_BROKEN, str(e)) from None
-        if rtype != ftype | P.REPLY:
-            self.close()
-            raise TransportError(C.MQRC_CONNECTION_BROKEN, f"reply type {rtype:#x} to {ftype:#x}")
+
+    def call(self, ftype: int, payload: bytes) -> bytes:
+        with self._io():
+            P.send_frame(self.sock, ftype, payload)
+            self._drain()
+            rtype, reply = self.reader.read()
+            if rtype != ftype | P.REPLY:
+                raise P.ProtocolError(f"reply type {rtype:#x} to {ftype:#x}")
         return reply
 
     def post(self, ftype: int, payload: bytes, consumer: Callable[[bytes], None]) -> None:
         """Send a request now and hand its reply to ``consumer`` when it is read (by ``collect``
         or by the next ``call``): requests are answered in order, so nothing waits in between."""
-        with self.lock:
-            try:
-                P.send_frame(self.sock, ftype, payload)
-            except OSError as e:
-                self.close()
-                raise TransportError(C.MQRC_CONNECTION_BROKEN, str(e)) from None
+        with self._io():
+            P.send_frame(self.sock, ftype, payload)
             self.pending.append((ftype, consumer))
 
     def collect(self) -> None:
-        with self.lock:
-            try:
-                self._drain()
-            except (OSError, ConnectionError, P.ProtocolError) as e:
-                self.close()
-                raise TransportError(C.MQRC_CONNECTION_BROKEN, str(e)) from None
+        with self._io():
+            self._drain()
 
     def _drain(self) -> None:
         while self.pending:
@@ -129,12 +127,8 @@ class Transport:
 
     def send(self, ftype: int, payload: bytes) -> None:
         """A request that has no reply (an asynchronous put)."""
-        with self.lock:
-            try:
-                P.send_frame(self.sock, ftype, payload)
-            except OSError as e:
-                self.close()
-                raise TransportError(C.MQRC_CONNECTION_BROKEN, str(e)) from None
+        with self._io():
+            P.send_frame(self.sock, ftype, payload)
 
     def close(self) -> None:
         try:

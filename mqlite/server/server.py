@@ -328,6 +328,14 @@ class Session:
     def _failed(self, e: MQIError) -> bytes:
         return P.II.pack(e.comp, e.reason)
 
+    def _answer(self, fn: Any, *args: Any) -> bytes:
+        """An engine call whose reply is only the completion and reason codes."""
+        try:
+            self._call(fn, *args)
+        except MQIError as e:
+            return self._failed(e)
+        return P.II.pack(C.MQCC_OK, 0)
+
 
 def _open(s: Session, p: bytes) -> bytes:
     if len(p) != 4 + P.OD_LEN:
@@ -347,11 +355,7 @@ def _close(s: Session, p: bytes) -> bytes:
         raise P.ProtocolError("CLOSE payload length")
     hobj, options, consumed = P.III.unpack(p)
     qm = s.server.qm
-    try:
-        s._call(lambda conn: (qm.settle(conn, hobj, consumed, release=True), qm.close(conn, hobj, options)))
-    except MQIError as e:
-        return s._failed(e)
-    return P.II.pack(C.MQCC_OK, 0)
+    return s._answer(lambda conn: (qm.settle(conn, hobj, consumed, release=True), qm.close(conn, hobj, options)))
 
 
 def _put(s: Session, p: bytes) -> bytes:
@@ -517,27 +521,15 @@ def _set(s: Session, p: bytes) -> bytes:
     values, _ = P.decode_values(p, off)
     if len(selectors) != len(values) or not all(isinstance(x, int) for x in selectors):
         raise P.ProtocolError("SET selectors and values")
-    try:
-        s._call(s.server.qm.set, hobj, selectors, values)
-    except MQIError as e:
-        return s._failed(e)
-    return P.II.pack(C.MQCC_OK, 0)
+    return s._answer(s.server.qm.set, hobj, selectors, values)
 
 
 def _cmit(s: Session, p: bytes) -> bytes:
-    try:
-        s._call(s.server.qm.commit)
-    except MQIError as e:
-        return s._failed(e)
-    return P.II.pack(C.MQCC_OK, 0)
+    return s._answer(s.server.qm.commit)
 
 
 def _back(s: Session, p: bytes) -> bytes:
-    try:
-        s._call(s.server.qm.backout)
-    except MQIError as e:
-        return s._failed(e)
-    return P.II.pack(C.MQCC_OK, 0)
+    return s._answer(s.server.qm.backout)
 
 
 def _mqsc(s: Session, p: bytes) -> bytes:
