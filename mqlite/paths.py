@@ -58,11 +58,17 @@ class QMPaths:
         os.replace(tmp, self.config)
 
     def running_pid(self) -> int | None:
-        """The server's process id when it is running, else None."""
+        """The server's process id when it is running, else None.
+
+        The pid file holds the process id and its start time, so a pid reused by another process
+        after a crash is not taken for the queue manager.
+        """
         try:
             with open(self.pid, encoding="ascii") as f:
-                pid = int(f.read().strip())
-        except (OSError, ValueError):
+                fields = f.read().split()
+            pid = int(fields[0])
+            started = fields[1] if len(fields) > 1 else None
+        except (OSError, ValueError, IndexError):
             return None
         try:
             os.kill(pid, 0)
@@ -70,13 +76,23 @@ class QMPaths:
             return None
         except PermissionError:
             return pid
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if b"mqlite" not in f.read():
-                    return None
-        except OSError:
-            pass
+        if started is not None and process_start(pid) not in (None, started):
+            return None
         return pid
+
+
+def process_start(pid: int) -> str | None:
+    """A process's start time in clock ticks since boot (Linux), to tell reused pids apart."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def clock_file() -> str:
+    """The shared clock offset of every queue manager under this data root (testing)."""
+    return os.path.join(data_root(), "clock.offset")
 
 
 def all_qmgrs() -> list[str]:

@@ -13,6 +13,28 @@ class Clock:
         return time.time()
 
 
+class OffsetClock(Clock):
+    """Wall-clock time plus an offset kept in a file, so several queue-manager processes share one
+    clock that tests move forward (``mqlite.testing.Harness.advance_clock``)."""
+
+    def __init__(self, path: str, recheck: float = 0.2) -> None:
+        self.path = path
+        self.recheck = recheck
+        self._offset = 0.0
+        self._checked = 0.0
+
+    def now(self) -> float:
+        t = time.time()
+        if t - self._checked >= self.recheck:
+            self._checked = t
+            try:
+                with open(self.path, encoding="ascii") as f:
+                    self._offset = float(f.read().strip() or 0)
+            except (OSError, ValueError):
+                self._offset = 0.0
+        return t + self._offset
+
+
 class FakeClock(Clock):
     """A clock that moves only when told to."""
 

@@ -105,6 +105,8 @@ class GetResult:
     gmo: GMO
     comp: int = C.MQCC_OK
     reason: int = C.MQRC_NONE
+    seq: int = 0                    # the message's store number (channel agents record it)
+    persistent: bool = False
 
 
 class QueueManager:
@@ -120,6 +122,7 @@ class QueueManager:
         self.queues: dict[str, QueueState] = {}
         self.qmgr = MQObject(QMGR, name, TABLE.defaults(QMGR))
         self.conns: dict[int, Conn] = {}
+        self.chsync: dict[str, dict[str, Any]] = {}   # channel synchronisation records
         self._next_hconn = 1
         self._seq = 0
         self.quiescing = False
@@ -150,6 +153,7 @@ class QueueManager:
                 self.qmgr = obj
                 continue
             self._register(obj)
+        self.chsync = dict(self.store.chsync())
         restored = 0
         for seq, queue, md_bytes, body, expiry_at, backout in self.store.messages():
             qs = self.queues.get(queue)
@@ -607,10 +611,16 @@ class QueueManager:
         d["ApplOriginData"] = b"    "
 
     def _reply_to(self, d: dict[str, Any]) -> None:
-        """ReplyToQMgr: blank becomes the queue manager the reply is routed to (MQ's rule)."""
-        if d["ReplyToQMgr"].strip(b" \0"):
+        """ReplyToQMgr: blank becomes the queue manager the reply is routed to (MQ's rule).
+
+        Both names are stored blank-padded; a NUL ends a name, as in MQ's character fields.
+        """
+        rq = d["ReplyToQ"].split(b"\0", 1)[0].rstrip(b" ")
+        d["ReplyToQ"] = rq.ljust(48, b" ")[:48]
+        rqm = d["ReplyToQMgr"].split(b"\0", 1)[0].rstrip(b" ")
+        if rqm:
+            d["ReplyToQMgr"] = rqm.ljust(48, b" ")[:48]
             return
-        rq = d["ReplyToQ"].strip(b" \0")
         obj = self.queue(rq.decode("ascii", "replace")) if rq else None
         if obj is not None and obj.kind == "QREMOTE" and obj["RQMNAME"]:
             d["ReplyToQMgr"] = pad(obj["RQMNAME"], 48)
@@ -717,7 +727,7 @@ class QueueManager:
             if opts & C.MQGMO_LOGICAL_ORDER:
                 self._advance_group(h, msg)
         self._fill_gmo(gmo, res, out_md, min(length, max_length))
-        return GetResult(out_md, msg.body[:max_length], length, gmo, comp, reason)
+        return GetResult(out_md, msg.body[:max_length], length, gmo, comp, reason, msg.seq, msg.persistent)
 
     def _select(self, h: Handle, qs: QueueState, md: MD, opts: int, match_opts: int, now: float) -> Message | None:
         expired = self._discard_expired
@@ -932,11 +942,31 @@ class QueueManager:
             self.on_available(qs.name)
 
     # --- units of work ----------------------------------------------------------------------------
-    def commit(self, conn: Conn) -> None:
+    def set_chsync(self, conn: Conn, channel: str, rec: dict[str, Any]) -> None:
+        """Record a channel's synchronisation state (durable once the caller syncs conn.ticket)."""
+        self.chsync[channel] = rec
+        conn.ticket = self.store.append(("chsync", channel, json.dumps(rec)))
+
+    def remove_messages(self, queue: str, seqs: list[int]) -> int:
+        """Remove messages by their store numbers (an in-doubt channel batch resolved as committed)."""
+        qs = self.queues.get(queue)
+        if qs is None:
+            return 0
+        wanted = set(seqs)
+        gone = [m for m in qs if m.seq in wanted]
+        for m in gone:
+            qs.remove(m)
+            qs.deq += 1
+        if gone:
+            self.store.extend([("del", m.seq) for m in gone if m.persistent])
+        return len(gone)
+
+    def commit(self, conn: Conn, extra: list[tuple[Any, ...]] | None = None) -> None:
+        """MQCMIT. ``extra`` journal operations (a channel's sync record) commit atomically with it."""
         if conn.uow_failed:
             self.backout(conn)
             raise MQIError(C.MQRC_BACKED_OUT, detail="an asynchronous put in the unit of work failed")
-        ops: list[tuple[Any, ...]] = []
+        ops: list[tuple[Any, ...]] = list(extra or ())
         touched: set[str] = set()
         for kind, qs, msg in conn.uow:
             qs.uncommitted -= 1

@@ -45,7 +45,11 @@ DISPLAY_HEADER = {
     "LISTENER": "AMQ8630I: Display listener information details.",
     "QSTATUS": "AMQ8450I: Display queue status details.",
     "LSSTATUS": "AMQ8631I: Display listener status details.",
+    "CHSTATUS": "AMQ8417I: Display Channel Status details.",
 }
+CHSTATUS_DEFAULT = ["CHANNEL", "CHLTYPE", "CONNAME", "CURRENT", "RQMNAME", "STATUS", "SUBSTATE", "XMITQ"]
+CHSTATUS_ALL = CHSTATUS_DEFAULT + ["BATCHES", "CURSEQNO", "INDOUBT", "LONGRTS", "LSTLUWID", "LSTSEQNO", "MSGS",
+                                   "SHORTRTS"]
 DEFINABLE = set(QUEUE_KINDS) | {"CHANNEL", "NAMELIST", "LISTENER"}
 QUEUE_DISPLAY_TYPES = {"QLOCAL", "QALIAS", "QREMOTE", "QMODEL", "ALL"}
 
@@ -58,6 +62,18 @@ class Services(Protocol):
     def stop_listener(self, name: str) -> str | None: ...
 
     def listener_status(self, name: str) -> dict[str, Any] | None: ...
+
+    def start_channel(self, name: str) -> str | None: ...
+
+    def stop_channel(self, name: str, mode: str, status: str) -> str | None: ...
+
+    def ping_channel(self, name: str) -> str | None: ...
+
+    def reset_channel(self, name: str, seqnum: int) -> str | None: ...
+
+    def resolve_channel(self, name: str, action: str) -> str | None: ...
+
+    def channel_status(self, pattern: str) -> list[dict[str, Any]]: ...
 
 
 class NoServices:
@@ -78,6 +94,14 @@ class NoServices:
     def listener_status(self, name: str) -> dict[str, Any] | None:
         obj = self.running.get(name)
         return None if obj is None else {"PORT": obj["PORT"], "STATUS": "RUNNING"}
+
+    def _no_channels(self, *args: Any) -> str:
+        return "MQL0008E: Channels run only in a queue manager server (strmqm)."
+
+    start_channel = stop_channel = ping_channel = reset_channel = resolve_channel = _no_channels
+
+    def channel_status(self, pattern: str) -> list[dict[str, Any]]:
+        return []
 
 
 @dataclass
@@ -253,11 +277,31 @@ class Executor:
 
     # --- PING / START / STOP ----------------------------------------------------------------
     def _ping(self, cmd: Command) -> Result:
+        if cmd.objtype == "CHANNEL":
+            return self._channel_op(cmd, {"DATALEN": set()}, self.services.ping_channel,
+                                    "AMQ8020I: Ping IBM MQ channel complete.")
         if cmd.objtype != "QMGR" or cmd.params:
             raise _Syntax(cmd.text, cmd.text, "PING takes QMGR here.")
         return Result(["AMQ8415I: Ping IBM MQ Queue Manager command complete."])
 
+    def _channel_op(self, cmd: Command, allowed: dict[str, set[str]], run: Callable[..., str | None],
+                    done: str, *args: Any) -> Result:
+        name = self._need_name(cmd)
+        for p in cmd.params:
+            choices = allowed.get(p.keyword)
+            if choices is None or (choices and (p.value or "").upper() not in choices):
+                raise _Syntax(cmd.text, p.text, f"{p.keyword} is not valid here.")
+        if self.qm.lookup("CHANNEL", name) is None:
+            raise AdminError(admin.NOT_FOUND, name)
+        err = run(name, *args)
+        if err:
+            return Result([err], ERROR)
+        return Result([done])
+
     def _start(self, cmd: Command) -> Result:
+        if cmd.objtype == "CHANNEL":
+            return self._channel_op(cmd, {"CHLTYPE": set()}, self.services.start_channel,
+                                    "AMQ8018I: Start IBM MQ channel accepted.")
         if cmd.objtype != "LISTENER":
             return self._unsupported(cmd)
         name = self._need_name(cmd)
@@ -270,6 +314,13 @@ class Executor:
         return Result(["AMQ8021I: Request to start IBM MQ Listener accepted."])
 
     def _stop(self, cmd: Command) -> Result:
+        if cmd.objtype == "CHANNEL":
+            mode = (cmd.param("MODE").value or "QUIESCE").upper() if cmd.param("MODE") else "QUIESCE"
+            status = (cmd.param("STATUS").value or "STOPPED").upper() if cmd.param("STATUS") else "STOPPED"
+            return self._channel_op(cmd, {"MODE": {"QUIESCE", "FORCE", "TERMINATE"},
+                                          "STATUS": {"STOPPED", "INACTIVE"}, "CHLTYPE": set()},
+                                    self.services.stop_channel, "AMQ8019I: Stop IBM MQ channel accepted.",
+                                    "QUIESCE" if mode == "QUIESCE" else "FORCE", status)
         if cmd.objtype != "LISTENER":
             return self._unsupported(cmd)
         name = self._need_name(cmd)
@@ -284,7 +335,29 @@ class Executor:
         return Result([f"MQL0001E: {cmd.verb} {cmd.objtype} is not supported by this queue manager yet."],
                       ERROR)
 
-    _refresh = _reset = _resolve = _resume = _suspend = _unsupported
+    _refresh = _resume = _suspend = _unsupported
+
+    def _reset(self, cmd: Command) -> Result:
+        if cmd.objtype != "CHANNEL":
+            return self._unsupported(cmd)
+        p = cmd.param("SEQNUM")
+        try:
+            seqnum = int(p.value) if p is not None and p.value is not None else 1
+        except ValueError:
+            raise _Syntax(cmd.text, p.text if p else cmd.text, "SEQNUM must be a number.") from None
+        if not 1 <= seqnum <= 999999999:
+            raise _Syntax(cmd.text, p.text if p else cmd.text, "SEQNUM must be 1 to 999999999.")
+        return self._channel_op(cmd, {"SEQNUM": set()}, self.services.reset_channel,
+                                "AMQ8023I: IBM MQ channel reset.", seqnum)
+
+    def _resolve(self, cmd: Command) -> Result:
+        p = cmd.param("ACTION")
+        if cmd.objtype != "CHANNEL":
+            return self._unsupported(cmd)
+        if p is None or (p.value or "").upper() not in ("COMMIT", "BACKOUT"):
+            raise _Syntax(cmd.text, cmd.text, "ACTION(COMMIT) or ACTION(BACKOUT) is required.")
+        return self._channel_op(cmd, {"ACTION": {"COMMIT", "BACKOUT"}}, self.services.resolve_channel,
+                                "AMQ8024I: IBM MQ channel resolved.", (p.value or "").upper())
 
     # --- DISPLAY ------------------------------------------------------------------------------
     def _display(self, cmd: Command) -> Result:
@@ -299,6 +372,8 @@ class Executor:
             return self._display_qstatus(cmd)
         if ot == "LSSTATUS":
             return self._display_lsstatus(cmd)
+        if ot == "CHSTATUS":
+            return self._display_chstatus(cmd)
         return self._unsupported(cmd)
 
     def _requested(self, cmd: Command, kinds: list[str], extra: set[str]) -> tuple[bool, list[str]]:
@@ -486,6 +561,27 @@ class Executor:
         except ValueError:
             return 0
         return max(0, int(self.qm.clock.now() - t))
+
+    def _display_chstatus(self, cmd: Command) -> Result:
+        pattern = self._need_name(cmd)
+        wanted: list[str] = []
+        all_ = False
+        for p in cmd.params:
+            if p.keyword == "ALL":
+                all_ = True
+            elif p.keyword in CHSTATUS_ALL and p.value is None:
+                wanted.append(p.keyword)
+            elif p.keyword not in ("CURRENT", "CHLTYPE", "CMDSCOPE"):
+                raise _Syntax(cmd.text, p.text, f"{p.keyword} is not valid for DISPLAY CHSTATUS.")
+        names = CHSTATUS_ALL if all_ else CHSTATUS_DEFAULT + [w for w in wanted if w not in CHSTATUS_DEFAULT]
+        lines: list[str] = []
+        for st in self.services.channel_status(pattern):
+            items = [n if st[n] is None else (f"{n}({st[n]})" if st[n] != "" else f"{n}( )") for n in names]
+            lines.append(DISPLAY_HEADER["CHSTATUS"])
+            lines.extend(format_fields(items))
+        if not lines:
+            return Result(["AMQ8420I: Channel Status not found."], ERROR)
+        return Result(lines)
 
     def _display_lsstatus(self, cmd: Command) -> Result:
         pattern = self._need_name(cmd)

@@ -26,6 +26,8 @@ PUT_ASYNC, GET_BATCH, STAT = 0x1A, 0x1B, 0x1C   # MQ's asynchronous put, read-ah
 OPEN_ASYNC_PUT, OPEN_READ_AHEAD = 0x1, 0x2      # flags in the OPEN reply: the queue's defaults
 BATCH_SPECULATIVE = 0x1                         # GET_BATCH sent ahead: take no persistent message
 MQSC, CONTROL = 0x20, 0x21
+CH_MSG, CH_END, CH_HEARTBEAT, CH_PING, CH_CLOSE = 0x40, 0x41, 0x42, 0x43, 0x44   # message channels
+CH_FAST = 0x1                          # CH_MSG flag: a fast nonpersistent message, outside the batch
 REPLY = 0x80                           # a reply carries the request type | REPLY
 
 MD_LEN, OD_LEN, PMO_LEN, GMO_LEN = MD().get_length(), OD().get_length(), PMO().get_length(), GMO().get_length()

@@ -17,15 +17,16 @@ import time
 import traceback
 from typing import Any
 
+from mqlite.channels.manager import ChannelError, ChannelManager
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import GMO, MD, OD, PMO
-from mqlite.engine.clock import Clock
+from mqlite.engine.clock import Clock, OffsetClock
 from mqlite.engine.errors import MQIError
 from mqlite.engine.qmgr import Conn, QueueManager
 from mqlite.mqsc.commands import Executor
 from mqlite.net import protocol as P
 from mqlite.objects.model import MQObject
-from mqlite.paths import QMPaths
+from mqlite.paths import QMPaths, clock_file, process_start
 from mqlite.server.errlog import ErrorLog
 from mqlite.store.sqlite import Store
 
@@ -64,10 +65,13 @@ class QMServer:
         self.name = name
         self.log = ErrorLog(self.paths.errors, name)
         self.store = Store(self.paths.db)
-        self.qm = QueueManager(name, self.store, clock)
-        self.lock = threading.Lock()
+        self.qm = QueueManager(name, self.store, clock or OffsetClock(clock_file()))
+        # One lock serialises the engine. Re-entrant: MQSC commands run under it and channel
+        # operations they start take it again.
+        self.lock = threading.RLock()
         self.conds: dict[str, threading.Condition] = {}
         self.qm.on_available = self._notify
+        self.channels = ChannelManager(self)
         self.qm.log = lambda s: self.log.write("MQL9000I", s)
         self.executor = Executor(self.qm, self)
         self.listeners: dict[str, Listener] = {}
@@ -95,7 +99,9 @@ class QMServer:
         self.unix_sock = us
         threading.Thread(target=self.accept_loop, args=(us, "bindings"), name="bindings", daemon=True).start()
         with open(self.paths.pid, "w", encoding="ascii") as f:
-            f.write(str(os.getpid()))
+            f.write(f"{os.getpid()} {process_start(os.getpid()) or ''}")
+        with self.lock:
+            self.channels.startup()
 
     def shutdown(self, immediate: bool) -> None:
         """End the queue manager: quiesce (wait for applications) or end immediately."""
@@ -116,6 +122,7 @@ class QMServer:
                 if not apps:
                     break
                 time.sleep(0.05)
+        self.channels.shutdown()
         for lst in list(self.listeners.values()):
             lst.close()
         self.listeners.clear()
@@ -177,6 +184,26 @@ class QMServer:
         cond = self.conds.get(queue)
         if cond is not None:
             cond.notify_all()
+        self.channels.xmitq_message(queue)
+
+    # --- Services for MQSC (channels) ---------------------------------------------------------
+    def start_channel(self, name: str) -> str | None:
+        return self.channels.start_channel(name)
+
+    def stop_channel(self, name: str, mode: str, status: str) -> str | None:
+        return self.channels.stop_channel(name, mode, status)
+
+    def ping_channel(self, name: str) -> str | None:
+        return self.channels.ping_channel(name)
+
+    def reset_channel(self, name: str, seqnum: int) -> str | None:
+        return self.channels.reset_channel(name, seqnum)
+
+    def resolve_channel(self, name: str, action: str) -> str | None:
+        return self.channels.resolve_channel(name, action)
+
+    def channel_status(self, pattern: str) -> list[dict[str, Any]]:
+        return self.channels.channel_status(pattern)
 
     def cond_for(self, queue: str) -> threading.Condition:
         cond = self.conds.get(queue)
@@ -272,6 +299,17 @@ class Session:
         srv = self.server
         if not isinstance(req, dict) or req.get("proto") != P.PROTOCOL_VERSION:
             raise P.ProtocolError(f"unsupported protocol version in HELLO: {req!r:.200}")
+        if req.get("kind") == "channel":
+            if self.kind != "tcp":
+                return self._refuse(C.MQRC_NOT_AUTHORIZED, "a message channel over local bindings")
+            self.sock.settimeout(None)
+            try:
+                srv.channels.accept(self, req)
+            except ChannelError as e:
+                srv.log.write(e.msgid, e.text, f"A channel connection from {self.peer} was refused.")
+                P.send_frame(self.sock, P.ERROR, P.encode_json({"comp": C.MQCC_FAILED, "reason": 0,
+                                                                 "msgid": e.msgid, "text": e.text}))
+            return False
         qmname = str(req.get("qmgr") or "")
         if qmname and qmname != srv.name and not qmname.startswith("*"):
             return self._refuse(C.MQRC_Q_MGR_NAME_ERROR, f"queue manager {qmname} requested")

@@ -15,6 +15,9 @@ Operations (tuples):
   ("obj", namespace, name, record_json)            an object definition created or changed
   ("objdel", namespace, name)                      an object definition deleted
   ("meta", key, value)                             a queue-manager value (QMID, ...)
+  ("chsync", channel, record_json)                 a channel's synchronisation record (sequence
+                                                   numbers, in-doubt batch), written in the same
+                                                   transaction as the unit of work it describes
 """
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ CREATE TABLE IF NOT EXISTS objects (ns TEXT NOT NULL, name TEXT NOT NULL, rec TE
 CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY, queue TEXT NOT NULL, md BLOB NOT NULL,
                                      body BLOB NOT NULL, expiry_at REAL, backout INTEGER DEFAULT 0);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS chsync (name TEXT PRIMARY KEY, rec TEXT NOT NULL);
 """
 
 
@@ -103,6 +107,8 @@ class Store:
                                 (op[1], op[2], op[3]))
                 elif tag == "objdel":
                     cur.execute("DELETE FROM objects WHERE ns=? AND name=?", (op[1], op[2]))
+                elif tag == "chsync":
+                    cur.execute("INSERT OR REPLACE INTO chsync(name, rec) VALUES (?,?)", (op[1], op[2]))
                 elif tag == "meta":
                     cur.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)", (op[1], op[2]))
                 else:
@@ -122,6 +128,10 @@ class Store:
 
     def messages(self) -> Iterator[tuple[int, str, bytes, bytes, float | None, int]]:
         yield from self.db.execute("SELECT seq, queue, md, body, expiry_at, backout FROM messages ORDER BY seq")
+
+    def chsync(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        for name, rec in self.db.execute("SELECT name, rec FROM chsync"):
+            yield name, json.loads(rec)
 
     def meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()

@@ -1,0 +1,1 @@
+"""Message channel agents: sender and receiver channels between queue managers, exactly once."""

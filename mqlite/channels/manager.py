@@ -1,0 +1,665 @@
+"""Channels of one queue manager: status, the channel initiator, the sender MCA and operator commands.
+
+The channel initiator is always on (no trigger monitor): when a message arrives on a transmission
+queue whose sender channel is inactive, the channel starts; it ends again after DISCINT idle.
+A STOPPED channel stays stopped, across restarts too, until START CHANNEL.
+
+Exactly once for a batch of persistent messages:
+  1. the sender gets the batch from its transmission queue under syncpoint and sends it;
+  2. it records the batch as in doubt (LUWID, sequence numbers, the messages) and forces the log;
+  3. it asks for confirmation; the receiver puts the batch in one unit of work whose commit also
+     records the LUWID, and confirms;
+  4. the sender commits (the messages leave the transmission queue) and clears the in-doubt record.
+After a failure between 2 and 4, the next handshake compares the receiver's last LUWID with the
+in-doubt one: equal means the receiver committed (the sender commits), otherwise the sender backs
+out and sends the batch again.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from mqlite.cmq import CMQC as C
+from mqlite.cmq.structs import GMO, MD, OD
+from mqlite.channels.receiver import Receiver
+from mqlite.engine.errors import MQIError
+from mqlite.engine.qmgr import Conn
+from mqlite.net import protocol as P
+from mqlite.net.client import TransportError, parse_conname
+from mqlite.objects.model import MQObject
+from mqlite.objects.names import generic_match
+
+if TYPE_CHECKING:
+    from mqlite.server.server import QMServer, Session
+
+SENDING = ("SDR", "SVR")
+RECEIVING = ("RCVR", "RQSTR")
+CONFIRM_TIMEOUT = 60.0
+
+
+class ChannelError(Exception):
+    """The channel cannot go on: the status, the AMQ message and the explanation."""
+
+    def __init__(self, msgid: str, text: str, stop: bool = False) -> None:
+        super().__init__(f"{msgid}: {text}")
+        self.msgid = msgid
+        self.text = text
+        self.stop = stop          # True: the channel goes STOPPED instead of retrying
+
+
+@dataclass
+class ChannelStatus:
+    name: str
+    chltype: str
+    state: str = "INACTIVE"
+    substate: str = ""
+    conname: str = ""
+    rqmname: str = ""
+    xmitq: str = ""
+    msgs: int = 0
+    batches: int = 0
+    curseqno: int = 0
+    lstseqno: int = 0
+    lstluwid: str = ""
+    indoubt: bool = False
+    short_left: int = 0
+    long_left: int = 0
+    started: float = field(default_factory=time.time)
+    last_msg: float = 0.0
+
+    def display(self) -> dict[str, Any]:
+        return {"CHANNEL": self.name, "CHLTYPE": self.chltype, "CONNAME": self.conname, "CURRENT": None,
+                "RQMNAME": self.rqmname, "STATUS": self.state, "SUBSTATE": self.substate or " ",
+                "XMITQ": self.xmitq, "MSGS": self.msgs, "BATCHES": self.batches, "CURSEQNO": self.curseqno,
+                "LSTSEQNO": self.lstseqno, "LSTLUWID": self.lstluwid or "0000000000000000",
+                "INDOUBT": "YES" if self.indoubt else "NO", "SHORTRTS": self.short_left,
+                "LONGRTS": self.long_left}
+
+
+class ChannelManager:
+    def __init__(self, srv: "QMServer") -> None:
+        self.srv = srv
+        self.status: dict[str, ChannelStatus] = {}
+        self.senders: dict[str, "SenderMCA"] = {}
+        self.receivers: dict[str, "Session"] = {}
+
+    # --- the channel initiator ----------------------------------------------------------------
+    def startup(self) -> None:
+        """At queue-manager start: stopped channels stay stopped; channels with work start."""
+        qm = self.srv.qm
+        for name, rec in qm.chsync.items():
+            chl = qm.lookup("CHANNEL", name)
+            if chl is not None and rec.get("stopped"):
+                self.status[name] = ChannelStatus(name, chl.kind, "STOPPED", xmitq=chl.get("XMITQ", ""))
+        for chl in list(qm.objects["CHANNEL"].values()):
+            if chl.kind in SENDING and chl["CONNAME"] and chl.name not in self.status:
+                qs = qm.queues.get(chl["XMITQ"])
+                rec = qm.chsync.get(chl.name, {})
+                if (qs is not None and qs.depth) or rec.get("indoubt"):
+                    self._start_sender(chl)
+
+    def xmitq_message(self, queue: str) -> None:
+        """A message became visible on ``queue`` (called under the engine lock)."""
+        qm = self.srv.qm
+        obj = qm.queue(queue)
+        if obj is None or obj["USAGE"] != C.MQUS_TRANSMISSION:
+            return
+        for chl in qm.objects["CHANNEL"].values():
+            if chl.kind in SENDING and chl["XMITQ"] == queue and chl["CONNAME"]:
+                st = self.status.get(chl.name)
+                if chl.name not in self.senders and (st is None or st.state == "INACTIVE"):
+                    self._start_sender(chl)
+
+    def _start_sender(self, chl: MQObject) -> None:
+        mca = SenderMCA(self, chl)
+        self.senders[chl.name] = mca
+        mca.start()
+
+    # --- operator commands (MQSC) -------------------------------------------------------------
+    def start_channel(self, name: str) -> str | None:
+        qm = self.srv.qm
+        chl = qm.lookup("CHANNEL", name)
+        if chl is None:
+            return f"AMQ8147E: IBM MQ object {name} not found."
+        self._set_stopped(name, False)
+        st = self.status.get(name)
+        if chl.kind in RECEIVING and chl.kind != "RQSTR":
+            if st is not None and st.state == "STOPPED":
+                del self.status[name]
+            return None
+        if chl.kind not in SENDING:
+            return f"MQL0005E: Channel {name} of type {chl.kind} cannot be started here."
+        if not chl["CONNAME"]:
+            return f"MQL0006E: Channel {name} has no CONNAME."
+        if name in self.senders:
+            return None
+        if st is not None and st.state == "STOPPED":
+            del self.status[name]
+        self._start_sender(chl)
+        return None
+
+    def stop_channel(self, name: str, mode: str = "QUIESCE", status: str = "STOPPED") -> str | None:
+        qm = self.srv.qm
+        chl = qm.lookup("CHANNEL", name)
+        if chl is None:
+            return f"AMQ8147E: IBM MQ object {name} not found."
+        mca = self.senders.get(name)
+        stopped = status == "STOPPED"
+        if mca is not None:
+            mca.request_stop(force=(mode == "FORCE"), final=status)
+        sess = self.receivers.get(name)
+        if sess is not None:
+            sess.kill()
+        if mca is None and sess is None and name not in self.status:
+            if not stopped:
+                return f"MQL0007E: Channel {name} is not currently active."
+        if stopped:
+            self._set_stopped(name, True)
+            self.status[name] = ChannelStatus(name, chl.kind, "STOPPED", xmitq=chl.get("XMITQ", ""))
+        elif mca is None:
+            self.status.pop(name, None)
+        return None
+
+    def _set_stopped(self, name: str, stopped: bool) -> None:
+        qm = self.srv.qm
+        with self.srv.lock:
+            rec = dict(qm.chsync.get(name, {}))
+            if bool(rec.get("stopped")) == stopped:
+                return
+            rec["stopped"] = stopped
+            conn = qm.connect("chstop", C.MQAT_QMGR)
+            qm.set_chsync(conn, name, rec)
+            ticket = conn.ticket
+            qm.disconnect(conn)
+        self.srv.store.sync(ticket)
+
+    def ping_channel(self, name: str) -> str | None:
+        chl = self.srv.qm.lookup("CHANNEL", name)
+        if chl is None:
+            return f"AMQ8147E: IBM MQ object {name} not found."
+        if chl.kind not in SENDING or not chl["CONNAME"]:
+            return f"MQL0005E: Channel {name} of type {chl.kind} cannot be pinged from here."
+        if name in self.senders:
+            return f"AMQ9514E: Channel '{name}' is in use."
+        try:
+            sock, reader, _info = connect_channel(self.srv, chl, ping=True)
+            data = os.urandom(16)
+            P.send_frame(sock, P.CH_PING, data)
+            ftype, echo = reader.read()
+            P.send_frame(sock, P.CH_CLOSE, b"")
+            sock.close()
+        except ChannelError as e:
+            return f"{e.msgid}: {e.text}"
+        except (OSError, ConnectionError, P.ProtocolError) as e:
+            return f"AMQ9202E: Remote host not available for channel '{name}' ({e})."
+        if ftype != P.CH_PING | P.REPLY or echo != data:
+            return f"AMQ9504E: A protocol error was detected for channel '{name}'."
+        return None
+
+    def reset_channel(self, name: str, seqnum: int) -> str | None:
+        qm = self.srv.qm
+        chl = qm.lookup("CHANNEL", name)
+        if chl is None:
+            return f"AMQ8147E: IBM MQ object {name} not found."
+        if name in self.senders or name in self.receivers:
+            return f"AMQ9514E: Channel '{name}' is in use."
+        with self.srv.lock:
+            rec = dict(qm.chsync.get(name, {}))
+            rec["seq"] = seqnum - 1 if seqnum > 0 else 0
+            rec["luwid"] = ""
+            rec.pop("partner", None)
+            if chl.kind in SENDING:
+                rec["reset"] = True
+            conn = qm.connect("chreset", C.MQAT_QMGR)
+            qm.set_chsync(conn, name, rec)
+            ticket = conn.ticket
+            qm.disconnect(conn)
+        self.srv.store.sync(ticket)
+        return None
+
+    def resolve_channel(self, name: str, action: str) -> str | None:
+        qm = self.srv.qm
+        chl = qm.lookup("CHANNEL", name)
+        if chl is None:
+            return f"AMQ8147E: IBM MQ object {name} not found."
+        if name in self.senders:
+            return f"AMQ9514E: Channel '{name}' is in use."
+        rec = qm.chsync.get(name, {})
+        if not rec.get("indoubt"):
+            return None
+        with self.srv.lock:
+            conn = qm.connect("chresolve", C.MQAT_QMGR)
+            resolve_indoubt(qm, conn, chl, rec, commit=(action == "COMMIT"))
+            ticket = conn.ticket
+            qm.disconnect(conn)
+        self.srv.store.sync(ticket)
+        return None
+
+    def channel_status(self, pattern: str) -> list[dict[str, Any]]:
+        out = []
+        for name in sorted(self.status):
+            if generic_match(pattern, name):
+                st = self.status[name]
+                st.indoubt = bool(self.srv.qm.chsync.get(name, {}).get("indoubt"))
+                out.append(st.display())
+        return out
+
+    def shutdown(self) -> None:
+        for mca in list(self.senders.values()):
+            mca.request_stop(force=True, final="INACTIVE")
+        for mca in list(self.senders.values()):
+            mca.join(5)
+
+    # --- the receiving end ---------------------------------------------------------------------
+    def accept(self, session: "Session", req: dict[str, Any]) -> None:
+        """A channel connection arrived on a listener: check it, answer, and serve it."""
+        srv = self.srv
+        qm = srv.qm
+        name = str(req.get("channel") or "")
+        partner = str(req.get("from_qmgr") or "")
+        chl = qm.lookup("CHANNEL", name)
+        if chl is None:
+            raise ChannelError("AMQ9519E", f"Channel '{name}' not found.")
+        if chl.kind not in RECEIVING:
+            raise ChannelError("AMQ9547E", f"Type of remote channel '{name}' not suitable for the action requested.")
+        st = self.status.get(name)
+        if st is not None and st.state == "STOPPED":
+            raise ChannelError("AMQ9528E", f"User requested closure of channel '{name}'.")
+        if name in self.receivers:
+            raise ChannelError("AMQ9514E", f"Channel '{name}' is in use.")
+        want = str(req.get("qmgr") or "")
+        if want and want != qm.name:
+            raise ChannelError("AMQ9520E", f"Channel '{name}' reached queue manager {qm.name}, not {want}.")
+        if req.get("ping"):
+            P.send_frame(session.sock, P.HELLO_OK, P.encode_json({"qmgr": qm.name, "proto": P.PROTOCOL_VERSION}))
+            Receiver(self, session.sock, session.reader or P.FrameReader(session.sock), name, partner,
+                     ChannelStatus(name, chl.kind)).serve()
+            return
+        rec = qm.chsync.get(name, {})
+        if rec.get("partner") and partner and rec["partner"] != partner and not req.get("reset"):
+            raise ChannelError("AMQ9535E", f"Channel '{name}' belongs to queue manager {rec['partner']}; "
+                               f"{partner} may not use it until RESET CHANNEL.")
+        mine_seq, mine_luwid = int(rec.get("seq", 0)), str(rec.get("luwid", ""))
+        resolution = None
+        their_seq = int(req.get("seq", 0))
+        indoubt = req.get("indoubt")
+        if indoubt:
+            if indoubt.get("luwid") == mine_luwid:
+                resolution, their_seq = "commit", int(indoubt.get("last", their_seq))
+            else:
+                resolution = "backout"
+        if req.get("reset"):
+            mine_seq = their_seq
+        if their_seq != mine_seq:
+            raise ChannelError("AMQ9526E", f"Message sequence number error for channel '{name}': the sender is "
+                               f"at {their_seq}, this receiver at {mine_seq}. RESET CHANNEL to resynchronize.")
+        if req.get("reset") or (partner and rec.get("partner") != partner):
+            new = dict(rec, seq=mine_seq, partner=partner)
+            with srv.lock:
+                conn = qm.connect("chaccept", C.MQAT_QMGR)
+                qm.set_chsync(conn, name, new)
+                ticket = conn.ticket
+                qm.disconnect(conn)
+            srv.store.sync(ticket)
+        status = ChannelStatus(name, chl.kind, "RUNNING", "RECEIVE", conname=session.peer, rqmname=partner,
+                               curseqno=mine_seq, lstseqno=mine_seq, lstluwid=mine_luwid)
+        self.status[name] = status
+        self.receivers[name] = session
+        try:
+            P.send_frame(session.sock, P.HELLO_OK, P.encode_json({
+                "qmgr": qm.name, "proto": P.PROTOCOL_VERSION, "resolution": resolution,
+                "batchsz": min(int(req.get("batchsz", 50)), chl["BATCHSZ"]),
+                "maxmsgl": min(int(req.get("maxmsgl", 4194304)), chl["MAXMSGL"] or 104857600)}))
+            Receiver(self, session.sock, session.reader or P.FrameReader(session.sock), name, partner,
+                     status).serve()
+        finally:
+            self.receivers.pop(name, None)
+            if self.status.get(name) is status:
+                del self.status[name]
+
+
+def resolve_indoubt(qm: Any, conn: Conn, chl: MQObject, rec: dict[str, Any], commit: bool) -> None:
+    """Settle a sender's in-doubt batch after a restart (its unit of work is gone: the messages
+    are back on the transmission queue): commit removes them, backout leaves them to be sent again."""
+    indoubt = rec.get("indoubt") or {}
+    new = dict(rec)
+    new.pop("indoubt", None)
+    if commit:
+        qm.remove_messages(chl["XMITQ"], list(indoubt.get("msgs", [])))
+        new["seq"] = int(indoubt.get("last", rec.get("seq", 0)))
+        new["luwid"] = indoubt.get("luwid", "")
+    qm.set_chsync(conn, chl.name, new)
+
+
+def connect_channel(srv: "QMServer", chl: MQObject, ping: bool = False,
+                    extra: dict[str, Any] | None = None) -> tuple[socket.socket, P.FrameReader, dict[str, Any]]:
+    """Open a channel connection to the partner named by CONNAME (tried in order) and handshake."""
+    last: Exception | None = None
+    try:
+        addrs = parse_conname(chl["CONNAME"])
+    except TransportError as e:
+        raise ChannelError("AMQ9214E", f"Bad CONNAME for channel '{chl.name}': {e.detail}", stop=True) from None
+    for host, port in addrs:
+        try:
+            sock = socket.create_connection((host, port), timeout=10)
+            break
+        except OSError as e:
+            last = e
+    else:
+        raise ConnectionError(f"remote host not available: {last}")
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    reader = P.FrameReader(sock)
+    hello = {"proto": P.PROTOCOL_VERSION, "kind": "channel", "channel": chl.name, "from_qmgr": srv.qm.name,
+             "batchsz": chl["BATCHSZ"], "maxmsgl": chl["MAXMSGL"], "hbint": chl["HBINT"], "ping": ping,
+             **(extra or {})}
+    try:
+        P.send_frame(sock, P.HELLO, P.encode_json(hello))
+        ftype, payload = reader.read()
+    except (OSError, ConnectionError, P.ProtocolError) as e:
+        sock.close()
+        raise ConnectionError(f"handshake failed: {e}") from None
+    info = P.decode_json(payload)
+    if ftype == P.ERROR:
+        sock.close()
+        raise ChannelError(info.get("msgid", "AMQ9999E"), info.get("text", f"refused, reason {info.get('reason')}"))
+    if ftype != P.HELLO_OK:
+        sock.close()
+        raise P.ProtocolError(f"unexpected frame {ftype:#x} in channel handshake")
+    sock.settimeout(None)
+    return sock, reader, info
+
+
+class SenderMCA(threading.Thread):
+    """The sending MCA of an SDR (or SVR with CONNAME) channel."""
+
+    def __init__(self, mgr: ChannelManager, chl: MQObject) -> None:
+        super().__init__(name=f"mca-{chl.name}", daemon=True)
+        self.mgr = mgr
+        self.srv = mgr.srv
+        self.qm = mgr.srv.qm
+        self.chl = chl
+        self.name_ = chl.name
+        self.stop_event = threading.Event()
+        self.force = False
+        self.final = "INACTIVE"
+        self.sock: socket.socket | None = None
+        self.status = ChannelStatus(chl.name, chl.kind, "INITIALIZING", xmitq=chl["XMITQ"], conname=chl["CONNAME"])
+        mgr.status[chl.name] = self.status
+        self.conn: Conn | None = None
+        self.hobj = 0
+
+    def request_stop(self, force: bool, final: str) -> None:
+        self.final = final
+        self.force = force
+        self.stop_event.set()
+        if force and self.sock is not None:
+            try:
+                self.sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        with self.srv.lock:
+            cond = self.srv.conds.get(self.chl["XMITQ"])
+            if cond is not None:
+                cond.notify_all()
+
+    # --- lifecycle ----------------------------------------------------------------------------
+    def run(self) -> None:
+        st = self.status
+        chl = self.chl
+        short_left, long_left = chl["SHORTRTY"], chl["LONGRTY"]
+        final = "INACTIVE"
+        try:
+            with self.srv.lock:
+                self.conn = self.qm.connect(self.name_[:28], C.MQAT_QMGR, "")
+                h = self.qm.open(self.conn, OD(ObjectName=chl["XMITQ"].encode()),
+                                 C.MQOO_INPUT_EXCLUSIVE | C.MQOO_BROWSE)
+                self.hobj = h.hobj
+        except MQIError as e:
+            self.srv.log.write("AMQ9999E", f"Channel '{self.name_}' could not open its transmission queue "
+                               f"'{chl['XMITQ']}'.", f"Reason {e.reason}. The channel is stopped.")
+            self._finish("STOPPED")
+            return
+        try:
+            while not self.stop_event.is_set():
+                try:
+                    st.state, st.substate = "BINDING", "NAMESERVER"
+                    idle = self._session()
+                    short_left, long_left = chl["SHORTRTY"], chl["LONGRTY"]
+                    if idle:
+                        final = "INACTIVE"
+                        break
+                except ChannelError as e:
+                    self.srv.log.write(e.msgid, e.text, f"Channel '{self.name_}' "
+                                       + ("stopped." if e.stop else "will retry."))
+                    if e.stop:
+                        final = "STOPPED"
+                        break
+                except (OSError, ConnectionError, P.ProtocolError) as e:
+                    if self.stop_event.is_set():
+                        break
+                    self.srv.log.write("AMQ9202E", f"Remote host not available for channel '{self.name_}'.",
+                                       f"{e}. Retrying.")
+                if self.stop_event.is_set():
+                    break
+                if short_left > 0:
+                    short_left -= 1
+                    wait = chl["SHORTTMR"]
+                elif long_left > 0:
+                    long_left -= 1
+                    wait = chl["LONGTMR"]
+                else:
+                    final = "STOPPED"
+                    break
+                st.state, st.substate = "RETRYING", ""
+                st.short_left, st.long_left = short_left, long_left
+                self.stop_event.wait(max(wait, 0.05))
+            if self.stop_event.is_set():
+                final = self.final
+        finally:
+            self._finish(final)
+
+    def _finish(self, final: str) -> None:
+        with self.srv.lock:
+            if self.conn is not None:
+                self.qm.disconnect(self.conn, commit=False)
+                self.conn = None
+            if self.mgr.senders.get(self.name_) is self:
+                del self.mgr.senders[self.name_]
+            if final == "STOPPED":
+                self.status.state = "STOPPED"
+                self.status.substate = ""
+            elif self.mgr.status.get(self.name_) is self.status:
+                del self.mgr.status[self.name_]
+        if final == "STOPPED":
+            self.mgr._set_stopped(self.name_, True)
+        if self.sock is not None:
+            try:
+                self.sock.close()
+            except OSError:
+                pass
+        # Work may have arrived while the channel was ending: the initiator starts it again.
+        if final == "INACTIVE" and not self.stop_event.is_set():
+            with self.srv.lock:
+                qs = self.qm.queues.get(self.chl["XMITQ"])
+                if qs is not None and qs.visible and self.name_ not in self.mgr.senders:
+                    self.mgr._start_sender(self.chl)
+
+    # --- one connection -----------------------------------------------------------------------
+    def _session(self) -> bool:
+        """Connect, resolve any in-doubt batch, then send batches. True when it ended idle (DISCINT)."""
+        qm, srv, st, chl = self.qm, self.srv, self.status, self.chl
+        rec = qm.chsync.get(self.name_, {})
+        conn = self.conn
+        assert conn is not None
+        live_batch = bool(conn.uow)
+        extra = {"seq": int(rec.get("seq", 0)), "indoubt": rec.get("indoubt"), "reset": bool(rec.get("reset"))}
+        st.state, st.substate = "STARTING", "NETCONNECT"
+        sock, reader, info = connect_channel(srv, chl, extra=extra)
+        self.sock = sock
+        try:
+            st.rqmname = info.get("qmgr", "")
+            resolution = info.get("resolution")
+            if rec.get("indoubt") or rec.get("reset"):
+                with srv.lock:
+                    if resolution and live_batch:
+                        self._settle_live(conn, resolution == "commit")
+                    elif resolution:
+                        resolve_indoubt(qm, conn, chl, rec, commit=(resolution == "commit"))
+                    elif rec.get("reset"):
+                        qm.set_chsync(conn, self.name_, {k: v for k, v in rec.items() if k != "reset"})
+                    ticket = conn.ticket
+                srv.store.sync(ticket)
+            elif live_batch:
+                with srv.lock:
+                    qm.backout(conn)
+            batchsz = max(1, int(info.get("batchsz", chl["BATCHSZ"])))
+            st.state, st.substate = "RUNNING", "MQGET"
+            st.curseqno = st.lstseqno = int(qm.chsync.get(self.name_, {}).get("seq", 0))
+            return self._send_batches(sock, reader, batchsz)
+        finally:
+            self.sock = None
+            try:
+                sock.close()
+            except OSError:
+                pass
+
+    def _settle_live(self, conn: Conn, commit: bool) -> None:
+        rec = dict(self.qm.chsync.get(self.name_, {}))
+        indoubt = rec.pop("indoubt", None) or {}
+        if commit:
+            rec["seq"], rec["luwid"] = int(indoubt.get("last", rec.get("seq", 0))), indoubt.get("luwid", "")
+            self.qm.commit(conn, extra=[("chsync", self.name_, json.dumps(rec))])
+        else:
+            self.qm.backout(conn)
+            self.qm.set_chsync(conn, self.name_, rec)
+        self.qm.chsync[self.name_] = rec
+
+    def _send_batches(self, sock: socket.socket, reader: P.FrameReader, batchsz: int) -> bool:
+        qm, srv, st, chl = self.qm, self.srv, self.status, self.chl
+        conn = self.conn
+        assert conn is not None
+        xmitq = chl["XMITQ"]
+        fast_np = chl["NPMSPEED"] == C.MQNPMS_FAST
+        discint = chl["DISCINT"]
+        hbint = max(chl["HBINT"], 1)
+        batchint = chl["BATCHINT"] / 1000.0
+        idle_since = time.monotonic()
+        last_beat = time.monotonic()
+        while not self.stop_event.is_set():
+            frames: list[bytes] = []
+            seqs: list[int] = []
+            seq = int(qm.chsync.get(self.name_, {}).get("seq", 0))
+            batch_deadline = None
+            with srv.lock:
+                while len(seqs) < batchsz and len(frames) < 4 * batchsz and not self.stop_event.is_set():
+                    msg = self._next(conn, fast_np)
+                    if msg is None:
+                        if frames and (batch_deadline is None or time.monotonic() >= batch_deadline):
+                            break
+                        if frames:
+                            srv.cond_for(xmitq).wait(max(0.0, batch_deadline - time.monotonic()))
+                            continue
+                        break
+                    md, body, persistent_or_normal, store_seq = msg
+                    if persistent_or_normal:
+                        seq = seq + 1 if seq < chl["SEQWRAP"] else 1
+                        seqs.append(store_seq)
+                        frames.append(P.frame(P.CH_MSG, P.II.pack(0, seq) + md + body))
+                    else:
+                        frames.append(P.frame(P.CH_MSG, P.II.pack(P.CH_FAST, 0) + md + body))
+                    if batch_deadline is None:
+                        batch_deadline = time.monotonic() + batchint
+                if not frames:
+                    # Idle: wait for work, heartbeat, or end after DISCINT.
+                    now = time.monotonic()
+                    if discint and now - idle_since >= discint:
+                        P.send_frame(sock, P.CH_CLOSE, b"")
+                        return True
+                    st.substate = "MQGET"
+                    srv.cond_for(xmitq).wait(min(0.5, hbint))
+            if not frames:
+                if time.monotonic() - last_beat >= hbint:
+                    st.substate = "HEARTBEATING"
+                    P.send_frame(sock, P.CH_HEARTBEAT, b"")
+                    sock.settimeout(CONFIRM_TIMEOUT)
+                    ftype, _ = reader.read()
+                    sock.settimeout(None)
+                    if ftype != P.CH_HEARTBEAT | P.REPLY:
+                        raise P.ProtocolError(f"unexpected frame {ftype:#x} for a heartbeat")
+                    last_beat = time.monotonic()
+                continue
+            idle_since = last_beat = time.monotonic()
+            st.substate = "SEND"
+            sock.sendall(b"".join(frames))
+            st.msgs += len(frames) - len(seqs)
+            if not seqs:
+                continue
+            self._confirm(sock, reader, conn, seqs, seq)
+        if not self.force:
+            try:
+                P.send_frame(sock, P.CH_CLOSE, b"")
+            except OSError:
+                pass
+        return False
+
+    def _next(self, conn: Conn, fast_np: bool) -> tuple[bytes, bytes, bool, int] | None:
+        """The next message on the transmission queue: (packed MQMD, body, in the batch?, store number).
+
+        Persistent messages (and, with NPMSPEED(NORMAL), all) are got under the batch's syncpoint;
+        fast nonpersistent ones are got outside it and travel outside the batch.
+        """
+        qm = self.qm
+        qs = qm.queues.get(self.chl["XMITQ"])
+        if qs is None:
+            raise ChannelError("AMQ9999E", f"Transmission queue {self.chl['XMITQ']} was deleted.", stop=True)
+        if qs.first_fast() is None:
+            return None
+        gmo = GMO(Options=C.MQGMO_SYNCPOINT_IF_PERSISTENT if fast_np else C.MQGMO_SYNCPOINT)
+        try:
+            r = qm.get(conn, self.hobj, MD(), gmo, 110 * 1024 * 1024)
+        except MQIError as e:
+            if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+                return None
+            raise ChannelError("AMQ9999E", f"Channel '{self.name_}' could not get from its transmission "
+                               f"queue: reason {e.reason}.", stop=True) from None
+        in_batch = not fast_np or r.md.Persistence == C.MQPER_PERSISTENT
+        return r.md.pack(), r.body, in_batch, r.seq if r.persistent else 0
+
+    def _confirm(self, sock: socket.socket, reader: P.FrameReader, conn: Conn, store_seqs: list[int],
+                 last: int) -> None:
+        """Record the batch in doubt (forced), ask for confirmation, then commit or back out."""
+        qm, srv, st = self.qm, self.srv, self.status
+        luwid = os.urandom(8).hex().upper()
+        rec = dict(qm.chsync.get(self.name_, {}))
+        first = last - len(store_seqs) + 1
+        rec["indoubt"] = {"luwid": luwid, "first": first, "last": last,
+                          "msgs": [s for s in store_seqs if s]}
+        with srv.lock:
+            qm.set_chsync(conn, self.name_, rec)
+            ticket = conn.ticket
+        srv.store.sync(ticket)
+        st.substate = "ENDBATCH"
+        P.send_frame(sock, P.CH_END, P.encode_json({"last": last, "luwid": luwid, "count": len(store_seqs)}))
+        sock.settimeout(CONFIRM_TIMEOUT)
+        ftype, payload = reader.read()
+        sock.settimeout(None)
+        if ftype != P.CH_END | P.REPLY:
+            raise P.ProtocolError(f"unexpected frame {ftype:#x} instead of a batch confirmation")
+        reply = P.decode_json(payload)
+        if not reply.get("ok"):
+            with srv.lock:
+                self._settle_live(conn, commit=False)
+            raise ChannelError("AMQ9544E", f"Channel '{self.name_}': the receiving queue manager could not put "
+                               f"the batch (reason {reply.get('reason')}): {reply.get('text', '')}", stop=True)
+        with srv.lock:
+            self._settle_live(conn, commit=True)
+        st.msgs += len(store_seqs)
+        st.batches += 1
+        st.curseqno = st.lstseqno = last
+        st.lstluwid = luwid
+        st.last_msg = time.time()

@@ -1,0 +1,193 @@
+"""The receiving end of a message channel (RCVR, or RQSTR): puts each batch in one unit of work.
+
+A batch's messages are put to their destinations (resolved on this queue manager, so a message can
+hop on through its own remote definitions and queue-manager aliases) inside one unit of work whose
+commit also writes the channel's synchronisation record (last sequence number and LUWID). The
+sender learns the outcome of an interrupted batch from that record, so each persistent message is
+delivered exactly once.
+"""
+from __future__ import annotations
+
+import json
+import socket
+import time
+from typing import TYPE_CHECKING, Any
+
+from mqlite.cmq import CMQC as C
+from mqlite.cmq.structs import DLH, MD, OD, PMO, XQH, pad, text
+from mqlite.engine.errors import MQIError
+from mqlite.engine.qmgr import Conn, Handle
+from mqlite.net import protocol as P
+
+if TYPE_CHECKING:
+    from mqlite.channels.manager import ChannelManager, ChannelStatus
+
+TRANSIENT = (C.MQRC_Q_FULL, C.MQRC_PUT_INHIBITED)
+XQH_LEN = C.MQXQH_CURRENT_LENGTH
+
+
+class BatchFailed(Exception):
+    def __init__(self, reason: int, text: str) -> None:
+        super().__init__(text)
+        self.reason = reason
+        self.text = text
+
+
+class Receiver:
+    def __init__(self, mgr: "ChannelManager", sock: socket.socket, reader: P.FrameReader, name: str,
+                 partner: str, status: "ChannelStatus") -> None:
+        self.mgr = mgr
+        self.srv = mgr.srv
+        self.qm = mgr.srv.qm
+        self.sock = sock
+        self.reader = reader
+        self.name = name
+        self.partner = partner
+        self.status = status
+        self.chl = self.qm.lookup("CHANNEL", name)
+        self.conn: Conn | None = None
+        self.handles: dict[tuple[str, str], Handle] = {}
+
+    # --- the session ------------------------------------------------------------------------
+    def serve(self) -> None:
+        srv = self.srv
+        with srv.lock:
+            self.conn = self.qm.connect(self.name[:28], C.MQAT_QMGR, "")
+        hb = max(self.chl["HBINT"], 1) if self.chl is not None else 300
+        self.sock.settimeout(hb * 2 + 30)     # a sender that says nothing for this long is gone
+        batch: list[tuple[int, MD, bytes]] = []
+        try:
+            while True:
+                ftype, payload = self.reader.read()
+                if ftype == P.CH_MSG:
+                    flags, seq = P.II.unpack_from(payload)
+                    md = MD.from_bytes(payload[8:8 + P.MD_LEN])
+                    body = payload[8 + P.MD_LEN:]
+                    if len(body) < XQH_LEN:
+                        raise P.ProtocolError("channel message without MQXQH")
+                    if flags & P.CH_FAST:
+                        self._fast(md, body)
+                    else:
+                        batch.append((seq, md, body))
+                elif ftype == P.CH_END:
+                    info = P.decode_json(payload)
+                    reply = self._end_batch(batch, info)
+                    batch = []
+                    P.send_frame(self.sock, P.CH_END | P.REPLY, P.encode_json(reply))
+                elif ftype == P.CH_HEARTBEAT:
+                    P.send_frame(self.sock, P.CH_HEARTBEAT | P.REPLY, b"")
+                elif ftype == P.CH_PING:
+                    P.send_frame(self.sock, P.CH_PING | P.REPLY, payload)
+                elif ftype == P.CH_CLOSE:
+                    return
+                else:
+                    raise P.ProtocolError(f"frame type {ftype:#x} on channel {self.name}")
+        finally:
+            with srv.lock:
+                if self.conn is not None:
+                    self.qm.disconnect(self.conn, commit=False)   # a partial batch is backed out
+                    self.conn = None
+
+    # --- batches ------------------------------------------------------------------------------
+    def _end_batch(self, batch: list[tuple[int, MD, bytes]], info: dict[str, Any]) -> dict[str, Any]:
+        srv, qm, conn = self.srv, self.qm, self.conn
+        assert conn is not None
+        try:
+            for _seq, md, body in batch:
+                self._deliver(md, body, syncpoint=True)
+        except BatchFailed as e:
+            with srv.lock:
+                qm.backout(conn)
+            srv.log.write("AMQ9544E", f"Messages not put to destination queue on channel '{self.name}'.",
+                          f"{e.text} The batch was backed out; the messages stay on the sending queue manager's "
+                          "transmission queue and the sender stops.")
+            return {"ok": False, "reason": e.reason, "text": e.text}
+        last, luwid = int(info.get("last", 0)), str(info.get("luwid", ""))
+        rec = {"seq": last, "luwid": luwid, "partner": self.partner}
+        with srv.lock:
+            qm.commit(conn, extra=[("chsync", self.name, json.dumps(rec))])
+            qm.chsync[self.name] = rec
+            ticket = conn.ticket
+        if ticket:
+            srv.store.sync(ticket)
+        st = self.status
+        st.msgs += len(batch)
+        st.batches += 1
+        st.curseqno = st.lstseqno = last
+        st.lstluwid = luwid
+        st.last_msg = time.time()
+        return {"ok": True, "last": last, "luwid": luwid}
+
+    def _fast(self, md: MD, body: bytes) -> None:
+        try:
+            self._deliver(md, body, syncpoint=False)
+        except BatchFailed as e:
+            # Fast nonpersistent messages that cannot be delivered anywhere are discarded, as in MQ.
+            self.srv.log.write("AMQ9599W", f"Nonpersistent message discarded on channel '{self.name}'.", e.text)
+
+    def _deliver(self, md: MD, body: bytes, syncpoint: bool) -> None:
+        """Put one message to its destination, retrying transient failures, else dead-letter it."""
+        xqh = XQH.from_bytes(body[:XQH_LEN])
+        data = body[XQH_LEN:]
+        dest_q, dest_qm = text(xqh.RemoteQName), text(xqh.RemoteQMgrName)
+        md.Format = xqh.MsgDesc.Format
+        chl = self.chl
+        retries = chl["MRRTY"] if chl is not None else 10
+        interval = (chl["MRTMR"] if chl is not None else 1000) / 1000.0
+        opts = (C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT) | C.MQPMO_SET_ALL_CONTEXT
+        while True:
+            with self.srv.lock:
+                try:
+                    h = self._handle(dest_q, dest_qm)
+                    self.qm.put(self.conn, h.hobj, md, PMO(Options=opts), data)  # type: ignore[arg-type]
+                    return
+                except MQIError as e:
+                    reason = e.reason
+            if reason in TRANSIENT and retries > 0:
+                retries -= 1
+                self.status.substate = "MSGRETRY"
+                self.status.state = "PAUSED"
+                time.sleep(interval)
+                self.status.state = "RUNNING"
+                self.status.substate = "RECEIVE"
+                continue
+            self._dead_letter(md, data, dest_q, dest_qm, reason, syncpoint)
+            return
+
+    def _handle(self, q: str, qm: str) -> Handle:
+        h = self.handles.get((q, qm))
+        if h is not None and h.hobj in self.conn.handles:  # type: ignore[union-attr]
+            return h
+        od = OD(ObjectName=q.encode(), ObjectQMgrName=qm.encode())
+        h = self.qm.open(self.conn, od, C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT)  # type: ignore[arg-type]
+        self.handles[(q, qm)] = h
+        return h
+
+    def _dead_letter(self, md: MD, data: bytes, dest_q: str, dest_qm: str, reason: int, syncpoint: bool) -> None:
+        """MQ's rule: USEDLQ(YES) and a DEADQ -> the dead-letter queue behind an MQDLH; else the batch fails."""
+        qm = self.qm
+        chl = self.chl
+        deadq = qm.qmgr["DEADQ"]
+        why = f"Reason {reason} putting to {dest_q} on {dest_qm}."
+        if deadq and (chl is None or chl["USEDLQ"] == 2):
+            now = qm.clock.now()
+            date, tm = time.strftime("%Y%m%d", time.gmtime(now)), time.strftime("%H%M%S", time.gmtime(now))
+            dlh = DLH(Reason=reason, DestQName=pad(dest_q, 48), DestQMgrName=pad(dest_qm, 48),
+                      Encoding=md.Encoding, CodedCharSetId=md.CodedCharSetId, Format=md.Format,
+                      PutApplType=C.MQAT_QMGR, PutApplName=pad(qm.name, 28), PutDate=date.encode(),
+                      PutTime=(tm + f"{int((now % 1) * 100):02d}").encode())
+            dmd = md.copy()
+            dmd.Format = C.MQFMT_DEAD_LETTER_HEADER
+            dmd.Encoding = C.MQENC_NATIVE
+            dmd.CodedCharSetId = qm.qmgr["CCSID"]
+            opts = (C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT) | C.MQPMO_SET_ALL_CONTEXT
+            with self.srv.lock:
+                try:
+                    h = self._handle(deadq, "")
+                    qm.put(self.conn, h.hobj, dmd, PMO(Options=opts), dlh.pack() + data)  # type: ignore[arg-type]
+                    self.srv.log.write("AMQ9544W", f"Message put to the dead-letter queue {deadq} by channel "
+                                       f"'{self.name}'.", why)
+                    return
+                except MQIError as e:
+                    why += f" The dead-letter queue {deadq} refused it with reason {e.reason}."
+        raise BatchFailed(reason, why)
