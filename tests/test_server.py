@@ -353,3 +353,40 @@ def test_quiesce_ends_after_applications_leave(running_qm: RunningQM):
     while running_qm.pid() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert "STATUS(Ended normally)" in mqlite("dspmq").stdout
+
+
+def test_read_ahead_under_syncpoint_commits_only_what_was_consumed(running_qm: RunningQM):
+    running_qm.mqsc("DEFINE QLOCAL(RA.SYNC) DEFREADA(YES)\nALTER QMGR MAXUMSGS(300)")
+    qmgr = running_qm.client()
+    put = pymqi.Queue(qmgr, "RA.SYNC", CMQC.MQOO_OUTPUT)
+    for i in range(600):
+        put.put(b"%d" % i, pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT if i % 2 else CMQC.MQPER_NOT_PERSISTENT))
+    q = pymqi.Queue(qmgr, "RA.SYNC", CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_INQUIRE)
+    gmo = pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT)
+    got = [int(q.get(None, pymqi.MD(), gmo)) for _ in range(10)]
+    qmgr.commit()                                   # ten consumed: ten gone, the rest back in order
+    assert got == list(range(10)) and q.inquire(CMQC.MQIA_CURRENT_Q_DEPTH) == 590
+    md = pymqi.MD()
+    assert int(q.get(None, md, gmo)) == 10 and md.BackoutCount == 0
+    q.get(None, pymqi.MD(), gmo)
+    qmgr.backout()                                  # two consumed come back with BackoutCount 1
+    mds = [pymqi.MD() for _ in range(3)]
+    assert [int(q.get(None, m, pymqi.GMO())) for m in mds] == [10, 11, 12]
+    assert [m.BackoutCount for m in mds] == [1, 1, 0]
+    for _ in range(300):                            # MAXUMSGS still limits the unit of work
+        q.get(None, pymqi.MD(), gmo)
+    with pytest.raises(pymqi.MQMIError) as e:
+        q.get(None, pymqi.MD(), gmo)
+    assert e.value.reason == CMQC.MQRC_SYNCPOINT_LIMIT_REACHED
+    qmgr.backout()
+    assert q.inquire(CMQC.MQIA_CURRENT_Q_DEPTH) == 587
+    other = running_qm.client()
+    o = pymqi.Queue(other, "RA.SYNC")
+    assert int(o.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT))) == 13
+    other._transport.sock.close()                   # a broken connection holding messages read ahead
+    other._transport = None
+    time.sleep(0.3)
+    assert q.inquire(CMQC.MQIA_CURRENT_Q_DEPTH) == 587
+    rest = [int(q.get(None)) for _ in range(587)]
+    assert rest == list(range(13, 600))
+    qmgr.disconnect()

@@ -5,14 +5,18 @@ queue whose sender channel is inactive, the channel starts; it ends again after 
 A STOPPED channel stays stopped, across restarts too, until START CHANNEL.
 
 Exactly once for a batch of persistent messages:
-  1. the sender gets the batch from its transmission queue under syncpoint and sends it;
-  2. it records the batch as in doubt (LUWID, sequence numbers, the messages) and forces the log;
-  3. it asks for confirmation; the receiver puts the batch in one unit of work whose commit also
-     records the LUWID, and confirms;
-  4. the sender commits (the messages leave the transmission queue) and clears the in-doubt record.
-After a failure between 2 and 4, the next handshake compares the receiver's last LUWID with the
-in-doubt one: equal means the receiver committed (the sender commits), otherwise the sender backs
-out and sends the batch again.
+  1. the sender gets the batch from its transmission queue under syncpoint and sends it, each
+     message with its key (its number on the sending queue manager, never reused), then asks for
+     confirmation;
+  2. the receiver puts the batch in one unit of work whose commit also records the batch's keys in
+     the channel's window, and confirms;
+  3. the sender commits (the messages leave the transmission queue) without forcing its log; with
+     later batches it tells the receiver which of its commits have become durable, and the
+     receiver drops those batches from its window.
+When the sender reconnects (after a broken connection, or a crash that lost commits it had not
+forced), the receiver sends the keys in its window: the sender commits or backs out the batch it
+was waiting on accordingly and removes any other message the receiver already has. So a message is
+neither lost nor delivered twice, with one forced write per batch (the receiver's) instead of two.
 """
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ import os
 import socket
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -99,8 +104,7 @@ class ChannelManager:
         for chl in list(qm.objects["CHANNEL"].values()):
             if chl.kind in SENDING and chl["CONNAME"] and chl.name not in self.status:
                 qs = qm.queues.get(chl["XMITQ"])
-                rec = qm.chsync.get(chl.name, {})
-                if (qs is not None and qs.depth) or rec.get("indoubt"):
+                if qs is not None and qs.depth:
                     self._start_sender(chl)
 
     def xmitq_message(self, queue: str) -> None:
@@ -212,6 +216,7 @@ class ChannelManager:
             rec = dict(qm.chsync.get(name, {}))
             rec["seq"] = seqnum - 1 if seqnum > 0 else 0
             rec["luwid"] = ""
+            rec["window"] = []
             rec.pop("partner", None)
             if chl.kind in SENDING:
                 rec["reset"] = True
@@ -223,30 +228,20 @@ class ChannelManager:
         return None
 
     def resolve_channel(self, name: str, action: str) -> str | None:
-        qm = self.srv.qm
-        chl = qm.lookup("CHANNEL", name)
+        """No batch stays in doubt here once the sender is gone: the receiver's window settles it
+        at the next connection. While a sender is running it owns its batch."""
+        chl = self.srv.qm.lookup("CHANNEL", name)
         if chl is None:
             return f"AMQ8147E: IBM MQ object {name} not found."
         if name in self.senders:
             return f"AMQ9514E: Channel '{name}' is in use."
-        rec = qm.chsync.get(name, {})
-        if not rec.get("indoubt"):
-            return None
-        with self.srv.lock:
-            conn = qm.connect("chresolve", C.MQAT_QMGR)
-            resolve_indoubt(qm, conn, chl, rec, commit=(action == "COMMIT"))
-            ticket = conn.ticket
-            qm.disconnect(conn)
-        self.srv.store.sync(ticket)
         return None
 
     def channel_status(self, pattern: str) -> list[dict[str, Any]]:
         out = []
         for name in sorted(self.status):
             if generic_match(pattern, name):
-                st = self.status[name]
-                st.indoubt = bool(self.srv.qm.chsync.get(name, {}).get("indoubt"))
-                out.append(st.display())
+                out.append(self.status[name].display())
         return out
 
     def shutdown(self) -> None:
@@ -284,35 +279,33 @@ class ChannelManager:
         if rec.get("partner") and partner and rec["partner"] != partner and not req.get("reset"):
             raise ChannelError("AMQ9535E", f"Channel '{name}' belongs to queue manager {rec['partner']}; "
                                f"{partner} may not use it until RESET CHANNEL.")
-        mine_seq, mine_luwid = int(rec.get("seq", 0)), str(rec.get("luwid", ""))
-        resolution = None
+        mine_seq = int(rec.get("seq", 0))
+        window = list(rec.get("window", []))
         their_seq = int(req.get("seq", 0))
-        indoubt = req.get("indoubt")
-        if indoubt:
-            if indoubt.get("luwid") == mine_luwid:
-                resolution, their_seq = "commit", int(indoubt.get("last", their_seq))
-            else:
-                resolution = "backout"
         if req.get("reset"):
-            mine_seq = their_seq
-        if their_seq != mine_seq:
+            mine_seq, window = their_seq, []
+        elif their_seq != mine_seq and not (window and window[0]["first"] - 1 <= their_seq < mine_seq
+                                            and window[-1]["last"] == mine_seq):
+            # A sender may lag only by batches whose commit it had not made durable (in the window).
             raise ChannelError("AMQ9526E", f"Message sequence number error for channel '{name}': the sender is "
                                f"at {their_seq}, this receiver at {mine_seq}. RESET CHANNEL to resynchronize.")
-        if req.get("reset") or (partner and rec.get("partner") != partner):
-            new = dict(rec, seq=mine_seq, partner=partner)
+        if req.get("reset") or rec.get("partner") != partner:
+            new = dict(rec, seq=mine_seq, partner=partner, window=window)
             with srv.lock:
                 conn = qm.connect("chaccept", C.MQAT_QMGR)
                 qm.set_chsync(conn, name, new)
                 ticket = conn.ticket
                 qm.disconnect(conn)
             srv.store.sync(ticket)
+        mine_luwid = str(rec.get("luwid", ""))
         status = ChannelStatus(name, chl.kind, "RUNNING", "RECEIVE", conname=session.peer, rqmname=partner,
                                curseqno=mine_seq, lstseqno=mine_seq, lstluwid=mine_luwid)
         self.status[name] = status
         self.receivers[name] = session
         try:
             P.send_frame(session.sock, P.HELLO_OK, P.encode_json({
-                "qmgr": qm.name, "proto": P.PROTOCOL_VERSION, "resolution": resolution,
+                "qmgr": qm.name, "proto": P.PROTOCOL_VERSION, "seq": mine_seq,
+                "committed": [k for w in window for k in w["keys"]],
                 "batchsz": min(int(req.get("batchsz", 50)), chl["BATCHSZ"]),
                 "maxmsgl": min(int(req.get("maxmsgl", 4194304)), chl["MAXMSGL"] or 104857600)}))
             Receiver(self, session.sock, session.reader or P.FrameReader(session.sock), name, partner,
@@ -321,19 +314,6 @@ class ChannelManager:
             self.receivers.pop(name, None)
             if self.status.get(name) is status:
                 del self.status[name]
-
-
-def resolve_indoubt(qm: Any, conn: Conn, chl: MQObject, rec: dict[str, Any], commit: bool) -> None:
-    """Settle a sender's in-doubt batch after a restart (its unit of work is gone: the messages
-    are back on the transmission queue): commit removes them, backout leaves them to be sent again."""
-    indoubt = rec.get("indoubt") or {}
-    new = dict(rec)
-    new.pop("indoubt", None)
-    if commit:
-        qm.remove_messages(chl["XMITQ"], list(indoubt.get("msgs", [])))
-        new["seq"] = int(indoubt.get("last", rec.get("seq", 0)))
-        new["luwid"] = indoubt.get("luwid", "")
-    qm.set_chsync(conn, chl.name, new)
 
 
 def connect_channel(srv: "QMServer", chl: MQObject, ping: bool = False,
@@ -392,6 +372,11 @@ class SenderMCA(threading.Thread):
         mgr.status[chl.name] = self.status
         self.conn: Conn | None = None
         self.hobj = 0
+        self.outstanding: list[int] = []                    # keys of the batch awaiting confirmation
+        self._md = MD()                                     # reused: the MCA never matches on it
+        self._gmo_fast = GMO(Options=C.MQGMO_SYNCPOINT_IF_PERSISTENT)
+        self._gmo_batch = GMO(Options=C.MQGMO_SYNCPOINT)
+        self.pending: deque[tuple[str, int]] = deque()      # (LUWID, journal ticket) not yet reported durable
 
     def request_stop(self, force: bool, final: str) -> None:
         self.final = final
@@ -491,35 +476,42 @@ class SenderMCA(threading.Thread):
 
     # --- one connection -----------------------------------------------------------------------
     def _session(self) -> bool:
-        """Connect, resolve any in-doubt batch, then send batches. True when it ended idle (DISCINT)."""
+        """Connect, settle what the receiver already has, then send batches. True: ended idle (DISCINT)."""
         qm, srv, st, chl = self.qm, self.srv, self.status, self.chl
         rec = qm.chsync.get(self.name_, {})
         conn = self.conn
         assert conn is not None
-        live_batch = bool(conn.uow)
-        extra = {"seq": int(rec.get("seq", 0)), "indoubt": rec.get("indoubt"), "reset": bool(rec.get("reset"))}
         st.state, st.substate = "STARTING", "NETCONNECT"
-        sock, reader, info = connect_channel(srv, chl, extra=extra)
+        sock, reader, info = connect_channel(srv, chl, extra={"seq": int(rec.get("seq", 0)),
+                                                              "reset": bool(rec.get("reset"))})
         self.sock = sock
         try:
             st.rqmname = info.get("qmgr", "")
-            resolution = info.get("resolution")
-            if rec.get("indoubt") or rec.get("reset"):
-                with srv.lock:
-                    if resolution and live_batch:
-                        self._settle_live(conn, resolution == "commit")
-                    elif resolution:
-                        resolve_indoubt(qm, conn, chl, rec, commit=(resolution == "commit"))
-                    elif rec.get("reset"):
-                        qm.set_chsync(conn, self.name_, {k: v for k, v in rec.items() if k != "reset"})
-                    ticket = conn.ticket
-                srv.store.sync(ticket)
-            elif live_batch:
-                with srv.lock:
+            committed = set(info.get("committed", []))
+            with srv.lock:
+                if self.outstanding:
+                    # The batch whose confirmation never came: the receiver's window says its fate.
+                    done = set(self.outstanding) <= committed
+                    self._settle(conn, done, int(info.get("seq", 0)))
+                    self.outstanding = []
+                elif conn.uow:
                     qm.backout(conn)
+                # After a crash, commits not yet forced are lost: those messages are back on the
+                # transmission queue although the receiver has them. Remove them now.
+                removed = qm.remove_messages(chl["XMITQ"], sorted(committed))
+                new = dict(qm.chsync.get(self.name_, {}), seq=int(info.get("seq", 0)))
+                new.pop("reset", None)
+                qm.set_chsync(conn, self.name_, new)
+                ticket = conn.ticket
+            srv.store.sync(ticket)
+            self.pending.clear()
+            if removed:
+                srv.log.write("AMQ9510I", f"Channel '{self.name_}' resynchronized with queue manager "
+                              f"{st.rqmname}.", f"{removed} message(s) the partner had already committed were "
+                              "removed from the transmission queue.")
             batchsz = max(1, int(info.get("batchsz", chl["BATCHSZ"])))
             st.state, st.substate = "RUNNING", "MQGET"
-            st.curseqno = st.lstseqno = int(qm.chsync.get(self.name_, {}).get("seq", 0))
+            st.curseqno = st.lstseqno = int(info.get("seq", 0))
             return self._send_batches(sock, reader, batchsz)
         finally:
             self.sock = None
@@ -528,16 +520,15 @@ class SenderMCA(threading.Thread):
             except OSError:
                 pass
 
-    def _settle_live(self, conn: Conn, commit: bool) -> None:
+    def _settle(self, conn: Conn, commit: bool, seq: int) -> None:
+        """End the batch's unit of work; its sequence number and LUWID go with the commit."""
         rec = dict(self.qm.chsync.get(self.name_, {}))
-        indoubt = rec.pop("indoubt", None) or {}
         if commit:
-            rec["seq"], rec["luwid"] = int(indoubt.get("last", rec.get("seq", 0))), indoubt.get("luwid", "")
+            rec["seq"] = seq
             self.qm.commit(conn, extra=[("chsync", self.name_, json.dumps(rec))])
+            self.qm.chsync[self.name_] = rec
         else:
             self.qm.backout(conn)
-            self.qm.set_chsync(conn, self.name_, rec)
-        self.qm.chsync[self.name_] = rec
 
     def _send_batches(self, sock: socket.socket, reader: P.FrameReader, batchsz: int) -> bool:
         qm, srv, st, chl = self.qm, self.srv, self.status, self.chl
@@ -552,11 +543,11 @@ class SenderMCA(threading.Thread):
         last_beat = time.monotonic()
         while not self.stop_event.is_set():
             frames: list[bytes] = []
-            seqs: list[int] = []
+            keys: list[int] = []
             seq = int(qm.chsync.get(self.name_, {}).get("seq", 0))
             batch_deadline = None
             with srv.lock:
-                while len(seqs) < batchsz and len(frames) < 4 * batchsz and not self.stop_event.is_set():
+                while len(keys) < batchsz and len(frames) < 4 * batchsz and not self.stop_event.is_set():
                     msg = self._next(conn, fast_np)
                     if msg is None:
                         if frames and (batch_deadline is None or time.monotonic() >= batch_deadline):
@@ -565,17 +556,16 @@ class SenderMCA(threading.Thread):
                             srv.cond_for(xmitq).wait(max(0.0, batch_deadline - time.monotonic()))
                             continue
                         break
-                    md, body, persistent_or_normal, store_seq = msg
-                    if persistent_or_normal:
+                    md, body, in_batch, key = msg
+                    if in_batch:
                         seq = seq + 1 if seq < chl["SEQWRAP"] else 1
-                        seqs.append(store_seq)
+                        keys.append(key)
                         frames.append(P.frame(P.CH_MSG, P.II.pack(0, seq) + md + body))
                     else:
                         frames.append(P.frame(P.CH_MSG, P.II.pack(P.CH_FAST, 0) + md + body))
                     if batch_deadline is None:
                         batch_deadline = time.monotonic() + batchint
                 if not frames:
-                    # Idle: wait for work, heartbeat, or end after DISCINT.
                     now = time.monotonic()
                     if discint and now - idle_since >= discint:
                         P.send_frame(sock, P.CH_CLOSE, b"")
@@ -583,6 +573,8 @@ class SenderMCA(threading.Thread):
                     st.substate = "MQGET"
                     srv.cond_for(xmitq).wait(min(0.5, hbint))
             if not frames:
+                if self.pending:
+                    srv.store.sync()        # idle: make the commits durable, so the window can shrink
                 if time.monotonic() - last_beat >= hbint:
                     st.substate = "HEARTBEATING"
                     P.send_frame(sock, P.CH_HEARTBEAT, b"")
@@ -594,12 +586,12 @@ class SenderMCA(threading.Thread):
                     last_beat = time.monotonic()
                 continue
             idle_since = last_beat = time.monotonic()
-            st.substate = "SEND"
-            sock.sendall(b"".join(frames))
-            st.msgs += len(frames) - len(seqs)
-            if not seqs:
+            st.msgs += len(frames) - len(keys)
+            if not keys:
+                st.substate = "SEND"
+                sock.sendall(b"".join(frames))
                 continue
-            self._confirm(sock, reader, conn, seqs, seq)
+            self._batch(sock, reader, conn, frames, keys, seq)
         if not self.force:
             try:
                 P.send_frame(sock, P.CH_CLOSE, b"")
@@ -608,7 +600,7 @@ class SenderMCA(threading.Thread):
         return False
 
     def _next(self, conn: Conn, fast_np: bool) -> tuple[bytes, bytes, bool, int] | None:
-        """The next message on the transmission queue: (packed MQMD, body, in the batch?, store number).
+        """The next message on the transmission queue: (packed MQMD, body, in the batch?, key).
 
         Persistent messages (and, with NPMSPEED(NORMAL), all) are got under the batch's syncpoint;
         fast nonpersistent ones are got outside it and travel outside the batch.
@@ -619,46 +611,54 @@ class SenderMCA(threading.Thread):
             raise ChannelError("AMQ9999E", f"Transmission queue {self.chl['XMITQ']} was deleted.", stop=True)
         if qs.first_fast() is None:
             return None
-        gmo = GMO(Options=C.MQGMO_SYNCPOINT_IF_PERSISTENT if fast_np else C.MQGMO_SYNCPOINT)
         try:
-            r = qm.get(conn, self.hobj, MD(), gmo, 110 * 1024 * 1024)
+            r = qm.get(conn, self.hobj, self._md, self._gmo_fast if fast_np else self._gmo_batch, 110 * 1024 * 1024)
         except MQIError as e:
             if e.reason == C.MQRC_NO_MSG_AVAILABLE:
                 return None
             raise ChannelError("AMQ9999E", f"Channel '{self.name_}' could not get from its transmission "
                                f"queue: reason {e.reason}.", stop=True) from None
         in_batch = not fast_np or r.md.Persistence == C.MQPER_PERSISTENT
-        return r.md.pack(), r.body, in_batch, r.seq if r.persistent else 0
+        return r.packed or r.md.pack(), r.body, in_batch, r.seq
 
-    def _confirm(self, sock: socket.socket, reader: P.FrameReader, conn: Conn, store_seqs: list[int],
-                 last: int) -> None:
-        """Record the batch in doubt (forced), ask for confirmation, then commit or back out."""
-        qm, srv, st = self.qm, self.srv, self.status
+    def _durable_batches(self) -> list[str]:
+        """LUWIDs of committed batches whose commit has reached disk since they were last reported."""
+        out = []
+        durable = self.srv.store.durable_ticket
+        while self.pending and self.pending[0][1] <= durable:
+            out.append(self.pending.popleft()[0])
+        return out
+
+    def _batch(self, sock: socket.socket, reader: P.FrameReader, conn: Conn, frames: list[bytes],
+               keys: list[int], last: int) -> None:
+        """Send a batch and its end, wait for the confirmation, commit (not forced)."""
+        srv, st = self.srv, self.status
         luwid = os.urandom(8).hex().upper()
-        rec = dict(qm.chsync.get(self.name_, {}))
-        first = last - len(store_seqs) + 1
-        rec["indoubt"] = {"luwid": luwid, "first": first, "last": last,
-                          "msgs": [s for s in store_seqs if s]}
-        with srv.lock:
-            qm.set_chsync(conn, self.name_, rec)
-            ticket = conn.ticket
-        srv.store.sync(ticket)
+        if len(self.pending) >= 16:
+            srv.store.sync()              # keep the receiver's window small
+        end = {"last": last, "first": last - len(keys) + 1, "luwid": luwid, "keys": keys,
+               "durable": self._durable_batches()}
+        self.outstanding = keys
+        st.indoubt = True
+        st.substate = "SEND"
+        sock.sendall(b"".join(frames) + P.frame(P.CH_END, P.encode_json(end)))
         st.substate = "ENDBATCH"
-        P.send_frame(sock, P.CH_END, P.encode_json({"last": last, "luwid": luwid, "count": len(store_seqs)}))
         sock.settimeout(CONFIRM_TIMEOUT)
         ftype, payload = reader.read()
         sock.settimeout(None)
         if ftype != P.CH_END | P.REPLY:
             raise P.ProtocolError(f"unexpected frame {ftype:#x} instead of a batch confirmation")
         reply = P.decode_json(payload)
+        with srv.lock:
+            self._settle(conn, bool(reply.get("ok")), last)
+            ticket = conn.ticket
+        self.outstanding = []
+        st.indoubt = False
         if not reply.get("ok"):
-            with srv.lock:
-                self._settle_live(conn, commit=False)
             raise ChannelError("AMQ9544E", f"Channel '{self.name_}': the receiving queue manager could not put "
                                f"the batch (reason {reply.get('reason')}): {reply.get('text', '')}", stop=True)
-        with srv.lock:
-            self._settle_live(conn, commit=True)
-        st.msgs += len(store_seqs)
+        self.pending.append((luwid, ticket))
+        st.msgs += len(keys)
         st.batches += 1
         st.curseqno = st.lstseqno = last
         st.lstluwid = luwid

@@ -2,9 +2,10 @@
 
 A batch's messages are put to their destinations (resolved on this queue manager, so a message can
 hop on through its own remote definitions and queue-manager aliases) inside one unit of work whose
-commit also writes the channel's synchronisation record (last sequence number and LUWID). The
-sender learns the outcome of an interrupted batch from that record, so each persistent message is
-delivered exactly once.
+commit also writes the channel's synchronisation record: the last sequence number and the window of
+message keys the sender may not have made durable yet. A message whose key is in the window is
+already here and is not put again; the sender learns from the window what to remove or send again
+after a failure, so each persistent message is delivered exactly once.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from mqlite.cmq import CMQC as C
-from mqlite.cmq.structs import DLH, MD, OD, PMO, XQH, pad, text
+from mqlite.cmq.structs import DLH, MD, OD, PMO, pad, text
 from mqlite.engine.errors import MQIError
 from mqlite.engine.qmgr import Conn, Handle
 from mqlite.net import protocol as P
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 
 TRANSIENT = (C.MQRC_Q_FULL, C.MQRC_PUT_INHIBITED)
 XQH_LEN = C.MQXQH_CURRENT_LENGTH
+# Where the MQXQH keeps what the receiver needs: the destination names and the original Format.
+_REMOTE_Q, _REMOTE_QM, _ORIG_FORMAT = slice(8, 56), slice(56, 104), slice(104 + 32, 104 + 40)
 
 
 class BatchFailed(Exception):
@@ -46,7 +49,10 @@ class Receiver:
         self.status = status
         self.chl = self.qm.lookup("CHANNEL", name)
         self.conn: Conn | None = None
-        self.handles: dict[tuple[str, str], Handle] = {}
+        self.handles: dict[tuple[bytes, bytes], Handle] = {}
+        # The MQPMOs the receiver puts with (the engine does not write into them for these puts).
+        self.pmo = {sp: PMO(Options=(C.MQPMO_SYNCPOINT if sp else C.MQPMO_NO_SYNCPOINT) | C.MQPMO_SET_ALL_CONTEXT)
+                    for sp in (True, False)}
 
     # --- the session ------------------------------------------------------------------------
     def serve(self) -> None:
@@ -92,9 +98,17 @@ class Receiver:
     def _end_batch(self, batch: list[tuple[int, MD, bytes]], info: dict[str, Any]) -> dict[str, Any]:
         srv, qm, conn = self.srv, self.qm, self.conn
         assert conn is not None
+        keys = list(info.get("keys", []))
+        if len(keys) != len(batch):
+            raise P.ProtocolError(f"batch of {len(batch)} messages with {len(keys)} keys")
+        rec = dict(qm.chsync.get(self.name, {}))
+        durable = set(info.get("durable", []))
+        window = [w for w in rec.get("window", []) if w["luwid"] not in durable]
+        already = {k for w in window for k in w["keys"]}
         try:
-            for _seq, md, body in batch:
-                self._deliver(md, body, syncpoint=True)
+            for (_seq, md, body), key in zip(batch, keys):
+                if key not in already:          # a message sent again after a failure: it is here
+                    self._deliver(md, body, syncpoint=True)
         except BatchFailed as e:
             with srv.lock:
                 qm.backout(conn)
@@ -103,7 +117,8 @@ class Receiver:
                           "transmission queue and the sender stops.")
             return {"ok": False, "reason": e.reason, "text": e.text}
         last, luwid = int(info.get("last", 0)), str(info.get("luwid", ""))
-        rec = {"seq": last, "luwid": luwid, "partner": self.partner}
+        window.append({"luwid": luwid, "first": int(info.get("first", last)), "last": last, "keys": keys})
+        rec.update(seq=last, luwid=luwid, partner=self.partner, window=window)
         with srv.lock:
             qm.commit(conn, extra=[("chsync", self.name, json.dumps(rec))])
             qm.chsync[self.name] = rec
@@ -127,19 +142,19 @@ class Receiver:
 
     def _deliver(self, md: MD, body: bytes, syncpoint: bool) -> None:
         """Put one message to its destination, retrying transient failures, else dead-letter it."""
-        xqh = XQH.from_bytes(body[:XQH_LEN])
         data = body[XQH_LEN:]
-        dest_q, dest_qm = text(xqh.RemoteQName), text(xqh.RemoteQMgrName)
-        md.Format = xqh.MsgDesc.Format
+        raw_q, raw_qm = body[_REMOTE_Q], body[_REMOTE_QM]
+        md.__dict__["Format"] = body[_ORIG_FORMAT]
         chl = self.chl
         retries = chl["MRRTY"] if chl is not None else 10
         interval = (chl["MRTMR"] if chl is not None else 1000) / 1000.0
-        opts = (C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT) | C.MQPMO_SET_ALL_CONTEXT
+        pmo = self.pmo[syncpoint]
         while True:
             with self.srv.lock:
                 try:
-                    h = self._handle(dest_q, dest_qm)
-                    self.qm.put(self.conn, h.hobj, md, PMO(Options=opts), data)  # type: ignore[arg-type]
+                    h = self._handle(raw_q, raw_qm)
+                    # The MD is this receiver's own copy: the engine may keep it (no output wanted).
+                    self.qm.put(self.conn, h.hobj, md, pmo, data, owned=True)  # type: ignore[arg-type]
                     return
                 except MQIError as e:
                     reason = e.reason
@@ -151,14 +166,14 @@ class Receiver:
                 self.status.state = "RUNNING"
                 self.status.substate = "RECEIVE"
                 continue
-            self._dead_letter(md, data, dest_q, dest_qm, reason, syncpoint)
+            self._dead_letter(md, data, text(raw_q), text(raw_qm), reason, syncpoint)
             return
 
-    def _handle(self, q: str, qm: str) -> Handle:
+    def _handle(self, q: bytes, qm: bytes) -> Handle:
         h = self.handles.get((q, qm))
         if h is not None and h.hobj in self.conn.handles:  # type: ignore[union-attr]
             return h
-        od = OD(ObjectName=q.encode(), ObjectQMgrName=qm.encode())
+        od = OD(ObjectName=q, ObjectQMgrName=qm)
         h = self.qm.open(self.conn, od, C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT)  # type: ignore[arg-type]
         self.handles[(q, qm)] = h
         return h
@@ -183,7 +198,7 @@ class Receiver:
             opts = (C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT) | C.MQPMO_SET_ALL_CONTEXT
             with self.srv.lock:
                 try:
-                    h = self._handle(deadq, "")
+                    h = self._handle(deadq.encode(), b"")
                     qm.put(self.conn, h.hobj, dmd, PMO(Options=opts), dlh.pack() + data)  # type: ignore[arg-type]
                     self.srv.log.write("AMQ9544W", f"Message put to the dead-letter queue {deadq} by channel "
                                        f"'{self.name}'.", why)

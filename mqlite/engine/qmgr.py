@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import math
+import struct
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from mqlite.cmq import CMQC
-from mqlite.cmq.structs import GMO, MD, MD1, OD, PMO, XQH, pad, text
+from mqlite.cmq.structs import GMO, MD, OD, PMO, pad, text
 from mqlite.engine.clock import Clock, IdGenerator
 from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import Message, QueueState, matcher
@@ -37,6 +38,7 @@ CONTEXT_PMO = (C.MQPMO_DEFAULT_CONTEXT | C.MQPMO_NO_CONTEXT | C.MQPMO_PASS_ALL_C
                | C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT | C.MQPMO_SET_IDENTITY_CONTEXT)
 BROWSE_GMO = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
 BLANK48 = b" " * 48
+XQH_FIXED = struct.Struct("@4si48s48s")   # the MQXQH fields before its embedded MQMD
 BLANK32 = b" " * 32
 XQH_LEN = C.MQXQH_CURRENT_LENGTH
 
@@ -73,7 +75,9 @@ class Handle:
     browse_seq: int | None = None
     put_group: tuple[bytes, int] | None = None   # (GroupId, last MsgSeqNumber) for MQPMO_LOGICAL_ORDER
     get_group: tuple[bytes, int] | None = None   # (GroupId, next MsgSeqNumber) for MQGMO_LOGICAL_ORDER
-    read_ahead: deque[Message] = field(default_factory=deque)   # sent ahead to the client, not yet consumed
+    # Messages sent ahead to the client and not yet consumed, each with whether it belongs to the
+    # connection's unit of work (read-ahead under syncpoint).
+    read_ahead: deque[tuple[Message, bool]] = field(default_factory=deque)
     async_put: bool = False         # DEFPRESP(ASYNC) of the queue opened
     read_ahead_ok: bool = False     # MQOO_READ_AHEAD, or DEFREADA(YES) of the queue opened
 
@@ -107,6 +111,7 @@ class GetResult:
     reason: int = C.MQRC_NONE
     seq: int = 0                    # the message's store number (channel agents record it)
     persistent: bool = False
+    packed: bytes | None = None     # the descriptor already packed (when nothing in it changed)
 
 
 class QueueManager:
@@ -164,7 +169,9 @@ class QueueManager:
             md.BackoutCount = max(md.BackoutCount, backout)
             qs.insert(Message(seq, md, body, expiry_at, True, qs.lane_for(md.Priority)))
             restored += 1
-        self._seq = self.store.max_seq()
+        # Message numbers never repeat, even for nonpersistent messages lost in a crash: channels use
+        # them as message keys. Start above every earlier run (time-based floor, 1000 per ms).
+        self._seq = max(self.store.max_seq(), int(self.clock.now() * 1000) * 1000)
         self.store.sync()
         return {"messages": restored, "queues": len(self.queues)}
 
@@ -264,6 +271,8 @@ class QueueManager:
 
     def disconnect(self, conn: Conn, commit: bool = True) -> None:
         """MQDISC commits (distributed platforms); a broken connection backs out."""
+        for hobj in list(conn.handles):
+            self.settle(conn, hobj, 0, release=True)   # messages sent ahead and not consumed go back
         if conn.uow or conn.uow_failed:
             try:
                 self.commit(conn) if commit else self.backout(conn)
@@ -647,12 +656,14 @@ class QueueManager:
         h.put_group = None if md.MsgFlags & C.MQMF_LAST_MSG_IN_GROUP else (gid, seq)
 
     def _xmit_wrap(self, res: Resolved, md: MD, body: bytes) -> tuple[MD, bytes]:
-        """A message for a remote queue: MQXQH (with the original descriptor) in front of the data."""
-        xqh = XQH(RemoteQName=pad(res.remote_q, 48), RemoteQMgrName=pad(res.remote_qm, 48))
-        xqh.MsgDesc = MD1.from_bytes(md.pack()[:C.MQMD_LENGTH_1])
+        """A message for a remote queue: MQXQH (with the original descriptor, MQMD version 1) in
+        front of the data; the message's own descriptor says MQXMIT."""
+        header = XQH_FIXED.pack(C.MQXQH_STRUC_ID, C.MQXQH_VERSION_1, pad(res.remote_q, 48),
+                                pad(res.remote_qm, 48))
+        packed = md.pack()
         outer = md.copy()
-        outer.Format = C.MQFMT_XMIT_Q_HEADER
-        return outer, xqh.pack() + body
+        outer.__dict__["Format"] = C.MQFMT_XMIT_Q_HEADER
+        return outer, header + packed[:C.MQMD_LENGTH_1] + body
 
     # --- MQGET ------------------------------------------------------------------------------------
     def get(self, conn: Conn, hobj: int, md: MD, gmo: GMO, max_length: int) -> GetResult:
@@ -727,7 +738,8 @@ class QueueManager:
             if opts & C.MQGMO_LOGICAL_ORDER:
                 self._advance_group(h, msg)
         self._fill_gmo(gmo, res, out_md, min(length, max_length))
-        return GetResult(out_md, msg.body[:max_length], length, gmo, comp, reason, msg.seq, msg.persistent)
+        return GetResult(out_md, msg.body[:max_length], length, gmo, comp, reason, msg.seq, msg.persistent,
+                         msg.packed_md() if msg.expiry_at is None else None)
 
     def _select(self, h: Handle, qs: QueueState, md: MD, opts: int, match_opts: int, now: float) -> Message | None:
         expired = self._discard_expired
@@ -846,14 +858,18 @@ class QueueManager:
         return out
 
     def get_batch(self, conn: Conn, hobj: int, acked: int, max_msgs: int, max_bytes: int,
-                  gmo: GMO, speculative: bool = False) -> list[tuple[bytes, bytes, bool]]:
+                  gmo: GMO, speculative: bool = False, syncpoint: bool = False) -> list[tuple[bytes, bytes, bool]]:
         """Read-ahead: acknowledge ``acked`` consumed messages, then send up to ``max_msgs`` more.
 
-        Only plain destructive gets outside syncpoint are read ahead, and only nonpersistent
-        messages, as in MQ.  A persistent message ends the batch; when it is first, it is got the
-        ordinary way (its removal journalled) and sent alone, flagged as not read ahead, but
-        only when the application is waiting for it: a ``speculative`` request (sent ahead while
-        the client still holds messages) never takes one, since the client may close without it.
+        Outside syncpoint only nonpersistent messages are read ahead, as in MQ. A persistent
+        message ends the batch; when it is first, it is got the ordinary way (its removal
+        journalled) and sent alone, flagged as not read ahead, but only when the application is
+        waiting for it: a ``speculative`` request (sent ahead while the client still holds
+        messages) never takes one, since the client may close without it.
+
+        Under ``syncpoint`` (mqlite's extension, on queues with read-ahead) every message may be
+        sent ahead: each joins the connection's unit of work, so nothing is final before MQCMIT,
+        and the ones the client has not consumed go back (uncounted) before the commit or backout.
         Raises 2033 when the queue has nothing to get (a speculative request gets an empty batch).
         """
         h = self.handle(conn, hobj)
@@ -876,6 +892,12 @@ class QueueManager:
         held = h.read_ahead
         lanes = qs.lanes
         size = 0
+        if syncpoint:
+            room = self.qmgr["MAXUMSGS"] - len(conn.uow)
+            if room <= 0:
+                raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
+            max_msgs = min(max_msgs, room)
+        uow = conn.uow
         while len(out) < max_msgs and size < max_bytes:
             top = qs.top
             while top > 0 and not lanes[top]:
@@ -889,7 +911,7 @@ class QueueManager:
                 qs.remove(m)
                 self._discard_expired(m)
                 continue
-            if m.persistent:
+            if m.persistent and not syncpoint:
                 if not out and not speculative:
                     qs.remove(m)
                     conn.ticket = self.store.append(("del", m.seq))
@@ -897,7 +919,10 @@ class QueueManager:
                 break
             lane.popleft()
             qs.visible -= 1
-            held.append(m)
+            held.append((m, syncpoint))
+            if syncpoint:
+                uow.append(("get", qs, m))
+                qs.uncommitted += 1
             md = m._packed if m.expiry_at is None and m._packed is not None else self._out_md(m, now)
             out.append((md, m.body, True))
             size += len(m.body) + 400
@@ -922,7 +947,8 @@ class QueueManager:
         """The client consumed ``acked`` more read-ahead messages (the oldest ones it holds).
 
         With ``release`` the messages it holds but did not consume go back to their places on the
-        queue (close, a broken connection, or a get that read-ahead cannot serve).
+        queue (close, a broken connection, a commit or backout, or a get read-ahead cannot serve);
+        one taken under syncpoint leaves the unit of work without counting as backed out.
         """
         h = conn.handles.get(hobj)
         if h is None or not h.read_ahead:
@@ -930,13 +956,18 @@ class QueueManager:
         held = h.read_ahead
         for _ in range(min(acked, len(held))):
             held.popleft()
-        if not release:
+        if not release or not held:
             return
         back = list(held)
         held.clear()
         qs = h.qstate
-        if back and qs is not None and qs is self.queues.get(qs.name):
-            for m in back:
+        in_uow = {id(m) for m, sp in back if sp}
+        if in_uow:
+            conn.uow = [e for e in conn.uow if id(e[2]) not in in_uow]
+        if qs is not None and qs is self.queues.get(qs.name):
+            for m, sp in back:
+                if sp:
+                    qs.uncommitted -= 1
                 qs.insert(m)
                 qs.deq -= 1
             self.on_available(qs.name)

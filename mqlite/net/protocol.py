@@ -25,6 +25,7 @@ OPEN, CLOSE, PUT, PUT1, GET, INQ, SET, CMIT, BACK, DISC = range(0x10, 0x1A)
 PUT_ASYNC, GET_BATCH, STAT = 0x1A, 0x1B, 0x1C   # MQ's asynchronous put, read-ahead and MQSTAT
 OPEN_ASYNC_PUT, OPEN_READ_AHEAD = 0x1, 0x2      # flags in the OPEN reply: the queue's defaults
 BATCH_SPECULATIVE = 0x1                         # GET_BATCH sent ahead: take no persistent message
+BATCH_SYNCPOINT = 0x2                           # GET_BATCH under syncpoint: messages join the unit of work
 MQSC, CONTROL = 0x20, 0x21
 CH_MSG, CH_END, CH_HEARTBEAT, CH_PING, CH_CLOSE = 0x40, 0x41, 0x42, 0x43, 0x44   # message channels
 CH_FAST = 0x1                          # CH_MSG flag: a fast nonpersistent message, outside the batch
@@ -89,6 +90,8 @@ class FrameReader:
         self.spin = spin
         self.buf = b""
         self.pos = 0
+        self.misses = 0       # polls in a row that ended without data
+        self.skip = 0         # reads left that block at once (polling backed off)
 
     def read(self) -> tuple[int, bytes]:
         while True:
@@ -119,15 +122,26 @@ class FrameReader:
             self.pos = 0
 
     def _recv(self, n: int) -> bytes:
+        """Poll for up to ``spin`` seconds, then block. When polls keep missing (the partner is slow,
+        or the machine is busy and polling only takes CPU from others), block at once for a while."""
         if self.spin > 0:
-            end = time.perf_counter() + self.spin
-            sock = self.sock
-            while True:
-                try:
-                    return sock.recv(n, socket.MSG_DONTWAIT)
-                except BlockingIOError:
-                    if time.perf_counter() > end:
-                        break
+            if self.skip > 0:
+                self.skip -= 1
+            else:
+                end = time.perf_counter() + self.spin
+                sock = self.sock
+                while True:
+                    try:
+                        data = sock.recv(n, socket.MSG_DONTWAIT)
+                        self.misses = 0
+                        return data
+                    except BlockingIOError:
+                        if time.perf_counter() > end:
+                            break
+                self.misses += 1
+                if self.misses >= 8:
+                    self.misses = 0
+                    self.skip = 32
         return self.sock.recv(n)
 
     def buffered(self) -> bool:

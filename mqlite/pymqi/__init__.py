@@ -281,10 +281,20 @@ class QueueManager:
         raise MQMIError(CMQC.MQCC_WARNING, 2121)
 
     def commit(self) -> None:
-        _check(self._call(P.CMIT, b""))
+        self._end_unit(P.CMIT)
 
     def backout(self) -> None:
-        _check(self._call(P.BACK, b""))
+        self._end_unit(P.BACK)
+
+    def _end_unit(self, ftype: int) -> None:
+        queues = list(self._queues)
+        pairs = [p for p in (q._end_of_unit() for q in queues) if p is not None]
+        payload = (_I.pack(len(pairs)) + b"".join(_II.pack(h, n) for h, n in pairs)) if pairs else b""
+        try:
+            _check(self._call(ftype, payload))
+        finally:
+            for q in queues:
+                q._after_end_of_unit()
 
     def put1(self, qDesc: Any, msg: Any, mDesc: MD | None = None, putOpts: PMO | None = None) -> None:
         od_ = qDesc if isinstance(qDesc, OD) else OD(ObjectName=ensure_bytes(qDesc))
@@ -363,7 +373,7 @@ def _inquire(qmgr: QueueManager, hobj: int, attribute: int | list[int]) -> Any:
 
 
 _NOT_READ_AHEAD = (CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT | CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR
-                   | CMQC.MQGMO_MSG_UNDER_CURSOR | CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT
+                   | CMQC.MQGMO_MSG_UNDER_CURSOR | CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT
                    | CMQC.MQGMO_LOGICAL_ORDER | CMQC.MQGMO_ALL_MSGS_AVAILABLE | CMQC.MQGMO_COMPLETE_MSG
                    | CMQC.MQGMO_LOCK | CMQC.MQGMO_UNLOCK | CMQC.MQGMO_MARK_SKIP_BACKOUT)
 _READ_AHEAD_MSGS = 512
@@ -385,6 +395,9 @@ class Queue:
         self.__consumed = 0             # read-ahead messages consumed and not yet acknowledged
         self.__inflight = False         # a batch request sent ahead, reply not read yet
         self.__drained = False          # the last batch sent ahead found the queue empty
+        self.__under_sync = False       # the messages held were taken under syncpoint
+        self.__per_unit = 32            # messages the application consumed in its last unit of work
+        self.__in_unit = 0              # ... and in this one so far
         if qDesc is not None:
             self.__qDesc = self.__make_od(qDesc)
             if openOpts is not None:
@@ -453,6 +466,10 @@ class Queue:
             length = maxLength
         if self.__read_ahead:
             if self.__simple_get(md_, gmo_):
+                under_sync = bool(gmo_.Options & CMQC.MQGMO_SYNCPOINT)
+                if under_sync != self.__under_sync:
+                    self._settle()
+                    self.__under_sync = under_sync
                 return self.__get_ahead(hobj, length, md_, gmo_)
             self._settle()
         reply = self.__qMgr._call(P.GET, _II.pack(hobj, length) + gmo_.pack() + md_.pack())
@@ -479,8 +496,8 @@ class Queue:
         return not match & ~(CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID)
 
     def __request(self, hobj: int, gmo_: GMO, max_msgs: int, speculative: bool = False) -> bytes:
-        payload = (struct.pack("<iiiii", hobj, self.__consumed, max_msgs, _READ_AHEAD_BYTES,
-                               P.BATCH_SPECULATIVE if speculative else 0) + gmo_.pack())
+        flags = (P.BATCH_SPECULATIVE if speculative else 0) | (P.BATCH_SYNCPOINT if self.__under_sync else 0)
+        payload = struct.pack("<iiiii", hobj, self.__consumed, max_msgs, _READ_AHEAD_BYTES, flags) + gmo_.pack()
         self.__consumed = 0
         return payload
 
@@ -514,7 +531,7 @@ class Queue:
         if not buf:
             # Nothing held: ask now, with the application's wait options.
             self.__drained = False
-            reply = qmgr._call(P.GET_BATCH, self.__request(hobj, gmo_, _READ_AHEAD_MSGS))
+            reply = qmgr._call(P.GET_BATCH, self.__request(hobj, gmo_, self.__batch_size()))
             _check(reply)
             self.__fill(reply)
             self.__drained = False
@@ -536,16 +553,25 @@ class Queue:
         self.__take(hobj, ahead)
         return body
 
+    def __batch_size(self) -> int:
+        """How many to ask for: a full batch, or under syncpoint what the unit of work still wants
+        (messages taken ahead but not consumed by MQCMIT go back, which costs a round trip each)."""
+        if not self.__under_sync:
+            return _READ_AHEAD_MSGS
+        return max(1, min(_READ_AHEAD_MSGS, self.__per_unit - self.__in_unit))
+
     def __take(self, hobj: int, ahead: bool) -> None:
         buf = self.__buffer
         buf.popleft()
         self.__consumed += ahead
-        if len(buf) < _READ_AHEAD_MSGS // 2 and not self.__inflight and not self.__drained:
+        self.__in_unit += 1
+        want = self.__batch_size()
+        if (len(buf) < want // 2 or (self.__under_sync and not buf and want > 1)) and not self.__inflight \
+                and not self.__drained:
             # Ask for the next batch while the application works through this one.
             self.__inflight = True
             assert self.__qMgr._transport is not None
-            self.__qMgr._transport.post(P.GET_BATCH, self.__request(hobj, _NO_WAIT_GMO, _READ_AHEAD_MSGS, True),
-                                        self.__fill)
+            self.__qMgr._transport.post(P.GET_BATCH, self.__request(hobj, _NO_WAIT_GMO, want, True), self.__fill)
 
     def _settle(self) -> None:
         """Give back read-ahead messages not consumed, so they stay on the queue in order."""
@@ -558,6 +584,26 @@ class Queue:
         self.__buffer.clear()
         self.__drained = False
         _check(self.__qMgr._call(P.GET_BATCH, self.__request(self.__qHandle, _NO_WAIT_GMO, 0)))
+
+    def _end_of_unit(self) -> tuple[int, int] | None:
+        """At MQCMIT/MQBACK: (handle, consumed) for the read-ahead messages held under syncpoint,
+        which the queue manager gives back before ending the unit of work."""
+        if self.__in_unit:
+            self.__per_unit = self.__in_unit
+            self.__in_unit = 0
+        if self.__qHandle is None or not self.__under_sync or (not self.__buffer and not self.__consumed
+                                                                 and not self.__inflight):
+            return None
+        consumed = self.__consumed
+        self.__consumed = 0
+        self.__buffer.clear()
+        self.__drained = False
+        return self.__qHandle, consumed
+
+    def _after_end_of_unit(self) -> None:
+        if self.__under_sync:
+            self.__buffer.clear()       # a batch requested ahead was given back with the rest
+            self.__inflight = False
 
     def get_no_jms(self, maxLength: int | None = None, mDesc: MD | None = None, getOpts: GMO | None = None) -> bytes:
         gmo_ = getOpts if getOpts is not None else GMO()

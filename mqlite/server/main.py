@@ -20,6 +20,9 @@ def main(argv: list[str]) -> int:
     # The hot paths allocate many short-lived objects and make no reference cycles: collect rarely.
     gc.freeze()
     gc.set_threshold(50_000, 20, 100)
+    # Several busy threads (sessions, channel agents) share the interpreter: hand it over sooner
+    # than CPython's default 5 ms, so one thread's burst does not stall another's reply.
+    sys.setswitchinterval(float(os.environ.get("MQLITE_SWITCH_INTERVAL", "0.0005")))
     signal.signal(signal.SIGTERM, lambda *_: srv.shutdown(immediate=True))
     signal.signal(signal.SIGINT, lambda *_: srv.shutdown(immediate=True))
     print("READY", flush=True)

@@ -31,7 +31,7 @@ from mqlite.server.errlog import ErrorLog
 from mqlite.store.sqlite import Store
 
 WAIT_SLICE = 0.5          # a waiting MQGET checks its connection at least this often
-SPIN_SESSIONS = 2         # the server polls for requests while at most this many sessions are open
+SPIN_SESSIONS = 1         # the server polls for requests only while one session is open
 HELLO_TIMEOUT = 10.0
 
 
@@ -250,8 +250,8 @@ class Session:
             reader = P.FrameReader(self.sock)
             self.reader = reader
             while not self.closed:
-                # Poll briefly for the next request only while few applications are connected:
-                # a polling thread holds the interpreter lock between its recv attempts.
+                # Poll briefly for the next request only while a single application is connected:
+                # with more, polling threads take the interpreter lock and CPU from the others.
                 reader.spin = P.SERVER_SPIN if len(srv.sessions) <= SPIN_SESSIONS else 0.0
                 ftype, payload = reader.read()
                 if ftype == P.DISC:
@@ -500,13 +500,14 @@ def _get_batch(s: Session, p: bytes) -> bytes:
     hobj, acked, max_msgs, max_bytes, flags = struct.unpack_from("<iiiii", p)
     gmo = GMO.from_bytes(p[20:])
     speculative = bool(flags & P.BATCH_SPECULATIVE)
+    syncpoint = bool(flags & P.BATCH_SYNCPOINT)
     qm = s.server.qm
     if max_msgs <= 0:
         s._call(lambda conn: qm.settle(conn, hobj, acked, release=True))
         return P.III.pack(C.MQCC_OK, 0, 0)
     try:
         batch, ticket = _waiting(s, hobj, gmo, lambda conn: qm.get_batch(conn, hobj, acked, max_msgs,
-                                                                        max_bytes, gmo, speculative))
+                                                                        max_bytes, gmo, speculative, syncpoint))
     except MQIError as e:
         return s._failed(e)
     if ticket:
@@ -562,12 +563,31 @@ def _set(s: Session, p: bytes) -> bytes:
     return s._answer(s.server.qm.set, hobj, selectors, values)
 
 
+def _release_then(s: Session, p: bytes, end: Any) -> bytes:
+    """MQCMIT/MQBACK: first give back read-ahead messages under syncpoint that the client did not
+    consume (payload: count, then (hobj, consumed) pairs), then end the unit of work."""
+    try:
+        (n,) = P.I1.unpack_from(p) if p else (0,)
+        pairs = [struct.unpack_from("<ii", p, 4 + 8 * i) for i in range(n)] if n else []
+    except struct.error as e:
+        raise P.ProtocolError(f"commit payload: {e}") from None
+    if n < 0 or len(p) != (4 + 8 * n if p else 0):
+        raise P.ProtocolError("commit payload length")
+    qm = s.server.qm
+
+    def run(conn: Conn) -> None:
+        for hobj, consumed in pairs:
+            qm.settle(conn, hobj, consumed, release=True)
+        end(conn)
+    return s._answer(run)
+
+
 def _cmit(s: Session, p: bytes) -> bytes:
-    return s._answer(s.server.qm.commit)
+    return _release_then(s, p, s.server.qm.commit)
 
 
 def _back(s: Session, p: bytes) -> bytes:
-    return s._answer(s.server.qm.backout)
+    return _release_then(s, p, s.server.qm.backout)
 
 
 def _mqsc(s: Session, p: bytes) -> bytes:

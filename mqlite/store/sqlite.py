@@ -66,6 +66,10 @@ class Store:
     def last_ticket(self) -> int:
         return self._appended
 
+    @property
+    def durable_ticket(self) -> int:
+        return self._durable
+
     def sync(self, ticket: int | None = None) -> None:
         """Return once every operation up to ``ticket`` (default: all so far) is durable."""
         if ticket is None:
@@ -86,19 +90,19 @@ class Store:
         cur = self.db.cursor()
         cur.execute("BEGIN")
         try:
-            puts: list[tuple[Any, ...]] = []
+            # Runs of puts and of deletes go to SQLite as one statement each (executemany).
+            run_tag, run = "", []
             for op in ops:
                 tag = op[0]
-                if tag == "put":
-                    puts.append(op[1:])
+                if tag in ("put", "del"):
+                    if tag != run_tag:
+                        self._flush_run(cur, run_tag, run)
+                        run_tag, run = tag, []
+                    run.append(op[1:] if tag == "put" else (op[1],))
                     continue
-                if puts:
-                    cur.executemany("INSERT OR REPLACE INTO messages(seq, queue, md, body, expiry_at) "
-                                    "VALUES (?,?,?,?,?)", puts)
-                    puts = []
-                if tag == "del":
-                    cur.execute("DELETE FROM messages WHERE seq=?", (op[1],))
-                elif tag == "bo":
+                self._flush_run(cur, run_tag, run)
+                run_tag, run = "", []
+                if tag == "bo":
                     cur.execute("UPDATE messages SET backout=? WHERE seq=?", (op[2], op[1]))
                 elif tag == "purge":
                     cur.execute("DELETE FROM messages WHERE queue=?", (op[1],))
@@ -113,13 +117,21 @@ class Store:
                     cur.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)", (op[1], op[2]))
                 else:
                     raise ValueError(f"unknown journal operation {tag!r}")
-            if puts:
-                cur.executemany("INSERT OR REPLACE INTO messages(seq, queue, md, body, expiry_at) "
-                                "VALUES (?,?,?,?,?)", puts)
+            self._flush_run(cur, run_tag, run)
             cur.execute("COMMIT")
         except BaseException:
             cur.execute("ROLLBACK")
             raise
+
+    @staticmethod
+    def _flush_run(cur: sqlite3.Cursor, tag: str, run: list[tuple[Any, ...]]) -> None:
+        if not run:
+            return
+        if tag == "put":
+            cur.executemany("INSERT OR REPLACE INTO messages(seq, queue, md, body, expiry_at) VALUES (?,?,?,?,?)",
+                            run)
+        else:
+            cur.executemany("DELETE FROM messages WHERE seq=?", run)
 
     # --- recovery ------------------------------------------------------------------------------
     def objects(self) -> Iterator[tuple[str, str, dict[str, Any]]]:
