@@ -379,6 +379,7 @@ _NOT_READ_AHEAD = (CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT | CMQC.MQGMO
 _READ_AHEAD_MSGS = 512
 _READ_AHEAD_BYTES = 1 << 20
 _NO_WAIT_GMO = GMO()
+_MD_NAMES, _MD_STRUCT = MD._names, MD._struct
 
 
 class Queue:
@@ -396,6 +397,7 @@ class Queue:
         self.__inflight = False         # a batch request sent ahead, reply not read yet
         self.__drained = False          # the last batch sent ahead found the queue empty
         self.__under_sync = False       # the messages held were taken under syncpoint
+        self.__resolved = b""           # ResolvedQName from MQOPEN, for gets served from read-ahead
         self.__per_unit = 32            # messages the application consumed in its last unit of work
         self.__in_unit = 0              # ... and in this one so far
         if qDesc is not None:
@@ -420,6 +422,7 @@ class Queue:
         self.__openOpts = opts
         self.__async_put = bool(flags & P.OPEN_ASYNC_PUT)
         self.__read_ahead = bool(flags & P.OPEN_READ_AHEAD)
+        self.__resolved = od_.ResolvedQName
         self.__qMgr._queues.add(self)
 
     def __ensure_open(self, opts: int) -> int:
@@ -457,9 +460,30 @@ class Queue:
             raise MQMIError(comp, reason)
 
     def get(self, maxLength: int | None = None, mDesc: MD | None = None, getOpts: GMO | None = None) -> bytes:
-        hobj = self.__ensure_open(CMQC.MQOO_INPUT_AS_Q_DEF)
         md_ = mDesc if mDesc is not None else MD()
         gmo_ = getOpts if getOpts is not None else GMO()
+        buf = self.__buffer
+        if buf:
+            # The common case with read-ahead, kept short: a message is held and the get is a plain
+            # one in the same syncpoint mode as the batch it came from.
+            opts = gmo_.Options
+            d = md_.__dict__
+            if (not opts & _NOT_READ_AHEAD and bool(opts & CMQC.MQGMO_SYNCPOINT) == self.__under_sync
+                    and not d["MsgId"].strip(b"\0") and not d["CorrelId"].strip(b"\0")
+                    and (gmo_.Version < CMQC.MQGMO_VERSION_2 or not gmo_.MatchOptions & ~3)):
+                md_bytes, body, ahead = buf[0]
+                limit = MQ_MAX_MSG if maxLength is None else maxLength
+                if len(body) <= limit and not (maxLength is None and opts & CMQC.MQGMO_ACCEPT_TRUNCATED_MSG):
+                    d.update(zip(_MD_NAMES, _MD_STRUCT.unpack(md_bytes)))
+                    g = gmo_.__dict__
+                    g["ResolvedQName"] = self.__resolved
+                    g["GroupStatus"] = CMQC.MQGS_NOT_IN_GROUP
+                    g["SegmentStatus"] = CMQC.MQSS_NOT_A_SEGMENT
+                    g["ReturnedLength"] = len(body)
+                    assert self.__qHandle is not None
+                    self.__take(self.__qHandle, ahead)
+                    return body
+        hobj = self.__ensure_open(CMQC.MQOO_INPUT_AS_Q_DEF)
         if maxLength is None:
             length = 0 if gmo_.Options & CMQC.MQGMO_ACCEPT_TRUNCATED_MSG else MQ_MAX_MSG
         else:
@@ -538,7 +562,7 @@ class Queue:
         md_bytes, body, ahead = buf[0]
         d = gmo_.__dict__
         md_.unpack(md_bytes)
-        d["ResolvedQName"] = self.__qDesc.ResolvedQName if self.__qDesc is not None else b""
+        d["ResolvedQName"] = self.__resolved
         d["GroupStatus"] = CMQC.MQGS_NOT_IN_GROUP
         d["SegmentStatus"] = CMQC.MQSS_NOT_A_SEGMENT
         if len(body) > length:
