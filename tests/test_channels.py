@@ -188,6 +188,21 @@ def test_dead_letter_paths(harness):
     assert depth(qm1, "QM2") == 0
 
 
+def test_message_too_big_for_channel_is_dead_lettered_at_the_sending_end(harness):
+    qm1, qm2 = pair(harness, chl_extra="MAXMSGL(4000)")
+    c1 = qm1.client()
+    q = pymqi.Queue(c1, "REMOTE.Q")
+    q.put(b"y" * 5000, pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))
+    q.put(b"small", pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))
+    c1.disconnect()
+    assert get_all(qm2, "TARGET.Q", 1) == [b"small"]
+    assert wait_for(lambda: depth(qm1, "SYSTEM.DEAD.LETTER.QUEUE") == 1)
+    (dlh, body), = dead_letters(qm1)
+    assert dlh.Reason == CMQC.MQRC_MSG_TOO_BIG_FOR_CHANNEL and body == b"y" * 5000
+    assert (text(dlh.DestQName), text(dlh.DestQMgrName)) == ("TARGET.Q", "QM2")
+    assert depth(qm1, "QM2") == 0
+
+
 def test_no_dead_letter_queue_stops_channel_and_keeps_message(harness):
     qm1, qm2 = pair(harness, "ALTER QMGR DEADQ(' ')\n")
     qm1.mqsc("DEFINE QREMOTE(TO.NOWHERE) RNAME(NO.SUCH.Q) RQMNAME(QM2) XMITQ(QM2)\n", check=True)

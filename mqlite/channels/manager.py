@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import GMO, MD, OD
-from mqlite.channels.receiver import Receiver
+from mqlite.cmq.structs import text as text_of
+from mqlite.channels.receiver import ORIG_FORMAT, REMOTE_Q, REMOTE_QM, XQH_LEN, Receiver, dead_letter
 from mqlite.engine.errors import MQIError
 from mqlite.engine.qmgr import Conn
 from mqlite.net import protocol as P
@@ -374,6 +375,8 @@ class SenderMCA(threading.Thread):
         self.hobj = 0
         self.outstanding: list[int] = []                    # keys of the batch awaiting confirmation
         self._md = MD()                                     # reused: the MCA never matches on it
+        self.maxmsgl = chl["MAXMSGL"]
+        self.dlq_handles: dict[bytes, Any] = {}                # the sending end's dead-letter queue
         self._gmo_fast = GMO(Options=C.MQGMO_SYNCPOINT_IF_PERSISTENT)
         self._gmo_batch = GMO(Options=C.MQGMO_SYNCPOINT)
         self.pending: deque[tuple[str, int]] = deque()      # (LUWID, journal ticket) not yet reported durable
@@ -510,6 +513,7 @@ class SenderMCA(threading.Thread):
                               f"{st.rqmname}.", f"{removed} message(s) the partner had already committed were "
                               "removed from the transmission queue.")
             batchsz = max(1, int(info.get("batchsz", chl["BATCHSZ"])))
+            self.maxmsgl = int(info.get("maxmsgl", chl["MAXMSGL"])) or chl["MAXMSGL"]
             st.state, st.substate = "RUNNING", "MQGET"
             st.curseqno = st.lstseqno = int(info.get("seq", 0))
             return self._send_batches(sock, reader, batchsz)
@@ -557,6 +561,9 @@ class SenderMCA(threading.Thread):
                             continue
                         break
                     md, body, in_batch, key = msg
+                    if len(body) - XQH_LEN > self.maxmsgl:
+                        self._too_big(conn, md, body, in_batch)
+                        continue
                     if in_batch:
                         seq = seq + 1 if seq < chl["SEQWRAP"] else 1
                         keys.append(key)
@@ -620,6 +627,24 @@ class SenderMCA(threading.Thread):
                                f"queue: reason {e.reason}.", stop=True) from None
         in_batch = not fast_np or r.md.Persistence == C.MQPER_PERSISTENT
         return r.packed or r.md.pack(), r.body, in_batch, r.seq
+
+    def _too_big(self, conn: Conn, md_bytes: bytes, body: bytes, in_batch: bool) -> None:
+        """A message longer than the channel's MAXMSGL: the sending end's dead-letter queue, reason
+        MQRC_MSG_TOO_BIG_FOR_CHANNEL, inside the batch's unit of work; without one the channel stops."""
+        md = MD.from_bytes(md_bytes)
+        md.Format = body[ORIG_FORMAT]
+        handles = self.dlq_handles
+
+        def handle(q: bytes, _qm: bytes) -> Any:
+            if q not in handles or handles[q].hobj not in conn.handles:
+                handles[q] = self.qm.open(conn, OD(ObjectName=q), C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT)
+            return handles[q]
+        why = dead_letter(self.srv, conn, handle, md, body[XQH_LEN:], text_of(body[REMOTE_Q]),
+                          text_of(body[REMOTE_QM]), C.MQRC_MSG_TOO_BIG_FOR_CHANNEL, in_batch,
+                          self.chl["USEDLQ"] == 2, self.name_)
+        if why:
+            raise ChannelError("AMQ9544E", f"Channel '{self.name_}': a message of {len(body) - XQH_LEN} bytes is "
+                               f"longer than the channel's MAXMSGL {self.maxmsgl}. {why}", stop=True)
 
     def _durable_batches(self) -> list[str]:
         """LUWIDs of committed batches whose commit has reached disk since they were last reported."""

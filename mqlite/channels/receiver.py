@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 
 TRANSIENT = (C.MQRC_Q_FULL, C.MQRC_PUT_INHIBITED)
 XQH_LEN = C.MQXQH_CURRENT_LENGTH
-# Where the MQXQH keeps what the receiver needs: the destination names and the original Format.
-_REMOTE_Q, _REMOTE_QM, _ORIG_FORMAT = slice(8, 56), slice(56, 104), slice(104 + 32, 104 + 40)
+# Where the MQXQH keeps what an MCA needs: the destination names and the original Format.
+REMOTE_Q, REMOTE_QM, ORIG_FORMAT = slice(8, 56), slice(56, 104), slice(104 + 32, 104 + 40)
 
 
 class BatchFailed(Exception):
@@ -143,8 +143,8 @@ class Receiver:
     def _deliver(self, md: MD, body: bytes, syncpoint: bool) -> None:
         """Put one message to its destination, retrying transient failures, else dead-letter it."""
         data = body[XQH_LEN:]
-        raw_q, raw_qm = body[_REMOTE_Q], body[_REMOTE_QM]
-        md.__dict__["Format"] = body[_ORIG_FORMAT]
+        raw_q, raw_qm = body[REMOTE_Q], body[REMOTE_QM]
+        md.__dict__["Format"] = body[ORIG_FORMAT]
         chl = self.chl
         retries = chl["MRRTY"] if chl is not None else 10
         interval = (chl["MRTMR"] if chl is not None else 1000) / 1000.0
@@ -180,29 +180,40 @@ class Receiver:
 
     def _dead_letter(self, md: MD, data: bytes, dest_q: str, dest_qm: str, reason: int, syncpoint: bool) -> None:
         """MQ's rule: USEDLQ(YES) and a DEADQ -> the dead-letter queue behind an MQDLH; else the batch fails."""
-        qm = self.qm
-        chl = self.chl
-        deadq = qm.qmgr["DEADQ"]
-        why = f"Reason {reason} putting to {dest_q} on {dest_qm}."
-        if deadq and (chl is None or chl["USEDLQ"] == 2):
-            now = qm.clock.now()
-            date, tm = time.strftime("%Y%m%d", time.gmtime(now)), time.strftime("%H%M%S", time.gmtime(now))
-            dlh = DLH(Reason=reason, DestQName=pad(dest_q, 48), DestQMgrName=pad(dest_qm, 48),
-                      Encoding=md.Encoding, CodedCharSetId=md.CodedCharSetId, Format=md.Format,
-                      PutApplType=C.MQAT_QMGR, PutApplName=pad(qm.name, 28), PutDate=date.encode(),
-                      PutTime=(tm + f"{int((now % 1) * 100):02d}").encode())
-            dmd = md.copy()
-            dmd.Format = C.MQFMT_DEAD_LETTER_HEADER
-            dmd.Encoding = C.MQENC_NATIVE
-            dmd.CodedCharSetId = qm.qmgr["CCSID"]
-            opts = (C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT) | C.MQPMO_SET_ALL_CONTEXT
-            with self.srv.lock:
-                try:
-                    h = self._handle(deadq.encode(), b"")
-                    qm.put(self.conn, h.hobj, dmd, PMO(Options=opts), dlh.pack() + data)  # type: ignore[arg-type]
-                    self.srv.log.write("AMQ9544W", f"Message put to the dead-letter queue {deadq} by channel "
-                                       f"'{self.name}'.", why)
-                    return
-                except MQIError as e:
-                    why += f" The dead-letter queue {deadq} refused it with reason {e.reason}."
-        raise BatchFailed(reason, why)
+        use_dlq = self.chl is None or self.chl["USEDLQ"] == 2
+        why = dead_letter(self.srv, self.conn, self._handle, md, data, dest_q, dest_qm, reason, syncpoint,  # type: ignore[arg-type]
+                          use_dlq, self.name)
+        if why:
+            raise BatchFailed(reason, why)
+
+
+def dead_letter(srv: Any, conn: Conn, handle: Any, md: MD, data: bytes, dest_q: str, dest_qm: str, reason: int,
+                syncpoint: bool, use_dlq: bool, channel: str) -> str:
+    """Put an undeliverable message to the dead-letter queue behind an MQDLH, as an MCA does.
+
+    Returns "" when it is there, else why it could not be (no DEADQ, USEDLQ(NO), the DLQ refused it).
+    """
+    qm = srv.qm
+    deadq = qm.qmgr["DEADQ"]
+    why = f"Reason {reason} for {dest_q} on {dest_qm}."
+    if not deadq or not use_dlq:
+        return why + (" USEDLQ(NO)." if deadq else " No dead-letter queue (DEADQ) is defined.")
+    now = qm.clock.now()
+    date, tm = time.strftime("%Y%m%d", time.gmtime(now)), time.strftime("%H%M%S", time.gmtime(now))
+    dlh = DLH(Reason=reason, DestQName=pad(dest_q, 48), DestQMgrName=pad(dest_qm, 48), Encoding=md.Encoding,
+              CodedCharSetId=md.CodedCharSetId, Format=md.Format, PutApplType=C.MQAT_QMGR,
+              PutApplName=pad(qm.name, 28), PutDate=date.encode(),
+              PutTime=(tm + f"{int((now % 1) * 100):02d}").encode())
+    dmd = md.copy()
+    dmd.Format = C.MQFMT_DEAD_LETTER_HEADER
+    dmd.Encoding = C.MQENC_NATIVE
+    dmd.CodedCharSetId = qm.qmgr["CCSID"]
+    opts = (C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT) | C.MQPMO_SET_ALL_CONTEXT
+    with srv.lock:
+        try:
+            h = handle(deadq.encode(), b"")
+            qm.put(conn, h.hobj, dmd, PMO(Options=opts), dlh.pack() + data)
+        except MQIError as e:
+            return why + f" The dead-letter queue {deadq} refused it with reason {e.reason}."
+    srv.log.write("AMQ9544W", f"Message put to the dead-letter queue {deadq} by channel '{channel}'.", why)
+    return ""
