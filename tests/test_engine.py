@@ -373,3 +373,29 @@ def test_read_ahead_batches_and_release(eng: Engine):
     assert eng.qm.get_batch(eng.conn, h.hobj, 0, 3, 1 << 20, GMO(), speculative=True) == []
     batch = eng.qm.get_batch(eng.conn, h.hobj, 0, 3, 1 << 20, GMO())
     assert [(b, a) for _md, b, a in batch] == [(b"p", False)]   # a persistent message is got, not read ahead
+
+
+def test_packed_descriptor_decodes_on_first_use():
+    from mqlite.cmq.structs import PackedMD
+    raw = MD(MsgId=b"M" * 24, Priority=6, Format=C.MQFMT_STRING).pack()
+    md = PackedMD.of(raw)
+    assert md.pack() is raw                         # untouched: the same bytes go on
+    assert md.Priority == 6 and md.MsgId == b"M" * 24
+    md.BackoutCount = 2
+    assert MD.from_bytes(md.pack()).BackoutCount == 2 and md.copy().Format == C.MQFMT_STRING
+
+
+def test_put_packed_keeps_priority_persistence_expiry_and_matching(eng: Engine):
+    h, _ = eng.open("Q1", IO | C.MQOO_SET_ALL_CONTEXT)
+    for i, prio in enumerate((1, 8)):
+        raw = MD(MsgId=b"%024d" % i, Priority=prio, Persistence=C.MQPER_PERSISTENT, Expiry=100,
+                 PutApplName=b"origin").pack()
+        eng.qm.put_packed(eng.conn, h.hobj, raw, b"m%d" % i, syncpoint=False)
+    eng.clock.advance(3)
+    r = eng.get(h.hobj, MsgId=b"%024d" % 0)         # matching decodes the stored descriptor
+    assert (r.body, r.md.Priority, r.md.Expiry, text(r.md.PutApplName)) == (b"m0", 1, 70, "origin")
+    assert eng.store.last_ticket > 0
+    eng.mqsc("ALTER QLOCAL(Q1) PUT(DISABLED)")
+    assert reason(eng.qm.put_packed, eng.conn, h.hobj, MD().pack(), b"x", False) == C.MQRC_PUT_INHIBITED
+    eng.mqsc("ALTER QLOCAL(Q1) PUT(ENABLED) MAXDEPTH(1)")
+    assert reason(eng.qm.put_packed, eng.conn, h.hobj, MD().pack(), b"x", False) == C.MQRC_Q_FULL

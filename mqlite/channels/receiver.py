@@ -50,9 +50,6 @@ class Receiver:
         self.chl = self.qm.lookup("CHANNEL", name)
         self.conn: Conn | None = None
         self.handles: dict[tuple[bytes, bytes], Handle] = {}
-        # The MQPMOs the receiver puts with (the engine does not write into them for these puts).
-        self.pmo = {sp: PMO(Options=(C.MQPMO_SYNCPOINT if sp else C.MQPMO_NO_SYNCPOINT) | C.MQPMO_SET_ALL_CONTEXT)
-                    for sp in (True, False)}
 
     # --- the session ------------------------------------------------------------------------
     def serve(self) -> None:
@@ -61,13 +58,13 @@ class Receiver:
             self.conn = self.qm.connect(self.name[:28], C.MQAT_QMGR, "")
         hb = max(self.chl["HBINT"], 1) if self.chl is not None else 300
         self.sock.settimeout(hb * 2 + 30)     # a sender that says nothing for this long is gone
-        batch: list[tuple[int, MD, bytes]] = []
+        batch: list[tuple[int, bytes, bytes]] = []
         try:
             while True:
                 ftype, payload = self.reader.read()
                 if ftype == P.CH_MSG:
                     flags, seq = P.II.unpack_from(payload)
-                    md = MD.from_bytes(payload[8:8 + P.MD_LEN])
+                    md = payload[8:8 + P.MD_LEN]
                     body = payload[8 + P.MD_LEN:]
                     if len(body) < XQH_LEN:
                         raise P.ProtocolError("channel message without MQXQH")
@@ -95,7 +92,7 @@ class Receiver:
                     self.conn = None
 
     # --- batches ------------------------------------------------------------------------------
-    def _end_batch(self, batch: list[tuple[int, MD, bytes]], info: dict[str, Any]) -> dict[str, Any]:
+    def _end_batch(self, batch: list[tuple[int, bytes, bytes]], info: dict[str, Any]) -> dict[str, Any]:
         srv, qm, conn = self.srv, self.qm, self.conn
         assert conn is not None
         keys = list(info.get("keys", []))
@@ -133,28 +130,28 @@ class Receiver:
         st.last_msg = time.time()
         return {"ok": True, "last": last, "luwid": luwid}
 
-    def _fast(self, md: MD, body: bytes) -> None:
+    def _fast(self, md: bytes, body: bytes) -> None:
         try:
             self._deliver(md, body, syncpoint=False)
         except BatchFailed as e:
             # Fast nonpersistent messages that cannot be delivered anywhere are discarded, as in MQ.
             self.srv.log.write("AMQ9599W", f"Nonpersistent message discarded on channel '{self.name}'.", e.text)
 
-    def _deliver(self, md: MD, body: bytes, syncpoint: bool) -> None:
-        """Put one message to its destination, retrying transient failures, else dead-letter it."""
+    def _deliver(self, md_bytes: bytes, body: bytes, syncpoint: bool) -> None:
+        """Put one message to its destination, retrying transient failures, else dead-letter it.
+
+        The descriptor stays packed (the original's, with its own Format from the MQXQH back)."""
         data = body[XQH_LEN:]
         raw_q, raw_qm = body[REMOTE_Q], body[REMOTE_QM]
-        md.__dict__["Format"] = body[ORIG_FORMAT]
+        md_bytes = md_bytes[:32] + body[ORIG_FORMAT] + md_bytes[40:]
         chl = self.chl
         retries = chl["MRRTY"] if chl is not None else 10
         interval = (chl["MRTMR"] if chl is not None else 1000) / 1000.0
-        pmo = self.pmo[syncpoint]
         while True:
             with self.srv.lock:
                 try:
                     h = self._handle(raw_q, raw_qm)
-                    # The MD is this receiver's own copy: the engine may keep it (no output wanted).
-                    self.qm.put(self.conn, h.hobj, md, pmo, data, owned=True)  # type: ignore[arg-type]
+                    self.qm.put_packed(self.conn, h.hobj, md_bytes, data, syncpoint)  # type: ignore[arg-type]
                     return
                 except MQIError as e:
                     reason = e.reason
@@ -166,7 +163,7 @@ class Receiver:
                 self.status.state = "RUNNING"
                 self.status.substate = "RECEIVE"
                 continue
-            self._dead_letter(md, data, text(raw_q), text(raw_qm), reason, syncpoint)
+            self._dead_letter(MD.from_bytes(md_bytes), data, text(raw_q), text(raw_qm), reason, syncpoint)
             return
 
     def _handle(self, q: bytes, qm: bytes) -> Handle:

@@ -208,6 +208,44 @@ class MD(MQStruct):
     ]
 
 
+class PackedMD(MD):
+    """An MQMD that keeps its packed bytes and decodes them only when a field is first used.
+
+    A message that crosses a channel is stored and sent on with its descriptor as it came; most are
+    never looked into, so most never pay for decoding.
+    """
+
+    @classmethod
+    def of(cls, raw: bytes) -> "PackedMD":
+        obj = cls.__new__(cls)
+        obj.__dict__["_raw"] = raw
+        return obj
+
+    def _decode(self) -> dict[str, Any]:
+        d = self.__dict__
+        raw = d.pop("_raw", None)
+        if raw is not None:
+            d.update(zip(self._names, self._struct.unpack(raw)))
+        return d
+
+    def __getattr__(self, name: str) -> Any:          # only for names not in __dict__ yet
+        if name.startswith("__") or "_raw" not in self.__dict__:
+            raise AttributeError(name)
+        return self._decode()[name]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self._decode()
+        super().__setattr__(name, value)
+
+    def pack(self) -> bytes:
+        raw = self.__dict__.get("_raw")
+        return raw if raw is not None else super().pack()
+
+    def get(self) -> dict[str, Any]:
+        self._decode()
+        return super().get()
+
+
 class MD1(MQStruct):
     """MQMD version 1 (324 bytes): the descriptor embedded in MQXQH."""
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from mqlite.cmq import CMQC
-from mqlite.cmq.structs import GMO, MD, OD, PMO, pad, text
+from mqlite.cmq.structs import GMO, MD, OD, PMO, PackedMD, pad, text
 from mqlite.engine.clock import Clock, IdGenerator
 from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import Message, QueueState, matcher
@@ -39,6 +39,7 @@ CONTEXT_PMO = (C.MQPMO_DEFAULT_CONTEXT | C.MQPMO_NO_CONTEXT | C.MQPMO_PASS_ALL_C
 BROWSE_GMO = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
 BLANK48 = b" " * 48
 XQH_FIXED = struct.Struct("@4si48s48s")   # the MQXQH fields before its embedded MQMD
+_MD_HOT = struct.Struct("@16xi20xii")      # MQMD Expiry, Priority, Persistence (offsets 16, 40, 44)
 BLANK32 = b" " * 32
 XQH_LEN = C.MQXQH_CURRENT_LENGTH
 
@@ -596,6 +597,48 @@ class QueueManager:
         pmo.ResolvedQMgrName = pad(res.resolved_qm, 48)
         return warning
 
+    def put_packed(self, conn: Conn, hobj: int, md: bytes, body: bytes, syncpoint: bool) -> None:
+        """MQPUT with MQPMO_SET_ALL_CONTEXT of a descriptor that is already complete and packed
+        (a channel's receiver): the same checks as MQPUT, without decoding the descriptor. A
+        destination that is not a local queue takes the full path."""
+        h = self.handle(conn, hobj)
+        res, qs = h.res, h.qstate
+        if res is None or qs is None or res.kind != LOCAL or not h.options & C.MQOO_OUTPUT:
+            pmo = PMO(Options=(C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT) | C.MQPMO_SET_ALL_CONTEXT)
+            self.put(conn, hobj, MD.from_bytes(md), pmo, body, owned=True)
+            return
+        for n in res.path:
+            d = self.queue(n)
+            if d is not None and d["PUT"] == C.MQQA_PUT_INHIBITED:
+                raise MQIError(C.MQRC_PUT_INHIBITED)
+        target = self.queue(res.queue)
+        if target is None or qs is not self.queues.get(res.queue):
+            raise MQIError(C.MQRC_Q_DELETED)
+        if len(body) > self.qmgr["MAXMSGL"]:
+            raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR)
+        if len(body) > target["MAXMSGL"]:
+            raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q)
+        if qs.depth >= target["MAXDEPTH"]:
+            raise MQIError(C.MQRC_Q_FULL)
+        if syncpoint and len(conn.uow) >= self.qmgr["MAXUMSGS"]:
+            raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
+        expiry, priority, persistence = _MD_HOT.unpack_from(md)
+        if persistence and target["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC:
+            raise MQIError(C.MQRC_PERSISTENT_NOT_ALLOWED)
+        now = self.clock.now()
+        expiry_at = None if expiry == C.MQEI_UNLIMITED else now + expiry / 10.0
+        self._seq += 1
+        msg = Message(self._seq, PackedMD.of(md), body, expiry_at, persistence == C.MQPER_PERSISTENT,
+                      qs.lane_for(max(0, min(priority, 9))))
+        msg._packed = md
+        qs.last_put = now
+        if syncpoint:
+            conn.uow.append(("put", qs, msg))
+            qs.uncommitted += 1
+        else:
+            self._commit_put(conn, qs, msg)
+            self.on_available(qs.name)
+
     def _commit_put(self, conn: Conn, qs: QueueState, msg: Message) -> None:
         qs.insert(msg)
         qs.enq += 1
@@ -932,6 +975,42 @@ class QueueManager:
                 return out
             raise MQIError(C.MQRC_NO_MSG_AVAILABLE)
         qs.last_get = now
+        return out
+
+    def take_nonpersistent(self, conn: Conn, hobj: int, max_msgs: int) -> list[tuple[bytes, bytes]]:
+        """Remove up to ``max_msgs`` nonpersistent messages from the head of the handle's queue,
+        outside syncpoint, stopping at the first persistent one: a sending channel's fast messages.
+        One call for the run, with the checks an MQGET makes (GET inhibited, expiry)."""
+        h = self.handle(conn, hobj)
+        res, qs = h.res, h.qstate
+        if res is None or qs is None or qs is not self.queues.get(res.queue) or not h.options & INPUT_OPTS:
+            raise MQIError(C.MQRC_HOBJ_ERROR)
+        for n in res.path:
+            d = self.queue(n)
+            if d is not None and d["GET"] == C.MQQA_GET_INHIBITED:
+                raise MQIError(C.MQRC_GET_INHIBITED)
+        now = self.clock.now()
+        out: list[tuple[bytes, bytes]] = []
+        lanes = qs.lanes
+        while len(out) < max_msgs:
+            top = qs.top
+            while top > 0 and not lanes[top]:
+                top -= 1
+            qs.top = top
+            lane = lanes[top]
+            if not lane:
+                break
+            m = lane[0]
+            if m.persistent:
+                break
+            lane.popleft()
+            qs.visible -= 1
+            if m.expiry_at is not None and now >= m.expiry_at:
+                continue
+            out.append((self._out_md(m, now), m.body))
+        qs.deq += len(out)
+        if out:
+            qs.last_get = now
         return out
 
     @staticmethod
