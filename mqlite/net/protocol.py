@@ -106,12 +106,25 @@ class FrameReader:
                 if avail >= need:
                     self.pos = pos + need
                     return ftype, buf[pos + 5:pos + need]
+            if avail >= 5 and need > self.CHUNK:
+                # A large frame: read the rest of it straight into one buffer of its size.
+                payload = bytearray(need - 5)
+                view = memoryview(payload)
+                have = avail - 5
+                view[:have] = buf[pos + 5:pos + avail]
+                while have < len(payload):
+                    n = self.sock.recv_into(view[have:])
+                    if not n:
+                        raise ConnectionError("connection closed")
+                    have += n
+                self.buf, self.pos = b"", 0
+                return ftype, bytes(payload)
             chunk = self._recv(max(self.CHUNK, need - avail))
             if not chunk:
                 raise ConnectionError("connection closed")
             if avail:
                 parts = [buf[pos:], chunk]
-                while sum(map(len, parts)) < need:   # a large frame: gather its pieces once
+                while sum(map(len, parts)) < need:   # a frame larger than what arrived: gather it
                     more = self._recv(max(self.CHUNK, need - sum(map(len, parts))))
                     if not more:
                         raise ConnectionError("connection closed")

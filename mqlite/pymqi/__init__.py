@@ -533,16 +533,16 @@ class Queue:
             self.__drained = True
             return
         count = _III.unpack_from(reply)[2]
-        buf = self.__buffer
-        view = memoryview(reply)
+        append = self.__buffer.append
+        unpack = _II.unpack_from
         off = 12
         mdlen = P.MD_LEN
         for _ in range(count):
-            md_bytes = bytes(view[off:off + mdlen])
-            n, ahead = _II.unpack_from(reply, off + mdlen)
-            off += mdlen + 8
-            buf.append((md_bytes, bytes(view[off:off + n]), bool(ahead)))
-            off += n
+            end = off + mdlen
+            n, ahead = unpack(reply, end)
+            start = end + 8
+            append((reply[off:end], reply[start:start + n], ahead == 1))
+            off = start + n
         if not count:
             self.__drained = True
 
