@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Any, Callable
 import shutil
 import signal
 import subprocess
@@ -196,25 +197,65 @@ def dspmq(args: argparse.Namespace) -> int:
 
 
 # --- runmqsc ------------------------------------------------------------------------------------
+def _escape_sender(qmgr: Any, target: str, wait: float) -> Callable[[str], Any]:
+    """MQSC commands as escape PCF to a command server (this queue manager's, or ``target``'s)."""
+    from mqlite import pymqi
+    from mqlite.cmq import CMQCFC
+    from mqlite.mqsc.commands import Result
+    pcf = pymqi.PCFExecute(qmgr, model_queue_name=b"SYSTEM.MQSC.REPLY.QUEUE", dynamic_queue_name=b"MQSC.*",
+                           response_wait_interval=int(wait * 1000), command_queue_qmgr=target.encode())
+
+    def send(text: str) -> Any:
+        try:
+            replies = pcf.MQCMD_ESCAPE({CMQCFC.MQIACF_ESCAPE_TYPE: CMQCFC.MQET_MQSC,
+                                        CMQCFC.MQCACF_ESCAPE_TEXT: text.encode()})
+            body = replies[0].get(CMQCFC.MQCACF_ESCAPE_TEXT, b"") if replies else b""
+            return Result(body.decode(errors="replace").splitlines())
+        except pymqi.MQMIError as e:
+            if e.reason == pymqi.CMQC.MQRC_NO_MSG_AVAILABLE:
+                return Result(["AMQ8416E: MQSC timed out waiting for a response from the command server."], "error")
+            response = getattr(e, "response", {}) or {}
+            body = response.get(CMQCFC.MQCACF_ESCAPE_TEXT, b"")
+            lines = body.decode(errors="replace").splitlines() or [f"Reason {e.reason}: {e.errorAsString()}"]
+            return Result(lines, "syntax" if e.reason == CMQCFC.MQRCCF_PARM_SYNTAX_ERROR else "error")
+    return send
+
+
+def _nothing() -> None:
+    return None
+
+
 def runmqsc(args: argparse.Namespace) -> int:
+    from mqlite import pymqi
     from mqlite.mqsc.commands import Result, summary
     qmgr = args.qmgr or ""
     script = sys.stdin.read()
     print("mqlite MQSC, compatible with IBM MQ runmqsc.")
-    transport = None
-    if not args.v:
-        paths = QMPaths.of(qmgr) if qmgr else None
-        if paths is None or not valid_name(qmgr, "QMGR") or not paths.exists() or not paths.running_pid():
-            print(f"Starting MQSC for queue manager {qmgr}.\n\n")
-            print("AMQ8146E: IBM MQ queue manager not available.")
-            return 20
-        try:
+    send: Callable[[str], Any] | None = None
+    closer: Callable[[], None] = _nothing
+    try:
+        if args.c or args.w is not None:
+            # Client mode (MQSERVER) or remote administration through a local queue manager.
+            local = args.m if args.w is not None else qmgr
+            conn = pymqi.QueueManager(None)
+            conn.connect(local)       # MQSERVER makes it a client connection, as with MQ
+            send = _escape_sender(conn, qmgr if args.w is not None else "", args.w if args.w else 30.0)
+            closer = conn.disconnect
+        elif not args.v:
+            paths = QMPaths.of(qmgr) if qmgr and valid_name(qmgr, "QMGR") else None
+            if paths is None or not paths.exists() or not paths.running_pid():
+                raise TransportError(2059, "not running")
             transport = Transport.unix(paths.socket)
             transport.hello(qmgr=qmgr, control=True, appl="runmqsc")
-        except TransportError:
-            print(f"Starting MQSC for queue manager {qmgr}.\n\n")
-            print("AMQ8146E: IBM MQ queue manager not available.")
-            return 20
+
+            def send(text: str) -> Any:
+                reply = P.decode_json(transport.call(P.MQSC, text.encode()))
+                return Result(reply["lines"], reply["status"])
+            closer = transport.close
+    except (TransportError, pymqi.MQMIError, pymqi.PYIFError):
+        print(f"Starting MQSC for queue manager {qmgr}.\n\n")
+        print("AMQ8146E: IBM MQ queue manager not available.")
+        return 20
     print(f"Starting MQSC for queue manager {qmgr}.\n\n")
     results: list[Result] = []
     for cmd in split_commands(script):
@@ -224,7 +265,7 @@ def runmqsc(args: argparse.Namespace) -> int:
                 print(prefix + line)
         if cmd.text.upper() == "END":
             break
-        if transport is None:
+        if send is None:
             try:
                 parse(cmd.text)
                 result = Result([])
@@ -233,11 +274,10 @@ def runmqsc(args: argparse.Namespace) -> int:
                                  e.segment], "syntax")
         else:
             try:
-                reply = P.decode_json(transport.call(P.MQSC, cmd.text.encode()))
-            except (TransportError, P.ProtocolError):
+                result = send(cmd.text)
+            except (TransportError, P.ProtocolError, pymqi.MQMIError, pymqi.PYIFError):
                 print("AMQ8146E: IBM MQ queue manager not available.")
                 return 20
-            result = Result(reply["lines"], reply["status"])
         results.append(result)
         for line in result.lines:
             print(line)
@@ -245,8 +285,10 @@ def runmqsc(args: argparse.Namespace) -> int:
     lines, code = summary(results)
     for line in lines:
         print(line)
-    if transport is not None:
-        transport.close()
+    try:
+        closer()
+    except Exception:
+        pass
     return code
 
 
@@ -284,6 +326,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("runmqsc", help="run MQSC commands read from standard input")
     p.add_argument("-e", action="store_true", help="do not echo the commands")
     p.add_argument("-v", action="store_true", help="verify syntax only, do not run")
+    p.add_argument("-c", action="store_true", help="client mode: connect as a client (MQSERVER)")
+    p.add_argument("-w", type=float, help="remote: wait this many seconds for each answer from QMGR's command server")
+    p.add_argument("-m", help="with -w: the local queue manager that relays the commands")
     p.add_argument("qmgr", nargs="?")
     p.set_defaults(fn=runmqsc)
     p = sub.add_parser("demo", help="the main job: a queue manager from examples/, puts and gets, then stop")

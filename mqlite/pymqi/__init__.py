@@ -16,7 +16,7 @@ import weakref
 from collections import deque
 from typing import Any
 
-from mqlite.cmq import CMQC, CMQCFC, CMQXC, structs
+from mqlite.cmq import CMQC, CMQCFC, CMQXC, pcf, structs
 from mqlite.cmq.structs import MQStruct
 from mqlite.net import protocol as P
 from mqlite.net.client import Transport, TransportError
@@ -100,9 +100,6 @@ md, od, pmo, gmo, cd, sco, cno, csp = MD, OD, PMO, GMO, CD, SCO, CNO, CSP
 
 def ensure_bytes(value: Any, encoding: str = "ascii") -> bytes:
     return value.encode(encoding) if isinstance(value, str) else value
-
-
-ByteString = bytes
 
 
 def _fail(e: TransportError) -> MQMIError:
@@ -677,6 +674,153 @@ class Queue:
         return self.__qMgr
 
 
+# --- PCF administration -----------------------------------------------------------------------
+class CFH(MQStruct):
+    """MQCFH: the header of a PCF message."""
+
+    _fields = [("Type", CMQCFC.MQCFT_COMMAND, "i"), ("StrucLength", CMQCFC.MQCFH_STRUC_LENGTH, "i"),
+               ("Version", CMQCFC.MQCFH_VERSION_1, "i"), ("Command", CMQCFC.MQCMD_NONE, "i"),
+               ("MsgSeqNumber", 1, "i"), ("Control", CMQCFC.MQCFC_LAST, "i"), ("CompCode", CMQC.MQCC_OK, "i"),
+               ("Reason", CMQC.MQRC_NONE, "i"), ("ParameterCount", 0, "i")]
+
+
+class Filter:
+    """A filter for an inquire: ``Filter(CMQC.MQIA_CURRENT_Q_DEPTH).greater(10)``."""
+
+    def __init__(self, selector: int) -> None:
+        self.selector = selector
+        self.operator = 0
+        self.value: Any = None
+
+    def _set(self, operator: int, value: Any) -> "Filter":
+        self.operator, self.value = operator, value
+        return self
+
+    def less(self, v: Any) -> "Filter": return self._set(CMQCFC.MQCFOP_LESS, v)
+    def equal(self, v: Any) -> "Filter": return self._set(CMQCFC.MQCFOP_EQUAL, v)
+    def greater(self, v: Any) -> "Filter": return self._set(CMQCFC.MQCFOP_GREATER, v)
+    def not_less(self, v: Any) -> "Filter": return self._set(CMQCFC.MQCFOP_NOT_LESS, v)
+    def not_equal(self, v: Any) -> "Filter": return self._set(CMQCFC.MQCFOP_NOT_EQUAL, v)
+    def not_greater(self, v: Any) -> "Filter": return self._set(CMQCFC.MQCFOP_NOT_GREATER, v)
+    def like(self, v: Any) -> "Filter": return self._set(CMQCFC.MQCFOP_LIKE, v)
+    def not_like(self, v: Any) -> "Filter": return self._set(CMQCFC.MQCFOP_NOT_LIKE, v)
+
+    def pack(self) -> bytes:
+        if isinstance(self.value, int):
+            return pcf.enc_int_filter(self.selector, self.operator, self.value)
+        return pcf.enc_str_filter(self.selector, self.operator, ensure_bytes(self.value))
+
+
+class ByteString(bytes):
+    """Marks a bytes value that goes into a PCF command as MQCFBS (not as a string)."""
+
+
+_ATTRS_SELECTORS = {v for k, v in vars(CMQCFC).items() if k.startswith("MQIACF_") and k.endswith("_ATTRS")}
+
+
+def _pcf_param(selector: int, value: Any) -> bytes:
+    if isinstance(value, ByteString):
+        return pcf.enc_bytes(selector, bytes(value))
+    if isinstance(value, (bytes, str)):
+        return pcf.enc_str(selector, ensure_bytes(value, "utf8"))
+    if isinstance(value, int):
+        return pcf.enc_int_list(selector, [value]) if selector in _ATTRS_SELECTORS else pcf.enc_int(selector, value)
+    if isinstance(value, (list, tuple)):
+        if all(isinstance(v, int) for v in value):
+            return pcf.enc_int_list(selector, list(value))
+        return pcf.enc_str_list(selector, [ensure_bytes(v, "utf8") for v in value])
+    raise TypeError(f"PCF parameter {selector}: cannot encode {type(value).__name__}")
+
+
+class PCFExecute(QueueManager):
+    """Sends PCF commands to the command server and returns its answers as pymqi does:
+    ``pcf.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b'APP.*'})`` is a list of dicts keyed by selector."""
+
+    def __init__(self, name: Any = None, disconnect_on_exit: bool = True,
+                 model_queue_name: bytes = b"SYSTEM.DEFAULT.MODEL.QUEUE", dynamic_queue_name: bytes = b"PYMQPCF.*",
+                 command_queue_name: bytes = b"SYSTEM.ADMIN.COMMAND.QUEUE", response_wait_interval: int = 5000,
+                 convert: bool = False, command_queue_qmgr: bytes = b"") -> None:
+        self._owner: QueueManager | None = None
+        if isinstance(name, QueueManager):
+            self._owner = name
+            self.__dict__.update({k: v for k, v in name.__dict__.items()})
+            self.disconnect_on_exit = False
+        else:
+            super().__init__(name, disconnect_on_exit)
+        self._command_od = OD(ObjectName=ensure_bytes(command_queue_name),
+                              ObjectQMgrName=ensure_bytes(command_queue_qmgr))
+        self.response_wait_interval = response_wait_interval
+        self.convert = convert
+        self._reply_od = OD(ObjectName=ensure_bytes(model_queue_name), DynamicQName=ensure_bytes(dynamic_queue_name))
+        self._reply_queue = Queue(self, self._reply_od, CMQC.MQOO_INPUT_EXCLUSIVE)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("MQCMD_") and hasattr(CMQCFC, name):
+            command = getattr(CMQCFC, name)
+            return lambda args=None, filters=None: self.run(command, args, filters)
+        raise AttributeError(name)
+
+    def run(self, command: int, args: Any = None, filters: list[Filter] | None = None) -> list[dict[int, Any]]:
+        params: list[bytes] = []
+        if isinstance(args, dict):
+            params = [_pcf_param(k, v) for k, v in args.items()]
+        elif isinstance(args, (list, tuple)):
+            params = [a if isinstance(a, bytes) else a.pack() for a in args]
+        params += [f.pack() for f in filters or []]
+        header = pcf.Header(type=CMQCFC.MQCFT_COMMAND_XR, version=CMQCFC.MQCFH_VERSION_3, command=command)
+        put_md = MD(Format=CMQC.MQFMT_ADMIN, MsgType=CMQC.MQMT_REQUEST, ReplyToQ=self._reply_od.ObjectName,
+                    Report=CMQC.MQRO_PASS_DISCARD_AND_EXPIRY | CMQC.MQRO_DISCARD_MSG,
+                    Expiry=max(self.response_wait_interval // 100, 1) * 2)
+        self.put1(OD(ObjectName=self._command_od.ObjectName, ObjectQMgrName=self._command_od.ObjectQMgrName),
+                  pcf.encode(header, params), put_md, PMO(Options=CMQC.MQPMO_NO_SYNCPOINT))
+        out: list[dict[int, Any]] = []
+        failure = None
+        while True:
+            md = MD(CorrelId=put_md.MsgId)
+            gmo = GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_FAIL_IF_QUIESCING, Version=CMQC.MQGMO_VERSION_2,
+                      MatchOptions=CMQC.MQMO_MATCH_CORREL_ID, WaitInterval=self.response_wait_interval)
+            values, cfh = self.unpack(self._reply_queue.get(None, md, gmo))
+            if cfh.CompCode and failure is None:
+                failure = MQMIError(cfh.CompCode, cfh.Reason, response=values)
+            elif values:
+                out.append(values)
+            if cfh.Control == CMQCFC.MQCFC_LAST:
+                break
+        if failure is not None:
+            raise failure
+        return out
+
+    @staticmethod
+    def unpack(message: bytes) -> tuple[dict[int, Any], CFH]:
+        try:
+            msg = pcf.decode(message)
+        except pcf.PCFError as e:
+            raise PYIFError(f"not a PCF message: {e.detail}") from None
+        h = msg.header
+        cfh = CFH(Type=h.type, StrucLength=h.struc_length, Version=h.version, Command=h.command,
+                  MsgSeqNumber=h.msg_seq_number, Control=h.control, CompCode=h.comp_code, Reason=h.reason,
+                  ParameterCount=h.parameter_count)
+        return {sel: value for _t, sel, value in msg.params}, cfh
+
+    @staticmethod
+    def stringify_keys(raw: dict[int, Any]) -> dict[str, Any]:
+        names = {**{v: k for k, v in vars(CMQC).items() if k.startswith(("MQCA_", "MQIA_"))},
+                 **{v: k for k, v in vars(CMQCFC).items() if k.startswith(("MQCA", "MQIA"))}}
+        return {names.get(k, str(k)): v for k, v in raw.items()}
+
+    stringifyKeys = stringify_keys
+
+    def disconnect(self) -> None:
+        try:
+            self._reply_queue.close()
+        except (MQMIError, PYIFError):
+            pass
+        if self._owner is None:
+            super().disconnect()
+        else:
+            self._transport = None
+
+
 def connect(queue_manager: str, channel: str | None = None, conn_info: str | None = None,
             user: str | None = None, password: str | None = None, disconnect_on_exit: bool = True,
             bytes_encoding: str = "utf8", default_ccsid: int = 1208) -> QueueManager:
@@ -696,4 +840,5 @@ def connect(queue_manager: str, channel: str | None = None, conn_info: str | Non
 
 
 __all__ = ["CMQC", "CMQCFC", "CMQXC", "MQMIError", "PYIFError", "Error", "QueueManager", "Queue", "connect",
-           "MD", "OD", "PMO", "GMO", "CD", "SCO", "CNO", "CSP", "XQH", "DLH", "STS", "MQOpts", "ensure_bytes"]
+           "MD", "OD", "PMO", "GMO", "CD", "SCO", "CNO", "CSP", "XQH", "DLH", "STS", "MQOpts", "ensure_bytes",
+    "PCFExecute", "CFH", "Filter", "ByteString"]

@@ -27,6 +27,7 @@ from mqlite.mqsc.commands import Executor
 from mqlite.net import protocol as P
 from mqlite.objects.model import MQObject
 from mqlite.paths import QMPaths, clock_file, process_start
+from mqlite.server.cmdserver import CommandServer
 from mqlite.server.errlog import ErrorLog
 from mqlite.store.sqlite import Store
 
@@ -102,6 +103,8 @@ class QMServer:
             f.write(f"{os.getpid()} {process_start(os.getpid()) or ''}")
         with self.lock:
             self.channels.startup()
+        self.command_server = CommandServer(self)
+        self.command_server.start()
 
     def shutdown(self, immediate: bool) -> None:
         """End the queue manager: quiesce (wait for applications) or end immediately."""
@@ -123,6 +126,8 @@ class QMServer:
                     break
                 time.sleep(0.05)
         self.channels.shutdown()
+        if getattr(self, "command_server", None) is not None:
+            self.command_server.stop()
         for lst in list(self.listeners.values()):
             lst.close()
         self.listeners.clear()

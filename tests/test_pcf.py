@@ -1,0 +1,184 @@
+"""The command server: PCF through pymqi's PCFExecute, malformed PCF, escape MQSC, runmqsc -c and -w."""
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from mqlite import pymqi
+from mqlite.cmq import pcf
+from mqlite.pymqi import CMQC, CMQCFC
+from mqlite.testing import Harness, run_mqlite
+
+
+@pytest.fixture
+def harness(tmp_path):
+    h = Harness(str(tmp_path / "data"))
+    yield h
+    h.close()
+
+
+@pytest.fixture
+def admin(harness):
+    qm = harness.add("PCFQM", "DEFINE QLOCAL(APP.A) MAXDEPTH(10) DESCR('first')\nDEFINE QLOCAL(APP.B)\n"
+                              "DEFINE QALIAS(APP.ALIAS) TARGET(APP.A)\nDEFINE NAMELIST(NL1) NAMES(X, Y)\n")
+    conn = qm.client()
+    p = pymqi.PCFExecute(conn)
+    yield qm, conn, p
+    p.disconnect()
+    conn.disconnect()
+
+
+def rc(fn, *args) -> int:
+    with pytest.raises(pymqi.MQMIError) as e:
+        fn(*args)
+    return e.value.reason
+
+
+def test_create_inquire_change_delete(admin):
+    qm, conn, p = admin
+    p.MQCMD_CREATE_Q({CMQC.MQCA_Q_NAME: b"PCF.Q", CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL, CMQC.MQIA_MAX_Q_DEPTH: 42,
+                      CMQC.MQCA_Q_DESC: b"made by PCF", CMQC.MQIA_DEF_PERSISTENCE: CMQC.MQPER_PERSISTENT})
+    (q,) = p.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b"PCF.Q"})
+    assert q[CMQC.MQCA_Q_NAME].strip() == b"PCF.Q" and q[CMQC.MQIA_Q_TYPE] == CMQC.MQQT_LOCAL
+    assert (q[CMQC.MQIA_MAX_Q_DEPTH], q[CMQC.MQCA_Q_DESC].strip(), q[CMQC.MQIA_DEF_PERSISTENCE]) == (
+        42, b"made by PCF", 1)
+    assert "MAXDEPTH(42)" in qm.mqsc("DISPLAY QLOCAL(PCF.Q) MAXDEPTH").stdout
+    p.MQCMD_CHANGE_Q({CMQC.MQCA_Q_NAME: b"PCF.Q", CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL, CMQC.MQIA_MAX_Q_DEPTH: 7})
+    (q,) = p.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b"PCF.Q", CMQCFC.MQIACF_Q_ATTRS: [CMQC.MQIA_MAX_Q_DEPTH]})
+    assert q == {CMQC.MQCA_Q_NAME: b"PCF.Q".ljust(48), CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL, CMQC.MQIA_MAX_Q_DEPTH: 7}
+    assert rc(p.MQCMD_CREATE_Q, {CMQC.MQCA_Q_NAME: b"PCF.Q", CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL}) == \
+        CMQCFC.MQRCCF_OBJECT_ALREADY_EXISTS
+    p.MQCMD_COPY_Q({CMQCFC.MQCACF_FROM_Q_NAME: b"PCF.Q", CMQCFC.MQCACF_TO_Q_NAME: b"PCF.COPY",
+                    CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL})
+    assert p.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b"PCF.COPY"})[0][CMQC.MQIA_MAX_Q_DEPTH] == 7
+    q = pymqi.Queue(conn, "PCF.Q")
+    q.put(b"x")
+    q.close()
+    assert rc(p.MQCMD_DELETE_Q, {CMQC.MQCA_Q_NAME: b"PCF.Q"}) == CMQC.MQRC_Q_NOT_EMPTY
+    p.MQCMD_CLEAR_Q({CMQC.MQCA_Q_NAME: b"PCF.Q"})
+    p.MQCMD_DELETE_Q({CMQC.MQCA_Q_NAME: b"PCF.Q"})
+    assert rc(p.MQCMD_INQUIRE_Q, {CMQC.MQCA_Q_NAME: b"PCF.Q"}) == CMQC.MQRC_UNKNOWN_OBJECT_NAME
+
+
+def test_errors_name_the_parameter(admin):
+    _qm, conn, p = admin
+    with pytest.raises(pymqi.MQMIError) as e:
+        p.MQCMD_CHANGE_Q({CMQC.MQCA_Q_NAME: b"APP.A", CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL, CMQC.MQIA_DEF_PRIORITY: 10})
+    assert e.value.reason == CMQCFC.MQRCCF_ATTR_VALUE_ERROR
+    assert e.value.response[CMQCFC.MQIACF_PARAMETER_ID] == CMQC.MQIA_DEF_PRIORITY
+    assert rc(p.MQCMD_CREATE_Q, {CMQC.MQCA_Q_NAME: b"NOTYPE"}) == CMQCFC.MQRCCF_PARM_COUNT_TOO_SMALL
+    assert rc(p.MQCMD_CHANGE_Q, {CMQC.MQCA_Q_NAME: b"APP.A", CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL,
+                                 CMQC.MQCA_BASE_Q_NAME: b"X"}) == CMQCFC.MQRCCF_CFST_PARM_ID_ERROR
+    assert rc(p.MQCMD_CHANGE_Q, {CMQC.MQCA_Q_NAME: b"APP.A", CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL,
+                                 CMQC.MQIA_MAX_Q_DEPTH: b"ten"}) == CMQCFC.MQRCCF_STRUCTURE_TYPE_ERROR
+    assert rc(p.MQCMD_CHANGE_Q, {CMQC.MQCA_Q_NAME: b"APP.A", CMQC.MQIA_Q_TYPE: CMQC.MQQT_ALIAS}) == \
+        CMQCFC.MQRCCF_OBJECT_WRONG_TYPE
+    h = pymqi.Queue(conn, "APP.B", CMQC.MQOO_OUTPUT)
+    assert rc(p.MQCMD_DELETE_Q, {CMQC.MQCA_Q_NAME: b"APP.B"}) == CMQCFC.MQRCCF_OBJECT_OPEN
+    h.close()
+    assert rc(p.MQCMD_REFRESH_CLUSTER, {CMQC.MQCA_CLUSTER_NAME: b"C"}) == CMQC.MQRC_FUNCTION_NOT_SUPPORTED
+
+
+def test_generic_inquiries_filters_and_status(admin):
+    _qm, conn, p = admin
+    pymqi.Queue(conn, "APP.B").put(b"one")
+    names = p.MQCMD_INQUIRE_Q_NAMES({CMQC.MQCA_Q_NAME: b"APP.*"})[0]
+    assert [n.strip() for n in names[CMQCFC.MQCACF_Q_NAMES]] == [b"APP.A", b"APP.ALIAS", b"APP.B"]
+    assert names[CMQCFC.MQIACF_Q_TYPES] == [CMQC.MQQT_LOCAL, CMQC.MQQT_ALIAS, CMQC.MQQT_LOCAL]
+    locals_ = p.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b"APP.*", CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL})
+    assert [q[CMQC.MQCA_Q_NAME].strip() for q in locals_] == [b"APP.A", b"APP.B"]
+    deep = p.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b"APP.*", CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL},
+                             [pymqi.Filter(CMQC.MQIA_CURRENT_Q_DEPTH).greater(0)])
+    assert [q[CMQC.MQCA_Q_NAME].strip() for q in deep] == [b"APP.B"]
+    (st,) = p.MQCMD_INQUIRE_Q_STATUS({CMQC.MQCA_Q_NAME: b"APP.B"})
+    assert (st[CMQC.MQIA_CURRENT_Q_DEPTH], st[CMQCFC.MQIACF_UNCOMMITTED_MSGS]) == (1, 0)
+    (mgr,) = p.MQCMD_INQUIRE_Q_MGR()
+    assert mgr[CMQC.MQCA_Q_MGR_NAME].strip() == b"PCFQM" and mgr[CMQC.MQIA_MAX_UNCOMMITTED_MSGS] == 10000
+    p.MQCMD_CHANGE_Q_MGR({CMQC.MQIA_MAX_UNCOMMITTED_MSGS: 500})
+    assert p.MQCMD_INQUIRE_Q_MGR()[0][CMQC.MQIA_MAX_UNCOMMITTED_MSGS] == 500
+    (nl,) = p.MQCMD_INQUIRE_NAMELIST({CMQC.MQCA_NAMELIST_NAME: b"NL*"})
+    assert [n.strip() for n in nl[CMQC.MQCA_NAMES]] == [b"X", b"Y"] and nl[CMQC.MQIA_NAME_COUNT] == 2
+    assert p.MQCMD_PING_Q_MGR() == []
+    assert conn.is_connected
+
+
+def test_escape_mqsc_and_channels(admin):
+    qm, _conn, p = admin
+    (r,) = p.MQCMD_ESCAPE({CMQCFC.MQIACF_ESCAPE_TYPE: CMQCFC.MQET_MQSC,
+                           CMQCFC.MQCACF_ESCAPE_TEXT: b"DEFINE QLOCAL(BY.ESCAPE)"})
+    assert r[CMQCFC.MQCACF_ESCAPE_TEXT] == b"AMQ8006I: IBM MQ queue created."
+    with pytest.raises(pymqi.MQMIError) as e:
+        p.MQCMD_ESCAPE({CMQCFC.MQIACF_ESCAPE_TYPE: CMQCFC.MQET_MQSC, CMQCFC.MQCACF_ESCAPE_TEXT: b"DEFINE QLOCAL("})
+    assert e.value.reason == CMQCFC.MQRCCF_PARM_SYNTAX_ERROR
+    chls = p.MQCMD_INQUIRE_CHANNEL({CMQCFC.MQCACH_CHANNEL_NAME: b"*", CMQCFC.MQIACH_CHANNEL_TYPE: CMQC.MQCHT_SVRCONN})
+    assert b"APP.SVRCONN" in [c[CMQCFC.MQCACH_CHANNEL_NAME].strip() for c in chls]
+    qm.mqsc("DEFINE QLOCAL(XQ) USAGE(XMITQ)\nDEFINE CHANNEL(TO.NOWHERE) CHLTYPE(SDR) CONNAME('127.0.0.1(1)') "
+            "XMITQ(XQ)", check=True)
+    assert rc(p.MQCMD_INQUIRE_CHANNEL_STATUS, {CMQCFC.MQCACH_CHANNEL_NAME: b"TO.NOWHERE"}) == \
+        CMQCFC.MQRCCF_CHL_STATUS_NOT_FOUND
+    p.MQCMD_STOP_CHANNEL({CMQCFC.MQCACH_CHANNEL_NAME: b"TO.NOWHERE"})
+    (st,) = p.MQCMD_INQUIRE_CHANNEL_STATUS({CMQCFC.MQCACH_CHANNEL_NAME: b"TO.NOWHERE"})
+    assert st[CMQCFC.MQIACH_CHANNEL_STATUS] == CMQCFC.MQCHS_STOPPED
+    assert rc(p.MQCMD_START_CHANNEL, {CMQCFC.MQCACH_CHANNEL_NAME: b"NONE.SUCH"}) == CMQCFC.MQRCCF_CHANNEL_NOT_FOUND
+
+
+def raw_command(conn, body: bytes, fmt: bytes = pymqi.CMQC.MQFMT_ADMIN) -> list[tuple[dict, object]]:
+    """Send bytes to the command queue as they are; return the decoded replies."""
+    od = pymqi.OD(ObjectName=b"SYSTEM.DEFAULT.MODEL.QUEUE", DynamicQName=b"RAW.*")
+    reply = pymqi.Queue(conn, od, CMQC.MQOO_INPUT_EXCLUSIVE)
+    md = pymqi.MD(Format=fmt, MsgType=CMQC.MQMT_REQUEST, ReplyToQ=od.ObjectName)
+    conn.put1(b"SYSTEM.ADMIN.COMMAND.QUEUE", body, md)
+    out = []
+    while True:
+        rmd = pymqi.MD(CorrelId=md.MsgId)
+        gmo = pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=5000, Version=2, MatchOptions=CMQC.MQMO_MATCH_CORREL_ID)
+        values, cfh = pymqi.PCFExecute.unpack(reply.get(None, rmd, gmo))
+        out.append((values, cfh))
+        if cfh.Control == CMQCFC.MQCFC_LAST:
+            reply.close()
+            return out
+
+
+def test_malformed_pcf_is_answered_and_the_command_server_carries_on(admin):
+    _qm, conn, p = admin
+    good = pcf.Header(command=CMQCFC.MQCMD_INQUIRE_Q)
+    name = pcf.enc_str(CMQC.MQCA_Q_NAME, b"APP.A")
+    cases = [
+        (struct.pack("<9i", 1, 40, 1, CMQCFC.MQCMD_PING_Q_MGR, 1, 1, 0, 0, 0), CMQCFC.MQRCCF_CFH_LENGTH_ERROR),
+        (pcf.encode(pcf.Header(command=9999), []), CMQCFC.MQRCCF_CFH_COMMAND_ERROR),
+        (pcf.encode(good, [name])[:-6], CMQCFC.MQRCCF_CFST_LENGTH_ERROR),
+        (pcf.encode(good, [name])[:40], CMQCFC.MQRCCF_CFH_PARM_COUNT_ERROR),
+        (b"short", CMQCFC.MQRCCF_MSG_LENGTH_ERROR),
+        (pcf.encode(good, [struct.pack("<iiii", 77, 16, CMQC.MQCA_Q_NAME, 0)]), CMQCFC.MQRCCF_STRUCTURE_TYPE_ERROR),
+        (pcf.encode(good, [struct.pack("<iiii", 3, 12, CMQC.MQIA_Q_TYPE, 1)]), CMQCFC.MQRCCF_CFIN_LENGTH_ERROR),
+        (pcf.encode(pcf.Header(command=CMQCFC.MQCMD_CHANGE_Q), [name, pcf.enc_int(CMQC.MQIA_Q_TYPE, 1),
+                                                               pcf.enc_str(CMQC.MQIA_MAX_Q_DEPTH, b"9")]),
+         CMQCFC.MQRCCF_STRUCTURE_TYPE_ERROR),
+    ]
+    for body, reason in cases:
+        (_values, cfh), = raw_command(conn, body)
+        assert (cfh.CompCode, cfh.Reason) == (CMQC.MQCC_FAILED, reason), body[:40]
+    (_values, cfh), = raw_command(conn, pcf.encode(pcf.Header(command=CMQCFC.MQCMD_PING_Q_MGR), []), b"MQSTR   ")
+    assert cfh.Reason == CMQCFC.MQRCCF_MD_FORMAT_ERROR
+    # still serving
+    assert p.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b"APP.A"})[0][CMQC.MQIA_MAX_Q_DEPTH] == 10
+
+
+def test_runmqsc_client_mode_and_remote_administration(harness, monkeypatch):
+    qm2 = harness.add("QM2", "DEFINE CHANNEL(QM1.TO.QM2) CHLTYPE(RCVR)\n")
+    qm1 = harness.add("QM1", f"DEFINE QLOCAL(QM2) USAGE(XMITQ)\nDEFINE CHANNEL(QM1.TO.QM2) CHLTYPE(SDR) "
+                             f"CONNAME('{qm2.conname}') XMITQ(QM2)\nDEFINE CHANNEL(QM2.TO.QM1) CHLTYPE(RCVR)\n")
+    qm2.mqsc(f"DEFINE QLOCAL(QM1) USAGE(XMITQ)\nDEFINE CHANNEL(QM2.TO.QM1) CHLTYPE(SDR) "
+             f"CONNAME('{qm1.conname}') XMITQ(QM1)\n", check=True)
+    monkeypatch.setenv("MQSERVER", f"APP.SVRCONN/TCP/{qm1.conname}")
+    r = run_mqlite("runmqsc", "-c", "QM1", stdin="DEFINE QLOCAL(VIA.CLIENT)\nDISPLAY QLOCAL(VIA.CLIENT)\n")
+    assert r.returncode == 0, r.stdout
+    assert "AMQ8006I: IBM MQ queue created." in r.stdout and "QUEUE(VIA.CLIENT)" in r.stdout
+    r = run_mqlite("runmqsc", "-c", "QM1", stdin="DEFINE QLOCAL(VIA.CLIENT)\n")
+    assert r.returncode == 10 and "AMQ8150E" in r.stdout
+    monkeypatch.delenv("MQSERVER")
+    r = run_mqlite("runmqsc", "-w", "20", "-m", "QM1", "QM2", stdin="DEFINE QLOCAL(MADE.REMOTELY)\nPING QMGR\n")
+    assert r.returncode == 0, r.stdout
+    assert "Starting MQSC for queue manager QM2." in r.stdout and "AMQ8006I" in r.stdout
+    assert "QUEUE(MADE.REMOTELY)" in qm2.mqsc("DISPLAY QLOCAL(MADE.REMOTELY)").stdout
