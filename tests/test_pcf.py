@@ -152,6 +152,9 @@ def test_malformed_pcf_is_answered_and_the_command_server_carries_on(admin):
         (b"short", CMQCFC.MQRCCF_MSG_LENGTH_ERROR),
         (pcf.encode(good, [struct.pack("<iiii", 77, 16, CMQC.MQCA_Q_NAME, 0)]), CMQCFC.MQRCCF_STRUCTURE_TYPE_ERROR),
         (pcf.encode(good, [struct.pack("<iiii", 3, 12, CMQC.MQIA_Q_TYPE, 1)]), CMQCFC.MQRCCF_CFIN_LENGTH_ERROR),
+        # a billion empty strings in 24 bytes must not make the server build a billion-item list
+        (pcf.encode(good, [struct.pack("<6i", CMQCFC.MQCFT_STRING_LIST, 24, CMQCFC.MQCACF_Q_NAMES, 0, 2**30, 0)]),
+         CMQCFC.MQRCCF_CFSL_STRING_LENGTH_ERR),
         (pcf.encode(pcf.Header(command=CMQCFC.MQCMD_CHANGE_Q), [name, pcf.enc_int(CMQC.MQIA_Q_TYPE, 1),
                                                                pcf.enc_str(CMQC.MQIA_MAX_Q_DEPTH, b"9")]),
          CMQCFC.MQRCCF_STRUCTURE_TYPE_ERROR),
@@ -182,3 +185,60 @@ def test_runmqsc_client_mode_and_remote_administration(harness, monkeypatch):
     assert r.returncode == 0, r.stdout
     assert "Starting MQSC for queue manager QM2." in r.stdout and "AMQ8006I" in r.stdout
     assert "QUEUE(MADE.REMOTELY)" in qm2.mqsc("DISPLAY QLOCAL(MADE.REMOTELY)").stdout
+
+
+# --- the codec, property-based ------------------------------------------------------------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+MQRCCF_CODES = {v for k, v in vars(CMQCFC).items() if k.startswith("MQRCCF_")}
+SEL = st.integers(1, 9999)
+I32 = st.integers(-(2**31), 2**31 - 1)
+BLOB = st.binary(max_size=40)
+
+
+def _param(depth: int):
+    leaves = st.one_of(
+        st.tuples(SEL, I32).map(lambda t: (pcf.enc_int(*t), [(CMQCFC.MQCFT_INTEGER, t[0], t[1])])),
+        st.tuples(SEL, BLOB).map(lambda t: (pcf.enc_str(*t), [(CMQCFC.MQCFT_STRING, t[0], t[1])])),
+        st.tuples(SEL, BLOB).map(lambda t: (pcf.enc_bytes(*t), [(CMQCFC.MQCFT_BYTE_STRING, t[0], t[1])])),
+        st.tuples(SEL, st.lists(I32, max_size=6)).map(
+            lambda t: (pcf.enc_int_list(*t), [(CMQCFC.MQCFT_INTEGER_LIST, t[0], t[1])])),
+        st.tuples(SEL, st.lists(st.binary(min_size=8, max_size=8), max_size=4)).map(
+            lambda t: (pcf.enc_str_list(*t), [(CMQCFC.MQCFT_STRING_LIST, t[0], t[1])])),
+    )
+    if depth == 0:
+        return leaves
+    group = st.tuples(SEL, st.lists(_param(depth - 1), max_size=3)).map(
+        lambda t: (pcf.enc_group(t[0], [b for b, _ in t[1]]),
+                   [(CMQCFC.MQCFT_GROUP, t[0], [v for _, vs in t[1] for v in vs])]))
+    return st.one_of(leaves, group)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_param(2), max_size=6), st.integers(1, 300))
+def test_codec_round_trips(params, command):
+    """Every parameter type, groups nested two deep, decodes to what was encoded."""
+    body = pcf.encode(pcf.Header(command=command), [b for b, _ in params])
+    msg = pcf.decode(body)
+    assert msg.header.command == command and msg.header.parameter_count == len(params)
+    assert msg.params == [v for _, vs in params for v in vs]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_param(1), max_size=4), st.data())
+def test_damaged_pcf_is_a_pcf_error_and_nothing_else(params, data):
+    body = bytearray(pcf.encode(pcf.Header(command=CMQCFC.MQCMD_INQUIRE_Q), [b for b, _ in params]))
+    for _ in range(data.draw(st.integers(1, 4))):
+        action = data.draw(st.sampled_from(["flip", "cut", "grow"]))
+        if action == "flip" and body:
+            i = data.draw(st.integers(0, len(body) - 1))
+            body[i] = data.draw(st.integers(0, 255))
+        elif action == "cut":
+            del body[data.draw(st.integers(0, len(body))):]
+        else:
+            body += data.draw(st.binary(min_size=1, max_size=8))
+    try:
+        pcf.decode(bytes(body))
+    except pcf.PCFError as e:
+        assert e.reason in MQRCCF_CODES

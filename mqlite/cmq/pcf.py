@@ -103,6 +103,11 @@ def enc_bytes(selector: int, value: bytes) -> bytes:
     return I4.pack(F.MQCFT_BYTE_STRING, 16 + len(body), selector, len(value)) + body
 
 
+def enc_group(selector: int, params: list[bytes]) -> bytes:
+    """An MQCFGR: its own 16 bytes, followed by the ``params`` it counts."""
+    return I4.pack(F.MQCFT_GROUP, 16, selector, len(params)) + b"".join(params)
+
+
 def enc_int_filter(selector: int, operator: int, value: int) -> bytes:
     return I5.pack(F.MQCFT_INTEGER_FILTER, 20, selector, operator, value)
 
@@ -139,7 +144,13 @@ def decode(data: bytes) -> Message:
     return msg
 
 
-def _decode_params(data: bytes, off: int, count: int, out: list[tuple[int, int, Any]]) -> tuple[int, int]:
+MAX_GROUP_DEPTH = 16
+
+
+def _decode_params(data: bytes, off: int, count: int, out: list[tuple[int, int, Any]],
+                   depth: int = 0) -> tuple[int, int]:
+    if depth > MAX_GROUP_DEPTH:
+        raise PCFError(F.MQRCCF_CFGR_PARM_COUNT_ERROR, f"groups nested deeper than {MAX_GROUP_DEPTH}")
     for _ in range(count):
         if off + 8 > len(data):
             raise PCFError(F.MQRCCF_CFH_PARM_COUNT_ERROR, "fewer parameters than ParameterCount")
@@ -148,7 +159,7 @@ def _decode_params(data: bytes, off: int, count: int, out: list[tuple[int, int, 
             raise PCFError(_length_error(ptype), f"parameter of type {ptype} with StrucLength {length}")
         sel = struct.unpack_from("<i", data, off + 8)[0]
         try:
-            value, used = _decode_one(data, off, ptype, length, sel, out)
+            value, used = _decode_one(data, off, ptype, length, sel, out, depth)
         except struct.error:
             raise PCFError(_length_error(ptype), f"parameter {sel} is truncated", sel) from None
         if used != length and ptype != F.MQCFT_GROUP:
@@ -168,7 +179,7 @@ def _length_error(ptype: int) -> int:
 
 
 def _decode_one(data: bytes, off: int, ptype: int, length: int, sel: int,
-                out: list[tuple[int, int, Any]]) -> tuple[Any, int]:
+                out: list[tuple[int, int, Any]], depth: int) -> tuple[Any, int]:
     if ptype == F.MQCFT_INTEGER:
         return struct.unpack_from("<i", data, off + 12)[0], 16
     if ptype == F.MQCFT_INTEGER64:
@@ -185,7 +196,9 @@ def _decode_one(data: bytes, off: int, ptype: int, length: int, sel: int,
         return list(struct.unpack_from(f"<{n}i", data, off + 16)), 16 + 4 * n
     if ptype == F.MQCFT_STRING_LIST:
         _ccsid, n, width = struct.unpack_from("<iii", data, off + 12)
-        if n < 0 or width < 0 or 24 + n * width > length:
+        if n > 0 and width <= 0:
+            raise PCFError(F.MQRCCF_CFSL_STRING_LENGTH_ERR, f"{n} strings of length {width}", sel)
+        if n < 0 or 24 + n * width > length:
             raise PCFError(F.MQRCCF_CFSL_COUNT_ERROR, f"count {n} width {width}", sel)
         items = [data[off + 24 + i * width:off + 24 + (i + 1) * width] for i in range(n)]
         return items, 24 + n * width + (-(n * width) % 4)
@@ -205,7 +218,7 @@ def _decode_one(data: bytes, off: int, ptype: int, length: int, sel: int,
     if ptype == F.MQCFT_GROUP:
         (n,) = struct.unpack_from("<i", data, off + 12)
         group: list[tuple[int, int, Any]] = []
-        end, _ = _decode_params(data, off + 16, n, group)
+        end, _ = _decode_params(data, off + 16, n, group, depth + 1)
         out.append((ptype, sel, group))
         return group, end - off
     raise PCFError(F.MQRCCF_STRUCTURE_TYPE_ERROR, f"parameter type {ptype}", sel)
