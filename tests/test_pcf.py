@@ -4,6 +4,8 @@ from __future__ import annotations
 import struct
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mqlite import pymqi
 from mqlite.cmq import pcf
@@ -188,8 +190,6 @@ def test_runmqsc_client_mode_and_remote_administration(harness, monkeypatch):
 
 
 # --- the codec, property-based ------------------------------------------------------------------
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 MQRCCF_CODES = {v for k, v in vars(CMQCFC).items() if k.startswith("MQRCCF_")}
 SEL = st.integers(1, 9999)
