@@ -128,7 +128,7 @@ class CommandServer(threading.Thread):
         except CommandError as e:
             replies = [(C.MQCC_FAILED, e.reason, [pcf.enc_int(F.MQIACF_PARAMETER_ID, e.parameter)]
                         if e.parameter else [])]
-        except Exception as e:   # a defect: answer, log, keep serving
+        except Exception as e:  # noqa: BLE001 - a defect: answer, log, keep serving
             self.srv.log.write("MQL9999E", "The command server failed on a command.", traceback.format_exc())
             replies = [(C.MQCC_FAILED, F.MQRCCF_COMMAND_FAILED, [pcf.enc_str(F.MQCACF_ESCAPE_TEXT, str(e)[:200])])]
         self.reply(md, command, replies)
@@ -309,20 +309,17 @@ class CommandServer(threading.Thread):
         return out
 
     def create_q(self, msg: pcf.Message) -> list[list[bytes]]:
-        name = _s(self.need(msg, C.MQCA_Q_NAME))
-        kind = self.queue_kind(msg, required=True)
-        assert kind is not None
-        replace = msg.first(F.MQIACF_REPLACE, F.MQRP_NO) == F.MQRP_YES
-        self.admin(admin.define, kind, name, self.values(msg, kind), None, replace)
-        return [[]]
+        return self._define_q(msg, _s(self.need(msg, C.MQCA_Q_NAME)), None)
 
     def copy_q(self, msg: pcf.Message) -> list[list[bytes]]:
         src = _s(self.need(msg, F.MQCACF_FROM_Q_NAME))
-        dst = _s(self.need(msg, F.MQCACF_TO_Q_NAME))
+        return self._define_q(msg, _s(self.need(msg, F.MQCACF_TO_Q_NAME)), src)
+
+    def _define_q(self, msg: pcf.Message, name: str, like: str | None) -> list[list[bytes]]:
         kind = self.queue_kind(msg, required=True)
         assert kind is not None
         replace = msg.first(F.MQIACF_REPLACE, F.MQRP_NO) == F.MQRP_YES
-        self.admin(admin.define, kind, dst, self.values(msg, kind), src, replace)
+        self.admin(admin.define, kind, name, self.values(msg, kind), like, replace)
         return [[]]
 
     def change_q(self, msg: pcf.Message) -> list[list[bytes]]:
