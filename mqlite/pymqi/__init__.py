@@ -841,4 +841,4 @@ def connect(queue_manager: str, channel: str | None = None, conn_info: str | Non
 
 __all__ = ["CMQC", "CMQCFC", "CMQXC", "MQMIError", "PYIFError", "Error", "QueueManager", "Queue", "connect",
            "MD", "OD", "PMO", "GMO", "CD", "SCO", "CNO", "CSP", "XQH", "DLH", "STS", "MQOpts", "ensure_bytes",
-    "PCFExecute", "CFH", "Filter", "ByteString"]
+           "PCFExecute", "CFH", "Filter", "ByteString"]
