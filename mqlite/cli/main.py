@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any, Callable
 import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
 from mqlite.engine.clock import Clock
 from mqlite.engine.qmgr import QueueManager
