@@ -5,6 +5,7 @@ import json
 import os
 import socket
 import struct
+import threading
 import time
 
 import pytest
@@ -363,3 +364,29 @@ def test_harness_in_process_and_shared_clock(harness):
         pymqi.Queue(c, "EXP.Q").get()
     assert e.value.reason == CMQC.MQRC_NO_MSG_AVAILABLE
     c.disconnect()
+
+
+def test_ping_to_a_silent_partner_does_not_hold_up_the_queue_manager(harness):
+    # A "partner" that accepts the connection and never says a word.
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(1)
+    port = silent.getsockname()[1]
+    qm = harness.add("QM1", f"DEFINE QLOCAL(XQ) USAGE(XMITQ)\nDEFINE QLOCAL(WORK.Q)\n"
+                            f"DEFINE CHANNEL(TO.SILENT) CHLTYPE(SDR) CONNAME('127.0.0.1({port})') XMITQ(XQ)\n")
+    conn = qm.client()
+    result = {}
+    pinger = threading.Thread(target=lambda: result.update(r=qm.mqsc("PING CHANNEL(TO.SILENT)")))
+    pinger.start()
+    peer, _ = silent.accept()           # the ping is now waiting for the handshake answer
+    t0 = time.monotonic()
+    q = pymqi.Queue(conn, "WORK.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    q.put(b"still served")
+    assert q.get() == b"still served"
+    q.close()
+    assert time.monotonic() - t0 < 2.0   # not the 10 s the ping may wait
+    peer.close()                        # the partner goes away: the ping fails, as MQ's would
+    pinger.join(30)
+    assert "AMQ9202E" in result["r"].stdout and result["r"].returncode == 10
+    silent.close()
+    conn.disconnect()

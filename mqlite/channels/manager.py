@@ -26,6 +26,8 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -192,17 +194,22 @@ class ChannelManager:
             return f"MQL0005E: Channel {name} of type {chl.kind} cannot be pinged from here."
         if name in self.senders:
             return f"AMQ9514E: Channel '{name}' is in use."
-        try:
-            sock, reader, _info = connect_channel(self.srv, chl, ping=True)
-            data = os.urandom(16)
-            P.send_frame(sock, P.CH_PING, data)
-            ftype, echo = reader.read()
-            P.send_frame(sock, P.CH_CLOSE, b"")
-            sock.close()
-        except ChannelError as e:
-            return f"{e.msgid}: {e.text}"
-        except (OSError, ConnectionError, P.ProtocolError) as e:
-            return f"AMQ9202E: Remote host not available for channel '{name}' ({e})."
+        # The partner may be slow or silent: wait for it without holding up the queue manager.
+        with released(self.srv.lock):
+            try:
+                sock, reader, _info = connect_channel(self.srv, chl, ping=True)
+                try:
+                    sock.settimeout(PING_TIMEOUT)
+                    data = os.urandom(16)
+                    P.send_frame(sock, P.CH_PING, data)
+                    ftype, echo = reader.read()
+                    P.send_frame(sock, P.CH_CLOSE, b"")
+                finally:
+                    sock.close()
+            except ChannelError as e:
+                return f"{e.msgid}: {e.text}"
+            except (OSError, ConnectionError, P.ProtocolError) as e:
+                return f"AMQ9202E: Remote host not available for channel '{name}' ({e})."
         if ftype != P.CH_PING | P.REPLY or echo != data:
             return f"AMQ9504E: A protocol error was detected for channel '{name}'."
         return None
@@ -316,6 +323,23 @@ class ChannelManager:
             self.receivers.pop(name, None)
             if self.status.get(name) is status:
                 del self.status[name]
+
+
+PING_TIMEOUT = 10.0     # seconds a PING CHANNEL waits for the partner's echo
+
+
+@contextmanager
+def released(lock: Any) -> Iterator[None]:
+    """Let go of ``lock`` (a re-entrant lock this thread may hold, at any depth) for the body, and take
+    it back at the same depth after; the way threading.Condition.wait does it."""
+    if not lock._is_owned():
+        yield
+        return
+    state = lock._release_save()
+    try:
+        yield
+    finally:
+        lock._acquire_restore(state)
 
 
 def connect_channel(srv: "QMServer", chl: MQObject, ping: bool = False,
