@@ -105,6 +105,33 @@ def test_generic_inquiries_filters_and_status(admin):
     assert conn.is_connected
 
 
+def test_prebuilt_parameters_and_collected_responses(admin):
+    """pymqi's CF* objects as the argument list, and ibmmq's responses= that keeps every reply."""
+    _qm, _conn, p = admin
+    got = p.MQCMD_INQUIRE_Q([pymqi.CFST(Parameter=CMQC.MQCA_Q_NAME, String=b"APP.*"),
+                             pymqi.CFIN(Parameter=CMQC.MQIA_Q_TYPE, Value=CMQC.MQQT_LOCAL),
+                             pymqi.CFIL(Parameter=CMQCFC.MQIACF_Q_ATTRS, Values=[CMQC.MQIA_MAX_Q_DEPTH]),
+                             pymqi.CFSF(Parameter=CMQC.MQCA_Q_DESC, Operator=CMQCFC.MQCFOP_LIKE, FilterValue=b"fir*")])
+    assert [(q[CMQC.MQCA_Q_NAME].strip(), q[CMQC.MQIA_MAX_Q_DEPTH]) for q in got] == [(b"APP.A", 10)]
+    got = p.MQCMD_INQUIRE_Q([pymqi.CFST(Parameter=CMQC.MQCA_Q_NAME, String=b"APP.*"),
+                             pymqi.CFIF(Parameter=CMQC.MQIA_MAX_Q_DEPTH, Operator=CMQCFC.MQCFOP_GREATER,
+                                        FilterValue=10)])
+    assert [q[CMQC.MQCA_Q_NAME].strip() for q in got] == [b"APP.B"]
+    responses = []
+    with pytest.raises(pymqi.MQMIError) as e:
+        p.MQCMD_CHANGE_Q({CMQC.MQCA_Q_NAME: b"APP.A", CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL,
+                          CMQC.MQIA_MAX_Q_DEPTH: -5}, responses=responses)
+    assert e.value.reason == CMQCFC.MQRCCF_ATTR_VALUE_ERROR
+    ((values, cfh),) = responses
+    assert (cfh.CompCode, cfh.Reason, cfh.Control) == (CMQC.MQCC_FAILED, CMQCFC.MQRCCF_ATTR_VALUE_ERROR,
+                                                      CMQCFC.MQCFC_LAST)
+    assert values[CMQCFC.MQIACF_PARAMETER_ID] == CMQC.MQIA_MAX_Q_DEPTH
+    # a filter on something no queue has is an error, not an empty answer
+    assert rc(p.MQCMD_INQUIRE_Q, [pymqi.CFST(Parameter=CMQC.MQCA_Q_NAME, String=b"*"),
+                                  pymqi.CFIF(Parameter=4242, Operator=CMQCFC.MQCFOP_EQUAL, FilterValue=1)]) == \
+        CMQCFC.MQRCCF_CFIF_PARM_ID_ERROR
+
+
 def test_escape_mqsc_and_channels(admin):
     qm, _conn, p = admin
     (r,) = p.MQCMD_ESCAPE({CMQCFC.MQIACF_ESCAPE_TYPE: CMQCFC.MQET_MQSC,
@@ -202,6 +229,10 @@ def _param(depth: int):
         st.tuples(SEL, I32).map(lambda t: (pcf.enc_int(*t), [(CMQCFC.MQCFT_INTEGER, t[0], t[1])])),
         st.tuples(SEL, BLOB).map(lambda t: (pcf.enc_str(*t), [(CMQCFC.MQCFT_STRING, t[0], t[1])])),
         st.tuples(SEL, BLOB).map(lambda t: (pcf.enc_bytes(*t), [(CMQCFC.MQCFT_BYTE_STRING, t[0], t[1])])),
+        st.tuples(SEL, st.integers(-(2**63), 2**63 - 1)).map(
+            lambda t: (pcf.enc_int64(*t), [(CMQCFC.MQCFT_INTEGER64, t[0], t[1])])),
+        st.tuples(SEL, st.lists(st.integers(-(2**63), 2**63 - 1), max_size=4)).map(
+            lambda t: (pcf.enc_int64_list(*t), [(CMQCFC.MQCFT_INTEGER64_LIST, t[0], t[1])])),
         st.tuples(SEL, st.lists(I32, max_size=6)).map(
             lambda t: (pcf.enc_int_list(*t), [(CMQCFC.MQCFT_INTEGER_LIST, t[0], t[1])])),
         st.tuples(SEL, st.lists(st.binary(min_size=8, max_size=8), max_size=4)).map(

@@ -80,6 +80,15 @@ def enc_int(selector: int, value: int) -> bytes:
     return I4.pack(F.MQCFT_INTEGER, F.MQCFIN_STRUC_LENGTH, selector, value)
 
 
+def enc_int64(selector: int, value: int) -> bytes:
+    return I4.pack(F.MQCFT_INTEGER64, 24, selector, 0) + struct.pack("<q", value)
+
+
+def enc_int64_list(selector: int, values: list[int]) -> bytes:
+    return I4.pack(F.MQCFT_INTEGER64_LIST, 16 + 8 * len(values), selector, len(values)) + struct.pack(
+        f"<{len(values)}q", *values)
+
+
 def enc_str(selector: int, value: bytes | str, ccsid: int = 0) -> bytes:
     b = value.encode() if isinstance(value, str) else value
     body = _pad4(b)
@@ -172,7 +181,8 @@ def _decode_params(data: bytes, off: int, count: int, out: list[tuple[int, int, 
 
 def _length_error(ptype: int) -> int:
     return {F.MQCFT_INTEGER: F.MQRCCF_CFIN_LENGTH_ERROR, F.MQCFT_STRING: F.MQRCCF_CFST_LENGTH_ERROR,
-            F.MQCFT_INTEGER_LIST: F.MQRCCF_CFIL_LENGTH_ERROR, F.MQCFT_STRING_LIST: F.MQRCCF_CFSL_TOTAL_LENGTH_ERROR,
+            F.MQCFT_INTEGER_LIST: F.MQRCCF_CFIL_LENGTH_ERROR, F.MQCFT_INTEGER64_LIST: F.MQRCCF_CFIL_LENGTH_ERROR,
+            F.MQCFT_INTEGER64: F.MQRCCF_CFIN_LENGTH_ERROR, F.MQCFT_STRING_LIST: F.MQRCCF_CFSL_TOTAL_LENGTH_ERROR,
             F.MQCFT_BYTE_STRING: F.MQRCCF_CFBS_LENGTH_ERROR, F.MQCFT_GROUP: F.MQRCCF_CFGR_LENGTH_ERROR,
             F.MQCFT_INTEGER_FILTER: F.MQRCCF_CFIF_LENGTH_ERROR,
             F.MQCFT_STRING_FILTER: F.MQRCCF_CFSF_LENGTH_ERROR}.get(ptype, F.MQRCCF_STRUCTURE_TYPE_ERROR)
@@ -184,6 +194,11 @@ def _decode_one(data: bytes, off: int, ptype: int, length: int, sel: int,
         return struct.unpack_from("<i", data, off + 12)[0], 16
     if ptype == F.MQCFT_INTEGER64:
         return struct.unpack_from("<q", data, off + 16)[0], 24
+    if ptype == F.MQCFT_INTEGER64_LIST:
+        (n,) = struct.unpack_from("<i", data, off + 12)
+        if n < 0 or 16 + 8 * n > length:
+            raise PCFError(F.MQRCCF_CFIL_COUNT_ERROR, f"count {n}", sel)
+        return list(struct.unpack_from(f"<{n}q", data, off + 16)), 16 + 8 * n
     if ptype == F.MQCFT_STRING:
         _ccsid, n = struct.unpack_from("<ii", data, off + 12)
         if n < 0 or 20 + n > length:

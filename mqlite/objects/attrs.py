@@ -292,6 +292,9 @@ class AttrTable:
     def by_selector(self, kind: str, selector: int) -> Attr | None:
         return self.selectors[kind].get(selector)
 
+    def selector_anywhere(self, selector: int) -> bool:
+        return any(selector in sels for sels in self.selectors.values())
+
     def known_anywhere(self, keyword: str) -> bool:
         return any(keyword in kw for kw in self.keywords.values())
 

@@ -711,6 +711,83 @@ class Filter:
         return pcf.enc_str_filter(self.selector, self.operator, ensure_bytes(self.value))
 
 
+class _CFParam:
+    """A prebuilt PCF parameter, as pymqi's CF* classes: ``CFST(Parameter=..., String=b'...')``."""
+
+    _defaults: dict[str, Any] = {}
+
+    def __init__(self, **kw: Any) -> None:
+        for k, v in {**self._defaults, **kw}.items():
+            setattr(self, k, v)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}={getattr(self, k)!r}' for k in self._defaults)})"
+
+
+class CFIN(_CFParam):
+    _defaults = {"Parameter": 0, "Value": 0}
+
+    def pack(self) -> bytes:
+        return pcf.enc_int(self.Parameter, self.Value)
+
+
+class CFIN64(_CFParam):
+    _defaults = {"Parameter": 0, "Value": 0}
+
+    def pack(self) -> bytes:
+        return pcf.enc_int64(self.Parameter, self.Value)
+
+
+class CFIL(_CFParam):
+    _defaults = {"Parameter": 0, "Values": []}
+
+    def pack(self) -> bytes:
+        return pcf.enc_int_list(self.Parameter, list(self.Values))
+
+
+class CFIL64(_CFParam):
+    _defaults = {"Parameter": 0, "Values": []}
+
+    def pack(self) -> bytes:
+        return pcf.enc_int64_list(self.Parameter, list(self.Values))
+
+
+class CFST(_CFParam):
+    _defaults = {"Parameter": 0, "String": b"", "CodedCharSetId": 0}
+
+    def pack(self) -> bytes:
+        return pcf.enc_str(self.Parameter, ensure_bytes(self.String, "utf8"), self.CodedCharSetId)
+
+
+class CFSL(_CFParam):
+    _defaults = {"Parameter": 0, "Strings": [], "CodedCharSetId": 0}
+
+    def pack(self) -> bytes:
+        return pcf.enc_str_list(self.Parameter, [ensure_bytes(v, "utf8") for v in self.Strings], self.CodedCharSetId)
+
+
+class CFBS(_CFParam):
+    _defaults = {"Parameter": 0, "String": b""}
+
+    def pack(self) -> bytes:
+        return pcf.enc_bytes(self.Parameter, bytes(self.String))
+
+
+class CFIF(_CFParam):
+    _defaults = {"Parameter": 0, "Operator": CMQCFC.MQCFOP_EQUAL, "FilterValue": 0}
+
+    def pack(self) -> bytes:
+        return pcf.enc_int_filter(self.Parameter, self.Operator, self.FilterValue)
+
+
+class CFSF(_CFParam):
+    _defaults = {"Parameter": 0, "Operator": CMQCFC.MQCFOP_EQUAL, "FilterValue": b"", "CodedCharSetId": 0}
+
+    def pack(self) -> bytes:
+        return pcf.enc_str_filter(self.Parameter, self.Operator, ensure_bytes(self.FilterValue, "utf8"),
+                                  self.CodedCharSetId)
+
+
 class ByteString(bytes):
     """Marks a bytes value that goes into a PCF command as MQCFBS (not as a string)."""
 
@@ -757,10 +834,13 @@ class PCFExecute(QueueManager):
     def __getattr__(self, name: str) -> Any:
         if name.startswith("MQCMD_") and hasattr(CMQCFC, name):
             command = getattr(CMQCFC, name)
-            return lambda args=None, filters=None: self.run(command, args, filters)
+            return lambda args=None, filters=None, responses=None: self.run(command, args, filters, responses)
         raise AttributeError(name)
 
-    def run(self, command: int, args: Any = None, filters: list[Filter] | None = None) -> list[dict[int, Any]]:
+    def run(self, command: int, args: Any = None, filters: list[Filter] | None = None,
+            responses: list[tuple[dict[int, Any], CFH]] | None = None) -> list[dict[int, Any]]:
+        """Send one command; return the replies' parameters. With ``responses`` (ibmmq's extension) every
+        reply is also appended there as ``(parameters, CFH)``, failed ones included, before any raise."""
         params: list[bytes] = []
         if isinstance(args, dict):
             params = [_pcf_param(k, v) for k, v in args.items()]
@@ -780,6 +860,8 @@ class PCFExecute(QueueManager):
             gmo = GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_FAIL_IF_QUIESCING, Version=CMQC.MQGMO_VERSION_2,
                       MatchOptions=CMQC.MQMO_MATCH_CORREL_ID, WaitInterval=self.response_wait_interval)
             values, cfh = self.unpack(self._reply_queue.get(None, md, gmo))
+            if responses is not None:
+                responses.append((values, cfh))
             if cfh.CompCode and failure is None:
                 failure = MQMIError(cfh.CompCode, cfh.Reason, response=values)
             elif values:
@@ -841,4 +923,5 @@ def connect(queue_manager: str, channel: str | None = None, conn_info: str | Non
 
 __all__ = ["CMQC", "CMQCFC", "CMQXC", "MQMIError", "PYIFError", "Error", "QueueManager", "Queue", "connect",
            "MD", "OD", "PMO", "GMO", "CD", "SCO", "CNO", "CSP", "XQH", "DLH", "STS", "MQOpts", "ensure_bytes",
-           "PCFExecute", "CFH", "Filter", "ByteString"]
+           "PCFExecute", "CFH", "Filter", "ByteString", "CFIN", "CFIN64", "CFIL", "CFIL64", "CFST", "CFSL", "CFBS",
+           "CFIF", "CFSF"]

@@ -227,6 +227,8 @@ class CommandServer(threading.Thread):
                 have = extra[sel]
             elif attr is not None:
                 have = values.get(attr.name, attr.default_for(kind))
+            elif TABLE.selector_anywhere(sel):
+                return False            # an attribute other kinds of object have: this one does not match
             else:
                 raise CommandError(F.MQRCCF_CFIF_PARM_ID_ERROR if ptype == F.MQCFT_INTEGER_FILTER
                                    else F.MQRCCF_CFSF_PARM_ID_ERROR, sel)
