@@ -1,0 +1,260 @@
+"""The cluster repository: records, subscriptions and their lifetimes, without any I/O.
+
+A :class:`Repository` is one queue manager's cluster cache and repository-manager logic. It is fed
+local changes (:meth:`publish`), messages from other queue managers (:meth:`receive`), uses of a
+name (:meth:`interest`) and the passing of time (:meth:`tick`), and it leaves what must be sent in
+:attr:`outbox` as ``(queue manager, message)`` pairs; the server's repository-manager thread carries
+those over SYSTEM.CLUSTER.COMMAND.QUEUE. Messages are plain dicts (JSON on the wire).
+
+What it does (seed 003; reference §5):
+
+- A queue manager publishes its own records (itself, from its CLUSRCVR; its cluster queues) to up
+  to two full repositories of the cluster; a full repository keeps every record it receives,
+  republishes new information to the other full repositories, and pushes it to the queue managers
+  that subscribed to that name.
+- A partial repository keeps only what it subscribed to (and the full repositories it talks to).
+  The first use of a name creates a subscription per cluster, sent to up to two full repositories,
+  which answer with the matching records, or with none, and keep the subscription to push later
+  definitions, alterations and deletions of that name.
+- Lifetimes: records live 30 days and their owner republishes them after 27; an expired record is
+  no longer used or handed out, kept for a 60-day grace and then removed, which is the 90 days after
+  which a silent queue manager is no longer a member. A subscription lasts 30 days; after 27 it is
+  renewed if the name was used since it was made, otherwise it expires at both ends.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+DAY = 86_400.0
+RECORD_LIFE = 30 * DAY
+REPUBLISH_AFTER = 27 * DAY
+GRACE = 60 * DAY
+SUB_LIFE = 30 * DAY
+RESUBSCRIBE_AFTER = 27 * DAY
+FULL_REPOS_PER_PUBLICATION = 2
+
+QMGR, QUEUE = "QMGR", "QUEUE"
+
+
+@dataclass(frozen=True, order=True)
+class Key:
+    cluster: str
+    kind: str           # QMGR or QUEUE
+    name: str           # the queue manager's or the queue's name
+    owner: str          # the queue manager the record is about / that hosts the queue
+
+
+@dataclass
+class Record:
+    key: Key
+    attrs: dict[str, Any]
+    version: int         # the owner's counter: a higher version replaces a lower one
+    published: float     # when the owner last (re)published it
+    deleted: bool = False
+
+    @property
+    def expires(self) -> float:
+        return self.published + RECORD_LIFE
+
+    def to_wire(self) -> dict[str, Any]:
+        k = self.key
+        return {"cluster": k.cluster, "kind": k.kind, "name": k.name, "owner": k.owner, "attrs": self.attrs,
+                "version": self.version, "published": self.published, "deleted": self.deleted}
+
+    @staticmethod
+    def from_wire(d: dict[str, Any]) -> Record:
+        return Record(Key(d["cluster"], d["kind"], d["name"], d["owner"]), dict(d["attrs"]), int(d["version"]),
+                      float(d["published"]), bool(d["deleted"]))
+
+
+@dataclass
+class Subscription:
+    """This queue manager's interest in a name in one cluster, held at ``targets``."""
+
+    cluster: str
+    kind: str
+    name: str
+    made: float
+    targets: list[str]
+    used: bool = False
+    answered: bool = False
+
+    @property
+    def expires(self) -> float:
+        return self.made + SUB_LIFE
+
+
+@dataclass
+class Repository:
+    qmgr: str
+    clock: Callable[[], float]
+    full_for: set[str] = field(default_factory=set)            # clusters this one is a full repository for
+    # full repositories named on manual CLUSSDR channels: cluster -> queue managers
+    manual: dict[str, list[str]] = field(default_factory=dict)
+    records: dict[Key, Record] = field(default_factory=dict)
+    subs: dict[tuple[str, str, str], Subscription] = field(default_factory=dict)
+    # at a full repository, the subscriptions of others: (subscriber, cluster, kind, name) -> expiry
+    held: dict[tuple[str, str, str, str], float] = field(default_factory=dict)
+    outbox: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    _version: int = 0
+
+    # --- what is known -------------------------------------------------------------------------
+    def live(self, rec: Record) -> bool:
+        return not rec.deleted and self.clock() < rec.expires
+
+    def lookup(self, kind: str, name: str, cluster: str | None = None) -> list[Record]:
+        """Records in use: not deleted, not expired."""
+        return sorted((r for k, r in self.records.items()
+                       if k.kind == kind and k.name == name and (cluster is None or k.cluster == cluster)
+                       and self.live(r)), key=lambda r: r.key)
+
+    def full_repositories(self, cluster: str) -> list[str]:
+        """Other full repositories of ``cluster``: manual CLUSSDR targets first, then those learnt."""
+        learnt = sorted(k.owner for k, r in self.records.items()
+                        if k.cluster == cluster and k.kind == QMGR and self.live(r)
+                        and r.attrs.get("QMTYPE") == "REPOS")
+        out: list[str] = []
+        for q in [*self.manual.get(cluster, []), *learnt]:
+            if q != self.qmgr and q not in out:
+                out.append(q)
+        return out
+
+    # --- local changes -------------------------------------------------------------------------
+    def publish(self, cluster: str, kind: str, name: str, attrs: dict[str, Any], deleted: bool = False) -> None:
+        """This queue manager defined, altered or deleted something it owns in ``cluster``."""
+        self._version += 1
+        rec = Record(Key(cluster, kind, name, self.qmgr), dict(attrs), self._version, self.clock(), deleted)
+        self.records[rec.key] = rec
+        self._spread(rec, came_from=None)
+
+    def _spread(self, rec: Record, came_from: str | None) -> None:
+        cluster = rec.key.cluster
+        msg = {"type": "publish", "from": self.qmgr, "records": [rec.to_wire()]}
+        if cluster in self.full_for:
+            # every other full repository (not back where it came from), and the subscribers
+            for q in self.full_repositories(cluster):
+                if q != came_from and q != rec.key.owner:
+                    self.outbox.append((q, msg))
+            now = self.clock()
+            for (who, cl, kind, name), expiry in sorted(self.held.items()):
+                if cl == cluster and kind == rec.key.kind and name == rec.key.name and expiry > now \
+                        and who not in (came_from, rec.key.owner):
+                    self.outbox.append((who, msg))
+        elif rec.key.owner == self.qmgr:
+            for q in self.full_repositories(cluster)[:FULL_REPOS_PER_PUBLICATION]:
+                self.outbox.append((q, msg))
+
+    # --- uses ----------------------------------------------------------------------------------
+    def interest(self, clusters: list[str], kind: str, name: str) -> bool:
+        """An application uses ``name`` (MQOPEN). Returns True when every cluster it is a partial
+        repository in has answered, so the caller knows whether to wait for an answer."""
+        answered = True
+        for cluster in clusters:
+            if cluster in self.full_for:
+                continue
+            key = (cluster, kind, name)
+            sub = self.subs.get(key)
+            if sub is None or self.clock() >= sub.expires:
+                sub = self._subscribe(cluster, kind, name)    # this first use makes it; later ones keep it
+            else:
+                sub.used = True
+            for rec in self.lookup(kind, name, cluster):
+                host = self.subs.get((cluster, QMGR, rec.key.owner))
+                if host is not None:
+                    host.used = True
+            answered = answered and sub.answered
+        return answered
+
+    def _subscribe(self, cluster: str, kind: str, name: str) -> Subscription:
+        targets = self.full_repositories(cluster)[:FULL_REPOS_PER_PUBLICATION]
+        sub = Subscription(cluster, kind, name, self.clock(), targets)
+        self.subs[(cluster, kind, name)] = sub
+        for q in targets:
+            self.outbox.append((q, {"type": "subscribe", "from": self.qmgr, "cluster": cluster, "kind": kind,
+                                    "name": name, "expires": sub.expires}))
+        return sub
+
+    # --- messages from others ------------------------------------------------------------------
+    def receive(self, msg: dict[str, Any]) -> None:
+        kind = msg.get("type")
+        if kind == "publish":
+            for d in msg["records"]:
+                self._learn(Record.from_wire(d), msg["from"])
+        elif kind == "subscribe":
+            self._held_subscription(msg)
+        elif kind == "answer":
+            sub = self.subs.get((msg["cluster"], msg["kind"], msg["name"]))
+            if sub is not None:
+                sub.answered = True
+            for d in msg["records"]:
+                self._learn(Record.from_wire(d), msg["from"])
+        else:
+            raise ValueError(f"unknown cluster message type {kind!r}")
+
+    def _wanted(self, rec: Record) -> bool:
+        k = rec.key
+        if k.cluster in self.full_for or k.owner == self.qmgr:
+            return True
+        if k.kind == QMGR and (rec.attrs.get("QMTYPE") == "REPOS" or k.owner in self.manual.get(k.cluster, [])):
+            return True
+        sub = self.subs.get((k.cluster, k.kind, k.name))
+        return sub is not None and self.clock() < sub.expires
+
+    def _learn(self, rec: Record, came_from: str) -> None:
+        if rec.key.owner == self.qmgr or not self._wanted(rec):
+            return
+        old = self.records.get(rec.key)
+        if old is not None and (old.version, old.published) >= (rec.version, rec.published):
+            return                       # nothing new: stop here, so republication cannot loop
+        self.records[rec.key] = rec
+        k = rec.key
+        if k.cluster in self.full_for:
+            self._spread(rec, came_from)
+            if old is None and k.kind == QMGR and came_from == k.owner:
+                self._welcome(k.cluster, k.owner)
+        elif k.kind == QUEUE and not rec.deleted and (k.cluster, QMGR, k.owner) not in self.subs:
+            # a partial needs the host's own record (its CLUSRCVR: where and how to send) too
+            self._subscribe(k.cluster, QMGR, k.owner)
+
+    def _welcome(self, cluster: str, newcomer: str) -> None:
+        """A queue manager joined through this full repository: tell it which full repositories
+        the cluster has, so that it publishes and subscribes to two of them from now on."""
+        fulls = [r.to_wire() for k, r in sorted(self.records.items())
+                 if k.cluster == cluster and k.kind == QMGR and r.attrs.get("QMTYPE") == "REPOS" and self.live(r)]
+        if fulls:
+            self.outbox.append((newcomer, {"type": "publish", "from": self.qmgr, "records": fulls}))
+
+    def _held_subscription(self, msg: dict[str, Any]) -> None:
+        who, cluster, kind, name = msg["from"], msg["cluster"], msg["kind"], msg["name"]
+        if cluster not in self.full_for:
+            return
+        self.held[(who, cluster, kind, name)] = float(msg["expires"])
+        records = [r.to_wire() for r in self.lookup(kind, name, cluster)]
+        self.outbox.append((who, {"type": "answer", "from": self.qmgr, "cluster": cluster, "kind": kind,
+                                  "name": name, "records": records}))
+
+    # --- time ----------------------------------------------------------------------------------
+    def tick(self) -> None:
+        now = self.clock()
+        for key, rec in list(self.records.items()):
+            if key.owner == self.qmgr:
+                if now >= rec.published + REPUBLISH_AFTER:
+                    if rec.deleted:
+                        del self.records[key]
+                    else:
+                        self.publish(key.cluster, key.kind, key.name, rec.attrs)
+            elif now >= rec.expires + GRACE:
+                del self.records[key]
+        for key, sub in list(self.subs.items()):
+            if now >= sub.made + RESUBSCRIBE_AFTER and sub.used:
+                self._subscribe(*key).answered = sub.answered    # renewed: a fresh 30 days
+            elif now >= sub.expires:
+                del self.subs[key]
+                for k in [k for k in self.records if (k.cluster, k.kind, k.name) == key and k.owner != self.qmgr
+                          and key[0] not in self.full_for]:
+                    del self.records[k]
+        for key, expiry in list(self.held.items()):
+            if now >= expiry:
+                del self.held[key]
