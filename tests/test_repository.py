@@ -149,3 +149,16 @@ def test_a_full_repository_needs_no_subscription_and_messages_do_not_loop():
     for f in ("FR1", "FR2", "FR3"):
         assert [r.key.owner for r in net.qms[f].lookup(QUEUE, "Q1")] == ["PR1"]
         assert net.qms[f].interest([C], QUEUE, "Q1") is True and net.qms[f].subs == {}
+
+
+def test_a_restarted_owner_still_replaces_its_old_records():
+    net = cluster()
+    net.qms["PR2"].publish(C, QUEUE, "Q1", {"DESCR": "before"})
+    net.qms["PR1"].interest([C], QUEUE, "Q1")
+    net.run()
+    net.clock.advance(5)
+    # PR2 restarts with an empty cache (its own definitions republished by the server at start)
+    net.qms["PR2"] = Repository("PR2", net.clock.now, manual={C: ["FR2"]})
+    net.qms["PR2"].publish(C, QUEUE, "Q1", {"DESCR": "after"})
+    net.run()
+    assert [r.attrs for r in net.qms["PR1"].lookup(QUEUE, "Q1")] == [{"DESCR": "after"}]

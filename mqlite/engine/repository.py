@@ -124,7 +124,8 @@ class Repository:
     # --- local changes -------------------------------------------------------------------------
     def publish(self, cluster: str, kind: str, name: str, attrs: dict[str, Any], deleted: bool = False) -> None:
         """This queue manager defined, altered or deleted something it owns in ``cluster``."""
-        self._version += 1
+        # versions grow with time as well, so they keep growing across a restart of this queue manager
+        self._version = max(self._version + 1, int(self.clock() * 1000))
         rec = Record(Key(cluster, kind, name, self.qmgr), dict(attrs), self._version, self.clock(), deleted)
         self.records[rec.key] = rec
         self._spread(rec, came_from=None)
