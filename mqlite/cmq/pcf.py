@@ -194,21 +194,17 @@ def _decode_one(data: bytes, off: int, ptype: int, length: int, sel: int,
         return struct.unpack_from("<i", data, off + 12)[0], 16
     if ptype == F.MQCFT_INTEGER64:
         return struct.unpack_from("<q", data, off + 16)[0], 24
-    if ptype == F.MQCFT_INTEGER64_LIST:
-        (n,) = struct.unpack_from("<i", data, off + 12)
-        if n < 0 or 16 + 8 * n > length:
-            raise PCFError(F.MQRCCF_CFIL_COUNT_ERROR, f"count {n}", sel)
-        return list(struct.unpack_from(f"<{n}q", data, off + 16)), 16 + 8 * n
     if ptype == F.MQCFT_STRING:
         _ccsid, n = struct.unpack_from("<ii", data, off + 12)
         if n < 0 or 20 + n > length:
             raise PCFError(F.MQRCCF_CFST_STRING_LENGTH_ERR, f"string length {n}", sel)
         return data[off + 20:off + 20 + n], 20 + n + (-n % 4)
-    if ptype == F.MQCFT_INTEGER_LIST:
+    if ptype in (F.MQCFT_INTEGER_LIST, F.MQCFT_INTEGER64_LIST):
         (n,) = struct.unpack_from("<i", data, off + 12)
-        if n < 0 or 16 + 4 * n > length:
+        size, code = (4, "i") if ptype == F.MQCFT_INTEGER_LIST else (8, "q")
+        if n < 0 or 16 + size * n > length:
             raise PCFError(F.MQRCCF_CFIL_COUNT_ERROR, f"count {n}", sel)
-        return list(struct.unpack_from(f"<{n}i", data, off + 16)), 16 + 4 * n
+        return list(struct.unpack_from(f"<{n}{code}", data, off + 16)), 16 + size * n
     if ptype == F.MQCFT_STRING_LIST:
         _ccsid, n, width = struct.unpack_from("<iii", data, off + 12)
         if n > 0 and width <= 0:
