@@ -92,6 +92,26 @@ def test_bad_input_changes_nothing():
     assert e.qm.queue("Q" * 49) is None
 
 
+def test_cluster_attribute_rules():
+    e = Engine()
+    e.mqsc("DEFINE QLOCAL(XQ) USAGE(XMITQ)")
+    cases = {
+        "ALTER QMGR REPOS(SALES) REPOSNL(NL1)": "REPOS and REPOSNL cannot both be set.",
+        "ALTER QMGR DEFXMITQ(SYSTEM.CLUSTER.TRANSMIT.QUEUE)": "is for clustering only",
+        "DEFINE QLOCAL(NOT.XMIT) CLCHNAME(SALES.*)": "CLCHNAME can be set only on a transmission queue",
+        "ALTER QLOCAL(XQ) USAGE(NORMAL) CLCHNAME(SALES.*)": "CLCHNAME can be set only on a transmission queue",
+        "DEFINE CHANNEL(SALES.QM1) CHLTYPE(CLUSRCVR) CONNAME('h(1)') CLUSTER(SALES) CLUSNL(NL1)":
+            "CLUSTER and CLUSNL cannot both be set.",
+    }
+    for cmd, text in cases.items():
+        r = e.mqsc(cmd)
+        assert r.status == "error" and any(text in line for line in r.lines), (cmd, r.lines)
+    assert e.qm.queue("NOT.XMIT") is None and e.qm.qmgr.attrs["REPOS"] == ""
+    assert e.mqsc("ALTER QLOCAL(XQ) CLCHNAME(SALES.*)").status == "ok"
+    assert e.mqsc("DEFINE QLOCAL(LONG.NAME) USAGE(XMITQ) CLCHNAME(" + "C" * 21 + ")").status in ("syntax", "error")
+    assert e.mqsc("ALTER QMGR REPOS(SALES)").status == "ok"
+
+
 def test_attribute_not_valid_for_object_type_is_syntax_error():
     e = Engine()
     r = e.mqsc("DEFINE QALIAS(A) TARGET(Q) MAXDEPTH(5)")

@@ -82,6 +82,23 @@ def test_errors_name_the_parameter(admin):
     assert rc(p.MQCMD_REFRESH_CLUSTER, {CMQC.MQCA_CLUSTER_NAME: b"C"}) == CMQC.MQRC_FUNCTION_NOT_SUPPORTED
 
 
+def test_cluster_attribute_conflicts_have_their_own_reasons(admin):
+    _qm, _conn, p = admin
+    local = {CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL}
+    assert rc(p.MQCMD_CREATE_Q, {CMQC.MQCA_Q_NAME: b"CQ", **local, CMQC.MQCA_CLUSTER_NAME: b"SALES",
+                                 CMQC.MQCA_CLUSTER_NAMELIST: b"NL1"}) == CMQCFC.MQRCCF_CLUSTER_NAME_CONFLICT
+    assert rc(p.MQCMD_CREATE_Q, {CMQC.MQCA_Q_NAME: b"CQ", **local, CMQC.MQCA_CLUS_CHL_NAME: b"SALES.*"}) == \
+        CMQCFC.MQRCCF_CLUS_XMIT_Q_USAGE_ERROR
+    assert rc(p.MQCMD_CHANGE_Q_MGR, {CMQC.MQCA_REPOSITORY_NAME: b"SALES",
+                                     CMQC.MQCA_REPOSITORY_NAMELIST: b"NL1"}) == CMQCFC.MQRCCF_REPOS_NAME_CONFLICT
+    assert rc(p.MQCMD_CHANGE_Q_MGR, {CMQC.MQCA_DEF_XMIT_Q_NAME: b"SYSTEM.CLUSTER.TRANSMIT.QUEUE"}) == \
+        CMQCFC.MQRCCF_DEF_XMIT_Q_CLUS_ERROR
+    p.MQCMD_CREATE_Q({CMQC.MQCA_Q_NAME: b"CXQ", **local, CMQC.MQIA_USAGE: CMQC.MQUS_TRANSMISSION,
+                      CMQC.MQCA_CLUS_CHL_NAME: b"SALES.*"})
+    (q,) = p.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b"CXQ", CMQCFC.MQIACF_Q_ATTRS: [CMQC.MQCA_CLUS_CHL_NAME]})
+    assert q[CMQC.MQCA_CLUS_CHL_NAME] == b"SALES.*".ljust(20)
+
+
 def test_generic_inquiries_filters_and_status(admin):
     _qm, conn, p = admin
     pymqi.Queue(conn, "APP.B").put(b"one")

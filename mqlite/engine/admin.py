@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mqlite.cmq import CMQC
+from mqlite.cmq import CMQC, CMQCFC
 from mqlite.engine.qmgr import QueueManager
 from mqlite.objects.attrs import QUEUE_KINDS, TABLE
 from mqlite.objects.model import DEFAULT_OBJECT, QMGR, MQObject, namespace
@@ -21,16 +21,33 @@ RUNTIME = ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME", "CURDEPTH", "IPPROCS", "OPP
 
 
 class AdminError(Exception):
-    def __init__(self, code: str, name: str = "", detail: str = "") -> None:
+    """``code`` says what kind of failure; ``reason``, where MQ has a specific MQRCCF code for it."""
+
+    def __init__(self, code: str, name: str = "", detail: str = "", reason: int = 0) -> None:
         super().__init__(f"{code} {name} {detail}".strip())
         self.code = code
         self.name = name
         self.detail = detail
+        self.reason = reason
+
+
+SCTQ = "SYSTEM.CLUSTER.TRANSMIT.QUEUE"
 
 
 def _check(kind: str, attrs: dict[str, Any], name: str) -> None:
     if attrs.get("CLUSTER") and attrs.get("CLUSNL"):
-        raise AdminError(CONFLICT, name, "CLUSTER and CLUSNL cannot both be set.")
+        raise AdminError(CONFLICT, name, "CLUSTER and CLUSNL cannot both be set.",
+                         CMQCFC.MQRCCF_CLUSTER_NAME_CONFLICT)
+    if kind == QMGR:
+        if attrs.get("REPOS") and attrs.get("REPOSNL"):
+            raise AdminError(CONFLICT, name, "REPOS and REPOSNL cannot both be set.",
+                             CMQCFC.MQRCCF_REPOS_NAME_CONFLICT)
+        if attrs.get("DEFXMITQ") == SCTQ:
+            raise AdminError(CONFLICT, name, f"{SCTQ} is for clustering only and cannot be the DEFXMITQ.",
+                             CMQCFC.MQRCCF_DEF_XMIT_Q_CLUS_ERROR)
+    if attrs.get("CLCHNAME") and attrs.get("USAGE") != CMQC.MQUS_TRANSMISSION:
+        raise AdminError(CONFLICT, name, "CLCHNAME can be set only on a transmission queue, USAGE(XMITQ).",
+                         CMQCFC.MQRCCF_CLUS_XMIT_Q_USAGE_ERROR)
     if kind == "QREMOTE" and attrs.get("XMITQ") and attrs["XMITQ"] == name:
         raise AdminError(CONFLICT, name, "XMITQ cannot name the remote queue definition itself.")
     if kind == "NAMELIST":
@@ -75,6 +92,7 @@ def alter(qm: QueueManager, kind: str, name: str, values: dict[str, Any]) -> MQO
     if kind == QMGR:
         new = qm.qmgr.copy()
         new.attrs.update(values)
+        _check(kind, new.attrs, qm.name)
         qm.replace_object(new)
         return new
     existing = qm.lookup(namespace(kind), name)

@@ -161,7 +161,7 @@ ATTRS: list[Attr] = [
     Attr("DEFTYPE", ENUM, LM, CMQC.MQQDT_PREDEFINED, S.MQIA_DEFINITION_TYPE,
          values=_enum(("PREDEFINED", 1), ("PERMDYN", 2), ("TEMPDYN", 3), ("SHAREDYN", 4)),
          defaults={QMODEL: CMQC.MQQDT_TEMPORARY_DYNAMIC}),
-    Attr("CLCHNAME", STR, L, "", S.MQCA_CLUS_CHL_NAME, length=48, generic=True),
+    Attr("CLCHNAME", STR, L, "", S.MQCA_CLUS_CHL_NAME, length=20, generic=True),
     Attr("CLWLUSEQ", ENUM, L | QM, CMQC.MQCLWL_USEQ_AS_Q_MGR, S.MQIA_CLWL_USEQ,
          values=_enum(("QMGR", CMQC.MQCLWL_USEQ_AS_Q_MGR), ("ANY", CMQC.MQCLWL_USEQ_ANY),
                       ("LOCAL", CMQC.MQCLWL_USEQ_LOCAL)),

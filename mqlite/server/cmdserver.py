@@ -253,7 +253,7 @@ class CommandServer(threading.Thread):
         try:
             return fn(self.qm, *args)
         except AdminError as e:
-            raise CommandError(ADMIN_REASON.get(e.code, F.MQRCCF_COMMAND_FAILED), detail=e.detail) from None
+            raise CommandError(e.reason or ADMIN_REASON.get(e.code, F.MQRCCF_COMMAND_FAILED), detail=e.detail) from None
 
     def queue_kind(self, msg: pcf.Message, required: bool) -> str | None:
         qtype = msg.first(C.MQIA_Q_TYPE)
