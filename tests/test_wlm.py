@@ -9,7 +9,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mqlite.cmq import CMQC, CMQCFC
-from mqlite.engine.wlm import USEQ_ANY, USEQ_LOCAL, USEQ_QMGR, Destination, Request, UseRecord, WorkloadError, choose
+from mqlite.engine.wlm import (
+    USEQ_ANY,
+    USEQ_LOCAL,
+    USEQ_QMGR,
+    Destination,
+    Request,
+    UseRecord,
+    WorkloadError,
+    binding,
+    choose,
+    chooses_at_put,
+    needs_local_instance,
+)
 
 SALES = frozenset({"SALES"})
 REQ = Request(local_clusters=SALES)
@@ -185,3 +197,24 @@ def test_properties(dests, n):
     same = [remote(x.qmgr) for x in dests]
     counts = Counter(spread(same, n))
     assert max(counts.values()) - min(counts.get(x.qmgr, 0) for x in same) <= 1
+
+
+def test_binding_options_and_when_the_algorithm_runs():
+    assert binding(CMQC.MQOO_OUTPUT | CMQC.MQOO_BIND_ON_OPEN, CMQC.MQBND_BIND_NOT_FIXED) == CMQC.MQBND_BIND_ON_OPEN
+    assert binding(CMQC.MQOO_OUTPUT | CMQC.MQOO_BIND_NOT_FIXED, CMQC.MQBND_BIND_ON_OPEN) == CMQC.MQBND_BIND_NOT_FIXED
+    assert binding(CMQC.MQOO_OUTPUT | CMQC.MQOO_BIND_ON_GROUP, CMQC.MQBND_BIND_ON_OPEN) == CMQC.MQBND_BIND_ON_GROUP
+    for defbind in (CMQC.MQBND_BIND_ON_OPEN, CMQC.MQBND_BIND_NOT_FIXED, CMQC.MQBND_BIND_ON_GROUP):
+        assert binding(CMQC.MQOO_OUTPUT | CMQC.MQOO_BIND_AS_Q_DEF, defbind) == defbind
+    # (bind, in group, logical order, starts group) -> the algorithm runs for this put
+    assert not chooses_at_put(CMQC.MQBND_BIND_ON_OPEN, False, False, False)
+    assert chooses_at_put(CMQC.MQBND_BIND_NOT_FIXED, True, True, False)
+    assert chooses_at_put(CMQC.MQBND_BIND_ON_GROUP, True, True, True)
+    assert not chooses_at_put(CMQC.MQBND_BIND_ON_GROUP, True, True, False)     # the rest of the group follows
+    assert chooses_at_put(CMQC.MQBND_BIND_ON_GROUP, False, True, False)        # not in a group: NOT_FIXED
+    assert chooses_at_put(CMQC.MQBND_BIND_ON_GROUP, True, False, False)        # no LOGICAL_ORDER: NOT_FIXED
+    for opt in (CMQC.MQOO_INPUT_AS_Q_DEF, CMQC.MQOO_INPUT_SHARED, CMQC.MQOO_INPUT_EXCLUSIVE, CMQC.MQOO_BROWSE,
+                CMQC.MQOO_SET):
+        assert needs_local_instance(opt | CMQC.MQOO_OUTPUT)
+    for opt in (CMQC.MQOO_OUTPUT, CMQC.MQOO_INQUIRE, CMQC.MQOO_BIND_ON_OPEN, CMQC.MQOO_BIND_NOT_FIXED,
+                CMQC.MQOO_BIND_ON_GROUP):
+        assert not needs_local_instance(opt)

@@ -130,8 +130,8 @@ def shortlist(dests: tuple[Destination, ...] | list[Destination], req: Request) 
     """
     local_cl = req.local_clusters
     # Rules 1 and 2: cluster membership.
-    cands = [d for d in dests
-             if d.local or (d.clusters & local_cl and d.channel_clusters & local_cl and d.channel_clusters & d.clusters)]
+    cands = [d for d in dests if d.local
+             or (d.clusters & local_cl and d.channel_clusters & local_cl and d.channel_clusters & d.clusters)]
     if not cands:
         raise WorkloadError(C.MQRC_NO_DESTINATIONS_AVAILABLE, "no instance shares a cluster with this queue manager")
     if len(cands) > 1:
@@ -206,3 +206,40 @@ def choose(dests: tuple[Destination, ...], req: Request, used: UseRecord) -> Des
         if key < bkey:
             best, bkey = d, key
     return best
+
+
+# --- when the algorithm runs: the MQOPEN binding options ---------------------------------------
+LOCAL_ONLY_OPTIONS = (C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE | C.MQOO_BROWSE
+                      | C.MQOO_SET)
+
+
+def binding(open_options: int, defbind: int) -> int:
+    """The binding in force for a handle, as an MQBND_* value: the MQOO_BIND_* option given, or the
+    queue's DEFBIND for MQOO_BIND_AS_Q_DEF. (Two bind options at once are refused earlier, 2046.)"""
+    if open_options & C.MQOO_BIND_ON_OPEN:
+        return C.MQBND_BIND_ON_OPEN
+    if open_options & C.MQOO_BIND_NOT_FIXED:
+        return C.MQBND_BIND_NOT_FIXED
+    if open_options & C.MQOO_BIND_ON_GROUP:
+        return C.MQBND_BIND_ON_GROUP
+    return defbind
+
+
+def chooses_at_put(bind: int, in_group: bool, logical_order: bool, starts_group: bool) -> bool:
+    """Whether an MQPUT runs the algorithm again (True) or uses the handle's destination (False).
+
+    BIND_ON_OPEN chooses once, at MQOPEN. BIND_NOT_FIXED chooses at every put. BIND_ON_GROUP chooses
+    when a group starts and keeps the group together; a message that is not in a group, or a group
+    put without MQPMO_LOGICAL_ORDER, is routed as BIND_NOT_FIXED.
+    """
+    if bind == C.MQBND_BIND_ON_OPEN:
+        return False
+    if bind == C.MQBND_BIND_ON_GROUP and in_group and logical_order:
+        return starts_group
+    return True
+
+
+def needs_local_instance(open_options: int) -> bool:
+    """Opening for input, browse or set needs a local instance of the queue; output, inquire and
+    the bind options do not (reference §2.6)."""
+    return bool(open_options & LOCAL_ONLY_OPTIONS)
