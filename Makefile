@@ -19,6 +19,9 @@ test: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PY) bench/putget.py
+	$(PY) bench/channel.py
+	$(PY) bench/pcf.py
+	$(PY) bench/cluster.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
