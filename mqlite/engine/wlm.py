@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
+from mqlite.engine.resolve import NEEDS_LOCAL
 
 USEQ_LOCAL, USEQ_QMGR, USEQ_ANY = "LOCAL", "QMGR", "ANY"
 
@@ -209,10 +210,6 @@ def choose(dests: tuple[Destination, ...], req: Request, used: UseRecord) -> Des
 
 
 # --- when the algorithm runs: the MQOPEN binding options ---------------------------------------
-LOCAL_ONLY_OPTIONS = (C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE | C.MQOO_BROWSE
-                      | C.MQOO_SET)
-
-
 def binding(open_options: int, defbind: int) -> int:
     """The binding in force for a handle, as an MQBND_* value: the MQOO_BIND_* option given, or the
     queue's DEFBIND for MQOO_BIND_AS_Q_DEF. (Two bind options at once are refused earlier, 2046.)"""
@@ -242,4 +239,4 @@ def chooses_at_put(bind: int, in_group: bool, logical_order: bool, starts_group:
 def needs_local_instance(open_options: int) -> bool:
     """Opening for input, browse or set needs a local instance of the queue; output, inquire and
     the bind options do not (reference §2.6)."""
-    return bool(open_options & LOCAL_ONLY_OPTIONS)
+    return bool(open_options & NEEDS_LOCAL)
