@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import json
 
+from mqlite.cmq import CMQCFC
 from mqlite.engine.clock import FakeClock
 from mqlite.engine.repository import DAY, QMGR, QUEUE, Repository
+from mqlite.engine.wlm import Request, UseRecord, choose
 
 C = "SALES"
 
@@ -162,3 +164,42 @@ def test_a_restarted_owner_still_replaces_its_old_records():
     net.qms["PR2"].publish(C, QUEUE, "Q1", {"DESCR": "after"})
     net.run()
     assert [r.attrs for r in net.qms["PR1"].lookup(QUEUE, "Q1")] == [{"DESCR": "after"}]
+
+
+def test_destinations_for_the_workload_algorithm():
+    net = Net(["FR1", "FR2"], {})
+    for name in ("PR1", "PR2", "PR3"):
+        r = Repository(name, net.clock.now, manual={C: ["FR1"]})
+        net.qms[name] = r
+        r.publish(C, QMGR, name, {"QMTYPE": "NORMAL", "CHANNEL": f"{C}.{name}", "CLWLWGHT": 50})
+    net.run()
+    net.qms["PR2"].publish(C, QUEUE, "Q1", {"CLWLRANK": 0})
+    net.qms["PR3"].publish(C, QUEUE, "Q1", {"CLWLRANK": 0})
+    pr1 = net.qms["PR1"]
+    pr1.interest([C], QUEUE, "Q1")
+    net.run()
+    dests = pr1.destinations("Q1")
+    assert [(d.qmgr, d.channel, d.clusters, d.channel_clusters) for d in dests] == [
+        ("PR2", f"{C}.PR2", frozenset({C}), frozenset({C})), ("PR3", f"{C}.PR3", frozenset({C}), frozenset({C}))]
+    assert pr1.destinations("Q1") is dests                 # unchanged: the same tuple, so the shortlist memo holds
+    used, req = UseRecord(), Request(local_clusters=frozenset({C}))
+    order = []
+    for _ in range(4):
+        d = choose(pr1.destinations("Q1"), req, used)
+        used.charge(d)
+        order.append(d.qmgr)
+    assert order == ["PR2", "PR3", "PR2", "PR3"]
+    # a channel state change (the channel manager's counter moves) gives a new tuple with the state in it
+    states = {f"{C}.PR2": CMQCFC.MQCHS_RETRYING}
+    retrying = pr1.destinations("Q1", status=lambda ch: states.get(ch, CMQCFC.MQCHS_RUNNING), status_generation=1)
+    assert retrying is not dests and [d.status for d in retrying] == [CMQCFC.MQCHS_RETRYING, CMQCFC.MQCHS_RUNNING]
+    assert choose(retrying, req, used).qmgr == "PR3"
+    # PR3 puts its instance out of use: a new tuple, and the algorithm leaves it out
+    net.qms["PR3"].publish(C, QUEUE, "Q1", {"PUT": "DISABLED"})
+    net.run()
+    after = pr1.destinations("Q1")
+    assert after is not dests and [d.put_enabled for d in after] == [True, False]
+    assert {choose(after, req, used).qmgr for _ in range(3)} == {"PR2"}
+    # records that expire unrepublished drop out without any message
+    net.clock.advance(31 * DAY)
+    assert pr1.destinations("Q1") == ()

@@ -27,6 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mqlite.cmq import CMQCFC as F
+from mqlite.engine.wlm import Destination
+
 DAY = 86_400.0
 RECORD_LIFE = 30 * DAY
 REPUBLISH_AFTER = 27 * DAY
@@ -98,7 +101,17 @@ class Repository:
     # at a full repository, the subscriptions of others: (subscriber, cluster, kind, name) -> expiry
     held: dict[tuple[str, str, str, str], float] = field(default_factory=dict)
     outbox: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    generation: int = 0                  # grows whenever a record is added, replaced or removed
     _version: int = 0
+    _dest_memo: dict[str, tuple[Any, float, tuple[Destination, ...]]] = field(default_factory=dict, repr=False)
+
+    def _put(self, rec: Record) -> None:
+        self.records[rec.key] = rec
+        self.generation += 1
+
+    def _drop(self, key: Key) -> None:
+        del self.records[key]
+        self.generation += 1
 
     # --- what is known -------------------------------------------------------------------------
     def live(self, rec: Record) -> bool:
@@ -121,13 +134,57 @@ class Repository:
                 out.append(q)
         return out
 
+    def destinations(self, name: str, local: Destination | None = None,
+                     status: Callable[[str], int] = lambda _channel: F.MQCHS_INACTIVE,
+                     status_generation: int = 0) -> tuple[Destination, ...]:
+        """The instances of cluster queue ``name`` as the workload algorithm wants them: one
+        :class:`Destination` per route (the host's CLUSRCVR channel, per cluster it is in) to each
+        other queue manager hosting a live instance, plus ``local`` (the caller builds the local
+        instance from its own queue and CLUSRCVR). The same tuple object comes back for as long as
+        nothing it was built from has changed: no record (``generation``), no channel state
+        (``status_generation``, the channel manager's counter), no expiry reached.
+
+        Record attributes used: queues CLWLRANK, CLWLPRTY, PUT (ENABLED/DISABLED); queue managers
+        CHANNEL (their CLUSRCVR), CLWLRANK, CLWLPRTY, CLWLWGHT, NETPRTY, SUSPEND (YES/NO).
+        """
+        now = self.clock()
+        stamp = (self.generation, status_generation, local)
+        memo = self._dest_memo.get(name)
+        if memo is not None and memo[0] == stamp and now < memo[1]:
+            return memo[2]
+        by_owner: dict[str, list[Record]] = {}
+        valid_until = float("inf")
+        for rec in self.lookup(QUEUE, name):
+            if rec.key.owner != self.qmgr:
+                by_owner.setdefault(rec.key.owner, []).append(rec)
+                valid_until = min(valid_until, rec.expires)
+        out: list[Destination] = [local] if local is not None else []
+        for owner, recs in sorted(by_owner.items()):
+            q = recs[0].attrs
+            routes: dict[str, tuple[set[str], dict[str, Any]]] = {}
+            for rec in self.lookup(QMGR, owner):
+                if rec.key.owner == owner and rec.attrs.get("CHANNEL"):
+                    routes.setdefault(rec.attrs["CHANNEL"], (set(), rec.attrs))[0].add(rec.key.cluster)
+                    valid_until = min(valid_until, rec.expires)
+            for channel, (clusters, a) in sorted(routes.items()):
+                out.append(Destination(
+                    qmgr=owner, channel=channel, clusters=frozenset(r.key.cluster for r in recs),
+                    channel_clusters=frozenset(clusters), q_rank=int(q.get("CLWLRANK", 0)),
+                    q_priority=int(q.get("CLWLPRTY", 0)), put_enabled=q.get("PUT", "ENABLED") == "ENABLED",
+                    ch_rank=int(a.get("CLWLRANK", 0)), ch_priority=int(a.get("CLWLPRTY", 0)),
+                    ch_weight=int(a.get("CLWLWGHT", 50)), netprty=int(a.get("NETPRTY", 0)),
+                    suspended=a.get("SUSPEND") == "YES", status=status(channel)))
+        result = tuple(out)
+        self._dest_memo[name] = (stamp, valid_until, result)
+        return result
+
     # --- local changes -------------------------------------------------------------------------
     def publish(self, cluster: str, kind: str, name: str, attrs: dict[str, Any], deleted: bool = False) -> None:
         """This queue manager defined, altered or deleted something it owns in ``cluster``."""
         # versions grow with time as well, so they keep growing across a restart of this queue manager
         self._version = max(self._version + 1, int(self.clock() * 1000))
         rec = Record(Key(cluster, kind, name, self.qmgr), dict(attrs), self._version, self.clock(), deleted)
-        self.records[rec.key] = rec
+        self._put(rec)
         self._spread(rec, came_from=None)
 
     def _spread(self, rec: Record, came_from: str | None) -> None:
@@ -209,7 +266,7 @@ class Repository:
         old = self.records.get(rec.key)
         if old is not None and (old.version, old.published) >= (rec.version, rec.published):
             return                       # nothing new: stop here, so republication cannot loop
-        self.records[rec.key] = rec
+        self._put(rec)
         k = rec.key
         if k.cluster in self.full_for:
             self._spread(rec, came_from)
@@ -243,11 +300,11 @@ class Repository:
             if key.owner == self.qmgr:
                 if now >= rec.published + REPUBLISH_AFTER:
                     if rec.deleted:
-                        del self.records[key]
+                        self._drop(key)
                     else:
                         self.publish(key.cluster, key.kind, key.name, rec.attrs)
             elif now >= rec.expires + GRACE:
-                del self.records[key]
+                self._drop(key)
         for key, sub in list(self.subs.items()):
             if now >= sub.made + RESUBSCRIBE_AFTER and sub.used:
                 self._subscribe(*key).answered = sub.answered    # renewed: a fresh 30 days
@@ -255,7 +312,7 @@ class Repository:
                 del self.subs[key]
                 for k in [k for k in self.records if (k.cluster, k.kind, k.name) == key and k.owner != self.qmgr
                           and key[0] not in self.full_for]:
-                    del self.records[k]
+                    self._drop(k)
         for key, expiry in list(self.held.items()):
             if now >= expiry:
                 del self.held[key]
