@@ -518,28 +518,12 @@ class QueueManager:
             raise MQIError(C.MQRC_MISSING_REPLY_TO_Q)
         res = h.res
         assert res is not None and h.qstate is not None
-        # Every definition on the path must allow puts at the time of the put.
-        for n in res.path:
-            d = self.queue(n)
-            if d is not None and d["PUT"] == C.MQQA_PUT_INHIBITED:
-                raise MQIError(C.MQRC_PUT_INHIBITED)
         opened = self.queue(res.path[0])
         if opened is None:
             raise MQIError(C.MQRC_Q_DELETED)
-        target = self.queue(res.queue)
-        if target is None or h.qstate is not self.queues.get(res.queue):
-            raise MQIError(C.MQRC_Q_DELETED)
         qs = h.qstate
-        length = len(body) + (XQH_LEN if res.kind == REMOTE else 0)
-        if len(body) > self.qmgr["MAXMSGL"]:
-            raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR)
-        if length > target["MAXMSGL"]:
-            raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q)
-        if qs.depth >= target["MAXDEPTH"]:
-            raise MQIError(C.MQRC_Q_FULL)
         syncpoint = bool(opts & C.MQPMO_SYNCPOINT)
-        if syncpoint and len(conn.uow) >= self.qmgr["MAXUMSGS"]:
-            raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
+        target = self._check_put(conn, res, qs, len(body), XQH_LEN if res.kind == REMOTE else 0, syncpoint)
         persistence = md.Persistence
         if persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
             persistence = opened["DEFPSIST"]
@@ -577,13 +561,7 @@ class QueueManager:
             stored_md, stored_body = msg_md, body
         self._seq += 1
         msg = Message(self._seq, stored_md, stored_body, expiry_at, bool(persistence), qs.lane_for(priority))
-        qs.last_put = now
-        if syncpoint:
-            conn.uow.append(("put", qs, msg))
-            qs.uncommitted += 1
-        else:
-            self._commit_put(conn, qs, msg)
-            self.on_available(qs.name)
+        self._enqueue(conn, qs, msg, syncpoint, now)
         if owned:
             return warning
         # Output fields, as MQ returns them.
@@ -607,21 +585,7 @@ class QueueManager:
             pmo = PMO(Options=(C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT) | C.MQPMO_SET_ALL_CONTEXT)
             self.put(conn, hobj, MD.from_bytes(md), pmo, body, owned=True)
             return
-        for n in res.path:
-            d = self.queue(n)
-            if d is not None and d["PUT"] == C.MQQA_PUT_INHIBITED:
-                raise MQIError(C.MQRC_PUT_INHIBITED)
-        target = self.queue(res.queue)
-        if target is None or qs is not self.queues.get(res.queue):
-            raise MQIError(C.MQRC_Q_DELETED)
-        if len(body) > self.qmgr["MAXMSGL"]:
-            raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR)
-        if len(body) > target["MAXMSGL"]:
-            raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q)
-        if qs.depth >= target["MAXDEPTH"]:
-            raise MQIError(C.MQRC_Q_FULL)
-        if syncpoint and len(conn.uow) >= self.qmgr["MAXUMSGS"]:
-            raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
+        target = self._check_put(conn, res, qs, len(body), 0, syncpoint)
         expiry, priority, persistence = _MD_HOT.unpack_from(md)
         if persistence and target["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC:
             raise MQIError(C.MQRC_PERSISTENT_NOT_ALLOWED)
@@ -631,6 +595,32 @@ class QueueManager:
         msg = Message(self._seq, PackedMD.of(md), body, expiry_at, persistence == C.MQPER_PERSISTENT,
                       qs.lane_for(max(0, min(priority, 9))))
         msg._packed = md
+        self._enqueue(conn, qs, msg, syncpoint, now)
+
+    def _check_put(self, conn: Conn, res: Resolved, qs: QueueState, body_len: int, header_len: int,
+                   syncpoint: bool) -> MQObject:
+        """The checks an MQPUT makes at the time of the put; returns the target queue's definition.
+        Every definition on the path must allow puts; ``header_len`` is the MQXQH a transmission
+        queue adds."""
+        for n in res.path:
+            d = self.queue(n)
+            if d is not None and d["PUT"] == C.MQQA_PUT_INHIBITED:
+                raise MQIError(C.MQRC_PUT_INHIBITED)
+        target = self.queue(res.queue)
+        if target is None or qs is not self.queues.get(res.queue):
+            raise MQIError(C.MQRC_Q_DELETED)
+        if body_len > self.qmgr["MAXMSGL"]:
+            raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR)
+        if body_len + header_len > target["MAXMSGL"]:
+            raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q)
+        if qs.depth >= target["MAXDEPTH"]:
+            raise MQIError(C.MQRC_Q_FULL)
+        if syncpoint and len(conn.uow) >= self.qmgr["MAXUMSGS"]:
+            raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
+        return target
+
+    def _enqueue(self, conn: Conn, qs: QueueState, msg: Message, syncpoint: bool, now: float) -> None:
+        """A put message: into the unit of work, or onto the queue (and waiting getters woken)."""
         qs.last_put = now
         if syncpoint:
             conn.uow.append(("put", qs, msg))
@@ -736,10 +726,7 @@ class QueueManager:
             raise MQIError(C.MQRC_HOBJ_ERROR)
         if qs is not self.queues.get(res.queue):
             raise MQIError(C.MQRC_Q_DELETED)
-        for n in res.path:
-            d = self.queue(n)
-            if d is not None and d["GET"] == C.MQQA_GET_INHIBITED:
-                raise MQIError(C.MQRC_GET_INHIBITED)
+        self._check_get_allowed(res)
         match_opts = gmo.MatchOptions if gmo.Version >= C.MQGMO_VERSION_2 else (
             C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID)
         if match_opts & ~0x3F:
@@ -860,6 +847,13 @@ class QueueManager:
         gmo.SegmentStatus = C.MQSS_NOT_A_SEGMENT
         gmo.ReturnedLength = returned
 
+    def _check_get_allowed(self, res: Resolved) -> None:
+        """GET(DISABLED) on any definition along the resolution path stops an MQGET (2016)."""
+        for n in res.path:
+            d = self.queue(n)
+            if d is not None and d["GET"] == C.MQQA_GET_INHIBITED:
+                raise MQIError(C.MQRC_GET_INHIBITED)
+
     def _discard_expired(self, msg: Message) -> None:
         if msg.persistent:
             self.store.append(("del", msg.seq))
@@ -924,16 +918,12 @@ class QueueManager:
         res, qs = h.res, h.qstate
         if res is None or qs is None or qs is not self.queues.get(res.queue):
             raise MQIError(C.MQRC_Q_DELETED)
-        for n in res.path:
-            d = self.queue(n)
-            if d is not None and d["GET"] == C.MQQA_GET_INHIBITED:
-                raise MQIError(C.MQRC_GET_INHIBITED)
+        self._check_get_allowed(res)
         if self.quiescing and gmo.Options & C.MQGMO_FAIL_IF_QUIESCING:
             raise MQIError(C.MQRC_Q_MGR_QUIESCING)
         now = self.clock.now()
         out: list[tuple[bytes, bytes, bool]] = []
         held = h.read_ahead
-        lanes = qs.lanes
         size = 0
         if syncpoint:
             room = self.qmgr["MAXUMSGS"] - len(conn.uow)
@@ -942,14 +932,9 @@ class QueueManager:
             max_msgs = min(max_msgs, room)
         uow = conn.uow
         while len(out) < max_msgs and size < max_bytes:
-            top = qs.top
-            while top > 0 and not lanes[top]:
-                top -= 1
-            qs.top = top
-            lane = lanes[top]
-            if not lane:
+            m = qs.first_fast()
+            if m is None:
                 break
-            m = lane[0]
             if m.expiry_at is not None and now >= m.expiry_at:
                 qs.remove(m)
                 self._discard_expired(m)
@@ -960,8 +945,7 @@ class QueueManager:
                     conn.ticket = self.store.append(("del", m.seq))
                     out.append((self._out_md(m, now), m.body, False))
                 break
-            lane.popleft()
-            qs.visible -= 1
+            qs.remove(m)
             held.append((m, syncpoint))
             if syncpoint:
                 uow.append(("get", qs, m))
@@ -985,27 +969,16 @@ class QueueManager:
         res, qs = h.res, h.qstate
         if res is None or qs is None or qs is not self.queues.get(res.queue) or not h.options & INPUT_OPTS:
             raise MQIError(C.MQRC_HOBJ_ERROR)
-        for n in res.path:
-            d = self.queue(n)
-            if d is not None and d["GET"] == C.MQQA_GET_INHIBITED:
-                raise MQIError(C.MQRC_GET_INHIBITED)
+        self._check_get_allowed(res)
         now = self.clock.now()
         out: list[tuple[bytes, bytes]] = []
-        lanes = qs.lanes
         while len(out) < max_msgs:
-            top = qs.top
-            while top > 0 and not lanes[top]:
-                top -= 1
-            qs.top = top
-            lane = lanes[top]
-            if not lane:
+            m = qs.first_fast()
+            if m is None or m.persistent:
                 break
-            m = lane[0]
-            if m.persistent:
-                break
-            lane.popleft()
-            qs.visible -= 1
+            qs.remove(m)
             if m.expiry_at is not None and now >= m.expiry_at:
+                self._discard_expired(m)
                 continue
             out.append((self._out_md(m, now), m.body))
         qs.deq += len(out)
