@@ -180,11 +180,18 @@ class ChannelManager:
             if bool(rec.get("stopped")) == stopped:
                 return
             rec["stopped"] = stopped
-            conn = qm.connect("chstop", C.MQAT_QMGR)
-            qm.set_chsync(conn, name, rec)
-            ticket = conn.ticket
-            qm.disconnect(conn)
+            ticket = self._save_chsync(name, rec)
         self.srv.store.sync(ticket)
+
+    def _save_chsync(self, name: str, rec: dict[str, Any]) -> Any:
+        """Write a channel's synchronisation record as the queue manager (engine lock held);
+        return the store ticket to wait on once the lock is let go."""
+        qm = self.srv.qm
+        conn = qm.connect("chsync", C.MQAT_QMGR)
+        qm.set_chsync(conn, name, rec)
+        ticket = conn.ticket
+        qm.disconnect(conn)
+        return ticket
 
     def ping_channel(self, name: str) -> str | None:
         chl = self.srv.qm.lookup("CHANNEL", name)
@@ -229,10 +236,7 @@ class ChannelManager:
             rec.pop("partner", None)
             if chl.kind in SENDING:
                 rec["reset"] = True
-            conn = qm.connect("chreset", C.MQAT_QMGR)
-            qm.set_chsync(conn, name, rec)
-            ticket = conn.ticket
-            qm.disconnect(conn)
+            ticket = self._save_chsync(name, rec)
         self.srv.store.sync(ticket)
         return None
 
@@ -301,10 +305,7 @@ class ChannelManager:
         if req.get("reset") or rec.get("partner") != partner:
             new = dict(rec, seq=mine_seq, partner=partner, window=window)
             with srv.lock:
-                conn = qm.connect("chaccept", C.MQAT_QMGR)
-                qm.set_chsync(conn, name, new)
-                ticket = conn.ticket
-                qm.disconnect(conn)
+                ticket = self._save_chsync(name, new)
             srv.store.sync(ticket)
         mine_luwid = str(rec.get("luwid", ""))
         status = ChannelStatus(name, chl.kind, "RUNNING", "RECEIVE", conname=session.peer, rqmname=partner,
