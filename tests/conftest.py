@@ -2,9 +2,7 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
-import sys
 from dataclasses import dataclass
 
 import pytest
@@ -15,20 +13,13 @@ from mqlite.engine.clock import FakeClock
 from mqlite.engine.qmgr import QueueManager
 from mqlite.mqsc.commands import Executor
 from mqlite.store.sqlite import MemoryStore
+from mqlite.testing import free_port, run_mqlite
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def mqlite(*args: str, stdin: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
-    """Run the ``mqlite`` command as a user would."""
-    return subprocess.run([sys.executable, "-m", "mqlite.cli.main", *args], input=stdin, text=True,
-                          capture_output=True, timeout=timeout, cwd=ROOT)
+# The test helpers users get too: one copy of each.
+mqlite = run_mqlite
 
 
 class Engine:
