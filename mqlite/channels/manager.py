@@ -163,9 +163,8 @@ class ChannelManager:
         sess = self.receivers.get(name)
         if sess is not None:
             sess.kill()
-        if mca is None and sess is None and name not in self.status:
-            if not stopped:
-                return f"MQL0007E: Channel {name} is not currently active."
+        if mca is None and sess is None and name not in self.status and not stopped:
+            return f"MQL0007E: Channel {name} is not currently active."
         if stopped:
             self._set_stopped(name, True)
             self.status[name] = ChannelStatus(name, chl.kind, "STOPPED", xmitq=chl.get("XMITQ", ""))

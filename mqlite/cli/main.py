@@ -222,10 +222,6 @@ def _escape_sender(qmgr: Any, target: str, wait: float) -> Callable[[str], Any]:
     return send
 
 
-def _nothing() -> None:
-    return None
-
-
 def runmqsc(args: argparse.Namespace) -> int:
     from mqlite import pymqi
     from mqlite.mqsc.commands import Result, summary
@@ -233,7 +229,7 @@ def runmqsc(args: argparse.Namespace) -> int:
     script = sys.stdin.read()
     print("mqlite MQSC, compatible with IBM MQ runmqsc.")
     send: Callable[[str], Any] | None = None
-    closer: Callable[[], None] = _nothing
+    closer: Callable[[], None] = lambda: None
     try:
         if args.c or args.w is not None:
             # Client mode (MQSERVER) or remote administration through a local queue manager.

@@ -18,7 +18,7 @@ from mqlite.mqsc.parser import Command, MQSCSyntaxError, Param, _upto, parse
 from mqlite.objects.attrs import (CHANNEL_TYPES, CHLTYPE_VALUES, ENUM, FLAG, INT, LIST, QUEUE_KINDS, TABLE,
                                   Attr, AttrError, convert)
 from mqlite.objects.model import QMGR, MQObject, namespace
-from mqlite.objects.names import generic_match
+from mqlite.objects.names import MQSC_OPS, filter_match, generic_match
 
 OK, ERROR, SYNTAX = "ok", "error", "syntax"
 
@@ -405,8 +405,7 @@ class Executor:
         attr = next((TABLE.lookup(k, key) for k in kinds if TABLE.lookup(k, key)), None)
         if attr is None:
             raise _Syntax(cmd.text, p.text, f"{key} cannot be used in WHERE.")
-        ops = {"EQ", "NE", "LT", "GT", "LE", "GE", "LK", "NL"}
-        if op not in ops:
+        if op not in MQSC_OPS:
             raise _Syntax(cmd.text, p.text, f"{op} is not a WHERE operator.")
         if attr.kind == INT:
             try:
@@ -427,10 +426,8 @@ class Executor:
                 return False
             v = values[attr.name]
             if op in ("LK", "NL"):
-                hit = generic_match(str(want).upper(), str(v).upper())
-                return hit if op == "LK" else not hit
-            return {"EQ": v == want, "NE": v != want, "LT": v < want, "GT": v > want,
-                    "LE": v <= want, "GE": v >= want}[op]
+                return filter_match(MQSC_OPS[op], str(v).upper(), str(want).upper())
+            return filter_match(MQSC_OPS[op], v, want)
         test.attr = attr.name  # type: ignore[attr-defined]
         return test
 

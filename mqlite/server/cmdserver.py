@@ -20,7 +20,7 @@ from mqlite.engine.admin import AdminError
 from mqlite.engine.errors import MQIError
 from mqlite.objects.attrs import CHLTYPE_VALUES, ENUM, FLAG, INT, LIST, QTYPE_VALUES, TABLE, Attr, AttrError, convert
 from mqlite.objects.model import QMGR, MQObject
-from mqlite.objects.names import generic_match
+from mqlite.objects.names import filter_match, generic_match
 
 if TYPE_CHECKING:
     from mqlite.server.server import QMServer
@@ -233,20 +233,12 @@ class CommandServer(threading.Thread):
                 raise CommandError(F.MQRCCF_CFIF_PARM_ID_ERROR if ptype == F.MQCFT_INTEGER_FILTER
                                    else F.MQRCCF_CFSF_PARM_ID_ERROR, sel)
             want = flt.value if ptype == F.MQCFT_INTEGER_FILTER else _s(flt.value)
-            op = flt.operator
-            if op in (F.MQCFOP_LIKE, F.MQCFOP_NOT_LIKE):
-                hit = generic_match(str(want), str(have))
-                ok = hit if op == F.MQCFOP_LIKE else not hit
-            else:
-                try:
-                    ok = {F.MQCFOP_EQUAL: have == want, F.MQCFOP_NOT_EQUAL: have != want, F.MQCFOP_LESS: have < want,
-                          F.MQCFOP_GREATER: have > want, F.MQCFOP_NOT_LESS: have >= want,
-                          F.MQCFOP_NOT_GREATER: have <= want}[op]
-                except (KeyError, TypeError):
-                    raise CommandError(F.MQRCCF_CFIF_OPERATOR_ERROR if ptype == F.MQCFT_INTEGER_FILTER
-                                       else F.MQRCCF_CFSF_OPERATOR_ERROR, sel) from None
-            if not ok:
-                return False
+            try:
+                if not filter_match(flt.operator, have, want):
+                    return False
+            except (KeyError, TypeError):
+                raise CommandError(F.MQRCCF_CFIF_OPERATOR_ERROR if ptype == F.MQCFT_INTEGER_FILTER
+                                   else F.MQRCCF_CFSF_OPERATOR_ERROR, sel) from None
         return True
 
     def admin(self, fn: Callable[..., Any], *args: Any) -> Any:
