@@ -817,10 +817,9 @@ class PCFExecute(QueueManager):
                  model_queue_name: bytes = b"SYSTEM.DEFAULT.MODEL.QUEUE", dynamic_queue_name: bytes = b"PYMQPCF.*",
                  command_queue_name: bytes = b"SYSTEM.ADMIN.COMMAND.QUEUE", response_wait_interval: int = 5000,
                  convert: bool = False, command_queue_qmgr: bytes = b"") -> None:
-        self._owner: QueueManager | None = None
         if isinstance(name, QueueManager):
-            self._owner = name
-            self.__dict__.update({k: v for k, v in name.__dict__.items()})
+            # pymqi's form PCFExecute(qmgr): share that connection; it stays the caller's to end
+            self.__dict__.update(name.__dict__)
             self.disconnect_on_exit = False
         else:
             super().__init__(name, disconnect_on_exit)
@@ -893,14 +892,12 @@ class PCFExecute(QueueManager):
     stringifyKeys = stringify_keys
 
     def disconnect(self) -> None:
+        """As pymqi's: closes the reply queue only. A connection this object made itself ends with
+        ``QueueManager.disconnect(pcf)`` or when it is collected (disconnect_on_exit)."""
         try:
             self._reply_queue.close()
         except (MQMIError, PYIFError):
             pass
-        if self._owner is None:
-            super().disconnect()
-        else:
-            self._transport = None
 
 
 def connect(queue_manager: str, channel: str | None = None, conn_info: str | None = None,
