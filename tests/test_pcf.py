@@ -227,6 +227,8 @@ def test_runmqsc_client_mode_and_remote_administration(harness, monkeypatch):
     r = run_mqlite("runmqsc", "-c", "QM1", stdin="DEFINE QLOCAL(VIA.CLIENT)\n")
     assert r.returncode == 10 and "AMQ8150E" in r.stdout
     monkeypatch.delenv("MQSERVER")
+    r = run_mqlite("runmqsc", "-c", "QM1", stdin="DISPLAY QMGR\n")      # -c without a client channel
+    assert r.returncode == 20 and "AMQ8146E" in r.stdout
     r = run_mqlite("runmqsc", "-w", "20", "-m", "QM1", "QM2", stdin="DEFINE QLOCAL(MADE.REMOTELY)\nPING QMGR\n")
     assert r.returncode == 0, r.stdout
     assert "Starting MQSC for queue manager QM2." in r.stdout and "AMQ8006I" in r.stdout

@@ -234,6 +234,9 @@ def runmqsc(args: argparse.Namespace) -> int:
         if args.c or args.w is not None:
             # Client mode (MQSERVER) or remote administration through a local queue manager.
             local = args.m if args.w is not None else qmgr
+            if args.c and not os.environ.get("MQSERVER"):
+                # -c is a client connection; without a channel definition there is none to make
+                raise TransportError(pymqi.CMQC.MQRC_Q_MGR_NAME_ERROR, "runmqsc -c needs MQSERVER")
             conn = pymqi.QueueManager(None)
             conn.connect(local)       # MQSERVER makes it a client connection, as with MQ
             send = _escape_sender(conn, qmgr if args.w is not None else "", args.w if args.w else 30.0)
