@@ -15,8 +15,11 @@ OUT = C.MQOO_OUTPUT
 
 
 class View:
-    def __init__(self, defs: dict[str, tuple[str, dict[str, Any]]], defxmitq: str = "") -> None:
+    def __init__(self, defs: dict[str, tuple[str, dict[str, Any]]], defxmitq: str = "",
+                 cluster_queues: set[str] | None = None, cluster_qmgrs: dict[str, str] | None = None) -> None:
         self.qmgr_name = "QM1"
+        self.cluster_queues = cluster_queues or set()      # names with instances on other queue managers
+        self.cluster_qmgrs = cluster_qmgrs or {}           # cluster queue manager -> its CLUSRCVR
         self.defs = {}
         for name, (kind, attrs) in defs.items():
             obj = MQObject(kind, name, TABLE.defaults(kind))
@@ -29,6 +32,13 @@ class View:
 
     def qmgr_attr(self, key: str):
         return self.attrs[key]
+
+    def cluster_queue(self, name: str) -> bool:
+        return name in self.cluster_queues
+
+    def cluster_route(self, qmgr: str):
+        ch = self.cluster_qmgrs.get(qmgr)
+        return None if ch is None else ("SYSTEM.CLUSTER.TRANSMIT.QUEUE", ch)
 
 
 XQ = {"USAGE": C.MQUS_TRANSMISSION}

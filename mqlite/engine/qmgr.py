@@ -20,7 +20,11 @@ from mqlite.cmq.structs import GMO, MD, OD, PMO, PackedMD, pad, text
 from mqlite.engine.clock import Clock, IdGenerator
 from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import Message, QueueState, matcher
-from mqlite.engine.resolve import LOCAL, MODEL, REMOTE, Resolved, resolve
+from mqlite.engine import wlm
+from mqlite.engine.cluster import ClusterPending, ClusterState, correl_of
+from mqlite.engine.repository import QMGR as CL_QMGR
+from mqlite.engine.repository import QUEUE as CL_QUEUE
+from mqlite.engine.resolve import CLUSTER, LOCAL, MODEL, NEEDS_LOCAL, REMOTE, Resolved, resolve
 from mqlite.objects.attrs import QTYPE_VALUES, TABLE
 from mqlite.objects.model import QMGR, QUEUE, MQObject, system_default_objects
 from mqlite.objects.names import valid_name
@@ -81,6 +85,8 @@ class Handle:
     read_ahead: deque[tuple[Message, bool]] = field(default_factory=deque)
     async_put: bool = False         # DEFPRESP(ASYNC) of the queue opened
     read_ahead_ok: bool = False     # MQOO_READ_AHEAD, or DEFREADA(YES) of the queue opened
+    bind: int = C.MQBND_BIND_ON_OPEN   # a cluster queue's binding (res.kind CLUSTER)
+    group_target: tuple[Resolved, QueueState] | None = None   # BIND_ON_GROUP: the group's instance
 
 
 @dataclass
@@ -98,6 +104,7 @@ class Conn:
     put_fail: int = 0
     first_error: tuple[int, int, str] | None = None  # (comp, reason, object) of the first failed async put
     uow_failed: bool = False        # an asynchronous put inside the unit of work failed: commit backs out
+    cluster_waited: bool = False    # MQOPEN already waited for a full repository's answer
     user12: bytes = b""             # UserIdentifier and PutApplName as they go into every MQMD
     appl28: bytes = b""
 
@@ -136,6 +143,8 @@ class QueueManager:
         self.on_available: Callable[[str], None] = lambda q: None
         self.on_object_changed: Callable[[MQObject | None, str, str], None] = lambda o, ns, n: None
         self.log: Callable[[str], None] = lambda s: None
+        self.cluster = ClusterState(self)
+        self._cl_targets: dict[tuple[Any, ...], tuple[Resolved, QueueState]] = {}
 
     # --- creation and recovery ------------------------------------------------------------------
     def create(self, deadq: str = "", qmid: str | None = None) -> int:
@@ -183,6 +192,15 @@ class QueueManager:
     def qmgr_attr(self, key: str) -> Any:
         return self.qmgr.attrs[key]
 
+    def cluster_queue(self, name: str) -> bool:
+        cl = self.cluster
+        return cl.active and cl.remote_instances(name)
+
+    def cluster_route(self, qmgr: str) -> tuple[str, str] | None:
+        cl = self.cluster
+        channel = cl.route(qmgr) if cl.active else None
+        return None if channel is None else (cl.xmitq_now(channel), channel)
+
     def lookup(self, ns: str, name: str) -> MQObject | None:
         if ns == QMGR:
             return self.qmgr
@@ -214,6 +232,7 @@ class QueueManager:
         self._stamp(obj, created=True)
         self._register(obj)
         self.save(obj)
+        self.cluster.changed()
         self.on_object_changed(obj, obj.objtype, obj.name)
 
     def replace_object(self, obj: MQObject) -> None:
@@ -230,6 +249,7 @@ class QueueManager:
             if qs is not None and qs.fifo != (obj["MSGDLVSQ"] == C.MQMDS_FIFO):
                 qs.reorder(obj["MSGDLVSQ"] == C.MQMDS_FIFO)
         self.save(obj)
+        self.cluster.changed()
         self.on_object_changed(obj, obj.objtype, obj.name)
 
     def remove_object(self, obj: MQObject, purge: bool = True) -> None:
@@ -240,6 +260,7 @@ class QueueManager:
             self.store.append(("purge", obj.name))
         if not (obj.kind == "QLOCAL" and obj["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC):
             self.store.append(("objdel", ns, obj.name))
+        self.cluster.changed()
         self.on_object_changed(None, ns, obj.name)
 
     def in_use(self, name: str) -> bool:
@@ -312,8 +333,14 @@ class QueueManager:
             raise MQIError(C.MQRC_OBJECT_TYPE_ERROR)
         if not name or not valid_name(name):
             raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
-        res = resolve(self, name, qmname, options)
+        res = self._resolve(conn, name, qmname, options)
         obj = self.queue(res.path[0]) if res.path else None
+        if res.kind == CLUSTER:
+            return self._open_cluster(conn, od, options, res, obj)
+        if options & C.MQOO_OUTPUT and res.kind == LOCAL and conn.appl_type != C.MQAT_QMGR \
+                and self.cluster.is_cluster_xmitq(res.queue):
+            # Only the queue manager puts to a cluster transmission queue (with the channel's CorrelId).
+            raise MQIError(C.MQRC_XMIT_Q_USAGE_ERROR, detail=f"{res.queue} is a cluster transmission queue")
         dynamic_owner = False
         if res.kind == MODEL:
             created = self._instantiate_model(conn, od, self.queue(res.queue))  # type: ignore[arg-type]
@@ -356,6 +383,96 @@ class QueueManager:
         od.ResolvedQMgrName = pad(self.name if (options & C.MQOO_RESOLVE_LOCAL_Q and res.kind == REMOTE)
                                   else res.resolved_qm, 48)
         return h
+
+    def _resolve(self, conn: Conn, name: str, qmname: str, options: int) -> Resolved:
+        """Name resolution, with the cluster's part: the first use of a name that is not defined
+        here subscribes to it at the full repositories; while none has answered, the caller may
+        wait for the answer (ClusterPending), after which an unknown name is 2085, or 2189 when no
+        full repository answered at all."""
+        cl = self.cluster
+        if not cl.active:
+            return resolve(self, name, qmname, options)
+        remote_qm = bool(qmname) and qmname != self.name
+        kind, what = (CL_QMGR, qmname) if remote_qm else (CL_QUEUE, name)
+        answered = True
+        if self.queue(what) is None and not (remote_qm and cl.route(qmname)):
+            answered = cl.interest(kind, what)
+        try:
+            return resolve(self, name, qmname, options)
+        except MQIError as e:
+            unknown = e.reason in (C.MQRC_UNKNOWN_OBJECT_NAME, C.MQRC_UNKNOWN_REMOTE_Q_MGR)
+            if not unknown or answered or (not remote_qm and options & NEEDS_LOCAL):
+                raise
+            if not conn.cluster_waited:
+                raise ClusterPending(what) from None
+            if not cl.repo.any_answered(kind, what):
+                raise MQIError(C.MQRC_CLUSTER_RESOLUTION_ERROR, detail=f"no full repository answered for {what}") \
+                    from None
+            raise
+
+    def _open_cluster(self, conn: Conn, od: OD, options: int, res: Resolved, obj: MQObject | None) -> Handle:
+        """MQOPEN of a cluster queue (or clustered queue-manager alias) for output or inquire:
+        BIND_ON_OPEN chooses the instance now; NOT_FIXED and ON_GROUP at MQPUT."""
+        defbind = obj["DEFBIND"] if obj is not None else self._cluster_attr(res, "DEFBIND", C.MQBND_BIND_ON_OPEN)
+        bind = wlm.binding(options, defbind)
+        if bind == C.MQBND_BIND_ON_OPEN and options & C.MQOO_OUTPUT:
+            target, qs = self._cluster_target(res)
+            h = self._new_handle(conn, text(od.ObjectName), obj, options, target, qs)
+            qs.output += 1
+            for n in target.path:
+                q = self.queues.get(n)
+                if q is not None:
+                    q.refs += 1
+            od.ResolvedQName = pad(target.resolved_q, 48)
+            od.ResolvedQMgrName = pad(target.resolved_qm, 48)
+        else:
+            h = self._new_handle(conn, text(od.ObjectName), obj, options, res, None)
+            for n in res.path:
+                q = self.queues.get(n)
+                if q is not None:
+                    q.refs += 1
+            od.ResolvedQName = pad(res.resolved_q, 48)
+            od.ResolvedQMgrName = BLANK48
+        h.bind = bind
+        first = self.queue(res.path[0]) if res.path else None
+        h.async_put = first is not None and first["DEFPRESP"] == C.MQPRT_ASYNC_RESPONSE
+        return h
+
+    def _cluster_attr(self, res: Resolved, key: str, default: Any) -> Any:
+        """An attribute of a cluster queue with no local definition, from any live instance's record."""
+        for rec in self.cluster.repo.lookup(CL_QUEUE, res.remote_qm or res.resolved_q):
+            if key in rec.attrs:
+                return rec.attrs[key]
+        return default
+
+    def _cluster_target(self, res: Resolved) -> tuple[Resolved, QueueState]:
+        """Run the workload algorithm: the concrete destination of one message (or of a
+        BIND_ON_OPEN handle), as a resolution to a local queue or a cluster transmission queue."""
+        cl = self.cluster
+        cname = res.remote_qm or res.resolved_q
+        d = cl.choose(cname)
+        key = (res, d, cl.gen)
+        hit = self._cl_targets.get(key)
+        if hit is not None and self.queues.get(hit[0].queue) is hit[1]:
+            return hit
+        if d.local:
+            if res.remote_qm:
+                # A clustered queue-manager alias hosted here: resolve through it.
+                target = resolve(self, res.resolved_q, res.remote_qm, C.MQOO_OUTPUT)
+            else:
+                target = Resolved(LOCAL, cname, cname, self.name, res.path or (cname,))
+        else:
+            xq = cl.xmitq_now(d.channel)
+            dest_qm = res.remote_qm or d.qmgr
+            target = Resolved(REMOTE, xq, res.resolved_q, dest_qm, res.path + (xq,), res.resolved_q, dest_qm,
+                              d.channel)
+        qs = self.queues.get(target.queue)
+        if qs is None:
+            raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME, detail=target.queue)
+        if len(self._cl_targets) > 4096:
+            self._cl_targets.clear()
+        self._cl_targets[key] = (target, qs)
+        return target, qs
 
     def _check_open_options(self, options: int) -> None:
         if options & ~VALID_OO:
@@ -454,6 +571,11 @@ class QueueManager:
     def _release(self, h: Handle) -> None:
         qs = h.qstate
         if qs is None:
+            if h.res is not None:
+                for n in h.res.path:
+                    q = self.queues.get(n)
+                    if q is not None:
+                        q.refs -= 1
             return
         if h.input_mode == "X":
             qs.input_exclusive -= 1
@@ -517,11 +639,17 @@ class QueueManager:
         if md.MsgType == C.MQMT_REQUEST and not text(md.ReplyToQ):
             raise MQIError(C.MQRC_MISSING_REPLY_TO_Q)
         res = h.res
-        assert res is not None and h.qstate is not None
-        opened = self.queue(res.path[0])
-        if opened is None:
-            raise MQIError(C.MQRC_Q_DELETED)
-        qs = h.qstate
+        assert res is not None
+        if res.kind == CLUSTER:
+            res, qs = self._cluster_put_target(h, res, md, opts)
+            opened = self.queue(res.path[0]) if res.kind == LOCAL else None
+            if opened is None:
+                opened = self._cluster_defaults(h)
+        else:
+            qs = h.qstate  # type: ignore[assignment]
+            opened = self.queue(res.path[0])
+            if opened is None:
+                raise MQIError(C.MQRC_Q_DELETED)
         syncpoint = bool(opts & C.MQPMO_SYNCPOINT)
         target = self._check_put(conn, res, qs, len(body), XQH_LEN if res.kind == REMOTE else 0, syncpoint)
         persistence = md.Persistence
@@ -574,6 +702,29 @@ class QueueManager:
         pmo.ResolvedQName = pad(res.resolved_q, 48)
         pmo.ResolvedQMgrName = pad(res.resolved_qm, 48)
         return warning
+
+    def _cluster_put_target(self, h: Handle, res: Resolved, md: MD, opts: int) -> tuple[Resolved, QueueState]:
+        """The instance for this MQPUT on a NOT_FIXED or ON_GROUP handle."""
+        if not self.cluster.remote_instances(res.remote_qm or res.resolved_q) and \
+                self.cluster.local_destination(res.resolved_q) is None:
+            raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME, detail=f"{res.resolved_q} is no longer a cluster queue")
+        in_group = bool(md.MsgFlags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP))
+        logical = bool(opts & C.MQPMO_LOGICAL_ORDER)
+        if wlm.chooses_at_put(h.bind, in_group, logical, h.put_group is None) or h.group_target is None:
+            target = self._cluster_target(res)
+        else:
+            target = h.group_target
+        if h.bind == C.MQBND_BIND_ON_GROUP and in_group and logical:
+            h.group_target = None if md.MsgFlags & C.MQMF_LAST_MSG_IN_GROUP else target
+        return target
+
+    def _cluster_defaults(self, h: Handle) -> MQObject:
+        """DEFPSIST and DEFPRTY of a cluster queue with no local definition: from its records."""
+        assert h.res is not None
+        obj = MQObject("QLOCAL", h.res.resolved_q, TABLE.defaults("QLOCAL"))
+        for key in ("DEFPSIST", "DEFPRTY", "PUT"):
+            obj.attrs[key] = self._cluster_attr(h.res, key, obj.attrs[key])
+        return obj
 
     def put_packed(self, conn: Conn, hobj: int, md: bytes, body: bytes, syncpoint: bool) -> None:
         """MQPUT with MQPMO_SET_ALL_CONTEXT of a descriptor that is already complete and packed
@@ -696,6 +847,9 @@ class QueueManager:
         packed = md.pack()
         outer = md.copy()
         outer.__dict__["Format"] = C.MQFMT_XMIT_Q_HEADER
+        if res.channel:
+            outer.__dict__["CorrelId"] = correl_of(res.channel)
+            self.cluster.wake_channel(res.channel)
         return outer, header + packed[:C.MQMD_LENGTH_1] + body
 
     # --- MQGET ------------------------------------------------------------------------------------

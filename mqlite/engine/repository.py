@@ -225,6 +225,10 @@ class Repository:
             answered = answered and sub.answered
         return answered
 
+    def any_answered(self, kind: str, name: str) -> bool:
+        """Whether a full repository answered a subscription to ``name`` in any cluster."""
+        return any(sub.answered for (_c, k, n), sub in self.subs.items() if k == kind and n == name)
+
     def _subscribe(self, cluster: str, kind: str, name: str) -> Subscription:
         targets = self.full_repositories(cluster)[:FULL_REPOS_PER_PUBLICATION]
         sub = Subscription(cluster, kind, name, self.clock(), targets)
@@ -268,10 +272,16 @@ class Repository:
             return                       # nothing new: stop here, so republication cannot loop
         self._put(rec)
         k = rec.key
+        new_full = (k.kind == QMGR and rec.attrs.get("QMTYPE") == "REPOS" and not rec.deleted
+                    and (old is None or old.attrs.get("QMTYPE") != "REPOS" or old.deleted))
         if k.cluster in self.full_for:
             self._spread(rec, came_from)
             if old is None and k.kind == QMGR and came_from == k.owner:
                 self._welcome(k.cluster, k.owner)
+            if new_full and came_from == k.owner:
+                self._catch_up(k.cluster, k.owner)
+        elif new_full and k.owner in self.full_repositories(k.cluster)[:FULL_REPOS_PER_PUBLICATION]:
+            self._introduce(k.cluster, k.owner)
         elif k.kind == QUEUE and not rec.deleted and (k.cluster, QMGR, k.owner) not in self.subs:
             # a partial needs the host's own record (its CLUSRCVR: where and how to send) too
             self._subscribe(k.cluster, QMGR, k.owner)
@@ -283,6 +293,25 @@ class Repository:
                  if k.cluster == cluster and k.kind == QMGR and r.attrs.get("QMTYPE") == "REPOS" and self.live(r)]
         if fulls:
             self.outbox.append((newcomer, {"type": "publish", "from": self.qmgr, "records": fulls}))
+
+    def _catch_up(self, cluster: str, full: str) -> None:
+        """Another full repository appeared (new, or promoted): send it everything held for the
+        cluster, so that all full repositories hold the same."""
+        recs = [r.to_wire() for k, r in sorted(self.records.items()) if k.cluster == cluster and k.owner != full]
+        if recs:
+            self.outbox.append((full, {"type": "publish", "from": self.qmgr, "records": recs}))
+
+    def _introduce(self, cluster: str, full: str) -> None:
+        """A partial repository learnt a full repository it should use: publish its own records
+        there, and the subscriptions that went to fewer than two full repositories."""
+        own = [r.to_wire() for k, r in sorted(self.records.items()) if k.cluster == cluster and k.owner == self.qmgr]
+        if own:
+            self.outbox.append((full, {"type": "publish", "from": self.qmgr, "records": own}))
+        for (cl, kind, name), sub in sorted(self.subs.items()):
+            if cl == cluster and full not in sub.targets and len(sub.targets) < FULL_REPOS_PER_PUBLICATION:
+                sub.targets.append(full)
+                self.outbox.append((full, {"type": "subscribe", "from": self.qmgr, "cluster": cl, "kind": kind,
+                                           "name": name, "expires": sub.expires}))
 
     def _held_subscription(self, msg: dict[str, Any]) -> None:
         who, cluster, kind, name = msg["from"], msg["cluster"], msg["kind"], msg["name"]

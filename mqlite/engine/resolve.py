@@ -6,8 +6,11 @@ instantiate, or a transmission queue with the remote destination for the MQXQH) 
 definition on the way, so the engine can check PUT(DISABLED) along the whole path and keep the
 definitions in use while the handle is open.
 
-Cluster rows (cluster queues, cluster queue managers, clustered aliases) are added by the cluster
-layer through the same steps; on a queue manager outside any cluster they never match.
+Cluster rows ask the view two questions: is a name a cluster queue with instances elsewhere
+(``cluster_queue``), and which cluster-sender channel and transmission queue reach a cluster queue
+manager (``cluster_route``). A cluster queue resolves to CLUSTER: the instance is chosen by the
+workload algorithm at MQOPEN or MQPUT, outside this function. On a queue manager outside any cluster
+those questions always answer no, and the rows never match.
 """
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ from mqlite.cmq import CMQC
 from mqlite.engine.errors import MQIError
 from mqlite.objects.model import MQObject
 
-LOCAL, MODEL, REMOTE = "local", "model", "remote"
+LOCAL, MODEL, REMOTE, CLUSTER = "local", "model", "remote", "cluster"
 
 # Options that need a local queue at the end of resolution.
 NEEDS_LOCAL = (CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_INPUT_EXCLUSIVE
@@ -32,6 +35,10 @@ class View(Protocol):
 
     def qmgr_attr(self, key: str) -> Any: ...
 
+    def cluster_queue(self, name: str) -> bool: ...
+
+    def cluster_route(self, qmgr: str) -> tuple[str, str] | None: ...
+
 
 @dataclass(frozen=True)
 class Resolved:
@@ -42,6 +49,7 @@ class Resolved:
     path: tuple[str, ...]     # every queue definition passed through, ending with ``queue``
     remote_q: str = ""        # MQXQH RemoteQName when kind is REMOTE
     remote_qm: str = ""       # MQXQH RemoteQMgrName when kind is REMOTE
+    channel: str = ""         # the cluster-sender channel, when the transmission queue is a cluster one
 
 
 def resolve(view: View, name: str, qmgr: str, options: int) -> Resolved:
@@ -60,10 +68,18 @@ def _by_queue_name(view: View, name: str, options: int, path: tuple[str, ...],
     local = view.qmgr_name
     obj = view.queue(name)
     if obj is None:
+        if not options & NEEDS_LOCAL and view.cluster_queue(name):
+            # A cluster queue with no local definition: any instance, through the cluster.
+            return Resolved(CLUSTER, "", name, "", path)
         raise MQIError(CMQC.MQRC_UNKNOWN_ALIAS_BASE_Q if via_alias else CMQC.MQRC_UNKNOWN_OBJECT_NAME,
                        detail=name)
     kind = obj.kind
     if kind == "QLOCAL":
+        if not options & NEEDS_LOCAL and not via_remote and (obj["CLUSTER"] or obj["CLUSNL"]) \
+                and view.cluster_queue(name):
+            # The local instance of a cluster queue that has others: the workload algorithm decides
+            # (CLWLUSEQ, put-disabled instances), the local instance among them.
+            return Resolved(CLUSTER, name, name, "", path + (name,))
         return Resolved(LOCAL, name, name, local, path + (name,))
     if kind == "QMODEL":
         if via_alias or via_remote:
@@ -120,6 +136,12 @@ def _by_qmgr_name(view: View, qname: str, qmgr: str, path: tuple[str, ...], alia
         return Resolved(REMOTE, qmgr, qname, qmgr, path + (qmgr,), qname, qmgr)
     if obj is not None and not alias_used:
         raise MQIError(CMQC.MQRC_XMIT_Q_TYPE_ERROR, detail=f"{qmgr} is not a local queue")
+    route = view.cluster_route(qmgr)
+    if route is not None:
+        # A cluster queue manager: its cluster-sender channel, whatever cluster it shares, ahead of
+        # the default transmission queue.
+        xq, channel = route
+        return Resolved(REMOTE, xq, qname, qmgr, path + (xq,), qname, qmgr, channel)
     defxmitq = view.qmgr_attr("DEFXMITQ")
     if not defxmitq:
         raise MQIError(CMQC.MQRC_UNKNOWN_REMOTE_Q_MGR, detail=qmgr)

@@ -1,0 +1,486 @@
+"""A queue manager's part in its clusters, without I/O.
+
+:class:`ClusterState` sits between the queue manager's definitions and the sans-IO
+:class:`~mqlite.engine.repository.Repository`:
+
+- it turns the local definitions into the records this queue manager publishes (one queue-manager
+  record per cluster of each CLUSRCVR, one queue record per cluster of each clustered queue) and
+  publishes what changed (:meth:`sync`);
+- it answers the questions name resolution and MQPUT ask: is a name a cluster queue, which route
+  reaches a cluster queue manager, which instance gets the next message (the workload algorithm
+  over :meth:`Repository.destinations`), which transmission queue a cluster-sender channel uses;
+- it builds the auto-defined CLUSSDR channels from the CLUSRCVR records of other queue managers;
+- it hands the server's repository-manager thread what must be sent (:meth:`outgoing`), as
+  (channel, remote queue manager, message) triples.
+
+Transmission queues: by default every cluster-sender channel takes its messages from
+SYSTEM.CLUSTER.TRANSMIT.QUEUE by CorrelId (the channel name); with DEFCLXQ(CHANNEL) each channel has
+its own permanent dynamic SYSTEM.CLUSTER.TRANSMIT.<channel> made from the model queue; a local
+transmission queue whose CLCHNAME matches the channel name (``*`` anywhere) takes precedence over
+both. When several CLCHNAME values match, the most specific wins: an exact name first, then the
+pattern whose literal characters come first reading left to right (at the first position where the
+patterns differ, a literal character beats ``*``), then the longer pattern, then the queue name.
+A channel's association changes only when it starts (nothing is in flight then), and the messages
+for it on its previous queue move to the new one in the same step.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from mqlite.cmq import CMQC as C
+from mqlite.cmq import CMQCFC as F
+from mqlite.engine import wlm
+from mqlite.engine.errors import MQIError
+from mqlite.engine.repository import QMGR, QUEUE, Record, Repository
+from mqlite.objects.attrs import TABLE
+from mqlite.objects.model import MQObject
+from mqlite.objects.names import wildcard_match
+
+if TYPE_CHECKING:
+    from mqlite.engine.qmgr import QueueManager
+
+SCTQ = "SYSTEM.CLUSTER.TRANSMIT.QUEUE"
+CMDQ = "SYSTEM.CLUSTER.COMMAND.QUEUE"
+XMIT_MODEL = "SYSTEM.CLUSTER.TRANSMIT.MODEL.QUEUE"
+XMIT_PREFIX = "SYSTEM.CLUSTER.TRANSMIT."
+RESOLVE_WAIT = 10.0          # seconds an MQOPEN waits for a full repository's answer
+REJOIN_GUARD = 10.0          # seconds a full repository ignores a queue manager it force-removed
+
+# CLUSRCVR attributes an auto-defined CLUSSDR takes over (besides CONNAME), and the workload ones.
+CHANNEL_ATTRS = ("CONNAME", "BATCHSZ", "BATCHINT", "DISCINT", "HBINT", "SHORTRTY", "SHORTTMR", "LONGRTY",
+                 "LONGTMR", "MRRTY", "MRTMR", "NPMSPEED", "MAXMSGL", "SEQWRAP", "USEDLQ", "DESCR",
+                 "CLWLRANK", "CLWLPRTY", "CLWLWGHT", "NETPRTY")
+QUEUE_ATTRS = ("DESCR", "PUT", "DEFBIND", "DEFPSIST", "DEFPRTY", "DEFPRESP", "CLWLRANK", "CLWLPRTY")
+CLUSQT = {"QLOCAL": "QLOCAL", "QALIAS": "QALIAS", "QREMOTE": "QREMOTE"}
+STATE_CODE = {"INACTIVE": F.MQCHS_INACTIVE, "BINDING": F.MQCHS_BINDING, "STARTING": F.MQCHS_STARTING,
+              "RUNNING": F.MQCHS_RUNNING, "STOPPING": F.MQCHS_STOPPING, "RETRYING": F.MQCHS_RETRYING,
+              "STOPPED": F.MQCHS_STOPPED, "REQUESTING": F.MQCHS_REQUESTING, "PAUSED": F.MQCHS_PAUSED,
+              "INITIALIZING": F.MQCHS_INITIALIZING}
+USEQ = {C.MQCLWL_USEQ_LOCAL: wlm.USEQ_LOCAL, C.MQCLWL_USEQ_ANY: wlm.USEQ_ANY, C.MQCLWL_USEQ_AS_Q_MGR: wlm.USEQ_QMGR}
+
+
+class ClusterPending(MQIError):
+    """MQOPEN of a name a full repository has not answered for yet: the server waits (up to
+    RESOLVE_WAIT) for the answer and opens again; without a server to wait, it is a 2085."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(C.MQRC_UNKNOWN_OBJECT_NAME, detail=f"{name}: waiting for a full repository")
+        self.name = name
+
+
+def correl_of(channel: str) -> bytes:
+    """The CorrelId that marks a message on a cluster transmission queue for ``channel``."""
+    return channel.encode("ascii").ljust(20, b" ").ljust(24, b"\0")
+
+
+def specificity(pattern: str) -> tuple[Any, ...]:
+    """Sort key for matching CLCHNAME patterns: smaller is more specific (see the module text)."""
+    return ("*" in pattern, tuple(c == "*" for c in pattern), -len(pattern))
+
+
+class ClusterState:
+    def __init__(self, qm: "QueueManager") -> None:
+        self.qm = qm
+        self.repo = Repository(qm.name, qm.clock.now)
+        self.use = wlm.UseRecord()
+        # Set by the server: channel states for the workload algorithm, and a callback that a
+        # message now waits on a cluster transmission queue for a channel.
+        self.channel_state: Callable[[str], str] = lambda _ch: "INACTIVE"
+        self.channel_generation: Callable[[], int] = lambda: 0
+        self.wake_channel: Callable[[str], None] = lambda _ch: None
+        self.default_conname: Callable[[], str] = lambda: ""
+        self.suspended: set[str] = set()             # SUSPEND QMGR: the clusters this one is suspended in
+        self.removed: dict[str, float] = {}          # RESET CLUSTER: queue manager -> when (rejoin guard)
+        self.assoc: dict[str, str] = {}              # channel -> transmission queue it is associated with
+        self.unrouted: list[tuple[str, dict[str, Any]]] = []
+        self.bootstrapped: set[tuple[str, str]] = set()
+        self._xq_cache: dict[str, str] = {}
+        self._xq_gen = -1
+        self.gen = 0                                 # grows with every local definition change
+        self._local_memo: dict[str, tuple[int, wlm.Destination | None]] = {}
+        self._req_memo: dict[tuple[Any, ...], wlm.Request] = {}
+        self._member: tuple[int, frozenset[str]] = (-1, frozenset())
+
+    # --- the local definitions ------------------------------------------------------------------
+    def changed(self) -> None:
+        self.gen += 1
+
+    def clusters_of(self, obj: MQObject | None) -> list[str]:
+        if obj is None:
+            return []
+        if obj.attrs.get("CLUSTER"):
+            return [obj["CLUSTER"]]
+        nl = obj.attrs.get("CLUSNL")
+        if nl:
+            names = self.qm.objects["NAMELIST"].get(nl)
+            return list(names["NAMES"]) if names is not None else []
+        return []
+
+    def full_for(self) -> set[str]:
+        q = self.qm.qmgr
+        if q["REPOS"]:
+            return {q["REPOS"]}
+        if q["REPOSNL"]:
+            nl = self.qm.objects["NAMELIST"].get(q["REPOSNL"])
+            return set(nl["NAMES"]) if nl is not None else set()
+        return set()
+
+    def receivers(self) -> list[MQObject]:
+        return sorted((c for c in self.qm.objects["CHANNEL"].values() if c.kind == "CLUSRCVR"), key=lambda c: c.name)
+
+    def manual_senders(self) -> list[MQObject]:
+        return sorted((c for c in self.qm.objects["CHANNEL"].values() if c.kind == "CLUSSDR"), key=lambda c: c.name)
+
+    def member_of(self) -> frozenset[str]:
+        """The clusters this queue manager is in: those of its CLUSRCVR channels."""
+        if self._member[0] != self.gen:
+            self._member = (self.gen, frozenset(c for ch in self.receivers() for c in self.clusters_of(ch)))
+        return self._member[1]
+
+    @property
+    def active(self) -> bool:
+        return bool(self.member_of()) or bool(self.repo.records)
+
+    def desired(self) -> dict[tuple[str, str, str], dict[str, Any]]:
+        """The records this queue manager should be publishing now."""
+        qm = self.qm
+        full = self.full_for()
+        out: dict[tuple[str, str, str], dict[str, Any]] = {}
+        for ch in self.receivers():
+            for c in self.clusters_of(ch):
+                a = {k: ch[k] for k in CHANNEL_ATTRS}
+                a["CONNAME"] = a["CONNAME"] or self.default_conname()
+                a.update(CHANNEL=ch.name, QMTYPE="REPOS" if c in full else "NORMAL", QMID=qm.qmgr["QMID"],
+                         SUSPEND="YES" if c in self.suspended else "NO")
+                out.setdefault((c, QMGR, qm.name), a)
+        member = {k[0] for k in out}
+        for obj in qm.objects["QUEUE"].values():
+            if obj.kind not in CLUSQT:
+                continue
+            for c in self.clusters_of(obj):
+                if c not in member:
+                    continue
+                a = {k: obj.attrs.get(k) for k in QUEUE_ATTRS if k in obj.attrs}
+                qt = CLUSQT[obj.kind]
+                if obj.kind == "QREMOTE" and not obj["RNAME"]:
+                    qt = "QMGR"
+                a.update(CLUSQT=qt, QMID=qm.qmgr["QMID"])
+                if obj.kind == "QLOCAL":
+                    a["CLWLUSEQ"] = obj["CLWLUSEQ"]
+                out[(c, QUEUE, obj.name)] = a
+        return out
+
+    def sync(self) -> None:
+        """Publish what changed in the local definitions since the last call."""
+        repo = self.repo
+        repo.full_for = self.full_for()
+        repo.manual = self.manual_targets()
+        want = self.desired()
+        mine = {(k.cluster, k.kind, k.name): r for k, r in repo.records.items() if k.owner == self.qm.name}
+        for key, attrs in sorted(want.items()):
+            r = mine.get(key)
+            if r is None or r.deleted or r.attrs != attrs:
+                repo.publish(*key, attrs)
+        for key, r in sorted(mine.items()):
+            if key not in want and not r.deleted:
+                repo.publish(*key, r.attrs, deleted=True)
+
+    def manual_targets(self) -> dict[str, list[str]]:
+        """Per cluster, the queue managers the manual CLUSSDR channels lead to (known once their
+        CLUSRCVR record has arrived: a CLUSSDR is named after its target's CLUSRCVR)."""
+        out: dict[str, list[str]] = {}
+        for ch in self.manual_senders():
+            for c in self.clusters_of(ch):
+                for rec in self._qmgr_records(c):
+                    if channel_matches(ch.name, rec.attrs.get("CHANNEL", ""), rec.key.owner):
+                        out.setdefault(c, []).append(rec.key.owner)
+        return out
+
+    def _qmgr_records(self, cluster: str | None = None) -> list[Record]:
+        return [r for k, r in sorted(self.repo.records.items())
+                if k.kind == QMGR and (cluster is None or k.cluster == cluster) and self.repo.live(r)]
+
+    # --- what to send ---------------------------------------------------------------------------
+    def bootstrap(self) -> list[tuple[str, dict[str, Any]]]:
+        """Messages for the far end of manual CLUSSDR channels whose target is not known yet: this
+        queue manager's own records, so the full repository there learns of it and answers."""
+        out = []
+        targets = self.repo.manual
+        for ch in self.manual_senders():
+            clusters = [c for c in self.clusters_of(ch) if c in self.member_of()]
+            known = any(targets.get(c) for c in clusters)
+            key = (ch.name, ch["CONNAME"])
+            if not clusters or known or key in self.bootstrapped:
+                continue
+            recs = [r.to_wire() for k, r in sorted(self.repo.records.items())
+                    if k.owner == self.qm.name and k.cluster in clusters]
+            if recs:
+                self.bootstrapped.add(key)
+                out.append((ch.name, {"type": "publish", "from": self.qm.name, "records": recs}))
+        return out
+
+    def outgoing(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """What the repository manager must send now: (channel, queue manager, message)."""
+        out: list[tuple[str, str, dict[str, Any]]] = [(ch, "", m) for ch, m in self.bootstrap()]
+        pending, self.repo.outbox, self.unrouted = self.unrouted + self.repo.outbox, [], []
+        for target, msg in pending:
+            ch = self.route(target)
+            if ch is None:
+                if len(self.unrouted) < 10_000:
+                    self.unrouted.append((target, msg))
+                continue
+            out.append((ch, target, msg))
+        return out
+
+    # --- routes, channels and transmission queues -----------------------------------------------
+    def route(self, qmgr: str) -> str | None:
+        """The cluster-sender channel to a cluster queue manager: its CLUSRCVR's name, preferring a
+        cluster this queue manager is in; None when it is not a known cluster queue manager."""
+        if qmgr == self.qm.name:
+            return None
+        best = None
+        for rec in self.repo.lookup(QMGR, qmgr):
+            if rec.key.owner != qmgr or not rec.attrs.get("CHANNEL"):
+                continue
+            if rec.key.cluster in self.member_of():
+                return str(rec.attrs["CHANNEL"])
+            best = best or str(rec.attrs["CHANNEL"])
+        return best
+
+    def auto_channel(self, name: str) -> MQObject | None:
+        """The auto-defined CLUSSDR channel ``name`` (from the target's CLUSRCVR record), unless a
+        manual definition of that name exists."""
+        if name in self.qm.objects["CHANNEL"]:
+            return None
+        for rec in self._qmgr_records():
+            if rec.attrs.get("CHANNEL") == name and rec.key.owner != self.qm.name:
+                obj = MQObject("CLUSSDR", name, TABLE.defaults("CLUSSDR"))
+                obj.attrs.update({k: v for k, v in rec.attrs.items() if k in CHANNEL_ATTRS})
+                obj.attrs["CLUSTER"] = rec.key.cluster
+                return obj
+        return None
+
+    def auto_channels(self) -> list[MQObject]:
+        names = sorted({str(r.attrs["CHANNEL"]) for r in self._qmgr_records()
+                        if r.key.owner != self.qm.name and r.attrs.get("CHANNEL")})
+        return [c for c in (self.auto_channel(n) for n in names) if c is not None]
+
+    def xmitq_for(self, channel: str) -> str:
+        """The transmission queue the channel would be associated with if it started now."""
+        if self._xq_gen != self.gen:
+            self._xq_cache.clear()
+            self._xq_gen = self.gen
+        hit = self._xq_cache.get(channel)
+        if hit is not None:
+            return hit
+        qm = self.qm
+        best: tuple[Any, ...] | None = None
+        for obj in qm.objects["QUEUE"].values():
+            pat = obj.attrs.get("CLCHNAME") if obj.kind == "QLOCAL" else None
+            if pat and obj["USAGE"] == C.MQUS_TRANSMISSION and wildcard_match(pat, channel):
+                key = (specificity(pat), obj.name)
+                if best is None or key < best:
+                    best = key
+        if best is not None:
+            name = str(best[1])
+        elif qm.qmgr["DEFCLXQ"] == C.MQCLXQ_CHANNEL:
+            name = (XMIT_PREFIX + channel)[:48]
+        else:
+            name = SCTQ
+        self._xq_cache[channel] = name
+        return name
+
+    def xmitq_now(self, channel: str) -> str:
+        """Where a message for ``channel`` goes now: the queue the channel is associated with, or,
+        before it has ever started, the one it will use."""
+        q = self.assoc.get(channel)
+        if q is not None and self.qm.queue(q) is not None:
+            return q
+        q = self.xmitq_for(channel)
+        self.ensure_xmitq(q, channel)
+        return q
+
+    def ensure_xmitq(self, name: str, channel: str) -> None:
+        """DEFCLXQ(CHANNEL): create SYSTEM.CLUSTER.TRANSMIT.<channel> from the model queue."""
+        qm = self.qm
+        if qm.queue(name) is not None or not name.startswith(XMIT_PREFIX) or name == SCTQ:
+            return
+        model = qm.queue(XMIT_MODEL)
+        obj = MQObject("QLOCAL", name, TABLE.defaults("QLOCAL"))
+        if model is not None:
+            for k, v in model.attrs.items():
+                if k in obj.attrs and k not in ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME"):
+                    obj.attrs[k] = v
+        obj.attrs.update(DEFTYPE=C.MQQDT_PERMANENT_DYNAMIC, USAGE=C.MQUS_TRANSMISSION, CLCHNAME=channel)
+        qm.add_object(obj)
+
+    def is_cluster_xmitq(self, name: str) -> bool:
+        obj = self.qm.queue(name)
+        return name == SCTQ or (obj is not None and obj.kind == "QLOCAL" and bool(obj.attrs.get("CLCHNAME")))
+
+    # --- cluster queues: resolution and the workload algorithm ----------------------------------
+    def remote_instances(self, name: str) -> bool:
+        return any(r.key.owner != self.qm.name for r in self.repo.lookup(QUEUE, name)
+                   if r.key.cluster in self.member_of())
+
+    def interest(self, kind: str, name: str) -> bool:
+        """An application uses ``name``: subscribe where needed. True when every cluster this queue
+        manager is a partial repository in has answered for it."""
+        clusters = sorted(self.member_of())
+        if not clusters:
+            return True
+        return self.repo.interest(clusters, kind, name)
+
+    def local_destination(self, name: str) -> wlm.Destination | None:
+        memo = self._local_memo.get(name)
+        if memo is not None and memo[0] == self.gen:
+            return memo[1]
+        dest = None
+        obj = self.qm.queue(name)
+        clusters = frozenset(self.clusters_of(obj)) & self.member_of() if obj is not None else frozenset()
+        if obj is not None and clusters:
+            rcv = next((ch for ch in self.receivers() if set(self.clusters_of(ch)) & clusters), None)
+            a = rcv.attrs if rcv is not None else {}
+            dest = wlm.Destination(
+                qmgr=self.qm.name, channel=rcv.name if rcv is not None else self.qm.name, clusters=clusters,
+                channel_clusters=frozenset(self.clusters_of(rcv)), local=True,
+                alias=obj.kind == "QREMOTE" and not obj["RNAME"], q_rank=obj["CLWLRANK"],
+                q_priority=obj["CLWLPRTY"], put_enabled=obj["PUT"] == C.MQQA_PUT_ALLOWED,
+                useq=USEQ.get(obj.attrs.get("CLWLUSEQ", C.MQCLWL_USEQ_AS_Q_MGR), wlm.USEQ_QMGR),
+                ch_rank=a.get("CLWLRANK", 0), ch_priority=a.get("CLWLPRTY", 0), ch_weight=a.get("CLWLWGHT", 50),
+                netprty=a.get("NETPRTY", 0), suspended=bool(clusters & self.suspended))
+        self._local_memo[name] = (self.gen, dest)
+        return dest
+
+    def destinations(self, name: str) -> tuple[wlm.Destination, ...]:
+        local = self.local_destination(name)
+        member = self.member_of()
+        dests = self.repo.destinations(name, local, self._state_code, self.channel_generation())
+        if all(d.local or d.clusters & member for d in dests):
+            return dests
+        return tuple(d for d in dests if d.local or d.clusters & member)
+
+    def _state_code(self, channel: str) -> int:
+        return STATE_CODE.get(self.channel_state(channel), F.MQCHS_INACTIVE)
+
+    def request(self, from_cluster_channel: bool = False) -> wlm.Request:
+        q = self.qm.qmgr
+        key = (self.member_of(), q["CLWLUSEQ"], q["CLWLMRUC"], from_cluster_channel)
+        req = self._req_memo.get(key)
+        if req is None:
+            req = wlm.Request(local_clusters=key[0], qmgr_useq=USEQ.get(q["CLWLUSEQ"], wlm.USEQ_LOCAL),
+                              mruc=q["CLWLMRUC"], from_cluster_channel=from_cluster_channel)
+            self._req_memo[key] = req
+        return req
+
+    def choose(self, name: str) -> wlm.Destination:
+        """Run the workload algorithm for one message (or one MQOPEN) to cluster queue ``name``."""
+        dests = self.destinations(name)
+        if not dests:
+            raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME, detail=f"{name} is no longer in any cluster")
+        try:
+            d = wlm.choose(dests, self.request(), self.use)
+        except wlm.WorkloadError as e:
+            raise MQIError(e.reason, detail=str(e)) from None
+        self.use.charge(d)
+        return d
+
+    # --- repository-manager operations ----------------------------------------------------------
+    def receive(self, msg: dict[str, Any]) -> None:
+        owner = msg.get("from", "")
+        if owner in self.removed and self.qm.clock.now() - self.removed[owner] < REJOIN_GUARD:
+            return                                   # RESET CLUSTER's rejoin guard
+        self.repo.receive(msg)
+        self.repo.manual = self.manual_targets()
+
+    def tick(self) -> None:
+        self.repo.tick()
+
+    def refresh(self, cluster: str, repos: bool) -> int:
+        """REFRESH CLUSTER: forget what was learnt about others in ``cluster`` (generic) and ask
+        again. Own records stay; full repositories' records stay unless ``repos``; a full
+        repository keeps everything it holds. Returns how many records were dropped."""
+        from mqlite.objects.names import generic_match
+        repo = self.repo
+        dropped = 0
+        for key, rec in list(repo.records.items()):
+            if not generic_match(cluster, key.cluster) or key.owner == self.qm.name:
+                continue
+            if key.cluster in repo.full_for:
+                continue
+            if key.kind == QMGR and rec.attrs.get("QMTYPE") == "REPOS" and not repos:
+                continue
+            repo._drop(key)
+            dropped += 1
+        for key in [k for k in repo.subs if generic_match(cluster, k[0])]:
+            del repo.subs[key]
+        if repos:
+            self.bootstrapped = {k for k in self.bootstrapped
+                                 if not any(generic_match(cluster, c) for c in
+                                            self.clusters_of(self.qm.objects["CHANNEL"].get(k[0])))}
+        # Publish again, so full repositories send the information back.
+        for key, rec in sorted(repo.records.items()):
+            if key.owner == self.qm.name and generic_match(cluster, key.cluster) and not rec.deleted:
+                repo.publish(key.cluster, key.kind, key.name, rec.attrs)
+        repo.manual = self.manual_targets()
+        self.use.reset()
+        return dropped
+
+    def force_remove(self, cluster: str, qmname: str = "", qmid: str = "", queues: bool = False) -> int:
+        """RESET CLUSTER ACTION(FORCEREMOVE) at a full repository: the queue manager's records become
+        deletions spread to the cluster; its queues too with QUEUES(YES) (else they expire)."""
+        repo = self.repo
+        owners = {r.key.owner for r in self._qmgr_records(cluster)
+                  if (qmname and r.key.owner == qmname) or (qmid and r.attrs.get("QMID") == qmid)}
+        n = 0
+        for owner in owners:
+            self.removed[owner] = self.qm.clock.now()
+            for key, rec in sorted(repo.records.items()):
+                if key.cluster != cluster or key.owner != owner or rec.deleted:
+                    continue
+                if key.kind == QUEUE and not queues:
+                    continue
+                gone = Record(key, rec.attrs, rec.version + 1, self.qm.clock.now(), deleted=True)
+                repo._put(gone)
+                repo._spread(gone, came_from=None)
+                n += 1
+        return n
+
+    # --- persistence of the cache ---------------------------------------------------------------
+    def snapshot(self) -> dict[str, Any]:
+        repo = self.repo
+        return {"records": [r.to_wire() for r in repo.records.values()],
+                "subs": [[s.cluster, s.kind, s.name, s.made, s.targets, s.used, s.answered] for s in repo.subs.values()],
+                "held": [[*k, v] for k, v in repo.held.items()], "version": repo._version,
+                "suspended": sorted(self.suspended), "assoc": self.assoc, "bootstrapped": sorted(self.bootstrapped)}
+
+    def restore(self, snap: dict[str, Any]) -> None:
+        from mqlite.engine.repository import Subscription
+        repo = self.repo
+        for d in snap.get("records", []):
+            rec = Record.from_wire(d)
+            repo.records[rec.key] = rec
+        for c, k, n, made, targets, used, answered in snap.get("subs", []):
+            repo.subs[(c, k, n)] = Subscription(c, k, n, made, list(targets), used, answered)
+        for who, c, k, n, exp in snap.get("held", []):
+            repo.held[(who, c, k, n)] = exp
+        repo._version = int(snap.get("version", 0))
+        repo.generation += 1
+        self.suspended = set(snap.get("suspended", []))
+        self.assoc = dict(snap.get("assoc", {}))
+        self.bootstrapped = {tuple(x) for x in snap.get("bootstrapped", [])}  # type: ignore[misc]
+
+
+def channel_matches(manual: str, clusrcvr: str, owner: str) -> bool:
+    """Whether a manual CLUSSDR named ``manual`` leads to the queue manager ``owner`` whose CLUSRCVR
+    is ``clusrcvr``: the same name, or ``+QMNAME+`` in it standing for the queue manager's name."""
+    if "+QMNAME+" in manual:
+        return manual.replace("+QMNAME+", owner)[:20] == clusrcvr
+    return manual == clusrcvr
+
+
+def clusdate(t: float) -> tuple[str, str]:
+    tm = time.localtime(t)
+    return time.strftime("%Y-%m-%d", tm), time.strftime("%H.%M.%S", tm)
