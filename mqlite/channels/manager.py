@@ -31,10 +31,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from mqlite.channels.receiver import ORIG_FORMAT, REMOTE_Q, REMOTE_QM, XQH_LEN, Receiver, dead_letter
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import GMO, MD, OD
 from mqlite.cmq.structs import text as text_of
-from mqlite.channels.receiver import ORIG_FORMAT, REMOTE_Q, REMOTE_QM, XQH_LEN, Receiver, dead_letter
+from mqlite.engine.cluster import correl_of
 from mqlite.engine.errors import MQIError
 from mqlite.engine.qmgr import Conn
 from mqlite.net import protocol as P
@@ -45,10 +46,13 @@ from mqlite.objects.names import generic_match
 if TYPE_CHECKING:
     from mqlite.server.server import QMServer, Session
 
-SENDING = ("SDR", "SVR")
-RECEIVING = ("RCVR", "RQSTR")
+SENDING = ("SDR", "SVR", "CLUSSDR")
+RECEIVING = ("RCVR", "RQSTR", "CLUSRCVR")
 CONFIRM_TIMEOUT = 60.0
 FAST_HEADER = P.II.pack(P.CH_FAST, 0)
+
+
+GENERATION = [0]     # grows whenever a channel's state changes (the workload algorithm reads it)
 
 
 class ChannelError(Exception):
@@ -81,6 +85,11 @@ class ChannelStatus:
     started: float = field(default_factory=time.time)
     last_msg: float = 0.0
 
+    def __setattr__(self, key: str, value: Any) -> None:
+        if key == "state":
+            GENERATION[0] += 1
+        object.__setattr__(self, key, value)
+
     def display(self) -> dict[str, Any]:
         return {"CHANNEL": self.name, "CHLTYPE": self.chltype, "CONNAME": self.conname, "CURRENT": None,
                 "RQMNAME": self.rqmname, "STATUS": self.state, "SUBSTATE": self.substate or " ",
@@ -97,19 +106,46 @@ class ChannelManager:
         self.senders: dict[str, "SenderMCA"] = {}
         self.receivers: dict[str, "Session"] = {}
 
+    def channel(self, name: str) -> MQObject | None:
+        """A channel definition: defined here, or an auto-defined cluster-sender channel."""
+        qm = self.srv.qm
+        return qm.lookup("CHANNEL", name) or qm.cluster.auto_channel(name)
+
+    def state(self, name: str) -> str:
+        st = self.status.get(name)
+        return "INACTIVE" if st is None else st.state
+
     # --- the channel initiator ----------------------------------------------------------------
     def startup(self) -> None:
         """At queue-manager start: stopped channels stay stopped; channels with work start."""
         qm = self.srv.qm
         for name, rec in qm.chsync.items():
-            chl = qm.lookup("CHANNEL", name)
+            chl = self.channel(name)
             if chl is not None and rec.get("stopped"):
                 self.status[name] = ChannelStatus(name, chl.kind, "STOPPED", xmitq=chl.get("XMITQ", ""))
+            if rec.get("xmitq"):
+                qm.cluster.assoc[name] = rec["xmitq"]
         for chl in list(qm.objects["CHANNEL"].values()):
-            if chl.kind in SENDING and chl["CONNAME"] and chl.name not in self.status:
+            if chl.kind in ("SDR", "SVR") and chl["CONNAME"] and chl.name not in self.status:
                 qs = qm.queues.get(chl["XMITQ"])
                 if qs is not None and qs.depth:
                     self._start_sender(chl)
+        # Cluster transmission queues: a channel for every CorrelId waiting there.
+        for q in sorted({qm.cluster.xmitq_for(c.name) for c in qm.cluster.auto_channels()}
+                        | {n for n in qm.queues if qm.cluster.is_cluster_xmitq(n)}):
+            for correl in sorted(qm.correl_ids(q)):
+                self.wake(correl.rstrip(b"\0").rstrip(b" ").decode("ascii", "replace"))
+
+    def wake(self, name: str) -> None:
+        """A message waits on a cluster transmission queue for ``name`` (engine lock held)."""
+        if name in self.senders:
+            return
+        st = self.status.get(name)
+        if st is not None and st.state != "INACTIVE":
+            return
+        chl = self.channel(name)
+        if chl is not None and chl.kind == "CLUSSDR" and chl["CONNAME"]:
+            self._start_sender(chl)
 
     def xmitq_message(self, queue: str) -> None:
         """A message became visible on ``queue`` (called under the engine lock)."""
@@ -118,7 +154,7 @@ class ChannelManager:
         if obj is None or obj["USAGE"] != C.MQUS_TRANSMISSION:
             return
         for chl in qm.objects["CHANNEL"].values():
-            if chl.kind in SENDING and chl["XMITQ"] == queue and chl["CONNAME"]:
+            if chl.kind in ("SDR", "SVR") and chl["XMITQ"] == queue and chl["CONNAME"]:
                 st = self.status.get(chl.name)
                 if chl.name not in self.senders and (st is None or st.state == "INACTIVE"):
                     self._start_sender(chl)
@@ -130,8 +166,7 @@ class ChannelManager:
 
     # --- operator commands (MQSC) -------------------------------------------------------------
     def start_channel(self, name: str) -> str | None:
-        qm = self.srv.qm
-        chl = qm.lookup("CHANNEL", name)
+        chl = self.channel(name)
         if chl is None:
             return f"AMQ8147E: IBM MQ object {name} not found."
         self._set_stopped(name, False)
@@ -152,18 +187,17 @@ class ChannelManager:
         return None
 
     def stop_channel(self, name: str, mode: str = "QUIESCE", status: str = "STOPPED") -> str | None:
-        qm = self.srv.qm
-        chl = qm.lookup("CHANNEL", name)
+        chl = self.channel(name)
         if chl is None:
             return f"AMQ8147E: IBM MQ object {name} not found."
         mca = self.senders.get(name)
         stopped = status == "STOPPED"
         if mca is not None:
             mca.request_stop(force=(mode == "FORCE"), final=status)
-        sess = self.receivers.get(name)
-        if sess is not None:
+        sessions = [s for k, s in list(self.receivers.items()) if k == name or k.startswith(name + "@")]
+        for sess in sessions:
             sess.kill()
-        if mca is None and sess is None and name not in self.status and not stopped:
+        if mca is None and not sessions and name not in self.status and not stopped:
             return f"MQL0007E: Channel {name} is not currently active."
         if stopped:
             self._set_stopped(name, True)
@@ -193,7 +227,7 @@ class ChannelManager:
         return ticket
 
     def ping_channel(self, name: str) -> str | None:
-        chl = self.srv.qm.lookup("CHANNEL", name)
+        chl = self.channel(name)
         if chl is None:
             return f"AMQ8147E: IBM MQ object {name} not found."
         if chl.kind not in SENDING or not chl["CONNAME"]:
@@ -222,7 +256,7 @@ class ChannelManager:
 
     def reset_channel(self, name: str, seqnum: int) -> str | None:
         qm = self.srv.qm
-        chl = qm.lookup("CHANNEL", name)
+        chl = self.channel(name)
         if chl is None:
             return f"AMQ8147E: IBM MQ object {name} not found."
         if name in self.senders or name in self.receivers:
@@ -242,7 +276,7 @@ class ChannelManager:
     def resolve_channel(self, name: str, action: str) -> str | None:
         """No batch stays in doubt here once the sender is gone: the receiver's window settles it
         at the next connection. While a sender is running it owns its batch."""
-        chl = self.srv.qm.lookup("CHANNEL", name)
+        chl = self.channel(name)
         if chl is None:
             return f"AMQ8147E: IBM MQ object {name} not found."
         if name in self.senders:
@@ -251,9 +285,9 @@ class ChannelManager:
 
     def channel_status(self, pattern: str) -> list[dict[str, Any]]:
         out = []
-        for name in sorted(self.status):
-            if generic_match(pattern, name):
-                out.append(self.status[name].display())
+        for key in sorted(self.status):
+            if generic_match(pattern, self.status[key].name):
+                out.append(self.status[key].display())
         return out
 
     def shutdown(self) -> None:
@@ -268,6 +302,9 @@ class ChannelManager:
         srv = self.srv
         qm = srv.qm
         name = str(req.get("channel") or "")
+        if "+QMNAME+" in name:
+            # A manual CLUSSDR named TO.+QMNAME+: the name it reaches is the one with ours in it.
+            name = name.replace("+QMNAME+", qm.name)[:20]
         partner = str(req.get("from_qmgr") or "")
         chl = qm.lookup("CHANNEL", name)
         if chl is None:
@@ -277,7 +314,10 @@ class ChannelManager:
         st = self.status.get(name)
         if st is not None and st.state == "STOPPED":
             raise ChannelError("AMQ9528E", f"User requested closure of channel '{name}'.")
-        if name in self.receivers:
+        # A cluster-receiver channel runs one instance per sending queue manager, each with its own
+        # sequence numbers: the instance key is "CHANNEL@QMGR" ('@' is never in a channel name).
+        key = f"{name}@{partner}" if chl.kind == "CLUSRCVR" else name
+        if key in self.receivers:
             raise ChannelError("AMQ9514E", f"Channel '{name}' is in use.")
         want = str(req.get("qmgr") or "")
         if want and want != qm.name:
@@ -287,7 +327,7 @@ class ChannelManager:
             Receiver(self, session.sock, session.reader or P.FrameReader(session.sock), name, partner,
                      ChannelStatus(name, chl.kind)).serve()
             return
-        rec = qm.chsync.get(name, {})
+        rec = qm.chsync.get(key, {})
         if rec.get("partner") and partner and rec["partner"] != partner and not req.get("reset"):
             raise ChannelError("AMQ9535E", f"Channel '{name}' belongs to queue manager {rec['partner']}; "
                                f"{partner} may not use it until RESET CHANNEL.")
@@ -304,25 +344,25 @@ class ChannelManager:
         if req.get("reset") or rec.get("partner") != partner:
             new = dict(rec, seq=mine_seq, partner=partner, window=window)
             with srv.lock:
-                ticket = self._save_chsync(name, new)
+                ticket = self._save_chsync(key, new)
             srv.store.sync(ticket)
         mine_luwid = str(rec.get("luwid", ""))
         status = ChannelStatus(name, chl.kind, "RUNNING", "RECEIVE", conname=session.peer, rqmname=partner,
                                curseqno=mine_seq, lstseqno=mine_seq, lstluwid=mine_luwid)
-        self.status[name] = status
-        self.receivers[name] = session
+        self.status[key] = status
+        self.receivers[key] = session
         try:
             P.send_frame(session.sock, P.HELLO_OK, P.encode_json({
-                "qmgr": qm.name, "proto": P.PROTOCOL_VERSION, "seq": mine_seq,
+                "qmgr": qm.name, "proto": P.PROTOCOL_VERSION, "seq": mine_seq, "channel": name,
                 "committed": [k for w in window for k in w["keys"]],
                 "batchsz": min(int(req.get("batchsz", 50)), chl["BATCHSZ"]),
                 "maxmsgl": min(int(req.get("maxmsgl", 4194304)), chl["MAXMSGL"] or 104857600)}))
             Receiver(self, session.sock, session.reader or P.FrameReader(session.sock), name, partner,
-                     status).serve()
+                     status, key).serve()
         finally:
-            self.receivers.pop(name, None)
-            if self.status.get(name) is status:
-                del self.status[name]
+            self.receivers.pop(key, None)
+            if self.status.get(key) is status:
+                del self.status[key]
 
 
 PING_TIMEOUT = 10.0     # seconds a PING CHANNEL waits for the partner's echo
@@ -390,20 +430,26 @@ class SenderMCA(threading.Thread):
         self.qm = mgr.srv.qm
         self.chl = chl
         self.name_ = chl.name
+        self.cluster = chl.kind == "CLUSSDR"
+        # A cluster-sender channel takes its messages by CorrelId from the cluster transmission
+        # queue it is associated with (settled when it starts); other senders from their XMITQ.
+        self.xmitq = mgr.srv.qm.cluster.xmitq_for(chl.name) if self.cluster else chl["XMITQ"]
+        self.correl = correl_of(chl.name) if self.cluster else b""
         self.stop_event = threading.Event()
         self.force = False
         self.final = "INACTIVE"
         self.sock: socket.socket | None = None
-        self.status = ChannelStatus(chl.name, chl.kind, "INITIALIZING", xmitq=chl["XMITQ"], conname=chl["CONNAME"])
+        self.status = ChannelStatus(chl.name, chl.kind, "INITIALIZING", xmitq=self.xmitq, conname=chl["CONNAME"])
         mgr.status[chl.name] = self.status
         self.conn: Conn | None = None
         self.hobj = 0
         self.outstanding: list[int] = []                    # keys of the batch awaiting confirmation
-        self._md = MD()                                     # reused: the MCA never matches on it
+        self._md = MD(CorrelId=self.correl)                 # reused: matched on by cluster senders only
         self.maxmsgl = chl["MAXMSGL"]
         self.dlq_handles: dict[bytes, Any] = {}                # the sending end's dead-letter queue
-        self._gmo_fast = GMO(Options=C.MQGMO_SYNCPOINT_IF_PERSISTENT)
-        self._gmo_batch = GMO(Options=C.MQGMO_SYNCPOINT)
+        match = C.MQMO_MATCH_CORREL_ID if self.cluster else C.MQMO_NONE
+        self._gmo_fast = GMO(Options=C.MQGMO_SYNCPOINT_IF_PERSISTENT, MatchOptions=match)
+        self._gmo_batch = GMO(Options=C.MQGMO_SYNCPOINT, MatchOptions=match)
         self.pending: deque[tuple[str, int]] = deque()      # (LUWID, journal ticket) not yet reported durable
 
     def request_stop(self, force: bool, final: str) -> None:
@@ -416,7 +462,7 @@ class SenderMCA(threading.Thread):
             except OSError:
                 pass
         with self.srv.lock:
-            cond = self.srv.conds.get(self.chl["XMITQ"])
+            cond = self.srv.conds.get(self.xmitq)
             if cond is not None:
                 cond.notify_all()
 
@@ -429,12 +475,15 @@ class SenderMCA(threading.Thread):
         try:
             with self.srv.lock:
                 self.conn = self.qm.connect(self.name_[:28], C.MQAT_QMGR, "")
-                h = self.qm.open(self.conn, OD(ObjectName=chl["XMITQ"].encode()),
-                                 C.MQOO_INPUT_EXCLUSIVE | C.MQOO_BROWSE)
+                if self.cluster:
+                    self._associate()
+                # Cluster transmission queues are shared by the channels they serve.
+                access = C.MQOO_INPUT_SHARED if self.cluster else C.MQOO_INPUT_EXCLUSIVE
+                h = self.qm.open(self.conn, OD(ObjectName=self.xmitq.encode()), access | C.MQOO_BROWSE)
                 self.hobj = h.hobj
         except MQIError as e:
             self.srv.log.write("AMQ9999E", f"Channel '{self.name_}' could not open its transmission queue "
-                               f"'{chl['XMITQ']}'.", f"Reason {e.reason}. The channel is stopped.")
+                               f"'{self.xmitq}'.", f"Reason {e.reason}. The channel is stopped.")
             self._finish("STOPPED")
             return
         try:
@@ -476,6 +525,24 @@ class SenderMCA(threading.Thread):
         finally:
             self._finish(final)
 
+    def _associate(self) -> None:
+        """A cluster-sender channel starts with nothing in flight: if its transmission queue is to
+        change (DEFCLXQ, CLCHNAME), its waiting messages move to the new queue now."""
+        qm, cl = self.qm, self.qm.cluster
+        new = cl.xmitq_for(self.name_)
+        cl.ensure_xmitq(new, self.name_)
+        old = cl.assoc.get(self.name_)
+        assert self.conn is not None
+        if old != new:
+            moved = qm.move_messages(self.conn, old, new, self.correl) if old else 0
+            rec = dict(qm.chsync.get(self.name_, {}), xmitq=new)
+            qm.set_chsync(self.conn, self.name_, rec)
+            cl.assoc[self.name_] = new
+            if old:
+                self.srv.log.write("AMQ7341I", f"The transmission queue for channel {self.name_} is {new}.",
+                                   f"It was {old}; {moved} message(s) moved.")
+        self.xmitq = self.status.xmitq = new
+
     def _finish(self, final: str) -> None:
         with self.srv.lock:
             if self.conn is not None:
@@ -498,8 +565,10 @@ class SenderMCA(threading.Thread):
         # Work may have arrived while the channel was ending: the initiator starts it again.
         if final == "INACTIVE" and not self.stop_event.is_set():
             with self.srv.lock:
-                qs = self.qm.queues.get(self.chl["XMITQ"])
-                if qs is not None and qs.visible and self.name_ not in self.mgr.senders:
+                qs = self.qm.queues.get(self.xmitq)
+                waiting = qs is not None and qs.visible and (
+                    not self.cluster or self.qm.has_correl(self.xmitq, self.correl))
+                if waiting and self.name_ not in self.mgr.senders:
                     self.mgr._start_sender(self.chl)
 
     # --- one connection -----------------------------------------------------------------------
@@ -510,8 +579,11 @@ class SenderMCA(threading.Thread):
         conn = self.conn
         assert conn is not None
         st.state, st.substate = "STARTING", "NETCONNECT"
+        # A TO.+QMNAME+ channel only introduces this queue manager to whichever full repository
+        # answers; it starts each connection afresh (its messages are idempotent publications).
         sock, reader, info = connect_channel(srv, chl, extra={"seq": int(rec.get("seq", 0)),
-                                                              "reset": bool(rec.get("reset"))})
+                                                              "reset": bool(rec.get("reset"))
+                                                              or "+QMNAME+" in self.name_})
         self.sock = sock
         try:
             st.rqmname = info.get("qmgr", "")
@@ -526,7 +598,7 @@ class SenderMCA(threading.Thread):
                     qm.backout(conn)
                 # After a crash, commits not yet forced are lost: those messages are back on the
                 # transmission queue although the receiver has them. Remove them now.
-                removed = qm.remove_messages(chl["XMITQ"], sorted(committed))
+                removed = qm.remove_messages(self.xmitq, sorted(committed))
                 new = dict(qm.chsync.get(self.name_, {}), seq=int(info.get("seq", 0)))
                 new.pop("reset", None)
                 qm.set_chsync(conn, self.name_, new)
@@ -563,9 +635,9 @@ class SenderMCA(threading.Thread):
         qm, srv, st, chl = self.qm, self.srv, self.status, self.chl
         conn = self.conn
         assert conn is not None
-        xmitq = chl["XMITQ"]
+        xmitq = self.xmitq
         fast_np = chl["NPMSPEED"] == C.MQNPMS_FAST
-        discint = chl["DISCINT"]
+        discint = 1 if "+QMNAME+" in self.name_ else chl["DISCINT"]
         hbint = max(chl["HBINT"], 1)
         batchint = chl["BATCHINT"] / 1000.0
         idle_since = time.monotonic()
@@ -577,7 +649,7 @@ class SenderMCA(threading.Thread):
             batch_deadline = None
             with srv.lock:
                 while len(keys) < batchsz and len(frames) < 4 * batchsz and not self.stop_event.is_set():
-                    if fast_np:
+                    if fast_np and not self.cluster:
                         # A run of fast nonpersistent messages at the head: one engine call for all.
                         run = qm.take_nonpersistent(conn, self.hobj, 4 * batchsz - len(frames))
                         for md, body in run:
@@ -650,9 +722,9 @@ class SenderMCA(threading.Thread):
         fast nonpersistent ones are got outside it and travel outside the batch.
         """
         qm = self.qm
-        qs = qm.queues.get(self.chl["XMITQ"])
+        qs = qm.queues.get(self.xmitq)
         if qs is None:
-            raise ChannelError("AMQ9999E", f"Transmission queue {self.chl['XMITQ']} was deleted.", stop=True)
+            raise ChannelError("AMQ9999E", f"Transmission queue {self.xmitq} was deleted.", stop=True)
         if qs.first_fast() is None:
             return None
         try:

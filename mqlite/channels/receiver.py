@@ -38,13 +38,14 @@ class BatchFailed(Exception):
 
 class Receiver:
     def __init__(self, mgr: "ChannelManager", sock: socket.socket, reader: P.FrameReader, name: str,
-                 partner: str, status: "ChannelStatus") -> None:
+                 partner: str, status: "ChannelStatus", key: str = "") -> None:
         self.mgr = mgr
         self.srv = mgr.srv
         self.qm = mgr.srv.qm
         self.sock = sock
         self.reader = reader
         self.name = name
+        self.key = key or name        # the channel instance: a CLUSRCVR has one per sending queue manager
         self.partner = partner
         self.status = status
         self.chl = self.qm.lookup("CHANNEL", name)
@@ -98,12 +99,12 @@ class Receiver:
         keys = list(info.get("keys", []))
         if len(keys) != len(batch):
             raise P.ProtocolError(f"batch of {len(batch)} messages with {len(keys)} keys")
-        rec = dict(qm.chsync.get(self.name, {}))
+        rec = dict(qm.chsync.get(self.key, {}))
         durable = set(info.get("durable", []))
         window = [w for w in rec.get("window", []) if w["luwid"] not in durable]
         already = {k for w in window for k in w["keys"]}
         try:
-            for (_seq, md, body), key in zip(batch, keys):
+            for (_seq, md, body), key in zip(batch, keys, strict=False):
                 if key not in already:          # a message sent again after a failure: it is here
                     self._deliver(md, body, syncpoint=True)
         except BatchFailed as e:
@@ -117,8 +118,8 @@ class Receiver:
         window.append({"luwid": luwid, "first": int(info.get("first", last)), "last": last, "keys": keys})
         rec.update(seq=last, luwid=luwid, partner=self.partner, window=window)
         with srv.lock:
-            qm.commit(conn, extra=[("chsync", self.name, json.dumps(rec))])
-            qm.chsync[self.name] = rec
+            qm.commit(conn, extra=[("chsync", self.key, json.dumps(rec))])
+            qm.chsync[self.key] = rec
             ticket = conn.ticket
         if ticket:
             srv.store.sync(ticket)

@@ -126,7 +126,7 @@ class MQStruct:
         values = self._struct.unpack_from(buf)
         d = self.__dict__
         if not self._list_fields:
-            d.update(zip(self._names, values))
+            d.update(zip(self._names, values, strict=False))
             return self
         i = 0
         for name in self._names:
@@ -225,7 +225,7 @@ class PackedMD(MD):
         d = self.__dict__
         raw = d.pop("_raw", None)
         if raw is not None:
-            d.update(zip(self._names, self._struct.unpack(raw)))
+            d.update(zip(self._names, self._struct.unpack(raw), strict=False))
         return d
 
     def __getattr__(self, name: str) -> Any:          # only for names not in __dict__ yet

@@ -65,8 +65,9 @@ class ClusterPending(MQIError):
     """MQOPEN of a name a full repository has not answered for yet: the server waits (up to
     RESOLVE_WAIT) for the answer and opens again; without a server to wait, it is a 2085."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, kind: str, name: str) -> None:
         super().__init__(C.MQRC_UNKNOWN_OBJECT_NAME, detail=f"{name}: waiting for a full repository")
+        self.kind = kind
         self.name = name
 
 
@@ -166,7 +167,8 @@ class ClusterState:
                 qt = CLUSQT[obj.kind]
                 if obj.kind == "QREMOTE" and not obj["RNAME"]:
                     qt = "QMGR"
-                a.update(CLUSQT=qt, QMID=qm.qmgr["QMID"])
+                a.update(CLUSQT=qt, QMID=qm.qmgr["QMID"],
+                         PUT="ENABLED" if obj["PUT"] == C.MQQA_PUT_ALLOWED else "DISABLED")
                 if obj.kind == "QLOCAL":
                     a["CLWLUSEQ"] = obj["CLWLUSEQ"]
                 out[(c, QUEUE, obj.name)] = a
@@ -452,7 +454,8 @@ class ClusterState:
     def snapshot(self) -> dict[str, Any]:
         repo = self.repo
         return {"records": [r.to_wire() for r in repo.records.values()],
-                "subs": [[s.cluster, s.kind, s.name, s.made, s.targets, s.used, s.answered] for s in repo.subs.values()],
+                "subs": [[s.cluster, s.kind, s.name, s.made, s.targets, s.used, s.answered]
+                         for s in repo.subs.values()],
                 "held": [[*k, v] for k, v in repo.held.items()], "version": repo._version,
                 "suspended": sorted(self.suspended), "assoc": self.assoc, "bootstrapped": sorted(self.bootstrapped)}
 

@@ -17,11 +17,11 @@ from typing import Any, Callable
 
 from mqlite.cmq import CMQC
 from mqlite.cmq.structs import GMO, MD, OD, PMO, PackedMD, pad, text
+from mqlite.engine import wlm
 from mqlite.engine.clock import Clock, IdGenerator
+from mqlite.engine.cluster import ClusterPending, ClusterState, correl_of
 from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import Message, QueueState, matcher
-from mqlite.engine import wlm
-from mqlite.engine.cluster import ClusterPending, ClusterState, correl_of
 from mqlite.engine.repository import QMGR as CL_QMGR
 from mqlite.engine.repository import QUEUE as CL_QUEUE
 from mqlite.engine.resolve import CLUSTER, LOCAL, MODEL, NEEDS_LOCAL, REMOTE, Resolved, resolve
@@ -404,7 +404,7 @@ class QueueManager:
             if not unknown or answered or (not remote_qm and options & NEEDS_LOCAL):
                 raise
             if not conn.cluster_waited:
-                raise ClusterPending(what) from None
+                raise ClusterPending(kind, what) from None
             if not cl.repo.any_answered(kind, what):
                 raise MQIError(C.MQRC_CLUSTER_RESOLUTION_ERROR, detail=f"no full repository answered for {what}") \
                     from None
@@ -718,11 +718,50 @@ class QueueManager:
             h.group_target = None if md.MsgFlags & C.MQMF_LAST_MSG_IN_GROUP else target
         return target
 
+    def send_cluster(self, conn: Conn, channel: str, target: str, queue: str, body: bytes) -> None:
+        """The repository manager sends a control message: onto the channel's cluster transmission
+        queue, persistent, inside the connection's unit of work. ``target`` blank: whoever is at the
+        other end of the channel (a manual CLUSSDR whose full repository is not known yet)."""
+        xq = self.cluster.xmitq_now(channel)
+        res = Resolved(REMOTE, xq, queue, target, (xq,), queue, target, channel)
+        h = Handle(0, xq, None, C.MQOO_OUTPUT, res, self.queues[xq])
+        md = MD(Persistence=C.MQPER_PERSISTENT, Format=C.MQFMT_STRING)
+        self._put(conn, h, md, PMO(Options=C.MQPMO_SYNCPOINT), body, owned=True)
+
+    def move_messages(self, conn: Conn, source: str, dest: str, correl: bytes) -> int:
+        """A cluster-sender channel switches transmission queue: its messages (by CorrelId) move
+        from ``source`` to ``dest`` in one step, persistent ones through the journal."""
+        src, dst = self.queues.get(source), self.queues.get(dest)
+        if src is None or dst is None or src is dst:
+            return 0
+        moving = [m for m in src if m.md.CorrelId == correl]
+        for m in moving:
+            src.remove(m)
+            self._seq += 1
+            moved = Message(self._seq, m.md, m.body, m.expiry_at, m.persistent, dst.lane_for(m.md.Priority))
+            dst.insert(moved)
+            if m.persistent:
+                self.store.append(("del", m.seq))
+                conn.ticket = self.store.append(("put", moved.seq, dest, moved.packed_md(), moved.body,
+                                                 moved.expiry_at))
+        if moving:
+            self.on_available(dest)
+        return len(moving)
+
+    def correl_ids(self, queue: str) -> set[bytes]:
+        """The CorrelIds of the messages on a cluster transmission queue (which channels have work)."""
+        qs = self.queues.get(queue)
+        return set() if qs is None else {m.md.CorrelId for m in qs}
+
+    def has_correl(self, queue: str, correl: bytes) -> bool:
+        qs = self.queues.get(queue)
+        return qs is not None and any(m.md.CorrelId == correl for m in qs)
+
     def _cluster_defaults(self, h: Handle) -> MQObject:
         """DEFPSIST and DEFPRTY of a cluster queue with no local definition: from its records."""
         assert h.res is not None
         obj = MQObject("QLOCAL", h.res.resolved_q, TABLE.defaults("QLOCAL"))
-        for key in ("DEFPSIST", "DEFPRTY", "PUT"):
+        for key in ("DEFPSIST", "DEFPRTY"):
             obj.attrs[key] = self._cluster_attr(h.res, key, obj.attrs[key])
         return obj
 
@@ -1292,7 +1331,7 @@ class QueueManager:
             raise MQIError(C.MQRC_NOT_OPEN_FOR_SET)
         obj = self._handle_object(h)
         changes = {}
-        for sel, value in zip(selectors, values):
+        for sel, value in zip(selectors, values, strict=False):
             attr = TABLE.by_selector(obj.kind, sel)
             if attr is None or not attr.mqset:
                 raise MQIError(C.MQRC_SELECTOR_ERROR)

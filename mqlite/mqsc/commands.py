@@ -14,9 +14,21 @@ from mqlite.cmq import CMQC
 from mqlite.engine import admin
 from mqlite.engine.admin import AdminError
 from mqlite.engine.qmgr import QueueManager
+from mqlite.mqsc.cluster import ClusterCommands
 from mqlite.mqsc.parser import Command, MQSCSyntaxError, Param, _upto, parse
-from mqlite.objects.attrs import (CHANNEL_TYPES, CHLTYPE_VALUES, ENUM, FLAG, INT, LIST, QUEUE_KINDS, TABLE,
-                                  Attr, AttrError, convert)
+from mqlite.objects.attrs import (
+    CHANNEL_TYPES,
+    CHLTYPE_VALUES,
+    ENUM,
+    FLAG,
+    INT,
+    LIST,
+    QUEUE_KINDS,
+    TABLE,
+    Attr,
+    AttrError,
+    convert,
+)
 from mqlite.objects.model import QMGR, MQObject, namespace
 from mqlite.objects.names import MQSC_OPS, filter_match, generic_match
 
@@ -51,7 +63,7 @@ CHSTATUS_DEFAULT = ["CHANNEL", "CHLTYPE", "CONNAME", "CURRENT", "RQMNAME", "STAT
 CHSTATUS_ALL = CHSTATUS_DEFAULT + ["BATCHES", "CURSEQNO", "INDOUBT", "LONGRTS", "LSTLUWID", "LSTSEQNO", "MSGS",
                                    "SHORTRTS"]
 DEFINABLE = set(QUEUE_KINDS) | {"CHANNEL", "NAMELIST", "LISTENER"}
-QUEUE_DISPLAY_TYPES = {"QLOCAL", "QALIAS", "QREMOTE", "QMODEL", "ALL"}
+QUEUE_DISPLAY_TYPES = {"QLOCAL", "QALIAS", "QREMOTE", "QMODEL", "QCLUSTER", "ALL"}
 
 
 class Services(Protocol):
@@ -138,7 +150,7 @@ def _syntax(cmd_text: str, segment: str | None = None, reason: str = "") -> Resu
     return Result(lines, SYNTAX)
 
 
-class Executor:
+class Executor(ClusterCommands):
     def __init__(self, qm: QueueManager, services: Services | None = None) -> None:
         self.qm = qm
         self.services = services or NoServices()
@@ -335,9 +347,9 @@ class Executor:
         return Result([f"MQL0001E: {cmd.verb} {cmd.objtype} is not supported by this queue manager yet."],
                       ERROR)
 
-    _refresh = _resume = _suspend = _unsupported
-
     def _reset(self, cmd: Command) -> Result:
+        if cmd.objtype == "CLUSTER":
+            return self._reset_cluster(cmd)  # type: ignore[no-any-return]
         if cmd.objtype != "CHANNEL":
             return self._unsupported(cmd)
         p = cmd.param("SEQNUM")
@@ -374,6 +386,10 @@ class Executor:
             return self._display_lsstatus(cmd)
         if ot == "CHSTATUS":
             return self._display_chstatus(cmd)
+        if ot == "CLUSQMGR":
+            return self._display_clusqmgr(cmd)  # type: ignore[no-any-return]
+        if ot == "QCLUSTER":
+            return self._display_qcluster(cmd)  # type: ignore[no-any-return]
         return self._unsupported(cmd)
 
     def _requested(self, cmd: Command, kinds: list[str], extra: set[str]) -> tuple[bool, list[str]]:
@@ -439,7 +455,9 @@ class Executor:
             want_kind = cmd.objtype if cmd.objtype != "QUEUE" else None
             if tp is not None:
                 if tp.value is None or tp.value.upper() not in QUEUE_DISPLAY_TYPES:
-                    raise _Syntax(cmd.text, tp.text, "TYPE must be QLOCAL, QALIAS, QREMOTE, QMODEL or ALL.")
+                    raise _Syntax(cmd.text, tp.text, "TYPE must be QLOCAL, QALIAS, QREMOTE, QMODEL, QCLUSTER or ALL.")
+                if tp.value.upper() == "QCLUSTER":
+                    return self._display_qcluster(cmd)  # type: ignore[no-any-return]
                 if tp.value.upper() != "ALL":
                     want_kind = tp.value.upper()
             extra = {"TYPE", "WHERE", "QSGDISP", "CMDSCOPE", "CLUSINFO"}
@@ -469,6 +487,9 @@ class Executor:
                 continue
             lines.append(DISPLAY_HEADER[ns])
             lines.extend(format_fields(self._render(ns, obj, values, all_, wanted)))
+        if ns == "QUEUE" and cmd.param("CLUSINFO") is not None and where is None:
+            # CLUSINFO: the cluster queues this queue manager knows, each instance as TYPE(QCLUSTER).
+            lines.extend(self._qcluster_lines(cmd, pattern, all_, wanted))
         if not lines:
             if where is not None and objs:
                 return Result([])

@@ -365,7 +365,7 @@ def _inquire(qmgr: QueueManager, hobj: int, attribute: int | list[int]) -> Any:
     _check(reply)
     values, _ = P.decode_values(reply, 8)
     if isinstance(attribute, (list, tuple)):
-        return dict(zip(selectors, values))
+        return dict(zip(selectors, values, strict=False))
     return values[0]
 
 
@@ -471,7 +471,7 @@ class Queue:
                 md_bytes, body, ahead = buf[0]
                 limit = MQ_MAX_MSG if maxLength is None else maxLength
                 if len(body) <= limit and not (maxLength is None and opts & CMQC.MQGMO_ACCEPT_TRUNCATED_MSG):
-                    d.update(zip(_MD_NAMES, _MD_STRUCT.unpack(md_bytes)))
+                    d.update(zip(_MD_NAMES, _MD_STRUCT.unpack(md_bytes), strict=False))
                     g = gmo_.__dict__
                     g["ResolvedQName"] = self.__resolved
                     g["GroupStatus"] = CMQC.MQGS_NOT_IN_GROUP

@@ -9,6 +9,7 @@ concurrent callers share one fsync.
 """
 from __future__ import annotations
 
+import json
 import os
 import socket
 import struct
@@ -17,10 +18,12 @@ import time
 import traceback
 from typing import Any
 
+from mqlite.channels import manager as channel_manager
 from mqlite.channels.manager import ChannelError, ChannelManager
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import GMO, MD, OD, PMO
 from mqlite.engine.clock import Clock, OffsetClock
+from mqlite.engine.cluster import RESOLVE_WAIT, ClusterPending
 from mqlite.engine.errors import MQIError
 from mqlite.engine.qmgr import Conn, QueueManager
 from mqlite.mqsc.commands import Executor
@@ -29,6 +32,7 @@ from mqlite.objects.model import MQObject
 from mqlite.paths import QMPaths, clock_file, process_start
 from mqlite.server.cmdserver import CommandServer
 from mqlite.server.errlog import ErrorLog
+from mqlite.server.repman import CACHE_KEY, RepositoryManager
 from mqlite.store.sqlite import Store
 
 WAIT_SLICE = 0.5          # a waiting MQGET checks its connection at least this often
@@ -73,6 +77,13 @@ class QMServer:
         self.conds: dict[str, threading.Condition] = {}
         self.qm.on_available = self._notify
         self.channels = ChannelManager(self)
+        self.repman = RepositoryManager(self)
+        cl = self.qm.cluster
+        cl.channel_state = self.channels.state
+        cl.channel_generation = lambda: channel_manager.GENERATION[0]
+        cl.wake_channel = self.channels.wake
+        cl.default_conname = self._default_conname
+        self.qm.on_object_changed = lambda _obj, _ns, _name: self.repman.poke()
         self.qm.log = lambda s: self.log.write("MQL9000I", s)
         self.executor = Executor(self.qm, self)
         self.listeners: dict[str, Listener] = {}
@@ -85,6 +96,9 @@ class QMServer:
     # --- lifecycle ----------------------------------------------------------------------------
     def start(self) -> None:
         stats = self.qm.recover()
+        cache = self.store.meta(CACHE_KEY)
+        if cache:
+            self.qm.cluster.restore(json.loads(cache))
         self.log.write("AMQ8003I", f"IBM MQ queue manager '{self.name}' started.",
                        f"Recovered {stats['messages']} persistent messages on {stats['queues']} queues.")
         for obj in list(self.qm.objects["LISTENER"].values()):
@@ -105,6 +119,7 @@ class QMServer:
             self.channels.startup()
         self.command_server = CommandServer(self)
         self.command_server.start()
+        self.repman.start()
 
     def shutdown(self, immediate: bool) -> None:
         """End the queue manager: quiesce (wait for applications) or end immediately."""
@@ -128,6 +143,8 @@ class QMServer:
         self.channels.shutdown()
         if getattr(self, "command_server", None) is not None:
             self.command_server.stop()
+        self.repman.stop()
+        self.repman.join(5)
         for lst in list(self.listeners.values()):
             lst.close()
         self.listeners.clear()
@@ -184,6 +201,12 @@ class QMServer:
             with self.sessions_lock:
                 self.sessions.add(session)
             threading.Thread(target=session.run, name=f"conn-{peer}", daemon=True).start()
+
+    def _default_conname(self) -> str:
+        """CONNAME of a CLUSRCVR left blank: this queue manager's first running listener."""
+        for lst in self.listeners.values():
+            return f"{lst.obj['IPADDR'] or '127.0.0.1'}({lst.port})"
+        return ""
 
     def _notify(self, queue: str) -> None:
         cond = self.conds.get(queue)
@@ -358,7 +381,21 @@ class Session:
         conn = self.conn
         assert conn is not None
         with srv.lock:
-            result = fn(conn, *args)
+            try:
+                result = fn(conn, *args)
+            except ClusterPending as e:
+                # The first use of a cluster name on a partial repository: wait (up to 10 s) for a
+                # full repository's answer, then try once more.
+                deadline = time.monotonic() + RESOLVE_WAIT
+                cl = srv.qm.cluster
+                while not cl.repo.any_answered(e.kind, e.name) and time.monotonic() < deadline \
+                        and not srv.stopping.is_set():
+                    srv.repman.answered.wait(min(0.5, max(0.0, deadline - time.monotonic())))
+                conn.cluster_waited = True
+                try:
+                    result = fn(conn, *args)
+                finally:
+                    conn.cluster_waited = False
             ticket = conn.ticket
         if ticket:
             srv.store.sync(ticket)

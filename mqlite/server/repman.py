@@ -1,0 +1,108 @@
+"""The repository manager: the thread that runs a queue manager's cluster work.
+
+It reads the cluster control messages other queue managers send to SYSTEM.CLUSTER.COMMAND.QUEUE,
+hands them to the sans-IO cluster state, publishes local definition changes, lets time pass
+(record and subscription lifetimes, on the queue manager's clock), and puts what must be sent on
+the cluster transmission queue for the right cluster-sender channel, addressed to
+SYSTEM.CLUSTER.COMMAND.QUEUE on the target queue manager. Gets and puts of one round are one unit
+of work, and the cluster cache is saved with it, so a crash neither loses nor repeats a message.
+MQOPEN calls waiting for a full repository's answer are woken after each round.
+"""
+from __future__ import annotations
+
+import json
+import threading
+from typing import TYPE_CHECKING, Any
+
+from mqlite.cmq import CMQC as C
+from mqlite.cmq.structs import GMO, MD, OD
+from mqlite.engine.cluster import CMDQ
+from mqlite.engine.errors import MQIError
+
+if TYPE_CHECKING:
+    from mqlite.server.server import QMServer
+
+TICK = 1.0            # seconds between lifetime checks when nothing else happens
+CACHE_KEY = "cluster.cache"
+
+
+class RepositoryManager(threading.Thread):
+    def __init__(self, srv: "QMServer") -> None:
+        super().__init__(name="repository-manager", daemon=True)
+        self.srv = srv
+        self.qm = srv.qm
+        self.stop_event = threading.Event()
+        self.answered = threading.Condition(srv.lock)    # MQOPENs waiting for full repositories
+        self.kick = False
+        self._saved_gen = -1
+
+    def stop(self) -> None:
+        self.stop_event.set()
+        with self.srv.lock:
+            self.srv.cond_for(CMDQ).notify_all()
+
+    def poke(self) -> None:
+        """Something changed (a definition, the clock): run a round soon. Engine lock held."""
+        self.kick = True
+        self.srv.cond_for(CMDQ).notify_all()
+
+    def run(self) -> None:
+        srv, qm = self.srv, self.qm
+        with srv.lock:
+            conn = qm.connect("amqrrmfa", C.MQAT_QMGR, "mqm")
+            try:
+                hobj = qm.open(conn, OD(ObjectName=CMDQ.encode()), C.MQOO_INPUT_EXCLUSIVE).hobj
+            except MQIError as e:
+                srv.log.write("AMQ9411E", f"The repository manager could not open {CMDQ} (reason {e.reason}).",
+                              "Clustering is not available on this queue manager.")
+                return
+        gmo = GMO(Options=C.MQGMO_SYNCPOINT)
+        while not self.stop_event.is_set():
+            with srv.lock:
+                try:
+                    got = self._round(conn, hobj, gmo)
+                except Exception as e:       # a defect: log it, keep the queue manager running
+                    import traceback
+                    srv.log.write("MQL9998E", f"Repository manager error: {e}.", traceback.format_exc())
+                    qm.backout(conn)
+                    got = 0
+                ticket = conn.ticket
+            if ticket:
+                srv.store.sync(ticket)
+            with srv.lock:
+                self.answered.notify_all()
+                if not got and not self.kick and not self.stop_event.is_set():
+                    srv.cond_for(CMDQ).wait(TICK)
+        with srv.lock:
+            qm.disconnect(conn, commit=False)
+
+    def _round(self, conn: Any, hobj: int, gmo: GMO) -> int:
+        qm, cl = self.qm, self.qm.cluster
+        self.kick = False
+        got = 0
+        while got < 500:
+            try:
+                r = qm.get(conn, hobj, MD(), gmo, 100 * 1024 * 1024)
+            except MQIError as e:
+                if e.reason != C.MQRC_NO_MSG_AVAILABLE:
+                    raise
+                break
+            got += 1
+            try:
+                msg = json.loads(r.body)
+                if not isinstance(msg, dict):
+                    raise ValueError("not an object")
+                cl.receive(msg)
+            except (ValueError, KeyError, TypeError) as e:
+                self.srv.log.write("AMQ9430E", "A cluster control message was not understood and was discarded.",
+                                   f"{e.__class__.__name__}: {e}")
+        cl.tick()
+        cl.sync()
+        for channel, target, msg in cl.outgoing():
+            qm.send_cluster(conn, channel, target, CMDQ, json.dumps(msg, separators=(",", ":")).encode())
+        if cl.repo.generation != self._saved_gen or got:
+            self._saved_gen = cl.repo.generation
+            qm.store.append(("meta", CACHE_KEY, json.dumps(cl.snapshot(), separators=(",", ":"))))
+        qm.commit(conn)
+        conn.ticket = qm.store.last_ticket
+        return got
