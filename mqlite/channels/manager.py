@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mqlite.channels.receiver import ORIG_FORMAT, REMOTE_Q, REMOTE_QM, XQH_LEN, Receiver, dead_letter
+from mqlite.channels.receiver import REMOTE_Q, REMOTE_QM, XQH_LEN, Receiver, dead_letter, original_md
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import GMO, MD, OD
 from mqlite.cmq.structs import text as text_of
@@ -740,8 +740,7 @@ class SenderMCA(threading.Thread):
     def _too_big(self, conn: Conn, md_bytes: bytes, body: bytes, in_batch: bool) -> None:
         """A message longer than the channel's MAXMSGL: the sending end's dead-letter queue, reason
         MQRC_MSG_TOO_BIG_FOR_CHANNEL, inside the batch's unit of work; without one the channel stops."""
-        md = MD.from_bytes(md_bytes)
-        md.Format = body[ORIG_FORMAT]
+        md = MD.from_bytes(original_md(md_bytes, body))
         handles = self.dlq_handles
 
         def handle(q: bytes, _qm: bytes) -> Any:

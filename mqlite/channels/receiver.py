@@ -17,17 +17,13 @@ from typing import TYPE_CHECKING, Any
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import DLH, MD, OD, PMO, pad, text
 from mqlite.engine.errors import MQIError
-from mqlite.engine.qmgr import Conn, Handle
+from mqlite.engine.qmgr import REMOTE_Q, REMOTE_QM, XQH_LEN, Conn, Handle, original_md
 from mqlite.net import protocol as P
 
 if TYPE_CHECKING:
     from mqlite.channels.manager import ChannelManager, ChannelStatus
 
 TRANSIENT = (C.MQRC_Q_FULL, C.MQRC_PUT_INHIBITED)
-XQH_LEN = C.MQXQH_CURRENT_LENGTH
-# Where the MQXQH keeps what an MCA needs: the destination names and the original Format.
-REMOTE_Q, REMOTE_QM, ORIG_FORMAT = slice(8, 56), slice(56, 104), slice(104 + 32, 104 + 40)
-
 
 class BatchFailed(Exception):
     def __init__(self, reason: int, text: str) -> None:
@@ -71,6 +67,8 @@ class Receiver:
                         raise P.ProtocolError("channel message without MQXQH")
                     if flags & P.CH_FAST:
                         self._fast(md, body)
+                        if not self.reader.buffered():
+                            self._close_handles()
                     else:
                         batch.append((seq, md, body))
                 elif ftype == P.CH_END:
@@ -78,6 +76,8 @@ class Receiver:
                     reply = self._end_batch(batch, info)
                     batch = []
                     P.send_frame(self.sock, P.CH_END | P.REPLY, P.encode_json(reply))
+                    if not self.reader.buffered():
+                        self._close_handles()
                 elif ftype == P.CH_HEARTBEAT:
                     P.send_frame(self.sock, P.CH_HEARTBEAT | P.REPLY, b"")
                 elif ftype == P.CH_PING:
@@ -91,6 +91,17 @@ class Receiver:
                 if self.conn is not None:
                     self.qm.disconnect(self.conn, commit=False)   # a partial batch is backed out
                     self.conn = None
+
+    def _close_handles(self) -> None:
+        """Nothing more is waiting: close the queues opened for delivery, so that they do not
+        stay in use (DELETE QLOCAL) while the channel is idle."""
+        if not self.handles:
+            return
+        with self.srv.lock:
+            for h in self.handles.values():
+                if self.conn is not None and h.hobj in self.conn.handles:
+                    self.qm.close(self.conn, h.hobj)
+        self.handles.clear()
 
     # --- batches ------------------------------------------------------------------------------
     def _end_batch(self, batch: list[tuple[int, bytes, bytes]], info: dict[str, Any]) -> dict[str, Any]:
@@ -144,7 +155,7 @@ class Receiver:
         The descriptor stays packed (the original's, with its own Format from the MQXQH back)."""
         data = body[XQH_LEN:]
         raw_q, raw_qm = body[REMOTE_Q], body[REMOTE_QM]
-        md_bytes = md_bytes[:32] + body[ORIG_FORMAT] + md_bytes[40:]
+        md_bytes = original_md(md_bytes, body)
         chl = self.chl
         retries = chl["MRRTY"] if chl is not None else 10
         interval = (chl["MRTMR"] if chl is not None else 1000) / 1000.0

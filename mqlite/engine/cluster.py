@@ -96,6 +96,10 @@ class ClusterState:
         self.removed: dict[str, float] = {}          # RESET CLUSTER: queue manager -> when (rejoin guard)
         self.assoc: dict[str, str] = {}              # channel -> transmission queue it is associated with
         self.unrouted: list[tuple[str, dict[str, Any]]] = []
+        # Store numbers of messages on cluster transmission queues put with BIND_NOT_FIXED: they may
+        # be re-routed if their channel cannot reach its queue manager (kept in memory only: after
+        # a restart they wait for their channel, as BIND_ON_OPEN messages do).
+        self.not_fixed: set[int] = set()
         self.bootstrapped: set[tuple[str, str]] = set()
         self._xq_cache: dict[str, str] = {}
         self._xq_gen = -1
@@ -195,14 +199,15 @@ class ClusterState:
         out: dict[str, list[str]] = {}
         for ch in self.manual_senders():
             for c in self.clusters_of(ch):
-                for rec in self._qmgr_records(c):
+                for rec in self._qmgr_records(c, in_grace=True):
                     if channel_matches(ch.name, rec.attrs.get("CHANNEL", ""), rec.key.owner):
                         out.setdefault(c, []).append(rec.key.owner)
         return out
 
-    def _qmgr_records(self, cluster: str | None = None) -> list[Record]:
+    def _qmgr_records(self, cluster: str | None = None, in_grace: bool = False) -> list[Record]:
         return [r for k, r in sorted(self.repo.records.items())
-                if k.kind == QMGR and (cluster is None or k.cluster == cluster) and self.repo.live(r)]
+                if k.kind == QMGR and (cluster is None or k.cluster == cluster)
+                and (self.repo.live(r) or (in_grace and not r.deleted))]
 
     # --- what to send ---------------------------------------------------------------------------
     def bootstrap(self) -> list[tuple[str, dict[str, Any]]]:
@@ -243,7 +248,9 @@ class ClusterState:
         if qmgr == self.qm.name:
             return None
         best = None
-        for rec in self.repo.lookup(QMGR, qmgr):
+        # Expired records in their grace period still give the way: the queue manager is probably
+        # still there and republishing.
+        for rec in self._qmgr_records(in_grace=True):
             if rec.key.owner != qmgr or not rec.attrs.get("CHANNEL"):
                 continue
             if rec.key.cluster in self.member_of():

@@ -46,6 +46,15 @@ XQH_FIXED = struct.Struct("@4si48s48s")   # the MQXQH fields before its embedded
 _MD_HOT = struct.Struct("@16xi20xii")      # MQMD Expiry, Priority, Persistence (offsets 16, 40, 44)
 BLANK32 = b" " * 32
 XQH_LEN = C.MQXQH_CURRENT_LENGTH
+# Where the MQXQH keeps what an MCA needs: the destination names and the original Format and
+# CorrelId (on a cluster transmission queue the message's own CorrelId names the channel).
+REMOTE_Q, REMOTE_QM, ORIG_FORMAT = slice(8, 56), slice(56, 104), slice(104 + 32, 104 + 40)
+ORIG_CORREL = slice(104 + 72, 104 + 96)
+
+
+def original_md(md_bytes: bytes, body: bytes) -> bytes:
+    """The packed descriptor a message had before it went on a transmission queue."""
+    return md_bytes[:32] + body[ORIG_FORMAT] + md_bytes[40:72] + body[ORIG_CORREL] + md_bytes[96:]
 
 
 def _bits(x: int) -> int:
@@ -395,7 +404,11 @@ class QueueManager:
         remote_qm = bool(qmname) and qmname != self.name
         kind, what = (CL_QMGR, qmname) if remote_qm else (CL_QUEUE, name)
         answered = True
-        if self.queue(what) is None and not (remote_qm and cl.route(qmname)):
+        local = self.queue(what)
+        if (local is None and not (remote_qm and cl.route(qmname))) or (
+                local is not None and not remote_qm and cl.clusters_of(local)):
+            # An unknown name, or a cluster queue hosted here too (its other instances count for
+            # CLWLUSEQ(ANY) and put-disabled local instances): register interest.
             answered = cl.interest(kind, what)
         try:
             return resolve(self, name, qmname, options)
@@ -640,7 +653,9 @@ class QueueManager:
             raise MQIError(C.MQRC_MISSING_REPLY_TO_Q)
         res = h.res
         assert res is not None
+        reroutable = False
         if res.kind == CLUSTER:
+            reroutable = h.bind != C.MQBND_BIND_ON_GROUP or not opts & C.MQPMO_LOGICAL_ORDER
             res, qs = self._cluster_put_target(h, res, md, opts)
             opened = self.queue(res.path[0]) if res.kind == LOCAL else None
             if opened is None:
@@ -689,6 +704,8 @@ class QueueManager:
             stored_md, stored_body = msg_md, body
         self._seq += 1
         msg = Message(self._seq, stored_md, stored_body, expiry_at, bool(persistence), qs.lane_for(priority))
+        if reroutable and res.kind == REMOTE:
+            self.cluster.not_fixed.add(msg.seq)
         self._enqueue(conn, qs, msg, syncpoint, now)
         if owned:
             return warning
@@ -747,6 +764,53 @@ class QueueManager:
         if moving:
             self.on_available(dest)
         return len(moving)
+
+    def reroute(self, conn: Conn, channel: str) -> int:
+        """Messages put with BIND_NOT_FIXED that wait for ``channel`` (which cannot reach its queue
+        manager) go through the workload algorithm again, which ranks a retrying channel below
+        running ones; those it sends elsewhere move to that channel's transmission queue (or to
+        the local instance), in one step. Messages bound on open or by group stay."""
+        cl = self.cluster
+        xq = cl.assoc.get(channel) or cl.xmitq_for(channel)
+        qs = self.queues.get(xq)
+        if qs is None or not cl.not_fixed:
+            return 0
+        correl = correl_of(channel)
+        moved = 0
+        for m in [m for m in qs if m.md.CorrelId == correl and m.seq in cl.not_fixed]:
+            name = text(m.body[REMOTE_Q])
+            try:
+                d = cl.choose(name)
+            except MQIError:
+                continue
+            if d.channel == channel:
+                continue
+            qs.remove(m)
+            cl.not_fixed.discard(m.seq)
+            if m.persistent:
+                self.store.append(("del", m.seq))
+            if d.local:
+                md = MD.from_bytes(original_md(m.packed_md(), m.body))
+                dest, data = self.queues.get(name), m.body[XQH_LEN:]
+            else:
+                md = m.md.copy()
+                md.CorrelId = correl_of(d.channel)
+                dest = self.queues.get(cl.xmitq_now(d.channel))
+                data = m.body[:REMOTE_QM.start] + pad(d.qmgr, 48) + m.body[REMOTE_QM.stop:]
+            if dest is None:
+                continue
+            self._seq += 1
+            new = Message(self._seq, md, data, m.expiry_at, m.persistent, dest.lane_for(md.Priority))
+            dest.insert(new)
+            if not d.local:
+                cl.not_fixed.add(new.seq)
+            if m.persistent:
+                conn.ticket = self.store.append(("put", new.seq, dest.name, new.packed_md(), new.body, new.expiry_at))
+            self.on_available(dest.name)
+            if not d.local:
+                cl.wake_channel(d.channel)
+            moved += 1
+        return moved
 
     def correl_ids(self, queue: str) -> set[bytes]:
         """The CorrelIds of the messages on a cluster transmission queue (which channels have work)."""

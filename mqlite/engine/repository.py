@@ -125,8 +125,10 @@ class Repository:
 
     def full_repositories(self, cluster: str) -> list[str]:
         """Other full repositories of ``cluster``: manual CLUSSDR targets first, then those learnt."""
+        # An expired full repository record (in its grace period) still says where to publish: its
+        # owner republishes it at about the same time as everyone else.
         learnt = sorted(k.owner for k, r in self.records.items()
-                        if k.cluster == cluster and k.kind == QMGR and self.live(r)
+                        if k.cluster == cluster and k.kind == QMGR and not r.deleted
                         and r.attrs.get("QMTYPE") == "REPOS")
         out: list[str] = []
         for q in [*self.manual.get(cluster, []), *learnt]:
@@ -186,6 +188,8 @@ class Repository:
         rec = Record(Key(cluster, kind, name, self.qmgr), dict(attrs), self._version, self.clock(), deleted)
         self._put(rec)
         self._spread(rec, came_from=None)
+        if cluster in self.full_for and kind == QMGR:
+            self._announce(rec, self.qmgr)         # partials hold full repositories' records unasked
 
     def _spread(self, rec: Record, came_from: str | None) -> None:
         cluster = rec.key.cluster
@@ -280,6 +284,8 @@ class Repository:
                 self._welcome(k.cluster, k.owner)
             if new_full and came_from == k.owner:
                 self._catch_up(k.cluster, k.owner)
+            if new_full:
+                self._announce(rec, came_from)
         elif new_full and k.owner in self.full_repositories(k.cluster)[:FULL_REPOS_PER_PUBLICATION]:
             self._introduce(k.cluster, k.owner)
         elif k.kind == QUEUE and not rec.deleted and (k.cluster, QMGR, k.owner) not in self.subs:
@@ -300,6 +306,15 @@ class Repository:
         recs = [r.to_wire() for k, r in sorted(self.records.items()) if k.cluster == cluster and k.owner != full]
         if recs:
             self.outbox.append((full, {"type": "publish", "from": self.qmgr, "records": recs}))
+
+    def _announce(self, rec: Record, came_from: str) -> None:
+        """A full repository learnt of another full repository: every partial repository it knows
+        hears of it too, so that it can publish and subscribe there."""
+        msg = {"type": "publish", "from": self.qmgr, "records": [rec.to_wire()]}
+        for k, r in sorted(self.records.items()):
+            if k.cluster == rec.key.cluster and k.kind == QMGR and r.attrs.get("QMTYPE") != "REPOS" \
+                    and k.owner not in (self.qmgr, rec.key.owner, came_from) and not r.deleted:
+                self.outbox.append((k.owner, msg))
 
     def _introduce(self, cluster: str, full: str) -> None:
         """A partial repository learnt a full repository it should use: publish its own records

@@ -98,6 +98,13 @@ class RepositoryManager(threading.Thread):
                                    f"{e.__class__.__name__}: {e}")
         cl.tick()
         cl.sync()
+        for channel in list(self.srv.channels.senders):
+            if self.srv.channels.state(channel) in ("RETRYING", "STOPPED", "BINDING"):
+                moved = qm.reroute(conn, channel)
+                if moved:
+                    self.srv.log.write("AMQ9486I", f"{moved} message(s) for channel {channel} were re-routed.",
+                                       "The channel cannot reach its queue manager; the messages were put "
+                                       "with BIND_NOT_FIXED.")
         for channel, target, msg in cl.outgoing():
             qm.send_cluster(conn, channel, target, CMDQ, json.dumps(msg, separators=(",", ":")).encode())
         if cl.repo.generation != self._saved_gen or got:
