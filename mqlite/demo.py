@@ -1,18 +1,15 @@
-"""The README's main job: create and start a queue manager from examples/QM1.mqsc, put and get
-messages through the pymqi-compatible API over a client connection, print what happened, stop it."""
+"""The README's main job: the SALES cluster of examples/sales (two full repositories, two partial
+repositories) brought up from its MQSC files on free loopback ports, DISPLAY CLUSQMGR, then puts
+from FR1 (which hosts no instance) to the cluster queue SALES.ORDERS with each binding option,
+the messages got back from the two instances on PR1 and PR2, and the cluster taken down."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import tempfile
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+import time
+from typing import Any
 
 
 def _mqlite(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -26,51 +23,79 @@ def _show(title: str, proc: subprocess.CompletedProcess) -> None:
     print()
 
 
+def _drain(pymqi: Any, conname: str, qm: str) -> list[str]:
+    from mqlite.pymqi import CMQC
+    conn = pymqi.connect(qm, "DEV.APP.SVRCONN", conname)
+    q = pymqi.Queue(conn, "SALES.ORDERS", CMQC.MQOO_INPUT_SHARED)
+    gmo = pymqi.GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_FAIL_IF_QUIESCING, WaitInterval=2000)
+    out = []
+    while True:
+        try:
+            out.append(q.get(None, pymqi.MD(), gmo).decode())
+        except pymqi.MQMIError as e:
+            if e.reason != CMQC.MQRC_NO_MSG_AVAILABLE:
+                raise
+            break
+        gmo.WaitInterval = 500
+    conn.disconnect()
+    return out
+
+
 def main(port: int = 0) -> int:
     from mqlite import pymqi
+    from mqlite.cli import topology
     from mqlite.pymqi import CMQC
 
     here = os.path.dirname(os.path.abspath(__file__))
-    mqsc_file = os.path.join(os.path.dirname(here), "examples", "QM1.mqsc")
+    directory = os.path.join(os.path.dirname(here), "examples", "sales")
     os.environ.setdefault("MQLITE_DATA", tempfile.mkdtemp(prefix="mqlite-demo-"))
-    port = port or _free_port()
-    qm = "DEMO.QM1"
-    _show(f"mqlite crtmqm -p {port} {qm}", _mqlite("crtmqm", "-p", str(port), qm))
-    _show(f"mqlite strmqm {qm}", _mqlite("strmqm", qm))
+    print("$ mqlite up examples/sales --ports auto")
+    members = topology.up(directory, auto_ports=True)
+    print()
+    port_of = {m.name: m.port for m in members}
     try:
-        with open(mqsc_file, encoding="utf-8") as f:
-            _show(f"mqlite runmqsc {qm} < examples/QM1.mqsc", _mqlite("runmqsc", qm, stdin=f.read()))
-        print(f"$ python: pymqi.connect('{qm}', 'DEV.APP.SVRCONN', '127.0.0.1({port})')")
-        qmgr = pymqi.connect(qm, "DEV.APP.SVRCONN", f"127.0.0.1({port})")
-        queue = pymqi.Queue(qmgr, "DEV.QUEUE.1", CMQC.MQOO_OUTPUT | CMQC.MQOO_INQUIRE)
-        for i in range(3):
-            md = pymqi.MD()
-            queue.put(f"Hello from mqlite #{i}", md)
-            print(f"put  msg #{i}  MsgId={md.MsgId.hex()}  PutDate={md.PutDate.decode()} PutTime={md.PutTime.decode()}")
-        depth = queue.inquire(CMQC.MQIA_CURRENT_Q_DEPTH)
-        print(f"CURDEPTH of DEV.QUEUE.1 is {depth}")
-        queue.close()
-        alias = pymqi.Queue(qmgr, "DEV.ALIAS.1")
-        gmo = pymqi.GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_FAIL_IF_QUIESCING, WaitInterval=1000)
-        while True:
-            md = pymqi.MD()
-            try:
-                body = alias.get(None, md, gmo)
-            except pymqi.MQMIError as e:
-                if e.reason == CMQC.MQRC_NO_MSG_AVAILABLE:
-                    print(f"get  -> {e}  (queue is empty)")
-                    break
-                raise
-            print(f"get  through alias DEV.ALIAS.1: {body.decode()!r}  Format={md.Format.decode().strip()}")
-        alias.close()
-        qmgr.disconnect()
-        print()
-        _show(f"echo 'DISPLAY QSTATUS(DEV.QUEUE.1)' | mqlite runmqsc {qm}",
-              _mqlite("runmqsc", qm, stdin="DISPLAY QSTATUS(DEV.QUEUE.1)\n"))
+        _show("echo 'DISPLAY CLUSQMGR(*) QMTYPE STATUS' | mqlite runmqsc FR1",
+              _mqlite("runmqsc", "FR1", stdin="DISPLAY CLUSQMGR(*) QMTYPE STATUS\n"))
+        # The workload algorithm ranks a channel that is still starting below running and inactive
+        # ones (MQ's channel-state rules): start FR1's auto-defined cluster-sender channels first,
+        # so that the round-robin below is not bent by channel start-up.
+        _show("echo 'START CHANNEL(SALES.PR1) / START CHANNEL(SALES.PR2)' | mqlite runmqsc FR1",
+              _mqlite("runmqsc", "-e", "FR1", stdin="START CHANNEL(SALES.PR1)\nSTART CHANNEL(SALES.PR2)\n"))
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            st = _mqlite("runmqsc", "-e", "FR1", stdin="DISPLAY CHSTATUS(SALES.PR*) STATUS\n").stdout
+            if st.count("STATUS(RUNNING)") == 2:
+                break
+            time.sleep(0.2)
+        fr1 = pymqi.connect("FR1", "DEV.APP.SVRCONN", f"127.0.0.1({port_of['FR1']})")
+        persistent = pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT)
+        cases = [("BIND_NOT_FIXED", CMQC.MQOO_BIND_NOT_FIXED, "every put chooses: round-robin"),
+                 ("BIND_ON_OPEN", CMQC.MQOO_BIND_ON_OPEN, "one instance, chosen at MQOPEN"),
+                 ("BIND_ON_GROUP", CMQC.MQOO_BIND_ON_GROUP, "each group to one instance")]
+        for label, option, what in cases:
+            q = pymqi.Queue(fr1, "SALES.ORDERS", CMQC.MQOO_OUTPUT | option)
+            print(f"$ python: put to SALES.ORDERS from FR1 with MQOO_{label} ({what})")
+            if option == CMQC.MQOO_BIND_ON_GROUP:
+                for g in "AB":
+                    for i in range(1, 4):
+                        flags = CMQC.MQMF_LAST_MSG_IN_GROUP if i == 3 else CMQC.MQMF_MSG_IN_GROUP
+                        q.put(f"group {g} message {i}", pymqi.MD(MsgFlags=flags, Persistence=CMQC.MQPER_PERSISTENT),
+                              pymqi.PMO(Options=CMQC.MQPMO_LOGICAL_ORDER))
+            else:
+                for i in range(1, 7 if option == CMQC.MQOO_BIND_NOT_FIXED else 4):
+                    persistent.MsgId = b""
+                    q.put(f"{label} order {i}", persistent)
+            q.close()
+            for qm in ("PR1", "PR2"):
+                got = _drain(pymqi, f"127.0.0.1({port_of[qm]})", qm)
+                print(f"  got on {qm}: {got}")
+            print()
+        fr1.disconnect()
+        _show("echo 'DISPLAY QCLUSTER(SALES.ORDERS) CLUSQT' | mqlite runmqsc FR1",
+              _mqlite("runmqsc", "FR1", stdin="DISPLAY QCLUSTER(SALES.ORDERS) CLUSQT\n"))
     finally:
-        _show(f"mqlite endmqm -i {qm}", _mqlite("endmqm", "-i", qm))
-        _show("mqlite dspmq", _mqlite("dspmq"))
-        _mqlite("dltmqm", qm)
+        print("$ mqlite down examples/sales")
+        topology.down(directory, delete=True)
     return 0
 
 

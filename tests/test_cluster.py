@@ -154,7 +154,7 @@ def test_bind_on_open_and_on_group(cluster: Harness) -> None:
 
 def test_local_instance_first_unless_clwluseq_any(cluster: Harness) -> None:
     conn, q = open_q(cluster, "PR2", "Q1", C.MQOO_OUTPUT | C.MQOO_BIND_NOT_FIXED)
-    for i in range(4):
+    for _ in range(4):
         q.put(b"local")
     conn.disconnect()
     assert depth(cluster, "PR2", "Q1") == 4
@@ -165,7 +165,7 @@ def test_local_instance_first_unless_clwluseq_any(cluster: Harness) -> None:
                what="PR2 to learn the other instances of Q1")
     try:
         conn, q = open_q(cluster, "PR2", "Q1", C.MQOO_OUTPUT | C.MQOO_BIND_NOT_FIXED)
-        for i in range(8):
+        for _ in range(8):
             q.put(b"any")
         conn.disconnect()
         wait_until(lambda: sum(depth(cluster, p, "Q1") for p in PARTIAL) == 8, what="8 messages")
@@ -267,7 +267,7 @@ def test_suspend_and_resume(cluster: Harness) -> None:
         wait_until(lambda: "SUSPEND(YES)" in cluster.qm("FR2").mqsc("DISPLAY CLUSQMGR(PR1) SUSPEND").stdout,
                    what="FR2 to see PR1 suspended")
         conn, q = open_q(cluster, "FR2", "Q1", C.MQOO_OUTPUT | C.MQOO_BIND_NOT_FIXED)
-        for i in range(6):
+        for _ in range(6):
             q.put(b"s")
         conn.disconnect()
         wait_until(lambda: sum(depth(cluster, p, "Q1") for p in PARTIAL) == 6, what="6 messages")
@@ -341,3 +341,23 @@ def test_subscriptions_renewed_when_used_and_expire_when_not(cluster: Harness) -
     wait_until(lambda: pymqi.Queue(conn, "Q7", C.MQOO_OUTPUT).put(b"z") or True, what="Q7 after expiry")
     conn.disconnect()
     wait_until(lambda: depth(cluster, "PR1", "Q7") == 3, what="the three messages on PR1")
+
+
+def test_readme_main_job_runs_the_sales_cluster(tmp_path: Any) -> None:
+    """`mqlite demo` (make run): up examples/sales on free ports, the three bindings, down."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, MQLITE_DATA=str(tmp_path))
+    r = subprocess.run([sys.executable, "-m", "mqlite.cli.main", "demo"], capture_output=True, text=True,
+                       timeout=180, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = r.stdout
+    assert "cluster converged: every member knows the full repositories FR1, FR2" in out
+    assert out.count("QMTYPE(REPOS)") == 2 and out.count("QMTYPE(NORMAL)") == 2
+    not_fixed = re.findall(r"got on PR\d: (\[.*?\])", out.split("MQOO_BIND_NOT_FIXED")[1].split("$ python")[0])
+    assert sorted(not_fixed) == ["['BIND_NOT_FIXED order 1', 'BIND_NOT_FIXED order 3', 'BIND_NOT_FIXED order 5']",
+                                 "['BIND_NOT_FIXED order 2', 'BIND_NOT_FIXED order 4', 'BIND_NOT_FIXED order 6']"]
+    on_open = re.findall(r"got on PR\d: (\[.*?\])", out.split("MQOO_BIND_ON_OPEN")[1].split("$ python")[0])
+    assert "[]" in on_open and len(on_open) == 2
+    assert out.count("ended.") == 4

@@ -297,6 +297,25 @@ def demo(args: argparse.Namespace) -> int:
     return demo_main(args.port)
 
 
+def up(args: argparse.Namespace) -> int:
+    from mqlite.cli import topology
+    try:
+        topology.up(args.dir, auto_ports=args.ports == "auto")
+    except (OSError, RuntimeError) as e:
+        print(f"MQL0030E: {e}", file=sys.stderr)
+        return UNEXPECTED
+    return 0
+
+
+def down(args: argparse.Namespace) -> int:
+    from mqlite.cli import topology
+    try:
+        return topology.down(args.dir, delete=args.delete)
+    except OSError as e:
+        print(f"MQL0030E: {e}", file=sys.stderr)
+        return UNEXPECTED
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="mqlite", description="mqlite: IBM MQ's queue-manager model in Python.")
     sub = ap.add_subparsers(dest="command", required=True)
@@ -331,7 +350,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-m", help="with -w: the local queue manager that relays the commands")
     p.add_argument("qmgr", nargs="?")
     p.set_defaults(fn=runmqsc)
-    p = sub.add_parser("demo", help="the main job: a queue manager from examples/, puts and gets, then stop")
+    p = sub.add_parser("up", help="create and start the queue managers of a directory (cluster.ini + MQSC files)")
+    p.add_argument("dir")
+    p.add_argument("--ports", choices=("file", "auto"), default="file",
+                   help="auto: free ports instead of those in cluster.ini (CONNAMEs follow)")
+    p.set_defaults(fn=up)
+    p = sub.add_parser("down", help="end the queue managers of a directory")
+    p.add_argument("dir")
+    p.add_argument("--delete", action="store_true", help="delete them too")
+    p.set_defaults(fn=down)
+    p = sub.add_parser("demo", help="the main job: the SALES cluster of examples/sales, puts and gets, then down")
     p.add_argument("--port", type=int, default=0, help="listener port (default: a free one)")
     p.set_defaults(fn=demo)
     return ap

@@ -303,7 +303,7 @@ class Executor(ClusterCommands):
             choices = allowed.get(p.keyword)
             if choices is None or (choices and (p.value or "").upper() not in choices):
                 raise _Syntax(cmd.text, p.text, f"{p.keyword} is not valid here.")
-        if self.qm.lookup("CHANNEL", name) is None:
+        if self.qm.lookup("CHANNEL", name) is None and self.qm.cluster.auto_channel(name) is None:
             raise AdminError(admin.NOT_FOUND, name)
         err = run(name, *args)
         if err:
