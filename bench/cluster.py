@@ -1,4 +1,6 @@
-"""Cluster benchmarks (issue 4). So far: (a) workload decisions per second.
+"""Cluster benchmarks (issue 4): (a) workload decisions per second, (b) end-to-end NOT_FIXED
+persistent puts spread over three instances, (c) DEFINE of a new cluster queue to the first put
+on a partial, (d) convergence of a 20-queue-manager cluster.
 
 (a) The workload algorithm over 8 instances of a queue, as the cluster cache uses it: the same
     destinations tuple handed over call after call (so rules 1-16 are worked out once and kept)
@@ -6,7 +8,15 @@
     every call brings a new tuple (rules 1-16 run each time), and with varied attributes (ranks,
     priorities, states, weights) so that more rules have work to do.
 
-    python bench/cluster.py [--n 200000] [--runs 5] [--json out.json]
+(b) FR1 (a full repository with no instance) puts --msgs persistent messages with
+    MQOO_BIND_NOT_FIXED in units of work of 100 to Q1, hosted on PR1, PR2 and PR3; the clock runs
+    from the first put until every message is on an instance. (c) PR1 defines a new cluster queue;
+    PR2 opens and puts until it succeeds (its first MQOPEN subscribes and waits for the answer).
+    (d) 2 full and 18 partial repositories created and started one after another; reported: the
+    time from the last start until every member knows both full repositories and both full
+    repositories know all 20.
+
+    python bench/cluster.py [--n 200000] [--runs 5] [--msgs 20000] [--parts abcd] [--json out.json]
 """
 from __future__ import annotations
 
@@ -51,20 +61,130 @@ def decisions(dests: tuple[Destination, ...], n: int, fresh: bool) -> float:
     return n / (time.perf_counter() - t0)
 
 
+def _cluster(h, names, fulls, qdefs):
+    from mqlite.testing import free_port
+    ports = {n: free_port() for n in names}
+    for n in names:
+        target = fulls[0] if n == fulls[1] else fulls[1] if n == fulls[0] else fulls[hash(n) % 2]
+        mqsc = ("ALTER QMGR REPOS(SALES)\n" if n in fulls else "")
+        mqsc += (f"DEFINE CHANNEL(TO.{n}) CHLTYPE(CLUSRCVR) CONNAME('127.0.0.1({ports[n]})') CLUSTER(SALES) "
+                 f"SHORTTMR(1)\nDEFINE CHANNEL(TO.{target}) CHLTYPE(CLUSSDR) CONNAME('127.0.0.1({ports[target]})') "
+                 f"CLUSTER(SALES) SHORTTMR(1)\n" + qdefs.get(n, ""))
+        h.add(n, mqsc, port=ports[n])
+    return ports
+
+
+def _converged(h, names, fulls) -> bool:
+    import re
+    for n in (names if isinstance(names, list) else list(names)):
+        out = h.qm(n).mqsc("DISPLAY CLUSQMGR(*) QMTYPE").stdout
+        known = set(re.findall(r"CLUSQMGR\(([^)\s]+)\)\s+CHANNEL", out))
+        if not set(fulls) <= known or (n in fulls and len(known) < len(names)):
+            return False
+    return True
+
+
+def _depth(h, qm, q) -> int:
+    import re
+    found = re.findall(r"CURDEPTH\((\d+)\)", h.qm(qm).mqsc(f"DISPLAY QLOCAL({q}) CURDEPTH").stdout)
+    return int(found[0]) if found else 0
+
+
+def end_to_end(msgs: int, runs: int) -> dict:
+    from mqlite import pymqi
+    from mqlite.cmq import CMQC as C
+    from mqlite.testing import Harness
+    names = ["FR1", "FR2", "PR1", "PR2", "PR3"]
+    out: dict = {}
+    with Harness() as h:
+        _cluster(h, names, ("FR1", "FR2"), {p: "DEFINE QLOCAL(Q1) CLUSTER(SALES) MAXDEPTH(999999999)\n"
+                                            for p in ("PR1", "PR2", "PR3")})
+        while not _converged(h, names, ("FR1", "FR2")):
+            time.sleep(0.2)
+        # (b)
+        conn = h.qm("FR1").client()
+        q = pymqi.Queue(conn, "Q1", C.MQOO_OUTPUT | C.MQOO_BIND_NOT_FIXED)
+        pmo = pymqi.PMO(Options=C.MQPMO_SYNCPOINT)
+        body = b"x" * 256
+        q.put(body, pymqi.MD(Persistence=C.MQPER_PERSISTENT), pmo)
+        conn.commit()
+        time.sleep(1)                          # the three cluster-sender channels are running now
+        rates = []
+        total = 1
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            for i in range(msgs):
+                q.put(body, pymqi.MD(Persistence=C.MQPER_PERSISTENT), pmo)
+                if i % 100 == 99:
+                    conn.commit()
+            conn.commit()
+            total += msgs
+            while sum(_depth(h, p, "Q1") for p in ("PR1", "PR2", "PR3")) < total:
+                time.sleep(0.05)
+            rates.append(msgs / (time.perf_counter() - t0))
+        spread = [_depth(h, p, "Q1") for p in ("PR1", "PR2", "PR3")]
+        conn.disconnect()
+        out["b_not_fixed_persistent_msgs_per_s"] = round(statistics.median(rates))
+        print(f"{'b_not_fixed_persistent_msgs_per_s':32} median {out['b_not_fixed_persistent_msgs_per_s']:>10,} /s  "
+              f"runs: {', '.join(f'{r:,.0f}' for r in rates)}  spread {spread}")
+        # (c)
+        times = []
+        conn = h.qm("PR2").client()
+        for i in range(runs):
+            name = f"NEW.Q{i}"
+            h.qm("PR1").mqsc(f"DEFINE QLOCAL({name}) CLUSTER(SALES)", check=True)
+            t0 = time.perf_counter()
+            while True:
+                try:
+                    pymqi.Queue(conn, name, C.MQOO_OUTPUT).put(b"first")
+                    break
+                except pymqi.MQMIError:
+                    time.sleep(0.01)
+            times.append(time.perf_counter() - t0)
+        conn.disconnect()
+        out["c_define_to_first_put_s"] = round(statistics.median(times), 3)
+        print(f"{'c_define_to_first_put_s':32} median {out['c_define_to_first_put_s']:>10} s   "
+              f"runs: {', '.join(f'{t:.3f}' for t in times)}")
+    return out
+
+
+def convergence(size: int) -> dict:
+    from mqlite.testing import Harness
+    names = ["FR1", "FR2"] + [f"PR{i}" for i in range(1, size - 1)]
+    with Harness() as h:
+        t0 = time.perf_counter()
+        _cluster(h, names, ("FR1", "FR2"), {})
+        started = time.perf_counter()
+        while not _converged(h, names, ("FR1", "FR2")):
+            time.sleep(0.2)
+        done = time.perf_counter()
+    out = {"d_converge_after_last_start_s": round(done - started, 2),
+           "d_create_start_and_converge_s": round(done - t0, 2)}
+    print(f"{'d_converge_after_last_start_s':32} {out['d_converge_after_last_start_s']:>10} s   "
+          f"(create, start and converge {size} queue managers: {out['d_create_start_and_converge_s']} s)")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=200_000)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--json")
+    ap.add_argument("--msgs", type=int, default=20_000)
+    ap.add_argument("--parts", default="abcd")
     args = ap.parse_args()
     results = {}
-    for name, dests, fresh in (("a_decisions_per_s", uniform(), False),
+    for name, dests, fresh in () if "a" not in args.parts else (("a_decisions_per_s", uniform(), False),
                                ("a_decisions_per_s_varied", varied(), False),
                                ("a_decisions_per_s_uncached", uniform(), True)):
         n = args.n if not fresh else args.n // 5
         runs = [decisions(dests, n, fresh) for _ in range(args.runs)]
         results[name] = round(statistics.median(runs))
         print(f"{name:32} median {results[name]:>10,} /s  runs: {', '.join(f'{r:,.0f}' for r in runs)}")
+    if "b" in args.parts or "c" in args.parts:
+        results.update(end_to_end(args.msgs, args.runs))
+    if "d" in args.parts:
+        results.update(convergence(20))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(results, f, indent=2)
