@@ -181,8 +181,11 @@ class ClusterCommands:
             (cl.suspended.add if suspend else cl.suspended.discard)(c)
         cl.changed()
         cl.sync()
-        if suspend and force and hasattr(self.services, "stop_cluster_channels"):
-            self.services.stop_cluster_channels(clusters)
+        if suspend and force:
+            # MODE(FORCE): every cluster channel of those clusters, inbound and outbound, is stopped.
+            chans = cl.receivers() + cl.manual_senders() + cl.auto_channels()
+            for name in sorted({ch.name for ch in chans if set(cl.clusters_of(ch)) & set(clusters)}):
+                self.services.stop_channel(name, "FORCE", "STOPPED")
         return Result(["AMQ8560I: IBM MQ suspend queue manager cluster accepted." if suspend
                        else "AMQ8559I: IBM MQ resume queue manager cluster accepted."])
 
