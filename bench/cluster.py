@@ -64,8 +64,9 @@ def decisions(dests: tuple[Destination, ...], n: int, fresh: bool) -> float:
 def _cluster(h, names, fulls, qdefs):
     from mqlite.testing import free_port
     ports = {n: free_port() for n in names}
-    for n in names:
-        target = fulls[0] if n == fulls[1] else fulls[1] if n == fulls[0] else fulls[hash(n) % 2]
+    for i, n in enumerate(names):
+        # each full repository points at the other; partials alternate between them
+        target = fulls[0] if n == fulls[1] else fulls[1] if n == fulls[0] else fulls[i % 2]
         mqsc = ("ALTER QMGR REPOS(SALES)\n" if n in fulls else "")
         mqsc += (f"DEFINE CHANNEL(TO.{n}) CHLTYPE(CLUSRCVR) CONNAME('127.0.0.1({ports[n]})') CLUSTER(SALES) "
                  f"SHORTTMR(1)\nDEFINE CHANNEL(TO.{target}) CHLTYPE(CLUSSDR) CONNAME('127.0.0.1({ports[target]})') "
@@ -74,12 +75,11 @@ def _cluster(h, names, fulls, qdefs):
     return ports
 
 
-def _converged(h, names, fulls) -> bool:
-    import re
-    for n in (names if isinstance(names, list) else list(names)):
-        out = h.qm(n).mqsc("DISPLAY CLUSQMGR(*) QMTYPE").stdout
-        known = set(re.findall(r"CLUSQMGR\(([^)\s]+)\)\s+CHANNEL", out))
-        if not set(fulls) <= known or (n in fulls and len(known) < len(names)):
+def _converged(names, fulls) -> bool:
+    from mqlite.cli.topology import cluster_view
+    for n in names:
+        known = cluster_view(n)
+        if not set(fulls) <= set(known) or (n in fulls and len(known) < len(names)):
             return False
     return True
 
@@ -99,7 +99,7 @@ def end_to_end(msgs: int, runs: int) -> dict:
     with Harness() as h:
         _cluster(h, names, ("FR1", "FR2"), {p: "DEFINE QLOCAL(Q1) CLUSTER(SALES) MAXDEPTH(999999999)\n"
                                             for p in ("PR1", "PR2", "PR3")})
-        while not _converged(h, names, ("FR1", "FR2")):
+        while not _converged(names, ("FR1", "FR2")):
             time.sleep(0.2)
         # (b)
         conn = h.qm("FR1").client()
@@ -155,7 +155,7 @@ def convergence(size: int) -> dict:
         t0 = time.perf_counter()
         _cluster(h, names, ("FR1", "FR2"), {})
         started = time.perf_counter()
-        while not _converged(h, names, ("FR1", "FR2")):
+        while not _converged(names, ("FR1", "FR2")):
             time.sleep(0.2)
         done = time.perf_counter()
     out = {"d_converge_after_last_start_s": round(done - started, 2),

@@ -21,26 +21,20 @@ import json
 import os
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from mqlite.cli.proc import free_port, run_mqlite  # noqa: E402
+
 BODY = b"x" * 1024
 QM = "BENCH.QM"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def mqlite_cmd(*args: str, stdin: str | None = None) -> str:
-    p = subprocess.run([sys.executable, "-m", "mqlite.cli.main", *args], input=stdin, text=True,
-                       capture_output=True, check=False)
+    p = run_mqlite(*args, stdin=stdin, timeout=300)
     if p.returncode not in (0, 10):
         raise RuntimeError(f"mqlite {' '.join(args)} failed: {p.stdout}{p.stderr}")
     return p.stdout

@@ -11,10 +11,7 @@ import tempfile
 import time
 from typing import Any
 
-
-def _mqlite(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mqlite.cli.main", *args], input=stdin, text=True,
-                          capture_output=True)
+from mqlite.cli.proc import run_mqlite
 
 
 def _show(title: str, proc: subprocess.CompletedProcess) -> None:
@@ -55,15 +52,15 @@ def main(port: int = 0) -> int:
     port_of = {m.name: m.port for m in members}
     try:
         _show("echo 'DISPLAY CLUSQMGR(*) QMTYPE STATUS' | mqlite runmqsc FR1",
-              _mqlite("runmqsc", "FR1", stdin="DISPLAY CLUSQMGR(*) QMTYPE STATUS\n"))
+              run_mqlite("runmqsc", "FR1", stdin="DISPLAY CLUSQMGR(*) QMTYPE STATUS\n"))
         # The workload algorithm ranks a channel that is still starting below running and inactive
         # ones (MQ's channel-state rules): start FR1's auto-defined cluster-sender channels first,
         # so that the round-robin below is not bent by channel start-up.
         _show("echo 'START CHANNEL(SALES.PR1) / START CHANNEL(SALES.PR2)' | mqlite runmqsc FR1",
-              _mqlite("runmqsc", "-e", "FR1", stdin="START CHANNEL(SALES.PR1)\nSTART CHANNEL(SALES.PR2)\n"))
+              run_mqlite("runmqsc", "-e", "FR1", stdin="START CHANNEL(SALES.PR1)\nSTART CHANNEL(SALES.PR2)\n"))
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            st = _mqlite("runmqsc", "-e", "FR1", stdin="DISPLAY CHSTATUS(SALES.PR*) STATUS\n").stdout
+            st = run_mqlite("runmqsc", "-e", "FR1", stdin="DISPLAY CHSTATUS(SALES.PR*) STATUS\n").stdout
             if st.count("STATUS(RUNNING)") == 2:
                 break
             time.sleep(0.2)
@@ -92,7 +89,7 @@ def main(port: int = 0) -> int:
             print()
         fr1.disconnect()
         _show("echo 'DISPLAY QCLUSTER(SALES.ORDERS) CLUSQT' | mqlite runmqsc FR1",
-              _mqlite("runmqsc", "FR1", stdin="DISPLAY QCLUSTER(SALES.ORDERS) CLUSQT\n"))
+              run_mqlite("runmqsc", "FR1", stdin="DISPLAY QCLUSTER(SALES.ORDERS) CLUSQT\n"))
     finally:
         print("$ mqlite down examples/sales")
         topology.down(directory, delete=True)

@@ -16,27 +16,16 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from mqlite.cli.proc import free_port, run_mqlite
 from mqlite.paths import QMPaths, clock_file
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def run_mqlite(*args: str, stdin: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
-    """Run the ``mqlite`` command (crtmqm, runmqsc, ...) with this interpreter."""
-    return subprocess.run([sys.executable, "-m", "mqlite.cli.main", *args], input=stdin, text=True,
-                          capture_output=True, timeout=timeout)
+__all__ = ["QM", "Harness", "free_port", "run_mqlite"]
 
 
 @dataclass

@@ -91,6 +91,15 @@ def clusqmgr(h: Harness, qm: str) -> dict[str, str]:
     return dict(re.findall(r"CLUSQMGR\((\S+?)\).*?QMTYPE\((\w+)\)", b, re.S)[0] for b in blocks)
 
 
+def put_reason(conn: Any, name: str, options: int) -> int:
+    """MQOPEN and MQPUT one message: the reason code they fail with, 0 when they do not."""
+    try:
+        pymqi.Queue(conn, name, options).put(b"x")
+    except pymqi.MQMIError as e:
+        return int(e.reason)
+    return 0
+
+
 def open_q(h: Harness, qm: str, name: str, options: int) -> tuple[Any, Any]:
     conn = h.qm(qm).client()
     q = pymqi.Queue(conn)
@@ -199,29 +208,15 @@ def test_definitions_reach_the_subscriber(cluster: Harness) -> None:
     assert e.value.reason == C.MQRC_UNKNOWN_OBJECT_NAME
     cluster.qm("PR1").mqsc("DEFINE QLOCAL(Q2) CLUSTER(SALES)", check=True)
 
-    def put_q2() -> bool:
-        pymqi.Queue(conn, "Q2", C.MQOO_OUTPUT).put(b"to Q2")
-        return True
-    wait_until(put_q2, what="PR4 to learn Q2 from the full repositories' push")
+    wait_until(lambda: put_reason(conn, "Q2", C.MQOO_OUTPUT) == 0,
+               what="PR4 to learn Q2 from the full repositories' push")
     wait_until(lambda: depth(cluster, "PR1", "Q2") == 1, what="the message on PR1")
     cluster.qm("PR1").mqsc("ALTER QLOCAL(Q2) PUT(DISABLED)", check=True)
-
-    def inhibited() -> bool:
-        try:
-            pymqi.Queue(conn, "Q2", C.MQOO_OUTPUT | C.MQOO_BIND_ON_OPEN).put(b"x")
-        except pymqi.MQMIError as e:
-            return e.reason == C.MQRC_CLUSTER_PUT_INHIBITED
-        return False
-    wait_until(inhibited, what="2268 once the alteration arrives")
+    wait_until(lambda: put_reason(conn, "Q2", C.MQOO_OUTPUT | C.MQOO_BIND_ON_OPEN) == C.MQRC_CLUSTER_PUT_INHIBITED,
+               what="2268 once the alteration arrives")
     cluster.qm("PR1").mqsc("DELETE QLOCAL(Q2) PURGE", check=True)
-
-    def gone() -> bool:
-        try:
-            pymqi.Queue(conn, "Q2", C.MQOO_OUTPUT).put(b"x")
-        except pymqi.MQMIError as e:
-            return e.reason == C.MQRC_UNKNOWN_OBJECT_NAME
-        return False
-    wait_until(gone, what="2085 once the deletion arrives")
+    wait_until(lambda: put_reason(conn, "Q2", C.MQOO_OUTPUT) == C.MQRC_UNKNOWN_OBJECT_NAME,
+               what="2085 once the deletion arrives")
     conn.disconnect()
 
 
@@ -248,6 +243,19 @@ def test_displays_and_protected_objects(cluster: Harness) -> None:
     assert out.count("CLUSQT(QLOCAL)") == 4 and out.count("TYPE(QCLUSTER)") == 4
     out = cluster.qm("PR1").mqsc("DISPLAY QUEUE(Q1) CLUSINFO").stdout
     assert "TYPE(QLOCAL)" in out and "TYPE(QCLUSTER)" in out
+    # WHERE and the CLUSTER filter select rows; VERSION comes from each queue manager's CMDLEVEL.
+    out = cluster.qm("FR1").mqsc("DISPLAY CLUSQMGR(*) WHERE(QMTYPE EQ REPOS) VERSION").stdout
+    assert sorted(re.findall(r"CLUSQMGR\((\w+)\)", out)) == ["FR1", "FR2"] and out.count("VERSION(09040000)") == 2
+    assert "AMQ8147E" in cluster.qm("FR1").mqsc("DISPLAY CLUSQMGR(*) CLUSTER(OTHER)").stdout
+    r = cluster.qm("FR1").mqsc("REFRESH CLUSTER(SALES) FORCE(YES)\nSUSPEND QMGR CLUSTER(SALES) MODE(SOON)")
+    assert r.stdout.count("AMQ8405I") == 2 and "suspend queue manager cluster accepted" not in r.stdout
+    # MQINQ on a cluster queue with no instance here answers from its cluster records.
+    conn = cluster.qm("FR1").client()
+    q = pymqi.Queue(conn, "Q1", C.MQOO_INQUIRE)
+    assert q.inquire(C.MQIA_Q_TYPE) == C.MQQT_CLUSTER
+    assert q.inquire(C.MQIA_DEF_BIND) == C.MQBND_BIND_NOT_FIXED
+    q.close()
+    conn.disconnect()
     # Auto-defined cluster-sender channels cannot be altered or deleted.
     r = cluster.qm("FR1").mqsc("ALTER CHANNEL(TO.PR1) CHLTYPE(CLUSSDR) BATCHSZ(10)\nDELETE CHANNEL(TO.PR1)")
     assert r.stdout.count("AMQ8147E") == 2 and r.returncode == 10
@@ -308,15 +316,15 @@ def test_killed_partial_not_fixed_messages_rerouted_nothing_lost(cluster: Harnes
 def test_full_repository_down_partials_work_from_cache(cluster: Harness) -> None:
     cluster.qm("PR1").mqsc("DEFINE QLOCAL(Q4) CLUSTER(SALES)", check=True)
     conn = cluster.qm("PR3").client()
-    wait_until(lambda: pymqi.Queue(conn, "Q4", C.MQOO_OUTPUT).put(b"1") or True, what="Q4 usable from PR3")
+    wait_until(lambda: put_reason(conn, "Q4", C.MQOO_OUTPUT) == 0, what="Q4 usable from PR3")
     cluster.qm("FR2").kill9()                          # PR3's own full repository
     pymqi.Queue(conn, "Q4", C.MQOO_OUTPUT).put(b"2")   # from the cache
     cluster.qm("PR2").mqsc("DEFINE QLOCAL(Q5) CLUSTER(SALES)", check=True)
     # PR3 subscribes at both full repositories it knows: FR1 answers while FR2 is down.
-    wait_until(lambda: pymqi.Queue(conn, "Q5", C.MQOO_OUTPUT).put(b"3") or True, what="Q5 through FR1")
+    wait_until(lambda: put_reason(conn, "Q5", C.MQOO_OUTPUT) == 0, what="Q5 through FR1")
     cluster.qm("FR2").start()
     cluster.qm("PR2").mqsc("DEFINE QLOCAL(Q6) CLUSTER(SALES)", check=True)
-    wait_until(lambda: pymqi.Queue(conn, "Q6", C.MQOO_OUTPUT).put(b"4") or True, what="Q6 after the restart")
+    wait_until(lambda: put_reason(conn, "Q6", C.MQOO_OUTPUT) == 0, what="Q6 after the restart")
     conn.disconnect()
     wait_until(lambda: (depth(cluster, "PR1", "Q4"), depth(cluster, "PR2", "Q5"), depth(cluster, "PR2", "Q6"))
                == (2, 1, 1), what="every message delivered")
@@ -325,7 +333,7 @@ def test_full_repository_down_partials_work_from_cache(cluster: Harness) -> None
 def test_subscriptions_renewed_when_used_and_expire_when_not(cluster: Harness) -> None:
     cluster.qm("PR1").mqsc("DEFINE QLOCAL(Q7) CLUSTER(SALES)", check=True)
     conn = cluster.qm("PR4").client()
-    wait_until(lambda: pymqi.Queue(conn, "Q7", C.MQOO_OUTPUT).put(b"x") or True, what="Q7 usable from PR4")
+    wait_until(lambda: put_reason(conn, "Q7", C.MQOO_OUTPUT) == 0, what="Q7 usable from PR4")
     pymqi.Queue(conn, "Q7", C.MQOO_OUTPUT).put(b"y")      # a use after the subscription was made
     assert "CLUSQMGR(PR1)" in cluster.qm("PR4").mqsc("DISPLAY QCLUSTER(Q7)").stdout
     # 31 days on: every record was republished at 27 days; PR4's subscription was used, so renewed.
@@ -338,7 +346,7 @@ def test_subscriptions_renewed_when_used_and_expire_when_not(cluster: Harness) -
     wait_until(lambda: "AMQ8147E" in cluster.qm("PR4").mqsc("DISPLAY QCLUSTER(Q7)").stdout,
                what="PR4 to drop Q7 with its expired subscription")
     # Using the name again subscribes again.
-    wait_until(lambda: pymqi.Queue(conn, "Q7", C.MQOO_OUTPUT).put(b"z") or True, what="Q7 after expiry")
+    wait_until(lambda: put_reason(conn, "Q7", C.MQOO_OUTPUT) == 0, what="Q7 after expiry")
     conn.disconnect()
     wait_until(lambda: depth(cluster, "PR1", "Q7") == 3, what="the three messages on PR1")
 

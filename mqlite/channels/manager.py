@@ -86,7 +86,7 @@ class ChannelStatus:
     last_msg: float = 0.0
 
     def __setattr__(self, key: str, value: Any) -> None:
-        if key == "state":
+        if key == "state" and getattr(self, "state", None) != value:
             GENERATION[0] += 1
         object.__setattr__(self, key, value)
 
@@ -131,8 +131,7 @@ class ChannelManager:
                 if qs is not None and qs.depth:
                     self._start_sender(chl)
         # Cluster transmission queues: a channel for every CorrelId waiting there.
-        for q in sorted({qm.cluster.xmitq_for(c.name) for c in qm.cluster.auto_channels()}
-                        | {n for n in qm.queues if qm.cluster.is_cluster_xmitq(n)}):
+        for q in sorted(n for n in qm.queues if qm.cluster.is_cluster_xmitq(n)):
             for correl in sorted(qm.correl_ids(q)):
                 self.wake(correl.rstrip(b"\0").rstrip(b" ").decode("ascii", "replace"))
 

@@ -297,21 +297,15 @@ def demo(args: argparse.Namespace) -> int:
     return demo_main(args.port)
 
 
-def up(args: argparse.Namespace) -> int:
-    from mqlite.cli import topology
+def topology(args: argparse.Namespace) -> int:
+    """mqlite up DIR / mqlite down DIR."""
+    from mqlite.cli import topology as t
     try:
-        topology.up(args.dir, auto_ports=args.ports == "auto")
+        if args.command == "up":
+            t.up(args.dir, auto_ports=args.ports == "auto")
+            return 0
+        return t.down(args.dir, delete=args.delete)
     except (OSError, RuntimeError) as e:
-        print(f"MQL0030E: {e}", file=sys.stderr)
-        return UNEXPECTED
-    return 0
-
-
-def down(args: argparse.Namespace) -> int:
-    from mqlite.cli import topology
-    try:
-        return topology.down(args.dir, delete=args.delete)
-    except OSError as e:
         print(f"MQL0030E: {e}", file=sys.stderr)
         return UNEXPECTED
 
@@ -354,11 +348,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir")
     p.add_argument("--ports", choices=("file", "auto"), default="file",
                    help="auto: free ports instead of those in cluster.ini (CONNAMEs follow)")
-    p.set_defaults(fn=up)
+    p.set_defaults(fn=topology)
     p = sub.add_parser("down", help="end the queue managers of a directory")
     p.add_argument("dir")
     p.add_argument("--delete", action="store_true", help="delete them too")
-    p.set_defaults(fn=down)
+    p.set_defaults(fn=topology)
     p = sub.add_parser("demo", help="the main job: the SALES cluster of examples/sales, puts and gets, then down")
     p.add_argument("--port", type=int, default=0, help="listener port (default: a free one)")
     p.set_defaults(fn=demo)

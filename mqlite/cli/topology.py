@@ -12,14 +12,10 @@ from __future__ import annotations
 import configparser
 import os
 import re
-import subprocess
-import sys
 import time
 from dataclasses import dataclass
 
-from mqlite.testing import free_port
-
-STATE_FILE = "ports.state"     # the ports in use, under $MQLITE_DATA, for `down` and for clients
+from mqlite.cli.proc import free_port, run_mqlite
 
 
 @dataclass
@@ -27,11 +23,6 @@ class Member:
     name: str
     port: int
     mqsc: str
-
-
-def _mqlite(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mqlite.cli.main", *args], input=stdin, text=True,
-                          capture_output=True, timeout=120)
 
 
 def load(directory: str, auto_ports: bool = False) -> list[Member]:
@@ -55,54 +46,44 @@ def full_repositories(members: list[Member]) -> set[str]:
     return {m.name for m in members if re.search(r"ALTER\s+QMGR\s+.*REPOS\(", m.mqsc, re.I)}
 
 
-def up(directory: str, auto_ports: bool = False, quiet: bool = False, timeout: float = 60.0) -> list[Member]:
+def up(directory: str, auto_ports: bool = False, timeout: float = 60.0) -> list[Member]:
     members = load(directory, auto_ports)
-    say = (lambda s: None) if quiet else print
     for m in members:
-        r = _mqlite("crtmqm", "-p", str(m.port), "-u", "SYSTEM.DEAD.LETTER.QUEUE", m.name)
+        r = run_mqlite("crtmqm", "-p", str(m.port), "-u", "SYSTEM.DEAD.LETTER.QUEUE", m.name)
         if r.returncode not in (0, 8):          # 8: it exists already
             raise RuntimeError(f"crtmqm {m.name}: {r.stdout}{r.stderr}")
-        r = _mqlite("strmqm", m.name)
+        r = run_mqlite("strmqm", m.name)
         if r.returncode not in (0, 5):          # 5: running already
             raise RuntimeError(f"strmqm {m.name}: {r.stdout}{r.stderr}")
-        r = _mqlite("runmqsc", "-e", m.name, stdin=m.mqsc)
+        r = run_mqlite("runmqsc", "-e", m.name, stdin=m.mqsc)
         if r.returncode != 0:
             raise RuntimeError(f"MQSC of {m.name} failed:\n{r.stdout}")
-        say(f"{m.name}: running, listener on 127.0.0.1({m.port})")
-    _save_ports(members)
+        print(f"{m.name}: running, listener on 127.0.0.1({m.port})")
     fulls = full_repositories(members)
     if fulls:
         deadline = time.monotonic() + timeout
         for m in members:
-            while not fulls <= known_members(m.name):
+            while not fulls <= {n for n, t in cluster_view(m.name).items() if t == "REPOS"}:
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"{m.name} did not learn the full repositories {sorted(fulls)} in time")
                 time.sleep(0.2)
-        say(f"cluster converged: every member knows the full repositories {', '.join(sorted(fulls))}")
+        print(f"cluster converged: every member knows the full repositories {', '.join(sorted(fulls))}")
     return members
 
 
-def known_members(qmgr: str) -> set[str]:
-    out = _mqlite("runmqsc", "-e", qmgr, stdin="DISPLAY CLUSQMGR(*) QMTYPE\n").stdout
-    return {n for n, t in re.findall(r"CLUSQMGR\(([^)\s]+)\)\s+CHANNEL\(\S+\)\s+CLUSTER\(\S+\)\s+QMTYPE\((\w+)\)", out)
-            if t == "REPOS"}
+def cluster_view(qmgr: str) -> dict[str, str]:
+    """The cluster queue managers ``qmgr`` knows, each with its QMTYPE (REPOS or NORMAL)."""
+    out = run_mqlite("runmqsc", "-e", qmgr, stdin="DISPLAY CLUSQMGR(*) QMTYPE\n").stdout
+    return dict(re.findall(r"CLUSQMGR\(([^)\s]+)\)\s+CHANNEL\(\S+\)\s+CLUSTER\(\S+\)\s+QMTYPE\((\w+)\)", out))
 
 
-def down(directory: str, delete: bool = False, quiet: bool = False) -> int:
+def down(directory: str, delete: bool = False) -> int:
     members = load(directory)
     code = 0
     for m in reversed(members):
-        r = _mqlite("endmqm", "-i", m.name)
-        if not quiet:
-            print((r.stdout + r.stderr).strip() or f"{m.name} ended")
+        r = run_mqlite("endmqm", "-i", m.name)
+        print((r.stdout + r.stderr).strip() or f"{m.name} ended")
         if delete:
-            _mqlite("dltmqm", m.name)
+            run_mqlite("dltmqm", m.name)
         code = max(code, 0 if r.returncode in (0, 16, 40) else r.returncode)
     return code
-
-
-def _save_ports(members: list[Member]) -> None:
-    root = os.environ.get("MQLITE_DATA") or os.path.expanduser("~/.mqlite")
-    os.makedirs(root, exist_ok=True)
-    with open(os.path.join(root, STATE_FILE), "w", encoding="ascii") as f:
-        f.writelines(f"{m.name} {m.port}\n" for m in members)

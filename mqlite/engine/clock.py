@@ -6,6 +6,12 @@ import os
 import time
 
 
+def mq_date_time(t: float) -> tuple[str, str]:
+    """A time as MQ displays dates and times in MQSC (ALTDATE, CLUSDATE, ...): yyyy-mm-dd, hh.mm.ss."""
+    tm = time.localtime(t)
+    return time.strftime("%Y-%m-%d", tm), time.strftime("%H.%M.%S", tm)
+
+
 class Clock:
     """Wall-clock time in seconds since the epoch."""
 

@@ -25,7 +25,6 @@ for it on its previous queue move to the new one in the same step.
 """
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -33,10 +32,10 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.engine import wlm
 from mqlite.engine.errors import MQIError
-from mqlite.engine.repository import QMGR, QUEUE, Record, Repository
+from mqlite.engine.repository import QMGR, QUEUE, Record, Repository, Subscription
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
-from mqlite.objects.names import wildcard_match
+from mqlite.objects.names import generic_match, wildcard_match
 
 if TYPE_CHECKING:
     from mqlite.engine.qmgr import QueueManager
@@ -53,6 +52,7 @@ CHANNEL_ATTRS = ("CONNAME", "BATCHSZ", "BATCHINT", "DISCINT", "HBINT", "SHORTRTY
                  "LONGTMR", "MRRTY", "MRTMR", "NPMSPEED", "MAXMSGL", "SEQWRAP", "USEDLQ", "DESCR",
                  "CLWLRANK", "CLWLPRTY", "CLWLWGHT", "NETPRTY")
 QUEUE_ATTRS = ("DESCR", "PUT", "DEFBIND", "DEFPSIST", "DEFPRTY", "DEFPRESP", "CLWLRANK", "CLWLPRTY")
+DEFINITION_ATTRS = ("DESCR", "DEFBIND", "DEFPSIST", "DEFPRTY", "DEFPRESP", "CLWLRANK", "CLWLPRTY")
 CLUSQT = {"QLOCAL": "QLOCAL", "QALIAS": "QALIAS", "QREMOTE": "QREMOTE"}
 STATE_CODE = {"INACTIVE": F.MQCHS_INACTIVE, "BINDING": F.MQCHS_BINDING, "STARTING": F.MQCHS_STARTING,
               "RUNNING": F.MQCHS_RUNNING, "STOPPING": F.MQCHS_STOPPING, "RETRYING": F.MQCHS_RETRYING,
@@ -105,6 +105,8 @@ class ClusterState:
         self._xq_gen = -1
         self.gen = 0                                 # grows with every local definition change
         self._local_memo: dict[str, tuple[int, wlm.Destination | None]] = {}
+        self._def_memo: dict[str, tuple[int, MQObject]] = {}
+        self._filtered: tuple[tuple[wlm.Destination, ...], tuple[wlm.Destination, ...]] = ((), ())
         self._req_memo: dict[tuple[Any, ...], wlm.Request] = {}
         self._member: tuple[int, frozenset[str]] = (-1, frozenset())
 
@@ -157,8 +159,10 @@ class ClusterState:
             for c in self.clusters_of(ch):
                 a = {k: ch[k] for k in CHANNEL_ATTRS}
                 a["CONNAME"] = a["CONNAME"] or self.default_conname()
+                level = qm.qmgr["CMDLEVEL"]            # 940 -> VERSION 09040000, as MQ shows it
                 a.update(CHANNEL=ch.name, QMTYPE="REPOS" if c in full else "NORMAL", QMID=qm.qmgr["QMID"],
-                         SUSPEND="YES" if c in self.suspended else "NO")
+                         SUSPEND="YES" if c in self.suspended else "NO",
+                         VERSION=f"{level // 100:02d}{level // 10 % 10:02d}{level % 10:02d}00")
                 out.setdefault((c, QMGR, qm.name), a)
         member = {k[0] for k in out}
         for obj in qm.objects["QUEUE"].values():
@@ -330,6 +334,20 @@ class ClusterState:
         return name == SCTQ or (obj is not None and obj.kind == "QLOCAL" and bool(obj.attrs.get("CLCHNAME")))
 
     # --- cluster queues: resolution and the workload algorithm ----------------------------------
+    def definition(self, name: str) -> MQObject:
+        """What MQOPEN, MQPUT and MQINQ use as the definition of a cluster queue that is not
+        defined here: a local-queue shape with the attributes of its first live instance's record
+        (MQ advises the same DEFPSIST, DEFPRTY and DEFBIND on every instance)."""
+        memo = self._def_memo.get(name)
+        if memo is not None and memo[0] == self.repo.generation:
+            return memo[1]
+        obj = MQObject("QLOCAL", name, TABLE.defaults("QLOCAL"))
+        recs = self.repo.lookup(QUEUE, name)
+        if recs:
+            obj.attrs.update({k: v for k, v in recs[0].attrs.items() if k in DEFINITION_ATTRS})
+        self._def_memo[name] = (self.repo.generation, obj)
+        return obj
+
     def remote_instances(self, name: str) -> bool:
         return any(r.key.owner != self.qm.name for r in self.repo.lookup(QUEUE, name)
                    if r.key.cluster in self.member_of())
@@ -367,9 +385,14 @@ class ClusterState:
         local = self.local_destination(name)
         member = self.member_of()
         dests = self.repo.destinations(name, local, self._state_code, self.channel_generation())
-        if all(d.local or d.clusters & member for d in dests):
-            return dests
-        return tuple(d for d in dests if d.local or d.clusters & member)
+        if self._filtered[0] is dests:
+            return self._filtered[1]
+        # Instances in clusters this queue manager is not in do not count (rule 1); the result is
+        # kept per tuple, so that the workload algorithm's shortlist memo keeps working.
+        kept = dests if all(d.local or d.clusters & member for d in dests) else tuple(
+            d for d in dests if d.local or d.clusters & member)
+        self._filtered = (dests, kept)
+        return kept
 
     def _state_code(self, channel: str) -> int:
         return STATE_CODE.get(self.channel_state(channel), F.MQCHS_INACTIVE)
@@ -411,7 +434,6 @@ class ClusterState:
         """REFRESH CLUSTER: forget what was learnt about others in ``cluster`` (generic) and ask
         again. Own records stay; full repositories' records stay unless ``repos``; a full
         repository keeps everything it holds. Returns how many records were dropped."""
-        from mqlite.objects.names import generic_match
         repo = self.repo
         dropped = 0
         for key, rec in list(repo.records.items()):
@@ -467,7 +489,6 @@ class ClusterState:
                 "suspended": sorted(self.suspended), "assoc": self.assoc, "bootstrapped": sorted(self.bootstrapped)}
 
     def restore(self, snap: dict[str, Any]) -> None:
-        from mqlite.engine.repository import Subscription
         repo = self.repo
         for d in snap.get("records", []):
             rec = Record.from_wire(d)
@@ -489,8 +510,3 @@ def channel_matches(manual: str, clusrcvr: str, owner: str) -> bool:
     if "+QMNAME+" in manual:
         return manual.replace("+QMNAME+", owner)[:20] == clusrcvr
     return manual == clusrcvr
-
-
-def clusdate(t: float) -> tuple[str, str]:
-    tm = time.localtime(t)
-    return time.strftime("%Y-%m-%d", tm), time.strftime("%H.%M.%S", tm)

@@ -18,7 +18,7 @@ from typing import Any, Callable
 from mqlite.cmq import CMQC
 from mqlite.cmq.structs import GMO, MD, OD, PMO, PackedMD, pad, text
 from mqlite.engine import wlm
-from mqlite.engine.clock import Clock, IdGenerator
+from mqlite.engine.clock import Clock, IdGenerator, mq_date_time
 from mqlite.engine.cluster import ClusterPending, ClusterState, correl_of
 from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import Message, QueueState, matcher
@@ -95,6 +95,7 @@ class Handle:
     async_put: bool = False         # DEFPRESP(ASYNC) of the queue opened
     read_ahead_ok: bool = False     # MQOO_READ_AHEAD, or DEFREADA(YES) of the queue opened
     bind: int = C.MQBND_BIND_ON_OPEN   # a cluster queue's binding (res.kind CLUSTER)
+    cluster_name: str = ""          # a cluster queue (or clustered alias) opened: the name of its records
     group_target: tuple[Resolved, QueueState] | None = None   # BIND_ON_GROUP: the group's instance
 
 
@@ -223,8 +224,7 @@ class QueueManager:
             obj.attrs["ALTDATE"], obj.attrs["ALTTIME"] = d, t
 
     def _date_time(self) -> tuple[str, str]:
-        tm = time.localtime(self.clock.now())
-        return time.strftime("%Y-%m-%d", tm), time.strftime("%H.%M.%S", tm)
+        return mq_date_time(self.clock.now())
 
     def _register(self, obj: MQObject) -> None:
         self.objects[obj.objtype][obj.name] = obj
@@ -383,10 +383,7 @@ class QueueManager:
             qs.input_shared += 1
         if options & C.MQOO_OUTPUT:
             qs.output += 1
-        for n in res.path:
-            q = self.queues.get(n)
-            if q is not None:
-                q.refs += 1
+        self._hold_path(res.path, 1)
         od.ResolvedQName = pad(res.queue if (options & C.MQOO_RESOLVE_LOCAL_Q and res.kind == REMOTE)
                                else res.resolved_q, 48)
         od.ResolvedQMgrName = pad(self.name if (options & C.MQOO_RESOLVE_LOCAL_Q and res.kind == REMOTE)
@@ -426,37 +423,42 @@ class QueueManager:
     def _open_cluster(self, conn: Conn, od: OD, options: int, res: Resolved, obj: MQObject | None) -> Handle:
         """MQOPEN of a cluster queue (or clustered queue-manager alias) for output or inquire:
         BIND_ON_OPEN chooses the instance now; NOT_FIXED and ON_GROUP at MQPUT."""
-        defbind = obj["DEFBIND"] if obj is not None else self._cluster_attr(res, "DEFBIND", C.MQBND_BIND_ON_OPEN)
-        bind = wlm.binding(options, defbind)
+        cluster_name = res.remote_qm or res.resolved_q
+        first = obj if obj is not None else self.cluster.definition(cluster_name)
+        bind = wlm.binding(options, first["DEFBIND"])
         if bind == C.MQBND_BIND_ON_OPEN and options & C.MQOO_OUTPUT:
             target, qs = self._cluster_target(res)
             h = self._new_handle(conn, text(od.ObjectName), obj, options, target, qs)
             qs.output += 1
-            for n in target.path:
-                q = self.queues.get(n)
-                if q is not None:
-                    q.refs += 1
             od.ResolvedQName = pad(target.resolved_q, 48)
             od.ResolvedQMgrName = pad(target.resolved_qm, 48)
         else:
             h = self._new_handle(conn, text(od.ObjectName), obj, options, res, None)
-            for n in res.path:
-                q = self.queues.get(n)
-                if q is not None:
-                    q.refs += 1
             od.ResolvedQName = pad(res.resolved_q, 48)
             od.ResolvedQMgrName = BLANK48
+        assert h.res is not None
+        self._hold_path(h.res.path, 1)
         h.bind = bind
-        first = self.queue(res.path[0]) if res.path else None
-        h.async_put = first is not None and first["DEFPRESP"] == C.MQPRT_ASYNC_RESPONSE
+        h.cluster_name = cluster_name
+        h.async_put = first["DEFPRESP"] == C.MQPRT_ASYNC_RESPONSE
         return h
 
-    def _cluster_attr(self, res: Resolved, key: str, default: Any) -> Any:
-        """An attribute of a cluster queue with no local definition, from any live instance's record."""
-        for rec in self.cluster.repo.lookup(CL_QUEUE, res.remote_qm or res.resolved_q):
-            if key in rec.attrs:
-                return rec.attrs[key]
-        return default
+    def _hold_path(self, path: tuple[str, ...], delta: int) -> None:
+        """An open handle keeps every local queue on its resolution path in use (or lets go)."""
+        for n in path:
+            q = self.queues.get(n)
+            if q is not None:
+                q.refs += delta
+
+    def _first_definition(self, h: Handle, res: Resolved) -> MQObject:
+        """The first definition on the path, whose DEFPSIST and DEFPRTY apply: a cluster queue with
+        no definition here takes them from its cluster records."""
+        if h.obj is None and h.cluster_name:
+            return self.cluster.definition(h.cluster_name)
+        opened = self.queue(res.path[0])
+        if opened is None:
+            raise MQIError(C.MQRC_Q_DELETED)
+        return opened
 
     def _cluster_target(self, res: Resolved) -> tuple[Resolved, QueueState]:
         """Run the workload algorithm: the concrete destination of one message (or of a
@@ -582,13 +584,10 @@ class QueueManager:
             self.remove_object(obj)
 
     def _release(self, h: Handle) -> None:
+        if h.res is not None:
+            self._hold_path(h.res.path, -1)
         qs = h.qstate
         if qs is None:
-            if h.res is not None:
-                for n in h.res.path:
-                    q = self.queues.get(n)
-                    if q is not None:
-                        q.refs -= 1
             return
         if h.input_mode == "X":
             qs.input_exclusive -= 1
@@ -596,11 +595,6 @@ class QueueManager:
             qs.input_shared -= 1
         if h.options & C.MQOO_OUTPUT:
             qs.output -= 1
-        if h.res is not None:
-            for n in h.res.path:
-                q = self.queues.get(n)
-                if q is not None:
-                    q.refs -= 1
 
     # --- MQPUT ------------------------------------------------------------------------------------
     def put(self, conn: Conn, hobj: int, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int:
@@ -657,14 +651,9 @@ class QueueManager:
         if res.kind == CLUSTER:
             reroutable = h.bind != C.MQBND_BIND_ON_GROUP or not opts & C.MQPMO_LOGICAL_ORDER
             res, qs = self._cluster_put_target(h, res, md, opts)
-            opened = self.queue(res.path[0]) if res.kind == LOCAL else None
-            if opened is None:
-                opened = self._cluster_defaults(h)
         else:
             qs = h.qstate  # type: ignore[assignment]
-            opened = self.queue(res.path[0])
-            if opened is None:
-                raise MQIError(C.MQRC_Q_DELETED)
+        opened = self._first_definition(h, res)
         syncpoint = bool(opts & C.MQPMO_SYNCPOINT)
         target = self._check_put(conn, res, qs, len(body), XQH_LEN if res.kind == REMOTE else 0, syncpoint)
         persistence = md.Persistence
@@ -721,10 +710,8 @@ class QueueManager:
         return warning
 
     def _cluster_put_target(self, h: Handle, res: Resolved, md: MD, opts: int) -> tuple[Resolved, QueueState]:
-        """The instance for this MQPUT on a NOT_FIXED or ON_GROUP handle."""
-        if not self.cluster.remote_instances(res.remote_qm or res.resolved_q) and \
-                self.cluster.local_destination(res.resolved_q) is None:
-            raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME, detail=f"{res.resolved_q} is no longer a cluster queue")
+        """The instance for this MQPUT on a NOT_FIXED or ON_GROUP handle (2085 when the queue has
+        left every cluster: the workload algorithm finds no destination)."""
         in_group = bool(md.MsgFlags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP))
         logical = bool(opts & C.MQPMO_LOGICAL_ORDER)
         if wlm.chooses_at_put(h.bind, in_group, logical, h.put_group is None) or h.group_target is None:
@@ -745,22 +732,29 @@ class QueueManager:
         md = MD(Persistence=C.MQPER_PERSISTENT, Format=C.MQFMT_STRING)
         self._put(conn, h, md, PMO(Options=C.MQPMO_SYNCPOINT), body, owned=True)
 
+    def _relocate(self, conn: Conn, src: QueueState, m: Message, dst: QueueState, md: MD, body: bytes) -> Message:
+        """Move a visible message to another queue in one step (a new store number; persistent
+        ones through the journal: the old record deleted, the new one written)."""
+        src.remove(m)
+        self._seq += 1
+        new = Message(self._seq, md, body, m.expiry_at, m.persistent, dst.lane_for(md.Priority))
+        dst.insert(new)
+        if m.persistent:
+            self.store.append(("del", m.seq))
+            conn.ticket = self.store.append(("put", new.seq, dst.name, new.packed_md(), new.body, new.expiry_at))
+        return new
+
     def move_messages(self, conn: Conn, source: str, dest: str, correl: bytes) -> int:
         """A cluster-sender channel switches transmission queue: its messages (by CorrelId) move
-        from ``source`` to ``dest`` in one step, persistent ones through the journal."""
+        from ``source`` to ``dest``."""
         src, dst = self.queues.get(source), self.queues.get(dest)
         if src is None or dst is None or src is dst:
             return 0
         moving = [m for m in src if m.md.CorrelId == correl]
         for m in moving:
-            src.remove(m)
-            self._seq += 1
-            moved = Message(self._seq, m.md, m.body, m.expiry_at, m.persistent, dst.lane_for(m.md.Priority))
-            dst.insert(moved)
-            if m.persistent:
-                self.store.append(("del", m.seq))
-                conn.ticket = self.store.append(("put", moved.seq, dest, moved.packed_md(), moved.body,
-                                                 moved.expiry_at))
+            new = self._relocate(conn, src, m, dst, m.md, m.body)
+            if m.seq in self.cluster.not_fixed:
+                self.cluster.not_fixed.add(new.seq)
         if moving:
             self.on_available(dest)
         return len(moving)
@@ -769,10 +763,9 @@ class QueueManager:
         """Messages put with BIND_NOT_FIXED that wait for ``channel`` (which cannot reach its queue
         manager) go through the workload algorithm again, which ranks a retrying channel below
         running ones; those it sends elsewhere move to that channel's transmission queue (or to
-        the local instance), in one step. Messages bound on open or by group stay."""
+        the local instance). Messages bound on open or by group stay."""
         cl = self.cluster
-        xq = cl.assoc.get(channel) or cl.xmitq_for(channel)
-        qs = self.queues.get(xq)
+        qs = self.queues.get(cl.assoc.get(channel) or cl.xmitq_for(channel))
         if qs is None or not cl.not_fixed:
             return 0
         correl = correl_of(channel)
@@ -785,32 +778,34 @@ class QueueManager:
                 continue
             if d.channel == channel:
                 continue
-            qs.remove(m)
-            cl.not_fixed.discard(m.seq)
-            if m.persistent:
-                self.store.append(("del", m.seq))
             if d.local:
-                md = MD.from_bytes(original_md(m.packed_md(), m.body))
-                dest, data = self.queues.get(name), m.body[XQH_LEN:]
+                dest = self.queues.get(name)
+                md, data = MD.from_bytes(original_md(m.packed_md(), m.body)), m.body[XQH_LEN:]
             else:
+                dest = self.queues.get(cl.xmitq_now(d.channel))
                 md = m.md.copy()
                 md.CorrelId = correl_of(d.channel)
-                dest = self.queues.get(cl.xmitq_now(d.channel))
                 data = m.body[:REMOTE_QM.start] + pad(d.qmgr, 48) + m.body[REMOTE_QM.stop:]
             if dest is None:
                 continue
-            self._seq += 1
-            new = Message(self._seq, md, data, m.expiry_at, m.persistent, dest.lane_for(md.Priority))
-            dest.insert(new)
-            if not d.local:
-                cl.not_fixed.add(new.seq)
-            if m.persistent:
-                conn.ticket = self.store.append(("put", new.seq, dest.name, new.packed_md(), new.body, new.expiry_at))
+            cl.not_fixed.discard(m.seq)
+            new = self._relocate(conn, qs, m, dest, md, data)
             self.on_available(dest.name)
             if not d.local:
+                cl.not_fixed.add(new.seq)
                 cl.wake_channel(d.channel)
             moved += 1
         return moved
+
+    def prune_not_fixed(self) -> None:
+        """Forget the NOT_FIXED marks of messages that have left the cluster transmission queues
+        (sent, or expired); those inside a unit of work (a batch in flight) keep theirs."""
+        cl = self.cluster
+        if not cl.not_fixed:
+            return
+        here = {m.seq for name, qs in self.queues.items() if cl.is_cluster_xmitq(name) for m in qs}
+        here.update(m.seq for c in self.conns.values() for _op, _qs, m in c.uow)
+        cl.not_fixed &= here
 
     def correl_ids(self, queue: str) -> set[bytes]:
         """The CorrelIds of the messages on a cluster transmission queue (which channels have work)."""
@@ -820,14 +815,6 @@ class QueueManager:
     def has_correl(self, queue: str, correl: bytes) -> bool:
         qs = self.queues.get(queue)
         return qs is not None and any(m.md.CorrelId == correl for m in qs)
-
-    def _cluster_defaults(self, h: Handle) -> MQObject:
-        """DEFPSIST and DEFPRTY of a cluster queue with no local definition: from its records."""
-        assert h.res is not None
-        obj = MQObject("QLOCAL", h.res.resolved_q, TABLE.defaults("QLOCAL"))
-        for key in ("DEFPSIST", "DEFPRTY"):
-            obj.attrs[key] = self._cluster_attr(h.res, key, obj.attrs[key])
-        return obj
 
     def put_packed(self, conn: Conn, hobj: int, md: bytes, body: bytes, syncpoint: bool) -> None:
         """MQPUT with MQPMO_SET_ALL_CONTEXT of a descriptor that is already complete and packed
@@ -1364,6 +1351,8 @@ class QueueManager:
         else:
             if sel in (C.MQCA_Q_NAME, C.MQCA_NAMELIST_NAME):
                 return pad(obj.name, 48)
+            if sel == C.MQIA_Q_TYPE and h.cluster_name and h.obj is None:
+                return C.MQQT_CLUSTER
             if sel == C.MQIA_Q_TYPE and obj.kind in QTYPE_VALUES:
                 return QTYPE_VALUES[obj.kind]
             qs = self.queues.get(obj.name) if obj.kind == "QLOCAL" else None
@@ -1422,6 +1411,8 @@ class QueueManager:
             if h.obj is None:
                 return self.qmgr
             current = self.objects["NAMELIST"].get(h.name)
+        elif h.obj is None and h.cluster_name:
+            return self.cluster.definition(h.cluster_name)
         else:
             current = self.queue(h.res.path[0])
         if current is None:

@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mqlite.cmq import CMQC
-from mqlite.engine.cluster import clusdate
-from mqlite.engine.repository import QMGR, QUEUE, Record
-from mqlite.objects.names import generic_match
+from mqlite.engine.clock import mq_date_time
+from mqlite.engine.cluster import channel_matches
+from mqlite.engine.repository import QUEUE
+from mqlite.objects.names import MQSC_OPS, filter_match, generic_match
 
 if TYPE_CHECKING:
     from mqlite.mqsc.commands import Executor
@@ -39,40 +40,60 @@ def _item(key: str, value: Any) -> str:
 class ClusterCommands:
     """The cluster commands of the MQSC executor."""
 
-    def _wanted(self: "Executor", cmd: "Command", allowed: tuple[str, ...], extra: set[str]) -> tuple[bool, list[str]]:
-        from mqlite.mqsc.commands import _Syntax
-        all_, wanted = False, []
+    # --- DISPLAY CLUSQMGR and DISPLAY QCLUSTER: rows of strings, filtered and rendered alike ------
+    def _display_rows(self: "Executor", cmd: "Command", header: str, keys: tuple[str, ...],
+                      attrs: tuple[str, ...], filters: tuple[str, ...], rows: list[dict[str, Any]],
+                      strict: bool = True) -> list[str]:
+        """Render ``rows`` for a cluster DISPLAY: the name (generic), the filter parameters given
+        with a value (generic), WHERE, then ``keys`` always and ``attrs`` as requested or ALL.
+        ``strict`` False: other parameters were checked by the caller (DISPLAY QUEUE ... CLUSINFO)."""
+        from mqlite.mqsc.commands import _Syntax, format_fields
+        pattern = self._need_name(cmd)
+        all_, wanted, where = False, [], None
+        tests = {keys[0]: pattern}
         for p in cmd.params:
-            if p.keyword in extra:
-                continue
             if p.keyword == "ALL":
                 all_ = True
-            elif p.keyword in allowed and p.value is None:
+            elif p.keyword in filters and p.value is not None:
+                tests[p.keyword] = p.value
+            elif p.keyword == "WHERE":
+                where = self._row_where(cmd, p, keys + attrs)
+            elif p.keyword in attrs + keys and p.value is None:
                 wanted.append(p.keyword)
-            else:
+            elif strict and p.keyword not in ("CMDSCOPE", "CLUSINFO", "TYPE"):
                 raise _Syntax(cmd.text, p.text, f"{p.keyword} is not valid here.")
-        return all_, wanted
-
-    # --- DISPLAY CLUSQMGR ---------------------------------------------------------------------
-    def _display_clusqmgr(self: "Executor", cmd: "Command") -> Any:
-        from mqlite.mqsc.commands import ERROR, Result, format_fields
-        pattern = self._need_name(cmd)
-        all_, wanted = self._wanted(cmd, CLUSQMGR_ATTRS, {"CLUSTER", "CHANNEL", "CMDSCOPE", "WHERE"})
-        fc = (cmd.param("CLUSTER").value or "*") if cmd.param("CLUSTER") else "*"   # type: ignore[union-attr]
-        fch = (cmd.param("CHANNEL").value or "*") if cmd.param("CHANNEL") else "*"  # type: ignore[union-attr]
         lines: list[str] = []
-        for row in self._clusqmgr_rows():
-            if not (generic_match(pattern, row["CLUSQMGR"]) and generic_match(fc, row["CLUSTER"])
-                    and generic_match(fch, row["CHANNEL"])):
+        for row in rows:
+            if not all(generic_match(v, str(row.get(k, ""))) for k, v in tests.items()):
                 continue
-            names = list(CLUSQMGR_ATTRS) if all_ else wanted
-            items = [_item("CLUSQMGR", row["CLUSQMGR"]), _item("CHANNEL", row["CHANNEL"]),
-                     _item("CLUSTER", row["CLUSTER"])]
-            items += [_item(n, row.get(n, "")) for n in sorted(dict.fromkeys(names))]
-            lines.append(CLUSQMGR_HEADER)
-            lines.extend(format_fields(items))
+            if where is not None and not where(row):
+                continue
+            names = [n for n in (attrs if all_ else sorted(dict.fromkeys(wanted))) if n not in keys]
+            lines.append(header)
+            lines.extend(format_fields([_item(k, row.get(k, "")) for k in keys + tuple(names)]))
+        return lines
+
+    def _row_where(self: "Executor", cmd: "Command", p: Any, known: tuple[str, ...]) -> Any:
+        from mqlite.mqsc.commands import _Syntax
+        parts = (p.value or "").split(None, 2)
+        if len(parts) != 3 or parts[0].upper() not in known or parts[1].upper() not in MQSC_OPS:
+            raise _Syntax(cmd.text, p.text, "WHERE needs: attribute operator value.")
+        key, op, want = parts[0].upper(), MQSC_OPS[parts[1].upper()], parts[2].upper()
+
+        def test(row: dict[str, Any]) -> bool:
+            have = row.get(key, "")
+            if isinstance(have, int) and not isinstance(have, bool) and want.lstrip("-").isdigit():
+                return filter_match(op, have, int(want))
+            value = ENUMS.get(key, {}).get(have, have) if isinstance(have, int) else have
+            return filter_match(op, str(value).upper(), want)
+        return test
+
+    def _display_clusqmgr(self: "Executor", cmd: "Command") -> Any:
+        from mqlite.mqsc.commands import ERROR, Result
+        lines = self._display_rows(cmd, CLUSQMGR_HEADER, ("CLUSQMGR", "CHANNEL", "CLUSTER"), CLUSQMGR_ATTRS,
+                                   ("CLUSTER", "CHANNEL"), self._clusqmgr_rows())
         if not lines:
-            return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)
+            return Result([f"AMQ8147E: IBM MQ object {cmd.name} not found."], ERROR)
         return Result(lines)
 
     def _channel_state(self: "Executor", channel: str) -> str:
@@ -80,29 +101,28 @@ class ClusterCommands:
         return str(st[0]["STATUS"]) if st else "INACTIVE"
 
     def _clusqmgr_rows(self: "Executor") -> list[dict[str, Any]]:
+        """One row per (cluster queue manager, cluster) this queue manager knows, and one
+        SYSTEM.TEMPQMGR row per manual CLUSSDR whose full repository has not answered yet."""
         qm, cl = self.qm, self.qm.cluster
         rows = []
-        manual = {ch.name for ch in cl.manual_senders()}
+        manual = [ch.name for ch in cl.manual_senders()]
         for rec in cl._qmgr_records():
-            a = rec.attrs
-            owner = rec.key.owner
+            a, owner = rec.attrs, rec.key.owner
             ch = str(a.get("CHANNEL", ""))
             if owner == qm.name:
                 deftype = "CLUSRCVR"
             else:
-                deftype = "CLUSSDRB" if any(_leads(m, ch, owner) for m in manual) else "CLUSSDRA"
-            status = self._channel_state(ch)
-            d, t = clusdate(rec.published)
-            row = {k: a.get(k, "") for k in CLUSQMGR_ATTRS if k in a}
+                deftype = "CLUSSDRB" if any(channel_matches(m, ch, owner) for m in manual) else "CLUSSDRA"
+            d, t = mq_date_time(rec.published)
+            row = {k: a[k] for k in CLUSQMGR_ATTRS if k in a}
             row.update(CLUSQMGR=owner, CHANNEL=ch, CLUSTER=rec.key.cluster, CLUSDATE=d, CLUSTIME=t, DEFTYPE=deftype,
-                       STATUS=status, QMTYPE=a.get("QMTYPE", "NORMAL"), SUSPEND=a.get("SUSPEND", "NO"),
-                       VERSION="09040000", XMITQ=cl.assoc.get(ch, cl.xmitq_for(ch)) if owner != qm.name else "")
+                       STATUS=self._channel_state(ch), QMTYPE=a.get("QMTYPE", "NORMAL"),
+                       SUSPEND=a.get("SUSPEND", "NO"),
+                       XMITQ=cl.assoc.get(ch, cl.xmitq_for(ch)) if owner != qm.name else "")
             rows.append(row)
-        known = {r["CHANNEL"] for r in rows}
         for ch in cl.manual_senders():
-            if any(_leads(ch.name, k, r["CLUSQMGR"]) for r in rows for k in [r["CHANNEL"]]) or ch.name in known:
+            if any(channel_matches(ch.name, r["CHANNEL"], r["CLUSQMGR"]) for r in rows):
                 continue
-            # A manual CLUSSDR whose full repository has not answered yet: MQ's temporary entry.
             for c in cl.clusters_of(ch):
                 rows.append({"CLUSQMGR": f"SYSTEM.TEMPQMGR.{ch['CONNAME']}"[:48], "CHANNEL": ch.name, "CLUSTER": c,
                              "DEFTYPE": "CLUSSDR", "QMTYPE": "REPOS", "CONNAME": ch["CONNAME"],
@@ -111,49 +131,50 @@ class ClusterCommands:
         rows.sort(key=lambda r: (r["CLUSQMGR"], r["CLUSTER"]))
         return rows
 
-    # --- DISPLAY QCLUSTER ---------------------------------------------------------------------
-    def _qcluster_lines(self: "Executor", cmd: "Command", pattern: str, all_: bool, wanted: list[str],
-                        cluster: str = "*") -> list[str]:
-        from mqlite.mqsc.commands import format_fields
+    def _qcluster_lines(self: "Executor", cmd: "Command", strict: bool = True) -> list[str]:
+        """DISPLAY QCLUSTER, and the cluster part of DISPLAY QUEUE ... CLUSINFO: one entry per
+        live instance this queue manager knows (its own included)."""
         cl = self.qm.cluster
-        lines: list[str] = []
-        recs: list[Record] = sorted((r for k, r in cl.repo.records.items()
-                                     if k.kind == QUEUE and cl.repo.live(r) and generic_match(pattern, k.name)
-                                     and generic_match(cluster, k.cluster)),
-                                    key=lambda r: (r.key.name, r.key.owner, r.key.cluster))
-        for rec in recs:
-            a = rec.attrs
-            d, t = clusdate(rec.published)
-            values = dict(a, CLUSDATE=d, CLUSTIME=t)
-            items = [_item("QUEUE", rec.key.name), "TYPE(QCLUSTER)", _item("CLUSQMGR", rec.key.owner),
-                     _item("CLUSTER", rec.key.cluster)]
-            names = list(QCLUSTER_ATTRS) if all_ else [w for w in wanted if w in QCLUSTER_ATTRS]
-            items += [_item(n, values.get(n, "")) for n in sorted(dict.fromkeys(names))]
-            lines.append(QUEUE_HEADER)
-            lines.extend(format_fields(items))
-        return lines
+        rows = []
+        for k, rec in sorted(cl.repo.records.items(), key=lambda kv: (kv[0].name, kv[0].owner, kv[0].cluster)):
+            if k.kind == QUEUE and cl.repo.live(rec):
+                d, t = mq_date_time(rec.published)
+                rows.append(dict(rec.attrs, QUEUE=k.name, TYPE="QCLUSTER", CLUSQMGR=k.owner, CLUSTER=k.cluster,
+                                 CLUSDATE=d, CLUSTIME=t))
+        return self._display_rows(cmd, QUEUE_HEADER, ("QUEUE", "TYPE", "CLUSQMGR", "CLUSTER"), QCLUSTER_ATTRS,
+                                  ("CLUSTER", "CLUSQMGR"), rows, strict)
 
     def _display_qcluster(self: "Executor", cmd: "Command") -> Any:
         from mqlite.mqsc.commands import ERROR, Result
-        pattern = self._need_name(cmd)
-        all_, wanted = self._wanted(cmd, QCLUSTER_ATTRS + ("CLUSQMGR", "CLUSTER"),
-                                    {"CMDSCOPE", "WHERE", "CLUSINFO", "TYPE"})
-        lines = self._qcluster_lines(cmd, pattern, all_, wanted)
+        lines = self._qcluster_lines(cmd)
         if not lines:
-            return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)
+            return Result([f"AMQ8147E: IBM MQ object {cmd.name} not found."], ERROR)
         return Result(lines)
 
-    # --- SUSPEND / RESUME QMGR ----------------------------------------------------------------
-    def _clusters_param(self: "Executor", cmd: "Command") -> list[str]:
+    # --- SUSPEND / RESUME QMGR, REFRESH / RESET CLUSTER -----------------------------------------
+    def _options(self: "Executor", cmd: "Command", allowed: dict[str, tuple[str, ...]]) -> dict[str, str]:
+        """The command's parameters, each one of ``allowed`` with a value among its choices (any
+        value when there are none); anything else is a syntax error, as runmqsc gives it."""
         from mqlite.mqsc.commands import _Syntax
-        c, nl = cmd.param("CLUSTER"), cmd.param("CLUSNL")
-        if (c is None) == (nl is None) or (c is not None and not c.value) or (nl is not None and not nl.value):
+        out = {}
+        for p in cmd.params:
+            choices = allowed.get(p.keyword)
+            value = p.value or ""
+            if choices is None or not value or (choices and value.upper() not in choices):
+                want = f" ({' or '.join(choices)})" if choices else ""
+                raise _Syntax(cmd.text, p.text, f"{p.keyword} is not valid here{want}.")
+            out[p.keyword] = value.upper() if choices else value
+        return out
+
+    def _clusters_param(self: "Executor", cmd: "Command", opts: dict[str, str]) -> list[str]:
+        from mqlite.mqsc.commands import _Syntax
+        if ("CLUSTER" in opts) == ("CLUSNL" in opts):
             raise _Syntax(cmd.text, cmd.text, "Give CLUSTER(name) or CLUSNL(namelist), one of them.")
-        if c is not None:
-            return [str(c.value)]
-        obj = self.qm.objects["NAMELIST"].get(str(nl.value))  # type: ignore[union-attr]
+        if "CLUSTER" in opts:
+            return [opts["CLUSTER"]]
+        obj = self.qm.objects["NAMELIST"].get(opts["CLUSNL"])
         if obj is None:
-            raise _Syntax(cmd.text, nl.text, f"Namelist {nl.value} not found.")  # type: ignore[union-attr]
+            raise _Syntax(cmd.text, cmd.text, f"Namelist {opts['CLUSNL']} not found.")
         return list(obj["NAMES"])
 
     def _suspend(self: "Executor", cmd: "Command") -> Any:
@@ -163,16 +184,14 @@ class ClusterCommands:
         return self._suspend_resume(cmd, False)
 
     def _suspend_resume(self: "Executor", cmd: "Command", suspend: bool) -> Any:
-        from mqlite.mqsc.commands import ERROR, Result, _Syntax
+        from mqlite.mqsc.commands import ERROR, Result
         if cmd.objtype != "QMGR":
             return self._unsupported(cmd)
-        clusters = self._clusters_param(cmd)
-        mode = cmd.param("MODE")
-        force = False
-        if mode is not None:
-            if not suspend or (mode.value or "").upper() not in ("QUIESCE", "FORCE"):
-                raise _Syntax(cmd.text, mode.text, "MODE is QUIESCE or FORCE, on SUSPEND only.")
-            force = (mode.value or "").upper() == "FORCE"
+        allowed: dict[str, tuple[str, ...]] = {"CLUSTER": (), "CLUSNL": ()}
+        if suspend:
+            allowed["MODE"] = ("QUIESCE", "FORCE")
+        opts = self._options(cmd, allowed)
+        clusters = self._clusters_param(cmd, opts)
         cl = self.qm.cluster
         missing = [c for c in clusters if c not in cl.member_of()]
         if missing:
@@ -181,7 +200,7 @@ class ClusterCommands:
             (cl.suspended.add if suspend else cl.suspended.discard)(c)
         cl.changed()
         cl.sync()
-        if suspend and force:
+        if opts.get("MODE") == "FORCE":
             # MODE(FORCE): every cluster channel of those clusters, inbound and outbound, is stopped.
             chans = cl.receivers() + cl.manual_senders() + cl.auto_channels()
             for name in sorted({ch.name for ch in chans if set(cl.clusters_of(ch)) & set(clusters)}):
@@ -189,18 +208,12 @@ class ClusterCommands:
         return Result(["AMQ8560I: IBM MQ suspend queue manager cluster accepted." if suspend
                        else "AMQ8559I: IBM MQ resume queue manager cluster accepted."])
 
-    # --- REFRESH / RESET CLUSTER --------------------------------------------------------------
     def _refresh(self: "Executor", cmd: "Command") -> Any:
-        from mqlite.mqsc.commands import ERROR, Result, _Syntax
+        from mqlite.mqsc.commands import ERROR, Result
         if cmd.objtype != "CLUSTER":
             return self._unsupported(cmd)
         pattern = self._need_name(cmd)
-        repos = cmd.param("REPOS")
-        want_repos = False
-        if repos is not None:
-            if (repos.value or "").upper() not in ("YES", "NO"):
-                raise _Syntax(cmd.text, repos.text, "REPOS is YES or NO.")
-            want_repos = (repos.value or "").upper() == "YES"
+        want_repos = self._options(cmd, {"REPOS": ("YES", "NO")}).get("REPOS") == "YES"
         cl = self.qm.cluster
         if want_repos and any(generic_match(pattern, c) for c in cl.full_for()):
             return Result([f"AMQ9406E: REFRESH CLUSTER REPOS(YES) is not valid on a full repository for "
@@ -213,37 +226,22 @@ class ClusterCommands:
     def _reset_cluster(self: "Executor", cmd: "Command") -> Any:
         from mqlite.mqsc.commands import ERROR, Result, _Syntax
         cluster = self._need_name(cmd)
-        action = cmd.param("ACTION")
-        if action is None or (action.value or "").upper() != "FORCEREMOVE":
+        opts = self._options(cmd, {"ACTION": ("FORCEREMOVE",), "QMNAME": (), "QMID": (), "QUEUES": ("YES", "NO")})
+        if "ACTION" not in opts:
             raise _Syntax(cmd.text, cmd.text, "ACTION(FORCEREMOVE) is required.")
-        qmname, qmid = cmd.param("QMNAME"), cmd.param("QMID")
-        if (qmname is None) == (qmid is None):
+        if ("QMNAME" in opts) == ("QMID" in opts):
             raise _Syntax(cmd.text, cmd.text, "Give QMNAME or QMID, one of them.")
-        queues = cmd.param("QUEUES")
-        if queues is not None and (queues.value or "").upper() not in ("YES", "NO"):
-            raise _Syntax(cmd.text, queues.text, "QUEUES is YES or NO.")
         cl = self.qm.cluster
         if cluster not in cl.full_for():
             return Result([f"AMQ9419E: RESET CLUSTER can be issued only on a full repository for {cluster}."], ERROR)
-        name = str(qmname.value) if qmname is not None else ""
+        name = opts.get("QMNAME", "")
         if name:
-            owners = {r.key.owner for r in cl._qmgr_records(cluster) if r.key.owner == name}
             qmids = {r.attrs.get("QMID") for r in cl._qmgr_records(cluster) if r.key.owner == name}
             if len(qmids) > 1:
                 return Result([f"AMQ9426E: More than one queue manager named {name} is in cluster {cluster}; "
                                "use QMID."], ERROR)
-            if not owners:
-                return Result([f"AMQ9427E: Queue manager {name} is not in cluster {cluster}."], ERROR)
-        n = cl.force_remove(cluster, qmname=name, qmid=str(qmid.value) if qmid is not None else "",
-                            queues=queues is not None and (queues.value or "").upper() == "YES")
+        n = cl.force_remove(cluster, qmname=name, qmid=opts.get("QMID", ""), queues=opts.get("QUEUES") == "YES")
         if not n:
-            return Result([f"AMQ9427E: Queue manager not found in cluster {cluster}."], ERROR)
+            return Result([f"AMQ9427E: Queue manager {name or opts.get('QMID')} is not in cluster {cluster}."],
+                          ERROR)
         return Result(["MQL0020I: Reset cluster accepted."])
-
-
-def _leads(manual: str, channel: str, owner: str) -> bool:
-    from mqlite.engine.cluster import channel_matches
-    return channel_matches(manual, channel, owner)
-
-
-__all__ = ["ClusterCommands", "QMGR"]

@@ -13,6 +13,7 @@ from typing import Any, Callable, Protocol
 from mqlite.cmq import CMQC
 from mqlite.engine import admin
 from mqlite.engine.admin import AdminError
+from mqlite.engine.clock import mq_date_time
 from mqlite.engine.qmgr import QueueManager
 from mqlite.mqsc.cluster import ClusterCommands
 from mqlite.mqsc.parser import Command, MQSCSyntaxError, Param, _upto, parse
@@ -489,7 +490,7 @@ class Executor(ClusterCommands):
             lines.extend(format_fields(self._render(ns, obj, values, all_, wanted)))
         if ns == "QUEUE" and cmd.param("CLUSINFO") is not None and where is None:
             # CLUSINFO: the cluster queues this queue manager knows, each instance as TYPE(QCLUSTER).
-            lines.extend(self._qcluster_lines(cmd, pattern, all_, wanted))
+            lines.extend(self._qcluster_lines(cmd, strict=False))
         if not lines:
             if where is not None and objs:
                 return Result([])
@@ -563,8 +564,8 @@ class Executor(ClusterCommands):
     def _stamp_items(self, prefix: str, t: float) -> list[str]:
         if not t:
             return [f"{prefix}DATE( )", f"{prefix}TIME( )"]
-        tm = time.localtime(t)
-        return [f"{prefix}DATE({time.strftime('%Y-%m-%d', tm)})", f"{prefix}TIME({time.strftime('%H.%M.%S', tm)})"]
+        d, tm = mq_date_time(t)
+        return [f"{prefix}DATE({d})", f"{prefix}TIME({tm})"]
 
     def _msg_age(self, qs: Any) -> int:
         oldest = None

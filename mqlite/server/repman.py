@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+import traceback
 from typing import TYPE_CHECKING, Any
 
 from mqlite.cmq import CMQC as C
@@ -62,7 +63,6 @@ class RepositoryManager(threading.Thread):
                 try:
                     got = self._round(conn, hobj, gmo)
                 except Exception as e:       # a defect: log it, keep the queue manager running
-                    import traceback
                     srv.log.write("MQL9998E", f"Repository manager error: {e}.", traceback.format_exc())
                     qm.backout(conn)
                     got = 0
@@ -98,8 +98,9 @@ class RepositoryManager(threading.Thread):
                                    f"{e.__class__.__name__}: {e}")
         cl.tick()
         cl.sync()
-        for channel in list(self.srv.channels.senders):
-            if self.srv.channels.state(channel) in ("RETRYING", "STOPPED", "BINDING"):
+        qm.prune_not_fixed()
+        for channel, st in list(self.srv.channels.status.items()):
+            if st.chltype == "CLUSSDR" and st.state in ("RETRYING", "STOPPED"):
                 moved = qm.reroute(conn, channel)
                 if moved:
                     self.srv.log.write("AMQ9486I", f"{moved} message(s) for channel {channel} were re-routed.",
