@@ -7,7 +7,7 @@ import pytest
 
 from mqlite.cmq import CMQC as C
 from mqlite.engine.errors import MQIError
-from mqlite.engine.resolve import LOCAL, MODEL, REMOTE, resolve
+from mqlite.engine.resolve import CLUSTER, LOCAL, MODEL, REMOTE, resolve
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 
@@ -16,9 +16,11 @@ OUT = C.MQOO_OUTPUT
 
 class View:
     def __init__(self, defs: dict[str, tuple[str, dict[str, Any]]], defxmitq: str = "",
-                 cluster_queues: set[str] | None = None, cluster_qmgrs: dict[str, str] | None = None) -> None:
+                 cluster_queues: set[str] | None = None, cluster_qmgrs: dict[str, str] | None = None,
+                 cluster_aliases: set[str] | None = None) -> None:
         self.qmgr_name = "QM1"
         self.cluster_queues = cluster_queues or set()      # names with instances on other queue managers
+        self.cluster_aliases = cluster_aliases or set()    # queue-manager aliases advertised by others
         self.cluster_qmgrs = cluster_qmgrs or {}           # cluster queue manager -> its CLUSRCVR
         self.defs = {}
         for name, (kind, attrs) in defs.items():
@@ -35,6 +37,9 @@ class View:
 
     def cluster_queue(self, name: str) -> bool:
         return name in self.cluster_queues
+
+    def cluster_qmgr_alias(self, name: str) -> bool:
+        return name in self.cluster_aliases
 
     def cluster_route(self, qmgr: str):
         ch = self.cluster_qmgrs.get(qmgr)
@@ -169,3 +174,95 @@ def test_input_browse_set_inquire_on_remote_qmgr_need_local():
 
 def test_unknown_object():
     assert rc(View({}), "NOPE") == C.MQRC_UNKNOWN_OBJECT_NAME
+
+
+# --- the cluster rows of seed 004 ------------------------------------------------------------------
+SCTQ = "SYSTEM.CLUSTER.TRANSMIT.QUEUE"
+CL = {"CLUSTER": "SALES"}
+
+
+def test_clustered_local_queue_blank_qmgr_goes_to_the_workload_algorithm():
+    v = View({"Q1": ("QLOCAL", CL)}, cluster_queues={"Q1"})
+    r = resolve(v, "Q1", "", OUT)
+    assert (r.kind, r.queue, r.resolved_q, r.path) == (CLUSTER, "Q1", "Q1", ("Q1",))
+    # Input, browse and set use the local instance; with no other instance the local queue is plain.
+    assert resolve(v, "Q1", "", C.MQOO_INPUT_SHARED).kind == LOCAL
+    assert resolve(View({"Q1": ("QLOCAL", CL)}), "Q1", "", OUT).kind == LOCAL
+
+
+def test_clustered_local_queue_local_qmgr_named_uses_the_local_queue():
+    v = View({"Q1": ("QLOCAL", {"CLUSNL": "NL"})}, cluster_queues={"Q1"})
+    r = resolve(v, "Q1", "QM1", OUT)
+    assert (r.kind, r.queue, r.resolved_qm) == (LOCAL, "Q1", "QM1")
+
+
+def test_no_local_object_cluster_queue_found_or_not():
+    v = View({}, cluster_queues={"CQ"})
+    r = resolve(v, "CQ", "", OUT | C.MQOO_INQUIRE)
+    assert (r.kind, r.resolved_q, r.path) == (CLUSTER, "CQ", ())
+    for opt in (C.MQOO_INPUT_SHARED, C.MQOO_BROWSE, C.MQOO_SET):
+        assert rc(v, "CQ", "", opt) == C.MQRC_UNKNOWN_OBJECT_NAME    # needs a local instance
+    assert rc(v, "CQ", "QM1") == C.MQRC_UNKNOWN_OBJECT_NAME           # local qmgr named: not the cluster's
+    assert rc(v, "OTHER") == C.MQRC_UNKNOWN_OBJECT_NAME
+
+
+def test_alias_to_a_cluster_queue_elsewhere_only_with_blank_qmgr():
+    v = View({"A": ("QALIAS", {"TARGET": "CQ"}), "CA": ("QALIAS", {"TARGET": "CQ", **CL})},
+             cluster_queues={"CQ"})
+    for name in ("A", "CA"):
+        r = resolve(v, name, "", OUT)
+        assert (r.kind, r.resolved_q, r.path) == (CLUSTER, "CQ", (name,))
+        # ObjectQMgrName = the local queue manager: the alias must not resolve to a cluster queue
+        # that is not locally defined.
+        assert rc(v, name, "QM1") == C.MQRC_UNKNOWN_ALIAS_BASE_Q
+
+
+def test_alias_to_a_clustered_alias_hosted_elsewhere():
+    # CQA is an alias advertised by another queue manager: a remote cluster alias is allowed as base.
+    v = View({"A": ("QALIAS", {"TARGET": "CQA"}), "LA": ("QALIAS", {"TARGET": "Q1"}),
+              "B": ("QALIAS", {"TARGET": "LA"}), "Q1": ("QLOCAL", {})}, cluster_queues={"CQA", "LA"})
+    assert resolve(v, "A", "", OUT).kind == CLUSTER
+    # A locally defined alias is never a base, even when other queue managers advertise that name.
+    assert rc(v, "B") == C.MQRC_ALIAS_BASE_Q_TYPE_ERROR
+
+
+def test_clustered_alias_named_like_its_base():
+    v = View({"Q1": ("QALIAS", {"TARGET": "Q1", **CL})}, cluster_queues={"Q1"})
+    r = resolve(v, "Q1", "", OUT)
+    assert (r.kind, r.resolved_q, r.path) == (CLUSTER, "Q1", ("Q1",))
+    # With the local queue manager named it cannot resolve to the cluster queue of the same name.
+    assert rc(v, "Q1", "QM1") == C.MQRC_UNKNOWN_ALIAS_BASE_Q
+    assert rc(View({"Q1": ("QALIAS", {"TARGET": "Q1", **CL})}), "Q1") == C.MQRC_UNKNOWN_ALIAS_BASE_Q
+
+
+def test_remote_definition_to_the_local_qmgr_does_not_use_the_cluster():
+    v = View({"R": ("QREMOTE", {"RNAME": "CQ", "RQMNAME": "QM1"})}, cluster_queues={"CQ"})
+    assert rc(v, "R") == C.MQRC_UNKNOWN_OBJECT_NAME
+
+
+def test_cluster_qmgr_ahead_of_defxmitq_whatever_its_cluster():
+    v = View({"DX": ("QLOCAL", XQ), "R": ("QREMOTE", {"RNAME": "B", "RQMNAME": "QMX"})}, defxmitq="DX",
+             cluster_qmgrs={"QMX": "TO.QMX"})
+    r = resolve(v, "T", "QMX", OUT)
+    assert (r.kind, r.queue, r.remote_q, r.remote_qm, r.channel) == (REMOTE, SCTQ, "T", "QMX", "TO.QMX")
+    r = resolve(v, "R", "", OUT)                      # seed 000: DEFINE QREMOTE(A) RNAME(B) RQMNAME(QMX)
+    assert (r.queue, r.remote_q, r.remote_qm, r.path) == (SCTQ, "B", "QMX", ("R", SCTQ))
+    assert resolve(v, "T", "QM9", OUT).queue == "DX"  # no cluster objects found: DEFXMITQ
+
+
+def test_local_definitions_win_over_cluster_queue_managers():
+    # A transmission queue or a queue-manager alias named like a cluster queue manager is used first.
+    v = View({"QMX": ("QLOCAL", XQ), "QMY": ("QREMOTE", {"RQMNAME": "QMX"})}, cluster_qmgrs={"QMX": "TO.QMX"})
+    assert resolve(v, "T", "QMX", OUT).queue == "QMX"
+    r = resolve(v, "T", "QMY", OUT)
+    assert (r.queue, r.remote_qm, r.path) == ("QMX", "QMX", ("QMY", "QMX"))
+    v = View({"QMY": ("QREMOTE", {"RQMNAME": "QMX"})}, cluster_qmgrs={"QMX": "TO.QMX"})
+    r = resolve(v, "T", "QMY", OUT)                    # a local qmgr alias to a cluster queue manager
+    assert (r.queue, r.remote_qm, r.channel) == (SCTQ, "QMX", "TO.QMX")
+
+
+def test_clustered_qmgr_alias_found():
+    v = View({}, cluster_aliases={"GW"})
+    r = resolve(v, "T", "GW", OUT)
+    assert (r.kind, r.resolved_q, r.remote_q, r.remote_qm) == (CLUSTER, "T", "T", "GW")
+    assert rc(v, "T", "GW", C.MQOO_INQUIRE) == C.MQRC_OPTION_NOT_VALID_FOR_TYPE

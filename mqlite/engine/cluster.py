@@ -348,9 +348,11 @@ class ClusterState:
         self._def_memo[name] = (self.repo.generation, obj)
         return obj
 
-    def remote_instances(self, name: str) -> bool:
-        return any(r.key.owner != self.qm.name for r in self.repo.lookup(QUEUE, name)
-                   if r.key.cluster in self.member_of())
+    def remote_instances(self, name: str, qmgr_alias: bool = False) -> bool:
+        """Whether another queue manager hosts an instance of cluster queue ``name`` (with
+        ``qmgr_alias``: advertises a queue-manager alias of that name) in a cluster shared with this one."""
+        return any(r.key.owner != self.qm.name and (r.attrs.get("CLUSQT") == "QMGR") == qmgr_alias
+                   for r in self.repo.lookup(QUEUE, name) if r.key.cluster in self.member_of())
 
     def interest(self, kind: str, name: str) -> bool:
         """An application uses ``name``: subscribe where needed. True when every cluster this queue
@@ -366,6 +368,8 @@ class ClusterState:
             return memo[1]
         dest = None
         obj = self.qm.queue(name)
+        if obj is not None and obj.kind == "QALIAS" and obj["TARGET"] == name:
+            obj = None                  # an alias named like its base leads to the other instances only
         clusters = frozenset(self.clusters_of(obj)) & self.member_of() if obj is not None else frozenset()
         if obj is not None and clusters:
             rcv = next((ch for ch in self.receivers() if set(self.clusters_of(ch)) & clusters), None)

@@ -206,6 +206,10 @@ class QueueManager:
         cl = self.cluster
         return cl.active and cl.remote_instances(name)
 
+    def cluster_qmgr_alias(self, name: str) -> bool:
+        cl = self.cluster
+        return cl.active and cl.remote_instances(name, qmgr_alias=True)
+
     def cluster_route(self, qmgr: str) -> tuple[str, str] | None:
         cl = self.cluster
         channel = cl.route(qmgr) if cl.active else None
@@ -399,18 +403,30 @@ class QueueManager:
         if not cl.active:
             return resolve(self, name, qmname, options)
         remote_qm = bool(qmname) and qmname != self.name
-        kind, what = (CL_QMGR, qmname) if remote_qm else (CL_QUEUE, name)
-        answered = True
-        local = self.queue(what)
-        if (local is None and not (remote_qm and cl.route(qmname))) or (
-                local is not None and not remote_qm and cl.clusters_of(local)):
-            # An unknown name, or a cluster queue hosted here too (its other instances count for
-            # CLWLUSEQ(ANY) and put-disabled local instances): register interest.
-            answered = cl.interest(kind, what)
+        if remote_qm:
+            # A queue manager not known here may be a cluster queue manager or a clustered
+            # queue-manager alias: subscribe to both (the alias is a queue record of that name).
+            kind, what = CL_QUEUE, qmname
+            answered = True
+            if self.queue(qmname) is None and not cl.route(qmname):
+                answered = cl.interest(CL_QMGR, qmname) & cl.interest(CL_QUEUE, qmname)
+        else:
+            kind, what = CL_QUEUE, name
+            local = self.queue(name)
+            if local is not None and local.kind == "QALIAS" and (local["TARGET"] == name
+                                                                   or self.queue(local["TARGET"]) is None):
+                what = local["TARGET"]       # an alias whose base may be a cluster queue elsewhere
+                local = None if what == name else self.queue(what)
+            answered = True
+            if qmname != self.name and (local is None or cl.clusters_of(local)):
+                # An unknown name, or a cluster queue hosted here too (its other instances count for
+                # CLWLUSEQ(ANY) and put-disabled local instances): register interest.
+                answered = cl.interest(kind, what)
         try:
             return resolve(self, name, qmname, options)
         except MQIError as e:
-            unknown = e.reason in (C.MQRC_UNKNOWN_OBJECT_NAME, C.MQRC_UNKNOWN_REMOTE_Q_MGR)
+            unknown = e.reason in (C.MQRC_UNKNOWN_OBJECT_NAME, C.MQRC_UNKNOWN_REMOTE_Q_MGR,
+                                   C.MQRC_UNKNOWN_ALIAS_BASE_Q)
             if not unknown or answered or (not remote_qm and options & NEEDS_LOCAL):
                 raise
             if not conn.cluster_waited:

@@ -6,11 +6,19 @@ instantiate, or a transmission queue with the remote destination for the MQXQH) 
 definition on the way, so the engine can check PUT(DISABLED) along the whole path and keep the
 definitions in use while the handle is open.
 
-Cluster rows ask the view two questions: is a name a cluster queue with instances elsewhere
-(``cluster_queue``), and which cluster-sender channel and transmission queue reach a cluster queue
-manager (``cluster_route``). A cluster queue resolves to CLUSTER: the instance is chosen by the
-workload algorithm at MQOPEN or MQPUT, outside this function. On a queue manager outside any cluster
-those questions always answer no, and the rows never match.
+Cluster rows ask the view three questions: is a name a cluster queue with instances elsewhere
+(``cluster_queue``), is a name a queue-manager alias advertised in a cluster by another queue
+manager (``cluster_qmgr_alias``), and which cluster-sender channel and transmission queue reach a
+cluster queue manager (``cluster_route``). A cluster queue (or clustered queue-manager alias)
+resolves to CLUSTER: the instance is chosen by the workload algorithm at MQOPEN or MQPUT, outside
+this function. On a queue manager outside any cluster those questions always answer no, and the
+rows never match.
+
+ObjectQMgrName naming the local queue manager, or a remote definition whose RQMNAME is the local
+queue manager, keeps resolution local: a clustered local queue is then used as it is (no workload
+choice), and an alias must reach a locally defined queue (seed 004, "Local queue manager" rows).
+With a blank ObjectQMgrName an alias may resolve to a cluster queue hosted elsewhere, even one with
+the alias's own name.
 """
 from __future__ import annotations
 
@@ -37,18 +45,20 @@ class View(Protocol):
 
     def cluster_queue(self, name: str) -> bool: ...
 
+    def cluster_qmgr_alias(self, name: str) -> bool: ...
+
     def cluster_route(self, qmgr: str) -> tuple[str, str] | None: ...
 
 
 @dataclass(frozen=True)
 class Resolved:
-    kind: str                 # LOCAL, MODEL or REMOTE
+    kind: str                 # LOCAL, MODEL, REMOTE or CLUSTER
     queue: str                # the local queue, the model, or the transmission queue
     resolved_q: str           # MQOD ResolvedQName
     resolved_qm: str          # MQOD ResolvedQMgrName
     path: tuple[str, ...]     # every queue definition passed through, ending with ``queue``
     remote_q: str = ""        # MQXQH RemoteQName when kind is REMOTE
-    remote_qm: str = ""       # MQXQH RemoteQMgrName when kind is REMOTE
+    remote_qm: str = ""       # MQXQH RemoteQMgrName when kind is REMOTE (CLUSTER: a clustered qmgr alias)
     channel: str = ""         # the cluster-sender channel, when the transmission queue is a cluster one
 
 
@@ -59,24 +69,25 @@ def resolve(view: View, name: str, qmgr: str, options: int) -> Resolved:
         if options & (NEEDS_LOCAL | CMQC.MQOO_INQUIRE):
             raise MQIError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE, detail="remote destination needs output only")
         return _by_qmgr_name(view, name, qmgr, ())
-    return _by_queue_name(view, name, options, (), via_alias=False, via_remote=False)
+    return _by_queue_name(view, name, options, (), via_alias=False, local_only=qmgr == local)
 
 
 def _by_queue_name(view: View, name: str, options: int, path: tuple[str, ...],
-                   via_alias: bool, via_remote: bool) -> Resolved:
-    """Rows with ObjectQMgrName blank or the local queue manager."""
+                   via_alias: bool, local_only: bool, via_remote: bool = False) -> Resolved:
+    """Rows with ObjectQMgrName blank or the local queue manager. ``local_only``: the local queue
+    manager was named (directly or as a remote definition's RQMNAME), so no cluster rows apply."""
     local = view.qmgr_name
+    cluster_ok = not local_only and not options & NEEDS_LOCAL
     obj = view.queue(name)
     if obj is None:
-        if not options & NEEDS_LOCAL and view.cluster_queue(name):
+        if cluster_ok and view.cluster_queue(name):
             # A cluster queue with no local definition: any instance, through the cluster.
             return Resolved(CLUSTER, "", name, "", path)
         raise MQIError(CMQC.MQRC_UNKNOWN_ALIAS_BASE_Q if via_alias else CMQC.MQRC_UNKNOWN_OBJECT_NAME,
                        detail=name)
     kind = obj.kind
     if kind == "QLOCAL":
-        if not options & NEEDS_LOCAL and not via_remote and (obj["CLUSTER"] or obj["CLUSNL"]) \
-                and view.cluster_queue(name):
+        if cluster_ok and (obj["CLUSTER"] or obj["CLUSNL"]) and view.cluster_queue(name):
             # The local instance of a cluster queue that has others: the workload algorithm decides
             # (CLWLUSEQ, put-disabled instances), the local instance among them.
             return Resolved(CLUSTER, name, name, "", path + (name,))
@@ -91,7 +102,12 @@ def _by_queue_name(view: View, name: str, options: int, path: tuple[str, ...],
             raise MQIError(CMQC.MQRC_ALIAS_BASE_Q_TYPE_ERROR, detail=f"{name} is an alias queue")
         if obj["TARGTYPE"] != CMQC.MQOT_Q:
             raise MQIError(CMQC.MQRC_UNKNOWN_OBJECT_NAME, detail=f"{name} targets a topic")
-        return _by_queue_name(view, obj["TARGET"], options, path + (name,), via_alias=True, via_remote=False)
+        if obj["TARGET"] == name:
+            # A (clustered) alias named like its base: only the instances elsewhere can be meant.
+            if cluster_ok and view.cluster_queue(name):
+                return Resolved(CLUSTER, "", name, "", path + (name,))
+            raise MQIError(CMQC.MQRC_UNKNOWN_ALIAS_BASE_Q, detail=f"{name} names itself as its base")
+        return _by_queue_name(view, obj["TARGET"], options, path + (name,), via_alias=True, local_only=local_only)
     if kind == "QREMOTE":
         if via_remote:
             raise MQIError(CMQC.MQRC_UNKNOWN_OBJECT_NAME, detail=f"{name} would resolve to a remote queue again")
@@ -104,7 +120,8 @@ def _by_queue_name(view: View, name: str, options: int, path: tuple[str, ...],
         if not rqm:
             raise MQIError(CMQC.MQRC_UNKNOWN_REMOTE_Q_MGR, detail=f"{name} has no RQMNAME")
         if rqm == local:
-            return _by_queue_name(view, rname, options & ~CMQC.MQOO_INQUIRE, path, via_alias=False, via_remote=True)
+            return _by_queue_name(view, rname, options & ~CMQC.MQOO_INQUIRE, path, via_alias=False,
+                                  local_only=True, via_remote=True)
         if obj["XMITQ"]:
             xq = _xmitq(view, obj["XMITQ"], CMQC.MQRC_UNKNOWN_XMIT_Q, CMQC.MQRC_XMIT_Q_TYPE_ERROR,
                         CMQC.MQRC_XMIT_Q_USAGE_ERROR)
@@ -118,7 +135,7 @@ def _by_qmgr_name(view: View, qname: str, qmgr: str, path: tuple[str, ...], alia
     local = view.qmgr_name
     if qmgr == local:
         # A queue-manager alias (or remote definition) that leads back here: the local queue.
-        return _by_queue_name(view, qname, CMQC.MQOO_OUTPUT, path, via_alias=False, via_remote=True)
+        return _by_queue_name(view, qname, CMQC.MQOO_OUTPUT, path, via_alias=False, local_only=True, via_remote=True)
     obj = view.queue(qmgr)
     if obj is not None and obj.kind == "QREMOTE" and not obj["RNAME"] and not alias_used:
         # Queue-manager alias: resolve again with ObjectQMgrName = RemoteQMgrName.
@@ -142,6 +159,10 @@ def _by_qmgr_name(view: View, qname: str, qmgr: str, path: tuple[str, ...], alia
         # the default transmission queue.
         xq, channel = route
         return Resolved(REMOTE, xq, qname, qmgr, path + (xq,), qname, qmgr, channel)
+    if view.cluster_qmgr_alias(qmgr):
+        # A queue-manager alias advertised in a cluster: the workload algorithm picks a host of it,
+        # and the message carries the alias as its destination queue manager.
+        return Resolved(CLUSTER, "", qname, "", path, qname, qmgr)
     defxmitq = view.qmgr_attr("DEFXMITQ")
     if not defxmitq:
         raise MQIError(CMQC.MQRC_UNKNOWN_REMOTE_Q_MGR, detail=qmgr)
