@@ -131,9 +131,8 @@ class ChannelManager:
                 if qs is not None and qs.depth:
                     self._start_sender(chl)
         # Cluster transmission queues: a channel for every CorrelId waiting there.
-        for q in sorted(n for n in qm.queues if qm.cluster.is_cluster_xmitq(n)):
-            for correl in sorted(qm.correl_ids(q)):
-                self.wake(correl.rstrip(b"\0").rstrip(b" ").decode("ascii", "replace"))
+        for name in sorted(qm.cluster.channels_with_work()):
+            self.wake(name)
 
     def wake(self, name: str) -> None:
         """A message waits on a cluster transmission queue for ``name`` (engine lock held)."""
@@ -642,6 +641,10 @@ class SenderMCA(threading.Thread):
         idle_since = time.monotonic()
         last_beat = time.monotonic()
         while not self.stop_event.is_set():
+            # Fast messages get no confirmation: take none for a connection the partner has
+            # already closed (a stopped receiver, say); the channel retries instead.
+            if _peer_closed(sock):
+                raise ConnectionError("the partner closed the connection")
             frames: list[bytes] = []
             keys: list[int] = []
             seq = int(qm.chsync.get(self.name_, {}).get("seq", 0))
@@ -795,3 +798,13 @@ class SenderMCA(threading.Thread):
         st.curseqno = st.lstseqno = last
         st.lstluwid = luwid
         st.last_msg = time.time()
+
+
+def _peer_closed(sock: socket.socket) -> bool:
+    """Whether the partner has closed the connection (an end of stream is waiting to be read)."""
+    try:
+        return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except (BlockingIOError, InterruptedError):
+        return False
+    except OSError:
+        return True

@@ -46,6 +46,7 @@ XMIT_MODEL = "SYSTEM.CLUSTER.TRANSMIT.MODEL.QUEUE"
 XMIT_PREFIX = "SYSTEM.CLUSTER.TRANSMIT."
 RESOLVE_WAIT = 10.0          # seconds an MQOPEN waits for a full repository's answer
 REJOIN_GUARD = 10.0          # seconds a full repository ignores a queue manager it force-removed
+FORCE_REMOVED = "FORCEREMOVED"   # marks the deletion records RESET CLUSTER ACTION(FORCEREMOVE) makes
 
 # CLUSRCVR attributes an auto-defined CLUSSDR takes over (besides CONNAME), and the workload ones.
 CHANNEL_ATTRS = ("CONNAME", "BATCHSZ", "BATCHINT", "DISCINT", "HBINT", "SHORTRTY", "SHORTTMR", "LONGRTY",
@@ -229,7 +230,7 @@ class ClusterState:
                     if k.owner == self.qm.name and k.cluster in clusters]
             if recs:
                 self.bootstrapped.add(key)
-                out.append((ch.name, {"type": "publish", "from": self.qm.name, "records": recs}))
+                out.append((ch.name, {"type": "publish", "from": self.qm.name, "records": recs, "hello": True}))
         return out
 
     def outgoing(self) -> list[tuple[str, str, dict[str, Any]]]:
@@ -329,6 +330,11 @@ class ClusterState:
         obj.attrs.update(DEFTYPE=C.MQQDT_PERMANENT_DYNAMIC, USAGE=C.MQUS_TRANSMISSION, CLCHNAME=channel)
         qm.add_object(obj)
 
+    def channels_with_work(self) -> set[str]:
+        """The cluster-sender channels that have messages waiting on a cluster transmission queue."""
+        return {correl.rstrip(b"\0").rstrip(b" ").decode("ascii", "replace")
+                for q in self.qm.queues if self.is_cluster_xmitq(q) for correl in self.qm.correl_ids(q)}
+
     def is_cluster_xmitq(self, name: str) -> bool:
         obj = self.qm.queue(name)
         return name == SCTQ or (obj is not None and obj.kind == "QLOCAL" and bool(obj.attrs.get("CLCHNAME")))
@@ -425,9 +431,20 @@ class ClusterState:
 
     # --- repository-manager operations ----------------------------------------------------------
     def receive(self, msg: dict[str, Any]) -> None:
-        owner = msg.get("from", "")
-        if owner in self.removed and self.qm.clock.now() - self.removed[owner] < REJOIN_GUARD:
-            return                                   # RESET CLUSTER's rejoin guard
+        now = self.qm.clock.now()
+        records = msg.get("records")
+        if isinstance(records, list):
+            # RESET CLUSTER's rejoin guard, at every full repository the forced removal reaches:
+            # for 10 seconds nothing the removed queue manager publishes about itself is taken in.
+            for d in records:
+                if isinstance(d, dict) and d.get("deleted") and (d.get("attrs") or {}).get(FORCE_REMOVED):
+                    self.removed.setdefault(d.get("owner", ""), now)
+            guarded = {q for q, t in self.removed.items() if now - t < REJOIN_GUARD}
+            if guarded:
+                msg = dict(msg, records=[d for d in records if not isinstance(d, dict) or d.get("deleted")
+                                         or d.get("owner") not in guarded])
+        if msg.get("from", "") in self.removed and now - self.removed[msg["from"]] < REJOIN_GUARD:
+            return
         self.repo.receive(msg)
         self.repo.manual = self.manual_targets()
 
@@ -437,19 +454,26 @@ class ClusterState:
     def refresh(self, cluster: str, repos: bool) -> int:
         """REFRESH CLUSTER: forget what was learnt about others in ``cluster`` (generic) and ask
         again. Own records stay; full repositories' records stay unless ``repos``; a full
-        repository keeps everything it holds. Returns how many records were dropped."""
+        repository keeps everything it holds. The records of queue managers whose cluster-sender
+        channel has messages on a cluster transmission queue stay too, so that no
+        message is stranded. The names this queue manager had subscribed to are subscribed to
+        afresh, so the cache is rebuilt from the full repositories at once. Returns how many
+        records were dropped."""
         repo = self.repo
         dropped = 0
+        waiting = self.channels_with_work()
         for key, rec in list(repo.records.items()):
             if not generic_match(cluster, key.cluster) or key.owner == self.qm.name:
                 continue
             if key.cluster in repo.full_for:
                 continue
-            if key.kind == QMGR and rec.attrs.get("QMTYPE") == "REPOS" and not repos:
+            if key.kind == QMGR and ((rec.attrs.get("QMTYPE") == "REPOS" and not repos)
+                                     or rec.attrs.get("CHANNEL") in waiting):
                 continue
             repo._drop(key)
             dropped += 1
-        for key in [k for k in repo.subs if generic_match(cluster, k[0])]:
+        interest = sorted(k for k in repo.subs if generic_match(cluster, k[0]))
+        for key in interest:
             del repo.subs[key]
         if repos:
             self.bootstrapped = {k for k in self.bootstrapped
@@ -460,6 +484,9 @@ class ClusterState:
             if key.owner == self.qm.name and generic_match(cluster, key.cluster) and not rec.deleted:
                 repo.publish(key.cluster, key.kind, key.name, rec.attrs)
         repo.manual = self.manual_targets()
+        for c, kind, name in interest:
+            if c not in repo.full_for:
+                repo._subscribe(c, kind, name)
         self.use.reset()
         return dropped
 
@@ -477,7 +504,8 @@ class ClusterState:
                     continue
                 if key.kind == QUEUE and not queues:
                     continue
-                gone = Record(key, rec.attrs, rec.version + 1, self.qm.clock.now(), deleted=True)
+                gone = Record(key, {**rec.attrs, FORCE_REMOVED: True}, rec.version + 1, self.qm.clock.now(),
+                              deleted=True)
                 repo._put(gone)
                 repo._spread(gone, came_from=None)
                 n += 1

@@ -247,7 +247,12 @@ class Repository:
         kind = msg.get("type")
         if kind == "publish":
             for d in msg["records"]:
-                self._learn(Record.from_wire(d), msg["from"])
+                self._learn(Record.from_wire(d), msg["from"], welcome=not msg.get("hello"))
+            if msg.get("hello"):
+                # A queue manager (re)joining through a manual CLUSSDR (first start, or REFRESH
+                # REPOS(YES)) needs to hear which full repositories the cluster has.
+                for cluster in sorted({d["cluster"] for d in msg["records"]} & self.full_for):
+                    self._welcome(cluster, msg["from"])
         elif kind == "subscribe":
             self._held_subscription(msg)
         elif kind == "answer":
@@ -261,14 +266,14 @@ class Repository:
 
     def _wanted(self, rec: Record) -> bool:
         k = rec.key
-        if k.cluster in self.full_for or k.owner == self.qmgr:
-            return True
+        if k.cluster in self.full_for or k.owner == self.qmgr or k in self.records:
+            return True           # (a change to a record held here is always taken in)
         if k.kind == QMGR and (rec.attrs.get("QMTYPE") == "REPOS" or k.owner in self.manual.get(k.cluster, [])):
             return True
         sub = self.subs.get((k.cluster, k.kind, k.name))
         return sub is not None and self.clock() < sub.expires
 
-    def _learn(self, rec: Record, came_from: str) -> None:
+    def _learn(self, rec: Record, came_from: str, welcome: bool = True) -> None:
         if rec.key.owner == self.qmgr or not self._wanted(rec):
             return
         old = self.records.get(rec.key)
@@ -280,7 +285,7 @@ class Repository:
                     and (old is None or old.attrs.get("QMTYPE") != "REPOS" or old.deleted))
         if k.cluster in self.full_for:
             self._spread(rec, came_from)
-            if old is None and k.kind == QMGR and came_from == k.owner:
+            if welcome and old is None and k.kind == QMGR and came_from == k.owner:
                 self._welcome(k.cluster, k.owner)
             if new_full and came_from == k.owner:
                 self._catch_up(k.cluster, k.owner)

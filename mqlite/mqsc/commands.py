@@ -585,16 +585,21 @@ class Executor(ClusterCommands):
         pattern = self._need_name(cmd)
         wanted: list[str] = []
         all_ = False
+        where = None
         for p in cmd.params:
             if p.keyword == "ALL":
                 all_ = True
             elif p.keyword in CHSTATUS_ALL and p.value is None:
                 wanted.append(p.keyword)
+            elif p.keyword == "WHERE":
+                where = self._row_where(cmd, p, tuple(CHSTATUS_ALL))
             elif p.keyword not in ("CURRENT", "CHLTYPE", "CMDSCOPE"):
                 raise _Syntax(cmd.text, p.text, f"{p.keyword} is not valid for DISPLAY CHSTATUS.")
         names = CHSTATUS_ALL if all_ else CHSTATUS_DEFAULT + [w for w in wanted if w not in CHSTATUS_DEFAULT]
         lines: list[str] = []
         for st in self.services.channel_status(pattern):
+            if where is not None and not where(st):
+                continue
             items = [n if st[n] is None else (f"{n}({st[n]})" if st[n] != "" else f"{n}( )") for n in names]
             lines.append(DISPLAY_HEADER["CHSTATUS"])
             lines.extend(format_fields(items))

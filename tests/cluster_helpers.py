@@ -1,0 +1,69 @@
+"""Helpers for the tests that run clusters of real queue-manager processes."""
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+from mqlite import pymqi
+from mqlite.cmq import CMQC as C
+from mqlite.testing import Harness
+
+
+def wait_until(check: Callable[[], Any], timeout: float = 20.0, what: str = "") -> Any:
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        try:
+            last = check()
+            if last:
+                return last
+        except (pymqi.MQMIError, AssertionError) as e:
+            last = e
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what or check}: last {last!r}")
+
+
+def depth(h: Harness, qm: str, q: str) -> int:
+    out = h.qm(qm).mqsc(f"DISPLAY QLOCAL({q}) CURDEPTH").stdout
+    found = re.findall(r"CURDEPTH\((\d+)\)", out)
+    return int(found[0]) if found else -1
+
+
+def drain(h: Harness, qm: str, q: str) -> list[bytes]:
+    conn = h.qm(qm).client()
+    try:
+        queue = pymqi.Queue(conn, q, C.MQOO_INPUT_SHARED)
+        out = []
+        while True:
+            try:
+                out.append(queue.get())
+            except pymqi.MQMIError as e:
+                assert e.reason == C.MQRC_NO_MSG_AVAILABLE
+                return out
+    finally:
+        conn.disconnect()
+
+
+def clusqmgr(h: Harness, qm: str) -> dict[str, str]:
+    """CLUSQMGR name -> QMTYPE as ``qm`` sees the cluster."""
+    out = h.qm(qm).mqsc("DISPLAY CLUSQMGR(*) QMTYPE").stdout
+    blocks = out.split("AMQ8441I: Display Cluster Queue Manager details.")[1:]
+    return dict(re.findall(r"CLUSQMGR\((\S+?)\).*?QMTYPE\((\w+)\)", b, re.S)[0] for b in blocks)
+
+
+def put_reason(conn: Any, name: str, options: int) -> int:
+    """MQOPEN and MQPUT one message: the reason code they fail with, 0 when they do not."""
+    try:
+        pymqi.Queue(conn, name, options).put(b"x")
+    except pymqi.MQMIError as e:
+        return int(e.reason)
+    return 0
+
+
+def open_q(h: Harness, qm: str, name: str, options: int) -> tuple[Any, Any]:
+    conn = h.qm(qm).client()
+    q = pymqi.Queue(conn)
+    q.open(name, options)
+    return conn, q
