@@ -15,6 +15,7 @@ import pytest
 
 from mqlite import pymqi
 from mqlite.cmq import CMQC as C
+from mqlite.cmq import CMQCFC as F
 from mqlite.testing import Harness, free_port
 from tests.cluster_helpers import clusqmgr, depth, drain, open_q, put_reason, wait_until
 
@@ -220,6 +221,52 @@ def test_promotion_to_and_demotion_from_full_repository(cluster: Harness) -> Non
     assert put_reason(conn, "QP", C.MQOO_OUTPUT) == 0
     conn.disconnect()
     wait_until(lambda: depth(cluster, "PR1", "QP") == 1, what="the message on PR1")
+
+
+def test_cluster_commands_through_pcf(cluster: Harness) -> None:
+    conn = cluster.qm("FR1").client()
+    p = pymqi.PCFExecute(conn)
+    try:
+        rows = p.MQCMD_INQUIRE_CLUSTER_Q_MGR({C.MQCA_CLUSTER_Q_MGR_NAME: b"*"})
+        got = {r[C.MQCA_CLUSTER_Q_MGR_NAME].strip().decode(): (r[F.MQIACF_Q_MGR_TYPE], r[F.MQIACF_Q_MGR_DEFINITION_TYPE])
+               for r in rows}
+        assert got == {"FR1": (F.MQQMT_REPOSITORY, F.MQQMDT_CLUSTER_RECEIVER),
+                       "FR2": (F.MQQMT_REPOSITORY, F.MQQMDT_AUTO_EXP_CLUSTER_SENDER),
+                       "PR1": (F.MQQMT_NORMAL, F.MQQMDT_AUTO_CLUSTER_SENDER),
+                       "PR2": (F.MQQMT_NORMAL, F.MQQMDT_AUTO_CLUSTER_SENDER)}
+        assert all(r[C.MQCA_CLUSTER_NAME].strip() == b"SALES" for r in rows)
+        full = p.MQCMD_INQUIRE_CLUSTER_Q_MGR({C.MQCA_CLUSTER_Q_MGR_NAME: b"*"}, [
+            pymqi.Filter(F.MQIACF_Q_MGR_TYPE).equal(F.MQQMT_REPOSITORY)])
+        assert sorted(r[C.MQCA_CLUSTER_Q_MGR_NAME].strip() for r in full) == [b"FR1", b"FR2"]
+        (pr1,) = p.MQCMD_INQUIRE_CLUSTER_Q_MGR({C.MQCA_CLUSTER_Q_MGR_NAME: b"PR1",
+                                                F.MQIACF_CLUSTER_Q_MGR_ATTRS: [F.MQIACF_SUSPEND]})
+        assert pr1[F.MQIACF_SUSPEND] == F.MQSUS_NO and F.MQIACF_Q_MGR_TYPE not in pr1
+        # Bad parameters: MQ's reasons, naming the parameter.
+        bad = [({C.MQCA_CLUSTER_NAME: b"SALES", F.MQIACF_ACTION: 9, C.MQCA_Q_MGR_NAME: b"PR1"},
+                F.MQRCCF_ACTION_VALUE_ERROR),
+               ({C.MQCA_CLUSTER_NAME: b"SALES", F.MQIACF_ACTION: F.MQACT_FORCE_REMOVE, C.MQCA_Q_MGR_NAME: b"PR1",
+                 C.MQCA_Q_MGR_IDENTIFIER: b"PR1_X"}, F.MQRCCF_PARM_CONFLICT),
+               ({C.MQCA_CLUSTER_NAME: b"SALES) QMNAME(PR2", F.MQIACF_ACTION: F.MQACT_FORCE_REMOVE,
+                 C.MQCA_Q_MGR_NAME: b"PR1"}, F.MQRCCF_OBJECT_NAME_ERROR)]
+        for params, reason in bad:
+            with pytest.raises(pymqi.MQMIError) as e:
+                p.MQCMD_RESET_CLUSTER(params)
+            assert e.value.reason == reason
+        assert "PR1" in clusqmgr(cluster, "FR1")            # nothing was removed
+        with pytest.raises(pymqi.MQMIError) as e:
+            p.MQCMD_REFRESH_CLUSTER({C.MQCA_CLUSTER_NAME: b"SALES",
+                                     F.MQIACF_REFRESH_REPOSITORY: F.MQCFO_REFRESH_REPOSITORY_YES})
+        assert e.value.reason == F.MQRCCF_COMMAND_FAILED  # REPOS(YES) on a full repository
+        p.MQCMD_REFRESH_CLUSTER({C.MQCA_CLUSTER_NAME: b"SALES"})
+        p.MQCMD_SUSPEND_Q_MGR_CLUSTER({C.MQCA_CLUSTER_NAME: b"SALES"})
+        wait_until(lambda: "SUSPEND(YES)" in cluster.qm("FR2").mqsc("DISPLAY CLUSQMGR(FR1) SUSPEND").stdout,
+                   what="FR2 to see FR1 suspended through PCF")
+        p.MQCMD_RESUME_Q_MGR_CLUSTER({C.MQCA_CLUSTER_NAME: b"SALES"})
+        wait_until(lambda: "SUSPEND(NO)" in cluster.qm("FR2").mqsc("DISPLAY CLUSQMGR(FR1) SUSPEND").stdout,
+                   what="FR2 to see FR1 resumed")
+    finally:
+        p.disconnect()
+        conn.disconnect()
 
 
 def test_no_full_repository_answers_2189(cluster: Harness) -> None:

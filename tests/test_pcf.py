@@ -79,7 +79,11 @@ def test_errors_name_the_parameter(admin):
     h = pymqi.Queue(conn, "APP.B", CMQC.MQOO_OUTPUT)
     assert rc(p.MQCMD_DELETE_Q, {CMQC.MQCA_Q_NAME: b"APP.B"}) == CMQCFC.MQRCCF_OBJECT_OPEN
     h.close()
-    assert rc(p.MQCMD_REFRESH_CLUSTER, {CMQC.MQCA_CLUSTER_NAME: b"C"}) == CMQC.MQRC_FUNCTION_NOT_SUPPORTED
+    # Cluster commands on a queue manager in no cluster: refused, with the MQSC reason in the log.
+    assert rc(p.MQCMD_REFRESH_CLUSTER, {CMQC.MQCA_CLUSTER_NAME: b"C"}) == CMQCFC.MQRCCF_COMMAND_FAILED
+    assert rc(p.MQCMD_SUSPEND_Q_MGR_CLUSTER, {CMQC.MQCA_CLUSTER_NAME: b"C", CMQC.MQCA_CLUSTER_NAMELIST: b"NL1"}) \
+        == CMQCFC.MQRCCF_CLUSTER_NAME_CONFLICT
+    assert rc(p.MQCMD_INQUIRE_CLUSTER_Q_MGR, {CMQC.MQCA_CLUSTER_Q_MGR_NAME: b"*"}) == CMQC.MQRC_UNKNOWN_OBJECT_NAME
 
 
 def test_cluster_attribute_conflicts_have_their_own_reasons(admin):

@@ -20,7 +20,7 @@ from mqlite.engine.admin import AdminError
 from mqlite.engine.errors import MQIError
 from mqlite.objects.attrs import CHLTYPE_VALUES, ENUM, FLAG, INT, LIST, QTYPE_VALUES, TABLE, Attr, AttrError, convert
 from mqlite.objects.model import QMGR, MQObject
-from mqlite.objects.names import filter_match, generic_match
+from mqlite.objects.names import filter_match, generic_match, valid_name
 
 if TYPE_CHECKING:
     from mqlite.server.server import QMServer
@@ -31,6 +31,8 @@ CHLTYPE_KIND = {v: k for k, v in CHLTYPE_VALUES.items()}
 CHSTATUS = {"INACTIVE": F.MQCHS_INACTIVE, "BINDING": F.MQCHS_BINDING, "STARTING": F.MQCHS_STARTING,
             "RUNNING": F.MQCHS_RUNNING, "STOPPING": F.MQCHS_STOPPING, "RETRYING": F.MQCHS_RETRYING,
             "STOPPED": F.MQCHS_STOPPED, "PAUSED": F.MQCHS_PAUSED, "INITIALIZING": F.MQCHS_INITIALIZING}
+QMDT = {"CLUSSDR": F.MQQMDT_EXPLICIT_CLUSTER_SENDER, "CLUSSDRA": F.MQQMDT_AUTO_CLUSTER_SENDER,
+        "CLUSRCVR": F.MQQMDT_CLUSTER_RECEIVER, "CLUSSDRB": F.MQQMDT_AUTO_EXP_CLUSTER_SENDER}
 ADMIN_REASON = {admin.NOT_FOUND: C.MQRC_UNKNOWN_OBJECT_NAME, admin.EXISTS: F.MQRCCF_OBJECT_ALREADY_EXISTS,
                 admin.IN_USE: F.MQRCCF_OBJECT_OPEN, admin.NOT_EMPTY: C.MQRC_Q_NOT_EMPTY,
                 admin.WRONG_TYPE: F.MQRCCF_OBJECT_WRONG_TYPE, admin.BAD_NAME: F.MQRCCF_OBJECT_NAME_ERROR,
@@ -68,7 +70,10 @@ class CommandServer(threading.Thread):
             F.MQCMD_INQUIRE_CHANNEL: self.inquire_channel, F.MQCMD_INQUIRE_CHANNEL_STATUS: self.inquire_chstatus,
             F.MQCMD_START_CHANNEL: self.start_channel, F.MQCMD_STOP_CHANNEL: self.stop_channel,
             F.MQCMD_PING_CHANNEL: self.ping_channel, F.MQCMD_INQUIRE_NAMELIST: self.inquire_namelist,
-            F.MQCMD_ESCAPE: self.escape,
+            F.MQCMD_ESCAPE: self.escape, F.MQCMD_INQUIRE_CLUSTER_Q_MGR: self.inquire_cluster_q_mgr,
+            F.MQCMD_REFRESH_CLUSTER: self.refresh_cluster, F.MQCMD_RESET_CLUSTER: self.reset_cluster,
+            F.MQCMD_SUSPEND_Q_MGR_CLUSTER: lambda m: self.suspend_resume(m, True),
+            F.MQCMD_RESUME_Q_MGR_CLUSTER: lambda m: self.suspend_resume(m, False),
         }
 
     # --- the loop ----------------------------------------------------------------------------
@@ -112,9 +117,6 @@ class CommandServer(threading.Thread):
                 raise CommandError(F.MQRCCF_CFH_TYPE_ERROR)
             handler = self.handlers.get(command)
             if handler is None:
-                if command in (F.MQCMD_INQUIRE_CLUSTER_Q_MGR, F.MQCMD_REFRESH_CLUSTER, F.MQCMD_RESET_CLUSTER,
-                               F.MQCMD_SUSPEND_Q_MGR_CLUSTER, F.MQCMD_RESUME_Q_MGR_CLUSTER):
-                    raise CommandError(C.MQRC_FUNCTION_NOT_SUPPORTED, detail="clusters are not available yet")
                 raise CommandError(F.MQRCCF_CFH_COMMAND_ERROR, detail=f"command {command}")
             with self.srv.lock:
                 objects = handler(msg)
@@ -412,6 +414,123 @@ class CommandServer(threading.Thread):
 
     def ping_channel(self, msg: pcf.Message) -> list[list[bytes]]:
         return self._channel_op(msg, self.srv.ping_channel)
+
+    # --- clusters -------------------------------------------------------------------------------
+    def inquire_cluster_q_mgr(self, msg: pcf.Message) -> list[list[bytes]]:
+        """The rows of DISPLAY CLUSQMGR, with MQ's PCF selectors and values."""
+        pattern = _s(self.need(msg, C.MQCA_CLUSTER_Q_MGR_NAME))
+        cluster = _s(msg.first(C.MQCA_CLUSTER_NAME, "*")) or "*"
+        channel = _s(msg.first(F.MQCACH_CHANNEL_NAME, "*")) or "*"
+        wanted = self.wanted(msg, F.MQIACF_CLUSTER_Q_MGR_ATTRS)
+        out = []
+        for row in self.srv.executor._clusqmgr_rows():
+            if not (generic_match(pattern, row["CLUSQMGR"]) and generic_match(cluster, row["CLUSTER"])
+                    and generic_match(channel, row["CHANNEL"])):
+                continue
+            values = {C.MQCA_Q_MGR_IDENTIFIER: pad(row.get("QMID", ""), 48),
+                      F.MQIACF_Q_MGR_DEFINITION_TYPE: QMDT[row["DEFTYPE"]],
+                      F.MQIACF_Q_MGR_TYPE: F.MQQMT_REPOSITORY if row["QMTYPE"] == "REPOS" else F.MQQMT_NORMAL,
+                      F.MQIACF_SUSPEND: F.MQSUS_YES if row["SUSPEND"] == "YES" else F.MQSUS_NO,
+                      F.MQIACH_CHANNEL_STATUS: CHSTATUS.get(row["STATUS"], F.MQCHS_INACTIVE),
+                      F.MQCACH_CONNECTION_NAME: pad(str(row.get("CONNAME", "")), 264),
+                      F.MQCACH_XMIT_Q_NAME: pad(str(row.get("XMITQ", "")), 48),
+                      C.MQCA_CLUSTER_DATE: pad(row.get("CLUSDATE", ""), 12),
+                      C.MQCA_CLUSTER_TIME: pad(row.get("CLUSTIME", ""), 8)}
+            for key, sel in (("CLWLRANK", F.MQIACH_CLWL_CHANNEL_RANK), ("CLWLPRTY", F.MQIACH_CLWL_CHANNEL_PRIORITY),
+                             ("CLWLWGHT", F.MQIACH_CLWL_CHANNEL_WEIGHT), ("NETPRTY", F.MQIACH_NETWORK_PRIORITY)):
+                if key in row:
+                    values[sel] = int(row[key])
+            if not self.passes_values(msg, values):
+                continue
+            params = [pcf.enc_str(C.MQCA_CLUSTER_Q_MGR_NAME, pad(row["CLUSQMGR"], 48)),
+                      pcf.enc_str(C.MQCA_CLUSTER_NAME, pad(row["CLUSTER"], 48)),
+                      pcf.enc_str(F.MQCACH_CHANNEL_NAME, pad(row["CHANNEL"], 20))]
+            for sel, value in values.items():
+                if wanted is None or sel in wanted:
+                    params.append(pcf.enc_int(sel, value) if isinstance(value, int) else pcf.enc_str(sel, value))
+            out.append(params)
+        if not out:
+            raise CommandError(C.MQRC_UNKNOWN_OBJECT_NAME, C.MQCA_CLUSTER_Q_MGR_NAME)
+        return out
+
+    @staticmethod
+    def passes_values(msg: pcf.Message, values: dict[int, Any]) -> bool:
+        """MQCFIF/MQCFSF filters over a response's own parameters (selector -> value)."""
+        for ptype, sel, flt in msg.params:
+            if ptype not in (F.MQCFT_INTEGER_FILTER, F.MQCFT_STRING_FILTER):
+                continue
+            if sel not in values:
+                raise CommandError(F.MQRCCF_CFIF_PARM_ID_ERROR if ptype == F.MQCFT_INTEGER_FILTER
+                                   else F.MQRCCF_CFSF_PARM_ID_ERROR, sel)
+            have = values[sel]
+            want = flt.value if ptype == F.MQCFT_INTEGER_FILTER else _s(flt.value)
+            try:
+                if not filter_match(flt.operator, _s(have).rstrip() if isinstance(have, bytes) else have, want):
+                    return False
+            except (KeyError, TypeError):
+                raise CommandError(F.MQRCCF_CFIF_OPERATOR_ERROR if ptype == F.MQCFT_INTEGER_FILTER
+                                   else F.MQRCCF_CFSF_OPERATOR_ERROR, sel) from None
+        return True
+
+    def _name_parm(self, msg: pcf.Message, selector: int, objtype: str = "QUEUE", generic: bool = False) -> str:
+        """A name parameter, checked against MQ's naming rules (it goes into an MQSC command)."""
+        name = _s(msg.first(selector, "")).strip()
+        base = name[:-1] if generic and name.endswith("*") else name
+        if base and not valid_name(base, objtype):
+            raise CommandError(F.MQRCCF_OBJECT_NAME_ERROR, selector)
+        return name
+
+    def _mqsc(self, text_: str) -> list[list[bytes]]:
+        """Run the MQSC equivalent of a cluster command; its message text goes back on failure."""
+        result = self.srv.executor.run(text_)
+        if result.status != "ok":
+            raise CommandError(F.MQRCCF_COMMAND_FAILED, detail=" ".join(result.lines))
+        return [[]]
+
+    def refresh_cluster(self, msg: pcf.Message) -> list[list[bytes]]:
+        cluster = self._name_parm(msg, C.MQCA_CLUSTER_NAME, "CLUSTER", generic=True)
+        if not cluster:
+            raise CommandError(F.MQRCCF_PARM_COUNT_TOO_SMALL, C.MQCA_CLUSTER_NAME)
+        repos = msg.first(F.MQIACF_REFRESH_REPOSITORY, F.MQCFO_REFRESH_REPOSITORY_NO)
+        if repos not in (F.MQCFO_REFRESH_REPOSITORY_YES, F.MQCFO_REFRESH_REPOSITORY_NO):
+            raise CommandError(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACF_REFRESH_REPOSITORY)
+        yes = repos == F.MQCFO_REFRESH_REPOSITORY_YES
+        return self._mqsc(f"REFRESH CLUSTER({cluster}) REPOS({'YES' if yes else 'NO'})")
+
+    def reset_cluster(self, msg: pcf.Message) -> list[list[bytes]]:
+        cluster = self._name_parm(msg, C.MQCA_CLUSTER_NAME, "CLUSTER")
+        if not cluster:
+            raise CommandError(F.MQRCCF_PARM_COUNT_TOO_SMALL, C.MQCA_CLUSTER_NAME)
+        if self.need(msg, F.MQIACF_ACTION) != F.MQACT_FORCE_REMOVE:
+            raise CommandError(F.MQRCCF_ACTION_VALUE_ERROR, F.MQIACF_ACTION)
+        qmname = self._name_parm(msg, C.MQCA_Q_MGR_NAME)
+        qmid = _s(msg.first(C.MQCA_Q_MGR_IDENTIFIER, "")).strip()
+        if bool(qmname) == bool(qmid):
+            raise CommandError(F.MQRCCF_PARM_CONFLICT if qmname else F.MQRCCF_PARM_COUNT_TOO_SMALL,
+                               C.MQCA_Q_MGR_IDENTIFIER)
+        if qmid and not all(c.isalnum() or c in "._-" for c in qmid):
+            raise CommandError(F.MQRCCF_PARM_VALUE_ERROR, C.MQCA_Q_MGR_IDENTIFIER)
+        queues = msg.first(F.MQIACF_REMOVE_QUEUES, F.MQCFO_REMOVE_QUEUES_NO)
+        if queues not in (F.MQCFO_REMOVE_QUEUES_YES, F.MQCFO_REMOVE_QUEUES_NO):
+            raise CommandError(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACF_REMOVE_QUEUES)
+        who = f"QMNAME({qmname})" if qmname else f"QMID({qmid})"
+        yes = queues == F.MQCFO_REMOVE_QUEUES_YES
+        return self._mqsc(f"RESET CLUSTER({cluster}) ACTION(FORCEREMOVE) {who} QUEUES({'YES' if yes else 'NO'})")
+
+    def suspend_resume(self, msg: pcf.Message, suspend: bool) -> list[list[bytes]]:
+        cluster = self._name_parm(msg, C.MQCA_CLUSTER_NAME, "CLUSTER")
+        namelist = self._name_parm(msg, C.MQCA_CLUSTER_NAMELIST)
+        if cluster and namelist:
+            raise CommandError(F.MQRCCF_CLUSTER_NAME_CONFLICT, C.MQCA_CLUSTER_NAMELIST)
+        if not cluster and not namelist:
+            raise CommandError(F.MQRCCF_PARM_COUNT_TOO_SMALL, C.MQCA_CLUSTER_NAME)
+        which = f"CLUSTER({cluster})" if cluster else f"CLUSNL({namelist})"
+        if not suspend:
+            return self._mqsc(f"RESUME QMGR {which}")
+        mode = msg.first(F.MQIACF_MODE, F.MQMODE_QUIESCE)
+        if mode not in (F.MQMODE_QUIESCE, F.MQMODE_FORCE):
+            raise CommandError(F.MQRCCF_MODE_VALUE_ERROR, F.MQIACF_MODE)
+        return self._mqsc(f"SUSPEND QMGR {which} MODE({'FORCE' if mode == F.MQMODE_FORCE else 'QUIESCE'})")
 
     # --- MQSC in escape PCF --------------------------------------------------------------------
     def escape(self, msg: pcf.Message) -> list[list[bytes]]:
