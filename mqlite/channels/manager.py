@@ -692,7 +692,9 @@ class SenderMCA(threading.Thread):
                     srv.cond_for(xmitq).wait(min(0.5, hbint))
             if not frames:
                 if self.pending:
-                    srv.store.sync()        # idle: make the commits durable, so the window can shrink
+                    # Idle: make this channel's own commits durable, so the window can shrink (only
+                    # up to its last ticket: a forced write of everyone else's journal is not ours).
+                    srv.store.sync(self.pending[-1][1])
                 if time.monotonic() - last_beat >= hbint:
                     st.substate = "HEARTBEATING"
                     P.send_frame(sock, P.CH_HEARTBEAT, b"")
