@@ -12,8 +12,9 @@ on a partial, (d) convergence of a 20-queue-manager cluster.
     MQOO_BIND_NOT_FIXED in units of work of 100 to Q1, hosted on PR1, PR2 and PR3 with
     DEFPRESP(ASYNC) (so the puts inside a unit of work get no individual answer, as MQ's
     asynchronous put; MQCMIT is synchronous); the clock runs from the first put until every message
-    is on an instance. --producers splits the work over that many applications on FR1. (c) PR1 defines a new cluster queue;
-    PR2 opens and puts until it succeeds (its first MQOPEN subscribes and waits for the answer).
+    is on an instance. --producers splits the work over that many applications on FR1.
+    (c) PR1 defines a new cluster queue; PR2 opens and puts until it succeeds (its first MQOPEN
+    subscribes and waits for the answer).
     (d) 2 full and 18 partial repositories created and started one after another; reported: the
     time from the last start until every member knows both full repositories and both full
     repositories know all 20.

@@ -88,10 +88,9 @@ def test_clchname_selects_the_transmission_queue_and_switches_on_restart(cluster
     # With the channel stopped, messages wait on the queue it is associated with.
     pr2.mqsc("STOP CHANNEL(TO.PR1) MODE(FORCE)", check=True)
     wait_until(lambda: chstatus(cluster, "PR2", "TO.PR1", "STATUS") == "STOPPED", what="TO.PR1 stopped")
-    q = pymqi.Queue(conn, "QB", C.MQOO_OUTPUT)
+    q = pymqi.Queue(conn, "QB", C.MQOO_OUTPUT | C.MQOO_BIND_NOT_FIXED)
     for i in range(5):
         q.put(b"%d" % i, pymqi.MD(Persistence=C.MQPER_PERSISTENT))
-    q.close()
     assert depth(cluster, "PR2", "XQ.GENERIC") == 5
     # An exact CLCHNAME is more specific than the generic one: the association changes when the
     # channel starts again, and the waiting messages move with it.
@@ -100,10 +99,14 @@ def test_clchname_selects_the_transmission_queue_and_switches_on_restart(cluster
     pr2.mqsc("START CHANNEL(TO.PR1)", check=True)
     wait_until(lambda: depth(cluster, "PR1", "QB") == 6, what="the 5 waiting messages delivered")
     assert chstatus(cluster, "PR2", "TO.PR1", "XMITQ") == "XQ.EXACT"
+    # The handle opened before the switch now puts to the new queue too.
+    q.put(b"5", pymqi.MD(Persistence=C.MQPER_PERSISTENT))
+    q.close()
+    wait_until(lambda: depth(cluster, "PR1", "QB") == 7, what="the message put after the switch")
     assert depth(cluster, "PR2", "XQ.GENERIC") == 0 and depth(cluster, "PR2", "XQ.EXACT") == 0
     assert put_reason(conn, "XQ.EXACT", C.MQOO_OUTPUT) == C.MQRC_XMIT_Q_USAGE_ERROR
     conn.disconnect()
-    assert sorted(drain(cluster, "PR1", "QB")) == [b"0", b"1", b"2", b"3", b"4", b"x"]
+    assert sorted(drain(cluster, "PR1", "QB")) == [b"0", b"1", b"2", b"3", b"4", b"5", b"x"]
 
 
 def test_qremote_to_a_cluster_qmgr_and_a_clustered_qmgr_alias(cluster: Harness) -> None:
@@ -228,8 +231,8 @@ def test_cluster_commands_through_pcf(cluster: Harness) -> None:
     p = pymqi.PCFExecute(conn)
     try:
         rows = p.MQCMD_INQUIRE_CLUSTER_Q_MGR({C.MQCA_CLUSTER_Q_MGR_NAME: b"*"})
-        got = {r[C.MQCA_CLUSTER_Q_MGR_NAME].strip().decode(): (r[F.MQIACF_Q_MGR_TYPE], r[F.MQIACF_Q_MGR_DEFINITION_TYPE])
-               for r in rows}
+        got = {r[C.MQCA_CLUSTER_Q_MGR_NAME].strip().decode():
+               (r[F.MQIACF_Q_MGR_TYPE], r[F.MQIACF_Q_MGR_DEFINITION_TYPE]) for r in rows}
         assert got == {"FR1": (F.MQQMT_REPOSITORY, F.MQQMDT_CLUSTER_RECEIVER),
                        "FR2": (F.MQQMT_REPOSITORY, F.MQQMDT_AUTO_EXP_CLUSTER_SENDER),
                        "PR1": (F.MQQMT_NORMAL, F.MQQMDT_AUTO_CLUSTER_SENDER),

@@ -536,6 +536,7 @@ class SenderMCA(threading.Thread):
             rec = dict(qm.chsync.get(self.name_, {}), xmitq=new)
             qm.set_chsync(self.conn, self.name_, rec)
             cl.assoc[self.name_] = new
+            cl.changed()                 # cached put targets for this channel name the old queue
             if old:
                 self.srv.log.write("AMQ7341I", f"The transmission queue for channel {self.name_} is {new}.",
                                    f"It was {old}; {moved} message(s) moved.")

@@ -57,7 +57,10 @@ def _check(kind: str, attrs: dict[str, Any], name: str) -> None:
 def define(qm: QueueManager, kind: str, name: str, values: dict[str, Any],
            like: str | None = None, replace: bool = False) -> MQObject:
     ns = namespace(kind)
-    if not valid_name(name, ns):
+    # A manual CLUSSDR may name its full repository by the +QMNAME+ construction (not on z/OS):
+    # the name the full repository's CLUSRCVR turns out to have replaces it after connection.
+    plain = name.replace("+QMNAME+", "Q", 1) if kind == "CLUSSDR" else name
+    if not valid_name(plain, ns) or len(name) > 20 and ns == "CHANNEL":
         raise AdminError(BAD_NAME, name)
     existing = qm.lookup(ns, name)
     if existing is not None and (not replace or existing.kind != kind):

@@ -205,7 +205,9 @@ class ClusterState:
         for ch in self.manual_senders():
             for c in self.clusters_of(ch):
                 for rec in self._qmgr_records(c, in_grace=True):
-                    if channel_matches(ch.name, rec.attrs.get("CHANNEL", ""), rec.key.owner):
+                    # (never this queue manager itself: TO.+QMNAME+ would match its own CLUSRCVR)
+                    if rec.key.owner != self.qm.name and channel_matches(ch.name, rec.attrs.get("CHANNEL", ""),
+                                                                          rec.key.owner):
                         out.setdefault(c, []).append(rec.key.owner)
         return out
 

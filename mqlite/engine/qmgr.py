@@ -154,7 +154,7 @@ class QueueManager:
         self.on_object_changed: Callable[[MQObject | None, str, str], None] = lambda o, ns, n: None
         self.log: Callable[[str], None] = lambda s: None
         self.cluster = ClusterState(self)
-        self._cl_targets: dict[tuple[Any, ...], tuple[Resolved, QueueState]] = {}
+        self._cl_targets: dict[tuple[Any, ...], tuple[Resolved, QueueState, Resolved]] = {}
 
     # --- creation and recovery ------------------------------------------------------------------
     def create(self, deadq: str = "", qmid: str | None = None) -> int:
@@ -482,10 +482,12 @@ class QueueManager:
         cl = self.cluster
         cname = res.remote_qm or res.resolved_q
         d = cl.choose(cname)
-        key = (res, d, cl.gen)
+        # Keyed cheaply (hashing the destination or the resolution dataclass costs more than the
+        # rest of the lookup); the resolution is kept in the entry and checked by identity.
+        key = (id(res), d.channel, d.local, cl.gen)
         hit = self._cl_targets.get(key)
-        if hit is not None and self.queues.get(hit[0].queue) is hit[1]:
-            return hit
+        if hit is not None and hit[2] is res and self.queues.get(hit[0].queue) is hit[1]:
+            return hit[0], hit[1]
         if d.local:
             if res.remote_qm:
                 # A clustered queue-manager alias hosted here: resolve through it.
@@ -502,7 +504,7 @@ class QueueManager:
             raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME, detail=target.queue)
         if len(self._cl_targets) > 4096:
             self._cl_targets.clear()
-        self._cl_targets[key] = (target, qs)
+        self._cl_targets[key] = (target, qs, res)
         return target, qs
 
     def _check_open_options(self, options: int) -> None:

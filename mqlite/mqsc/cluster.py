@@ -121,7 +121,7 @@ class ClusterCommands:
                        XMITQ=cl.assoc.get(ch, cl.xmitq_for(ch)) if owner != qm.name else "")
             rows.append(row)
         for ch in cl.manual_senders():
-            if any(channel_matches(ch.name, r["CHANNEL"], r["CLUSQMGR"]) for r in rows):
+            if any(channel_matches(ch.name, r["CHANNEL"], r["CLUSQMGR"]) for r in rows if r["CLUSQMGR"] != qm.name):
                 continue
             for c in cl.clusters_of(ch):
                 rows.append({"CLUSQMGR": f"SYSTEM.TEMPQMGR.{ch['CONNAME']}"[:48], "CHANNEL": ch.name, "CLUSTER": c,
