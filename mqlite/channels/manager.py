@@ -773,7 +773,7 @@ class SenderMCA(threading.Thread):
         srv, st = self.srv, self.status
         luwid = os.urandom(8).hex().upper()
         if len(self.pending) >= 16:
-            srv.store.sync()              # keep the receiver's window small
+            srv.store.sync(self.pending[-1][1])     # keep the receiver's window small
         end = {"last": last, "first": last - len(keys) + 1, "luwid": luwid, "keys": keys,
                "durable": self._durable_batches()}
         self.outstanding = keys
