@@ -11,10 +11,13 @@
 Process mode runs each queue manager as ``mqlite strmqm`` does (so ``kill9()`` is a real SIGKILL);
 in-process mode runs the same server in this process's threads (faster, no kill). Every queue
 manager gets the client channel ``Harness.channel`` (SVRCONN) and ``DEFINE ... ``-style MQSC.
+Without ``data_dir`` the harness works in a temporary directory of its own and removes it at
+``close()`` once every queue manager has ended.
 """
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -98,6 +101,7 @@ class QM:
 
 class Harness:
     def __init__(self, data_dir: str | None = None, channel: str = "APP.SVRCONN") -> None:
+        self._own_dir = data_dir is None          # a directory made here is removed by close()
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="mqlite-harness-")
         self.channel = channel
         self.qms: dict[str, QM] = {}
@@ -138,10 +142,13 @@ class Harness:
                 qm.stop()
             except Exception:
                 pass
+        alive = any(qm.running() for qm in self.qms.values())   # (read under this harness's MQLITE_DATA)
         if self._old_env is None:
             os.environ.pop("MQLITE_DATA", None)
         else:
             os.environ["MQLITE_DATA"] = self._old_env
+        if self._own_dir and not alive:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
 
     def __enter__(self) -> "Harness":
         return self
