@@ -1,0 +1,118 @@
+"""The mqlite PySpark data source (batch) against a real queue manager, on a local[2] SparkSession."""
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from mqlite import pymqi
+from mqlite.cmq import CMQC as C
+from mqlite.testing import Harness
+
+# `make test` installs the spark extra (pyspark[sql], pinned pandas and pyarrow); a missing pyspark
+# or Java is a failure here, not a skip.
+
+
+@pytest.fixture(scope="module")
+def qm() -> Iterator[Any]:
+    h = Harness()
+    try:
+        yield h.add("SPQM", "DEFINE QLOCAL(IN.Q) MAXDEPTH(100000)\nDEFINE QLOCAL(OUT.Q) MAXDEPTH(100000)\n"
+                            "DEFINE QLOCAL(EMPTY.Q)\nDEFINE QLOCAL(SMALL.Q) MAXDEPTH(3)\n")
+    finally:
+        h.close()
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[Any]:
+    from pyspark.sql import SparkSession
+
+    from mqlite.spark import register
+    os.environ["PYSPARK_PYTHON"] = sys.executable         # executors use this interpreter (pyarrow, mqlite)
+    session = (SparkSession.builder.master("local[2]").appName("mqlite-tests")
+               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2").getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    register(session)
+    yield session
+    session.stop()
+
+
+def options(qm: Any, queue: str) -> dict[str, str]:
+    return {"queueManager": qm.name, "channel": qm.harness.channel, "conname": qm.conname, "queue": queue}
+
+
+def test_batch_read_browses_every_message_with_its_descriptor(qm: Any, spark: Any) -> None:
+    conn = qm.client()
+    q = pymqi.Queue(conn, "IN.Q", C.MQOO_OUTPUT)
+    for i in range(250):
+        md = pymqi.MD(Format=C.MQFMT_STRING, Priority=i % 10, CorrelId=b"C%03d" % i,
+                      Persistence=C.MQPER_PERSISTENT if i % 2 else C.MQPER_NOT_PERSISTENT)
+        q.put(f"order {i}", md)
+    q.put(b"\x00\x01binary", pymqi.MD())
+    q.close()
+    df = spark.read.format("mqlite").options(**options(qm, "IN.Q")).option("batchSize", "64").load()
+    rows = df.collect()
+    assert len(rows) == 251
+    texts = sorted(r.text for r in rows if r.text is not None)
+    assert len(texts) == 250 and "order 0" in texts and "order 249" in texts
+    # Browsing is non-destructive, and MQ's priority order shows: the nines come first.
+    assert [r.priority for r in rows[:25]] == [9] * 25
+    first = next(r for r in rows if r.text == "order 7")
+    assert (first.priority, first.persistence, first.format, first.queue, first.qmgr) == (7, 1, "MQSTR", "IN.Q",
+                                                                                        "SPQM")
+    assert bytes(first.correl_id).rstrip(b"\0") == b"C007" and first.put_timestamp is not None
+    binary = next(r for r in rows if r.text is None)
+    assert bytes(binary.body) == b"\x00\x01binary" and binary.format == ""
+    depth = pymqi.Queue(conn, "IN.Q", C.MQOO_INQUIRE)
+    assert depth.inquire(C.MQIA_CURRENT_Q_DEPTH) == 251
+    conn.disconnect()
+    assert spark.read.format("mqlite").options(**options(qm, "EMPTY.Q")).load().count() == 0
+
+
+def test_batch_write_puts_rows_with_their_fields(qm: Any, spark: Any) -> None:
+    df = spark.createDataFrame([(f"reply {i}", i % 10, f"K{i}") for i in range(100)],
+                               "body string, priority int, correl_id string").repartition(2)
+    df.write.format("mqlite").options(**options(qm, "OUT.Q")).mode("append").save()
+    conn = qm.client()
+    q = pymqi.Queue(conn, "OUT.Q", C.MQOO_INPUT_SHARED)
+    got = []
+    while True:
+        md = pymqi.MD()
+        try:
+            got.append((q.get(None, md).decode(), md.Priority, md.CorrelId.rstrip(b"\0"), md.Format))
+        except pymqi.MQMIError as e:
+            assert e.reason == C.MQRC_NO_MSG_AVAILABLE
+            break
+    conn.disconnect()
+    assert len(got) == 100 and len({g[0] for g in got}) == 100
+    assert all(p == int(b.split()[1]) % 10 and c == f"K{b.split()[1]}".encode() and f == C.MQFMT_STRING
+               for b, p, c, f in got)
+
+
+def test_bad_options_fail_with_mq_reasons(qm: Any, spark: Any) -> None:
+    from pyspark.errors import PySparkException
+    from py4j.protocol import Py4JJavaError
+
+    def failure(fn: Any) -> str:
+        with pytest.raises((PySparkException, Py4JJavaError, Exception)) as e:
+            fn()
+        return str(e.value)
+    assert "MQRC_UNKNOWN_OBJECT_NAME (2085)" in failure(
+        lambda: spark.read.format("mqlite").options(**options(qm, "NO.SUCH.Q")).load().collect())
+    bad_channel = dict(options(qm, "IN.Q"), channel="NO.SUCH.CHANNEL")
+    assert "(2540)" in failure(lambda: spark.read.format("mqlite").options(**bad_channel).load().collect())
+    df = spark.createDataFrame([("x", 1)], "body string, colour int")
+    assert "column 'colour'" in failure(
+        lambda: df.write.format("mqlite").options(**options(qm, "OUT.Q")).mode("append").save())
+    assert "'queue' is required" in failure(
+        lambda: spark.read.format("mqlite").option("queueManager", qm.name).load().collect())
+    # A put that fails backs out the task's unit of work: SMALL.Q (MAXDEPTH 3) keeps nothing.
+    rows = spark.createDataFrame([(f"m{i}",) for i in range(5)], "body string").coalesce(1)
+    assert "MQRC_Q_FULL (2053)" in failure(
+        lambda: rows.write.format("mqlite").options(**options(qm, "SMALL.Q")).mode("append").save())
+    conn = qm.client()
+    assert pymqi.Queue(conn, "SMALL.Q", C.MQOO_INQUIRE).inquire(C.MQIA_CURRENT_Q_DEPTH) == 0
+    conn.disconnect()
