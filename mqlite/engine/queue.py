@@ -6,6 +6,7 @@ but still counts in the depth, as in MQ.
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import deque
 from typing import Callable, Iterator
 
@@ -106,10 +107,14 @@ class QueueState:
             return
         lane_no, seq = -order[0], order[1]
         for i in range(min(lane_no, LANES - 1), -1, -1):
-            for m in self.lanes[i]:
-                if i == lane_no and m.seq <= seq:
-                    continue
-                yield m
+            lane = self.lanes[i]
+            if i == lane_no:
+                # A lane is in arrival (seq) order: find the cursor by bisection instead of walking
+                # past every message before it, which made browsing a deep queue quadratic.
+                for j in range(bisect_right(lane, seq, key=_seq), len(lane)):
+                    yield lane[j]
+            else:
+                yield from lane
 
     def find(self, now: float, expired: Callable[[Message], None],
              match: Callable[[Message], bool] | None = None,
@@ -185,3 +190,7 @@ def matcher(md: MD, match_options: int) -> Callable[[Message], bool] | None:
     if len(tests) == 1:
         return tests[0]
     return lambda m: all(t(m) for t in tests)
+
+
+def _seq(m: Message) -> int:
+    return m.seq
