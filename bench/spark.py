@@ -1,0 +1,96 @@
+"""Spark benchmark (issue 6, batch part): 1 KiB messages read into a DataFrame and written from one,
+beside a plain client loop doing the same work against the same queue manager.
+
+(a) batch read: the queue holds --msgs messages; `spark.read.format("mqlite")...load().count()`
+    browses them all (the count forces every row through Arrow into Spark), against a client loop
+    browsing the same messages. (b) batch write: a DataFrame of --msgs rows (body, priority) written
+    with `df.write.format("mqlite")`, against a client loop putting the same messages in units of
+    work of the same size. Medians of --runs runs; the SparkSession is started once, outside the
+    timings.
+
+    python bench/spark.py [--msgs 50000] [--runs 3]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--msgs", type=int, default=50_000)
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args()
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    from pyspark.sql import SparkSession
+
+    from mqlite import pymqi
+    from mqlite.cmq import CMQC as C
+    from mqlite.spark import register
+    from mqlite.testing import Harness
+
+    body = b"x" * 1024
+    with Harness() as h:
+        # A task's rows are one unit of work: MAXUMSGS must hold a partition's worth.
+        qm = h.add("SPARKQM", "ALTER QMGR MAXUMSGS(999999999)\nDEFINE QLOCAL(BENCH.IN) MAXDEPTH(999999999) DEFREADA(YES)\n"
+                              "DEFINE QLOCAL(BENCH.OUT) MAXDEPTH(999999999)\n")
+        opts = {"queueManager": qm.name, "channel": h.channel, "conname": qm.conname}
+        conn = qm.client()
+        q = pymqi.Queue(conn, "BENCH.IN", C.MQOO_OUTPUT)
+        pmo = pymqi.PMO(Options=C.MQPMO_SYNCPOINT)
+        for i in range(args.msgs):
+            q.put(body, pymqi.MD(), pmo)
+            if i % 500 == 499:
+                conn.commit()
+        conn.commit()
+        q.close()
+        spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false").getOrCreate())
+        spark.sparkContext.setLogLevel("ERROR")
+        register(spark)
+        spark.read.format("mqlite").options(**opts, queue="BENCH.IN").load().limit(1).collect()   # warm up
+        results: dict[str, list[float]] = {"a_spark_read": [], "a_client_browse": [], "b_spark_write": [],
+                                           "b_client_put": []}
+        for _ in range(args.runs):
+            t0 = time.perf_counter()
+            n = spark.read.format("mqlite").options(**opts, queue="BENCH.IN").load().count()
+            results["a_spark_read"].append(n / (time.perf_counter() - t0))
+            assert n == args.msgs, n
+            t0 = time.perf_counter()
+            bq = pymqi.Queue(conn, "BENCH.IN", C.MQOO_BROWSE)
+            option, seen = C.MQGMO_BROWSE_FIRST, 0
+            while True:
+                try:
+                    bq.get(None, pymqi.MD(), pymqi.GMO(Options=option | C.MQGMO_NO_WAIT))
+                except pymqi.MQMIError:
+                    break
+                option = C.MQGMO_BROWSE_NEXT
+                seen += 1
+            bq.close()
+            results["a_client_browse"].append(seen / (time.perf_counter() - t0))
+            df = spark.range(args.msgs).selectExpr("repeat('x', 1024) AS body", "CAST(id % 10 AS INT) AS priority")
+            df.cache().count()
+            t0 = time.perf_counter()
+            df.write.format("mqlite").options(**opts, queue="BENCH.OUT").mode("append").save()
+            results["b_spark_write"].append(args.msgs / (time.perf_counter() - t0))
+            t0 = time.perf_counter()
+            oq = pymqi.Queue(conn, "BENCH.OUT", C.MQOO_OUTPUT)
+            for i in range(args.msgs):
+                oq.put(body, pymqi.MD(Priority=i % 10, Format=C.MQFMT_STRING), pmo)
+            conn.commit()
+            oq.close()
+            results["b_client_put"].append(args.msgs / (time.perf_counter() - t0))
+            qm.mqsc("CLEAR QLOCAL(BENCH.OUT)", check=True)
+        spark.stop()
+        conn.disconnect()
+    for name, rates in results.items():
+        print(f"{name:18} median {statistics.median(rates):>10,.0f} msgs/s  runs: "
+              f"{', '.join(f'{r:,.0f}' for r in rates)}")
+
+
+if __name__ == "__main__":
+    main()
