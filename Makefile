@@ -22,6 +22,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/channel.py
 	$(PY) bench/pcf.py
 	$(PY) bench/cluster.py
+	$(PY) bench/spark.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

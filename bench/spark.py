@@ -37,7 +37,8 @@ def main() -> None:
     body = b"x" * 1024
     with Harness() as h:
         # A task's rows are one unit of work: MAXUMSGS must hold a partition's worth.
-        qm = h.add("SPARKQM", "ALTER QMGR MAXUMSGS(999999999)\nDEFINE QLOCAL(BENCH.IN) MAXDEPTH(999999999) DEFREADA(YES)\n"
+        qm = h.add("SPARKQM", "ALTER QMGR MAXUMSGS(999999999)\n"
+                              "DEFINE QLOCAL(BENCH.IN) MAXDEPTH(999999999) DEFREADA(YES)\n"
                               "DEFINE QLOCAL(BENCH.OUT) MAXDEPTH(999999999)\n")
         opts = {"queueManager": qm.name, "channel": h.channel, "conname": qm.conname}
         conn = qm.client()
