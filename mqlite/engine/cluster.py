@@ -433,20 +433,20 @@ class ClusterState:
 
     # --- repository-manager operations ----------------------------------------------------------
     def receive(self, msg: dict[str, Any]) -> None:
+        # RESET CLUSTER's rejoin guard, at every full repository the forced removal reaches: for 10
+        # seconds nothing the removed queue manager sends, or publishes about itself, is taken in.
         now = self.qm.clock.now()
         records = msg.get("records")
-        if isinstance(records, list):
-            # RESET CLUSTER's rejoin guard, at every full repository the forced removal reaches:
-            # for 10 seconds nothing the removed queue manager publishes about itself is taken in.
-            for d in records:
-                if isinstance(d, dict) and d.get("deleted") and (d.get("attrs") or {}).get(FORCE_REMOVED):
-                    self.removed.setdefault(d.get("owner", ""), now)
-            guarded = {q for q, t in self.removed.items() if now - t < REJOIN_GUARD}
-            if guarded:
-                msg = dict(msg, records=[d for d in records if not isinstance(d, dict) or d.get("deleted")
-                                         or d.get("owner") not in guarded])
-        if msg.get("from", "") in self.removed and now - self.removed[msg["from"]] < REJOIN_GUARD:
+        records = records if isinstance(records, list) else []
+        for d in records:
+            if isinstance(d, dict) and d.get("deleted") and (d.get("attrs") or {}).get(FORCE_REMOVED):
+                self.removed.setdefault(d.get("owner", ""), now)
+        guarded = {q for q, t in self.removed.items() if now - t < REJOIN_GUARD}
+        if msg.get("from", "") in guarded:
             return
+        if guarded and records:
+            msg = dict(msg, records=[d for d in records if not isinstance(d, dict) or d.get("deleted")
+                                     or d.get("owner") not in guarded])
         self.repo.receive(msg)
         self.repo.manual = self.manual_targets()
 
