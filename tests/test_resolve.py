@@ -27,7 +27,8 @@ class View:
             obj = MQObject(kind, name, TABLE.defaults(kind))
             obj.attrs.update(attrs)
             self.defs[name] = obj
-        self.attrs = {"DEFXMITQ": defxmitq}
+        self.attrs = {"DEFXMITQ": defxmitq, "QSGNAME": "", "IGQ": C.MQIGQ_DISABLED, "SQQMNAME": C.MQSQQM_USE}
+        self.members: set[str] = set()                     # other members of the queue-sharing group
 
     def queue(self, name: str):
         return self.defs.get(name)
@@ -44,6 +45,9 @@ class View:
     def cluster_route(self, qmgr: str):
         ch = self.cluster_qmgrs.get(qmgr)
         return None if ch is None else ("SYSTEM.CLUSTER.TRANSMIT.QUEUE", ch)
+
+    def qsg_member(self, qmgr: str) -> bool:
+        return qmgr in self.members
 
 
 XQ = {"USAGE": C.MQUS_TRANSMISSION}

@@ -17,7 +17,10 @@ from mqlite.objects.names import valid_name
 
 NOT_FOUND, EXISTS, IN_USE, NOT_EMPTY, WRONG_TYPE, BAD_NAME, CONFLICT = (
     "NOT_FOUND", "EXISTS", "IN_USE", "NOT_EMPTY", "WRONG_TYPE", "BAD_NAME", "CONFLICT")
-RUNTIME = ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME", "CURDEPTH", "IPPROCS", "OPPROCS", "NAMCOUNT")
+RUNTIME = ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME", "CURDEPTH", "IPPROCS", "OPPROCS", "NAMCOUNT", "QSGDISP")
+# QSGDISP as MQSC spells it, and its MQQSGD value.
+DISPS = {"QMGR": CMQC.MQQSGD_Q_MGR, "COPY": CMQC.MQQSGD_COPY, "SHARED": CMQC.MQQSGD_SHARED,
+         "GROUP": CMQC.MQQSGD_GROUP}
 
 
 class AdminError(Exception):
@@ -54,8 +57,40 @@ def _check(kind: str, attrs: dict[str, Any], name: str) -> None:
         attrs["NAMCOUNT"] = len(attrs.get("NAMES", []))
 
 
+def _disp_of(obj: MQObject) -> int:
+    return obj.attrs.get("QSGDISP", CMQC.MQQSGD_Q_MGR)  # type: ignore[no-any-return]
+
+
+def _check_disp(qm: QueueManager, kind: str, name: str, disp: int) -> None:
+    if disp == CMQC.MQQSGD_Q_MGR:
+        return
+    if qm.shared is None:
+        raise AdminError(CONFLICT, name, f"{qm.name} is not a member of a queue-sharing group.",
+                         CMQCFC.MQRCCF_Q_MGR_NOT_IN_QSG)
+    if kind not in QUEUE_KINDS:
+        raise AdminError(CONFLICT, name, "QSGDISP other than QMGR is supported for queues only.")
+    if disp == CMQC.MQQSGD_SHARED and kind != "QLOCAL":
+        raise AdminError(CONFLICT, name, "QSGDISP(SHARED) is valid for local queues only.")
+
+
 def define(qm: QueueManager, kind: str, name: str, values: dict[str, Any],
-           like: str | None = None, replace: bool = False) -> MQObject:
+           like: str | None = None, replace: bool = False, disp: int = CMQC.MQQSGD_Q_MGR) -> MQObject:
+    """DEFINE with a disposition: QMGR (this queue manager's store), SHARED (a shared queue in the
+    group's store), GROUP (a group definition, with a COPY made here and on every member) or COPY
+    (a local copy of an existing group definition)."""
+    _check_disp(qm, kind, name, disp)
+    if disp == CMQC.MQQSGD_GROUP:
+        return _define_group(qm, kind, name, values, like, replace)
+    if disp == CMQC.MQQSGD_COPY:
+        group = qm.group_objects.get((namespace(kind), name))
+        if group is None or group.kind != kind:
+            raise AdminError(NOT_FOUND, name, "QSGDISP(COPY) needs a QSGDISP(GROUP) definition of that name.")
+        values = {k: v for k, v in group.attrs.items() if k not in RUNTIME}
+    return _define(qm, kind, name, values, like, replace, disp)
+
+
+def _define(qm: QueueManager, kind: str, name: str, values: dict[str, Any],
+            like: str | None, replace: bool, disp: int) -> MQObject:
     ns = namespace(kind)
     # A manual CLUSSDR may name its full repository by the +QMNAME+ construction (not on z/OS):
     # the name the full repository's CLUSRCVR turns out to have replaces it after connection.
@@ -63,7 +98,7 @@ def define(qm: QueueManager, kind: str, name: str, values: dict[str, Any],
     if not valid_name(plain, ns) or len(name) > 20 and ns == "CHANNEL":
         raise AdminError(BAD_NAME, name)
     existing = qm.lookup(ns, name)
-    if existing is not None and (not replace or existing.kind != kind):
+    if existing is not None and (not replace or existing.kind != kind or _disp_of(existing) != disp):
         raise AdminError(EXISTS, name)
     if like is not None:
         base = qm.lookup(ns, like)
@@ -82,8 +117,19 @@ def define(qm: QueueManager, kind: str, name: str, values: dict[str, Any],
     if existing is not None:
         attrs.update({k: v for k, v in existing.attrs.items() if k in ("CRDATE", "CRTIME")})
     attrs.update(values)
+    attrs["QSGDISP"] = disp
     _check(kind, attrs, name)
     obj = MQObject(kind, name, attrs)
+    if disp == CMQC.MQQSGD_SHARED:
+        if not attrs.get("CFSTRUCT"):
+            raise AdminError(CONFLICT, name, "QSGDISP(SHARED) needs a CFSTRUCT name.",
+                             CMQCFC.MQRCCF_CF_STRUC_ERROR)
+        if existing is None:
+            # Another member may have defined it a moment ago: the store decides.
+            created = qm._shared_call(qm.shared.put_object, ns, name, "SHARED",  # type: ignore[union-attr]
+                                      obj.to_record(), True)
+            if not created:
+                raise AdminError(EXISTS, name)
     if existing is not None:
         qm.replace_object(obj)
     else:
@@ -91,36 +137,127 @@ def define(qm: QueueManager, kind: str, name: str, values: dict[str, Any],
     return obj
 
 
-def alter(qm: QueueManager, kind: str, name: str, values: dict[str, Any]) -> MQObject:
+def _define_group(qm: QueueManager, kind: str, name: str, values: dict[str, Any],
+                  like: str | None, replace: bool) -> MQObject:
+    ns = namespace(kind)
+    if not valid_name(name, ns):
+        raise AdminError(BAD_NAME, name)
+    existing = qm.group_objects.get((ns, name))
+    if existing is not None and (not replace or existing.kind != kind):
+        raise AdminError(EXISTS, name)
+    if like is not None:
+        base = qm.group_objects.get((ns, like)) or qm.lookup(ns, like)
+        if base is None:
+            raise AdminError(NOT_FOUND, like)
+        if base.kind != kind:
+            raise AdminError(WRONG_TYPE, like)
+    else:
+        base = qm.lookup(ns, DEFAULT_OBJECT.get(kind, ""))
+    attrs = TABLE.defaults(kind)
+    if base is not None:
+        attrs.update({k: (list(v) if isinstance(v, list) else v) for k, v in base.attrs.items()
+                      if k in attrs and k not in RUNTIME})
+    if existing is not None:
+        attrs.update({k: v for k, v in existing.attrs.items() if k in ("CRDATE", "CRTIME")})
+    attrs.update(values)
+    attrs["QSGDISP"] = CMQC.MQQSGD_GROUP
+    _check(kind, attrs, name)
+    obj = MQObject(kind, name, attrs)
+    qm._stamp(obj, created=existing is None)
+    if not qm._shared_call(qm.shared.put_object, ns, name, "GROUP", obj.to_record(),  # type: ignore[union-attr]
+                           existing is None):
+        raise AdminError(EXISTS, name)
+    qm.group_objects[(ns, name)] = obj
+    make_copy(qm, obj)
+    return obj
+
+
+def make_copy(qm: QueueManager, group: MQObject) -> bool:
+    """This member's QSGDISP(COPY) of a group definition (made or brought up to date); False when
+    a definition of another disposition holds the name here."""
+    ns = group.objtype
+    local = qm.lookup(ns, group.name)
+    copy = group.copy()
+    copy.attrs["QSGDISP"] = CMQC.MQQSGD_COPY
+    if local is None:
+        qm.add_object(copy)
+        return True
+    if _disp_of(local) != CMQC.MQQSGD_COPY:
+        return False
+    same = {k: v for k, v in local.attrs.items() if k not in RUNTIME} == {
+        k: v for k, v in copy.attrs.items() if k not in RUNTIME}
+    if not same or local.kind != copy.kind:
+        if local.kind != copy.kind:
+            if qm.in_use(group.name):
+                return False
+            qm.remove_object(local)
+            qm.add_object(copy)
+        else:
+            for k in ("CRDATE", "CRTIME"):
+                copy.attrs[k] = local.attrs.get(k, copy.attrs.get(k))
+            qm.replace_object(copy)
+    return True
+
+
+def _find(qm: QueueManager, kind: str, name: str, disp: int) -> MQObject:
+    """The object an ALTER, DELETE or CLEAR with this QSGDISP means (MQ: a definition of another
+    disposition is not found)."""
+    ns = namespace(kind)
+    if disp == CMQC.MQQSGD_GROUP:
+        existing = qm.group_objects.get((ns, name))
+    else:
+        existing = qm.lookup(ns, name)
+        if existing is not None and _disp_of(existing) != disp:
+            existing = None
+    if existing is None:
+        raise AdminError(NOT_FOUND, name)
+    return existing
+
+
+def alter(qm: QueueManager, kind: str, name: str, values: dict[str, Any],
+          disp: int = CMQC.MQQSGD_Q_MGR) -> MQObject:
     if kind == QMGR:
         new = qm.qmgr.copy()
         new.attrs.update(values)
         _check(kind, new.attrs, qm.name)
         qm.replace_object(new)
         return new
-    existing = qm.lookup(namespace(kind), name)
-    if existing is None:
-        raise AdminError(NOT_FOUND, name)
+    existing = _find(qm, kind, name, disp)
     if existing.kind != kind:
         raise AdminError(WRONG_TYPE, name)
     new = existing.copy()
     new.attrs.update(values)
     _check(kind, new.attrs, name)
+    if disp == CMQC.MQQSGD_GROUP:
+        qm._stamp(new, created=False)
+        qm._shared_call(qm.shared.put_object, new.objtype, name, "GROUP", new.to_record(), False)  # type: ignore[union-attr]
+        qm.group_objects[(new.objtype, name)] = new
+        make_copy(qm, new)
+        return new
+    if disp == CMQC.MQQSGD_SHARED and not new["CFSTRUCT"]:
+        raise AdminError(CONFLICT, name, "QSGDISP(SHARED) needs a CFSTRUCT name.", CMQCFC.MQRCCF_CF_STRUC_ERROR)
     if kind == "QLOCAL" and existing["USAGE"] != new["USAGE"] and qm.queues[name].depth:
         raise AdminError(NOT_EMPTY, name, "USAGE cannot change while the queue holds messages.")
     qm.replace_object(new)
     return new
 
 
-def delete(qm: QueueManager, kind: str, name: str, purge: bool = False) -> None:
+def delete(qm: QueueManager, kind: str, name: str, purge: bool = False,
+           disp: int = CMQC.MQQSGD_Q_MGR) -> None:
     ns = namespace(kind)
-    existing = qm.lookup(ns, name)
-    if existing is None:
-        raise AdminError(NOT_FOUND, name)
+    existing = _find(qm, kind, name, disp)
     if kind in QUEUE_KINDS and existing.kind != kind:
         raise AdminError(WRONG_TYPE, name)
     if ns == "CHANNEL" and kind in TABLE.by_kind and existing.kind != kind and kind != "CHANNEL":
         raise AdminError(WRONG_TYPE, name)
+    if disp == CMQC.MQQSGD_GROUP:
+        # The group definition goes; this member's copy with it (the others' when they notice).
+        qm._shared_call(qm.shared.delete_object, ns, name, "GROUP", False)  # type: ignore[union-attr]
+        qm.group_objects.pop((ns, name), None)
+        local = qm.lookup(ns, name)
+        if local is not None and _disp_of(local) == CMQC.MQQSGD_COPY and not qm.in_use(name):
+            qm.remove_object(local)
+        return
     if ns == "QUEUE" and qm.in_use(name):
         raise AdminError(IN_USE, name)
     if existing.kind == "QLOCAL" and qm.queues[name].depth and not purge:
@@ -128,8 +265,8 @@ def delete(qm: QueueManager, kind: str, name: str, purge: bool = False) -> None:
     qm.remove_object(existing)
 
 
-def clear(qm: QueueManager, name: str) -> int:
-    existing = qm.queue(name)
+def clear(qm: QueueManager, name: str, disp: int = CMQC.MQQSGD_Q_MGR) -> int:
+    existing = _find(qm, "QLOCAL", name, disp) if disp != CMQC.MQQSGD_GROUP else None
     if existing is None:
         raise AdminError(NOT_FOUND, name)
     if existing.kind != "QLOCAL":
@@ -142,7 +279,7 @@ def clear(qm: QueueManager, name: str) -> int:
 def display_values(qm: QueueManager, obj: MQObject) -> dict[str, Any]:
     """An object's attributes with the runtime ones (CURDEPTH, IPPROCS, ...) filled in."""
     values = dict(obj.attrs)
-    qs = qm.queues.get(obj.name) if obj.kind == "QLOCAL" else None
+    qs = qm.queues.get(obj.name) if obj.kind == "QLOCAL" and _disp_of(obj) != CMQC.MQQSGD_GROUP else None
     if qs is not None:
         values["CURDEPTH"] = qs.depth
         values["IPPROCS"] = qs.input_shared + qs.input_exclusive

@@ -25,9 +25,11 @@ from mqlite.engine.queue import Message, QueueState, matcher
 from mqlite.engine.repository import QMGR as CL_QMGR
 from mqlite.engine.repository import QUEUE as CL_QUEUE
 from mqlite.engine.resolve import CLUSTER, LOCAL, MODEL, NEEDS_LOCAL, REMOTE, Resolved, resolve
+from mqlite.engine.shared import QSG_XMITQ, SHARED, SharedGot, SharedPort, SharedPut, SharedQueueState
 from mqlite.objects.attrs import QTYPE_VALUES, TABLE
 from mqlite.objects.model import QMGR, QUEUE, MQObject, system_default_objects
 from mqlite.objects.names import valid_name
+from mqlite.store.shared import NewMessage, QueueFull, Select, SharedStoreError
 from mqlite.store.sqlite import Store
 
 C = CMQC
@@ -154,6 +156,9 @@ class QueueManager:
         self.on_object_changed: Callable[[MQObject | None, str, str], None] = lambda o, ns, n: None
         self.log: Callable[[str], None] = lambda s: None
         self.cluster = ClusterState(self)
+        self.shared: SharedPort | None = None          # the group's shared store, for a QSG member
+        self.qsg_members: frozenset[str] = frozenset()   # the other members (kept up to date by the server)
+        self.group_objects: dict[tuple[str, str], MQObject] = {}   # QSGDISP(GROUP) definitions, by (ns, name)
         self._cl_targets: dict[tuple[Any, ...], tuple[Resolved, QueueState, Resolved]] = {}
 
     # --- creation and recovery ------------------------------------------------------------------
@@ -210,6 +215,9 @@ class QueueManager:
         cl = self.cluster
         return cl.active and cl.remote_instances(name, qmgr_alias=True)
 
+    def qsg_member(self, qmgr: str) -> bool:
+        return qmgr in self.qsg_members
+
     def cluster_route(self, qmgr: str) -> tuple[str, str] | None:
         cl = self.cluster
         channel = cl.route(qmgr) if cl.active else None
@@ -233,12 +241,21 @@ class QueueManager:
     def _register(self, obj: MQObject) -> None:
         self.objects[obj.objtype][obj.name] = obj
         if obj.kind == "QLOCAL" and obj.name not in self.queues:
-            self.queues[obj.name] = QueueState(obj.name, fifo=obj["MSGDLVSQ"] == C.MQMDS_FIFO)
+            fifo = obj["MSGDLVSQ"] == C.MQMDS_FIFO
+            if obj.attrs.get("QSGDISP") == C.MQQSGD_SHARED:
+                if self.shared is None:
+                    raise MQIError(C.MQRC_CF_NOT_AVAILABLE, detail=f"{obj.name} is shared; not in a group")
+                self.queues[obj.name] = SharedQueueState(obj.name, self.shared, fifo)
+            else:
+                self.queues[obj.name] = QueueState(obj.name, fifo=fifo)
 
     def save(self, obj: MQObject) -> None:
         if obj.kind == "QLOCAL" and obj["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC:
             return
         ns = QMGR if obj.kind == QMGR else obj.objtype
+        if obj.attrs.get("QSGDISP") == C.MQQSGD_SHARED:
+            self._shared_call(self.shared.put_object, ns, obj.name, SHARED, obj.to_record(), False)  # type: ignore[union-attr]
+            return
         self.store.append(("obj", ns, obj.name, json.dumps(obj.to_record())))
 
     def add_object(self, obj: MQObject) -> None:
@@ -269,12 +286,51 @@ class QueueManager:
         ns = obj.objtype
         self.objects[ns].pop(obj.name, None)
         qs = self.queues.pop(obj.name, None) if obj.kind == "QLOCAL" else None
-        if qs is not None:
+        if qs is not None and qs.shared:
+            self._shared_call(self.shared.delete_object, ns, obj.name, SHARED, True)  # type: ignore[union-attr]
+        elif qs is not None:
             self.store.append(("purge", obj.name))
-        if not (obj.kind == "QLOCAL" and obj["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC):
+        if obj.attrs.get("QSGDISP") == C.MQQSGD_SHARED:
+            pass
+        elif not (obj.kind == "QLOCAL" and obj["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC):
             self.store.append(("objdel", ns, obj.name))
         self.cluster.changed()
         self.on_object_changed(None, ns, obj.name)
+
+    def forget_object(self, ns: str, name: str) -> None:
+        """A shared definition another member deleted (or replaced by a private one): drop it here,
+        with nothing written anywhere."""
+        obj = self.objects[ns].pop(name, None)
+        if obj is not None and obj.kind == "QLOCAL":
+            self.queues.pop(name, None)
+        self.cluster.changed()
+        self.on_object_changed(None, ns, name)
+
+    def install_object(self, obj: MQObject) -> None:
+        """A shared definition (or a group object's copy) that another member made or changed."""
+        old = self.objects[obj.objtype].get(obj.name)
+        if old is not None and old.kind != obj.kind and old.kind == "QLOCAL":
+            self.queues.pop(obj.name, None)
+        self._register(obj)
+        qs = self.queues.get(obj.name)
+        if qs is not None and qs.fifo != (obj["MSGDLVSQ"] == C.MQMDS_FIFO):
+            qs.fifo = obj["MSGDLVSQ"] == C.MQMDS_FIFO
+        self.cluster.changed()
+        self.on_object_changed(obj, obj.objtype, obj.name)
+
+    def _shared_call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """A call to the shared store; its failure is MQ's answer for an unavailable structure."""
+        try:
+            return fn(*args)
+        except QueueFull as e:
+            raise MQIError(C.MQRC_Q_FULL, detail=e.queue) from None
+        except SharedStoreError as e:
+            raise MQIError(C.MQRC_CF_NOT_AVAILABLE, detail=str(e)) from None
+        except Exception as e:  # noqa: BLE001 - a database driver's own errors
+            if isinstance(e, MQIError):
+                raise
+            self.log(f"Shared store operation failed: {e!r}")
+            raise MQIError(C.MQRC_CF_STRUC_FAILED, detail=str(e)) from None
 
     def in_use(self, name: str) -> bool:
         qs = self.queues.get(name)
@@ -284,6 +340,8 @@ class QueueManager:
 
     def clear_queue(self, name: str) -> int:
         qs = self.queues[name]
+        if qs.shared:
+            return self._shared_call(self.shared.clear, name)  # type: ignore[union-attr,no-any-return]
         msgs = qs.purge()
         self.store.append(("purge", name))
         return len(msgs)
@@ -378,7 +436,7 @@ class QueueManager:
         if first is not None:
             h.async_put = first["DEFPRESP"] == C.MQPRT_ASYNC_RESPONSE
             readahead = first.attrs.get("DEFREADA", C.MQREADA_NO)
-            h.read_ahead_ok = bool(options & INPUT_OPTS) and readahead != C.MQREADA_DISABLED and (
+            h.read_ahead_ok = bool(options & INPUT_OPTS) and not qs.shared and readahead != C.MQREADA_DISABLED and (
                 bool(options & C.MQOO_READ_AHEAD) or (readahead == C.MQREADA_YES
                                                       and not options & C.MQOO_NO_READ_AHEAD))
         if input_mode == "X":
@@ -840,7 +898,7 @@ class QueueManager:
         destination that is not a local queue takes the full path."""
         h = self.handle(conn, hobj)
         res, qs = h.res, h.qstate
-        if res is None or qs is None or res.kind != LOCAL or not h.options & C.MQOO_OUTPUT:
+        if res is None or qs is None or res.kind != LOCAL or not h.options & C.MQOO_OUTPUT or qs.shared:
             pmo = PMO(Options=(C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT) | C.MQPMO_SET_ALL_CONTEXT)
             self.put(conn, hobj, MD.from_bytes(md), pmo, body, owned=True)
             return
@@ -872,21 +930,45 @@ class QueueManager:
             raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR)
         if body_len + header_len > target["MAXMSGL"]:
             raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q)
-        if qs.depth >= target["MAXDEPTH"]:
-            raise MQIError(C.MQRC_Q_FULL)
         if syncpoint and len(conn.uow) >= self.qmgr["MAXUMSGS"]:
             raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
+        if qs.shared:
+            # Outside syncpoint the store checks MAXDEPTH in the put's own transaction.
+            if syncpoint and self._shared_call(lambda: qs.depth) >= target["MAXDEPTH"]:
+                raise MQIError(C.MQRC_Q_FULL)
+        elif qs.depth >= target["MAXDEPTH"]:
+            raise MQIError(C.MQRC_Q_FULL)
         return target
 
     def _enqueue(self, conn: Conn, qs: QueueState, msg: Message, syncpoint: bool, now: float) -> None:
         """A put message: into the unit of work, or onto the queue (and waiting getters woken)."""
         qs.last_put = now
+        if qs.shared:
+            new = self._shared_message(qs, msg)
+            if syncpoint:
+                conn.uow.append(("sput", qs, SharedPut(new)))   # type: ignore[arg-type]
+                qs.uncommitted += 1
+            else:
+                target = self.queue(qs.name)
+                self._shared_call(qs.port.put, [new], {qs.name: target["MAXDEPTH"] if target else 0})  # type: ignore[attr-defined]
+                qs.enq += 1
+                self.on_available(qs.name)
+            return
         if syncpoint:
             conn.uow.append(("put", qs, msg))
             qs.uncommitted += 1
         else:
             self._commit_put(conn, qs, msg)
             self.on_available(qs.name)
+
+    def _shared_message(self, qs: QueueState, msg: Message) -> NewMessage:
+        md = msg.md
+        flags = md.MsgFlags
+        target = text(msg.body[REMOTE_QM]) if qs.name == QSG_XMITQ and len(msg.body) >= XQH_LEN else ""
+        return NewMessage(qs.name, md.Priority, msg.packed_md(), msg.body, msg.expiry_at, msg.persistent,
+                          md.MsgId, md.CorrelId, md.GroupId, md.MsgSeqNumber,
+                          not flags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP) or md.MsgSeqNumber == 1,
+                          target)
 
     def _commit_put(self, conn: Conn, qs: QueueState, msg: Message) -> None:
         qs.insert(msg)
@@ -993,6 +1075,8 @@ class QueueManager:
             C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID)
         if match_opts & ~0x3F:
             raise MQIError(C.MQRC_MATCH_OPTIONS_ERROR)
+        if qs.shared:
+            return self._shared_get(conn, h, qs, res, md, gmo, match_opts, max_length)
         now = self.clock.now()
         msg = self._select(h, qs, md, opts, match_opts, now)
         if msg is None:
@@ -1032,6 +1116,75 @@ class QueueManager:
         self._fill_gmo(gmo, res, out_md, min(length, max_length))
         return GetResult(out_md, msg.body[:max_length], length, gmo, comp, reason, msg.seq, msg.persistent,
                          msg.packed_md() if msg.expiry_at is None else None)
+
+    def _shared_get(self, conn: Conn, h: Handle, qs: QueueState, res: Resolved, md: MD, gmo: GMO,
+                    match_opts: int, max_length: int) -> GetResult:
+        """MQGET from a shared queue: the store finds, and claims or removes, the message in one
+        transaction, so two members never get the same one."""
+        opts = gmo.Options
+        browse = bool(opts & (BROWSE_GMO | C.MQGMO_BROWSE_MSG_UNDER_CURSOR))
+        sel = Select()
+        if opts & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
+            if h.browse_seq is None:
+                raise MQIError(C.MQRC_NO_MSG_UNDER_CURSOR)
+            sel.id = h.browse_seq
+        else:
+            if match_opts & C.MQMO_MATCH_MSG_ID and md.MsgId.ljust(24, b"\0")[:24] != C.MQMI_NONE:
+                sel.msgid = md.MsgId.ljust(24, b"\0")[:24]
+            if match_opts & C.MQMO_MATCH_CORREL_ID and md.CorrelId.ljust(24, b"\0")[:24] != C.MQCI_NONE:
+                sel.correlid = md.CorrelId.ljust(24, b"\0")[:24]
+            if match_opts & C.MQMO_MATCH_GROUP_ID and md.GroupId.ljust(24, b"\0")[:24] != C.MQGI_NONE:
+                sel.groupid = md.GroupId.ljust(24, b"\0")[:24]
+            if match_opts & C.MQMO_MATCH_MSG_SEQ_NUMBER:
+                sel.seqno = md.MsgSeqNumber
+            if opts & C.MQGMO_LOGICAL_ORDER:
+                if h.get_group is not None:
+                    sel.groupid, sel.seqno = h.get_group
+                else:
+                    sel.first_of_group = True
+            if opts & C.MQGMO_BROWSE_NEXT and h.browse_at is not None:
+                sel.after = h.browse_at
+        in_uow = not browse and bool(opts & (C.MQGMO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT))
+        if in_uow and len(conn.uow) >= self.qmgr["MAXUMSGS"]:
+            raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
+        mode = "browse" if browse else ("claim" if in_uow else "delete")
+        owner = f"{self.name}/{conn.hconn}"
+        limit = None if opts & C.MQGMO_ACCEPT_TRUNCATED_MSG else max_length
+        now = self.clock.now()
+        port = qs.port  # type: ignore[attr-defined]
+        row, taken = self._shared_call(port.take, qs.name, qs.fifo, sel, now, mode, owner, limit)
+        if row is None:
+            if sel.id is not None:
+                raise MQIError(C.MQRC_NO_MSG_UNDER_CURSOR)
+            raise MQIError(C.MQRC_NO_MSG_AVAILABLE)
+        out_md = MD.from_bytes(row.md)
+        out_md.BackoutCount = row.backout
+        if row.expiry_at is not None:
+            out_md.Expiry = max(1, math.ceil((row.expiry_at - now) * 10))
+        length = len(row.body)
+        if not browse and not taken:
+            # Too long and not accepted truncated: it stays on the queue (2080).
+            self._fill_gmo(gmo, res, out_md, max_length)
+            return GetResult(out_md, row.body[:max_length], length, gmo, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
+        if browse and length > max_length and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
+            self._fill_gmo(gmo, res, out_md, max_length)
+            return GetResult(out_md, row.body[:max_length], length, gmo, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
+        comp, reason = (C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED) if length > max_length else (C.MQCC_OK, 0)
+        if browse:
+            h.browse_at, h.browse_seq = (0 if qs.fifo else row.prio, row.id), row.id
+        else:
+            if h.browse_seq == row.id:
+                h.browse_seq = None
+            if in_uow and opts & C.MQGMO_SYNCPOINT_IF_PERSISTENT and not row.persistent:
+                self._shared_call(port.finish, [(row.id, qs.name)], [])
+            elif in_uow:
+                conn.uow.append(("sget", qs, SharedGot(row)))  # type: ignore[arg-type]
+            qs.deq += 1
+            qs.last_get = now
+            if opts & C.MQGMO_LOGICAL_ORDER:
+                self._advance_group(h, Message(row.id, out_md, b"", None, row.persistent, 0))
+        self._fill_gmo(gmo, res, out_md, min(length, max_length))
+        return GetResult(out_md, row.body[:max_length], length, gmo, comp, reason, row.id, row.persistent)
 
     def _select(self, h: Handle, qs: QueueState, md: MD, opts: int, match_opts: int, now: float) -> Message | None:
         expired = self._discard_expired
@@ -1180,6 +1333,8 @@ class QueueManager:
         res, qs = h.res, h.qstate
         if res is None or qs is None or qs is not self.queues.get(res.queue):
             raise MQIError(C.MQRC_Q_DELETED)
+        if qs.shared:
+            raise MQIError(C.MQRC_OPTIONS_ERROR, detail="no read-ahead on a shared queue")
         self._check_get_allowed(res)
         if self.quiescing and gmo.Options & C.MQGMO_FAIL_IF_QUIESCING:
             raise MQIError(C.MQRC_Q_MGR_QUIESCING)
@@ -1229,7 +1384,8 @@ class QueueManager:
         One call for the run, with the checks an MQGET makes (GET inhibited, expiry)."""
         h = self.handle(conn, hobj)
         res, qs = h.res, h.qstate
-        if res is None or qs is None or qs is not self.queues.get(res.queue) or not h.options & INPUT_OPTS:
+        if res is None or qs is None or qs is not self.queues.get(res.queue) or not h.options & INPUT_OPTS \
+                or qs.shared:
             raise MQIError(C.MQRC_HOBJ_ERROR)
         self._check_get_allowed(res)
         now = self.clock.now()
@@ -1313,7 +1469,10 @@ class QueueManager:
             raise MQIError(C.MQRC_BACKED_OUT, detail="an asynchronous put in the unit of work failed")
         ops: list[tuple[Any, ...]] = list(extra or ())
         touched: set[str] = set()
+        self._commit_shared(conn)
         for kind, qs, msg in conn.uow:
+            if kind[0] == "s":
+                continue
             qs.uncommitted -= 1
             if kind == "put":
                 if self.queues.get(qs.name) is not qs:
@@ -1331,11 +1490,42 @@ class QueueManager:
         for q in touched:
             self.on_available(q)
 
+    def _commit_shared(self, conn: Conn) -> None:
+        """The shared part of MQCMIT, first: its puts written and its gets deleted in one store
+        transaction. If the store fails, the whole unit of work is backed out (2003)."""
+        puts = [e for e in conn.uow if e[0] == "sput"]
+        gets = [e for e in conn.uow if e[0] == "sget"]
+        if not puts and not gets:
+            return
+        port = self.shared
+        assert port is not None
+        try:
+            self._shared_call(port.commit, [e[2].new for e in puts],  # type: ignore[attr-defined]
+                              [(e[2].row.id, e[1].name) for e in gets])  # type: ignore[attr-defined]
+        except MQIError as e:
+            self.backout(conn)
+            raise MQIError(C.MQRC_BACKED_OUT, detail=f"shared store: {e.detail or e.reason}") from None
+        for _kind, qs, _m in puts:
+            qs.uncommitted -= 1
+            qs.enq += 1
+        for name in {e[1].name for e in puts}:
+            self.on_available(name)
+
     def backout(self, conn: Conn) -> None:
         conn.uow_failed = False
         touched: set[str] = set()
         ops: list[tuple[Any, ...]] = []
+        shared_gets = [e[2].row.id for e in conn.uow if e[0] == "sget"]  # type: ignore[attr-defined]
+        if shared_gets and self.shared is not None:
+            try:
+                self.shared.finish([], shared_gets)
+            except Exception as e:  # noqa: BLE001 - the claims come back when this member restarts
+                self.log(f"Shared store backout failed: {e!r}")
         for kind, qs, msg in reversed(conn.uow):
+            if kind[0] == "s":
+                if kind == "sput":
+                    qs.uncommitted -= 1
+                continue
             qs.uncommitted -= 1
             if kind == "get" and self.queues.get(qs.name) is qs:
                 msg.md.BackoutCount += 1

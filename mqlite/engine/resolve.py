@@ -19,6 +19,12 @@ queue manager, keeps resolution local: a clustered local queue is then used as i
 choice), and an alias must reach a locally defined queue (seed 004, "Local queue manager" rows).
 With a blank ObjectQMgrName an alias may resolve to a cluster queue hosted elsewhere, even one with
 the alias's own name.
+
+In a queue-sharing group (QSGNAME set) the group's name stands for the local queue manager; a
+shared queue resolves with the group as ResolvedQMgrName; ObjectQMgrName naming another member
+opens a shared queue locally when SQQMNAME is IGNORE; and a destination queue manager that is
+another member goes to SYSTEM.QSG.TRANSMIT.QUEUE, ahead of any other transmission queue, when IGQ
+is ENABLED and that queue is defined (``qsg_member`` asks the view who the members are).
 """
 from __future__ import annotations
 
@@ -30,6 +36,7 @@ from mqlite.engine.errors import MQIError
 from mqlite.objects.model import MQObject
 
 LOCAL, MODEL, REMOTE, CLUSTER = "local", "model", "remote", "cluster"
+QSG_XMITQ = "SYSTEM.QSG.TRANSMIT.QUEUE"
 
 # Options that need a local queue at the end of resolution.
 NEEDS_LOCAL = (CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_INPUT_EXCLUSIVE
@@ -49,6 +56,8 @@ class View(Protocol):
 
     def cluster_route(self, qmgr: str) -> tuple[str, str] | None: ...
 
+    def qsg_member(self, qmgr: str) -> bool: ...
+
 
 @dataclass(frozen=True)
 class Resolved:
@@ -65,6 +74,12 @@ class Resolved:
 def resolve(view: View, name: str, qmgr: str, options: int) -> Resolved:
     """Resolve MQOD ObjectName/ObjectQMgrName for ``options``; raise MQIError as MQOPEN would."""
     local = view.qmgr_name
+    qsg = view.qmgr_attr("QSGNAME")
+    if qsg and qmgr == qsg:
+        qmgr = local          # the group's name means this queue manager
+    if qmgr and qmgr != local and qsg and view.qsg_member(qmgr) \
+            and view.qmgr_attr("SQQMNAME") == CMQC.MQSQQM_IGNORE and _shared(view.queue(name)):
+        qmgr = local          # SQQMNAME(IGNORE): another member's shared queue is opened here
     if qmgr and qmgr != local:
         if options & (NEEDS_LOCAL | CMQC.MQOO_INQUIRE):
             raise MQIError(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE, detail="remote destination needs output only")
@@ -91,6 +106,8 @@ def _by_queue_name(view: View, name: str, options: int, path: tuple[str, ...],
             # The local instance of a cluster queue that has others: the workload algorithm decides
             # (CLWLUSEQ, put-disabled instances), the local instance among them.
             return Resolved(CLUSTER, name, name, "", path + (name,))
+        if _shared(obj):
+            return Resolved(LOCAL, name, name, view.qmgr_attr("QSGNAME"), path + (name,))
         return Resolved(LOCAL, name, name, local, path + (name,))
     if kind == "QMODEL":
         if via_alias or via_remote:
@@ -119,9 +136,12 @@ def _by_queue_name(view: View, name: str, options: int, path: tuple[str, ...],
         path = path + (name,)
         if not rqm:
             raise MQIError(CMQC.MQRC_UNKNOWN_REMOTE_Q_MGR, detail=f"{name} has no RQMNAME")
-        if rqm == local:
+        if rqm == local or rqm == view.qmgr_attr("QSGNAME"):
             return _by_queue_name(view, rname, options & ~CMQC.MQOO_INQUIRE, path, via_alias=False,
                                   local_only=True, via_remote=True)
+        igq = _igq(view, rname, rqm, path)
+        if igq is not None:
+            return igq
         if obj["XMITQ"]:
             xq = _xmitq(view, obj["XMITQ"], CMQC.MQRC_UNKNOWN_XMIT_Q, CMQC.MQRC_XMIT_Q_TYPE_ERROR,
                         CMQC.MQRC_XMIT_Q_USAGE_ERROR)
@@ -133,14 +153,20 @@ def _by_queue_name(view: View, name: str, options: int, path: tuple[str, ...],
 def _by_qmgr_name(view: View, qname: str, qmgr: str, path: tuple[str, ...], alias_used: bool = False) -> Resolved:
     """Rows with ObjectQMgrName naming something other than the local queue manager."""
     local = view.qmgr_name
-    if qmgr == local:
+    if qmgr == local or qmgr == view.qmgr_attr("QSGNAME"):
         # A queue-manager alias (or remote definition) that leads back here: the local queue.
         return _by_queue_name(view, qname, CMQC.MQOO_OUTPUT, path, via_alias=False, local_only=True, via_remote=True)
+    igq = _igq(view, qname, qmgr, path)
+    if igq is not None:
+        return igq
     obj = view.queue(qmgr)
     if obj is not None and obj.kind == "QREMOTE" and not obj["RNAME"] and not alias_used:
         # Queue-manager alias: resolve again with ObjectQMgrName = RemoteQMgrName.
         path = path + (qmgr,)
         target = obj["RQMNAME"] or local
+        igq = _igq(view, qname, target, path)
+        if igq is not None:
+            return igq
         if target != local and obj["XMITQ"]:
             xq = _xmitq(view, obj["XMITQ"], CMQC.MQRC_UNKNOWN_XMIT_Q, CMQC.MQRC_XMIT_Q_TYPE_ERROR,
                         CMQC.MQRC_XMIT_Q_USAGE_ERROR)
@@ -169,6 +195,23 @@ def _by_qmgr_name(view: View, qname: str, qmgr: str, path: tuple[str, ...], alia
     xq = _xmitq(view, defxmitq, CMQC.MQRC_UNKNOWN_DEF_XMIT_Q, CMQC.MQRC_DEF_XMIT_Q_TYPE_ERROR,
                 CMQC.MQRC_DEF_XMIT_Q_USAGE_ERROR)
     return Resolved(REMOTE, xq, qname, qmgr, path + (xq,), qname, qmgr)
+
+
+def _shared(obj: MQObject | None) -> bool:
+    return obj is not None and obj.kind == "QLOCAL" and obj.attrs.get("QSGDISP") == CMQC.MQQSGD_SHARED
+
+
+def _igq(view: View, qname: str, qmgr: str, path: tuple[str, ...]) -> Resolved | None:
+    """Intra-group queuing: another member of the group, with IGQ enabled here and the shared
+    transmission queue defined, is reached through SYSTEM.QSG.TRANSMIT.QUEUE."""
+    if not view.qmgr_attr("QSGNAME") or qmgr == view.qmgr_name or not view.qsg_member(qmgr):
+        return None
+    if view.qmgr_attr("IGQ") != CMQC.MQIGQ_ENABLED:
+        return None
+    xq = view.queue(QSG_XMITQ)
+    if not _shared(xq) or xq["USAGE"] != CMQC.MQUS_TRANSMISSION:  # type: ignore[index]
+        return None
+    return Resolved(REMOTE, QSG_XMITQ, qname, qmgr, path + (QSG_XMITQ,), qname, qmgr)
 
 
 def _xmitq(view: View, name: str, unknown: int, wrong_type: int, wrong_usage: int) -> str:

@@ -201,6 +201,17 @@ class Executor(ClusterCommands):
         except AttrError as e:
             raise _Syntax(cmd.text, p.text, str(e)) from None
 
+    def _disp(self, cmd: Command, allowed: tuple[str, ...], default: str = "QMGR") -> Any:
+        """The QSGDISP a command names (its MQQSGD value); for DISPLAY also LIVE and ALL (as words)."""
+        p = cmd.param("QSGDISP")
+        if p is None:
+            word = default
+        elif p.value is None or p.value.upper() not in allowed:
+            raise _Syntax(cmd.text, p.text, f"QSGDISP must be one of {', '.join(allowed)}.")
+        else:
+            word = p.value.upper()
+        return admin.DISPS.get(word, word)
+
     def _need_name(self, cmd: Command) -> str:
         if cmd.name is None or cmd.name == "":
             raise _Syntax(cmd.text, cmd.text, "An object name is required.")
@@ -248,7 +259,8 @@ class Executor(ClusterCommands):
         replace = cmd.param("REPLACE") is not None
         if replace and cmd.param("NOREPLACE") is not None:
             raise _Syntax(cmd.text, cmd.text, "REPLACE and NOREPLACE are exclusive.")
-        admin.define(self.qm, kind, name, values, like.value if like else None, replace)
+        admin.define(self.qm, kind, name, values, like.value if like else None, replace,
+                     self._disp(cmd, ("QMGR", "SHARED", "GROUP", "COPY")))
         return Result([MSG[("DEFINE", namespace(kind))]])
 
     def _alter(self, cmd: Command) -> Result:
@@ -263,7 +275,7 @@ class Executor(ClusterCommands):
         name = self._need_name(cmd)
         kind = self._kind_of(cmd)
         values = self._values(cmd, kind, {"CHLTYPE", "FORCE", "QSGDISP"})
-        admin.alter(self.qm, kind, name, values)
+        admin.alter(self.qm, kind, name, values, self._disp(cmd, ("QMGR", "SHARED", "GROUP", "COPY")))
         return Result([MSG[("ALTER", namespace(kind))]])
 
     def _delete(self, cmd: Command) -> Result:
@@ -275,7 +287,7 @@ class Executor(ClusterCommands):
             if p.keyword not in extra:
                 raise _Syntax(cmd.text, p.text, f"{p.keyword} is not valid for DELETE {cmd.objtype}.")
         purge = cmd.param("PURGE") is not None
-        admin.delete(self.qm, cmd.objtype, name, purge)
+        admin.delete(self.qm, cmd.objtype, name, purge, self._disp(cmd, ("QMGR", "SHARED", "GROUP", "COPY")))
         return Result([MSG[("DELETE", namespace(cmd.objtype))]])
 
     def _clear(self, cmd: Command) -> Result:
@@ -285,7 +297,7 @@ class Executor(ClusterCommands):
         for p in cmd.params:
             if p.keyword not in ("QSGDISP", "CMDSCOPE"):
                 raise _Syntax(cmd.text, p.text, f"{p.keyword} is not valid for CLEAR QLOCAL.")
-        admin.clear(self.qm, name)
+        admin.clear(self.qm, name, self._disp(cmd, ("QMGR", "SHARED")))
         return Result(["AMQ8022I: IBM MQ queue cleared."])
 
     # --- PING / START / STOP ----------------------------------------------------------------
@@ -479,8 +491,16 @@ class Executor(ClusterCommands):
         where = self._where(cmd, kinds)
         if where is not None:
             wanted.append(where.attr)  # type: ignore[attr-defined]
-        objs = [o for n, o in sorted(self.qm.objects[ns].items())
-                if generic_match(pattern, n) and (want_kind is None or o.kind == want_kind)]
+        disp = self._disp(cmd, ("LIVE", "ALL", "QMGR", "COPY", "SHARED", "GROUP"), "LIVE") \
+            if ns == "QUEUE" else "LIVE"
+        pool = [o for _n, o in sorted(self.qm.objects[ns].items())]
+        if disp in ("ALL", CMQC.MQQSGD_GROUP):
+            pool += [o for (gns, _n), o in sorted(self.qm.group_objects.items()) if gns == ns]
+        objs = [o for o in pool
+                if generic_match(pattern, o.name) and (want_kind is None or o.kind == want_kind)
+                and (disp in ("LIVE", "ALL") or o.attrs.get("QSGDISP", CMQC.MQQSGD_Q_MGR) == disp)]
+        if ns == "QUEUE" and disp in ("ALL", CMQC.MQQSGD_GROUP):
+            objs.sort(key=lambda o: o.name)
         lines: list[str] = []
         for obj in objs:
             values = admin.display_values(self.qm, obj)

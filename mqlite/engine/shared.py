@@ -1,0 +1,76 @@
+"""Shared queues in the engine: a queue whose messages live in the group's shared store.
+
+The engine holds no messages for a shared queue; it keeps the open counts (IPPROCS/OPPROCS of this
+member) and the puts of units of work not yet committed, and asks the shared store (a port given to
+the queue manager, as its own store is) for everything else.  What the store must offer is the
+``SharedPort`` protocol; ``mqlite.store.shared`` implements it on SQLite and PostgreSQL.
+"""
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from mqlite.engine.queue import QueueState
+from mqlite.engine.resolve import QSG_XMITQ
+from mqlite.store.shared import NewMessage, Row, Select
+
+__all__ = ["QSG_XMITQ", "SharedPort", "SharedQueueState", "SharedPut", "SharedGot"]
+SHARED, GROUP, COPY = "SHARED", "GROUP", "COPY"
+
+
+class SharedPort(Protocol):
+    qsg: str
+
+    def depth(self, queue: str) -> int: ...
+
+    def put(self, msgs: list[NewMessage], maxdepth: dict[str, int]) -> None: ...
+
+    def take(self, queue: str, fifo: bool, sel: Select, now: float, mode: str, owner: str = "",
+             max_len: int | None = None) -> tuple[Row | None, bool]: ...
+
+    def finish(self, delete: list[tuple[int, str]], release: list[int], bump_backout: bool = True) -> None: ...
+
+    def commit(self, msgs: list[NewMessage], delete: list[tuple[int, str]]) -> None: ...
+
+    def clear(self, queue: str) -> int: ...
+
+    def put_object(self, ns: str, name: str, disp: str, rec: dict[str, Any], create: bool) -> bool: ...
+
+    def delete_object(self, ns: str, name: str, disp: str, purge_queue: bool) -> None: ...
+
+
+class SharedQueueState(QueueState):
+    """A shared queue as one member sees it: the depth is the store's plus this member's
+    uncommitted puts (messages got inside units of work stay counted in the store)."""
+
+    __slots__ = ("port",)
+    shared = True
+
+    def __init__(self, name: str, port: SharedPort, fifo: bool = False) -> None:
+        super().__init__(name, fifo)
+        self.port = port
+
+    @property
+    def depth(self) -> int:
+        return self.port.depth(self.name) + self.uncommitted
+
+
+class SharedPut:
+    """A put to a shared queue inside a unit of work: written at MQCMIT."""
+
+    __slots__ = ("new", "seq", "persistent")
+
+    def __init__(self, new: NewMessage) -> None:
+        self.new = new
+        self.seq = 0
+        self.persistent = new.persistent
+
+
+class SharedGot:
+    """A message got from a shared queue inside a unit of work: claimed in the store."""
+
+    __slots__ = ("row", "seq", "persistent")
+
+    def __init__(self, row: Row) -> None:
+        self.row = row
+        self.seq = 0
+        self.persistent = row.persistent

@@ -1,0 +1,580 @@
+"""The shared store of a queue-sharing group: SQLite (one host) or PostgreSQL (several hosts).
+
+Every row carries the group's name, so one database can hold several groups.  The same SQL runs on
+both; ``Dialect`` holds what differs.  Each public method is one transaction, so a member that dies
+leaves nothing half-done; what a member holds (claimed messages) is marked with its name and is
+released when it restarts or by a peer once its heartbeat is stale.
+
+Messages: ``state`` is 'V' (visible) or 'G' (got inside a unit of work that has not ended).  A
+message put inside a unit of work is not written before MQCMIT.  ``depth`` keeps a counter per queue
+in the same transactions, so MAXDEPTH is checked without counting rows.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+_TABLES = """
+CREATE TABLE IF NOT EXISTS qsg_members (qsg TEXT NOT NULL, qmgr TEXT NOT NULL, state TEXT NOT NULL,
+    heartbeat {real} NOT NULL, PRIMARY KEY (qsg, qmgr));
+CREATE TABLE IF NOT EXISTS qsg_objects (qsg TEXT NOT NULL, ns TEXT NOT NULL, name TEXT NOT NULL,
+    disp TEXT NOT NULL, rec TEXT NOT NULL, PRIMARY KEY (qsg, ns, name, disp));
+CREATE TABLE IF NOT EXISTS qsg_meta (qsg TEXT NOT NULL, key TEXT NOT NULL, value {int} NOT NULL,
+    PRIMARY KEY (qsg, key));
+CREATE TABLE IF NOT EXISTS qsg_depth (qsg TEXT NOT NULL, queue TEXT NOT NULL, depth {int} NOT NULL,
+    PRIMARY KEY (qsg, queue));
+CREATE TABLE IF NOT EXISTS qsg_msgs (id {serial}, qsg TEXT NOT NULL, queue TEXT NOT NULL,
+    prio INTEGER NOT NULL, md {blob} NOT NULL, body {blob} NOT NULL, expiry_at {real},
+    persistent INTEGER NOT NULL, target TEXT NOT NULL DEFAULT '', msgid {blob} NOT NULL,
+    correlid {blob} NOT NULL, groupid {blob} NOT NULL, seqno INTEGER NOT NULL, first INTEGER NOT NULL,
+    state TEXT NOT NULL DEFAULT 'V', owner TEXT NOT NULL DEFAULT '', backout INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS qsg_msgs_q ON qsg_msgs (qsg, queue, state, prio, id);
+CREATE INDEX IF NOT EXISTS qsg_msgs_owner ON qsg_msgs (qsg, owner);
+"""
+
+COLS = "id, queue, prio, md, body, expiry_at, persistent, backout"
+
+
+@dataclass
+class Row:
+    """A shared message as the engine sees it."""
+    id: int
+    queue: str
+    prio: int
+    md: bytes
+    body: bytes
+    expiry_at: float | None
+    persistent: bool
+    backout: int
+
+
+@dataclass
+class NewMessage:
+    queue: str
+    prio: int
+    md: bytes
+    body: bytes
+    expiry_at: float | None
+    persistent: bool
+    msgid: bytes
+    correlid: bytes
+    groupid: bytes
+    seqno: int
+    first: bool          # not in a group, or the first message of one (MQGMO_LOGICAL_ORDER starts here)
+    target: str = ""     # on SYSTEM.QSG.TRANSMIT.QUEUE: the queue manager the message is for
+
+
+@dataclass
+class Select:
+    """Which message an MQGET wants (None: any)."""
+    msgid: bytes | None = None
+    correlid: bytes | None = None
+    groupid: bytes | None = None
+    seqno: int | None = None
+    first_of_group: bool = False
+    id: int | None = None                      # exactly this message (under the browse cursor)
+    after: tuple[int, int] | None = None       # strictly after this (prio, id) position
+
+
+class QueueFull(Exception):
+    def __init__(self, queue: str) -> None:
+        super().__init__(queue)
+        self.queue = queue
+
+
+class SharedStoreError(Exception):
+    """The shared store cannot be reached or refused an operation."""
+
+
+def _row(t: tuple[Any, ...]) -> Row:
+    return Row(t[0], t[1], t[2], bytes(t[3]), bytes(t[4]), t[5], bool(t[6]), t[7])
+
+
+class SharedStore:
+    """One member's connection to its group's shared store."""
+
+    kind = ""
+    skip_locked = ""
+
+    def __init__(self, qsg: str, location: str) -> None:
+        self.qsg = qsg
+        self.location = location
+        self.lock = threading.RLock()
+
+    # --- dialect hooks -----------------------------------------------------------------------------
+    def _tx(self) -> Any:            # a context manager around one transaction, yielding a cursor
+        raise NotImplementedError
+
+    def watcher(self) -> "Watcher":
+        raise NotImplementedError
+
+    def _notify(self, cur: Any, queue: str) -> None:
+        """Tell the other members that ``queue`` changed (PostgreSQL; SQLite members poll)."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    # --- members -------------------------------------------------------------------------------
+    def join(self, qmgr: str, now: float) -> None:
+        with self._tx() as cur:
+            cur.execute("DELETE FROM qsg_members WHERE qsg=? AND qmgr=?", (self.qsg, qmgr))
+            cur.execute("INSERT INTO qsg_members(qsg, qmgr, state, heartbeat) VALUES (?,?,?,?)",
+                        (self.qsg, qmgr, "ACTIVE", now))
+
+    def leave(self, qmgr: str, now: float) -> None:
+        with self._tx() as cur:
+            cur.execute("UPDATE qsg_members SET state='INACTIVE', heartbeat=? WHERE qsg=? AND qmgr=?",
+                        (now, self.qsg, qmgr))
+
+    def heartbeat(self, qmgr: str, now: float) -> None:
+        with self._tx() as cur:
+            cur.execute("UPDATE qsg_members SET heartbeat=? WHERE qsg=? AND qmgr=? AND state='ACTIVE'",
+                        (now, self.qsg, qmgr))
+
+    def members(self) -> list[tuple[str, str, float]]:
+        with self._tx() as cur:
+            cur.execute("SELECT qmgr, state, heartbeat FROM qsg_members WHERE qsg=? ORDER BY qmgr", (self.qsg,))
+            return [(r[0], r[1], r[2]) for r in cur.fetchall()]
+
+    def recover_peers(self, me: str, stale_before: float) -> list[str]:
+        """Peer recovery: members whose heartbeat stopped before ``stale_before`` are marked
+        failed and their claimed messages released. Returns their names."""
+        with self._tx() as cur:
+            cur.execute("SELECT qmgr FROM qsg_members WHERE qsg=? AND state='ACTIVE' AND heartbeat<? AND qmgr<>?",
+                        (self.qsg, stale_before, me))
+            dead = [r[0] for r in cur.fetchall()]
+            for qm in dead:
+                self._release_owner(cur, qm)
+                cur.execute("UPDATE qsg_members SET state='FAILED' WHERE qsg=? AND qmgr=?", (self.qsg, qm))
+            return dead
+
+    # --- definitions -----------------------------------------------------------------------------
+    def objects(self) -> list[tuple[str, str, str, dict[str, Any]]]:
+        with self._tx() as cur:
+            cur.execute("SELECT ns, name, disp, rec FROM qsg_objects WHERE qsg=? ORDER BY ns, name", (self.qsg,))
+            return [(r[0], r[1], r[2], json.loads(r[3])) for r in cur.fetchall()]
+
+    def object_version(self) -> int:
+        with self._tx() as cur:
+            cur.execute("SELECT value FROM qsg_meta WHERE qsg=? AND key='objver'", (self.qsg,))
+            r = cur.fetchone()
+            return r[0] if r else 0
+
+    def put_object(self, ns: str, name: str, disp: str, rec: dict[str, Any], create: bool) -> bool:
+        """Write a shared or group definition; with ``create`` only if none of that name and
+        disposition exists (False then)."""
+        with self._tx() as cur:
+            cur.execute("SELECT 1 FROM qsg_objects WHERE qsg=? AND ns=? AND name=? AND disp=?",
+                        (self.qsg, ns, name, disp))
+            exists = cur.fetchone() is not None
+            if create and exists:
+                return False
+            if exists:
+                cur.execute("UPDATE qsg_objects SET rec=? WHERE qsg=? AND ns=? AND name=? AND disp=?",
+                            (json.dumps(rec), self.qsg, ns, name, disp))
+            else:
+                cur.execute("INSERT INTO qsg_objects(qsg, ns, name, disp, rec) VALUES (?,?,?,?,?)",
+                            (self.qsg, ns, name, disp, json.dumps(rec)))
+            self._bump(cur)
+            return True
+
+    def delete_object(self, ns: str, name: str, disp: str, purge_queue: bool) -> None:
+        with self._tx() as cur:
+            cur.execute("DELETE FROM qsg_objects WHERE qsg=? AND ns=? AND name=? AND disp=?",
+                        (self.qsg, ns, name, disp))
+            if purge_queue:
+                cur.execute("DELETE FROM qsg_msgs WHERE qsg=? AND queue=?", (self.qsg, name))
+                cur.execute("DELETE FROM qsg_depth WHERE qsg=? AND queue=?", (self.qsg, name))
+            self._bump(cur)
+
+    def _bump(self, cur: Any) -> None:
+        cur.execute("UPDATE qsg_meta SET value=value+1 WHERE qsg=? AND key='objver'", (self.qsg,))
+        if cur.rowcount == 0:
+            cur.execute("INSERT INTO qsg_meta(qsg, key, value) VALUES (?, 'objver', 1)", (self.qsg,))
+
+    # --- messages --------------------------------------------------------------------------------
+    def depth(self, queue: str) -> int:
+        with self._tx() as cur:
+            cur.execute("SELECT depth FROM qsg_depth WHERE qsg=? AND queue=?", (self.qsg, queue))
+            r = cur.fetchone()
+            return r[0] if r else 0
+
+    def put(self, msgs: list[NewMessage], maxdepth: dict[str, int]) -> None:
+        """Write messages (one MQPUT outside syncpoint), all or none; QueueFull when a queue would
+        pass its MAXDEPTH."""
+        if msgs:
+            with self._tx() as cur:
+                self._insert(cur, msgs, maxdepth)
+
+    def commit(self, msgs: list[NewMessage], delete: list[tuple[int, str]]) -> None:
+        """A unit of work's shared part at MQCMIT: its puts written, its claimed gets deleted."""
+        with self._tx() as cur:
+            if msgs:
+                self._insert(cur, msgs, {})
+            if delete:
+                self._delete(cur, delete)
+
+    def _insert(self, cur: Any, msgs: list[NewMessage], maxdepth: dict[str, int]) -> None:
+        counts: dict[str, int] = {}
+        for m in msgs:
+            counts[m.queue] = counts.get(m.queue, 0) + 1
+        for queue, n in sorted(counts.items()):
+            self._add_depth(cur, queue, n, maxdepth.get(queue))
+        cur.executemany(
+            "INSERT INTO qsg_msgs(qsg, queue, prio, md, body, expiry_at, persistent, target, msgid, correlid,"
+            " groupid, seqno, first) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            [(self.qsg, m.queue, m.prio, m.md, m.body, m.expiry_at, int(m.persistent), m.target, m.msgid,
+              m.correlid, m.groupid, m.seqno, int(m.first)) for m in msgs])
+        for queue in counts:
+            self._notify(cur, queue)
+
+    def _add_depth(self, cur: Any, queue: str, n: int, limit: int | None) -> None:
+        cur.execute("UPDATE qsg_depth SET depth=depth+? WHERE qsg=? AND queue=? RETURNING depth",
+                    (n, self.qsg, queue))
+        r = cur.fetchone()
+        if r is None:
+            cur.execute("INSERT INTO qsg_depth(qsg, queue, depth) VALUES (?,?,?)", (self.qsg, queue, n))
+            depth = n
+        else:
+            depth = r[0]
+        if limit is not None and n > 0 and depth > limit:
+            raise QueueFull(queue)
+
+    def take(self, queue: str, fifo: bool, sel: Select, now: float, mode: str, owner: str = "",
+             max_len: int | None = None) -> tuple[Row | None, bool]:
+        """The first visible, unexpired message that ``sel`` matches, in queue order.
+
+        ``mode``: 'browse' leaves it; 'claim' marks it got by ``owner`` (inside a unit of work);
+        'delete' removes it. With ``max_len``, a longer message is returned but not taken (the
+        caller answers 2080). Returns (row, taken).
+        """
+        where = ["qsg=?", "queue=?", "state='V'", "(expiry_at IS NULL OR expiry_at>?)"]
+        args: list[Any] = [self.qsg, queue, now]
+        if sel.id is not None:
+            where.append("id=?")
+            args.append(sel.id)
+        for col, val in (("msgid", sel.msgid), ("correlid", sel.correlid), ("groupid", sel.groupid),
+                         ("seqno", sel.seqno)):
+            if val is not None:
+                where.append(f"{col}=?")
+                args.append(val)
+        if sel.first_of_group:
+            where.append("first=1")
+        if sel.after is not None:
+            prio, mid = sel.after
+            if fifo:
+                where.append("id>?")
+                args.append(mid)
+            else:
+                where.append("(prio<? OR (prio=? AND id>?))")
+                args.extend([prio, prio, mid])
+        order = "id" if fifo else "prio DESC, id"
+        sql = f"SELECT {COLS} FROM qsg_msgs WHERE {' AND '.join(where)} ORDER BY {order} LIMIT 1"
+        if mode != "browse":
+            sql += self.skip_locked
+        with self._tx() as cur:
+            cur.execute(sql, args)
+            t = cur.fetchone()
+            if t is None:
+                return None, False
+            row = _row(t)
+            if mode == "browse" or (max_len is not None and len(row.body) > max_len):
+                return row, False
+            if mode == "claim":
+                cur.execute("UPDATE qsg_msgs SET state='G', owner=? WHERE id=?", (owner, row.id))
+            else:
+                cur.execute("DELETE FROM qsg_msgs WHERE id=?", (row.id,))
+                self._add_depth(cur, queue, -1, None)
+            return row, True
+
+    def claim_batch(self, queue: str, target: str, limit: int, owner: str, now: float) -> list[Row]:
+        """The IGQ agent's read: up to ``limit`` visible messages for ``target``, in arrival order,
+        claimed by ``owner``."""
+        with self._tx() as cur:
+            cur.execute(f"SELECT {COLS} FROM qsg_msgs WHERE qsg=? AND queue=? AND state='V' AND target=?"
+                        f" AND (expiry_at IS NULL OR expiry_at>?) ORDER BY id LIMIT ?{self.skip_locked}",
+                        (self.qsg, queue, target, now, limit))
+            rows = [_row(t) for t in cur.fetchall()]
+            if rows:
+                cur.executemany("UPDATE qsg_msgs SET state='G', owner=? WHERE id=?", [(owner, r.id) for r in rows])
+            return rows
+
+    def has_work(self, queue: str, target: str, now: float) -> bool:
+        with self._tx() as cur:
+            cur.execute("SELECT 1 FROM qsg_msgs WHERE qsg=? AND queue=? AND state='V' AND target=?"
+                        " AND (expiry_at IS NULL OR expiry_at>?) LIMIT 1", (self.qsg, queue, target, now))
+            return cur.fetchone() is not None
+
+    def finish(self, delete: list[tuple[int, str]], release: list[int], bump_backout: bool = True) -> None:
+        """End claims: ``delete`` (id, queue) pairs are removed (MQCMIT), ``release`` ids become
+        visible again, their BackoutCount raised (MQBACK) unless ``bump_backout`` is False."""
+        with self._tx() as cur:
+            if delete:
+                self._delete(cur, delete)
+            if release:
+                bump = "backout=backout+1, " if bump_backout else ""
+                cur.executemany(f"UPDATE qsg_msgs SET {bump}state='V', owner='' WHERE id=?", [(i,) for i in release])
+                cur.execute("SELECT DISTINCT queue FROM qsg_msgs WHERE qsg=? AND id IN (%s)"
+                            % ",".join(str(int(i)) for i in release), (self.qsg,))
+                for (q,) in cur.fetchall():
+                    self._notify(cur, q)
+
+    def _delete(self, cur: Any, delete: list[tuple[int, str]]) -> None:
+        cur.executemany("DELETE FROM qsg_msgs WHERE id=?", [(i,) for i, _q in delete])
+        counts: dict[str, int] = {}
+        for _i, q in delete:
+            counts[q] = counts.get(q, 0) + 1
+        for q, n in sorted(counts.items()):
+            self._add_depth(cur, q, -n, None)
+
+    def release_owner(self, owner: str) -> int:
+        """A member restarts: what it had claimed (inside units of work it never ended) comes back."""
+        with self._tx() as cur:
+            return self._release_owner(cur, owner)
+
+    def _release_owner(self, cur: Any, owner: str) -> int:
+        cur.execute("UPDATE qsg_msgs SET state='V', owner='', backout=backout+1 WHERE qsg=? AND state='G'"
+                    " AND (owner=? OR owner LIKE ?)", (self.qsg, owner, owner + "/%"))
+        return int(cur.rowcount)
+
+    def expire(self, now: float) -> int:
+        """Remove expired visible messages (MQ discards them when it notices; here a sweep)."""
+        with self._tx() as cur:
+            cur.execute("SELECT queue, COUNT(*) FROM qsg_msgs WHERE qsg=? AND state='V' AND expiry_at IS NOT NULL"
+                        " AND expiry_at<=? GROUP BY queue", (self.qsg, now))
+            counts = cur.fetchall()
+            if not counts:
+                return 0
+            cur.execute("DELETE FROM qsg_msgs WHERE qsg=? AND state='V' AND expiry_at IS NOT NULL AND expiry_at<=?",
+                        (self.qsg, now))
+            for q, n in counts:
+                self._add_depth(cur, q, -n, None)
+            return sum(n for _q, n in counts)
+
+    def clear(self, queue: str) -> int:
+        """CLEAR QLOCAL of a shared queue: visible messages go; claimed ones stay with their owners."""
+        with self._tx() as cur:
+            cur.execute("DELETE FROM qsg_msgs WHERE qsg=? AND queue=? AND state='V'", (self.qsg, queue))
+            n = int(cur.rowcount)
+            if n:
+                self._add_depth(cur, queue, -n, None)
+            return n
+
+    def claimed_by(self, queue: str) -> int:
+        with self._tx() as cur:
+            cur.execute("SELECT COUNT(*) FROM qsg_msgs WHERE qsg=? AND queue=? AND state='G'", (self.qsg, queue))
+            return int(cur.fetchone()[0])
+
+    def rows(self, queue: str) -> Iterator[Row]:
+        """Every message of a queue (tests and tools)."""
+        with self._tx() as cur:
+            cur.execute(f"SELECT {COLS} FROM qsg_msgs WHERE qsg=? AND queue=? ORDER BY id", (self.qsg, queue))
+            out = [_row(t) for t in cur.fetchall()]
+        return iter(out)
+
+    def drop_group(self) -> None:
+        """Remove every row of this group (tests clean up after themselves)."""
+        with self._tx() as cur:
+            for table in ("qsg_members", "qsg_objects", "qsg_meta", "qsg_depth", "qsg_msgs"):
+                cur.execute(f"DELETE FROM {table} WHERE qsg=?", (self.qsg,))
+
+
+class _SQLiteTx:
+    def __init__(self, store: "SQLiteShared") -> None:
+        self.store = store
+
+    def __enter__(self) -> sqlite3.Cursor:
+        self.store.lock.acquire()
+        cur = self.store.db.cursor()
+        try:
+            cur.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self.store.lock.release()
+            raise
+        self.cur = cur
+        return cur
+
+    def __exit__(self, et: Any, ev: Any, tb: Any) -> None:
+        try:
+            self.cur.execute("ROLLBACK" if et is not None else "COMMIT")
+        finally:
+            self.store.lock.release()
+
+
+class SQLiteShared(SharedStore):
+    kind = "sqlite"
+
+    def __init__(self, qsg: str, location: str) -> None:
+        super().__init__(qsg, location)
+        os.makedirs(os.path.dirname(os.path.abspath(location)), exist_ok=True)
+        self.db = self._connect()
+        with self.lock:
+            for stmt in _TABLES.format(real="REAL", int="INTEGER", blob="BLOB",
+                                       serial="INTEGER PRIMARY KEY AUTOINCREMENT").split(";"):
+                if stmt.strip():
+                    self.db.execute(stmt)
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.location, isolation_level=None, check_same_thread=False, timeout=30)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        db.execute("PRAGMA busy_timeout=30000")
+        return db
+
+    def _tx(self) -> _SQLiteTx:
+        return _SQLiteTx(self)
+
+    def watcher(self) -> "Watcher":
+        return _SQLiteWatcher(self._connect())
+
+    def close(self) -> None:
+        with self.lock:
+            self.db.close()
+
+
+class _PGTx:
+    def __init__(self, store: "PostgresShared") -> None:
+        self.store = store
+
+    def __enter__(self) -> Any:
+        self.store.lock.acquire()
+        try:
+            self.tx = self.store.conn.transaction()
+            self.tx.__enter__()
+            self.cur = _PGCursor(self.store.conn.cursor())
+        except BaseException:
+            self.store.lock.release()
+            raise
+        return self.cur
+
+    def __exit__(self, et: Any, ev: Any, tb: Any) -> None:
+        try:
+            self.tx.__exit__(et, ev, tb)
+        finally:
+            self.store.lock.release()
+
+
+class _PGCursor:
+    """A psycopg cursor that takes SQLite's ``?`` placeholders."""
+
+    def __init__(self, cur: Any) -> None:
+        self.cur = cur
+
+    def execute(self, sql: str, args: Any = ()) -> None:
+        self.cur.execute(sql.replace("%", "%%").replace("?", "%s"), args)
+
+    def executemany(self, sql: str, seq: Any) -> None:
+        self.cur.executemany(sql.replace("%", "%%").replace("?", "%s"), seq)
+
+    def fetchone(self) -> Any:
+        return self.cur.fetchone()
+
+    def fetchall(self) -> Any:
+        return self.cur.fetchall()
+
+    @property
+    def rowcount(self) -> int:
+        return int(self.cur.rowcount)
+
+
+class PostgresShared(SharedStore):
+    kind = "postgresql"
+    skip_locked = " FOR UPDATE SKIP LOCKED"
+
+    def __init__(self, qsg: str, location: str) -> None:
+        super().__init__(qsg, location)
+        try:
+            import psycopg
+        except ImportError as e:  # pragma: no cover - the pg extra is part of the test install
+            raise SharedStoreError("a postgresql:// shared store needs psycopg (pip install 'mqlite[pg]')") from e
+        self._psycopg = psycopg
+        try:
+            self.conn = psycopg.connect(location, autocommit=False)
+        except psycopg.Error as e:
+            raise SharedStoreError(f"cannot reach {location}: {e}") from e
+        self.channel = f"mqlite_qsg_{qsg.lower()}"
+        with self.lock, self.conn.transaction():
+            # Two members creating the tables at once would collide: one at a time.
+            self.conn.execute("SELECT pg_advisory_xact_lock(774411)")
+            for stmt in _TABLES.format(real="DOUBLE PRECISION", int="BIGINT", blob="BYTEA",
+                                       serial="BIGSERIAL PRIMARY KEY").split(";"):
+                if stmt.strip():
+                    self.conn.execute(stmt)
+        self.conn.commit()
+
+    def _tx(self) -> _PGTx:
+        return _PGTx(self)
+
+    def _notify(self, cur: Any, queue: str) -> None:
+        cur.execute("SELECT pg_notify(?, ?)", (self.channel, queue))
+
+    def watcher(self) -> "Watcher":
+        conn = self._psycopg.connect(self.location, autocommit=True)
+        conn.execute(f"LISTEN {self.channel}")
+        return _PGWatcher(conn)
+
+    def close(self) -> None:
+        with self.lock:
+            self.conn.close()
+
+
+class Watcher:
+    """Waits until another member may have changed the store."""
+
+    def wait(self, timeout: float) -> bool:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+class _SQLiteWatcher(Watcher):
+    POLL = 0.004
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+        self.version = self._version()
+
+    def _version(self) -> int:
+        return int(self.db.execute("PRAGMA data_version").fetchone()[0])
+
+    def wait(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while True:
+            v = self._version()
+            if v != self.version:
+                self.version = v
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(self.POLL, left))
+
+    def close(self) -> None:
+        self.db.close()
+
+
+class _PGWatcher(Watcher):
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    def wait(self, timeout: float) -> bool:
+        got = False
+        for _n in self.conn.notifies(timeout=timeout, stop_after=1):
+            got = True
+        return got
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def open_shared(qsg: str, location: str) -> SharedStore:
+    """The shared store at ``location``: a postgresql:// URL, or a SQLite file path."""
+    if location.startswith(("postgresql://", "postgres://")):
+        return PostgresShared(qsg, location)
+    return SQLiteShared(qsg, location)
