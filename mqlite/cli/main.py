@@ -24,10 +24,14 @@ from mqlite.net.client import Transport, TransportError
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 from mqlite.objects.names import valid_name
-from mqlite.paths import QMPaths, all_qmgrs
+from mqlite.paths import QMPaths, all_qmgrs, data_root
+from mqlite.qsg.service import STORE_KEY as QSG_STORE_KEY
+from mqlite.qsg.service import system_objects
+from mqlite.store.shared import SharedStore, open_shared
 from mqlite.store.sqlite import Store
 
 EXISTS, RUNNING, NOT_EXIST, NOT_AVAILABLE, UNEXPECTED, NAME_ERROR = 8, 5, 16, 40, 71, 72
+STORE_ERROR = 71   # the shared store could not be opened: MQ's "unexpected error" exit code
 START_TIMEOUT = 60.0
 
 
@@ -61,10 +65,25 @@ def crtmqm(args: argparse.Namespace) -> int:
     if paths.exists():
         print("AMQ8110E: IBM MQ queue manager already exists.", file=sys.stderr)
         return EXISTS
+    shared = None
+    if args.qsg:
+        shared = _join_group(name, args.qsg, args.qsgstore)
+        if isinstance(shared, int):
+            return shared
     os.makedirs(paths.root, exist_ok=True)
     store = Store(paths.db)
     qm = QueueManager(name, store, Clock())
     count = qm.create(deadq=args.u or "")
+    if shared is not None:
+        qm.qmgr.attrs["QSGNAME"] = args.qsg
+        qm.save(qm.qmgr)
+        store.append(("meta", "qsg_name", args.qsg))
+        store.append(("meta", QSG_STORE_KEY, shared.location))
+        qm.shared = shared
+        count += system_objects(qm)
+        shared.join(name, time.time())
+        shared.leave(name, time.time())
+        shared.close()
     if args.d:
         qm.qmgr.attrs["DEFXMITQ"] = args.d
         qm.save(qm.qmgr)
@@ -82,6 +101,28 @@ def crtmqm(args: argparse.Namespace) -> int:
     print("Completing setup.")
     print("Setup completed.")
     return 0
+
+
+def _join_group(name: str, qsg: str, location: str | None) -> SharedStore | int:
+    """Check a new member's group: a 1-4 character name that is no member's name, and a store
+    that can be reached. Returns the open store."""
+    if not (1 <= len(qsg) <= 4 and valid_name(qsg, "QMGR")) or qsg == name:
+        print(f"MQL7020E: '{qsg}' is not a valid queue-sharing group name (1-4 characters, not the queue"
+              " manager's own name).", file=sys.stderr)
+        return NAME_ERROR
+    location = location or os.path.join(data_root(), "qsg", f"{qsg}.db")
+    try:
+        shared = open_shared(qsg, location)
+    except Exception as e:  # noqa: BLE001 - a database driver's own errors
+        print(f"MQL7021E: The shared store of group {qsg} cannot be opened: {e}", file=sys.stderr)
+        return STORE_ERROR
+    names = {m for m, _s, _h in shared.members()}
+    if qsg in names or name in names:
+        print(f"MQL7022E: {name if name in names else qsg} is already the name of a member of group {qsg}.",
+              file=sys.stderr)
+        shared.close()
+        return EXISTS
+    return shared
 
 
 # --- strmqm -------------------------------------------------------------------------------------
@@ -170,9 +211,27 @@ def dltmqm(args: argparse.Namespace) -> int:
     paths = _stopped_paths(args.qmgr)
     if isinstance(paths, int):
         return paths
+    _leave_group(paths)
     shutil.rmtree(paths.root)
     print(f"IBM MQ queue manager '{args.qmgr}' deleted.")
     return 0
+
+
+def _leave_group(paths: QMPaths) -> None:
+    """dltmqm of a group member: its row in the group goes (its shared definitions stay)."""
+    store = Store(paths.db)
+    try:
+        qsg, location = store.meta("qsg_name"), store.meta(QSG_STORE_KEY)
+    finally:
+        store.close()
+    if not qsg or not location:
+        return
+    try:
+        shared = open_shared(qsg, location)
+        shared.remove_member(paths.name)
+        shared.close()
+    except Exception as e:  # noqa: BLE001 - the queue manager is deleted all the same
+        print(f"MQL7023W: Could not remove {paths.name} from group {qsg}: {e}", file=sys.stderr)
 
 
 def status_of(paths: QMPaths) -> str:
@@ -317,6 +376,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-p", type=int, help="TCP port of the queue manager's listener")
     p.add_argument("-u", help="dead-letter queue name (DEADQ)")
     p.add_argument("-d", help="default transmission queue (DEFXMITQ)")
+    p.add_argument("--qsg", help="join this queue-sharing group (1-4 characters)")
+    p.add_argument("--qsgstore", help="the group's shared store: a SQLite file (default"
+                   " $MQLITE_DATA/qsg/<QSG>.db) or a postgresql:// URL")
     p.add_argument("qmgr")
     p.set_defaults(fn=crtmqm)
     p = sub.add_parser("strmqm", help="start a queue manager in the background")

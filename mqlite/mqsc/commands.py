@@ -204,7 +204,7 @@ class Executor(ClusterCommands):
     def _disp(self, cmd: Command, allowed: tuple[str, ...], default: str = "QMGR") -> Any:
         """The QSGDISP a command names (its MQQSGD value); for DISPLAY also LIVE and ALL (as words)."""
         p = cmd.param("QSGDISP")
-        if p is None:
+        if p is None or (p.value is None and default == "LIVE"):   # DISPLAY ... QSGDISP: the attribute
             word = default
         elif p.value is None or p.value.upper() not in allowed:
             raise _Syntax(cmd.text, p.text, f"QSGDISP must be one of {', '.join(allowed)}.")
@@ -526,6 +526,8 @@ class Executor(ClusterCommands):
         else:
             items = [f"{ns}({obj.name})"]
         names = sorted(table) if all_ else [w for w in dict.fromkeys(wanted) if w in table]
+        if ns == "QUEUE" and self.qm.shared is not None and "QSGDISP" not in names:
+            names.insert(0, "QSGDISP")   # a group member shows every queue's disposition, as z/OS does
         for n in names:
             items.append(table[n].render(values.get(n, table[n].default_for(obj.kind))))
         return items

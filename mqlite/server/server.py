@@ -30,6 +30,8 @@ from mqlite.mqsc.commands import Executor
 from mqlite.net import protocol as P
 from mqlite.objects.model import MQObject
 from mqlite.paths import QMPaths, clock_file, process_start
+from mqlite.qsg.service import STORE_KEY as QSG_STORE_KEY
+from mqlite.qsg.service import QSGService
 from mqlite.server.cmdserver import CommandServer
 from mqlite.server.errlog import ErrorLog
 from mqlite.server.repman import CACHE_KEY, RepositoryManager
@@ -92,10 +94,17 @@ class QMServer:
         self.stopping = threading.Event()
         self.stopped = threading.Event()
         self.unix_sock: socket.socket | None = None
+        self.qsg: QSGService | None = None
+        qsg_name, qsg_store = self.store.meta("qsg_name"), self.store.meta(QSG_STORE_KEY)
+        if qsg_name and qsg_store:
+            self.qsg = QSGService(self, qsg_name, qsg_store)
+            self.qsg.attach()
 
     # --- lifecycle ----------------------------------------------------------------------------
     def start(self) -> None:
         stats = self.qm.recover()
+        if self.qsg is not None:
+            self.qsg.start()
         cache = self.store.meta(CACHE_KEY)
         if cache:
             self.qm.cluster.restore(json.loads(cache))
@@ -141,6 +150,11 @@ class QMServer:
                     break
                 time.sleep(0.05)
         self.channels.shutdown()
+        if self.qsg is not None:
+            try:
+                self.qsg.stop()
+            except Exception as e:  # noqa: BLE001 - the shared store may be gone; end anyway
+                self.log.write("MQL7005E", "Leaving the queue-sharing group failed.", repr(e))
         if getattr(self, "command_server", None) is not None:
             self.command_server.stop()
         self.repman.stop()

@@ -131,6 +131,10 @@ class SharedStore:
             cur.execute("UPDATE qsg_members SET state='INACTIVE', heartbeat=? WHERE qsg=? AND qmgr=?",
                         (now, self.qsg, qmgr))
 
+    def remove_member(self, qmgr: str) -> None:
+        with self._tx() as cur:
+            cur.execute("DELETE FROM qsg_members WHERE qsg=? AND qmgr=?", (self.qsg, qmgr))
+
     def heartbeat(self, qmgr: str, now: float) -> None:
         with self._tx() as cur:
             cur.execute("UPDATE qsg_members SET heartbeat=? WHERE qsg=? AND qmgr=? AND state='ACTIVE'",

@@ -1,0 +1,193 @@
+"""The intra-group queuing agent: delivers what SYSTEM.QSG.TRANSMIT.QUEUE holds for this member.
+
+One agent per queue manager, started with it and ended with it.  It is an MQI application of the
+queue manager (MQAT_QMGR): each message is put to its destination with MQPUT and full name
+resolution, so a message for a queue that is not here hops on (another member through IGQ, or a
+channel).
+
+A batch: claim up to ``BATCH`` messages for this member in the shared store (one transaction);
+put the persistent ones inside one local unit of work, the nonpersistent ones outside syncpoint;
+commit locally, recording the batch's message ids in the same transaction (a synchronisation
+record, as a channel keeps); make that durable; delete the batch from the shared store.  After a
+failure between the last two steps the restarted member sees those messages again, finds their ids
+in its record and deletes them instead of delivering them twice.
+
+Undeliverable messages go to the dead-letter queue behind an MQDLH.  When that is impossible,
+nonpersistent messages are discarded and persistent ones stay claimed for ``RETRY`` seconds, are then
+released back to the shared transmission queue, and are tried again until they are delivered.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+from mqlite.channels.receiver import REMOTE_Q, REMOTE_QM, XQH_LEN, dead_letter, original_md
+from mqlite.cmq import CMQC as C
+from mqlite.cmq.structs import MD, OD, text
+from mqlite.engine.errors import MQIError
+from mqlite.engine.qmgr import Conn, Handle
+from mqlite.engine.shared import QSG_XMITQ
+from mqlite.store.shared import Row, SharedStore
+
+if TYPE_CHECKING:
+    from mqlite.server.server import QMServer
+
+BATCH = 100
+RETRY = 5.0
+SYNC_KEY = "SYSTEM.QSG.IGQ"
+
+
+class IGQAgent:
+    def __init__(self, srv: "QMServer", store: SharedStore) -> None:
+        self.srv = srv
+        self.store = store
+        self.owner = f"{srv.name}/IGQ"
+        self.stop_event = threading.Event()
+        self.thread: threading.Thread | None = None
+        self.conn: Conn | None = None
+        self.handles: dict[tuple[bytes, bytes], Handle] = {}
+        self.parked: list[tuple[float, list[int]]] = []    # persistent messages waiting to be retried
+        self.delivered = 0
+        self.dead_lettered = 0
+        self.discarded = 0
+
+    def start(self) -> None:
+        srv = self.srv
+        with srv.lock:
+            self.conn = srv.qm.connect("IGQ agent", C.MQAT_QMGR, "")
+        self.thread = threading.Thread(target=self._run, name="igq-agent", daemon=True)
+        self.thread.start()
+        srv.log.write("MQL7010I", f"Intra-group queuing agent started for queue manager {srv.name}.")
+
+    def stop(self) -> None:
+        self.stop_event.set()
+        with self.srv.lock:
+            cond = self.srv.cond_for(QSG_XMITQ)
+            cond.notify_all()
+        if self.thread is not None:
+            self.thread.join(10)
+        if self.parked:
+            try:
+                self.store.finish([], [i for _t, ids in self.parked for i in ids], bump_backout=False)
+            except Exception:  # noqa: BLE001 - released at the next start anyway
+                pass
+            self.parked = []
+        with self.srv.lock:
+            if self.conn is not None and self.conn.hconn in self.srv.qm.conns:
+                self.srv.qm.disconnect(self.conn, commit=False)
+
+    # --- the loop ------------------------------------------------------------------------------------
+    def _run(self) -> None:
+        srv = self.srv
+        while not self.stop_event.is_set():
+            try:
+                self._release_due()
+                rows = self.store.claim_batch(QSG_XMITQ, srv.name, BATCH, self.owner, srv.qm.clock.now())
+            except Exception as e:  # noqa: BLE001 - the store is unreachable: wait and try again
+                srv.log.write("MQL7011E", "The IGQ agent cannot read SYSTEM.QSG.TRANSMIT.QUEUE.", repr(e))
+                self.stop_event.wait(2.0)
+                continue
+            if not rows:
+                with srv.lock:
+                    if not self.stop_event.is_set():
+                        srv.cond_for(QSG_XMITQ).wait(0.25)
+                continue
+            try:
+                self._deliver(rows)
+            except Exception as e:  # noqa: BLE001 - give the batch back and carry on
+                srv.log.write("MQL7012E", "The IGQ agent failed to deliver a batch; it will be retried.", repr(e))
+                with srv.lock:
+                    if self.conn is not None:
+                        srv.qm.backout(self.conn)
+                try:
+                    self.store.finish([], [r.id for r in rows], bump_backout=False)
+                except Exception:  # noqa: BLE001
+                    pass
+                self.stop_event.wait(1.0)
+
+    def _release_due(self) -> None:
+        now = time.monotonic()
+        due = [ids for t, ids in self.parked if t <= now]
+        if due:
+            self.parked = [(t, ids) for t, ids in self.parked if t > now]
+            self.store.finish([], [i for ids in due for i in ids], bump_backout=False)
+
+    def _deliver(self, rows: list[Row]) -> None:
+        srv, qm, conn = self.srv, self.srv.qm, self.conn
+        assert conn is not None
+        done_before = set(qm.chsync.get(SYNC_KEY, {}).get("ids", ()))
+        finished: list[int] = []
+        retry: list[int] = []
+        for row in rows:
+            if row.id in done_before:
+                finished.append(row.id)      # delivered before a failure; only its deletion was lost
+                continue
+            md_bytes = original_md(row.md, row.body)
+            data = row.body[XQH_LEN:]
+            raw_q, raw_qm = row.body[REMOTE_Q], row.body[REMOTE_QM]
+            reason = 0
+            with srv.lock:
+                for _attempt in (1, 2):
+                    try:
+                        h = self._handle(raw_q, raw_qm)
+                        qm.put_packed(conn, h.hobj, md_bytes, data, row.persistent)
+                        reason = 0
+                        break
+                    except MQIError as e:
+                        # A cached handle may be stale (its queue redefined): open afresh once.
+                        reason = e.reason
+                        if self._forget(raw_q, raw_qm) is None:
+                            break
+            if not reason:
+                finished.append(row.id)
+                self.delivered += 1
+                continue
+            why = dead_letter(srv, conn, self._handle, MD.from_bytes(md_bytes), data, text(raw_q), text(raw_qm),
+                              reason, row.persistent, True, "IGQ agent")
+            if not why:
+                finished.append(row.id)
+                self.dead_lettered += 1
+            elif row.persistent:
+                retry.append(row.id)
+                srv.log.write("MQL7013W", "IGQ agent: persistent message returned to SYSTEM.QSG.TRANSMIT.QUEUE;"
+                              f" retried in {RETRY:.0f} s.", why)
+            else:
+                finished.append(row.id)
+                self.discarded += 1
+                srv.log.write("MQL7014W", "IGQ agent: nonpersistent message discarded.", why)
+        with srv.lock:
+            rec = {"ids": finished}
+            qm.commit(conn, extra=[("chsync", SYNC_KEY, json.dumps(rec))])
+            qm.chsync[SYNC_KEY] = rec
+            ticket = conn.ticket
+        if ticket:
+            srv.store.sync(ticket)
+        self.store.finish([(i, QSG_XMITQ) for i in finished], [])
+        if retry:
+            self.parked.append((time.monotonic() + RETRY, retry))
+
+    def _handle(self, q: bytes, qmgr: bytes) -> Handle:
+        conn = self.conn
+        assert conn is not None
+        h = self.handles.get((q, qmgr))
+        if h is not None and h.hobj in conn.handles:
+            return h
+        od = OD(ObjectName=q, ObjectQMgrName=qmgr)
+        h = self.srv.qm.open(conn, od, C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT)
+        self.handles[(q, qmgr)] = h
+        return h
+
+    def _forget(self, q: bytes, qmgr: bytes) -> Handle | None:
+        h = self.handles.pop((q, qmgr), None)
+        if h is not None and self.conn is not None and h.hobj in self.conn.handles:
+            try:
+                self.srv.qm.close(self.conn, h.hobj)
+            except MQIError:
+                pass
+        return h
+
+    def status(self) -> dict[str, Any]:
+        return {"delivered": self.delivered, "dead_lettered": self.dead_lettered, "discarded": self.discarded,
+                "parked": sum(len(ids) for _t, ids in self.parked)}
