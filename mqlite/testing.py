@@ -108,10 +108,14 @@ class Harness:
         self._old_env = os.environ.get("MQLITE_DATA")
         os.environ["MQLITE_DATA"] = self.data_dir
 
-    def add(self, name: str, mqsc: str = "", in_process: bool = False, port: int | None = None) -> QM:
-        """Create and start a queue manager with a listener on a free port and the client channel."""
+    def add(self, name: str, mqsc: str = "", in_process: bool = False, port: int | None = None,
+            qsg: str | None = None, qsg_store: str | None = None) -> QM:
+        """Create and start a queue manager with a listener on a free port and the client channel;
+        with ``qsg`` a member of that queue-sharing group (shared store ``qsg_store``, default a
+        SQLite file in the data directory)."""
         port = port or free_port()
-        r = run_mqlite("crtmqm", "-p", str(port), "-u", "SYSTEM.DEAD.LETTER.QUEUE", name)
+        group = ["--qsg", qsg] + (["--qsgstore", qsg_store] if qsg_store else []) if qsg else []
+        r = run_mqlite("crtmqm", "-p", str(port), "-u", "SYSTEM.DEAD.LETTER.QUEUE", *group, name)
         if r.returncode != 0:
             raise RuntimeError(f"crtmqm {name}: {r.stdout}{r.stderr}")
         qm = QM(name, port, self, in_process)

@@ -125,6 +125,7 @@ class SharedStore:
             cur.execute("DELETE FROM qsg_members WHERE qsg=? AND qmgr=?", (self.qsg, qmgr))
             cur.execute("INSERT INTO qsg_members(qsg, qmgr, state, heartbeat) VALUES (?,?,?,?)",
                         (self.qsg, qmgr, "ACTIVE", now))
+            self._bump(cur)     # the other members refresh their member lists at once
 
     def leave(self, qmgr: str, now: float) -> None:
         with self._tx() as cur:
