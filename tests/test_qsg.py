@@ -255,7 +255,7 @@ def test_igq_delivers_and_resolves(group: Any) -> None:
     assert all(got[b].MsgId == sent[b] for b in sent)                      # context passed on
     assert got[b"igq7"].Persistence == 1 and got[b"igq7"].CorrelId.rstrip(b"\0") == b"c7"
     assert got[b"igq7"].PutApplName.strip() != b""
-    assert get_all(c.client(), "LQ", 10000)[:1] == [b"for C"], (depth(ca, "XQ"), depth(ca, XMITQ), open(os.path.join(os.environ["MQLITE_DATA"], "qmgrs", "QSGC", "errors", "AMQERR01.LOG")).read()[-3000:])
+    assert get_all(c.client(), "LQ", 10000)[:1] == [b"for C"], (depth(ca, "XQ"), depth(ca, XMITQ))
     assert depth(ca, "XQ") == 0 and depth(ca, XMITQ) == 0
 
     # SQQMNAME: another member's name for a shared queue goes there (USE) or stays here (IGNORE).
@@ -316,7 +316,7 @@ def test_igq_dead_letter_paths(group: Any) -> None:
 def test_inbound_channel_hops_through_igq(group: Any) -> None:
     h, _qsg, _url = group
     a, b = members(group, "QSGA", "QSGB", mqsc="DEFINE QLOCAL(LQ)")
-    a.mqsc(f"ALTER QMGR IGQ(ENABLED)\nDEFINE CHANNEL(X.TO.A) CHLTYPE(RCVR) TRPTYPE(TCP)", check=True)
+    a.mqsc("ALTER QMGR IGQ(ENABLED)\nDEFINE CHANNEL(X.TO.A) CHLTYPE(RCVR) TRPTYPE(TCP)", check=True)
     x = h.add("OUTX", f"""DEFINE QLOCAL(TOA) USAGE(XMITQ)
 DEFINE QREMOTE(RQ) RNAME(LQ) RQMNAME(QSGB) XMITQ(TOA)
 DEFINE CHANNEL(X.TO.A) CHLTYPE(SDR) CONNAME('{a.conname}') XMITQ(TOA)

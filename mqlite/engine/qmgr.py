@@ -117,6 +117,8 @@ class Conn:
     first_error: tuple[int, int, str] | None = None  # (comp, reason, object) of the first failed async put
     uow_failed: bool = False        # an asynchronous put inside the unit of work failed: commit backs out
     cluster_waited: bool = False    # MQOPEN already waited for a full repository's answer
+    async_now: bool = False         # inside put_async: a shared put outside syncpoint may wait in shared_async
+    shared_async: list[NewMessage] = field(default_factory=list)   # written by flush_shared_async
     user12: bytes = b""             # UserIdentifier and PutApplName as they go into every MQMD
     appl28: bytes = b""
 
@@ -366,6 +368,11 @@ class QueueManager:
         """MQDISC commits (distributed platforms); a broken connection backs out."""
         for hobj in list(conn.handles):
             self.settle(conn, hobj, 0, release=True)   # messages sent ahead and not consumed go back
+        if conn.shared_async:
+            try:
+                self.flush_shared_async(conn)
+            except MQIError:
+                pass
         if conn.uow or conn.uow_failed:
             try:
                 self.commit(conn) if commit else self.backout(conn)
@@ -934,7 +941,7 @@ class QueueManager:
             raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
         if qs.shared:
             # Outside syncpoint the store checks MAXDEPTH in the put's own transaction.
-            if syncpoint and self._shared_call(lambda: qs.depth) >= target["MAXDEPTH"]:
+            if syncpoint and self._shared_call(qs.recent_depth, self.clock.now()) >= target["MAXDEPTH"]:  # type: ignore[attr-defined]
                 raise MQIError(C.MQRC_Q_FULL)
         elif qs.depth >= target["MAXDEPTH"]:
             raise MQIError(C.MQRC_Q_FULL)
@@ -948,6 +955,11 @@ class QueueManager:
             if syncpoint:
                 conn.uow.append(("sput", qs, SharedPut(new)))   # type: ignore[arg-type]
                 qs.uncommitted += 1
+            elif conn.async_now:
+                # Asynchronous puts to shared queues are written together, one transaction per
+                # burst (flush_shared_async: when the burst ends or before the connection's next call).
+                conn.shared_async.append(new)
+                qs.enq += 1
             else:
                 target = self.queue(qs.name)
                 self._shared_call(qs.port.put, [new], {qs.name: target["MAXDEPTH"] if target else 0})  # type: ignore[attr-defined]
@@ -1282,7 +1294,11 @@ class QueueManager:
     def put_async(self, conn: Conn, hobj: int, md: MD, pmo: PMO, body: bytes) -> None:
         """MQPUT with an asynchronous response: no answer now; the outcome is counted for MQSTAT."""
         try:
-            warn = self.put(conn, hobj, md, pmo, body, owned=True)
+            conn.async_now = True
+            try:
+                warn = self.put(conn, hobj, md, pmo, body, owned=True)
+            finally:
+                conn.async_now = False
         except MQIError as e:
             conn.put_fail += 1
             if conn.first_error is None:
@@ -1295,6 +1311,32 @@ class QueueManager:
             conn.put_warn += 1
         else:
             conn.put_ok += 1
+
+    def flush_shared_async(self, conn: Conn) -> None:
+        """Write the connection's pending asynchronous shared puts; failures count for MQSTAT as
+        each put's own would have (a batch that would overfill a queue is retried one by one)."""
+        msgs, conn.shared_async = conn.shared_async, []
+        if not msgs or self.shared is None:
+            return
+        limits = {}
+        for m in msgs:
+            d = self.queue(m.queue)
+            limits[m.queue] = d["MAXDEPTH"] if d is not None else 0
+        try:
+            self._shared_call(self.shared.put, msgs, limits)
+        except MQIError:
+            ok = 0
+            for m in msgs:
+                try:
+                    self._shared_call(self.shared.put, [m], limits)
+                    ok += 1
+                except MQIError as e:
+                    conn.put_fail += 1
+                    conn.put_ok -= 1
+                    if conn.first_error is None:
+                        conn.first_error = (e.comp, e.reason, m.queue)
+        for q in {m.queue for m in msgs}:
+            self.on_available(q)
 
     def stat(self, conn: Conn) -> dict[str, Any]:
         """MQSTAT(MQSTAT_TYPE_ASYNC_ERROR): the asynchronous put outcomes since the last call."""
@@ -1501,7 +1543,8 @@ class QueueManager:
         assert port is not None
         try:
             self._shared_call(port.commit, [e[2].new for e in puts],  # type: ignore[attr-defined]
-                              [(e[2].row.id, e[1].name) for e in gets])  # type: ignore[attr-defined]
+                              [(e[2].row.id, e[1].name) for e in gets],  # type: ignore[attr-defined]
+                              any(e[2].persistent for e in puts + gets))
         except MQIError as e:
             self.backout(conn)
             raise MQIError(C.MQRC_BACKED_OUT, detail=f"shared store: {e.detail or e.reason}") from None

@@ -27,9 +27,10 @@ class SharedPort(Protocol):
     def take(self, queue: str, fifo: bool, sel: Select, now: float, mode: str, owner: str = "",
              max_len: int | None = None) -> tuple[Row | None, bool]: ...
 
-    def finish(self, delete: list[tuple[int, str]], release: list[int], bump_backout: bool = True) -> None: ...
+    def finish(self, delete: list[tuple[int, str]], release: list[int], bump_backout: bool = True,
+               durable: bool = True) -> None: ...
 
-    def commit(self, msgs: list[NewMessage], delete: list[tuple[int, str]]) -> None: ...
+    def commit(self, msgs: list[NewMessage], delete: list[tuple[int, str]], durable: bool = True) -> None: ...
 
     def clear(self, queue: str) -> int: ...
 
@@ -42,16 +43,28 @@ class SharedQueueState(QueueState):
     """A shared queue as one member sees it: the depth is the store's plus this member's
     uncommitted puts (messages got inside units of work stay counted in the store)."""
 
-    __slots__ = ("port",)
+    __slots__ = ("port", "_seen", "_seen_at")
     shared = True
+    FRESH = 0.05      # seconds a depth read for a put inside a unit of work stays good
 
     def __init__(self, name: str, port: SharedPort, fifo: bool = False) -> None:
         super().__init__(name, fifo)
         self.port = port
+        self._seen = 0
+        self._seen_at = -1.0
 
     @property
     def depth(self) -> int:
         return self.port.depth(self.name) + self.uncommitted
+
+    def recent_depth(self, now: float) -> int:
+        """The depth for MAXDEPTH checks of puts inside units of work: read from the store at most
+        every ``FRESH`` seconds (other members' puts in between are not seen; a put outside
+        syncpoint is checked exactly, in its own transaction)."""
+        if not 0 <= now - self._seen_at < self.FRESH:
+            self._seen = self.port.depth(self.name)
+            self._seen_at = now
+        return self._seen + self.uncommitted
 
 
 class SharedPut:

@@ -81,12 +81,19 @@ class IGQAgent:
     # --- the loop ------------------------------------------------------------------------------------
     def _run(self) -> None:
         srv = self.srv
+        done: list[tuple[int, str]] = []      # the last batch, delivered, to delete with the next claim
+        durable = False
         while not self.stop_event.is_set():
             try:
                 self._release_due()
-                rows = self.store.claim_batch(QSG_XMITQ, srv.name, BATCH, self.owner, srv.qm.clock.now())
+                now = srv.qm.clock.now()
+                if not done and not self.store.has_work(QSG_XMITQ, srv.name, now):
+                    rows = []       # (a look that takes no write lock: other members keep writing)
+                else:
+                    rows = self.store.claim_batch(QSG_XMITQ, srv.name, BATCH, self.owner, now, done, durable)
+                done = []
             except Exception as e:  # noqa: BLE001 - the store is unreachable: wait and try again
-                srv.log.write("MQL7011E", "The IGQ agent cannot read SYSTEM.QSG.TRANSMIT.QUEUE.", repr(e))
+                srv.log.write("MQL7011E", "The IGQ agent cannot reach SYSTEM.QSG.TRANSMIT.QUEUE.", repr(e))
                 self.stop_event.wait(2.0)
                 continue
             if not rows:
@@ -95,7 +102,7 @@ class IGQAgent:
                         srv.cond_for(QSG_XMITQ).wait(0.25)
                 continue
             try:
-                self._deliver(rows)
+                done, durable = self._deliver(rows)
             except Exception as e:  # noqa: BLE001 - give the batch back and carry on
                 srv.log.write("MQL7012E", "The IGQ agent failed to deliver a batch; it will be retried.", repr(e))
                 with srv.lock:
@@ -103,9 +110,14 @@ class IGQAgent:
                         srv.qm.backout(self.conn)
                 try:
                     self.store.finish([], [r.id for r in rows], bump_backout=False)
-                except Exception:  # noqa: BLE001
+                except Exception:  # noqa: BLE001 - released when this member restarts
                     pass
                 self.stop_event.wait(1.0)
+        if done:
+            try:
+                self.store.finish(done, [], durable=durable)
+            except Exception:  # noqa: BLE001 - the batch record deletes them at the next start
+                pass
 
     def _release_due(self) -> None:
         now = time.monotonic()
@@ -114,7 +126,9 @@ class IGQAgent:
             self.parked = [(t, ids) for t, ids in self.parked if t > now]
             self.store.finish([], [i for ids in due for i in ids], bump_backout=False)
 
-    def _deliver(self, rows: list[Row]) -> None:
+    def _deliver(self, rows: list[Row]) -> tuple[list[tuple[int, str]], bool]:
+        """Deliver a claimed batch and make it durable here; returns what to delete from the shared
+        store (and whether that deletion must be forced to disk)."""
         srv, qm, conn = self.srv, self.srv.qm, self.conn
         assert conn is not None
         done_before = set(qm.chsync.get(SYNC_KEY, {}).get("ids", ()))
@@ -157,16 +171,23 @@ class IGQAgent:
                 finished.append(row.id)
                 self.discarded += 1
                 srv.log.write("MQL7014W", "IGQ agent: nonpersistent message discarded.", why)
+        persistent = {r.id for r in rows if r.persistent}
         with srv.lock:
-            rec = {"ids": finished}
-            qm.commit(conn, extra=[("chsync", SYNC_KEY, json.dumps(rec))])
-            qm.chsync[SYNC_KEY] = rec
+            if persistent:
+                rec = {"ids": finished}
+                qm.commit(conn, extra=[("chsync", SYNC_KEY, json.dumps(rec))])
+                qm.chsync[SYNC_KEY] = rec
+            else:
+                # Nonpersistent only: nothing to record (ids never repeat, so an older record
+                # cannot match a later message), nothing to force to disk.
+                qm.commit(conn)
             ticket = conn.ticket
+            conn.ticket = 0
         if ticket:
             srv.store.sync(ticket)
-        self.store.finish([(i, QSG_XMITQ) for i in finished], [])
         if retry:
             self.parked.append((time.monotonic() + RETRY, retry))
+        return [(i, QSG_XMITQ) for i in finished], any(i in persistent for i in finished)
 
     def _handle(self, q: bytes, qmgr: bytes) -> Handle:
         conn = self.conn

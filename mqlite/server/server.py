@@ -37,6 +37,7 @@ from mqlite.server.errlog import ErrorLog
 from mqlite.server.repman import CACHE_KEY, RepositoryManager
 from mqlite.store.sqlite import Store
 
+ASYNC_SHARED_BATCH = 200  # asynchronous puts to shared queues written in one transaction at most
 WAIT_SLICE = 0.5          # a waiting MQGET checks its connection at least this often
 SPIN_SESSIONS = 1         # the server polls for requests only while one session is open
 HELLO_TIMEOUT = 10.0
@@ -304,6 +305,10 @@ class Session:
                 handler = DISPATCH.get(ftype)
                 if handler is None:
                     raise P.ProtocolError(f"unknown frame type {ftype:#x}")
+                conn = self.conn
+                if conn is not None and conn.shared_async and ftype != P.PUT_ASYNC:
+                    with srv.lock:      # the application's next call sees its asynchronous puts done
+                        srv.qm.flush_shared_async(conn)
                 if self.control_only != (ftype in (P.MQSC, P.CONTROL)):
                     raise P.ProtocolError(f"frame type {ftype:#x} not allowed on this connection")
                 reply = handler(self, payload)
@@ -312,8 +317,15 @@ class Session:
                     if self.after_reply is not None:
                         self.after_reply()
                         self.after_reply = None
-                elif self.conn is not None and self.conn.ticket and not reader.buffered():
-                    srv.store.sync(self.conn.ticket)   # a burst of asynchronous puts has ended
+                elif self.conn is not None and not reader.buffered():
+                    if self.conn.shared_async:
+                        with srv.lock:
+                            srv.qm.flush_shared_async(self.conn)
+                    if self.conn.ticket:
+                        srv.store.sync(self.conn.ticket)   # a burst of asynchronous puts has ended
+                elif self.conn is not None and len(self.conn.shared_async) >= ASYNC_SHARED_BATCH:
+                    with srv.lock:
+                        srv.qm.flush_shared_async(self.conn)
         except P.ProtocolError as e:
             srv.log.write("AMQ9504E", f"A protocol error was detected on a connection from {self.peer}.",
                           f"{e}. The connection was closed; the queue manager continues.")

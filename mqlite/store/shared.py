@@ -33,7 +33,9 @@ CREATE TABLE IF NOT EXISTS qsg_msgs (id {serial}, qsg TEXT NOT NULL, queue TEXT 
     persistent INTEGER NOT NULL, target TEXT NOT NULL DEFAULT '', msgid {blob} NOT NULL,
     correlid {blob} NOT NULL, groupid {blob} NOT NULL, seqno INTEGER NOT NULL, first INTEGER NOT NULL,
     state TEXT NOT NULL DEFAULT 'V', owner TEXT NOT NULL DEFAULT '', backout INTEGER NOT NULL DEFAULT 0);
-CREATE INDEX IF NOT EXISTS qsg_msgs_q ON qsg_msgs (qsg, queue, state, prio, id);
+CREATE INDEX IF NOT EXISTS qsg_msgs_prio ON qsg_msgs (qsg, queue, state, prio DESC, id);
+CREATE INDEX IF NOT EXISTS qsg_msgs_fifo ON qsg_msgs (qsg, queue, state, id);
+CREATE INDEX IF NOT EXISTS qsg_msgs_target ON qsg_msgs (qsg, queue, target, state, id);
 CREATE INDEX IF NOT EXISTS qsg_msgs_owner ON qsg_msgs (qsg, owner);
 """
 
@@ -107,8 +109,15 @@ class SharedStore:
         self.lock = threading.RLock()
 
     # --- dialect hooks -----------------------------------------------------------------------------
-    def _tx(self) -> Any:            # a context manager around one transaction, yielding a cursor
+    def _tx(self, durable: bool = True, write: bool = True) -> Any:
+        """A context manager around one transaction, yielding a cursor. Not ``durable``: the commit
+        need not reach the disk before it returns (nonpersistent messages, claims, heartbeats);
+        it still survives the failure of the process. Not ``write``: it only reads (and takes no
+        write lock)."""
         raise NotImplementedError
+
+    def _relax(self, cur: Any) -> None:
+        """Make the transaction in progress not durable, where the database allows it."""
 
     def watcher(self) -> "Watcher":
         raise NotImplementedError
@@ -137,12 +146,12 @@ class SharedStore:
             cur.execute("DELETE FROM qsg_members WHERE qsg=? AND qmgr=?", (self.qsg, qmgr))
 
     def heartbeat(self, qmgr: str, now: float) -> None:
-        with self._tx() as cur:
+        with self._tx(durable=False) as cur:
             cur.execute("UPDATE qsg_members SET heartbeat=? WHERE qsg=? AND qmgr=? AND state='ACTIVE'",
                         (now, self.qsg, qmgr))
 
     def members(self) -> list[tuple[str, str, float]]:
-        with self._tx() as cur:
+        with self._tx(durable=False, write=False) as cur:
             cur.execute("SELECT qmgr, state, heartbeat FROM qsg_members WHERE qsg=? ORDER BY qmgr", (self.qsg,))
             return [(r[0], r[1], r[2]) for r in cur.fetchall()]
 
@@ -160,12 +169,12 @@ class SharedStore:
 
     # --- definitions -----------------------------------------------------------------------------
     def objects(self) -> list[tuple[str, str, str, dict[str, Any]]]:
-        with self._tx() as cur:
+        with self._tx(durable=False, write=False) as cur:
             cur.execute("SELECT ns, name, disp, rec FROM qsg_objects WHERE qsg=? ORDER BY ns, name", (self.qsg,))
             return [(r[0], r[1], r[2], json.loads(r[3])) for r in cur.fetchall()]
 
     def object_version(self) -> int:
-        with self._tx() as cur:
+        with self._tx(durable=False, write=False) as cur:
             cur.execute("SELECT value FROM qsg_meta WHERE qsg=? AND key='objver'", (self.qsg,))
             r = cur.fetchone()
             return r[0] if r else 0
@@ -204,7 +213,7 @@ class SharedStore:
 
     # --- messages --------------------------------------------------------------------------------
     def depth(self, queue: str) -> int:
-        with self._tx() as cur:
+        with self._tx(durable=False, write=False) as cur:
             cur.execute("SELECT depth FROM qsg_depth WHERE qsg=? AND queue=?", (self.qsg, queue))
             r = cur.fetchone()
             return r[0] if r else 0
@@ -213,12 +222,13 @@ class SharedStore:
         """Write messages (one MQPUT outside syncpoint), all or none; QueueFull when a queue would
         pass its MAXDEPTH."""
         if msgs:
-            with self._tx() as cur:
+            with self._tx(durable=any(m.persistent for m in msgs)) as cur:
                 self._insert(cur, msgs, maxdepth)
 
-    def commit(self, msgs: list[NewMessage], delete: list[tuple[int, str]]) -> None:
-        """A unit of work's shared part at MQCMIT: its puts written, its claimed gets deleted."""
-        with self._tx() as cur:
+    def commit(self, msgs: list[NewMessage], delete: list[tuple[int, str]], durable: bool = True) -> None:
+        """A unit of work's shared part at MQCMIT: its puts written, its claimed gets deleted.
+        Not ``durable`` (only nonpersistent messages): no forced write."""
+        with self._tx(durable) as cur:
             if msgs:
                 self._insert(cur, msgs, {})
             if delete:
@@ -279,10 +289,11 @@ class SharedStore:
                 where.append("(prio<? OR (prio=? AND id>?))")
                 args.extend([prio, prio, mid])
         order = "id" if fifo else "prio DESC, id"
+        durable = mode == "delete"
         sql = f"SELECT {COLS} FROM qsg_msgs WHERE {' AND '.join(where)} ORDER BY {order} LIMIT 1"
         if mode != "browse":
             sql += self.skip_locked
-        with self._tx() as cur:
+        with self._tx(durable) as cur:
             cur.execute(sql, args)
             t = cur.fetchone()
             if t is None:
@@ -293,14 +304,20 @@ class SharedStore:
             if mode == "claim":
                 cur.execute("UPDATE qsg_msgs SET state='G', owner=? WHERE id=?", (owner, row.id))
             else:
+                if not row.persistent:
+                    self._relax(cur)
                 cur.execute("DELETE FROM qsg_msgs WHERE id=?", (row.id,))
                 self._add_depth(cur, queue, -1, None)
             return row, True
 
-    def claim_batch(self, queue: str, target: str, limit: int, owner: str, now: float) -> list[Row]:
+    def claim_batch(self, queue: str, target: str, limit: int, owner: str, now: float,
+                    delete: list[tuple[int, str]] | None = None, durable: bool = True) -> list[Row]:
         """The IGQ agent's read: up to ``limit`` visible messages for ``target``, in arrival order,
-        claimed by ``owner``."""
-        with self._tx() as cur:
+        claimed by ``owner``; in the same transaction the previous batch's ``delete`` (so a batch
+        costs one transaction of the shared store, not two)."""
+        with self._tx(durable and bool(delete)) as cur:
+            if delete:
+                self._delete(cur, delete)
             cur.execute(f"SELECT {COLS} FROM qsg_msgs WHERE qsg=? AND queue=? AND state='V' AND target=?"
                         f" AND (expiry_at IS NULL OR expiry_at>?) ORDER BY id LIMIT ?{self.skip_locked}",
                         (self.qsg, queue, target, now, limit))
@@ -310,15 +327,16 @@ class SharedStore:
             return rows
 
     def has_work(self, queue: str, target: str, now: float) -> bool:
-        with self._tx() as cur:
+        with self._tx(durable=False, write=False) as cur:
             cur.execute("SELECT 1 FROM qsg_msgs WHERE qsg=? AND queue=? AND state='V' AND target=?"
                         " AND (expiry_at IS NULL OR expiry_at>?) LIMIT 1", (self.qsg, queue, target, now))
             return cur.fetchone() is not None
 
-    def finish(self, delete: list[tuple[int, str]], release: list[int], bump_backout: bool = True) -> None:
+    def finish(self, delete: list[tuple[int, str]], release: list[int], bump_backout: bool = True,
+               durable: bool = True) -> None:
         """End claims: ``delete`` (id, queue) pairs are removed (MQCMIT), ``release`` ids become
         visible again, their BackoutCount raised (MQBACK) unless ``bump_backout`` is False."""
-        with self._tx() as cur:
+        with self._tx(durable and bool(delete)) as cur:
             if delete:
                 self._delete(cur, delete)
             if release:
@@ -371,13 +389,13 @@ class SharedStore:
             return n
 
     def claimed_by(self, queue: str) -> int:
-        with self._tx() as cur:
+        with self._tx(durable=False, write=False) as cur:
             cur.execute("SELECT COUNT(*) FROM qsg_msgs WHERE qsg=? AND queue=? AND state='G'", (self.qsg, queue))
             return int(cur.fetchone()[0])
 
     def rows(self, queue: str) -> Iterator[Row]:
         """Every message of a queue (tests and tools)."""
-        with self._tx() as cur:
+        with self._tx(durable=False, write=False) as cur:
             cur.execute(f"SELECT {COLS} FROM qsg_msgs WHERE qsg=? AND queue=? ORDER BY id", (self.qsg, queue))
             out = [_row(t) for t in cur.fetchall()]
         return iter(out)
@@ -390,14 +408,35 @@ class SharedStore:
 
 
 class _SQLiteTx:
-    def __init__(self, store: "SQLiteShared") -> None:
+    def __init__(self, store: "SQLiteShared", durable: bool, write: bool) -> None:
         self.store = store
+        self.durable = durable
+        self.write = write
 
     def __enter__(self) -> sqlite3.Cursor:
-        self.store.lock.acquire()
-        cur = self.store.db.cursor()
+        store = self.store
+        store.lock.acquire()
+        cur = store.db.cursor()
         try:
-            cur.execute("BEGIN IMMEDIATE")
+            if store.sync_full != self.durable:
+                cur.execute("PRAGMA synchronous=" + ("FULL" if self.durable else "NORMAL"))
+                store.sync_full = self.durable
+            # SQLite's own busy handler sleeps 1, 2, 5, 10... ms between tries: members that take
+            # turns writing would stall each other for milliseconds. Retry sooner, for up to 30 s.
+            deadline = 0.0
+            while True:
+                try:
+                    cur.execute("BEGIN IMMEDIATE" if self.write else "BEGIN")
+                    break
+                except sqlite3.OperationalError as e:
+                    if "locked" not in str(e) and "busy" not in str(e):
+                        raise
+                    now = time.monotonic()
+                    if not deadline:
+                        deadline = now + 30.0
+                    elif now > deadline:
+                        raise
+                    time.sleep(0.0002)
         except BaseException:
             self.store.lock.release()
             raise
@@ -418,21 +457,26 @@ class SQLiteShared(SharedStore):
         super().__init__(qsg, location)
         os.makedirs(os.path.dirname(os.path.abspath(location)), exist_ok=True)
         self.db = self._connect()
+        self.sync_full = True
         with self.lock:
-            for stmt in _TABLES.format(real="REAL", int="INTEGER", blob="BLOB",
-                                       serial="INTEGER PRIMARY KEY AUTOINCREMENT").split(";"):
-                if stmt.strip():
-                    self.db.execute(stmt)
+            self._ddl()
+        self.db.execute("PRAGMA busy_timeout=0")     # transactions retry by themselves (_SQLiteTx)
 
-    def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.location, isolation_level=None, check_same_thread=False, timeout=30)
+    def _ddl(self) -> None:
+        for stmt in _TABLES.format(real="REAL", int="INTEGER", blob="BLOB",
+                                   serial="INTEGER PRIMARY KEY AUTOINCREMENT").split(";"):
+            if stmt.strip():
+                self.db.execute(stmt)
+
+    def _connect(self, busy_ms: int = 30000) -> sqlite3.Connection:
+        db = sqlite3.connect(self.location, isolation_level=None, check_same_thread=False, timeout=busy_ms / 1000)
+        db.execute(f"PRAGMA busy_timeout={busy_ms}")
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=FULL")
-        db.execute("PRAGMA busy_timeout=30000")
         return db
 
-    def _tx(self) -> _SQLiteTx:
-        return _SQLiteTx(self)
+    def _tx(self, durable: bool = True, write: bool = True) -> _SQLiteTx:
+        return _SQLiteTx(self, durable, write)
 
     def watcher(self) -> "Watcher":
         return _SQLiteWatcher(self._connect())
@@ -443,8 +487,9 @@ class SQLiteShared(SharedStore):
 
 
 class _PGTx:
-    def __init__(self, store: "PostgresShared") -> None:
+    def __init__(self, store: "PostgresShared", durable: bool) -> None:
         self.store = store
+        self.durable = durable
 
     def __enter__(self) -> Any:
         self.store.lock.acquire()
@@ -452,6 +497,8 @@ class _PGTx:
             self.tx = self.store.conn.transaction()
             self.tx.__enter__()
             self.cur = _PGCursor(self.store.conn.cursor())
+            if not self.durable:
+                self.store._relax(self.cur)
         except BaseException:
             self.store.lock.release()
             raise
@@ -512,8 +559,11 @@ class PostgresShared(SharedStore):
                     self.conn.execute(stmt)
         self.conn.commit()
 
-    def _tx(self) -> _PGTx:
-        return _PGTx(self)
+    def _tx(self, durable: bool = True, write: bool = True) -> _PGTx:
+        return _PGTx(self, durable)
+
+    def _relax(self, cur: Any) -> None:
+        cur.execute("SET LOCAL synchronous_commit TO OFF")
 
     def _notify(self, cur: Any, queue: str) -> None:
         cur.execute("SELECT pg_notify(?, ?)", (self.channel, queue))
