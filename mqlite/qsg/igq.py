@@ -5,16 +5,17 @@ queue manager (MQAT_QMGR): each message is put to its destination with MQPUT and
 resolution, so a message for a queue that is not here hops on (another member through IGQ, or a
 channel).
 
-A batch: claim up to ``BATCH`` messages for this member in the shared store (one transaction);
-put the persistent ones inside one local unit of work, the nonpersistent ones outside syncpoint;
-commit locally, recording the batch's message ids in the same transaction (a synchronisation
-record, as a channel keeps); make that durable; delete the batch from the shared store.  After a
-failure between the last two steps the restarted member sees those messages again, finds their ids
-in its record and deletes them instead of delivering them twice.
+A batch: read up to ``BATCH`` messages for this member from the shared store; put the persistent
+ones inside one local unit of work, the nonpersistent ones outside syncpoint; commit locally,
+recording the batch's message ids in the same transaction (a synchronisation record, as a channel
+keeps); make that durable; delete the batch from the shared store in the transaction that reads the
+next one.  After a failure between the last two steps the restarted member reads those messages
+again, finds their ids in its record and deletes them instead of delivering them twice.  Messages
+are not claimed while they are delivered: only this member's agent takes messages addressed to it.
 
 Undeliverable messages go to the dead-letter queue behind an MQDLH.  When that is impossible,
-nonpersistent messages are discarded and persistent ones stay claimed for ``RETRY`` seconds, are then
-released back to the shared transmission queue, and are tried again until they are delivered.
+nonpersistent messages are discarded and persistent ones stay on the shared transmission queue and
+are tried again every ``RETRY`` seconds until they are delivered.
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ from mqlite.store.shared import Row, SharedStore
 if TYPE_CHECKING:
     from mqlite.server.server import QMServer
 
-BATCH = 100
+BATCH = 250
 RETRY = 5.0
 SYNC_KEY = "SYSTEM.QSG.IGQ"
 
@@ -43,7 +44,6 @@ class IGQAgent:
     def __init__(self, srv: "QMServer", store: SharedStore) -> None:
         self.srv = srv
         self.store = store
-        self.owner = f"{srv.name}/IGQ"
         self.stop_event = threading.Event()
         self.thread: threading.Thread | None = None
         self.conn: Conn | None = None
@@ -52,6 +52,8 @@ class IGQAgent:
         self.delivered = 0
         self.dead_lettered = 0
         self.discarded = 0
+        self.batches = 0
+        self.idle_waits = 0
 
     def start(self) -> None:
         srv = self.srv
@@ -68,15 +70,12 @@ class IGQAgent:
             cond.notify_all()
         if self.thread is not None:
             self.thread.join(10)
-        if self.parked:
-            try:
-                self.store.finish([], [i for _t, ids in self.parked for i in ids], bump_backout=False)
-            except Exception:  # noqa: BLE001 - released at the next start anyway
-                pass
-            self.parked = []
         with self.srv.lock:
             if self.conn is not None and self.conn.hconn in self.srv.qm.conns:
                 self.srv.qm.disconnect(self.conn, commit=False)
+        self.srv.log.write("MQL7015I", f"Intra-group queuing agent ended for queue manager {self.srv.name}.",
+                           f"Delivered {self.delivered} messages in {self.batches} batches, dead-lettered"
+                           f" {self.dead_lettered}, discarded {self.discarded}.")
 
     # --- the loop ------------------------------------------------------------------------------------
     def _run(self) -> None:
@@ -86,21 +85,21 @@ class IGQAgent:
         while not self.stop_event.is_set():
             try:
                 self._release_due()
-                now = srv.qm.clock.now()
-                if not done and not self.store.has_work(QSG_XMITQ, srv.name, now):
-                    rows = []       # (a look that takes no write lock: other members keep writing)
-                else:
-                    rows = self.store.claim_batch(QSG_XMITQ, srv.name, BATCH, self.owner, now, done, durable)
+                limit = max(1, min(BATCH, srv.qm.qmgr["MAXUMSGS"]))   # a batch is one unit of work
+                rows = self.store.read_batch(QSG_XMITQ, srv.name, limit, srv.qm.clock.now(), self.parked_ids,
+                                             done, durable)
                 done = []
             except Exception as e:  # noqa: BLE001 - the store is unreachable: wait and try again
                 srv.log.write("MQL7011E", "The IGQ agent cannot reach SYSTEM.QSG.TRANSMIT.QUEUE.", repr(e))
                 self.stop_event.wait(2.0)
                 continue
             if not rows:
+                self.idle_waits += 1
                 with srv.lock:
                     if not self.stop_event.is_set():
                         srv.cond_for(QSG_XMITQ).wait(0.25)
                 continue
+            self.batches += 1
             try:
                 done, durable = self._deliver(rows)
             except Exception as e:  # noqa: BLE001 - give the batch back and carry on
@@ -108,10 +107,6 @@ class IGQAgent:
                 with srv.lock:
                     if self.conn is not None:
                         srv.qm.backout(self.conn)
-                try:
-                    self.store.finish([], [r.id for r in rows], bump_backout=False)
-                except Exception:  # noqa: BLE001 - released when this member restarts
-                    pass
                 self.stop_event.wait(1.0)
         if done:
             try:
@@ -119,12 +114,14 @@ class IGQAgent:
             except Exception:  # noqa: BLE001 - the batch record deletes them at the next start
                 pass
 
+    @property
+    def parked_ids(self) -> set[int]:
+        return {i for _t, ids in self.parked for i in ids}
+
     def _release_due(self) -> None:
+        """Persistent messages that could not be delivered are tried again after ``RETRY``."""
         now = time.monotonic()
-        due = [ids for t, ids in self.parked if t <= now]
-        if due:
-            self.parked = [(t, ids) for t, ids in self.parked if t > now]
-            self.store.finish([], [i for ids in due for i in ids], bump_backout=False)
+        self.parked = [(t, ids) for t, ids in self.parked if t > now]
 
     def _deliver(self, rows: list[Row]) -> tuple[list[tuple[int, str]], bool]:
         """Deliver a claimed batch and make it durable here; returns what to delete from the shared

@@ -310,27 +310,21 @@ class SharedStore:
                 self._add_depth(cur, queue, -1, None)
             return row, True
 
-    def claim_batch(self, queue: str, target: str, limit: int, owner: str, now: float,
-                    delete: list[tuple[int, str]] | None = None, durable: bool = True) -> list[Row]:
-        """The IGQ agent's read: up to ``limit`` visible messages for ``target``, in arrival order,
-        claimed by ``owner``; in the same transaction the previous batch's ``delete`` (so a batch
-        costs one transaction of the shared store, not two)."""
-        with self._tx(durable and bool(delete)) as cur:
+    def read_batch(self, queue: str, target: str, limit: int, now: float, skip: set[int],
+                   delete: list[tuple[int, str]] | None = None, durable: bool = True) -> list[Row]:
+        """The IGQ agent's read: up to ``limit`` visible messages for ``target`` in arrival order,
+        except the ``skip`` ids; in the same transaction the previous batch's ``delete`` (a batch
+        costs one transaction of the shared store). Nothing is claimed: only this member's agent
+        takes messages for it, and after a failure its batch record tells what was delivered."""
+        sql = (f"SELECT {COLS} FROM qsg_msgs WHERE qsg=? AND queue=? AND target=? AND state='V'"
+               " AND (expiry_at IS NULL OR expiry_at>?)")
+        if skip:
+            sql += " AND id NOT IN (%s)" % ",".join(str(int(i)) for i in skip)
+        with self._tx(durable and bool(delete), write=bool(delete)) as cur:
             if delete:
                 self._delete(cur, delete)
-            cur.execute(f"SELECT {COLS} FROM qsg_msgs WHERE qsg=? AND queue=? AND state='V' AND target=?"
-                        f" AND (expiry_at IS NULL OR expiry_at>?) ORDER BY id LIMIT ?{self.skip_locked}",
-                        (self.qsg, queue, target, now, limit))
-            rows = [_row(t) for t in cur.fetchall()]
-            if rows:
-                cur.executemany("UPDATE qsg_msgs SET state='G', owner=? WHERE id=?", [(owner, r.id) for r in rows])
-            return rows
-
-    def has_work(self, queue: str, target: str, now: float) -> bool:
-        with self._tx(durable=False, write=False) as cur:
-            cur.execute("SELECT 1 FROM qsg_msgs WHERE qsg=? AND queue=? AND state='V' AND target=?"
-                        " AND (expiry_at IS NULL OR expiry_at>?) LIMIT 1", (self.qsg, queue, target, now))
-            return cur.fetchone() is not None
+            cur.execute(sql + " ORDER BY id LIMIT ?", (self.qsg, queue, target, now, limit))
+            return [_row(t) for t in cur.fetchall()]
 
     def finish(self, delete: list[tuple[int, str]], release: list[int], bump_backout: bool = True,
                durable: bool = True) -> None:
