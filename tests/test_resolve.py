@@ -270,3 +270,56 @@ def test_clustered_qmgr_alias_found():
     r = resolve(v, "T", "GW", OUT)
     assert (r.kind, r.resolved_q, r.remote_q, r.remote_qm) == (CLUSTER, "T", "T", "GW")
     assert rc(v, "T", "GW", C.MQOO_INQUIRE) == C.MQRC_OPTION_NOT_VALID_FOR_TYPE
+
+
+# --- queue-sharing groups (seed 004's QSG note and rows, seed 002) ----------------------------------
+SHARED_Q = {"QSGDISP": C.MQQSGD_SHARED, "CFSTRUCT": "APP1"}
+QSG_XQ = {"QSGDISP": C.MQQSGD_SHARED, "CFSTRUCT": "CSQSYSAPPL", "USAGE": C.MQUS_TRANSMISSION}
+
+
+def qsg_view(igq: bool = False, sqqmname: int = C.MQSQQM_USE, **defs: tuple[str, dict[str, Any]]) -> View:
+    v = View({"SQ": ("QLOCAL", SHARED_Q), "LQ": ("QLOCAL", {}),
+              "SYSTEM.QSG.TRANSMIT.QUEUE": ("QLOCAL", QSG_XQ), **defs})
+    v.attrs.update(QSGNAME="QSG1", IGQ=C.MQIGQ_ENABLED if igq else C.MQIGQ_DISABLED, SQQMNAME=sqqmname)
+    v.members = {"QM2", "QM3"}
+    return v
+
+
+def test_shared_queue_by_blank_local_or_group_name_resolves_to_the_group():
+    v = qsg_view()
+    for qm in ("", "QM1", "QSG1"):
+        r = resolve(v, "SQ", qm, OUT | C.MQOO_INPUT_SHARED)
+        assert (r.kind, r.queue, r.resolved_qm) == (LOCAL, "SQ", "QSG1")
+    # The group name stands for the local queue manager for a private queue too.
+    assert resolve(v, "LQ", "QSG1", OUT).resolved_qm == "QM1"
+
+
+def test_igq_to_another_member_ahead_of_every_other_transmission_queue():
+    v = qsg_view(igq=True, QM2=("QLOCAL", XQ), XQ=("QLOCAL", XQ),
+                 R=("QREMOTE", {"RNAME": "LQ", "RQMNAME": "QM2", "XMITQ": "XQ"}),
+                 ALIAS=("QREMOTE", {"RNAME": "", "RQMNAME": "QM3", "XMITQ": "XQ"}))
+    for name, qm, target in (("LQ", "QM2", "QM2"), ("R", "", "QM2"), ("LQ", "ALIAS", "QM3")):
+        r = resolve(v, name, qm, OUT)
+        assert (r.kind, r.queue, r.remote_q, r.remote_qm) == (REMOTE, "SYSTEM.QSG.TRANSMIT.QUEUE", "LQ", target)
+    # Not a member: the usual transmission queue.
+    v.attrs["DEFXMITQ"] = "XQ"
+    assert resolve(v, "LQ", "QM9", OUT).queue == "XQ"
+
+
+def test_igq_disabled_member_without_route_is_2087():
+    v = qsg_view(igq=False)
+    assert rc(v, "LQ", "QM2") == C.MQRC_UNKNOWN_REMOTE_Q_MGR
+    v.defs.pop("SYSTEM.QSG.TRANSMIT.QUEUE")
+    v.attrs["IGQ"] = C.MQIGQ_ENABLED                 # enabled but the shared transmission queue is missing
+    assert rc(v, "LQ", "QM2") == C.MQRC_UNKNOWN_REMOTE_Q_MGR
+    v.defs["QM2"] = MQObject("QLOCAL", "QM2", {**TABLE.defaults("QLOCAL"), **XQ})
+    assert resolve(v, "LQ", "QM2", OUT).queue == "QM2"  # another route exists: the channel's
+
+
+def test_sqqmname_ignore_opens_another_members_shared_queue_here():
+    use = resolve(qsg_view(igq=True), "SQ", "QM2", OUT)
+    assert (use.kind, use.queue, use.resolved_qm) == (REMOTE, "SYSTEM.QSG.TRANSMIT.QUEUE", "QM2")
+    ign = resolve(qsg_view(igq=True, sqqmname=C.MQSQQM_IGNORE), "SQ", "QM2", OUT)
+    assert (ign.kind, ign.queue, ign.resolved_qm) == (LOCAL, "SQ", "QSG1")
+    # IGNORE concerns shared queues only: a private queue name still goes to QM2.
+    assert resolve(qsg_view(igq=True, sqqmname=C.MQSQQM_IGNORE), "LQ", "QM2", OUT).kind == REMOTE
