@@ -20,6 +20,7 @@ are tried again every ``RETRY`` seconds until they are delivered.
 from __future__ import annotations
 
 import json
+import queue
 import threading
 import time
 from typing import TYPE_CHECKING, Any
@@ -30,7 +31,7 @@ from mqlite.cmq.structs import MD, OD, text
 from mqlite.engine.errors import MQIError
 from mqlite.engine.qmgr import Conn, Handle
 from mqlite.engine.shared import QSG_XMITQ
-from mqlite.store.shared import Row, SharedStore
+from mqlite.store.shared import Row, SharedStore, open_shared
 
 if TYPE_CHECKING:
     from mqlite.server.server import QMServer
@@ -46,6 +47,12 @@ class IGQAgent:
         self.store = store
         self.stop_event = threading.Event()
         self.thread: threading.Thread | None = None
+        self.deleter = open_shared(store.qsg, store.location)   # its own connection
+        self.to_delete: queue.Queue[Any] = queue.Queue()
+        self.deleted = threading.Event()
+        self.deleted.set()
+        self.inflight: list[int] = []        # ids of the batch being deleted
+        self.delete_thread: threading.Thread | None = None
         self.conn: Conn | None = None
         self.handles: dict[tuple[bytes, bytes], Handle] = {}
         self.parked: list[tuple[float, list[int]]] = []    # persistent messages waiting to be retried
@@ -61,6 +68,8 @@ class IGQAgent:
             self.conn = srv.qm.connect("IGQ agent", C.MQAT_QMGR, "")
         self.thread = threading.Thread(target=self._run, name="igq-agent", daemon=True)
         self.thread.start()
+        self.delete_thread = threading.Thread(target=self._delete_loop, name="igq-delete", daemon=True)
+        self.delete_thread.start()
         srv.log.write("MQL7010I", f"Intra-group queuing agent started for queue manager {srv.name}.")
 
     def stop(self) -> None:
@@ -70,6 +79,9 @@ class IGQAgent:
             cond.notify_all()
         if self.thread is not None:
             self.thread.join(10)
+        if self.delete_thread is not None:
+            self.delete_thread.join(10)
+        self.deleter.close()
         with self.srv.lock:
             if self.conn is not None and self.conn.hconn in self.srv.qm.conns:
                 self.srv.qm.disconnect(self.conn, commit=False)
@@ -80,15 +92,12 @@ class IGQAgent:
     # --- the loop ------------------------------------------------------------------------------------
     def _run(self) -> None:
         srv = self.srv
-        done: list[tuple[int, str]] = []      # the last batch, delivered, to delete with the next claim
-        durable = False
         while not self.stop_event.is_set():
             try:
                 self._release_due()
                 limit = max(1, min(BATCH, srv.qm.qmgr["MAXUMSGS"]))   # a batch is one unit of work
-                rows = self.store.read_batch(QSG_XMITQ, srv.name, limit, srv.qm.clock.now(), self.parked_ids,
-                                             done, durable)
-                done = []
+                rows = self.store.read_batch(QSG_XMITQ, srv.name, limit, srv.qm.clock.now(),
+                                             self.parked_ids | set(self.inflight))
             except Exception as e:  # noqa: BLE001 - the store is unreachable: wait and try again
                 srv.log.write("MQL7011E", "The IGQ agent cannot reach SYSTEM.QSG.TRANSMIT.QUEUE.", repr(e))
                 self.stop_event.wait(2.0)
@@ -108,11 +117,32 @@ class IGQAgent:
                     if self.conn is not None:
                         srv.qm.backout(self.conn)
                 self.stop_event.wait(1.0)
-        if done:
-            try:
-                self.store.finish(done, [], durable=durable)
-            except Exception:  # noqa: BLE001 - the batch record deletes them at the next start
-                pass
+                continue
+            # One deletion at a time: the batch record names this batch and the one being deleted.
+            self.deleted.wait()
+            self.deleted.clear()
+            self.inflight = [i for i, _q in done]
+            self.to_delete.put((done, durable))
+        self.to_delete.put(None)
+
+    def _delete_loop(self) -> None:
+        """Delete delivered batches from the shared store (on a connection of its own, so the next
+        batch is read and delivered meanwhile)."""
+        while True:
+            item = self.to_delete.get()
+            if item is None:
+                return
+            done, durable = item
+            while True:
+                try:
+                    self.deleter.finish(done, [], durable=durable)
+                    break
+                except Exception as e:  # noqa: BLE001 - keep the batch until the store takes it
+                    self.srv.log.write("MQL7016E", "The IGQ agent cannot delete a delivered batch.", repr(e))
+                    if self.stop_event.wait(2.0):
+                        return     # the batch record deletes them at the next start
+            self.inflight = []
+            self.deleted.set()
 
     @property
     def parked_ids(self) -> set[int]:
@@ -129,6 +159,7 @@ class IGQAgent:
         srv, qm, conn = self.srv, self.srv.qm, self.conn
         assert conn is not None
         done_before = set(qm.chsync.get(SYNC_KEY, {}).get("ids", ()))
+        deleting = list(self.inflight)
         finished: list[int] = []
         retry: list[int] = []
         for row in rows:
@@ -171,7 +202,7 @@ class IGQAgent:
         persistent = {r.id for r in rows if r.persistent}
         with srv.lock:
             if persistent:
-                rec = {"ids": finished}
+                rec = {"ids": finished + deleting}
                 qm.commit(conn, extra=[("chsync", SYNC_KEY, json.dumps(rec))])
                 qm.chsync[SYNC_KEY] = rec
             else:
