@@ -100,23 +100,9 @@ def _define(qm: QueueManager, kind: str, name: str, values: dict[str, Any],
     existing = qm.lookup(ns, name)
     if existing is not None and (not replace or existing.kind != kind or _disp_of(existing) != disp):
         raise AdminError(EXISTS, name)
-    if like is not None:
-        base = qm.lookup(ns, like)
-        if base is None:
-            raise AdminError(NOT_FOUND, like)
-        if base.kind != kind:
-            raise AdminError(WRONG_TYPE, like)
-    else:
-        base = qm.lookup(ns, DEFAULT_OBJECT.get(kind, ""))
-    attrs = TABLE.defaults(kind)
-    if base is not None:
-        attrs.update({k: (list(v) if isinstance(v, list) else v) for k, v in base.attrs.items()
-                      if k in attrs and k not in RUNTIME})
-    if kind in ("QLOCAL",) and attrs.get("DEFTYPE") != CMQC.MQQDT_PREDEFINED:
-        attrs["DEFTYPE"] = CMQC.MQQDT_PREDEFINED
-    if existing is not None:
-        attrs.update({k: v for k, v in existing.attrs.items() if k in ("CRDATE", "CRTIME")})
-    attrs.update(values)
+    attrs = _attributes(qm, kind, values, qm.lookup(ns, like) if like is not None else None, like, existing)
+    if kind == "QLOCAL" and "DEFTYPE" not in values:
+        attrs["DEFTYPE"] = CMQC.MQQDT_PREDEFINED     # not a model's DEFTYPE from LIKE or the default
     attrs["QSGDISP"] = disp
     _check(kind, attrs, name)
     obj = MQObject(kind, name, attrs)
@@ -137,6 +123,28 @@ def _define(qm: QueueManager, kind: str, name: str, values: dict[str, Any],
     return obj
 
 
+def _attributes(qm: QueueManager, kind: str, values: dict[str, Any], liked: MQObject | None, like: str | None,
+                existing: MQObject | None) -> dict[str, Any]:
+    """A new definition's attributes: the table's defaults, then the LIKE object's (or the system
+    default object's), the creation date of a definition being replaced, then the values given."""
+    if like is not None:
+        if liked is None:
+            raise AdminError(NOT_FOUND, like)
+        if liked.kind != kind:
+            raise AdminError(WRONG_TYPE, like)
+        base: MQObject | None = liked
+    else:
+        base = qm.lookup(namespace(kind), DEFAULT_OBJECT.get(kind, ""))
+    attrs = TABLE.defaults(kind)
+    if base is not None:
+        attrs.update({k: (list(v) if isinstance(v, list) else v) for k, v in base.attrs.items()
+                      if k in attrs and k not in RUNTIME})
+    if existing is not None:
+        attrs.update({k: v for k, v in existing.attrs.items() if k in ("CRDATE", "CRTIME")})
+    attrs.update(values)
+    return attrs
+
+
 def _define_group(qm: QueueManager, kind: str, name: str, values: dict[str, Any],
                   like: str | None, replace: bool) -> MQObject:
     ns = namespace(kind)
@@ -145,21 +153,8 @@ def _define_group(qm: QueueManager, kind: str, name: str, values: dict[str, Any]
     existing = qm.group_objects.get((ns, name))
     if existing is not None and (not replace or existing.kind != kind):
         raise AdminError(EXISTS, name)
-    if like is not None:
-        base = qm.group_objects.get((ns, like)) or qm.lookup(ns, like)
-        if base is None:
-            raise AdminError(NOT_FOUND, like)
-        if base.kind != kind:
-            raise AdminError(WRONG_TYPE, like)
-    else:
-        base = qm.lookup(ns, DEFAULT_OBJECT.get(kind, ""))
-    attrs = TABLE.defaults(kind)
-    if base is not None:
-        attrs.update({k: (list(v) if isinstance(v, list) else v) for k, v in base.attrs.items()
-                      if k in attrs and k not in RUNTIME})
-    if existing is not None:
-        attrs.update({k: v for k, v in existing.attrs.items() if k in ("CRDATE", "CRTIME")})
-    attrs.update(values)
+    liked = (qm.group_objects.get((ns, like)) or qm.lookup(ns, like)) if like is not None else None
+    attrs = _attributes(qm, kind, values, liked, like, existing)
     attrs["QSGDISP"] = CMQC.MQQSGD_GROUP
     _check(kind, attrs, name)
     obj = MQObject(kind, name, attrs)

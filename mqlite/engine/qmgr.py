@@ -292,9 +292,8 @@ class QueueManager:
             self._shared_call(self.shared.delete_object, ns, obj.name, SHARED, True)  # type: ignore[union-attr]
         elif qs is not None:
             self.store.append(("purge", obj.name))
-        if obj.attrs.get("QSGDISP") == C.MQQSGD_SHARED:
-            pass
-        elif not (obj.kind == "QLOCAL" and obj["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC):
+        shared = obj.attrs.get("QSGDISP") == C.MQQSGD_SHARED   # its definition went with the store's
+        if not shared and not (obj.kind == "QLOCAL" and obj["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC):
             self.store.append(("objdel", ns, obj.name))
         self.cluster.changed()
         self.on_object_changed(None, ns, obj.name)
