@@ -270,7 +270,13 @@ def test_igq_delivers_and_resolves(group: Any) -> None:
     od = pymqi.OD(ObjectName=b"SQ", ObjectQMgrName=b"QSGB")
     pymqi.Queue(cc, od, C.MQOO_OUTPUT).put(b"direct")
     assert od.ResolvedQMgrName.strip() == qsg.encode()
-    assert sorted(get_all(cb, "SQ", 5000) + get_all(cb, "SQ", 2000)) == [b"direct", b"via B"]
+    got_sq = sorted(get_all(cb, "SQ", 5000) + get_all(cb, "SQ", 2000))
+    assert got_sq == [b"direct", b"via B"], (depth(cc, XMITQ), _log("QSGB"))
+
+
+def _log(qmgr: str) -> str:
+    with open(os.path.join(os.environ["MQLITE_DATA"], "qmgrs", qmgr, "errors", "AMQERR01.LOG")) as f:
+        return f.read()[-3000:]
 
 
 def test_igq_dead_letter_paths(group: Any) -> None:
@@ -309,7 +315,7 @@ def test_igq_dead_letter_paths(group: Any) -> None:
     assert get_all(cb, "DLQ") == [b"filler"]
     body = get_all(cb, "DLQ", 12000)
     assert len(body) == 1 and body[0].endswith(b"p2")
-    log = open(os.path.join(os.environ["MQLITE_DATA"], "qmgrs", "QSGB", "errors", "AMQERR01.LOG")).read()
+    log = _log("QSGB")
     assert "MQL7014W" in log and "MQL7013W" in log
 
 

@@ -23,7 +23,7 @@ import json
 import queue
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from mqlite.channels.receiver import REMOTE_Q, REMOTE_QM, XQH_LEN, dead_letter, original_md
 from mqlite.cmq import CMQC as C
@@ -53,6 +53,7 @@ class IGQAgent:
         self.deleted.set()
         self.inflight: list[int] = []        # ids of the batch being deleted
         self.delete_thread: threading.Thread | None = None
+        self.refresh: Callable[[], None] | None = None   # re-read the group's definitions (QSGService)
         self.conn: Conn | None = None
         self.handles: dict[tuple[bytes, bytes], Handle] = {}
         self.parked: list[tuple[float, list[int]]] = []    # persistent messages waiting to be retried
@@ -169,19 +170,11 @@ class IGQAgent:
             md_bytes = original_md(row.md, row.body)
             data = row.body[XQH_LEN:]
             raw_q, raw_qm = row.body[REMOTE_Q], row.body[REMOTE_QM]
-            reason = 0
-            with srv.lock:
-                for _attempt in (1, 2):
-                    try:
-                        h = self._handle(raw_q, raw_qm)
-                        qm.put_packed(conn, h.hobj, md_bytes, data, row.persistent)
-                        reason = 0
-                        break
-                    except MQIError as e:
-                        # A cached handle may be stale (its queue redefined): open afresh once.
-                        reason = e.reason
-                        if self._forget(raw_q, raw_qm) is None:
-                            break
+            reason = self._put(raw_q, raw_qm, md_bytes, data, row.persistent)
+            if reason == C.MQRC_UNKNOWN_OBJECT_NAME and self.refresh is not None:
+                # Perhaps a shared or group definition this member has not noticed yet.
+                self.refresh()
+                reason = self._put(raw_q, raw_qm, md_bytes, data, row.persistent)
             if not reason:
                 finished.append(row.id)
                 self.delivered += 1
@@ -216,6 +209,22 @@ class IGQAgent:
         if retry:
             self.parked.append((time.monotonic() + RETRY, retry))
         return [(i, QSG_XMITQ) for i in finished], any(i in persistent for i in finished)
+
+    def _put(self, raw_q: bytes, raw_qm: bytes, md_bytes: bytes, data: bytes, persistent: bool) -> int:
+        """Put one message to its destination; the reason code, 0 when it is there."""
+        reason = 0
+        with self.srv.lock:
+            for _attempt in (1, 2):
+                try:
+                    h = self._handle(raw_q, raw_qm)
+                    self.srv.qm.put_packed(self.conn, h.hobj, md_bytes, data, persistent)  # type: ignore[arg-type]
+                    return 0
+                except MQIError as e:
+                    # A cached handle may be stale (its queue redefined): open afresh once.
+                    reason = e.reason
+                    if self._forget(raw_q, raw_qm) is None:
+                        break
+        return reason
 
     def _handle(self, q: bytes, qmgr: bytes) -> Handle:
         conn = self.conn

@@ -52,6 +52,7 @@ class QSGService:
         self.objver = -1
         self.threads: list[threading.Thread] = []
         self.igq = IGQAgent(srv, self.store)
+        self.igq.refresh = self.refresh
 
     # --- lifecycle ---------------------------------------------------------------------------------
     def attach(self) -> None:
