@@ -120,7 +120,9 @@ class IGQAgent:
                 self.stop_event.wait(1.0)
                 continue
             # One deletion at a time: the batch record names this batch and the one being deleted.
-            self.deleted.wait()
+            while not self.deleted.wait(0.5):
+                if self.stop_event.is_set():
+                    break        # the deleter gave up: the batch record covers both batches
             self.deleted.clear()
             self.inflight = [i for i, _q in done]
             self.to_delete.put((done, durable))
