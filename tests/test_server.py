@@ -239,6 +239,43 @@ def test_browse_and_inquire_set_through_pymqi(running_qm: RunningQM):
     qmgr.disconnect()
 
 
+def test_browse_batch_extension(running_qm: RunningQM):
+    """Queue.browse_batch (mqlite's bulk browse): MQGET(BROWSE_FIRST/NEXT)'s order and cursor, in
+    batches; GET(DISABLED) and a handle not open for browse answer as MQGET would."""
+    qmgr = running_qm.client()
+    q = pymqi.Queue(qmgr, "TEST.Q", CMQC.MQOO_BROWSE | CMQC.MQOO_OUTPUT)
+    for i in range(25):
+        q.put(b"b%02d" % i, pymqi.MD(Priority=9 if i in (7, 20) else 0, CorrelId=b"c%d" % i))
+    got, first = [], True
+    while True:
+        batch = q.browse_batch(10, first)
+        first = False
+        if not batch:
+            break
+        assert len(batch) <= 10
+        got.extend(batch)
+    bodies = [b for _md, b in got]
+    assert bodies == [b"b07", b"b20"] + [b"b%02d" % i for i in range(25) if i not in (7, 20)]
+    assert pymqi.MD.from_bytes(got[0][0]).CorrelId.rstrip(b"\0") == b"c7"
+    with pytest.raises(pymqi.MQMIError) as e:       # the cursor is at the end for MQGET too
+        q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_BROWSE_NEXT))
+    assert e.value.reason == CMQC.MQRC_NO_MSG_AVAILABLE
+    assert [b for _m, b in q.browse_batch(3, first=True)] == [b"b07", b"b20", b"b00"]
+    md = pymqi.MD()
+    assert q.get(None, md, pymqi.GMO(Options=CMQC.MQGMO_BROWSE_NEXT)) == b"b01"   # continues after the batch
+    running_qm.mqsc("ALTER QLOCAL(TEST.Q) GET(DISABLED)")
+    with pytest.raises(pymqi.MQMIError) as e:
+        q.browse_batch(5, first=True)
+    assert e.value.reason == CMQC.MQRC_GET_INHIBITED
+    running_qm.mqsc("ALTER QLOCAL(TEST.Q) GET(ENABLED)")
+    out = pymqi.Queue(qmgr, "TEST.Q", CMQC.MQOO_OUTPUT)
+    out.put(b"x")
+    with pytest.raises(pymqi.MQMIError) as e:
+        out.browse_batch(5, first=True)
+    assert e.value.reason == CMQC.MQRC_NOT_OPEN_FOR_BROWSE
+    qmgr.disconnect()
+
+
 def test_async_put_and_read_ahead_keep_order_and_lose_nothing(running_qm: RunningQM):
     running_qm.mqsc("DEFINE QLOCAL(FAST.Q) DEFPRESP(ASYNC) DEFREADA(YES) MAXDEPTH(100000)")
     qmgr = running_qm.client()

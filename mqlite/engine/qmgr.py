@@ -1445,6 +1445,48 @@ class QueueManager:
             qs.last_get = now
         return out
 
+    def browse_batch(self, conn: Conn, hobj: int, first: bool, max_msgs: int,
+                     max_bytes: int) -> list[tuple[bytes, bytes]]:
+        """Browse up to ``max_msgs`` messages (or ``max_bytes`` of data) from the handle's browse
+        cursor on, as that many MQGET(BROWSE_FIRST/BROWSE_NEXT) calls would, in one call: a reader
+        that copies a queue (the Spark data source) pays one round trip per batch. Messages are
+        whole (no truncation); an empty list when the cursor is at the end."""
+        out: list[tuple[bytes, bytes]] = []
+        size = 0
+        h = self.handle(conn, hobj)
+        qs = h.qstate
+        if h.options & C.MQOO_BROWSE and h.res is not None and qs is not None and not qs.shared \
+                and qs is self.queues.get(h.res.queue):
+            # A local queue: walk its lanes from the cursor (what the MQGET loop below does, without
+            # building an MQGMO and a descriptor copy per message).
+            self._check_get_allowed(h.res)
+            now = self.clock.now()
+            last = None
+            for m in qs.after(None if first else h.browse_at):
+                if m.expired(now):
+                    continue          # left for a get to discard, as a browse does
+                out.append((self._out_md(m, now), m.body))
+                last = m
+                size += len(m.body)
+                if len(out) >= max_msgs or size >= max_bytes:
+                    break
+            if last is not None:
+                h.browse_at, h.browse_seq = last.order, last.seq
+            return out
+        option = C.MQGMO_BROWSE_FIRST if first else C.MQGMO_BROWSE_NEXT
+        while len(out) < max_msgs and size < max_bytes:
+            gmo = GMO(Options=option | C.MQGMO_NO_WAIT)
+            try:
+                r = self.get(conn, hobj, MD(), gmo, 1 << 30)
+            except MQIError as e:
+                if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+                    break
+                raise
+            out.append((r.packed if r.packed is not None else r.md.pack(), r.body))
+            size += len(r.body)
+            option = C.MQGMO_BROWSE_NEXT
+        return out
+
     @staticmethod
     def _out_md(m: Message, now: float) -> bytes:
         """The packed descriptor a getter receives (Expiry counted down)."""

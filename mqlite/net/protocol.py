@@ -23,6 +23,7 @@ HEADER = struct.Struct(">IB")
 HELLO, HELLO_OK, ERROR = 0x01, 0x02, 0x03
 OPEN, CLOSE, PUT, PUT1, GET, INQ, SET, CMIT, BACK, DISC = range(0x10, 0x1A)
 PUT_ASYNC, GET_BATCH, STAT = 0x1A, 0x1B, 0x1C   # MQ's asynchronous put, read-ahead and MQSTAT
+BROWSE_BATCH = 0x1D                             # mqlite: browse up to N messages in one round trip
 OPEN_ASYNC_PUT, OPEN_READ_AHEAD = 0x1, 0x2      # flags in the OPEN reply: the queue's defaults
 BATCH_SPECULATIVE = 0x1                         # GET_BATCH sent ahead: take no persistent message
 BATCH_SYNCPOINT = 0x2                           # GET_BATCH under syncpoint: messages join the unit of work

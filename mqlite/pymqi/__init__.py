@@ -633,6 +633,28 @@ class Queue:
 
     get_no_rfh2 = get_no_jms
 
+    def browse_batch(self, max_msgs: int = 1000, first: bool = False,
+                     max_bytes: int = 8 << 20) -> list[tuple[bytes, bytes]]:
+        """mqlite's extension (not in pymqi): browse up to ``max_msgs`` whole messages from the
+        browse cursor on (``first``: from the start of the queue) in one round trip. Returns
+        (packed MQMD, data) pairs, ``MD.from_bytes`` decodes a descriptor; an empty list at the end
+        of the queue. The queue must be open with MQOO_BROWSE."""
+        hobj = self.__ensure_open(CMQC.MQOO_BROWSE)
+        reply = self.__qMgr._call(P.BROWSE_BATCH, struct.pack("<iiii", hobj, int(first), max_msgs, max_bytes))
+        comp, reason = _II.unpack_from(reply)
+        if comp == CMQC.MQCC_FAILED:
+            raise MQMIError(comp, reason)
+        count = _III.unpack_from(reply)[2]
+        out = []
+        off, mdlen = 12, P.MD_LEN
+        for _ in range(count):
+            end = off + mdlen
+            n = _II.unpack_from(reply, end)[0]
+            start = end + 8
+            out.append((reply[off:end], reply[start:start + n]))
+            off = start + n
+        return out
+
     def close(self, options: int = CMQC.MQCO_NONE) -> None:
         if self.__qHandle is None:
             raise PYIFError("not open")

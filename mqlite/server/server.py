@@ -588,6 +588,24 @@ def _get_batch(s: Session, p: bytes) -> bytes:
     return b"".join(parts)
 
 
+def _browse_batch(s: Session, p: bytes) -> bytes:
+    """Browse up to max_msgs messages in one frame (mqlite's extension, for bulk readers)."""
+    if len(p) != 16:
+        raise P.ProtocolError("BROWSE_BATCH payload length")
+    hobj, first, max_msgs, max_bytes = struct.unpack_from("<iiii", p)
+    qm = s.server.qm
+    try:
+        batch = s._call(lambda conn: qm.browse_batch(conn, hobj, bool(first), max(0, max_msgs), max_bytes))
+    except MQIError as e:
+        return s._failed(e)
+    parts = [P.III.pack(C.MQCC_OK, 0, len(batch))]
+    for md, body in batch:
+        parts.append(md)
+        parts.append(P.II.pack(len(body), 0))
+        parts.append(body)
+    return b"".join(parts)
+
+
 def _peer_gone(s: Session) -> bool:
     if s.reader is not None and s.reader.buffered():
         return False
@@ -688,5 +706,5 @@ def _control(s: Session, p: bytes) -> bytes:
 
 
 DISPATCH = {P.OPEN: _open, P.CLOSE: _close, P.PUT: _put, P.PUT1: _put1, P.GET: _get, P.INQ: _inq,
-            P.PUT_ASYNC: _put_async, P.GET_BATCH: _get_batch, P.STAT: _stat,
+            P.PUT_ASYNC: _put_async, P.GET_BATCH: _get_batch, P.STAT: _stat, P.BROWSE_BATCH: _browse_batch,
             P.SET: _set, P.CMIT: _cmit, P.BACK: _back, P.MQSC: _mqsc, P.CONTROL: _control}

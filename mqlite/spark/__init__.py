@@ -150,20 +150,20 @@ class _BrowseReader(DataSourceReader):
             qmgr_name = self.opts.qmgr
             arrow = to_arrow_schema(self.schema, timezone="UTC")
             rows: dict[str, list[Any]] = {c: [] for c in self.columns}
-            option = C.MQGMO_BROWSE_FIRST
+            first = True
             while True:
-                md = pymqi.MD()
-                gmo = pymqi.GMO(Options=option | C.MQGMO_NO_WAIT)
+                # One round trip per batch of messages (mqlite's browse_batch), not one per message.
                 try:
-                    body = q.get(None, md, gmo)
+                    batch = q.browse_batch(min(self.opts.batch_size, 5000), first)
                 except pymqi.MQMIError as e:
-                    if e.reason == C.MQRC_NO_MSG_AVAILABLE:
-                        break
                     raise MQLiteError(f"{_reason_text(e)}: browsing {partition.queue} failed") from None
-                option = C.MQGMO_BROWSE_NEXT
-                for c, v in _row(md, body, partition.queue, qmgr_name).items():
-                    if c in rows:
-                        rows[c].append(v)
+                first = False
+                if not batch:
+                    break
+                for md_bytes, body in batch:
+                    for c, v in _row(pymqi.MD.from_bytes(md_bytes), body, partition.queue, qmgr_name).items():
+                        if c in rows:
+                            rows[c].append(v)
                 if len(rows[self.columns[0]]) >= self.opts.batch_size:
                     yield pa.RecordBatch.from_pydict(rows, schema=arrow)
                     rows = {c: [] for c in self.columns}
