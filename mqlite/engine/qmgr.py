@@ -21,7 +21,7 @@ from mqlite.engine import wlm
 from mqlite.engine.clock import Clock, IdGenerator, mq_date_time
 from mqlite.engine.cluster import ClusterPending, ClusterState, correl_of
 from mqlite.engine.errors import MQIError
-from mqlite.engine.queue import Message, QueueState, matcher
+from mqlite.engine.queue import Message, QueueState, matcher, wanted_ids
 from mqlite.engine.repository import QMGR as CL_QMGR
 from mqlite.engine.repository import QUEUE as CL_QUEUE
 from mqlite.engine.resolve import CLUSTER, LOCAL, MODEL, NEEDS_LOCAL, REMOTE, Resolved, resolve
@@ -117,6 +117,7 @@ class Conn:
     first_error: tuple[int, int, str] | None = None  # (comp, reason, object) of the first failed async put
     uow_failed: bool = False        # an asynchronous put inside the unit of work failed: commit backs out
     cluster_waited: bool = False    # MQOPEN already waited for a full repository's answer
+    shared_uow: bool = False        # the unit of work holds shared-queue messages ("sput"/"sget" entries)
     async_now: bool = False         # inside put_async: a shared put outside syncpoint may wait in shared_async
     shared_async: list[NewMessage] = field(default_factory=list)   # written by flush_shared_async
     user12: bytes = b""             # UserIdentifier and PutApplName as they go into every MQMD
@@ -953,6 +954,7 @@ class QueueManager:
             new = self._shared_message(qs, msg)
             if syncpoint:
                 conn.uow.append(("sput", qs, SharedPut(new)))   # type: ignore[arg-type]
+                conn.shared_uow = True
                 qs.uncommitted += 1
             elif conn.async_now:
                 # Asynchronous puts to shared queues are written together, one transaction per
@@ -1140,14 +1142,7 @@ class QueueManager:
                 raise MQIError(C.MQRC_NO_MSG_UNDER_CURSOR)
             sel.id = h.browse_seq
         else:
-            if match_opts & C.MQMO_MATCH_MSG_ID and md.MsgId.ljust(24, b"\0")[:24] != C.MQMI_NONE:
-                sel.msgid = md.MsgId.ljust(24, b"\0")[:24]
-            if match_opts & C.MQMO_MATCH_CORREL_ID and md.CorrelId.ljust(24, b"\0")[:24] != C.MQCI_NONE:
-                sel.correlid = md.CorrelId.ljust(24, b"\0")[:24]
-            if match_opts & C.MQMO_MATCH_GROUP_ID and md.GroupId.ljust(24, b"\0")[:24] != C.MQGI_NONE:
-                sel.groupid = md.GroupId.ljust(24, b"\0")[:24]
-            if match_opts & C.MQMO_MATCH_MSG_SEQ_NUMBER:
-                sel.seqno = md.MsgSeqNumber
+            sel.msgid, sel.correlid, sel.groupid, sel.seqno = wanted_ids(md, match_opts)
             if opts & C.MQGMO_LOGICAL_ORDER:
                 if h.get_group is not None:
                     sel.groupid, sel.seqno = h.get_group
@@ -1163,7 +1158,7 @@ class QueueManager:
         limit = None if opts & C.MQGMO_ACCEPT_TRUNCATED_MSG else max_length
         now = self.clock.now()
         port = qs.port  # type: ignore[attr-defined]
-        row, taken = self._shared_call(port.take, qs.name, qs.fifo, sel, now, mode, owner, limit)
+        row, _taken = self._shared_call(port.take, qs.name, qs.fifo, sel, now, mode, owner, limit)
         if row is None:
             if sel.id is not None:
                 raise MQIError(C.MQRC_NO_MSG_UNDER_CURSOR)
@@ -1173,11 +1168,8 @@ class QueueManager:
         if row.expiry_at is not None:
             out_md.Expiry = max(1, math.ceil((row.expiry_at - now) * 10))
         length = len(row.body)
-        if not browse and not taken:
-            # Too long and not accepted truncated: it stays on the queue (2080).
-            self._fill_gmo(gmo, res, out_md, max_length)
-            return GetResult(out_md, row.body[:max_length], length, gmo, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
-        if browse and length > max_length and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
+        if length > max_length and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
+            # Too long and not accepted truncated: not taken (the store left it), the cursor stays (2080).
             self._fill_gmo(gmo, res, out_md, max_length)
             return GetResult(out_md, row.body[:max_length], length, gmo, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
         comp, reason = (C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED) if length > max_length else (C.MQCC_OK, 0)
@@ -1190,6 +1182,7 @@ class QueueManager:
                 self._shared_call(port.finish, [(row.id, qs.name)], [])
             elif in_uow:
                 conn.uow.append(("sget", qs, SharedGot(row)))  # type: ignore[arg-type]
+                conn.shared_uow = True
             qs.deq += 1
             qs.last_get = now
             if opts & C.MQGMO_LOGICAL_ORDER:
@@ -1552,7 +1545,8 @@ class QueueManager:
             raise MQIError(C.MQRC_BACKED_OUT, detail="an asynchronous put in the unit of work failed")
         ops: list[tuple[Any, ...]] = list(extra or ())
         touched: set[str] = set()
-        self._commit_shared(conn)
+        if conn.shared_uow:
+            self._commit_shared(conn)
         for kind, qs, msg in conn.uow:
             if kind[0] == "s":
                 continue
@@ -1568,6 +1562,7 @@ class QueueManager:
             elif msg.persistent:
                 ops.append(("del", msg.seq))
         conn.uow = []
+        conn.shared_uow = False
         if ops:
             conn.ticket = self.store.extend(ops)
         for q in touched:
@@ -1599,7 +1594,7 @@ class QueueManager:
         conn.uow_failed = False
         touched: set[str] = set()
         ops: list[tuple[Any, ...]] = []
-        shared_gets = [e[2].row.id for e in conn.uow if e[0] == "sget"]  # type: ignore[attr-defined]
+        shared_gets = [e[2].row.id for e in conn.uow if e[0] == "sget"] if conn.shared_uow else []  # type: ignore[attr-defined]
         if shared_gets and self.shared is not None:
             try:
                 self.shared.finish([], shared_gets)
@@ -1620,6 +1615,7 @@ class QueueManager:
                 if msg.persistent and obj is not None and obj["HARDENBO"]:
                     ops.append(("bo", msg.seq, msg.md.BackoutCount))
         conn.uow = []
+        conn.shared_uow = False
         if ops:
             conn.ticket = self.store.extend(ops)
         for q in touched:

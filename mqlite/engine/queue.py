@@ -165,23 +165,29 @@ class QueueState:
             self.insert(m)
 
 
+def wanted_ids(md: MD, match_options: int) -> tuple[bytes | None, bytes | None, bytes | None, int | None]:
+    """(MsgId, CorrelId, GroupId, MsgSeqNumber) that MQGET's MatchOptions ask for; None: any (an
+    identifier of all nulls matches any message, as in MQ)."""
+    def ident(value: bytes, option: int, none: bytes) -> bytes | None:
+        want = value.ljust(24, b"\0")[:24]
+        return want if match_options & option and want != none else None
+    return (ident(md.MsgId, CMQC.MQMO_MATCH_MSG_ID, CMQC.MQMI_NONE),
+            ident(md.CorrelId, CMQC.MQMO_MATCH_CORREL_ID, CMQC.MQCI_NONE),
+            ident(md.GroupId, CMQC.MQMO_MATCH_GROUP_ID, CMQC.MQGI_NONE),
+            md.MsgSeqNumber if match_options & CMQC.MQMO_MATCH_MSG_SEQ_NUMBER else None)
+
+
 def matcher(md: MD, match_options: int) -> Callable[[Message], bool] | None:
     """The selection MQGET's MatchOptions ask for, or None when any message will do."""
     tests: list[Callable[[Message], bool]] = []
-    if match_options & CMQC.MQMO_MATCH_MSG_ID:
-        want = md.MsgId.ljust(24, b"\0")[:24]
-        if want != CMQC.MQMI_NONE:
-            tests.append(lambda m: m.md.MsgId == want)
-    if match_options & CMQC.MQMO_MATCH_CORREL_ID:
-        wantc = md.CorrelId.ljust(24, b"\0")[:24]
-        if wantc != CMQC.MQCI_NONE:
-            tests.append(lambda m: m.md.CorrelId == wantc)
-    if match_options & CMQC.MQMO_MATCH_GROUP_ID:
-        wantg = md.GroupId.ljust(24, b"\0")[:24]
-        if wantg != CMQC.MQGI_NONE:
-            tests.append(lambda m: m.md.GroupId == wantg)
-    if match_options & CMQC.MQMO_MATCH_MSG_SEQ_NUMBER:
-        wants = md.MsgSeqNumber
+    want, wantc, wantg, wants = wanted_ids(md, match_options)
+    if want is not None:
+        tests.append(lambda m: m.md.MsgId == want)
+    if wantc is not None:
+        tests.append(lambda m: m.md.CorrelId == wantc)
+    if wantg is not None:
+        tests.append(lambda m: m.md.GroupId == wantg)
+    if wants is not None:
         tests.append(lambda m: m.md.MsgSeqNumber == wants)
     if match_options & CMQC.MQMO_MATCH_OFFSET:
         wanto = md.Offset

@@ -61,7 +61,6 @@ class IGQAgent:
         self.dead_lettered = 0
         self.discarded = 0
         self.batches = 0
-        self.idle_waits = 0
 
     def start(self) -> None:
         srv = self.srv
@@ -104,7 +103,6 @@ class IGQAgent:
                 self.stop_event.wait(2.0)
                 continue
             if not rows:
-                self.idle_waits += 1
                 with srv.lock:
                     if not self.stop_event.is_set():
                         srv.cond_for(QSG_XMITQ).wait(0.25)
@@ -247,7 +245,3 @@ class IGQAgent:
             except MQIError:
                 pass
         return h
-
-    def status(self) -> dict[str, Any]:
-        return {"delivered": self.delivered, "dead_lettered": self.dead_lettered, "discarded": self.discarded,
-                "parked": sum(len(ids) for _t, ids in self.parked)}

@@ -16,6 +16,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
+from mqlite.cmq import CMQC
 from mqlite.engine import admin
 from mqlite.engine.shared import QSG_XMITQ
 from mqlite.objects.model import QUEUE, MQObject
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 STORE_KEY = "qsg_store"
 PEER_TIMEOUT = 30.0
 HEARTBEAT = 2.0
-SHARED_DISP = 2   # MQQSGD_SHARED
+SHARED_DISP, COPY_DISP = CMQC.MQQSGD_SHARED, CMQC.MQQSGD_COPY
 
 
 def system_objects(qm: Any) -> int:
@@ -108,10 +109,9 @@ class QSGService:
             for (ns, n), obj in groups.items():
                 if not admin.make_copy(qm, obj):
                     qm.log(f"No copy of group object {n}: a definition of another disposition holds the name.")
-            for ns in ("QUEUE",):
-                for obj in [o for o in qm.objects[ns].values() if o.attrs.get("QSGDISP") == 1]:  # COPY
-                    if (ns, obj.name) not in groups and not qm.in_use(obj.name):
-                        qm.remove_object(obj)
+            for obj in [o for o in qm.objects[QUEUE].values() if o.attrs.get("QSGDISP") == COPY_DISP]:
+                if (QUEUE, obj.name) not in groups and not qm.in_use(obj.name):
+                    qm.remove_object(obj)
             ticket = qm.store.last_ticket
         qm.store.sync(ticket)
         self.objver = version

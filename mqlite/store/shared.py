@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+from abc import ABC, abstractmethod
 import sqlite3
 import threading
 import time
@@ -97,8 +98,8 @@ def _row(t: tuple[Any, ...]) -> Row:
     return Row(t[0], t[1], t[2], bytes(t[3]), bytes(t[4]), t[5], bool(t[6]), t[7])
 
 
-class SharedStore:
-    """One member's connection to its group's shared store."""
+class SharedStore(ABC):
+    """One member's connection to its group's shared store (SQLiteShared or PostgresShared)."""
 
     kind = ""
     skip_locked = ""
@@ -109,24 +110,26 @@ class SharedStore:
         self.lock = threading.RLock()
 
     # --- dialect hooks -----------------------------------------------------------------------------
+    @abstractmethod
     def _tx(self, durable: bool = True, write: bool = True) -> Any:
         """A context manager around one transaction, yielding a cursor. Not ``durable``: the commit
         need not reach the disk before it returns (nonpersistent messages, claims, heartbeats);
         it still survives the failure of the process. Not ``write``: it only reads (and takes no
         write lock)."""
-        raise NotImplementedError
 
     def _relax(self, cur: Any) -> None:
         """Make the transaction in progress not durable, where the database allows it."""
 
+    @abstractmethod
     def watcher(self) -> "Watcher":
-        raise NotImplementedError
+        """A second connection that waits for other members' changes."""
 
     def _notify(self, cur: Any, queue: str) -> None:
         """Tell the other members that ``queue`` changed (PostgreSQL; SQLite members poll)."""
 
+    @abstractmethod
     def close(self) -> None:
-        raise NotImplementedError
+        """Close the connection."""
 
     # --- members -------------------------------------------------------------------------------
     def join(self, qmgr: str, now: float) -> None:
@@ -326,16 +329,15 @@ class SharedStore:
             cur.execute(sql + " ORDER BY id LIMIT ?", (self.qsg, queue, target, now, limit))
             return [_row(t) for t in cur.fetchall()]
 
-    def finish(self, delete: list[tuple[int, str]], release: list[int], bump_backout: bool = True,
-               durable: bool = True) -> None:
+    def finish(self, delete: list[tuple[int, str]], release: list[int], durable: bool = True) -> None:
         """End claims: ``delete`` (id, queue) pairs are removed (MQCMIT), ``release`` ids become
-        visible again, their BackoutCount raised (MQBACK) unless ``bump_backout`` is False."""
+        visible again with their BackoutCount raised (MQBACK)."""
         with self._tx(durable and bool(delete)) as cur:
             if delete:
                 self._delete(cur, delete)
             if release:
-                bump = "backout=backout+1, " if bump_backout else ""
-                cur.executemany(f"UPDATE qsg_msgs SET {bump}state='V', owner='' WHERE id=?", [(i,) for i in release])
+                cur.executemany("UPDATE qsg_msgs SET backout=backout+1, state='V', owner='' WHERE id=?",
+                                [(i,) for i in release])
                 cur.execute("SELECT DISTINCT queue FROM qsg_msgs WHERE qsg=? AND id IN (%s)"
                             % ",".join(str(int(i)) for i in release), (self.qsg,))
                 for (q,) in cur.fetchall():
@@ -381,11 +383,6 @@ class SharedStore:
             if n:
                 self._add_depth(cur, queue, -n, None)
             return n
-
-    def claimed_by(self, queue: str) -> int:
-        with self._tx(durable=False, write=False) as cur:
-            cur.execute("SELECT COUNT(*) FROM qsg_msgs WHERE qsg=? AND queue=? AND state='G'", (self.qsg, queue))
-            return int(cur.fetchone()[0])
 
     def rows(self, queue: str) -> Iterator[Row]:
         """Every message of a queue (tests and tools)."""
@@ -572,14 +569,16 @@ class PostgresShared(SharedStore):
             self.conn.close()
 
 
-class Watcher:
+class Watcher(ABC):
     """Waits until another member may have changed the store."""
 
+    @abstractmethod
     def wait(self, timeout: float) -> bool:
-        raise NotImplementedError
+        """True when something changed within ``timeout`` seconds."""
 
+    @abstractmethod
     def close(self) -> None:
-        raise NotImplementedError
+        """Close the watcher's connection."""
 
 
 class _SQLiteWatcher(Watcher):
