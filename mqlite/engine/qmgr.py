@@ -21,7 +21,7 @@ from mqlite.engine import wlm
 from mqlite.engine.clock import Clock, IdGenerator, mq_date_time
 from mqlite.engine.cluster import ClusterPending, ClusterState, correl_of
 from mqlite.engine.errors import MQIError
-from mqlite.engine.queue import Message, QueueState, matcher, wanted_ids
+from mqlite.engine.queue import Message, QueueState, in_position_order, matcher, stream_last, wanted_ids
 from mqlite.engine.repository import QMGR as CL_QMGR
 from mqlite.engine.repository import QUEUE as CL_QUEUE
 from mqlite.engine.resolve import CLUSTER, LOCAL, MODEL, NEEDS_LOCAL, REMOTE, Resolved, resolve
@@ -125,6 +125,15 @@ class Conn:
 
 
 @dataclass
+class Prepared:
+    """A unit of work past phase one of a two-phase commit: no longer any connection's, kept (the
+    persistent part durably) until it is committed or backed out by its XID."""
+    xid: str
+    at: float
+    entries: list[tuple[str, QueueState, Message]]
+
+
+@dataclass
 class GetResult:
     md: MD
     body: bytes
@@ -163,6 +172,7 @@ class QueueManager:
         self.qsg_members: frozenset[str] = frozenset()   # the other members (kept up to date by the server)
         self.group_objects: dict[tuple[str, str], MQObject] = {}   # QSGDISP(GROUP) definitions, by (ns, name)
         self._cl_targets: dict[tuple[Any, ...], tuple[Resolved, QueueState, Resolved]] = {}
+        self.prepared: dict[str, Prepared] = {}        # two-phase units of work past phase one, by XID
 
     # --- creation and recovery ------------------------------------------------------------------
     def create(self, deadq: str = "", qmid: str | None = None) -> int:
@@ -197,11 +207,35 @@ class QueueManager:
             md.BackoutCount = max(md.BackoutCount, backout)
             qs.insert(Message(seq, md, body, expiry_at, True, qs.lane_for(md.Priority)))
             restored += 1
+        self._recover_prepared()
         # Message numbers never repeat, even for nonpersistent messages lost in a crash: channels use
         # them as message keys. Start above every earlier run (time-based floor, 1000 per ms).
         self._seq = max(self.store.max_seq(), int(self.clock.now() * 1000) * 1000)
         self.store.sync()
         return {"messages": restored, "queues": len(self.queues)}
+
+    def _recover_prepared(self) -> None:
+        """Prepared units of work come back as they were: their puts counted in the depth but not
+        visible, the messages they got held out of the queues."""
+        held: dict[str, dict[int, Message]] = {}
+        for xid, at, kind, seq, queue, md_bytes, body, expiry_at in self.store.prepared():
+            unit = self.prepared.setdefault(xid, Prepared(xid, at, []))
+            qs = self.queues.get(queue or "")
+            if qs is None or seq is None:
+                continue
+            if kind == "put":
+                md = MD.from_bytes(md_bytes or b"")
+                unit.entries.append(("put", qs, Message(seq, md, body or b"", expiry_at, True,
+                                                        qs.lane_for(md.Priority))))
+                qs.uncommitted += 1
+            elif kind == "get":
+                if queue not in held:
+                    held[queue] = {m.seq: m for m in qs}    # type: ignore[index]
+                msg = held[queue].get(seq)                  # type: ignore[index]
+                if msg is not None:
+                    qs.remove(msg)
+                    qs.uncommitted += 1
+                    unit.entries.append(("get", qs, msg))
 
     # --- definitions ------------------------------------------------------------------------------
     def queue(self, name: str) -> MQObject | None:
@@ -1547,7 +1581,18 @@ class QueueManager:
         touched: set[str] = set()
         if conn.shared_uow:
             self._commit_shared(conn)
-        for kind, qs, msg in conn.uow:
+        self._commit_entries(conn.uow, ops, touched)
+        conn.uow = []
+        conn.shared_uow = False
+        if ops:
+            conn.ticket = self.store.extend(ops)
+        for q in touched:
+            self.on_available(q)
+
+    def _commit_entries(self, entries: list[tuple[str, QueueState, Message]], ops: list[tuple[Any, ...]],
+                        touched: set[str]) -> None:
+        """Make a unit's puts visible and its gets final, journalling the persistent ones."""
+        for kind, qs, msg in entries:
             if kind[0] == "s":
                 continue
             qs.uncommitted -= 1
@@ -1561,12 +1606,6 @@ class QueueManager:
                     ops.append(("put", msg.seq, qs.name, msg.packed_md(), msg.body, msg.expiry_at))
             elif msg.persistent:
                 ops.append(("del", msg.seq))
-        conn.uow = []
-        conn.shared_uow = False
-        if ops:
-            conn.ticket = self.store.extend(ops)
-        for q in touched:
-            self.on_available(q)
 
     def _commit_shared(self, conn: Conn) -> None:
         """The shared part of MQCMIT, first: its puts written and its gets deleted in one store
@@ -1600,7 +1639,18 @@ class QueueManager:
                 self.shared.finish([], shared_gets)
             except Exception as e:  # noqa: BLE001 - the claims come back when this member restarts
                 self.log(f"Shared store backout failed: {e!r}")
-        for kind, qs, msg in reversed(conn.uow):
+        self._backout_entries(conn.uow, ops, touched)
+        conn.uow = []
+        conn.shared_uow = False
+        if ops:
+            conn.ticket = self.store.extend(ops)
+        for q in touched:
+            self.on_available(q)
+
+    def _backout_entries(self, entries: list[tuple[str, QueueState, Message]], ops: list[tuple[Any, ...]],
+                         touched: set[str]) -> None:
+        """Discard a unit's puts and give its gets back, their BackoutCount raised."""
+        for kind, qs, msg in reversed(entries):
             if kind[0] == "s":
                 if kind == "sput":
                     qs.uncommitted -= 1
@@ -1614,12 +1664,149 @@ class QueueManager:
                 obj = self.queue(qs.name)
                 if msg.persistent and obj is not None and obj["HARDENBO"]:
                     ops.append(("bo", msg.seq, msg.md.BackoutCount))
-        conn.uow = []
-        conn.shared_uow = False
+
+    # --- two-phase units of work (mqlite's XA-style extension) -----------------------------------
+    def prepare(self, conn: Conn, xid: str) -> int:
+        """Phase one: the connection's unit of work leaves the connection under ``xid`` and is kept,
+        its persistent part durably, until :meth:`resolve_prepared` commits or backs it out (by
+        this or any connection, an administrator's ``rsvmqtrn`` included); ending the connection or
+        restarting the queue manager does not touch it. Returns the messages in the unit."""
+        if not xid or len(xid) > 256 or not xid.isprintable():
+            raise MQIError(C.MQRC_UOW_NOT_AVAILABLE, detail="an XID is 1 to 256 printable characters")
+        if xid in self.prepared:
+            raise MQIError(C.MQRC_UOW_IN_PROGRESS, detail=f"a unit of work {xid} is already prepared")
+        if conn.shared_uow:
+            raise MQIError(C.MQRC_FUNCTION_NOT_SUPPORTED, detail="shared-queue messages cannot be prepared")
+        if conn.uow_failed:
+            self.backout(conn)
+            raise MQIError(C.MQRC_BACKED_OUT, detail="an asynchronous put in the unit of work failed")
+        entries, conn.uow = conn.uow, []
+        now = self.clock.now()
+        self.prepared[xid] = Prepared(xid, now, entries)
+        rows = [(kind, m.seq, qs.name, m.packed_md() if kind == "put" else None, m.body if kind == "put" else None,
+                 m.expiry_at if kind == "put" else None) for kind, qs, m in entries if m.persistent]
+        conn.ticket = self.store.append(("prep", xid, now, rows))
+        return len(entries)
+
+    def resolve_prepared(self, conn: Conn, commit: list[str], backout: list[str] = (),  # type: ignore[assignment]
+                         backout_prefix: str = "", mark: tuple[str, int] | None = None) -> dict[str, Any]:
+        """Phase two, for several prepared units at once, in one store transaction: commit the XIDs
+        of ``commit``, back out those of ``backout`` and every other prepared unit whose XID starts
+        with ``backout_prefix`` (a writer's abandoned attempts). With ``mark`` = (name, batch) the
+        commit happens only if no batch at or above ``batch`` was committed under ``name`` before
+        (then the units are backed out instead: a replayed batch puts nothing twice), and the batch
+        is recorded with it. An unknown XID is 2255 and changes nothing."""
+        unknown = [x for x in list(commit) + list(backout) if x not in self.prepared]
+        if unknown:
+            raise MQIError(C.MQRC_UOW_NOT_AVAILABLE, detail=f"no prepared unit of work {unknown[0]}")
+        outcome = "committed"
+        ops: list[tuple[Any, ...]] = []
+        if mark is not None:
+            key = f"XA:{mark[0]}"
+            done = self.chsync.get(key, {}).get("batch", -1)
+            if done >= mark[1]:
+                outcome = "duplicate"
+                backout, commit = list(backout) + list(commit), []
+            else:
+                self.chsync[key] = {"batch": mark[1]}
+                ops.append(("chsync", key, json.dumps(self.chsync[key])))
+        if backout_prefix:
+            chosen = set(commit) | set(backout)
+            backout = list(backout) + [x for x in self.prepared if x.startswith(backout_prefix) and x not in chosen]
+        touched: set[str] = set()
+        for xid in commit:
+            self._commit_entries(self.prepared.pop(xid).entries, ops, touched)
+            ops.append(("xdone", xid))
+        for xid in backout:
+            self._backout_entries(self.prepared.pop(xid).entries, ops, touched)
+            ops.append(("xdone", xid))
         if ops:
             conn.ticket = self.store.extend(ops)
         for q in touched:
             self.on_available(q)
+        return {"outcome": outcome, "committed": len(commit), "backed_out": len(backout)}
+
+    def prepared_units(self) -> list[dict[str, Any]]:
+        """The units of work in doubt (prepared, not resolved), oldest first: dspmqtrn."""
+        out = []
+        for unit in sorted(self.prepared.values(), key=lambda u: u.at):
+            out.append({"xid": unit.xid, "at": unit.at, "puts": sum(1 for e in unit.entries if e[0] == "put"),
+                        "gets": sum(1 for e in unit.entries if e[0] == "get"),
+                        "queues": sorted({qs.name for _k, qs, _m in unit.entries})})
+        return out
+
+    # --- streams: a queue read by position (mqlite's extension, for the Spark source) ------------
+    def _stream_queue(self, conn: Conn, hobj: int, need: int, reason: int) -> QueueState:
+        h = self.handle(conn, hobj)
+        if not h.options & need:
+            raise MQIError(reason)
+        qs = h.qstate
+        if h.res is None or qs is None or qs.shared or qs is not self.queues.get(h.res.queue):
+            raise MQIError(C.MQRC_FUNCTION_NOT_SUPPORTED, detail="a stream reads a local queue of this queue manager")
+        self._check_get_allowed(h.res)
+        return qs
+
+    def stable_position(self, qs: QueueState) -> int:
+        """No message below this position can still appear on the queue: the lowest position of a
+        put in an open or prepared unit of work, else the next position to be given out."""
+        low = self._seq + 1
+        for entries in [c.uow for c in self.conns.values()] + [u.entries for u in self.prepared.values()]:
+            for kind, q, m in entries:
+                if q is qs and kind == "put" and m.seq < low:
+                    low = m.seq
+        return low
+
+    def stream_mark(self, conn: Conn, hobj: int, start: int, max_msgs: int) -> int:
+        """The end of the next range to read from ``start``: past the last message that is stable,
+        or past the ``max_msgs``-th (when positive); ``start`` itself when there is nothing new."""
+        qs = self._stream_queue(conn, hobj, C.MQOO_BROWSE, C.MQRC_NOT_OPEN_FOR_BROWSE)
+        limit = self.stable_position(qs)
+        if max_msgs <= 0:
+            last = max((m.seq for m in (stream_last(lane, limit) for lane in qs.lanes) if m is not None),
+                       default=None)
+            return start if last is None or last < start else last + 1
+        end, n = start, 0
+        for m in in_position_order(qs, start, limit):
+            end, n = m.seq + 1, n + 1
+            if n >= max_msgs:
+                break
+        return end
+
+    def stream_read(self, conn: Conn, hobj: int, start: int, end: int, max_msgs: int,
+                    max_bytes: int) -> list[tuple[int, bytes, bytes]]:
+        """Browse the messages whose positions are in [start, end), in position (arrival) order,
+        up to ``max_msgs`` or ``max_bytes``: (position, packed MQMD, data) each. Read again, a
+        range gives the same messages unless something removed them."""
+        qs = self._stream_queue(conn, hobj, C.MQOO_BROWSE, C.MQRC_NOT_OPEN_FOR_BROWSE)
+        now = self.clock.now()
+        out: list[tuple[int, bytes, bytes]] = []
+        size = 0
+        for m in in_position_order(qs, start, end):
+            out.append((m.seq, self._out_md(m, now), m.body))
+            size += len(m.body)
+            if len(out) >= max_msgs or size >= max_bytes:
+                break
+        return out
+
+    def stream_delete(self, conn: Conn, hobj: int, end: int) -> int:
+        """Remove every message whose position is below ``end`` (a stream reader's commit), outside
+        any unit of work; durable once the caller syncs ``conn.ticket``."""
+        qs = self._stream_queue(conn, hobj, INPUT_OPTS, C.MQRC_NOT_OPEN_FOR_INPUT)
+        ops: list[tuple[Any, ...]] = []
+        removed = 0
+        for lane in qs.lanes:
+            while lane and lane[0].seq < end:
+                m = lane.popleft()
+                removed += 1
+                if m.persistent:
+                    ops.append(("del", m.seq))
+        qs.visible -= removed
+        qs.deq += removed
+        if ops:
+            conn.ticket = self.store.extend(ops)
+        if removed:
+            qs.last_get = self.clock.now()
+        return removed
 
     # --- MQINQ / MQSET ----------------------------------------------------------------------------
     def inquire(self, conn: Conn, hobj: int, selectors: list[int]) -> list[int | bytes]:

@@ -6,8 +6,10 @@ but still counts in the depth, as in MQ.
 """
 from __future__ import annotations
 
-from bisect import bisect_right
+import heapq
+from bisect import bisect_left, bisect_right
 from collections import deque
+from itertools import islice
 from typing import Callable, Iterator
 
 from mqlite.cmq import CMQC
@@ -201,3 +203,27 @@ def matcher(md: MD, match_options: int) -> Callable[[Message], bool] | None:
 
 def _seq(m: Message) -> int:
     return m.seq
+
+
+def in_position_order(qs: QueueState, start: int, end: int) -> Iterator[Message]:
+    """The visible messages with ``start <= position < end`` in position (arrival) order, priority
+    aside: each lane is already in that order, so the lanes are merged."""
+    runs = []
+    for lane in qs.lanes:
+        if lane and lane[-1].seq >= start and lane[0].seq < end:
+            i = bisect_left(lane, start, key=_seq)
+            runs.append(islice(lane, i, None))
+    ordered = runs[0] if len(runs) == 1 else heapq.merge(*runs, key=_seq)
+    for m in ordered:
+        if m.seq >= end:
+            return
+        yield m
+
+
+def stream_last(lane: deque[Message], end: int) -> Message | None:
+    """The lane's last message with a position below ``end``."""
+    if not lane or lane[0].seq >= end:
+        return None
+    if lane[-1].seq < end:
+        return lane[-1]
+    return lane[bisect_left(lane, end, key=_seq) - 1]

@@ -283,6 +283,39 @@ class QueueManager:
     def backout(self) -> None:
         self._end_unit(P.BACK)
 
+    # mqlite's extensions (not in pymqi): two-phase units of work -------------------------------
+    def prepare(self, xid: str) -> int:
+        """Phase one of a two-phase commit: the connection's unit of work is kept by the queue
+        manager under ``xid`` (1-256 printable characters), past this connection and across a
+        restart, until :meth:`resolve_prepared` (from any connection) or ``mqlite rsvmqtrn``
+        resolves it. Returns the number of messages in it."""
+        queues = list(self._queues)
+        pairs = [list(p) for p in (q._end_of_unit() for q in queues) if p is not None]
+        try:
+            return int(self._xa({"op": "prepare", "xid": xid, "settle": pairs})["messages"])
+        finally:
+            for q in queues:
+                q._after_end_of_unit()
+
+    def resolve_prepared(self, commit: list[str] = (), backout: list[str] = (),  # type: ignore[assignment]
+                         backout_prefix: str = "", mark: tuple[str, int] | None = None) -> dict[str, Any]:
+        """Phase two for prepared units, all in one transaction: commit the XIDs of ``commit``, back
+        out those of ``backout`` and any other prepared unit whose XID starts with
+        ``backout_prefix``. With ``mark`` (name, batch) the units are committed only if no batch at
+        or above ``batch`` was committed under ``name`` before, else backed out (outcome
+        "duplicate"). Unknown XIDs: MQRC_UOW_NOT_AVAILABLE (2255), nothing changed."""
+        return self._xa({"op": "resolve", "commit": list(commit), "backout": list(backout),
+                         "prefix": backout_prefix, "mark": list(mark) if mark else None})
+
+    def prepared_units(self) -> list[dict[str, Any]]:
+        """The prepared units of work not yet resolved (XID, time, puts, gets, queues)."""
+        return list(self._xa({"op": "list"})["units"])
+
+    def _xa(self, req: dict[str, Any]) -> dict[str, Any]:
+        reply = self._call(P.XA, P.encode_json(req))
+        _check(reply)
+        return P.decode_json(reply[8:])
+
     def _end_unit(self, ftype: int) -> None:
         queues = list(self._queues)
         pairs = [p for p in (q._end_of_unit() for q in queues) if p is not None]
@@ -654,6 +687,45 @@ class Queue:
             out.append((reply[off:end], reply[start:start + n]))
             off = start + n
         return out
+
+    # mqlite's extensions (not in pymqi): a queue read by position ----------------------------
+    def _stream(self, op: int, opts: int, start: int = 0, end: int = 0, max_msgs: int = 0,
+                max_bytes: int = 0) -> bytes:
+        hobj = self.__ensure_open(opts)
+        reply = self.__qMgr._call(P.STREAM, P.STREAM_REQ.pack(hobj, op, start, end, max_msgs, max_bytes))
+        _check(reply)
+        return reply
+
+    def stream_mark(self, start: int, max_msgs: int = 0) -> int:
+        """The end position of the next range to read from ``start``: past the last message no open
+        or prepared unit of work can still precede, or past the ``max_msgs``-th message (when
+        positive); ``start`` when there is nothing new. Positions grow with every message that
+        arrives; the queue must be open with MQOO_BROWSE."""
+        return int(struct.unpack_from("<q", self._stream(P.STREAM_MARK, CMQC.MQOO_BROWSE, start, 0, max_msgs),
+                                      12)[0])
+
+    def stream_read(self, start: int, end: int, max_msgs: int = 5000,
+                    max_bytes: int = 8 << 20) -> list[tuple[int, bytes, bytes]]:
+        """Browse the messages with positions in [start, end) in arrival order, up to ``max_msgs``
+        or ``max_bytes``: (position, packed MQMD, data) each. Continue from the last position + 1."""
+        reply = self._stream(P.STREAM_READ, CMQC.MQOO_BROWSE, start, end, max_msgs, max_bytes)
+        count = _III.unpack_from(reply)[2]
+        out = []
+        off, mdlen = 12, P.MD_LEN
+        for _ in range(count):
+            pos = struct.unpack_from("<q", reply, off)[0]
+            off += 8
+            md_end = off + mdlen
+            n = _II.unpack_from(reply, md_end)[0]
+            body = md_end + 8
+            out.append((pos, reply[off:md_end], reply[body:body + n]))
+            off = body + n
+        return out
+
+    def stream_delete(self, end: int) -> int:
+        """Remove every message with a position below ``end`` (outside syncpoint); the queue must
+        be open for input. Returns how many were removed."""
+        return int(struct.unpack_from("<q", self._stream(P.STREAM_DELETE, CMQC.MQOO_INPUT_SHARED, 0, end), 12)[0])
 
     def close(self, options: int = CMQC.MQCO_NONE) -> None:
         if self.__qHandle is None:

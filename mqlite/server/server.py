@@ -606,6 +606,64 @@ def _browse_batch(s: Session, p: bytes) -> bytes:
     return b"".join(parts)
 
 
+def _stream(s: Session, p: bytes) -> bytes:
+    """A queue read by position: mark (the end of the next range), read a range, delete below."""
+    if len(p) != P.STREAM_REQ.size:
+        raise P.ProtocolError("STREAM payload length")
+    hobj, op, start, end, max_msgs, max_bytes = P.STREAM_REQ.unpack(p)
+    qm = s.server.qm
+    try:
+        if op == P.STREAM_MARK:
+            return P.III.pack(C.MQCC_OK, 0, 1) + struct.pack("<q", s._call(qm.stream_mark, hobj, start, max_msgs))
+        if op == P.STREAM_DELETE:
+            return P.III.pack(C.MQCC_OK, 0, 1) + struct.pack("<q", s._call(qm.stream_delete, hobj, end))
+        if op != P.STREAM_READ:
+            raise P.ProtocolError(f"STREAM operation {op}")
+        batch = s._call(qm.stream_read, hobj, start, end, max(1, max_msgs), max_bytes)
+    except MQIError as e:
+        return s._failed(e)
+    parts = [P.III.pack(C.MQCC_OK, 0, len(batch))]
+    for seq, md, body in batch:
+        parts.append(struct.pack("<q", seq))
+        parts.append(md)
+        parts.append(P.II.pack(len(body), 0))
+        parts.append(body)
+    return b"".join(parts)
+
+
+def _xa(s: Session, p: bytes) -> bytes:
+    """Two-phase units of work: {"op": "prepare", "xid", "settle": [[hobj, consumed], ...]},
+    {"op": "resolve", "commit": [...], "backout": [...], "prefix", "mark": [name, batch]} or
+    {"op": "list"}; the reply is the completion and reason codes, then a JSON answer."""
+    req = P.decode_json(p)
+    if not isinstance(req, dict):
+        raise P.ProtocolError("XA request")
+    qm = s.server.qm
+    op = req.get("op")
+
+    def prepare(conn: Conn) -> int:
+        for hobj, consumed in req.get("settle") or []:
+            qm.settle(conn, int(hobj), int(consumed), release=True)
+        return qm.prepare(conn, str(req.get("xid", "")))
+    try:
+        if op == "prepare":
+            answer: Any = {"messages": s._call(prepare)}
+        elif op == "resolve":
+            mark = req.get("mark")
+            answer = s._call(qm.resolve_prepared, [str(x) for x in req.get("commit") or []],
+                             [str(x) for x in req.get("backout") or []], str(req.get("prefix") or ""),
+                             (str(mark[0]), int(mark[1])) if mark else None)
+        elif op == "list":
+            answer = {"units": s._call(lambda conn: qm.prepared_units())}
+        else:
+            raise P.ProtocolError(f"unknown XA operation {op!r}")
+    except MQIError as e:
+        return s._failed(e) + P.encode_json({"detail": e.detail or ""})
+    except (TypeError, ValueError, IndexError) as e:
+        raise P.ProtocolError(f"XA request: {e}") from None
+    return P.II.pack(C.MQCC_OK, 0) + P.encode_json(answer)
+
+
 def _peer_gone(s: Session) -> bool:
     if s.reader is not None and s.reader.buffered():
         return False
@@ -707,4 +765,4 @@ def _control(s: Session, p: bytes) -> bytes:
 
 DISPATCH = {P.OPEN: _open, P.CLOSE: _close, P.PUT: _put, P.PUT1: _put1, P.GET: _get, P.INQ: _inq,
             P.PUT_ASYNC: _put_async, P.GET_BATCH: _get_batch, P.STAT: _stat, P.BROWSE_BATCH: _browse_batch,
-            P.SET: _set, P.CMIT: _cmit, P.BACK: _back, P.MQSC: _mqsc, P.CONTROL: _control}
+            P.STREAM: _stream, P.XA: _xa, P.SET: _set, P.CMIT: _cmit, P.BACK: _back, P.MQSC: _mqsc, P.CONTROL: _control}

@@ -18,6 +18,12 @@ Operations (tuples):
   ("chsync", channel, record_json)                 a channel's synchronisation record (sequence
                                                    numbers, in-doubt batch), written in the same
                                                    transaction as the unit of work it describes
+  ("prep", xid, at, rows)                          a unit of work prepared (phase one of two): rows
+                                                   (kind, seq, queue, md, body, expiry_at), kind
+                                                   "put" (a message not yet visible) or "get" (a
+                                                   stored message held by the unit)
+  ("xdone", xid)                                   a prepared unit resolved (its puts and deletes
+                                                   are journalled beside it)
 """
 from __future__ import annotations
 
@@ -33,6 +39,9 @@ CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY, queue TEXT NOT NUL
                                      body BLOB NOT NULL, expiry_at REAL, backout INTEGER DEFAULT 0);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS chsync (name TEXT PRIMARY KEY, rec TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS prepared (xid TEXT NOT NULL, at REAL NOT NULL, kind TEXT NOT NULL, seq INTEGER,
+                                     queue TEXT, md BLOB, body BLOB, expiry_at REAL);
+CREATE INDEX IF NOT EXISTS prepared_xid ON prepared (xid);
 """
 
 
@@ -113,6 +122,13 @@ class Store:
                     cur.execute("DELETE FROM objects WHERE ns=? AND name=?", (op[1], op[2]))
                 elif tag == "chsync":
                     cur.execute("INSERT OR REPLACE INTO chsync(name, rec) VALUES (?,?)", (op[1], op[2]))
+                elif tag == "prep":
+                    # An empty unit still leaves a row, so that it can be listed and resolved.
+                    rows = op[3] or [("none", None, None, None, None, None)]
+                    cur.executemany("INSERT INTO prepared(xid, at, kind, seq, queue, md, body, expiry_at) "
+                                    "VALUES (?,?,?,?,?,?,?,?)", [(op[1], op[2], *r) for r in rows])
+                elif tag == "xdone":
+                    cur.execute("DELETE FROM prepared WHERE xid=?", (op[1],))
                 elif tag == "meta":
                     cur.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)", (op[1], op[2]))
                 else:
@@ -145,13 +161,18 @@ class Store:
         for name, rec in self.db.execute("SELECT name, rec FROM chsync"):
             yield name, json.loads(rec)
 
+    def prepared(self) -> Iterator[tuple[str, float, str, int | None, str | None, bytes | None, bytes | None,
+                                         float | None]]:
+        yield from self.db.execute("SELECT xid, at, kind, seq, queue, md, body, expiry_at FROM prepared "
+                                   "ORDER BY rowid")
+
     def meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return row[0] if row else None
 
     def max_seq(self) -> int:
-        row = self.db.execute("SELECT MAX(seq) FROM messages").fetchone()
-        return row[0] or 0
+        row = self.db.execute("SELECT MAX(seq) FROM messages UNION ALL SELECT MAX(seq) FROM prepared").fetchall()
+        return max(r[0] or 0 for r in row)
 
     def close(self) -> None:
         self.sync()
