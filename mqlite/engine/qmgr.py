@@ -1756,21 +1756,22 @@ class QueueManager:
                     low = m.seq
         return low
 
-    def stream_mark(self, conn: Conn, hobj: int, start: int, max_msgs: int) -> int:
-        """The end of the next range to read from ``start``: past the last message that is stable,
-        or past the ``max_msgs``-th (when positive); ``start`` itself when there is nothing new."""
+    def stream_mark(self, conn: Conn, hobj: int, start: int, max_msgs: int) -> tuple[int, int]:
+        """The end of the next range to read from ``start`` and the messages in it: past the last
+        message that is stable, or past the ``max_msgs``-th (when positive); ``start`` when there is
+        nothing new. Without a limit the count is not taken (-1)."""
         qs = self._stream_queue(conn, hobj, C.MQOO_BROWSE, C.MQRC_NOT_OPEN_FOR_BROWSE)
         limit = self.stable_position(qs)
         if max_msgs <= 0:
             last = max((m.seq for m in (stream_last(lane, limit) for lane in qs.lanes) if m is not None),
                        default=None)
-            return start if last is None or last < start else last + 1
+            return (start, 0) if last is None or last < start else (last + 1, -1)
         end, n = start, 0
         for m in in_position_order(qs, start, limit):
             end, n = m.seq + 1, n + 1
             if n >= max_msgs:
                 break
-        return end
+        return end, n
 
     def stream_read(self, conn: Conn, hobj: int, start: int, end: int, max_msgs: int,
                     max_bytes: int) -> list[tuple[int, bytes, bytes]]:

@@ -696,13 +696,14 @@ class Queue:
         _check(reply)
         return reply
 
-    def stream_mark(self, start: int, max_msgs: int = 0) -> int:
-        """The end position of the next range to read from ``start``: past the last message no open
-        or prepared unit of work can still precede, or past the ``max_msgs``-th message (when
-        positive); ``start`` when there is nothing new. Positions grow with every message that
+    def stream_mark(self, start: int, max_msgs: int = 0) -> tuple[int, int]:
+        """(end, count): the end position of the next range to read from ``start`` — past the last
+        message no open or prepared unit of work can still precede, or past the ``max_msgs``-th
+        message (when positive) — and how many messages it holds (-1, not counted, without a
+        limit); (start, 0) when there is nothing new. Positions grow with every message that
         arrives; the queue must be open with MQOO_BROWSE."""
-        return int(struct.unpack_from("<q", self._stream(P.STREAM_MARK, CMQC.MQOO_BROWSE, start, 0, max_msgs),
-                                      12)[0])
+        end, count = struct.unpack_from("<qq", self._stream(P.STREAM_MARK, CMQC.MQOO_BROWSE, start, 0, max_msgs), 12)
+        return int(end), int(count)
 
     def stream_read(self, start: int, end: int, max_msgs: int = 5000,
                     max_bytes: int = 8 << 20) -> list[tuple[int, bytes, bytes]]:

@@ -614,7 +614,7 @@ def _stream(s: Session, p: bytes) -> bytes:
     qm = s.server.qm
     try:
         if op == P.STREAM_MARK:
-            return P.III.pack(C.MQCC_OK, 0, 1) + struct.pack("<q", s._call(qm.stream_mark, hobj, start, max_msgs))
+            return P.III.pack(C.MQCC_OK, 0, 1) + struct.pack("<qq", *s._call(qm.stream_mark, hobj, start, max_msgs))
         if op == P.STREAM_DELETE:
             return P.III.pack(C.MQCC_OK, 0, 1) + struct.pack("<q", s._call(qm.stream_delete, hobj, end))
         if op != P.STREAM_READ:

@@ -1,29 +1,47 @@
-"""The PySpark data source ``mqlite``: queues as DataFrames (issue 6, first part: batch).
+"""The PySpark data source ``mqlite``: queues as DataFrames, batch and streaming (issue 6).
 
     from mqlite.spark import register
     register(spark)                                   # spark.dataSource.register(MQLiteDataSource)
-    df = (spark.read.format("mqlite").option("queueManager", "QM1").option("channel", "APP.SVRCONN")
-          .option("conname", "127.0.0.1(1414)").option("queue", "ORDERS").load())
-    df.write.format("mqlite").option(...).option("queue", "REPLIES").mode("append").save()
+    opts = dict(queueManager="QM1", channel="APP.SVRCONN", conname="127.0.0.1(1414)", queue="ORDERS")
+    df = spark.read.format("mqlite").options(**opts).load()                  # browse (mode "get": remove)
+    stream = spark.readStream.format("mqlite").options(**opts).load()       # exactly once
+    df.write.format("mqlite").options(**opts).mode("append").save()
+    df.writeStream.format("mqlite").options(**opts).option("checkpointLocation", path).start()
 
-Options mirror ``pymqi.connect`` (queueManager, channel, conname, user, password) plus ``queue``.
-Reading browses the queue (non-destructive; ``mode`` ``browse``, the only mode built so far) and
-hands the rows to Spark as Arrow record batches of ``batchSize`` rows (default 10,000). Writing
-puts each task's rows in one unit of work, committed when the task has put them all; the columns
-are ``body`` (binary or string) and, optionally, the MQMD columns of :data:`WRITABLE`.
+Options mirror ``pymqi.connect`` (queueManager, channel, conname, user, password) plus ``queue``;
+see docs/spark.md for the rest. Everything runs through the client API: the classes carry only
+their options (Spark pickles them) and connect inside their methods.
 
-Everything runs on the executors through the client API only, so the classes carry nothing but
-their options (Spark pickles them); connections are made inside ``read`` and ``write``. A failure
-is an exception whose message names MQ's reason code, e.g. ``MQRC_UNKNOWN_OBJECT_NAME (2085)``.
+Reading rests on the queue manager's *positions* (mqlite's stream extension): every message gets
+a position when it is put, and ``stream_mark`` gives the end of a range no open unit of work can
+still add to. A partition is one queue instance and a range [start, end) of positions, browsed
+again identically if Spark replays it; a stream's ``commit(end)`` removes what lies below ``end``.
+
+Writing prepares each task's puts as a two-phase unit of work in the queue manager; the driver's
+``commit`` commits every task's unit in one transaction (for a stream, only if that batch id was
+not committed before), ``abort`` backs them out. A failure is an exception whose message names
+MQ's reason code, e.g. ``MQRC_UNKNOWN_OBJECT_NAME (2085)``.
 """
 from __future__ import annotations
 
 import datetime
+import hashlib
+import re
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceWriter, InputPartition, WriterCommitMessage
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceReader,
+    DataSourceStreamReader,
+    DataSourceStreamWriter,
+    DataSourceWriter,
+    InputPartition,
+    WriterCommitMessage,
+)
+from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxRows, SupportsTriggerAvailableNow
 from pyspark.sql.types import StructType
 
 NAME = "mqlite"
@@ -31,14 +49,16 @@ NAME = "mqlite"
 SCHEMA = ("body binary, text string, msg_id binary, correl_id binary, group_id binary, msg_seq_number int, "
           "put_timestamp timestamp, persistence int, priority int, format string, reply_to_q string, "
           "reply_to_qmgr string, user_identifier string, put_appl_name string, backout_count int, expiry int, "
-          "queue string, qmgr string")
+          "queue string, qmgr string, position bigint")
 
 # Columns a write takes, with the MQMD field each one fills.
 WRITABLE = {"correl_id": "CorrelId", "group_id": "GroupId", "msg_id": "MsgId", "msg_seq_number": "MsgSeqNumber",
-            "priority": "Priority", "persistence": "Persistence", "reply_to_q": "ReplyToQ",
+            "msg_flags": "MsgFlags", "priority": "Priority", "persistence": "Persistence", "reply_to_q": "ReplyToQ",
             "reply_to_qmgr": "ReplyToQMgr", "format": "Format", "expiry": "Expiry"}
 _BYTES = {"CorrelId", "GroupId", "MsgId", "ReplyToQ", "ReplyToQMgr", "Format"}
 _REQUIRED = ("queueManager", "queue")
+_BINDS = {"asqdef": 0, "open": 0x4000, "notfixed": 0x8000, "group": 0x400000}   # MQOO_BIND_*
+READ_CHUNK = 5000            # messages per round trip when reading a range
 
 
 class MQLiteError(Exception):
@@ -51,6 +71,16 @@ def _reason_text(e: Any) -> str:
     return f"{name} ({e.reason})" if name else f"reason {e.reason}"
 
 
+def _positive(opts: dict[str, str], key: str, default: int) -> int:
+    try:
+        n = int(opts.get(key.lower(), default))
+    except ValueError:
+        n = 0
+    if n <= 0:
+        raise MQLiteError(f"{key} must be a positive integer, not {opts.get(key.lower())!r}")
+    return n
+
+
 @dataclass(frozen=True)
 class _Options:
     qmgr: str
@@ -59,8 +89,12 @@ class _Options:
     conname: str
     user: str
     password: str
-    mode: str
-    batch_size: int
+    mode: str                     # reads: "browse" or "get"
+    batch_size: int               # rows per Arrow batch
+    instances: str                # "local" or "cluster"
+    max_per_trigger: int          # 0: everything available
+    bind: int                     # writes: MQOO_BIND_* for a cluster queue
+    writer_id: str                # streaming writes: the name their committed batches are recorded under
 
     @staticmethod
     def of(options: Any) -> _Options:
@@ -69,32 +103,47 @@ class _Options:
         if missing:
             raise MQLiteError(f"option {missing[0]!r} is required by the {NAME} data source")
         mode = opts.get("mode", "browse").lower()
-        if mode != "browse":
-            raise MQLiteError(f"mode {mode!r} is not available: reads browse the queue (mode 'browse')")
-        try:
-            batch = int(opts.get("batchsize", "10000"))
-        except ValueError:
-            batch = 0
-        if batch <= 0:
-            raise MQLiteError(f"batchSize must be a positive integer, not {opts.get('batchsize')!r}")
+        if mode not in ("browse", "get"):
+            raise MQLiteError(f"mode {mode!r} is not one of 'browse' (non-destructive) and 'get' (destructive)")
+        instances = opts.get("instances", "local").lower()
+        if instances not in ("local", "cluster"):
+            raise MQLiteError(f"instances {instances!r} is not one of 'local' and 'cluster'")
+        bind = opts.get("bind", "asqdef").lower().replace("_", "")
+        if bind not in _BINDS:
+            raise MQLiteError(f"bind {bind!r} is not one of {', '.join(_BINDS)}")
         if bool(opts.get("channel")) != bool(opts.get("conname")):
             raise MQLiteError("give channel and conname together (a client connection), or neither (bindings)")
+        if instances == "cluster" and not opts.get("conname"):
+            raise MQLiteError("instances 'cluster' needs a client connection (channel and conname)")
+        per_trigger = _positive(opts, "maxMessagesPerTrigger", 1) if "maxmessagespertrigger" in opts else 0
+        writer = opts.get("writerid") or (opts.get("checkpointlocation", "") and "spark-" + hashlib.sha1(
+            (opts["checkpointlocation"] + "\0" + opts["queue"]).encode()).hexdigest()[:20])
         return _Options(opts["queuemanager"], opts["queue"], opts.get("channel", ""), opts.get("conname", ""),
-                        opts.get("user", ""), opts.get("password", ""), mode, batch)
+                        opts.get("user", ""), opts.get("password", ""), mode, _positive(opts, "batchSize", 10000),
+                        instances, per_trigger, _BINDS[bind], writer)
 
-    def connect(self) -> Any:
+    def connect(self, qmgr: str = "", conname: str = "") -> Any:
         from mqlite import pymqi
+        qmgr, conname = qmgr or self.qmgr, conname or self.conname
         try:
             if not self.channel:
-                return pymqi.connect(self.qmgr)
-            return pymqi.connect(self.qmgr, self.channel, self.conname, self.user or None, self.password or None)
+                return pymqi.connect(qmgr)
+            return pymqi.connect(qmgr, self.channel, conname, self.user or None, self.password or None)
         except pymqi.MQMIError as e:
-            raise MQLiteError(f"{_reason_text(e)}: cannot connect to queue manager {self.qmgr} through "
-                              f"{self.channel or 'local bindings'} {self.conname}".rstrip()) from None
+            raise MQLiteError(f"{_reason_text(e)}: cannot connect to queue manager {qmgr} through "
+                              f"{self.channel or 'local bindings'} {conname}".rstrip()) from None
+
+
+def _open(conn: Any, queue: str, options: int, qmgr: str, purpose: str) -> Any:
+    from mqlite import pymqi
+    try:
+        return pymqi.Queue(conn, queue, options)
+    except pymqi.MQMIError as e:
+        raise MQLiteError(f"{_reason_text(e)}: cannot open queue {queue} on {qmgr} for {purpose}") from None
 
 
 class MQLiteDataSource(DataSource):
-    """``spark.read.format("mqlite")`` and ``df.write.format("mqlite")``."""
+    """``spark.read``/``readStream`` ``.format("mqlite")`` and ``df.write``/``writeStream``."""
 
     @classmethod
     def name(cls) -> str:
@@ -104,9 +153,25 @@ class MQLiteDataSource(DataSource):
         return SCHEMA
 
     def reader(self, schema: StructType) -> DataSourceReader:
-        return _BrowseReader(_Options.of(self.options), schema)
+        return _BatchReader(_Options.of(self.options), schema)
+
+    def streamReader(self, schema: StructType) -> DataSourceStreamReader:
+        opts = _Options.of(self.options)
+        if opts.mode != "browse":
+            raise MQLiteError("a stream removes messages when Spark commits them: leave mode at 'browse'")
+        return _StreamReader(opts, schema)
 
     def writer(self, schema: StructType, overwrite: bool) -> DataSourceWriter:
+        return _BatchWriter(*self._writing(schema, overwrite), uuid.uuid4().hex[:20])
+
+    def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamWriter:
+        opts, fields = self._writing(schema, overwrite)
+        if not opts.writer_id:
+            raise MQLiteError("a streaming write needs a checkpointLocation (or a writerId option) to record "
+                              "its committed batches under")
+        return _StreamWriter(opts, fields, opts.writer_id)
+
+    def _writing(self, schema: StructType, overwrite: bool) -> tuple[_Options, list[str]]:
         if overwrite:
             raise MQLiteError("mode 'overwrite' would clear the queue; use mode 'append'")
         fields = [f.name for f in schema.fields]
@@ -116,62 +181,234 @@ class MQLiteDataSource(DataSource):
         if unknown:
             raise MQLiteError(f"column {unknown[0]!r} is not a message field the {NAME} data source writes "
                               f"(body, {', '.join(sorted(WRITABLE))})")
-        return _Writer(_Options.of(self.options), fields)
+        return _Options.of(self.options), fields
+
+
+# --- reading -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Instance:
+    """One queue manager that hosts the queue (the connected one, or a cluster instance)."""
+    qmgr: str
+    conname: str
 
 
 @dataclass
-class _QueuePartition(InputPartition):
+class _Range(InputPartition):
+    """Positions [start, end) of the queue on one instance; ``remove``: delete them once read."""
+    qmgr: str
+    conname: str
     queue: str
+    start: int
+    end: int
+    remove: bool = False
 
 
-class _BrowseReader(DataSourceReader):
+def _instances(opts: _Options, conn: Any) -> list[_Instance]:
+    """The queue's instances: the connected queue manager's own queue, or with instances=cluster
+    every queue manager hosting the cluster queue, as the connected one's cluster cache (filled
+    from a full repository when the queue is opened) knows them, each with its CLUSRCVR CONNAME."""
+    if opts.instances == "local":
+        return [_Instance(opts.qmgr, opts.conname)]
+    from mqlite import pymqi
+    from mqlite.cmq import CMQC as C
+    from mqlite.cmq import CMQCFC as F
+    q = _open(conn, opts.queue, C.MQOO_OUTPUT, opts.qmgr, "output (to look up its cluster instances)")
+    q.close()
+    pcf = pymqi.PCFExecute(conn)
+    try:
+        (reply,) = pcf.MQCMD_ESCAPE({F.MQIACF_ESCAPE_TYPE: F.MQET_MQSC,
+                                     F.MQCACF_ESCAPE_TEXT: f"DISPLAY QCLUSTER({opts.queue}) CLUSQMGR".encode()})
+        text = reply[F.MQCACF_ESCAPE_TEXT].decode(errors="replace")
+        names = sorted(set(re.findall(r"CLUSQMGR\(([^)]*)\)", text)))
+        out = []
+        for name in names:
+            rows = pcf.MQCMD_INQUIRE_CLUSTER_Q_MGR({C.MQCA_CLUSTER_Q_MGR_NAME: name.encode()})
+            conname = next((r[F.MQCACH_CONNECTION_NAME].decode().strip() for r in rows
+                            if r.get(F.MQCACH_CONNECTION_NAME, b"").strip()), "")
+            out.append(_Instance(name, opts.conname if name == opts.qmgr else conname))
+    except pymqi.MQMIError as e:
+        raise MQLiteError(f"{_reason_text(e)}: cannot list the cluster instances of {opts.queue}") from None
+    finally:
+        pcf._reply_queue.close()
+    if not out:
+        raise MQLiteError(f"MQRC_UNKNOWN_OBJECT_NAME (2085): {opts.queue} has no cluster instances known to "
+                          f"{opts.qmgr}")
+    return out
+
+
+def _read_range(opts: _Options, schema: StructType, part: _Range) -> Iterator[Any]:
+    """Arrow record batches of the messages in the partition's range (executor side)."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    from mqlite import pymqi
+    from mqlite.cmq import CMQC as C
+    columns = [f.name for f in schema.fields]
+    arrow = to_arrow_schema(schema, timezone="UTC")
+    conn = opts.connect(part.qmgr, part.conname)
+    try:
+        access = C.MQOO_BROWSE | (C.MQOO_INPUT_SHARED if part.remove else 0)
+        q = _open(conn, part.queue, access, part.qmgr, "reading")
+        rows: dict[str, list[Any]] = {c: [] for c in columns}
+        start = part.start
+        while start < part.end:
+            try:
+                batch = q.stream_read(start, part.end, min(opts.batch_size, READ_CHUNK))
+            except pymqi.MQMIError as e:
+                raise MQLiteError(f"{_reason_text(e)}: reading {part.queue} on {part.qmgr} failed") from None
+            if not batch:
+                break
+            for pos, md_bytes, body in batch:
+                for c, v in _row(pymqi.MD.from_bytes(md_bytes), body, part.queue, part.qmgr, pos).items():
+                    if c in rows:
+                        rows[c].append(v)
+            start = batch[-1][0] + 1
+            if len(rows[columns[0]]) >= opts.batch_size:
+                yield pa.RecordBatch.from_pydict(rows, schema=arrow)
+                rows = {c: [] for c in columns}
+        if rows[columns[0]]:
+            yield pa.RecordBatch.from_pydict(rows, schema=arrow)
+        if part.remove:
+            # mode "get": the range goes once every row of it has been handed to Spark.
+            try:
+                q.stream_delete(part.end)
+            except pymqi.MQMIError as e:
+                raise MQLiteError(f"{_reason_text(e)}: removing what was read from {part.queue} failed") from None
+        q.close()
+    finally:
+        conn.disconnect()
+
+
+class _BatchReader(DataSourceReader):
     def __init__(self, opts: _Options, schema: StructType) -> None:
         self.opts = opts
         self.schema = schema
-        self.columns = [f.name for f in schema.fields]
 
     def partitions(self) -> list[InputPartition]:
-        return [_QueuePartition(self.opts.queue)]
-
-    def read(self, partition: InputPartition) -> Iterator[Any]:
-        import pyarrow as pa
-        from pyspark.sql.pandas.types import to_arrow_schema
-
-        from mqlite import pymqi
+        """One partition per instance: everything stable on it now (the driver marks the ends)."""
         from mqlite.cmq import CMQC as C
-        assert isinstance(partition, _QueuePartition)
         conn = self.opts.connect()
         try:
-            try:
-                q = pymqi.Queue(conn, partition.queue, C.MQOO_BROWSE | C.MQOO_INQUIRE)
-            except pymqi.MQMIError as e:
-                raise MQLiteError(f"{_reason_text(e)}: cannot open queue {partition.queue} on "
-                                  f"{self.opts.qmgr} for browsing") from None
-            qmgr_name = self.opts.qmgr
-            arrow = to_arrow_schema(self.schema, timezone="UTC")
-            rows: dict[str, list[Any]] = {c: [] for c in self.columns}
-            first = True
-            while True:
-                # One round trip per batch of messages (mqlite's browse_batch), not one per message.
+            parts: list[InputPartition] = []
+            for inst in _instances(self.opts, conn):
+                c = conn if inst.qmgr == self.opts.qmgr else self.opts.connect(inst.qmgr, inst.conname)
                 try:
-                    batch = q.browse_batch(min(self.opts.batch_size, 5000), first)
-                except pymqi.MQMIError as e:
-                    raise MQLiteError(f"{_reason_text(e)}: browsing {partition.queue} failed") from None
-                first = False
-                if not batch:
-                    break
-                for md_bytes, body in batch:
-                    for c, v in _row(pymqi.MD.from_bytes(md_bytes), body, partition.queue, qmgr_name).items():
-                        if c in rows:
-                            rows[c].append(v)
-                if len(rows[self.columns[0]]) >= self.opts.batch_size:
-                    yield pa.RecordBatch.from_pydict(rows, schema=arrow)
-                    rows = {c: [] for c in self.columns}
-            if rows[self.columns[0]]:
-                yield pa.RecordBatch.from_pydict(rows, schema=arrow)
-            q.close()
+                    q = _open(c, self.opts.queue, C.MQOO_BROWSE, inst.qmgr, "browsing")
+                    end = q.stream_mark(0)[0]
+                    q.close()
+                finally:
+                    if c is not conn:
+                        c.disconnect()
+                if end > 0:
+                    parts.append(_Range(inst.qmgr, inst.conname, self.opts.queue, 0, end, self.opts.mode == "get"))
+            return parts
         finally:
             conn.disconnect()
+
+    def read(self, partition: InputPartition) -> Iterator[Any]:
+        # Spark asks for one partition even when the plan has none (every queue empty).
+        return _read_range(self.opts, self.schema, partition) if isinstance(partition, _Range) else iter(())
+
+
+class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
+    """Offsets are {queue manager: position}; partitions are ranges browsed on the executors;
+    ``commit(end)`` removes what lies below each end (on the driver)."""
+
+    def __init__(self, opts: _Options, schema: StructType) -> None:
+        self.opts = opts
+        self.schema = schema
+        self._target: dict[str, int] | None = None
+        self._hosts: dict[str, str] = {}
+        self._queues: dict[str, tuple[Any, Any]] = {}    # driver only: (connection, open queue) per instance
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_queues"] = {}
+        return state
+
+    def _queue(self, qmgr: str) -> Any:
+        from mqlite.cmq import CMQC as C
+        held = self._queues.get(qmgr)
+        if held is None:
+            conn = self.opts.connect(qmgr, self._hosts.get(qmgr, ""))
+            held = conn, _open(conn, self.opts.queue, C.MQOO_BROWSE | C.MQOO_INPUT_SHARED, qmgr, "a stream")
+            self._queues[qmgr] = held
+        return held[1]
+
+    def _call(self, qmgr: str, fn: Any, what: str) -> Any:
+        """One call on an instance's queue; a broken connection (a restarted queue manager) is
+        made again once before the error fails the query."""
+        from mqlite import pymqi
+        for attempt in (0, 1):
+            try:
+                return fn(self._queue(qmgr))
+            except (pymqi.MQMIError, pymqi.PYIFError) as e:
+                self._drop(qmgr)
+                reason = getattr(e, "reason", 0)
+                if attempt or reason not in (2009, 2019, 2059, 2162) and not isinstance(e, pymqi.PYIFError):
+                    text = _reason_text(e) if reason else str(e)
+                    raise MQLiteError(f"{text}: {what} {self.opts.queue} on {qmgr} failed") from None
+
+    def _drop(self, qmgr: str) -> None:
+        held = self._queues.pop(qmgr, None)
+        if held is not None:
+            try:
+                held[0].disconnect()
+            except Exception:  # noqa: BLE001 - the connection is already gone
+                pass
+
+    def _refresh(self) -> list[str]:
+        if self.opts.instances == "local":
+            found = _instances(self.opts, None)
+        else:
+            conn = self.opts.connect()
+            try:
+                found = _instances(self.opts, conn)
+            finally:
+                conn.disconnect()
+        self._hosts = {i.qmgr: i.conname for i in found}
+        return sorted(self._hosts)
+
+    def initialOffset(self) -> dict[str, int]:
+        return {name: 0 for name in self._refresh()}
+
+    def getDefaultReadLimit(self) -> ReadLimit:
+        return ReadMaxRows(self.opts.max_per_trigger) if self.opts.max_per_trigger else ReadAllAvailable()
+
+    def latestOffset(self, start: dict[str, int], limit: ReadLimit) -> dict[str, int]:
+        names = sorted(set(self._refresh()) | set(start))
+        # maxMessagesPerTrigger is shared evenly between the instances (at least one each).
+        share = max(1, limit.max_rows // len(names)) if isinstance(limit, ReadMaxRows) else 0
+        out = {}
+        for name in names:
+            begin = int(start.get(name, 0))
+            end = begin                     # an instance that went away keeps its offset
+            if name in self._hosts:
+                end = self._call(name, lambda q, b=begin: q.stream_mark(b, share)[0], "marking")
+                if self._target is not None:
+                    end = max(begin, min(end, self._target.get(name, begin)))   # AvailableNow
+            out[name] = end
+        return out
+
+    def prepareForTriggerAvailableNow(self) -> None:
+        self._target = {name: self._call(name, lambda q: q.stream_mark(0)[0], "marking") for name in self._refresh()}
+
+    def partitions(self, start: dict[str, int], end: dict[str, int]) -> list[InputPartition]:
+        return [_Range(name, self._hosts.get(name, ""), self.opts.queue, int(start.get(name, 0)), int(stop))
+                for name, stop in end.items() if int(stop) > int(start.get(name, 0))]
+
+    def read(self, partition: InputPartition) -> Iterator[Any]:
+        assert isinstance(partition, _Range)
+        return _read_range(self.opts, self.schema, partition)
+
+    def commit(self, end: dict[str, int]) -> None:
+        for name, stop in end.items():
+            if name in self._hosts:
+                self._call(name, lambda q, s=int(stop): q.stream_delete(s), "removing the committed messages of")
+
+    def stop(self) -> None:
+        for name in list(self._queues):
+            self._drop(name)
 
 
 def _text(b: bytes) -> str:
@@ -188,7 +425,7 @@ def _put_time(md: Any) -> datetime.datetime | None:
         return None
 
 
-def _row(md: Any, body: bytes, queue: str, qmgr: str) -> dict[str, Any]:
+def _row(md: Any, body: bytes, queue: str, qmgr: str, position: int | None) -> dict[str, Any]:
     fmt = _text(md.Format)
     return {"body": body, "text": body.decode("utf-8", "replace") if fmt == "MQSTR" else None,
             "msg_id": md.MsgId, "correl_id": md.CorrelId, "group_id": md.GroupId,
@@ -196,63 +433,124 @@ def _row(md: Any, body: bytes, queue: str, qmgr: str) -> dict[str, Any]:
             "priority": md.Priority, "format": fmt, "reply_to_q": _text(md.ReplyToQ),
             "reply_to_qmgr": _text(md.ReplyToQMgr), "user_identifier": _text(md.UserIdentifier),
             "put_appl_name": _text(md.PutApplName), "backout_count": md.BackoutCount, "expiry": md.Expiry,
-            "queue": queue, "qmgr": qmgr}
+            "queue": queue, "qmgr": qmgr, "position": position}
 
 
+# --- writing -----------------------------------------------------------------------------------
 @dataclass
-class _Written(WriterCommitMessage):
+class _Prepared(WriterCommitMessage):
+    """One task's puts, prepared on the queue manager under ``xid``."""
+    xid: str
     count: int
 
 
-class _Writer(DataSourceWriter):
-    def __init__(self, opts: _Options, fields: list[str]) -> None:
-        self.opts = opts
-        self.fields = fields
+@dataclass
+class _Writing:
+    """What writing a batch or a stream has in common: each task's rows put under syncpoint and
+    prepared under an XID of the writer's prefix; the driver resolves them all in one call."""
+    opts: _Options
+    fields: list[str]
+    prefix: str
 
-    def write(self, iterator: Iterator[Any]) -> WriterCommitMessage:
+    def write_task(self, iterator: Iterator[Any]) -> _Prepared:
         from mqlite import pymqi
         from mqlite.cmq import CMQC as C
         conn = self.opts.connect()
+        xid = f"{self.prefix}/{uuid.uuid4().hex}"
         count = 0
         try:
-            try:
-                q = pymqi.Queue(conn, self.opts.queue, C.MQOO_OUTPUT)
-            except pymqi.MQMIError as e:
-                raise MQLiteError(f"{_reason_text(e)}: cannot open queue {self.opts.queue} on "
-                                  f"{self.opts.qmgr} for output") from None
+            q = _open(conn, self.opts.queue, C.MQOO_OUTPUT | self.opts.bind, self.opts.qmgr, "output")
             pmo = pymqi.PMO(Options=C.MQPMO_SYNCPOINT | C.MQPMO_NEW_MSG_ID)
             for row in iterator:
-                values = row.asDict()
-                body = values.get("body")
-                md = pymqi.MD()
-                for column, field in WRITABLE.items():
-                    v = values.get(column)
-                    if v is None:
-                        continue
-                    if field in _BYTES:
-                        v = v.encode() if isinstance(v, str) else bytes(v)
-                        setattr(md, field, v.ljust(8) if field == "Format" else v)
-                    else:
-                        setattr(md, field, int(v))
-                if isinstance(body, str):
-                    if values.get("format") is None:
-                        md.Format = C.MQFMT_STRING
-                    body = body.encode("utf-8")
-                if "msg_id" in values and values["msg_id"] is not None:
-                    pmo.Options &= ~C.MQPMO_NEW_MSG_ID
+                body, md = _message(row.asDict())
+                pmo.Options = C.MQPMO_SYNCPOINT | (0 if md.MsgId.strip(b"\0") else C.MQPMO_NEW_MSG_ID)
                 try:
-                    q.put(b"" if body is None else bytes(body), md, pmo)
+                    q.put(body, md, pmo)
                 except pymqi.MQMIError as e:
                     conn.backout()
                     raise MQLiteError(f"{_reason_text(e)}: put to {self.opts.queue} failed; this task's "
                                       "puts were backed out") from None
-                pmo.Options |= C.MQPMO_NEW_MSG_ID
                 count += 1
-            conn.commit()
+            try:
+                conn.prepare(xid)
+            except pymqi.MQMIError as e:
+                conn.backout()
+                raise MQLiteError(f"{_reason_text(e)}: preparing this task's puts to {self.opts.queue} failed; "
+                                  "they were backed out") from None
             q.close()
         finally:
             conn.disconnect()
-        return _Written(count)
+        return _Prepared(xid, count)
+
+    def resolve(self, messages: list[Any], commit: bool, mark: tuple[str, int] | None = None) -> dict[str, Any]:
+        """Commit (or back out) the tasks' prepared units, and back out any other unit of this
+        writer's prefix (a failed attempt's): one store transaction on the queue manager."""
+        from mqlite import pymqi
+        xids = [m.xid for m in messages if isinstance(m, _Prepared)]
+        conn = self.opts.connect()
+        try:
+            return conn.resolve_prepared(xids if commit else [], [] if commit else xids,
+                                         backout_prefix=self.prefix + "/", mark=mark)
+        except pymqi.MQMIError as e:
+            raise MQLiteError(f"{_reason_text(e)}: {'committing' if commit else 'backing out'} the prepared "
+                              f"puts to {self.opts.queue} failed") from None
+        finally:
+            conn.disconnect()
+
+
+def _message(values: dict[str, Any]) -> tuple[bytes, Any]:
+    from mqlite import pymqi
+    from mqlite.cmq import CMQC as C
+    md = pymqi.MD()
+    for column, name in WRITABLE.items():
+        v = values.get(column)
+        if v is None:
+            continue
+        if name in _BYTES:
+            v = v.encode() if isinstance(v, str) else bytes(v)
+            setattr(md, name, v.ljust(8) if name == "Format" else v)
+        else:
+            setattr(md, name, int(v))
+    body = values.get("body")
+    if isinstance(body, str):
+        if values.get("format") is None:
+            md.Format = C.MQFMT_STRING
+        body = body.encode("utf-8")
+    return (b"" if body is None else bytes(body)), md
+
+
+class _BatchWriter(DataSourceWriter):
+    """Every task prepares its puts; they become visible together when the job has succeeded."""
+
+    def __init__(self, opts: _Options, fields: list[str], job: str) -> None:
+        self.writing = _Writing(opts, fields, f"spark-batch-{job}")
+
+    def write(self, iterator: Iterator[Any]) -> WriterCommitMessage:
+        return self.writing.write_task(iterator)
+
+    def commit(self, messages: list[WriterCommitMessage | None]) -> None:
+        self.writing.resolve(messages, commit=True)
+
+    def abort(self, messages: list[WriterCommitMessage | None]) -> None:
+        self.writing.resolve(messages, commit=False)
+
+
+class _StreamWriter(DataSourceStreamWriter):
+    """Exactly once: a micro-batch's units are committed with a record of its batch id under the
+    writer id (from the checkpoint location); a batch Spark replays after a crash finds its id
+    recorded and its new puts are backed out instead."""
+
+    def __init__(self, opts: _Options, fields: list[str], writer_id: str) -> None:
+        self.writing = _Writing(opts, fields, writer_id)
+
+    def write(self, iterator: Iterator[Any]) -> WriterCommitMessage:
+        return self.writing.write_task(iterator)
+
+    def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
+        self.writing.resolve(messages, commit=True, mark=(self.writing.prefix, batchId))
+
+    def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
+        self.writing.resolve(messages, commit=False)
 
 
 def register(spark: Any) -> None:
