@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -256,6 +257,67 @@ def dspmq(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- dspmqtrn / rsvmqtrn -------------------------------------------------------------------------
+def _trn_connect(name: str) -> Any:
+    """A local-bindings connection for the transaction commands (the queue manager must run)."""
+    from mqlite import pymqi
+    p = _paths(name)
+    if isinstance(p, int):
+        return p
+    if not p.running_pid():
+        print(f"AMQ8146E: IBM MQ queue manager '{name}' not available.")
+        return 16
+    try:
+        return pymqi.connect(name)
+    except pymqi.MQMIError as e:
+        print(f"AMQ8146E: IBM MQ queue manager '{name}' not available (reason {e.reason}).")
+        return 16
+
+
+def dspmqtrn(args: argparse.Namespace) -> int:
+    """The prepared (in-doubt) units of work, numbered in the order they were prepared."""
+    conn = _trn_connect(args.m)
+    if isinstance(conn, int):
+        return conn
+    try:
+        units = conn.prepared_units()
+    finally:
+        conn.disconnect()
+    if not units:
+        print("There are no matching transactions.")
+        return 0
+    for n, u in enumerate(units, 1):
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(u["at"]))
+        print(f"Transaction number 0,{n}.")
+        print(f"    XID: {u['xid']}")
+        print(f"    prepared {when} UTC: {u['puts']} put(s), {u['gets']} get(s) on {', '.join(u['queues']) or '-'}")
+    return 0
+
+
+def rsvmqtrn(args: argparse.Namespace) -> int:
+    """Commit (-c) or back out (-b) one prepared unit, by its XID or its dspmqtrn number (0,N)."""
+    from mqlite import pymqi
+    conn = _trn_connect(args.m)
+    if isinstance(conn, int):
+        return conn
+    try:
+        xid = args.c or args.b
+        number = re.fullmatch(r"0,(\d+)", xid)
+        if number:
+            units = conn.prepared_units()
+            i = int(number.group(1)) - 1
+            xid = units[i]["xid"] if 0 <= i < len(units) else ""
+        try:
+            conn.resolve_prepared([xid] if args.c else [], [xid] if args.b else [])
+        except pymqi.MQMIError as e:
+            print(f"Transaction {args.c or args.b} is not in doubt (reason {e.reason}).")
+            return 40
+    finally:
+        conn.disconnect()
+    print(f"Transaction {xid} {'committed' if args.c else 'backed out'}.")
+    return 0
+
+
 # --- runmqsc ------------------------------------------------------------------------------------
 def _escape_sender(qmgr: Any, target: str, wait: float) -> Callable[[str], Any]:
     """MQSC commands as escape PCF to a command server (this queue manager's, or ``target``'s)."""
@@ -398,6 +460,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("dspmq", help="display queue managers and their status")
     p.add_argument("-m", help="only this queue manager")
     p.set_defaults(fn=dspmq)
+    p = sub.add_parser("dspmqtrn", help="display the prepared (in-doubt) units of work")
+    p.add_argument("-e", action="store_true", help="externally coordinated ones (the only kind mqlite has)")
+    p.add_argument("-m", required=True, help="the queue manager")
+    p.set_defaults(fn=dspmqtrn)
+    p = sub.add_parser("rsvmqtrn", help="commit or back out a prepared unit of work")
+    p.add_argument("-m", required=True, help="the queue manager")
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("-c", metavar="TRANSACTION", help="commit it (its XID, or 0,N from dspmqtrn)")
+    how.add_argument("-b", metavar="TRANSACTION", help="back it out")
+    p.set_defaults(fn=rsvmqtrn)
     p = sub.add_parser("runmqsc", help="run MQSC commands read from standard input")
     p.add_argument("-e", action="store_true", help="do not echo the commands")
     p.add_argument("-v", action="store_true", help="verify syntax only, do not run")
