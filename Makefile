@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,spark,pg]'
+	$(PY) -m pip install --quiet -e '.[test,spark,pg]' --config-settings editable_mode=compat
 	touch $@
 
 .PHONY: run test bench lint clean

@@ -111,10 +111,32 @@ def test_bad_options_fail_with_mq_reasons(qm: Any, spark: Any) -> None:
         lambda: df.write.format("mqlite").options(**options(qm, "OUT.Q")).mode("append").save())
     assert "'queue' is required" in failure(
         lambda: spark.read.format("mqlite").option("queueManager", qm.name).load().collect())
-    # A put that fails backs out the task's unit of work: SMALL.Q (MAXDEPTH 3) keeps nothing.
-    rows = spark.createDataFrame([(f"m{i}",) for i in range(5)], "body string").coalesce(1)
+    # A put that fails backs out the task's unit of work, and the job's abort backs out the units
+    # other tasks had prepared: SMALL.Q (MAXDEPTH 3) keeps nothing, nothing stays in doubt.
+    rows = spark.createDataFrame([(f"m{i}",) for i in range(5)], "body string").repartition(2)
     assert "MQRC_Q_FULL (2053)" in failure(
         lambda: rows.write.format("mqlite").options(**options(qm, "SMALL.Q")).mode("append").save())
     conn = qm.client()
     assert pymqi.Queue(conn, "SMALL.Q", C.MQOO_INQUIRE).inquire(C.MQIA_CURRENT_Q_DEPTH) == 0
+    assert conn.prepared_units() == []
+    conn.disconnect()
+
+
+def test_the_format_is_found_without_register(qm: Any) -> None:
+    """Spark imports the pyspark_mqlite module it finds on the path and registers its DefaultSource."""
+    import subprocess
+    conn = qm.client()
+    pymqi.Queue(conn, "EMPTY.Q", C.MQOO_OUTPUT).put(b"one")
+    conn.disconnect()
+    script = (
+        "import os, sys\n"
+        "os.environ['PYSPARK_PYTHON'] = sys.executable\n"
+        "from pyspark.sql import SparkSession\n"
+        "s = SparkSession.builder.master('local[1]').config('spark.ui.enabled', 'false').getOrCreate()\n"
+        f"print('ROWS', s.read.format('mqlite').options(**{options(qm, 'EMPTY.Q')!r}, mode='get').load().count())\n"
+        "s.stop()\n")
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=180, cwd="/")
+    assert "ROWS 1" in r.stdout, r.stderr[-2000:]
+    conn = qm.client()
+    assert pymqi.Queue(conn, "EMPTY.Q", C.MQOO_INQUIRE).inquire(C.MQIA_CURRENT_Q_DEPTH) == 0
     conn.disconnect()
