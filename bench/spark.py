@@ -1,12 +1,16 @@
-"""Spark benchmark (issue 6, batch part): 1 KiB messages read into a DataFrame and written from one,
-beside a plain client loop doing the same work against the same queue manager.
+"""Spark benchmark (issue 6): 1 KiB messages read into a DataFrame, streamed from a queue to Parquet
+and written from a DataFrame, each beside a plain client loop doing the same work against the same
+queue manager.
 
 (a) batch read: the queue holds --msgs messages; `spark.read.format("mqlite")...load().count()`
     browses them all (the count forces every row through Arrow into Spark), against a client loop
-    browsing the same messages. (b) batch write: a DataFrame of --msgs rows (body, priority) written
-    with `df.write.format("mqlite")`, against a client loop putting the same messages in units of
-    work of the same size. Medians of --runs runs; the SparkSession is started once, outside the
-    timings.
+    browsing the same messages with MQGET. (c) stream to Parquet: --msgs messages streamed with
+    `readStream` (Trigger.AvailableNow, a fresh checkpoint) into Parquet files and removed from the
+    queue as Spark commits, against a client loop that gets them in units of work of 5,000 and
+    writes each unit as a Parquet file (pyarrow) before committing it. (b) batch write: a DataFrame
+    of --msgs rows (body, priority) written with `df.write.format("mqlite")`, against a client loop
+    putting the same messages in one unit of work. Medians of --runs runs; the SparkSession is
+    started once, outside the timings.
 
     python bench/spark.py [--msgs 50000] [--runs 3]
 """
@@ -14,8 +18,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -39,24 +45,30 @@ def main() -> None:
         # A task's rows are one unit of work: MAXUMSGS must hold a partition's worth.
         qm = h.add("SPARKQM", "ALTER QMGR MAXUMSGS(999999999)\n"
                               "DEFINE QLOCAL(BENCH.IN) MAXDEPTH(999999999) DEFREADA(YES)\n"
-                              "DEFINE QLOCAL(BENCH.OUT) MAXDEPTH(999999999)\n")
+                              "DEFINE QLOCAL(BENCH.OUT) MAXDEPTH(999999999)\n"
+                              "DEFINE QLOCAL(BENCH.STREAM) MAXDEPTH(999999999) DEFREADA(YES)\n")
         opts = {"queueManager": qm.name, "channel": h.channel, "conname": qm.conname}
         conn = qm.client()
-        q = pymqi.Queue(conn, "BENCH.IN", C.MQOO_OUTPUT)
         pmo = pymqi.PMO(Options=C.MQPMO_SYNCPOINT)
-        for i in range(args.msgs):
-            q.put(body, pymqi.MD(), pmo)
-            if i % 500 == 499:
-                conn.commit()
-        conn.commit()
-        q.close()
+
+        def fill(queue: str) -> None:
+            qm.mqsc(f"CLEAR QLOCAL({queue})", check=True)
+            q = pymqi.Queue(conn, queue, C.MQOO_OUTPUT)
+            for i in range(args.msgs):
+                q.put(body, pymqi.MD(Persistence=C.MQPER_PERSISTENT), pmo)
+                if i % 500 == 499:
+                    conn.commit()
+            conn.commit()
+            q.close()
+        fill("BENCH.IN")
+        work = tempfile.mkdtemp(prefix="mqlite-bench-spark-")
         spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false").getOrCreate())
         spark.sparkContext.setLogLevel("ERROR")
         register(spark)
         spark.read.format("mqlite").options(**opts, queue="BENCH.IN").load().limit(1).collect()   # warm up
         results: dict[str, list[float]] = {"a_spark_read": [], "a_client_browse": [], "b_spark_write": [],
-                                           "b_client_put": []}
-        for _ in range(args.runs):
+                                           "b_client_put": [], "c_spark_stream": [], "c_client_get": []}
+        for run in range(args.runs):
             t0 = time.perf_counter()
             n = spark.read.format("mqlite").options(**opts, queue="BENCH.IN").load().count()
             results["a_spark_read"].append(n / (time.perf_counter() - t0))
@@ -86,11 +98,61 @@ def main() -> None:
             oq.close()
             results["b_client_put"].append(args.msgs / (time.perf_counter() - t0))
             qm.mqsc("CLEAR QLOCAL(BENCH.OUT)", check=True)
+            results["c_spark_stream"].append(stream_to_parquet(spark, opts, fill, work, run, args.msgs))
+            results["c_client_get"].append(get_to_parquet(conn, fill, work, run, args.msgs))
         spark.stop()
         conn.disconnect()
+        shutil.rmtree(work, ignore_errors=True)
     for name, rates in results.items():
         print(f"{name:18} median {statistics.median(rates):>10,.0f} msgs/s  runs: "
               f"{', '.join(f'{r:,.0f}' for r in rates)}")
+
+
+def stream_to_parquet(spark: object, opts: dict[str, str], fill: object, work: str, run: int, n: int) -> float:
+    fill("BENCH.STREAM")                                    # type: ignore[operator]
+    out, chk = os.path.join(work, f"s{run}"), os.path.join(work, f"s{run}.chk")
+    t0 = time.perf_counter()
+    q = (spark.readStream.format("mqlite").options(**opts, queue="BENCH.STREAM").load()  # type: ignore[attr-defined]
+         .select("body", "put_timestamp", "position").writeStream.format("parquet").option("path", out)
+         .option("checkpointLocation", chk).trigger(availableNow=True).start())
+    q.awaitTermination()
+    rate = n / (time.perf_counter() - t0)
+    got = spark.read.parquet(out).count()                   # type: ignore[attr-defined]
+    assert got == n, got
+    return rate
+
+
+def get_to_parquet(conn: object, fill: object, work: str, run: int, n: int) -> float:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from mqlite import pymqi
+    from mqlite.cmq import CMQC as C
+    fill("BENCH.STREAM")                                    # type: ignore[operator]
+    out = os.path.join(work, f"c{run}")
+    os.makedirs(out)
+    t0 = time.perf_counter()
+    q = pymqi.Queue(conn, "BENCH.STREAM", C.MQOO_INPUT_SHARED)
+    gmo = pymqi.GMO(Options=C.MQGMO_SYNCPOINT | C.MQGMO_NO_WAIT)
+    got, part = 0, 0
+    while True:
+        bodies, stamps = [], []
+        for _ in range(5000):
+            md = pymqi.MD()
+            try:
+                bodies.append(q.get(None, md, gmo))
+            except pymqi.MQMIError:
+                break
+            stamps.append(md.PutDate + md.PutTime)
+        if not bodies:
+            break
+        pq.write_table(pa.table({"body": bodies, "put": stamps}), os.path.join(out, f"part-{part}.parquet"))
+        conn.commit()                                       # type: ignore[attr-defined]
+        got += len(bodies)
+        part += 1
+    q.close()
+    assert got == n, got
+    return n / (time.perf_counter() - t0)
 
 
 if __name__ == "__main__":

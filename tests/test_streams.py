@@ -26,7 +26,7 @@ def drain_stream(eng: Engine, hobj: int, start: int, max_msgs: int = 0) -> tuple
     """One reader step as the Spark source takes it: mark, read the range, delete below its end."""
     end, _ = eng.qm.stream_mark(eng.conn, hobj, start, max_msgs)
     got = [body for _pos, _md, body in eng.qm.stream_read(eng.conn, hobj, start, end, 10**6, 1 << 30)]
-    eng.qm.stream_delete(eng.conn, hobj, end)
+    eng.qm.stream_delete(eng.conn, hobj, start, end)
     return got, end
 
 
@@ -109,11 +109,18 @@ def test_mark_waits_for_an_open_unit_and_limits(eng: Engine) -> None:
     end2, count = eng.qm.stream_mark(eng.conn, r, end, 1)
     assert count == 1 and [b for _p, _m, b in eng.qm.stream_read(eng.conn, r, end, end2, 100, 1 << 20)] == [b"held"]
     assert eng.qm.stream_mark(eng.conn, r, end2, 0)[1] == -1
-    assert eng.qm.stream_delete(eng.conn, r, end2) == 2 and eng.qm.queues["Q1"].depth == 1
+    assert eng.qm.stream_delete(eng.conn, r, 0, end2) == 2 and eng.qm.queues["Q1"].depth == 1
+    # A range in the middle of the queue goes alone (a batch read in mode "get", one range a task).
+    for body in (b"c", b"d", b"e"):
+        eng.put(w, body, Priority=3)
+    rows = eng.qm.stream_read(eng.conn, r, end2, 1 << 62, 100, 1 << 20)
+    assert [b for _p, _m, b in rows] == [b"b", b"c", b"d", b"e"]
+    assert eng.qm.stream_delete(eng.conn, r, rows[2][0], rows[3][0]) == 1
+    assert [b for _p, _m, b in eng.qm.stream_read(eng.conn, r, 0, 1 << 62, 100, 1 << 20)] == [b"b", b"c", b"e"]
     # Browse and input are needed, as for MQGET; a remote queue cannot be read by position.
     assert reason(eng.qm.stream_mark, eng.conn, w, 0, 0) == C.MQRC_NOT_OPEN_FOR_BROWSE
     b_only = eng.open("Q1", C.MQOO_BROWSE)[0].hobj
-    assert reason(eng.qm.stream_delete, eng.conn, b_only, end2) == C.MQRC_NOT_OPEN_FOR_INPUT
+    assert reason(eng.qm.stream_delete, eng.conn, b_only, 0, end2) == C.MQRC_NOT_OPEN_FOR_INPUT
     eng.mqsc("DEFINE QLOCAL(XQ) USAGE(XMITQ)\nDEFINE QREMOTE(RQ) RNAME(A) RQMNAME(QM2) XMITQ(XQ)")
     assert reason(eng.open, "RQ", C.MQOO_BROWSE) == C.MQRC_OPTION_NOT_VALID_FOR_TYPE
     eng.mqsc("ALTER QLOCAL(Q1) GET(DISABLED)")

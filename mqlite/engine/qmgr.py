@@ -1789,25 +1789,32 @@ class QueueManager:
                 break
         return out
 
-    def stream_delete(self, conn: Conn, hobj: int, end: int) -> int:
-        """Remove every message whose position is below ``end`` (a stream reader's commit), outside
-        any unit of work; durable once the caller syncs ``conn.ticket``."""
+    def stream_delete(self, conn: Conn, hobj: int, start: int, end: int) -> int:
+        """Remove every message whose position is in [start, end) (a stream reader's commit: start
+        0), outside any unit of work; durable once the caller syncs ``conn.ticket``."""
         qs = self._stream_queue(conn, hobj, INPUT_OPTS, C.MQRC_NOT_OPEN_FOR_INPUT)
         ops: list[tuple[Any, ...]] = []
-        removed = 0
-        for lane in qs.lanes:
-            while lane and lane[0].seq < end:
-                m = lane.popleft()
-                removed += 1
-                if m.persistent:
-                    ops.append(("del", m.seq))
-        qs.visible -= removed
-        qs.deq += removed
+        gone: list[Message] = []
+        for i, lane in enumerate(qs.lanes):
+            if not lane or lane[0].seq >= end or lane[-1].seq < start:
+                continue
+            if lane[0].seq >= start:
+                while lane and lane[0].seq < end:       # the usual case: the front of the lane
+                    gone.append(lane.popleft())
+            else:
+                kept = deque(m for m in lane if not start <= m.seq < end)
+                gone.extend(m for m in lane if start <= m.seq < end)
+                qs.lanes[i] = kept
+        for m in gone:
+            if m.persistent:
+                ops.append(("del", m.seq))
+        qs.visible -= len(gone)
+        qs.deq += len(gone)
         if ops:
             conn.ticket = self.store.extend(ops)
-        if removed:
+        if gone:
             qs.last_get = self.clock.now()
-        return removed
+        return len(gone)
 
     # --- MQINQ / MQSET ----------------------------------------------------------------------------
     def inquire(self, conn: Conn, hobj: int, selectors: list[int]) -> list[int | bytes]:

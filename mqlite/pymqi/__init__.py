@@ -723,10 +723,11 @@ class Queue:
             off = body + n
         return out
 
-    def stream_delete(self, end: int) -> int:
-        """Remove every message with a position below ``end`` (outside syncpoint); the queue must
+    def stream_delete(self, end: int, start: int = 0) -> int:
+        """Remove every message with a position in [start, end) (outside syncpoint); the queue must
         be open for input. Returns how many were removed."""
-        return int(struct.unpack_from("<q", self._stream(P.STREAM_DELETE, CMQC.MQOO_INPUT_SHARED, 0, end), 12)[0])
+        return int(struct.unpack_from("<q", self._stream(P.STREAM_DELETE, CMQC.MQOO_INPUT_SHARED, start, end),
+                                      12)[0])
 
     def close(self, options: int = CMQC.MQCO_NONE) -> None:
         if self.__qHandle is None:

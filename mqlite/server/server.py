@@ -616,7 +616,7 @@ def _stream(s: Session, p: bytes) -> bytes:
         if op == P.STREAM_MARK:
             return P.III.pack(C.MQCC_OK, 0, 1) + struct.pack("<qq", *s._call(qm.stream_mark, hobj, start, max_msgs))
         if op == P.STREAM_DELETE:
-            return P.III.pack(C.MQCC_OK, 0, 1) + struct.pack("<q", s._call(qm.stream_delete, hobj, end))
+            return P.III.pack(C.MQCC_OK, 0, 1) + struct.pack("<q", s._call(qm.stream_delete, hobj, start, end))
         if op != P.STREAM_READ:
             raise P.ProtocolError(f"STREAM operation {op}")
         batch = s._call(qm.stream_read, hobj, start, end, max(1, max_msgs), max_bytes)

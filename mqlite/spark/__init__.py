@@ -95,6 +95,7 @@ class _Options:
     max_per_trigger: int          # 0: everything available
     bind: int                     # writes: MQOO_BIND_* for a cluster queue
     writer_id: str                # streaming writes: the name their committed batches are recorded under
+    partition_size: int           # batch reads: messages per partition (a queue is split into ranges)
 
     @staticmethod
     def of(options: Any) -> _Options:
@@ -120,7 +121,7 @@ class _Options:
             (opts["checkpointlocation"] + "\0" + opts["queue"]).encode()).hexdigest()[:20])
         return _Options(opts["queuemanager"], opts["queue"], opts.get("channel", ""), opts.get("conname", ""),
                         opts.get("user", ""), opts.get("password", ""), mode, _positive(opts, "batchSize", 10000),
-                        instances, per_trigger, _BINDS[bind], writer)
+                        instances, per_trigger, _BINDS[bind], writer, _positive(opts, "partitionSize", 25000))
 
     def connect(self, qmgr: str = "", conname: str = "") -> Any:
         from mqlite import pymqi
@@ -249,7 +250,7 @@ def _read_range(opts: _Options, schema: StructType, part: _Range) -> Iterator[An
     try:
         access = C.MQOO_BROWSE | (C.MQOO_INPUT_SHARED if part.remove else 0)
         q = _open(conn, part.queue, access, part.qmgr, "reading")
-        rows: dict[str, list[Any]] = {c: [] for c in columns}
+        pending: list[tuple[int, bytes, bytes]] = []
         start = part.start
         while start < part.end:
             try:
@@ -258,20 +259,17 @@ def _read_range(opts: _Options, schema: StructType, part: _Range) -> Iterator[An
                 raise MQLiteError(f"{_reason_text(e)}: reading {part.queue} on {part.qmgr} failed") from None
             if not batch:
                 break
-            for pos, md_bytes, body in batch:
-                for c, v in _row(pymqi.MD.from_bytes(md_bytes), body, part.queue, part.qmgr, pos).items():
-                    if c in rows:
-                        rows[c].append(v)
+            pending += batch
             start = batch[-1][0] + 1
-            if len(rows[columns[0]]) >= opts.batch_size:
-                yield pa.RecordBatch.from_pydict(rows, schema=arrow)
-                rows = {c: [] for c in columns}
-        if rows[columns[0]]:
-            yield pa.RecordBatch.from_pydict(rows, schema=arrow)
+            if len(pending) >= opts.batch_size:
+                yield pa.RecordBatch.from_pydict(_columns(pending, part.queue, part.qmgr, columns), schema=arrow)
+                pending = []
+        if pending:
+            yield pa.RecordBatch.from_pydict(_columns(pending, part.queue, part.qmgr, columns), schema=arrow)
         if part.remove:
             # mode "get": the range goes once every row of it has been handed to Spark.
             try:
-                q.stream_delete(part.end)
+                q.stream_delete(part.end, part.start)
             except pymqi.MQMIError as e:
                 raise MQLiteError(f"{_reason_text(e)}: removing what was read from {part.queue} failed") from None
         q.close()
@@ -285,7 +283,8 @@ class _BatchReader(DataSourceReader):
         self.schema = schema
 
     def partitions(self) -> list[InputPartition]:
-        """One partition per instance: everything stable on it now (the driver marks the ends)."""
+        """Everything stable on each instance now, split into ranges of ``partitionSize`` messages
+        (the driver marks the boundaries; executors read the ranges in parallel)."""
         from mqlite.cmq import CMQC as C
         conn = self.opts.connect()
         try:
@@ -294,13 +293,18 @@ class _BatchReader(DataSourceReader):
                 c = conn if inst.qmgr == self.opts.qmgr else self.opts.connect(inst.qmgr, inst.conname)
                 try:
                     q = _open(c, self.opts.queue, C.MQOO_BROWSE, inst.qmgr, "browsing")
-                    end = q.stream_mark(0)[0]
+                    end, start = q.stream_mark(0)[0], 0
+                    while start < end:
+                        stop = min(end, q.stream_mark(start, self.opts.partition_size)[0])
+                        if stop <= start:
+                            break
+                        parts.append(_Range(inst.qmgr, inst.conname, self.opts.queue, start, stop,
+                                            self.opts.mode == "get"))
+                        start = stop
                     q.close()
                 finally:
                     if c is not conn:
                         c.disconnect()
-                if end > 0:
-                    parts.append(_Range(inst.qmgr, inst.conname, self.opts.queue, 0, end, self.opts.mode == "get"))
             return parts
         finally:
             conn.disconnect()
@@ -415,25 +419,59 @@ def _text(b: bytes) -> str:
     return b.rstrip(b"\0").rstrip(b" ").decode("utf-8", "replace")
 
 
-def _put_time(md: Any) -> datetime.datetime | None:
-    """MQMD PutDate (YYYYMMDD) and PutTime (HHMMSSTH), which MQ gives in UTC."""
-    d, t = _text(md.PutDate), _text(md.PutTime)
+def _put_time(stamp: bytes) -> datetime.datetime | None:
+    """MQMD PutDate + PutTime (YYYYMMDD HHMMSSTH, 16 bytes), which MQ gives in UTC."""
+    t = stamp.decode("ascii", "replace")
     try:
-        return datetime.datetime(int(d[0:4]), int(d[4:6]), int(d[6:8]), int(t[0:2]), int(t[2:4]), int(t[4:6]),
-                                 int(t[6:8] or 0) * 10_000, tzinfo=datetime.timezone.utc)
+        return datetime.datetime(int(t[0:4]), int(t[4:6]), int(t[6:8]), int(t[8:10]), int(t[10:12]), int(t[12:14]),
+                                 int(t[14:16] or 0) * 10_000, tzinfo=datetime.timezone.utc)
     except (ValueError, IndexError):
         return None
 
 
-def _row(md: Any, body: bytes, queue: str, qmgr: str, position: int | None) -> dict[str, Any]:
-    fmt = _text(md.Format)
-    return {"body": body, "text": body.decode("utf-8", "replace") if fmt == "MQSTR" else None,
-            "msg_id": md.MsgId, "correl_id": md.CorrelId, "group_id": md.GroupId,
-            "msg_seq_number": md.MsgSeqNumber, "put_timestamp": _put_time(md), "persistence": md.Persistence,
-            "priority": md.Priority, "format": fmt, "reply_to_q": _text(md.ReplyToQ),
-            "reply_to_qmgr": _text(md.ReplyToQMgr), "user_identifier": _text(md.UserIdentifier),
-            "put_appl_name": _text(md.PutApplName), "backout_count": md.BackoutCount, "expiry": md.Expiry,
-            "queue": queue, "qmgr": qmgr, "position": position}
+def _decoded(values: list[Any], fn: Any) -> list[Any]:
+    """``fn`` of every value, computed once per distinct value (names and stamps repeat a lot)."""
+    done = {v: fn(v) for v in set(values)}
+    return [done[v] for v in values]
+
+
+def _columns(batch: list[tuple[int, bytes, bytes]], queue: str, qmgr: str, wanted: list[str]) -> dict[str, list[Any]]:
+    """The columns of a batch of (position, packed MQMD, body), decoded column by column: one
+    struct unpack per descriptor, text fields decoded once per distinct value."""
+    from mqlite.cmq.structs import MD
+    unpack = MD._struct.unpack_from
+    fields = dict(zip(MD._names, zip(*[unpack(md) for _p, md, _b in batch]), strict=True))
+    bodies = [b for _p, _md, b in batch]
+    n = len(batch)
+    formats = _decoded(list(fields["Format"]), _text)
+    out: dict[str, list[Any]] = {}
+    for c in wanted:
+        if c == "body":
+            out[c] = bodies
+        elif c == "text":
+            out[c] = [b.decode("utf-8", "replace") if f == "MQSTR" else None for b, f in zip(bodies, formats)]
+        elif c == "put_timestamp":
+            out[c] = _decoded([d + t for d, t in zip(fields["PutDate"], fields["PutTime"])], _put_time)
+        elif c == "format":
+            out[c] = formats
+        elif c == "queue":
+            out[c] = [queue] * n
+        elif c == "qmgr":
+            out[c] = [qmgr] * n
+        elif c == "position":
+            out[c] = [p for p, _md, _b in batch]
+        else:
+            name, raw = _READ[c]
+            out[c] = list(fields[name]) if raw else _decoded(list(fields[name]), _text)
+    return out
+
+
+# Read columns taken straight from an MQMD field: (field, as it is) or text decoded from it.
+_READ = {"msg_id": ("MsgId", True), "correl_id": ("CorrelId", True), "group_id": ("GroupId", True),
+         "msg_seq_number": ("MsgSeqNumber", True), "persistence": ("Persistence", True),
+         "priority": ("Priority", True), "reply_to_q": ("ReplyToQ", False), "reply_to_qmgr": ("ReplyToQMgr", False),
+         "user_identifier": ("UserIdentifier", False), "put_appl_name": ("PutApplName", False),
+         "backout_count": ("BackoutCount", True), "expiry": ("Expiry", True)}
 
 
 # --- writing -----------------------------------------------------------------------------------
