@@ -10,9 +10,12 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test,spark,pg]' --config-settings editable_mode=compat
 	touch $@
 
-.PHONY: run test bench lint clean
+.PHONY: run test bench pipeline lint clean
 run: $(VENV)/.installed
 	$(VENV)/bin/mqlite demo
+
+pipeline: $(VENV)/.installed
+	$(PY) examples/pipeline/run.py
 
 test: $(VENV)/.installed
 	$(PY) -m pytest -q

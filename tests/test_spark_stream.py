@@ -214,3 +214,17 @@ def test_cluster_queue_read_on_every_instance(cluster: Harness, spark: Any, work
     left = spark.read.format("mqlite").options(**opts, mode="get").load().count()
     assert left <= 51 and time.monotonic() - t0 < 60
     assert depth(a, "ORDERS") == 0 and depth(b, "ORDERS") == 0
+
+
+def test_example_pipeline_runs_end_to_end(workdir: str) -> None:
+    """`make pipeline`: the SALES cluster, orders streamed from both instances into Parquet,
+    aggregated, the aggregates put to a reply queue and checked (exit status 0)."""
+    import subprocess
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, MQLITE_DATA=os.path.join(workdir, "data"))
+    r = subprocess.run([sys.executable, os.path.join(root, "examples", "pipeline", "run.py"), "--orders", "400"],
+                       capture_output=True, text=True, timeout=600, env=env)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "400 orders aggregated; amounts per item match" in r.stdout
+    per_instance = [line for line in r.stdout.splitlines() if line.startswith("orders per instance:")]
+    assert per_instance and "'PR1'" in per_instance[0] and "'PR2'" in per_instance[0]

@@ -1592,6 +1592,7 @@ class QueueManager:
     def _commit_entries(self, entries: list[tuple[str, QueueState, Message]], ops: list[tuple[Any, ...]],
                         touched: set[str]) -> None:
         """Make a unit's puts visible and its gets final, journalling the persistent ones."""
+        puts: dict[str, tuple[QueueState, list[Message]]] = {}
         for kind, qs, msg in entries:
             if kind[0] == "s":
                 continue
@@ -1599,13 +1600,18 @@ class QueueManager:
             if kind == "put":
                 if self.queues.get(qs.name) is not qs:
                     continue
-                qs.insert(msg)
-                qs.enq += 1
-                touched.add(qs.name)
+                puts.setdefault(qs.name, (qs, []))[1].append(msg)
                 if msg.persistent:
                     ops.append(("put", msg.seq, qs.name, msg.packed_md(), msg.body, msg.expiry_at))
             elif msg.persistent:
                 ops.append(("del", msg.seq))
+        for name, (qs, msgs) in puts.items():
+            if len(msgs) == 1:
+                qs.insert(msgs[0])
+            else:
+                qs.insert_many(msgs)
+            qs.enq += len(msgs)
+            touched.add(name)
 
     def _commit_shared(self, conn: Conn) -> None:
         """The shared part of MQCMIT, first: its puts written and its gets deleted in one store
