@@ -66,9 +66,11 @@ class MQLiteError(Exception):
 
 
 def _reason_text(e: Any) -> str:
+    """``MQRC_NAME (number)`` of an MQMIError, or of a reason number."""
     from mqlite import pymqi
-    name = pymqi.MQMIError._rc_names.get(e.reason, "")
-    return f"{name} ({e.reason})" if name else f"reason {e.reason}"
+    reason = e if isinstance(e, int) else e.reason
+    name = pymqi.MQMIError._rc_names.get(reason, "")
+    return f"{name} ({reason})" if name else f"reason {reason}"
 
 
 def _positive(opts: dict[str, str], key: str, default: int) -> int:
@@ -406,6 +408,8 @@ class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return _read_range(self.opts, self.schema, partition)
 
     def commit(self, end: dict[str, int]) -> None:
+        if not self._hosts:
+            self._refresh()                 # a restarted query may commit before it marks
         for name, stop in end.items():
             if name in self._hosts:
                 self._call(name, lambda q, s=int(stop): q.stream_delete(s), "removing the committed messages of")
@@ -498,10 +502,13 @@ class _Writing:
         count = 0
         try:
             q = _open(conn, self.opts.queue, C.MQOO_OUTPUT | self.opts.bind, self.opts.qmgr, "output")
-            pmo = pymqi.PMO(Options=C.MQPMO_SYNCPOINT | C.MQPMO_NEW_MSG_ID)
+            # Asynchronous puts (MQ's put response type ASYNC) inside the unit of work: no round
+            # trip per row; MQSTAT then tells whether any failed, before anything is prepared.
+            pmo = pymqi.PMO()
             for row in iterator:
                 body, md = _message(row.asDict())
-                pmo.Options = C.MQPMO_SYNCPOINT | (0 if md.MsgId.strip(b"\0") else C.MQPMO_NEW_MSG_ID)
+                pmo.Options = C.MQPMO_SYNCPOINT | C.MQPMO_ASYNC_RESPONSE | (
+                    0 if md.MsgId.strip(b"\0") else C.MQPMO_NEW_MSG_ID)
                 try:
                     q.put(body, md, pmo)
                 except pymqi.MQMIError as e:
@@ -509,6 +516,11 @@ class _Writing:
                     raise MQLiteError(f"{_reason_text(e)}: put to {self.opts.queue} failed; this task's "
                                       "puts were backed out") from None
                 count += 1
+            status = conn.stat()
+            if status.PutFailureCount:
+                conn.backout()
+                raise MQLiteError(f"{_reason_text(status.Reason)}: {status.PutFailureCount} of {count} puts to "
+                                  f"{self.opts.queue} failed; this task's puts were backed out")
             try:
                 conn.prepare(xid)
             except pymqi.MQMIError as e:
