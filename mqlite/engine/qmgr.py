@@ -1582,8 +1582,14 @@ class QueueManager:
         if conn.shared_uow:
             self._commit_shared(conn)
         self._commit_entries(conn.uow, ops, touched)
-        conn.uow = []
-        conn.shared_uow = False
+        self._end_unit(conn, ops, touched)
+
+    def _end_unit(self, conn: Conn, ops: list[tuple[Any, ...]], touched: set[str], detach: bool = True) -> None:
+        """After a unit of work ended: the connection has none (``detach``), its journal operations
+        are queued for the caller to make durable, and getters waiting on its queues are woken."""
+        if detach:
+            conn.uow = []
+            conn.shared_uow = False
         if ops:
             conn.ticket = self.store.extend(ops)
         for q in touched:
@@ -1646,12 +1652,7 @@ class QueueManager:
             except Exception as e:  # noqa: BLE001 - the claims come back when this member restarts
                 self.log(f"Shared store backout failed: {e!r}")
         self._backout_entries(conn.uow, ops, touched)
-        conn.uow = []
-        conn.shared_uow = False
-        if ops:
-            conn.ticket = self.store.extend(ops)
-        for q in touched:
-            self.on_available(q)
+        self._end_unit(conn, ops, touched)
 
     def _backout_entries(self, entries: list[tuple[str, QueueState, Message]], ops: list[tuple[Any, ...]],
                          touched: set[str]) -> None:
@@ -1726,10 +1727,7 @@ class QueueManager:
         for xid in backout:
             self._backout_entries(self.prepared.pop(xid).entries, ops, touched)
             ops.append(("xdone", xid))
-        if ops:
-            conn.ticket = self.store.extend(ops)
-        for q in touched:
-            self.on_available(q)
+        self._end_unit(conn, ops, touched, detach=False)
         return {"outcome": outcome, "committed": len(commit), "backed_out": len(backout)}
 
     def prepared_units(self) -> list[dict[str, Any]]:
