@@ -214,6 +214,13 @@ def test_cluster_queue_read_on_every_instance(cluster: Harness, spark: Any, work
     left = spark.read.format("mqlite").options(**opts, mode="get").load().count()
     assert left <= 51 and time.monotonic() - t0 < 60
     assert depth(a, "ORDERS") == 0 and depth(b, "ORDERS") == 0
+    # Written to the cluster queue with bind=notfixed (and CLWLUSEQ(ANY), so that CLA's own instance
+    # is one choice among two), the rows of each task are spread over both instances.
+    a.mqsc("ALTER QLOCAL(ORDERS) CLWLUSEQ(ANY)", check=True)
+    rows = spark.createDataFrame([(f"w{i}",) for i in range(40)], "body string").repartition(2)
+    rows.write.format("mqlite").options(**options(a, "ORDERS"), bind="notfixed").mode("append").save()
+    wait_until(lambda: depth(a, "ORDERS") + depth(b, "ORDERS") == 40, 30, "40 rows on the two instances")
+    assert depth(a, "ORDERS") > 0 and depth(b, "ORDERS") > 0
 
 
 def test_example_pipeline_runs_end_to_end(workdir: str) -> None:
