@@ -221,6 +221,20 @@ def test_cluster_queue_read_on_every_instance(cluster: Harness, spark: Any, work
     rows.write.format("mqlite").options(**options(a, "ORDERS"), bind="notfixed").mode("append").save()
     wait_until(lambda: depth(a, "ORDERS") + depth(b, "ORDERS") == 40, 30, "40 rows on the two instances")
     assert depth(a, "ORDERS") > 0 and depth(b, "ORDERS") > 0
+    spark.read.format("mqlite").options(**opts, mode="get").load().count()
+    # With bind=group each group of rows (msg_flags: in group, then last in group) stays together.
+    last, member = C.MQMF_LAST_MSG_IN_GROUP, C.MQMF_MSG_IN_GROUP
+    grouped = spark.createDataFrame([(f"g{g}-{i}", last if i == 2 else member) for g in range(4) for i in range(3)],
+                                    "body string, msg_flags int").coalesce(1)
+    grouped.write.format("mqlite").options(**options(a, "ORDERS"), bind="group").mode("append").save()
+    wait_until(lambda: depth(a, "ORDERS") + depth(b, "ORDERS") == 12, 30, "12 grouped rows on the instances")
+    rows = spark.read.format("mqlite").options(**opts).load().select("body", "group_id", "msg_seq_number",
+                                                                      "qmgr").collect()
+    groups: dict[bytes, set[str]] = {}
+    for r in rows:
+        groups.setdefault(bytes(r.group_id), set()).add(r.qmgr)
+        assert bytes(r.body).decode().endswith(f"-{r.msg_seq_number - 1}")
+    assert len(groups) == 4 and all(len(where) == 1 for where in groups.values())
 
 
 def test_example_pipeline_runs_end_to_end(workdir: str) -> None:

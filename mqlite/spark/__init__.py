@@ -59,6 +59,7 @@ _BYTES = {"CorrelId", "GroupId", "MsgId", "ReplyToQ", "ReplyToQMgr", "Format"}
 _REQUIRED = ("queueManager", "queue")
 _BINDS = {"asqdef": 0, "open": 0x4000, "notfixed": 0x8000, "group": 0x400000}   # MQOO_BIND_*
 READ_CHUNK = 5000            # messages per round trip when reading a range
+_GROUPED = 0x08 | 0x10       # MQMF_MSG_IN_GROUP | MQMF_LAST_MSG_IN_GROUP
 
 
 class MQLiteError(Exception):
@@ -504,11 +505,15 @@ class _Writing:
             q = _open(conn, self.opts.queue, C.MQOO_OUTPUT | self.opts.bind, self.opts.qmgr, "output")
             # Asynchronous puts (MQ's put response type ASYNC) inside the unit of work: no round
             # trip per row; MQSTAT then tells whether any failed, before anything is prepared.
+            # With bind=group a row whose msg_flags say it is in a group is put in logical order:
+            # the queue manager numbers the group and keeps it on one cluster instance.
+            grouped = self.opts.bind == _BINDS["group"]
             pmo = pymqi.PMO()
             for row in iterator:
                 body, md = _message(row.asDict())
                 pmo.Options = C.MQPMO_SYNCPOINT | C.MQPMO_ASYNC_RESPONSE | (
-                    0 if md.MsgId.strip(b"\0") else C.MQPMO_NEW_MSG_ID)
+                    0 if md.MsgId.strip(b"\0") else C.MQPMO_NEW_MSG_ID) | (
+                    C.MQPMO_LOGICAL_ORDER if grouped and md.MsgFlags & _GROUPED else 0)
                 try:
                     q.put(body, md, pmo)
                 except pymqi.MQMIError as e:
