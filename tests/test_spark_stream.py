@@ -235,6 +235,13 @@ def test_cluster_queue_read_on_every_instance(cluster: Harness, spark: Any, work
         groups.setdefault(bytes(r.group_id), set()).add(r.qmgr)
         assert bytes(r.body).decode().endswith(f"-{r.msg_seq_number - 1}")
     assert len(groups) == 4 and all(len(where) == 1 for where in groups.values())
+    # A remote queue definition on CLA naming CLB's queue: the committed rows cross the channel.
+    spark.read.format("mqlite").options(**opts, mode="get").load().count()
+    a.mqsc("DEFINE QREMOTE(TO.B.ORDERS) RNAME(ORDERS) RQMNAME(CLB)", check=True)
+    spark.createDataFrame([(f"r{i}",) for i in range(10)], "body string").write.format("mqlite") \
+        .options(**options(a, "TO.B.ORDERS")).mode("append").save()
+    wait_until(lambda: depth(b, "ORDERS") == 10, 30, "10 rows through the remote definition")
+    assert depth(a, "ORDERS") == 0
 
 
 def test_example_pipeline_runs_end_to_end(workdir: str) -> None:
