@@ -109,3 +109,22 @@ def running_qm(data_dir):
     yield qm
     if qm.pid():
         mqlite("endmqm", "-i", name)
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local[2] SparkSession for the Spark tests, with the mqlite format registered; executors
+    run this interpreter (it has pyarrow and mqlite). `make test` installs pyspark: a missing
+    pyspark or Java is a failure, not a skip."""
+    import sys
+
+    from pyspark.sql import SparkSession
+
+    from mqlite.spark import register
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    session = (SparkSession.builder.master("local[2]").appName("mqlite-tests")
+               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2").getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    register(session)
+    yield session
+    session.stop()

@@ -1,7 +1,6 @@
 """The mqlite PySpark data source (batch) against a real queue manager, on a local[2] SparkSession."""
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -24,20 +23,6 @@ def qm() -> Iterator[Any]:
                             "DEFINE QLOCAL(EMPTY.Q)\nDEFINE QLOCAL(SMALL.Q) MAXDEPTH(3)\n")
     finally:
         h.close()
-
-
-@pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    from pyspark.sql import SparkSession
-
-    from mqlite.spark import register
-    os.environ["PYSPARK_PYTHON"] = sys.executable         # executors use this interpreter (pyarrow, mqlite)
-    session = (SparkSession.builder.master("local[2]").appName("mqlite-tests")
-               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2").getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    register(session)
-    yield session
-    session.stop()
 
 
 def options(qm: Any, queue: str) -> dict[str, str]:

@@ -33,20 +33,6 @@ def harness() -> Iterator[Harness]:
         h.close()
 
 
-@pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    from pyspark.sql import SparkSession
-
-    from mqlite.spark import register
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    session = (SparkSession.builder.master("local[2]").appName("mqlite-stream-tests")
-               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2").getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    register(session)
-    yield session
-    session.stop()
-
-
 @pytest.fixture
 def workdir() -> Iterator[str]:
     d = tempfile.mkdtemp(prefix="mqlite-spark-")
