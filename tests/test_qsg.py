@@ -370,3 +370,37 @@ def test_kill9_during_igq_traffic_loses_and_doubles_nothing(group: Any) -> None:
     bodies = get_all(cb, "LQ")
     assert len(bodies) == n and len(set(bodies)) == n
     assert set(bodies) == {b"k%05d" % i for i in range(n)}
+
+
+def test_igq_record_of_two_batches_survives_its_first_use(group: Any) -> None:
+    """After a crash the IGQ agent's batch record may name two batches (one delivered, one being
+    deleted) that are still on the shared transmission queue. The record that the next delivery
+    writes replaces it: the agent must delete every id it names first, or the second batch's
+    messages would be delivered again. Here 400 messages sit on the queue and B's record says all
+    400 were delivered already: none may arrive."""
+    import json
+    import sqlite3
+
+    from mqlite.paths import QMPaths
+    h, qsg, url = group
+    a, b = members(group, "QSGA", "QSGB", mqsc="DEFINE QLOCAL(LQ)")
+    a.mqsc("ALTER QMGR IGQ(ENABLED)", check=True)
+    b.stop()
+    conn = a.client()
+    q = pymqi.Queue(conn, pymqi.OD(ObjectName=b"LQ", ObjectQMgrName=b"QSGB"), C.MQOO_OUTPUT)
+    for i in range(400):
+        q.put(b"r%03d" % i, pymqi.MD(Persistence=C.MQPER_PERSISTENT))
+    conn.disconnect()
+    store = open_shared(qsg, url or os.path.join(h.data_dir, "qsg", f"{qsg}.db"))
+    ids = [r.id for r in store.rows(XMITQ)]
+    store.close()
+    assert len(ids) == 400
+    db = sqlite3.connect(QMPaths.of("QSGB").db)
+    db.execute("INSERT OR REPLACE INTO chsync(name, rec) VALUES (?, ?)", ("SYSTEM.QSG.IGQ", json.dumps({"ids": ids})))
+    db.commit()
+    db.close()
+    b.start()
+    cb = b.client()
+    until(lambda: depth(cb, XMITQ) == 0, 30, "the recorded messages deleted")
+    time.sleep(0.5)
+    assert depth(cb, "LQ") == 0

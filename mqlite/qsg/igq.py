@@ -92,6 +92,18 @@ class IGQAgent:
     # --- the loop ------------------------------------------------------------------------------------
     def _run(self) -> None:
         srv = self.srv
+        # What the last run recorded as delivered may still be on SYSTEM.QSG.TRANSMIT.QUEUE (its
+        # deletion was cut short): delete it before anything else. A batch record holds up to two
+        # batches, and the next record written replaces it, so those ids must be gone by then or
+        # the rest of them would be delivered a second time.
+        leftover = [(int(i), QSG_XMITQ) for i in srv.qm.chsync.get(SYNC_KEY, {}).get("ids", ())]
+        while leftover and not self.stop_event.is_set():
+            try:
+                self.deleter.finish(leftover, [], durable=True)
+                leftover = []
+            except Exception as e:  # noqa: BLE001 - the store is unreachable: wait and try again
+                srv.log.write("MQL7016E", "The IGQ agent cannot delete a delivered batch.", repr(e))
+                self.stop_event.wait(2.0)
         while not self.stop_event.is_set():
             try:
                 self._release_due()
