@@ -20,7 +20,8 @@ def qm() -> Iterator[Any]:
     h = Harness()
     try:
         yield h.add("SPQM", "DEFINE QLOCAL(IN.Q) MAXDEPTH(100000)\nDEFINE QLOCAL(OUT.Q) MAXDEPTH(100000)\n"
-                            "DEFINE QLOCAL(EMPTY.Q)\nDEFINE QLOCAL(SMALL.Q) MAXDEPTH(3)\n")
+                            "DEFINE QLOCAL(EMPTY.Q)\nDEFINE QLOCAL(SMALL.Q) MAXDEPTH(3)\n"
+                            "DEFINE QLOCAL(ALL.Q) MAXDEPTH(100000)\nDEFINE QLOCAL(HELD.Q)\n")
     finally:
         h.close()
 
@@ -124,4 +125,108 @@ def test_the_format_is_found_without_register(qm: Any) -> None:
     assert "ROWS 1" in r.stdout, r.stderr[-2000:]
     conn = qm.client()
     assert pymqi.Queue(conn, "EMPTY.Q", C.MQOO_INQUIRE).inquire(C.MQIA_CURRENT_Q_DEPTH) == 0
+    conn.disconnect()
+
+
+def queue_depth(qm: Any, queue: str) -> int:
+    conn = qm.client()
+    try:
+        return pymqi.Queue(conn, queue, C.MQOO_INQUIRE).inquire(C.MQIA_CURRENT_Q_DEPTH)
+    finally:
+        conn.disconnect()
+
+
+def test_a_row_that_does_not_convert_backs_out_the_whole_task(qm: Any, spark: Any) -> None:
+    """Not an MQ error: a priority that is no number at row 30. Nothing of the task stays (MQDISC
+    would have committed rows 0-29), nothing is in doubt."""
+    rows = [(f"r{i}", "high" if i == 30 else str(i % 10)) for i in range(60)]
+    df = spark.createDataFrame(rows, "body string, priority string").coalesce(1)
+    with pytest.raises(Exception) as e:
+        df.write.format("mqlite").options(**options(qm, "ALL.Q")).mode("append").save()
+    assert "high" in str(e.value)
+    assert queue_depth(qm, "ALL.Q") == 0
+    conn = qm.client()
+    assert conn.prepared_units() == []
+    conn.disconnect()
+
+
+def test_reads_and_writes_in_a_row_with_a_failing_job_and_a_unit_in_doubt(qm: Any, spark: Any) -> None:
+    """A job that fails while another task is still writing leaves nothing in doubt (the straggler's
+    prepare comes after the abort closed the job); a unit in doubt from elsewhere holds back its own
+    puts only: batch reads before and after it see every committed message."""
+    import time
+
+    from pyspark.sql.functions import col, udf
+    from pyspark.sql.types import StringType
+    opts = options(qm, "ALL.Q")
+    spark.createDataFrame([(f"ok{i}",) for i in range(10)], "body string").write.format("mqlite") \
+        .options(**opts).mode("append").save()
+
+    @udf(StringType())
+    def slow_or_bad(body: str) -> str:
+        if body == "bad":
+            raise ValueError("a failing UDF")
+        time.sleep(2)                      # the other task is still writing when the job fails
+        return body
+    rows = [("bad",)] + [(f"late{i}",) for i in range(24)]
+    failing = spark.createDataFrame(rows, "body string").repartition(2).select(slow_or_bad(col("body")).alias("body"))
+    with pytest.raises(Exception):
+        failing.write.format("mqlite").options(**opts).mode("append").save()
+    time.sleep(4)                          # a straggler would have prepared by now
+    conn = qm.client()
+    assert conn.prepared_units() == []
+    assert queue_depth(qm, "ALL.Q") == 10
+    # The same race without Spark's timing: a task that prepares after its job was aborted.
+    from pyspark.sql import Row
+
+    from mqlite.spark import MQLiteDataSource
+    from mqlite.spark import MQLiteError
+    writer = MQLiteDataSource(opts).writer(spark.createDataFrame([("x",)], "body string").schema, False)
+    first = writer.write(iter([Row(body="t1")]))
+    writer.abort([first])
+    with pytest.raises(MQLiteError, match=r"MQRC_BACKED_OUT \(2003\)"):
+        writer.write(iter([Row(body="straggler")] * 24))
+    assert conn.prepared_units() == [] and queue_depth(qm, "ALL.Q") == 10
+    # A unit in doubt from another writer, put before more committed messages.
+    q = pymqi.Queue(conn, "ALL.Q", C.MQOO_OUTPUT)
+    q.put(b"in doubt", pymqi.MD(), pymqi.PMO(Options=C.MQPMO_SYNCPOINT))
+    conn.prepare("someone-else/1")
+    q.put(b"after", pymqi.MD(Format=C.MQFMT_STRING))
+    assert sorted(r.text for r in spark.read.format("mqlite").options(**opts).load().collect()) == \
+        sorted([f"ok{i}" for i in range(10)] + ["after"])
+    spark.createDataFrame([("more",)], "body string").write.format("mqlite").options(**opts).mode("append").save()
+    assert spark.read.format("mqlite").options(**opts).load().count() == 12
+    conn.resolve_prepared(["someone-else/1"])
+    assert spark.read.format("mqlite").options(**opts, mode="get").load().count() == 13
+    assert queue_depth(qm, "ALL.Q") == 0
+    conn.disconnect()
+
+
+def test_a_stream_held_back_by_a_unit_in_doubt_says_why(qm: Any, caplog: Any) -> None:
+    """The stream's driver side (no Spark needed): it reads up to the unit in doubt, and logs how
+    many committed messages wait behind it and which XID to settle."""
+    from pyspark.sql.datasource import ReadAllAvailable
+
+    from mqlite.spark import SCHEMA, MQLiteDataSource
+    reader = MQLiteDataSource(options(qm, "HELD.Q")).streamReader(SCHEMA)
+    conn = qm.client()
+    q = pymqi.Queue(conn, "HELD.Q", C.MQOO_OUTPUT)
+    q.put(b"before")
+    q.put(b"in doubt", pymqi.MD(), pymqi.PMO(Options=C.MQPMO_SYNCPOINT))
+    conn.prepare("writer-x/1")
+    q.put(b"after 1")
+    q.put(b"after 2")
+    start = reader.initialOffset()
+    with caplog.at_level("WARNING", logger="mqlite.spark"):
+        end = reader.latestOffset(start, ReadAllAvailable())
+        reader.latestOffset(start, ReadAllAvailable())        # said once per stall, not per trigger
+    held = [r.getMessage() for r in caplog.records if "held back" in r.getMessage()]
+    assert len(held) == 1 and "2 committed messages on HELD.Q at SPQM" in held[0] and "writer-x/1" in held[0]
+    assert end[qm.name] > start[qm.name]                     # "before" is readable
+    conn.resolve_prepared(["writer-x/1"])
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="mqlite.spark"):
+        later = reader.latestOffset(end, ReadAllAvailable())
+    assert later[qm.name] > end[qm.name] and not caplog.records
+    reader.stop()
     conn.disconnect()

@@ -25,7 +25,7 @@ def reason(fn, *args) -> int:
 
 def drain_stream(eng: Engine, hobj: int, start: int, max_msgs: int = 0) -> tuple[list[bytes], int]:
     """One reader step as the Spark source takes it: mark, read the range, delete below its end."""
-    end, _ = eng.qm.stream_mark(eng.conn, hobj, start, max_msgs)
+    end, _, _ = eng.qm.stream_mark(eng.conn, hobj, start, max_msgs)
     got = [body for _pos, _md, body in eng.qm.stream_read(eng.conn, hobj, start, end, 10**6, 1 << 30)]
     eng.qm.stream_delete(eng.conn, hobj, start, end)
     return got, end
@@ -104,10 +104,15 @@ def test_mark_waits_for_an_open_unit_and_limits(eng: Engine) -> None:
     eng.put(w, b"a")
     eng.put(ow, b"held", conn=other, pmo_options=C.MQPMO_SYNCPOINT)
     eng.put(w, b"b", Priority=9)
-    end, count = eng.qm.stream_mark(eng.conn, r, 0, 0)
+    end, count, held = eng.qm.stream_mark(eng.conn, r, 0, 0)
     assert [b for _p, _m, b in eng.qm.stream_read(eng.conn, r, 0, end, 100, 1 << 20)] == [b"a"]
+    assert held == 1                    # "b" waits behind the open unit's put
+    # A batch read (committed) takes every committed message, the held put aside.
+    snap, _, held = eng.qm.stream_mark(eng.conn, r, 0, 0, True)
+    assert held == 0 and [b for _p, _m, b in eng.qm.stream_read(eng.conn, r, 0, snap, 100, 1 << 20)] == [b"a", b"b"]
     eng.qm.commit(other)
-    end2, count = eng.qm.stream_mark(eng.conn, r, end, 1)
+    end2, count, held = eng.qm.stream_mark(eng.conn, r, end, 1)
+    assert held == 0
     assert count == 1 and [b for _p, _m, b in eng.qm.stream_read(eng.conn, r, end, end2, 100, 1 << 20)] == [b"held"]
     assert eng.qm.stream_mark(eng.conn, r, end2, 0)[1] == -1
     assert eng.qm.stream_delete(eng.conn, r, 0, end2) == 2 and eng.qm.queues["Q1"].depth == 1
@@ -200,4 +205,31 @@ def test_a_batch_mark_turns_a_replayed_commit_into_a_backout() -> None:
         assert out["outcome"] == "duplicate" and out["backed_out"] == 1
         assert pymqi.Queue(c, "T.Q", C.MQOO_INQUIRE).inquire(C.MQIA_CURRENT_Q_DEPTH) == 1
         assert reason(c.resolve_prepared, ["w1/replay"]) == C.MQRC_UOW_NOT_AVAILABLE
+        # A job that ends closes its prefix: a straggler's prepare (after a restart too) is
+        # backed out with 2003 and leaves nothing in doubt; other prefixes are not touched.
+        q = pymqi.Queue(c, "T.Q", C.MQOO_OUTPUT | C.MQOO_INQUIRE)
+        c.resolve_prepared([], [], backout_prefix="job1/", end_prefix=True)
+        qm.kill9()
+        qm.start()
+        c = qm.client()
+        q = pymqi.Queue(c, "T.Q", C.MQOO_OUTPUT | C.MQOO_INQUIRE)
+        q.put(b"late", pymqi.MD(), pymqi.PMO(Options=C.MQPMO_SYNCPOINT))
+        assert reason(c.prepare, "job1/task-9") == C.MQRC_BACKED_OUT
+        assert c.prepared_units() == [] and q.inquire(C.MQIA_CURRENT_Q_DEPTH) == 1
+        q.put(b"other", pymqi.MD(), pymqi.PMO(Options=C.MQPMO_SYNCPOINT))
+        assert c.prepare("job2/task-1") == 1
+        c.resolve_prepared(["job2/task-1"])
+        assert q.inquire(C.MQIA_CURRENT_Q_DEPTH) == 2
         c.disconnect()
+
+
+def test_closed_prefixes_are_forgotten_after_a_week(eng: Engine) -> None:
+    w = eng.open("Q1", C.MQOO_OUTPUT)[0].hobj
+    eng.qm.resolve_prepared(eng.conn, [], backout_prefix="old/", end_prefix=True)
+    eng.put(w, b"a", pmo_options=C.MQPMO_SYNCPOINT)
+    assert reason(eng.qm.prepare, eng.conn, "old/1") == C.MQRC_BACKED_OUT
+    eng.clock.advance(8 * 86400)
+    eng.qm.resolve_prepared(eng.conn, [], backout_prefix="new/", end_prefix=True)
+    assert not any(k.startswith("XAEND:old/") for k in eng.qm.chsync)
+    eng.put(w, b"b", pmo_options=C.MQPMO_SYNCPOINT)
+    assert eng.qm.prepare(eng.conn, "old/2") == 1

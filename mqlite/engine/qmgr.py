@@ -48,6 +48,7 @@ XQH_FIXED = struct.Struct("@4si48s48s")   # the MQXQH fields before its embedded
 _MD_HOT = struct.Struct("@16xi20xii")      # MQMD Expiry, Priority, Persistence (offsets 16, 40, 44)
 BLANK32 = b" " * 32
 XQH_LEN = C.MQXQH_CURRENT_LENGTH
+XA_END, XA_END_DAYS = "XAEND:", 7   # channel-record keys of closed XID prefixes, kept a week
 # Where the MQXQH keeps what an MCA needs: the destination names and the original Format and
 # CorrelId (on a cluster transmission queue the message's own CorrelId names the channel).
 REMOTE_Q, REMOTE_QM, ORIG_FORMAT = slice(8, 56), slice(56, 104), slice(104 + 32, 104 + 40)
@@ -1687,6 +1688,13 @@ class QueueManager:
         if conn.uow_failed:
             self.backout(conn)
             raise MQIError(C.MQRC_BACKED_OUT, detail="an asynchronous put in the unit of work failed")
+        ended = next((p for p in (k[len(XA_END):] for k in self.chsync if k.startswith(XA_END))
+                      if xid.startswith(p)), None)
+        if ended is not None:
+            # The transaction manager has already settled everything under this prefix (a Spark job
+            # aborted while this task was still writing): nothing would ever resolve the unit.
+            self.backout(conn)
+            raise MQIError(C.MQRC_BACKED_OUT, detail=f"the units of work under {ended!r} were already resolved")
         entries, conn.uow = conn.uow, []
         now = self.clock.now()
         self.prepared[xid] = Prepared(xid, now, entries)
@@ -1696,18 +1704,23 @@ class QueueManager:
         return len(entries)
 
     def resolve_prepared(self, conn: Conn, commit: list[str], backout: list[str] = (),  # type: ignore[assignment]
-                         backout_prefix: str = "", mark: tuple[str, int] | None = None) -> dict[str, Any]:
+                         backout_prefix: str = "", mark: tuple[str, int] | None = None,
+                         end_prefix: bool = False) -> dict[str, Any]:
         """Phase two, for several prepared units at once, in one store transaction: commit the XIDs
         of ``commit``, back out those of ``backout`` and every other prepared unit whose XID starts
         with ``backout_prefix`` (a writer's abandoned attempts). With ``mark`` = (name, batch) the
         commit happens only if no batch at or above ``batch`` was committed under ``name`` before
         (then the units are backed out instead: a replayed batch puts nothing twice), and the batch
-        is recorded with it. An unknown XID is 2255 and changes nothing."""
+        is recorded with it. With ``end_prefix`` the prefix is closed, durably: a later prepare
+        under it is backed out (2003), so a straggler of a finished job leaves nothing in doubt.
+        An unknown XID is 2255 and changes nothing."""
         unknown = [x for x in list(commit) + list(backout) if x not in self.prepared]
         if unknown:
             raise MQIError(C.MQRC_UOW_NOT_AVAILABLE, detail=f"no prepared unit of work {unknown[0]}")
         outcome = "committed"
         ops: list[tuple[Any, ...]] = []
+        if end_prefix and backout_prefix:
+            ops += self._end_prefix(backout_prefix)
         if mark is not None:
             key = f"XA:{mark[0]}"
             done = self.chsync.get(key, {}).get("batch", -1)
@@ -1729,6 +1742,19 @@ class QueueManager:
             ops.append(("xdone", xid))
         self._end_unit(conn, ops, touched, detach=False)
         return {"outcome": outcome, "committed": len(commit), "backed_out": len(backout)}
+
+    def _end_prefix(self, prefix: str) -> list[tuple[Any, ...]]:
+        """Close an XID prefix (journal operations for it); closed prefixes are forgotten after
+        XA_END_DAYS, long after any task of the job can still be running."""
+        now = self.clock.now()
+        ops: list[tuple[Any, ...]] = []
+        for key in [k for k, rec in self.chsync.items() if k.startswith(XA_END)
+                    and now - rec.get("at", now) > XA_END_DAYS * 86400]:
+            del self.chsync[key]
+            ops.append(("chsyncdel", key))
+        self.chsync[XA_END + prefix] = {"at": now}
+        ops.append(("chsync", XA_END + prefix, json.dumps(self.chsync[XA_END + prefix])))
+        return ops
 
     def prepared_units(self) -> list[dict[str, Any]]:
         """The units of work in doubt (prepared, not resolved), oldest first: dspmqtrn."""
@@ -1760,22 +1786,28 @@ class QueueManager:
                     low = m.seq
         return low
 
-    def stream_mark(self, conn: Conn, hobj: int, start: int, max_msgs: int) -> tuple[int, int]:
-        """The end of the next range to read from ``start`` and the messages in it: past the last
-        message that is stable, or past the ``max_msgs``-th (when positive); ``start`` when there is
-        nothing new. Without a limit the count is not taken (-1)."""
+    def stream_mark(self, conn: Conn, hobj: int, start: int, max_msgs: int,
+                    committed: bool = False) -> tuple[int, int, int]:
+        """The end of the next range to read from ``start``, the messages in it, and how many
+        committed messages lie beyond it only because an open or prepared unit of work holds a
+        lower position (a stream cannot pass them without risking a gap; the reader says so).
+        The range ends past the last message that is stable — with ``committed``, past the last
+        committed one (a batch read: a snapshot, no offsets to keep) — or past the ``max_msgs``-th
+        (when positive); ``start`` when there is nothing new. Without a limit the count is not
+        taken (-1)."""
         qs = self._stream_queue(conn, hobj, C.MQOO_BROWSE, C.MQRC_NOT_OPEN_FOR_BROWSE)
-        limit = self.stable_position(qs)
+        limit = self._seq + 1 if committed else self.stable_position(qs)
+        held = 0 if limit > self._seq else sum(1 for _m in in_position_order(qs, max(start, limit), self._seq + 1))
         if max_msgs <= 0:
             last = max((m.seq for m in (stream_last(lane, limit) for lane in qs.lanes) if m is not None),
                        default=None)
-            return (start, 0) if last is None or last < start else (last + 1, -1)
+            return (start, 0, held) if last is None or last < start else (last + 1, -1, held)
         end, n = start, 0
         for m in in_position_order(qs, start, limit):
             end, n = m.seq + 1, n + 1
             if n >= max_msgs:
                 break
-        return end, n
+        return end, n, held
 
     def stream_read(self, conn: Conn, hobj: int, start: int, end: int, max_msgs: int,
                     max_bytes: int) -> list[tuple[int, bytes, bytes]]:

@@ -14,7 +14,7 @@ import struct
 import sys
 import weakref
 from collections import deque
-from typing import Any
+from typing import Any, NamedTuple
 
 from mqlite.cmq import CMQC, CMQCFC, CMQXC, pcf, structs
 from mqlite.cmq.structs import MQStruct
@@ -77,6 +77,13 @@ class MQMIError(Error):
         return f"{prefix}: {name}"
 
     error_as_string = errorAsString
+
+
+class StreamMark(NamedTuple):
+    """The answer to :meth:`Queue.stream_mark` (mqlite's extension)."""
+    end: int
+    count: int
+    held: int
 
 
 class PYIFError(Error):
@@ -298,14 +305,17 @@ class QueueManager:
                 q._after_end_of_unit()
 
     def resolve_prepared(self, commit: list[str] = (), backout: list[str] = (),  # type: ignore[assignment]
-                         backout_prefix: str = "", mark: tuple[str, int] | None = None) -> dict[str, Any]:
+                         backout_prefix: str = "", mark: tuple[str, int] | None = None,
+                         end_prefix: bool = False) -> dict[str, Any]:
         """Phase two for prepared units, all in one transaction: commit the XIDs of ``commit``, back
         out those of ``backout`` and any other prepared unit whose XID starts with
         ``backout_prefix``. With ``mark`` (name, batch) the units are committed only if no batch at
         or above ``batch`` was committed under ``name`` before, else backed out (outcome
-        "duplicate"). Unknown XIDs: MQRC_UOW_NOT_AVAILABLE (2255), nothing changed."""
+        "duplicate"). With ``end_prefix`` the prefix is closed: a later :meth:`prepare` under it
+        backs its unit out and fails with MQRC_BACKED_OUT (2003). Unknown XIDs:
+        MQRC_UOW_NOT_AVAILABLE (2255), nothing changed."""
         return self._xa({"op": "resolve", "commit": list(commit), "backout": list(backout),
-                         "prefix": backout_prefix, "mark": list(mark) if mark else None})
+                         "prefix": backout_prefix, "mark": list(mark) if mark else None, "end": end_prefix})
 
     def prepared_units(self) -> list[dict[str, Any]]:
         """The prepared units of work not yet resolved (XID, time, puts, gets, queues)."""
@@ -696,14 +706,16 @@ class Queue:
         _check(reply)
         return reply
 
-    def stream_mark(self, start: int, max_msgs: int = 0) -> tuple[int, int]:
-        """(end, count): the end position of the next range to read from ``start`` — past the last
-        message no open or prepared unit of work can still precede, or past the ``max_msgs``-th
-        message (when positive) — and how many messages it holds (-1, not counted, without a
-        limit); (start, 0) when there is nothing new. Positions grow with every message that
-        arrives; the queue must be open with MQOO_BROWSE."""
-        end, count = struct.unpack_from("<qq", self._stream(P.STREAM_MARK, CMQC.MQOO_BROWSE, start, 0, max_msgs), 12)
-        return int(end), int(count)
+    def stream_mark(self, start: int, max_msgs: int = 0, committed: bool = False) -> StreamMark:
+        """(end, count, held): the end position of the next range to read from ``start`` — past
+        the last message no open or prepared unit of work can still precede (with ``committed``,
+        past the last committed message: a snapshot), or past the ``max_msgs``-th message (when
+        positive) — how many messages it holds (-1, not counted, without a limit), and how many
+        committed messages wait beyond it behind a unit of work (0 with ``committed``); end is
+        ``start`` when there is nothing new. Positions grow with every message that arrives; the
+        queue must be open with MQOO_BROWSE."""
+        op = P.STREAM_MARK_COMMITTED if committed else P.STREAM_MARK
+        return StreamMark(*struct.unpack_from("<qqq", self._stream(op, CMQC.MQOO_BROWSE, start, 0, max_msgs), 12))
 
     def stream_read(self, start: int, end: int, max_msgs: int = 5000,
                     max_bytes: int = 8 << 20) -> list[tuple[int, bytes, bytes]]:

@@ -613,8 +613,9 @@ def _stream(s: Session, p: bytes) -> bytes:
     hobj, op, start, end, max_msgs, max_bytes = P.STREAM_REQ.unpack(p)
     qm = s.server.qm
     try:
-        if op == P.STREAM_MARK:
-            return P.III.pack(C.MQCC_OK, 0, 1) + struct.pack("<qq", *s._call(qm.stream_mark, hobj, start, max_msgs))
+        if op in (P.STREAM_MARK, P.STREAM_MARK_COMMITTED):
+            mark = s._call(qm.stream_mark, hobj, start, max_msgs, op == P.STREAM_MARK_COMMITTED)
+            return P.III.pack(C.MQCC_OK, 0, 1) + struct.pack("<qqq", *mark)
         if op == P.STREAM_DELETE:
             return P.III.pack(C.MQCC_OK, 0, 1) + struct.pack("<q", s._call(qm.stream_delete, hobj, start, end))
         if op != P.STREAM_READ:
@@ -633,7 +634,7 @@ def _stream(s: Session, p: bytes) -> bytes:
 
 def _xa(s: Session, p: bytes) -> bytes:
     """Two-phase units of work: {"op": "prepare", "xid", "settle": [[hobj, consumed], ...]},
-    {"op": "resolve", "commit": [...], "backout": [...], "prefix", "mark": [name, batch]} or
+    {"op": "resolve", "commit": [...], "backout": [...], "prefix", "mark": [name, batch], "end"} or
     {"op": "list"}; the reply is the completion and reason codes, then a JSON answer."""
     req = P.decode_json(p)
     if not isinstance(req, dict):
@@ -652,7 +653,7 @@ def _xa(s: Session, p: bytes) -> bytes:
             mark = req.get("mark")
             answer = s._call(qm.resolve_prepared, [str(x) for x in req.get("commit") or []],
                              [str(x) for x in req.get("backout") or []], str(req.get("prefix") or ""),
-                             (str(mark[0]), int(mark[1])) if mark else None)
+                             (str(mark[0]), int(mark[1])) if mark else None, bool(req.get("end")))
         elif op == "list":
             answer = {"units": s._call(lambda conn: qm.prepared_units())}
         else:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import logging
 import re
 import uuid
 from collections.abc import Iterator
@@ -45,6 +46,7 @@ from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMa
 from pyspark.sql.types import StructType
 
 NAME = "mqlite"
+LOG = logging.getLogger("mqlite.spark")
 
 SCHEMA = ("body binary, text string, msg_id binary, correl_id binary, group_id binary, msg_seq_number int, "
           "put_timestamp timestamp, persistence int, priority int, format string, reply_to_q string, "
@@ -296,9 +298,11 @@ class _BatchReader(DataSourceReader):
                 c = conn if inst.qmgr == self.opts.qmgr else self.opts.connect(inst.qmgr, inst.conname)
                 try:
                     q = _open(c, self.opts.queue, C.MQOO_BROWSE, inst.qmgr, "browsing")
-                    end, start = q.stream_mark(0)[0], 0
+                    # A batch read is a snapshot of what is committed now: a unit of work in doubt
+                    # (prepared, not resolved) holds back nothing but its own puts.
+                    end, start = q.stream_mark(0, committed=True).end, 0
                     while start < end:
-                        stop = min(end, q.stream_mark(start, self.opts.partition_size)[0])
+                        stop = min(end, q.stream_mark(start, self.opts.partition_size, committed=True).end)
                         if stop <= start:
                             break
                         parts.append(_Range(inst.qmgr, inst.conname, self.opts.queue, start, stop,
@@ -327,6 +331,7 @@ class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self._target: dict[str, int] | None = None
         self._hosts: dict[str, str] = {}
         self._queues: dict[str, tuple[Any, Any]] = {}    # driver only: (connection, open queue) per instance
+        self._held_said: dict[str, int] = {}              # instances whose held-back stream was logged
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -391,14 +396,33 @@ class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             begin = int(start.get(name, 0))
             end = begin                     # an instance that went away keeps its offset
             if name in self._hosts:
-                end = self._call(name, lambda q, b=begin: q.stream_mark(b, share)[0], "marking")
+                mark = self._call(name, lambda q, b=begin: q.stream_mark(b, share), "marking")
+                end = mark.end
+                self._say_held(name, mark)
                 if self._target is not None:
                     end = max(begin, min(end, self._target.get(name, begin)))   # AvailableNow
             out[name] = end
         return out
 
+    def _say_held(self, qmgr: str, mark: Any) -> None:
+        """A stream cannot pass a message that an open or prepared unit of work put before the
+        committed ones after it (exactly once would lose it): say so, once per stall, naming the
+        units in doubt (``mqlite dspmqtrn``/``rsvmqtrn`` settle them)."""
+        if not mark.held:
+            self._held_said.pop(qmgr, None)
+            return
+        if self._held_said.get(qmgr) == mark.end:
+            return
+        self._held_said[qmgr] = mark.end
+        units = self._call(qmgr, lambda q: self._queues[qmgr][0].prepared_units(), "listing units in doubt for")
+        xids = [u["xid"] for u in units if self.opts.queue in u["queues"]]
+        why = (f"prepared units of work in doubt: {', '.join(xids)} (settle them with mqlite rsvmqtrn -m {qmgr})"
+               if xids else "an open unit of work of an application that has not committed yet")
+        LOG.warning("%d committed messages on %s at %s are held back from the stream at position %d by %s",
+                    mark.held, self.opts.queue, qmgr, mark.end, why)
+
     def prepareForTriggerAvailableNow(self) -> None:
-        self._target = {name: self._call(name, lambda q: q.stream_mark(0)[0], "marking") for name in self._refresh()}
+        self._target = {name: self._call(name, lambda q: q.stream_mark(0).end, "marking") for name in self._refresh()}
 
     def partitions(self, start: dict[str, int], end: dict[str, int]) -> list[InputPartition]:
         return [_Range(name, self._hosts.get(name, ""), self.opts.queue, int(start.get(name, 0)), int(stop))
@@ -490,16 +514,20 @@ class _Prepared(WriterCommitMessage):
 @dataclass
 class _Writing:
     """What writing a batch or a stream has in common: each task's rows put under syncpoint and
-    prepared under an XID of the writer's prefix; the driver resolves them all in one call."""
+    prepared under an XID of ``scope`` (this job, or this run of a stream, inside the writer's
+    ``prefix``); the driver resolves them all in one call. Ending the scope (an abort, a batch
+    job's commit) closes it on the queue manager, so a task still running then cannot leave a
+    prepared unit behind: its prepare is backed out (2003)."""
     opts: _Options
     fields: list[str]
     prefix: str
+    scope: str
 
     def write_task(self, iterator: Iterator[Any]) -> _Prepared:
         from mqlite import pymqi
         from mqlite.cmq import CMQC as C
         conn = self.opts.connect()
-        xid = f"{self.prefix}/{uuid.uuid4().hex}"
+        xid = f"{self.scope}/{uuid.uuid4().hex}"
         count = 0
         try:
             q = _open(conn, self.opts.queue, C.MQOO_OUTPUT | self.opts.bind, self.opts.qmgr, "output")
@@ -517,35 +545,43 @@ class _Writing:
                 try:
                     q.put(body, md, pmo)
                 except pymqi.MQMIError as e:
-                    conn.backout()
                     raise MQLiteError(f"{_reason_text(e)}: put to {self.opts.queue} failed; this task's "
                                       "puts were backed out") from None
                 count += 1
             status = conn.stat()
             if status.PutFailureCount:
-                conn.backout()
                 raise MQLiteError(f"{_reason_text(status.Reason)}: {status.PutFailureCount} of {count} puts to "
                                   f"{self.opts.queue} failed; this task's puts were backed out")
             try:
                 conn.prepare(xid)
             except pymqi.MQMIError as e:
-                conn.backout()
                 raise MQLiteError(f"{_reason_text(e)}: preparing this task's puts to {self.opts.queue} failed; "
                                   "they were backed out") from None
             q.close()
+        except BaseException:
+            # Any failure (a row that does not convert, a failing UDF upstream, an interrupt) backs
+            # the task's puts out: MQDISC alone would commit them, as MQ does on a normal end.
+            try:
+                conn.backout()
+            except (pymqi.MQMIError, pymqi.PYIFError):
+                pass                      # the connection is gone: the queue manager backs it out
+            raise
         finally:
             conn.disconnect()
         return _Prepared(xid, count)
 
-    def resolve(self, messages: list[Any], commit: bool, mark: tuple[str, int] | None = None) -> dict[str, Any]:
+    def resolve(self, messages: list[Any], commit: bool, mark: tuple[str, int] | None = None,
+                end: bool = False) -> dict[str, Any]:
         """Commit (or back out) the tasks' prepared units, and back out any other unit of this
-        writer's prefix (a failed attempt's): one store transaction on the queue manager."""
+        writer's prefix (a failed attempt's): one store transaction on the queue manager. With
+        ``end`` the scope is closed as well (the units backed out are then the scope's)."""
         from mqlite import pymqi
         xids = [m.xid for m in messages if isinstance(m, _Prepared)]
         conn = self.opts.connect()
         try:
             return conn.resolve_prepared(xids if commit else [], [] if commit else xids,
-                                         backout_prefix=self.prefix + "/", mark=mark)
+                                         backout_prefix=(self.scope if end else self.prefix) + "/", mark=mark,
+                                         end_prefix=end)
         except pymqi.MQMIError as e:
             raise MQLiteError(f"{_reason_text(e)}: {'committing' if commit else 'backing out'} the prepared "
                               f"puts to {self.opts.queue} failed") from None
@@ -578,16 +614,16 @@ class _BatchWriter(DataSourceWriter):
     """Every task prepares its puts; they become visible together when the job has succeeded."""
 
     def __init__(self, opts: _Options, fields: list[str], job: str) -> None:
-        self.writing = _Writing(opts, fields, f"spark-batch-{job}")
+        self.writing = _Writing(opts, fields, f"spark-batch-{job}", f"spark-batch-{job}")
 
     def write(self, iterator: Iterator[Any]) -> WriterCommitMessage:
         return self.writing.write_task(iterator)
 
     def commit(self, messages: list[WriterCommitMessage | None]) -> None:
-        self.writing.resolve(messages, commit=True)
+        self.writing.resolve(messages, commit=True, end=True)
 
     def abort(self, messages: list[WriterCommitMessage | None]) -> None:
-        self.writing.resolve(messages, commit=False)
+        self.writing.resolve(messages, commit=False, end=True)
 
 
 class _StreamWriter(DataSourceStreamWriter):
@@ -596,7 +632,8 @@ class _StreamWriter(DataSourceStreamWriter):
     recorded and its new puts are backed out instead."""
 
     def __init__(self, opts: _Options, fields: list[str], writer_id: str) -> None:
-        self.writing = _Writing(opts, fields, writer_id)
+        # One scope per run of the query: an abort closes this run's, a restart writes in a new one.
+        self.writing = _Writing(opts, fields, writer_id, f"{writer_id}/run-{uuid.uuid4().hex[:12]}")
 
     def write(self, iterator: Iterator[Any]) -> WriterCommitMessage:
         return self.writing.write_task(iterator)
@@ -605,7 +642,7 @@ class _StreamWriter(DataSourceStreamWriter):
         self.writing.resolve(messages, commit=True, mark=(self.writing.prefix, batchId))
 
     def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
-        self.writing.resolve(messages, commit=False)
+        self.writing.resolve(messages, commit=False, end=True)
 
 
 def register(spark: Any) -> None:

@@ -18,6 +18,7 @@ Operations (tuples):
   ("chsync", channel, record_json)                 a channel's synchronisation record (sequence
                                                    numbers, in-doubt batch), written in the same
                                                    transaction as the unit of work it describes
+  ("chsyncdel", channel)                           a synchronisation record no longer needed
   ("prep", xid, at, rows)                          a unit of work prepared (phase one of two): rows
                                                    (kind, seq, queue, md, body, expiry_at), kind
                                                    "put" (a message not yet visible) or "get" (a
@@ -122,6 +123,8 @@ class Store:
                     cur.execute("DELETE FROM objects WHERE ns=? AND name=?", (op[1], op[2]))
                 elif tag == "chsync":
                     cur.execute("INSERT OR REPLACE INTO chsync(name, rec) VALUES (?,?)", (op[1], op[2]))
+                elif tag == "chsyncdel":
+                    cur.execute("DELETE FROM chsync WHERE name=?", (op[1],))
                 elif tag == "prep":
                     # An empty unit still leaves a row, so that it can be listed and resolved.
                     rows = op[3] or [("none", None, None, None, None, None)]
