@@ -21,6 +21,22 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The test helpers users get too: one copy of each.
 mqlite = run_mqlite
 
+PG_URL = os.environ.get("MQLITE_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+def require_pg() -> str:
+    """The PostgreSQL test database's URL; unreachable, the test is skipped on a developer machine
+    and fails in CI (CI=true), where the Makefile's services are expected to be up."""
+    try:
+        import psycopg
+        with psycopg.connect(PG_URL, connect_timeout=3) as c:
+            c.execute("SELECT 1")
+        return PG_URL
+    except Exception as e:  # noqa: BLE001
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"PostgreSQL is required in CI for the shared store: {e!r}")
+        pytest.skip(f"PostgreSQL not reachable: {e!r}")
+
 
 class Engine:
     """A queue manager engine in this process, with MQSC, a fake clock and helpers for MQI calls."""

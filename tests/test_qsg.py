@@ -19,19 +19,9 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import DLH
 from mqlite.store.shared import open_shared
 from mqlite.testing import Harness
+from tests.conftest import require_pg
 
-PG_URL = os.environ.get("MQLITE_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 XMITQ = "SYSTEM.QSG.TRANSMIT.QUEUE"
-
-
-def _pg_available() -> str | None:
-    try:
-        import psycopg
-        with psycopg.connect(PG_URL, connect_timeout=3) as c:
-            c.execute("SELECT 1")
-        return None
-    except Exception as e:  # noqa: BLE001
-        return repr(e)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -40,12 +30,7 @@ def group(request: Any, tmp_path: Any) -> Any:
     qsg = "Q" + "".join(random.choices(string.ascii_uppercase, k=3))
     url = None
     if request.param == "postgresql":
-        why = _pg_available()
-        if why is not None:
-            if os.environ.get("CI") == "true":
-                pytest.fail(f"PostgreSQL is required in CI for the shared store: {why}")
-            pytest.skip(f"PostgreSQL not reachable: {why}")
-        url = PG_URL
+        url = require_pg()
     with Harness() as h:
         yield h, qsg, url
     if url is not None:

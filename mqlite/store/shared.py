@@ -210,9 +210,10 @@ class SharedStore(ABC):
             self._bump(cur)
 
     def _bump(self, cur: Any) -> None:
-        cur.execute("UPDATE qsg_meta SET value=value+1 WHERE qsg=? AND key='objver'", (self.qsg,))
-        if cur.rowcount == 0:
-            cur.execute("INSERT INTO qsg_meta(qsg, key, value) VALUES (?, 'objver', 1)", (self.qsg,))
+        # One statement (an upsert): two members bumping a group that has no row yet must not both
+        # insert it (an update-then-insert races on PostgreSQL's READ COMMITTED).
+        cur.execute("INSERT INTO qsg_meta(qsg, key, value) VALUES (?, 'objver', 1) ON CONFLICT (qsg, key) "
+                    "DO UPDATE SET value = qsg_meta.value + 1", (self.qsg,))
 
     # --- messages --------------------------------------------------------------------------------
     def depth(self, queue: str) -> int:
@@ -252,14 +253,9 @@ class SharedStore(ABC):
             self._notify(cur, queue)
 
     def _add_depth(self, cur: Any, queue: str, n: int, limit: int | None) -> None:
-        cur.execute("UPDATE qsg_depth SET depth=depth+? WHERE qsg=? AND queue=? RETURNING depth",
-                    (n, self.qsg, queue))
-        r = cur.fetchone()
-        if r is None:
-            cur.execute("INSERT INTO qsg_depth(qsg, queue, depth) VALUES (?,?,?)", (self.qsg, queue, n))
-            depth = n
-        else:
-            depth = r[0]
+        cur.execute("INSERT INTO qsg_depth(qsg, queue, depth) VALUES (?,?,?) ON CONFLICT (qsg, queue) "
+                    "DO UPDATE SET depth = qsg_depth.depth + excluded.depth RETURNING depth", (self.qsg, queue, n))
+        depth = cur.fetchone()[0]
         if limit is not None and n > 0 and depth > limit:
             raise QueueFull(queue)
 
