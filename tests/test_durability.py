@@ -174,3 +174,167 @@ def test_kill9_under_load_loses_nothing_acknowledged_and_doubles_nothing(running
     for b, n in batch_size.items():
         count = sum(1 for j in range(n) if f"{b}-{j}" in present)
         assert count in (0, 10), (b, count, n)
+
+
+def test_a_full_disk_loses_no_acknowledged_message(tmp_path) -> None:
+    """A queue manager on a 24 MiB file system (tmpfs; CI runs as root). Four producers put 8 KB
+    persistent messages until MQ's answer for a full log (2102, nothing changed), space returns
+    and puts go on, then another program fills the disk behind the queue manager's back while
+    producers and a consumer run (a write fails: it is retried, not dropped). After kill -9 the
+    queue holds exactly what was acknowledged and not got: nothing lost, nothing twice."""
+    import threading
+
+    from mqlite.testing import Harness
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", str(disk)], capture_output=True)
+    if mounted.returncode != 0:
+        why = mounted.stderr.decode(errors="replace").strip()
+        if os.environ.get("CI") == "true":
+            raise AssertionError(f"CI runs as root and must mount a small tmpfs: {why}")
+        import pytest
+        pytest.skip(f"cannot mount a tmpfs here: {why}")
+    acked: list[bytes] = []
+    got: list[bytes] = []
+    refused: list[int] = []
+    lock = threading.Lock()
+
+    def produce(qm, tag: str, limit: int, stop_at_2102: bool) -> None:
+        conn = qm.client()
+        q = pymqi.Queue(conn, "FULL.Q", CMQC.MQOO_OUTPUT)
+        for i in range(limit):
+            body = f"{tag}-{i:05d}-".encode().ljust(8192, b"x")
+            try:
+                q.put(body, pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))
+            except pymqi.MQMIError as e:
+                with lock:
+                    refused.append(e.reason)
+                if stop_at_2102:
+                    break
+                time.sleep(0.01)
+                continue
+            with lock:
+                acked.append(body)
+        conn.disconnect()
+
+    def run(qm, tag: str, limit: int, stop_at_2102: bool) -> None:
+        threads = [threading.Thread(target=produce, args=(qm, f"{tag}{t}", limit, stop_at_2102)) for t in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        assert not any(t.is_alive() for t in threads)
+
+    try:
+        with Harness(data_dir=str(disk)) as h:
+            qm = h.add("FULLQM", "DEFINE QLOCAL(FULL.Q) MAXDEPTH(100000)\n")
+            log = disk / "qmgrs" / "FULLQM" / "errors" / "AMQERR01.LOG"
+            ballast = disk / "ballast"
+            ballast.write_bytes(b"\0" * (6 << 20))
+            run(qm, "a", 3000, stop_at_2102=True)               # 1. until the disk is full
+            assert set(refused) == {CMQC.MQRC_RESOURCE_PROBLEM} and len(refused) == 4
+            assert 200 < len(acked) < 3000
+            assert "AMQ7463W: The log for queue manager FULLQM is full." in log.read_text()
+            ballast.unlink()                                   # 2. space returns
+            refused.clear()
+            run(qm, "b", 25, stop_at_2102=True)
+            assert refused == [] and "AMQ7464I" in log.read_text()
+            # 3. Another program fills the disk while producers and a consumer run.
+            done = threading.Event()
+
+            def consume() -> None:
+                conn = qm.client()
+                q = pymqi.Queue(conn, "FULL.Q", CMQC.MQOO_INPUT_SHARED)
+                while not done.is_set() and len(got) < 300:
+                    try:
+                        body = q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=200))
+                    except pymqi.MQMIError:
+                        continue
+                    with lock:
+                        got.append(body)
+                conn.disconnect()
+            consumer = threading.Thread(target=consume)
+            consumer.start()
+            producers = threading.Thread(target=run, args=(qm, "c", 150, False))
+            producers.start()
+            time.sleep(0.3)
+            filler = disk / "filler"
+            with open(filler, "wb") as f:
+                try:
+                    while True:
+                        f.write(b"\0" * (1 << 20))
+                        f.flush()
+                except OSError:
+                    pass                                       # ENOSPC: the disk is full now
+            time.sleep(1.5)
+            filler.unlink()
+            producers.join(120)
+            done.set()
+            consumer.join(30)
+            assert not producers.is_alive() and not consumer.is_alive()
+            assert "MQL9999E" not in log.read_text()
+            qm.kill9()
+            qm.start()
+            conn = qm.client()
+            present = drain(conn, "FULL.Q")
+            conn.disconnect()
+            assert len(present) == len(set(present)) and not set(present) & set(got)
+            assert set(got) <= set(acked)
+            assert sorted(present + got) == sorted(acked), (len(present), len(got), len(acked))
+            print(f"acknowledged {len(acked)}, got {len(got)}, present after kill -9 {len(present)}, "
+                  f"refused {len(refused)}")
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)
+
+
+def test_a_failed_write_is_retried_not_dropped(tmp_path) -> None:
+    """The store's side of a full disk, with the write failing on purpose: a ticket is durable only
+    once its operations were written; while the store is stalled new persistent data is refused
+    and the server is told (its error log); a queue manager that ends meanwhile answers nobody."""
+    import sqlite3
+    import threading
+
+    import pytest
+
+    from mqlite.store import sqlite as store_mod
+    store = store_mod.Store(str(tmp_path / "q.db"))
+    real_write, failures = store._write, [10 ** 6]
+    states: list[str] = []
+    store.on_state = lambda state, why: states.append(state)
+
+    def flaky(ops):
+        if failures[0]:
+            failures[0] -= 1
+            raise sqlite3.OperationalError("database or disk is full")
+        real_write(ops)
+    store._write = flaky
+    store_mod.RETRY_SECONDS, old_retry = 0.05, store_mod.RETRY_SECONDS
+    try:
+        assert store.room(100)
+        ticket = store.append(("put", 1, "Q", b"md", b"body", None))
+        waiter = threading.Thread(target=store.sync, args=(ticket,))
+        waiter.start()
+        deadline = time.monotonic() + 5
+        while not store.stalled and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert store.stalled and not store.room(100) and store.durable_ticket < ticket
+        failures[0] = 0                                  # space is back
+        waiter.join(5)
+        assert store.durable_ticket == ticket and not store.stalled
+        assert [row[0] for row in store.messages()] == [1]
+        assert store.room(100) and states == ["stalled", "full", "ok"]
+        # Ending while stalled: the operations are kept, the waiter is not told they are durable.
+        failures[0] = 10 ** 6
+        ticket = store.append(("put", 2, "Q", b"md", b"body", None))
+        errors: list[BaseException] = []
+        waiter = threading.Thread(target=lambda: errors.append(pytest.raises(store_mod.StoreUnavailable,
+                                                                             store.sync, ticket).value))
+        waiter.start()
+        time.sleep(0.1)
+        store.abandon()
+        waiter.join(5)
+        assert len(errors) == 1 and store.durable_ticket < ticket
+        assert [row[0] for row in store.messages()] == [1]
+    finally:
+        store_mod.RETRY_SECONDS = old_retry
+        store.db.close()

@@ -48,6 +48,7 @@ XQH_FIXED = struct.Struct("@4si48s48s")   # the MQXQH fields before its embedded
 _MD_HOT = struct.Struct("@16xi20xii")      # MQMD Expiry, Priority, Persistence (offsets 16, 40, 44)
 BLANK32 = b" " * 32
 XQH_LEN = C.MQXQH_CURRENT_LENGTH
+STORED_OVERHEAD = 400               # a stored message's bytes beyond its body (descriptor, row, index)
 XA_END, XA_END_DAYS = "XAEND:", 7   # channel-record keys of closed XID prefixes, kept a week
 # Where the MQXQH keeps what an MCA needs: the destination names and the original Format and
 # CorrelId (on a cluster transmission queue the message's own CorrelId names the channel).
@@ -785,6 +786,8 @@ class QueueManager:
             warning = C.MQRC_PRIORITY_EXCEEDS_MAXIMUM
         if persistence and target["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC:
             raise MQIError(C.MQRC_PERSISTENT_NOT_ALLOWED)
+        if persistence and not qs.shared:
+            self._need_room(len(body))
         now = self.clock.now()
         # Message descriptor as stored.
         msg_md = md if owned else md.copy()
@@ -948,6 +951,8 @@ class QueueManager:
         expiry, priority, persistence = _MD_HOT.unpack_from(md)
         if persistence and target["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC:
             raise MQIError(C.MQRC_PERSISTENT_NOT_ALLOWED)
+        if persistence == C.MQPER_PERSISTENT:
+            self._need_room(len(body))
         now = self.clock.now()
         expiry_at = None if expiry == C.MQEI_UNLIMITED else now + expiry / 10.0
         self._seq += 1
@@ -981,6 +986,19 @@ class QueueManager:
         elif qs.depth >= target["MAXDEPTH"]:
             raise MQIError(C.MQRC_Q_FULL)
         return target
+
+    def _need_room(self, body_len: int) -> None:
+        """A persistent message is accepted only if the store has room to write it: else MQ's
+        answer for a full log, with nothing changed."""
+        if not self.store.room(body_len + STORED_OVERHEAD):
+            raise MQIError(C.MQRC_RESOURCE_PROBLEM, detail="the queue manager's disk is full")
+
+    def _refuse_if_stalled(self, conn: Conn) -> None:
+        """MQCMIT or prepare of a unit with persistent work while the store cannot write: the unit
+        is backed out (its puts were accepted when there was room; now none can be written)."""
+        if self.store.stalled and any(m.persistent for kind, _q, m in conn.uow if kind[0] != "s"):
+            self.backout(conn)
+            raise MQIError(C.MQRC_BACKED_OUT, detail=f"the queue manager cannot write: {self.store.stalled}")
 
     def _enqueue(self, conn: Conn, qs: QueueState, msg: Message, syncpoint: bool, now: float) -> None:
         """A put message: into the unit of work, or onto the queue (and waiting getters woken)."""
@@ -1578,6 +1596,7 @@ class QueueManager:
         if conn.uow_failed:
             self.backout(conn)
             raise MQIError(C.MQRC_BACKED_OUT, detail="an asynchronous put in the unit of work failed")
+        self._refuse_if_stalled(conn)
         ops: list[tuple[Any, ...]] = list(extra or ())
         touched: set[str] = set()
         if conn.shared_uow:
@@ -1695,6 +1714,7 @@ class QueueManager:
             # aborted while this task was still writing): nothing would ever resolve the unit.
             self.backout(conn)
             raise MQIError(C.MQRC_BACKED_OUT, detail=f"the units of work under {ended!r} were already resolved")
+        self._refuse_if_stalled(conn)
         entries, conn.uow = conn.uow, []
         now = self.clock.now()
         self.prepared[xid] = Prepared(xid, now, entries)

@@ -2,8 +2,12 @@
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
+
+
+UNWRITTEN_KEPT = 100
 
 
 class ErrorLog:
@@ -14,6 +18,7 @@ class ErrorLog:
         self.lock = threading.Lock()
         os.makedirs(directory, exist_ok=True)
         self.path = os.path.join(directory, "AMQERR01.LOG")
+        self._unwritten: list[str] = []
 
     def write(self, msgid: str, text: str, explanation: str = "") -> None:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
@@ -23,9 +28,19 @@ class ErrorLog:
             entry += f"EXPLANATION:\n{explanation}\n"
         entry += "-" * 80 + "\n"
         with self.lock:
-            self._rotate(len(entry))
-            with open(self.path, "a", encoding="utf-8") as f:
-                f.write(entry)
+            self._unwritten.append(entry)
+            text = "".join(self._unwritten)
+            try:
+                self._rotate(len(text))
+                with open(self.path, "a", encoding="utf-8") as f:
+                    f.write(text)
+                self._unwritten.clear()
+            except OSError as e:
+                # A full disk must not turn a log line into a failed MQI call: the entry goes to
+                # standard error (the server's console log) now and to the file with the next
+                # entry that can be written (the last UNWRITTEN_KEPT of them).
+                del self._unwritten[:-UNWRITTEN_KEPT]
+                print(f"{entry}(not written to {self.path} yet: {e})", file=sys.stderr, flush=True)
 
     def _rotate(self, incoming: int) -> None:
         try:

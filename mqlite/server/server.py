@@ -35,7 +35,7 @@ from mqlite.qsg.service import QSGService
 from mqlite.server.cmdserver import CommandServer
 from mqlite.server.errlog import ErrorLog
 from mqlite.server.repman import CACHE_KEY, RepositoryManager
-from mqlite.store.sqlite import Store
+from mqlite.store.sqlite import Store, StoreUnavailable
 
 ASYNC_SHARED_BATCH = 200  # asynchronous puts to shared queues written in one transaction at most
 WAIT_SLICE = 0.5          # a waiting MQGET checks its connection at least this often
@@ -88,6 +88,7 @@ class QMServer:
         cl.default_conname = self._default_conname
         self.qm.on_object_changed = lambda _obj, _ns, _name: self.repman.poke()
         self.qm.log = lambda s: self.log.write("MQL9000I", s)
+        self.store.on_state = self._store_state
         self.executor = Executor(self.qm, self)
         self.listeners: dict[str, Listener] = {}
         self.sessions: set["Session"] = set()
@@ -131,6 +132,22 @@ class QMServer:
         self.command_server.start()
         self.repman.start()
 
+    def _store_state(self, state: str, why: str) -> None:
+        """The store stopped or resumed accepting persistent work (a full disk): MQ's log-full
+        messages in the error log."""
+        if state == "ok":
+            self.log.write("AMQ7464I", f"The log for queue manager {self.name} is no longer full.",
+                           "Persistent messages are accepted again.")
+        elif state == "full":
+            self.log.write("AMQ7463W", f"The log for queue manager {self.name} is full.",
+                           f"{why}. Persistent puts are refused with MQRC_RESOURCE_PROBLEM (2102) until "
+                           "space is freed on the queue manager's file system.")
+        else:
+            self.log.write("AMQ7463W", f"The log for queue manager {self.name} is full.",
+                           f"A write to the queue manager's store failed: {why}. It is retried until it "
+                           "succeeds; the applications waiting on it have not been answered, and new "
+                           "persistent work is refused with MQRC_RESOURCE_PROBLEM (2102).")
+
     def shutdown(self, immediate: bool) -> None:
         """End the queue manager: quiesce (wait for applications) or end immediately."""
         if self.stopping.is_set():
@@ -169,9 +186,13 @@ class QMServer:
             sessions = [s for s in self.sessions if not s.control_only]
         for s in sessions:
             s.kill()   # control sessions (endmqm waiting for its answer) end with the process
+        self.store.abandon()
         with self.lock:
-            self.store.sync()
-            self.store.close()
+            try:
+                self.store.close()
+            except StoreUnavailable as e:
+                self.log.write("AMQ7463W", f"The log for queue manager {self.name} is full.",
+                               f"Ending with work not written ({e}); none of it was acknowledged.")
         for p in (self.paths.socket, self.paths.pid):
             try:
                 os.unlink(p)
@@ -334,6 +355,8 @@ class Session:
                 srv.log.write("AMQ9209E", f"Connection to host {self.peer} closed.",
                               f"The application ended without MQDISC ({e.__class__.__name__}); "
                               "its unit of work was backed out.")
+        except StoreUnavailable:
+            pass            # the queue manager is ending with a write it could not make: not answered
         except Exception:  # a defect: log it, drop this connection, keep the queue manager running
             srv.log.write("MQL9999E", f"Unexpected error serving {self.peer}.", traceback.format_exc())
         finally:
@@ -341,7 +364,10 @@ class Session:
                 with srv.lock:
                     if self.conn.hconn in srv.qm.conns:
                         srv.qm.disconnect(self.conn, commit=False)
-                srv.store.sync()
+                try:
+                    srv.store.sync()
+                except StoreUnavailable:
+                    pass
             self.conn = None
             try:
                 self.sock.close()

@@ -25,13 +25,25 @@ Operations (tuples):
                                                    stored message held by the unit)
   ("xdone", xid)                                   a prepared unit resolved (its puts and deletes
                                                    are journalled beside it)
+
+A full disk loses nothing that was acknowledged. The engine asks :meth:`Store.room` before it
+accepts new persistent data (a persistent put, a commit or prepare that writes some): the answer is
+no while the free space, less twice what was accepted and not yet written (the WAL and then the
+database hold it), would fall below ``reserve``, so the application gets MQRC_RESOURCE_PROBLEM
+with nothing changed. If a write fails all the same (another program filled the disk, an I/O
+error), its operations are not dropped: the store is *stalled*, refuses new data, and the leader
+retries the write until it succeeds; callers waiting on those tickets are answered only then (or,
+if the queue manager ends first, never: their connections break and nothing they did was
+acknowledged). ``on_state`` tells the server when writing stops and resumes (its error log).
 """
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
-from typing import Any, Iterator
+import time
+from typing import Any, Callable, Iterator
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS objects (ns TEXT NOT NULL, name TEXT NOT NULL, rec TEXT NOT NULL,
@@ -46,9 +58,20 @@ CREATE INDEX IF NOT EXISTS prepared_xid ON prepared (xid);
 """
 
 
+DEFAULT_RESERVE = 8 << 20     # bytes of free disk a queue manager keeps back (MQLITE_DISK_RESERVE)
+RETRY_SECONDS = 0.5           # a stalled write is tried again this often
+
+
+class StoreUnavailable(Exception):
+    """A write could not be made durable and the store was closed first: nothing covered by it
+    was acknowledged."""
+
+
 class Store:
-    def __init__(self, path: str, synchronous: str = "FULL") -> None:
+    def __init__(self, path: str, synchronous: str = "FULL", reserve: int | None = None) -> None:
         self.path = path
+        self._dir = None if path == ":memory:" else os.path.dirname(os.path.abspath(path))
+        self.reserve = int(os.environ.get("MQLITE_DISK_RESERVE", DEFAULT_RESERVE)) if reserve is None else reserve
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute(f"PRAGMA synchronous={synchronous}")
@@ -58,6 +81,15 @@ class Store:
         self._durable = 0            # tickets covered by a commit
         self._append_lock = threading.Lock()
         self._flush_lock = threading.Lock()
+        # Space accounting: bytes accepted so far, and how many of them the last free-space reading
+        # already reflects (they had been written when it was taken).
+        self._accepted = 0
+        self._reflected = 0
+        self._free = self._free_bytes()
+        self.full = False                    # room() is answering no
+        self.stalled = ""                    # why the last write failed, until one succeeds
+        self._closing = False
+        self.on_state: Callable[[str, str], None] = lambda state, why: None   # "full", "stalled", "ok"
 
     # --- journal -------------------------------------------------------------------------------
     def append(self, op: tuple[Any, ...]) -> int:
@@ -71,6 +103,36 @@ class Store:
             self._pending.extend(ops)
             self._appended += len(ops)
             return self._appended
+
+    # --- room on disk ----------------------------------------------------------------------------
+    def _free_bytes(self) -> int:
+        if self._dir is None:
+            return 1 << 62
+        st = os.statvfs(self._dir)
+        return st.f_bavail * st.f_frsize
+
+    def room(self, nbytes: int) -> bool:
+        """May ``nbytes`` of new persistent data be accepted? (Called by the engine, under its lock,
+        before it changes anything.)"""
+        if self._dir is None:
+            return True
+        if not self.stalled:
+            need = 2 * (self._accepted - self._reflected + nbytes) + self.reserve
+            if self._free < need:
+                self._free = self._free_bytes()          # another program may have freed some (cheap)
+            if self._free >= need:
+                self._accepted += nbytes
+                if self.full:
+                    self.full = False
+                    self.on_state("ok", "")
+                return True
+            why = f"{self._free >> 10} KiB free, {self.reserve >> 10} KiB kept in reserve"
+        else:
+            why = self.stalled
+        if not self.full:
+            self.full = True
+            self.on_state("full", why)
+        return False
 
     @property
     def last_ticket(self) -> int:
@@ -92,9 +154,26 @@ class Store:
             with self._append_lock:
                 ops, self._pending = self._pending, []
                 top = self._appended
-            if ops:
-                self._write(ops)
+                accepted = self._accepted
+            while ops:
+                try:
+                    self._write(ops)
+                    break
+                except sqlite3.OperationalError as e:       # SQLITE_FULL, SQLITE_IOERR, ...
+                    if not self.stalled:
+                        self.stalled = str(e)
+                        self.on_state("stalled", self.stalled)
+                    if self._closing:
+                        with self._append_lock:
+                            self._pending[:0] = ops
+                        raise StoreUnavailable(str(e)) from None
+                    time.sleep(RETRY_SECONDS)
             self._durable = top
+            self._free, self._reflected = self._free_bytes(), accepted
+            if self.stalled:
+                self.stalled = ""
+                if not self.full:                        # else room() says so when it accepts again
+                    self.on_state("ok", "")
 
     def _write(self, ops: list[tuple[Any, ...]]) -> None:
         cur = self.db.cursor()
@@ -139,7 +218,8 @@ class Store:
             self._flush_run(cur, run_tag, run)
             cur.execute("COMMIT")
         except BaseException:
-            cur.execute("ROLLBACK")
+            if self.db.in_transaction:          # SQLite may have rolled back already (SQLITE_FULL)
+                cur.execute("ROLLBACK")
             raise
 
     @staticmethod
@@ -177,9 +257,16 @@ class Store:
         row = self.db.execute("SELECT MAX(seq) FROM messages UNION ALL SELECT MAX(seq) FROM prepared").fetchall()
         return max(r[0] or 0 for r in row)
 
+    def abandon(self) -> None:
+        """The queue manager is ending: a stalled write stops being retried (its waiters get
+        StoreUnavailable: nothing of theirs was acknowledged)."""
+        self._closing = True
+
     def close(self) -> None:
-        self.sync()
-        self.db.close()
+        try:
+            self.sync()
+        finally:
+            self.db.close()
 
 
 class MemoryStore(Store):
