@@ -60,6 +60,8 @@ class Receiver:
             while True:
                 ftype, payload = self.reader.read()
                 if ftype == P.CH_MSG:
+                    if len(payload) < 8 + P.MD_LEN + XQH_LEN:
+                        raise P.ProtocolError("channel message shorter than its headers")
                     flags, seq = P.II.unpack_from(payload)
                     md = payload[8:8 + P.MD_LEN]
                     body = payload[8 + P.MD_LEN:]

@@ -424,6 +424,8 @@ class QueueManager:
     # --- MQOPEN -----------------------------------------------------------------------------------
     def open(self, conn: Conn, od: OD, options: int) -> Handle:
         self._check_open_options(options)
+        if len(conn.handles) >= self.qmgr["MAXHANDS"] and conn.appl_type != C.MQAT_QMGR:   # agents keep handles
+            raise MQIError(C.MQRC_HANDLE_NOT_AVAILABLE, detail=f"MAXHANDS({self.qmgr['MAXHANDS']}) handles are open")
         otype = od.ObjectType
         name = text(od.ObjectName)
         qmname = text(od.ObjectQMgrName)

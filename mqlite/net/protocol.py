@@ -56,24 +56,26 @@ def recv_exact(sock: socket.socket, n: int) -> bytes:
     return bytes(buf)
 
 
-def recv_frame(sock: socket.socket, max_frame: int = MAX_FRAME) -> tuple[int, bytes]:
-    head = sock.recv(5)
-    if len(head) < 5:
-        if not head:
-            raise ConnectionError("connection closed")
-        head += recv_exact(sock, 5 - len(head))
-    length, ftype = HEADER.unpack(head)
+def recv_frame(sock: socket.socket, max_frame: int = MAX_FRAME, deadline: float | None = None) -> tuple[int, bytes]:
+    """One frame. With ``deadline`` (time.monotonic()) the whole frame must arrive by then, however
+    it is cut up (a HELLO sent a byte at a time does not get a new timeout per byte)."""
+    def take(n: int) -> bytes:
+        buf = bytearray()
+        while len(buf) < n:
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise socket.timeout("frame not complete in time")
+                sock.settimeout(left)
+            chunk = sock.recv(min(n - len(buf), 65536))
+            if not chunk:
+                raise ConnectionError("connection closed")
+            buf += chunk
+        return bytes(buf)
+    length, ftype = HEADER.unpack(take(5))
     if length < 1 or length > max_frame:
         raise ProtocolError(f"frame length {length} outside 1..{max_frame}")
-    n = length - 1
-    if n == 0:
-        return ftype, b""
-    data = sock.recv(n)
-    if len(data) < n:
-        if not data:
-            raise ConnectionError("connection closed")
-        data += recv_exact(sock, n - len(data))
-    return ftype, data
+    return ftype, take(length - 1) if length > 1 else b""
 
 
 # Before a blocking recv, poll the socket for this long: waking a sleeping thread costs far more
@@ -89,9 +91,11 @@ class FrameReader:
 
     CHUNK = 262144
 
-    def __init__(self, sock: socket.socket, max_frame: int = MAX_FRAME, spin: float = 0.0) -> None:
+    def __init__(self, sock: socket.socket, max_frame: int = MAX_FRAME, spin: float = 0.0,
+                 frame_timeout: float | None = None) -> None:
         self.sock = sock
         self.max_frame = max_frame
+        self.frame_timeout = frame_timeout   # a frame begun must go on arriving (None: wait forever)
         self.spin = spin
         self.buf = b""
         self.pos = 0
@@ -112,25 +116,29 @@ class FrameReader:
                     self.pos = pos + need
                     return ftype, buf[pos + 5:pos + need]
             if avail >= 5 and need > self.CHUNK:
-                # A large frame: read the rest of it straight into one buffer of its size.
-                payload = bytearray(need - 5)
-                view = memoryview(payload)
-                have = avail - 5
-                view[:have] = buf[pos + 5:pos + avail]
-                while have < len(payload):
-                    n = self.sock.recv_into(view[have:])
-                    if not n:
-                        raise ConnectionError("connection closed")
-                    have += n
+                # A large frame: gathered as it arrives (memory grows with the bytes received, not
+                # with the length a header claims), each read bounded by ``frame_timeout``.
+                payload = bytearray(buf[pos + 5:pos + avail])
+                left = need - avail
+                self.sock.settimeout(self.frame_timeout)
+                try:
+                    while left > 0:
+                        chunk = self.sock.recv(min(left, 1 << 20))
+                        if not chunk:
+                            raise ConnectionError("connection closed")
+                        payload += chunk
+                        left -= len(chunk)
+                finally:
+                    self.sock.settimeout(None)
                 self.buf, self.pos = b"", 0
                 return ftype, bytes(payload)
-            chunk = self._recv(max(self.CHUNK, need - avail))
+            chunk = self._recv(max(self.CHUNK, need - avail), partial=avail > 0)
             if not chunk:
                 raise ConnectionError("connection closed")
             if avail:
                 parts = [buf[pos:], chunk]
                 while sum(map(len, parts)) < need:   # a frame larger than what arrived: gather it
-                    more = self._recv(max(self.CHUNK, need - sum(map(len, parts))))
+                    more = self._recv(max(self.CHUNK, need - sum(map(len, parts))), partial=True)
                     if not more:
                         raise ConnectionError("connection closed")
                     parts.append(more)
@@ -139,9 +147,16 @@ class FrameReader:
                 self.buf = chunk
             self.pos = 0
 
-    def _recv(self, n: int) -> bytes:
+    def _recv(self, n: int, partial: bool = False) -> bytes:
         """Poll for up to ``spin`` seconds, then block. When polls keep missing (the partner is slow,
-        or the machine is busy and polling only takes CPU from others), block at once for a while."""
+        or the machine is busy and polling only takes CPU from others), block at once for a while.
+        Inside a frame (``partial``) the blocking read lasts ``frame_timeout`` at most."""
+        if partial and self.frame_timeout is not None:
+            self.sock.settimeout(self.frame_timeout)
+            try:
+                return self.sock.recv(n)
+            finally:
+                self.sock.settimeout(None)
         if self.spin > 0:
             if self.skip > 0:
                 self.skip -= 1
@@ -185,8 +200,8 @@ def encode_json(obj: Any) -> bytes:
 def decode_json(data: bytes) -> Any:
     try:
         return json.loads(data.decode())
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ProtocolError(f"bad JSON payload: {e}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise ProtocolError(f"bad JSON payload: {e.__class__.__name__}: {e}"[:300]) from None
 
 
 # MQINQ values: each is 'i' + int32, or 's' + uint32 length + bytes ------------------------------

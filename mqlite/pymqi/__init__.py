@@ -355,10 +355,16 @@ class QueueManager:
         if isinstance(msg, str):
             md_.Format = CMQC.MQFMT_STRING
             md_.CodedCharSetId = self.default_ccsid
-            return msg.encode(self.bytes_encoding)
-        if isinstance(msg, (bytes, bytearray, memoryview)):
-            return bytes(msg)
-        raise TypeError(f"Message type is {type(msg)}. Convert to bytes.")
+            body = msg.encode(self.bytes_encoding)
+        elif isinstance(msg, (bytes, bytearray, memoryview)):
+            body = bytes(msg)
+        else:
+            raise TypeError(f"Message type is {type(msg)}. Convert to bytes.")
+        # A client channel carries messages up to the MAXMSGL both ends agreed at connect time.
+        limit = self._transport.info.get("maxmsgl") if self._transport is not None else None
+        if limit is not None and len(body) > limit:
+            raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_DATA_LENGTH_ERROR)
+        return body
 
     def inquire(self, attribute: int | list[int]) -> Any:
         if self._qmobj is None:

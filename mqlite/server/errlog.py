@@ -5,6 +5,7 @@ import os
 import sys
 import threading
 import time
+from typing import Any
 
 
 UNWRITTEN_KEPT = 100
@@ -19,6 +20,7 @@ class ErrorLog:
         os.makedirs(directory, exist_ok=True)
         self.path = os.path.join(directory, "AMQERR01.LOG")
         self._unwritten: list[str] = []
+        self._file: Any = None
 
     def write(self, msgid: str, text: str, explanation: str = "") -> None:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
@@ -32,8 +34,11 @@ class ErrorLog:
             text = "".join(self._unwritten)
             try:
                 self._rotate(len(text))
-                with open(self.path, "a", encoding="utf-8") as f:
-                    f.write(text)
+                if self._file is None:
+                    # Kept open: a process out of file descriptors can still say so.
+                    self._file = open(self.path, "a", encoding="utf-8")
+                self._file.write(text)
+                self._file.flush()
                 self._unwritten.clear()
             except OSError as e:
                 # A full disk must not turn a log line into a failed MQI call: the entry goes to
@@ -51,6 +56,9 @@ class ErrorLog:
             return
         p2 = os.path.join(self.dir, "AMQERR02.LOG")
         p3 = os.path.join(self.dir, "AMQERR03.LOG")
+        if self._file is not None:
+            self._file.close()
+            self._file = None
         if os.path.exists(p2):
             os.replace(p2, p3)
         os.replace(self.path, p2)

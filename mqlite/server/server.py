@@ -9,6 +9,7 @@ concurrent callers share one fsync.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import socket
@@ -40,7 +41,10 @@ from mqlite.store.sqlite import Store, StoreUnavailable
 ASYNC_SHARED_BATCH = 200  # asynchronous puts to shared queues written in one transaction at most
 WAIT_SLICE = 0.5          # a waiting MQGET checks its connection at least this often
 SPIN_SESSIONS = 1         # the server polls for requests only while one session is open
-HELLO_TIMEOUT = 10.0
+HELLO_TIMEOUT = 10.0      # the whole HELLO must arrive within this
+FRAME_TIMEOUT = float(os.environ.get("MQLITE_FRAME_TIMEOUT", "60"))   # a frame begun must go on arriving
+FRAME_OVERHEAD = 65536    # what a request carries beside the message (descriptors, options)
+ACCEPT_BACKOFF = 0.2      # after accept() fails for want of descriptors, before trying again
 
 
 class Listener:
@@ -225,13 +229,28 @@ class QMServer:
 
     # --- connections --------------------------------------------------------------------------
     def accept_loop(self, sock: socket.socket, kind: str) -> None:
+        said = False
         while not self.stopping.is_set():
             try:
                 s, addr = sock.accept()
-            except OSError:
-                return
+            except OSError as e:
+                if self.stopping.is_set() or sock.fileno() < 0 or e.errno in (errno.EBADF, errno.EINVAL):
+                    return                      # the listener was closed
+                # Out of file descriptors (EMFILE/ENFILE), or memory: the pending connection
+                # waits in the backlog; the listener keeps going and says so once.
+                if not said:
+                    self.log.write("AMQ9213E", "A communications error for TCP/IP occurred.",
+                                   f"The return code from the TCP/IP accept() call was {e.errno} ({e.strerror}). "
+                                   "The listener goes on accepting once resources are available.")
+                    said = True
+                time.sleep(ACCEPT_BACKOFF)
+                continue
+            said = False
             if kind == "tcp":
                 s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                # TCP keepalive (qm.ini TCP KeepAlive=Yes, the system's timings as KAINT(AUTO) on
+                # distributed MQ): a client whose host vanished is found and its work backed out.
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
             peer = f"{addr[0]}({addr[1]})" if kind == "tcp" else "bindings"
             session = Session(self, s, kind, peer)
             with self.sessions_lock:
@@ -293,6 +312,8 @@ class Session:
         self.closed = False
         self.reader: P.FrameReader | None = None
         self.after_reply: Any = None     # work to start once the current reply has been sent
+        self.channel = ""                # the SVRCONN a client connected through
+        self.maxmsgl: int | None = None  # a client channel's negotiated MAXMSGL (bindings: none)
 
     def kill(self) -> None:
         self.closed = True
@@ -304,14 +325,14 @@ class Session:
     def run(self) -> None:
         srv = self.server
         try:
-            self.sock.settimeout(HELLO_TIMEOUT)
-            ftype, payload = P.recv_frame(self.sock, max_frame=65536)
+            ftype, payload = P.recv_frame(self.sock, max_frame=65536, deadline=time.monotonic() + HELLO_TIMEOUT)
             if ftype != P.HELLO:
                 raise P.ProtocolError(f"first frame type {ftype:#x} is not HELLO")
             if not self._hello(P.decode_json(payload)):
                 return
             self.sock.settimeout(None)
-            reader = P.FrameReader(self.sock)
+            limit = P.MAX_FRAME if self.maxmsgl is None else self.maxmsgl + FRAME_OVERHEAD
+            reader = P.FrameReader(self.sock, max_frame=limit, frame_timeout=FRAME_TIMEOUT)
             self.reader = reader
             while not self.closed:
                 # Poll briefly for the next request only while a single application is connected:
@@ -379,6 +400,12 @@ class Session:
         srv = self.server
         if not isinstance(req, dict) or req.get("proto") != P.PROTOCOL_VERSION:
             raise P.ProtocolError(f"unsupported protocol version in HELLO: {req!r:.200}")
+        for key in ("qmgr", "channel", "appl", "user", "kind"):
+            if not isinstance(req.get(key) or "", str):
+                raise P.ProtocolError(f"HELLO field {key} is not a string")
+        for key in ("appl_type", "maxmsgl"):
+            if not isinstance(req.get(key) or 0, int) or isinstance(req.get(key), bool):
+                raise P.ProtocolError(f"HELLO field {key} is not an integer")
         if req.get("kind") == "channel":
             if self.kind != "tcp":
                 return self._refuse(C.MQRC_NOT_AUTHORIZED, "a message channel over local bindings")
@@ -410,6 +437,18 @@ class Session:
             if obj.kind != "SVRCONN":
                 srv.log.write("AMQ9547E", f"Type of remote channel '{chl}' not suitable for the action requested.")
                 return self._refuse(C.MQRC_CHANNEL_CONFIG_ERROR, f"channel {chl} is not SVRCONN")
+            host = self.peer.split("(")[0]
+            with srv.sessions_lock:
+                same = [s for s in srv.sessions if s.channel == chl and s is not self]
+            if len(same) >= obj["MAXINST"]:
+                return self._refuse(C.MQRC_CHANNEL_NOT_AVAILABLE, f"channel {chl} has MAXINST({obj['MAXINST']}) "
+                                    "instances running")
+            if sum(1 for s in same if s.peer.split("(")[0] == host) >= obj["MAXINSTC"]:
+                return self._refuse(C.MQRC_CHANNEL_NOT_AVAILABLE, f"channel {chl} has MAXINSTC({obj['MAXINSTC']}) "
+                                    f"instances from {host} running")
+            self.channel = chl
+            # MAXMSGL of the conversation: the lower of the SVRCONN's and the client's.
+            self.maxmsgl = min(obj["MAXMSGL"], int(req.get("maxmsgl") or obj["MAXMSGL"]))
         with srv.lock:
             try:
                 self.conn = srv.qm.connect(str(req.get("appl") or "")[-28:], int(req.get("appl_type") or C.MQAT_UNIX),
@@ -417,7 +456,7 @@ class Session:
             except MQIError as e:
                 return self._refuse(e.reason, "queue manager quiescing")
         info = {"qmgr": srv.name, "proto": P.PROTOCOL_VERSION, "hconn": self.conn.hconn,
-                "ccsid": srv.qm.qmgr["CCSID"], "qmid": srv.qm.qmgr["QMID"]}
+                "ccsid": srv.qm.qmgr["CCSID"], "qmid": srv.qm.qmgr["QMID"], "maxmsgl": self.maxmsgl}
         P.send_frame(self.sock, P.HELLO_OK, P.encode_json(info))
         return True
 
@@ -497,6 +536,8 @@ def _put(s: Session, p: bytes) -> bytes:
     pmo = PMO.from_bytes(p[4:4 + P.PMO_LEN])
     md = MD.from_bytes(p[4 + P.PMO_LEN:4 + P.PMO_LEN + P.MD_LEN])
     body = p[4 + P.PMO_LEN + P.MD_LEN:]
+    if s.maxmsgl is not None and len(body) > s.maxmsgl:
+        return P.II.pack(C.MQCC_FAILED, C.MQRC_DATA_LENGTH_ERROR)
     try:
         warn = s._call(s.server.qm.put, hobj, md, pmo, body)
     except MQIError as e:
@@ -530,6 +571,8 @@ def _put1(s: Session, p: bytes) -> bytes:
     od = OD.from_bytes(p[:P.OD_LEN])
     pmo = PMO.from_bytes(p[P.OD_LEN:P.OD_LEN + P.PMO_LEN])
     md = MD.from_bytes(p[P.OD_LEN + P.PMO_LEN:base])
+    if s.maxmsgl is not None and len(p) - base > s.maxmsgl:
+        return P.II.pack(C.MQCC_FAILED, C.MQRC_DATA_LENGTH_ERROR)
     try:
         warn = s._call(s.server.qm.put1, od, md, pmo, p[base:])
     except MQIError as e:

@@ -1,0 +1,220 @@
+"""Connections are bounded: hostile frame headers, MAXMSGL of a client channel, MAXINST/MAXINSTC,
+MAXHANDS, the HELLO deadline, a client that stops mid-frame, malformed HELLOs and a listener that
+runs out of file descriptors. A real queue manager on loopback; every case bounded in time."""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import struct
+import subprocess
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from mqlite import pymqi
+from mqlite.cmq import CMQC as C
+from mqlite.net import protocol as P
+from mqlite.testing import Harness
+
+
+@pytest.fixture(scope="module")
+def qm() -> Iterator[Any]:
+    old = os.environ.get("MQLITE_FRAME_TIMEOUT")
+    os.environ["MQLITE_FRAME_TIMEOUT"] = "2"          # the server started below inherits it
+    h = Harness()
+    try:
+        yield h.add("CONNQM", "DEFINE QLOCAL(Q1)\n"
+                              "DEFINE CHANNEL(SMALL.SVRCONN) CHLTYPE(SVRCONN) MAXMSGL(1000)\n"
+                              "DEFINE CHANNEL(TWO.SVRCONN) CHLTYPE(SVRCONN) MAXINST(2)\n"
+                              "DEFINE CHANNEL(ONE.SVRCONN) CHLTYPE(SVRCONN) MAXINSTC(1)\n")
+    finally:
+        h.close()
+        if old is None:
+            os.environ.pop("MQLITE_FRAME_TIMEOUT", None)
+        else:
+            os.environ["MQLITE_FRAME_TIMEOUT"] = old
+
+
+def log_text(qm: Any) -> str:
+    with open(os.path.join(qm.harness.data_dir, "qmgrs", qm.name, "errors", "AMQERR01.LOG")) as f:
+        return f.read()
+
+
+def raw(qm: Any, hello: dict[str, Any] | bytes | None = None) -> socket.socket:
+    """A socket to the listener, past HELLO when one is given."""
+    s = socket.create_connection(("127.0.0.1", qm.port), timeout=10)
+    if hello is not None:
+        payload = hello if isinstance(hello, bytes) else json.dumps(hello).encode()
+        s.sendall(P.frame(P.HELLO, payload))
+        if isinstance(hello, dict):
+            ftype, _ = P.recv_frame(s)
+            assert ftype == P.HELLO_OK
+    return s
+
+
+def good_hello(qm: Any, channel: str | None = None) -> dict[str, Any]:
+    return {"proto": P.PROTOCOL_VERSION, "kind": "client", "qmgr": qm.name, "channel": channel or qm.harness.channel,
+            "appl": "hostile", "appl_type": C.MQAT_UNIX, "user": "u"}
+
+
+def closed_by_server(s: socket.socket, within: float) -> bool:
+    s.settimeout(within)
+    try:
+        while True:
+            if not s.recv(65536):
+                return True
+    except (socket.timeout, TimeoutError):
+        return False
+    except ConnectionError:
+        return True
+
+
+def rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
+
+def test_hostile_headers_do_not_take_memory(qm: Any) -> None:
+    """Ten connections each claim a 4 MB frame (within the channel's MAXMSGL) and send 215 bytes;
+    ten more claim 100 MB (beyond it) and are closed at once with AMQ9504E."""
+    pid = qm.pid()
+    before = rss_kib(pid)
+    held = []
+    for _ in range(10):
+        s = raw(qm, good_hello(qm))
+        s.sendall(struct.pack(">IB", 4 << 20, P.PUT) + b"x" * 210)
+        held.append(s)
+    time.sleep(0.5)
+    grown = rss_kib(pid) - before
+    assert grown < 16 * 1024, f"server RSS grew {grown} KiB for ten 215-byte connections"
+    for _ in range(10):
+        s = raw(qm, good_hello(qm))
+        s.sendall(struct.pack(">IB", 100 << 20, P.PUT))
+        assert closed_by_server(s, 5)
+        s.close()
+    assert "frame length 104857600 outside" in log_text(qm)
+    # The 4 MB frames never finished: each connection is dropped after the frame timeout (2 s here).
+    assert all(closed_by_server(s, 10) for s in held)
+    for s in held:
+        s.close()
+    assert rss_kib(pid) - before < 16 * 1024
+    conn = qm.client()                     # the queue manager serves on
+    conn.disconnect()
+
+
+def test_a_client_channel_carries_messages_up_to_its_maxmsgl(qm: Any) -> None:
+    conn = qm.client("SMALL.SVRCONN")
+    q = pymqi.Queue(conn, "Q1", C.MQOO_OUTPUT)
+    q.put(b"x" * 1000)
+    with pytest.raises(pymqi.MQMIError) as e:
+        q.put(b"x" * 1001)
+    assert e.value.reason == C.MQRC_DATA_LENGTH_ERROR
+    with pytest.raises(pymqi.MQMIError) as e:
+        conn.put1("Q1", b"x" * 5000)
+    assert e.value.reason == C.MQRC_DATA_LENGTH_ERROR
+    conn._transport.info["maxmsgl"] = None  # a client that does not check: the server answers the same
+    with pytest.raises(pymqi.MQMIError) as e:
+        q.put(b"x" * 1001)
+    assert e.value.reason == C.MQRC_DATA_LENGTH_ERROR
+    q.close()
+    q = pymqi.Queue(conn, "Q1", C.MQOO_INPUT_SHARED | C.MQOO_INQUIRE)
+    assert q.inquire(C.MQIA_CURRENT_Q_DEPTH) == 1 and len(q.get()) == 1000
+    conn.disconnect()
+
+
+def test_maxinst_maxinstc_and_maxhands(qm: Any) -> None:
+    two = [qm.client("TWO.SVRCONN") for _ in range(2)]
+    with pytest.raises(pymqi.MQMIError) as e:
+        qm.client("TWO.SVRCONN")
+    assert e.value.reason == C.MQRC_CHANNEL_NOT_AVAILABLE
+    two.pop().disconnect()
+    two.append(qm.client("TWO.SVRCONN"))   # an instance ended: room for another
+    one = qm.client("ONE.SVRCONN")
+    with pytest.raises(pymqi.MQMIError) as e:
+        qm.client("ONE.SVRCONN")
+    assert e.value.reason == C.MQRC_CHANNEL_NOT_AVAILABLE
+    for c in two + [one]:
+        c.disconnect()
+    qm.mqsc("ALTER QMGR MAXHANDS(3)", check=True)
+    try:
+        conn = qm.client()
+        handles = [pymqi.Queue(conn, "Q1", C.MQOO_OUTPUT) for _ in range(3)]
+        with pytest.raises(pymqi.MQMIError) as e:
+            pymqi.Queue(conn, "Q1", C.MQOO_OUTPUT)
+        assert e.value.reason == C.MQRC_HANDLE_NOT_AVAILABLE
+        handles[0].close()
+        pymqi.Queue(conn, "Q1", C.MQOO_OUTPUT).close()
+        conn.disconnect()
+    finally:
+        qm.mqsc("ALTER QMGR MAXHANDS(256)", check=True)
+
+
+def test_the_hello_deadline_covers_the_whole_hello(qm: Any) -> None:
+    """A HELLO sent a byte every half second is dropped at the 10-second deadline, not accepted."""
+    s = raw(qm)
+    data = P.frame(P.HELLO, json.dumps(good_hello(qm)).encode())
+    start = time.monotonic()
+    try:
+        for b in data:
+            s.sendall(bytes([b]))
+            time.sleep(0.5)
+            if time.monotonic() - start > 14:
+                break
+    except (BrokenPipeError, ConnectionError):
+        pass
+    assert closed_by_server(s, 5)
+    assert time.monotonic() - start < 16
+    s.close()
+
+
+def test_malformed_hellos_are_protocol_errors(qm: Any) -> None:
+    bad = [b"[" * 100000 + b"]" * 100000,
+           json.dumps(dict(good_hello(qm), appl_type="seven")).encode(),
+           json.dumps(dict(good_hello(qm), channel=["x"])).encode(),
+           json.dumps(dict(good_hello(qm), maxmsgl=1.5)).encode(),
+           b"\xff\xfe"]
+    for payload in bad:
+        s = raw(qm, payload)
+        assert closed_by_server(s, 5)
+        s.close()
+    # A message channel's CH_MSG shorter than its headers.
+    s = raw(qm)
+    s.sendall(P.frame(P.HELLO, json.dumps({"proto": P.PROTOCOL_VERSION, "kind": "channel"}).encode()))
+    closed_by_server(s, 2)
+    s.close()
+    text = log_text(qm)
+    assert text.count("AMQ9504E") >= len(bad) and "MQL9999E" not in text
+
+
+def test_the_listener_survives_running_out_of_file_descriptors(qm: Any) -> None:
+    pid = qm.pid()
+    soft = int(subprocess.run(["prlimit", f"--pid={pid}", "--nofile", "--output=SOFT", "--noheadings"],
+                              capture_output=True, text=True, check=True).stdout.split()[0])
+    in_use = len(os.listdir(f"/proc/{pid}/fd"))
+    subprocess.run(["prlimit", f"--pid={pid}", f"--nofile={in_use + 5}:"], check=True)   # the soft limit
+    socks = []
+    try:
+        for _ in range(12):
+            socks.append(socket.create_connection(("127.0.0.1", qm.port), timeout=5))
+        deadline = time.monotonic() + 10
+        while "AMQ9213E" not in log_text(qm) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert "AMQ9213E: A communications error for TCP/IP occurred." in log_text(qm)
+    finally:
+        for s in socks:
+            s.close()
+        subprocess.run(["prlimit", f"--pid={pid}", f"--nofile={soft}:"], check=True)
+    deadline = time.monotonic() + 10
+    while True:                            # the listener accepts again once descriptors are free
+        try:
+            conn = qm.client()
+            break
+        except pymqi.MQMIError:
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+    q = pymqi.Queue(conn, "Q1", C.MQOO_OUTPUT)
+    q.put(b"after")
+    conn.disconnect()
