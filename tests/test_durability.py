@@ -338,3 +338,38 @@ def test_a_failed_write_is_retried_not_dropped(tmp_path) -> None:
     finally:
         store_mod.RETRY_SECONDS = old_retry
         store.db.close()
+
+
+def test_a_damaged_message_is_reported_not_served(tmp_path) -> None:
+    """A byte of a stored message flipped in qmgr.db while the queue manager is down: at strmqm
+    the message fails its checksum, is moved aside (the damaged table) with AMQ7472W in the error
+    log, and the others are served. The data directory and qmgr.db are the owner's alone."""
+    import stat
+
+    from mqlite.testing import Harness
+    with Harness(data_dir=str(tmp_path)) as h:
+        qm = h.add("DMGQM", "DEFINE QLOCAL(D.Q) DEFPSIST(YES)\n")
+        conn = qm.client()
+        q = pymqi.Queue(conn, "D.Q", CMQC.MQOO_OUTPUT)
+        for i in range(5):
+            q.put(b"message-%d-" % i + b"z" * 200)
+        conn.disconnect()
+        qm.stop()
+        qdir = tmp_path / "qmgrs" / "DMGQM"
+        db = qdir / "qmgr.db"
+        assert stat.S_IMODE(os.stat(db).st_mode) == 0o600 and stat.S_IMODE(os.stat(qdir).st_mode) == 0o700
+        raw = bytearray(db.read_bytes())
+        at = raw.find(b"message-3-")
+        assert at > 0, "the message is in the database file after a clean end"
+        raw[at + 12] ^= 0x01                                  # one bit of its data
+        db.write_bytes(bytes(raw))
+        qm.start()
+        conn = qm.client()
+        got = drain(conn, "D.Q")
+        conn.disconnect()
+        assert [g[:10] for g in got] == [b"message-0-", b"message-1-", b"message-2-", b"message-4-"]
+        log = (qdir / "errors" / "AMQERR01.LOG").read_text()
+        assert "AMQ7472W: Object D.Q, type queue damaged" in log
+        import sqlite3
+        with sqlite3.connect(db) as c:
+            assert [bytes(r[0])[:10] for r in c.execute("SELECT body FROM damaged")] == [b"message-3-"]

@@ -200,7 +200,8 @@ class QueueManager:
             self._register(obj)
         self.chsync = dict(self.store.chsync())
         restored = 0
-        for seq, queue, md_bytes, body, expiry_at, backout in self.store.messages():
+        damaged: list[tuple[int, str]] = []
+        for seq, queue, md_bytes, body, expiry_at, backout in self.store.messages(damaged):
             qs = self.queues.get(queue)
             if qs is None:
                 self.store.append(("del", seq))
@@ -209,12 +210,15 @@ class QueueManager:
             md.BackoutCount = max(md.BackoutCount, backout)
             qs.insert(Message(seq, md, body, expiry_at, True, qs.lane_for(md.Priority)))
             restored += 1
+        for seq, queue in damaged:
+            self.log(f"AMQ7472W: Object {queue}, type queue damaged: stored message {seq} does not match its "
+                     "checksum; it was moved aside to the damaged table of qmgr.db and is not served.")
         self._recover_prepared()
         # Message numbers never repeat, even for nonpersistent messages lost in a crash: channels use
         # them as message keys. Start above every earlier run (time-based floor, 1000 per ms).
         self._seq = max(self.store.max_seq(), int(self.clock.now() * 1000) * 1000)
         self.store.sync()
-        return {"messages": restored, "queues": len(self.queues)}
+        return {"messages": restored, "queues": len(self.queues), "damaged": len(damaged)}
 
     def _recover_prepared(self) -> None:
         """Prepared units of work come back as they were: their puts counted in the depth but not

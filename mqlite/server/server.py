@@ -91,7 +91,7 @@ class QMServer:
         cl.wake_channel = self.channels.wake
         cl.default_conname = self._default_conname
         self.qm.on_object_changed = lambda _obj, _ns, _name: self.repman.poke()
-        self.qm.log = lambda s: self.log.write("MQL9000I", s)
+        self.qm.log = self._engine_log
         self.store.on_state = self._store_state
         self.executor = Executor(self.qm, self)
         self.listeners: dict[str, Listener] = {}
@@ -135,6 +135,14 @@ class QMServer:
         self.command_server = CommandServer(self)
         self.command_server.start()
         self.repman.start()
+
+    def _engine_log(self, text: str) -> None:
+        """The engine's log lines: those that begin with an AMQ message id keep it."""
+        msgid, sep, rest = text.partition(": ")
+        if sep and len(msgid) == 8 and msgid.startswith("AMQ") and msgid[3:7].isdigit():
+            self.log.write(msgid, rest)
+        else:
+            self.log.write("MQL9000I", text)
 
     def _store_state(self, state: str, why: str) -> None:
         """The store stopped or resumed accepting persistent work (a full disk): MQ's log-full

@@ -43,13 +43,15 @@ import os
 import sqlite3
 import threading
 import time
+import zlib
 from typing import Any, Callable, Iterator
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS objects (ns TEXT NOT NULL, name TEXT NOT NULL, rec TEXT NOT NULL,
                                     PRIMARY KEY (ns, name));
 CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY, queue TEXT NOT NULL, md BLOB NOT NULL,
-                                     body BLOB NOT NULL, expiry_at REAL, backout INTEGER DEFAULT 0);
+                                     body BLOB NOT NULL, expiry_at REAL, backout INTEGER DEFAULT 0, crc INTEGER);
+CREATE TABLE IF NOT EXISTS damaged (seq INTEGER, queue TEXT, md BLOB, body BLOB, expiry_at REAL, found REAL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS chsync (name TEXT PRIMARY KEY, rec TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS prepared (xid TEXT NOT NULL, at REAL NOT NULL, kind TEXT NOT NULL, seq INTEGER,
@@ -72,10 +74,23 @@ class Store:
         self.path = path
         self._dir = None if path == ":memory:" else os.path.dirname(os.path.abspath(path))
         self.reserve = int(os.environ.get("MQLITE_DISK_RESERVE", DEFAULT_RESERVE)) if reserve is None else reserve
-        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
+        if self._dir is not None:
+            # The data is the owner's alone (MQ's data directories are mqm's): the database and
+            # its WAL are created readable and writable by the owner only.
+            os.chmod(self._dir, 0o700)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            os.close(fd)
+            os.chmod(path, 0o600)
+        old_umask = os.umask(0o077)
+        try:
+            self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+        finally:
+            os.umask(old_umask)
         self.db.execute(f"PRAGMA synchronous={synchronous}")
         self.db.executescript(_SCHEMA)
+        if "crc" not in {row[1] for row in self.db.execute("PRAGMA table_info(messages)")}:
+            self.db.execute("ALTER TABLE messages ADD COLUMN crc INTEGER")   # a store made before checksums
         self._pending: list[tuple[Any, ...]] = []
         self._appended = 0           # tickets handed out
         self._durable = 0            # tickets covered by a commit
@@ -227,8 +242,8 @@ class Store:
         if not run:
             return
         if tag == "put":
-            cur.executemany("INSERT OR REPLACE INTO messages(seq, queue, md, body, expiry_at) VALUES (?,?,?,?,?)",
-                            run)
+            cur.executemany("INSERT OR REPLACE INTO messages(seq, queue, md, body, expiry_at, crc) "
+                            "VALUES (?,?,?,?,?,?)", [(*r, checksum(r[2], r[3])) for r in run])
         else:
             cur.executemany("DELETE FROM messages WHERE seq=?", run)
 
@@ -237,8 +252,25 @@ class Store:
         for ns, name, rec in self.db.execute("SELECT ns, name, rec FROM objects ORDER BY rowid"):
             yield ns, name, json.loads(rec)
 
-    def messages(self) -> Iterator[tuple[int, str, bytes, bytes, float | None, int]]:
-        yield from self.db.execute("SELECT seq, queue, md, body, expiry_at, backout FROM messages ORDER BY seq")
+    def messages(self, damaged: list[tuple[int, str]] | None = None
+                 ) -> Iterator[tuple[int, str, bytes, bytes, float | None, int]]:
+        """The stored messages in order. One whose descriptor and data no longer match their
+        checksum is not served: it is moved to the ``damaged`` table (kept for inspection) and
+        reported in ``damaged`` as (seq, queue)."""
+        bad = []
+        for seq, queue, md, body, expiry_at, backout, crc in self.db.execute(
+                "SELECT seq, queue, md, body, expiry_at, backout, crc FROM messages ORDER BY seq"):
+            if crc is not None and crc != checksum(md, body):
+                bad.append((seq, queue, md, body, expiry_at))
+                continue
+            yield seq, queue, md, body, expiry_at, backout
+        if bad:
+            with self.db:
+                self.db.executemany("INSERT INTO damaged(seq, queue, md, body, expiry_at, found) VALUES (?,?,?,?,?,?)",
+                                    [(*b, time.time()) for b in bad])
+                self.db.executemany("DELETE FROM messages WHERE seq=?", [(b[0],) for b in bad])
+            if damaged is not None:
+                damaged.extend((b[0], b[1]) for b in bad)
 
     def chsync(self) -> Iterator[tuple[str, dict[str, Any]]]:
         for name, rec in self.db.execute("SELECT name, rec FROM chsync"):
@@ -267,6 +299,12 @@ class Store:
             self.sync()
         finally:
             self.db.close()
+
+
+def checksum(md: bytes, body: bytes) -> int:
+    """A stored message's CRC-32 (descriptor, then data): computed when it is written, by the
+    journal's writer outside the engine's lock, and checked when it is read back."""
+    return zlib.crc32(body, zlib.crc32(md))
 
 
 class MemoryStore(Store):
