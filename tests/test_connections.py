@@ -29,7 +29,9 @@ def qm() -> Iterator[Any]:
         yield h.add("CONNQM", "DEFINE QLOCAL(Q1)\n"
                               "DEFINE CHANNEL(SMALL.SVRCONN) CHLTYPE(SVRCONN) MAXMSGL(1000)\n"
                               "DEFINE CHANNEL(TWO.SVRCONN) CHLTYPE(SVRCONN) MAXINST(2)\n"
-                              "DEFINE CHANNEL(ONE.SVRCONN) CHLTYPE(SVRCONN) MAXINSTC(1)\n")
+                              "DEFINE CHANNEL(ONE.SVRCONN) CHLTYPE(SVRCONN) MAXINSTC(1)\n"
+                              "DEFINE CHANNEL(HB.SVRCONN) CHLTYPE(SVRCONN) HBINT(1)\n"
+                              "DEFINE QLOCAL(HB.Q)\n")
     finally:
         h.close()
         if old is None:
@@ -218,3 +220,61 @@ def test_the_listener_survives_running_out_of_file_descriptors(qm: Any) -> None:
     q = pymqi.Queue(conn, "Q1", C.MQOO_OUTPUT)
     q.put(b"after")
     conn.disconnect()
+
+
+def hb_client(qm: Any) -> Any:
+    cd = pymqi.CD(ChannelName=b"HB.SVRCONN", ConnectionName=qm.conname.encode(), HeartbeatInterval=1)
+    conn = pymqi.QueueManager(None)
+    conn.connect_with_options(qm.name, cd=cd)
+    return conn
+
+
+def test_an_idle_client_answers_heartbeats(qm: Any) -> None:
+    """HBINT(1) on both ends: the queue manager asks the idle client every second; pymqi's
+    heartbeat thread answers, so a connection idle for 8 s (past HBINT + the 5 s answer time) is
+    still there."""
+    conn = hb_client(qm)
+    assert conn._transport.info["hbint"] == 1
+    q = pymqi.Queue(conn, "Q1", C.MQOO_OUTPUT)
+    time.sleep(8)
+    q.put(b"still connected")
+    conn.disconnect()
+    assert "timed out from host" not in log_text(qm)
+
+
+def test_a_stopped_client_loses_its_syncpoint_gets(qm: Any) -> None:
+    """A client that holds 50 messages under syncpoint and is then SIGSTOPped answers no heartbeat:
+    the queue manager ends the conversation (AMQ9259E) and backs the gets out, so another
+    application gets all 50 within seconds (before: held for as long as the process lived)."""
+    import signal
+    import sys
+    conn = qm.client()
+    q = pymqi.Queue(conn, "HB.Q", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    for i in range(50):
+        q.put(b"held %d" % i)
+    script = (
+        "import sys, time\n"
+        "from mqlite import pymqi\n"
+        "from mqlite.cmq import CMQC as C\n"
+        f"cd = pymqi.CD(ChannelName=b'HB.SVRCONN', ConnectionName=b'{qm.conname}', HeartbeatInterval=1)\n"
+        "qm = pymqi.QueueManager(None)\n"
+        f"qm.connect_with_options('{qm.name}', cd=cd)\n"
+        "q = pymqi.Queue(qm, 'HB.Q', C.MQOO_INPUT_SHARED)\n"
+        "for _ in range(50):\n"
+        "    q.get(None, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_SYNCPOINT))\n"
+        "print('HELD', flush=True)\n"
+        "time.sleep(120)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "HELD"
+        os.kill(proc.pid, signal.SIGSTOP)
+        start = time.monotonic()
+        got = [q.get(None, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_WAIT, WaitInterval=30000)) for _ in range(50)]
+        assert sorted(got) == sorted(b"held %d" % i for i in range(50))
+        assert time.monotonic() - start < 30
+        assert "AMQ9259E: Connection timed out from host" in log_text(qm)
+    finally:
+        proc.kill()
+        os.kill(proc.pid, signal.SIGCONT)
+        proc.wait(10)
+        conn.disconnect()

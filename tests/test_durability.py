@@ -373,3 +373,68 @@ def test_a_damaged_message_is_reported_not_served(tmp_path) -> None:
         import sqlite3
         with sqlite3.connect(db) as c:
             assert [bytes(r[0])[:10] for r in c.execute("SELECT body FROM damaged")] == [b"message-3-"]
+
+
+def _wal_qm(h, name: str, n: int):
+    """A queue manager killed -9 after n acknowledged persistent puts, its WAL not checkpointed."""
+    qm = h.add(name, "DEFINE QLOCAL(W.Q) DEFPSIST(YES)\n")
+    conn = qm.client()
+    q = pymqi.Queue(conn, "W.Q", CMQC.MQOO_OUTPUT)
+    for i in range(n):
+        q.put(b"acknowledged-%03d-" % i + b"w" * 1000)
+    conn.disconnect()
+    qm.kill9()
+    return qm
+
+
+def test_a_wal_cut_in_half_refuses_the_start_and_says_what_was_lost(tmp_path) -> None:
+    """The log (qmgr.db-wal) of a killed queue manager is cut in half: strmqm refuses with AMQ7017S
+    in the error log and on the console (before: it started and 103 of 200 acknowledged messages
+    were silently gone); strmqm --accept-damage starts from the intact part, says so (MQL7017W)
+    and keeps the damaged log beside the database."""
+    from mqlite.testing import Harness
+    with Harness(data_dir=str(tmp_path)) as h:
+        qm = _wal_qm(h, "WALQM", 200)
+        qdir = tmp_path / "qmgrs" / "WALQM"
+        wal = qdir / "qmgr.db-wal"
+        size = wal.stat().st_size
+        assert size > 200 * 1000
+        with open(wal, "r+b") as f:
+            f.truncate(size // 2)
+        r = mqlite("strmqm", "WALQM")
+        assert r.returncode != 0 and "AMQ7017S" in r.stdout + r.stderr
+        log = (qdir / "errors" / "AMQERR01.LOG").read_text()
+        assert "AMQ7017S: Log not available." in log and "has lost committed work" in log
+        assert not qm.pid()
+        r = mqlite("strmqm", "--accept-damage", "WALQM")
+        assert r.returncode == 0, r.stdout + r.stderr
+        conn = qm.client()
+        got = drain(conn, "W.Q")
+        conn.disconnect()
+        assert 0 < len(got) < 200 and got == [b"acknowledged-%03d-" % i + b"w" * 1000 for i in range(len(got))]
+        assert "MQL7017W" in (qdir / "errors" / "AMQERR01.LOG").read_text()
+        assert any(p.name.startswith("qmgr.db-wal.damaged-") for p in qdir.iterdir())
+
+
+def test_a_damaged_wal_frame_or_database_refuses_the_start(tmp_path) -> None:
+    from mqlite.testing import Harness
+    with Harness(data_dir=str(tmp_path)) as h:
+        _wal_qm(h, "WALQM2", 60)
+        qdir = tmp_path / "qmgrs" / "WALQM2"
+        wal = qdir / "qmgr.db-wal"
+        raw = bytearray(wal.read_bytes())
+        raw[len(raw) // 3] ^= 0xFF                             # one byte inside a frame in the middle
+        wal.write_bytes(bytes(raw))
+        r = mqlite("strmqm", "WALQM2")
+        assert r.returncode != 0
+        assert "frames written after a damaged frame" in (qdir / "errors" / "AMQERR01.LOG").read_text()
+        # A database file that is not one: refused with AMQ7017S, not a traceback.
+        qm3 = h.add("DBQM", "DEFINE QLOCAL(X.Q)\n")
+        qm3.stop()
+        db = tmp_path / "qmgrs" / "DBQM" / "qmgr.db"
+        with open(db, "r+b") as f:
+            f.write(b"\0garbage" * 16)
+        r = mqlite("strmqm", "DBQM")
+        assert r.returncode != 0 and "AMQ7017S" in r.stdout + r.stderr
+        log = (tmp_path / "qmgrs" / "DBQM" / "errors" / "AMQERR01.LOG").read_text()
+        assert "AMQ7017S" in log and "Traceback" not in log

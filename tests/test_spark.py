@@ -163,7 +163,7 @@ def test_reads_and_writes_in_a_row_with_a_failing_job_and_a_unit_in_doubt(qm: An
         .options(**opts).mode("append").save()
 
     @udf(StringType())
-    def slow_or_bad(body: str) -> str:
+    def slow_or_bad(body):  # no hints: Spark would read them as a pandas UDF's
         if body == "bad":
             raise ValueError("a failing UDF")
         time.sleep(2)                      # the other task is still writing when the job fails

@@ -132,7 +132,9 @@ def strmqm(args: argparse.Namespace) -> int:
     if isinstance(paths, int):
         return paths
     print(f"IBM MQ queue manager '{args.qmgr}' starting.")
-    proc = subprocess.Popen([sys.executable, "-m", "mqlite.server.main", args.qmgr], stdin=subprocess.DEVNULL,
+    extra = ["--accept-damage"] if args.accept_damage else []
+    proc = subprocess.Popen([sys.executable, "-m", "mqlite.server.main", args.qmgr, *extra],
+                            stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
                             close_fds=True)
     assert proc.stdout is not None
@@ -444,6 +446,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("qmgr")
     p.set_defaults(fn=crtmqm)
     p = sub.add_parser("strmqm", help="start a queue manager in the background")
+    p.add_argument("--accept-damage", action="store_true",
+                   help="start from what is intact when the store's log has lost committed work")
     p.add_argument("qmgr")
     p.set_defaults(fn=strmqm)
     p = sub.add_parser("endmqm", help="end a queue manager")

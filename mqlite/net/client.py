@@ -4,6 +4,8 @@ from __future__ import annotations
 import re
 import socket
 import threading
+import time
+import weakref
 from collections import deque
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
@@ -72,7 +74,7 @@ class Transport:
         fields["proto"] = P.PROTOCOL_VERSION
         try:
             P.send_frame(self.sock, P.HELLO, P.encode_json(fields))
-            ftype, payload = self.reader.read()
+            ftype, payload = self._read()
         except (OSError, ConnectionError, P.ProtocolError) as e:
             self.close()
             raise TransportError(C.MQRC_CONNECTION_BROKEN, str(e)) from None
@@ -84,7 +86,38 @@ class Transport:
             self.close()
             raise TransportError(C.MQRC_CONNECTION_BROKEN, f"unexpected frame {ftype:#x}")
         self.info = body
+        if body.get("hbint"):
+            HEARTBEATS.add(self, int(body["hbint"]))
         return body
+
+    def _read(self) -> tuple[int, bytes]:
+        """The next frame that is not a heartbeat; heartbeats are answered on the way."""
+        while True:
+            ftype, payload = self.reader.read()
+            if ftype != P.HEARTBEAT:
+                return ftype, payload
+            P.send_frame(self.sock, P.HEARTBEAT | P.REPLY)
+
+    def answer_heartbeat(self) -> None:
+        """Called by the heartbeat thread: if the connection is idle and the queue manager asked
+        whether this client is alive, say yes. Never waits for the connection."""
+        if not self.lock.acquire(blocking=False):
+            return                          # a call is in progress: it answers any heartbeat itself
+        try:
+            if self.pending or not (self.reader.buffered() or P.readable(self.sock, 0)):
+                return
+            self._read_idle()
+        except (OSError, ConnectionError, P.ProtocolError):
+            self.close()                    # the next call reports the broken connection (2009)
+        finally:
+            self.lock.release()
+
+    def _read_idle(self) -> None:
+        ftype, _ = self.reader.read()
+        if ftype == P.HEARTBEAT:
+            P.send_frame(self.sock, P.HEARTBEAT | P.REPLY)
+        else:
+            raise P.ProtocolError(f"unexpected frame {ftype:#x} on an idle connection")
 
     @contextmanager
     def _io(self) -> Iterator[None]:
@@ -100,7 +133,7 @@ class Transport:
         with self._io():
             P.send_frame(self.sock, ftype, payload)
             self._drain()
-            rtype, reply = self.reader.read()
+            rtype, reply = self._read()
             if rtype != ftype | P.REPLY:
                 raise P.ProtocolError(f"reply type {rtype:#x} to {ftype:#x}")
         return reply
@@ -119,7 +152,7 @@ class Transport:
     def _drain(self) -> None:
         while self.pending:
             ftype, consumer = self.pending[0]
-            rtype, reply = self.reader.read()
+            rtype, reply = self._read()
             self.pending.popleft()
             if rtype != ftype | P.REPLY:
                 raise P.ProtocolError(f"reply type {rtype:#x} to {ftype:#x}")
@@ -135,3 +168,34 @@ class Transport:
             self.sock.close()
         except OSError:
             pass
+
+
+class _Heartbeats:
+    """One daemon thread per process that answers the queue manager's heartbeats on idle client
+    connections (pymqi code is single-threaded and reads its socket only inside a call; a client
+    whose process is stopped cannot answer, which is the point)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.transports: "weakref.WeakSet[Transport]" = weakref.WeakSet()
+        self.period = 1.0
+        self.thread: threading.Thread | None = None
+
+    def add(self, transport: Transport, hbint: int) -> None:
+        with self.lock:
+            self.transports.add(transport)
+            self.period = min(self.period, max(0.05, hbint / 4))
+            if self.thread is None or not self.thread.is_alive():
+                self.thread = threading.Thread(target=self._run, name="mqlite-heartbeats", daemon=True)
+                self.thread.start()
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(self.period)
+            with self.lock:
+                live = [t for t in self.transports if t.sock.fileno() >= 0]
+            for t in live:
+                t.answer_heartbeat()
+
+
+HEARTBEATS = _Heartbeats()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import socket
 import struct
 import time
@@ -32,6 +33,7 @@ OPEN_ASYNC_PUT, OPEN_READ_AHEAD = 0x1, 0x2      # flags in the OPEN reply: the q
 BATCH_SPECULATIVE = 0x1                         # GET_BATCH sent ahead: take no persistent message
 BATCH_SYNCPOINT = 0x2                           # GET_BATCH under syncpoint: messages join the unit of work
 MQSC, CONTROL = 0x20, 0x21
+HEARTBEAT = 0x22                       # a client connection's heartbeat (server asks, client answers | REPLY)
 CH_MSG, CH_END, CH_HEARTBEAT, CH_PING, CH_CLOSE = 0x40, 0x41, 0x42, 0x43, 0x44   # message channels
 CH_FAST = 0x1                          # CH_MSG flag: a fast nonpersistent message, outside the batch
 REPLY = 0x80                           # a reply carries the request type | REPLY
@@ -86,6 +88,14 @@ SPIN = float(os.environ.get("MQLITE_SPIN_US", "800")) / 1e6
 SERVER_SPIN = float(os.environ.get("MQLITE_SERVER_SPIN_US", "200")) / 1e6
 
 
+def readable(sock: socket.socket, timeout: float) -> bool:
+    """Whether the socket has something to read (or was closed) within ``timeout`` seconds
+    (poll, not select: descriptors above 1023 are fine)."""
+    p = select.poll()
+    p.register(sock, select.POLLIN)
+    return bool(p.poll(max(0, int(timeout * 1000))))
+
+
 class FrameReader:
     """Reads frames through a buffer, so frames that arrive together cost one ``recv``."""
 
@@ -96,6 +106,7 @@ class FrameReader:
         self.sock = sock
         self.max_frame = max_frame
         self.frame_timeout = frame_timeout   # a frame begun must go on arriving (None: wait forever)
+        self.idle_timeout: float | None = None   # waiting for the next frame: socket.timeout after this
         self.spin = spin
         self.buf = b""
         self.pos = 0
@@ -120,16 +131,10 @@ class FrameReader:
                 # with the length a header claims), each read bounded by ``frame_timeout``.
                 payload = bytearray(buf[pos + 5:pos + avail])
                 left = need - avail
-                self.sock.settimeout(self.frame_timeout)
-                try:
-                    while left > 0:
-                        chunk = self.sock.recv(min(left, 1 << 20))
-                        if not chunk:
-                            raise ConnectionError("connection closed")
-                        payload += chunk
-                        left -= len(chunk)
-                finally:
-                    self.sock.settimeout(None)
+                while left > 0:
+                    chunk = self._partial_recv(min(left, 1 << 20))
+                    payload += chunk
+                    left -= len(chunk)
                 self.buf, self.pos = b"", 0
                 return ftype, bytes(payload)
             chunk = self._recv(max(self.CHUNK, need - avail), partial=avail > 0)
@@ -152,11 +157,7 @@ class FrameReader:
         or the machine is busy and polling only takes CPU from others), block at once for a while.
         Inside a frame (``partial``) the blocking read lasts ``frame_timeout`` at most."""
         if partial and self.frame_timeout is not None:
-            self.sock.settimeout(self.frame_timeout)
-            try:
-                return self.sock.recv(n)
-            finally:
-                self.sock.settimeout(None)
+            return self._partial_recv(n)
         if self.spin > 0:
             if self.skip > 0:
                 self.skip -= 1
@@ -175,7 +176,19 @@ class FrameReader:
                 if self.misses >= 8:
                     self.misses = 0
                     self.skip = 32
+        if self.idle_timeout is not None and not readable(self.sock, self.idle_timeout):
+            raise socket.timeout("no frame began")      # waiting for a frame to begin (a heartbeat is due)
         return self.sock.recv(n)
+
+    def _partial_recv(self, n: int) -> bytes:
+        """A read inside a frame: a partner that stops sending for ``frame_timeout`` is broken.
+        (select, not a socket timeout: a socket in timeout mode would make the polls above block.)"""
+        if self.frame_timeout is not None and not readable(self.sock, self.frame_timeout):
+            raise ProtocolError(f"a frame was not completed within {self.frame_timeout:g} s")
+        data = self.sock.recv(n)
+        if not data:
+            raise ConnectionError("connection closed")
+        return data
 
     def buffered(self) -> bool:
         return len(self.buf) > self.pos

@@ -152,7 +152,7 @@ class QueueManager:
         """MQCONN: a client connection when MQSERVER is set, else local bindings."""
         client = _qmgr_from_mqserver()
         if client is not None:
-            self._connect_client(name, client[0], client[1], None, None)
+            self._connect_client(name, client[0], client[1], None, None, CD())
         else:
             self._connect_bindings(name)
 
@@ -170,7 +170,7 @@ class QueueManager:
         if cd_ is not None:
             channel = structs.text(cd_.ChannelName)
             conname = structs.text(cd_.ConnectionName)
-            self._connect_client(name, channel, conname, user, password)
+            self._connect_client(name, channel, conname, user, password, cd_)
         else:
             self.connect(name) if user is None else self._connect_bindings(name, user, password)
 
@@ -194,7 +194,7 @@ class QueueManager:
         self._transport = transport
         self._name = info.get("qmgr", name)
 
-    def _connect_client(self, name: Any, channel: str, conname: str, user: Any, password: Any) -> None:
+    def _connect_client(self, name: Any, channel: str, conname: str, user: Any, password: Any, cd_: CD) -> None:
         if self._transport is not None:
             raise MQMIError(CMQC.MQCC_WARNING, CMQC.MQRC_ALREADY_CONNECTED)
         qname = structs.text(ensure_bytes(name or b""))
@@ -202,8 +202,10 @@ class QueueManager:
             transport = Transport.tcp(conname)
         except TransportError as e:
             raise _fail(e) from None
-        self._hello(transport, qname, channel=channel, kind="client",
-                    user=_text(user), password=_text(password))
+        # The channel definition's MaxMsgLength and HeartbeatInterval are negotiated with the
+        # SVRCONN's MAXMSGL (the lower) and HBINT (the higher), as MQ's client does.
+        self._hello(transport, qname, channel=channel, kind="client", user=_text(user), password=_text(password),
+                    maxmsgl=int(cd_.MaxMsgLength), hbint=int(cd_.HeartbeatInterval))
 
     def _connect_bindings(self, name: Any, user: Any = None, password: Any = None) -> None:
         if self._transport is not None:

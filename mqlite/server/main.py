@@ -7,14 +7,15 @@ import signal
 import sys
 
 from mqlite.server.server import QMServer
+from mqlite.store.check import StoreDamaged
 
 
 def main(argv: list[str]) -> int:
     name = argv[0]
-    srv = QMServer(name)
     try:
+        srv = QMServer(name, accept_damage="--accept-damage" in argv[1:])
         srv.start()
-    except OSError as e:
+    except (OSError, StoreDamaged) as e:
         print(f"ERROR {e}", flush=True)
         return 1
     # The hot paths allocate many short-lived objects and make no reference cycles: collect rarely.

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import errno
 import json
+import shutil
+import sqlite3
 import os
 import socket
 import struct
 import threading
 import time
 import traceback
-from typing import Any
+from typing import Any, NoReturn
 
 from mqlite.channels import manager as channel_manager
 from mqlite.channels.manager import ChannelError, ChannelManager
@@ -36,6 +38,7 @@ from mqlite.qsg.service import QSGService
 from mqlite.server.cmdserver import CommandServer
 from mqlite.server.errlog import ErrorLog
 from mqlite.server.repman import CACHE_KEY, RepositoryManager
+from mqlite.store.check import StoreDamaged, quick_check, wal_damage
 from mqlite.store.sqlite import Store, StoreUnavailable
 
 ASYNC_SHARED_BATCH = 200  # asynchronous puts to shared queues written in one transaction at most
@@ -45,6 +48,12 @@ HELLO_TIMEOUT = 10.0      # the whole HELLO must arrive within this
 FRAME_TIMEOUT = float(os.environ.get("MQLITE_FRAME_TIMEOUT", "60"))   # a frame begun must go on arriving
 FRAME_OVERHEAD = 65536    # what a request carries beside the message (descriptors, options)
 ACCEPT_BACKOFF = 0.2      # after accept() fails for want of descriptors, before trying again
+
+
+def heartbeat_wait(hbint: int) -> float:
+    """How long a client has to answer a heartbeat: the interval itself (5 s at least: a busy
+    machine must not end a live client), at most 60 s."""
+    return float(min(max(hbint, 5), 60))
 
 
 class Listener:
@@ -72,11 +81,11 @@ class Listener:
 
 
 class QMServer:
-    def __init__(self, name: str, clock: Clock | None = None) -> None:
+    def __init__(self, name: str, clock: Clock | None = None, accept_damage: bool = False) -> None:
         self.paths = QMPaths.of(name)
         self.name = name
         self.log = ErrorLog(self.paths.errors, name)
-        self.store = Store(self.paths.db)
+        self.store = self._open_store(accept_damage)
         self.qm = QueueManager(name, self.store, clock or OffsetClock(clock_file()))
         # One lock serialises the engine. Re-entrant: MQSC commands run under it and channel
         # operations they start take it again.
@@ -135,6 +144,37 @@ class QMServer:
         self.command_server = CommandServer(self)
         self.command_server.start()
         self.repman.start()
+
+    def _open_store(self, accept_damage: bool) -> Store:
+        """Open qmgr.db after looking for damage: a log that lost committed work, or pages SQLite
+        cannot read after an unclean end. Damage refuses the start (AMQ7017S) unless the
+        administrator accepts it (strmqm --accept-damage: start from what is intact, the damaged
+        log kept beside the database)."""
+        db = self.paths.db
+        unclean = os.path.exists(self.paths.pid) or os.path.exists(db + "-wal")
+        why = wal_damage(db)
+        if why is not None:
+            if not accept_damage:
+                self._refuse_start(why + ". Start with strmqm --accept-damage to recover what is intact")
+            kept = f"{db}-wal.damaged-{time.strftime('%Y%m%d%H%M%S')}"
+            shutil.copyfile(db + "-wal", kept)
+            self.log.write("MQL7017W", f"Queue manager {self.name} started from a damaged log.",
+                           f"{why}. The work in those frames is lost; the damaged log was kept as {kept}.")
+        try:
+            store = Store(db)
+        except sqlite3.DatabaseError as e:
+            self._refuse_start(f"qmgr.db cannot be opened: {e}")
+        if unclean:
+            why = quick_check(store.db)
+            if why is not None and not accept_damage:
+                store.db.close()
+                self._refuse_start(why)
+        return store
+
+    def _refuse_start(self, why: str) -> NoReturn:
+        self.log.write("AMQ7017S", "Log not available.",
+                       f"Queue manager {self.name} cannot use its store: {why}. The queue manager was not started.")
+        raise StoreDamaged(f"AMQ7017S: Log not available: {why}")
 
     def _engine_log(self, text: str) -> None:
         """The engine's log lines: those that begin with an AMQ message id keep it."""
@@ -322,6 +362,8 @@ class Session:
         self.after_reply: Any = None     # work to start once the current reply has been sent
         self.channel = ""                # the SVRCONN a client connected through
         self.maxmsgl: int | None = None  # a client channel's negotiated MAXMSGL (bindings: none)
+        self.hbint = 0                   # a client channel's negotiated heartbeat interval (0: none)
+        self.hb_sent = False             # a heartbeat went to the client and nothing came back yet
 
     def kill(self) -> None:
         self.closed = True
@@ -341,12 +383,23 @@ class Session:
             self.sock.settimeout(None)
             limit = P.MAX_FRAME if self.maxmsgl is None else self.maxmsgl + FRAME_OVERHEAD
             reader = P.FrameReader(self.sock, max_frame=limit, frame_timeout=FRAME_TIMEOUT)
+            reader.idle_timeout = self.hbint or None
             self.reader = reader
             while not self.closed:
                 # Poll briefly for the next request only while a single application is connected:
                 # with more, polling threads take the interpreter lock and CPU from the others.
                 reader.spin = P.SERVER_SPIN if len(srv.sessions) <= SPIN_SESSIONS else 0.0
-                ftype, payload = reader.read()
+                try:
+                    ftype, payload = reader.read()
+                except socket.timeout:
+                    if not self._heartbeat(reader):
+                        return
+                    continue
+                if self.hb_sent:
+                    self.hb_sent = False
+                    reader.idle_timeout = self.hbint or None
+                if ftype == P.HEARTBEAT | P.REPLY:
+                    continue
                 if ftype == P.DISC:
                     if self.conn is not None:
                         self._call(self._disconnect)
@@ -404,6 +457,21 @@ class Session:
                 pass
             srv.forget(self)
 
+    def _heartbeat(self, reader: P.FrameReader) -> bool:
+        """Nothing came for the heartbeat interval: ask the client, once. A client that does not
+        answer (its process stopped, its host gone) ends the conversation, and its unit of work is
+        backed out as for any broken connection."""
+        if not self.hb_sent:
+            P.send_frame(self.sock, P.HEARTBEAT)
+            self.hb_sent = True
+            reader.idle_timeout = heartbeat_wait(self.hbint)
+            return True
+        self.server.log.write("AMQ9259E", f"Connection timed out from host '{self.peer}'.",
+                              f"The client on channel '{self.channel}' did not answer a heartbeat within "
+                              f"{reader.idle_timeout:g} s (HBINT {self.hbint}); the conversation was ended "
+                              "and its unit of work backed out.")
+        return False
+
     def _hello(self, req: Any) -> bool:
         srv = self.server
         if not isinstance(req, dict) or req.get("proto") != P.PROTOCOL_VERSION:
@@ -411,7 +479,7 @@ class Session:
         for key in ("qmgr", "channel", "appl", "user", "kind"):
             if not isinstance(req.get(key) or "", str):
                 raise P.ProtocolError(f"HELLO field {key} is not a string")
-        for key in ("appl_type", "maxmsgl"):
+        for key in ("appl_type", "maxmsgl", "hbint"):
             if not isinstance(req.get(key) or 0, int) or isinstance(req.get(key), bool):
                 raise P.ProtocolError(f"HELLO field {key} is not an integer")
         if req.get("kind") == "channel":
@@ -457,6 +525,8 @@ class Session:
             self.channel = chl
             # MAXMSGL of the conversation: the lower of the SVRCONN's and the client's.
             self.maxmsgl = min(obj["MAXMSGL"], int(req.get("maxmsgl") or obj["MAXMSGL"]))
+            # HBINT of the conversation: the larger of the SVRCONN's and the client's (0 at both: none).
+            self.hbint = max(obj["HBINT"], int(req.get("hbint") or 0))
         with srv.lock:
             try:
                 self.conn = srv.qm.connect(str(req.get("appl") or "")[-28:], int(req.get("appl_type") or C.MQAT_UNIX),
@@ -464,7 +534,7 @@ class Session:
             except MQIError as e:
                 return self._refuse(e.reason, "queue manager quiescing")
         info = {"qmgr": srv.name, "proto": P.PROTOCOL_VERSION, "hconn": self.conn.hconn,
-                "ccsid": srv.qm.qmgr["CCSID"], "qmid": srv.qm.qmgr["QMID"], "maxmsgl": self.maxmsgl}
+                "ccsid": srv.qm.qmgr["CCSID"], "qmid": srv.qm.qmgr["QMID"], "maxmsgl": self.maxmsgl, "hbint": self.hbint}
         P.send_frame(self.sock, P.HELLO_OK, P.encode_json(info))
         return True
 

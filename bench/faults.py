@@ -1,0 +1,210 @@
+"""Fault runs for issue 14: hostile and careless clients against a real queue manager, and the
+disk-full scenario repeated. Prints figures; exits non-zero if the queue manager crashed, hung or
+logged an unexpected error.
+
+    python bench/faults.py                      # 3,000 fuzz cases, 50 hostile connections, 3 disk-full runs
+    python bench/faults.py --cases 20000 --disk-runs 10
+
+Wire fuzz: each case opens a TCP connection and sends one of: a HELLO with random or malformed
+JSON, random bytes, a valid HELLO followed by frames of random type with random or mutated
+payloads (taken from real requests: OPEN, PUT, GET, INQ, STREAM, XA, ...), a header claiming a
+large length, a frame cut short. After every 100 cases a pymqi client must connect, put and get
+within 5 s (else: a hang). Crashes are MQL9999E entries in the error log (a traceback where a
+protocol error was due) and a server process that is gone.
+Hostile headers: K connections each claim a frame of the channel's MAXMSGL and send 215 bytes;
+the server's RSS growth per connection is reported.
+Disk full: the tmpfs test of tests/test_durability.py, run N times (root needed), each printing
+acknowledged / got / present-after-kill -9 counts.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from mqlite import pymqi  # noqa: E402
+from mqlite.cmq import CMQC as C  # noqa: E402
+from mqlite.cmq.structs import GMO, MD, OD, PMO  # noqa: E402
+from mqlite.net import protocol as P  # noqa: E402
+from mqlite.testing import Harness  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def hello(qm, channel: str) -> dict:
+    return {"proto": P.PROTOCOL_VERSION, "kind": "client", "qmgr": qm.name, "channel": channel,
+            "appl": "fuzz", "appl_type": C.MQAT_UNIX, "user": "fuzz"}
+
+
+def sample_requests() -> list[tuple[int, bytes]]:
+    """Well-formed request payloads to mutate."""
+    od = OD(ObjectName=b"FUZZ.Q").pack()
+    md, pmo, gmo = MD().pack(), PMO().pack(), GMO().pack()
+    return [
+        (P.OPEN, P.I1.pack(C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED | C.MQOO_INQUIRE | C.MQOO_BROWSE) + od),
+        (P.PUT, P.I1.pack(1) + pmo + md + b"fuzz body"),
+        (P.PUT1, od + pmo + md + b"fuzz body"),
+        (P.GET, P.II.pack(1, 1000) + gmo + md),
+        (P.INQ, P.I1.pack(1) + P.encode_values([C.MQIA_CURRENT_Q_DEPTH])),
+        (P.CLOSE, P.III.pack(1, 0, 0)),
+        (P.CMIT, b""), (P.BACK, b""), (P.STAT, P.I1.pack(0)),
+        (P.STREAM, P.STREAM_REQ.pack(1, P.STREAM_MARK, 0, 0, 10, 1 << 20)),
+        (P.XA, P.encode_json({"op": "prepare", "xid": "fuzz/1", "settle": []})),
+        (P.XA, P.encode_json({"op": "resolve", "commit": ["x"], "backout": [], "prefix": "", "mark": ["a", 1]})),
+        (P.GET_BATCH, P.III.pack(1, 0, 10) + gmo + md),
+        (P.BROWSE_BATCH, P.III.pack(1, 10, 1 << 20)),
+    ]
+
+
+def mutate(rng: random.Random, data: bytes) -> bytes:
+    b = bytearray(data)
+    for _ in range(rng.randint(1, 8)):
+        op = rng.random()
+        if op < 0.5 and b:
+            b[rng.randrange(len(b))] = rng.randrange(256)
+        elif op < 0.7 and b:
+            del b[rng.randrange(len(b)):]
+        elif op < 0.85:
+            b[rng.randrange(len(b) + 1):rng.randrange(len(b) + 1)] = rng.randbytes(rng.randint(1, 64))
+        elif len(b) >= 4:
+            at = rng.randrange(len(b) - 3)
+            b[at:at + 4] = struct.pack("<i", rng.choice([-1, 0, 1, 2**31 - 1, -2**31, 48, 100000]))
+    return bytes(b)
+
+
+def case(rng: random.Random, qm, samples: list[tuple[int, bytes]]) -> bytes:
+    kind = rng.randrange(7)
+    good = json.dumps(hello(qm, "APP.SVRCONN")).encode()
+    if kind == 0:
+        return P.frame(P.HELLO, mutate(rng, good))
+    if kind == 1:
+        return rng.randbytes(rng.randint(1, 512))
+    if kind == 2:
+        depth = rng.randint(1000, 200000)
+        return P.frame(P.HELLO, b"[" * depth + b"]" * depth)
+    if kind == 3:
+        bad = dict(hello(qm, "APP.SVRCONN"))
+        bad[rng.choice(list(bad))] = rng.choice([None, 1.5, [], {}, "x" * 300, -1, True, ""])
+        return P.frame(P.HELLO, json.dumps(bad).encode())
+    head = P.frame(P.HELLO, good)
+    ftype, payload = rng.choice(samples)
+    if kind == 4:
+        return head + P.frame(ftype, mutate(rng, payload))
+    if kind == 5:
+        return head + P.frame(rng.randrange(256), rng.randbytes(rng.randint(0, 2048)))
+    frame = P.frame(ftype, payload)
+    return head + frame[:rng.randrange(len(frame))]         # cut short
+
+
+def send(qm, data: bytes) -> None:
+    try:
+        s = socket.create_connection(("127.0.0.1", qm.port), timeout=2)
+    except OSError:
+        return
+    try:
+        s.sendall(data)
+        s.shutdown(socket.SHUT_WR)
+        while s.recv(65536):
+            pass
+    except OSError:
+        pass
+    finally:
+        s.close()
+
+
+def healthy(qm) -> bool:
+    start = time.monotonic()
+    try:
+        conn = qm.client()
+        q = pymqi.Queue(conn, "FUZZ.HEALTH", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+        q.put(b"ok")
+        ok = q.get() == b"ok"
+        conn.disconnect()
+        return ok and time.monotonic() - start < 5
+    except pymqi.MQMIError:
+        return False
+
+
+def rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
+
+def log_text(qm) -> str:
+    with open(os.path.join(qm.harness.data_dir, "qmgrs", qm.name, "errors", "AMQERR01.LOG")) as f:
+        return f.read()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cases", type=int, default=3000)
+    ap.add_argument("--seed", type=int, default=14)
+    ap.add_argument("--hostile", type=int, default=50, help="connections with a claimed large frame")
+    ap.add_argument("--disk-runs", type=int, default=3)
+    ap.add_argument("--seconds", type=float, default=300, help="time limit for the fuzz cases")
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    failed = False
+    with Harness() as h:
+        qm = h.add("FUZZQM", "DEFINE QLOCAL(FUZZ.Q)\nDEFINE QLOCAL(FUZZ.HEALTH)\n")
+        samples = sample_requests()
+        hangs, run, start = 0, 0, time.monotonic()
+        for i in range(args.cases):
+            if time.monotonic() - start > args.seconds:
+                break
+            send(qm, case(rng, qm, samples))
+            run += 1
+            if i % 100 == 99 and not healthy(qm):
+                hangs += 1
+        alive = qm.pid() is not None and healthy(qm)
+        text = log_text(qm)
+        crashes = text.count("MQL9999E")
+        print(f"wire fuzz: {run} cases in {time.monotonic() - start:.0f} s, {crashes} unexpected errors (MQL9999E), "
+              f"{hangs} failed health checks, {text.count('AMQ9504E')} protocol errors logged, "
+              f"queue manager {'running' if alive else 'GONE'}")
+        failed |= bool(crashes or hangs or not alive)
+        # Hostile headers: each connection claims a frame as large as the channel allows.
+        pid = qm.pid()
+        before = rss_kib(pid)
+        socks = []
+        for _ in range(args.hostile):
+            s = socket.create_connection(("127.0.0.1", qm.port), timeout=5)
+            s.sendall(P.frame(P.HELLO, json.dumps(hello(qm, "APP.SVRCONN")).encode()))
+            P.recv_frame(s)
+            s.sendall(struct.pack(">IB", 4 << 20, P.PUT) + b"x" * 210)
+            socks.append(s)
+        time.sleep(1)
+        grown = rss_kib(pid) - before
+        for s in socks:
+            s.close()
+        print(f"hostile headers: {args.hostile} connections each claiming 4 MiB and sending 215 bytes: server RSS "
+              f"{before} -> {before + grown} KiB, {grown / args.hostile:.0f} KiB per connection")
+        failed |= grown / max(1, args.hostile) > 1024
+    for n in range(args.disk_runs):
+        r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider",
+                            "tests/test_durability.py::test_a_full_disk_loses_no_acknowledged_message"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=600)
+        m = re.search(r"acknowledged (\d+), got (\d+), present after kill -9 (\d+), refused (\d+)", r.stdout)
+        if m is None:
+            print(f"disk full run {n + 1}: no figures ({r.stdout.strip().splitlines()[-1:]})")
+            failed = True
+            continue
+        acked, got, present, refused = map(int, m.groups())
+        print(f"disk full run {n + 1}: acknowledged {acked}, got {got}, present after kill -9 {present} "
+              f"(acknowledged - got - present = {acked - got - present}), refused with 2102 in phase 3: {refused}, "
+              f"{'passed' if r.returncode == 0 else 'FAILED'}")
+        failed |= r.returncode != 0
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

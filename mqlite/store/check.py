@@ -1,0 +1,121 @@
+"""Damage checks made before a queue manager opens its store (strmqm).
+
+SQLite replays its write-ahead log (``qmgr.db-wal``) up to the last frame whose salt and running
+checksum are intact, and silently ignores the rest: a WAL cut short or overwritten in the middle
+loses committed transactions without a word. Two pieces of evidence show such a loss, both read
+here before SQLite opens the database (opening rebuilds them):
+
+- frames after the first broken one that still carry the log's current salts were written in the
+  same generation, after the damage: they are committed work that will not be replayed;
+- the WAL index (``qmgr.db-shm``), left behind by a queue manager that did not end cleanly,
+  records how many frames were valid (``mxFrame``); fewer valid frames now means frames were lost.
+
+``quick_check`` runs SQLite's own page-level check (after an unclean end, where damage is likely).
+Frame layout, salts and checksums are SQLite's documented WAL format.
+"""
+from __future__ import annotations
+
+import sqlite3
+import struct
+import sys
+
+class StoreDamaged(Exception):
+    """The store cannot be opened without losing acknowledged work (or at all): strmqm refuses."""
+
+
+WAL_MAGIC = (0x377F0682, 0x377F0683)    # checksums over little- or big-endian words
+WAL_HEADER = struct.Struct(">IIIIIIII")
+FRAME_HEADER = struct.Struct(">IIIIII")
+
+
+def _checksum(data: bytes, s0: int, s1: int, big_endian: bool) -> tuple[int, int]:
+    words = struct.unpack(f"{'>' if big_endian else '<'}{len(data) // 4}I", data)
+    mask = 0xFFFFFFFF
+    for i in range(0, len(words), 2):
+        s0 = (s0 + words[i] + s1) & mask
+        s1 = (s1 + words[i + 1] + s0) & mask
+    return s0, s1
+
+
+def _shm_frames(shm_path: str) -> tuple[int, int, tuple[int, int]] | None:
+    """(mxFrame, nBackfill, salts) from a WAL index a crashed process left, or None."""
+    try:
+        with open(shm_path, "rb") as f:
+            head = f.read(136)
+    except OSError:
+        return None
+    if len(head) < 104:
+        return None
+    order = "<" if sys.byteorder == "little" else ">"
+    version, _unused, _change, is_init, _big, _page, mx_frame, _npage = struct.unpack_from(f"{order}IIIBBHII", head)
+    salt = struct.unpack_from(">II", head, 32)       # copied byte for byte from the WAL header
+    n_backfill = struct.unpack_from(f"{order}I", head, 96)[0]
+    if version != 3007000 or not is_init:
+        return None
+    return mx_frame, n_backfill, salt
+
+
+def wal_damage(db_path: str) -> str | None:
+    """Why committed transactions in the database's WAL cannot be replayed, or None if nothing
+    shows a loss (an incomplete last transaction after a crash is not a loss: it was never
+    acknowledged)."""
+    try:
+        with open(db_path + "-wal", "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        data = b""
+    shm = _shm_frames(db_path + "-shm")
+    if len(data) < WAL_HEADER.size:
+        if shm is not None and shm[0] > shm[1]:
+            return f"the log qmgr.db-wal is missing or empty, but {shm[0] - shm[1]} frames were written to it"
+        return None
+    magic, _version, page_size, _ckpt, salt1, salt2, c0, c1 = WAL_HEADER.unpack_from(data)
+    if magic not in WAL_MAGIC or page_size < 512 or page_size & (page_size - 1):
+        return "the header of the log qmgr.db-wal is damaged" if shm is not None and shm[0] > shm[1] else None
+    big = bool(magic & 1)
+    if _checksum(data[:24], 0, 0, big) != (c0, c1):
+        return "the header of the log qmgr.db-wal fails its checksum" if shm is not None and shm[0] > shm[1] else None
+    frame = FRAME_HEADER.size + page_size
+    s0, s1 = c0, c1
+    off, n, valid = WAL_HEADER.size, 0, 0      # frames read, frames up to the last intact commit
+    broken_at = None
+    while off + frame <= len(data):
+        _pgno, commit, fs1, fs2, f0, f1 = FRAME_HEADER.unpack_from(data, off)
+        if (fs1, fs2) != (salt1, salt2):
+            broken_at = off
+            break
+        s0, s1 = _checksum(data[off:off + 8] + data[off + 24:off + frame], s0, s1, big)
+        if (s0, s1) != (f0, f1):
+            broken_at = off
+            break
+        n += 1
+        if commit:
+            valid = n
+        off += frame
+    later = 0
+    if broken_at is not None:
+        pos = broken_at + frame
+        while pos + frame <= len(data):
+            if FRAME_HEADER.unpack_from(data, pos)[2:4] == (salt1, salt2):
+                later += 1
+            pos += frame
+    problems = []
+    if later:
+        problems.append(f"{later} frames written after a damaged frame at byte {broken_at}")
+    if shm is not None and shm[2] == (salt1, salt2) and shm[0] > max(valid, shm[1]):
+        problems.append(f"{shm[0] - max(valid, shm[1])} of the {shm[0]} frames the queue manager had written "
+                        f"({len(data)} bytes remain)")
+    if not problems:
+        return None
+    return "the log qmgr.db-wal has lost committed work: " + "; ".join(problems)
+
+
+def quick_check(db: sqlite3.Connection) -> str | None:
+    """SQLite's page-level check of an open database; why it is damaged, or None."""
+    try:
+        rows = [r[0] for r in db.execute("PRAGMA quick_check(5)")]
+    except sqlite3.DatabaseError as e:
+        return f"qmgr.db cannot be read: {e}"
+    if rows == ["ok"]:
+        return None
+    return "qmgr.db is damaged: " + "; ".join(rows)
