@@ -139,9 +139,33 @@ def rss_kib(pid: int) -> int:
         return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
 
 
-def log_text(qm) -> str:
-    with open(os.path.join(qm.harness.data_dir, "qmgrs", qm.name, "errors", "AMQERR01.LOG")) as f:
-        return f.read()
+class LogWatch:
+    """What the error log gained since the last look, across one rotation (AMQERR01 -> 02)."""
+
+    def __init__(self, qm) -> None:
+        self.dir = os.path.join(qm.harness.data_dir, "qmgrs", qm.name, "errors")
+        self.off = self._size()
+
+    def _size(self) -> int:
+        try:
+            return os.path.getsize(os.path.join(self.dir, "AMQERR01.LOG"))
+        except OSError:
+            return 0
+
+    def _read(self, name: str, start: int = 0) -> str:
+        try:
+            with open(os.path.join(self.dir, name), "rb") as f:
+                f.seek(start)
+                return f.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    def new(self) -> str:
+        size = self._size()
+        text = (self._read("AMQERR02.LOG", self.off) if size < self.off else "") + \
+            self._read("AMQERR01.LOG", 0 if size < self.off else self.off)
+        self.off = size
+        return text
 
 
 def main() -> int:
@@ -157,19 +181,21 @@ def main() -> int:
     with Harness() as h:
         qm = h.add("FUZZQM", "DEFINE QLOCAL(FUZZ.Q)\nDEFINE QLOCAL(FUZZ.HEALTH)\n")
         samples = sample_requests()
-        hangs, run, start = 0, 0, time.monotonic()
+        watch = LogWatch(qm)
+        hangs, run, crashes, protocol, start = 0, 0, 0, 0, time.monotonic()
         for i in range(args.cases):
             if time.monotonic() - start > args.seconds:
                 break
             send(qm, case(rng, qm, samples))
             run += 1
-            if i % 100 == 99 and not healthy(qm):
-                hangs += 1
+            if i % 100 == 99 or i == args.cases - 1:
+                hangs += not healthy(qm)
+                text = watch.new()
+                crashes += text.count("MQL9999E")
+                protocol += text.count("AMQ9504E")
         alive = qm.pid() is not None and healthy(qm)
-        text = log_text(qm)
-        crashes = text.count("MQL9999E")
         print(f"wire fuzz: {run} cases in {time.monotonic() - start:.0f} s, {crashes} unexpected errors (MQL9999E), "
-              f"{hangs} failed health checks, {text.count('AMQ9504E')} protocol errors logged, "
+              f"{hangs} failed health checks, {protocol} protocol errors logged (AMQ9504E), "
               f"queue manager {'running' if alive else 'GONE'}")
         failed |= bool(crashes or hangs or not alive)
         # Hostile headers: each connection claims a frame as large as the channel allows.

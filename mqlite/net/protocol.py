@@ -106,7 +106,6 @@ class FrameReader:
         self.sock = sock
         self.max_frame = max_frame
         self.frame_timeout = frame_timeout   # a frame begun must go on arriving (None: wait forever)
-        self.idle_timeout: float | None = None   # waiting for the next frame: socket.timeout after this
         self.spin = spin
         self.buf = b""
         self.pos = 0
@@ -176,8 +175,6 @@ class FrameReader:
                 if self.misses >= 8:
                     self.misses = 0
                     self.skip = 32
-        if self.idle_timeout is not None and not readable(self.sock, self.idle_timeout):
-            raise socket.timeout("no frame began")      # waiting for a frame to begin (a heartbeat is due)
         return self.sock.recv(n)
 
     def _partial_recv(self, n: int) -> bytes:

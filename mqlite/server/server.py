@@ -48,6 +48,7 @@ HELLO_TIMEOUT = 10.0      # the whole HELLO must arrive within this
 FRAME_TIMEOUT = float(os.environ.get("MQLITE_FRAME_TIMEOUT", "60"))   # a frame begun must go on arriving
 FRAME_OVERHEAD = 65536    # what a request carries beside the message (descriptors, options)
 ACCEPT_BACKOFF = 0.2      # after accept() fails for want of descriptors, before trying again
+HEARTBEAT_TICK = 0.5      # how often idle client conversations are looked at for heartbeats
 
 
 def heartbeat_wait(hbint: int) -> float:
@@ -137,6 +138,7 @@ class QMServer:
         us.listen(128)
         self.unix_sock = us
         threading.Thread(target=self.accept_loop, args=(us, "bindings"), name="bindings", daemon=True).start()
+        threading.Thread(target=self._heartbeats, name="heartbeats", daemon=True).start()
         with open(self.paths.pid, "w", encoding="ascii") as f:
             f.write(f"{os.getpid()} {process_start(os.getpid()) or ''}")
         with self.lock:
@@ -175,6 +177,16 @@ class QMServer:
         self.log.write("AMQ7017S", "Log not available.",
                        f"Queue manager {self.name} cannot use its store: {why}. The queue manager was not started.")
         raise StoreDamaged(f"AMQ7017S: Log not available: {why}")
+
+    def _heartbeats(self) -> None:
+        """Client conversations' heartbeats (HBINT), checked twice a second: one thread for all,
+        nothing on the request path but a timestamp."""
+        while not self.stopping.wait(HEARTBEAT_TICK):
+            with self.sessions_lock:
+                sessions = list(self.sessions)
+            now = time.monotonic()
+            for s in sessions:
+                s.heartbeat(now)
 
     def _engine_log(self, text: str) -> None:
         """The engine's log lines: those that begin with an AMQ message id keep it."""
@@ -363,7 +375,10 @@ class Session:
         self.channel = ""                # the SVRCONN a client connected through
         self.maxmsgl: int | None = None  # a client channel's negotiated MAXMSGL (bindings: none)
         self.hbint = 0                   # a client channel's negotiated heartbeat interval (0: none)
-        self.hb_sent = False             # a heartbeat went to the client and nothing came back yet
+        self.hb_sent = 0.0               # when a heartbeat went to the client that has not answered
+        self.last_heard = time.monotonic()
+        self.in_call = True              # between reading a request and sending its reply
+        self.send_lock = threading.Lock()
 
     def kill(self) -> None:
         self.closed = True
@@ -383,21 +398,15 @@ class Session:
             self.sock.settimeout(None)
             limit = P.MAX_FRAME if self.maxmsgl is None else self.maxmsgl + FRAME_OVERHEAD
             reader = P.FrameReader(self.sock, max_frame=limit, frame_timeout=FRAME_TIMEOUT)
-            reader.idle_timeout = self.hbint or None
             self.reader = reader
             while not self.closed:
                 # Poll briefly for the next request only while a single application is connected:
                 # with more, polling threads take the interpreter lock and CPU from the others.
                 reader.spin = P.SERVER_SPIN if len(srv.sessions) <= SPIN_SESSIONS else 0.0
-                try:
-                    ftype, payload = reader.read()
-                except socket.timeout:
-                    if not self._heartbeat(reader):
-                        return
-                    continue
-                if self.hb_sent:
-                    self.hb_sent = False
-                    reader.idle_timeout = self.hbint or None
+                self.in_call = False
+                ftype, payload = reader.read()
+                self.in_call = True
+                self.last_heard, self.hb_sent = time.monotonic(), 0.0
                 if ftype == P.HEARTBEAT | P.REPLY:
                     continue
                 if ftype == P.DISC:
@@ -416,7 +425,8 @@ class Session:
                     raise P.ProtocolError(f"frame type {ftype:#x} not allowed on this connection")
                 reply = handler(self, payload)
                 if reply is not None:
-                    P.send_frame(self.sock, ftype | P.REPLY, reply)
+                    with self.send_lock:
+                        P.send_frame(self.sock, ftype | P.REPLY, reply)
                     if self.after_reply is not None:
                         self.after_reply()
                         self.after_reply = None
@@ -457,20 +467,31 @@ class Session:
                 pass
             srv.forget(self)
 
-    def _heartbeat(self, reader: P.FrameReader) -> bool:
-        """Nothing came for the heartbeat interval: ask the client, once. A client that does not
-        answer (its process stopped, its host gone) ends the conversation, and its unit of work is
-        backed out as for any broken connection."""
+    def heartbeat(self, now: float) -> None:
+        """Called by the server's heartbeat thread. A client conversation that has said nothing
+        for its heartbeat interval between calls is asked, once; one that does not answer (its
+        process stopped, its host gone) is ended, and its unit of work backed out as for any
+        broken connection. Not while a call is in progress (an MQGET waiting, for one)."""
+        if not self.hbint or self.in_call or self.closed or self.conn is None:
+            return
         if not self.hb_sent:
-            P.send_frame(self.sock, P.HEARTBEAT)
-            self.hb_sent = True
-            reader.idle_timeout = heartbeat_wait(self.hbint)
-            return True
-        self.server.log.write("AMQ9259E", f"Connection timed out from host '{self.peer}'.",
-                              f"The client on channel '{self.channel}' did not answer a heartbeat within "
-                              f"{reader.idle_timeout:g} s (HBINT {self.hbint}); the conversation was ended "
-                              "and its unit of work backed out.")
-        return False
+            if now - self.last_heard >= self.hbint:
+                with self.send_lock:
+                    if self.in_call:
+                        return
+                    try:
+                        P.send_frame(self.sock, P.HEARTBEAT)
+                    except OSError:
+                        return
+                    self.hb_sent = now
+            return
+        wait = heartbeat_wait(self.hbint)
+        if now - self.hb_sent >= wait:
+            self.server.log.write("AMQ9259E", f"Connection timed out from host '{self.peer}'.",
+                                  f"The client on channel '{self.channel}' did not answer a heartbeat within "
+                                  f"{wait:g} s (HBINT {self.hbint}); the conversation was ended and its unit of "
+                                  "work backed out.")
+            self.kill()
 
     def _hello(self, req: Any) -> bool:
         srv = self.server
