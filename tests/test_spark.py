@@ -10,6 +10,7 @@ import pytest
 from mqlite import pymqi
 from mqlite.cmq import CMQC as C
 from mqlite.testing import Harness
+from tests.cluster_helpers import depth
 
 # `make test` installs the spark extra (pyspark[sql], pinned pandas and pyarrow); a missing pyspark
 # or Java is a failure here, not a skip.
@@ -129,11 +130,7 @@ def test_the_format_is_found_without_register(qm: Any) -> None:
 
 
 def queue_depth(qm: Any, queue: str) -> int:
-    conn = qm.client()
-    try:
-        return pymqi.Queue(conn, queue, C.MQOO_INQUIRE).inquire(C.MQIA_CURRENT_Q_DEPTH)
-    finally:
-        conn.disconnect()
+    return depth(qm.harness, qm.name, queue)
 
 
 def test_a_row_that_does_not_convert_backs_out_the_whole_task(qm: Any, spark: Any) -> None:

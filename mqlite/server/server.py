@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import errno
 import json
-import shutil
-import sqlite3
 import os
 import socket
 import struct
 import threading
 import time
 import traceback
-from typing import Any, NoReturn
+from typing import Any
 
 from mqlite.channels import manager as channel_manager
 from mqlite.channels.manager import ChannelError, ChannelManager
@@ -38,7 +36,7 @@ from mqlite.qsg.service import QSGService
 from mqlite.server.cmdserver import CommandServer
 from mqlite.server.errlog import ErrorLog
 from mqlite.server.repman import CACHE_KEY, RepositoryManager
-from mqlite.store.check import StoreDamaged, quick_check, wal_damage
+from mqlite.store.check import open_store
 from mqlite.store.sqlite import Store, StoreUnavailable
 
 ASYNC_SHARED_BATCH = 200  # asynchronous puts to shared queues written in one transaction at most
@@ -86,7 +84,7 @@ class QMServer:
         self.paths = QMPaths.of(name)
         self.name = name
         self.log = ErrorLog(self.paths.errors, name)
-        self.store = self._open_store(accept_damage)
+        self.store = open_store(self.paths.db, self.paths.pid, name, self.log.write, accept_damage)
         self.qm = QueueManager(name, self.store, clock or OffsetClock(clock_file()))
         # One lock serialises the engine. Re-entrant: MQSC commands run under it and channel
         # operations they start take it again.
@@ -146,37 +144,6 @@ class QMServer:
         self.command_server = CommandServer(self)
         self.command_server.start()
         self.repman.start()
-
-    def _open_store(self, accept_damage: bool) -> Store:
-        """Open qmgr.db after looking for damage: a log that lost committed work, or pages SQLite
-        cannot read after an unclean end. Damage refuses the start (AMQ7017S) unless the
-        administrator accepts it (strmqm --accept-damage: start from what is intact, the damaged
-        log kept beside the database)."""
-        db = self.paths.db
-        unclean = os.path.exists(self.paths.pid) or os.path.exists(db + "-wal")
-        why = wal_damage(db)
-        if why is not None:
-            if not accept_damage:
-                self._refuse_start(why + ". Start with strmqm --accept-damage to recover what is intact")
-            kept = f"{db}-wal.damaged-{time.strftime('%Y%m%d%H%M%S')}"
-            shutil.copyfile(db + "-wal", kept)
-            self.log.write("MQL7017W", f"Queue manager {self.name} started from a damaged log.",
-                           f"{why}. The work in those frames is lost; the damaged log was kept as {kept}.")
-        try:
-            store = Store(db)
-        except sqlite3.DatabaseError as e:
-            self._refuse_start(f"qmgr.db cannot be opened: {e}")
-        if unclean:
-            why = quick_check(store.db)
-            if why is not None and not accept_damage:
-                store.db.close()
-                self._refuse_start(why)
-        return store
-
-    def _refuse_start(self, why: str) -> NoReturn:
-        self.log.write("AMQ7017S", "Log not available.",
-                       f"Queue manager {self.name} cannot use its store: {why}. The queue manager was not started.")
-        raise StoreDamaged(f"AMQ7017S: Log not available: {why}")
 
     def _heartbeats(self) -> None:
         """Client conversations' heartbeats (HBINT), checked twice a second: one thread for all,

@@ -15,9 +15,15 @@ Frame layout, salts and checksums are SQLite's documented WAL format.
 """
 from __future__ import annotations
 
+import os
+import shutil
 import sqlite3
 import struct
 import sys
+import time
+from typing import Callable, NoReturn
+
+from mqlite.store.sqlite import Store
 
 class StoreDamaged(Exception):
     """The store cannot be opened without losing acknowledged work (or at all): strmqm refuses."""
@@ -119,3 +125,33 @@ def quick_check(db: sqlite3.Connection) -> str | None:
     if rows == ["ok"]:
         return None
     return "qmgr.db is damaged: " + "; ".join(rows)
+
+
+def open_store(db: str, pid_file: str, qmgr: str, log: Callable[..., None], accept_damage: bool) -> Store:
+    """Open a queue manager's store at strmqm after looking for damage: a log that lost committed
+    work, or (after an abnormal end: a pid file or a WAL left behind) pages SQLite finds damaged.
+    Damage refuses the start with AMQ7017S (StoreDamaged) unless the administrator accepts it
+    (strmqm --accept-damage: start from what is intact, the damaged log kept beside the database)."""
+    def refuse(why: str) -> NoReturn:
+        log("AMQ7017S", "Log not available.",
+            f"Queue manager {qmgr} cannot use its store: {why}. The queue manager was not started.")
+        raise StoreDamaged(f"AMQ7017S: Log not available: {why}")
+    unclean = os.path.exists(pid_file) or os.path.exists(db + "-wal")
+    why = wal_damage(db)
+    if why is not None:
+        if not accept_damage:
+            refuse(why + ". Start with strmqm --accept-damage to recover what is intact")
+        kept = f"{db}-wal.damaged-{time.strftime('%Y%m%d%H%M%S')}"
+        shutil.copyfile(db + "-wal", kept)
+        log("MQL7017W", f"Queue manager {qmgr} started from a damaged log.",
+            f"{why}. The work in those frames is lost; the damaged log was kept as {kept}.")
+    try:
+        store = Store(db)
+    except sqlite3.DatabaseError as e:
+        refuse(f"qmgr.db cannot be opened: {e}")
+    if unclean:
+        why = quick_check(store.db)
+        if why is not None and not accept_damage:
+            store.db.close()
+            refuse(why)
+    return store
