@@ -36,8 +36,8 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import GMO, MD, OD
 from mqlite.cmq.structs import text as text_of
 from mqlite.engine.cluster import correl_of
+from mqlite.engine.core import Conn
 from mqlite.engine.errors import MQIError
-from mqlite.engine.qmgr import Conn
 from mqlite.net import protocol as P
 from mqlite.net.client import TransportError, parse_conname
 from mqlite.objects.model import MQObject

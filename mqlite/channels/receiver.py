@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import DLH, MD, OD, PMO, pad, text
+from mqlite.engine.core import REMOTE_Q, REMOTE_QM, XQH_LEN, Conn, Handle, original_md
 from mqlite.engine.errors import MQIError
-from mqlite.engine.qmgr import REMOTE_Q, REMOTE_QM, XQH_LEN, Conn, Handle, original_md
 from mqlite.net import protocol as P
 
 if TYPE_CHECKING:

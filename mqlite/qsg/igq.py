@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from mqlite.channels.receiver import REMOTE_Q, REMOTE_QM, XQH_LEN, dead_letter, original_md
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import MD, OD, text
+from mqlite.engine.core import Conn, Handle
 from mqlite.engine.errors import MQIError
-from mqlite.engine.qmgr import Conn, Handle
 from mqlite.engine.shared import QSG_XMITQ
 from mqlite.store.shared import Row, SharedStore, open_shared
 

@@ -7,7 +7,6 @@ import threading
 import time
 from typing import Any
 
-
 UNWRITTEN_KEPT = 100
 
 

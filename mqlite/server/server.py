@@ -25,8 +25,9 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import GMO, MD, OD, PMO
 from mqlite.engine.clock import Clock, OffsetClock
 from mqlite.engine.cluster import RESOLVE_WAIT, ClusterPending
+from mqlite.engine.core import Conn
 from mqlite.engine.errors import MQIError
-from mqlite.engine.qmgr import Conn, QueueManager
+from mqlite.engine.qmgr import QueueManager
 from mqlite.mqsc.commands import Executor
 from mqlite.net import protocol as P
 from mqlite.objects.model import MQObject
@@ -37,7 +38,7 @@ from mqlite.server.cmdserver import CommandServer
 from mqlite.server.errlog import ErrorLog
 from mqlite.server.repman import CACHE_KEY, RepositoryManager
 from mqlite.store.check import open_store
-from mqlite.store.sqlite import Store, StoreUnavailable
+from mqlite.store.sqlite import StoreUnavailable
 
 ASYNC_SHARED_BATCH = 200  # asynchronous puts to shared queues written in one transaction at most
 WAIT_SLICE = 0.5          # a waiting MQGET checks its connection at least this often

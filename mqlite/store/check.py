@@ -25,6 +25,7 @@ from typing import Callable, NoReturn
 
 from mqlite.store.sqlite import Store
 
+
 class StoreDamaged(Exception):
     """The store cannot be opened without losing acknowledged work (or at all): strmqm refuses."""
 

@@ -1,0 +1,254 @@
+"""Asynchronous put, read-ahead and channel batches, bulk browse, MQSTAT. Part of the engine's
+QueueManager (mqlite.engine.qmgr), which combines these classes: their methods reach each other
+and the shared state through ``self``."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from mqlite.cmq.structs import GMO, MD, PMO
+from mqlite.engine.core import (
+    INPUT_OPTS,
+    C,
+    Conn,
+)
+from mqlite.engine.errors import MQIError
+from mqlite.engine.queue import Message
+
+
+class BatchMixin:
+    # --- asynchronous put, read-ahead and MQSTAT -------------------------------------------------
+    def put_async(self, conn: Conn, hobj: int, md: MD, pmo: PMO, body: bytes) -> None:
+        """MQPUT with an asynchronous response: no answer now; the outcome is counted for MQSTAT."""
+        try:
+            conn.async_now = True
+            try:
+                warn = self.put(conn, hobj, md, pmo, body, owned=True)
+            finally:
+                conn.async_now = False
+        except MQIError as e:
+            conn.put_fail += 1
+            if conn.first_error is None:
+                h = conn.handles.get(hobj)
+                conn.first_error = (e.comp, e.reason, h.name if h else "")
+            if pmo.Options & C.MQPMO_SYNCPOINT:
+                conn.uow_failed = True
+            return
+        if warn:
+            conn.put_warn += 1
+        else:
+            conn.put_ok += 1
+
+    def flush_shared_async(self, conn: Conn) -> None:
+        """Write the connection's pending asynchronous shared puts; failures count for MQSTAT as
+        each put's own would have (a batch that would overfill a queue is retried one by one)."""
+        msgs, conn.shared_async = conn.shared_async, []
+        if not msgs or self.shared is None:
+            return
+        limits = {}
+        for m in msgs:
+            d = self.queue(m.queue)
+            limits[m.queue] = d["MAXDEPTH"] if d is not None else 0
+        try:
+            self._shared_call(self.shared.put, msgs, limits)
+        except MQIError:
+            ok = 0
+            for m in msgs:
+                try:
+                    self._shared_call(self.shared.put, [m], limits)
+                    ok += 1
+                except MQIError as e:
+                    conn.put_fail += 1
+                    conn.put_ok -= 1
+                    if conn.first_error is None:
+                        conn.first_error = (e.comp, e.reason, m.queue)
+        for q in {m.queue for m in msgs}:
+            self.on_available(q)
+
+    def stat(self, conn: Conn) -> dict[str, Any]:
+        """MQSTAT(MQSTAT_TYPE_ASYNC_ERROR): the asynchronous put outcomes since the last call."""
+        comp, reason, obj = conn.first_error or (C.MQCC_OK, C.MQRC_NONE, "")
+        if conn.put_fail:
+            comp = C.MQCC_FAILED
+        elif conn.put_warn and comp == C.MQCC_OK:
+            comp = C.MQCC_WARNING
+        out = {"comp": comp, "reason": reason, "ok": conn.put_ok, "warn": conn.put_warn, "fail": conn.put_fail,
+               "object": obj}
+        conn.put_ok = conn.put_warn = conn.put_fail = 0
+        conn.first_error = None
+        return out
+
+    def get_batch(self, conn: Conn, hobj: int, acked: int, max_msgs: int, max_bytes: int,
+                  gmo: GMO, speculative: bool = False, syncpoint: bool = False) -> list[tuple[bytes, bytes, bool]]:
+        """Read-ahead: acknowledge ``acked`` consumed messages, then send up to ``max_msgs`` more.
+
+        Outside syncpoint only nonpersistent messages are read ahead, as in MQ. A persistent
+        message ends the batch; when it is first, it is got the ordinary way (its removal
+        journalled) and sent alone, flagged as not read ahead, but only when the application is
+        waiting for it: a ``speculative`` request (sent ahead while the client still holds
+        messages) never takes one, since the client may close without it.
+
+        Under ``syncpoint`` (mqlite's extension, on queues with read-ahead) every message may be
+        sent ahead: each joins the connection's unit of work, so nothing is final before MQCMIT,
+        and the ones the client has not consumed go back (uncounted) before the commit or backout.
+        Raises 2033 when the queue has nothing to get (a speculative request gets an empty batch).
+        """
+        h = self.handle(conn, hobj)
+        self.settle(conn, hobj, acked, release=False)
+        if max_msgs <= 0:
+            return []
+        if not h.options & INPUT_OPTS:
+            raise MQIError(C.MQRC_NOT_OPEN_FOR_INPUT)
+        res, qs = h.res, h.qstate
+        if res is None or qs is None or qs is not self.queues.get(res.queue):
+            raise MQIError(C.MQRC_Q_DELETED)
+        if qs.shared:
+            raise MQIError(C.MQRC_OPTIONS_ERROR, detail="no read-ahead on a shared queue")
+        self._check_get_allowed(res)
+        if self.quiescing and gmo.Options & C.MQGMO_FAIL_IF_QUIESCING:
+            raise MQIError(C.MQRC_Q_MGR_QUIESCING)
+        now = self.clock.now()
+        out: list[tuple[bytes, bytes, bool]] = []
+        held = h.read_ahead
+        size = 0
+        if syncpoint:
+            room = self.qmgr["MAXUMSGS"] - len(conn.uow)
+            if room <= 0:
+                raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
+            max_msgs = min(max_msgs, room)
+        uow = conn.uow
+        while len(out) < max_msgs and size < max_bytes:
+            m = qs.first_fast()
+            if m is None:
+                break
+            if m.expiry_at is not None and now >= m.expiry_at:
+                qs.remove(m)
+                self._discard_expired(m)
+                continue
+            if m.persistent and not syncpoint:
+                if not out and not speculative:
+                    qs.remove(m)
+                    conn.ticket = self.store.append(("del", m.seq))
+                    out.append((self._out_md(m, now), m.body, False))
+                break
+            qs.remove(m)
+            held.append((m, syncpoint))
+            if syncpoint:
+                uow.append(("get", qs, m))
+                qs.uncommitted += 1
+            md = m._packed if m.expiry_at is None and m._packed is not None else self._out_md(m, now)
+            out.append((md, m.body, True))
+            size += len(m.body) + 400
+        qs.deq += len(out)
+        if not out:
+            if speculative and qs.visible:
+                return out
+            raise MQIError(C.MQRC_NO_MSG_AVAILABLE)
+        qs.last_get = now
+        return out
+
+    def take_nonpersistent(self, conn: Conn, hobj: int, max_msgs: int) -> list[tuple[bytes, bytes]]:
+        """Remove up to ``max_msgs`` nonpersistent messages from the head of the handle's queue,
+        outside syncpoint, stopping at the first persistent one: a sending channel's fast messages.
+        One call for the run, with the checks an MQGET makes (GET inhibited, expiry)."""
+        h = self.handle(conn, hobj)
+        res, qs = h.res, h.qstate
+        if res is None or qs is None or qs is not self.queues.get(res.queue) or not h.options & INPUT_OPTS \
+                or qs.shared:
+            raise MQIError(C.MQRC_HOBJ_ERROR)
+        self._check_get_allowed(res)
+        now = self.clock.now()
+        out: list[tuple[bytes, bytes]] = []
+        while len(out) < max_msgs:
+            m = qs.first_fast()
+            if m is None or m.persistent:
+                break
+            qs.remove(m)
+            if m.expiry_at is not None and now >= m.expiry_at:
+                self._discard_expired(m)
+                continue
+            out.append((self._out_md(m, now), m.body))
+        qs.deq += len(out)
+        if out:
+            qs.last_get = now
+        return out
+
+    def browse_batch(self, conn: Conn, hobj: int, first: bool, max_msgs: int,
+                     max_bytes: int) -> list[tuple[bytes, bytes]]:
+        """Browse up to ``max_msgs`` messages (or ``max_bytes`` of data) from the handle's browse
+        cursor on, as that many MQGET(BROWSE_FIRST/BROWSE_NEXT) calls would, in one call: a reader
+        that copies a queue (the Spark data source) pays one round trip per batch. Messages are
+        whole (no truncation); an empty list when the cursor is at the end."""
+        out: list[tuple[bytes, bytes]] = []
+        size = 0
+        h = self.handle(conn, hobj)
+        qs = h.qstate
+        if h.options & C.MQOO_BROWSE and h.res is not None and qs is not None and not qs.shared \
+                and qs is self.queues.get(h.res.queue):
+            # A local queue: walk its lanes from the cursor (what the MQGET loop below does, without
+            # building an MQGMO and a descriptor copy per message).
+            self._check_get_allowed(h.res)
+            now = self.clock.now()
+            last = None
+            for m in qs.after(None if first else h.browse_at):
+                if m.expired(now):
+                    continue          # left for a get to discard, as a browse does
+                out.append((self._out_md(m, now), m.body))
+                last = m
+                size += len(m.body)
+                if len(out) >= max_msgs or size >= max_bytes:
+                    break
+            if last is not None:
+                h.browse_at, h.browse_seq = last.order, last.seq
+            return out
+        option = C.MQGMO_BROWSE_FIRST if first else C.MQGMO_BROWSE_NEXT
+        while len(out) < max_msgs and size < max_bytes:
+            gmo = GMO(Options=option | C.MQGMO_NO_WAIT)
+            try:
+                r = self.get(conn, hobj, MD(), gmo, 1 << 30)
+            except MQIError as e:
+                if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+                    break
+                raise
+            out.append((r.packed if r.packed is not None else r.md.pack(), r.body))
+            size += len(r.body)
+            option = C.MQGMO_BROWSE_NEXT
+        return out
+
+    @staticmethod
+    def _out_md(m: Message, now: float) -> bytes:
+        """The packed descriptor a getter receives (Expiry counted down)."""
+        if m.expiry_at is None:
+            return m.packed_md()
+        md = m.md.copy()
+        md.Expiry = max(1, math.ceil((m.expiry_at - now) * 10))
+        return md.pack()
+
+    def settle(self, conn: Conn, hobj: int, acked: int, release: bool = True) -> None:
+        """The client consumed ``acked`` more read-ahead messages (the oldest ones it holds).
+
+        With ``release`` the messages it holds but did not consume go back to their places on the
+        queue (close, a broken connection, a commit or backout, or a get read-ahead cannot serve);
+        one taken under syncpoint leaves the unit of work without counting as backed out.
+        """
+        h = conn.handles.get(hobj)
+        if h is None or not h.read_ahead:
+            return
+        held = h.read_ahead
+        for _ in range(min(acked, len(held))):
+            held.popleft()
+        if not release or not held:
+            return
+        back = list(held)
+        held.clear()
+        qs = h.qstate
+        in_uow = {id(m) for m, sp in back if sp}
+        if in_uow:
+            conn.uow = [e for e in conn.uow if id(e[2]) not in in_uow]
+        if qs is not None and qs is self.queues.get(qs.name):
+            for m, sp in back:
+                if sp:
+                    qs.uncommitted -= 1
+                qs.insert(m)
+                qs.deq -= 1
+            self.on_available(qs.name)

@@ -1,0 +1,131 @@
+"""What the engine's modules share: the handle, connection and unit-of-work records, the MQXQH
+offsets an MCA needs, option masks and small helpers."""
+from __future__ import annotations
+
+import struct
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from mqlite.cmq import CMQC
+from mqlite.cmq.structs import GMO, MD
+from mqlite.engine.queue import Message, QueueState
+from mqlite.engine.resolve import Resolved
+from mqlite.objects.model import MQObject
+from mqlite.store.shared import NewMessage
+
+C = CMQC
+INPUT_OPTS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
+ACCESS_OPTS = (INPUT_OPTS | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_SET
+               | C.MQOO_BIND_ON_OPEN | C.MQOO_BIND_NOT_FIXED | C.MQOO_BIND_ON_GROUP)
+VALID_OO = (ACCESS_OPTS | C.MQOO_SAVE_ALL_CONTEXT | C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_ALL_CONTEXT
+            | C.MQOO_SET_IDENTITY_CONTEXT | C.MQOO_SET_ALL_CONTEXT | C.MQOO_ALTERNATE_USER_AUTHORITY
+            | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_RESOLVE_NAMES | C.MQOO_CO_OP | C.MQOO_RESOLVE_LOCAL_Q
+            | C.MQOO_NO_READ_AHEAD | C.MQOO_READ_AHEAD | C.MQOO_NO_MULTICAST)
+CONTEXT_PMO = (C.MQPMO_DEFAULT_CONTEXT | C.MQPMO_NO_CONTEXT | C.MQPMO_PASS_ALL_CONTEXT
+               | C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT | C.MQPMO_SET_IDENTITY_CONTEXT)
+BROWSE_GMO = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
+BLANK48 = b" " * 48
+XQH_FIXED = struct.Struct("@4si48s48s")   # the MQXQH fields before its embedded MQMD
+MD_HOT = struct.Struct("@16xi20xii")      # MQMD Expiry, Priority, Persistence (offsets 16, 40, 44)
+BLANK32 = b" " * 32
+XQH_LEN = C.MQXQH_CURRENT_LENGTH
+STORED_OVERHEAD = 400               # a stored message's bytes beyond its body (descriptor, row, index)
+XA_END, XA_END_DAYS = "XAEND:", 7   # channel-record keys of closed XID prefixes, kept a week
+# Where the MQXQH keeps what an MCA needs: the destination names and the original Format and
+# CorrelId (on a cluster transmission queue the message's own CorrelId names the channel).
+REMOTE_Q, REMOTE_QM, ORIG_FORMAT = slice(8, 56), slice(56, 104), slice(104 + 32, 104 + 40)
+ORIG_CORREL = slice(104 + 72, 104 + 96)
+
+
+def original_md(md_bytes: bytes, body: bytes) -> bytes:
+    """The packed descriptor a message had before it went on a transmission queue."""
+    return md_bytes[:32] + body[ORIG_FORMAT] + md_bytes[40:72] + body[ORIG_CORREL] + md_bytes[96:]
+
+
+def bits(x: int) -> int:
+    return bin(x).count("1")
+
+
+CTIME_CACHE: list[Any] = [-1, b"", b""]
+
+
+def put_date_time(t: float) -> tuple[bytes, bytes]:
+    """MQ's date and time of a put: YYYYMMDD and HHMMSSTH (hundredths), in UTC."""
+    hundredths = int(t * 100)
+    cache = CTIME_CACHE
+    if cache[0] != hundredths:
+        tm = time.gmtime(t)
+        cache[:] = [hundredths, time.strftime("%Y%m%d", tm).encode(),
+                    (time.strftime("%H%M%S", tm) + f"{hundredths % 100:02d}").encode()]
+    return cache[1], cache[2]
+
+
+@dataclass
+class Handle:
+    hobj: int
+    name: str                       # the name opened (after model instantiation, the new queue)
+    obj: MQObject | None            # the definition opened (None for the queue manager object)
+    options: int
+    res: Resolved | None
+    qstate: QueueState | None       # the local queue or transmission queue at the end of the path
+    input_mode: str = ""            # "S" shared, "X" exclusive
+    dynamic_owner: bool = False     # this handle created a temporary dynamic queue
+    browse_at: tuple[int, int] | None = None
+    browse_seq: int | None = None
+    put_group: tuple[bytes, int] | None = None   # (GroupId, last MsgSeqNumber) for MQPMO_LOGICAL_ORDER
+    get_group: tuple[bytes, int] | None = None   # (GroupId, next MsgSeqNumber) for MQGMO_LOGICAL_ORDER
+    # Messages sent ahead to the client and not yet consumed, each with whether it belongs to the
+    # connection's unit of work (read-ahead under syncpoint).
+    read_ahead: deque[tuple[Message, bool]] = field(default_factory=deque)
+    async_put: bool = False         # DEFPRESP(ASYNC) of the queue opened
+    read_ahead_ok: bool = False     # MQOO_READ_AHEAD, or DEFREADA(YES) of the queue opened
+    bind: int = C.MQBND_BIND_ON_OPEN   # a cluster queue's binding (res.kind CLUSTER)
+    cluster_name: str = ""          # a cluster queue (or clustered alias) opened: the name of its records
+    group_target: tuple[Resolved, QueueState] | None = None   # BIND_ON_GROUP: the group's instance
+
+
+@dataclass
+class Conn:
+    hconn: int
+    appl_name: str
+    appl_type: int
+    user: str
+    handles: dict[int, Handle] = field(default_factory=dict)
+    uow: list[tuple[str, QueueState, Message]] = field(default_factory=list)
+    ticket: int = 0                 # journal position the caller must make durable before replying
+    next_hobj: int = 1
+    put_ok: int = 0                 # asynchronous put outcomes since the last MQSTAT
+    put_warn: int = 0
+    put_fail: int = 0
+    first_error: tuple[int, int, str] | None = None  # (comp, reason, object) of the first failed async put
+    uow_failed: bool = False        # an asynchronous put inside the unit of work failed: commit backs out
+    cluster_waited: bool = False    # MQOPEN already waited for a full repository's answer
+    shared_uow: bool = False        # the unit of work holds shared-queue messages ("sput"/"sget" entries)
+    async_now: bool = False         # inside put_async: a shared put outside syncpoint may wait in shared_async
+    shared_async: list[NewMessage] = field(default_factory=list)   # written by flush_shared_async
+    user12: bytes = b""             # UserIdentifier and PutApplName as they go into every MQMD
+    appl28: bytes = b""
+
+
+@dataclass
+class Prepared:
+    """A unit of work past phase one of a two-phase commit: no longer any connection's, kept (the
+    persistent part durably) until it is committed or backed out by its XID."""
+    xid: str
+    at: float
+    entries: list[tuple[str, QueueState, Message]]
+
+
+@dataclass
+class GetResult:
+    md: MD
+    body: bytes
+    data_length: int
+    gmo: GMO
+    comp: int = C.MQCC_OK
+    reason: int = C.MQRC_NONE
+    seq: int = 0                    # the message's store number (channel agents record it)
+    persistent: bool = False
+    packed: bytes | None = None     # the descriptor already packed (when nothing in it changed)

@@ -1,0 +1,273 @@
+"""Creation and recovery, the object registry, connections. Part of the engine's QueueManager
+(mqlite.engine.qmgr), which combines these classes: their methods reach each other and the
+shared state through ``self``."""
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Callable
+
+from mqlite.cmq.structs import MD, pad
+from mqlite.engine.clock import mq_date_time
+from mqlite.engine.core import (
+    C,
+    Conn,
+    Prepared,
+)
+from mqlite.engine.errors import MQIError
+from mqlite.engine.queue import Message, QueueState
+from mqlite.engine.shared import SHARED, SharedQueueState
+from mqlite.objects.attrs import TABLE
+from mqlite.objects.model import QMGR, QUEUE, MQObject, system_default_objects
+from mqlite.store.shared import QueueFull, SharedStoreError
+
+
+class DefinitionsMixin:
+    # --- creation and recovery ------------------------------------------------------------------
+    def create(self, deadq: str = "", qmid: str | None = None) -> int:
+        """Lay down the system objects of a new queue manager (crtmqm). Returns how many."""
+        now = self.clock.now()
+        self.qmgr.attrs["QMID"] = qmid or f"{self.name}_{time.strftime('%Y-%m-%d_%H.%M.%S', time.gmtime(now))}"
+        self.qmgr.attrs["DEADQ"] = deadq
+        self._stamp(self.qmgr, created=False)
+        self.save(self.qmgr)
+        objs = system_default_objects()
+        for obj in objs:
+            self.add_object(obj)
+        self.store.sync()
+        return len(objs)
+
+    def recover(self) -> dict[str, int]:
+        """Rebuild state from the store after a start (or a crash): definitions, then messages."""
+        for ns, _name, rec in self.store.objects():
+            obj = MQObject.from_record(rec)
+            if ns == QMGR:
+                self.qmgr = obj
+                continue
+            self._register(obj)
+        self.chsync = dict(self.store.chsync())
+        restored = 0
+        damaged: list[tuple[int, str]] = []
+        for seq, queue, md_bytes, body, expiry_at, backout in self.store.messages(damaged):
+            qs = self.queues.get(queue)
+            if qs is None:
+                self.store.append(("del", seq))
+                continue
+            md = MD.from_bytes(md_bytes)
+            md.BackoutCount = max(md.BackoutCount, backout)
+            qs.insert(Message(seq, md, body, expiry_at, True, qs.lane_for(md.Priority)))
+            restored += 1
+        for seq, queue in damaged:
+            self.log(f"AMQ7472W: Object {queue}, type queue damaged: stored message {seq} does not match its "
+                     "checksum; it was moved aside to the damaged table of qmgr.db and is not served.")
+        self._recover_prepared()
+        # Message numbers never repeat, even for nonpersistent messages lost in a crash: channels use
+        # them as message keys. Start above every earlier run (time-based floor, 1000 per ms).
+        self._seq = max(self.store.max_seq(), int(self.clock.now() * 1000) * 1000)
+        self.store.sync()
+        return {"messages": restored, "queues": len(self.queues), "damaged": len(damaged)}
+
+    def _recover_prepared(self) -> None:
+        """Prepared units of work come back as they were: their puts counted in the depth but not
+        visible, the messages they got held out of the queues."""
+        held: dict[str, dict[int, Message]] = {}
+        for xid, at, kind, seq, queue, md_bytes, body, expiry_at in self.store.prepared():
+            unit = self.prepared.setdefault(xid, Prepared(xid, at, []))
+            qs = self.queues.get(queue or "")
+            if qs is None or seq is None:
+                continue
+            if kind == "put":
+                md = MD.from_bytes(md_bytes or b"")
+                unit.entries.append(("put", qs, Message(seq, md, body or b"", expiry_at, True,
+                                                        qs.lane_for(md.Priority))))
+                qs.uncommitted += 1
+            elif kind == "get":
+                if queue not in held:
+                    held[queue] = {m.seq: m for m in qs}    # type: ignore[index]
+                msg = held[queue].get(seq)                  # type: ignore[index]
+                if msg is not None:
+                    qs.remove(msg)
+                    qs.uncommitted += 1
+                    unit.entries.append(("get", qs, msg))
+
+    # --- definitions ------------------------------------------------------------------------------
+    def queue(self, name: str) -> MQObject | None:
+        return self.objects[QUEUE].get(name)
+
+    def qmgr_attr(self, key: str) -> Any:
+        return self.qmgr.attrs[key]
+
+    def cluster_queue(self, name: str) -> bool:
+        cl = self.cluster
+        return cl.active and cl.remote_instances(name)
+
+    def cluster_qmgr_alias(self, name: str) -> bool:
+        cl = self.cluster
+        return cl.active and cl.remote_instances(name, qmgr_alias=True)
+
+    def qsg_member(self, qmgr: str) -> bool:
+        return qmgr in self.qsg_members
+
+    def cluster_route(self, qmgr: str) -> tuple[str, str] | None:
+        cl = self.cluster
+        channel = cl.route(qmgr) if cl.active else None
+        return None if channel is None else (cl.xmitq_now(channel), channel)
+
+    def lookup(self, ns: str, name: str) -> MQObject | None:
+        if ns == QMGR:
+            return self.qmgr
+        return self.objects[ns].get(name)
+
+    def _stamp(self, obj: MQObject, created: bool) -> None:
+        d, t = self._date_time()
+        if created and "CRDATE" in TABLE.attrs(obj.kind):
+            obj.attrs["CRDATE"], obj.attrs["CRTIME"] = d, t
+        if "ALTDATE" in TABLE.attrs(obj.kind):
+            obj.attrs["ALTDATE"], obj.attrs["ALTTIME"] = d, t
+
+    def _date_time(self) -> tuple[str, str]:
+        return mq_date_time(self.clock.now())
+
+    def _register(self, obj: MQObject) -> None:
+        self.objects[obj.objtype][obj.name] = obj
+        if obj.kind == "QLOCAL" and obj.name not in self.queues:
+            fifo = obj["MSGDLVSQ"] == C.MQMDS_FIFO
+            if obj.attrs.get("QSGDISP") == C.MQQSGD_SHARED:
+                if self.shared is None:
+                    raise MQIError(C.MQRC_CF_NOT_AVAILABLE, detail=f"{obj.name} is shared; not in a group")
+                self.queues[obj.name] = SharedQueueState(obj.name, self.shared, fifo)
+            else:
+                self.queues[obj.name] = QueueState(obj.name, fifo=fifo)
+
+    def save(self, obj: MQObject) -> None:
+        if obj.kind == "QLOCAL" and obj["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC:
+            return
+        ns = QMGR if obj.kind == QMGR else obj.objtype
+        if obj.attrs.get("QSGDISP") == C.MQQSGD_SHARED:
+            self._shared_call(self.shared.put_object, ns, obj.name, SHARED, obj.to_record(), False)  # type: ignore[union-attr]
+            return
+        self.store.append(("obj", ns, obj.name, json.dumps(obj.to_record())))
+
+    def add_object(self, obj: MQObject) -> None:
+        self._stamp(obj, created=True)
+        self._register(obj)
+        self.save(obj)
+        self.cluster.changed()
+        self.on_object_changed(obj, obj.objtype, obj.name)
+
+    def replace_object(self, obj: MQObject) -> None:
+        """An ALTER or DEFINE REPLACE: same name, new attribute values."""
+        old = self.lookup(obj.objtype if obj.kind != QMGR else QMGR, obj.name)
+        self._stamp(obj, created=False)
+        if obj.kind == QMGR:
+            self.qmgr = obj
+        else:
+            if old is not None and old.kind != obj.kind and old.kind == "QLOCAL":
+                self.queues.pop(obj.name, None)
+            self._register(obj)
+            qs = self.queues.get(obj.name)
+            if qs is not None and qs.fifo != (obj["MSGDLVSQ"] == C.MQMDS_FIFO):
+                qs.reorder(obj["MSGDLVSQ"] == C.MQMDS_FIFO)
+        self.save(obj)
+        self.cluster.changed()
+        self.on_object_changed(obj, obj.objtype, obj.name)
+
+    def remove_object(self, obj: MQObject, purge: bool = True) -> None:
+        ns = obj.objtype
+        self.objects[ns].pop(obj.name, None)
+        qs = self.queues.pop(obj.name, None) if obj.kind == "QLOCAL" else None
+        if qs is not None and qs.shared:
+            self._shared_call(self.shared.delete_object, ns, obj.name, SHARED, True)  # type: ignore[union-attr]
+        elif qs is not None:
+            self.store.append(("purge", obj.name))
+        shared = obj.attrs.get("QSGDISP") == C.MQQSGD_SHARED   # its definition went with the store's
+        if not shared and not (obj.kind == "QLOCAL" and obj["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC):
+            self.store.append(("objdel", ns, obj.name))
+        self.cluster.changed()
+        self.on_object_changed(None, ns, obj.name)
+
+    def forget_object(self, ns: str, name: str) -> None:
+        """A shared definition another member deleted (or replaced by a private one): drop it here,
+        with nothing written anywhere."""
+        obj = self.objects[ns].pop(name, None)
+        if obj is not None and obj.kind == "QLOCAL":
+            self.queues.pop(name, None)
+        self.cluster.changed()
+        self.on_object_changed(None, ns, name)
+
+    def install_object(self, obj: MQObject) -> None:
+        """A shared definition (or a group object's copy) that another member made or changed."""
+        old = self.objects[obj.objtype].get(obj.name)
+        if old is not None and old.kind != obj.kind and old.kind == "QLOCAL":
+            self.queues.pop(obj.name, None)
+        self._register(obj)
+        qs = self.queues.get(obj.name)
+        if qs is not None and qs.fifo != (obj["MSGDLVSQ"] == C.MQMDS_FIFO):
+            qs.fifo = obj["MSGDLVSQ"] == C.MQMDS_FIFO
+        self.cluster.changed()
+        self.on_object_changed(obj, obj.objtype, obj.name)
+
+    def _shared_call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """A call to the shared store; its failure is MQ's answer for an unavailable structure."""
+        try:
+            return fn(*args)
+        except QueueFull as e:
+            raise MQIError(C.MQRC_Q_FULL, detail=e.queue) from None
+        except SharedStoreError as e:
+            raise MQIError(C.MQRC_CF_NOT_AVAILABLE, detail=str(e)) from None
+        except Exception as e:  # noqa: BLE001 - a database driver's own errors
+            if isinstance(e, MQIError):
+                raise
+            self.log(f"Shared store operation failed: {e!r}")
+            raise MQIError(C.MQRC_CF_STRUC_FAILED, detail=str(e)) from None
+
+    def in_use(self, name: str) -> bool:
+        qs = self.queues.get(name)
+        if qs is not None and (qs.refs or qs.uncommitted):
+            return True
+        return any(h.res is not None and name in h.res.path for c in self.conns.values() for h in c.handles.values())
+
+    def clear_queue(self, name: str) -> int:
+        qs = self.queues[name]
+        if qs.shared:
+            return self._shared_call(self.shared.clear, name)  # type: ignore[union-attr,no-any-return]
+        msgs = qs.purge()
+        self.store.append(("purge", name))
+        return len(msgs)
+
+    # --- connections ----------------------------------------------------------------------------
+    def connect(self, appl_name: str = "", appl_type: int = C.MQAT_UNIX, user: str = "") -> Conn:
+        if self.quiescing:
+            raise MQIError(C.MQRC_Q_MGR_QUIESCING)
+        conn = Conn(self._next_hconn, appl_name[-28:], appl_type, user[:12])
+        conn.user12, conn.appl28 = pad(conn.user, 12), pad(conn.appl_name, 28)
+        self._next_hconn += 1
+        self.conns[conn.hconn] = conn
+        return conn
+
+    def conn(self, hconn: int) -> Conn:
+        c = self.conns.get(hconn)
+        if c is None:
+            raise MQIError(C.MQRC_HCONN_ERROR)
+        return c
+
+    def disconnect(self, conn: Conn, commit: bool = True) -> None:
+        """MQDISC commits (distributed platforms); a broken connection backs out."""
+        for hobj in list(conn.handles):
+            self.settle(conn, hobj, 0, release=True)   # messages sent ahead and not consumed go back
+        if conn.shared_async:
+            try:
+                self.flush_shared_async(conn)
+            except MQIError:
+                pass
+        if conn.uow or conn.uow_failed:
+            try:
+                self.commit(conn) if commit else self.backout(conn)
+            except MQIError:
+                pass  # MQDISC of a unit of work whose async put failed: backed out, as MQCMIT would
+        for hobj in list(conn.handles):
+            try:
+                self.close(conn, hobj, C.MQCO_NONE)
+            except MQIError:
+                pass
+        self.conns.pop(conn.hconn, None)

@@ -1,0 +1,252 @@
+"""MQGET: selection, groups, browse cursors, shared queues. Part of the engine's QueueManager
+(mqlite.engine.qmgr), which combines these classes: their methods reach each other and the
+shared state through ``self``."""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from mqlite.cmq.structs import GMO, MD, pad
+from mqlite.engine.core import (
+    BROWSE_GMO,
+    INPUT_OPTS,
+    C,
+    Conn,
+    GetResult,
+    Handle,
+    bits,
+)
+from mqlite.engine.errors import MQIError
+from mqlite.engine.queue import Message, QueueState, matcher, wanted_ids
+from mqlite.engine.resolve import Resolved
+from mqlite.engine.shared import SharedGot
+from mqlite.store.shared import Select
+
+
+class GetMixin:
+    # --- MQGET ------------------------------------------------------------------------------------
+    def get(self, conn: Conn, hobj: int, md: MD, gmo: GMO, max_length: int) -> GetResult:
+        h = self.handle(conn, hobj)
+        opts = gmo.Options
+        browse = opts & BROWSE_GMO
+        if bits(opts & BROWSE_GMO) > 1 or (browse and opts & C.MQGMO_MSG_UNDER_CURSOR):
+            raise MQIError(C.MQRC_OPTIONS_ERROR)
+        if opts & C.MQGMO_SYNCPOINT and opts & (C.MQGMO_NO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT):
+            raise MQIError(C.MQRC_OPTIONS_ERROR)
+        if browse and opts & (C.MQGMO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT):
+            raise MQIError(C.MQRC_OPTIONS_ERROR)
+        if opts & C.MQGMO_WAIT and (gmo.WaitInterval < 0 and gmo.WaitInterval != C.MQWI_UNLIMITED):
+            raise MQIError(C.MQRC_WAIT_INTERVAL_ERROR)
+        if max_length < 0:
+            raise MQIError(C.MQRC_BUFFER_LENGTH_ERROR)
+        if browse or opts & C.MQGMO_BROWSE_MSG_UNDER_CURSOR:
+            if not h.options & C.MQOO_BROWSE:
+                raise MQIError(C.MQRC_NOT_OPEN_FOR_BROWSE)
+        elif not h.options & INPUT_OPTS:
+            raise MQIError(C.MQRC_NOT_OPEN_FOR_INPUT)
+        if self.quiescing and opts & C.MQGMO_FAIL_IF_QUIESCING:
+            raise MQIError(C.MQRC_Q_MGR_QUIESCING)
+        res = h.res
+        qs = h.qstate
+        if res is None or qs is None:
+            raise MQIError(C.MQRC_HOBJ_ERROR)
+        if qs is not self.queues.get(res.queue):
+            raise MQIError(C.MQRC_Q_DELETED)
+        self._check_get_allowed(res)
+        match_opts = gmo.MatchOptions if gmo.Version >= C.MQGMO_VERSION_2 else (
+            C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID)
+        if match_opts & ~0x3F:
+            raise MQIError(C.MQRC_MATCH_OPTIONS_ERROR)
+        if qs.shared:
+            return self._shared_get(conn, h, qs, res, md, gmo, match_opts, max_length)
+        now = self.clock.now()
+        msg = self._select(h, qs, md, opts, match_opts, now)
+        if msg is None:
+            raise MQIError(C.MQRC_NO_MSG_AVAILABLE)
+        length = len(msg.body)
+        out_md = msg.md.copy()
+        if msg.expiry_at is not None:
+            out_md.Expiry = max(1, math.ceil((msg.expiry_at - now) * 10))
+        comp, reason = C.MQCC_OK, C.MQRC_NONE
+        truncated = length > max_length
+        if truncated and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
+            # The message stays where it is (and a browse cursor does not move), as MQ does.
+            out = GetResult(out_md, msg.body[:max_length], length, gmo, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
+            self._fill_gmo(gmo, res, out_md, max_length)
+            return out
+        if truncated:
+            comp, reason = C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED
+        if browse or opts & C.MQGMO_BROWSE_MSG_UNDER_CURSOR:
+            h.browse_at, h.browse_seq = msg.order, msg.seq
+        else:
+            qs.remove(msg)
+            qs.deq += 1
+            qs.last_get = now
+            if h.browse_seq == msg.seq:
+                h.browse_seq = None
+            syncpoint = opts & C.MQGMO_SYNCPOINT or (opts & C.MQGMO_SYNCPOINT_IF_PERSISTENT and msg.persistent)
+            if syncpoint:
+                if len(conn.uow) >= self.qmgr["MAXUMSGS"]:
+                    qs.insert(msg)
+                    raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
+                conn.uow.append(("get", qs, msg))
+                qs.uncommitted += 1
+            elif msg.persistent:
+                conn.ticket = self.store.append(("del", msg.seq))
+            if opts & C.MQGMO_LOGICAL_ORDER:
+                self._advance_group(h, msg)
+        self._fill_gmo(gmo, res, out_md, min(length, max_length))
+        return GetResult(out_md, msg.body[:max_length], length, gmo, comp, reason, msg.seq, msg.persistent,
+                         msg.packed_md() if msg.expiry_at is None else None)
+
+    def _shared_get(self, conn: Conn, h: Handle, qs: QueueState, res: Resolved, md: MD, gmo: GMO,
+                    match_opts: int, max_length: int) -> GetResult:
+        """MQGET from a shared queue: the store finds, and claims or removes, the message in one
+        transaction, so two members never get the same one."""
+        opts = gmo.Options
+        browse = bool(opts & (BROWSE_GMO | C.MQGMO_BROWSE_MSG_UNDER_CURSOR))
+        sel = Select()
+        if opts & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
+            if h.browse_seq is None:
+                raise MQIError(C.MQRC_NO_MSG_UNDER_CURSOR)
+            sel.id = h.browse_seq
+        else:
+            sel.msgid, sel.correlid, sel.groupid, sel.seqno = wanted_ids(md, match_opts)
+            if opts & C.MQGMO_LOGICAL_ORDER:
+                if h.get_group is not None:
+                    sel.groupid, sel.seqno = h.get_group
+                else:
+                    sel.first_of_group = True
+            if opts & C.MQGMO_BROWSE_NEXT and h.browse_at is not None:
+                sel.after = h.browse_at
+        in_uow = not browse and bool(opts & (C.MQGMO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT))
+        if in_uow and len(conn.uow) >= self.qmgr["MAXUMSGS"]:
+            raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
+        mode = "browse" if browse else ("claim" if in_uow else "delete")
+        owner = f"{self.name}/{conn.hconn}"
+        limit = None if opts & C.MQGMO_ACCEPT_TRUNCATED_MSG else max_length
+        now = self.clock.now()
+        port = qs.port  # type: ignore[attr-defined]
+        row, _taken = self._shared_call(port.take, qs.name, qs.fifo, sel, now, mode, owner, limit)
+        if row is None:
+            if sel.id is not None:
+                raise MQIError(C.MQRC_NO_MSG_UNDER_CURSOR)
+            raise MQIError(C.MQRC_NO_MSG_AVAILABLE)
+        out_md = MD.from_bytes(row.md)
+        out_md.BackoutCount = row.backout
+        if row.expiry_at is not None:
+            out_md.Expiry = max(1, math.ceil((row.expiry_at - now) * 10))
+        length = len(row.body)
+        if length > max_length and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
+            # Too long and not accepted truncated: not taken (the store left it), the cursor stays (2080).
+            self._fill_gmo(gmo, res, out_md, max_length)
+            return GetResult(out_md, row.body[:max_length], length, gmo, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
+        comp, reason = (C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED) if length > max_length else (C.MQCC_OK, 0)
+        if browse:
+            h.browse_at, h.browse_seq = (0 if qs.fifo else row.prio, row.id), row.id
+        else:
+            if h.browse_seq == row.id:
+                h.browse_seq = None
+            if in_uow and opts & C.MQGMO_SYNCPOINT_IF_PERSISTENT and not row.persistent:
+                self._shared_call(port.finish, [(row.id, qs.name)], [])
+            elif in_uow:
+                conn.uow.append(("sget", qs, SharedGot(row)))  # type: ignore[arg-type]
+                conn.shared_uow = True
+            qs.deq += 1
+            qs.last_get = now
+            if opts & C.MQGMO_LOGICAL_ORDER:
+                self._advance_group(h, Message(row.id, out_md, b"", None, row.persistent, 0))
+        self._fill_gmo(gmo, res, out_md, min(length, max_length))
+        return GetResult(out_md, row.body[:max_length], length, gmo, comp, reason, row.id, row.persistent)
+
+    def _select(self, h: Handle, qs: QueueState, md: MD, opts: int, match_opts: int, now: float) -> Message | None:
+        expired = self._discard_expired
+        if opts & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
+            if h.browse_seq is None:
+                raise MQIError(C.MQRC_NO_MSG_UNDER_CURSOR)
+            seq = h.browse_seq
+            m = qs.find(now, expired, lambda m: m.seq == seq)
+            if m is None:
+                raise MQIError(C.MQRC_NO_MSG_UNDER_CURSOR)
+            return m
+        match = matcher(md, match_opts)
+        if opts & C.MQGMO_LOGICAL_ORDER:
+            match = self._group_matcher(h, qs, match, opts, now)
+        if opts & C.MQGMO_BROWSE_NEXT and h.browse_at is not None:
+            return qs.find(now, expired, match, start=h.browse_at)
+        if match is None and not (opts & C.MQGMO_ALL_MSGS_AVAILABLE):
+            first = qs.first_fast()
+            if first is not None and first.expiry_at is None:
+                return first
+        if opts & C.MQGMO_ALL_MSGS_AVAILABLE and not opts & C.MQGMO_LOGICAL_ORDER:
+            base = match
+
+            def match(m: Message) -> bool:
+                return (base is None or base(m)) and self._group_complete(qs, m)
+        return qs.find(now, expired, match)
+
+    def _group_matcher(self, h: Handle, qs: QueueState, base: Callable[[Message], bool] | None,
+                       opts: int, now: float) -> Callable[[Message], bool]:
+        grouped = C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP
+        if h.get_group is not None:
+            gid, nxt = h.get_group
+            return lambda m: m.md.GroupId == gid and m.md.MsgSeqNumber == nxt and (base is None or base(m))
+        need_all = opts & C.MQGMO_ALL_MSGS_AVAILABLE
+
+        def first_of_group(m: Message) -> bool:
+            if base is not None and not base(m):
+                return False
+            if not m.md.MsgFlags & grouped:
+                return True
+            if m.md.MsgSeqNumber != 1:
+                return False
+            return not need_all or self._group_complete(qs, m)
+        return first_of_group
+
+    def _group_complete(self, qs: QueueState, m: Message) -> bool:
+        if not m.md.MsgFlags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP):
+            return True
+        gid = m.md.GroupId
+        seqs = set()
+        last = None
+        for x in qs:
+            if x.md.GroupId == gid:
+                seqs.add(x.md.MsgSeqNumber)
+                if x.md.MsgFlags & C.MQMF_LAST_MSG_IN_GROUP:
+                    last = x.md.MsgSeqNumber
+        return last is not None and seqs >= set(range(1, last + 1))
+
+    def _advance_group(self, h: Handle, msg: Message) -> None:
+        flags = msg.md.MsgFlags
+        if flags & C.MQMF_LAST_MSG_IN_GROUP or not flags & C.MQMF_MSG_IN_GROUP:
+            h.get_group = None
+        else:
+            h.get_group = (msg.md.GroupId, msg.md.MsgSeqNumber + 1)
+
+    def _fill_gmo(self, gmo: GMO, res: Resolved, md: MD, returned: int) -> None:
+        gmo.ResolvedQName = pad(res.queue, 48)
+        flags = md.MsgFlags
+        if flags & C.MQMF_LAST_MSG_IN_GROUP:
+            gmo.GroupStatus = C.MQGS_LAST_MSG_IN_GROUP
+        elif flags & C.MQMF_MSG_IN_GROUP:
+            gmo.GroupStatus = C.MQGS_MSG_IN_GROUP
+        else:
+            gmo.GroupStatus = C.MQGS_NOT_IN_GROUP
+        gmo.SegmentStatus = C.MQSS_NOT_A_SEGMENT
+        gmo.ReturnedLength = returned
+
+    def _check_get_allowed(self, res: Resolved) -> None:
+        """GET(DISABLED) on any definition along the resolution path stops an MQGET (2016)."""
+        for n in res.path:
+            d = self.queue(n)
+            if d is not None and d["GET"] == C.MQQA_GET_INHIBITED:
+                raise MQIError(C.MQRC_GET_INHIBITED)
+
+    def _discard_expired(self, msg: Message) -> None:
+        if msg.persistent:
+            self.store.append(("del", msg.seq))
+
+    def wait_queue(self, conn: Conn, hobj: int) -> str | None:
+        """The queue a waiting MQGET on this handle waits for."""
+        h = conn.handles.get(hobj)
+        return h.qstate.name if h is not None and h.qstate is not None else None

@@ -1,0 +1,103 @@
+"""MQINQ and MQSET. Part of the engine's QueueManager (mqlite.engine.qmgr), which combines these
+classes: their methods reach each other and the shared state through ``self``."""
+from __future__ import annotations
+
+from typing import Any
+
+from mqlite.cmq.structs import pad, text
+from mqlite.engine.core import (
+    C,
+    Conn,
+    Handle,
+)
+from mqlite.engine.errors import MQIError
+from mqlite.objects.attrs import QTYPE_VALUES, TABLE
+from mqlite.objects.model import QMGR, MQObject
+
+
+class InquireMixin:
+    # --- MQINQ / MQSET ----------------------------------------------------------------------------
+    def inquire(self, conn: Conn, hobj: int, selectors: list[int]) -> list[int | bytes]:
+        h = self.handle(conn, hobj)
+        if not h.options & C.MQOO_INQUIRE:
+            raise MQIError(C.MQRC_NOT_OPEN_FOR_INQUIRE)
+        obj = self._handle_object(h)
+        out: list[int | bytes] = []
+        for sel in selectors:
+            out.append(self._inq_one(h, obj, sel))
+        return out
+
+    def _inq_one(self, h: Handle, obj: MQObject, sel: int) -> int | bytes:
+        if obj.kind == QMGR:
+            if sel == C.MQCA_Q_MGR_NAME:
+                return pad(self.name, 48)
+        else:
+            if sel in (C.MQCA_Q_NAME, C.MQCA_NAMELIST_NAME):
+                return pad(obj.name, 48)
+            if sel == C.MQIA_Q_TYPE and h.cluster_name and h.obj is None:
+                return C.MQQT_CLUSTER
+            if sel == C.MQIA_Q_TYPE and obj.kind in QTYPE_VALUES:
+                return QTYPE_VALUES[obj.kind]
+            qs = self.queues.get(obj.name) if obj.kind == "QLOCAL" else None
+            if qs is not None:
+                if sel == C.MQIA_CURRENT_Q_DEPTH:
+                    return qs.depth
+                if sel == C.MQIA_OPEN_INPUT_COUNT:
+                    return qs.input_shared + qs.input_exclusive
+                if sel == C.MQIA_OPEN_OUTPUT_COUNT:
+                    return qs.output
+        attr = TABLE.by_selector(obj.kind, sel)
+        if attr is None:
+            raise MQIError(C.MQRC_SELECTOR_ERROR if not self._selector_known(sel) else C.MQRC_SELECTOR_NOT_FOR_TYPE)
+        value = obj.attrs[attr.name]
+        if attr.kind == "list":
+            return b"".join(pad(v, 48) for v in value)
+        if isinstance(value, str):
+            length = attr.length or {"CRDATE": 12, "ALTDATE": 12, "CRTIME": 8, "ALTTIME": 8}.get(attr.name, 48)
+            return pad(value, length)
+        return value
+
+    @staticmethod
+    def _selector_known(sel: int) -> bool:
+        return any(sel in TABLE.selectors[k] for k in TABLE.selectors)
+
+    def set(self, conn: Conn, hobj: int, selectors: list[int], values: list[Any]) -> None:
+        h = self.handle(conn, hobj)
+        if not h.options & C.MQOO_SET:
+            raise MQIError(C.MQRC_NOT_OPEN_FOR_SET)
+        obj = self._handle_object(h)
+        changes = {}
+        for sel, value in zip(selectors, values, strict=False):
+            attr = TABLE.by_selector(obj.kind, sel)
+            if attr is None or not attr.mqset:
+                raise MQIError(C.MQRC_SELECTOR_ERROR)
+            if attr.kind == "str":
+                value = text(value) if isinstance(value, (bytes, str)) else value
+                if not isinstance(value, str) or len(value) > attr.length:
+                    raise MQIError(C.MQRC_CHAR_ATTR_LENGTH_ERROR)
+            elif attr.kind == "enum" and value not in attr.values.values():
+                raise MQIError(C.MQRC_INHIBIT_VALUE_ERROR if attr.name in ("PUT", "GET") else C.MQRC_SELECTOR_ERROR)
+            elif attr.kind == "int" and not (isinstance(value, int) and attr.lo <= value <= attr.hi):
+                raise MQIError(C.MQRC_SELECTOR_ERROR)
+            elif attr.kind == "flag":
+                if value not in (0, 1):
+                    raise MQIError(C.MQRC_SELECTOR_ERROR)
+            changes[attr.name] = value
+        new = obj.copy()
+        new.attrs.update(changes)
+        self.replace_object(new)
+        conn.ticket = self.store.last_ticket
+
+    def _handle_object(self, h: Handle) -> MQObject:
+        """The definition a handle refers to, as it is now (MQSET or ALTER may have replaced it)."""
+        if h.res is None:
+            if h.obj is None:
+                return self.qmgr
+            current = self.objects["NAMELIST"].get(h.name)
+        elif h.obj is None and h.cluster_name:
+            return self.cluster.definition(h.cluster_name)
+        else:
+            current = self.queue(h.res.path[0])
+        if current is None:
+            raise MQIError(C.MQRC_Q_DELETED)
+        return current

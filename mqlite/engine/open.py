@@ -1,0 +1,324 @@
+"""MQOPEN and MQCLOSE: name resolution, cluster targets, model queues, handles. Part of the
+engine's QueueManager (mqlite.engine.qmgr), which combines these classes: their methods reach
+each other and the shared state through ``self``."""
+from __future__ import annotations
+
+from mqlite.cmq.structs import OD, pad, text
+from mqlite.engine import wlm
+from mqlite.engine.cluster import ClusterPending
+from mqlite.engine.core import (
+    ACCESS_OPTS,
+    BLANK48,
+    INPUT_OPTS,
+    VALID_OO,
+    C,
+    Conn,
+    Handle,
+    bits,
+)
+from mqlite.engine.errors import MQIError
+from mqlite.engine.queue import QueueState
+from mqlite.engine.repository import QMGR as CL_QMGR
+from mqlite.engine.repository import QUEUE as CL_QUEUE
+from mqlite.engine.resolve import CLUSTER, LOCAL, MODEL, NEEDS_LOCAL, REMOTE, Resolved, resolve
+from mqlite.objects.attrs import TABLE
+from mqlite.objects.model import MQObject
+from mqlite.objects.names import valid_name
+
+
+class OpenMixin:
+    # --- MQOPEN -----------------------------------------------------------------------------------
+    def open(self, conn: Conn, od: OD, options: int) -> Handle:
+        self._check_open_options(options)
+        if len(conn.handles) >= self.qmgr["MAXHANDS"] and conn.appl_type != C.MQAT_QMGR:   # agents keep handles
+            raise MQIError(C.MQRC_HANDLE_NOT_AVAILABLE, detail=f"MAXHANDS({self.qmgr['MAXHANDS']}) handles are open")
+        otype = od.ObjectType
+        name = text(od.ObjectName)
+        qmname = text(od.ObjectQMgrName)
+        if otype == C.MQOT_Q_MGR:
+            if qmname and qmname != self.name:
+                raise MQIError(C.MQRC_UNKNOWN_OBJECT_Q_MGR)
+            if name and name != self.name:
+                raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
+            if options & ~(C.MQOO_INQUIRE | C.MQOO_ALTERNATE_USER_AUTHORITY | C.MQOO_FAIL_IF_QUIESCING):
+                raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+            od.ObjectName = pad(self.name, 48)
+            return self._new_handle(conn, self.name, None, options, None, None)
+        if otype == C.MQOT_NAMELIST:
+            nl = self.objects["NAMELIST"].get(name)
+            if nl is None:
+                raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
+            if options & ~(C.MQOO_INQUIRE | C.MQOO_ALTERNATE_USER_AUTHORITY | C.MQOO_FAIL_IF_QUIESCING):
+                raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+            return self._new_handle(conn, name, nl, options, None, None)
+        if otype != C.MQOT_Q:
+            raise MQIError(C.MQRC_OBJECT_TYPE_ERROR)
+        if not name or not valid_name(name):
+            raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
+        res = self._resolve(conn, name, qmname, options)
+        obj = self.queue(res.path[0]) if res.path else None
+        if res.kind == CLUSTER:
+            return self._open_cluster(conn, od, options, res, obj)
+        if options & C.MQOO_OUTPUT and res.kind == LOCAL and conn.appl_type != C.MQAT_QMGR \
+                and self.cluster.is_cluster_xmitq(res.queue):
+            # Only the queue manager puts to a cluster transmission queue (with the channel's CorrelId).
+            raise MQIError(C.MQRC_XMIT_Q_USAGE_ERROR, detail=f"{res.queue} is a cluster transmission queue")
+        dynamic_owner = False
+        if res.kind == MODEL:
+            created = self._instantiate_model(conn, od, self.queue(res.queue))  # type: ignore[arg-type]
+            dynamic_owner = created["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC
+            res = Resolved(LOCAL, created.name, created.name, self.name, (created.name,))
+            obj = created
+            name = created.name
+        qs = self.queues.get(res.queue)
+        if qs is None:  # the definition vanished between resolve and here (cannot happen single-threaded)
+            raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
+        input_mode = ""
+        if options & INPUT_OPTS:
+            input_mode = self._input_mode(obj, self.queue(res.queue), options)  # type: ignore[arg-type]
+            if input_mode == "X" and (qs.input_exclusive or qs.input_shared):
+                raise MQIError(C.MQRC_OBJECT_IN_USE)
+            if input_mode == "S" and qs.input_exclusive:
+                raise MQIError(C.MQRC_OBJECT_IN_USE)
+        h = self._new_handle(conn, name, obj, options, res, qs)
+        h.input_mode = input_mode
+        h.dynamic_owner = dynamic_owner
+        first = self.queue(res.path[0])
+        if first is not None:
+            h.async_put = first["DEFPRESP"] == C.MQPRT_ASYNC_RESPONSE
+            readahead = first.attrs.get("DEFREADA", C.MQREADA_NO)
+            h.read_ahead_ok = bool(options & INPUT_OPTS) and not qs.shared and readahead != C.MQREADA_DISABLED and (
+                bool(options & C.MQOO_READ_AHEAD) or (readahead == C.MQREADA_YES
+                                                      and not options & C.MQOO_NO_READ_AHEAD))
+        if input_mode == "X":
+            qs.input_exclusive += 1
+        elif input_mode == "S":
+            qs.input_shared += 1
+        if options & C.MQOO_OUTPUT:
+            qs.output += 1
+        self._hold_path(res.path, 1)
+        od.ResolvedQName = pad(res.queue if (options & C.MQOO_RESOLVE_LOCAL_Q and res.kind == REMOTE)
+                               else res.resolved_q, 48)
+        od.ResolvedQMgrName = pad(self.name if (options & C.MQOO_RESOLVE_LOCAL_Q and res.kind == REMOTE)
+                                  else res.resolved_qm, 48)
+        return h
+
+    def _resolve(self, conn: Conn, name: str, qmname: str, options: int) -> Resolved:
+        """Name resolution, with the cluster's part: the first use of a name that is not defined
+        here subscribes to it at the full repositories; while none has answered, the caller may
+        wait for the answer (ClusterPending), after which an unknown name is 2085, or 2189 when no
+        full repository answered at all."""
+        cl = self.cluster
+        if not cl.active:
+            return resolve(self, name, qmname, options)
+        remote_qm = bool(qmname) and qmname != self.name
+        if remote_qm:
+            # A queue manager not known here may be a cluster queue manager or a clustered
+            # queue-manager alias: subscribe to both (the alias is a queue record of that name).
+            kind, what = CL_QUEUE, qmname
+            answered = True
+            if self.queue(qmname) is None and not cl.route(qmname):
+                answered = cl.interest(CL_QMGR, qmname) & cl.interest(CL_QUEUE, qmname)
+        else:
+            kind, what = CL_QUEUE, name
+            local = self.queue(name)
+            if local is not None and local.kind == "QALIAS" and (local["TARGET"] == name
+                                                                   or self.queue(local["TARGET"]) is None):
+                what = local["TARGET"]       # an alias whose base may be a cluster queue elsewhere
+                local = None if what == name else self.queue(what)
+            answered = True
+            if qmname != self.name and (local is None or cl.clusters_of(local)):
+                # An unknown name, or a cluster queue hosted here too (its other instances count for
+                # CLWLUSEQ(ANY) and put-disabled local instances): register interest.
+                answered = cl.interest(kind, what)
+        try:
+            return resolve(self, name, qmname, options)
+        except MQIError as e:
+            unknown = e.reason in (C.MQRC_UNKNOWN_OBJECT_NAME, C.MQRC_UNKNOWN_REMOTE_Q_MGR,
+                                   C.MQRC_UNKNOWN_ALIAS_BASE_Q)
+            if not unknown or answered or (not remote_qm and options & NEEDS_LOCAL):
+                raise
+            if not conn.cluster_waited:
+                raise ClusterPending(kind, what) from None
+            if not cl.repo.any_answered(kind, what):
+                raise MQIError(C.MQRC_CLUSTER_RESOLUTION_ERROR, detail=f"no full repository answered for {what}") \
+                    from None
+            raise
+
+    def _open_cluster(self, conn: Conn, od: OD, options: int, res: Resolved, obj: MQObject | None) -> Handle:
+        """MQOPEN of a cluster queue (or clustered queue-manager alias) for output or inquire:
+        BIND_ON_OPEN chooses the instance now; NOT_FIXED and ON_GROUP at MQPUT."""
+        cluster_name = res.remote_qm or res.resolved_q
+        first = obj if obj is not None else self.cluster.definition(cluster_name)
+        bind = wlm.binding(options, first["DEFBIND"])
+        if bind == C.MQBND_BIND_ON_OPEN and options & C.MQOO_OUTPUT:
+            target, qs = self._cluster_target(res)
+            h = self._new_handle(conn, text(od.ObjectName), obj, options, target, qs)
+            qs.output += 1
+            od.ResolvedQName = pad(target.resolved_q, 48)
+            od.ResolvedQMgrName = pad(target.resolved_qm, 48)
+        else:
+            h = self._new_handle(conn, text(od.ObjectName), obj, options, res, None)
+            od.ResolvedQName = pad(res.resolved_q, 48)
+            od.ResolvedQMgrName = BLANK48
+        assert h.res is not None
+        self._hold_path(h.res.path, 1)
+        h.bind = bind
+        h.cluster_name = cluster_name
+        h.async_put = first["DEFPRESP"] == C.MQPRT_ASYNC_RESPONSE
+        return h
+
+    def _hold_path(self, path: tuple[str, ...], delta: int) -> None:
+        """An open handle keeps every local queue on its resolution path in use (or lets go)."""
+        for n in path:
+            q = self.queues.get(n)
+            if q is not None:
+                q.refs += delta
+
+    def _first_definition(self, h: Handle, res: Resolved) -> MQObject:
+        """The first definition on the path, whose DEFPSIST and DEFPRTY apply: a cluster queue with
+        no definition here takes them from its cluster records."""
+        if h.obj is None and h.cluster_name:
+            return self.cluster.definition(h.cluster_name)
+        opened = self.queue(res.path[0])
+        if opened is None:
+            raise MQIError(C.MQRC_Q_DELETED)
+        return opened
+
+    def _cluster_target(self, res: Resolved) -> tuple[Resolved, QueueState]:
+        """Run the workload algorithm: the concrete destination of one message (or of a
+        BIND_ON_OPEN handle), as a resolution to a local queue or a cluster transmission queue."""
+        cl = self.cluster
+        cname = res.remote_qm or res.resolved_q
+        d = cl.choose(cname)
+        # Keyed cheaply (hashing the destination or the resolution dataclass costs more than the
+        # rest of the lookup); the resolution is kept in the entry and checked by identity.
+        key = (id(res), d.channel, d.local, cl.gen)
+        hit = self._cl_targets.get(key)
+        if hit is not None and hit[2] is res and self.queues.get(hit[0].queue) is hit[1]:
+            return hit[0], hit[1]
+        if d.local:
+            if res.remote_qm:
+                # A clustered queue-manager alias hosted here: resolve through it.
+                target = resolve(self, res.resolved_q, res.remote_qm, C.MQOO_OUTPUT)
+            else:
+                target = Resolved(LOCAL, cname, cname, self.name, res.path or (cname,))
+        else:
+            xq = cl.xmitq_now(d.channel)
+            dest_qm = res.remote_qm or d.qmgr
+            target = Resolved(REMOTE, xq, res.resolved_q, dest_qm, res.path + (xq,), res.resolved_q, dest_qm,
+                              d.channel)
+        qs = self.queues.get(target.queue)
+        if qs is None:
+            raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME, detail=target.queue)
+        if len(self._cl_targets) > 4096:
+            self._cl_targets.clear()
+        self._cl_targets[key] = (target, qs, res)
+        return target, qs
+
+    def _check_open_options(self, options: int) -> None:
+        if options & ~VALID_OO:
+            raise MQIError(C.MQRC_OPTIONS_ERROR, detail="unknown option")
+        if not options & ACCESS_OPTS:
+            raise MQIError(C.MQRC_OPTIONS_ERROR, detail="no access option")
+        if bits(options & INPUT_OPTS) > 1:
+            raise MQIError(C.MQRC_OPTIONS_ERROR, detail="more than one input option")
+        if bits(options & (C.MQOO_BIND_ON_OPEN | C.MQOO_BIND_NOT_FIXED | C.MQOO_BIND_ON_GROUP)) > 1:
+            raise MQIError(C.MQRC_OPTIONS_ERROR, detail="more than one bind option")
+        if bits(options & (C.MQOO_READ_AHEAD | C.MQOO_NO_READ_AHEAD)) > 1:
+            raise MQIError(C.MQRC_OPTIONS_ERROR, detail="more than one read-ahead option")
+        if options & C.MQOO_SAVE_ALL_CONTEXT and not options & INPUT_OPTS:
+            raise MQIError(C.MQRC_OPTIONS_ERROR, detail="SAVE_ALL_CONTEXT needs input")
+        ctx = (C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT
+               | C.MQOO_SET_ALL_CONTEXT)
+        if options & ctx and not options & C.MQOO_OUTPUT:
+            raise MQIError(C.MQRC_OPTIONS_ERROR, detail="context options need output")
+        if options & C.MQOO_CO_OP and not options & C.MQOO_BROWSE:
+            raise MQIError(C.MQRC_OPTIONS_ERROR, detail="CO_OP needs browse")
+
+    def _input_mode(self, opened: MQObject | None, base: MQObject, options: int) -> str:
+        if options & C.MQOO_INPUT_EXCLUSIVE:
+            return "X"
+        if not base["SHARE"]:
+            return "X"
+        if options & C.MQOO_INPUT_SHARED:
+            return "S"
+        return "S" if base["DEFSOPT"] == C.MQOO_INPUT_SHARED else "X"
+
+    def _instantiate_model(self, conn: Conn, od: OD, model: MQObject) -> MQObject:
+        dyn = text(od.DynamicQName) or "AMQ.*"
+        if "*" in dyn:
+            if dyn.index("*") != len(dyn) - 1:
+                raise MQIError(C.MQRC_DYNAMIC_Q_NAME_ERROR)
+            stem = dyn[:-1]
+            name = (stem + self.ids.hex_suffix())[:48]
+        else:
+            name = dyn
+        if not valid_name(name):
+            raise MQIError(C.MQRC_DYNAMIC_Q_NAME_ERROR)
+        if self.queue(name) is not None:
+            raise MQIError(C.MQRC_OBJECT_ALREADY_EXISTS)
+        obj = MQObject("QLOCAL", name, TABLE.defaults("QLOCAL"))
+        for key, value in model.attrs.items():
+            if key in obj.attrs and key not in ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME"):
+                obj.attrs[key] = value
+        obj.attrs["DEFTYPE"] = model["DEFTYPE"]
+        self.add_object(obj)
+        od.ObjectName = pad(name, 48)
+        return obj
+
+    def _new_handle(self, conn: Conn, name: str, obj: MQObject | None, options: int,
+                    res: Resolved | None, qs: QueueState | None) -> Handle:
+        hobj = conn.next_hobj
+        conn.next_hobj += 1
+        h = Handle(hobj, name, obj, options, res, qs)
+        conn.handles[hobj] = h
+        return h
+
+    def handle(self, conn: Conn, hobj: int) -> Handle:
+        h = conn.handles.get(hobj)
+        if h is None:
+            raise MQIError(C.MQRC_HOBJ_ERROR)
+        return h
+
+    # --- MQCLOSE ----------------------------------------------------------------------------------
+    def close(self, conn: Conn, hobj: int, options: int = C.MQCO_NONE) -> None:
+        h = self.handle(conn, hobj)
+        if options & ~(C.MQCO_DELETE | C.MQCO_DELETE_PURGE | C.MQCO_KEEP_SUB | C.MQCO_REMOVE_SUB | C.MQCO_QUIESCE):
+            raise MQIError(C.MQRC_OPTIONS_ERROR)
+        delete = options & (C.MQCO_DELETE | C.MQCO_DELETE_PURGE)
+        obj = self.queue(h.name) if h.res is not None else None
+        is_dynamic = obj is not None and obj.kind == "QLOCAL" and obj["DEFTYPE"] in (
+            C.MQQDT_PERMANENT_DYNAMIC, C.MQQDT_TEMPORARY_DYNAMIC)
+        if delete and not is_dynamic:
+            raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+        qs = h.qstate
+        if delete and qs is not None:
+            others = any(o is not h and o.res is not None and h.name in o.res.path
+                         for c in self.conns.values() for o in c.handles.values())
+            if others:
+                raise MQIError(C.MQRC_OBJECT_IN_USE)
+            if options & C.MQCO_DELETE and not options & C.MQCO_DELETE_PURGE and qs.depth:
+                raise MQIError(C.MQRC_Q_NOT_EMPTY)
+        self.settle(conn, hobj, 0, release=True)
+        self._release(h)
+        del conn.handles[hobj]
+        if obj is not None and (delete or (h.dynamic_owner and obj["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC)):
+            # Messages of a deleted queue still inside this connection's unit of work go with it.
+            conn.uow = [e for e in conn.uow if e[1] is not qs]
+            if qs is not None:
+                qs.uncommitted = 0
+            self.remove_object(obj)
+
+    def _release(self, h: Handle) -> None:
+        if h.res is not None:
+            self._hold_path(h.res.path, -1)
+        qs = h.qstate
+        if qs is None:
+            return
+        if h.input_mode == "X":
+            qs.input_exclusive -= 1
+        elif h.input_mode == "S":
+            qs.input_shared -= 1
+        if h.options & C.MQOO_OUTPUT:
+            qs.output -= 1

@@ -1,0 +1,317 @@
+"""MQPUT and MQPUT1: checks, context, logical order, transmission-queue wrapping. Part of the
+engine's QueueManager (mqlite.engine.qmgr), which combines these classes: their methods reach
+each other and the shared state through ``self``."""
+from __future__ import annotations
+
+from typing import Any
+
+from mqlite.cmq.structs import MD, OD, PMO, PackedMD, pad, text
+from mqlite.engine.cluster import correl_of
+from mqlite.engine.core import (
+    BLANK32,
+    CONTEXT_PMO,
+    MD_HOT,
+    REMOTE_QM,
+    STORED_OVERHEAD,
+    XQH_FIXED,
+    XQH_LEN,
+    C,
+    Conn,
+    Handle,
+    bits,
+    put_date_time,
+)
+from mqlite.engine.errors import MQIError
+from mqlite.engine.queue import Message, QueueState
+from mqlite.engine.resolve import CLUSTER, LOCAL, REMOTE, Resolved
+from mqlite.engine.shared import QSG_XMITQ, SharedPut
+from mqlite.objects.model import MQObject
+from mqlite.store.shared import NewMessage
+
+
+class PutMixin:
+    # --- MQPUT ------------------------------------------------------------------------------------
+    def put(self, conn: Conn, hobj: int, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int:
+        """MQPUT. Returns a warning reason (MQRC_NONE normally); md and pmo are updated.
+
+        ``owned``: the caller hands the descriptor over and wants no output fields (an
+        asynchronous put), so the engine stores it instead of a copy.
+        """
+        h = self.handle(conn, hobj)
+        if not h.options & C.MQOO_OUTPUT:
+            raise MQIError(C.MQRC_NOT_OPEN_FOR_OUTPUT)
+        return self._put(conn, h, md, pmo, body, owned)
+
+    def put1(self, conn: Conn, od: OD, md: MD, pmo: PMO, body: bytes) -> int:
+        if od.ObjectType == C.MQOT_Q:
+            target = self.queue(text(od.ObjectName))
+            if target is not None and target.kind == "QMODEL" and not text(od.ObjectQMgrName):
+                raise MQIError(C.MQRC_Q_TYPE_ERROR)
+        options = C.MQOO_OUTPUT | (pmo.Options & C.MQPMO_FAIL_IF_QUIESCING and C.MQOO_FAIL_IF_QUIESCING)
+        if pmo.Options & C.MQPMO_SET_ALL_CONTEXT:
+            options |= C.MQOO_SET_ALL_CONTEXT
+        elif pmo.Options & C.MQPMO_SET_IDENTITY_CONTEXT:
+            options |= C.MQOO_SET_IDENTITY_CONTEXT
+        h = self.open(conn, od, options)
+        try:
+            return self._put(conn, h, md, pmo, body)
+        finally:
+            self.close(conn, h.hobj)
+
+    def _put(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int:
+        opts = pmo.Options
+        if opts & C.MQPMO_SYNCPOINT and opts & C.MQPMO_NO_SYNCPOINT:
+            raise MQIError(C.MQRC_OPTIONS_ERROR)
+        if bits(opts & CONTEXT_PMO) > 1:
+            raise MQIError(C.MQRC_OPTIONS_ERROR)
+        if opts & C.MQPMO_SET_ALL_CONTEXT and not h.options & C.MQOO_SET_ALL_CONTEXT:
+            raise MQIError(C.MQRC_NOT_OPEN_FOR_SET_ALL)
+        if opts & C.MQPMO_SET_IDENTITY_CONTEXT and not h.options & (C.MQOO_SET_IDENTITY_CONTEXT | C.MQOO_SET_ALL_CONTEXT):
+            raise MQIError(C.MQRC_NOT_OPEN_FOR_SET_IDENT)
+        if self.quiescing and opts & C.MQPMO_FAIL_IF_QUIESCING:
+            raise MQIError(C.MQRC_Q_MGR_QUIESCING)
+        warning = C.MQRC_NONE
+        if md.Persistence not in (0, 1, 2):
+            raise MQIError(C.MQRC_PERSISTENCE_ERROR)
+        if md.Priority < -1:
+            raise MQIError(C.MQRC_PRIORITY_ERROR)
+        if md.Expiry <= 0 and md.Expiry != C.MQEI_UNLIMITED:
+            raise MQIError(C.MQRC_EXPIRY_ERROR)
+        if md.MsgType == C.MQMT_REQUEST and not text(md.ReplyToQ):
+            raise MQIError(C.MQRC_MISSING_REPLY_TO_Q)
+        res = h.res
+        assert res is not None
+        reroutable = False
+        if res.kind == CLUSTER:
+            reroutable = h.bind != C.MQBND_BIND_ON_GROUP or not opts & C.MQPMO_LOGICAL_ORDER
+            res, qs = self._cluster_put_target(h, res, md, opts)
+        else:
+            qs = h.qstate  # type: ignore[assignment]
+        opened = self._first_definition(h, res)
+        syncpoint = bool(opts & C.MQPMO_SYNCPOINT)
+        target = self._check_put(conn, res, qs, len(body), XQH_LEN if res.kind == REMOTE else 0, syncpoint)
+        persistence = md.Persistence
+        if persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
+            persistence = opened["DEFPSIST"]
+        priority = md.Priority
+        if priority == C.MQPRI_PRIORITY_AS_Q_DEF:
+            priority = opened["DEFPRTY"]
+        elif priority > 9:
+            priority = 9
+            warning = C.MQRC_PRIORITY_EXCEEDS_MAXIMUM
+        if persistence and target["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC:
+            raise MQIError(C.MQRC_PERSISTENT_NOT_ALLOWED)
+        if persistence and not qs.shared:
+            self._need_room(len(body))
+        now = self.clock.now()
+        # Message descriptor as stored.
+        msg_md = md if owned else md.copy()
+        d = msg_md.__dict__
+        d["Version"] = C.MQMD_VERSION_2
+        d["Persistence"] = persistence
+        d["Priority"] = priority
+        d["BackoutCount"] = 0
+        if opts & C.MQPMO_NEW_MSG_ID or not d["MsgId"].strip(b"\0"):
+            d["MsgId"] = self.ids.next()
+        if opts & C.MQPMO_NEW_CORREL_ID:
+            d["CorrelId"] = self.ids.next()
+        self._set_context(conn, d, opts, now)
+        self._reply_to(d)
+        if opts & C.MQPMO_LOGICAL_ORDER:
+            self._logical_put(h, msg_md)
+        elif msg_md.MsgFlags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP):
+            if msg_md.GroupId.strip(b"\0") == b"":
+                msg_md.GroupId = self.ids.next()
+        expiry_at = None if msg_md.Expiry == C.MQEI_UNLIMITED else now + msg_md.Expiry / 10.0
+        if res.kind == REMOTE:
+            stored_md, stored_body = self._xmit_wrap(res, msg_md, body)
+        else:
+            stored_md, stored_body = msg_md, body
+        self._seq += 1
+        msg = Message(self._seq, stored_md, stored_body, expiry_at, bool(persistence), qs.lane_for(priority))
+        if reroutable and res.kind == REMOTE:
+            self.cluster.not_fixed.add(msg.seq)
+        self._enqueue(conn, qs, msg, syncpoint, now)
+        if owned:
+            return warning
+        # Output fields, as MQ returns them.
+        md.MsgId = msg_md.MsgId
+        md.CorrelId = msg_md.CorrelId
+        md.GroupId, md.MsgSeqNumber = msg_md.GroupId, msg_md.MsgSeqNumber
+        for f in ("UserIdentifier", "AccountingToken", "ApplIdentityData", "PutApplType", "PutApplName",
+                  "PutDate", "PutTime", "ApplOriginData", "ReplyToQMgr"):
+            setattr(md, f, getattr(msg_md, f))
+        pmo.ResolvedQName = pad(res.resolved_q, 48)
+        pmo.ResolvedQMgrName = pad(res.resolved_qm, 48)
+        return warning
+
+    def put_packed(self, conn: Conn, hobj: int, md: bytes, body: bytes, syncpoint: bool) -> None:
+        """MQPUT with MQPMO_SET_ALL_CONTEXT of a descriptor that is already complete and packed
+        (a channel's receiver): the same checks as MQPUT, without decoding the descriptor. A
+        destination that is not a local queue takes the full path."""
+        h = self.handle(conn, hobj)
+        res, qs = h.res, h.qstate
+        if res is None or qs is None or res.kind != LOCAL or not h.options & C.MQOO_OUTPUT or qs.shared:
+            pmo = PMO(Options=(C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT) | C.MQPMO_SET_ALL_CONTEXT)
+            self.put(conn, hobj, MD.from_bytes(md), pmo, body, owned=True)
+            return
+        target = self._check_put(conn, res, qs, len(body), 0, syncpoint)
+        expiry, priority, persistence = MD_HOT.unpack_from(md)
+        if persistence and target["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC:
+            raise MQIError(C.MQRC_PERSISTENT_NOT_ALLOWED)
+        if persistence == C.MQPER_PERSISTENT:
+            self._need_room(len(body))
+        now = self.clock.now()
+        expiry_at = None if expiry == C.MQEI_UNLIMITED else now + expiry / 10.0
+        self._seq += 1
+        msg = Message(self._seq, PackedMD.of(md), body, expiry_at, persistence == C.MQPER_PERSISTENT,
+                      qs.lane_for(max(0, min(priority, 9))))
+        msg._packed = md
+        self._enqueue(conn, qs, msg, syncpoint, now)
+
+    def _check_put(self, conn: Conn, res: Resolved, qs: QueueState, body_len: int, header_len: int,
+                   syncpoint: bool) -> MQObject:
+        """The checks an MQPUT makes at the time of the put; returns the target queue's definition.
+        Every definition on the path must allow puts; ``header_len`` is the MQXQH a transmission
+        queue adds."""
+        for n in res.path:
+            d = self.queue(n)
+            if d is not None and d["PUT"] == C.MQQA_PUT_INHIBITED:
+                raise MQIError(C.MQRC_PUT_INHIBITED)
+        target = self.queue(res.queue)
+        if target is None or qs is not self.queues.get(res.queue):
+            raise MQIError(C.MQRC_Q_DELETED)
+        if body_len > self.qmgr["MAXMSGL"]:
+            raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR)
+        if body_len + header_len > target["MAXMSGL"]:
+            raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q)
+        if syncpoint and len(conn.uow) >= self.qmgr["MAXUMSGS"]:
+            raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
+        if qs.shared:
+            # Outside syncpoint the store checks MAXDEPTH in the put's own transaction.
+            if syncpoint and self._shared_call(qs.recent_depth, self.clock.now()) >= target["MAXDEPTH"]:  # type: ignore[attr-defined]
+                raise MQIError(C.MQRC_Q_FULL)
+        elif qs.depth >= target["MAXDEPTH"]:
+            raise MQIError(C.MQRC_Q_FULL)
+        return target
+
+    def _need_room(self, body_len: int) -> None:
+        """A persistent message is accepted only if the store has room to write it: else MQ's
+        answer for a full log, with nothing changed."""
+        if not self.store.room(body_len + STORED_OVERHEAD):
+            raise MQIError(C.MQRC_RESOURCE_PROBLEM, detail="the queue manager's disk is full")
+
+    def _refuse_if_stalled(self, conn: Conn) -> None:
+        """MQCMIT or prepare of a unit with persistent work while the store cannot write: the unit
+        is backed out (its puts were accepted when there was room; now none can be written)."""
+        if self.store.stalled and any(m.persistent for kind, _q, m in conn.uow if kind[0] != "s"):
+            self.backout(conn)
+            raise MQIError(C.MQRC_BACKED_OUT, detail=f"the queue manager cannot write: {self.store.stalled}")
+
+    def _enqueue(self, conn: Conn, qs: QueueState, msg: Message, syncpoint: bool, now: float) -> None:
+        """A put message: into the unit of work, or onto the queue (and waiting getters woken)."""
+        qs.last_put = now
+        if qs.shared:
+            new = self._shared_message(qs, msg)
+            if syncpoint:
+                conn.uow.append(("sput", qs, SharedPut(new)))   # type: ignore[arg-type]
+                conn.shared_uow = True
+                qs.uncommitted += 1
+            elif conn.async_now:
+                # Asynchronous puts to shared queues are written together, one transaction per
+                # burst (flush_shared_async: when the burst ends or before the connection's next call).
+                conn.shared_async.append(new)
+                qs.enq += 1
+            else:
+                target = self.queue(qs.name)
+                self._shared_call(qs.port.put, [new], {qs.name: target["MAXDEPTH"] if target else 0})  # type: ignore[attr-defined]
+                qs.enq += 1
+                self.on_available(qs.name)
+            return
+        if syncpoint:
+            conn.uow.append(("put", qs, msg))
+            qs.uncommitted += 1
+        else:
+            self._commit_put(conn, qs, msg)
+            self.on_available(qs.name)
+
+    def _shared_message(self, qs: QueueState, msg: Message) -> NewMessage:
+        md = msg.md
+        flags = md.MsgFlags
+        target = text(msg.body[REMOTE_QM]) if qs.name == QSG_XMITQ and len(msg.body) >= XQH_LEN else ""
+        return NewMessage(qs.name, md.Priority, msg.packed_md(), msg.body, msg.expiry_at, msg.persistent,
+                          md.MsgId, md.CorrelId, md.GroupId, md.MsgSeqNumber,
+                          not flags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP) or md.MsgSeqNumber == 1,
+                          target)
+
+    def _commit_put(self, conn: Conn, qs: QueueState, msg: Message) -> None:
+        qs.insert(msg)
+        qs.enq += 1
+        if msg.persistent:
+            conn.ticket = self.store.append(("put", msg.seq, qs.name, msg.packed_md(), msg.body, msg.expiry_at))
+
+    def _set_context(self, conn: Conn, d: dict[str, Any], opts: int, now: float) -> None:
+        """The context fields of a message descriptor (``d`` is its field dictionary)."""
+        if opts & C.MQPMO_SET_ALL_CONTEXT:
+            return
+        if opts & C.MQPMO_NO_CONTEXT:
+            d.update(UserIdentifier=b"", AccountingToken=b"", ApplIdentityData=b"", PutApplType=C.MQAT_NO_CONTEXT,
+                     PutApplName=b"", PutDate=b"", PutTime=b"", ApplOriginData=b"")
+            return
+        if not opts & C.MQPMO_SET_IDENTITY_CONTEXT:
+            d["UserIdentifier"] = conn.user12
+            d["AccountingToken"] = b""
+            d["ApplIdentityData"] = BLANK32
+        d["PutApplType"] = conn.appl_type
+        d["PutApplName"] = conn.appl28
+        d["PutDate"], d["PutTime"] = put_date_time(now)
+        d["ApplOriginData"] = b"    "
+
+    def _reply_to(self, d: dict[str, Any]) -> None:
+        """ReplyToQMgr: blank becomes the queue manager the reply is routed to (MQ's rule).
+
+        Both names are stored blank-padded; a NUL ends a name, as in MQ's character fields.
+        """
+        rq = d["ReplyToQ"].split(b"\0", 1)[0].rstrip(b" ")
+        d["ReplyToQ"] = rq.ljust(48, b" ")[:48]
+        rqm = d["ReplyToQMgr"].split(b"\0", 1)[0].rstrip(b" ")
+        if rqm:
+            d["ReplyToQMgr"] = rqm.ljust(48, b" ")[:48]
+            return
+        obj = self.queue(rq.decode("ascii", "replace")) if rq else None
+        if obj is not None and obj.kind == "QREMOTE" and obj["RQMNAME"]:
+            d["ReplyToQMgr"] = pad(obj["RQMNAME"], 48)
+            if obj["RNAME"]:
+                d["ReplyToQ"] = pad(obj["RNAME"], 48)
+        else:
+            d["ReplyToQMgr"] = self.name48
+
+    def _logical_put(self, h: Handle, md: MD) -> None:
+        in_group = md.MsgFlags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP)
+        if not in_group:
+            if h.put_group is not None:
+                raise MQIError(C.MQRC_INCOMPLETE_GROUP)
+            return
+        if h.put_group is None:
+            gid = self.ids.next()
+            seq = 1
+        else:
+            gid, last = h.put_group
+            seq = last + 1
+        md.GroupId = gid
+        md.MsgSeqNumber = seq
+        md.Offset = 0
+        h.put_group = None if md.MsgFlags & C.MQMF_LAST_MSG_IN_GROUP else (gid, seq)
+
+    def _xmit_wrap(self, res: Resolved, md: MD, body: bytes) -> tuple[MD, bytes]:
+        """A message for a remote queue: MQXQH (with the original descriptor, MQMD version 1) in
+        front of the data; the message's own descriptor says MQXMIT."""
+        header = XQH_FIXED.pack(C.MQXQH_STRUC_ID, C.MQXQH_VERSION_1, pad(res.remote_q, 48),
+                                pad(res.remote_qm, 48))
+        packed = md.pack()
+        outer = md.copy()
+        outer.__dict__["Format"] = C.MQFMT_XMIT_Q_HEADER
+        if res.channel:
+            outer.__dict__["CorrelId"] = correl_of(res.channel)
+            self.cluster.wake_channel(res.channel)
+        return outer, header + packed[:C.MQMD_LENGTH_1] + body

@@ -1,0 +1,130 @@
+"""Where a cluster put goes, and messages moved between transmission queues (BIND_NOT_FIXED
+rerouting, a channel's messages moved when its transmission queue changes). Part of the engine's
+QueueManager (mqlite.engine.qmgr), which combines these classes: their methods reach each other
+and the shared state through ``self``."""
+from __future__ import annotations
+
+from mqlite.cmq.structs import MD, PMO, pad, text
+from mqlite.engine import wlm
+from mqlite.engine.cluster import correl_of
+from mqlite.engine.core import (
+    REMOTE_Q,
+    REMOTE_QM,
+    XQH_LEN,
+    C,
+    Conn,
+    Handle,
+    original_md,
+)
+from mqlite.engine.errors import MQIError
+from mqlite.engine.queue import Message, QueueState
+from mqlite.engine.resolve import REMOTE, Resolved
+
+
+class ClusterRouteMixin:
+    def _cluster_put_target(self, h: Handle, res: Resolved, md: MD, opts: int) -> tuple[Resolved, QueueState]:
+        """The instance for this MQPUT on a NOT_FIXED or ON_GROUP handle (2085 when the queue has
+        left every cluster: the workload algorithm finds no destination)."""
+        in_group = bool(md.MsgFlags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP))
+        logical = bool(opts & C.MQPMO_LOGICAL_ORDER)
+        if wlm.chooses_at_put(h.bind, in_group, logical, h.put_group is None) or h.group_target is None:
+            target = self._cluster_target(res)
+        else:
+            target = h.group_target
+        if h.bind == C.MQBND_BIND_ON_GROUP and in_group and logical:
+            h.group_target = None if md.MsgFlags & C.MQMF_LAST_MSG_IN_GROUP else target
+        return target
+
+    def send_cluster(self, conn: Conn, channel: str, target: str, queue: str, body: bytes) -> None:
+        """The repository manager sends a control message: onto the channel's cluster transmission
+        queue, persistent, inside the connection's unit of work. ``target`` blank: whoever is at the
+        other end of the channel (a manual CLUSSDR whose full repository is not known yet)."""
+        xq = self.cluster.xmitq_now(channel)
+        res = Resolved(REMOTE, xq, queue, target, (xq,), queue, target, channel)
+        h = Handle(0, xq, None, C.MQOO_OUTPUT, res, self.queues[xq])
+        md = MD(Persistence=C.MQPER_PERSISTENT, Format=C.MQFMT_STRING)
+        self._put(conn, h, md, PMO(Options=C.MQPMO_SYNCPOINT), body, owned=True)
+
+    def _relocate(self, conn: Conn, src: QueueState, m: Message, dst: QueueState, md: MD, body: bytes) -> Message:
+        """Move a visible message to another queue in one step (a new store number; persistent
+        ones through the journal: the old record deleted, the new one written)."""
+        src.remove(m)
+        self._seq += 1
+        new = Message(self._seq, md, body, m.expiry_at, m.persistent, dst.lane_for(md.Priority))
+        dst.insert(new)
+        if m.persistent:
+            self.store.append(("del", m.seq))
+            conn.ticket = self.store.append(("put", new.seq, dst.name, new.packed_md(), new.body, new.expiry_at))
+        return new
+
+    def move_messages(self, conn: Conn, source: str, dest: str, correl: bytes) -> int:
+        """A cluster-sender channel switches transmission queue: its messages (by CorrelId) move
+        from ``source`` to ``dest``."""
+        src, dst = self.queues.get(source), self.queues.get(dest)
+        if src is None or dst is None or src is dst:
+            return 0
+        moving = [m for m in src if m.md.CorrelId == correl]
+        for m in moving:
+            new = self._relocate(conn, src, m, dst, m.md, m.body)
+            if m.seq in self.cluster.not_fixed:
+                self.cluster.not_fixed.add(new.seq)
+        if moving:
+            self.on_available(dest)
+        return len(moving)
+
+    def reroute(self, conn: Conn, channel: str) -> int:
+        """Messages put with BIND_NOT_FIXED that wait for ``channel`` (which cannot reach its queue
+        manager) go through the workload algorithm again, which ranks a retrying channel below
+        running ones; those it sends elsewhere move to that channel's transmission queue (or to
+        the local instance). Messages bound on open or by group stay."""
+        cl = self.cluster
+        qs = self.queues.get(cl.assoc.get(channel) or cl.xmitq_for(channel))
+        if qs is None or not cl.not_fixed:
+            return 0
+        correl = correl_of(channel)
+        moved = 0
+        for m in [m for m in qs if m.md.CorrelId == correl and m.seq in cl.not_fixed]:
+            name = text(m.body[REMOTE_Q])
+            try:
+                d = cl.choose(name)
+            except MQIError:
+                continue
+            if d.channel == channel:
+                continue
+            if d.local:
+                dest = self.queues.get(name)
+                md, data = MD.from_bytes(original_md(m.packed_md(), m.body)), m.body[XQH_LEN:]
+            else:
+                dest = self.queues.get(cl.xmitq_now(d.channel))
+                md = m.md.copy()
+                md.CorrelId = correl_of(d.channel)
+                data = m.body[:REMOTE_QM.start] + pad(d.qmgr, 48) + m.body[REMOTE_QM.stop:]
+            if dest is None:
+                continue
+            cl.not_fixed.discard(m.seq)
+            new = self._relocate(conn, qs, m, dest, md, data)
+            self.on_available(dest.name)
+            if not d.local:
+                cl.not_fixed.add(new.seq)
+                cl.wake_channel(d.channel)
+            moved += 1
+        return moved
+
+    def prune_not_fixed(self) -> None:
+        """Forget the NOT_FIXED marks of messages that have left the cluster transmission queues
+        (sent, or expired); those inside a unit of work (a batch in flight) keep theirs."""
+        cl = self.cluster
+        if not cl.not_fixed:
+            return
+        here = {m.seq for name, qs in self.queues.items() if cl.is_cluster_xmitq(name) for m in qs}
+        here.update(m.seq for c in self.conns.values() for _op, _qs, m in c.uow)
+        cl.not_fixed &= here
+
+    def correl_ids(self, queue: str) -> set[bytes]:
+        """The CorrelIds of the messages on a cluster transmission queue (which channels have work)."""
+        qs = self.queues.get(queue)
+        return set() if qs is None else {m.md.CorrelId for m in qs}
+
+    def has_correl(self, queue: str, correl: bytes) -> bool:
+        qs = self.queues.get(queue)
+        return qs is not None and any(m.md.CorrelId == correl for m in qs)

@@ -1,0 +1,104 @@
+"""Queues read by position (the Spark source's streams). Part of the engine's QueueManager
+(mqlite.engine.qmgr), which combines these classes: their methods reach each other and the
+shared state through ``self``."""
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from mqlite.engine.core import (
+    INPUT_OPTS,
+    C,
+    Conn,
+)
+from mqlite.engine.errors import MQIError
+from mqlite.engine.queue import Message, QueueState, in_position_order, stream_last
+
+
+class StreamMixin:
+    # --- streams: a queue read by position (mqlite's extension, for the Spark source) ------------
+    def _stream_queue(self, conn: Conn, hobj: int, need: int, reason: int) -> QueueState:
+        h = self.handle(conn, hobj)
+        if not h.options & need:
+            raise MQIError(reason)
+        qs = h.qstate
+        if h.res is None or qs is None or qs.shared or qs is not self.queues.get(h.res.queue):
+            raise MQIError(C.MQRC_FUNCTION_NOT_SUPPORTED, detail="a stream reads a local queue of this queue manager")
+        self._check_get_allowed(h.res)
+        return qs
+
+    def stable_position(self, qs: QueueState) -> int:
+        """No message below this position can still appear on the queue: the lowest position of a
+        put in an open or prepared unit of work, else the next position to be given out."""
+        low = self._seq + 1
+        for entries in [c.uow for c in self.conns.values()] + [u.entries for u in self.prepared.values()]:
+            for kind, q, m in entries:
+                if q is qs and kind == "put" and m.seq < low:
+                    low = m.seq
+        return low
+
+    def stream_mark(self, conn: Conn, hobj: int, start: int, max_msgs: int,
+                    committed: bool = False) -> tuple[int, int, int]:
+        """The end of the next range to read from ``start``, the messages in it, and how many
+        committed messages lie beyond it only because an open or prepared unit of work holds a
+        lower position (a stream cannot pass them without risking a gap; the reader says so).
+        The range ends past the last message that is stable — with ``committed``, past the last
+        committed one (a batch read: a snapshot, no offsets to keep) — or past the ``max_msgs``-th
+        (when positive); ``start`` when there is nothing new. Without a limit the count is not
+        taken (-1)."""
+        qs = self._stream_queue(conn, hobj, C.MQOO_BROWSE, C.MQRC_NOT_OPEN_FOR_BROWSE)
+        limit = self._seq + 1 if committed else self.stable_position(qs)
+        held = 0 if limit > self._seq else sum(1 for _m in in_position_order(qs, max(start, limit), self._seq + 1))
+        if max_msgs <= 0:
+            last = max((m.seq for m in (stream_last(lane, limit) for lane in qs.lanes) if m is not None),
+                       default=None)
+            return (start, 0, held) if last is None or last < start else (last + 1, -1, held)
+        end, n = start, 0
+        for m in in_position_order(qs, start, limit):
+            end, n = m.seq + 1, n + 1
+            if n >= max_msgs:
+                break
+        return end, n, held
+
+    def stream_read(self, conn: Conn, hobj: int, start: int, end: int, max_msgs: int,
+                    max_bytes: int) -> list[tuple[int, bytes, bytes]]:
+        """Browse the messages whose positions are in [start, end), in position (arrival) order,
+        up to ``max_msgs`` or ``max_bytes``: (position, packed MQMD, data) each. Read again, a
+        range gives the same messages unless something removed them."""
+        qs = self._stream_queue(conn, hobj, C.MQOO_BROWSE, C.MQRC_NOT_OPEN_FOR_BROWSE)
+        now = self.clock.now()
+        out: list[tuple[int, bytes, bytes]] = []
+        size = 0
+        for m in in_position_order(qs, start, end):
+            out.append((m.seq, self._out_md(m, now), m.body))
+            size += len(m.body)
+            if len(out) >= max_msgs or size >= max_bytes:
+                break
+        return out
+
+    def stream_delete(self, conn: Conn, hobj: int, start: int, end: int) -> int:
+        """Remove every message whose position is in [start, end) (a stream reader's commit: start
+        0), outside any unit of work; durable once the caller syncs ``conn.ticket``."""
+        qs = self._stream_queue(conn, hobj, INPUT_OPTS, C.MQRC_NOT_OPEN_FOR_INPUT)
+        ops: list[tuple[Any, ...]] = []
+        gone: list[Message] = []
+        for i, lane in enumerate(qs.lanes):
+            if not lane or lane[0].seq >= end or lane[-1].seq < start:
+                continue
+            if lane[0].seq >= start:
+                while lane and lane[0].seq < end:       # the usual case: the front of the lane
+                    gone.append(lane.popleft())
+            else:
+                kept = deque(m for m in lane if not start <= m.seq < end)
+                gone.extend(m for m in lane if start <= m.seq < end)
+                qs.lanes[i] = kept
+        for m in gone:
+            if m.persistent:
+                ops.append(("del", m.seq))
+        qs.visible -= len(gone)
+        qs.deq += len(gone)
+        if ops:
+            conn.ticket = self.store.extend(ops)
+        if gone:
+            qs.last_get = self.clock.now()
+        return len(gone)

@@ -1,0 +1,233 @@
+"""Units of work: MQCMIT, MQBACK, channel sync records, two-phase (prepared) units. Part of the
+engine's QueueManager (mqlite.engine.qmgr), which combines these classes: their methods reach
+each other and the shared state through ``self``."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mqlite.engine.core import (
+    XA_END,
+    XA_END_DAYS,
+    C,
+    Conn,
+    Prepared,
+)
+from mqlite.engine.errors import MQIError
+from mqlite.engine.queue import Message, QueueState
+
+
+class UnitOfWorkMixin:
+    # --- units of work ----------------------------------------------------------------------------
+    def set_chsync(self, conn: Conn, channel: str, rec: dict[str, Any]) -> None:
+        """Record a channel's synchronisation state (durable once the caller syncs conn.ticket)."""
+        self.chsync[channel] = rec
+        conn.ticket = self.store.append(("chsync", channel, json.dumps(rec)))
+
+    def remove_messages(self, queue: str, seqs: list[int]) -> int:
+        """Remove messages by their store numbers (an in-doubt channel batch resolved as committed)."""
+        qs = self.queues.get(queue)
+        if qs is None:
+            return 0
+        wanted = set(seqs)
+        gone = [m for m in qs if m.seq in wanted]
+        for m in gone:
+            qs.remove(m)
+            qs.deq += 1
+        if gone:
+            self.store.extend([("del", m.seq) for m in gone if m.persistent])
+        return len(gone)
+
+    def commit(self, conn: Conn, extra: list[tuple[Any, ...]] | None = None) -> None:
+        """MQCMIT. ``extra`` journal operations (a channel's sync record) commit atomically with it."""
+        if conn.uow_failed:
+            self.backout(conn)
+            raise MQIError(C.MQRC_BACKED_OUT, detail="an asynchronous put in the unit of work failed")
+        self._refuse_if_stalled(conn)
+        ops: list[tuple[Any, ...]] = list(extra or ())
+        touched: set[str] = set()
+        if conn.shared_uow:
+            self._commit_shared(conn)
+        self._commit_entries(conn.uow, ops, touched)
+        self._end_unit(conn, ops, touched)
+
+    def _end_unit(self, conn: Conn, ops: list[tuple[Any, ...]], touched: set[str], detach: bool = True) -> None:
+        """After a unit of work ended: the connection has none (``detach``), its journal operations
+        are queued for the caller to make durable, and getters waiting on its queues are woken."""
+        if detach:
+            conn.uow = []
+            conn.shared_uow = False
+        if ops:
+            conn.ticket = self.store.extend(ops)
+        for q in touched:
+            self.on_available(q)
+
+    def _commit_entries(self, entries: list[tuple[str, QueueState, Message]], ops: list[tuple[Any, ...]],
+                        touched: set[str]) -> None:
+        """Make a unit's puts visible and its gets final, journalling the persistent ones."""
+        puts: dict[str, tuple[QueueState, list[Message]]] = {}
+        for kind, qs, msg in entries:
+            if kind[0] == "s":
+                continue
+            qs.uncommitted -= 1
+            if kind == "put":
+                if self.queues.get(qs.name) is not qs:
+                    continue
+                puts.setdefault(qs.name, (qs, []))[1].append(msg)
+                if msg.persistent:
+                    ops.append(("put", msg.seq, qs.name, msg.packed_md(), msg.body, msg.expiry_at))
+            elif msg.persistent:
+                ops.append(("del", msg.seq))
+        for name, (qs, msgs) in puts.items():
+            if len(msgs) == 1:
+                qs.insert(msgs[0])
+            else:
+                qs.insert_many(msgs)
+            qs.enq += len(msgs)
+            touched.add(name)
+
+    def _commit_shared(self, conn: Conn) -> None:
+        """The shared part of MQCMIT, first: its puts written and its gets deleted in one store
+        transaction. If the store fails, the whole unit of work is backed out (2003)."""
+        puts = [e for e in conn.uow if e[0] == "sput"]
+        gets = [e for e in conn.uow if e[0] == "sget"]
+        if not puts and not gets:
+            return
+        port = self.shared
+        assert port is not None
+        try:
+            self._shared_call(port.commit, [e[2].new for e in puts],  # type: ignore[attr-defined]
+                              [(e[2].row.id, e[1].name) for e in gets],  # type: ignore[attr-defined]
+                              any(e[2].persistent for e in puts + gets))
+        except MQIError as e:
+            self.backout(conn)
+            raise MQIError(C.MQRC_BACKED_OUT, detail=f"shared store: {e.detail or e.reason}") from None
+        for _kind, qs, _m in puts:
+            qs.uncommitted -= 1
+            qs.enq += 1
+        for name in {e[1].name for e in puts}:
+            self.on_available(name)
+
+    def backout(self, conn: Conn) -> None:
+        conn.uow_failed = False
+        touched: set[str] = set()
+        ops: list[tuple[Any, ...]] = []
+        shared_gets = [e[2].row.id for e in conn.uow if e[0] == "sget"] if conn.shared_uow else []  # type: ignore[attr-defined]
+        if shared_gets and self.shared is not None:
+            try:
+                self.shared.finish([], shared_gets)
+            except Exception as e:  # noqa: BLE001 - the claims come back when this member restarts
+                self.log(f"Shared store backout failed: {e!r}")
+        self._backout_entries(conn.uow, ops, touched)
+        self._end_unit(conn, ops, touched)
+
+    def _backout_entries(self, entries: list[tuple[str, QueueState, Message]], ops: list[tuple[Any, ...]],
+                         touched: set[str]) -> None:
+        """Discard a unit's puts and give its gets back, their BackoutCount raised."""
+        for kind, qs, msg in reversed(entries):
+            if kind[0] == "s":
+                if kind == "sput":
+                    qs.uncommitted -= 1
+                continue
+            qs.uncommitted -= 1
+            if kind == "get" and self.queues.get(qs.name) is qs:
+                msg.md.BackoutCount += 1
+                msg.touch()
+                qs.insert(msg)
+                touched.add(qs.name)
+                obj = self.queue(qs.name)
+                if msg.persistent and obj is not None and obj["HARDENBO"]:
+                    ops.append(("bo", msg.seq, msg.md.BackoutCount))
+
+    # --- two-phase units of work (mqlite's XA-style extension) -----------------------------------
+    def prepare(self, conn: Conn, xid: str) -> int:
+        """Phase one: the connection's unit of work leaves the connection under ``xid`` and is kept,
+        its persistent part durably, until :meth:`resolve_prepared` commits or backs it out (by
+        this or any connection, an administrator's ``rsvmqtrn`` included); ending the connection or
+        restarting the queue manager does not touch it. Returns the messages in the unit."""
+        if not xid or len(xid) > 256 or not xid.isprintable():
+            raise MQIError(C.MQRC_UOW_NOT_AVAILABLE, detail="an XID is 1 to 256 printable characters")
+        if xid in self.prepared:
+            raise MQIError(C.MQRC_UOW_IN_PROGRESS, detail=f"a unit of work {xid} is already prepared")
+        if conn.shared_uow:
+            raise MQIError(C.MQRC_FUNCTION_NOT_SUPPORTED, detail="shared-queue messages cannot be prepared")
+        if conn.uow_failed:
+            self.backout(conn)
+            raise MQIError(C.MQRC_BACKED_OUT, detail="an asynchronous put in the unit of work failed")
+        ended = next((p for p in (k[len(XA_END):] for k in self.chsync if k.startswith(XA_END))
+                      if xid.startswith(p)), None)
+        if ended is not None:
+            # The transaction manager has already settled everything under this prefix (a Spark job
+            # aborted while this task was still writing): nothing would ever resolve the unit.
+            self.backout(conn)
+            raise MQIError(C.MQRC_BACKED_OUT, detail=f"the units of work under {ended!r} were already resolved")
+        self._refuse_if_stalled(conn)
+        entries, conn.uow = conn.uow, []
+        now = self.clock.now()
+        self.prepared[xid] = Prepared(xid, now, entries)
+        rows = [(kind, m.seq, qs.name, m.packed_md() if kind == "put" else None, m.body if kind == "put" else None,
+                 m.expiry_at if kind == "put" else None) for kind, qs, m in entries if m.persistent]
+        conn.ticket = self.store.append(("prep", xid, now, rows))
+        return len(entries)
+
+    def resolve_prepared(self, conn: Conn, commit: list[str], backout: list[str] = (),  # type: ignore[assignment]
+                         backout_prefix: str = "", mark: tuple[str, int] | None = None,
+                         end_prefix: bool = False) -> dict[str, Any]:
+        """Phase two, for several prepared units at once, in one store transaction: commit the XIDs
+        of ``commit``, back out those of ``backout`` and every other prepared unit whose XID starts
+        with ``backout_prefix`` (a writer's abandoned attempts). With ``mark`` = (name, batch) the
+        commit happens only if no batch at or above ``batch`` was committed under ``name`` before
+        (then the units are backed out instead: a replayed batch puts nothing twice), and the batch
+        is recorded with it. With ``end_prefix`` the prefix is closed, durably: a later prepare
+        under it is backed out (2003), so a straggler of a finished job leaves nothing in doubt.
+        An unknown XID is 2255 and changes nothing."""
+        unknown = [x for x in list(commit) + list(backout) if x not in self.prepared]
+        if unknown:
+            raise MQIError(C.MQRC_UOW_NOT_AVAILABLE, detail=f"no prepared unit of work {unknown[0]}")
+        outcome = "committed"
+        ops: list[tuple[Any, ...]] = []
+        if end_prefix and backout_prefix:
+            ops += self._end_prefix(backout_prefix)
+        if mark is not None:
+            key = f"XA:{mark[0]}"
+            done = self.chsync.get(key, {}).get("batch", -1)
+            if done >= mark[1]:
+                outcome = "duplicate"
+                backout, commit = list(backout) + list(commit), []
+            else:
+                self.chsync[key] = {"batch": mark[1]}
+                ops.append(("chsync", key, json.dumps(self.chsync[key])))
+        if backout_prefix:
+            chosen = set(commit) | set(backout)
+            backout = list(backout) + [x for x in self.prepared if x.startswith(backout_prefix) and x not in chosen]
+        touched: set[str] = set()
+        for xid in commit:
+            self._commit_entries(self.prepared.pop(xid).entries, ops, touched)
+            ops.append(("xdone", xid))
+        for xid in backout:
+            self._backout_entries(self.prepared.pop(xid).entries, ops, touched)
+            ops.append(("xdone", xid))
+        self._end_unit(conn, ops, touched, detach=False)
+        return {"outcome": outcome, "committed": len(commit), "backed_out": len(backout)}
+
+    def _end_prefix(self, prefix: str) -> list[tuple[Any, ...]]:
+        """Close an XID prefix (journal operations for it); closed prefixes are forgotten after
+        XA_END_DAYS, long after any task of the job can still be running."""
+        now = self.clock.now()
+        ops: list[tuple[Any, ...]] = []
+        for key in [k for k, rec in self.chsync.items() if k.startswith(XA_END)
+                    and now - rec.get("at", now) > XA_END_DAYS * 86400]:
+            del self.chsync[key]
+            ops.append(("chsyncdel", key))
+        self.chsync[XA_END + prefix] = {"at": now}
+        ops.append(("chsync", XA_END + prefix, json.dumps(self.chsync[XA_END + prefix])))
+        return ops
+
+    def prepared_units(self) -> list[dict[str, Any]]:
+        """The units of work in doubt (prepared, not resolved), oldest first: dspmqtrn."""
+        out = []
+        for unit in sorted(self.prepared.values(), key=lambda u: u.at):
+            out.append({"xid": unit.xid, "at": unit.at, "puts": sum(1 for e in unit.entries if e[0] == "put"),
+                        "gets": sum(1 for e in unit.entries if e[0] == "get"),
+                        "queues": sorted({qs.name for _k, qs, _m in unit.entries})})
+        return out
