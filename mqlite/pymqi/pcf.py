@@ -1,0 +1,235 @@
+"""PCF: the parameter classes and PCFExecute, which sends commands to the command server."""
+from __future__ import annotations
+
+from typing import Any
+
+from mqlite.cmq import CMQC, CMQCFC, pcf
+from mqlite.cmq.structs import GMO, MD, OD, PMO, MQStruct
+from mqlite.pymqi.errors import MQMIError, PYIFError
+from mqlite.pymqi.qmgr import QueueManager, ensure_bytes
+from mqlite.pymqi.queue import Queue
+
+
+class CFH(MQStruct):
+    """MQCFH: the header of a PCF message."""
+
+    _fields = [("Type", CMQCFC.MQCFT_COMMAND, "i"), ("StrucLength", CMQCFC.MQCFH_STRUC_LENGTH, "i"),
+               ("Version", CMQCFC.MQCFH_VERSION_1, "i"), ("Command", CMQCFC.MQCMD_NONE, "i"),
+               ("MsgSeqNumber", 1, "i"), ("Control", CMQCFC.MQCFC_LAST, "i"), ("CompCode", CMQC.MQCC_OK, "i"),
+               ("Reason", CMQC.MQRC_NONE, "i"), ("ParameterCount", 0, "i")]
+
+
+class Filter:
+    """A filter for an inquire: ``Filter(CMQC.MQIA_CURRENT_Q_DEPTH).greater(10)``."""
+
+    def __init__(self, selector: int) -> None:
+        self.selector = selector
+        self.operator = 0
+        self.value: Any = None
+
+    def _set(self, operator: int, value: Any) -> "Filter":
+        self.operator, self.value = operator, value
+        return self
+
+    def less(self, v: Any) -> "Filter": return self._set(CMQCFC.MQCFOP_LESS, v)
+    def equal(self, v: Any) -> "Filter": return self._set(CMQCFC.MQCFOP_EQUAL, v)
+    def greater(self, v: Any) -> "Filter": return self._set(CMQCFC.MQCFOP_GREATER, v)
+    def not_less(self, v: Any) -> "Filter": return self._set(CMQCFC.MQCFOP_NOT_LESS, v)
+    def not_equal(self, v: Any) -> "Filter": return self._set(CMQCFC.MQCFOP_NOT_EQUAL, v)
+    def not_greater(self, v: Any) -> "Filter": return self._set(CMQCFC.MQCFOP_NOT_GREATER, v)
+    def like(self, v: Any) -> "Filter": return self._set(CMQCFC.MQCFOP_LIKE, v)
+    def not_like(self, v: Any) -> "Filter": return self._set(CMQCFC.MQCFOP_NOT_LIKE, v)
+
+    def pack(self) -> bytes:
+        if isinstance(self.value, int):
+            return pcf.enc_int_filter(self.selector, self.operator, self.value)
+        return pcf.enc_str_filter(self.selector, self.operator, ensure_bytes(self.value))
+
+
+class _CFParam:
+    """A prebuilt PCF parameter, as pymqi's CF* classes: ``CFST(Parameter=..., String=b'...')``."""
+
+    _defaults: dict[str, Any] = {}
+
+    def __init__(self, **kw: Any) -> None:
+        for k, v in {**self._defaults, **kw}.items():
+            setattr(self, k, v)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}={getattr(self, k)!r}' for k in self._defaults)})"
+
+
+class CFIN(_CFParam):
+    _defaults = {"Parameter": 0, "Value": 0}
+
+    def pack(self) -> bytes:
+        return pcf.enc_int(self.Parameter, self.Value)
+
+
+class CFIN64(_CFParam):
+    _defaults = {"Parameter": 0, "Value": 0}
+
+    def pack(self) -> bytes:
+        return pcf.enc_int64(self.Parameter, self.Value)
+
+
+class CFIL(_CFParam):
+    _defaults = {"Parameter": 0, "Values": []}
+
+    def pack(self) -> bytes:
+        return pcf.enc_int_list(self.Parameter, list(self.Values))
+
+
+class CFIL64(_CFParam):
+    _defaults = {"Parameter": 0, "Values": []}
+
+    def pack(self) -> bytes:
+        return pcf.enc_int64_list(self.Parameter, list(self.Values))
+
+
+class CFST(_CFParam):
+    _defaults = {"Parameter": 0, "String": b"", "CodedCharSetId": 0}
+
+    def pack(self) -> bytes:
+        return pcf.enc_str(self.Parameter, ensure_bytes(self.String, "utf8"), self.CodedCharSetId)
+
+
+class CFSL(_CFParam):
+    _defaults = {"Parameter": 0, "Strings": [], "CodedCharSetId": 0}
+
+    def pack(self) -> bytes:
+        return pcf.enc_str_list(self.Parameter, [ensure_bytes(v, "utf8") for v in self.Strings], self.CodedCharSetId)
+
+
+class CFBS(_CFParam):
+    _defaults = {"Parameter": 0, "String": b""}
+
+    def pack(self) -> bytes:
+        return pcf.enc_bytes(self.Parameter, bytes(self.String))
+
+
+class CFIF(_CFParam):
+    _defaults = {"Parameter": 0, "Operator": CMQCFC.MQCFOP_EQUAL, "FilterValue": 0}
+
+    def pack(self) -> bytes:
+        return pcf.enc_int_filter(self.Parameter, self.Operator, self.FilterValue)
+
+
+class CFSF(_CFParam):
+    _defaults = {"Parameter": 0, "Operator": CMQCFC.MQCFOP_EQUAL, "FilterValue": b"", "CodedCharSetId": 0}
+
+    def pack(self) -> bytes:
+        return pcf.enc_str_filter(self.Parameter, self.Operator, ensure_bytes(self.FilterValue, "utf8"),
+                                  self.CodedCharSetId)
+
+
+class ByteString(bytes):
+    """Marks a bytes value that goes into a PCF command as MQCFBS (not as a string)."""
+
+
+_ATTRS_SELECTORS = {v for k, v in vars(CMQCFC).items() if k.startswith("MQIACF_") and k.endswith("_ATTRS")}
+
+
+def _pcf_param(selector: int, value: Any) -> bytes:
+    if isinstance(value, ByteString):
+        return pcf.enc_bytes(selector, bytes(value))
+    if isinstance(value, (bytes, str)):
+        return pcf.enc_str(selector, ensure_bytes(value, "utf8"))
+    if isinstance(value, int):
+        return pcf.enc_int_list(selector, [value]) if selector in _ATTRS_SELECTORS else pcf.enc_int(selector, value)
+    if isinstance(value, (list, tuple)):
+        if all(isinstance(v, int) for v in value):
+            return pcf.enc_int_list(selector, list(value))
+        return pcf.enc_str_list(selector, [ensure_bytes(v, "utf8") for v in value])
+    raise TypeError(f"PCF parameter {selector}: cannot encode {type(value).__name__}")
+
+
+class PCFExecute(QueueManager):
+    """Sends PCF commands to the command server and returns its answers as pymqi does:
+    ``pcf.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b'APP.*'})`` is a list of dicts keyed by selector."""
+
+    def __init__(self, name: Any = None, disconnect_on_exit: bool = True,
+                 model_queue_name: bytes = b"SYSTEM.DEFAULT.MODEL.QUEUE", dynamic_queue_name: bytes = b"PYMQPCF.*",
+                 command_queue_name: bytes = b"SYSTEM.ADMIN.COMMAND.QUEUE", response_wait_interval: int = 5000,
+                 convert: bool = False, command_queue_qmgr: bytes = b"") -> None:
+        if isinstance(name, QueueManager):
+            # pymqi's form PCFExecute(qmgr): share that connection; it stays the caller's to end
+            self.__dict__.update(name.__dict__)
+            self.disconnect_on_exit = False
+        else:
+            super().__init__(name, disconnect_on_exit)
+        self._command_od = OD(ObjectName=ensure_bytes(command_queue_name),
+                              ObjectQMgrName=ensure_bytes(command_queue_qmgr))
+        self.response_wait_interval = response_wait_interval
+        self.convert = convert
+        self._reply_od = OD(ObjectName=ensure_bytes(model_queue_name), DynamicQName=ensure_bytes(dynamic_queue_name))
+        self._reply_queue = Queue(self, self._reply_od, CMQC.MQOO_INPUT_EXCLUSIVE)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("MQCMD_") and hasattr(CMQCFC, name):
+            command = getattr(CMQCFC, name)
+            return lambda args=None, filters=None, responses=None: self.run(command, args, filters, responses)
+        raise AttributeError(name)
+
+    def run(self, command: int, args: Any = None, filters: list[Filter] | None = None,
+            responses: list[tuple[dict[int, Any], CFH]] | None = None) -> list[dict[int, Any]]:
+        """Send one command; return the replies' parameters. With ``responses`` (ibmmq's extension) every
+        reply is also appended there as ``(parameters, CFH)``, failed ones included, before any raise."""
+        params: list[bytes] = []
+        if isinstance(args, dict):
+            params = [_pcf_param(k, v) for k, v in args.items()]
+        elif isinstance(args, (list, tuple)):
+            params = [a if isinstance(a, bytes) else a.pack() for a in args]
+        params += [f.pack() for f in filters or []]
+        header = pcf.Header(type=CMQCFC.MQCFT_COMMAND_XR, version=CMQCFC.MQCFH_VERSION_3, command=command)
+        put_md = MD(Format=CMQC.MQFMT_ADMIN, MsgType=CMQC.MQMT_REQUEST, ReplyToQ=self._reply_od.ObjectName,
+                    Report=CMQC.MQRO_PASS_DISCARD_AND_EXPIRY | CMQC.MQRO_DISCARD_MSG,
+                    Expiry=max(self.response_wait_interval // 100, 1) * 2)
+        self.put1(OD(ObjectName=self._command_od.ObjectName, ObjectQMgrName=self._command_od.ObjectQMgrName),
+                  pcf.encode(header, params), put_md, PMO(Options=CMQC.MQPMO_NO_SYNCPOINT))
+        out: list[dict[int, Any]] = []
+        failure = None
+        while True:
+            md = MD(CorrelId=put_md.MsgId)
+            gmo = GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_FAIL_IF_QUIESCING, Version=CMQC.MQGMO_VERSION_2,
+                      MatchOptions=CMQC.MQMO_MATCH_CORREL_ID, WaitInterval=self.response_wait_interval)
+            values, cfh = self.unpack(self._reply_queue.get(None, md, gmo))
+            if responses is not None:
+                responses.append((values, cfh))
+            if cfh.CompCode and failure is None:
+                failure = MQMIError(cfh.CompCode, cfh.Reason, response=values)
+            elif values:
+                out.append(values)
+            if cfh.Control == CMQCFC.MQCFC_LAST:
+                break
+        if failure is not None:
+            raise failure
+        return out
+
+    @staticmethod
+    def unpack(message: bytes) -> tuple[dict[int, Any], CFH]:
+        try:
+            msg = pcf.decode(message)
+        except pcf.PCFError as e:
+            raise PYIFError(f"not a PCF message: {e.detail}") from None
+        h = msg.header
+        cfh = CFH(Type=h.type, StrucLength=h.struc_length, Version=h.version, Command=h.command,
+                  MsgSeqNumber=h.msg_seq_number, Control=h.control, CompCode=h.comp_code, Reason=h.reason,
+                  ParameterCount=h.parameter_count)
+        return {sel: value for _t, sel, value in msg.params}, cfh
+
+    @staticmethod
+    def stringify_keys(raw: dict[int, Any]) -> dict[str, Any]:
+        names = {**{v: k for k, v in vars(CMQC).items() if k.startswith(("MQCA_", "MQIA_"))},
+                 **{v: k for k, v in vars(CMQCFC).items() if k.startswith(("MQCA", "MQIA"))}}
+        return {names.get(k, str(k)): v for k, v in raw.items()}
+
+    stringifyKeys = stringify_keys
+
+    def disconnect(self) -> None:
+        """As pymqi's: closes the reply queue only. A connection this object made itself ends with
+        ``QueueManager.disconnect(pcf)`` or when it is collected (disconnect_on_exit)."""
+        try:
+            self._reply_queue.close()
+        except (MQMIError, PYIFError):
+            pass

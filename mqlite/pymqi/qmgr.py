@@ -1,0 +1,348 @@
+"""The queue manager connection (client or local bindings), MQCONN through MQDISC, and connect()."""
+from __future__ import annotations
+
+import getpass
+import itertools
+import os
+import struct
+import sys
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from mqlite.cmq import CMQC, structs
+from mqlite.cmq.structs import CD, MD, OD, PMO, STS
+from mqlite.net import protocol as P
+from mqlite.net.client import Transport, TransportError
+from mqlite.net.protocol import I1, II, III
+from mqlite.paths import QMPaths, all_qmgrs
+from mqlite.pymqi.errors import MQMIError, PYIFError, check_reply, failure
+
+if TYPE_CHECKING:
+    from mqlite.pymqi.queue import Queue
+
+
+
+
+def ensure_bytes(value: Any, encoding: str = "ascii") -> bytes:
+    return value.encode(encoding) if isinstance(value, str) else value
+
+
+
+
+
+def _qmgr_from_mqserver() -> tuple[str, str] | None:
+    """MQSERVER=CHANNEL/TCP/host(port): the client channel and connection name, when set."""
+    value = os.environ.get("MQSERVER")
+    if not value:
+        return None
+    parts = value.split("/", 2)
+    if len(parts) != 3 or parts[1].upper() != "TCP":
+        raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_CHANNEL_CONFIG_ERROR, detail=f"MQSERVER={value!r}")
+    return parts[0].strip(), parts[2].strip()
+
+
+class QueueManager:
+    """A connection to a queue manager (MQCONN/MQCONNX)."""
+
+    def __init__(self, name: str | bytes | None = "", disconnect_on_exit: bool = True,
+                 bytes_encoding: str = "utf8", default_ccsid: int = 1208) -> None:
+        self._transport: Transport | None = None
+        self._name = ""
+        self._qmobj: int | None = None
+        self._queues: "weakref.WeakSet[Queue]" = weakref.WeakSet()
+        self._ids = itertools.count(int.from_bytes(os.urandom(6), "big") << 16)
+        self.disconnect_on_exit = disconnect_on_exit
+        self.bytes_encoding = bytes_encoding
+        self.default_ccsid = default_ccsid
+        if name is not None:
+            self.connect(name)
+
+    # connection -------------------------------------------------------------------------------
+    def connect(self, name: str | bytes) -> None:
+        """MQCONN: a client connection when MQSERVER is set, else local bindings."""
+        client = _qmgr_from_mqserver()
+        if client is not None:
+            self._connect_client(name, client[0], client[1], None, None, CD())
+        else:
+            self._connect_bindings(name)
+
+    def connect_with_options(self, name: str | bytes, *args: Any, **kwargs: Any) -> None:
+        cd_ = kwargs.get("cd")
+        user, password = kwargs.get("user"), kwargs.get("password")
+        csp_ = kwargs.get("csp")
+        if args:  # the old positional form: (name, cd[, sco])
+            cd_ = args[0]
+        if user is not None and password is None:
+            raise ValueError("Password must not be None if user is provided")
+        if csp_ is not None:
+            user = user or csp_.CSPUserId
+            password = password or csp_.CSPPassword
+        if cd_ is not None:
+            channel = structs.text(cd_.ChannelName)
+            conname = structs.text(cd_.ConnectionName)
+            self._connect_client(name, channel, conname, user, password, cd_)
+        else:
+            self.connect(name) if user is None else self._connect_bindings(name, user, password)
+
+    def connect_tcp_client(self, name: str | bytes, cd: CD, channel: str | bytes, conn_name: str | bytes,
+                           user: Any = None, password: Any = None) -> None:
+        cd.ChannelName = ensure_bytes(channel)
+        cd.ConnectionName = ensure_bytes(conn_name)
+        cd.ChannelType = CMQC.MQCHT_CLNTCONN
+        cd.TransportType = CMQC.MQXPT_TCP
+        self.connect_with_options(name, user=user, password=password, cd=cd)
+
+    connectWithOptions = connect_with_options
+    connectTCPClient = connect_tcp_client
+
+    def _hello(self, transport: Transport, name: str, **extra: Any) -> None:
+        try:
+            info = transport.hello(qmgr=name, appl=os.path.basename(sys.argv[0] or "python")[-28:],
+                                   appl_type=CMQC.MQAT_UNIX, user=extra.pop("user", None) or _os_user(), **extra)
+        except TransportError as e:
+            raise failure(e) from None
+        self._transport = transport
+        self._name = info.get("qmgr", name)
+
+    def _connect_client(self, name: Any, channel: str, conname: str, user: Any, password: Any, cd_: CD) -> None:
+        if self._transport is not None:
+            raise MQMIError(CMQC.MQCC_WARNING, CMQC.MQRC_ALREADY_CONNECTED)
+        qname = structs.text(ensure_bytes(name or b""))
+        try:
+            transport = Transport.tcp(conname)
+        except TransportError as e:
+            raise failure(e) from None
+        # The channel definition's MaxMsgLength and HeartbeatInterval are negotiated with the
+        # SVRCONN's MAXMSGL (the lower) and HBINT (the higher), as MQ's client does.
+        self._hello(transport, qname, channel=channel, kind="client", user=_text(user), password=_text(password),
+                    maxmsgl=int(cd_.MaxMsgLength), hbint=int(cd_.HeartbeatInterval))
+
+    def _connect_bindings(self, name: Any, user: Any = None, password: Any = None) -> None:
+        if self._transport is not None:
+            raise MQMIError(CMQC.MQCC_WARNING, CMQC.MQRC_ALREADY_CONNECTED)
+        qname = structs.text(ensure_bytes(name or b""))
+        if not qname:
+            known = all_qmgrs()
+            running = [q for q in known if QMPaths.of(q).running_pid()]
+            if len(running) != 1:
+                raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_Q_MGR_NAME_ERROR)
+            qname = running[0]
+        paths = QMPaths.of(qname)
+        if not paths.exists():
+            raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_Q_MGR_NAME_ERROR)
+        try:
+            transport = Transport.unix(paths.socket)
+        except TransportError as e:
+            raise failure(e) from None
+        self._hello(transport, qname, kind="bindings", user=_text(user), password=_text(password))
+
+    def _call(self, ftype: int, payload: bytes) -> bytes:
+        if self._transport is None:
+            raise PYIFError("not connected")
+        try:
+            return self._transport.call(ftype, payload)
+        except TransportError as e:
+            self._transport = None
+            raise failure(e) from None
+
+    def _send(self, ftype: int, payload: bytes) -> None:
+        if self._transport is None:
+            raise PYIFError("not connected")
+        try:
+            self._transport.send(ftype, payload)
+        except TransportError as e:
+            self._transport = None
+            raise failure(e) from None
+
+    def _new_id(self) -> bytes:
+        """A message identifier made here, for asynchronous puts (MQ's clients do the same)."""
+        return b"AMQ " + self._name.encode()[:12].ljust(12) + (next(self._ids) & (2 ** 64 - 1)).to_bytes(8, "big")
+
+    def stat(self, stat_type: int = 0) -> STS:
+        """MQSTAT(MQSTAT_TYPE_ASYNC_ERROR): outcomes of asynchronous puts since the last call."""
+        reply = self._call(P.STAT, b"")
+        check_reply(reply)
+        info = P.decode_json(reply[8:])
+        return STS(CompCode=info["comp"], Reason=info["reason"], PutSuccessCount=info["ok"],
+                   PutWarningCount=info["warn"], PutFailureCount=info["fail"],
+                   ObjectName=structs.pad(info["object"], 48) if info["object"] else b"")
+
+    def disconnect(self) -> None:
+        if self._transport is None:
+            raise PYIFError("not connected")
+        for q in list(self._queues):
+            q._settle()
+        try:
+            self._transport.call(P.DISC, b"")
+        except TransportError:
+            pass
+        self._transport.close()
+        self._transport = None
+        self._qmobj = None
+
+    def get_handle(self) -> int:
+        if self._transport is None:
+            raise PYIFError("not connected")
+        return int(self._transport.info.get("hconn", 0))
+
+    getHandle = get_handle
+
+    def get_name(self) -> str:
+        return self._name
+
+    def begin(self) -> None:
+        """MQBEGIN: with no external resource managers MQ answers MQRC_NO_EXTERNAL_PARTICIPANTS."""
+        if self._transport is None:
+            raise PYIFError("not connected")
+        raise MQMIError(CMQC.MQCC_WARNING, 2121)
+
+    def commit(self) -> None:
+        self._end_unit(P.CMIT)
+
+    def backout(self) -> None:
+        self._end_unit(P.BACK)
+
+    # mqlite's extensions (not in pymqi): two-phase units of work -------------------------------
+    def prepare(self, xid: str) -> int:
+        """Phase one of a two-phase commit: the connection's unit of work is kept by the queue
+        manager under ``xid`` (1-256 printable characters), past this connection and across a
+        restart, until :meth:`resolve_prepared` (from any connection) or ``mqlite rsvmqtrn``
+        resolves it. Returns the number of messages in it."""
+        queues = list(self._queues)
+        pairs = [list(p) for p in (q._end_of_unit() for q in queues) if p is not None]
+        try:
+            return int(self._xa({"op": "prepare", "xid": xid, "settle": pairs})["messages"])
+        finally:
+            for q in queues:
+                q._after_end_of_unit()
+
+    def resolve_prepared(self, commit: list[str] = (), backout: list[str] = (),  # type: ignore[assignment]
+                         backout_prefix: str = "", mark: tuple[str, int] | None = None,
+                         end_prefix: bool = False) -> dict[str, Any]:
+        """Phase two for prepared units, all in one transaction: commit the XIDs of ``commit``, back
+        out those of ``backout`` and any other prepared unit whose XID starts with
+        ``backout_prefix``. With ``mark`` (name, batch) the units are committed only if no batch at
+        or above ``batch`` was committed under ``name`` before, else backed out (outcome
+        "duplicate"). With ``end_prefix`` the prefix is closed: a later :meth:`prepare` under it
+        backs its unit out and fails with MQRC_BACKED_OUT (2003). Unknown XIDs:
+        MQRC_UOW_NOT_AVAILABLE (2255), nothing changed."""
+        return self._xa({"op": "resolve", "commit": list(commit), "backout": list(backout),
+                         "prefix": backout_prefix, "mark": list(mark) if mark else None, "end": end_prefix})
+
+    def prepared_units(self) -> list[dict[str, Any]]:
+        """The prepared units of work not yet resolved (XID, time, puts, gets, queues)."""
+        return list(self._xa({"op": "list"})["units"])
+
+    def _xa(self, req: dict[str, Any]) -> dict[str, Any]:
+        reply = self._call(P.XA, P.encode_json(req))
+        check_reply(reply)
+        return P.decode_json(reply[8:])
+
+    def _end_unit(self, ftype: int) -> None:
+        queues = list(self._queues)
+        pairs = [p for p in (q._end_of_unit() for q in queues) if p is not None]
+        payload = (I1.pack(len(pairs)) + b"".join(II.pack(h, n) for h, n in pairs)) if pairs else b""
+        try:
+            check_reply(self._call(ftype, payload))
+        finally:
+            for q in queues:
+                q._after_end_of_unit()
+
+    def put1(self, qDesc: Any, msg: Any, mDesc: MD | None = None, putOpts: PMO | None = None) -> None:
+        od_ = qDesc if isinstance(qDesc, OD) else OD(ObjectName=ensure_bytes(qDesc))
+        md_ = mDesc if mDesc is not None else MD()
+        pmo_ = putOpts if putOpts is not None else PMO()
+        body = self._body(msg, md_)
+        reply = self._call(P.PUT1, od_.pack() + pmo_.pack() + md_.pack() + body)
+        comp, reason = check_reply(reply)
+        off = 8
+        od_.unpack(reply[off:off + P.OD_LEN])
+        off += P.OD_LEN
+        md_.unpack(reply[off:off + P.MD_LEN])
+        pmo_.unpack(reply[off + P.MD_LEN:])
+        if comp:
+            raise MQMIError(comp, reason)
+
+    def _body(self, msg: Any, md_: MD) -> bytes:
+        if isinstance(msg, str):
+            md_.Format = CMQC.MQFMT_STRING
+            md_.CodedCharSetId = self.default_ccsid
+            body = msg.encode(self.bytes_encoding)
+        elif isinstance(msg, (bytes, bytearray, memoryview)):
+            body = bytes(msg)
+        else:
+            raise TypeError(f"Message type is {type(msg)}. Convert to bytes.")
+        # A client channel carries messages up to the MAXMSGL both ends agreed at connect time.
+        limit = self._transport.info.get("maxmsgl") if self._transport is not None else None
+        if limit is not None and len(body) > limit:
+            raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_DATA_LENGTH_ERROR)
+        return body
+
+    def inquire(self, attribute: int | list[int]) -> Any:
+        if self._qmobj is None:
+            od_ = OD(ObjectType=CMQC.MQOT_Q_MGR)
+            reply = self._call(P.OPEN, I1.pack(CMQC.MQOO_INQUIRE) + od_.pack())
+            check_reply(reply)
+            self._qmobj = III.unpack_from(reply)[2]
+        return _inquire(self, self._qmobj, attribute)
+
+    inq = inquire
+
+    @property
+    def is_connected(self) -> bool:
+        if self._transport is None:
+            return False
+        try:
+            self.inquire(CMQC.MQCA_Q_MGR_NAME)
+            return True
+        except (MQMIError, PYIFError):
+            return False
+
+    def __del__(self) -> None:
+        if getattr(self, "disconnect_on_exit", False) and getattr(self, "_transport", None) is not None:
+            try:
+                self.disconnect()
+            except Exception:
+                pass
+
+
+def _text(v: Any) -> str | None:
+    if v is None:
+        return None
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def _os_user() -> str:
+    try:
+        return getpass.getuser()[:12]
+    except Exception:
+        return ""
+
+
+def _inquire(qmgr: QueueManager, hobj: int, attribute: int | list[int]) -> Any:
+    selectors = attribute if isinstance(attribute, (list, tuple)) else [attribute]
+    payload = II.pack(hobj, len(selectors)) + struct.pack(f"<{len(selectors)}i", *selectors)
+    reply = qmgr._call(P.INQ, payload)
+    check_reply(reply)
+    values, _ = P.decode_values(reply, 8)
+    if isinstance(attribute, (list, tuple)):
+        return dict(zip(selectors, values, strict=False))
+    return values[0]
+
+
+def connect(queue_manager: str, channel: str | None = None, conn_info: str | None = None,
+            user: str | None = None, password: str | None = None, disconnect_on_exit: bool = True,
+            bytes_encoding: str = "utf8", default_ccsid: int = 1208) -> QueueManager:
+    """Connect as a client when channel and conn_info are given, else with local bindings."""
+    if channel and conn_info:
+        qmgr = QueueManager(None, disconnect_on_exit, bytes_encoding=bytes_encoding, default_ccsid=default_ccsid)
+        qmgr.connect_tcp_client(queue_manager or "", CD(), channel, conn_info, user, password)
+        return qmgr
+    if queue_manager is not None:
+        qmgr = QueueManager(None, disconnect_on_exit, bytes_encoding=bytes_encoding, default_ccsid=default_ccsid)
+        if user is not None:
+            qmgr.connect_with_options(queue_manager, user=user, password=password)
+        else:
+            qmgr.connect(queue_manager)
+        return qmgr
+    raise TypeError("Invalid arguments: %s" % [queue_manager, channel, conn_info, user, password])

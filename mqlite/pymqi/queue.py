@@ -1,0 +1,396 @@
+"""The queue handle: MQOPEN, MQPUT, MQGET with read-ahead, MQINQ/MQSET, MQCLOSE, and mqlite's
+position and bulk-browse extensions."""
+from __future__ import annotations
+
+import struct
+from collections import deque
+from typing import Any, NamedTuple
+
+from mqlite.cmq import CMQC, structs
+from mqlite.cmq.structs import GMO, MD, OD, PMO
+from mqlite.net import protocol as P
+from mqlite.net.protocol import I1, II, III
+from mqlite.pymqi.errors import MQMIError, PYIFError, check_reply
+from mqlite.pymqi.qmgr import QueueManager, _inquire, ensure_bytes
+
+MQ_MAX_MSG = CMQC.MQ_MAX_MSG_LENGTH
+
+
+class StreamMark(NamedTuple):
+    """The answer to :meth:`Queue.stream_mark` (mqlite's extension)."""
+    end: int
+    count: int
+    held: int
+
+
+_NOT_READ_AHEAD = (CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT | CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR
+                   | CMQC.MQGMO_MSG_UNDER_CURSOR | CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT
+                   | CMQC.MQGMO_LOGICAL_ORDER | CMQC.MQGMO_ALL_MSGS_AVAILABLE | CMQC.MQGMO_COMPLETE_MSG
+                   | CMQC.MQGMO_LOCK | CMQC.MQGMO_UNLOCK | CMQC.MQGMO_MARK_SKIP_BACKOUT)
+_READ_AHEAD_MSGS = 512
+_READ_AHEAD_BYTES = 1 << 20
+_NO_WAIT_GMO = GMO()
+_MD_NAMES, _MD_STRUCT = MD._names, MD._struct
+
+
+class Queue:
+    """An MQ queue: open, put, get, inquire, set and close, with pymqi's deferred-open rules."""
+
+    def __init__(self, qMgr: QueueManager, qDesc: Any = None, openOpts: int | None = None) -> None:
+        self.__qMgr = qMgr
+        self.__qHandle: int | None = None
+        self.__qDesc: OD | None = None
+        self.__openOpts: int | None = None
+        self.__async_put = False
+        self.__read_ahead = False
+        self.__buffer: deque[tuple[bytes, bytes, bool]] = deque()   # (MD bytes, body, read ahead)
+        self.__consumed = 0             # read-ahead messages consumed and not yet acknowledged
+        self.__inflight = False         # a batch request sent ahead, reply not read yet
+        self.__drained = False          # the last batch sent ahead found the queue empty
+        self.__under_sync = False       # the messages held were taken under syncpoint
+        self.__resolved = b""           # ResolvedQName from MQOPEN, for gets served from read-ahead
+        self.__per_unit = 32            # messages the application consumed in its last unit of work
+        self.__in_unit = 0              # ... and in this one so far
+        if qDesc is not None:
+            self.__qDesc = self.__make_od(qDesc)
+            if openOpts is not None:
+                self.open(self.__qDesc, openOpts)
+
+    @staticmethod
+    def __make_od(qDesc: Any) -> OD:
+        return qDesc if isinstance(qDesc, OD) else OD(ObjectName=ensure_bytes(qDesc))
+
+    def open(self, qDesc: Any, openOpts: int | None = None) -> None:
+        if self.__qHandle is not None:
+            raise PYIFError("The Queue is already open")
+        od_ = self.__make_od(qDesc)
+        self.__qDesc = od_
+        opts = CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT if openOpts is None else openOpts
+        reply = self.__qMgr._call(P.OPEN, I1.pack(opts) + od_.pack())
+        check_reply(reply)
+        self.__qHandle, flags = II.unpack_from(reply, 8)
+        od_.unpack(reply[16:16 + P.OD_LEN])
+        self.__openOpts = opts
+        self.__async_put = bool(flags & P.OPEN_ASYNC_PUT)
+        self.__read_ahead = bool(flags & P.OPEN_READ_AHEAD)
+        self.__resolved = od_.ResolvedQName
+        self.__qMgr._queues.add(self)
+
+    def __ensure_open(self, opts: int) -> int:
+        if self.__qHandle is None:
+            if self.__qDesc is None:
+                raise PYIFError("The Queue Descriptor has not been set.")
+            self.open(self.__qDesc, opts)
+        assert self.__qHandle is not None
+        return self.__qHandle
+
+    def put(self, msg: Any, mDesc: MD | None = None, putOpts: PMO | None = None) -> None:
+        hobj = self.__ensure_open(CMQC.MQOO_OUTPUT)
+        md_ = mDesc if mDesc is not None else MD()
+        pmo_ = putOpts if putOpts is not None else PMO()
+        qmgr = self.__qMgr
+        body = qmgr._body(msg, md_)
+        opts = pmo_.Options
+        if opts & CMQC.MQPMO_ASYNC_RESPONSE or (self.__async_put and not opts & CMQC.MQPMO_SYNC_RESPONSE):
+            # Asynchronous put: identifiers are made here and the call returns without an answer.
+            if opts & CMQC.MQPMO_NEW_MSG_ID or md_.MsgId.strip(b"\0") == b"":
+                md_.MsgId = qmgr._new_id()
+            if opts & CMQC.MQPMO_NEW_CORREL_ID:
+                md_.CorrelId = qmgr._new_id()
+            pmo_.Options = opts & ~(CMQC.MQPMO_NEW_MSG_ID | CMQC.MQPMO_NEW_CORREL_ID)
+            try:
+                qmgr._send(P.PUT_ASYNC, I1.pack(hobj) + pmo_.pack() + md_.pack() + body)
+            finally:
+                pmo_.Options = opts
+            return
+        reply = qmgr._call(P.PUT, I1.pack(hobj) + pmo_.pack() + md_.pack() + body)
+        comp, reason = check_reply(reply)
+        md_.unpack(reply[8:8 + P.MD_LEN])
+        pmo_.unpack(reply[8 + P.MD_LEN:])
+        if comp:
+            raise MQMIError(comp, reason)
+
+    def get(self, maxLength: int | None = None, mDesc: MD | None = None, getOpts: GMO | None = None) -> bytes:
+        md_ = mDesc if mDesc is not None else MD()
+        gmo_ = getOpts if getOpts is not None else GMO()
+        buf = self.__buffer
+        if buf:
+            # The common case with read-ahead, kept short: a message is held and the get is a plain
+            # one in the same syncpoint mode as the batch it came from.
+            opts = gmo_.Options
+            d = md_.__dict__
+            if (not opts & _NOT_READ_AHEAD and bool(opts & CMQC.MQGMO_SYNCPOINT) == self.__under_sync
+                    and not d["MsgId"].strip(b"\0") and not d["CorrelId"].strip(b"\0")
+                    and (gmo_.Version < CMQC.MQGMO_VERSION_2 or not gmo_.MatchOptions & ~3)):
+                md_bytes, body, ahead = buf[0]
+                limit = MQ_MAX_MSG if maxLength is None else maxLength
+                if len(body) <= limit and not (maxLength is None and opts & CMQC.MQGMO_ACCEPT_TRUNCATED_MSG):
+                    d.update(zip(_MD_NAMES, _MD_STRUCT.unpack(md_bytes), strict=False))
+                    g = gmo_.__dict__
+                    g["ResolvedQName"] = self.__resolved
+                    g["GroupStatus"] = CMQC.MQGS_NOT_IN_GROUP
+                    g["SegmentStatus"] = CMQC.MQSS_NOT_A_SEGMENT
+                    g["ReturnedLength"] = len(body)
+                    assert self.__qHandle is not None
+                    self.__take(self.__qHandle, ahead)
+                    return body
+        hobj = self.__ensure_open(CMQC.MQOO_INPUT_AS_Q_DEF)
+        if maxLength is None:
+            length = 0 if gmo_.Options & CMQC.MQGMO_ACCEPT_TRUNCATED_MSG else MQ_MAX_MSG
+        else:
+            length = maxLength
+        if self.__read_ahead:
+            if self.__simple_get(md_, gmo_):
+                under_sync = bool(gmo_.Options & CMQC.MQGMO_SYNCPOINT)
+                if under_sync != self.__under_sync:
+                    self._settle()
+                    self.__under_sync = under_sync
+                return self.__get_ahead(hobj, length, md_, gmo_)
+            self._settle()
+        reply = self.__qMgr._call(P.GET, II.pack(hobj, length) + gmo_.pack() + md_.pack())
+        comp, reason = check_reply(reply)
+        data_length = III.unpack_from(reply)[2]
+        gmo_.unpack(reply[12:12 + P.GMO_LEN])
+        md_.unpack(reply[12 + P.GMO_LEN:12 + P.GMO_LEN + P.MD_LEN])
+        body = reply[12 + P.GMO_LEN + P.MD_LEN:]
+        if comp:
+            raise MQMIError(comp, reason, message=body, original_length=data_length)
+        return body
+
+    @staticmethod
+    def __simple_get(md_: MD, gmo_: GMO) -> bool:
+        """A get that read-ahead can serve: destructive, outside syncpoint, no selection."""
+        if gmo_.Options & _NOT_READ_AHEAD:
+            return False
+        match = gmo_.MatchOptions if gmo_.Version >= CMQC.MQGMO_VERSION_2 else (
+            CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID)
+        if match & CMQC.MQMO_MATCH_MSG_ID and md_.MsgId.strip(b"\0"):
+            return False
+        if match & CMQC.MQMO_MATCH_CORREL_ID and md_.CorrelId.strip(b"\0"):
+            return False
+        return not match & ~(CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID)
+
+    def __request(self, hobj: int, gmo_: GMO, max_msgs: int, speculative: bool = False) -> bytes:
+        flags = (P.BATCH_SPECULATIVE if speculative else 0) | (P.BATCH_SYNCPOINT if self.__under_sync else 0)
+        payload = struct.pack("<iiiii", hobj, self.__consumed, max_msgs, _READ_AHEAD_BYTES, flags) + gmo_.pack()
+        self.__consumed = 0
+        return payload
+
+    def __fill(self, reply: bytes) -> None:
+        """Add a read-ahead batch to the buffer (also the consumer of batches requested ahead)."""
+        self.__inflight = False
+        comp, reason = II.unpack_from(reply)
+        if comp == CMQC.MQCC_FAILED:
+            self.__drained = True
+            return
+        count = III.unpack_from(reply)[2]
+        append = self.__buffer.append
+        unpack = II.unpack_from
+        off = 12
+        mdlen = P.MD_LEN
+        for _ in range(count):
+            end = off + mdlen
+            n, ahead = unpack(reply, end)
+            start = end + 8
+            append((reply[off:end], reply[start:start + n], ahead == 1))
+            off = start + n
+        if not count:
+            self.__drained = True
+
+    def __get_ahead(self, hobj: int, length: int, md_: MD, gmo_: GMO) -> bytes:
+        buf = self.__buffer
+        qmgr = self.__qMgr
+        if not buf and self.__inflight:
+            assert qmgr._transport is not None
+            qmgr._transport.collect()
+        if not buf:
+            # Nothing held: ask now, with the application's wait options.
+            self.__drained = False
+            reply = qmgr._call(P.GET_BATCH, self.__request(hobj, gmo_, self.__batch_size()))
+            check_reply(reply)
+            self.__fill(reply)
+            self.__drained = False
+        md_bytes, body, ahead = buf[0]
+        d = gmo_.__dict__
+        md_.unpack(md_bytes)
+        d["ResolvedQName"] = self.__resolved
+        d["GroupStatus"] = CMQC.MQGS_NOT_IN_GROUP
+        d["SegmentStatus"] = CMQC.MQSS_NOT_A_SEGMENT
+        if len(body) > length:
+            d["ReturnedLength"] = length
+            if not gmo_.Options & CMQC.MQGMO_ACCEPT_TRUNCATED_MSG:
+                raise MQMIError(CMQC.MQCC_WARNING, CMQC.MQRC_TRUNCATED_MSG_FAILED, message=body[:length],
+                                original_length=len(body))
+            self.__take(hobj, ahead)
+            raise MQMIError(CMQC.MQCC_WARNING, CMQC.MQRC_TRUNCATED_MSG_ACCEPTED, message=body[:length],
+                            original_length=len(body))
+        d["ReturnedLength"] = len(body)
+        self.__take(hobj, ahead)
+        return body
+
+    def __batch_size(self) -> int:
+        """How many to ask for: a full batch, or under syncpoint what the unit of work still wants
+        (messages taken ahead but not consumed by MQCMIT go back, which costs a round trip each)."""
+        if not self.__under_sync:
+            return _READ_AHEAD_MSGS
+        return max(1, min(_READ_AHEAD_MSGS, self.__per_unit - self.__in_unit))
+
+    def __take(self, hobj: int, ahead: bool) -> None:
+        buf = self.__buffer
+        buf.popleft()
+        self.__consumed += ahead
+        self.__in_unit += 1
+        want = self.__batch_size()
+        if (len(buf) < want // 2 or (self.__under_sync and not buf and want > 1)) and not self.__inflight \
+                and not self.__drained:
+            # Ask for the next batch while the application works through this one.
+            self.__inflight = True
+            assert self.__qMgr._transport is not None
+            self.__qMgr._transport.post(P.GET_BATCH, self.__request(hobj, _NO_WAIT_GMO, want, True), self.__fill)
+
+    def _settle(self) -> None:
+        """Give back read-ahead messages not consumed, so they stay on the queue in order."""
+        if self.__qHandle is None:
+            return
+        if self.__inflight and self.__qMgr._transport is not None:
+            self.__qMgr._transport.collect()
+        if not self.__buffer and not self.__consumed:
+            return
+        self.__buffer.clear()
+        self.__drained = False
+        check_reply(self.__qMgr._call(P.GET_BATCH, self.__request(self.__qHandle, _NO_WAIT_GMO, 0)))
+
+    def _end_of_unit(self) -> tuple[int, int] | None:
+        """At MQCMIT/MQBACK: (handle, consumed) for the read-ahead messages held under syncpoint,
+        which the queue manager gives back before ending the unit of work."""
+        if self.__in_unit:
+            self.__per_unit = self.__in_unit
+            self.__in_unit = 0
+        if self.__qHandle is None or not self.__under_sync or (not self.__buffer and not self.__consumed
+                                                                 and not self.__inflight):
+            return None
+        consumed = self.__consumed
+        self.__consumed = 0
+        self.__buffer.clear()
+        self.__drained = False
+        return self.__qHandle, consumed
+
+    def _after_end_of_unit(self) -> None:
+        if self.__under_sync:
+            self.__buffer.clear()       # a batch requested ahead was given back with the rest
+            self.__inflight = False
+
+    def get_no_jms(self, maxLength: int | None = None, mDesc: MD | None = None, getOpts: GMO | None = None) -> bytes:
+        gmo_ = getOpts if getOpts is not None else GMO()
+        gmo_.Options |= CMQC.MQGMO_NO_PROPERTIES | CMQC.MQGMO_FAIL_IF_QUIESCING
+        return self.get(maxLength, mDesc, gmo_)
+
+    get_no_rfh2 = get_no_jms
+
+    def browse_batch(self, max_msgs: int = 1000, first: bool = False,
+                     max_bytes: int = 8 << 20) -> list[tuple[bytes, bytes]]:
+        """mqlite's extension (not in pymqi): browse up to ``max_msgs`` whole messages from the
+        browse cursor on (``first``: from the start of the queue) in one round trip. Returns
+        (packed MQMD, data) pairs, ``MD.from_bytes`` decodes a descriptor; an empty list at the end
+        of the queue. The queue must be open with MQOO_BROWSE."""
+        hobj = self.__ensure_open(CMQC.MQOO_BROWSE)
+        reply = self.__qMgr._call(P.BROWSE_BATCH, struct.pack("<iiii", hobj, int(first), max_msgs, max_bytes))
+        comp, reason = II.unpack_from(reply)
+        if comp == CMQC.MQCC_FAILED:
+            raise MQMIError(comp, reason)
+        count = III.unpack_from(reply)[2]
+        out = []
+        off, mdlen = 12, P.MD_LEN
+        for _ in range(count):
+            end = off + mdlen
+            n = II.unpack_from(reply, end)[0]
+            start = end + 8
+            out.append((reply[off:end], reply[start:start + n]))
+            off = start + n
+        return out
+
+    # mqlite's extensions (not in pymqi): a queue read by position ----------------------------
+    def _stream(self, op: int, opts: int, start: int = 0, end: int = 0, max_msgs: int = 0,
+                max_bytes: int = 0) -> bytes:
+        hobj = self.__ensure_open(opts)
+        reply = self.__qMgr._call(P.STREAM, P.STREAM_REQ.pack(hobj, op, start, end, max_msgs, max_bytes))
+        check_reply(reply)
+        return reply
+
+    def stream_mark(self, start: int, max_msgs: int = 0, committed: bool = False) -> StreamMark:
+        """(end, count, held): the end position of the next range to read from ``start`` — past
+        the last message no open or prepared unit of work can still precede (with ``committed``,
+        past the last committed message: a snapshot), or past the ``max_msgs``-th message (when
+        positive) — how many messages it holds (-1, not counted, without a limit), and how many
+        committed messages wait beyond it behind a unit of work (0 with ``committed``); end is
+        ``start`` when there is nothing new. Positions grow with every message that arrives; the
+        queue must be open with MQOO_BROWSE."""
+        op = P.STREAM_MARK_COMMITTED if committed else P.STREAM_MARK
+        return StreamMark(*struct.unpack_from("<qqq", self._stream(op, CMQC.MQOO_BROWSE, start, 0, max_msgs), 12))
+
+    def stream_read(self, start: int, end: int, max_msgs: int = 5000,
+                    max_bytes: int = 8 << 20) -> list[tuple[int, bytes, bytes]]:
+        """Browse the messages with positions in [start, end) in arrival order, up to ``max_msgs``
+        or ``max_bytes``: (position, packed MQMD, data) each. Continue from the last position + 1."""
+        reply = self._stream(P.STREAM_READ, CMQC.MQOO_BROWSE, start, end, max_msgs, max_bytes)
+        count = III.unpack_from(reply)[2]
+        out = []
+        off, mdlen = 12, P.MD_LEN
+        for _ in range(count):
+            pos = struct.unpack_from("<q", reply, off)[0]
+            off += 8
+            md_end = off + mdlen
+            n = II.unpack_from(reply, md_end)[0]
+            body = md_end + 8
+            out.append((pos, reply[off:md_end], reply[body:body + n]))
+            off = body + n
+        return out
+
+    def stream_delete(self, end: int, start: int = 0) -> int:
+        """Remove every message with a position in [start, end) (outside syncpoint); the queue must
+        be open for input. Returns how many were removed."""
+        return int(struct.unpack_from("<q", self._stream(P.STREAM_DELETE, CMQC.MQOO_INPUT_SHARED, start, end),
+                                      12)[0])
+
+    def close(self, options: int = CMQC.MQCO_NONE) -> None:
+        if self.__qHandle is None:
+            raise PYIFError("not open")
+        if self.__inflight and self.__qMgr._transport is not None:
+            self.__qMgr._transport.collect()
+        consumed = self.__consumed
+        self.__buffer.clear()
+        self.__consumed = 0
+        check_reply(self.__qMgr._call(P.CLOSE, III.pack(self.__qHandle, options, consumed)))
+        self.__qHandle = None
+        self.__openOpts = None
+        self.__qMgr._queues.discard(self)
+
+    def inquire(self, attribute: int | list[int]) -> Any:
+        hobj = self.__ensure_open(CMQC.MQOO_INQUIRE)
+        return _inquire(self.__qMgr, hobj, attribute)
+
+    inq = inquire
+
+    def set(self, attribute: int | dict[int, Any], arg: Any = None) -> None:
+        hobj = self.__ensure_open(CMQC.MQOO_SET)
+        pairs = list(attribute.items()) if isinstance(attribute, dict) else [(attribute, arg)]
+        payload = (I1.pack(hobj) + P.encode_values([s for s, _ in pairs])
+                   + P.encode_values([v for _, v in pairs]))
+        check_reply(self.__qMgr._call(P.SET, payload))
+
+    def get_handle(self) -> int:
+        if self.__qHandle is None:
+            raise PYIFError("not open")
+        return self.__qHandle
+
+    def set_handle(self, handle: int) -> None:
+        self.__qHandle = handle
+
+    def get_name(self) -> str:
+        return structs.text(self.__qDesc.ObjectName) if self.__qDesc is not None else ""
+
+    def get_queue_manager(self) -> QueueManager:
+        return self.__qMgr
+
+
+# --- PCF administration -----------------------------------------------------------------------
