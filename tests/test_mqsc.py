@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mqlite.cmq import CMQC as C
-from mqlite.mqsc.commands import format_fields, summary
+from mqlite.mqsc.result import format_fields, summary
 from mqlite.mqsc.parser import MQSCSyntaxError, parse, split_commands
 from tests.conftest import Engine
 

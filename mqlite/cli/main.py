@@ -325,7 +325,7 @@ def _escape_sender(qmgr: Any, target: str, wait: float) -> Callable[[str], Any]:
     """MQSC commands as escape PCF to a command server (this queue manager's, or ``target``'s)."""
     from mqlite import pymqi
     from mqlite.cmq import CMQCFC
-    from mqlite.mqsc.commands import Result
+    from mqlite.mqsc.result import Result
     pcf = pymqi.PCFExecute(qmgr, model_queue_name=b"SYSTEM.MQSC.REPLY.QUEUE", dynamic_queue_name=b"MQSC.*",
                            response_wait_interval=int(wait * 1000), command_queue_qmgr=target.encode())
 
@@ -347,7 +347,7 @@ def _escape_sender(qmgr: Any, target: str, wait: float) -> Callable[[str], Any]:
 
 def runmqsc(args: argparse.Namespace) -> int:
     from mqlite import pymqi
-    from mqlite.mqsc.commands import Result, summary
+    from mqlite.mqsc.result import Result, summary
     qmgr = args.qmgr or ""
     script = sys.stdin.read()
     print("mqlite MQSC, compatible with IBM MQ runmqsc.")

@@ -9,10 +9,10 @@ from mqlite.cmq import CMQC
 from mqlite.engine.clock import mq_date_time
 from mqlite.engine.cluster import channel_matches
 from mqlite.engine.repository import QUEUE
+from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields
 from mqlite.objects.names import MQSC_OPS, filter_match, generic_match
 
 if TYPE_CHECKING:
-    from mqlite.mqsc.commands import Executor
     from mqlite.mqsc.parser import Command
 
 CLUSQMGR_HEADER = "AMQ8441I: Display Cluster Queue Manager details."
@@ -41,13 +41,12 @@ class ClusterCommands:
     """The cluster commands of the MQSC executor."""
 
     # --- DISPLAY CLUSQMGR and DISPLAY QCLUSTER: rows of strings, filtered and rendered alike ------
-    def _display_rows(self: "Executor", cmd: "Command", header: str, keys: tuple[str, ...],
+    def _display_rows(self, cmd: "Command", header: str, keys: tuple[str, ...],
                       attrs: tuple[str, ...], filters: tuple[str, ...], rows: list[dict[str, Any]],
                       strict: bool = True) -> list[str]:
         """Render ``rows`` for a cluster DISPLAY: the name (generic), the filter parameters given
         with a value (generic), WHERE, then ``keys`` always and ``attrs`` as requested or ALL.
         ``strict`` False: other parameters were checked by the caller (DISPLAY QUEUE ... CLUSINFO)."""
-        from mqlite.mqsc.commands import _Syntax, format_fields
         pattern = self._need_name(cmd)
         all_, wanted, where = False, [], None
         tests = {keys[0]: pattern}
@@ -61,7 +60,7 @@ class ClusterCommands:
             elif p.keyword in attrs + keys and p.value is None:
                 wanted.append(p.keyword)
             elif strict and p.keyword not in ("CMDSCOPE", "CLUSINFO", "TYPE"):
-                raise _Syntax(cmd.text, p.text, f"{p.keyword} is not valid here.")
+                raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid here.")
         lines: list[str] = []
         for row in rows:
             if not all(generic_match(v, str(row.get(k, ""))) for k, v in tests.items()):
@@ -73,11 +72,10 @@ class ClusterCommands:
             lines.extend(format_fields([_item(k, row.get(k, "")) for k in keys + tuple(names)]))
         return lines
 
-    def _row_where(self: "Executor", cmd: "Command", p: Any, known: tuple[str, ...]) -> Any:
-        from mqlite.mqsc.commands import _Syntax
+    def _row_where(self, cmd: "Command", p: Any, known: tuple[str, ...]) -> Any:
         parts = (p.value or "").split(None, 2)
         if len(parts) != 3 or parts[0].upper() not in known or parts[1].upper() not in MQSC_OPS:
-            raise _Syntax(cmd.text, p.text, "WHERE needs: attribute operator value.")
+            raise SyntaxProblem(cmd.text, p.text, "WHERE needs: attribute operator value.")
         key, op, want = parts[0].upper(), MQSC_OPS[parts[1].upper()], parts[2].upper()
 
         def test(row: dict[str, Any]) -> bool:
@@ -88,19 +86,18 @@ class ClusterCommands:
             return filter_match(op, str(value).upper(), want)
         return test
 
-    def _display_clusqmgr(self: "Executor", cmd: "Command") -> Any:
-        from mqlite.mqsc.commands import ERROR, Result
+    def _display_clusqmgr(self, cmd: "Command") -> Any:
         lines = self._display_rows(cmd, CLUSQMGR_HEADER, ("CLUSQMGR", "CHANNEL", "CLUSTER"), CLUSQMGR_ATTRS,
                                    ("CLUSTER", "CHANNEL"), self._clusqmgr_rows())
         if not lines:
             return Result([f"AMQ8147E: IBM MQ object {cmd.name} not found."], ERROR)
         return Result(lines)
 
-    def _channel_state(self: "Executor", channel: str) -> str:
+    def _channel_state(self, channel: str) -> str:
         st = self.services.channel_status(channel)
         return str(st[0]["STATUS"]) if st else "INACTIVE"
 
-    def _clusqmgr_rows(self: "Executor") -> list[dict[str, Any]]:
+    def _clusqmgr_rows(self) -> list[dict[str, Any]]:
         """One row per (cluster queue manager, cluster) this queue manager knows, and one
         SYSTEM.TEMPQMGR row per manual CLUSSDR whose full repository has not answered yet."""
         qm, cl = self.qm, self.qm.cluster
@@ -131,7 +128,7 @@ class ClusterCommands:
         rows.sort(key=lambda r: (r["CLUSQMGR"], r["CLUSTER"]))
         return rows
 
-    def _qcluster_lines(self: "Executor", cmd: "Command", strict: bool = True) -> list[str]:
+    def _qcluster_lines(self, cmd: "Command", strict: bool = True) -> list[str]:
         """DISPLAY QCLUSTER, and the cluster part of DISPLAY QUEUE ... CLUSINFO: one entry per
         live instance this queue manager knows (its own included)."""
         cl = self.qm.cluster
@@ -144,47 +141,43 @@ class ClusterCommands:
         return self._display_rows(cmd, QUEUE_HEADER, ("QUEUE", "TYPE", "CLUSQMGR", "CLUSTER"), QCLUSTER_ATTRS,
                                   ("CLUSTER", "CLUSQMGR"), rows, strict)
 
-    def _display_qcluster(self: "Executor", cmd: "Command") -> Any:
-        from mqlite.mqsc.commands import ERROR, Result
+    def _display_qcluster(self, cmd: "Command") -> Any:
         lines = self._qcluster_lines(cmd)
         if not lines:
             return Result([f"AMQ8147E: IBM MQ object {cmd.name} not found."], ERROR)
         return Result(lines)
 
     # --- SUSPEND / RESUME QMGR, REFRESH / RESET CLUSTER -----------------------------------------
-    def _options(self: "Executor", cmd: "Command", allowed: dict[str, tuple[str, ...]]) -> dict[str, str]:
+    def _options(self, cmd: "Command", allowed: dict[str, tuple[str, ...]]) -> dict[str, str]:
         """The command's parameters, each one of ``allowed`` with a value among its choices (any
         value when there are none); anything else is a syntax error, as runmqsc gives it."""
-        from mqlite.mqsc.commands import _Syntax
         out = {}
         for p in cmd.params:
             choices = allowed.get(p.keyword)
             value = p.value or ""
             if choices is None or not value or (choices and value.upper() not in choices):
                 want = f" ({' or '.join(choices)})" if choices else ""
-                raise _Syntax(cmd.text, p.text, f"{p.keyword} is not valid here{want}.")
+                raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid here{want}.")
             out[p.keyword] = value.upper() if choices else value
         return out
 
-    def _clusters_param(self: "Executor", cmd: "Command", opts: dict[str, str]) -> list[str]:
-        from mqlite.mqsc.commands import _Syntax
+    def _clusters_param(self, cmd: "Command", opts: dict[str, str]) -> list[str]:
         if ("CLUSTER" in opts) == ("CLUSNL" in opts):
-            raise _Syntax(cmd.text, cmd.text, "Give CLUSTER(name) or CLUSNL(namelist), one of them.")
+            raise SyntaxProblem(cmd.text, cmd.text, "Give CLUSTER(name) or CLUSNL(namelist), one of them.")
         if "CLUSTER" in opts:
             return [opts["CLUSTER"]]
         obj = self.qm.objects["NAMELIST"].get(opts["CLUSNL"])
         if obj is None:
-            raise _Syntax(cmd.text, cmd.text, f"Namelist {opts['CLUSNL']} not found.")
+            raise SyntaxProblem(cmd.text, cmd.text, f"Namelist {opts['CLUSNL']} not found.")
         return list(obj["NAMES"])
 
-    def _suspend(self: "Executor", cmd: "Command") -> Any:
+    def _suspend(self, cmd: "Command") -> Any:
         return self._suspend_resume(cmd, True)
 
-    def _resume(self: "Executor", cmd: "Command") -> Any:
+    def _resume(self, cmd: "Command") -> Any:
         return self._suspend_resume(cmd, False)
 
-    def _suspend_resume(self: "Executor", cmd: "Command", suspend: bool) -> Any:
-        from mqlite.mqsc.commands import ERROR, Result
+    def _suspend_resume(self, cmd: "Command", suspend: bool) -> Any:
         if cmd.objtype != "QMGR":
             return self._unsupported(cmd)
         allowed: dict[str, tuple[str, ...]] = {"CLUSTER": (), "CLUSNL": ()}
@@ -208,8 +201,7 @@ class ClusterCommands:
         return Result(["AMQ8560I: IBM MQ suspend queue manager cluster accepted." if suspend
                        else "AMQ8559I: IBM MQ resume queue manager cluster accepted."])
 
-    def _refresh(self: "Executor", cmd: "Command") -> Any:
-        from mqlite.mqsc.commands import ERROR, Result
+    def _refresh(self, cmd: "Command") -> Any:
         if cmd.objtype != "CLUSTER":
             return self._unsupported(cmd)
         pattern = self._need_name(cmd)
@@ -223,14 +215,13 @@ class ClusterCommands:
         cl.refresh(pattern, want_repos)
         return Result(["AMQ8573I: IBM MQ refresh cluster accepted."])
 
-    def _reset_cluster(self: "Executor", cmd: "Command") -> Any:
-        from mqlite.mqsc.commands import ERROR, Result, _Syntax
+    def _reset_cluster(self, cmd: "Command") -> Any:
         cluster = self._need_name(cmd)
         opts = self._options(cmd, {"ACTION": ("FORCEREMOVE",), "QMNAME": (), "QMID": (), "QUEUES": ("YES", "NO")})
         if "ACTION" not in opts:
-            raise _Syntax(cmd.text, cmd.text, "ACTION(FORCEREMOVE) is required.")
+            raise SyntaxProblem(cmd.text, cmd.text, "ACTION(FORCEREMOVE) is required.")
         if ("QMNAME" in opts) == ("QMID" in opts):
-            raise _Syntax(cmd.text, cmd.text, "Give QMNAME or QMID, one of them.")
+            raise SyntaxProblem(cmd.text, cmd.text, "Give QMNAME or QMID, one of them.")
         cl = self.qm.cluster
         if cluster not in cl.full_for():
             return Result([f"AMQ9419E: RESET CLUSTER can be issued only on a full repository for {cluster}."], ERROR)

@@ -7,7 +7,6 @@ nothing.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from mqlite.cmq import CMQC
@@ -17,6 +16,7 @@ from mqlite.engine.clock import mq_date_time
 from mqlite.engine.qmgr import QueueManager
 from mqlite.mqsc.cluster import ClusterCommands
 from mqlite.mqsc.parser import Command, MQSCSyntaxError, Param, _upto, parse
+from mqlite.mqsc.result import ERROR, OK, SYNTAX, Result, SyntaxProblem, format_fields
 from mqlite.objects.attrs import (
     CHANNEL_TYPES,
     CHLTYPE_VALUES,
@@ -32,8 +32,6 @@ from mqlite.objects.attrs import (
 )
 from mqlite.objects.model import QMGR, MQObject, namespace
 from mqlite.objects.names import MQSC_OPS, filter_match, generic_match
-
-OK, ERROR, SYNTAX = "ok", "error", "syntax"
 
 MSG = {
     ("DEFINE", "QUEUE"): "AMQ8006I: IBM MQ queue created.",
@@ -117,32 +115,6 @@ class NoServices:
         return []
 
 
-@dataclass
-class Result:
-    lines: list[str] = field(default_factory=list)
-    status: str = OK
-
-
-def format_fields(items: list[str]) -> list[str]:
-    """DISPLAY layout: three blanks, then attributes two to a line in 40-column fields."""
-    lines: list[str] = []
-    pending: str | None = None
-    for item in items:
-        if len(item) >= 40:
-            if pending is not None:
-                lines.append("   " + pending)
-                pending = None
-            lines.append("   " + item)
-        elif pending is None:
-            pending = item
-        else:
-            lines.append("   " + pending.ljust(40) + item)
-            pending = None
-    if pending is not None:
-        lines.append("   " + pending)
-    return lines
-
-
 def _syntax(cmd_text: str, segment: str | None = None, reason: str = "") -> Result:
     lines = ["AMQ8405I: Syntax error detected at or near end of command segment below:-",
              segment if segment is not None else cmd_text]
@@ -167,7 +139,7 @@ class Executor(ClusterCommands):
                           ERROR)
         try:
             return handler(cmd)
-        except _Syntax as e:
+        except SyntaxProblem as e:
             return _syntax(text, _upto(text, e.segment), e.reason)
         except AdminError as e:
             return Result(self._admin_message(cmd, e), ERROR)
@@ -183,23 +155,23 @@ class Executor(ClusterCommands):
                 continue
             attr = TABLE.lookup(kind, p.keyword)
             if attr is None or not attr.alterable:
-                raise _Syntax(cmd.text, p.text, f"{p.keyword} is not valid for {kind}.")
+                raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for {kind}.")
             values[attr.name] = self._convert(cmd, attr, p)
         return values
 
     def _convert(self, cmd: Command, attr: Attr, p: Param) -> Any:
         if attr.kind == FLAG:
             if p.value is not None:
-                raise _Syntax(cmd.text, p.text, f"{p.keyword} takes no value.")
+                raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} takes no value.")
             return 1 if p.keyword == attr.name else 0
         if p.value is None:
-            raise _Syntax(cmd.text, p.text, f"{p.keyword} needs a value.")
+            raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} needs a value.")
         try:
             if attr.kind == LIST:
                 return convert(attr, p.items or [])
             return convert(attr, p.value)
         except AttrError as e:
-            raise _Syntax(cmd.text, p.text, str(e)) from None
+            raise SyntaxProblem(cmd.text, p.text, str(e)) from None
 
     def _disp(self, cmd: Command, allowed: tuple[str, ...], default: str = "QMGR") -> Any:
         """The QSGDISP a command names (its MQQSGD value); for DISPLAY also LIVE and ALL (as words)."""
@@ -207,14 +179,14 @@ class Executor(ClusterCommands):
         if p is None or (p.value is None and default == "LIVE"):   # DISPLAY ... QSGDISP: the attribute
             word = default
         elif p.value is None or p.value.upper() not in allowed:
-            raise _Syntax(cmd.text, p.text, f"QSGDISP must be one of {', '.join(allowed)}.")
+            raise SyntaxProblem(cmd.text, p.text, f"QSGDISP must be one of {', '.join(allowed)}.")
         else:
             word = p.value.upper()
         return admin.DISPS.get(word, word)
 
     def _need_name(self, cmd: Command) -> str:
         if cmd.name is None or cmd.name == "":
-            raise _Syntax(cmd.text, cmd.text, "An object name is required.")
+            raise SyntaxProblem(cmd.text, cmd.text, "An object name is required.")
         return cmd.name
 
     def _admin_message(self, cmd: Command, e: AdminError) -> list[str]:
@@ -241,24 +213,24 @@ class Executor(ClusterCommands):
         if cmd.objtype == "CHANNEL":
             p = cmd.param("CHLTYPE")
             if p is None or p.value is None:
-                raise _Syntax(cmd.text, cmd.text, "CHLTYPE is required.")
+                raise SyntaxProblem(cmd.text, cmd.text, "CHLTYPE is required.")
             if p.value.upper() not in CHLTYPE_VALUES:
-                raise _Syntax(cmd.text, p.text, f"CHLTYPE({p.value}) is not a channel type.")
+                raise SyntaxProblem(cmd.text, p.text, f"CHLTYPE({p.value}) is not a channel type.")
             return p.value.upper()
         return cmd.objtype
 
     def _define(self, cmd: Command) -> Result:
         if cmd.objtype not in DEFINABLE:
-            raise _Syntax(cmd.text, cmd.text, f"DEFINE {cmd.objtype} is not valid.")
+            raise SyntaxProblem(cmd.text, cmd.text, f"DEFINE {cmd.objtype} is not valid.")
         name = self._need_name(cmd)
         kind = self._kind_of(cmd)
         values = self._values(cmd, kind, {"LIKE", "REPLACE", "NOREPLACE", "CHLTYPE", "QSGDISP"})
         like = cmd.param("LIKE")
         if like is not None and like.value is None:
-            raise _Syntax(cmd.text, like.text, "LIKE needs an object name.")
+            raise SyntaxProblem(cmd.text, like.text, "LIKE needs an object name.")
         replace = cmd.param("REPLACE") is not None
         if replace and cmd.param("NOREPLACE") is not None:
-            raise _Syntax(cmd.text, cmd.text, "REPLACE and NOREPLACE are exclusive.")
+            raise SyntaxProblem(cmd.text, cmd.text, "REPLACE and NOREPLACE are exclusive.")
         admin.define(self.qm, kind, name, values, like.value if like else None, replace,
                      self._disp(cmd, ("QMGR", "SHARED", "GROUP", "COPY")))
         return Result([MSG[("DEFINE", namespace(kind))]])
@@ -266,12 +238,12 @@ class Executor(ClusterCommands):
     def _alter(self, cmd: Command) -> Result:
         if cmd.objtype == "QMGR":
             if cmd.name is not None:
-                raise _Syntax(cmd.text, cmd.text, "ALTER QMGR takes no name.")
+                raise SyntaxProblem(cmd.text, cmd.text, "ALTER QMGR takes no name.")
             values = self._values(cmd, QMGR, {"FORCE"})
             admin.alter(self.qm, QMGR, self.qm.name, values)
             return Result([MSG[("ALTER", "QMGR")]])
         if cmd.objtype not in DEFINABLE:
-            raise _Syntax(cmd.text, cmd.text, f"ALTER {cmd.objtype} is not valid.")
+            raise SyntaxProblem(cmd.text, cmd.text, f"ALTER {cmd.objtype} is not valid.")
         name = self._need_name(cmd)
         kind = self._kind_of(cmd)
         values = self._values(cmd, kind, {"CHLTYPE", "FORCE", "QSGDISP"})
@@ -280,23 +252,23 @@ class Executor(ClusterCommands):
 
     def _delete(self, cmd: Command) -> Result:
         if cmd.objtype not in DEFINABLE:
-            raise _Syntax(cmd.text, cmd.text, f"DELETE {cmd.objtype} is not valid.")
+            raise SyntaxProblem(cmd.text, cmd.text, f"DELETE {cmd.objtype} is not valid.")
         name = self._need_name(cmd)
         extra = {"QSGDISP", "CHLTYPE"} | ({"PURGE", "NOPURGE"} if cmd.objtype == "QLOCAL" else set())
         for p in cmd.params:
             if p.keyword not in extra:
-                raise _Syntax(cmd.text, p.text, f"{p.keyword} is not valid for DELETE {cmd.objtype}.")
+                raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for DELETE {cmd.objtype}.")
         purge = cmd.param("PURGE") is not None
         admin.delete(self.qm, cmd.objtype, name, purge, self._disp(cmd, ("QMGR", "SHARED", "GROUP", "COPY")))
         return Result([MSG[("DELETE", namespace(cmd.objtype))]])
 
     def _clear(self, cmd: Command) -> Result:
         if cmd.objtype != "QLOCAL":
-            raise _Syntax(cmd.text, cmd.text, "CLEAR takes QLOCAL.")
+            raise SyntaxProblem(cmd.text, cmd.text, "CLEAR takes QLOCAL.")
         name = self._need_name(cmd)
         for p in cmd.params:
             if p.keyword not in ("QSGDISP", "CMDSCOPE"):
-                raise _Syntax(cmd.text, p.text, f"{p.keyword} is not valid for CLEAR QLOCAL.")
+                raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for CLEAR QLOCAL.")
         admin.clear(self.qm, name, self._disp(cmd, ("QMGR", "SHARED")))
         return Result(["AMQ8022I: IBM MQ queue cleared."])
 
@@ -306,7 +278,7 @@ class Executor(ClusterCommands):
             return self._channel_op(cmd, {"DATALEN": set()}, self.services.ping_channel,
                                     "AMQ8020I: Ping IBM MQ channel complete.")
         if cmd.objtype != "QMGR" or cmd.params:
-            raise _Syntax(cmd.text, cmd.text, "PING takes QMGR here.")
+            raise SyntaxProblem(cmd.text, cmd.text, "PING takes QMGR here.")
         return Result(["AMQ8415I: Ping IBM MQ Queue Manager command complete."])
 
     def _channel_op(self, cmd: Command, allowed: dict[str, set[str]], run: Callable[..., str | None],
@@ -315,7 +287,7 @@ class Executor(ClusterCommands):
         for p in cmd.params:
             choices = allowed.get(p.keyword)
             if choices is None or (choices and (p.value or "").upper() not in choices):
-                raise _Syntax(cmd.text, p.text, f"{p.keyword} is not valid here.")
+                raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid here.")
         if self.qm.lookup("CHANNEL", name) is None and self.qm.cluster.auto_channel(name) is None:
             raise AdminError(admin.NOT_FOUND, name)
         err = run(name, *args)
@@ -369,9 +341,9 @@ class Executor(ClusterCommands):
         try:
             seqnum = int(p.value) if p is not None and p.value is not None else 1
         except ValueError:
-            raise _Syntax(cmd.text, p.text if p else cmd.text, "SEQNUM must be a number.") from None
+            raise SyntaxProblem(cmd.text, p.text if p else cmd.text, "SEQNUM must be a number.") from None
         if not 1 <= seqnum <= 999999999:
-            raise _Syntax(cmd.text, p.text if p else cmd.text, "SEQNUM must be 1 to 999999999.")
+            raise SyntaxProblem(cmd.text, p.text if p else cmd.text, "SEQNUM must be 1 to 999999999.")
         return self._channel_op(cmd, {"SEQNUM": set()}, self.services.reset_channel,
                                 "AMQ8023I: IBM MQ channel reset.", seqnum)
 
@@ -380,7 +352,7 @@ class Executor(ClusterCommands):
         if cmd.objtype != "CHANNEL":
             return self._unsupported(cmd)
         if p is None or (p.value or "").upper() not in ("COMMIT", "BACKOUT"):
-            raise _Syntax(cmd.text, cmd.text, "ACTION(COMMIT) or ACTION(BACKOUT) is required.")
+            raise SyntaxProblem(cmd.text, cmd.text, "ACTION(COMMIT) or ACTION(BACKOUT) is required.")
         return self._channel_op(cmd, {"ACTION": {"COMMIT", "BACKOUT"}}, self.services.resolve_channel,
                                 "AMQ8024I: IBM MQ channel resolved.", (p.value or "").upper())
 
@@ -417,7 +389,7 @@ class Executor(ClusterCommands):
                 continue
             attr = next((TABLE.lookup(k, p.keyword) for k in kinds if TABLE.lookup(k, p.keyword)), None)
             if attr is None or p.value is not None:
-                raise _Syntax(cmd.text, p.text, f"{p.keyword} is not a displayable attribute.")
+                raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not a displayable attribute.")
             wanted.append(attr.name)
         return all_, wanted
 
@@ -426,25 +398,25 @@ class Executor(ClusterCommands):
         if p is None:
             return None
         if p.value is None:
-            raise _Syntax(cmd.text, p.text, "WHERE needs a condition.")
+            raise SyntaxProblem(cmd.text, p.text, "WHERE needs a condition.")
         parts = p.value.split(None, 2)
         if len(parts) != 3:
-            raise _Syntax(cmd.text, p.text, "WHERE needs: attribute operator value.")
+            raise SyntaxProblem(cmd.text, p.text, "WHERE needs: attribute operator value.")
         key, op, raw = parts[0].upper(), parts[1].upper(), parts[2]
         attr = next((TABLE.lookup(k, key) for k in kinds if TABLE.lookup(k, key)), None)
         if attr is None:
-            raise _Syntax(cmd.text, p.text, f"{key} cannot be used in WHERE.")
+            raise SyntaxProblem(cmd.text, p.text, f"{key} cannot be used in WHERE.")
         if op not in MQSC_OPS:
-            raise _Syntax(cmd.text, p.text, f"{op} is not a WHERE operator.")
+            raise SyntaxProblem(cmd.text, p.text, f"{op} is not a WHERE operator.")
         if attr.kind == INT:
             try:
                 want: Any = int(raw)
             except ValueError:
-                raise _Syntax(cmd.text, p.text, f"{raw} is not a number.") from None
+                raise SyntaxProblem(cmd.text, p.text, f"{raw} is not a number.") from None
         elif attr.kind == ENUM:
             want = attr.values.get(raw.upper())
             if want is None:
-                raise _Syntax(cmd.text, p.text, f"{raw} is not a value of {key}.")
+                raise SyntaxProblem(cmd.text, p.text, f"{raw} is not a value of {key}.")
         elif attr.kind == FLAG:
             want = 1 if raw.upper() == attr.name else 0
         else:
@@ -468,7 +440,7 @@ class Executor(ClusterCommands):
             want_kind = cmd.objtype if cmd.objtype != "QUEUE" else None
             if tp is not None:
                 if tp.value is None or tp.value.upper() not in QUEUE_DISPLAY_TYPES:
-                    raise _Syntax(cmd.text, tp.text, "TYPE must be QLOCAL, QALIAS, QREMOTE, QMODEL, QCLUSTER or ALL.")
+                    raise SyntaxProblem(cmd.text, tp.text, "TYPE must be QLOCAL, QALIAS, QREMOTE, QMODEL, QCLUSTER or ALL.")
                 if tp.value.upper() == "QCLUSTER":
                     return self._display_qcluster(cmd)  # type: ignore[no-any-return]
                 if tp.value.upper() != "ALL":
@@ -479,7 +451,7 @@ class Executor(ClusterCommands):
             tp = cmd.param("CHLTYPE")
             want_kind = tp.value.upper() if tp is not None and tp.value else None
             if want_kind is not None and want_kind not in CHLTYPE_VALUES and want_kind != "ALL":
-                raise _Syntax(cmd.text, tp.text if tp else cmd.text, "CHLTYPE is not a channel type.")
+                raise SyntaxProblem(cmd.text, tp.text if tp else cmd.text, "CHLTYPE is not a channel type.")
             if want_kind == "ALL":
                 want_kind = None
             extra = {"CHLTYPE", "WHERE", "QSGDISP", "CMDSCOPE"}
@@ -545,12 +517,12 @@ class Executor(ClusterCommands):
         tp = cmd.param("TYPE")
         stype = (tp.value or "").upper() if tp is not None else "QUEUE"
         if stype not in ("QUEUE", "HANDLE"):
-            raise _Syntax(cmd.text, tp.text if tp else cmd.text, "TYPE must be QUEUE or HANDLE.")
+            raise SyntaxProblem(cmd.text, tp.text if tp else cmd.text, "TYPE must be QUEUE or HANDLE.")
         for p in cmd.params:
             if p.keyword not in ("TYPE", "ALL", "CURDEPTH", "IPPROCS", "OPPROCS", "UNCOM", "LGETDATE",
                                  "LGETTIME", "LPUTDATE", "LPUTTIME", "MONQ", "MSGAGE", "QTIME",
                                  "OPENTYPE", "CMDSCOPE", "APPLTAG", "OPENOPTS", "WHERE"):
-                raise _Syntax(cmd.text, p.text, f"{p.keyword} is not valid for DISPLAY QSTATUS.")
+                raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for DISPLAY QSTATUS.")
         lines: list[str] = []
         found = False
         for name, qs in sorted(self.qm.queues.items()):
@@ -616,7 +588,7 @@ class Executor(ClusterCommands):
             elif p.keyword == "WHERE":
                 where = self._row_where(cmd, p, tuple(CHSTATUS_ALL))
             elif p.keyword not in ("CURRENT", "CHLTYPE", "CMDSCOPE"):
-                raise _Syntax(cmd.text, p.text, f"{p.keyword} is not valid for DISPLAY CHSTATUS.")
+                raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for DISPLAY CHSTATUS.")
         names = CHSTATUS_ALL if all_ else CHSTATUS_DEFAULT + [w for w in wanted if w not in CHSTATUS_DEFAULT]
         lines: list[str] = []
         for st in self.services.channel_status(pattern):
@@ -644,32 +616,3 @@ class Executor(ClusterCommands):
         if not lines:
             return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)
         return Result(lines)
-
-
-class _Syntax(Exception):
-    def __init__(self, text: str, segment: str, reason: str = "") -> None:
-        super().__init__(reason)
-        self.text = text
-        self.segment = segment
-        self.reason = reason
-
-
-def summary(results: list[Result]) -> tuple[list[str], int]:
-    """runmqsc's closing lines and exit code (0 all processed, 10 some failed or had syntax errors)."""
-    n = len(results)
-    syntax = sum(1 for r in results if r.status == SYNTAX)
-    failed = sum(1 for r in results if r.status == ERROR)
-    lines = ["One MQSC command read." if n == 1 else f"{n} MQSC commands read."]
-    if syntax == 0:
-        lines.append("No commands have a syntax error.")
-    elif syntax == 1:
-        lines.append("One command has a syntax error.")
-    else:
-        lines.append(f"{syntax} commands have a syntax error.")
-    if failed == 0:
-        lines.append("All valid MQSC commands were processed.")
-    elif failed == 1:
-        lines.append("One valid MQSC command could not be processed.")
-    else:
-        lines.append(f"{failed} valid MQSC commands could not be processed.")
-    return lines, (10 if syntax or failed else 0)

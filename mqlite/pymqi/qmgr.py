@@ -7,7 +7,7 @@ import os
 import struct
 import sys
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mqlite.cmq import CMQC, structs
 from mqlite.cmq.structs import CD, MD, OD, PMO, STS
@@ -16,11 +16,6 @@ from mqlite.net.client import Transport, TransportError
 from mqlite.net.protocol import I1, II, III
 from mqlite.paths import QMPaths, all_qmgrs
 from mqlite.pymqi.errors import MQMIError, PYIFError, check_reply, failure
-
-if TYPE_CHECKING:
-    from mqlite.pymqi.queue import Queue
-
-
 
 
 def ensure_bytes(value: Any, encoding: str = "ascii") -> bytes:
@@ -49,7 +44,7 @@ class QueueManager:
         self._transport: Transport | None = None
         self._name = ""
         self._qmobj: int | None = None
-        self._queues: "weakref.WeakSet[Queue]" = weakref.WeakSet()
+        self._queues: weakref.WeakSet[Any] = weakref.WeakSet()   # the open Queue objects (queue.py)
         self._ids = itertools.count(int.from_bytes(os.urandom(6), "big") << 16)
         self.disconnect_on_exit = disconnect_on_exit
         self.bytes_encoding = bytes_encoding

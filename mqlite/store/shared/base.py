@@ -8,19 +8,19 @@ released when it restarts or by a peer once its heartbeat is stale.
 Messages: ``state`` is 'V' (visible) or 'G' (got inside a unit of work that has not ended).  A
 message put inside a unit of work is not written before MQCMIT.  ``depth`` keeps a counter per queue
 in the same transactions, so MAXDEPTH is checked without counting rows.
+
+This module: the store's records, its SQL (one text for both databases), and the abstract store
+and watcher.
 """
 from __future__ import annotations
 
 import json
-import os
-from abc import ABC, abstractmethod
-import sqlite3
 import threading
-import time
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-_TABLES = """
+TABLES = """
 CREATE TABLE IF NOT EXISTS qsg_members (qsg TEXT NOT NULL, qmgr TEXT NOT NULL, state TEXT NOT NULL,
     heartbeat {real} NOT NULL, PRIMARY KEY (qsg, qmgr));
 CREATE TABLE IF NOT EXISTS qsg_objects (qsg TEXT NOT NULL, ns TEXT NOT NULL, name TEXT NOT NULL,
@@ -399,176 +399,6 @@ class SharedStore(ABC):
                 cur.execute(f"DELETE FROM {table} WHERE qsg=?", (self.qsg,))
 
 
-class _SQLiteTx:
-    def __init__(self, store: "SQLiteShared", durable: bool, write: bool) -> None:
-        self.store = store
-        self.durable = durable
-        self.write = write
-
-    def __enter__(self) -> sqlite3.Cursor:
-        store = self.store
-        store.lock.acquire()
-        cur = store.db.cursor()
-        try:
-            if store.sync_full != self.durable:
-                cur.execute("PRAGMA synchronous=" + ("FULL" if self.durable else "NORMAL"))
-                store.sync_full = self.durable
-            # SQLite's own busy handler sleeps 1, 2, 5, 10... ms between tries: members that take
-            # turns writing would stall each other for milliseconds. Retry sooner, for up to 30 s.
-            deadline = 0.0
-            while True:
-                try:
-                    cur.execute("BEGIN IMMEDIATE" if self.write else "BEGIN")
-                    break
-                except sqlite3.OperationalError as e:
-                    if "locked" not in str(e) and "busy" not in str(e):
-                        raise
-                    now = time.monotonic()
-                    if not deadline:
-                        deadline = now + 30.0
-                    elif now > deadline:
-                        raise
-                    time.sleep(0.0002)
-        except BaseException:
-            self.store.lock.release()
-            raise
-        self.cur = cur
-        return cur
-
-    def __exit__(self, et: Any, ev: Any, tb: Any) -> None:
-        try:
-            self.cur.execute("ROLLBACK" if et is not None else "COMMIT")
-        finally:
-            self.store.lock.release()
-
-
-class SQLiteShared(SharedStore):
-    kind = "sqlite"
-
-    def __init__(self, qsg: str, location: str) -> None:
-        super().__init__(qsg, location)
-        os.makedirs(os.path.dirname(os.path.abspath(location)), exist_ok=True)
-        self.db = self._connect()
-        self.sync_full = True
-        with self.lock:
-            self._ddl()
-        self.db.execute("PRAGMA busy_timeout=0")     # transactions retry by themselves (_SQLiteTx)
-
-    def _ddl(self) -> None:
-        for stmt in _TABLES.format(real="REAL", int="INTEGER", blob="BLOB",
-                                   serial="INTEGER PRIMARY KEY AUTOINCREMENT").split(";"):
-            if stmt.strip():
-                self.db.execute(stmt)
-
-    def _connect(self, busy_ms: int = 30000) -> sqlite3.Connection:
-        db = sqlite3.connect(self.location, isolation_level=None, check_same_thread=False, timeout=busy_ms / 1000)
-        db.execute(f"PRAGMA busy_timeout={busy_ms}")
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=FULL")
-        return db
-
-    def _tx(self, durable: bool = True, write: bool = True) -> _SQLiteTx:
-        return _SQLiteTx(self, durable, write)
-
-    def watcher(self) -> "Watcher":
-        return _SQLiteWatcher(self._connect())
-
-    def close(self) -> None:
-        with self.lock:
-            self.db.close()
-
-
-class _PGTx:
-    def __init__(self, store: "PostgresShared", durable: bool) -> None:
-        self.store = store
-        self.durable = durable
-
-    def __enter__(self) -> Any:
-        self.store.lock.acquire()
-        try:
-            self.tx = self.store.conn.transaction()
-            self.tx.__enter__()
-            self.cur = _PGCursor(self.store.conn.cursor())
-            if not self.durable:
-                self.store._relax(self.cur)
-        except BaseException:
-            self.store.lock.release()
-            raise
-        return self.cur
-
-    def __exit__(self, et: Any, ev: Any, tb: Any) -> None:
-        try:
-            self.tx.__exit__(et, ev, tb)
-        finally:
-            self.store.lock.release()
-
-
-class _PGCursor:
-    """A psycopg cursor that takes SQLite's ``?`` placeholders."""
-
-    def __init__(self, cur: Any) -> None:
-        self.cur = cur
-
-    def execute(self, sql: str, args: Any = ()) -> None:
-        self.cur.execute(sql.replace("%", "%%").replace("?", "%s"), args)
-
-    def executemany(self, sql: str, seq: Any) -> None:
-        self.cur.executemany(sql.replace("%", "%%").replace("?", "%s"), seq)
-
-    def fetchone(self) -> Any:
-        return self.cur.fetchone()
-
-    def fetchall(self) -> Any:
-        return self.cur.fetchall()
-
-    @property
-    def rowcount(self) -> int:
-        return int(self.cur.rowcount)
-
-
-class PostgresShared(SharedStore):
-    kind = "postgresql"
-    skip_locked = " FOR UPDATE SKIP LOCKED"
-
-    def __init__(self, qsg: str, location: str) -> None:
-        super().__init__(qsg, location)
-        try:
-            import psycopg
-        except ImportError as e:  # pragma: no cover - the pg extra is part of the test install
-            raise SharedStoreError("a postgresql:// shared store needs psycopg (pip install 'mqlite[pg]')") from e
-        self._psycopg = psycopg
-        try:
-            self.conn = psycopg.connect(location, autocommit=False)
-        except psycopg.Error as e:
-            raise SharedStoreError(f"cannot reach {location}: {e}") from e
-        self.channel = f"mqlite_qsg_{qsg.lower()}"
-        with self.lock, self.conn.transaction():
-            # Two members creating the tables at once would collide: one at a time.
-            self.conn.execute("SELECT pg_advisory_xact_lock(774411)")
-            for stmt in _TABLES.format(real="DOUBLE PRECISION", int="BIGINT", blob="BYTEA",
-                                       serial="BIGSERIAL PRIMARY KEY").split(";"):
-                if stmt.strip():
-                    self.conn.execute(stmt)
-        self.conn.commit()
-
-    def _tx(self, durable: bool = True, write: bool = True) -> _PGTx:
-        return _PGTx(self, durable)
-
-    def _relax(self, cur: Any) -> None:
-        cur.execute("SET LOCAL synchronous_commit TO OFF")
-
-    def _notify(self, cur: Any, queue: str) -> None:
-        cur.execute("SELECT pg_notify(?, ?)", (self.channel, queue))
-
-    def watcher(self) -> "Watcher":
-        conn = self._psycopg.connect(self.location, autocommit=True)
-        conn.execute(f"LISTEN {self.channel}")
-        return _PGWatcher(conn)
-
-    def close(self) -> None:
-        with self.lock:
-            self.conn.close()
-
 
 class Watcher(ABC):
     """Waits until another member may have changed the store."""
@@ -580,50 +410,3 @@ class Watcher(ABC):
     @abstractmethod
     def close(self) -> None:
         """Close the watcher's connection."""
-
-
-class _SQLiteWatcher(Watcher):
-    POLL = 0.004
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-        self.version = self._version()
-
-    def _version(self) -> int:
-        return int(self.db.execute("PRAGMA data_version").fetchone()[0])
-
-    def wait(self, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while True:
-            v = self._version()
-            if v != self.version:
-                self.version = v
-                return True
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            time.sleep(min(self.POLL, left))
-
-    def close(self) -> None:
-        self.db.close()
-
-
-class _PGWatcher(Watcher):
-    def __init__(self, conn: Any) -> None:
-        self.conn = conn
-
-    def wait(self, timeout: float) -> bool:
-        got = False
-        for _n in self.conn.notifies(timeout=timeout, stop_after=1):
-            got = True
-        return got
-
-    def close(self) -> None:
-        self.conn.close()
-
-
-def open_shared(qsg: str, location: str) -> SharedStore:
-    """The shared store at ``location``: a postgresql:// URL, or a SQLite file path."""
-    if location.startswith(("postgresql://", "postgres://")):
-        return PostgresShared(qsg, location)
-    return SQLiteShared(qsg, location)

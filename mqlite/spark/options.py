@@ -1,0 +1,109 @@
+"""The data source's options, its schema and columns, errors, and opening a queue."""
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+NAME = "mqlite"
+LOG = logging.getLogger("mqlite.spark")
+
+SCHEMA = ("body binary, text string, msg_id binary, correl_id binary, group_id binary, msg_seq_number int, "
+          "put_timestamp timestamp, persistence int, priority int, format string, reply_to_q string, "
+          "reply_to_qmgr string, user_identifier string, put_appl_name string, backout_count int, expiry int, "
+          "queue string, qmgr string, position bigint")
+
+# Columns a write takes, with the MQMD field each one fills.
+WRITABLE = {"correl_id": "CorrelId", "group_id": "GroupId", "msg_id": "MsgId", "msg_seq_number": "MsgSeqNumber",
+            "msg_flags": "MsgFlags", "priority": "Priority", "persistence": "Persistence", "reply_to_q": "ReplyToQ",
+            "reply_to_qmgr": "ReplyToQMgr", "format": "Format", "expiry": "Expiry"}
+BYTE_FIELDS = {"CorrelId", "GroupId", "MsgId", "ReplyToQ", "ReplyToQMgr", "Format"}
+_REQUIRED = ("queueManager", "queue")
+BINDS = {"asqdef": 0, "open": 0x4000, "notfixed": 0x8000, "group": 0x400000}   # MQOO_BIND_*
+READ_CHUNK = 5000            # messages per round trip when reading a range
+GROUPED = 0x08 | 0x10       # MQMF_MSG_IN_GROUP | MQMF_LAST_MSG_IN_GROUP
+
+
+class MQLiteError(Exception):
+    """A failed MQ call or a bad option; the message starts with the MQ reason where there is one."""
+
+
+def reason_text(e: Any) -> str:
+    """``MQRC_NAME (number)`` of an MQMIError, or of a reason number."""
+    from mqlite import pymqi
+    reason = e if isinstance(e, int) else e.reason
+    name = pymqi.MQMIError._rc_names.get(reason, "")
+    return f"{name} ({reason})" if name else f"reason {reason}"
+
+
+def _positive(opts: dict[str, str], key: str, default: int) -> int:
+    try:
+        n = int(opts.get(key.lower(), default))
+    except ValueError:
+        n = 0
+    if n <= 0:
+        raise MQLiteError(f"{key} must be a positive integer, not {opts.get(key.lower())!r}")
+    return n
+
+
+@dataclass(frozen=True)
+class Options:
+    qmgr: str
+    queue: str
+    channel: str
+    conname: str
+    user: str
+    password: str
+    mode: str                     # reads: "browse" or "get"
+    batch_size: int               # rows per Arrow batch
+    instances: str                # "local" or "cluster"
+    max_per_trigger: int          # 0: everything available
+    bind: int                     # writes: MQOO_BIND_* for a cluster queue
+    writer_id: str                # streaming writes: the name their committed batches are recorded under
+    partition_size: int           # batch reads: messages per partition (a queue is split into ranges)
+
+    @staticmethod
+    def of(options: Any) -> Options:
+        opts = {str(k).lower(): str(v) for k, v in dict(options).items()}
+        missing = [k for k in _REQUIRED if k.lower() not in opts]
+        if missing:
+            raise MQLiteError(f"option {missing[0]!r} is required by the {NAME} data source")
+        mode = opts.get("mode", "browse").lower()
+        if mode not in ("browse", "get"):
+            raise MQLiteError(f"mode {mode!r} is not one of 'browse' (non-destructive) and 'get' (destructive)")
+        instances = opts.get("instances", "local").lower()
+        if instances not in ("local", "cluster"):
+            raise MQLiteError(f"instances {instances!r} is not one of 'local' and 'cluster'")
+        bind = opts.get("bind", "asqdef").lower().replace("_", "")
+        if bind not in BINDS:
+            raise MQLiteError(f"bind {bind!r} is not one of {', '.join(BINDS)}")
+        if bool(opts.get("channel")) != bool(opts.get("conname")):
+            raise MQLiteError("give channel and conname together (a client connection), or neither (bindings)")
+        if instances == "cluster" and not opts.get("conname"):
+            raise MQLiteError("instances 'cluster' needs a client connection (channel and conname)")
+        per_trigger = _positive(opts, "maxMessagesPerTrigger", 1) if "maxmessagespertrigger" in opts else 0
+        writer = opts.get("writerid") or (opts.get("checkpointlocation", "") and "spark-" + hashlib.sha1(
+            (opts["checkpointlocation"] + "\0" + opts["queue"]).encode()).hexdigest()[:20])
+        return Options(opts["queuemanager"], opts["queue"], opts.get("channel", ""), opts.get("conname", ""),
+                        opts.get("user", ""), opts.get("password", ""), mode, _positive(opts, "batchSize", 10000),
+                        instances, per_trigger, BINDS[bind], writer, _positive(opts, "partitionSize", 25000))
+
+    def connect(self, qmgr: str = "", conname: str = "") -> Any:
+        from mqlite import pymqi
+        qmgr, conname = qmgr or self.qmgr, conname or self.conname
+        try:
+            if not self.channel:
+                return pymqi.connect(qmgr)
+            return pymqi.connect(qmgr, self.channel, conname, self.user or None, self.password or None)
+        except pymqi.MQMIError as e:
+            raise MQLiteError(f"{reason_text(e)}: cannot connect to queue manager {qmgr} through "
+                              f"{self.channel or 'local bindings'} {conname}".rstrip()) from None
+
+
+def open_queue(conn: Any, queue: str, options: int, qmgr: str, purpose: str) -> Any:
+    from mqlite import pymqi
+    try:
+        return pymqi.Queue(conn, queue, options)
+    except pymqi.MQMIError as e:
+        raise MQLiteError(f"{reason_text(e)}: cannot open queue {queue} on {qmgr} for {purpose}") from None

@@ -1,0 +1,73 @@
+"""The ``mqlite`` data source: what Spark calls to read and write a queue."""
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceReader,
+    DataSourceStreamReader,
+    DataSourceStreamWriter,
+    DataSourceWriter,
+)
+from pyspark.sql.types import StructType
+
+from mqlite.spark.options import (
+    NAME,
+    SCHEMA,
+    WRITABLE,
+    MQLiteError,
+    Options,
+)
+from mqlite.spark.read import BatchReader
+from mqlite.spark.stream import StreamReader
+from mqlite.spark.write import BatchWriter, StreamWriter
+
+
+class MQLiteDataSource(DataSource):
+    """``spark.read``/``readStream`` ``.format("mqlite")`` and ``df.write``/``writeStream``."""
+
+    @classmethod
+    def name(cls) -> str:
+        return NAME
+
+    def schema(self) -> str:
+        return SCHEMA
+
+    def reader(self, schema: StructType) -> DataSourceReader:
+        return BatchReader(Options.of(self.options), schema)
+
+    def streamReader(self, schema: StructType) -> DataSourceStreamReader:
+        opts = Options.of(self.options)
+        if opts.mode != "browse":
+            raise MQLiteError("a stream removes messages when Spark commits them: leave mode at 'browse'")
+        return StreamReader(opts, schema)
+
+    def writer(self, schema: StructType, overwrite: bool) -> DataSourceWriter:
+        return BatchWriter(*self._writing(schema, overwrite), uuid.uuid4().hex[:20])
+
+    def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamWriter:
+        opts, fields = self._writing(schema, overwrite)
+        if not opts.writer_id:
+            raise MQLiteError("a streaming write needs a checkpointLocation (or a writerId option) to record "
+                              "its committed batches under")
+        return StreamWriter(opts, fields, opts.writer_id)
+
+    def _writing(self, schema: StructType, overwrite: bool) -> tuple[Options, list[str]]:
+        if overwrite:
+            raise MQLiteError("mode 'overwrite' would clear the queue; use mode 'append'")
+        fields = [f.name for f in schema.fields]
+        if "body" not in fields:
+            raise MQLiteError("a DataFrame written to a queue needs a 'body' column")
+        unknown = [f for f in fields if f != "body" and f not in WRITABLE]
+        if unknown:
+            raise MQLiteError(f"column {unknown[0]!r} is not a message field the {NAME} data source writes "
+                              f"(body, {', '.join(sorted(WRITABLE))})")
+        return Options.of(self.options), fields
+
+
+
+def register(spark: Any) -> None:
+    """Register the ``mqlite`` format with a SparkSession."""
+    spark.dataSource.register(MQLiteDataSource)

@@ -1,0 +1,166 @@
+"""Writes: each task's rows prepared as a two-phase unit of work, resolved by the driver."""
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from pyspark.sql.datasource import (
+    DataSourceStreamWriter,
+    DataSourceWriter,
+    WriterCommitMessage,
+)
+
+from mqlite.spark.options import (
+    BINDS,
+    BYTE_FIELDS,
+    GROUPED,
+    WRITABLE,
+    MQLiteError,
+    Options,
+    open_queue,
+    reason_text,
+)
+
+
+# --- writing -----------------------------------------------------------------------------------
+@dataclass
+class Prepared(WriterCommitMessage):
+    """One task's puts, prepared on the queue manager under ``xid``."""
+    xid: str
+    count: int
+
+
+@dataclass
+class Writing:
+    """What writing a batch or a stream has in common: each task's rows put under syncpoint and
+    prepared under an XID of ``scope`` (this job, or this run of a stream, inside the writer's
+    ``prefix``); the driver resolves them all in one call. Ending the scope (an abort, a batch
+    job's commit) closes it on the queue manager, so a task still running then cannot leave a
+    prepared unit behind: its prepare is backed out (2003)."""
+    opts: Options
+    fields: list[str]
+    prefix: str
+    scope: str
+
+    def write_task(self, iterator: Iterator[Any]) -> Prepared:
+        from mqlite import pymqi
+        from mqlite.cmq import CMQC as C
+        conn = self.opts.connect()
+        xid = f"{self.scope}/{uuid.uuid4().hex}"
+        count = 0
+        try:
+            q = open_queue(conn, self.opts.queue, C.MQOO_OUTPUT | self.opts.bind, self.opts.qmgr, "output")
+            # Asynchronous puts (MQ's put response type ASYNC) inside the unit of work: no round
+            # trip per row; MQSTAT then tells whether any failed, before anything is prepared.
+            # With bind=group a row whose msg_flags say it is in a group is put in logical order:
+            # the queue manager numbers the group and keeps it on one cluster instance.
+            grouped = self.opts.bind == BINDS["group"]
+            pmo = pymqi.PMO()
+            for row in iterator:
+                body, md = _message(row.asDict())
+                pmo.Options = C.MQPMO_SYNCPOINT | C.MQPMO_ASYNC_RESPONSE | (
+                    0 if md.MsgId.strip(b"\0") else C.MQPMO_NEW_MSG_ID) | (
+                    C.MQPMO_LOGICAL_ORDER if grouped and md.MsgFlags & GROUPED else 0)
+                try:
+                    q.put(body, md, pmo)
+                except pymqi.MQMIError as e:
+                    raise MQLiteError(f"{reason_text(e)}: put to {self.opts.queue} failed; this task's "
+                                      "puts were backed out") from None
+                count += 1
+            status = conn.stat()
+            if status.PutFailureCount:
+                raise MQLiteError(f"{reason_text(status.Reason)}: {status.PutFailureCount} of {count} puts to "
+                                  f"{self.opts.queue} failed; this task's puts were backed out")
+            try:
+                conn.prepare(xid)
+            except pymqi.MQMIError as e:
+                raise MQLiteError(f"{reason_text(e)}: preparing this task's puts to {self.opts.queue} failed; "
+                                  "they were backed out") from None
+            q.close()
+        except BaseException:
+            # Any failure (a row that does not convert, a failing UDF upstream, an interrupt) backs
+            # the task's puts out: MQDISC alone would commit them, as MQ does on a normal end.
+            try:
+                conn.backout()
+            except (pymqi.MQMIError, pymqi.PYIFError):
+                pass                      # the connection is gone: the queue manager backs it out
+            raise
+        finally:
+            conn.disconnect()
+        return Prepared(xid, count)
+
+    def resolve(self, messages: list[Any], commit: bool, mark: tuple[str, int] | None = None,
+                end: bool = False) -> dict[str, Any]:
+        """Commit (or back out) the tasks' prepared units, and back out any other unit of this
+        writer's prefix (a failed attempt's): one store transaction on the queue manager. With
+        ``end`` the scope is closed as well (the units backed out are then the scope's)."""
+        from mqlite import pymqi
+        xids = [m.xid for m in messages if isinstance(m, Prepared)]
+        conn = self.opts.connect()
+        try:
+            return conn.resolve_prepared(xids if commit else [], [] if commit else xids,
+                                         backout_prefix=(self.scope if end else self.prefix) + "/", mark=mark,
+                                         end_prefix=end)
+        except pymqi.MQMIError as e:
+            raise MQLiteError(f"{reason_text(e)}: {'committing' if commit else 'backing out'} the prepared "
+                              f"puts to {self.opts.queue} failed") from None
+        finally:
+            conn.disconnect()
+
+
+def _message(values: dict[str, Any]) -> tuple[bytes, Any]:
+    from mqlite import pymqi
+    from mqlite.cmq import CMQC as C
+    md = pymqi.MD()
+    for column, name in WRITABLE.items():
+        v = values.get(column)
+        if v is None:
+            continue
+        if name in BYTE_FIELDS:
+            v = v.encode() if isinstance(v, str) else bytes(v)
+            setattr(md, name, v.ljust(8) if name == "Format" else v)
+        else:
+            setattr(md, name, int(v))
+    body = values.get("body")
+    if isinstance(body, str):
+        if values.get("format") is None:
+            md.Format = C.MQFMT_STRING
+        body = body.encode("utf-8")
+    return (b"" if body is None else bytes(body)), md
+
+
+class BatchWriter(DataSourceWriter):
+    """Every task prepares its puts; they become visible together when the job has succeeded."""
+
+    def __init__(self, opts: Options, fields: list[str], job: str) -> None:
+        self.writing = Writing(opts, fields, f"spark-batch-{job}", f"spark-batch-{job}")
+
+    def write(self, iterator: Iterator[Any]) -> WriterCommitMessage:
+        return self.writing.write_task(iterator)
+
+    def commit(self, messages: list[WriterCommitMessage | None]) -> None:
+        self.writing.resolve(messages, commit=True, end=True)
+
+    def abort(self, messages: list[WriterCommitMessage | None]) -> None:
+        self.writing.resolve(messages, commit=False, end=True)
+
+
+class StreamWriter(DataSourceStreamWriter):
+    """Exactly once: a micro-batch's units are committed with a record of its batch id under the
+    writer id (from the checkpoint location); a batch Spark replays after a crash finds its id
+    recorded and its new puts are backed out instead."""
+
+    def __init__(self, opts: Options, fields: list[str], writer_id: str) -> None:
+        # One scope per run of the query: an abort closes this run's, a restart writes in a new one.
+        self.writing = Writing(opts, fields, writer_id, f"{writer_id}/run-{uuid.uuid4().hex[:12]}")
+
+    def write(self, iterator: Iterator[Any]) -> WriterCommitMessage:
+        return self.writing.write_task(iterator)
+
+    def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
+        self.writing.resolve(messages, commit=True, mark=(self.writing.prefix, batchId))
+
+    def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
+        self.writing.resolve(messages, commit=False, end=True)
