@@ -33,8 +33,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from mqlite.cluster.wlm import Destination, Request, UseRecord, choose
 from mqlite.cmq import CMQCFC
-from mqlite.engine.wlm import Destination, Request, UseRecord, choose
 
 SALES = frozenset({"SALES"})
 

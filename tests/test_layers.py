@@ -2,7 +2,8 @@
 between layers (docs/design.md). Imports under TYPE_CHECKING and inside functions count: a
 back-reference is a circle whether or not Python has to resolve it at import time.
 
-What is still to be untangled (issue 15) is listed below; the test fails when a new circle or
+What is still to be untangled (issue 15) is listed below (the cluster package shares the engine's
+rank: it raises the engine's MQIError); the test fails when a new circle or
 upward import appears, and also when a listed one is gone, so that the list only ever shrinks."""
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import os
 from tests.conftest import ROOT
 
 # Lowest first: a package may import packages at its own rank or below.
-LAYERS = [("cmq", "paths"), ("objects",), ("store",), ("engine",), ("net", "mqsc"), ("channels", "qsg"),
+LAYERS = [("cmq", "paths"), ("objects",), ("store",), ("engine", "cluster"), ("net", "mqsc"), ("channels", "qsg"),
           ("server", "pymqi"), ("spark", "testing", "cli"), ("demo",)]
 RANK = {pkg: rank for rank, pkgs in enumerate(LAYERS) for pkg in pkgs}
 
@@ -20,9 +21,6 @@ KNOWN_CIRCLES = [
     # The server, its agents and the channel receiver reach each other through the server object.
     {"mqlite.channels.manager", "mqlite.channels.receiver", "mqlite.qsg.igq", "mqlite.qsg.service",
      "mqlite.server.cmdserver", "mqlite.server.repman", "mqlite.server.server"},
-    # The cluster state holds the queue manager itself (a Protocol of what it needs is the fix).
-    {"mqlite.engine.cluster", "mqlite.engine.open", "mqlite.engine.put", "mqlite.engine.qmgr",
-     "mqlite.engine.route"},
 ]
 KNOWN_UPWARD = {("channels", "server"), ("qsg", "server"), ("cli", "demo")}
 

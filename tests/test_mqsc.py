@@ -7,8 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mqlite.cmq import CMQC as C
-from mqlite.mqsc.result import format_fields, summary
 from mqlite.mqsc.parser import MQSCSyntaxError, parse, split_commands
+from mqlite.mqsc.result import format_fields, summary
 from tests.conftest import Engine
 
 

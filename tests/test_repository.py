@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import json
 
+from mqlite.cluster.repository import DAY, QMGR, QUEUE, Repository
+from mqlite.cluster.wlm import Request, UseRecord, choose
 from mqlite.cmq import CMQCFC
 from mqlite.engine.clock import FakeClock
-from mqlite.engine.repository import DAY, QMGR, QUEUE, Repository
-from mqlite.engine.wlm import Request, UseRecord, choose
 
 C = "SALES"
 

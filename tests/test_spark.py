@@ -82,8 +82,8 @@ def test_batch_write_puts_rows_with_their_fields(qm: Any, spark: Any) -> None:
 
 
 def test_bad_options_fail_with_mq_reasons(qm: Any, spark: Any) -> None:
-    from pyspark.errors import PySparkException
     from py4j.protocol import Py4JJavaError
+    from pyspark.errors import PySparkException
 
     def failure(fn: Any) -> str:
         with pytest.raises((PySparkException, Py4JJavaError, Exception)) as e:
@@ -176,8 +176,7 @@ def test_reads_and_writes_in_a_row_with_a_failing_job_and_a_unit_in_doubt(qm: An
     # The same race without Spark's timing: a task that prepares after its job was aborted.
     from pyspark.sql import Row
 
-    from mqlite.spark import MQLiteDataSource
-    from mqlite.spark import MQLiteError
+    from mqlite.spark import MQLiteDataSource, MQLiteError
     writer = MQLiteDataSource(opts).writer(spark.createDataFrame([("x",)], "body string").schema, False)
     first = writer.write(iter([Row(body="t1")]))
     writer.abort([first])

@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mqlite import pymqi
+from mqlite.cli.proc import run_mqlite
 from mqlite.cmq import CMQC as C
 from mqlite.engine.errors import MQIError
-from mqlite.cli.proc import run_mqlite
 from mqlite.testing import Harness
 from tests.cluster_helpers import drain
 from tests.conftest import Engine

@@ -1,4 +1,4 @@
-"""The cluster workload algorithm, one rule at a time, as a pure function (mqlite.engine.wlm)."""
+"""The cluster workload algorithm, one rule at a time, as a pure function (mqlite.cluster.wlm)."""
 from __future__ import annotations
 
 from collections import Counter
@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mqlite.cmq import CMQC, CMQCFC
-from mqlite.engine.wlm import (
+from mqlite.cluster.wlm import (
     USEQ_ANY,
     USEQ_LOCAL,
     USEQ_QMGR,
@@ -22,6 +21,7 @@ from mqlite.engine.wlm import (
     chooses_at_put,
     needs_local_instance,
 )
+from mqlite.cmq import CMQC, CMQCFC
 
 SALES = frozenset({"SALES"})
 REQ = Request(local_clusters=SALES)

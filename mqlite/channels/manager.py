@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mqlite.channels.receiver import REMOTE_Q, REMOTE_QM, XQH_LEN, Receiver, dead_letter, original_md
+from mqlite.cluster.state import correl_of
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import GMO, MD, OD
 from mqlite.cmq.structs import text as text_of
-from mqlite.engine.cluster import correl_of
 from mqlite.engine.core import Conn
 from mqlite.engine.errors import MQIError
 from mqlite.net import protocol as P

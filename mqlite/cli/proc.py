@@ -7,7 +7,6 @@ import socket
 import subprocess
 import sys
 
-
 _handed_out: set[int] = set()
 
 

@@ -3,9 +3,11 @@ engine's QueueManager (mqlite.engine.qmgr), which combines these classes: their 
 each other and the shared state through ``self``."""
 from __future__ import annotations
 
+from mqlite.cluster import wlm
+from mqlite.cluster.repository import QMGR as CL_QMGR
+from mqlite.cluster.repository import QUEUE as CL_QUEUE
+from mqlite.cluster.state import ClusterPending
 from mqlite.cmq.structs import OD, pad, text
-from mqlite.engine import wlm
-from mqlite.engine.cluster import ClusterPending
 from mqlite.engine.core import (
     ACCESS_OPTS,
     BLANK48,
@@ -18,8 +20,6 @@ from mqlite.engine.core import (
 )
 from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import QueueState
-from mqlite.engine.repository import QMGR as CL_QMGR
-from mqlite.engine.repository import QUEUE as CL_QUEUE
 from mqlite.engine.resolve import CLUSTER, LOCAL, MODEL, NEEDS_LOCAL, REMOTE, Resolved, resolve
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject

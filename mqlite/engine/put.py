@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mqlite.cluster.state import correl_of
 from mqlite.cmq.structs import MD, OD, PMO, PackedMD, pad, text
-from mqlite.engine.cluster import correl_of
 from mqlite.engine.core import (
     BLANK32,
     CONTEXT_PMO,

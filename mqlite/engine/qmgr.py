@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from mqlite.cluster.state import ClusterState
 from mqlite.cmq.structs import pad
 from mqlite.engine.batch import BatchMixin
 from mqlite.engine.clock import Clock, IdGenerator
-from mqlite.engine.cluster import ClusterState
 from mqlite.engine.core import (
     Conn,
     Prepared,

@@ -4,9 +4,9 @@ QueueManager (mqlite.engine.qmgr), which combines these classes: their methods r
 and the shared state through ``self``."""
 from __future__ import annotations
 
+from mqlite.cluster import wlm
+from mqlite.cluster.state import correl_of
 from mqlite.cmq.structs import MD, PMO, pad, text
-from mqlite.engine import wlm
-from mqlite.engine.cluster import correl_of
 from mqlite.engine.core import (
     REMOTE_Q,
     REMOTE_QM,

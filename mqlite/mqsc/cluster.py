@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mqlite.cluster.repository import QUEUE
+from mqlite.cluster.state import channel_matches
 from mqlite.cmq import CMQC
 from mqlite.engine.clock import mq_date_time
-from mqlite.engine.cluster import channel_matches
-from mqlite.engine.repository import QUEUE
 from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields
 from mqlite.objects.names import MQSC_OPS, filter_match, generic_match
 

@@ -15,9 +15,9 @@ import threading
 import traceback
 from typing import TYPE_CHECKING, Any
 
+from mqlite.cluster.state import CMDQ
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import GMO, MD, OD
-from mqlite.engine.cluster import CMDQ
 from mqlite.engine.errors import MQIError
 
 if TYPE_CHECKING:

@@ -21,10 +21,10 @@ from typing import Any
 
 from mqlite.channels import manager as channel_manager
 from mqlite.channels.manager import ChannelError, ChannelManager
+from mqlite.cluster.state import RESOLVE_WAIT, ClusterPending
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import GMO, MD, OD, PMO
 from mqlite.engine.clock import Clock, OffsetClock
-from mqlite.engine.cluster import RESOLVE_WAIT, ClusterPending
 from mqlite.engine.core import Conn
 from mqlite.engine.errors import MQIError
 from mqlite.engine.qmgr import QueueManager

@@ -1,7 +1,7 @@
 """A queue manager's part in its clusters, without I/O.
 
 :class:`ClusterState` sits between the queue manager's definitions and the sans-IO
-:class:`~mqlite.engine.repository.Repository`:
+:class:`~mqlite.cluster.repository.Repository`:
 
 - it turns the local definitions into the records this queue manager publishes (one queue-manager
   record per cluster of each CLUSRCVR, one queue record per cluster of each clustered queue) and
@@ -26,19 +26,31 @@ for it on its previous queue move to the new one in the same step.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from mqlite.cluster import wlm
+from mqlite.cluster.repository import QMGR, QUEUE, Record, Repository, Subscription
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
-from mqlite.engine import wlm
 from mqlite.engine.errors import MQIError
-from mqlite.engine.repository import QMGR, QUEUE, Record, Repository, Subscription
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 from mqlite.objects.names import generic_match, wildcard_match
 
-if TYPE_CHECKING:
-    from mqlite.engine.qmgr import QueueManager
+
+class Host(Protocol):
+    """What the cluster state needs of its queue manager: its name and clock, its definitions,
+    and which cluster transmission queues hold messages for which channel. Nothing that creates
+    or changes an object: the decisions here only read."""
+    name: str
+    clock: Any
+    qmgr: MQObject
+    objects: dict[str, dict[str, MQObject]]
+    queues: dict[str, Any]
+
+    def queue(self, name: str) -> MQObject | None: ...
+
+    def correl_ids(self, queue: str) -> set[bytes]: ...
 
 SCTQ = "SYSTEM.CLUSTER.TRANSMIT.QUEUE"
 CMDQ = "SYSTEM.CLUSTER.COMMAND.QUEUE"
@@ -83,7 +95,7 @@ def specificity(pattern: str) -> tuple[Any, ...]:
 
 
 class ClusterState:
-    def __init__(self, qm: "QueueManager") -> None:
+    def __init__(self, qm: Host) -> None:
         self.qm = qm
         self.repo = Repository(qm.name, qm.clock.now)
         self.use = wlm.UseRecord()

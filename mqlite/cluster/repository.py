@@ -27,8 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mqlite.cluster.wlm import Destination
 from mqlite.cmq import CMQCFC as F
-from mqlite.engine.wlm import Destination
 
 DAY = 86_400.0
 RECORD_LIFE = 30 * DAY
