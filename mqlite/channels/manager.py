@@ -31,12 +31,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mqlite.channels.receiver import REMOTE_Q, REMOTE_QM, XQH_LEN, Receiver, dead_letter, original_md
+from mqlite.channels.receiver import Receiver
 from mqlite.cluster.state import correl_of
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import GMO, MD, OD
 from mqlite.cmq.structs import text as text_of
-from mqlite.engine.core import Conn
+from mqlite.engine.core import REMOTE_Q, REMOTE_QM, XQH_LEN, Conn, original_md
+from mqlite.engine.deadletter import dead_letter
 from mqlite.engine.errors import MQIError
 from mqlite.net import protocol as P
 from mqlite.net.client import TransportError, parse_conname
@@ -752,9 +753,10 @@ class SenderMCA(threading.Thread):
             if q not in handles or handles[q].hobj not in conn.handles:
                 handles[q] = self.qm.open(conn, OD(ObjectName=q), C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT)
             return handles[q]
-        why = dead_letter(self.srv, conn, handle, md, body[XQH_LEN:], text_of(body[REMOTE_Q]),
-                          text_of(body[REMOTE_QM]), C.MQRC_MSG_TOO_BIG_FOR_CHANNEL, in_batch,
-                          self.chl["USEDLQ"] == 2, self.name_)
+        with self.srv.lock:
+            why = dead_letter(self.qm, conn, handle, md, body[XQH_LEN:], text_of(body[REMOTE_Q]),
+                              text_of(body[REMOTE_QM]), C.MQRC_MSG_TOO_BIG_FOR_CHANNEL, in_batch,
+                              self.chl["USEDLQ"] == 2, f"channel '{self.name_}'")
         if why:
             raise ChannelError("AMQ9544E", f"Channel '{self.name_}': a message of {len(body) - XQH_LEN} bytes is "
                                f"longer than the channel's MAXMSGL {self.maxmsgl}. {why}", stop=True)

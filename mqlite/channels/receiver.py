@@ -15,8 +15,9 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from mqlite.cmq import CMQC as C
-from mqlite.cmq.structs import DLH, MD, OD, PMO, pad, text
+from mqlite.cmq.structs import MD, OD, text
 from mqlite.engine.core import REMOTE_Q, REMOTE_QM, XQH_LEN, Conn, Handle, original_md
+from mqlite.engine.deadletter import dead_letter
 from mqlite.engine.errors import MQIError
 from mqlite.net import protocol as P
 
@@ -192,39 +193,8 @@ class Receiver:
     def _dead_letter(self, md: MD, data: bytes, dest_q: str, dest_qm: str, reason: int, syncpoint: bool) -> None:
         """MQ's rule: USEDLQ(YES) and a DEADQ -> the dead-letter queue behind an MQDLH; else the batch fails."""
         use_dlq = self.chl is None or self.chl["USEDLQ"] == 2
-        why = dead_letter(self.srv, self.conn, self._handle, md, data, dest_q, dest_qm, reason, syncpoint,  # type: ignore[arg-type]
-                          use_dlq, self.name)
+        with self.srv.lock:
+            why = dead_letter(self.qm, self.conn, self._handle, md, data, dest_q, dest_qm, reason,  # type: ignore[arg-type]
+                              syncpoint, use_dlq, f"channel '{self.name}'")
         if why:
             raise BatchFailed(reason, why)
-
-
-def dead_letter(srv: Any, conn: Conn, handle: Any, md: MD, data: bytes, dest_q: str, dest_qm: str, reason: int,
-                syncpoint: bool, use_dlq: bool, channel: str) -> str:
-    """Put an undeliverable message to the dead-letter queue behind an MQDLH, as an MCA does.
-
-    Returns "" when it is there, else why it could not be (no DEADQ, USEDLQ(NO), the DLQ refused it).
-    """
-    qm = srv.qm
-    deadq = qm.qmgr["DEADQ"]
-    why = f"Reason {reason} for {dest_q} on {dest_qm}."
-    if not deadq or not use_dlq:
-        return why + (" USEDLQ(NO)." if deadq else " No dead-letter queue (DEADQ) is defined.")
-    now = qm.clock.now()
-    date, tm = time.strftime("%Y%m%d", time.gmtime(now)), time.strftime("%H%M%S", time.gmtime(now))
-    dlh = DLH(Reason=reason, DestQName=pad(dest_q, 48), DestQMgrName=pad(dest_qm, 48), Encoding=md.Encoding,
-              CodedCharSetId=md.CodedCharSetId, Format=md.Format, PutApplType=C.MQAT_QMGR,
-              PutApplName=pad(qm.name, 28), PutDate=date.encode(),
-              PutTime=(tm + f"{int((now % 1) * 100):02d}").encode())
-    dmd = md.copy()
-    dmd.Format = C.MQFMT_DEAD_LETTER_HEADER
-    dmd.Encoding = C.MQENC_NATIVE
-    dmd.CodedCharSetId = qm.qmgr["CCSID"]
-    opts = (C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT) | C.MQPMO_SET_ALL_CONTEXT
-    with srv.lock:
-        try:
-            h = handle(deadq.encode(), b"")
-            qm.put(conn, h.hobj, dmd, PMO(Options=opts), dlh.pack() + data)
-        except MQIError as e:
-            return why + f" The dead-letter queue {deadq} refused it with reason {e.reason}."
-    srv.log.write("AMQ9544W", f"Message put to the dead-letter queue {deadq} by channel '{channel}'.", why)
-    return ""

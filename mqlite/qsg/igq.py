@@ -25,10 +25,10 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
-from mqlite.channels.receiver import REMOTE_Q, REMOTE_QM, XQH_LEN, dead_letter, original_md
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import MD, OD, text
-from mqlite.engine.core import Conn, Handle
+from mqlite.engine.core import REMOTE_Q, REMOTE_QM, XQH_LEN, Conn, Handle, original_md
+from mqlite.engine.deadletter import dead_letter
 from mqlite.engine.errors import MQIError
 from mqlite.engine.shared import QSG_XMITQ
 from mqlite.store.shared import Row, SharedStore, open_shared
@@ -191,8 +191,9 @@ class IGQAgent:
                 finished.append(row.id)
                 self.delivered += 1
                 continue
-            why = dead_letter(srv, conn, self._handle, MD.from_bytes(md_bytes), data, text(raw_q), text(raw_qm),
-                              reason, row.persistent, True, "IGQ agent")
+            with srv.lock:
+                why = dead_letter(srv.qm, conn, self._handle, MD.from_bytes(md_bytes), data, text(raw_q),
+                                  text(raw_qm), reason, row.persistent, True, "the IGQ agent")
             if not why:
                 finished.append(row.id)
                 self.dead_lettered += 1
