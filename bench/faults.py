@@ -13,7 +13,7 @@ within 5 s (else: a hang). Crashes are MQL9999E entries in the error log (a trac
 protocol error was due) and a server process that is gone.
 Hostile headers: K connections each claim a frame of the channel's MAXMSGL and send 215 bytes;
 the server's RSS growth per connection is reported.
-Disk full: the tmpfs test of tests/test_durability.py, run N times (root needed), each printing
+Disk full: the tmpfs test of tests/server/test_durability.py, run N times (root needed), each printing
 acknowledged / got / present-after-kill -9 counts.
 """
 from __future__ import annotations
@@ -217,7 +217,7 @@ def main() -> int:
         failed |= grown / max(1, args.hostile) > 1024
     for n in range(args.disk_runs):
         r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider",
-                            "tests/test_durability.py::test_a_full_disk_loses_no_acknowledged_message"],
+                            "tests/server/test_durability.py::test_a_full_disk_loses_no_acknowledged_message"],
                            cwd=ROOT, capture_output=True, text=True, timeout=600)
         m = re.search(r"acknowledged (\d+), got (\d+), present after kill -9 (\d+), refused (\d+)", r.stdout)
         if m is None:

@@ -11,8 +11,16 @@ RabbitMQ on 127.0.0.1:5672 gets the same workload when it is reachable: (a) tran
 and an auto-ack consumer, (b) persistent publishes each confirmed (publisher confirms) and a
 consumer acking each message, (c) publishes in AMQP transactions of 50.
 
+Concurrency (d): 1, 8 and 32 producer processes (--producers), each putting --per persistent
+messages outside syncpoint on BENCH.SYNC, every put acknowledged after its fsync, all started
+together; then 8 consumer processes get them all (persistent gets outside syncpoint, each also
+acknowledged after its fsync). The rate is all messages over the wall time from the common start
+to the last finish. RabbitMQ gets the same: publisher processes each waiting for every confirm,
+then 8 consumers acking each message.
+
 Prints medians of --runs runs per figure, in msgs/s.  Usage:
-    python bench/putget.py [--n 20000] [--np 5000] [--runs 3] [--json out.json]
+    python bench/putget.py [--n 20000] [--np 5000] [--runs 3] [--producers 1,8,32] [--per 400]
+                           [--json out.json]
 """
 from __future__ import annotations
 
@@ -139,11 +147,81 @@ def rabbit_run(n: int, mode: str) -> tuple[float, float]:
     return rate(n, put_s), rate(n, get_s)
 
 
+# --- (d) concurrency: processes started together -------------------------------------------------
+def _mq_worker(role: str, port: int, count: int, start: float, out: object) -> None:
+    from mqlite import pymqi
+    from mqlite.pymqi import CMQC as C
+    qmgr = pymqi.connect(QM, "BENCH.SVRCONN", f"127.0.0.1({port})")
+    q = pymqi.Queue(qmgr, "BENCH.SYNC", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    time.sleep(max(0.0, start - time.time()))
+    if role == "put":
+        md = pymqi.MD(Persistence=C.MQPER_PERSISTENT)
+        for _ in range(count):
+            md.MsgId = C.MQMI_NONE
+            q.put(BODY, md)
+    else:
+        gmo = pymqi.GMO(Options=C.MQGMO_NO_SYNCPOINT | C.MQGMO_WAIT, WaitInterval=5000)
+        for _ in range(count):
+            q.get(2048, pymqi.MD(), gmo)
+    out.put(time.time())   # type: ignore[attr-defined]
+    q.close()
+    qmgr.disconnect()
+
+
+def _rabbit_worker(role: str, port: int, count: int, start: float, out: object) -> None:
+    import pika
+    conn = pika.BlockingConnection(pika.ConnectionParameters("127.0.0.1", 5672))
+    ch = conn.channel()
+    time.sleep(max(0.0, start - time.time()))
+    if role == "put":
+        ch.confirm_delivery()
+        props = pika.BasicProperties(delivery_mode=2)
+        for _ in range(count):
+            ch.basic_publish("", "mqlite.bench.conc", BODY, props)
+    else:
+        ch.basic_qos(prefetch_count=50)
+        got = 0
+        for m, _p, _b in ch.consume("mqlite.bench.conc", auto_ack=False):
+            ch.basic_ack(m.delivery_tag)
+            got += 1
+            if got == count:
+                break
+        ch.cancel()
+    out.put(time.time())   # type: ignore[attr-defined]
+    conn.close()
+
+
+def concurrent(worker: object, port: int, producers: int, per: int, consumers: int = 8) -> tuple[float, float]:
+    """(put rate, get rate) for ``producers`` processes putting ``per`` each, then ``consumers``
+    processes getting them all."""
+    import multiprocessing as mp
+    ctx = mp.get_context("spawn")
+    rates = []
+    total = producers * per
+    shares = [total // consumers + (1 if i < total % consumers else 0) for i in range(consumers)]
+    for role, counts in (("put", [per] * producers), ("get", shares)):
+        out = ctx.Queue()
+        start = time.time() + 1.5 + 0.05 * len(counts)      # all connected before the common start
+        procs = [ctx.Process(target=worker, args=(role, port, c, start, out)) for c in counts]
+        for p in procs:
+            p.start()
+        ends = [out.get(timeout=600) for _ in procs]
+        for p in procs:
+            p.join(60)
+            if p.exitcode != 0:
+                raise RuntimeError(f"a {role} process failed (exit {p.exitcode})")
+        rates.append(rate(total, max(ends) - start))
+    return rates[0], rates[1]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=20000, help="messages for the nonpersistent run")
     ap.add_argument("--np", type=int, default=5000, help="messages for the persistent runs")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--parts", default="abcd", help="which cases to run")
+    ap.add_argument("--producers", default="1,8,32", help="(d): producer process counts ('' to skip)")
+    ap.add_argument("--per", type=int, default=400, help="(d): persistent messages per producer")
     ap.add_argument("--json", help="write the medians here")
     args = ap.parse_args()
     os.environ["MQLITE_DATA"] = tempfile.mkdtemp(prefix="mqlite-bench-")
@@ -164,6 +242,8 @@ def main() -> int:
                  ("c_persistent_uow50", "BENCH.TUNED", args.np, True, 50),
                  ("c_persistent_uow50_sync", "BENCH.SYNC", args.np, True, 50)]
         for name, queue, n, pers, uow in cases:
+            if name[0] not in args.parts:
+                continue
             puts, gets = [], []
             for _ in range(args.runs):
                 p, g = mq_run(qmgr, pymqi, C, queue, n, pers, uow)
@@ -171,24 +251,48 @@ def main() -> int:
                 gets.append(g)
             results[f"mqlite_{name}"] = {"put": statistics.median(puts), "get": statistics.median(gets)}
         qmgr.disconnect()
+        for k in [int(x) for x in args.producers.split(",") if x.strip() and "d" in args.parts]:
+            puts, gets = [], []
+            for _ in range(args.runs):
+                p, g = concurrent(_mq_worker, port, k, args.per)
+                puts.append(p)
+                gets.append(g)
+            results[f"mqlite_d_persistent_{k}_producers"] = {"put": statistics.median(puts),
+                                                             "get": statistics.median(gets)}
     finally:
         mqlite_cmd("endmqm", "-i", QM)
         mqlite_cmd("dltmqm", QM)
     if rabbit_available():
         for name, n, mode in (("a_nonpersistent", args.n, "np"), ("b_persistent", args.np, "confirm"),
                               ("c_persistent_uow50", args.np, "tx")):
+            if name[0] not in args.parts:
+                continue
             puts, gets = [], []
             for _ in range(args.runs):
                 p, g = rabbit_run(n, mode)
                 puts.append(p)
                 gets.append(g)
             results[f"rabbitmq_{name}"] = {"put": statistics.median(puts), "get": statistics.median(gets)}
+        import pika
+        for k in [int(x) for x in args.producers.split(",") if x.strip() and "d" in args.parts]:
+            puts, gets = [], []
+            for _ in range(args.runs):
+                conn = pika.BlockingConnection(pika.ConnectionParameters("127.0.0.1", 5672))
+                conn.channel().queue_declare("mqlite.bench.conc", durable=True)
+                p, g = concurrent(_rabbit_worker, 5672, k, args.per)
+                conn.channel().queue_delete("mqlite.bench.conc")
+                conn.close()
+                puts.append(p)
+                gets.append(g)
+            results[f"rabbitmq_d_persistent_{k}_producers"] = {"put": statistics.median(puts),
+                                                               "get": statistics.median(gets)}
     else:
         print("RabbitMQ not reachable on 127.0.0.1:5672 (or pika missing): peer figures skipped")
     print(f"{'case':36} {'put msgs/s':>12} {'get msgs/s':>12}")
     for k, v in results.items():
         print(f"{k:36} {v['put']:12.0f} {v['get']:12.0f}")
-    for case in ("a_nonpersistent", "b_persistent"):
+    for case in ["a_nonpersistent", "b_persistent"] + [f"d_persistent_{k}_producers" for k in
+                                                        [int(x) for x in args.producers.split(",") if x.strip()]]:
         m, r = results.get(f"mqlite_{case}"), results.get(f"rabbitmq_{case}")
         if m and r:
             print(f"ratio {case}: put {m['put'] / r['put']:.2f}x  get {m['get'] / r['get']:.2f}x")

@@ -12,17 +12,17 @@ from __future__ import annotations
 import json
 import socket
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from mqlite.channels.status import ChannelStatus
 from mqlite.cmq import CMQC as C
+from mqlite.cmq.headers import XQH_LEN, XQH_REMOTE_Q, XQH_REMOTE_QM, original_md
 from mqlite.cmq.structs import MD, OD, text
-from mqlite.engine.core import REMOTE_Q, REMOTE_QM, XQH_LEN, Conn, Handle, original_md
+from mqlite.engine.core import Conn, Handle
 from mqlite.engine.deadletter import dead_letter
 from mqlite.engine.errors import MQIError
+from mqlite.engine.host import Host
 from mqlite.net import protocol as P
-
-if TYPE_CHECKING:
-    from mqlite.channels.manager import ChannelManager, ChannelStatus
 
 TRANSIENT = (C.MQRC_Q_FULL, C.MQRC_PUT_INHIBITED)
 
@@ -34,11 +34,10 @@ class BatchFailed(Exception):
 
 
 class Receiver:
-    def __init__(self, mgr: "ChannelManager", sock: socket.socket, reader: P.FrameReader, name: str,
-                 partner: str, status: "ChannelStatus", key: str = "") -> None:
-        self.mgr = mgr
-        self.srv = mgr.srv
-        self.qm = mgr.srv.qm
+    def __init__(self, host: Host, sock: socket.socket, reader: P.FrameReader, name: str,
+                 partner: str, status: ChannelStatus, key: str = "") -> None:
+        self.srv = host
+        self.qm = host.qm
         self.sock = sock
         self.reader = reader
         self.name = name
@@ -157,7 +156,7 @@ class Receiver:
 
         The descriptor stays packed (the original's, with its own Format from the MQXQH back)."""
         data = body[XQH_LEN:]
-        raw_q, raw_qm = body[REMOTE_Q], body[REMOTE_QM]
+        raw_q, raw_qm = body[XQH_REMOTE_Q], body[XQH_REMOTE_QM]
         md_bytes = original_md(md_bytes, body)
         chl = self.chl
         retries = chl["MRRTY"] if chl is not None else 10
@@ -172,11 +171,9 @@ class Receiver:
                     reason = e.reason
             if reason in TRANSIENT and retries > 0:
                 retries -= 1
-                self.status.substate = "MSGRETRY"
-                self.status.state = "PAUSED"
+                self.status.set("PAUSED", "MSGRETRY")
                 time.sleep(interval)
-                self.status.state = "RUNNING"
-                self.status.substate = "RECEIVE"
+                self.status.set("RUNNING", "RECEIVE")
                 continue
             self._dead_letter(MD.from_bytes(md_bytes), data, text(raw_q), text(raw_qm), reason, syncpoint)
             return

@@ -25,7 +25,6 @@ for it on its previous queue move to the new one in the same step.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Protocol
 
 from mqlite.cluster import wlm
@@ -33,6 +32,7 @@ from mqlite.cluster.repository import QMGR, QUEUE, Record, Repository, Subscript
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.engine.errors import MQIError
+from mqlite.engine.hooks import Hooks
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 from mqlite.objects.names import generic_match, wildcard_match
@@ -47,6 +47,7 @@ class Host(Protocol):
     qmgr: MQObject
     objects: dict[str, dict[str, MQObject]]
     queues: dict[str, Any]
+    hooks: Hooks                 # channel states and this queue manager's CONNAME (engine/hooks.py)
 
     def queue(self, name: str) -> MQObject | None: ...
 
@@ -99,12 +100,6 @@ class ClusterState:
         self.qm = qm
         self.repo = Repository(qm.name, qm.clock.now)
         self.use = wlm.UseRecord()
-        # Set by the server: channel states for the workload algorithm, and a callback that a
-        # message now waits on a cluster transmission queue for a channel.
-        self.channel_state: Callable[[str], str] = lambda _ch: "INACTIVE"
-        self.channel_generation: Callable[[], int] = lambda: 0
-        self.wake_channel: Callable[[str], None] = lambda _ch: None
-        self.default_conname: Callable[[], str] = lambda: ""
         self.suspended: set[str] = set()             # SUSPEND QMGR: the clusters this one is suspended in
         self.removed: dict[str, float] = {}          # RESET CLUSTER: queue manager -> when (rejoin guard)
         self.assoc: dict[str, str] = {}              # channel -> transmission queue it is associated with
@@ -171,7 +166,7 @@ class ClusterState:
         for ch in self.receivers():
             for c in self.clusters_of(ch):
                 a = {k: ch[k] for k in CHANNEL_ATTRS}
-                a["CONNAME"] = a["CONNAME"] or self.default_conname()
+                a["CONNAME"] = a["CONNAME"] or self.qm.hooks.default_conname()
                 level = qm.qmgr["CMDLEVEL"]            # 940 -> VERSION 09040000, as MQ shows it
                 a.update(CHANNEL=ch.name, QMTYPE="REPOS" if c in full else "NORMAL", QMID=qm.qmgr["QMID"],
                          SUSPEND="YES" if c in self.suspended else "NO",
@@ -408,7 +403,7 @@ class ClusterState:
     def destinations(self, name: str) -> tuple[wlm.Destination, ...]:
         local = self.local_destination(name)
         member = self.member_of()
-        dests = self.repo.destinations(name, local, self._state_code, self.channel_generation())
+        dests = self.repo.destinations(name, local, self._state_code, self.qm.hooks.channel_generation())
         if self._filtered[0] is dests:
             return self._filtered[1]
         # Instances in clusters this queue manager is not in do not count (rule 1); the result is
@@ -419,7 +414,7 @@ class ClusterState:
         return kept
 
     def _state_code(self, channel: str) -> int:
-        return STATE_CODE.get(self.channel_state(channel), F.MQCHS_INACTIVE)
+        return STATE_CODE.get(self.qm.hooks.channel_state(channel), F.MQCHS_INACTIVE)
 
     def request(self, from_cluster_channel: bool = False) -> wlm.Request:
         q = self.qm.qmgr

@@ -58,6 +58,17 @@ class MQStruct:
         cls._defaults = {n: d for n, d, _c in cls._fields}
 
     @classmethod
+    def field_slice(cls, name: str) -> slice:
+        """Where a field lies in the packed layout (native alignment, as ``pack`` lays it out)."""
+        prefix = "@"
+        for n, _d, code in cls._fields:
+            if n == name:
+                end = struct.calcsize(prefix + code)
+                return slice(end - struct.calcsize("@" + code), end)
+            prefix += code
+        raise KeyError(name)
+
+    @classmethod
     def _tail_pad(cls) -> str:
         # C structures are padded to their widest member; struct adds no trailing padding itself.
         size = struct.calcsize("@" + "".join(c for _, _, c in cls._fields))
@@ -489,61 +500,6 @@ class CSP(MQStruct):
         self.__dict__["CSPUserId"] = None
         self.__dict__["CSPPassword"] = None
         super().__init__(**kw)
-
-
-class XQH(MQStruct):
-    """MQXQH: the header in front of every message on a transmission queue (428 bytes).
-
-    ``MsgDesc`` is the original message descriptor, an ``MD1`` packed after the four fixed fields.
-    """
-
-    _fields = [
-        ("StrucId", CMQC.MQXQH_STRUC_ID, "4s"),
-        ("Version", CMQC.MQXQH_VERSION_1, "i"),
-        ("RemoteQName", b"", "48s"),
-        ("RemoteQMgrName", b"", "48s"),
-    ]
-
-    def __init__(self, **kw: Any) -> None:
-        self.__dict__["MsgDesc"] = MD1()
-        super().__init__(**kw)
-
-    def get_length(self) -> int:
-        return CMQC.MQXQH_CURRENT_LENGTH
-
-    def pack(self) -> bytes:
-        return super().pack() + self.MsgDesc.pack()
-
-    def unpack(self, buf: bytes) -> "XQH":
-        if len(buf) < CMQC.MQXQH_CURRENT_LENGTH:
-            raise ValueError(f"XQH: buffer of {len(buf)} bytes, need {CMQC.MQXQH_CURRENT_LENGTH}")
-        super().unpack(buf[:104])
-        self.__dict__["MsgDesc"] = MD1.from_bytes(buf[104:CMQC.MQXQH_CURRENT_LENGTH])
-        return self
-
-    @classmethod
-    def from_bytes(cls, buf: bytes) -> "XQH":
-        obj = cls()
-        return obj.unpack(buf)
-
-
-class DLH(MQStruct):
-    """MQDLH: the header in front of a message on the dead-letter queue (172 bytes)."""
-
-    _fields = [
-        ("StrucId", CMQC.MQDLH_STRUC_ID, "4s"),
-        ("Version", CMQC.MQDLH_VERSION_1, "i"),
-        ("Reason", CMQC.MQRC_NONE, "i"),
-        ("DestQName", b"", "48s"),
-        ("DestQMgrName", b"", "48s"),
-        ("Encoding", CMQC.MQENC_NATIVE, "i"),
-        ("CodedCharSetId", CMQC.MQCCSI_UNDEFINED, "i"),
-        ("Format", CMQC.MQFMT_NONE, "8s"),
-        ("PutApplType", CMQC.MQAT_NO_CONTEXT, "i"),
-        ("PutApplName", b"", "28s"),
-        ("PutDate", b"", "8s"),
-        ("PutTime", b"", "8s"),
-    ]
 
 
 class STS(MQStruct):

@@ -63,7 +63,7 @@ class BatchMixin:
                     if conn.first_error is None:
                         conn.first_error = (e.comp, e.reason, m.queue)
         for q in {m.queue for m in msgs}:
-            self.on_available(q)
+            self.hooks.available(q)
 
     def stat(self, conn: Conn) -> dict[str, Any]:
         """MQSTAT(MQSTAT_TYPE_ASYNC_ERROR): the asynchronous put outcomes since the last call."""
@@ -251,4 +251,4 @@ class BatchMixin:
                     qs.uncommitted -= 1
                 qs.insert(m)
                 qs.deq -= 1
-            self.on_available(qs.name)
+            self.hooks.available(qs.name)

@@ -1,5 +1,5 @@
-"""What the engine's modules share: the handle, connection and unit-of-work records, the MQXQH
-offsets an MCA needs, option masks and small helpers."""
+"""What the engine's modules share: the handle, connection and unit-of-work records, option masks
+and small helpers (the MQXQH layout is ``cmq.structs``'s)."""
 from __future__ import annotations
 
 import struct
@@ -10,10 +10,10 @@ from typing import Any
 
 from mqlite.cmq import CMQC
 from mqlite.cmq.structs import GMO, MD
+from mqlite.engine.ports import NewMessage
 from mqlite.engine.queue import Message, QueueState
 from mqlite.engine.resolve import Resolved
 from mqlite.objects.model import MQObject
-from mqlite.store.shared import NewMessage
 
 C = CMQC
 INPUT_OPTS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
@@ -27,23 +27,10 @@ CONTEXT_PMO = (C.MQPMO_DEFAULT_CONTEXT | C.MQPMO_NO_CONTEXT | C.MQPMO_PASS_ALL_C
                | C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT | C.MQPMO_SET_IDENTITY_CONTEXT)
 BROWSE_GMO = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
 BLANK48 = b" " * 48
-XQH_FIXED = struct.Struct("@4si48s48s")   # the MQXQH fields before its embedded MQMD
 MD_HOT = struct.Struct("@16xi20xii")      # MQMD Expiry, Priority, Persistence (offsets 16, 40, 44)
 BLANK32 = b" " * 32
-XQH_LEN = C.MQXQH_CURRENT_LENGTH
 STORED_OVERHEAD = 400               # a stored message's bytes beyond its body (descriptor, row, index)
 XA_END, XA_END_DAYS = "XAEND:", 7   # channel-record keys of closed XID prefixes, kept a week
-# Where the MQXQH keeps what an MCA needs: the destination names and the original Format and
-# CorrelId (on a cluster transmission queue the message's own CorrelId names the channel).
-REMOTE_Q, REMOTE_QM, ORIG_FORMAT = slice(8, 56), slice(56, 104), slice(104 + 32, 104 + 40)
-ORIG_CORREL = slice(104 + 72, 104 + 96)
-
-
-def original_md(md_bytes: bytes, body: bytes) -> bytes:
-    """The packed descriptor a message had before it went on a transmission queue."""
-    return md_bytes[:32] + body[ORIG_FORMAT] + md_bytes[40:72] + body[ORIG_CORREL] + md_bytes[96:]
-
-
 def bits(x: int) -> int:
     return bin(x).count("1")
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from mqlite.cmq import CMQC as C
-from mqlite.cmq.structs import DLH, MD, PMO, pad
+from mqlite.cmq.headers import DLH
+from mqlite.cmq.structs import MD, PMO, pad
 from mqlite.engine.core import Conn, Handle, put_date_time
 from mqlite.engine.errors import MQIError
 

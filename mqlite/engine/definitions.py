@@ -15,11 +15,11 @@ from mqlite.engine.core import (
     Prepared,
 )
 from mqlite.engine.errors import MQIError
+from mqlite.engine.ports import QueueFull, SharedStoreError
 from mqlite.engine.queue import Message, QueueState
 from mqlite.engine.shared import SHARED, SharedQueueState
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import QMGR, QUEUE, MQObject, system_default_objects
-from mqlite.store.shared import QueueFull, SharedStoreError
 
 
 class DefinitionsMixin:
@@ -153,7 +153,7 @@ class DefinitionsMixin:
         self._register(obj)
         self.save(obj)
         self.cluster.changed()
-        self.on_object_changed(obj, obj.objtype, obj.name)
+        self.hooks.object_changed(obj, obj.objtype, obj.name)
 
     def replace_object(self, obj: MQObject) -> None:
         """An ALTER or DEFINE REPLACE: same name, new attribute values."""
@@ -170,7 +170,7 @@ class DefinitionsMixin:
                 qs.reorder(obj["MSGDLVSQ"] == C.MQMDS_FIFO)
         self.save(obj)
         self.cluster.changed()
-        self.on_object_changed(obj, obj.objtype, obj.name)
+        self.hooks.object_changed(obj, obj.objtype, obj.name)
 
     def remove_object(self, obj: MQObject, purge: bool = True) -> None:
         ns = obj.objtype
@@ -184,7 +184,7 @@ class DefinitionsMixin:
         if not shared and not (obj.kind == "QLOCAL" and obj["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC):
             self.store.append(("objdel", ns, obj.name))
         self.cluster.changed()
-        self.on_object_changed(None, ns, obj.name)
+        self.hooks.object_changed(None, ns, obj.name)
 
     def forget_object(self, ns: str, name: str) -> None:
         """A shared definition another member deleted (or replaced by a private one): drop it here,
@@ -193,7 +193,7 @@ class DefinitionsMixin:
         if obj is not None and obj.kind == "QLOCAL":
             self.queues.pop(name, None)
         self.cluster.changed()
-        self.on_object_changed(None, ns, name)
+        self.hooks.object_changed(None, ns, name)
 
     def install_object(self, obj: MQObject) -> None:
         """A shared definition (or a group object's copy) that another member made or changed."""
@@ -205,7 +205,7 @@ class DefinitionsMixin:
         if qs is not None and qs.fifo != (obj["MSGDLVSQ"] == C.MQMDS_FIFO):
             qs.fifo = obj["MSGDLVSQ"] == C.MQMDS_FIFO
         self.cluster.changed()
-        self.on_object_changed(obj, obj.objtype, obj.name)
+        self.hooks.object_changed(obj, obj.objtype, obj.name)
 
     def _shared_call(self, fn: Callable[..., Any], *args: Any) -> Any:
         """A call to the shared store; its failure is MQ's answer for an unavailable structure."""

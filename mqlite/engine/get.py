@@ -17,10 +17,10 @@ from mqlite.engine.core import (
     bits,
 )
 from mqlite.engine.errors import MQIError
+from mqlite.engine.ports import Select
 from mqlite.engine.queue import Message, QueueState, matcher, wanted_ids
 from mqlite.engine.resolve import Resolved
 from mqlite.engine.shared import SharedGot
-from mqlite.store.shared import Select
 
 
 class GetMixin:

@@ -6,27 +6,15 @@ from __future__ import annotations
 from typing import Any
 
 from mqlite.cluster.state import correl_of
+from mqlite.cmq.headers import XQH_FIXED, XQH_LEN, XQH_REMOTE_QM
 from mqlite.cmq.structs import MD, OD, PMO, PackedMD, pad, text
-from mqlite.engine.core import (
-    BLANK32,
-    CONTEXT_PMO,
-    MD_HOT,
-    REMOTE_QM,
-    STORED_OVERHEAD,
-    XQH_FIXED,
-    XQH_LEN,
-    C,
-    Conn,
-    Handle,
-    bits,
-    put_date_time,
-)
+from mqlite.engine.core import BLANK32, CONTEXT_PMO, MD_HOT, STORED_OVERHEAD, C, Conn, Handle, bits, put_date_time
 from mqlite.engine.errors import MQIError
+from mqlite.engine.ports import NewMessage
 from mqlite.engine.queue import Message, QueueState
 from mqlite.engine.resolve import CLUSTER, LOCAL, REMOTE, Resolved
 from mqlite.engine.shared import QSG_XMITQ, SharedPut
 from mqlite.objects.model import MQObject
-from mqlite.store.shared import NewMessage
 
 
 class PutMixin:
@@ -226,19 +214,19 @@ class PutMixin:
                 target = self.queue(qs.name)
                 self._shared_call(qs.port.put, [new], {qs.name: target["MAXDEPTH"] if target else 0})  # type: ignore[attr-defined]
                 qs.enq += 1
-                self.on_available(qs.name)
+                self.hooks.available(qs.name)
             return
         if syncpoint:
             conn.uow.append(("put", qs, msg))
             qs.uncommitted += 1
         else:
             self._commit_put(conn, qs, msg)
-            self.on_available(qs.name)
+            self.hooks.available(qs.name)
 
     def _shared_message(self, qs: QueueState, msg: Message) -> NewMessage:
         md = msg.md
         flags = md.MsgFlags
-        target = text(msg.body[REMOTE_QM]) if qs.name == QSG_XMITQ and len(msg.body) >= XQH_LEN else ""
+        target = text(msg.body[XQH_REMOTE_QM]) if qs.name == QSG_XMITQ and len(msg.body) >= XQH_LEN else ""
         return NewMessage(qs.name, md.Priority, msg.packed_md(), msg.body, msg.expiry_at, msg.persistent,
                           md.MsgId, md.CorrelId, md.GroupId, md.MsgSeqNumber,
                           not flags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP) or md.MsgSeqNumber == 1,
@@ -313,5 +301,5 @@ class PutMixin:
         outer.__dict__["Format"] = C.MQFMT_XMIT_Q_HEADER
         if res.channel:
             outer.__dict__["CorrelId"] = correl_of(res.channel)
-            self.cluster.wake_channel(res.channel)
+            self.hooks.channel_wanted(res.channel)
         return outer, header + packed[:C.MQMD_LENGTH_1] + body

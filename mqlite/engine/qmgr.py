@@ -11,7 +11,7 @@ business too: the engine answers 2033 at once and reports which queue to wait on
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from mqlite.cluster.state import ClusterState
 from mqlite.cmq.structs import pad
@@ -23,8 +23,10 @@ from mqlite.engine.core import (
 )
 from mqlite.engine.definitions import DefinitionsMixin
 from mqlite.engine.get import GetMixin
+from mqlite.engine.hooks import Hooks
 from mqlite.engine.inquire import InquireMixin
 from mqlite.engine.open import OpenMixin
+from mqlite.engine.ports import Journal
 from mqlite.engine.put import PutMixin
 from mqlite.engine.queue import QueueState
 from mqlite.engine.resolve import Resolved
@@ -34,7 +36,6 @@ from mqlite.engine.stream import StreamMixin
 from mqlite.engine.uow import UnitOfWorkMixin
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import QMGR, QUEUE, MQObject
-from mqlite.store.sqlite import Store
 
 __all__ = ["QueueManager"]
 
@@ -43,7 +44,7 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, Get
                    BatchMixin, UnitOfWorkMixin, StreamMixin, InquireMixin):
     """One queue manager's state and MQI behaviour."""
 
-    def __init__(self, name: str, store: Store, clock: Clock | None = None) -> None:
+    def __init__(self, name: str, store: Journal, clock: Clock | None = None) -> None:
         self.name = name
         self.qmgr_name = name
         self.store = store
@@ -58,12 +59,13 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, Get
         self._seq = 0
         self.quiescing = False
         self.name48 = pad(name, 48)
-        self.on_available: Callable[[str], None] = lambda q: None
-        self.on_object_changed: Callable[[MQObject | None, str, str], None] = lambda o, ns, n: None
-        self.log: Callable[[str], None] = lambda s: None
+        self.hooks = Hooks()                           # what the engine reports (engine/hooks.py)
         self.cluster = ClusterState(self)
         self.shared: SharedPort | None = None          # the group's shared store, for a QSG member
         self.qsg_members: frozenset[str] = frozenset()   # the other members (kept up to date by the server)
         self.group_objects: dict[tuple[str, str], MQObject] = {}   # QSGDISP(GROUP) definitions, by (ns, name)
         self._cl_targets: dict[tuple[Any, ...], tuple[Resolved, QueueState, Resolved]] = {}
         self.prepared: dict[str, Prepared] = {}        # two-phase units of work past phase one, by XID
+
+    def log(self, text: str) -> None:
+        self.hooks.log(text)

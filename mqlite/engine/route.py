@@ -6,16 +6,9 @@ from __future__ import annotations
 
 from mqlite.cluster import wlm
 from mqlite.cluster.state import correl_of
+from mqlite.cmq.headers import XQH_LEN, XQH_REMOTE_Q, XQH_REMOTE_QM, original_md
 from mqlite.cmq.structs import MD, PMO, pad, text
-from mqlite.engine.core import (
-    REMOTE_Q,
-    REMOTE_QM,
-    XQH_LEN,
-    C,
-    Conn,
-    Handle,
-    original_md,
-)
+from mqlite.engine.core import C, Conn, Handle
 from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import Message, QueueState
 from mqlite.engine.resolve import REMOTE, Resolved
@@ -69,7 +62,7 @@ class ClusterRouteMixin:
             if m.seq in self.cluster.not_fixed:
                 self.cluster.not_fixed.add(new.seq)
         if moving:
-            self.on_available(dest)
+            self.hooks.available(dest)
         return len(moving)
 
     def reroute(self, conn: Conn, channel: str) -> int:
@@ -84,7 +77,7 @@ class ClusterRouteMixin:
         correl = correl_of(channel)
         moved = 0
         for m in [m for m in qs if m.md.CorrelId == correl and m.seq in cl.not_fixed]:
-            name = text(m.body[REMOTE_Q])
+            name = text(m.body[XQH_REMOTE_Q])
             try:
                 d = cl.choose(name)
             except MQIError:
@@ -98,15 +91,15 @@ class ClusterRouteMixin:
                 dest = self.queues.get(cl.xmitq_now(d.channel))
                 md = m.md.copy()
                 md.CorrelId = correl_of(d.channel)
-                data = m.body[:REMOTE_QM.start] + pad(d.qmgr, 48) + m.body[REMOTE_QM.stop:]
+                data = m.body[:XQH_REMOTE_QM.start] + pad(d.qmgr, 48) + m.body[XQH_REMOTE_QM.stop:]
             if dest is None:
                 continue
             cl.not_fixed.discard(m.seq)
             new = self._relocate(conn, qs, m, dest, md, data)
-            self.on_available(dest.name)
+            self.hooks.available(dest.name)
             if not d.local:
                 cl.not_fixed.add(new.seq)
-                cl.wake_channel(d.channel)
+                self.hooks.channel_wanted(d.channel)
             moved += 1
         return moved
 

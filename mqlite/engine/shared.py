@@ -3,39 +3,17 @@
 The engine holds no messages for a shared queue; it keeps the open counts (IPPROCS/OPPROCS of this
 member) and the puts of units of work not yet committed, and asks the shared store (a port given to
 the queue manager, as its own store is) for everything else.  What the store must offer is the
-``SharedPort`` protocol; ``mqlite.store.shared`` implements it on SQLite and PostgreSQL.
+``SharedPort`` protocol (``engine.ports``); ``mqlite.store.shared`` implements it on SQLite and
+PostgreSQL.
 """
 from __future__ import annotations
 
-from typing import Any, Protocol
-
+from mqlite.engine.ports import NewMessage, Row, SharedPort
 from mqlite.engine.queue import QueueState
 from mqlite.engine.resolve import QSG_XMITQ
-from mqlite.store.shared import NewMessage, Row, Select
 
 __all__ = ["QSG_XMITQ", "SharedPort", "SharedQueueState", "SharedPut", "SharedGot"]
 SHARED, GROUP, COPY = "SHARED", "GROUP", "COPY"
-
-
-class SharedPort(Protocol):
-    qsg: str
-
-    def depth(self, queue: str) -> int: ...
-
-    def put(self, msgs: list[NewMessage], maxdepth: dict[str, int]) -> None: ...
-
-    def take(self, queue: str, fifo: bool, sel: Select, now: float, mode: str, owner: str = "",
-             max_len: int | None = None) -> tuple[Row | None, bool]: ...
-
-    def finish(self, delete: list[tuple[int, str]], release: list[int], durable: bool = True) -> None: ...
-
-    def commit(self, msgs: list[NewMessage], delete: list[tuple[int, str]], durable: bool = True) -> None: ...
-
-    def clear(self, queue: str) -> int: ...
-
-    def put_object(self, ns: str, name: str, disp: str, rec: dict[str, Any], create: bool) -> bool: ...
-
-    def delete_object(self, ns: str, name: str, disp: str, purge_queue: bool) -> None: ...
 
 
 class SharedQueueState(QueueState):

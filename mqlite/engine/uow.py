@@ -60,7 +60,7 @@ class UnitOfWorkMixin:
         if ops:
             conn.ticket = self.store.extend(ops)
         for q in touched:
-            self.on_available(q)
+            self.hooks.available(q)
 
     def _commit_entries(self, entries: list[tuple[str, QueueState, Message]], ops: list[tuple[Any, ...]],
                         touched: set[str]) -> None:
@@ -106,7 +106,7 @@ class UnitOfWorkMixin:
             qs.uncommitted -= 1
             qs.enq += 1
         for name in {e[1].name for e in puts}:
-            self.on_available(name)
+            self.hooks.available(name)
 
     def backout(self, conn: Conn) -> None:
         conn.uow_failed = False

@@ -88,7 +88,7 @@ class ClusterCommands:
 
     def _display_clusqmgr(self, cmd: "Command") -> Any:
         lines = self._display_rows(cmd, CLUSQMGR_HEADER, ("CLUSQMGR", "CHANNEL", "CLUSTER"), CLUSQMGR_ATTRS,
-                                   ("CLUSTER", "CHANNEL"), self._clusqmgr_rows())
+                                   ("CLUSTER", "CHANNEL"), self.clusqmgr_rows())
         if not lines:
             return Result([f"AMQ8147E: IBM MQ object {cmd.name} not found."], ERROR)
         return Result(lines)
@@ -97,7 +97,7 @@ class ClusterCommands:
         st = self.services.channel_status(channel)
         return str(st[0]["STATUS"]) if st else "INACTIVE"
 
-    def _clusqmgr_rows(self) -> list[dict[str, Any]]:
+    def clusqmgr_rows(self) -> list[dict[str, Any]]:
         """One row per (cluster queue manager, cluster) this queue manager knows, and one
         SYSTEM.TEMPQMGR row per manual CLUSSDR whose full repository has not answered yet."""
         qm, cl = self.qm, self.qm.cluster

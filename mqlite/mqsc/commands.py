@@ -7,7 +7,7 @@ nothing.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
 from mqlite.cmq import CMQC
 from mqlite.engine import admin
@@ -17,6 +17,7 @@ from mqlite.engine.qmgr import QueueManager
 from mqlite.mqsc.cluster import ClusterCommands
 from mqlite.mqsc.parser import Command, MQSCSyntaxError, Param, _upto, parse
 from mqlite.mqsc.result import ERROR, OK, SYNTAX, Result, SyntaxProblem, format_fields
+from mqlite.mqsc.services import NoServices, Services
 from mqlite.objects.attrs import (
     CHANNEL_TYPES,
     CHLTYPE_VALUES,
@@ -63,56 +64,6 @@ CHSTATUS_ALL = CHSTATUS_DEFAULT + ["BATCHES", "CURSEQNO", "INDOUBT", "LONGRTS", 
                                    "SHORTRTS"]
 DEFINABLE = set(QUEUE_KINDS) | {"CHANNEL", "NAMELIST", "LISTENER"}
 QUEUE_DISPLAY_TYPES = {"QLOCAL", "QALIAS", "QREMOTE", "QMODEL", "QCLUSTER", "ALL"}
-
-
-class Services(Protocol):
-    """What the server offers MQSC beyond the engine (listeners now; channels later)."""
-
-    def start_listener(self, obj: MQObject) -> str | None: ...
-
-    def stop_listener(self, name: str) -> str | None: ...
-
-    def listener_status(self, name: str) -> dict[str, Any] | None: ...
-
-    def start_channel(self, name: str) -> str | None: ...
-
-    def stop_channel(self, name: str, mode: str, status: str) -> str | None: ...
-
-    def ping_channel(self, name: str) -> str | None: ...
-
-    def reset_channel(self, name: str, seqnum: int) -> str | None: ...
-
-    def resolve_channel(self, name: str, action: str) -> str | None: ...
-
-    def channel_status(self, pattern: str) -> list[dict[str, Any]]: ...
-
-
-class NoServices:
-    """Used when MQSC runs without a server (engine tests): listeners only change state here."""
-
-    def __init__(self) -> None:
-        self.running: dict[str, MQObject] = {}
-
-    def start_listener(self, obj: MQObject) -> str | None:
-        self.running[obj.name] = obj
-        return None
-
-    def stop_listener(self, name: str) -> str | None:
-        if self.running.pop(name, None) is None:
-            return "MQL0003E: Listener not active."
-        return None
-
-    def listener_status(self, name: str) -> dict[str, Any] | None:
-        obj = self.running.get(name)
-        return None if obj is None else {"PORT": obj["PORT"], "STATUS": "RUNNING"}
-
-    def _no_channels(self, *args: Any) -> str:
-        return "MQL0008E: Channels run only in a queue manager server (strmqm)."
-
-    start_channel = stop_channel = ping_channel = reset_channel = resolve_channel = _no_channels
-
-    def channel_status(self, pattern: str) -> list[dict[str, Any]]:
-        return []
 
 
 def _syntax(cmd_text: str, segment: str | None = None, reason: str = "") -> Result:

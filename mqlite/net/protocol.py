@@ -86,6 +86,7 @@ def recv_frame(sock: socket.socket, max_frame: int = MAX_FRAME, deadline: float 
 # window is longer); the server polls for the next request only briefly.
 SPIN = float(os.environ.get("MQLITE_SPIN_US", "800")) / 1e6
 SERVER_SPIN = float(os.environ.get("MQLITE_SERVER_SPIN_US", "200")) / 1e6
+SLOW_SHARE = 0.75       # polls that find data only after this share of the window, on average, stop
 
 
 def readable(sock: socket.socket, timeout: float) -> bool:
@@ -110,6 +111,7 @@ class FrameReader:
         self.buf = b""
         self.pos = 0
         self.misses = 0       # polls in a row that ended without data
+        self.slow = 0.0       # how long polls that found data took (moving average, seconds)
         self.skip = 0         # reads left that block at once (polling backed off)
 
     def read(self) -> tuple[int, bytes]:
@@ -161,12 +163,20 @@ class FrameReader:
             if self.skip > 0:
                 self.skip -= 1
             else:
-                end = time.perf_counter() + self.spin
+                begin = time.perf_counter()
+                end = begin + self.spin
                 sock = self.sock
                 while True:
                     try:
                         data = sock.recv(n, socket.MSG_DONTWAIT)
                         self.misses = 0
+                        # Answers that keep taking a good part of the window (an fsync behind each,
+                        # or a machine too busy to answer at once) are waited for asleep: the
+                        # polling would only take the CPU the answer needs.
+                        self.slow = 0.75 * self.slow + 0.25 * (time.perf_counter() - begin)
+                        if self.slow > self.spin * SLOW_SHARE:
+                            self.slow = 0.0
+                            self.skip = 32
                         return data
                     except BlockingIOError:
                         if time.perf_counter() > end:

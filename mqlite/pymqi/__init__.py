@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from mqlite.cmq import CMQC, CMQCFC, CMQXC, structs
+from mqlite.cmq import CMQC, CMQCFC, CMQXC, headers, structs
 from mqlite.cmq.structs import MQStruct
 from mqlite.pymqi.errors import Error, MQMIError, PYIFError
 from mqlite.pymqi.pcf import (
@@ -45,7 +45,7 @@ __mqbuild__ = "client"
 MQOpts = MQStruct
 MD, OD, PMO, GMO, CD, SCO, CNO, CSP, XQH, DLH, STS = (
     structs.MD, structs.OD, structs.PMO, structs.GMO, structs.CD, structs.SCO, structs.CNO, structs.CSP,
-    structs.XQH, structs.DLH, structs.STS)
+    headers.XQH, headers.DLH, structs.STS)
 md, od, pmo, gmo, cd, sco, cno, csp = MD, OD, PMO, GMO, CD, SCO, CNO, CSP
 
 __all__ = ["CMQC", "CMQCFC", "CMQXC", "MQMIError", "PYIFError", "Error", "QueueManager", "Queue", "connect",

@@ -4,7 +4,6 @@ from __future__ import annotations
 import getpass
 import itertools
 import os
-import struct
 import sys
 import weakref
 from typing import Any
@@ -12,8 +11,8 @@ from typing import Any
 from mqlite.cmq import CMQC, structs
 from mqlite.cmq.structs import CD, MD, OD, PMO, STS
 from mqlite.net import protocol as P
+from mqlite.net import verbs as V
 from mqlite.net.client import Transport, TransportError
-from mqlite.net.protocol import I1, II, III
 from mqlite.paths import QMPaths, all_qmgrs
 from mqlite.pymqi.errors import MQMIError, PYIFError, check_reply, failure
 
@@ -157,7 +156,7 @@ class QueueManager:
         """MQSTAT(MQSTAT_TYPE_ASYNC_ERROR): outcomes of asynchronous puts since the last call."""
         reply = self._call(P.STAT, b"")
         check_reply(reply)
-        info = P.decode_json(reply[8:])
+        info = V.Json.parse_reply(reply)
         return STS(CompCode=info["comp"], Reason=info["reason"], PutSuccessCount=info["ok"],
                    PutWarningCount=info["warn"], PutFailureCount=info["fail"],
                    ObjectName=structs.pad(info["object"], 48) if info["object"] else b"")
@@ -229,16 +228,15 @@ class QueueManager:
         return list(self._xa({"op": "list"})["units"])
 
     def _xa(self, req: dict[str, Any]) -> dict[str, Any]:
-        reply = self._call(P.XA, P.encode_json(req))
+        reply = self._call(P.XA, V.Json.request(req))
         check_reply(reply)
-        return P.decode_json(reply[8:])
+        return V.Json.parse_reply(reply)
 
     def _end_unit(self, ftype: int) -> None:
         queues = list(self._queues)
         pairs = [p for p in (q._end_of_unit() for q in queues) if p is not None]
-        payload = (I1.pack(len(pairs)) + b"".join(II.pack(h, n) for h, n in pairs)) if pairs else b""
         try:
-            check_reply(self._call(ftype, payload))
+            check_reply(self._call(ftype, V.EndUnit.request(pairs)))
         finally:
             for q in queues:
                 q._after_end_of_unit()
@@ -248,13 +246,9 @@ class QueueManager:
         md_ = mDesc if mDesc is not None else MD()
         pmo_ = putOpts if putOpts is not None else PMO()
         body = self._body(msg, md_)
-        reply = self._call(P.PUT1, od_.pack() + pmo_.pack() + md_.pack() + body)
-        comp, reason = check_reply(reply)
-        off = 8
-        od_.unpack(reply[off:off + P.OD_LEN])
-        off += P.OD_LEN
-        md_.unpack(reply[off:off + P.MD_LEN])
-        pmo_.unpack(reply[off + P.MD_LEN:])
+        reply = self._call(P.PUT1, V.Put1.request(od_, pmo_, md_, body))
+        check_reply(reply)
+        comp, reason = V.Put1.parse_reply(reply, od_, md_, pmo_)
         if comp:
             raise MQMIError(comp, reason)
 
@@ -276,9 +270,9 @@ class QueueManager:
     def inquire(self, attribute: int | list[int]) -> Any:
         if self._qmobj is None:
             od_ = OD(ObjectType=CMQC.MQOT_Q_MGR)
-            reply = self._call(P.OPEN, I1.pack(CMQC.MQOO_INQUIRE) + od_.pack())
+            reply = self._call(P.OPEN, V.Open.request(CMQC.MQOO_INQUIRE, od_))
             check_reply(reply)
-            self._qmobj = III.unpack_from(reply)[2]
+            self._qmobj = V.Open.parse_reply(reply, od_)[0]
         return _inquire(self, self._qmobj, attribute)
 
     inq = inquire
@@ -316,10 +310,9 @@ def _os_user() -> str:
 
 def _inquire(qmgr: QueueManager, hobj: int, attribute: int | list[int]) -> Any:
     selectors = attribute if isinstance(attribute, (list, tuple)) else [attribute]
-    payload = II.pack(hobj, len(selectors)) + struct.pack(f"<{len(selectors)}i", *selectors)
-    reply = qmgr._call(P.INQ, payload)
+    reply = qmgr._call(P.INQ, V.Inq.request(hobj, selectors))
     check_reply(reply)
-    values, _ = P.decode_values(reply, 8)
+    values = V.Inq.parse_reply(reply)
     if isinstance(attribute, (list, tuple)):
         return dict(zip(selectors, values, strict=False))
     return values[0]

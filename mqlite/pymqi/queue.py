@@ -2,14 +2,14 @@
 position and bulk-browse extensions."""
 from __future__ import annotations
 
-import struct
 from collections import deque
 from typing import Any, NamedTuple
 
 from mqlite.cmq import CMQC, structs
 from mqlite.cmq.structs import GMO, MD, OD, PMO
 from mqlite.net import protocol as P
-from mqlite.net.protocol import I1, II, III
+from mqlite.net import verbs as V
+from mqlite.net.protocol import II
 from mqlite.pymqi.errors import MQMIError, PYIFError, check_reply
 from mqlite.pymqi.qmgr import QueueManager, _inquire, ensure_bytes
 
@@ -66,10 +66,9 @@ class Queue:
         od_ = self.__make_od(qDesc)
         self.__qDesc = od_
         opts = CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT if openOpts is None else openOpts
-        reply = self.__qMgr._call(P.OPEN, I1.pack(opts) + od_.pack())
+        reply = self.__qMgr._call(P.OPEN, V.Open.request(opts, od_))
         check_reply(reply)
-        self.__qHandle, flags = II.unpack_from(reply, 8)
-        od_.unpack(reply[16:16 + P.OD_LEN])
+        self.__qHandle, flags = V.Open.parse_reply(reply, od_)
         self.__openOpts = opts
         self.__async_put = bool(flags & P.OPEN_ASYNC_PUT)
         self.__read_ahead = bool(flags & P.OPEN_READ_AHEAD)
@@ -99,14 +98,13 @@ class Queue:
                 md_.CorrelId = qmgr._new_id()
             pmo_.Options = opts & ~(CMQC.MQPMO_NEW_MSG_ID | CMQC.MQPMO_NEW_CORREL_ID)
             try:
-                qmgr._send(P.PUT_ASYNC, I1.pack(hobj) + pmo_.pack() + md_.pack() + body)
+                qmgr._send(P.PUT_ASYNC, V.Put.request(hobj, pmo_, md_, body))
             finally:
                 pmo_.Options = opts
             return
-        reply = qmgr._call(P.PUT, I1.pack(hobj) + pmo_.pack() + md_.pack() + body)
-        comp, reason = check_reply(reply)
-        md_.unpack(reply[8:8 + P.MD_LEN])
-        pmo_.unpack(reply[8 + P.MD_LEN:])
+        reply = qmgr._call(P.PUT, V.Put.request(hobj, pmo_, md_, body))
+        check_reply(reply)
+        comp, reason = V.Put.parse_reply(reply, md_, pmo_)
         if comp:
             raise MQMIError(comp, reason)
 
@@ -147,12 +145,9 @@ class Queue:
                     self.__under_sync = under_sync
                 return self.__get_ahead(hobj, length, md_, gmo_)
             self._settle()
-        reply = self.__qMgr._call(P.GET, II.pack(hobj, length) + gmo_.pack() + md_.pack())
-        comp, reason = check_reply(reply)
-        data_length = III.unpack_from(reply)[2]
-        gmo_.unpack(reply[12:12 + P.GMO_LEN])
-        md_.unpack(reply[12 + P.GMO_LEN:12 + P.GMO_LEN + P.MD_LEN])
-        body = reply[12 + P.GMO_LEN + P.MD_LEN:]
+        reply = self.__qMgr._call(P.GET, V.Get.request(hobj, length, gmo_, md_))
+        check_reply(reply)
+        comp, reason, data_length, body = V.Get.parse_reply(reply, gmo_, md_)
         if comp:
             raise MQMIError(comp, reason, message=body, original_length=data_length)
         return body
@@ -172,7 +167,7 @@ class Queue:
 
     def __request(self, hobj: int, gmo_: GMO, max_msgs: int, speculative: bool = False) -> bytes:
         flags = (P.BATCH_SPECULATIVE if speculative else 0) | (P.BATCH_SYNCPOINT if self.__under_sync else 0)
-        payload = struct.pack("<iiiii", hobj, self.__consumed, max_msgs, _READ_AHEAD_BYTES, flags) + gmo_.pack()
+        payload = V.GetBatch.request(hobj, self.__consumed, max_msgs, _READ_AHEAD_BYTES, flags, gmo_)
         self.__consumed = 0
         return payload
 
@@ -183,18 +178,9 @@ class Queue:
         if comp == CMQC.MQCC_FAILED:
             self.__drained = True
             return
-        count = III.unpack_from(reply)[2]
-        append = self.__buffer.append
-        unpack = II.unpack_from
-        off = 12
-        mdlen = P.MD_LEN
-        for _ in range(count):
-            end = off + mdlen
-            n, ahead = unpack(reply, end)
-            start = end + 8
-            append((reply[off:end], reply[start:start + n], ahead == 1))
-            off = start + n
-        if not count:
+        batch = V.GetBatch.parse_reply(reply)
+        self.__buffer.extend(batch)
+        if not batch:
             self.__drained = True
 
     def __get_ahead(self, hobj: int, length: int, md_: MD, gmo_: GMO) -> bytes:
@@ -294,26 +280,15 @@ class Queue:
         (packed MQMD, data) pairs, ``MD.from_bytes`` decodes a descriptor; an empty list at the end
         of the queue. The queue must be open with MQOO_BROWSE."""
         hobj = self.__ensure_open(CMQC.MQOO_BROWSE)
-        reply = self.__qMgr._call(P.BROWSE_BATCH, struct.pack("<iiii", hobj, int(first), max_msgs, max_bytes))
-        comp, reason = II.unpack_from(reply)
-        if comp == CMQC.MQCC_FAILED:
-            raise MQMIError(comp, reason)
-        count = III.unpack_from(reply)[2]
-        out = []
-        off, mdlen = 12, P.MD_LEN
-        for _ in range(count):
-            end = off + mdlen
-            n = II.unpack_from(reply, end)[0]
-            start = end + 8
-            out.append((reply[off:end], reply[start:start + n]))
-            off = start + n
-        return out
+        reply = self.__qMgr._call(P.BROWSE_BATCH, V.BrowseBatch.request(hobj, first, max_msgs, max_bytes))
+        check_reply(reply)
+        return V.BrowseBatch.parse_reply(reply)
 
     # mqlite's extensions (not in pymqi): a queue read by position ----------------------------
     def _stream(self, op: int, opts: int, start: int = 0, end: int = 0, max_msgs: int = 0,
                 max_bytes: int = 0) -> bytes:
         hobj = self.__ensure_open(opts)
-        reply = self.__qMgr._call(P.STREAM, P.STREAM_REQ.pack(hobj, op, start, end, max_msgs, max_bytes))
+        reply = self.__qMgr._call(P.STREAM, V.Stream.request(hobj, op, start, end, max_msgs, max_bytes))
         check_reply(reply)
         return reply
 
@@ -326,31 +301,18 @@ class Queue:
         ``start`` when there is nothing new. Positions grow with every message that arrives; the
         queue must be open with MQOO_BROWSE."""
         op = P.STREAM_MARK_COMMITTED if committed else P.STREAM_MARK
-        return StreamMark(*struct.unpack_from("<qqq", self._stream(op, CMQC.MQOO_BROWSE, start, 0, max_msgs), 12))
+        return StreamMark(*V.Stream.parse_mark_reply(self._stream(op, CMQC.MQOO_BROWSE, start, 0, max_msgs)))
 
     def stream_read(self, start: int, end: int, max_msgs: int = 5000,
                     max_bytes: int = 8 << 20) -> list[tuple[int, bytes, bytes]]:
         """Browse the messages with positions in [start, end) in arrival order, up to ``max_msgs``
         or ``max_bytes``: (position, packed MQMD, data) each. Continue from the last position + 1."""
-        reply = self._stream(P.STREAM_READ, CMQC.MQOO_BROWSE, start, end, max_msgs, max_bytes)
-        count = III.unpack_from(reply)[2]
-        out = []
-        off, mdlen = 12, P.MD_LEN
-        for _ in range(count):
-            pos = struct.unpack_from("<q", reply, off)[0]
-            off += 8
-            md_end = off + mdlen
-            n = II.unpack_from(reply, md_end)[0]
-            body = md_end + 8
-            out.append((pos, reply[off:md_end], reply[body:body + n]))
-            off = body + n
-        return out
+        return V.Stream.parse_read_reply(self._stream(P.STREAM_READ, CMQC.MQOO_BROWSE, start, end, max_msgs, max_bytes))
 
     def stream_delete(self, end: int, start: int = 0) -> int:
         """Remove every message with a position in [start, end) (outside syncpoint); the queue must
         be open for input. Returns how many were removed."""
-        return int(struct.unpack_from("<q", self._stream(P.STREAM_DELETE, CMQC.MQOO_INPUT_SHARED, start, end),
-                                      12)[0])
+        return V.Stream.parse_delete_reply(self._stream(P.STREAM_DELETE, CMQC.MQOO_INPUT_SHARED, start, end))
 
     def close(self, options: int = CMQC.MQCO_NONE) -> None:
         if self.__qHandle is None:
@@ -360,7 +322,7 @@ class Queue:
         consumed = self.__consumed
         self.__buffer.clear()
         self.__consumed = 0
-        check_reply(self.__qMgr._call(P.CLOSE, III.pack(self.__qHandle, options, consumed)))
+        check_reply(self.__qMgr._call(P.CLOSE, V.Close.request(self.__qHandle, options, consumed)))
         self.__qHandle = None
         self.__openOpts = None
         self.__qMgr._queues.discard(self)
@@ -374,9 +336,7 @@ class Queue:
     def set(self, attribute: int | dict[int, Any], arg: Any = None) -> None:
         hobj = self.__ensure_open(CMQC.MQOO_SET)
         pairs = list(attribute.items()) if isinstance(attribute, dict) else [(attribute, arg)]
-        payload = (I1.pack(hobj) + P.encode_values([s for s, _ in pairs])
-                   + P.encode_values([v for _, v in pairs]))
-        check_reply(self.__qMgr._call(P.SET, payload))
+        check_reply(self.__qMgr._call(P.SET, V.Set.request(hobj, [s for s, _ in pairs], [v for _, v in pairs])))
 
     def get_handle(self) -> int:
         if self.__qHandle is None:

@@ -23,18 +23,17 @@ import json
 import queue
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from mqlite.cmq import CMQC as C
+from mqlite.cmq.headers import XQH_LEN, XQH_REMOTE_Q, XQH_REMOTE_QM, original_md
 from mqlite.cmq.structs import MD, OD, text
-from mqlite.engine.core import REMOTE_Q, REMOTE_QM, XQH_LEN, Conn, Handle, original_md
+from mqlite.engine.core import Conn, Handle
 from mqlite.engine.deadletter import dead_letter
 from mqlite.engine.errors import MQIError
+from mqlite.engine.host import Host
 from mqlite.engine.shared import QSG_XMITQ
 from mqlite.store.shared import Row, SharedStore, open_shared
-
-if TYPE_CHECKING:
-    from mqlite.server.server import QMServer
 
 BATCH = 250
 RETRY = 5.0
@@ -42,7 +41,7 @@ SYNC_KEY = "SYSTEM.QSG.IGQ"
 
 
 class IGQAgent:
-    def __init__(self, srv: "QMServer", store: SharedStore) -> None:
+    def __init__(self, srv: Host, store: SharedStore) -> None:
         self.srv = srv
         self.store = store
         self.stop_event = threading.Event()
@@ -181,7 +180,7 @@ class IGQAgent:
                 continue
             md_bytes = original_md(row.md, row.body)
             data = row.body[XQH_LEN:]
-            raw_q, raw_qm = row.body[REMOTE_Q], row.body[REMOTE_QM]
+            raw_q, raw_qm = row.body[XQH_REMOTE_Q], row.body[XQH_REMOTE_QM]
             reason = self._put(raw_q, raw_qm, md_bytes, data, row.persistent)
             if reason == C.MQRC_UNKNOWN_OBJECT_NAME and self.refresh is not None:
                 # Perhaps a shared or group definition this member has not noticed yet.

@@ -14,17 +14,15 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mqlite.cmq import CMQC
 from mqlite.engine import admin
+from mqlite.engine.host import Host
 from mqlite.engine.shared import QSG_XMITQ
 from mqlite.objects.model import QUEUE, MQObject
 from mqlite.qsg.igq import IGQAgent
 from mqlite.store.shared import SharedStore, open_shared
-
-if TYPE_CHECKING:
-    from mqlite.server.server import QMServer
 
 STORE_KEY = "qsg_store"
 PEER_TIMEOUT = 30.0
@@ -45,7 +43,7 @@ def system_objects(qm: Any) -> int:
 
 
 class QSGService:
-    def __init__(self, srv: "QMServer", qsg: str, location: str) -> None:
+    def __init__(self, srv: Host, qsg: str, location: str) -> None:
         self.srv = srv
         self.qsg = qsg
         self.store: SharedStore = open_shared(qsg, location)

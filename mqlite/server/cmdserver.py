@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 import traceback
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
@@ -18,12 +18,11 @@ from mqlite.cmq.structs import GMO, MD, OD, PMO, pad, text
 from mqlite.engine import admin
 from mqlite.engine.admin import AdminError
 from mqlite.engine.errors import MQIError
+from mqlite.engine.host import Host
+from mqlite.mqsc.commands import Executor
 from mqlite.objects.attrs import CHLTYPE_VALUES, ENUM, FLAG, INT, LIST, QTYPE_VALUES, TABLE, Attr, AttrError, convert
 from mqlite.objects.model import QMGR, MQObject
 from mqlite.objects.names import filter_match, generic_match, valid_name
-
-if TYPE_CHECKING:
-    from mqlite.server.server import QMServer
 
 COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE"
 QTYPE_KIND = {v: k for k, v in QTYPE_VALUES.items()}
@@ -56,9 +55,11 @@ def _s(value: Any) -> str:
 
 
 class CommandServer(threading.Thread):
-    def __init__(self, srv: QMServer) -> None:
+    def __init__(self, srv: Host, executor: Executor) -> None:
         super().__init__(name="command-server", daemon=True)
         self.srv = srv
+        self.executor = executor
+        self.services = executor.services
         self.qm = srv.qm
         self.stop_event = threading.Event()
         self.handlers: dict[int, Callable[[pcf.Message], list[list[bytes]]]] = {
@@ -378,7 +379,7 @@ class CommandServer(threading.Thread):
     def inquire_chstatus(self, msg: pcf.Message) -> list[list[bytes]]:
         pattern = _s(self.need(msg, F.MQCACH_CHANNEL_NAME))
         out = []
-        for st in self.srv.channel_status(pattern):
+        for st in self.services.channel_status(pattern):
             out.append([pcf.enc_str(F.MQCACH_CHANNEL_NAME, pad(st["CHANNEL"], 20)),
                         pcf.enc_int(F.MQIACH_CHANNEL_TYPE, CHLTYPE_VALUES[st["CHLTYPE"]]),
                         pcf.enc_int(F.MQIACH_CHANNEL_STATUS, CHSTATUS.get(st["STATUS"], F.MQCHS_INACTIVE)),
@@ -405,15 +406,15 @@ class CommandServer(threading.Thread):
         return [[]]
 
     def start_channel(self, msg: pcf.Message) -> list[list[bytes]]:
-        return self._channel_op(msg, self.srv.start_channel)
+        return self._channel_op(msg, self.services.start_channel)
 
     def stop_channel(self, msg: pcf.Message) -> list[list[bytes]]:
         mode = "FORCE" if msg.first(F.MQIACF_MODE, F.MQMODE_QUIESCE) == F.MQMODE_FORCE else "QUIESCE"
         status = "INACTIVE" if msg.first(F.MQIACH_CHANNEL_STATUS) == F.MQCHS_INACTIVE else "STOPPED"
-        return self._channel_op(msg, self.srv.stop_channel, mode, status)
+        return self._channel_op(msg, self.services.stop_channel, mode, status)
 
     def ping_channel(self, msg: pcf.Message) -> list[list[bytes]]:
-        return self._channel_op(msg, self.srv.ping_channel)
+        return self._channel_op(msg, self.services.ping_channel)
 
     # --- clusters -------------------------------------------------------------------------------
     def inquire_cluster_q_mgr(self, msg: pcf.Message) -> list[list[bytes]]:
@@ -423,7 +424,7 @@ class CommandServer(threading.Thread):
         channel = _s(msg.first(F.MQCACH_CHANNEL_NAME, "*")) or "*"
         wanted = self.wanted(msg, F.MQIACF_CLUSTER_Q_MGR_ATTRS)
         out = []
-        for row in self.srv.executor._clusqmgr_rows():
+        for row in self.executor.clusqmgr_rows():
             if not (generic_match(pattern, row["CLUSQMGR"]) and generic_match(cluster, row["CLUSTER"])
                     and generic_match(channel, row["CHANNEL"])):
                 continue
@@ -482,7 +483,7 @@ class CommandServer(threading.Thread):
 
     def _mqsc(self, text_: str) -> list[list[bytes]]:
         """Run the MQSC equivalent of a cluster command; its message text goes back on failure."""
-        result = self.srv.executor.run(text_)
+        result = self.executor.run(text_)
         if result.status != "ok":
             raise CommandError(F.MQRCCF_COMMAND_FAILED, detail=" ".join(result.lines))
         return [[]]
@@ -537,7 +538,7 @@ class CommandServer(threading.Thread):
         if self.need(msg, F.MQIACF_ESCAPE_TYPE) != F.MQET_MQSC:
             raise CommandError(F.MQRCCF_ESCAPE_TYPE_ERROR, F.MQIACF_ESCAPE_TYPE)
         command = _s(self.need(msg, F.MQCACF_ESCAPE_TEXT))
-        result = self.srv.executor.run(command)
+        result = self.executor.run(command)
         params = [pcf.enc_int(F.MQIACF_ESCAPE_TYPE, F.MQET_MQSC),
                   pcf.enc_str(F.MQCACF_ESCAPE_TEXT, "\n".join(result.lines))]
         if result.status != "ok":

@@ -13,25 +13,25 @@ from __future__ import annotations
 import json
 import threading
 import traceback
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from mqlite.channels.manager import ChannelManager
 from mqlite.cluster.state import CMDQ
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import GMO, MD, OD
 from mqlite.engine.errors import MQIError
-
-if TYPE_CHECKING:
-    from mqlite.server.server import QMServer
+from mqlite.engine.host import Host
 
 TICK = 1.0            # seconds between lifetime checks when nothing else happens
 CACHE_KEY = "cluster.cache"
 
 
 class RepositoryManager(threading.Thread):
-    def __init__(self, srv: "QMServer") -> None:
+    def __init__(self, srv: Host, channels: ChannelManager) -> None:
         super().__init__(name="repository-manager", daemon=True)
         self.srv = srv
         self.qm = srv.qm
+        self.channels = channels
         self.stop_event = threading.Event()
         self.answered = threading.Condition(srv.lock)    # MQOPENs waiting for full repositories
         self.kick = False
@@ -99,7 +99,7 @@ class RepositoryManager(threading.Thread):
         cl.tick()
         cl.sync()
         qm.prune_not_fixed()
-        for channel, st in list(self.srv.channels.status.items()):
+        for channel, st in list(self.channels.status.items()):
             if st.chltype == "CLUSSDR" and st.state in ("RETRYING", "STOPPED"):
                 moved = qm.reroute(conn, channel)
                 if moved:

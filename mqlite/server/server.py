@@ -16,10 +16,11 @@ import socket
 import threading
 import time
 import traceback
+from collections import deque
 from typing import Any
 
-from mqlite.channels import manager as channel_manager
-from mqlite.channels.manager import ChannelError, ChannelManager
+from mqlite.channels.manager import ChannelManager
+from mqlite.channels.status import ChannelError
 from mqlite.cluster.state import RESOLVE_WAIT, ClusterPending
 from mqlite.cmq import CMQC as C
 from mqlite.engine.clock import Clock, OffsetClock
@@ -28,12 +29,15 @@ from mqlite.engine.errors import MQIError
 from mqlite.engine.qmgr import QueueManager
 from mqlite.mqsc.commands import Executor
 from mqlite.net import protocol as P
+from mqlite.net import verbs as V
 from mqlite.objects.model import MQObject
 from mqlite.paths import QMPaths, clock_file, process_start
 from mqlite.qsg.service import STORE_KEY as QSG_STORE_KEY
 from mqlite.qsg.service import QSGService
 from mqlite.server.cmdserver import CommandServer
 from mqlite.server.errlog import ErrorLog
+from mqlite.server.hooks import ServerHooks
+from mqlite.server.listener import Listener
 from mqlite.server.repman import CACHE_KEY, RepositoryManager
 from mqlite.server.verbs import DISPATCH
 from mqlite.store.check import open_store
@@ -45,6 +49,7 @@ HELLO_TIMEOUT = 10.0      # the whole HELLO must arrive within this
 FRAME_TIMEOUT = float(os.environ.get("MQLITE_FRAME_TIMEOUT", "60"))   # a frame begun must go on arriving
 FRAME_OVERHEAD = 65536    # what a request carries beside the message (descriptors, options)
 ACCEPT_BACKOFF = 0.2      # after accept() fails for want of descriptors, before trying again
+DEFER_MAX = 65536         # replies up to this size are sent by the journal writer after their fsync
 HEARTBEAT_TICK = 0.5      # how often idle client conversations are looked at for heartbeats
 
 
@@ -52,30 +57,6 @@ def heartbeat_wait(hbint: int) -> float:
     """How long a client has to answer a heartbeat: the interval itself (5 s at least: a busy
     machine must not end a live client), at most 60 s."""
     return float(min(max(hbint, 5), 60))
-
-
-class Listener:
-    """A TCP listener (a LISTENER object) accepting client connections."""
-
-    def __init__(self, server: "QMServer", obj: MQObject) -> None:
-        self.server = server
-        self.obj = obj
-        host = obj["IPADDR"] or "127.0.0.1"
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind((host, obj["PORT"]))
-        self.sock.listen(obj["BACKLOG"] or 128)
-        self.port = self.sock.getsockname()[1]
-        self.thread = threading.Thread(target=self.server.accept_loop, args=(self.sock, "tcp"),
-                                       name=f"listener-{obj.name}", daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        try:
-            self.sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self.sock.close()
 
 
 class QMServer:
@@ -89,19 +70,12 @@ class QMServer:
         # operations they start take it again.
         self.lock = threading.RLock()
         self.conds: dict[str, threading.Condition] = {}
-        self.qm.on_available = self._notify
         self.channels = ChannelManager(self)
-        self.repman = RepositoryManager(self)
-        cl = self.qm.cluster
-        cl.channel_state = self.channels.state
-        cl.channel_generation = lambda: channel_manager.GENERATION[0]
-        cl.wake_channel = self.channels.wake
-        cl.default_conname = self._default_conname
-        self.qm.on_object_changed = lambda _obj, _ns, _name: self.repman.poke()
-        self.qm.log = self._engine_log
+        self.repman = RepositoryManager(self, self.channels)
+        self.listeners: dict[str, Listener] = {}
+        self.qm.hooks = ServerHooks(self.conds, self.channels, self.repman, self.log, self.listeners)
         self.store.on_state = self._store_state
         self.executor = Executor(self.qm, self)
-        self.listeners: dict[str, Listener] = {}
         self.sessions: set["Session"] = set()
         self.sessions_lock = threading.Lock()
         self.stopping = threading.Event()
@@ -140,7 +114,7 @@ class QMServer:
             f.write(f"{os.getpid()} {process_start(os.getpid()) or ''}")
         with self.lock:
             self.channels.startup()
-        self.command_server = CommandServer(self)
+        self.command_server = CommandServer(self, self.executor)
         self.command_server.start()
         self.repman.start()
 
@@ -153,14 +127,6 @@ class QMServer:
             now = time.monotonic()
             for s in sessions:
                 s.heartbeat(now)
-
-    def _engine_log(self, text: str) -> None:
-        """The engine's log lines: those that begin with an AMQ message id keep it."""
-        msgid, sep, rest = text.partition(": ")
-        if sep and len(msgid) == 8 and msgid.startswith("AMQ") and msgid[3:7].isdigit():
-            self.log.write(msgid, rest)
-        else:
-            self.log.write("MQL9000I", text)
 
     def _store_state(self, state: str, why: str) -> None:
         """The store stopped or resumed accepting persistent work (a full disk): MQ's log-full
@@ -236,7 +202,7 @@ class QMServer:
         if obj.name in self.listeners:
             return f"MQL0004E: Listener {obj.name} is already running."
         try:
-            self.listeners[obj.name] = Listener(self, obj)
+            self.listeners[obj.name] = Listener(self.accept_loop, obj)
         except OSError as e:
             self.log.write("AMQ9212E", f"A TCP/IP listener could not bind to port {obj['PORT']}: {e}")
             return f"AMQ9212E: Listener {obj.name} could not bind to port {obj['PORT']}."
@@ -282,18 +248,6 @@ class QMServer:
             with self.sessions_lock:
                 self.sessions.add(session)
             threading.Thread(target=session.run, name=f"conn-{peer}", daemon=True).start()
-
-    def _default_conname(self) -> str:
-        """CONNAME of a CLUSRCVR left blank: this queue manager's first running listener."""
-        for lst in self.listeners.values():
-            return f"{lst.obj['IPADDR'] or '127.0.0.1'}({lst.port})"
-        return ""
-
-    def _notify(self, queue: str) -> None:
-        cond = self.conds.get(queue)
-        if cond is not None:
-            cond.notify_all()
-        self.channels.xmitq_message(queue)
 
     # --- Services for MQSC (channels) ---------------------------------------------------------
     def start_channel(self, name: str) -> str | None:
@@ -345,6 +299,8 @@ class Session:
         self.last_heard = time.monotonic()
         self.in_call = True              # between reading a request and sending its reply
         self.send_lock = threading.Lock()
+        self.due = 0                     # journal ticket the current call's reply must wait for
+        self.outbox: deque[tuple[int, bytes]] = deque()   # replies waiting for their ticket, in order
 
     def kill(self) -> None:
         self.closed = True
@@ -378,7 +334,7 @@ class Session:
                 if ftype == P.DISC:
                     if self.conn is not None:
                         self._call(self._disconnect)
-                    P.send_frame(self.sock, P.DISC | P.REPLY, P.II.pack(0, 0))
+                    self._reply(ftype, V.status(C.MQCC_OK, 0), wait=True)
                     return
                 handler = DISPATCH.get(ftype)
                 if handler is None:
@@ -391,8 +347,7 @@ class Session:
                     raise P.ProtocolError(f"frame type {ftype:#x} not allowed on this connection")
                 reply = handler(self, payload)
                 if reply is not None:
-                    with self.send_lock:
-                        P.send_frame(self.sock, ftype | P.REPLY, reply)
+                    self._reply(ftype, reply, wait=self.after_reply is not None)
                     if self.after_reply is not None:
                         self.after_reply()
                         self.after_reply = None
@@ -438,7 +393,7 @@ class Session:
         for its heartbeat interval between calls is asked, once; one that does not answer (its
         process stopped, its host gone) is ended, and its unit of work backed out as for any
         broken connection. Not while a call is in progress (an MQGET waiting, for one)."""
-        if not self.hbint or self.in_call or self.closed or self.conn is None:
+        if not self.hbint or self.in_call or self.outbox or self.closed or self.conn is None:
             return
         if not self.hb_sent:
             if now - self.last_heard >= self.hbint:
@@ -553,16 +508,70 @@ class Session:
                 finally:
                     conn.cluster_waited = False
             ticket = conn.ticket
-        if ticket:
-            srv.store.sync(ticket)
+        if ticket > self.due:
+            self.due = ticket          # the reply goes once this is durable (``_reply``)
         return result
+
+    def _reply(self, ftype: int, reply: bytes, wait: bool = False) -> None:
+        """Send a reply once what the call journalled is durable. A small one is handed to the
+        journal writer, which sends it right after the fsync that covers it, and this thread goes
+        back to reading requests: the connections that wait on one fsync share it and nobody waits
+        for a turn at writing. A large one (or ``wait``) is sent from here after waiting. Replies
+        leave in the order of their calls."""
+        due, self.due = self.due, 0
+        store = self.server.store
+        data = P.frame(ftype | P.REPLY, reply)
+        with self.send_lock:
+            if not self.outbox and due <= store.durable_ticket:
+                self.sock.sendall(data)
+                return
+            if self.outbox:
+                due = max(due, self.outbox[-1][0])
+            if not wait and len(data) <= DEFER_MAX:
+                self.outbox.append((due, data))
+                deferred = True
+            else:
+                deferred = False
+        if deferred:
+            if not store.when_durable(due, self._flush):
+                self._flush()
+            return
+        store.sync(due)
+        self._flush(blocking=True)
+        with self.send_lock:
+            self.sock.sendall(data)
+
+    def _flush(self, blocking: bool = False) -> None:
+        """Send the replies whose tickets are durable (from the journal writer: without blocking;
+        a client that does not read its replies gets the rest from a thread of its own)."""
+        durable = self.server.store.durable_ticket
+        with self.send_lock:
+            out = self.outbox
+            while out and out[0][0] <= durable:
+                ticket, data = out[0]
+                try:
+                    if blocking:
+                        self.sock.sendall(data)
+                        sent = len(data)
+                    else:
+                        sent = self.sock.send(data, socket.MSG_DONTWAIT)
+                except BlockingIOError:
+                    sent = 0
+                except OSError:
+                    out.clear()            # the connection is gone: its thread sees that too
+                    return
+                if sent < len(data):
+                    out[0] = (ticket, data[sent:])
+                    threading.Thread(target=self._flush, args=(True,), name=f"reply-{self.peer}", daemon=True).start()
+                    return
+                out.popleft()
 
     def _disconnect(self, conn: Conn) -> None:
         self.server.qm.disconnect(conn, commit=True)
         self.conn = None
 
     def _failed(self, e: MQIError) -> bytes:
-        return P.II.pack(e.comp, e.reason)
+        return V.status(e.comp, e.reason)
 
     def _answer(self, fn: Any, *args: Any) -> bytes:
         """An engine call whose reply is only the completion and reason codes."""
@@ -570,4 +579,4 @@ class Session:
             self._call(fn, *args)
         except MQIError as e:
             return self._failed(e)
-        return P.II.pack(C.MQCC_OK, 0)
+        return V.status(C.MQCC_OK, 0)

@@ -6,89 +6,70 @@ from __future__ import annotations
 
 import os
 import socket
-import struct
 import time
 from typing import Any
 
 from mqlite.cmq import CMQC as C
-from mqlite.cmq.structs import GMO, MD, OD, PMO
+from mqlite.cmq.structs import GMO
 from mqlite.engine.core import Conn
 from mqlite.engine.errors import MQIError
 from mqlite.net import protocol as P
+from mqlite.net import verbs as V
 
 WAIT_SLICE = 0.5          # a waiting MQGET checks its connection at least this often
 
 
 def _open(s: Any, p: bytes) -> bytes:
-    if len(p) != 4 + P.OD_LEN:
-        raise P.ProtocolError("OPEN payload length")
-    (options,) = P.I1.unpack_from(p)
-    od = OD.from_bytes(p[4:])
+    options, od = V.Open.parse_request(p)
     try:
         h = s._call(s.server.qm.open, od, options)
     except MQIError as e:
         return s._failed(e)
     flags = (P.OPEN_ASYNC_PUT if h.async_put else 0) | (P.OPEN_READ_AHEAD if h.read_ahead_ok else 0)
-    return P.III.pack(C.MQCC_OK, 0, h.hobj) + P.I1.pack(flags) + od.pack()
+    return V.Open.reply(h.hobj, flags, od)
 
 
 def _close(s: Any, p: bytes) -> bytes:
-    if len(p) != 12:
-        raise P.ProtocolError("CLOSE payload length")
-    hobj, options, consumed = P.III.unpack(p)
+    hobj, options, consumed = V.Close.parse_request(p)
     qm = s.server.qm
     return s._answer(lambda conn: (qm.settle(conn, hobj, consumed, release=True), qm.close(conn, hobj, options)))
 
 
-def _put(s: Any, p: bytes) -> bytes:
-    if len(p) < 4 + P.PMO_LEN + P.MD_LEN:
-        raise P.ProtocolError("PUT payload length")
-    (hobj,) = P.I1.unpack_from(p)
-    pmo = PMO.from_bytes(p[4:4 + P.PMO_LEN])
-    md = MD.from_bytes(p[4 + P.PMO_LEN:4 + P.PMO_LEN + P.MD_LEN])
-    body = p[4 + P.PMO_LEN + P.MD_LEN:]
+def _putting(s: Any, body: bytes, call: Any, reply: Any) -> bytes:
+    """MQPUT and MQPUT1: the channel's MAXMSGL, the engine call, the reply (a warning such as
+    2049 comes with the full reply)."""
     if s.maxmsgl is not None and len(body) > s.maxmsgl:
-        return P.II.pack(C.MQCC_FAILED, C.MQRC_DATA_LENGTH_ERROR)
+        return V.status(C.MQCC_FAILED, C.MQRC_DATA_LENGTH_ERROR)
     try:
-        warn = s._call(s.server.qm.put, hobj, md, pmo, body)
+        warn = s._call(call)
     except MQIError as e:
         return s._failed(e)
-    return P.II.pack(C.MQCC_WARNING if warn else C.MQCC_OK, warn) + md.pack() + pmo.pack()
+    return reply(C.MQCC_WARNING if warn else C.MQCC_OK, warn)
+
+
+def _put(s: Any, p: bytes) -> bytes:
+    hobj, pmo, md, body = V.Put.parse_request(p)
+    return _putting(s, body, lambda conn: s.server.qm.put(conn, hobj, md, pmo, body),
+                    lambda comp, reason: V.Put.reply(comp, reason, md, pmo))
 
 
 def _put_async(s: Any, p: bytes) -> None:
-    if len(p) < 4 + P.PMO_LEN + P.MD_LEN:
-        raise P.ProtocolError("PUT payload length")
-    (hobj,) = P.I1.unpack_from(p)
-    # Only the options of the MQPMO matter when no answer goes back.
-    pmo = PMO.__new__(PMO)
-    pmo.__dict__.update(Options=P.I1.unpack_from(p, 12)[0], ResolvedQName=b"", ResolvedQMgrName=b"")
-    md = MD.from_bytes(p[4 + P.PMO_LEN:4 + P.PMO_LEN + P.MD_LEN])
+    hobj, pmo, md, body = V.Put.parse_async(p)
     srv = s.server
     assert s.conn is not None
     with srv.lock:
-        srv.qm.put_async(s.conn, hobj, md, pmo, p[4 + P.PMO_LEN + P.MD_LEN:])
+        srv.qm.put_async(s.conn, hobj, md, pmo, body)
     return None
 
 
 def _stat(s: Any, p: bytes) -> bytes:
-    return P.II.pack(C.MQCC_OK, 0) + P.encode_json(s._call(s.server.qm.stat))
+    return V.Json.reply(C.MQCC_OK, 0, s._call(s.server.qm.stat))
 
 
 def _put1(s: Any, p: bytes) -> bytes:
-    base = P.OD_LEN + P.PMO_LEN + P.MD_LEN
-    if len(p) < base:
-        raise P.ProtocolError("PUT1 payload length")
-    od = OD.from_bytes(p[:P.OD_LEN])
-    pmo = PMO.from_bytes(p[P.OD_LEN:P.OD_LEN + P.PMO_LEN])
-    md = MD.from_bytes(p[P.OD_LEN + P.PMO_LEN:base])
-    if s.maxmsgl is not None and len(p) - base > s.maxmsgl:
-        return P.II.pack(C.MQCC_FAILED, C.MQRC_DATA_LENGTH_ERROR)
-    try:
-        warn = s._call(s.server.qm.put1, od, md, pmo, p[base:])
-    except MQIError as e:
-        return s._failed(e)
-    return P.II.pack(C.MQCC_WARNING if warn else C.MQCC_OK, warn) + od.pack() + md.pack() + pmo.pack()
+    od, pmo, md, body = V.Put1.parse_request(p)
+    return _putting(s, body, lambda conn: s.server.qm.put1(conn, od, md, pmo, body),
+                    lambda comp, reason: V.Put1.reply(comp, reason, od, md, pmo))
 
 
 def _waiting(s: Any, hobj: int, gmo: GMO, attempt: Any) -> tuple[Any, int]:
@@ -124,99 +105,70 @@ def _waiting(s: Any, hobj: int, gmo: GMO, attempt: Any) -> tuple[Any, int]:
 
 
 def _get(s: Any, p: bytes) -> bytes:
-    if len(p) != 8 + P.GMO_LEN + P.MD_LEN:
-        raise P.ProtocolError("GET payload length")
-    hobj, maxlen = P.II.unpack_from(p)
-    gmo = GMO.from_bytes(p[8:8 + P.GMO_LEN])
-    md = MD.from_bytes(p[8 + P.GMO_LEN:])
+    hobj, maxlen, gmo, md = V.Get.parse_request(p)
     qm = s.server.qm
     try:
         r, ticket = _waiting(s, hobj, gmo, lambda conn: qm.get(conn, hobj, md, gmo, maxlen))
     except MQIError as e:
         return s._failed(e)
-    if ticket:
-        s.server.store.sync(ticket)
-    return P.III.pack(r.comp, r.reason, r.data_length) + r.gmo.pack() + r.md.pack() + r.body
+    s.due = max(s.due, ticket)
+    return V.Get.reply(r.comp, r.reason, r.data_length, r.gmo, r.md, r.body)
 
 
 def _get_batch(s: Any, p: bytes) -> bytes:
     """Read-ahead: acknowledge consumed messages, then send up to max_msgs messages in one frame.
 
     With max_msgs 0 the messages the client still holds are released back to the queue."""
-    if len(p) != 20 + P.GMO_LEN:
-        raise P.ProtocolError("GET_BATCH payload length")
-    hobj, acked, max_msgs, max_bytes, flags = struct.unpack_from("<iiiii", p)
-    gmo = GMO.from_bytes(p[20:])
+    hobj, acked, max_msgs, max_bytes, flags, gmo = V.GetBatch.parse_request(p)
     speculative = bool(flags & P.BATCH_SPECULATIVE)
     syncpoint = bool(flags & P.BATCH_SYNCPOINT)
     qm = s.server.qm
     if max_msgs <= 0:
         s._call(lambda conn: qm.settle(conn, hobj, acked, release=True))
-        return P.III.pack(C.MQCC_OK, 0, 0)
+        return V.GetBatch.reply((), 0)
     try:
         batch, ticket = _waiting(s, hobj, gmo, lambda conn: qm.get_batch(conn, hobj, acked, max_msgs,
                                                                         max_bytes, gmo, speculative, syncpoint))
     except MQIError as e:
         return s._failed(e)
-    if ticket:
-        s.server.store.sync(ticket)
-    parts = [P.III.pack(C.MQCC_OK, 0, len(batch))]
-    for md, body, ahead in batch:
-        parts.append(md)
-        parts.append(P.II.pack(len(body), 1 if ahead else 0))
-        parts.append(body)
-    return b"".join(parts)
+    s.due = max(s.due, ticket)
+    return V.GetBatch.reply(batch, len(batch))
 
 
 def _browse_batch(s: Any, p: bytes) -> bytes:
     """Browse up to max_msgs messages in one frame (mqlite's extension, for bulk readers)."""
-    if len(p) != 16:
-        raise P.ProtocolError("BROWSE_BATCH payload length")
-    hobj, first, max_msgs, max_bytes = struct.unpack_from("<iiii", p)
+    hobj, first, max_msgs, max_bytes = V.BrowseBatch.parse_request(p)
     qm = s.server.qm
     try:
         batch = s._call(lambda conn: qm.browse_batch(conn, hobj, bool(first), max(0, max_msgs), max_bytes))
     except MQIError as e:
         return s._failed(e)
-    parts = [P.III.pack(C.MQCC_OK, 0, len(batch))]
-    for md, body in batch:
-        parts.append(md)
-        parts.append(P.II.pack(len(body), 0))
-        parts.append(body)
-    return b"".join(parts)
+    return V.BrowseBatch.reply(batch)
 
 
 def _stream(s: Any, p: bytes) -> bytes:
     """A queue read by position: mark (the end of the next range), read a range, delete below."""
-    if len(p) != P.STREAM_REQ.size:
-        raise P.ProtocolError("STREAM payload length")
-    hobj, op, start, end, max_msgs, max_bytes = P.STREAM_REQ.unpack(p)
+    hobj, op, start, end, max_msgs, max_bytes = V.Stream.parse_request(p)
     qm = s.server.qm
     try:
         if op in (P.STREAM_MARK, P.STREAM_MARK_COMMITTED):
             mark = s._call(qm.stream_mark, hobj, start, max_msgs, op == P.STREAM_MARK_COMMITTED)
-            return P.III.pack(C.MQCC_OK, 0, 1) + struct.pack("<qqq", *mark)
+            return V.Stream.mark_reply(*mark)
         if op == P.STREAM_DELETE:
-            return P.III.pack(C.MQCC_OK, 0, 1) + struct.pack("<q", s._call(qm.stream_delete, hobj, start, end))
+            return V.Stream.delete_reply(s._call(qm.stream_delete, hobj, start, end))
         if op != P.STREAM_READ:
             raise P.ProtocolError(f"STREAM operation {op}")
         batch = s._call(qm.stream_read, hobj, start, end, max(1, max_msgs), max_bytes)
     except MQIError as e:
         return s._failed(e)
-    parts = [P.III.pack(C.MQCC_OK, 0, len(batch))]
-    for seq, md, body in batch:
-        parts.append(struct.pack("<q", seq))
-        parts.append(md)
-        parts.append(P.II.pack(len(body), 0))
-        parts.append(body)
-    return b"".join(parts)
+    return V.Stream.read_reply(batch)
 
 
 def _xa(s: Any, p: bytes) -> bytes:
     """Two-phase units of work: {"op": "prepare", "xid", "settle": [[hobj, consumed], ...]},
     {"op": "resolve", "commit": [...], "backout": [...], "prefix", "mark": [name, batch], "end"} or
     {"op": "list"}; the reply is the completion and reason codes, then a JSON answer."""
-    req = P.decode_json(p)
+    req = V.Json.parse_request(p)
     if not isinstance(req, dict):
         raise P.ProtocolError("XA request")
     qm = s.server.qm
@@ -239,10 +191,10 @@ def _xa(s: Any, p: bytes) -> bytes:
         else:
             raise P.ProtocolError(f"unknown XA operation {op!r}")
     except MQIError as e:
-        return s._failed(e) + P.encode_json({"detail": e.detail or ""})
+        return V.Json.reply(e.comp, e.reason, {"detail": e.detail or ""})
     except (TypeError, ValueError, IndexError) as e:
         raise P.ProtocolError(f"XA request: {e}") from None
-    return P.II.pack(C.MQCC_OK, 0) + P.encode_json(answer)
+    return V.Json.reply(C.MQCC_OK, 0, answer)
 
 
 def _peer_gone(s: Any) -> bool:
@@ -263,41 +215,23 @@ def _peer_gone(s: Any) -> bool:
 
 
 def _inq(s: Any, p: bytes) -> bytes:
-    try:
-        hobj, n = P.II.unpack_from(p)
-        if n < 0 or n > 256 or len(p) != 8 + 4 * n:
-            raise P.ProtocolError("INQ selector count")
-        selectors = list(struct.unpack_from(f"<{n}i", p, 8))
-    except struct.error as e:
-        raise P.ProtocolError(f"INQ payload: {e}") from None
+    hobj, selectors = V.Inq.parse_request(p)
     try:
         values = s._call(s.server.qm.inquire, hobj, selectors)
     except MQIError as e:
         return s._failed(e)
-    return P.II.pack(C.MQCC_OK, 0) + P.encode_values(values)
+    return V.Inq.reply(values)
 
 
 def _set(s: Any, p: bytes) -> bytes:
-    if len(p) < 8:
-        raise P.ProtocolError("SET payload length")
-    (hobj,) = P.I1.unpack_from(p)
-    selectors, off = P.decode_values(p, 4)
-    values, _ = P.decode_values(p, off)
-    if len(selectors) != len(values) or not all(isinstance(x, int) for x in selectors):
-        raise P.ProtocolError("SET selectors and values")
+    hobj, selectors, values = V.Set.parse_request(p)
     return s._answer(s.server.qm.set, hobj, selectors, values)
 
 
 def _release_then(s: Any, p: bytes, end: Any) -> bytes:
     """MQCMIT/MQBACK: first give back read-ahead messages under syncpoint that the client did not
     consume (payload: count, then (hobj, consumed) pairs), then end the unit of work."""
-    try:
-        (n,) = P.I1.unpack_from(p) if p else (0,)
-        pairs = [struct.unpack_from("<ii", p, 4 + 8 * i) for i in range(n)] if n else []
-    except struct.error as e:
-        raise P.ProtocolError(f"commit payload: {e}") from None
-    if n < 0 or len(p) != (4 + 8 * n if p else 0):
-        raise P.ProtocolError("commit payload length")
+    pairs = V.EndUnit.parse_request(p)
     qm = s.server.qm
 
     def run(conn: Conn) -> None:

@@ -38,6 +38,8 @@ acknowledged). ``on_state`` tells the server when writing stops and resumes (its
 """
 from __future__ import annotations
 
+import heapq
+import itertools
 import json
 import os
 import sqlite3
@@ -70,6 +72,8 @@ class StoreUnavailable(Exception):
 
 
 class Store:
+    threaded = True      # a journal-writer thread takes over writes (MemoryStore: callers only)
+
     def __init__(self, path: str, synchronous: str = "FULL", reserve: int | None = None) -> None:
         self.path = path
         self._dir = None if path == ":memory:" else os.path.dirname(os.path.abspath(path))
@@ -95,7 +99,18 @@ class Store:
         self._appended = 0           # tickets handed out
         self._durable = 0            # tickets covered by a commit
         self._append_lock = threading.Lock()
-        self._flush_lock = threading.Lock()
+        # The turn to write, and the journal writer that takes it when callers leave work behind.
+        self._lock = threading.Lock()
+        self._done = threading.Condition(self._lock)     # tickets became durable (or the store failed)
+        self._turn = threading.Condition(self._lock)     # the journal writer may take the turn
+        self._n_waiting = 0                  # threads waiting in sync()
+        self._wanted = 0
+        self._callbacks: list[tuple[int, int, Callable[[], None]]] = []
+        self._order = itertools.count()
+        self._writer: threading.Thread | None = None
+        self._stop = False
+        self._failed = ""                    # the write that failed as the store was abandoned
+        self._writing = False                # a thread has the turn to write
         # Space accounting: bytes accepted so far, and how many of them the last free-space reading
         # already reflects (they had been written when it was taken).
         self._accepted = 0
@@ -163,32 +178,132 @@ class Store:
             ticket = self._appended
         if self._durable >= ticket:
             return
-        with self._flush_lock:
-            if self._durable >= ticket:
-                return
-            with self._append_lock:
-                ops, self._pending = self._pending, []
-                top = self._appended
-                accepted = self._accepted
-            while ops:
+        with self._lock:
+            self._wanted = max(self._wanted, ticket)
+            lead = self._take_turn()
+        while True:
+            if lead:
+                self._lead()
+            with self._lock:
+                self._n_waiting += 1
                 try:
-                    self._write(ops)
-                    break
-                except sqlite3.OperationalError as e:       # SQLITE_FULL, SQLITE_IOERR, ...
-                    if not self.stalled:
-                        self.stalled = str(e)
-                        self.on_state("stalled", self.stalled)
-                    if self._closing:
-                        with self._append_lock:
-                            self._pending[:0] = ops
-                        raise StoreUnavailable(str(e)) from None
-                    time.sleep(RETRY_SECONDS)
-            self._durable = top
-            self._free, self._reflected = self._free_bytes(), accepted
-            if self.stalled:
-                self.stalled = ""
-                if not self.full:                        # else room() says so when it accepts again
-                    self.on_state("ok", "")
+                    while self._durable < ticket and self._writing and not self._failed:
+                        self._done.wait()
+                finally:
+                    self._n_waiting -= 1
+                if self._durable >= ticket:
+                    return
+                if self._failed:
+                    raise StoreUnavailable(self._failed)
+                lead = self._take_turn()
+
+    def when_durable(self, ticket: int, fn: Callable[[], None]) -> bool:
+        """Make ``ticket`` durable and then have ``fn()`` called, without waiting here. When no
+        write is under way this thread writes at once and the answer is False: the ticket is
+        durable, ``fn`` is not kept, the caller goes on (one writer and nobody waiting: no thread
+        handoff). Otherwise ``fn`` is kept (True) and called, in ticket order, by whichever thread
+        writes the ticket: it must be short and must not block (a reply sent, say)."""
+        if self._durable >= ticket:
+            return False
+        with self._lock:
+            if self._durable >= ticket:
+                return False
+            self._wanted = max(self._wanted, ticket)
+            lead = self._take_turn()
+            if not lead:
+                heapq.heappush(self._callbacks, (ticket, next(self._order), fn))
+        if lead:
+            self._lead()
+            if self._durable < ticket:
+                raise StoreUnavailable(self._failed)
+            return False
+        return True
+
+    def _take_turn(self) -> bool:
+        """(Lock held.) Take the turn to write if nobody has it. If somebody has, the journal
+        writer (started the first time it is needed) takes the next turn when this one ends."""
+        if not self._writing:
+            self._writing = True
+            return True
+        if self.threaded and self._writer is None:
+            self._writer = threading.Thread(target=self._write_loop, name="journal-writer", daemon=True)
+            self._writer.start()
+        return False
+
+    def _end_turn(self, ok: bool) -> None:
+        """(Lock held.) Give the turn back: wake whoever waits for a ticket, and the journal
+        writer if more is wanted. Nobody is woken for nothing: one application alone never
+        switches threads."""
+        self._writing = False
+        if self._n_waiting:
+            self._done.notify_all()
+        if ok and self._wanted > self._durable and self._writer is not None:
+            self._turn.notify()
+
+    def _lead(self) -> None:
+        """Write what is pending (this thread has the turn), then give the turn back (the
+        in-memory store, which has no writer thread, goes on writing while more is wanted)."""
+        while True:
+            ok = self._write_pending()
+            with self._lock:
+                if ok and not self.threaded and self._wanted > self._durable:
+                    continue
+                self._end_turn(ok)
+                return
+
+    def _write_loop(self) -> None:
+        """The journal writer: while tickets are wanted and nobody else is writing, write
+        everything appended so far in one transaction (one fsync), running the callbacks it
+        covers. Work appended while a write is under way goes in the next one, so callers share
+        fsyncs."""
+        while True:
+            with self._lock:
+                while not self._stop and (self._wanted <= self._durable or self._writing):
+                    self._turn.wait()
+                if self._stop and (self._wanted <= self._durable or self._writing):
+                    return
+                self._writing = True
+            ok = self._write_pending()
+            with self._lock:
+                self._end_turn(ok)
+            if not ok:
+                return
+
+    def _write_pending(self) -> bool:
+        """Write what is pending and mark it durable, then run the callbacks it covers; False if
+        the store was abandoned meanwhile."""
+        with self._append_lock:
+            ops, self._pending = self._pending, []
+            top = self._appended
+            accepted = self._accepted
+        while ops:
+            try:
+                self._write(ops)
+                break
+            except sqlite3.OperationalError as e:       # SQLITE_FULL, SQLITE_IOERR, ...
+                if not self.stalled:
+                    self.stalled = str(e)
+                    self.on_state("stalled", self.stalled)
+                if self._closing:
+                    with self._append_lock:
+                        self._pending[:0] = ops
+                    with self._lock:
+                        self._failed = str(e)
+                    return False
+                time.sleep(RETRY_SECONDS)
+        ready = []
+        with self._lock:
+            self._durable = max(self._durable, top)
+            while self._callbacks and self._callbacks[0][0] <= top:
+                ready.append(heapq.heappop(self._callbacks)[2])
+        for fn in ready:
+            fn()
+        self._free, self._reflected = self._free_bytes(), accepted
+        if self.stalled:
+            self.stalled = ""
+            if not self.full:                        # else room() says so when it accepts again
+                self.on_state("ok", "")
+        return True
 
     def _write(self, ops: list[tuple[Any, ...]]) -> None:
         cur = self.db.cursor()
@@ -298,6 +413,11 @@ class Store:
         try:
             self.sync()
         finally:
+            with self._lock:
+                self._stop = True
+                self._turn.notify_all()
+            if self._writer is not None and self._writer is not threading.current_thread():
+                self._writer.join(5)
             self.db.close()
 
 
@@ -312,3 +432,5 @@ class MemoryStore(Store):
 
     def __init__(self) -> None:
         super().__init__(":memory:", synchronous="OFF")
+
+    threaded = False

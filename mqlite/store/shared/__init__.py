@@ -1,8 +1,10 @@
 """The shared store of a queue-sharing group, as the engine and the QSG service see it: the face
-of ``base`` (records, the abstract store), ``sqlite`` and ``postgres``, and :func:`open_shared`."""
+of ``base`` (the abstract store), ``sqlite`` and ``postgres``, :func:`open_shared`, and the records
+of the port they implement (``engine.ports``)."""
 from __future__ import annotations
 
-from mqlite.store.shared.base import COLS, NewMessage, QueueFull, Row, Select, SharedStore, SharedStoreError, Watcher
+from mqlite.engine.ports import NewMessage, QueueFull, Row, Select, SharedStoreError
+from mqlite.store.shared.base import COLS, SharedStore, Watcher
 from mqlite.store.shared.postgres import PostgresShared
 from mqlite.store.shared.sqlite import SQLiteShared
 

@@ -9,16 +9,17 @@ Messages: ``state`` is 'V' (visible) or 'G' (got inside a unit of work that has 
 message put inside a unit of work is not written before MQCMIT.  ``depth`` keeps a counter per queue
 in the same transactions, so MAXDEPTH is checked without counting rows.
 
-This module: the store's records, its SQL (one text for both databases), and the abstract store
-and watcher.
+This module: its SQL (one text for both databases), and the abstract store and watcher; the
+records it exchanges with the engine are the engine's (``engine.ports``).
 """
 from __future__ import annotations
 
 import json
 import threading
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from typing import Any, Iterator
+
+from mqlite.engine.ports import NewMessage, QueueFull, Row, Select
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS qsg_members (qsg TEXT NOT NULL, qmgr TEXT NOT NULL, state TEXT NOT NULL,
@@ -41,57 +42,6 @@ CREATE INDEX IF NOT EXISTS qsg_msgs_owner ON qsg_msgs (qsg, owner);
 """
 
 COLS = "id, queue, prio, md, body, expiry_at, persistent, backout"
-
-
-@dataclass
-class Row:
-    """A shared message as the engine sees it."""
-    id: int
-    queue: str
-    prio: int
-    md: bytes
-    body: bytes
-    expiry_at: float | None
-    persistent: bool
-    backout: int
-
-
-@dataclass
-class NewMessage:
-    queue: str
-    prio: int
-    md: bytes
-    body: bytes
-    expiry_at: float | None
-    persistent: bool
-    msgid: bytes
-    correlid: bytes
-    groupid: bytes
-    seqno: int
-    first: bool          # not in a group, or the first message of one (MQGMO_LOGICAL_ORDER starts here)
-    target: str = ""     # on SYSTEM.QSG.TRANSMIT.QUEUE: the queue manager the message is for
-
-
-@dataclass
-class Select:
-    """Which message an MQGET wants (None: any)."""
-    msgid: bytes | None = None
-    correlid: bytes | None = None
-    groupid: bytes | None = None
-    seqno: int | None = None
-    first_of_group: bool = False
-    id: int | None = None                      # exactly this message (under the browse cursor)
-    after: tuple[int, int] | None = None       # strictly after this (prio, id) position
-
-
-class QueueFull(Exception):
-    def __init__(self, queue: str) -> None:
-        super().__init__(queue)
-        self.queue = queue
-
-
-class SharedStoreError(Exception):
-    """The shared store cannot be reached or refused an operation."""
 
 
 def _row(t: tuple[Any, ...]) -> Row:

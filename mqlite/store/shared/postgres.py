@@ -3,12 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mqlite.store.shared.base import (
-    TABLES,
-    SharedStore,
-    SharedStoreError,
-    Watcher,
-)
+from mqlite.engine.ports import SharedStoreError
+from mqlite.store.shared.base import TABLES, SharedStore, Watcher
 
 
 class _PGTx:

@@ -11,8 +11,8 @@ from mqlite.cli.proc import run_mqlite
 from mqlite.cmq import CMQC as C
 from mqlite.engine.errors import MQIError
 from mqlite.testing import Harness
-from tests.cluster_helpers import drain
 from tests.conftest import Engine
+from tests.helpers import drain
 
 READER = C.MQOO_BROWSE | C.MQOO_INPUT_SHARED
 

@@ -17,7 +17,7 @@ from mqlite import pymqi
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.testing import Harness, free_port
-from tests.cluster_helpers import clusqmgr, depth, drain, open_q, put_reason, wait_until
+from tests.helpers import clusqmgr, depth, drain, open_q, put_reason, wait_until
 
 FULL = ("FR1", "FR2")
 NAMES = ("FR1", "FR2", "PR1", "PR2")

@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from mqlite.cmq import CMQC as C
-from mqlite.cmq.structs import GMO, MD, OD, PMO, XQH, text
+from mqlite.cmq.headers import XQH
+from mqlite.cmq.structs import GMO, MD, OD, PMO, text
 from mqlite.engine.errors import MQIError
 from tests.conftest import Engine
 

@@ -11,7 +11,8 @@ import time
 import pytest
 
 from mqlite import pymqi
-from mqlite.cmq.structs import DLH, text
+from mqlite.cmq.headers import DLH
+from mqlite.cmq.structs import text
 from mqlite.net import protocol as P
 from mqlite.pymqi import CMQC
 from mqlite.testing import Harness, free_port

@@ -16,7 +16,7 @@ import pytest
 
 from mqlite import pymqi
 from mqlite.cmq import CMQC as C
-from mqlite.cmq.structs import DLH
+from mqlite.cmq.headers import DLH
 from mqlite.store.shared import open_shared
 from mqlite.testing import Harness
 from tests.conftest import require_pg

@@ -17,7 +17,7 @@ import pytest
 from mqlite import pymqi
 from mqlite.cmq import CMQC as C
 from mqlite.testing import Harness, free_port
-from tests.cluster_helpers import clusqmgr, depth, drain, open_q, put_reason, wait_until
+from tests.helpers import clusqmgr, depth, drain, open_q, put_reason, wait_until
 
 FULL = ("FR1", "FR2")
 PARTIAL = ("PR1", "PR2", "PR3", "PR4")
@@ -67,6 +67,24 @@ def test_round_robin_over_four_instances(cluster: Harness) -> None:
     wait_until(lambda: len(re.findall(r"CLUSQMGR\(PR", cluster.qm("FR1").mqsc("DISPLAY QCLUSTER(Q1)").stdout)) == 4,
                what="FR1 to hold the four instances of Q1")
     conn, q = open_q(cluster, "FR1", "Q1", C.MQOO_OUTPUT | C.MQOO_BIND_NOT_FIXED)
+    # Rules 9-12 put a channel that is STARTING or BINDING behind the INACTIVE and RUNNING ones, so
+    # the rotation is exact only while no channel is on its way up: bring FR1's four cluster-sender
+    # channels to RUNNING first (they stay up for DISCINT). Instances passed over meanwhile were
+    # charged less (rule 18's DestSeqFactor), so top them up: with every channel in one tier, each
+    # extra message goes to the least used instance until all four have had the same number.
+    for _ in range(8):
+        q.put(b"warm", pymqi.MD(), pymqi.PMO(Options=C.MQPMO_SYNCPOINT))
+    conn.commit()
+    wait_until(lambda: len(re.findall(r"STATUS\(RUNNING\)", cluster.qm("FR1").mqsc(
+        "DISPLAY CHSTATUS(TO.PR*) STATUS").stdout)) == 4, what="FR1's channels to PR1-PR4 to be running")
+    wait_until(lambda: sum(depth(cluster, p, "Q1") for p in PARTIAL) == 8, what="8 warm-up messages delivered")
+    counts = [depth(cluster, p, "Q1") for p in PARTIAL]
+    for _ in range(4 * max(counts) - 8):
+        q.put(b"warm")
+    wait_until(lambda: [depth(cluster, p, "Q1") for p in PARTIAL] == [max(counts)] * 4,
+               what="the least used instances topped up")
+    for p in PARTIAL:
+        drain(cluster, p, "Q1")
     for i in range(1, 21):
         q.put(str(i).encode(), pymqi.MD(Persistence=C.MQPER_PERSISTENT))
     conn.disconnect()

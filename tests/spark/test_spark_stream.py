@@ -18,7 +18,8 @@ from mqlite import pymqi
 from mqlite.cli.proc import free_port
 from mqlite.cmq import CMQC as C
 from mqlite.testing import Harness
-from tests.cluster_helpers import wait_until
+from tests.conftest import ROOT
+from tests.helpers import wait_until
 
 
 @pytest.fixture(scope="module")
@@ -234,9 +235,8 @@ def test_example_pipeline_runs_end_to_end(workdir: str) -> None:
     """`make pipeline`: the SALES cluster, orders streamed from both instances into Parquet,
     aggregated, the aggregates put to a reply queue and checked (exit status 0)."""
     import subprocess
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, MQLITE_DATA=os.path.join(workdir, "data"))
-    r = subprocess.run([sys.executable, os.path.join(root, "examples", "pipeline", "run.py"), "--orders", "400"],
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "pipeline", "run.py"), "--orders", "400"],
                        capture_output=True, text=True, timeout=600, env=env)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert "400 orders aggregated; amounts per item match" in r.stdout

@@ -16,7 +16,7 @@ import pytest
 from mqlite import pymqi
 from mqlite.cmq import CMQC as C
 from mqlite.testing import Harness, free_port
-from tests.cluster_helpers import depth, drain, put_reason, wait_until
+from tests.helpers import depth, drain, put_reason, wait_until
 
 FAST_RETRY = "SHORTRTY(60) SHORTTMR(1) LONGTMR(5)"
 

@@ -10,7 +10,7 @@ import pytest
 from mqlite import pymqi
 from mqlite.cmq import CMQC as C
 from mqlite.testing import Harness
-from tests.cluster_helpers import depth
+from tests.helpers import depth
 
 # `make test` installs the spark extra (pyspark[sql], pinned pandas and pyarrow); a missing pyspark
 # or Java is a failure here, not a skip.

@@ -1,0 +1,99 @@
+"""A channel's status (DISPLAY CHSTATUS) and the error that ends a channel session.
+
+A status belongs to a channel instance while it runs (and to a STOPPED channel until START
+CHANNEL). Its state changes only through ``set``, which also moves its channel manager's
+generation, so that the workload algorithm knows when the channel states it decided on changed.
+"""
+from __future__ import annotations
+
+import socket
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from mqlite.net import protocol as P
+
+SENDING = ("SDR", "SVR", "CLUSSDR")
+RECEIVING = ("RCVR", "RQSTR", "CLUSRCVR")
+
+
+class Link(Protocol):
+    """A connection a listener accepted that turned out to be a channel (the server's session)."""
+    sock: socket.socket
+    reader: P.FrameReader | None
+    peer: str                       # the partner's address, as CONNAME shows it
+
+    def kill(self) -> None: ...
+
+
+class ChannelError(Exception):
+    """The channel cannot go on: the status, the AMQ message and the explanation."""
+
+    def __init__(self, msgid: str, text: str, stop: bool = False) -> None:
+        super().__init__(f"{msgid}: {text}")
+        self.msgid = msgid
+        self.text = text
+        self.stop = stop          # True: the channel goes STOPPED instead of retrying
+
+
+@dataclass
+class ChannelStatus:
+    name: str
+    chltype: str
+    state: str = "INACTIVE"
+    substate: str = ""
+    conname: str = ""
+    rqmname: str = ""
+    xmitq: str = ""
+    msgs: int = 0
+    batches: int = 0
+    curseqno: int = 0
+    lstseqno: int = 0
+    lstluwid: str = ""
+    indoubt: bool = False
+    short_left: int = 0
+    long_left: int = 0
+    started: float = field(default_factory=time.time)
+    last_msg: float = 0.0
+
+    # Shared by the statuses of one channel manager: grows whenever any of them changes state.
+    changes: list[int] = field(default_factory=lambda: [0], repr=False, compare=False)
+
+    def set(self, state: str, substate: str | None = None) -> None:
+        """Change the state (and the substate, when given): the only way the state changes."""
+        if state != self.state:
+            self.changes[0] += 1
+            self.state = state
+        if substate is not None:
+            self.substate = substate
+
+    def display(self) -> dict[str, Any]:
+        return {"CHANNEL": self.name, "CHLTYPE": self.chltype, "CONNAME": self.conname, "CURRENT": None,
+                "RQMNAME": self.rqmname, "STATUS": self.state, "SUBSTATE": self.substate or " ",
+                "XMITQ": self.xmitq, "MSGS": self.msgs, "BATCHES": self.batches, "CURSEQNO": self.curseqno,
+                "LSTSEQNO": self.lstseqno, "LSTLUWID": self.lstluwid or "0000000000000000",
+                "INDOUBT": "YES" if self.indoubt else "NO", "SHORTRTS": self.short_left,
+                "LONGRTS": self.long_left}
+
+
+class StatusTable(dict[str, ChannelStatus]):
+    """A channel manager's statuses by channel. A channel with no status is INACTIVE, so adding or
+    removing one is a state change as much as ``ChannelStatus.set``: both move the shared counter
+    that the workload algorithm reads (``changes``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.changes = [0]
+
+    def __setitem__(self, name: str, status: ChannelStatus) -> None:
+        super().__setitem__(name, status)
+        self.changes[0] += 1
+
+    def __delitem__(self, name: str) -> None:
+        super().__delitem__(name)
+        self.changes[0] += 1
+
+    def pop(self, name: str, *default: Any) -> Any:  # type: ignore[override]
+        if name in self:
+            self.changes[0] += 1
+        return super().pop(name, *default)

@@ -1,0 +1,115 @@
+"""The engine's ports: what it needs of its stores, declared here, on the engine's side, and
+implemented by ``mqlite.store`` (``store.sqlite.Store`` is a ``Journal``; ``store.shared``'s
+SQLite and PostgreSQL stores are ``SharedPort``s), with the records they exchange.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+class Journal(Protocol):
+    """The queue manager's own store: an ordered journal of operations made durable by ticket
+    (group commit), and what recovery reads back."""
+    stalled: str                    # why the last write failed, until one succeeds ("" when fine)
+
+    def append(self, op: tuple[Any, ...]) -> int: ...
+
+    def extend(self, ops: list[tuple[Any, ...]]) -> int: ...
+
+    def room(self, nbytes: int) -> bool: ...
+
+    @property
+    def last_ticket(self) -> int: ...
+
+    @property
+    def durable_ticket(self) -> int: ...
+
+    def sync(self, ticket: int | None = None) -> None: ...
+
+    def objects(self) -> Iterator[tuple[str, str, dict[str, Any]]]: ...
+
+    def messages(self, damaged: list[tuple[int, str]] | None = None
+                 ) -> Iterator[tuple[int, str, bytes, bytes, float | None, int]]: ...
+
+    def chsync(self) -> Iterator[tuple[str, dict[str, Any]]]: ...
+
+    def prepared(self) -> Iterator[tuple[Any, ...]]: ...
+
+    def meta(self, key: str) -> str | None: ...
+
+    def max_seq(self) -> int: ...
+
+
+# --- the queue-sharing group's shared store ---------------------------------------------------
+@dataclass
+class Row:
+    """A shared message as the engine sees it."""
+    id: int
+    queue: str
+    prio: int
+    md: bytes
+    body: bytes
+    expiry_at: float | None
+    persistent: bool
+    backout: int
+
+
+@dataclass
+class NewMessage:
+    queue: str
+    prio: int
+    md: bytes
+    body: bytes
+    expiry_at: float | None
+    persistent: bool
+    msgid: bytes
+    correlid: bytes
+    groupid: bytes
+    seqno: int
+    first: bool          # not in a group, or the first message of one (MQGMO_LOGICAL_ORDER starts here)
+    target: str = ""     # on SYSTEM.QSG.TRANSMIT.QUEUE: the queue manager the message is for
+
+
+@dataclass
+class Select:
+    """Which message an MQGET wants (None: any)."""
+    msgid: bytes | None = None
+    correlid: bytes | None = None
+    groupid: bytes | None = None
+    seqno: int | None = None
+    first_of_group: bool = False
+    id: int | None = None                      # exactly this message (under the browse cursor)
+    after: tuple[int, int] | None = None       # strictly after this (prio, id) position
+
+
+class QueueFull(Exception):
+    def __init__(self, queue: str) -> None:
+        super().__init__(queue)
+        self.queue = queue
+
+
+class SharedStoreError(Exception):
+    """The shared store cannot be reached or refused an operation."""
+
+
+class SharedPort(Protocol):
+    qsg: str
+
+    def depth(self, queue: str) -> int: ...
+
+    def put(self, msgs: list[NewMessage], maxdepth: dict[str, int]) -> None: ...
+
+    def take(self, queue: str, fifo: bool, sel: Select, now: float, mode: str, owner: str = "",
+             max_len: int | None = None) -> tuple[Row | None, bool]: ...
+
+    def finish(self, delete: list[tuple[int, str]], release: list[int], durable: bool = True) -> None: ...
+
+    def commit(self, msgs: list[NewMessage], delete: list[tuple[int, str]], durable: bool = True) -> None: ...
+
+    def clear(self, queue: str) -> int: ...
+
+    def put_object(self, ns: str, name: str, disp: str, rec: dict[str, Any], create: bool) -> bool: ...
+
+    def delete_object(self, ns: str, name: str, disp: str, purge_queue: bool) -> None: ...

@@ -1,0 +1,58 @@
+"""What MQSC needs of the queue-manager server beyond the engine: listeners and channels
+(``Services``; the server is one), and ``NoServices`` for MQSC run on an engine alone (tests, tools).
+"""
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from mqlite.objects.model import MQObject
+
+
+class Services(Protocol):
+    """What the server offers MQSC beyond the engine (listeners now; channels later)."""
+
+    def start_listener(self, obj: MQObject) -> str | None: ...
+
+    def stop_listener(self, name: str) -> str | None: ...
+
+    def listener_status(self, name: str) -> dict[str, Any] | None: ...
+
+    def start_channel(self, name: str) -> str | None: ...
+
+    def stop_channel(self, name: str, mode: str, status: str) -> str | None: ...
+
+    def ping_channel(self, name: str) -> str | None: ...
+
+    def reset_channel(self, name: str, seqnum: int) -> str | None: ...
+
+    def resolve_channel(self, name: str, action: str) -> str | None: ...
+
+    def channel_status(self, pattern: str) -> list[dict[str, Any]]: ...
+
+
+class NoServices:
+    """Used when MQSC runs without a server (engine tests): listeners only change state here."""
+
+    def __init__(self) -> None:
+        self.running: dict[str, MQObject] = {}
+
+    def start_listener(self, obj: MQObject) -> str | None:
+        self.running[obj.name] = obj
+        return None
+
+    def stop_listener(self, name: str) -> str | None:
+        if self.running.pop(name, None) is None:
+            return "MQL0003E: Listener not active."
+        return None
+
+    def listener_status(self, name: str) -> dict[str, Any] | None:
+        obj = self.running.get(name)
+        return None if obj is None else {"PORT": obj["PORT"], "STATUS": "RUNNING"}
+
+    def _no_channels(self, *args: Any) -> str:
+        return "MQL0008E: Channels run only in a queue manager server (strmqm)."
+
+    start_channel = stop_channel = ping_channel = reset_channel = resolve_channel = _no_channels
+
+    def channel_status(self, pattern: str) -> list[dict[str, Any]]:
+        return []

@@ -1,0 +1,370 @@
+"""One codec per MQI verb on the wire, used by both ends: pymqi builds a request and reads the
+reply with the same class the server uses to read that request and build its reply.
+
+Each verb is a class of static methods: ``request``/``parse_request`` and ``reply``/``parse_reply``.
+A parse of a request that does not fit the layout raises ``ProtocolError`` (the server closes the
+connection); every reply begins with the completion and reason codes (``status``), and a failed
+call's reply is only those (``failed``). MQ structures travel in their binary layouts
+(``cmq.structs``); integers are little-endian. docs/protocol.md draws each layout.
+"""
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from mqlite.cmq.structs import GMO, MD, OD, PMO
+from mqlite.net.protocol import (
+    GMO_LEN,
+    I1,
+    II,
+    III,
+    MD_LEN,
+    OD_LEN,
+    PMO_LEN,
+    STREAM_REQ,
+    ProtocolError,
+    decode_json,
+    decode_values,
+    encode_json,
+    encode_values,
+)
+
+OK = II.pack(0, 0)
+Q = struct.Struct("<q")
+QQQ = struct.Struct("<qqq")
+BATCH_REQ = struct.Struct("<iiiii")        # hobj, consumed, max_msgs, max_bytes, flags
+BROWSE_REQ = struct.Struct("<iiii")        # hobj, first, max_msgs, max_bytes
+
+
+def status(comp: int, reason: int) -> bytes:
+    """A reply with nothing but the completion and reason codes (a failed call's whole reply)."""
+    return II.pack(comp, reason)
+
+
+# --- messages in a list (read-ahead batches, bulk browse, position reads) ---------------------------
+def messages(items: Iterable[tuple[bytes, bytes, bool]], count: int) -> bytes:
+    """count, then per message: packed MQMD, data length, read-ahead flag, data."""
+    parts = [III.pack(0, 0, count)]
+    for md, body, ahead in items:
+        parts.append(md)
+        parts.append(II.pack(len(body), 1 if ahead else 0))
+        parts.append(body)
+    return b"".join(parts)
+
+
+def parse_messages(reply: bytes) -> list[tuple[bytes, bytes, bool]]:
+    count = III.unpack_from(reply)[2]
+    out = []
+    unpack = II.unpack_from
+    off = 12
+    for _ in range(count):
+        end = off + MD_LEN
+        n, ahead = unpack(reply, end)
+        start = end + 8
+        out.append((reply[off:end], reply[start:start + n], ahead == 1))
+        off = start + n
+    return out
+
+
+class Open:
+    """MQOPEN: options and MQOD; the reply gives the handle, the queue's defaults (OPEN_* flags)
+    and the MQOD back with the resolved names."""
+    @staticmethod
+    def request(options: int, od: OD) -> bytes:
+        return I1.pack(options) + od.pack()
+
+    @staticmethod
+    def parse_request(p: bytes) -> tuple[int, OD]:
+        if len(p) != 4 + OD_LEN:
+            raise ProtocolError("OPEN payload length")
+        return I1.unpack_from(p)[0], OD.from_bytes(p[4:])
+
+    @staticmethod
+    def reply(hobj: int, flags: int, od: OD) -> bytes:
+        return III.pack(0, 0, hobj) + I1.pack(flags) + od.pack()
+
+    @staticmethod
+    def parse_reply(reply: bytes, od: OD) -> tuple[int, int]:
+        """(hobj, flags); the MQOD is updated in place."""
+        hobj, flags = II.unpack_from(reply, 8)
+        od.unpack(reply[16:16 + OD_LEN])
+        return hobj, flags
+
+
+class Close:
+    """MQCLOSE: handle, options, and the read-ahead messages the client consumed (the rest go back)."""
+    @staticmethod
+    def request(hobj: int, options: int, consumed: int) -> bytes:
+        return III.pack(hobj, options, consumed)
+
+    @staticmethod
+    def parse_request(p: bytes) -> tuple[int, int, int]:
+        if len(p) != 12:
+            raise ProtocolError("CLOSE payload length")
+        return III.unpack(p)      # type: ignore[return-value]
+
+
+class Put:
+    """MQPUT: handle, MQPMO, MQMD, data; the reply gives MQMD and MQPMO back (MsgId, resolved
+    names). PUT_ASYNC carries the same request and gets no reply."""
+    @staticmethod
+    def request(hobj: int, pmo: PMO, md: MD, body: bytes) -> bytes:
+        return I1.pack(hobj) + pmo.pack() + md.pack() + body
+
+    @staticmethod
+    def parse_request(p: bytes) -> tuple[int, PMO, MD, bytes]:
+        if len(p) < 4 + PMO_LEN + MD_LEN:
+            raise ProtocolError("PUT payload length")
+        return (I1.unpack_from(p)[0], PMO.from_bytes(p[4:4 + PMO_LEN]),
+                MD.from_bytes(p[4 + PMO_LEN:4 + PMO_LEN + MD_LEN]), p[4 + PMO_LEN + MD_LEN:])
+
+    @staticmethod
+    def parse_async(p: bytes) -> tuple[int, PMO, MD, bytes]:
+        """PUT_ASYNC: only the put options of the MQPMO matter when no answer goes back."""
+        if len(p) < 4 + PMO_LEN + MD_LEN:
+            raise ProtocolError("PUT payload length")
+        pmo = PMO.__new__(PMO)
+        pmo.__dict__.update(Options=I1.unpack_from(p, 12)[0], ResolvedQName=b"", ResolvedQMgrName=b"")
+        return I1.unpack_from(p)[0], pmo, MD.from_bytes(p[4 + PMO_LEN:4 + PMO_LEN + MD_LEN]), p[4 + PMO_LEN + MD_LEN:]
+
+    @staticmethod
+    def reply(comp: int, reason: int, md: MD, pmo: PMO) -> bytes:
+        return II.pack(comp, reason) + md.pack() + pmo.pack()
+
+    @staticmethod
+    def parse_reply(reply: bytes, md: MD, pmo: PMO) -> tuple[int, int]:
+        md.unpack(reply[8:8 + MD_LEN])
+        pmo.unpack(reply[8 + MD_LEN:])
+        return II.unpack_from(reply)      # type: ignore[return-value]
+
+
+class Put1:
+    """MQPUT1: MQOD, MQPMO, MQMD, data; the reply gives all three structures back."""
+    BASE = OD_LEN + PMO_LEN + MD_LEN
+
+    @staticmethod
+    def request(od: OD, pmo: PMO, md: MD, body: bytes) -> bytes:
+        return od.pack() + pmo.pack() + md.pack() + body
+
+    @staticmethod
+    def parse_request(p: bytes) -> tuple[OD, PMO, MD, bytes]:
+        if len(p) < Put1.BASE:
+            raise ProtocolError("PUT1 payload length")
+        return (OD.from_bytes(p[:OD_LEN]), PMO.from_bytes(p[OD_LEN:OD_LEN + PMO_LEN]),
+                MD.from_bytes(p[OD_LEN + PMO_LEN:Put1.BASE]), p[Put1.BASE:])
+
+    @staticmethod
+    def reply(comp: int, reason: int, od: OD, md: MD, pmo: PMO) -> bytes:
+        return II.pack(comp, reason) + od.pack() + md.pack() + pmo.pack()
+
+    @staticmethod
+    def parse_reply(reply: bytes, od: OD, md: MD, pmo: PMO) -> tuple[int, int]:
+        off = 8
+        od.unpack(reply[off:off + OD_LEN])
+        off += OD_LEN
+        md.unpack(reply[off:off + MD_LEN])
+        pmo.unpack(reply[off + MD_LEN:])
+        return II.unpack_from(reply)      # type: ignore[return-value]
+
+
+class Get:
+    """MQGET: handle, buffer length, MQGMO, MQMD; the reply: codes, the message's whole length,
+    MQGMO, MQMD and the data (truncated to the buffer)."""
+    @staticmethod
+    def request(hobj: int, maxlen: int, gmo: GMO, md: MD) -> bytes:
+        return II.pack(hobj, maxlen) + gmo.pack() + md.pack()
+
+    @staticmethod
+    def parse_request(p: bytes) -> tuple[int, int, GMO, MD]:
+        if len(p) != 8 + GMO_LEN + MD_LEN:
+            raise ProtocolError("GET payload length")
+        hobj, maxlen = II.unpack_from(p)
+        return hobj, maxlen, GMO.from_bytes(p[8:8 + GMO_LEN]), MD.from_bytes(p[8 + GMO_LEN:])
+
+    @staticmethod
+    def reply(comp: int, reason: int, data_length: int, gmo: GMO, md: MD, body: bytes) -> bytes:
+        return III.pack(comp, reason, data_length) + gmo.pack() + md.pack() + body
+
+    @staticmethod
+    def parse_reply(reply: bytes, gmo: GMO, md: MD) -> tuple[int, int, int, bytes]:
+        """(comp, reason, data length, data); MQGMO and MQMD are updated in place."""
+        comp, reason, data_length = III.unpack_from(reply)
+        gmo.unpack(reply[12:12 + GMO_LEN])
+        md.unpack(reply[12 + GMO_LEN:12 + GMO_LEN + MD_LEN])
+        return comp, reason, data_length, reply[12 + GMO_LEN + MD_LEN:]
+
+
+class GetBatch:
+    """Read-ahead: acknowledge the messages consumed, then take up to max_msgs in one reply (a list
+    of ``messages``); max_msgs 0 gives the messages the client holds back to the queue."""
+    @staticmethod
+    def request(hobj: int, consumed: int, max_msgs: int, max_bytes: int, flags: int, gmo: GMO) -> bytes:
+        return BATCH_REQ.pack(hobj, consumed, max_msgs, max_bytes, flags) + gmo.pack()
+
+    @staticmethod
+    def parse_request(p: bytes) -> tuple[int, int, int, int, int, GMO]:
+        if len(p) != BATCH_REQ.size + GMO_LEN:
+            raise ProtocolError("GET_BATCH payload length")
+        return (*BATCH_REQ.unpack_from(p), GMO.from_bytes(p[BATCH_REQ.size:]))   # type: ignore[return-value]
+
+    reply = staticmethod(messages)
+    parse_reply = staticmethod(parse_messages)
+
+
+class BrowseBatch:
+    """mqlite's bulk browse: up to max_msgs messages from the browse cursor (``first``: from the
+    start) in one reply (a list of ``messages``)."""
+    @staticmethod
+    def request(hobj: int, first: bool, max_msgs: int, max_bytes: int) -> bytes:
+        return BROWSE_REQ.pack(hobj, int(first), max_msgs, max_bytes)
+
+    @staticmethod
+    def parse_request(p: bytes) -> tuple[int, int, int, int]:
+        if len(p) != BROWSE_REQ.size:
+            raise ProtocolError("BROWSE_BATCH payload length")
+        return BROWSE_REQ.unpack(p)       # type: ignore[return-value]
+
+    @staticmethod
+    def reply(batch: Sequence[tuple[bytes, bytes]]) -> bytes:
+        return messages(((md, body, False) for md, body in batch), len(batch))
+
+    @staticmethod
+    def parse_reply(reply: bytes) -> list[tuple[bytes, bytes]]:
+        return [(md, body) for md, body, _ in parse_messages(reply)]
+
+
+class Stream:
+    """mqlite's queue read by position: one request layout for its operations (STREAM_MARK,
+    STREAM_MARK_COMMITTED, STREAM_READ, STREAM_DELETE); the mark answers (end, count, held), the
+    delete how many it removed, the read a list of (position, MQMD, data)."""
+    @staticmethod
+    def request(hobj: int, op: int, start: int, end: int, max_msgs: int, max_bytes: int) -> bytes:
+        return STREAM_REQ.pack(hobj, op, start, end, max_msgs, max_bytes)
+
+    @staticmethod
+    def parse_request(p: bytes) -> tuple[int, int, int, int, int, int]:
+        if len(p) != STREAM_REQ.size:
+            raise ProtocolError("STREAM payload length")
+        return STREAM_REQ.unpack(p)       # type: ignore[return-value]
+
+    @staticmethod
+    def mark_reply(end: int, count: int, held: int) -> bytes:
+        return III.pack(0, 0, 1) + QQQ.pack(end, count, held)
+
+    @staticmethod
+    def parse_mark_reply(reply: bytes) -> tuple[int, int, int]:
+        return QQQ.unpack_from(reply, 12)     # type: ignore[return-value]
+
+    @staticmethod
+    def delete_reply(removed: int) -> bytes:
+        return III.pack(0, 0, 1) + Q.pack(removed)
+
+    @staticmethod
+    def parse_delete_reply(reply: bytes) -> int:
+        return int(Q.unpack_from(reply, 12)[0])
+
+    @staticmethod
+    def read_reply(batch: Sequence[tuple[int, bytes, bytes]]) -> bytes:
+        parts = [III.pack(0, 0, len(batch))]
+        for seq, md, body in batch:
+            parts.append(Q.pack(seq))
+            parts.append(md)
+            parts.append(II.pack(len(body), 0))
+            parts.append(body)
+        return b"".join(parts)
+
+    @staticmethod
+    def parse_read_reply(reply: bytes) -> list[tuple[int, bytes, bytes]]:
+        count = III.unpack_from(reply)[2]
+        out = []
+        off = 12
+        for _ in range(count):
+            pos = Q.unpack_from(reply, off)[0]
+            off += 8
+            md_end = off + MD_LEN
+            n = II.unpack_from(reply, md_end)[0]
+            body = md_end + 8
+            out.append((pos, reply[off:md_end], reply[body:body + n]))
+            off = body + n
+        return out
+
+
+class Inq:
+    """MQINQ: handle and selectors; the reply the values (``encode_values``)."""
+    @staticmethod
+    def request(hobj: int, selectors: Sequence[int]) -> bytes:
+        return II.pack(hobj, len(selectors)) + struct.pack(f"<{len(selectors)}i", *selectors)
+
+    @staticmethod
+    def parse_request(p: bytes) -> tuple[int, list[int]]:
+        try:
+            hobj, n = II.unpack_from(p)
+            if n < 0 or n > 256 or len(p) != 8 + 4 * n:
+                raise ProtocolError("INQ selector count")
+            return hobj, list(struct.unpack_from(f"<{n}i", p, 8))
+        except struct.error as e:
+            raise ProtocolError(f"INQ payload: {e}") from None
+
+    @staticmethod
+    def reply(values: list[Any]) -> bytes:
+        return OK + encode_values(values)
+
+    @staticmethod
+    def parse_reply(reply: bytes) -> list[Any]:
+        return decode_values(reply, 8)[0]
+
+
+class Set:
+    """MQSET: handle, selectors, values."""
+    @staticmethod
+    def request(hobj: int, selectors: Sequence[int], values: Sequence[Any]) -> bytes:
+        return I1.pack(hobj) + encode_values(list(selectors)) + encode_values(list(values))
+
+    @staticmethod
+    def parse_request(p: bytes) -> tuple[int, list[int], list[Any]]:
+        if len(p) < 8:
+            raise ProtocolError("SET payload length")
+        (hobj,) = I1.unpack_from(p)
+        selectors, off = decode_values(p, 4)
+        values, _ = decode_values(p, off)
+        if len(selectors) != len(values) or not all(isinstance(x, int) for x in selectors):
+            raise ProtocolError("SET selectors and values")
+        return hobj, selectors, values
+
+
+class EndUnit:
+    """MQCMIT and MQBACK: the (handle, consumed) pairs of read-ahead messages held under
+    syncpoint, which the queue manager gives back before ending the unit of work."""
+    @staticmethod
+    def request(pairs: Sequence[tuple[int, int]]) -> bytes:
+        return (I1.pack(len(pairs)) + b"".join(II.pack(h, n) for h, n in pairs)) if pairs else b""
+
+    @staticmethod
+    def parse_request(p: bytes) -> list[tuple[int, int]]:
+        try:
+            (n,) = I1.unpack_from(p) if p else (0,)
+            if n < 0 or len(p) != (4 + 8 * n if p else 0):
+                raise ProtocolError("commit payload length")
+            return [II.unpack_from(p, 4 + 8 * i) for i in range(n)]    # type: ignore[misc]
+        except struct.error as e:
+            raise ProtocolError(f"commit payload: {e}") from None
+
+
+class Json:
+    """STAT and XA: a JSON request (XA) and a reply of codes followed by a JSON answer."""
+    @staticmethod
+    def request(req: Any) -> bytes:
+        return encode_json(req)
+
+    @staticmethod
+    def parse_request(p: bytes) -> Any:
+        return decode_json(p)
+
+    @staticmethod
+    def reply(comp: int, reason: int, answer: Any) -> bytes:
+        return II.pack(comp, reason) + encode_json(answer)
+
+    @staticmethod
+    def parse_reply(reply: bytes) -> Any:
+        return decode_json(reply[8:])

@@ -1,0 +1,56 @@
+"""What the server does with the engine's reports (``engine/hooks.py``)."""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from mqlite.channels.manager import ChannelManager
+from mqlite.engine.hooks import Hooks
+from mqlite.server.errlog import ErrorLog
+from mqlite.server.listener import Listener
+from mqlite.server.repman import RepositoryManager
+
+
+class ServerHooks(Hooks):
+    """What the server does with the engine's reports (engine/hooks.py), engine lock held: wake
+    the MQGETs waiting on a queue, note the sender channels that have work (the channel
+    initiator starts them on its own thread), poke the repository manager, write the error log."""
+
+    def __init__(self, conds: dict[str, threading.Condition], channels: ChannelManager,
+                 repman: RepositoryManager, errlog: ErrorLog, listeners: dict[str, Listener]) -> None:
+        self.conds = conds
+        self.channels = channels
+        self.repman = repman
+        self.errlog = errlog
+        self.listeners = listeners
+
+    def available(self, queue: str) -> None:
+        cond = self.conds.get(queue)
+        if cond is not None:
+            cond.notify_all()
+        self.channels.xmitq_message(queue)
+
+    def channel_wanted(self, channel: str) -> None:
+        self.channels.want(channel)
+
+    def object_changed(self, obj: Any, ns: str, name: str) -> None:
+        self.repman.poke()
+
+    def log(self, text: str) -> None:
+        msgid, sep, rest = text.partition(": ")
+        if sep and len(msgid) == 8 and msgid.startswith("AMQ") and msgid[3:7].isdigit():
+            self.errlog.write(msgid, rest)
+        else:
+            self.errlog.write("MQL9000I", text)
+
+    def channel_state(self, channel: str) -> str:
+        return self.channels.state(channel)
+
+    def channel_generation(self) -> int:
+        return self.channels.generation()
+
+    def default_conname(self) -> str:
+        """CONNAME of a CLUSRCVR left blank: this queue manager's first running listener."""
+        for lst in self.listeners.values():
+            return f"{lst.obj['IPADDR'] or '127.0.0.1'}({lst.port})"
+        return ""

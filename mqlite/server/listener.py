@@ -1,0 +1,32 @@
+"""A TCP listener (a LISTENER object): a socket and the thread that accepts on it, handing each
+connection to the server's accept loop."""
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Callable
+
+from mqlite.objects.model import MQObject
+
+
+class Listener:
+    """A TCP listener (a LISTENER object) accepting client connections."""
+
+    def __init__(self, accept_loop: Callable[[socket.socket, str], None], obj: MQObject) -> None:
+        self.obj = obj
+        host = obj["IPADDR"] or "127.0.0.1"
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind((host, obj["PORT"]))
+        self.sock.listen(obj["BACKLOG"] or 128)
+        self.port = self.sock.getsockname()[1]
+        self.thread = threading.Thread(target=accept_loop, args=(self.sock, "tcp"),
+                                       name=f"listener-{obj.name}", daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
