@@ -33,6 +33,16 @@ class QMPaths:
         return os.path.join(self.root, "qm.json")
 
     @property
+    def ini(self) -> str:
+        """qm.ini: the queue manager's configuration stanzas (``TuningParameters``), MQ's syntax."""
+        return os.path.join(self.root, "qm.ini")
+
+    @property
+    def scratch(self) -> str:
+        """Where nonpersistent messages beyond their queue's buffer go; emptied at every start."""
+        return os.path.join(self.root, "scratch.db")
+
+    @property
     def pid(self) -> str:
         return os.path.join(self.root, "qmgr.pid")
 
@@ -105,3 +115,36 @@ def all_qmgrs() -> list[str]:
                 with open(cfg, encoding="utf-8") as f:
                     out.append(json.load(f)["name"])
     return out
+
+
+def read_ini(path: str) -> dict[str, dict[str, str]]:
+    """An MQ configuration file (qm.ini, mqs.ini): stanzas ``Name:`` followed by ``Key=Value``
+    lines, comments after ``;`` or ``#``. Keys keep their case; a missing file is empty."""
+    out: dict[str, dict[str, str]] = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except FileNotFoundError:
+        return out
+    stanza: dict[str, str] | None = None
+    for raw in lines:
+        line = raw.split(";", 1)[0].split("#", 1)[0].strip()
+        if not line:
+            continue
+        if line.endswith(":") and "=" not in line:
+            stanza = out.setdefault(line[:-1].strip(), {})
+        elif "=" in line and stanza is not None:
+            key, value = line.split("=", 1)
+            stanza[key.strip()] = value.strip()
+    return out
+
+
+DEFAULT_QM_INI = """\
+; qm.ini: this queue manager's configuration, read when it starts (MQ's stanza syntax).
+TuningParameters:
+   ; Bytes of nonpersistent / persistent messages (descriptor and data) each local queue keeps
+   ; in memory; the rest stay in qmgr.db (persistent) or scratch.db (nonpersistent) and are read
+   ; back in order as the queue is served. 0 to 104857600.
+   DefaultQBufferSize=8388608
+   DefaultPQBufferSize=8388608
+"""

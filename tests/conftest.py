@@ -12,6 +12,8 @@ from mqlite.cmq.structs import GMO, MD, OD, PMO
 from mqlite.engine.clock import FakeClock
 from mqlite.engine.qmgr import QueueManager
 from mqlite.mqsc.commands import Executor
+from mqlite.engine.queue import DEFAULT_BUFFERS
+from mqlite.store.pager import StorePager
 from mqlite.store.sqlite import MemoryStore
 from mqlite.testing import free_port, run_mqlite
 
@@ -41,10 +43,12 @@ def require_pg() -> str:
 class Engine:
     """A queue manager engine in this process, with MQSC, a fake clock and helpers for MQI calls."""
 
-    def __init__(self, name: str = "QM1") -> None:
+    def __init__(self, name: str = "QM1", buffers: tuple[int, int] | None = None) -> None:
+        """``buffers``: page queues beyond these many bytes (nonpersistent, persistent) to the store."""
         self.clock = FakeClock()
         self.store = MemoryStore()
-        self.qm = QueueManager(name, self.store, self.clock)
+        self.pager = StorePager(self.store) if buffers is not None else None
+        self.qm = QueueManager(name, self.store, self.clock, self.pager, buffers or DEFAULT_BUFFERS)
         self.qm.create()
         self.mqsc_exec = Executor(self.qm)
         self.conn = self.qm.connect("pytest", C.MQAT_UNIX, "tester")

@@ -25,7 +25,7 @@ from mqlite.net.client import Transport, TransportError
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 from mqlite.objects.names import valid_name
-from mqlite.paths import QMPaths, all_qmgrs, data_root
+from mqlite.paths import DEFAULT_QM_INI, QMPaths, all_qmgrs, data_root
 from mqlite.qsg.service import STORE_KEY as QSG_STORE_KEY
 from mqlite.qsg.service import system_objects
 from mqlite.store.shared import SharedStore, open_shared
@@ -94,6 +94,9 @@ def crtmqm(args: argparse.Namespace) -> int:
         qm.add_object(lst)
         count += 1
     store.close()
+    if not os.path.exists(paths.ini):
+        with open(paths.ini, "w", encoding="utf-8") as f:
+            f.write(DEFAULT_QM_INI)
     paths.write_config({"name": name, "port": args.p, "created": time.time()})
     print("IBM MQ queue manager created.")
     print(f"Directory '{paths.root}' created.")

@@ -46,32 +46,44 @@ class DefinitionsMixin:
                 continue
             self._register(obj)
         self.chsync = dict(self.store.chsync())
+        # The messages are counted, not read: each queue reads its front when it is first served
+        # (a start takes as long with ten million messages as with ten).
         restored = 0
-        damaged: list[tuple[int, str]] = []
-        for seq, queue, md_bytes, body, expiry_at, backout in self.store.messages(damaged):
+        for queue, by_prio in self.store.message_counts().items():
             qs = self.queues.get(queue)
-            if qs is None:
-                self.store.append(("del", seq))
+            if qs is None or qs.shared or qs.pager is None:
+                self.store.append(("purge", queue))
                 continue
-            md = MD.from_bytes(md_bytes)
-            md.BackoutCount = max(md.BackoutCount, backout)
-            qs.insert(Message(seq, md, body, expiry_at, True, qs.lane_for(md.Priority)))
-            restored += 1
-        for seq, queue in damaged:
-            self.log(f"AMQ7472W: Object {queue}, type queue damaged: stored message {seq} does not match its "
-                     "checksum; it was moved aside to the damaged table of qmgr.db and is not served.")
+            qs.restore(by_prio)
+            restored += sum(by_prio.values())
         self._recover_prepared()
         # Message numbers never repeat, even for nonpersistent messages lost in a crash: channels use
         # them as message keys. Start above every earlier run (time-based floor, 1000 per ms).
         self._seq = max(self.store.max_seq(), int(self.clock.now() * 1000) * 1000)
         self.store.sync()
-        return {"messages": restored, "queues": len(self.queues), "damaged": len(damaged)}
+        return {"messages": restored, "queues": len(self.queues)}
+
+    def _held_stored(self, qs: QueueState) -> tuple[Message, ...]:
+        """The persistent messages of ``qs`` that units of work (open or prepared) and read-ahead
+        hold: off the queue, their rows still stored."""
+        held = [m for c in self.conns.values() for kind, q, m in c.uow if kind == "get" and q is qs]
+        held += [m for u in self.prepared.values() for kind, q, m in u.entries if kind == "get" and q is qs]
+        held += [m for c in self.conns.values() for h in c.handles.values() if h.qstate is qs
+                 for m, _sp in h.read_ahead]
+        return tuple({m.seq: m for m in held if m.persistent}.values())
+
+    def _damaged(self, seq: int, queue: str) -> None:
+        """A stored message read back did not match its checksum (the pager set it aside)."""
+        self.log(f"AMQ7472W: Object {queue}, type queue damaged: stored message {seq} does not match its "
+                 "checksum; it was moved aside to the damaged table of qmgr.db and is not served.")
 
     def _recover_prepared(self) -> None:
         """Prepared units of work come back as they were: their puts counted in the depth but not
         visible, the messages they got held out of the queues."""
-        held: dict[str, dict[int, Message]] = {}
-        for xid, at, kind, seq, queue, md_bytes, body, expiry_at in self.store.prepared():
+        rows = list(self.store.prepared())
+        gets = [r[3] for r in rows if r[2] == "get" and r[3] is not None]
+        stored = self.pager.load(gets) if gets and self.pager is not None else {}
+        for xid, at, kind, seq, queue, md_bytes, body, expiry_at in rows:
             unit = self.prepared.setdefault(xid, Prepared(xid, at, []))
             qs = self.queues.get(queue or "")
             if qs is None or seq is None:
@@ -82,11 +94,13 @@ class DefinitionsMixin:
                                                         qs.lane_for(md.Priority))))
                 qs.uncommitted += 1
             elif kind == "get":
-                if queue not in held:
-                    held[queue] = {m.seq: m for m in qs}    # type: ignore[index]
-                msg = held[queue].get(seq)                  # type: ignore[index]
-                if msg is not None:
-                    qs.remove(msg)
+                found = stored.get(seq)
+                if found is not None and found[0] == qs.name:
+                    row = found[1]
+                    md = MD.from_bytes(row.md)
+                    md.BackoutCount = max(md.BackoutCount, row.backout)
+                    msg = Message(seq, md, row.body, row.expiry_at, True, qs.lane_for(md.Priority))
+                    qs.hold(msg)
                     qs.uncommitted += 1
                     unit.entries.append(("get", qs, msg))
 
@@ -137,7 +151,7 @@ class DefinitionsMixin:
                     raise MQIError(C.MQRC_CF_NOT_AVAILABLE, detail=f"{obj.name} is shared; not in a group")
                 self.queues[obj.name] = SharedQueueState(obj.name, self.shared, fifo)
             else:
-                self.queues[obj.name] = QueueState(obj.name, fifo=fifo)
+                self.queues[obj.name] = QueueState(obj.name, fifo, self.pager, self.buffers)
 
     def save(self, obj: MQObject) -> None:
         if obj.kind == "QLOCAL" and obj["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC:
@@ -167,7 +181,11 @@ class DefinitionsMixin:
             self._register(obj)
             qs = self.queues.get(obj.name)
             if qs is not None and qs.fifo != (obj["MSGDLVSQ"] == C.MQMDS_FIFO):
-                qs.reorder(obj["MSGDLVSQ"] == C.MQMDS_FIFO)
+                if qs.paged:
+                    # Every stored message is read back in the new layout: the store must hold
+                    # exactly what the queue does (removals written), less what units of work hold.
+                    self.store.sync()
+                qs.reorder(obj["MSGDLVSQ"] == C.MQMDS_FIFO, self._held_stored(qs))
         self.save(obj)
         self.cluster.changed()
         self.hooks.object_changed(obj, obj.objtype, obj.name)
@@ -179,6 +197,7 @@ class DefinitionsMixin:
         if qs is not None and qs.shared:
             self._shared_call(self.shared.delete_object, ns, obj.name, SHARED, True)  # type: ignore[union-attr]
         elif qs is not None:
+            qs.discard()
             self.store.append(("purge", obj.name))
         shared = obj.attrs.get("QSGDISP") == C.MQQSGD_SHARED   # its definition went with the store's
         if not shared and not (obj.kind == "QLOCAL" and obj["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC):
@@ -231,9 +250,9 @@ class DefinitionsMixin:
         qs = self.queues[name]
         if qs.shared:
             return self._shared_call(self.shared.clear, name)  # type: ignore[union-attr,no-any-return]
-        msgs = qs.purge()
+        n = qs.purge()
         self.store.append(("purge", name))
-        return len(msgs)
+        return n
 
     # --- connections ----------------------------------------------------------------------------
     def connect(self, appl_name: str = "", appl_type: int = C.MQAT_UNIX, user: str = "") -> Conn:

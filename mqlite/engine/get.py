@@ -170,6 +170,8 @@ class GetMixin:
                 raise MQIError(C.MQRC_NO_MSG_UNDER_CURSOR)
             return m
         match = matcher(md, match_opts)
+        want = wanted_ids(md, match_opts)
+        ids = want[:3] if match is not None and any(want[:3]) else None
         if opts & C.MQGMO_LOGICAL_ORDER:
             match = self._group_matcher(h, qs, match, opts, now)
         if opts & C.MQGMO_BROWSE_NEXT and h.browse_at is not None:
@@ -183,7 +185,7 @@ class GetMixin:
 
             def match(m: Message) -> bool:
                 return (base is None or base(m)) and self._group_complete(qs, m)
-        return qs.find(now, expired, match)
+        return qs.find(now, expired, match, ids=ids)
 
     def _group_matcher(self, h: Handle, qs: QueueState, base: Callable[[Message], bool] | None,
                        opts: int, now: float) -> Callable[[Message], bool]:

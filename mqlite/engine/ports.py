@@ -42,6 +42,57 @@ class Journal(Protocol):
     def max_seq(self) -> int: ...
 
 
+# --- queues deeper than memory ----------------------------------------------------------------
+@dataclass(slots=True)
+class StoredRow:
+    """A message read back from the store for a paged queue (``engine.queue.QueueState``)."""
+    seq: int
+    md: bytes
+    body: bytes
+    expiry_at: float | None
+    backout: int
+    persistent: bool
+    damaged: bool = False        # its checksum failed: the pager set it aside (and said so)
+
+
+class Pager(Protocol):
+    """Where a queue's messages beyond its buffers are: persistent ones are the journal's own rows
+    (read back including operations not yet written), nonpersistent ones are spilled to a scratch
+    area that a restart discards. Called with the engine lock held; nothing here waits for a
+    write to become durable."""
+
+    def page(self, queue: str, prios: tuple[int, ...], after: int, before: int | None,
+             limit: int) -> list[StoredRow]:
+        """Up to ``limit`` messages of ``queue`` with one of ``prios`` and positions above
+        ``after`` (and below ``before``), in position order."""
+        ...
+
+    def find(self, queue: str, prios: tuple[int, ...], after: int,
+             ids: tuple[bytes | None, bytes | None, bytes | None], limit: int) -> list[StoredRow]:
+        """Like ``page``, only messages whose MsgId, CorrelId and GroupId are those given (None:
+        any), found through the store's indexes. May return others (the caller matches again)."""
+        ...
+
+    def last_below(self, queue: str, prios: tuple[int, ...], after: int, before: int,
+                   gone: set[int]) -> int | None: ...
+
+    def load(self, seqs: list[int]) -> dict[int, tuple[str, StoredRow]]:
+        """Stored persistent messages by position: (queue, row)."""
+        ...
+
+    def counts(self, queue: str) -> dict[int, int]:
+        """How many messages the store holds for ``queue``, by priority."""
+        ...
+
+    def spill(self, queue: str, rows: list[tuple[int, int, bytes, bytes, float | None]]) -> None:
+        """Nonpersistent messages (seq, priority, md, body, expiry) leave memory."""
+        ...
+
+    def unspill(self, seqs: list[int]) -> None: ...
+
+    def unspill_queue(self, queue: str) -> None: ...
+
+
 # --- the queue-sharing group's shared store ---------------------------------------------------
 @dataclass
 class Row:

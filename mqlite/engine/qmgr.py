@@ -26,9 +26,9 @@ from mqlite.engine.get import GetMixin
 from mqlite.engine.hooks import Hooks
 from mqlite.engine.inquire import InquireMixin
 from mqlite.engine.open import OpenMixin
-from mqlite.engine.ports import Journal
+from mqlite.engine.ports import Journal, Pager
 from mqlite.engine.put import PutMixin
-from mqlite.engine.queue import QueueState
+from mqlite.engine.queue import DEFAULT_BUFFERS, QueueState
 from mqlite.engine.resolve import Resolved
 from mqlite.engine.route import ClusterRouteMixin
 from mqlite.engine.shared import SharedPort
@@ -44,10 +44,18 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, Get
                    BatchMixin, UnitOfWorkMixin, StreamMixin, InquireMixin):
     """One queue manager's state and MQI behaviour."""
 
-    def __init__(self, name: str, store: Journal, clock: Clock | None = None) -> None:
+    def __init__(self, name: str, store: Journal, clock: Clock | None = None, pager: Pager | None = None,
+                 buffers: tuple[int, int] = DEFAULT_BUFFERS) -> None:
         self.name = name
         self.qmgr_name = name
         self.store = store
+        # Queues deeper than memory: where their messages beyond the buffers are read from, and the
+        # buffers (bytes of nonpersistent, persistent messages a queue holds in memory; qm.ini's
+        # TuningParameters DefaultQBufferSize and DefaultPQBufferSize). No pager: all in memory.
+        self.pager = pager
+        self.buffers = buffers
+        if pager is not None:
+            pager.on_damaged = self._damaged
         self.clock = clock or Clock()
         self.ids = IdGenerator(name, self.clock)
         self.objects: dict[str, dict[str, MQObject]] = {QUEUE: {}, "CHANNEL": {}, "NAMELIST": {}, "LISTENER": {}}

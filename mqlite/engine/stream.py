@@ -3,7 +3,6 @@
 shared state through ``self``."""
 from __future__ import annotations
 
-from collections import deque
 from typing import Any
 
 from mqlite.engine.core import (
@@ -12,7 +11,7 @@ from mqlite.engine.core import (
     Conn,
 )
 from mqlite.engine.errors import MQIError
-from mqlite.engine.queue import Message, QueueState, in_position_order, stream_last
+from mqlite.engine.queue import QueueState
 
 
 class StreamMixin:
@@ -48,13 +47,12 @@ class StreamMixin:
         taken (-1)."""
         qs = self._stream_queue(conn, hobj, C.MQOO_BROWSE, C.MQRC_NOT_OPEN_FOR_BROWSE)
         limit = self._seq + 1 if committed else self.stable_position(qs)
-        held = 0 if limit > self._seq else sum(1 for _m in in_position_order(qs, max(start, limit), self._seq + 1))
+        held = 0 if limit > self._seq else sum(1 for _m in qs.positions(max(start, limit), self._seq + 1))
         if max_msgs <= 0:
-            last = max((m.seq for m in (stream_last(lane, limit) for lane in qs.lanes) if m is not None),
-                       default=None)
+            last = qs.last_below(limit)
             return (start, 0, held) if last is None or last < start else (last + 1, -1, held)
         end, n = start, 0
-        for m in in_position_order(qs, start, limit):
+        for m in qs.positions(start, limit):
             end, n = m.seq + 1, n + 1
             if n >= max_msgs:
                 break
@@ -69,7 +67,7 @@ class StreamMixin:
         now = self.clock.now()
         out: list[tuple[int, bytes, bytes]] = []
         size = 0
-        for m in in_position_order(qs, start, end):
+        for m in qs.positions(start, end):
             out.append((m.seq, self._out_md(m, now), m.body))
             size += len(m.body)
             if len(out) >= max_msgs or size >= max_bytes:
@@ -80,22 +78,8 @@ class StreamMixin:
         """Remove every message whose position is in [start, end) (a stream reader's commit: start
         0), outside any unit of work; durable once the caller syncs ``conn.ticket``."""
         qs = self._stream_queue(conn, hobj, INPUT_OPTS, C.MQRC_NOT_OPEN_FOR_INPUT)
-        ops: list[tuple[Any, ...]] = []
-        gone: list[Message] = []
-        for i, lane in enumerate(qs.lanes):
-            if not lane or lane[0].seq >= end or lane[-1].seq < start:
-                continue
-            if lane[0].seq >= start:
-                while lane and lane[0].seq < end:       # the usual case: the front of the lane
-                    gone.append(lane.popleft())
-            else:
-                kept = deque(m for m in lane if not start <= m.seq < end)
-                gone.extend(m for m in lane if start <= m.seq < end)
-                qs.lanes[i] = kept
-        for m in gone:
-            if m.persistent:
-                ops.append(("del", m.seq))
-        qs.visible -= len(gone)
+        gone = qs.take_range(start, end)
+        ops: list[tuple[Any, ...]] = [("del", m.seq) for m in gone if m.persistent]
         qs.deq += len(gone)
         if ops:
             conn.ticket = self.store.extend(ops)

@@ -31,7 +31,7 @@ from mqlite.mqsc.commands import Executor
 from mqlite.net import protocol as P
 from mqlite.net import verbs as V
 from mqlite.objects.model import MQObject
-from mqlite.paths import QMPaths, clock_file, process_start
+from mqlite.paths import QMPaths, clock_file, process_start, read_ini
 from mqlite.qsg.service import STORE_KEY as QSG_STORE_KEY
 from mqlite.qsg.service import QSGService
 from mqlite.server.cmdserver import CommandServer
@@ -41,6 +41,7 @@ from mqlite.server.listener import Listener
 from mqlite.server.repman import CACHE_KEY, RepositoryManager
 from mqlite.server.verbs import DISPATCH
 from mqlite.store.check import open_store
+from mqlite.store.pager import StorePager, queue_buffers
 from mqlite.store.sqlite import StoreUnavailable
 
 ASYNC_SHARED_BATCH = 200  # asynchronous puts to shared queues written in one transaction at most
@@ -65,7 +66,9 @@ class QMServer:
         self.name = name
         self.log = ErrorLog(self.paths.errors, name)
         self.store = open_store(self.paths.db, self.paths.pid, name, self.log.write, accept_damage)
-        self.qm = QueueManager(name, self.store, clock or OffsetClock(clock_file()))
+        self.pager = StorePager(self.store, self.paths.scratch)
+        self.qm = QueueManager(name, self.store, clock or OffsetClock(clock_file()), self.pager,
+                               queue_buffers(read_ini(self.paths.ini), self.log.write))
         # One lock serialises the engine. Re-entrant: MQSC commands run under it and channel
         # operations they start take it again.
         self.lock = threading.RLock()
@@ -186,6 +189,7 @@ class QMServer:
         with self.lock:
             try:
                 self.store.close()
+                self.pager.close()
             except StoreUnavailable as e:
                 self.log.write("AMQ7463W", f"The log for queue manager {self.name} is full.",
                                f"Ending with work not written ({e}); none of it was acknowledged.")

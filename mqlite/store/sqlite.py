@@ -43,22 +43,35 @@ import itertools
 import json
 import os
 import sqlite3
+import sys
 import threading
 import time
 import zlib
 from typing import Any, Callable, Iterator
 
+from mqlite.cmq.structs import MD
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS objects (ns TEXT NOT NULL, name TEXT NOT NULL, rec TEXT NOT NULL,
                                     PRIMARY KEY (ns, name));
 CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY, queue TEXT NOT NULL, md BLOB NOT NULL,
-                                     body BLOB NOT NULL, expiry_at REAL, backout INTEGER DEFAULT 0, crc INTEGER);
+                                     body BLOB NOT NULL, expiry_at REAL, backout INTEGER DEFAULT 0, crc INTEGER,
+                                     prio INTEGER, msgh INTEGER, corh INTEGER, grph INTEGER);
 CREATE TABLE IF NOT EXISTS damaged (seq INTEGER, queue TEXT, md BLOB, body BLOB, expiry_at REAL, found REAL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS chsync (name TEXT PRIMARY KEY, rec TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS prepared (xid TEXT NOT NULL, at REAL NOT NULL, kind TEXT NOT NULL, seq INTEGER,
                                      queue TEXT, md BLOB, body BLOB, expiry_at REAL);
 CREATE INDEX IF NOT EXISTS prepared_xid ON prepared (xid);
+"""
+
+# Read back in order a lane at a time, and found by MsgId, CorrelId or GroupId (each a CRC-32 of
+# the identifier, none for a null CorrelId or GroupId), for queues deeper than memory.
+_INDEXES = """
+CREATE INDEX IF NOT EXISTS messages_lane ON messages (queue, prio);
+CREATE INDEX IF NOT EXISTS messages_msgid ON messages (queue, msgh);
+CREATE INDEX IF NOT EXISTS messages_correlid ON messages (queue, corh) WHERE corh IS NOT NULL;
+CREATE INDEX IF NOT EXISTS messages_groupid ON messages (queue, grph) WHERE grph IS NOT NULL;
 """
 
 
@@ -93,8 +106,13 @@ class Store:
             os.umask(old_umask)
         self.db.execute(f"PRAGMA synchronous={synchronous}")
         self.db.executescript(_SCHEMA)
-        if "crc" not in {row[1] for row in self.db.execute("PRAGMA table_info(messages)")}:
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(messages)")}
+        if "crc" not in columns:
             self.db.execute("ALTER TABLE messages ADD COLUMN crc INTEGER")   # a store made before checksums
+        if "prio" not in columns:
+            self._add_keys()                                                 # a store made before paging
+        self.db.executescript(_INDEXES)
+        self._inflight: list[tuple[Any, ...]] = []      # operations being written (not yet committed)
         self._pending: list[tuple[Any, ...]] = []
         self._appended = 0           # tickets handed out
         self._durable = 0            # tickets covered by a commit
@@ -274,6 +292,7 @@ class Store:
         the store was abandoned meanwhile."""
         with self._append_lock:
             ops, self._pending = self._pending, []
+            self._inflight = ops
             top = self._appended
             accepted = self._accepted
         while ops:
@@ -287,10 +306,13 @@ class Store:
                 if self._closing:
                     with self._append_lock:
                         self._pending[:0] = ops
+                        self._inflight = []
                     with self._lock:
                         self._failed = str(e)
                     return False
                 time.sleep(RETRY_SECONDS)
+        with self._append_lock:
+            self._inflight = []
         ready = []
         with self._lock:
             self._durable = max(self._durable, top)
@@ -325,6 +347,10 @@ class Store:
                     cur.execute("UPDATE messages SET backout=? WHERE seq=?", (op[2], op[1]))
                 elif tag == "purge":
                     cur.execute("DELETE FROM messages WHERE queue=?", (op[1],))
+                elif tag == "damaged":
+                    cur.execute("INSERT INTO damaged(seq, queue, md, body, expiry_at, found) SELECT seq, queue, md, "
+                                "body, expiry_at, ? FROM messages WHERE seq=?", (time.time(), op[1]))
+                    cur.execute("DELETE FROM messages WHERE seq=?", (op[1],))
                 elif tag == "obj":
                     cur.execute("INSERT OR REPLACE INTO objects(ns, name, rec) VALUES (?,?,?)",
                                 (op[1], op[2], op[3]))
@@ -357,8 +383,9 @@ class Store:
         if not run:
             return
         if tag == "put":
-            cur.executemany("INSERT OR REPLACE INTO messages(seq, queue, md, body, expiry_at, crc) "
-                            "VALUES (?,?,?,?,?,?)", [(*r, checksum(r[2], r[3])) for r in run])
+            cur.executemany("INSERT OR REPLACE INTO messages(seq, queue, md, body, expiry_at, crc, prio, msgh, corh, "
+                            "grph) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                            [(*r, checksum(r[2], r[3]), *md_keys(r[2])) for r in run])
         else:
             cur.executemany("DELETE FROM messages WHERE seq=?", run)
 
@@ -367,25 +394,31 @@ class Store:
         for ns, name, rec in self.db.execute("SELECT ns, name, rec FROM objects ORDER BY rowid"):
             yield ns, name, json.loads(rec)
 
-    def messages(self, damaged: list[tuple[int, str]] | None = None
-                 ) -> Iterator[tuple[int, str, bytes, bytes, float | None, int]]:
-        """The stored messages in order. One whose descriptor and data no longer match their
-        checksum is not served: it is moved to the ``damaged`` table (kept for inspection) and
-        reported in ``damaged`` as (seq, queue)."""
-        bad = []
-        for seq, queue, md, body, expiry_at, backout, crc in self.db.execute(
-                "SELECT seq, queue, md, body, expiry_at, backout, crc FROM messages ORDER BY seq"):
-            if crc is not None and crc != checksum(md, body):
-                bad.append((seq, queue, md, body, expiry_at))
-                continue
-            yield seq, queue, md, body, expiry_at, backout
-        if bad:
-            with self.db:
-                self.db.executemany("INSERT INTO damaged(seq, queue, md, body, expiry_at, found) VALUES (?,?,?,?,?,?)",
-                                    [(*b, time.time()) for b in bad])
-                self.db.executemany("DELETE FROM messages WHERE seq=?", [(b[0],) for b in bad])
-            if damaged is not None:
-                damaged.extend((b[0], b[1]) for b in bad)
+    def message_counts(self) -> dict[str, dict[int, int]]:
+        """How many messages the store holds, by queue and priority (recovery reads no message:
+        a queue's messages are read back a page at a time as it is served)."""
+        out: dict[str, dict[int, int]] = {}
+        for queue, prio, n in self.db.execute("SELECT queue, prio, count(*) FROM messages GROUP BY queue, prio"):
+            out.setdefault(queue, {})[prio] = n
+        return out
+
+    def unwritten(self, queue: str) -> list[tuple[Any, ...]]:
+        """The ``put`` operations for ``queue`` appended but not yet committed (being written or
+        waiting): a reader of the database adds them to what it finds there."""
+        if self._durable >= self._appended:
+            return []
+        with self._append_lock:
+            ops = self._inflight + self._pending
+        return [op for op in ops if op[0] == "put" and op[2] == queue]
+
+    def _add_keys(self) -> None:
+        """A store made before paging: add the priority and identifier keys, filled from each
+        stored descriptor (once)."""
+        for col in ("prio", "msgh", "corh", "grph"):
+            self.db.execute(f"ALTER TABLE messages ADD COLUMN {col} INTEGER")
+        rows = [(*md_keys(md), seq) for seq, md in self.db.execute("SELECT seq, md FROM messages")]
+        with self.db:
+            self.db.executemany("UPDATE messages SET prio=?, msgh=?, corh=?, grph=? WHERE seq=?", rows)
 
     def chsync(self) -> Iterator[tuple[str, dict[str, Any]]]:
         for name, rec in self.db.execute("SELECT name, rec FROM chsync"):
@@ -419,6 +452,23 @@ class Store:
             if self._writer is not None and self._writer is not threading.current_thread():
                 self._writer.join(5)
             self.db.close()
+
+
+_PRIO = MD.field_slice("Priority")
+_MSGID, _CORRELID, _GROUPID = MD.field_slice("MsgId"), MD.field_slice("CorrelId"), MD.field_slice("GroupId")
+_NULL_ID = bytes(24)
+
+
+def id_key(ident: bytes) -> int:
+    """An identifier's key in the store's indexes (a CRC-32: a match is checked on the descriptor)."""
+    return zlib.crc32(ident)
+
+
+def md_keys(md: bytes) -> tuple[int, int, int | None, int | None]:
+    """(priority, MsgId key, CorrelId key, GroupId key) of a packed MQMD: null identifiers have no key."""
+    correl, group = md[_CORRELID], md[_GROUPID]
+    return (int.from_bytes(md[_PRIO], sys.byteorder, signed=True), id_key(md[_MSGID]),
+            id_key(correl) if correl != _NULL_ID else None, id_key(group) if group != _NULL_ID else None)
 
 
 def checksum(md: bytes, body: bytes) -> int:

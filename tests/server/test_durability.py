@@ -321,7 +321,7 @@ def test_a_failed_write_is_retried_not_dropped(tmp_path) -> None:
         failures[0] = 0                                  # space is back
         waiter.join(5)
         assert store.durable_ticket == ticket and not store.stalled
-        assert [row[0] for row in store.messages()] == [1]
+        assert [row[0] for row in store.db.execute("SELECT seq FROM messages")] == [1]
         assert store.room(100) and states == ["stalled", "full", "ok"]
         # Ending while stalled: the operations are kept, the waiter is not told they are durable.
         failures[0] = 10 ** 6
@@ -334,7 +334,7 @@ def test_a_failed_write_is_retried_not_dropped(tmp_path) -> None:
         store.abandon()
         waiter.join(5)
         assert len(errors) == 1 and store.durable_ticket < ticket
-        assert [row[0] for row in store.messages()] == [1]
+        assert [row[0] for row in store.db.execute("SELECT seq FROM messages")] == [1]
     finally:
         store_mod.RETRY_SECONDS = old_retry
         store.db.close()

@@ -1,0 +1,236 @@
+"""A queue deeper than memory: put N 1 KiB persistent messages in units of 500, restart the queue
+manager, get them all back under syncpoint; then M nonpersistent messages beyond the buffer.
+RabbitMQ (a durable classic queue v2 and a quorum queue) does the same work in the same run.
+
+Prints, for mqlite: put and get rates near the start (the first window, ~10k deep) and at the
+deepest point (the last put window, the first get window), the server's largest RSS, strmqm's
+time at full depth, and the store's bytes per message; for RabbitMQ the same rates.
+
+    python bench/deep.py --count 1000000 --np-count 1000000 --rabbit-count 200000
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from mqlite.cli.proc import free_port, run_mqlite  # noqa: E402
+
+BODY = b"x" * 1024
+QM = "DEEP.QM"
+UNIT = 500
+
+
+def mqlite_cmd(*args: str, stdin: str | None = None) -> str:
+    p = run_mqlite(*args, stdin=stdin, timeout=600)
+    if p.returncode not in (0, 10):
+        raise RuntimeError(f"mqlite {' '.join(args)} failed: {p.stdout}{p.stderr}")
+    return p.stdout
+
+
+def rss_mib(pid: int) -> float:
+    with open(f"/proc/{pid}/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+class Windows:
+    """Rates over consecutive windows of ``size`` messages, and the largest RSS seen at each."""
+
+    def __init__(self, size: int, pid: int | None) -> None:
+        self.size, self.pid = size, pid
+        self.rates: list[float] = []
+        self.peak = 0.0
+        self._t = time.perf_counter()
+        self._n = 0
+
+    def tick(self, n: int = 1) -> None:
+        self._n += n
+        if self._n >= self.size:
+            now = time.perf_counter()
+            self.rates.append(self._n / (now - self._t))
+            if self.pid:
+                self.peak = max(self.peak, rss_mib(self.pid))
+            self._t, self._n = now, 0
+
+
+def mqlite_deep(n: int, np_count: int, window: int) -> dict[str, float]:
+    from mqlite import pymqi
+    from mqlite.paths import QMPaths
+    from mqlite.pymqi import CMQC as C
+    port = free_port()
+    mqlite_cmd("crtmqm", "-p", str(port), QM)
+    mqlite_cmd("strmqm", QM)
+    paths = QMPaths.of(QM)
+    out: dict[str, float] = {}
+    try:
+        mqlite_cmd("runmqsc", QM, stdin="DEFINE QLOCAL(DEEP.Q) MAXDEPTH(999999999)\n"
+                                         "DEFINE CHANNEL(BENCH.SVRCONN) CHLTYPE(SVRCONN)\n")
+        pid = paths.running_pid()
+        assert pid
+        out["rss_start_mib"] = rss_mib(pid)
+        qmgr = pymqi.connect(QM, "BENCH.SVRCONN", f"127.0.0.1({port})")
+        q = pymqi.Queue(qmgr, "DEEP.Q", C.MQOO_OUTPUT)
+        md = pymqi.MD(Persistence=C.MQPER_PERSISTENT)
+        pmo = pymqi.PMO(Options=C.MQPMO_SYNCPOINT)
+        w = Windows(window, pid)
+        t0 = time.perf_counter()
+        for i in range(n):
+            md.MsgId = C.MQMI_NONE
+            q.put(BODY, md, pmo)
+            if (i + 1) % UNIT == 0:
+                qmgr.commit()
+                w.tick(UNIT)
+        qmgr.commit()
+        out["put_all_per_s"] = n / (time.perf_counter() - t0)
+        out["put_first_window_per_s"], out["put_last_window_per_s"] = w.rates[0], w.rates[-1]
+        out["rss_peak_put_mib"] = w.peak
+        qmgr.disconnect()
+        mqlite_cmd("endmqm", "-i", QM)
+        size = sum(os.path.getsize(p) for p in (paths.db, paths.db + "-wal") if os.path.exists(p))
+        out["disk_bytes_per_msg"] = size / n
+        t0 = time.perf_counter()
+        mqlite_cmd("strmqm", QM)
+        out["strmqm_s"] = time.perf_counter() - t0
+        pid = paths.running_pid()
+        assert pid
+        out["rss_after_start_mib"] = rss_mib(pid)
+        qmgr = pymqi.connect(QM, "BENCH.SVRCONN", f"127.0.0.1({port})")
+        q = pymqi.Queue(qmgr, "DEEP.Q", C.MQOO_INPUT_SHARED)
+        gmo = pymqi.GMO(Options=C.MQGMO_SYNCPOINT)
+        w = Windows(window, pid)
+        t0 = time.perf_counter()
+        for i in range(n):
+            q.get(2048, pymqi.MD(), gmo)
+            if (i + 1) % UNIT == 0:
+                qmgr.commit()
+                w.tick(UNIT)
+        qmgr.commit()
+        out["get_all_per_s"] = n / (time.perf_counter() - t0)
+        out["get_first_window_per_s"], out["get_last_window_per_s"] = w.rates[0], w.rates[-1]
+        out["rss_peak_get_mib"] = w.peak
+        if np_count:
+            q = pymqi.Queue(qmgr, "DEEP.Q", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+            md = pymqi.MD(Persistence=C.MQPER_NOT_PERSISTENT)
+            w = Windows(window, pid)
+            t0 = time.perf_counter()
+            for _ in range(np_count):
+                md.MsgId = C.MQMI_NONE
+                q.put(BODY, md)
+                w.tick()
+            out["np_put_per_s"] = np_count / (time.perf_counter() - t0)
+            out["np_put_first_window_per_s"], out["np_put_last_window_per_s"] = w.rates[0], w.rates[-1]
+            gw = Windows(window, pid)
+            t0 = time.perf_counter()
+            for _ in range(np_count):
+                q.get(2048, pymqi.MD(), pymqi.GMO())
+                gw.tick()
+            out["np_get_per_s"] = np_count / (time.perf_counter() - t0)
+            out["rss_peak_np_mib"] = max(w.peak, gw.peak)
+        qmgr.disconnect()
+    finally:
+        mqlite_cmd("endmqm", "-i", QM)
+        mqlite_cmd("dltmqm", QM)
+    return out
+
+
+def rabbit_available() -> bool:
+    try:
+        import pika  # noqa: F401
+        with socket.create_connection(("127.0.0.1", 5672), timeout=1):
+            return True
+    except (ImportError, OSError):
+        return False
+
+
+def rabbit_deep(n: int, kind: str, window: int) -> dict[str, float]:
+    """Publish ``n`` persistent messages in AMQP transactions of 500 (a classic queue) or with
+    publisher confirms every 500 (a quorum queue, which has no transactions), then consume them,
+    acknowledging every 500."""
+    import pika
+    conn = pika.BlockingConnection(pika.ConnectionParameters("127.0.0.1", 5672, heartbeat=0))
+    ch = conn.channel()
+    qname = f"mqlite.deep.{kind}"
+    ch.queue_delete(qname)
+    args = {"x-queue-type": "quorum"} if kind == "quorum" else {"x-queue-version": 2}
+    ch.queue_declare(qname, durable=True, arguments=args)
+    props = pika.BasicProperties(delivery_mode=2)
+    out: dict[str, float] = {}
+    w = Windows(window, None)
+    t0 = time.perf_counter()
+    if kind == "quorum":
+        ch.confirm_delivery()       # a blocking channel waits for each confirm: batches go unconfirmed in between
+        for i in range(n):
+            ch.basic_publish("", qname, BODY, props, mandatory=False)
+            if (i + 1) % UNIT == 0:
+                w.tick(UNIT)
+    else:
+        ch.tx_select()
+        for i in range(n):
+            ch.basic_publish("", qname, BODY, props)
+            if (i + 1) % UNIT == 0:
+                ch.tx_commit()
+                w.tick(UNIT)
+        ch.tx_commit()
+    out["put_all_per_s"] = n / (time.perf_counter() - t0)
+    out["put_first_window_per_s"], out["put_last_window_per_s"] = w.rates[0], w.rates[-1]
+    ch.basic_qos(prefetch_count=UNIT)
+    got = 0
+    w = Windows(window, None)
+    t0 = time.perf_counter()
+    for method, _p, _b in ch.consume(qname, auto_ack=False):
+        got += 1
+        if got % UNIT == 0 or got == n:
+            ch.basic_ack(method.delivery_tag, multiple=True)
+            w.tick(UNIT)
+        if got == n:
+            break
+    ch.cancel()
+    out["get_all_per_s"] = n / (time.perf_counter() - t0)
+    out["get_first_window_per_s"], out["get_last_window_per_s"] = w.rates[0], w.rates[-1]
+    ch.queue_delete(qname)
+    conn.close()
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--count", type=int, default=1_000_000, help="persistent messages (the issue's target: 10M)")
+    ap.add_argument("--np-count", type=int, default=1_000_000, help="nonpersistent messages beyond the buffer")
+    ap.add_argument("--rabbit-count", type=int, default=200_000, help="messages for each RabbitMQ queue (0: none)")
+    ap.add_argument("--window", type=int, default=10_000, help="messages per rate window")
+    ap.add_argument("--json", help="write the figures here too")
+    args = ap.parse_args()
+    data = tempfile.mkdtemp(prefix="mqlite-deep-", dir=os.environ.get("MQLITE_BENCH_DIR"))
+    os.environ["MQLITE_DATA"] = data
+    results: dict[str, dict[str, float]] = {}
+    try:
+        results["mqlite"] = mqlite_deep(args.count, args.np_count, args.window)
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+    if args.rabbit_count and rabbit_available():
+        for kind in ("classic_v2", "quorum"):
+            results[f"rabbitmq_{kind}"] = rabbit_deep(args.rabbit_count, kind, args.window)
+    elif args.rabbit_count:
+        print("RabbitMQ not reachable on 127.0.0.1:5672 (or pika missing): peer figures skipped")
+    for who, figures in results.items():
+        print(who)
+        for k, v in figures.items():
+            print(f"  {k:30} {v:14.1f}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(results, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,170 @@
+"""Queues deeper than memory (issue 16): a queue with tiny buffers, so that almost every message
+lives in the store, behaves exactly like a list kept in queue order. The hypothesis machine
+drives MQPUT/MQGET (first, by MsgId, by CorrelId, under syncpoint), MQCMIT/MQBACK, browsing,
+writing the journal (or not: the pager must see operations not yet written), MSGDLVSQ changes
+and restarts against that model."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import hypothesis.strategies as st
+from hypothesis import HealthCheck, settings
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from mqlite.cmq import CMQC as C
+from mqlite.engine.errors import MQIError
+from mqlite.engine.qmgr import QueueManager
+from mqlite.store.pager import StorePager
+from tests.conftest import Engine
+
+TINY = (1500, 1500)       # three or four messages of each kind in memory
+
+
+@dataclass
+class Msg:
+    body: bytes
+    prio: int
+    persistent: bool
+    n: int                        # arrival order
+    msgid: bytes = b""
+    correlid: bytes = b"\0" * 24
+    backout: int = 0
+
+
+@dataclass
+class Model:
+    visible: list[Msg] = field(default_factory=list)
+    got: list[Msg] = field(default_factory=list)       # taken under syncpoint, not committed
+    put: list[Msg] = field(default_factory=list)       # put under syncpoint, not committed
+    fifo: bool = False
+
+    def ordered(self) -> list[Msg]:
+        if self.fifo:
+            return sorted(self.visible, key=lambda m: m.n)
+        return sorted(self.visible, key=lambda m: (-m.prio, m.n))
+
+
+class PagedQueue(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.e = Engine(buffers=TINY)
+        self.e.mqsc("DEFINE QLOCAL(Q)")
+        self._open()
+        self.m = Model()
+        self.n = 0
+        self.late = 0             # messages that came back into the middle of memory (see depth_matches)
+
+    def _open(self) -> None:
+        self.h = self.e.open("Q", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED | C.MQOO_BROWSE)[0].hobj
+
+    def _get(self, options: int, **kw: object) -> bytes | None:
+        try:
+            return self.e.get(self.h, options | C.MQGMO_NO_WAIT, **kw).body
+        except MQIError as err:
+            assert err.reason == C.MQRC_NO_MSG_AVAILABLE
+            return None
+
+    @rule(prio=st.integers(0, 9), persistent=st.booleans(), syncpoint=st.booleans(), correl=st.booleans(),
+          size=st.sampled_from([1, 200, 900]))
+    def put(self, prio: int, persistent: bool, syncpoint: bool, correl: bool, size: int) -> None:
+        self.n += 1
+        body = f"{self.n}:".encode().ljust(size, b".")
+        correlid = f"C{self.n % 3}".encode().ljust(24, b"\0") if correl else b"\0" * 24
+        md, _ = self.e.put(self.h, body, pmo_options=C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT,
+                           Priority=prio, CorrelId=correlid,
+                           Persistence=C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT)
+        msg = Msg(body, prio, persistent, self.n, md.MsgId, correlid)
+        (self.m.put if syncpoint else self.m.visible).append(msg)
+
+    @rule(syncpoint=st.booleans())
+    def get_first(self, syncpoint: bool) -> None:
+        body = self._get(C.MQGMO_SYNCPOINT if syncpoint else C.MQGMO_NO_SYNCPOINT)
+        want = self.m.ordered()
+        assert body == (want[0].body if want else None)
+        if want:
+            self.m.visible.remove(want[0])
+            if syncpoint:
+                self.m.got.append(want[0])
+
+    @rule(data=st.data())
+    def get_by_msgid(self, data: st.DataObject) -> None:
+        if not self.m.visible:
+            return
+        target = data.draw(st.sampled_from(self.m.visible))
+        assert self._get(0, match=C.MQMO_MATCH_MSG_ID, MsgId=target.msgid) == target.body
+        self.m.visible.remove(target)
+
+    @rule(which=st.integers(0, 2))
+    def get_by_correlid(self, which: int) -> None:
+        correl = f"C{which}".encode().ljust(24, b"\0")
+        want = [m for m in self.m.ordered() if m.correlid == correl]
+        assert self._get(0, match=C.MQMO_MATCH_CORREL_ID, CorrelId=correl) == (want[0].body if want else None)
+        if want:
+            self.m.visible.remove(want[0])
+
+    @rule()
+    def commit(self) -> None:
+        self.e.qm.commit(self.e.conn)
+        self.late += len(self.m.put)
+        self.m.visible += self.m.put
+        self.m.put, self.m.got = [], []
+
+    @rule()
+    def backout(self) -> None:
+        self.e.qm.backout(self.e.conn)
+        self.late += len(self.m.got)
+        for m in self.m.got:
+            m.backout += 1
+        self.m.visible += self.m.got
+        self.m.put, self.m.got = [], []
+
+    @rule(n=st.integers(1, 6))
+    def browse(self, n: int) -> None:
+        """BROWSE_FIRST then NEXT: the messages in queue order, nothing removed."""
+        want = self.m.ordered()[:n]
+        got = [self._get(C.MQGMO_BROWSE_FIRST)] + [self._get(C.MQGMO_BROWSE_NEXT) for _ in range(n - 1)]
+        assert got[:len(want)] == [m.body for m in want]
+        assert all(g is None for g in got[len(want):])
+
+    @rule()
+    def write_journal(self) -> None:
+        self.e.store.sync()
+
+    @precondition(lambda self: not self.m.put and not self.m.got)
+    @rule()
+    def toggle_fifo(self) -> None:
+        self.m.fifo = not self.m.fifo
+        self.e.mqsc(f"ALTER QLOCAL(Q) MSGDLVSQ({'FIFO' if self.m.fifo else 'PRIORITY'})")
+
+    @rule()
+    def restart(self) -> None:
+        """The queue manager ends (unwritten work written, as an orderly end does) and starts
+        again: nonpersistent messages are gone, units of work backed out."""
+        self.e.store.sync()
+        pager = StorePager(self.e.store)
+        qm = QueueManager("QM1", self.e.store, self.e.clock, pager, TINY)
+        qm.recover()
+        self.e.qm, self.e.pager = qm, pager
+        self.e.conn = qm.connect("pytest", C.MQAT_UNIX, "tester")
+        from mqlite.mqsc.commands import Executor
+        self.e.mqsc_exec = Executor(qm)
+        self._open()
+        self.m.visible = [m for m in self.m.visible + self.m.got if m.persistent]
+        self.late = 0
+        self.m.put, self.m.got = [], []
+
+    @invariant()
+    def depth_matches(self) -> None:
+        qs = self.e.qm.queues["Q"]
+        assert qs.depth == len(self.m.visible) + len(self.m.got) + len(self.m.put)
+        # Memory holds the front up to the buffers (one message more at most), plus what units of
+        # work gave back: a message committed late or backed out returns to its place, and it was
+        # in memory all along, held by its unit.
+        in_memory = sum(len(lane) for lane in qs.lanes)
+        assert in_memory <= 2 * (TINY[0] + TINY[1]) // 365 + self.late
+        assert qs.depth - len(self.m.got) - len(self.m.put) == in_memory + qs.paged
+
+
+PagedQueue.TestCase.settings = settings(max_examples=60, stateful_step_count=50, deadline=None,
+                                        suppress_health_check=[HealthCheck.too_slow])
+TestPagedQueue = PagedQueue.TestCase
