@@ -257,7 +257,7 @@ class QueueState:
         lane, gone = self.lanes[lane_no], self.gone[lane_no]
         rows = self.pager.page(self.name, self._prios(lane_no), cut, None, PAGE + len(gone))
         last = cut
-        loaded: list[int] = []              # nonpersistent ones: their scratch rows go
+        loaded = False                      # nonpersistent ones read: their scratch rows go
         for row in rows:
             if row.seq in gone:
                 gone.discard(row.seq)
@@ -275,10 +275,9 @@ class QueueState:
             self._held(msg, 1)
             self.ondisk[lane_no] -= 1
             last = row.seq
-            if not row.persistent:
-                loaded.append(row.seq)
+            loaded = loaded or not row.persistent
         if loaded:
-            self.pager.unspill(loaded)
+            self.pager.unspill_range(self.name, self._prios(lane_no), cut, last)
         if last > self.high[lane_no]:
             self.high[lane_no] = last
         if self.ondisk[lane_no] <= 0 and (not rows or len(rows) < PAGE + len(gone) or last == rows[-1].seq):
@@ -295,9 +294,13 @@ class QueueState:
 
     def _message(self, row: StoredRow, lane_no: int) -> Message:
         md = MD.from_bytes(row.md)
+        count = md.BackoutCount
         if row.persistent:
-            md.BackoutCount = max(md.BackoutCount, row.backout, self.backouts.pop(row.seq, 0))
-        return Message(row.seq, md, row.body, row.expiry_at, row.persistent, lane_no)
+            md.BackoutCount = max(count, row.backout, self.backouts.pop(row.seq, 0))
+        msg = Message(row.seq, md, row.body, row.expiry_at, row.persistent, lane_no)
+        if md.BackoutCount == count:
+            msg._packed = row.md            # unchanged: never packed again
+        return msg
 
     def _from_disk(self, lane_no: int, after: int, before: int | None = None,
                    ids: tuple[bytes | None, bytes | None, bytes | None] | None = None) -> Iterator[Message]:

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from mqlite.engine.ports import StoredRow
 from mqlite.engine.queue import DEFAULT_BUFFERS
-from mqlite.store.sqlite import Store, checksum, id_key, md_keys
+from mqlite.store.sqlite import Store, checksum, id_key, loaded_md, md_keys
 
 _SCRATCH = """
 CREATE TABLE spill (seq INTEGER PRIMARY KEY, queue TEXT NOT NULL, prio INTEGER NOT NULL, md BLOB NOT NULL,
@@ -35,6 +35,7 @@ CREATE INDEX spill_groupid ON spill (queue, grph) WHERE grph IS NOT NULL;
 
 _ID_COLUMNS = ("msgh", "corh", "grph")
 MAX_BUFFER = 104857600        # MQ's limit for both buffer sizes
+SPILL_BATCH = 256             # nonpersistent messages written to the scratch file at a time
 
 
 def queue_buffers(ini: dict[str, dict[str, str]], log: Callable[..., Any]) -> tuple[int, int]:
@@ -70,8 +71,12 @@ class StorePager:
         self.scratch = sqlite3.connect(scratch_path, isolation_level=None, check_same_thread=False)
         self.scratch.execute("PRAGMA journal_mode=OFF")
         self.scratch.execute("PRAGMA synchronous=OFF")
+        self.scratch.execute("PRAGMA locking_mode=EXCLUSIVE")
         self.scratch.executescript(_SCRATCH)
-        self.spilled = 0                          # nonpersistent messages in the scratch file
+        self.spilled = 0                          # nonpersistent messages in the scratch file (or on their way)
+        # Spilled rows are written a batch at a time, in one transaction, before anything reads
+        # the scratch file: one statement and one transaction per message cost more than the put.
+        self._to_write: dict[int, tuple[Any, ...]] = {}
         self.on_damaged: Callable[[int, str], None] = lambda seq, queue: None
 
     # --- reading ------------------------------------------------------------------------------
@@ -86,6 +91,7 @@ class StorePager:
                 "SELECT seq, md, body, expiry_at, backout, crc FROM messages "
                 f"WHERE queue=? AND prio=? AND seq>?{bound} ORDER BY seq LIMIT ?", args)))
             if self.spilled:
+                self._flush()
                 runs.append(self._spilled(self.scratch.execute(
                     f"SELECT seq, md, body, expiry_at FROM spill WHERE queue=? AND prio=? AND seq>?{bound} "
                     "ORDER BY seq LIMIT ?", args)))
@@ -103,6 +109,7 @@ class StorePager:
             "SELECT seq, md, body, expiry_at, backout, crc FROM messages "
             f"WHERE queue=? AND {col}=? AND seq>? AND prio IN ({marks}) ORDER BY seq LIMIT ?", args))]
         if self.spilled:
+            self._flush()
             runs.append(self._spilled(self.scratch.execute(
                 f"SELECT seq, md, body, expiry_at FROM spill WHERE queue=? AND {col}=? AND seq>? "
                 f"AND prio IN ({marks}) ORDER BY seq LIMIT ?", args)))
@@ -115,8 +122,10 @@ class StorePager:
         marks = ",".join("?" * len(prios))
         best = None
         for db, table in ((self.db, "messages"), (self.scratch, "spill")):
-            if table == "spill" and not self.spilled:
-                continue
+            if table == "spill":
+                if not self.spilled:
+                    continue
+                self._flush()
             for (seq,) in db.execute(f"SELECT seq FROM {table} WHERE queue=? AND prio IN ({marks}) AND seq>? "
                                      "AND seq<? ORDER BY seq DESC", (queue, *prios, after, before)):
                 if seq not in gone:
@@ -133,7 +142,7 @@ class StorePager:
             row = self.db.execute("SELECT seq, md, body, expiry_at, backout, crc, queue FROM messages WHERE seq=?",
                                   (seq,)).fetchone()
             if row is not None:
-                out[seq] = (row[6], StoredRow(row[0], row[1], row[2], row[3], row[4] or 0, True))
+                out[seq] = (row[6], StoredRow(row[0], loaded_md(row[1]), row[2], row[3], row[4] or 0, True))
         return out
 
     def counts(self, queue: str) -> dict[int, int]:
@@ -141,6 +150,7 @@ class StorePager:
         for prio, n in self.db.execute("SELECT prio, count(*) FROM messages WHERE queue=? GROUP BY prio", (queue,)):
             out[prio] = out.get(prio, 0) + n
         if self.spilled:
+            self._flush()
             for prio, n in self.scratch.execute("SELECT prio, count(*) FROM spill WHERE queue=? GROUP BY prio",
                                                 (queue,)):
                 out[prio] = out.get(prio, 0) + n
@@ -149,11 +159,12 @@ class StorePager:
     def _stored(self, queue: str, rows: Any) -> list[StoredRow]:
         out = []
         for seq, md, body, expiry_at, backout, crc in rows:
-            row = StoredRow(seq, md, body, expiry_at, backout or 0, True)
             if crc is not None and crc != checksum(md, body):
-                row.damaged = True
+                row = StoredRow(seq, md, body, expiry_at, backout or 0, True, damaged=True)
                 self.store.append(("damaged", seq))
                 self.on_damaged(seq, queue)
+            else:
+                row = StoredRow(seq, loaded_md(md), body, expiry_at, backout or 0, True)
             out.append(row)
         return out
 
@@ -184,17 +195,41 @@ class StorePager:
 
     # --- nonpersistent messages out of memory --------------------------------------------------
     def spill(self, queue: str, rows: list[tuple[int, int, bytes, bytes, float | None]]) -> None:
-        self.scratch.executemany(
-            "INSERT OR REPLACE INTO spill(seq, queue, prio, md, body, expiry_at, msgh, corh, grph) "
-            "VALUES (?,?,?,?,?,?,?,?,?)", [(seq, queue, prio, md, body, exp, *md_keys(md)[1:])
-                                           for seq, prio, md, body, exp in rows])
+        for seq, prio, md, body, exp in rows:
+            self._to_write[seq] = (seq, queue, prio, md, body, exp)
         self.spilled += len(rows)
+        if len(self._to_write) >= SPILL_BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._to_write:
+            return
+        rows = [(*r, *md_keys(r[3])[1:]) for r in self._to_write.values()]
+        self._to_write.clear()
+        with self.scratch:
+            self.scratch.execute("BEGIN")
+            self.scratch.executemany("INSERT OR REPLACE INTO spill(seq, queue, prio, md, body, expiry_at, msgh, "
+                                     "corh, grph) VALUES (?,?,?,?,?,?,?,?,?)", rows)
 
     def unspill(self, seqs: list[int]) -> None:
-        self.scratch.executemany("DELETE FROM spill WHERE seq=?", [(s,) for s in seqs])
+        written = [(s,) for s in seqs if self._to_write.pop(s, None) is None]
+        if written:
+            with self.scratch:
+                self.scratch.execute("BEGIN")
+                self.scratch.executemany("DELETE FROM spill WHERE seq=?", written)
         self.spilled = max(0, self.spilled - len(seqs))
 
+    def unspill_range(self, queue: str, prios: tuple[int, ...], after: int, upto: int) -> None:
+        """The messages of a lane with positions in (after, upto] were read into memory."""
+        self._flush()
+        with self.scratch:
+            self.scratch.execute("BEGIN")
+            n = sum(self.scratch.execute("DELETE FROM spill WHERE queue=? AND prio=? AND seq>? AND seq<=?",
+                                         (queue, prio, after, upto)).rowcount for prio in prios)
+        self.spilled = max(0, self.spilled - n)
+
     def unspill_queue(self, queue: str) -> None:
+        self._flush()
         n = self.scratch.execute("DELETE FROM spill WHERE queue=?", (queue,)).rowcount
         self.spilled = max(0, self.spilled - n)
 

@@ -1,6 +1,7 @@
 """Queues deeper than memory (issue 16): a queue with tiny buffers, so that almost every message
 lives in the store, behaves exactly like a list kept in queue order. The hypothesis machine
 drives MQPUT/MQGET (first, by MsgId, by CorrelId, under syncpoint), MQCMIT/MQBACK, browsing,
+stream positions and range deletes,
 writing the journal (or not: the pager must see operations not yet written), MSGDLVSQ changes
 and restarts against that model."""
 from __future__ import annotations
@@ -125,6 +126,24 @@ class PagedQueue(RuleBasedStateMachine):
         got = [self._get(C.MQGMO_BROWSE_FIRST)] + [self._get(C.MQGMO_BROWSE_NEXT) for _ in range(n - 1)]
         assert got[:len(want)] == [m.body for m in want]
         assert all(g is None for g in got[len(want):])
+
+    @rule(data=st.data())
+    def stream_range(self, data: st.DataObject) -> None:
+        """Positions (the Spark source's reads): every visible message in arrival order whatever
+        its priority, the last position, and a range removed at once (stream_delete)."""
+        qs = self.e.qm.queues["Q"]
+        end_of_time = 1 << 62
+        pos = [(m.seq, m.body) for m in qs.positions(0, end_of_time)]
+        assert [b for _, b in pos] == [m.body for m in sorted(self.m.visible, key=lambda m: m.n)]
+        assert qs.last_below(end_of_time) == (pos[-1][0] if pos else None)
+        if not pos:
+            return
+        i = data.draw(st.integers(0, len(pos) - 1))
+        j = data.draw(st.integers(i, len(pos)))
+        start, end = pos[i][0], pos[j][0] if j < len(pos) else pos[-1][0] + 1
+        assert self.e.qm.stream_delete(self.e.conn, self.h, start, end) == j - i
+        taken = {b for _, b in pos[i:j]}
+        self.m.visible = [m for m in self.m.visible if m.body not in taken]
 
     @rule()
     def write_journal(self) -> None:
