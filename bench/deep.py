@@ -183,6 +183,9 @@ def rabbit_deep(n: int, kind: str, window: int) -> dict[str, float]:
         ch.tx_commit()
     out["put_all_per_s"] = n / (time.perf_counter() - t0)
     out["put_first_window_per_s"], out["put_last_window_per_s"] = w.rates[0], w.rates[-1]
+    # Consumed on a channel of its own: on the transacted one, acknowledgements would wait for a
+    # commit and the prefetch window would never open again.
+    ch = conn.channel()
     ch.basic_qos(prefetch_count=UNIT)
     got = 0
     w = Windows(window, None)
@@ -213,22 +216,26 @@ def main() -> int:
     data = tempfile.mkdtemp(prefix="mqlite-deep-", dir=os.environ.get("MQLITE_BENCH_DIR"))
     os.environ["MQLITE_DATA"] = data
     results: dict[str, dict[str, float]] = {}
+
+    def report(who: str, figures: dict[str, float]) -> None:
+        """Each system's figures as soon as they are in (a long run keeps what it measured)."""
+        results[who] = figures
+        print(who, flush=True)
+        for k, v in figures.items():
+            print(f"  {k:30} {v:14.1f}", flush=True)
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump(results, f, indent=2)
+
     try:
-        results["mqlite"] = mqlite_deep(args.count, args.np_count, args.window)
+        report("mqlite", mqlite_deep(args.count, args.np_count, args.window))
     finally:
         shutil.rmtree(data, ignore_errors=True)
     if args.rabbit_count and rabbit_available():
         for kind in ("classic_v2", "quorum"):
-            results[f"rabbitmq_{kind}"] = rabbit_deep(args.rabbit_count, kind, args.window)
+            report(f"rabbitmq_{kind}", rabbit_deep(args.rabbit_count, kind, args.window))
     elif args.rabbit_count:
         print("RabbitMQ not reachable on 127.0.0.1:5672 (or pika missing): peer figures skipped")
-    for who, figures in results.items():
-        print(who)
-        for k, v in figures.items():
-            print(f"  {k:30} {v:14.1f}")
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(results, f, indent=2)
     return 0
 
 

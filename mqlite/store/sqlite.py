@@ -12,6 +12,8 @@ Operations (tuples):
   ("del", seq)                                     a persistent message was removed for good
   ("bo", seq, backout_count)                       hardened backout count
   ("purge", queue)                                 all persistent messages of a queue removed
+  ("damaged", seq)                                 a message read back failed its checksum: moved
+                                                   to the damaged table
   ("obj", namespace, name, record_json)            an object definition created or changed
   ("objdel", namespace, name)                      an object definition deleted
   ("meta", key, value)                             a queue-manager value (QMID, ...)
