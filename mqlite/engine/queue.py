@@ -280,14 +280,14 @@ class QueueState:
             self.pager.unspill_range(self.name, self._prios(lane_no), cut, last)
         if last > self.high[lane_no]:
             self.high[lane_no] = last
-        if self.ondisk[lane_no] <= 0 and (not rows or len(rows) < PAGE + len(gone) or last == rows[-1].seq):
-            if self.ondisk[lane_no] < 0 or (not rows and self.ondisk[lane_no]):
-                raise RuntimeError(f"queue {self.name} lane {lane_no}: {self.ondisk[lane_no]} paged messages unaccounted")
-            self.cut[lane_no] = None
+        if self.ondisk[lane_no] < 0 or (not rows and self.ondisk[lane_no]):
+            # The count and the store disagree: say so rather than serve a queue that is wrong.
+            raise RuntimeError(f"queue {self.name} lane {lane_no}: {self.ondisk[lane_no]} paged messages "
+                               "not where the count says")
+        if not self.ondisk[lane_no]:
+            self.cut[lane_no] = None            # nothing live left on disk: the lane is all in memory
             gone.clear()
         else:
-            if not rows and self.ondisk[lane_no]:
-                raise RuntimeError(f"queue {self.name} lane {lane_no}: {self.ondisk[lane_no]} paged messages not found")
             self.cut[lane_no] = last
             if gone:
                 gone.difference_update([s for s in gone if s <= last])

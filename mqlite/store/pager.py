@@ -18,7 +18,8 @@ from __future__ import annotations
 import heapq
 import os
 import sqlite3
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from mqlite.engine.ports import StoredRow
 from mqlite.engine.queue import DEFAULT_BUFFERS

@@ -93,7 +93,8 @@ def test_a_get_by_msgid_or_correlid_finds_a_message_deep_in_the_store(running_qm
 
 def test_a_bad_buffer_size_in_qm_ini_is_reported_and_the_default_used(running_qm: RunningQM) -> None:
     restart_with(running_qm, "TuningParameters:\n   DefaultQBufferSize=lots\n   DefaultPQBufferSize=999999999\n")
-    log = open(os.path.join(QMPaths.of(running_qm.name).errors, "AMQERR01.LOG"), encoding="utf-8").read()
+    with open(os.path.join(QMPaths.of(running_qm.name).errors, "AMQERR01.LOG"), encoding="utf-8") as f:
+        log = f.read()
     assert "MQL8001W: qm.ini TuningParameters DefaultQBufferSize=lots is not valid." in log
     assert "MQL8001W: qm.ini TuningParameters DefaultPQBufferSize=999999999 is not valid." in log
     qmgr = running_qm.client()
