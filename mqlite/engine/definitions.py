@@ -47,11 +47,14 @@ class DefinitionsMixin:
             self._register(obj)
         self.chsync = dict(self.store.chsync())
         # The messages are counted, not read: each queue reads its front when it is first served
-        # (a start takes as long with ten million messages as with ten).
+        # (a start takes as long with ten million messages as with ten). So they can only come
+        # back through a pager: without one, recovering would lose them.
+        if self.pager is None:
+            raise ValueError("recovering a queue manager's messages needs a pager (engine.ports.Pager)")
         restored = 0
         for queue, by_prio in self.store.message_counts().items():
             qs = self.queues.get(queue)
-            if qs is None or qs.shared or qs.pager is None:
+            if qs is None or qs.shared:
                 self.store.append(("purge", queue))
                 continue
             qs.restore(by_prio)
@@ -96,10 +99,7 @@ class DefinitionsMixin:
             elif kind == "get":
                 found = stored.get(seq)
                 if found is not None and found[0] == qs.name:
-                    row = found[1]
-                    md = MD.from_bytes(row.md)
-                    md.BackoutCount = max(md.BackoutCount, row.backout)
-                    msg = Message(seq, md, row.body, row.expiry_at, True, qs.lane_for(md.Priority))
+                    msg = qs.stored_message(found[1])
                     qs.hold(msg)
                     qs.uncommitted += 1
                     unit.entries.append(("get", qs, msg))

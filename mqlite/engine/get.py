@@ -170,8 +170,7 @@ class GetMixin:
                 raise MQIError(C.MQRC_NO_MSG_UNDER_CURSOR)
             return m
         match = matcher(md, match_opts)
-        want = wanted_ids(md, match_opts)
-        ids = want[:3] if match is not None and any(want[:3]) else None
+        ids = wanted_ids(md, match_opts)[:3] if match is not None else None
         if opts & C.MQGMO_LOGICAL_ORDER:
             match = self._group_matcher(h, qs, match, opts, now)
         if opts & C.MQGMO_BROWSE_NEXT and h.browse_at is not None:

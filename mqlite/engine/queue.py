@@ -9,6 +9,7 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left, bisect_right
 from collections import deque
+from itertools import islice
 from typing import Callable, Iterator
 
 from mqlite.cmq import CMQC
@@ -147,30 +148,32 @@ class QueueState:
         else:
             # A message coming back (backout) or committed late keeps its arrival position.
             lane.insert(bisect_left(lane, msg.seq, key=_seq), msg)
-        self._held(msg, 1)
+        if self.pager is not None:
+            self._held(msg, 1)
         self.visible += 1
 
     def insert_many(self, msgs: list[Message]) -> None:
         """Insert several messages (a unit of work's puts at commit): each lane takes its new
         messages in one merge, not one search each, when they fall among the ones it holds (units
         of work committed out of their put order)."""
-        if self.pager is not None:
-            for m in sorted(msgs, key=_seq):
-                self.insert(m)
-            return
         by_lane: dict[int, list[Message]] = {}
         for m in msgs:
             by_lane.setdefault(m.lane, []).append(m)
         for lane_no, new in by_lane.items():
             new.sort(key=_seq)
             lane = self.lanes[lane_no]
-            if not lane or lane[-1].seq < new[0].seq:
-                lane.extend(new)
-            else:
-                self.lanes[lane_no] = deque(heapq.merge(lane, new, key=_seq))
-            if lane_no > self.top:
-                self.top = lane_no
-        self.visible += len(msgs)
+            # Those that fall among the messages held in memory (the cut is never below the last
+            # of them) are merged in one pass; the rest are the tail, appended or sent to disk.
+            n = bisect_left(new, lane[-1].seq, key=_seq) if lane else 0
+            if n:
+                self.lanes[lane_no] = deque(heapq.merge(lane, new[:n], key=_seq))
+                self.visible += n
+                if self.pager is not None:
+                    for m in new[:n]:
+                        self._held(m, 1)
+                self.top = max(self.top, lane_no)
+            for m in new[n:]:
+                self.insert(m)
 
     def _full(self, msg: Message) -> bool:
         if msg.persistent:
@@ -201,9 +204,9 @@ class QueueState:
     def remove(self, msg: Message) -> None:
         lane_no = msg.lane
         cut = self.cut[lane_no]
-        self.visible -= 1
         if cut is not None and msg.seq > cut:
             assert self.pager is not None
+            self.visible -= 1
             self.ondisk[lane_no] -= 1
             if msg.persistent:
                 self.gone[lane_no].add(msg.seq)
@@ -216,10 +219,11 @@ class QueueState:
         else:
             i = bisect_left(lane, msg.seq, key=_seq)
             if i == len(lane) or lane[i].seq != msg.seq:
-                self.visible += 1
                 raise ValueError(f"message {msg.seq} is not on {self.name}")
             del lane[i]
-        self._held(msg, -1)
+        self.visible -= 1
+        if self.pager is not None:
+            self._held(msg, -1)
 
     def purge(self) -> int:
         """Remove every visible message (the caller journals the persistent ones' removal)."""
@@ -264,11 +268,10 @@ class QueueState:
                 last = row.seq
                 continue
             if row.damaged:
-                self.ondisk[lane_no] -= 1
-                self.visible -= 1
+                self._lost(lane_no, row.seq)
                 last = row.seq
                 continue
-            msg = self._message(row, lane_no)
+            msg = self.stored_message(row)
             if lane and self._full(msg):
                 break
             lane.append(msg)
@@ -292,12 +295,20 @@ class QueueState:
             if gone:
                 gone.difference_update([s for s in gone if s <= last])
 
-    def _message(self, row: StoredRow, lane_no: int) -> Message:
+    def _lost(self, lane_no: int, seq: int) -> None:
+        """A message of the lane's part on disk failed its checksum (the pager reported it and
+        journalled its move aside): it is off the queue, like one taken out of order."""
+        self.ondisk[lane_no] -= 1
+        self.visible -= 1
+        self.gone[lane_no].add(seq)
+
+    def stored_message(self, row: StoredRow) -> Message:
+        """A message read back from the store, with the highest BackoutCount it has had."""
         md = MD.from_bytes(row.md)
         count = md.BackoutCount
         if row.persistent:
             md.BackoutCount = max(count, row.backout, self.backouts.pop(row.seq, 0))
-        msg = Message(row.seq, md, row.body, row.expiry_at, row.persistent, lane_no)
+        msg = Message(row.seq, md, row.body, row.expiry_at, row.persistent, self.lane_for(md.Priority))
         if md.BackoutCount == count:
             msg._packed = row.md            # unchanged: never packed again
         return msg
@@ -319,8 +330,12 @@ class QueueState:
             for row in rows:
                 if before is not None and row.seq >= before:
                     return
-                if row.seq not in gone and not row.damaged:
-                    yield self._message(row, lane_no)
+                if row.seq in gone:
+                    continue
+                if row.damaged:
+                    self._lost(lane_no, row.seq)
+                else:
+                    yield self.stored_message(row)
             if len(rows) < PAGE:
                 return
             after = rows[-1].seq
@@ -336,12 +351,11 @@ class QueueState:
     def _lane(self, lane_no: int, after: int = -1, ids: tuple[bytes | None, bytes | None, bytes | None] | None = None
               ) -> Iterator[Message]:
         """A lane's messages with positions above ``after``: memory's first, then the disk's."""
-        lane = self._front(lane_no) if after < 0 else self.lanes[lane_no]
         if after < 0:
-            yield from lane
+            yield from self._front(lane_no)
         else:
-            for j in range(bisect_right(lane, after, key=_seq), len(lane)):
-                yield lane[j]
+            lane = self.lanes[lane_no]
+            yield from islice(lane, bisect_right(lane, after, key=_seq), None)
         if self.ondisk[lane_no]:
             yield from self._from_disk(lane_no, after, ids=ids)
 
@@ -372,7 +386,7 @@ class QueueState:
         if ids is not None and not any(ids):
             ids = None
         if start is None and ids is not None and self.paged:
-            source: Iterator[Message] = (m for i in range(LANES - 1, -1, -1) for m in self._lane_ids(i, ids))
+            source: Iterator[Message] = (m for i in range(LANES - 1, -1, -1) for m in self._lane(i, ids=ids))
         else:
             source = self.after(start) if start is not None else iter(self)
         for m in source:
@@ -386,11 +400,6 @@ class QueueState:
             self.remove(m)
             expired(m)
         return found
-
-    def _lane_ids(self, lane_no: int, ids: tuple[bytes | None, bytes | None, bytes | None]) -> Iterator[Message]:
-        yield from self.lanes[lane_no]
-        if self.ondisk[lane_no]:
-            yield from self._from_disk(lane_no, -1, ids=ids)
 
     def first_fast(self) -> Message | None:
         lanes = self.lanes
@@ -495,8 +504,9 @@ class QueueState:
                     kept = deque(m for m in lane if not start <= m.seq < end)
                     gone.extend(m for m in lane if start <= m.seq < end)
                     self.lanes[i] = kept
-        for m in gone:
-            self._held(m, -1)
+        if self.pager is not None:
+            for m in gone:
+                self._held(m, -1)
         self.visible -= len(gone)
         for i in range(LANES):
             if self.ondisk[i]:

@@ -79,6 +79,7 @@ class StorePager:
         # the scratch file: one statement and one transaction per message cost more than the put.
         self._to_write: dict[int, tuple[Any, ...]] = {}
         self.on_damaged: Callable[[int, str], None] = lambda seq, queue: None
+        self._set_aside: set[int] = set()       # damaged rows reported (and their move journalled)
 
     # --- reading ------------------------------------------------------------------------------
     def page(self, queue: str, prios: tuple[int, ...], after: int, before: int | None,
@@ -161,9 +162,13 @@ class StorePager:
         out = []
         for seq, md, body, expiry_at, backout, crc in rows:
             if crc is not None and crc != checksum(md, body):
+                # Flagged every time it is read until the journal has moved it (a page is read
+                # ahead of what the queue takes from it), reported and moved once.
                 row = StoredRow(seq, md, body, expiry_at, backout or 0, True, damaged=True)
-                self.store.append(("damaged", seq))
-                self.on_damaged(seq, queue)
+                if seq not in self._set_aside:
+                    self._set_aside.add(seq)
+                    self.store.append(("damaged", seq))
+                    self.on_damaged(seq, queue)
             else:
                 row = StoredRow(seq, loaded_md(md), body, expiry_at, backout or 0, True)
             out.append(row)

@@ -187,3 +187,58 @@ class PagedQueue(RuleBasedStateMachine):
 PagedQueue.TestCase.settings = settings(max_examples=60, stateful_step_count=50, deadline=None,
                                         suppress_health_check=[HealthCheck.too_slow])
 TestPagedQueue = PagedQueue.TestCase
+
+
+def test_a_damaged_row_met_by_a_browse_is_reported_once_and_leaves_the_queue() -> None:
+    """A stored message that fails its checksum when a browse reads through the part on disk is set
+    aside and reported once (AMQ7472W); the depth drops by one and the next gets are served in
+    order, although the journal has not yet moved the row."""
+    e = Engine(buffers=TINY)
+    logged: list[str] = []
+    e.qm.hooks.log = logged.append                      # type: ignore[method-assign]
+    e.mqsc("DEFINE QLOCAL(Q)")
+    h = e.open("Q", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED | C.MQOO_BROWSE)[0].hobj
+    for i in range(20):
+        e.put(h, b"m%02d" % i, Persistence=C.MQPER_PERSISTENT)
+    e.store.sync()
+    qs = e.qm.queues["Q"]
+    assert qs.paged                                     # most of them are on disk only
+    victim = e.store.db.execute("SELECT max(seq) FROM messages").fetchone()[0]
+    e.store.db.execute("UPDATE messages SET crc = crc + 1 WHERE seq=?", (victim,))
+    browsed = [e.get(h, C.MQGMO_BROWSE_FIRST).body]
+    browsed += [e.get(h, C.MQGMO_BROWSE_NEXT).body for _ in range(18)]
+    try:
+        e.get(h, C.MQGMO_BROWSE_NEXT)                   # reads past the damaged one: the end
+        raise AssertionError("the damaged message was browsed")
+    except MQIError as err:
+        assert err.reason == C.MQRC_NO_MSG_AVAILABLE
+    assert browsed == [b"m%02d" % i for i in range(19)] and qs.depth == 19
+    got = []
+    for _ in range(19):
+        got.append(e.get(h, C.MQGMO_NO_WAIT).body)
+    assert got == browsed and qs.depth == 0
+    try:
+        e.get(h, C.MQGMO_NO_WAIT)
+        raise AssertionError("the damaged message was served")
+    except MQIError as err:
+        assert err.reason == C.MQRC_NO_MSG_AVAILABLE
+    assert len([line for line in logged if line.startswith("AMQ7472W")]) == 1
+    e.store.sync()
+    assert e.store.db.execute("SELECT seq FROM damaged").fetchall() == [(victim,)]
+
+
+def test_recovering_without_a_pager_is_refused_and_loses_nothing() -> None:
+    e = Engine(buffers=TINY)
+    e.mqsc("DEFINE QLOCAL(Q)")
+    h = e.open("Q", C.MQOO_OUTPUT)[0].hobj
+    for i in range(5):
+        e.put(h, b"kept%d" % i, Persistence=C.MQPER_PERSISTENT)
+    e.store.sync()
+    qm = QueueManager("QM1", e.store, e.clock)         # no pager
+    try:
+        qm.recover()
+        raise AssertionError("recovered without a pager")
+    except ValueError:
+        pass
+    e.store.sync()
+    assert e.store.db.execute("SELECT count(*) FROM messages").fetchone()[0] == 5
