@@ -84,6 +84,9 @@ def main() -> int:
     port = free_port()
     conname = f"127.0.0.1({port})"
     mqlite_cmd("crtmqm", "-p", str(port), QM)
+    with open(QMPaths.of(QM).ini, "a", encoding="utf-8") as f:
+        # As an MQ administrator would: MaxChannels (100 by default) room for every connection.
+        f.write(f"CHANNELS:\n   MaxChannels={args.idle + 16}\n")
     mqlite_cmd("strmqm", QM)
     results: dict[str, float] = {}
     idle = []

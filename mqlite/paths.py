@@ -147,4 +147,9 @@ TuningParameters:
    ; back in order as the queue is served. 0 to 104857600.
    DefaultQBufferSize=8388608
    DefaultPQBufferSize=8388608
+CHANNELS:
+   ; Channel instances that may be current at once (client connections through a SVRCONN
+   ; count, one each), and of those, active. 1 to 65535; MaxActiveChannels defaults to
+   ; MaxChannels. Beyond them a client's MQCONN gets 2537 and AMQ9513E is logged.
+   MaxChannels=100
 """

@@ -13,8 +13,10 @@ from __future__ import annotations
 import os
 import queue
 import threading
+from collections.abc import Callable
 from typing import Any
 
+from mqlite.channels.limits import MAX_CHANNELS, ChannelLimits, instances, refusal
 from mqlite.channels.receiver import Receiver
 from mqlite.channels.sender import SenderMCA, connect_channel, released
 from mqlite.channels.status import RECEIVING, SENDING, ChannelError, ChannelStatus, Link, StatusTable
@@ -25,6 +27,8 @@ from mqlite.objects.model import MQObject
 from mqlite.objects.names import generic_match
 
 PING_TIMEOUT = 10.0     # seconds a PING CHANNEL waits for the partner's echo
+SLOT_RETRY = 1.0        # how often a sender waiting in STARTING for an active slot looks again
+MAX_REACHED = "Maximum number of channels reached."
 
 
 class ChannelManager:
@@ -36,7 +40,10 @@ class ChannelManager:
         self._wanted: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         self._asked: set[str] = set()             # channels noted and not yet looked at by the initiator
         self._initiator: threading.Thread | None = None
+        self._for_slot: set[str] = set()          # senders waiting in STARTING for an active slot
         self.closing = False
+        self.limits = ChannelLimits()             # qm.ini's CHANNELS stanza (channels.limits)
+        self.clients: Callable[[], int] = lambda: 0   # client conversations running (the server's count)
 
     def new_status(self, name: str, kind: str, state: str = "INACTIVE", **fields: Any) -> ChannelStatus:
         return ChannelStatus(name, kind, state, changes=self.status.changes, **fields)
@@ -53,6 +60,18 @@ class ChannelManager:
     def state(self, name: str) -> str:
         st = self.status.get(name)
         return "INACTIVE" if st is None else st.state
+
+    def room(self, already_current: bool = False) -> str | None:
+        """Why one more channel instance may not become active now (MaxChannels or
+        MaxActiveChannels reached), or None. ``already_current``: a sender waiting in STARTING,
+        which needs only an active slot."""
+        current, active = instances((st.state for st in list(self.status.values())), self.clients())
+        return refusal(self.limits, current - 1 if already_current else current, active)
+
+    def limit_reached(self, name: str, why: str) -> None:
+        self.srv.log.write("AMQ9513E", MAX_REACHED,
+                           f"Channel '{name}' could not start: {why} (MaxChannels {self.limits.max_channels}, "
+                           f"MaxActiveChannels {self.limits.max_active} in qm.ini's CHANNELS stanza).")
 
     # --- the channel initiator ----------------------------------------------------------------
     def startup(self) -> None:
@@ -98,26 +117,49 @@ class ChannelManager:
                 self.want(chl.name)
 
     def _initiate(self) -> None:
-        """The channel initiator's thread: start each noted channel that is still inactive."""
+        """The channel initiator's thread: start each noted channel that is still inactive, and
+        look again every SLOT_RETRY at the senders waiting for an active slot."""
         while True:
-            name = self._wanted.get()
-            if name is None:
+            try:
+                names = [self._wanted.get(timeout=SLOT_RETRY if self._for_slot else None)]
+            except queue.Empty:
+                names = sorted(self._for_slot)
+            if None in names:
                 return
             with self.srv.lock:
-                self._asked.discard(name)
-                if self.closing or name in self.senders:
-                    continue
-                st = self.status.get(name)
-                if st is not None and st.state != "INACTIVE":
-                    continue
-                chl = self.channel(name)
-                if chl is not None and chl.kind in SENDING and chl["CONNAME"]:
-                    self._start_sender(chl)
+                for name in names:
+                    self._asked.discard(name)
+                    if self.closing or name in self.senders:
+                        continue
+                    st = self.status.get(name)
+                    if st is not None and st.state != ("STARTING" if name in self._for_slot else "INACTIVE"):
+                        self._for_slot.discard(name)
+                        continue
+                    chl = self.channel(name)
+                    if chl is not None and chl.kind in SENDING and chl["CONNAME"]:
+                        self._start_sender(chl)
 
-    def _start_sender(self, chl: MQObject) -> None:
+    def _start_sender(self, chl: MQObject) -> str | None:
+        """Start the sending MCA if the channel limits allow (engine lock held). Over
+        MaxChannels it does not start (the AMQ9513E text is the answer); over MaxActiveChannels
+        it waits in STARTING for a slot."""
+        waiting = chl.name in self._for_slot
+        why = self.room(already_current=waiting)
+        if why == MAX_CHANNELS and not waiting:
+            self.limit_reached(chl.name, why)
+            return f"AMQ9513E: {MAX_REACHED}"
+        if why is not None:
+            if not waiting:
+                self.limit_reached(chl.name, why)
+                self._for_slot.add(chl.name)
+                self.status[chl.name] = self.new_status(chl.name, chl.kind, "STARTING", xmitq=chl.get("XMITQ", ""),
+                                                        conname=chl["CONNAME"])
+            return None
+        self._for_slot.discard(chl.name)
         mca = SenderMCA(self.srv, self, chl)
         self.senders[chl.name] = mca
         mca.start()
+        return None
 
     # --- operator commands (MQSC) -------------------------------------------------------------
     def start_channel(self, name: str) -> str | None:
@@ -138,8 +180,7 @@ class ChannelManager:
             return None
         if st is not None and st.state == "STOPPED":
             del self.status[name]
-        self._start_sender(chl)
-        return None
+        return self._start_sender(chl)
 
     def stop_channel(self, name: str, mode: str = "QUIESCE", status: str = "STOPPED") -> str | None:
         chl = self.channel(name)
@@ -147,6 +188,7 @@ class ChannelManager:
             return f"AMQ8147E: IBM MQ object {name} not found."
         mca = self.senders.get(name)
         stopped = status == "STOPPED"
+        self._for_slot.discard(name)
         if mca is not None:
             mca.request_stop(force=(mode == "FORCE"), final=status)
         sessions = [s for k, s in list(self.receivers.items()) if k == name or k.startswith(name + "@")]
@@ -277,6 +319,8 @@ class ChannelManager:
         key = f"{name}@{partner}" if chl.kind == "CLUSRCVR" else name
         if key in self.receivers:
             raise ChannelError("AMQ9514E", f"Channel '{name}' is in use.")
+        if self.room() is not None:
+            raise ChannelError("AMQ9513E", MAX_REACHED)
         want = str(req.get("qmgr") or "")
         if want and want != qm.name:
             raise ChannelError("AMQ9520E", f"Channel '{name}' reached queue manager {qm.name}, not {want}.")

@@ -19,6 +19,7 @@ import traceback
 from collections import deque
 from typing import Any
 
+from mqlite.channels.limits import channel_limits
 from mqlite.channels.manager import ChannelManager
 from mqlite.channels.status import ChannelError
 from mqlite.cluster.state import RESOLVE_WAIT, ClusterPending
@@ -67,13 +68,16 @@ class QMServer:
         self.log = ErrorLog(self.paths.errors, name)
         self.store = open_store(self.paths.db, self.paths.pid, name, self.log.write, accept_damage)
         self.pager = StorePager(self.store, self.paths.scratch)
+        ini = read_ini(self.paths.ini)
         self.qm = QueueManager(name, self.store, clock or OffsetClock(clock_file()), self.pager,
-                               queue_buffers(read_ini(self.paths.ini), self.log.write))
+                               queue_buffers(ini, self.log.write))
         # One lock serialises the engine. Re-entrant: MQSC commands run under it and channel
         # operations they start take it again.
         self.lock = threading.RLock()
         self.conds: dict[str, threading.Condition] = {}
         self.channels = ChannelManager(self)
+        self.channels.limits = channel_limits(ini, self.log.write)
+        self.channels.clients = self.client_conversations
         self.repman = RepositoryManager(self, self.channels)
         self.listeners: dict[str, Listener] = {}
         self.qm.hooks = ServerHooks(self.conds, self.channels, self.repman, self.log, self.listeners)
@@ -278,6 +282,11 @@ class QMServer:
             cond = self.conds[queue] = threading.Condition(self.lock)
         return cond
 
+    def client_conversations(self) -> int:
+        """Client connections that are channel instances (those through a SVRCONN)."""
+        with self.sessions_lock:
+            return sum(1 for s in self.sessions if s.channel)
+
     def forget(self, session: "Session") -> None:
         with self.sessions_lock:
             self.sessions.discard(session)
@@ -460,6 +469,10 @@ class Session:
                 srv.log.write("AMQ9547E", f"Type of remote channel '{chl}' not suitable for the action requested.")
                 return self._refuse(C.MQRC_CHANNEL_CONFIG_ERROR, f"channel {chl} is not SVRCONN")
             host = self.peer.split("(")[0]
+            why = srv.channels.room()
+            if why is not None:
+                srv.channels.limit_reached(chl, why)
+                return self._refuse(C.MQRC_CHANNEL_NOT_AVAILABLE, f"channel {chl}: maximum number of channels reached")
             with srv.sessions_lock:
                 same = [s for s in srv.sessions if s.channel == chl and s is not self]
             if len(same) >= obj["MAXINST"]:

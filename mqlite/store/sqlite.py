@@ -118,7 +118,10 @@ class Store:
         if "crc" not in columns:
             self.db.execute("ALTER TABLE messages ADD COLUMN crc INTEGER")   # a store made before checksums
         if "prio" not in columns:
-            self._add_keys()                                                 # a store made before paging
+            for col in ("prio", "msgh", "corh", "grph"):                     # a store made before paging
+                self.db.execute(f"ALTER TABLE messages ADD COLUMN {col} INTEGER")
+        if self.meta("id_keys") != ID_KEYS:
+            self._fill_keys()
         self.db.executescript(_INDEXES)
         self._inflight: list[tuple[Any, ...]] = []      # operations being written (not yet committed)
         self._pending: list[tuple[Any, ...]] = []
@@ -422,14 +425,13 @@ class Store:
             ops = self._inflight + self._pending
         return [op for op in ops if op[0] == "put" and op[2] == queue]
 
-    def _add_keys(self) -> None:
-        """A store made before paging: add the priority and identifier keys, filled from each
-        stored descriptor (once)."""
-        for col in ("prio", "msgh", "corh", "grph"):
-            self.db.execute(f"ALTER TABLE messages ADD COLUMN {col} INTEGER")
+    def _fill_keys(self) -> None:
+        """A store made before paging, or with an earlier ``id_key``: fill the priority and
+        identifier keys from each stored descriptor (once), and note the version."""
         rows = [(*md_keys(loaded_md(md)), seq) for seq, md in self.db.execute("SELECT seq, md FROM messages")]
         with self.db:
             self.db.executemany("UPDATE messages SET prio=?, msgh=?, corh=?, grph=? WHERE seq=?", rows)
+            self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('id_keys', ?)", (ID_KEYS,))
 
     def chsync(self) -> Iterator[tuple[str, dict[str, Any]]]:
         for name, rec in self.db.execute("SELECT name, rec FROM chsync"):
@@ -470,9 +472,17 @@ _MSGID, _CORRELID, _GROUPID = MD.field_slice("MsgId"), MD.field_slice("CorrelId"
 _NULL_ID = bytes(24)
 
 
+ID_KEYS = "2"      # the version of ``id_key`` the stored keys were made with (meta "id_keys")
+
+
 def id_key(ident: bytes) -> int:
-    """An identifier's key in the store's indexes (a CRC-32: a match is checked on the descriptor)."""
-    return zlib.crc32(ident)
+    """An identifier's key in the store's indexes (a match is checked on the descriptor): a hash
+    of its first 20 bytes above its last four. Identifiers a queue manager generates are its
+    prefix and a counter, so their keys grow as messages arrive, and a deep queue's index is
+    written and emptied at its ends, a few pages per commit. A CRC-32 of the whole identifier
+    (version 1) scattered them: every put and get of a unit of work touched its own index page,
+    three times the work at depth (docs/performance.md)."""
+    return (zlib.crc32(ident[:20]) & 0x7FFFFFFF) << 32 | int.from_bytes(ident[20:24], "big")
 
 
 def md_keys(md: bytes) -> tuple[int, int, int | None, int | None]:

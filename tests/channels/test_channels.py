@@ -329,8 +329,25 @@ def test_protocol_negative_cases(harness):
     c1.disconnect()
 
 
-def test_kill9_either_end_mid_stream_delivers_each_message_once(harness):
+def restart_with(qm, ini: str) -> None:
+    """Add ``ini`` to the queue manager's qm.ini and restart it."""
+    with open(os.path.join(qm.harness.data_dir, "qmgrs", qm.name, "qm.ini"), "a", encoding="utf-8") as f:
+        f.write(ini)
+    qm.stop()
+    qm.start()
+
+
+TINY_BUFFERS = "TuningParameters:\n   DefaultQBufferSize=4096\n   DefaultPQBufferSize=4096\n"
+
+
+@pytest.mark.parametrize("buffers", ["default", "tiny"])
+def test_kill9_either_end_mid_stream_delivers_each_message_once(harness, buffers):
+    """With tiny buffers (issue 16) both the transmission queue and the target queue are read
+    back from the store a page at a time while the channel's batches move and both ends die."""
     qm1, qm2 = pair(harness, chl_extra="BATCHSZ(20)")
+    if buffers == "tiny":
+        restart_with(qm2, TINY_BUFFERS)
+        restart_with(qm1, TINY_BUFFERS)
     n = 3000
     c1 = qm1.client()
     q = pymqi.Queue(c1, "REMOTE.Q")

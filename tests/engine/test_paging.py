@@ -242,3 +242,46 @@ def test_recovering_without_a_pager_is_refused_and_loses_nothing() -> None:
         pass
     e.store.sync()
     assert e.store.db.execute("SELECT count(*) FROM messages").fetchone()[0] == 5
+
+
+def test_messages_that_expire_on_disk_are_never_served_and_leave_the_depth() -> None:
+    """Every third message expires (after 1 s) while the queue holds it on disk, persistent and
+    nonpersistent alike; after the clock moves on, browses and gets serve only the others, in
+    order, the expired ones leave the depth as they are met, and a restart does not bring any
+    of them back."""
+    e = Engine(buffers=TINY)
+    e.mqsc("DEFINE QLOCAL(Q)")
+    h = e.open("Q", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED | C.MQOO_BROWSE)[0].hobj
+    kept = []
+    for i in range(120):
+        body = b"m%03d" % i
+        persistent = C.MQPER_PERSISTENT if i % 2 else C.MQPER_NOT_PERSISTENT
+        if i % 3 == 0:
+            e.put(h, body, Persistence=persistent, Expiry=10)
+        else:
+            e.put(h, body, Persistence=persistent)
+            kept.append(body)
+    e.store.sync()
+    qs = e.qm.queues["Q"]
+    assert qs.paged > 100 and qs.depth == 120
+    e.clock.advance(2)
+    browsed = [e.get(h, C.MQGMO_BROWSE_FIRST).body] + [e.get(h, C.MQGMO_BROWSE_NEXT).body for _ in range(79)]
+    assert browsed == kept
+    got = [e.get(h, C.MQGMO_NO_WAIT).body for _ in range(40)]
+    assert got == kept[:40]
+    e.store.sync()
+    stored = {bytes(b) for (b,) in e.store.db.execute("SELECT body FROM messages")}
+    assert not any(int(b[1:]) % 3 == 0 for b in stored)       # the expired persistent ones are deleted
+    qm = QueueManager("QM1", e.store, e.clock, StorePager(e.store), TINY)
+    qm.recover()
+    e.qm = qm
+    e.conn = qm.connect("pytest", C.MQAT_UNIX, "tester")
+    h = e.open("Q", C.MQOO_INPUT_SHARED)[0].hobj
+    rest = []
+    while True:
+        try:
+            rest.append(e.get(h, C.MQGMO_NO_WAIT).body)
+        except MQIError as err:
+            assert err.reason == C.MQRC_NO_MSG_AVAILABLE
+            break
+    assert rest == [b for b in kept[40:] if int(b[1:]) % 2]    # the persistent ones, in order

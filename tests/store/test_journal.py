@@ -89,3 +89,30 @@ def test_callbacks_kept_for_a_ticket_run_in_ticket_order(tmp_path: os.PathLike[s
         deadline.wait(0.01)
     assert order == [t1, t2]
     store.close()
+
+
+def test_a_store_keyed_by_the_first_id_key_is_rekeyed_once_at_open(tmp_path: os.PathLike[str]) -> None:
+    """Stores written before ``id_key`` version 2 held a CRC-32 of each identifier: opened now,
+    every key is made again from the stored descriptor, so a get by MsgId still finds its message
+    deep in the store."""
+    import zlib
+
+    from mqlite.cmq.structs import MD
+    from mqlite.store.pager import StorePager
+    from mqlite.store.sqlite import ID_KEYS, id_key
+    path = os.path.join(tmp_path, "qmgr.db")
+    s = Store(path)
+    ids = [b"AMQ QM1         " + i.to_bytes(8, "big") for i in range(1, 51)]
+    for seq, msgid in enumerate(ids, 1):
+        s.append(("put", seq, "Q", MD(MsgId=msgid, CorrelId=msgid, Priority=5).pack(), b"m%d" % seq, None))
+    s.sync()
+    with s.db:      # as version 1 left them
+        s.db.execute("UPDATE messages SET msgh=?, corh=? WHERE seq=?", (zlib.crc32(ids[41]), zlib.crc32(ids[41]), 42))
+        s.db.execute("DELETE FROM meta WHERE key='id_keys'")
+    s.close()
+    s = Store(path)
+    assert s.meta("id_keys") == ID_KEYS
+    assert s.db.execute("SELECT msgh, corh FROM messages WHERE seq=42").fetchone() == (id_key(ids[41]),) * 2
+    found = StorePager(s).find("Q", tuple(range(10)), 0, (ids[41], None, None), 5)
+    assert [r.body for r in found] == [b"m42"]
+    s.close()
