@@ -85,6 +85,7 @@ class QMServer:
         self.executor = Executor(self.qm, self)
         self.sessions: set["Session"] = set()
         self.sessions_lock = threading.Lock()
+        self.admit_lock = threading.Lock()      # a client's channel instance: checked and taken at once
         self.stopping = threading.Event()
         self.stopped = threading.Event()
         self.unix_sock: socket.socket | None = None
@@ -468,20 +469,9 @@ class Session:
             if obj.kind != "SVRCONN":
                 srv.log.write("AMQ9547E", f"Type of remote channel '{chl}' not suitable for the action requested.")
                 return self._refuse(C.MQRC_CHANNEL_CONFIG_ERROR, f"channel {chl} is not SVRCONN")
-            host = self.peer.split("(")[0]
-            why = srv.channels.room()
-            if why is not None:
-                srv.channels.limit_reached(chl, why)
-                return self._refuse(C.MQRC_CHANNEL_NOT_AVAILABLE, f"channel {chl}: maximum number of channels reached")
-            with srv.sessions_lock:
-                same = [s for s in srv.sessions if s.channel == chl and s is not self]
-            if len(same) >= obj["MAXINST"]:
-                return self._refuse(C.MQRC_CHANNEL_NOT_AVAILABLE, f"channel {chl} has MAXINST({obj['MAXINST']}) "
-                                    "instances running")
-            if sum(1 for s in same if s.peer.split("(")[0] == host) >= obj["MAXINSTC"]:
-                return self._refuse(C.MQRC_CHANNEL_NOT_AVAILABLE, f"channel {chl} has MAXINSTC({obj['MAXINSTC']}) "
-                                    f"instances from {host} running")
-            self.channel = chl
+            refused = self._admit(chl, obj)
+            if refused:
+                return self._refuse(C.MQRC_CHANNEL_NOT_AVAILABLE, refused)
             # MAXMSGL of the conversation: the lower of the SVRCONN's and the client's.
             self.maxmsgl = min(obj["MAXMSGL"], int(req.get("maxmsgl") or obj["MAXMSGL"]))
             # HBINT of the conversation: the larger of the SVRCONN's and the client's (0 at both: none).
@@ -496,6 +486,26 @@ class Session:
                 "ccsid": srv.qm.qmgr["CCSID"], "qmid": srv.qm.qmgr["QMID"], "maxmsgl": self.maxmsgl, "hbint": self.hbint}
         P.send_frame(self.sock, P.HELLO_OK, P.encode_json(info))
         return True
+
+    def _admit(self, chl: str, obj: MQObject) -> str:
+        """Take a channel instance of SVRCONN ``chl`` for this conversation if the limits allow
+        (MaxChannels, MaxActiveChannels, then the channel's MAXINST and MAXINSTC); else say why.
+        Checked and taken under one lock, so two clients cannot both take the last instance."""
+        srv = self.server
+        host = self.peer.split("(")[0]
+        with srv.admit_lock:
+            why = srv.channels.room()
+            if why is not None:
+                srv.channels.limit_reached(chl, why)
+                return f"channel {chl}: maximum number of channels reached"
+            with srv.sessions_lock:
+                same = [s for s in srv.sessions if s.channel == chl and s is not self]
+            if len(same) >= obj["MAXINST"]:
+                return f"channel {chl} has MAXINST({obj['MAXINST']}) instances running"
+            if sum(1 for s in same if s.peer.split("(")[0] == host) >= obj["MAXINSTC"]:
+                return f"channel {chl} has MAXINSTC({obj['MAXINSTC']}) instances from {host} running"
+            self.channel = chl
+        return ""
 
     def _refuse(self, reason: int, why: str) -> bool:
         self.server.log.write("AMQ9999E", f"Connection from {self.peer} refused.", f"{why} (reason {reason}).")

@@ -3,6 +3,8 @@ instances a queue manager runs, client conversations and message channels alike,
 (2537 to a client, AMQ9513E in the error log, a sender waiting in STARTING for an active slot)."""
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from mqlite import pymqi
@@ -102,3 +104,25 @@ def test_start_channel_over_max_channels_says_amq9513e(harness: Harness) -> None
     assert "QM1.TO.QM2" not in qm1.mqsc("DISPLAY CHSTATUS(*)").stdout
     c.disconnect()
     assert "AMQ9513E" not in qm1.mqsc("START CHANNEL(QM1.TO.QM2)").stdout
+
+
+def test_clients_arriving_together_never_take_more_than_max_channels(harness: Harness) -> None:
+    qm = harness.add("RACEQM")
+    restart_with(qm, "CHANNELS:\n   MaxChannels=3\n")
+    got, refused, start = [], [], threading.Barrier(12)
+
+    def connect() -> None:
+        start.wait()
+        try:
+            got.append(qm.client())
+        except pymqi.MQMIError as e:
+            refused.append(e.reason)
+
+    threads = [threading.Thread(target=connect) for _ in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert len(got) == 3 and refused == [CMQC.MQRC_CHANNEL_NOT_AVAILABLE] * 9
+    for c in got:
+        c.disconnect()
