@@ -10,7 +10,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test,spark,pg]' --config-settings editable_mode=compat
 	touch $@
 
-.PHONY: run test bench pipeline lint clean
+.PHONY: run test bench pipeline lint clean constants
 run: $(VENV)/.installed
 	$(VENV)/bin/mqlite demo
 
@@ -26,6 +26,9 @@ bench: $(VENV)/.installed
 	$(PY) bench/pcf.py
 	$(PY) bench/cluster.py
 	$(PY) bench/spark.py
+
+constants:
+	$(PYTHON) tools/gen_constants.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

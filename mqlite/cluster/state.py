@@ -308,7 +308,7 @@ class ClusterState:
                     best = key
         if best is not None:
             name = str(best[1])
-        elif qm.qmgr["DEFCLXQ"] == C.MQCLXQ_CHANNEL:
+        elif qm.qmgr["DEFCLXQ"] == F.MQCLXQ_CHANNEL:
             name = (XMIT_PREFIX + channel)[:48]
         else:
             name = SCTQ

@@ -13,7 +13,7 @@ from mqlite.net.protocol import II
 from mqlite.pymqi.errors import MQMIError, PYIFError, check_reply
 from mqlite.pymqi.qmgr import QueueManager, _inquire, ensure_bytes
 
-MQ_MAX_MSG = CMQC.MQ_MAX_MSG_LENGTH
+MQ_MAX_MSG = 104857600    # 100 MB: the largest MAXMSGL MQ allows (mqlite's own name; MQ has no constant for it)
 
 
 class StreamMark(NamedTuple):
