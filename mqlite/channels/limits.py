@@ -18,12 +18,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from mqlite.cmq import CMQCFC as F
+
 DEFAULT_MAX_CHANNELS = 100
 LIMIT_RANGE = (1, 65535)                  # MQ's range for MaxChannels
 NOT_ACTIVE = ("STOPPED", "RETRYING", "STARTING")
 
-MAX_CHANNELS = "MQRQ_MAX_CHANNELS"
-MAX_ACTIVE_CHANNELS = "MQRQ_MAX_ACTIVE_CHANNELS"
+# Why an instance may not start: MQ's reason qualifiers (the Channel Not Available event's).
+MAX_CHANNELS = F.MQRQ_MAX_CHANNELS
+MAX_ACTIVE_CHANNELS = F.MQRQ_MAX_ACTIVE_CHANNELS
+LIMIT_NAMES = {MAX_CHANNELS: "MaxChannels", MAX_ACTIVE_CHANNELS: "MaxActiveChannels"}
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,7 @@ def instances(states: Iterable[str], clients: int) -> tuple[int, int]:
     return current, active
 
 
-def refusal(limits: ChannelLimits, current: int, active: int) -> str | None:
+def refusal(limits: ChannelLimits, current: int, active: int) -> int | None:
     """Why one more channel instance may not become active now (MQ's reason qualifier), or None."""
     if current >= limits.max_channels:
         return MAX_CHANNELS

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from mqlite.channels.limits import MAX_CHANNELS, ChannelLimits, instances, refusal
+from mqlite.channels.limits import LIMIT_NAMES, MAX_CHANNELS, ChannelLimits, instances, refusal
 from mqlite.channels.receiver import Receiver
 from mqlite.channels.sender import SenderMCA, connect_channel, released
 from mqlite.channels.status import RECEIVING, SENDING, ChannelError, ChannelStatus, Link, StatusTable
@@ -41,6 +41,9 @@ class ChannelManager:
         self._asked: set[str] = set()             # channels noted and not yet looked at by the initiator
         self._initiator: threading.Thread | None = None
         self._for_slot: set[str] = set()          # senders waiting in STARTING for an active slot
+        # A channel instance (client conversation, receiver, sender) is counted against the limits
+        # and taken under this lock, so two arriving together cannot both take the last slot.
+        self.admission = threading.Lock()
         self.closing = False
         self.limits = ChannelLimits()             # qm.ini's CHANNELS stanza (channels.limits)
         self.clients: Callable[[], int] = lambda: 0   # client conversations running (the server's count)
@@ -61,17 +64,18 @@ class ChannelManager:
         st = self.status.get(name)
         return "INACTIVE" if st is None else st.state
 
-    def room(self, already_current: bool = False) -> str | None:
+    def room(self, already_current: bool = False) -> int | None:
         """Why one more channel instance may not become active now (MaxChannels or
         MaxActiveChannels reached), or None. ``already_current``: a sender waiting in STARTING,
         which needs only an active slot."""
         current, active = instances((st.state for st in list(self.status.values())), self.clients())
         return refusal(self.limits, current - 1 if already_current else current, active)
 
-    def limit_reached(self, name: str, why: str) -> None:
+    def limit_reached(self, name: str, why: int) -> None:
         self.srv.log.write("AMQ9513E", MAX_REACHED,
-                           f"Channel '{name}' could not start: {why} (MaxChannels {self.limits.max_channels}, "
-                           f"MaxActiveChannels {self.limits.max_active} in qm.ini's CHANNELS stanza).")
+                           f"Channel '{name}' could not start: {LIMIT_NAMES[why]} reached (MaxChannels "
+                           f"{self.limits.max_channels}, MaxActiveChannels {self.limits.max_active} in qm.ini's "
+                           "CHANNELS stanza).")
 
     # --- the channel initiator ----------------------------------------------------------------
     def startup(self) -> None:
@@ -144,19 +148,19 @@ class ChannelManager:
         MaxChannels it does not start (the AMQ9513E text is the answer); over MaxActiveChannels
         it waits in STARTING for a slot."""
         waiting = chl.name in self._for_slot
-        why = self.room(already_current=waiting)
-        if why == MAX_CHANNELS and not waiting:
-            self.limit_reached(chl.name, why)
-            return f"AMQ9513E: {MAX_REACHED}"
-        if why is not None:
-            if not waiting:
-                self.limit_reached(chl.name, why)
+        with self.admission:
+            why = self.room(already_current=waiting)
+            if why is None:
+                mca = SenderMCA(self.srv, self, chl)        # its status takes the slot
+            elif not waiting and why != MAX_CHANNELS:
                 self._for_slot.add(chl.name)
                 self.status[chl.name] = self.new_status(chl.name, chl.kind, "STARTING", xmitq=chl.get("XMITQ", ""),
                                                         conname=chl["CONNAME"])
-            return None
+        if why is not None:
+            if not waiting:
+                self.limit_reached(chl.name, why)
+            return f"AMQ9513E: {MAX_REACHED}" if why == MAX_CHANNELS and not waiting else None
         self._for_slot.discard(chl.name)
-        mca = SenderMCA(self.srv, self, chl)
         self.senders[chl.name] = mca
         mca.start()
         return None
@@ -319,8 +323,6 @@ class ChannelManager:
         key = f"{name}@{partner}" if chl.kind == "CLUSRCVR" else name
         if key in self.receivers:
             raise ChannelError("AMQ9514E", f"Channel '{name}' is in use.")
-        if self.room() is not None:
-            raise ChannelError("AMQ9513E", MAX_REACHED)
         want = str(req.get("qmgr") or "")
         if want and want != qm.name:
             raise ChannelError("AMQ9520E", f"Channel '{name}' reached queue manager {qm.name}, not {want}.")
@@ -351,7 +353,10 @@ class ChannelManager:
         mine_luwid = str(rec.get("luwid", ""))
         status = self.new_status(name, chl.kind, "RUNNING", substate="RECEIVE", conname=session.peer,
                                  rqmname=partner, curseqno=mine_seq, lstseqno=mine_seq, lstluwid=mine_luwid)
-        self.status[key] = status
+        with self.admission:
+            if self.room() is not None:
+                raise ChannelError("AMQ9513E", MAX_REACHED)
+            self.status[key] = status
         self.receivers[key] = session
         try:
             P.send_frame(session.sock, P.HELLO_OK, P.encode_json({

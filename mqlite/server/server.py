@@ -21,7 +21,6 @@ from typing import Any
 
 from mqlite.channels.limits import channel_limits
 from mqlite.channels.manager import ChannelManager
-from mqlite.channels.status import ChannelError
 from mqlite.cluster.state import RESOLVE_WAIT, ClusterPending
 from mqlite.cmq import CMQC as C
 from mqlite.engine.clock import Clock, OffsetClock
@@ -37,6 +36,7 @@ from mqlite.qsg.service import STORE_KEY as QSG_STORE_KEY
 from mqlite.qsg.service import QSGService
 from mqlite.server.cmdserver import CommandServer
 from mqlite.server.errlog import ErrorLog
+from mqlite.server.hello import greet
 from mqlite.server.hooks import ServerHooks
 from mqlite.server.listener import Listener
 from mqlite.server.repman import CACHE_KEY, RepositoryManager
@@ -85,7 +85,6 @@ class QMServer:
         self.executor = Executor(self.qm, self)
         self.sessions: set["Session"] = set()
         self.sessions_lock = threading.Lock()
-        self.admit_lock = threading.Lock()      # a client's channel instance: checked and taken at once
         self.stopping = threading.Event()
         self.stopped = threading.Event()
         self.unix_sock: socket.socket | None = None
@@ -329,7 +328,7 @@ class Session:
             ftype, payload = P.recv_frame(self.sock, max_frame=65536, deadline=time.monotonic() + HELLO_TIMEOUT)
             if ftype != P.HELLO:
                 raise P.ProtocolError(f"first frame type {ftype:#x} is not HELLO")
-            if not self._hello(P.decode_json(payload)):
+            if not greet(self, P.decode_json(payload)):
                 return
             self.sock.settimeout(None)
             limit = P.MAX_FRAME if self.maxmsgl is None else self.maxmsgl + FRAME_OVERHEAD
@@ -427,90 +426,6 @@ class Session:
                                   f"{wait:g} s (HBINT {self.hbint}); the conversation was ended and its unit of "
                                   "work backed out.")
             self.kill()
-
-    def _hello(self, req: Any) -> bool:
-        srv = self.server
-        if not isinstance(req, dict) or req.get("proto") != P.PROTOCOL_VERSION:
-            raise P.ProtocolError(f"unsupported protocol version in HELLO: {req!r:.200}")
-        for key in ("qmgr", "channel", "appl", "user", "kind"):
-            if not isinstance(req.get(key) or "", str):
-                raise P.ProtocolError(f"HELLO field {key} is not a string")
-        for key in ("appl_type", "maxmsgl", "hbint"):
-            if not isinstance(req.get(key) or 0, int) or isinstance(req.get(key), bool):
-                raise P.ProtocolError(f"HELLO field {key} is not an integer")
-        if req.get("kind") == "channel":
-            if self.kind != "tcp":
-                return self._refuse(C.MQRC_NOT_AUTHORIZED, "a message channel over local bindings")
-            self.sock.settimeout(None)
-            try:
-                srv.channels.accept(self, req)
-            except ChannelError as e:
-                srv.log.write(e.msgid, e.text, f"A channel connection from {self.peer} was refused.")
-                P.send_frame(self.sock, P.ERROR, P.encode_json({"comp": C.MQCC_FAILED, "reason": 0,
-                                                                 "msgid": e.msgid, "text": e.text}))
-            return False
-        qmname = str(req.get("qmgr") or "")
-        if qmname and qmname != srv.name and not qmname.startswith("*"):
-            return self._refuse(C.MQRC_Q_MGR_NAME_ERROR, f"queue manager {qmname} requested")
-        if req.get("control"):
-            # runmqsc and the control commands: MQSC and CONTROL frames, no MQI connection.
-            if self.kind != "bindings":
-                return self._refuse(C.MQRC_NOT_AUTHORIZED, "administration over a network connection")
-            self.control_only = True
-            P.send_frame(self.sock, P.HELLO_OK, P.encode_json({"qmgr": srv.name, "proto": P.PROTOCOL_VERSION}))
-            return True
-        if self.kind == "tcp":
-            chl = str(req.get("channel") or "")
-            obj = srv.qm.lookup("CHANNEL", chl)
-            if obj is None:
-                srv.log.write("AMQ9519E", f"Channel '{chl}' not found.",
-                              f"A client at {self.peer} asked for a channel that is not defined.")
-                return self._refuse(C.MQRC_UNKNOWN_CHANNEL_NAME, f"channel {chl} not found")
-            if obj.kind != "SVRCONN":
-                srv.log.write("AMQ9547E", f"Type of remote channel '{chl}' not suitable for the action requested.")
-                return self._refuse(C.MQRC_CHANNEL_CONFIG_ERROR, f"channel {chl} is not SVRCONN")
-            refused = self._admit(chl, obj)
-            if refused:
-                return self._refuse(C.MQRC_CHANNEL_NOT_AVAILABLE, refused)
-            # MAXMSGL of the conversation: the lower of the SVRCONN's and the client's.
-            self.maxmsgl = min(obj["MAXMSGL"], int(req.get("maxmsgl") or obj["MAXMSGL"]))
-            # HBINT of the conversation: the larger of the SVRCONN's and the client's (0 at both: none).
-            self.hbint = max(obj["HBINT"], int(req.get("hbint") or 0))
-        with srv.lock:
-            try:
-                self.conn = srv.qm.connect(str(req.get("appl") or "")[-28:], int(req.get("appl_type") or C.MQAT_UNIX),
-                                           str(req.get("user") or ""))
-            except MQIError as e:
-                return self._refuse(e.reason, "queue manager quiescing")
-        info = {"qmgr": srv.name, "proto": P.PROTOCOL_VERSION, "hconn": self.conn.hconn,
-                "ccsid": srv.qm.qmgr["CCSID"], "qmid": srv.qm.qmgr["QMID"], "maxmsgl": self.maxmsgl, "hbint": self.hbint}
-        P.send_frame(self.sock, P.HELLO_OK, P.encode_json(info))
-        return True
-
-    def _admit(self, chl: str, obj: MQObject) -> str:
-        """Take a channel instance of SVRCONN ``chl`` for this conversation if the limits allow
-        (MaxChannels, MaxActiveChannels, then the channel's MAXINST and MAXINSTC); else say why.
-        Checked and taken under one lock, so two clients cannot both take the last instance."""
-        srv = self.server
-        host = self.peer.split("(")[0]
-        with srv.admit_lock:
-            why = srv.channels.room()
-            if why is not None:
-                srv.channels.limit_reached(chl, why)
-                return f"channel {chl}: maximum number of channels reached"
-            with srv.sessions_lock:
-                same = [s for s in srv.sessions if s.channel == chl and s is not self]
-            if len(same) >= obj["MAXINST"]:
-                return f"channel {chl} has MAXINST({obj['MAXINST']}) instances running"
-            if sum(1 for s in same if s.peer.split("(")[0] == host) >= obj["MAXINSTC"]:
-                return f"channel {chl} has MAXINSTC({obj['MAXINSTC']}) instances from {host} running"
-            self.channel = chl
-        return ""
-
-    def _refuse(self, reason: int, why: str) -> bool:
-        self.server.log.write("AMQ9999E", f"Connection from {self.peer} refused.", f"{why} (reason {reason}).")
-        P.send_frame(self.sock, P.ERROR, P.encode_json({"comp": C.MQCC_FAILED, "reason": reason}))
-        return False
 
     # --- calls --------------------------------------------------------------------------------
     def _call(self, fn: Any, *args: Any) -> Any:

@@ -1,0 +1,105 @@
+"""A connection's first frame (HELLO) and what it is let in as: a message channel, an
+administration connection, or an application's MQI connection through a SVRCONN channel, admitted
+against the queue manager's channel limits and the channel's MAXINST/MAXINSTC. ``s`` is the
+server's :class:`~mqlite.server.server.Session`."""
+from __future__ import annotations
+
+from typing import Any
+
+from mqlite.channels.status import ChannelError
+from mqlite.cmq import CMQC as C
+from mqlite.engine.errors import MQIError
+from mqlite.net import protocol as P
+from mqlite.objects.model import MQObject
+
+
+def greet(s: Any, req: Any) -> bool:
+    """Answer a connection's HELLO: a message channel is handed to the channel manager; runmqsc
+    and the control commands get an administration connection over local bindings; an application
+    gets an MQI connection, through a SVRCONN it may use (the channel limits, MAXINST, MAXINSTC)
+    with its MAXMSGL and HBINT agreed. False: refused (and answered so), or served as a channel."""
+    srv = s.server
+    if not isinstance(req, dict) or req.get("proto") != P.PROTOCOL_VERSION:
+        raise P.ProtocolError(f"unsupported protocol version in HELLO: {req!r:.200}")
+    for key in ("qmgr", "channel", "appl", "user", "kind"):
+        if not isinstance(req.get(key) or "", str):
+            raise P.ProtocolError(f"HELLO field {key} is not a string")
+    for key in ("appl_type", "maxmsgl", "hbint"):
+        if not isinstance(req.get(key) or 0, int) or isinstance(req.get(key), bool):
+            raise P.ProtocolError(f"HELLO field {key} is not an integer")
+    if req.get("kind") == "channel":
+        if s.kind != "tcp":
+            return refuse(s, C.MQRC_NOT_AUTHORIZED, "a message channel over local bindings")
+        s.sock.settimeout(None)
+        try:
+            srv.channels.accept(s, req)
+        except ChannelError as e:
+            srv.log.write(e.msgid, e.text, f"A channel connection from {s.peer} was refused.")
+            P.send_frame(s.sock, P.ERROR, P.encode_json({"comp": C.MQCC_FAILED, "reason": 0,
+                                                             "msgid": e.msgid, "text": e.text}))
+        return False
+    qmname = str(req.get("qmgr") or "")
+    if qmname and qmname != srv.name and not qmname.startswith("*"):
+        return refuse(s, C.MQRC_Q_MGR_NAME_ERROR, f"queue manager {qmname} requested")
+    if req.get("control"):
+        # runmqsc and the control commands: MQSC and CONTROL frames, no MQI connection.
+        if s.kind != "bindings":
+            return refuse(s, C.MQRC_NOT_AUTHORIZED, "administration over a network connection")
+        s.control_only = True
+        P.send_frame(s.sock, P.HELLO_OK, P.encode_json({"qmgr": srv.name, "proto": P.PROTOCOL_VERSION}))
+        return True
+    if s.kind == "tcp":
+        chl = str(req.get("channel") or "")
+        obj = srv.qm.lookup("CHANNEL", chl)
+        if obj is None:
+            srv.log.write("AMQ9519E", f"Channel '{chl}' not found.",
+                          f"A client at {s.peer} asked for a channel that is not defined.")
+            return refuse(s, C.MQRC_UNKNOWN_CHANNEL_NAME, f"channel {chl} not found")
+        if obj.kind != "SVRCONN":
+            srv.log.write("AMQ9547E", f"Type of remote channel '{chl}' not suitable for the action requested.")
+            return refuse(s, C.MQRC_CHANNEL_CONFIG_ERROR, f"channel {chl} is not SVRCONN")
+        refused = admit(s, chl, obj)
+        if refused:
+            return refuse(s, C.MQRC_CHANNEL_NOT_AVAILABLE, refused)
+        # MAXMSGL of the conversation: the lower of the SVRCONN's and the client's.
+        s.maxmsgl = min(obj["MAXMSGL"], int(req.get("maxmsgl") or obj["MAXMSGL"]))
+        # HBINT of the conversation: the larger of the SVRCONN's and the client's (0 at both: none).
+        s.hbint = max(obj["HBINT"], int(req.get("hbint") or 0))
+    with srv.lock:
+        try:
+            s.conn = srv.qm.connect(str(req.get("appl") or "")[-28:], int(req.get("appl_type") or C.MQAT_UNIX),
+                                       str(req.get("user") or ""))
+        except MQIError as e:
+            return refuse(s, e.reason, "queue manager quiescing")
+    info = {"qmgr": srv.name, "proto": P.PROTOCOL_VERSION, "hconn": s.conn.hconn,
+            "ccsid": srv.qm.qmgr["CCSID"], "qmid": srv.qm.qmgr["QMID"], "maxmsgl": s.maxmsgl, "hbint": s.hbint}
+    P.send_frame(s.sock, P.HELLO_OK, P.encode_json(info))
+    return True
+
+
+def admit(s: Any, chl: str, obj: MQObject) -> str:
+    """Take a channel instance of SVRCONN ``chl`` for this conversation if the limits allow
+    (MaxChannels, MaxActiveChannels, then the channel's MAXINST and MAXINSTC); else say why.
+    Counted and taken under the channel manager's admission lock, which receivers and senders
+    take too, so two instances cannot both take the last slot."""
+    srv = s.server
+    host = s.peer.split("(")[0]
+    with srv.channels.admission:
+        why = srv.channels.room()
+        if why is not None:
+            srv.channels.limit_reached(chl, why)
+            return f"channel {chl}: maximum number of channels reached"
+        with srv.sessions_lock:
+            same = [other for other in srv.sessions if other.channel == chl and other is not s]
+        if len(same) >= obj["MAXINST"]:
+            return f"channel {chl} has MAXINST({obj['MAXINST']}) instances running"
+        if sum(1 for other in same if other.peer.split("(")[0] == host) >= obj["MAXINSTC"]:
+            return f"channel {chl} has MAXINSTC({obj['MAXINSTC']}) instances from {host} running"
+        s.channel = chl
+    return ""
+
+
+def refuse(s: Any, reason: int, why: str) -> bool:
+    s.server.log.write("AMQ9999E", f"Connection from {s.peer} refused.", f"{why} (reason {reason}).")
+    P.send_frame(s.sock, P.ERROR, P.encode_json({"comp": C.MQCC_FAILED, "reason": reason}))
+    return False
