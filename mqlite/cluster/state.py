@@ -167,10 +167,8 @@ class ClusterState:
             for c in self.clusters_of(ch):
                 a = {k: ch[k] for k in CHANNEL_ATTRS}
                 a["CONNAME"] = a["CONNAME"] or self.qm.hooks.default_conname()
-                level = qm.qmgr["CMDLEVEL"]            # 940 -> VERSION 09040000, as MQ shows it
                 a.update(CHANNEL=ch.name, QMTYPE="REPOS" if c in full else "NORMAL", QMID=qm.qmgr["QMID"],
-                         SUSPEND="YES" if c in self.suspended else "NO",
-                         VERSION=f"{level // 100:02d}{level // 10 % 10:02d}{level % 10:02d}00")
+                         SUSPEND="YES" if c in self.suspended else "NO", VERSION=qm.qmgr["VERSION"])
                 out.setdefault((c, QMGR, qm.name), a)
         member = {k[0] for k in out}
         for obj in qm.objects["QUEUE"].values():

@@ -89,9 +89,10 @@ def enc_int64_list(selector: int, values: list[int]) -> bytes:
         f"<{len(values)}q", *values)
 
 
-def enc_str(selector: int, value: bytes | str, ccsid: int = 0) -> bytes:
+def enc_str(selector: int, value: bytes | str, ccsid: int = 0, nul: bool = False) -> bytes:
+    """An MQCFST; the string is padded to four bytes with blanks (``nul``: with NULs, as pymqi's CFST)."""
     b = value.encode() if isinstance(value, str) else value
-    body = _pad4(b)
+    body = _pad_nul(b) if nul else _pad4(b)
     return I5.pack(F.MQCFT_STRING, 20 + len(body), selector, ccsid, len(b)) + body
 
 
@@ -121,10 +122,15 @@ def enc_int_filter(selector: int, operator: int, value: int) -> bytes:
     return I5.pack(F.MQCFT_INTEGER_FILTER, 20, selector, operator, value)
 
 
-def enc_str_filter(selector: int, operator: int, value: bytes | str, ccsid: int = 0) -> bytes:
+def enc_str_filter(selector: int, operator: int, value: bytes | str, ccsid: int = 0, nul: bool = False) -> bytes:
     b = value.encode() if isinstance(value, str) else value
-    body = _pad4(b)
+    body = _pad_nul(b) if nul else _pad4(b)
     return I6.pack(F.MQCFT_STRING_FILTER, 24 + len(body), selector, operator, ccsid, len(b)) + body
+
+
+def enc_bytes_filter(selector: int, operator: int, value: bytes) -> bytes:
+    body = _pad_nul(value)
+    return I5.pack(F.MQCFT_BYTE_STRING_FILTER, 20 + len(body), selector, operator, len(value)) + body
 
 
 def encode(header: Header, params: list[bytes]) -> bytes:
@@ -132,8 +138,15 @@ def encode(header: Header, params: list[bytes]) -> bytes:
     return header.pack() + b"".join(params)
 
 
-def decode(data: bytes) -> Message:
-    """Parse a PCF message; raises PCFError with the MQRCCF reason for what is wrong."""
+_COMMAND_TYPES = frozenset((F.MQCFT_COMMAND, F.MQCFT_COMMAND_XR, F.MQCFT_RESPONSE, F.MQCFT_XR_MSG, F.MQCFT_XR_ITEM,
+                           F.MQCFT_XR_SUMMARY, F.MQCFT_EVENT, F.MQCFT_STATISTICS, F.MQCFT_ACCOUNTING))
+
+
+def decode(data: bytes, any_type: bool = False, padded: bool = False) -> Message:
+    """Parse a PCF message; raises PCFError with the MQRCCF reason for what is wrong. With
+    ``any_type`` every MQCFH Type is read (MQCFT_USER, MQCFT_REPORT, ...: messages an application
+    reads, not commands); with ``padded`` strings keep the padding of their StrucLength (pymqi's
+    values)."""
     if len(data) < F.MQCFH_STRUC_LENGTH:
         raise PCFError(F.MQRCCF_MSG_LENGTH_ERROR, f"message of {len(data)} bytes is shorter than an MQCFH")
     h = Header(*CFH.unpack_from(data))
@@ -141,13 +154,12 @@ def decode(data: bytes) -> Message:
         raise PCFError(F.MQRCCF_CFH_LENGTH_ERROR, f"MQCFH StrucLength {h.struc_length}")
     if h.version not in (1, 2, 3):
         raise PCFError(F.MQRCCF_CFH_VERSION_ERROR, f"MQCFH Version {h.version}")
-    if h.type not in (F.MQCFT_COMMAND, F.MQCFT_COMMAND_XR, F.MQCFT_RESPONSE, F.MQCFT_XR_MSG, F.MQCFT_XR_ITEM,
-                      F.MQCFT_XR_SUMMARY, F.MQCFT_EVENT, F.MQCFT_STATISTICS, F.MQCFT_ACCOUNTING):
+    if h.type not in _COMMAND_TYPES and not any_type:
         raise PCFError(F.MQRCCF_CFH_TYPE_ERROR, f"MQCFH Type {h.type}")
     if h.parameter_count < 0:
         raise PCFError(F.MQRCCF_CFH_PARM_COUNT_ERROR, f"ParameterCount {h.parameter_count}")
     msg = Message(h)
-    off, _ = _decode_params(data, F.MQCFH_STRUC_LENGTH, h.parameter_count, msg.params)
+    off, _ = _decode_params(data, F.MQCFH_STRUC_LENGTH, h.parameter_count, msg.params, 0, padded)
     if off != len(data):
         raise PCFError(F.MQRCCF_MSG_LENGTH_ERROR, f"{len(data) - off} bytes after the last parameter")
     return msg
@@ -157,7 +169,7 @@ MAX_GROUP_DEPTH = 16
 
 
 def _decode_params(data: bytes, off: int, count: int, out: list[tuple[int, int, Any]],
-                   depth: int = 0) -> tuple[int, int]:
+                   depth: int = 0, padded: bool = False) -> tuple[int, int]:
     if depth > MAX_GROUP_DEPTH:
         raise PCFError(F.MQRCCF_CFGR_PARM_COUNT_ERROR, f"groups nested deeper than {MAX_GROUP_DEPTH}")
     for _ in range(count):
@@ -168,7 +180,7 @@ def _decode_params(data: bytes, off: int, count: int, out: list[tuple[int, int, 
             raise PCFError(_length_error(ptype), f"parameter of type {ptype} with StrucLength {length}")
         sel = struct.unpack_from("<i", data, off + 8)[0]
         try:
-            value, used = _decode_one(data, off, ptype, length, sel, out, depth)
+            value, used = _decode_one(data, off, ptype, length, sel, out, depth, padded)
         except struct.error:
             raise PCFError(_length_error(ptype), f"parameter {sel} is truncated", sel) from None
         if used != length and ptype != F.MQCFT_GROUP:
@@ -189,7 +201,7 @@ def _length_error(ptype: int) -> int:
 
 
 def _decode_one(data: bytes, off: int, ptype: int, length: int, sel: int,
-                out: list[tuple[int, int, Any]], depth: int) -> tuple[Any, int]:
+                out: list[tuple[int, int, Any]], depth: int, padded: bool) -> tuple[Any, int]:
     if ptype == F.MQCFT_INTEGER:
         return struct.unpack_from("<i", data, off + 12)[0], 16
     if ptype == F.MQCFT_INTEGER64:
@@ -198,7 +210,8 @@ def _decode_one(data: bytes, off: int, ptype: int, length: int, sel: int,
         _ccsid, n = struct.unpack_from("<ii", data, off + 12)
         if n < 0 or 20 + n > length:
             raise PCFError(F.MQRCCF_CFST_STRING_LENGTH_ERR, f"string length {n}", sel)
-        return data[off + 20:off + 20 + n], 20 + n + (-n % 4)
+        used = 20 + n + (-n % 4)
+        return data[off + 20:off + (used if padded else 20 + n)], used
     if ptype in (F.MQCFT_INTEGER_LIST, F.MQCFT_INTEGER64_LIST):
         (n,) = struct.unpack_from("<i", data, off + 12)
         size, code = (4, "i") if ptype == F.MQCFT_INTEGER_LIST else (8, "q")
@@ -225,11 +238,17 @@ def _decode_one(data: bytes, off: int, ptype: int, length: int, sel: int,
         op, _ccsid, n = struct.unpack_from("<iii", data, off + 12)
         if n < 0 or 24 + n > length:
             raise PCFError(F.MQRCCF_CFSF_FILTER_VAL_LEN_ERR, f"filter length {n}", sel)
-        return Filter(sel, op, data[off + 24:off + 24 + n]), 24 + n + (-n % 4)
+        used = 24 + n + (-n % 4)
+        return Filter(sel, op, data[off + 24:off + (used if padded else 24 + n)]), used
+    if ptype == F.MQCFT_BYTE_STRING_FILTER:
+        op, n = struct.unpack_from("<ii", data, off + 12)
+        if n < 0 or 20 + n > length:
+            raise PCFError(F.MQRCCF_CFBF_FILTER_VAL_LEN_ERR, f"filter length {n}", sel)
+        return Filter(sel, op, data[off + 20:off + 20 + n]), 20 + n + (-n % 4)
     if ptype == F.MQCFT_GROUP:
         (n,) = struct.unpack_from("<i", data, off + 12)
         group: list[tuple[int, int, Any]] = []
-        end, _ = _decode_params(data, off + 16, n, group, depth + 1)
+        end, _ = _decode_params(data, off + 16, n, group, depth + 1, padded)
         out.append((ptype, sel, group))
         return group, end - off
     raise PCFError(F.MQRCCF_STRUCTURE_TYPE_ERROR, f"parameter type {ptype}", sel)

@@ -97,10 +97,10 @@ class MQStruct:
         return {n: self.__dict__[n] for n in self._names}
 
     def __setattr__(self, name: str, value: Any) -> None:
+        # Any attribute may be assigned, as on pymqi's and ibmmq's structures (IBM's samples set
+        # md.ReportOptions, which is no MQMD field); only the declared fields are packed.
         if name in self._bytes_fields:
             value = _to_bytes(value)
-        elif name not in self.__dict__ and not name.startswith("_"):
-            raise AttributeError(f"{type(self).__name__} has no field {name!r}")
         self.__dict__[name] = value
 
     def __getitem__(self, name: str) -> Any:

@@ -11,21 +11,34 @@ from mqlite.engine.core import (
     Handle,
 )
 from mqlite.engine.errors import MQIError
-from mqlite.objects.attrs import QTYPE_VALUES, TABLE
+from mqlite.objects.attrs import QTYPE_VALUES, QUEUE_KINDS, TABLE
 from mqlite.objects.model import QMGR, MQObject
 
 
 class InquireMixin:
     # --- MQINQ / MQSET ----------------------------------------------------------------------------
     def inquire(self, conn: Conn, hobj: int, selectors: list[int]) -> list[int | bytes]:
+        return self.inquire_reason(conn, hobj, selectors)[0]
+
+    def inquire_reason(self, conn: Conn, hobj: int, selectors: list[int]) -> tuple[list[int | bytes], int]:
+        """MQINQ: the values and the reason: MQRC_NONE, or MQRC_SELECTOR_NOT_FOR_TYPE (a warning)
+        when a selector of a queue belongs to another type of queue; its value is then
+        MQIAV_NOT_APPLICABLE, or asterisks for a character attribute, as MQ returns them."""
         h = self.handle(conn, hobj)
         if not h.options & C.MQOO_INQUIRE:
             raise MQIError(C.MQRC_NOT_OPEN_FOR_INQUIRE)
         obj = self._handle_object(h)
         out: list[int | bytes] = []
+        reason = C.MQRC_NONE
         for sel in selectors:
+            other = None if obj.kind not in QUEUE_KINDS else _other_queue_attr(obj.kind, sel)
+            if other is not None and TABLE.by_selector(obj.kind, sel) is None:
+                reason = C.MQRC_SELECTOR_NOT_FOR_TYPE
+                out.append(b"*" * (other.length or 48) if C.MQCA_FIRST <= sel <= C.MQCA_LAST
+                           else C.MQIAV_NOT_APPLICABLE)
+                continue
             out.append(self._inq_one(h, obj, sel))
-        return out
+        return out, reason
 
     def _inq_one(self, h: Handle, obj: MQObject, sel: int) -> int | bytes:
         if obj.kind == QMGR:
@@ -48,7 +61,7 @@ class InquireMixin:
                     return qs.output
         attr = TABLE.by_selector(obj.kind, sel)
         if attr is None:
-            raise MQIError(C.MQRC_SELECTOR_ERROR if not self._selector_known(sel) else C.MQRC_SELECTOR_NOT_FOR_TYPE)
+            raise MQIError(C.MQRC_SELECTOR_ERROR)
         value = obj.attrs[attr.name]
         if attr.kind == "list":
             return b"".join(pad(v, 48) for v in value)
@@ -56,10 +69,6 @@ class InquireMixin:
             length = attr.length or {"CRDATE": 12, "ALTDATE": 12, "CRTIME": 8, "ALTTIME": 8}.get(attr.name, 48)
             return pad(value, length)
         return value
-
-    @staticmethod
-    def _selector_known(sel: int) -> bool:
-        return any(sel in TABLE.selectors[k] for k in TABLE.selectors)
 
     def set(self, conn: Conn, hobj: int, selectors: list[int], values: list[Any]) -> None:
         h = self.handle(conn, hobj)
@@ -101,3 +110,13 @@ class InquireMixin:
         if current is None:
             raise MQIError(C.MQRC_Q_DELETED)
         return current
+
+
+def _other_queue_attr(kind: str, sel: int) -> Any:
+    """The attribute a queue selector names on another type of queue (MQINQ's warning case)."""
+    for other in QUEUE_KINDS:
+        if other != kind:
+            attr = TABLE.by_selector(other, sel)
+            if attr is not None:
+                return attr
+    return None

@@ -241,12 +241,16 @@ class PutMixin:
     def _set_context(self, conn: Conn, d: dict[str, Any], opts: int, now: float) -> None:
         """The context fields of a message descriptor (``d`` is its field dictionary)."""
         if opts & C.MQPMO_SET_ALL_CONTEXT:
+            _blank_pad(d, _CONTEXT_CHARS)
             return
         if opts & C.MQPMO_NO_CONTEXT:
-            d.update(UserIdentifier=b"", AccountingToken=b"", ApplIdentityData=b"", PutApplType=C.MQAT_NO_CONTEXT,
-                     PutApplName=b"", PutDate=b"", PutTime=b"", ApplOriginData=b"")
+            d.update(UserIdentifier=BLANK32[:12], AccountingToken=b"", ApplIdentityData=BLANK32,
+                     PutApplType=C.MQAT_NO_CONTEXT, PutApplName=BLANK32[:28], PutDate=BLANK32[:8],
+                     PutTime=BLANK32[:8], ApplOriginData=BLANK32[:4])
             return
-        if not opts & C.MQPMO_SET_IDENTITY_CONTEXT:
+        if opts & C.MQPMO_SET_IDENTITY_CONTEXT:
+            _blank_pad(d, _IDENTITY_CHARS)
+        else:
             d["UserIdentifier"] = conn.user12
             d["AccountingToken"] = b""
             d["ApplIdentityData"] = BLANK32
@@ -258,8 +262,12 @@ class PutMixin:
     def _reply_to(self, d: dict[str, Any]) -> None:
         """ReplyToQMgr: blank becomes the queue manager the reply is routed to (MQ's rule).
 
-        Both names are stored blank-padded; a NUL ends a name, as in MQ's character fields.
+        Both names and Format are stored blank-padded; a NUL ends a name, as in MQ's character
+        fields (a Format left as NULs comes back as MQFMT_NONE, eight blanks).
         """
+        fmt = d["Format"]
+        if len(fmt) != 8 or b"\0" in fmt:
+            d["Format"] = fmt.split(b"\0", 1)[0][:8].ljust(8, b" ")
         rq = d["ReplyToQ"].split(b"\0", 1)[0].rstrip(b" ")
         d["ReplyToQ"] = rq.ljust(48, b" ")[:48]
         rqm = d["ReplyToQMgr"].split(b"\0", 1)[0].rstrip(b" ")
@@ -303,3 +311,16 @@ class PutMixin:
             outer.__dict__["CorrelId"] = correl_of(res.channel)
             self.hooks.channel_wanted(res.channel)
         return outer, header + packed[:C.MQMD_LENGTH_1] + body
+
+
+_IDENTITY_CHARS = (("UserIdentifier", 12), ("ApplIdentityData", 32))
+_CONTEXT_CHARS = _IDENTITY_CHARS + (("PutApplName", 28), ("PutDate", 8), ("PutTime", 8), ("ApplOriginData", 4))
+
+
+def _blank_pad(d: dict[str, Any], fields: tuple[tuple[str, int], ...]) -> None:
+    """Context fields an application set: a NUL ends the value and blanks fill the field, as MQ
+    stores its character fields."""
+    for name, n in fields:
+        v = d[name]
+        if len(v) != n or b"\0" in v:
+            d[name] = v.split(b"\0", 1)[0][:n].ljust(n, b" ")

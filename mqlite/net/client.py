@@ -23,6 +23,10 @@ class TransportError(Exception):
         self.detail = detail
 
 
+class TransportBusy(Exception):
+    """Another thread's call is in progress on a connection that must not wait for it."""
+
+
 def parse_conname(conname: str) -> list[tuple[str, int]]:
     """MQ's CONNAME: ``host(port)``, a comma-separated list of them, port 1414 when omitted."""
     out = []
@@ -42,6 +46,7 @@ class Transport:
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
         self.lock = threading.Lock()
+        self.no_block = False
         self.info: dict[str, Any] = {}
         self.reader = P.FrameReader(sock, spin=P.SPIN)
         # Requests sent ahead whose replies have not been read yet, in order: (type, consumer).
@@ -121,13 +126,18 @@ class Transport:
 
     @contextmanager
     def _io(self) -> Iterator[None]:
-        """Serialise use of the socket; a failure on it breaks the connection (2009)."""
-        with self.lock:
-            try:
-                yield
-            except (OSError, ConnectionError, P.ProtocolError) as e:
-                self.close()
-                raise TransportError(C.MQRC_CONNECTION_BROKEN, str(e)) from None
+        """Serialise use of the socket; a failure on it breaks the connection (2009). With
+        ``no_block`` (MQCNO_HANDLE_SHARE_NO_BLOCK) a call while another thread's is in progress
+        raises TransportBusy instead of waiting."""
+        if not self.lock.acquire(blocking=not self.no_block):
+            raise TransportBusy()
+        try:
+            yield
+        except (OSError, ConnectionError, P.ProtocolError) as e:
+            self.close()
+            raise TransportError(C.MQRC_CONNECTION_BROKEN, str(e)) from None
+        finally:
+            self.lock.release()
 
     def call(self, ftype: int, payload: bytes) -> bytes:
         with self._io():

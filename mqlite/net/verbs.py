@@ -307,8 +307,9 @@ class Inq:
             raise ProtocolError(f"INQ payload: {e}") from None
 
     @staticmethod
-    def reply(values: list[Any]) -> bytes:
-        return OK + encode_values(values)
+    def reply(values: list[Any], reason: int = 0) -> bytes:
+        """The values; with a reason (MQRC_SELECTOR_NOT_FOR_TYPE), a warning."""
+        return (II.pack(1, reason) if reason else OK) + encode_values(values)
 
     @staticmethod
     def parse_reply(reply: bytes) -> list[Any]:

@@ -190,6 +190,7 @@ ATTRS: list[Attr] = [
     Attr("MAXHANDS", INT, QM, 256, S.MQIA_MAX_HANDLES),
     Attr("CCSID", INT, QM, 1208, S.MQIA_CODED_CHAR_SET_ID, lo=1, hi=65535),
     Attr("CMDLEVEL", INT, QM, 940, S.MQIA_COMMAND_LEVEL, alterable=False),
+    Attr("VERSION", STR, QM, "09040000", S.MQCA_VERSION, length=8, alterable=False),
     Attr("PLATFORM", ENUM, QM, CMQC.MQPL_UNIX, S.MQIA_PLATFORM, values=_enum(("UNIX", CMQC.MQPL_UNIX)),
          alterable=False),
     Attr("CLWLMRUC", INT, QM, MAXINT, S.MQIA_CLWL_MRU_CHANNELS, lo=1),

@@ -16,7 +16,9 @@ from mqlite.cmq import CMQC, CMQCFC, CMQXC, headers, structs
 from mqlite.cmq.structs import MQStruct
 from mqlite.pymqi.errors import Error, MQMIError, PYIFError
 from mqlite.pymqi.pcf import (
+    CFBF,
     CFBS,
+    CFGR,
     CFH,
     CFIF,
     CFIL,
@@ -50,5 +52,5 @@ md, od, pmo, gmo, cd, sco, cno, csp = MD, OD, PMO, GMO, CD, SCO, CNO, CSP
 
 __all__ = ["CMQC", "CMQCFC", "CMQXC", "MQMIError", "PYIFError", "Error", "QueueManager", "Queue", "connect",
            "MD", "OD", "PMO", "GMO", "CD", "SCO", "CNO", "CSP", "XQH", "DLH", "STS", "MQOpts", "ensure_bytes",
-           "PCFExecute", "CFH", "Filter", "ByteString", "CFIN", "CFIN64", "CFIL", "CFIL64", "CFST", "CFSL", "CFBS",
+           "PCFExecute", "CFH", "Filter", "ByteString", "CFIN", "CFIN64", "CFIL", "CFIL64", "CFST", "CFSL", "CFBS", "CFGR", "CFBF",
            "CFIF", "CFSF", "StreamMark", "MQ_MAX_MSG"]

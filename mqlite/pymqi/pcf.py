@@ -39,10 +39,17 @@ class Filter:
     def not_greater(self, v: Any) -> "Filter": return self._set(CMQCFC.MQCFOP_NOT_GREATER, v)
     def like(self, v: Any) -> "Filter": return self._set(CMQCFC.MQCFOP_LIKE, v)
     def not_like(self, v: Any) -> "Filter": return self._set(CMQCFC.MQCFOP_NOT_LIKE, v)
+    def contains(self, v: Any) -> "Filter": return self._set(CMQCFC.MQCFOP_CONTAINS, v)
+    def excludes(self, v: Any) -> "Filter": return self._set(CMQCFC.MQCFOP_EXCLUDES, v)
+    def contains_gen(self, v: Any) -> "Filter": return self._set(CMQCFC.MQCFOP_CONTAINS_GEN, v)
+    def excludes_gen(self, v: Any) -> "Filter": return self._set(CMQCFC.MQCFOP_EXCLUDES_GEN, v)
 
     def pack(self) -> bytes:
+        """MQCFIF for an integer attribute, MQCFBF for a byte-string one (MQBA*), else MQCFSF."""
         if isinstance(self.value, int):
             return pcf.enc_int_filter(self.selector, self.operator, self.value)
+        if CMQC.MQBA_FIRST <= self.selector <= CMQC.MQBA_LAST:
+            return pcf.enc_bytes_filter(self.selector, self.operator, bytes(self.value))
         return pcf.enc_str_filter(self.selector, self.operator, ensure_bytes(self.value))
 
 
@@ -91,7 +98,7 @@ class CFST(_CFParam):
     _defaults = {"Parameter": 0, "String": b"", "CodedCharSetId": 0}
 
     def pack(self) -> bytes:
-        return pcf.enc_str(self.Parameter, ensure_bytes(self.String, "utf8"), self.CodedCharSetId)
+        return pcf.enc_str(self.Parameter, ensure_bytes(self.String, "utf8"), self.CodedCharSetId, nul=True)
 
 
 class CFSL(_CFParam):
@@ -120,7 +127,22 @@ class CFSF(_CFParam):
 
     def pack(self) -> bytes:
         return pcf.enc_str_filter(self.Parameter, self.Operator, ensure_bytes(self.FilterValue, "utf8"),
-                                  self.CodedCharSetId)
+                                  self.CodedCharSetId, nul=True)
+
+
+class CFGR(_CFParam):
+    """MQCFGR: a group header; the ``ParameterCount`` parameters that follow it belong to it."""
+    _defaults = {"Parameter": 0, "ParameterCount": 0}
+
+    def pack(self) -> bytes:
+        return pcf.I4.pack(CMQCFC.MQCFT_GROUP, CMQCFC.MQCFGR_STRUC_LENGTH, self.Parameter, self.ParameterCount)
+
+
+class CFBF(_CFParam):
+    _defaults = {"Parameter": 0, "Operator": CMQCFC.MQCFOP_EQUAL, "FilterValue": b""}
+
+    def pack(self) -> bytes:
+        return pcf.enc_bytes_filter(self.Parameter, self.Operator, bytes(self.FilterValue))
 
 
 class ByteString(bytes):
@@ -146,24 +168,56 @@ def _pcf_param(selector: int, value: Any) -> bytes:
 
 class PCFExecute(QueueManager):
     """Sends PCF commands to the command server and returns its answers as pymqi does:
-    ``pcf.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b'APP.*'})`` is a list of dicts keyed by selector."""
+    ``pcf.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b'APP.*'})`` is a list of dicts keyed by selector.
+
+    The constructor takes pymqi's arguments and ibmmq's (``reply_queue_name`` for a queue of your
+    own instead of a dynamic one from ``model_queue_name``, ``reply_queue_open_options``,
+    ``command_queue``, ``command_timeout``, ``max_length``)."""
+
+    _padded = True      # pymqi 1.12 returns strings with the padding of their StrucLength; ibmmq does not
 
     def __init__(self, name: Any = None, disconnect_on_exit: bool = True,
-                 model_queue_name: bytes = b"SYSTEM.DEFAULT.MODEL.QUEUE", dynamic_queue_name: bytes = b"PYMQPCF.*",
-                 command_queue_name: bytes = b"SYSTEM.ADMIN.COMMAND.QUEUE", response_wait_interval: int = 5000,
-                 convert: bool = False, command_queue_qmgr: bytes = b"") -> None:
+                 model_queue_name: Any = b"SYSTEM.DEFAULT.MODEL.QUEUE", dynamic_queue_name: Any = b"PYMQPCF.*",
+                 command_queue_name: Any = b"SYSTEM.ADMIN.COMMAND.QUEUE", response_wait_interval: int = 5000,
+                 convert: bool = False, command_queue_qmgr: Any = b"", reply_queue_name: Any = None,
+                 reply_queue_open_options: int = CMQC.MQOO_INPUT_EXCLUSIVE, command_queue: Queue | None = None,
+                 command_timeout: int = 0, max_length: int | None = None) -> None:
         if isinstance(name, QueueManager):
             # pymqi's form PCFExecute(qmgr): share that connection; it stays the caller's to end
             self.__dict__.update(name.__dict__)
             self.disconnect_on_exit = False
+            self.qm: QueueManager = name
         else:
             super().__init__(name, disconnect_on_exit)
+            self.qm = self
         self._command_od = OD(ObjectName=ensure_bytes(command_queue_name),
                               ObjectQMgrName=ensure_bytes(command_queue_qmgr))
-        self.response_wait_interval = response_wait_interval
+        self._command_queue = command_queue
+        # MQ waits no longer than an hour here, as ibmmq does for a negative interval
+        self.response_wait_interval = response_wait_interval if response_wait_interval >= 0 else 3600 * 1000
+        self.command_timeout = command_timeout
+        self.max_length = max_length
         self.convert = convert
-        self._reply_od = OD(ObjectName=ensure_bytes(model_queue_name), DynamicQName=ensure_bytes(dynamic_queue_name))
-        self._reply_queue = Queue(self, self._reply_od, CMQC.MQOO_INPUT_EXCLUSIVE)
+        if reply_queue_open_options & (CMQC.MQOO_INPUT_EXCLUSIVE | CMQC.MQOO_INPUT_SHARED
+                                       | CMQC.MQOO_INPUT_AS_Q_DEF) == 0:
+            reply_queue_open_options |= CMQC.MQOO_INPUT_EXCLUSIVE
+        od = OD(ObjectName=ensure_bytes(reply_queue_name or model_queue_name),
+                DynamicQName=ensure_bytes(dynamic_queue_name))
+        self._reply_queue: Queue | None = Queue(self, od, reply_queue_open_options)
+        self._reply_queue_name: bytes | None = od.ObjectName.split(b"\0", 1)[0].strip()
+
+    @property
+    def reply_queue(self) -> Queue | None:
+        return self._reply_queue
+
+    @property
+    def reply_queue_name(self) -> bytes | None:
+        """The reply queue's name (a dynamic queue's is the one MQOPEN made); None after disconnect."""
+        return self._reply_queue_name
+
+    @property
+    def command_queue_name(self) -> bytes:
+        return self._command_od.ObjectName
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("MQCMD_") and hasattr(CMQCFC, name):
@@ -171,10 +225,12 @@ class PCFExecute(QueueManager):
             return lambda args=None, filters=None, responses=None: self.run(command, args, filters, responses)
         raise AttributeError(name)
 
-    def run(self, command: int, args: Any = None, filters: list[Filter] | None = None,
+    def run(self, command: int, args: Any = None, filters: list[Any] | None = None,
             responses: list[tuple[dict[int, Any], CFH]] | None = None) -> list[dict[int, Any]]:
         """Send one command; return the replies' parameters. With ``responses`` (ibmmq's extension) every
         reply is also appended there as ``(parameters, CFH)``, failed ones included, before any raise."""
+        if self._reply_queue is None:
+            raise PYIFError("the PCFExecute object is disconnected")
         params: list[bytes] = []
         if isinstance(args, dict):
             params = [_pcf_param(k, v) for k, v in args.items()]
@@ -182,18 +238,23 @@ class PCFExecute(QueueManager):
             params = [a if isinstance(a, bytes) else a.pack() for a in args]
         params += [f.pack() for f in filters or []]
         header = pcf.Header(type=CMQCFC.MQCFT_COMMAND_XR, version=CMQCFC.MQCFH_VERSION_3, command=command)
-        put_md = MD(Format=CMQC.MQFMT_ADMIN, MsgType=CMQC.MQMT_REQUEST, ReplyToQ=self._reply_od.ObjectName,
-                    Report=CMQC.MQRO_PASS_DISCARD_AND_EXPIRY | CMQC.MQRO_DISCARD_MSG,
-                    Expiry=max(self.response_wait_interval // 100, 1) * 2)
-        self.put1(OD(ObjectName=self._command_od.ObjectName, ObjectQMgrName=self._command_od.ObjectQMgrName),
-                  pcf.encode(header, params), put_md, PMO(Options=CMQC.MQPMO_NO_SYNCPOINT))
+        expiry = self.command_timeout // 100 if self.command_timeout else max(self.response_wait_interval // 100, 1) * 3
+        put_md = MD(Format=CMQC.MQFMT_ADMIN, MsgType=CMQC.MQMT_REQUEST, ReplyToQ=self._reply_queue_name,
+                    Report=CMQC.MQRO_PASS_DISCARD_AND_EXPIRY | CMQC.MQRO_DISCARD_MSG, Expiry=expiry)
+        body = pcf.encode(header, params)
+        if self._command_queue is not None:
+            self._command_queue.put(body, put_md, PMO(Options=CMQC.MQPMO_NO_SYNCPOINT))
+        else:
+            self.qm.put1(OD(ObjectName=self._command_od.ObjectName, ObjectQMgrName=self._command_od.ObjectQMgrName),
+                         body, put_md, PMO(Options=CMQC.MQPMO_NO_SYNCPOINT))
         out: list[dict[int, Any]] = []
         failure = None
+        options = CMQC.MQGMO_WAIT | CMQC.MQGMO_FAIL_IF_QUIESCING | (CMQC.MQGMO_CONVERT if self.convert else 0)
         while True:
             md = MD(CorrelId=put_md.MsgId)
-            gmo = GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_FAIL_IF_QUIESCING, Version=CMQC.MQGMO_VERSION_2,
-                      MatchOptions=CMQC.MQMO_MATCH_CORREL_ID, WaitInterval=self.response_wait_interval)
-            values, cfh = self.unpack(self._reply_queue.get(None, md, gmo))
+            gmo = GMO(Options=options, Version=CMQC.MQGMO_VERSION_2, MatchOptions=CMQC.MQMO_MATCH_CORREL_ID,
+                      WaitInterval=self.response_wait_interval)
+            values, cfh = self._unpack(self._reply_queue.get(self.max_length, md, gmo), self._padded)
             if responses is not None:
                 responses.append((values, cfh))
             if cfh.CompCode and failure is None:
@@ -206,17 +267,27 @@ class PCFExecute(QueueManager):
             raise failure
         return out
 
+    @classmethod
+    def unpack(cls, message: bytes) -> tuple[dict[int, Any], CFH]:
+        """Any PCF message (replies, statistics, events, MQCFT_USER ...): a dict of its parameters by
+        selector and its CFH. A group (MQCFGR) is a list with a dict for each group of that selector,
+        a filter is (operator, value). A reply whose CompCode is not MQCC_OK raises MQMIError."""
+        values, cfh = cls._unpack(message, cls._padded)
+        if cfh.CompCode != CMQC.MQCC_OK:
+            raise MQMIError(cfh.CompCode, cfh.Reason, response=values)
+        return values, cfh
+
     @staticmethod
-    def unpack(message: bytes) -> tuple[dict[int, Any], CFH]:
+    def _unpack(message: bytes, padded: bool) -> tuple[dict[int, Any], CFH]:
         try:
-            msg = pcf.decode(message)
+            msg = pcf.decode(message, any_type=True, padded=padded)
         except pcf.PCFError as e:
             raise PYIFError(f"not a PCF message: {e.detail}") from None
         h = msg.header
         cfh = CFH(Type=h.type, StrucLength=h.struc_length, Version=h.version, Command=h.command,
                   MsgSeqNumber=h.msg_seq_number, Control=h.control, CompCode=h.comp_code, Reason=h.reason,
                   ParameterCount=h.parameter_count)
-        return {sel: value for _t, sel, value in msg.params}, cfh
+        return _as_dict(msg.params), cfh
 
     @staticmethod
     def stringify_keys(raw: dict[int, Any]) -> dict[str, Any]:
@@ -230,6 +301,22 @@ class PCFExecute(QueueManager):
         """As pymqi's: closes the reply queue only. A connection this object made itself ends with
         ``QueueManager.disconnect(pcf)`` or when it is collected (disconnect_on_exit)."""
         try:
-            self._reply_queue.close()
+            if self._reply_queue is not None:
+                self._reply_queue.close()
         except (MQMIError, PYIFError):
             pass
+        finally:
+            self._reply_queue = None
+            self._reply_queue_name = None
+
+
+def _as_dict(params: list[tuple[int, int, Any]]) -> dict[int, Any]:
+    out: dict[int, Any] = {}
+    for ptype, sel, value in params:
+        if ptype == CMQCFC.MQCFT_GROUP:
+            out.setdefault(sel, []).append(_as_dict(value))
+        elif isinstance(value, pcf.Filter):
+            out[sel] = (value.operator, value.value)
+        else:
+            out[sel] = value
+    return out

@@ -12,7 +12,7 @@ from mqlite.cmq import CMQC, structs
 from mqlite.cmq.structs import CD, MD, OD, PMO, STS
 from mqlite.net import protocol as P
 from mqlite.net import verbs as V
-from mqlite.net.client import Transport, TransportError
+from mqlite.net.client import Transport, TransportBusy, TransportError
 from mqlite.paths import QMPaths, all_qmgrs
 from mqlite.pymqi.errors import MQMIError, PYIFError, check_reply, failure
 
@@ -44,6 +44,8 @@ class QueueManager:
         self._name = ""
         self._qmobj: int | None = None
         self._queues: weakref.WeakSet[Any] = weakref.WeakSet()   # the open Queue objects (queue.py)
+        self._orphans: list[tuple[int, int]] = []   # handles of Queue objects collected mid-call: closed next
+        self._connect_args: tuple[Any, ...] | None = None   # how to connect again (``with qmgr:``)
         self._ids = itertools.count(int.from_bytes(os.urandom(6), "big") << 16)
         self.disconnect_on_exit = disconnect_on_exit
         self.bytes_encoding = bytes_encoding
@@ -52,39 +54,80 @@ class QueueManager:
             self.connect(name)
 
     # connection -------------------------------------------------------------------------------
-    def connect(self, name: str | bytes) -> None:
+    def connect(self, name: str | bytes) -> "QueueManager":
         """MQCONN: a client connection when MQSERVER is set, else local bindings."""
+        self._connect_args = ("connect", name)
         client = _qmgr_from_mqserver()
         if client is not None:
             self._connect_client(name, client[0], client[1], None, None, CD())
         else:
             self._connect_bindings(name)
+        return self
 
-    def connect_with_options(self, name: str | bytes, *args: Any, **kwargs: Any) -> None:
+    def connect_with_options(self, name: str | bytes, *args: Any, **kwargs: Any) -> "QueueManager":
+        """MQCONNX. Keywords: ``user``, ``password``, ``cd``, ``sco``, ``csp``, ``cno``, ``opts`` (MQCNO
+        options); the old positional form is ``(name, cd[, sco])``. With MQCNO_HANDLE_SHARE_BLOCK or
+        _NO_BLOCK an object that is connected already makes a new connection, as MQ gives a new
+        shared handle (the previous connection is ended); without them that is MQRC_ALREADY_CONNECTED."""
         cd_ = kwargs.get("cd")
         user, password = kwargs.get("user"), kwargs.get("password")
         csp_ = kwargs.get("csp")
+        cno_ = kwargs.get("cno")
         if args:  # the old positional form: (name, cd[, sco])
             cd_ = args[0]
         if user is not None and password is None:
             raise ValueError("Password must not be None if user is provided")
+        options = int(cno_.Options if cno_ is not None else kwargs.get("opts") or CMQC.MQCNO_NONE)
         if csp_ is not None:
             user = user or csp_.CSPUserId
             password = password or csp_.CSPPassword
+        share = options & (CMQC.MQCNO_HANDLE_SHARE_BLOCK | CMQC.MQCNO_HANDLE_SHARE_NO_BLOCK)
+        if share and self._transport is not None:
+            self._end_connection()
+        self._connect_args = ("connect_with_options", name, args, dict(kwargs))
         if cd_ is not None:
             channel = structs.text(cd_.ChannelName)
             conname = structs.text(cd_.ConnectionName)
             self._connect_client(name, channel, conname, user, password, cd_)
+        elif user is None:
+            client = _qmgr_from_mqserver()
+            if client is not None:
+                self._connect_client(name, client[0], client[1], None, None, CD())
+            else:
+                self._connect_bindings(name)
         else:
-            self.connect(name) if user is None else self._connect_bindings(name, user, password)
+            self._connect_bindings(name, user, password)
+        assert self._transport is not None
+        self._transport.no_block = bool(options & CMQC.MQCNO_HANDLE_SHARE_NO_BLOCK)
+        return self
 
     def connect_tcp_client(self, name: str | bytes, cd: CD, channel: str | bytes, conn_name: str | bytes,
-                           user: Any = None, password: Any = None) -> None:
+                           user: Any = None, password: Any = None, **more: Any) -> "QueueManager":
         cd.ChannelName = ensure_bytes(channel)
         cd.ConnectionName = ensure_bytes(conn_name)
         cd.ChannelType = CMQC.MQCHT_CLNTCONN
         cd.TransportType = CMQC.MQXPT_TCP
-        self.connect_with_options(name, user=user, password=password, cd=cd)
+        return self.connect_with_options(name, user=user, password=password, cd=cd, **more)
+
+    def __enter__(self) -> "QueueManager":
+        """``with qmgr:`` connects again, as it was connected before, when it was disconnected."""
+        if self._transport is None and self._connect_args is not None:
+            how, name, *rest = self._connect_args
+            if how == "connect":
+                self.connect(name)
+            else:
+                self.connect_with_options(name, *rest[0], **rest[1])
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        """Closes the queue-manager object handle and disconnects; an error doing so is raised
+        only when the block itself raised nothing."""
+        try:
+            if self._transport is not None:
+                self.disconnect()
+        except Exception:
+            if exc[0] is None:
+                raise
 
     connectWithOptions = connect_with_options
     connectTCPClient = connect_tcp_client
@@ -133,11 +176,32 @@ class QueueManager:
     def _call(self, ftype: int, payload: bytes) -> bytes:
         if self._transport is None:
             raise PYIFError("not connected")
+        if self._orphans:
+            self._close_orphans()
         try:
             return self._transport.call(ftype, payload)
+        except TransportBusy:
+            raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_CALL_IN_PROGRESS) from None
         except TransportError as e:
             self._transport = None
             raise failure(e) from None
+
+    def _orphan(self, hobj: int, consumed: int) -> None:
+        """A Queue object was collected with its handle open (``Queue.__del__``): close the handle
+        now, or, if this thread is inside a call on the connection, with the next call."""
+        self._orphans.append((hobj, consumed))
+        transport = self._transport
+        if transport is not None and transport.lock.acquire(blocking=False):
+            transport.lock.release()
+            self._close_orphans()
+
+    def _close_orphans(self) -> None:
+        while self._orphans and self._transport is not None:
+            hobj, consumed = self._orphans.pop()
+            try:
+                self._transport.call(P.CLOSE, V.Close.request(hobj, CMQC.MQCO_NONE, consumed))
+            except TransportError:
+                self._transport = None
 
     def _send(self, ftype: int, payload: bytes) -> None:
         if self._transport is None:
@@ -164,8 +228,13 @@ class QueueManager:
     def disconnect(self) -> None:
         if self._transport is None:
             raise PYIFError("not connected")
+        self._end_connection()
+
+    def _end_connection(self) -> None:
+        assert self._transport is not None
         for q in list(self._queues):
             q._settle()
+        self._orphans.clear()
         try:
             self._transport.call(P.DISC, b"")
         except TransportError:
@@ -311,7 +380,9 @@ def _os_user() -> str:
 def _inquire(qmgr: QueueManager, hobj: int, attribute: int | list[int]) -> Any:
     selectors = attribute if isinstance(attribute, (list, tuple)) else [attribute]
     reply = qmgr._call(P.INQ, V.Inq.request(hobj, selectors))
-    check_reply(reply)
+    comp, reason = check_reply(reply)
+    if comp:        # MQRC_SELECTOR_NOT_FOR_TYPE: pymqi and ibmmq raise warnings too
+        raise MQMIError(comp, reason)
     values = V.Inq.parse_reply(reply)
     if isinstance(attribute, (list, tuple)):
         return dict(zip(selectors, values, strict=False))

@@ -60,12 +60,19 @@ class Queue:
     def __make_od(qDesc: Any) -> OD:
         return qDesc if isinstance(qDesc, OD) else OD(ObjectName=ensure_bytes(qDesc))
 
-    def open(self, qDesc: Any, openOpts: int | None = None) -> None:
+    def open(self, qDesc: Any, openOpts: int | None = None) -> "Queue":
+        """MQOPEN with ``openOpts``; without them the open waits for the first put, get, inquire
+        or set (or ``with queue:``), which opens with the options it needs, as pymqi does."""
         if self.__qHandle is not None:
             raise PYIFError("The Queue is already open")
-        od_ = self.__make_od(qDesc)
-        self.__qDesc = od_
-        opts = CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT if openOpts is None else openOpts
+        self.__qDesc = self.__make_od(qDesc)
+        if openOpts is not None:
+            self.__open(openOpts)
+        return self
+
+    def __open(self, opts: int) -> None:
+        assert self.__qDesc is not None
+        od_ = self.__qDesc
         reply = self.__qMgr._call(P.OPEN, V.Open.request(opts, od_))
         check_reply(reply)
         self.__qHandle, flags = V.Open.parse_reply(reply, od_)
@@ -79,9 +86,36 @@ class Queue:
         if self.__qHandle is None:
             if self.__qDesc is None:
                 raise PYIFError("The Queue Descriptor has not been set.")
-            self.open(self.__qDesc, opts)
+            self.__open(opts)
         assert self.__qHandle is not None
         return self.__qHandle
+
+    def __enter__(self) -> "Queue":
+        self.__ensure_open(CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT if self.__openOpts is None
+                           else self.__openOpts)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        """Closes the queue; an error closing it is raised only when the block raised nothing."""
+        if self.__qHandle is None:
+            return
+        try:
+            self.close()
+        except Exception:
+            if exc[0] is None:
+                raise
+
+    def __del__(self) -> None:
+        """A Queue object that is collected while open closes its handle, as pymqi's does (a
+        loop of ``Queue(qmgr, name).put(...)`` leaves no handles open)."""
+        try:
+            hobj = self.__qHandle
+            qmgr = self.__qMgr
+        except AttributeError:          # __init__ did not finish
+            return
+        if hobj is not None and qmgr._transport is not None:
+            self.__qHandle = None
+            qmgr._orphan(hobj, self.__consumed)
 
     def put(self, msg: Any, mDesc: MD | None = None, putOpts: PMO | None = None) -> None:
         hobj = self.__ensure_open(CMQC.MQOO_OUTPUT)

@@ -214,10 +214,13 @@ class CommandServer(threading.Thread):
 
     @staticmethod
     def wanted(msg: pcf.Message, selector: int) -> list[int] | None:
+        """The attributes an inquire asks for (None: all), with the attribute of each filter: MQ
+        returns the filtered attribute whether or not the list names it."""
         attrs = msg.first(selector)
         if attrs is None or F.MQIACF_ALL in attrs:
             return None
-        return list(attrs)
+        return list(attrs) + [sel for ptype, sel, _v in msg.params
+                              if ptype in (F.MQCFT_INTEGER_FILTER, F.MQCFT_STRING_FILTER)]
 
     @staticmethod
     def passes(msg: pcf.Message, kind: str, values: dict[str, Any], extra: dict[int, Any]) -> bool:

@@ -217,10 +217,10 @@ def _peer_gone(s: Any) -> bool:
 def _inq(s: Any, p: bytes) -> bytes:
     hobj, selectors = V.Inq.parse_request(p)
     try:
-        values = s._call(s.server.qm.inquire, hobj, selectors)
+        values, reason = s._call(s.server.qm.inquire_reason, hobj, selectors)
     except MQIError as e:
         return s._failed(e)
-    return V.Inq.reply(values)
+    return V.Inq.reply(values, reason)
 
 
 def _set(s: Any, p: bytes) -> bytes:

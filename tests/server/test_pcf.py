@@ -157,7 +157,7 @@ def test_escape_mqsc_and_channels(admin):
     qm, _conn, p = admin
     (r,) = p.MQCMD_ESCAPE({CMQCFC.MQIACF_ESCAPE_TYPE: CMQCFC.MQET_MQSC,
                            CMQCFC.MQCACF_ESCAPE_TEXT: b"DEFINE QLOCAL(BY.ESCAPE)"})
-    assert r[CMQCFC.MQCACF_ESCAPE_TEXT] == b"AMQ8006I: IBM MQ queue created."
+    assert r[CMQCFC.MQCACF_ESCAPE_TEXT].rstrip() == b"AMQ8006I: IBM MQ queue created."   # pymqi keeps the padding
     with pytest.raises(pymqi.MQMIError) as e:
         p.MQCMD_ESCAPE({CMQCFC.MQIACF_ESCAPE_TYPE: CMQCFC.MQET_MQSC, CMQCFC.MQCACF_ESCAPE_TEXT: b"DEFINE QLOCAL("})
     assert e.value.reason == CMQCFC.MQRCCF_PARM_SYNTAX_ERROR
@@ -183,7 +183,7 @@ def raw_command(conn, body: bytes, fmt: bytes = pymqi.CMQC.MQFMT_ADMIN) -> list[
     while True:
         rmd = pymqi.MD(CorrelId=md.MsgId)
         gmo = pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=5000, Version=2, MatchOptions=CMQC.MQMO_MATCH_CORREL_ID)
-        values, cfh = pymqi.PCFExecute.unpack(reply.get(None, rmd, gmo))
+        values, cfh = pymqi.PCFExecute._unpack(reply.get(None, rmd, gmo), False)   # failed replies too
         out.append((values, cfh))
         if cfh.Control == CMQCFC.MQCFC_LAST:
             reply.close()
