@@ -502,6 +502,39 @@ class CSP(MQStruct):
         super().__init__(**kw)
 
 
+class MDE(MQStruct):
+    """MQMDE version 2 (72 bytes): the message-descriptor extension that carries MQMD version 2's
+    fields in front of the data of a version-1 MQMD."""
+
+    _fields = [
+        ("StrucId", CMQC.MQMDE_STRUC_ID, "4s"),
+        ("Version", CMQC.MQMDE_VERSION_2, "i"),
+        ("StrucLength", CMQC.MQMDE_LENGTH_2, "i"),
+        ("Encoding", CMQC.MQENC_NATIVE, "i"),
+        ("CodedCharSetId", CMQC.MQCCSI_UNDEFINED, "i"),
+        ("Format", b"", "8s"),
+        ("Flags", CMQC.MQMDEF_NONE, "i"),
+        ("GroupId", b"", "24s"),
+        ("MsgSeqNumber", 1, "i"),
+        ("Offset", 0, "i"),
+        ("MsgFlags", CMQC.MQMF_NONE, "i"),
+        ("OriginalLength", CMQC.MQOL_UNDEFINED, "i"),
+    ]
+
+
+class BNO(MQStruct):
+    """MQBNO version 1 (20 bytes): application balancing options of a uniform cluster (accepted,
+    carried, not acted on: mqlite has no uniform clusters)."""
+
+    _fields = [
+        ("StrucId", CMQC.MQBNO_STRUC_ID, "4s"),
+        ("Version", CMQC.MQBNO_VERSION_1, "i"),
+        ("ApplType", CMQC.MQBNO_BALTYPE_SIMPLE, "i"),
+        ("Timeout", CMQC.MQBNO_TIMEOUT_AS_DEFAULT, "i"),
+        ("Options", CMQC.MQBNO_OPTIONS_NONE, "i"),
+    ]
+
+
 class STS(MQStruct):
     """MQSTS version 1: what MQSTAT reports about asynchronous puts."""
 
