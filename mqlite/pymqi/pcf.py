@@ -290,10 +290,11 @@ class PCFExecute(QueueManager):
         return _as_dict(msg.params), cfh
 
     @staticmethod
-    def stringify_keys(raw: dict[int, Any]) -> dict[str, Any]:
-        names = {**{v: k for k, v in vars(CMQC).items() if k.startswith(("MQCA_", "MQIA_"))},
-                 **{v: k for k, v in vars(CMQCFC).items() if k.startswith(("MQCA", "MQIA"))}}
-        return {names.get(k, str(k)): v for k, v in raw.items()}
+    def stringify_keys(raw: dict[int, Any]) -> dict[Any, Any]:
+        """The dict with selectors named (MQCA_*/MQCACF_*/MQCACH_* for bytes values, MQIA_*/MQIACF_*/
+        MQIACH_* for the others; MQCA_ and MQIA_ first, as pymqi and ibmmq look them up); a
+        selector without a name stays as it is."""
+        return {_NAMES[_is_text(v)].get(k, k): v for k, v in raw.items()}
 
     stringifyKeys = stringify_keys
 
@@ -320,3 +321,18 @@ def _as_dict(params: list[tuple[int, int, Any]]) -> dict[int, Any]:
         else:
             out[sel] = value
     return out
+
+
+def _selector_names(kind: str) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for mod, prefixes in ((CMQCFC, (f"MQ{kind}CF_", f"MQ{kind}CH_")), (CMQC, (f"MQ{kind}_",))):
+        out.update({v: k for k, v in vars(mod).items() if k.startswith(prefixes) and isinstance(v, int)})
+    return out
+
+
+_NAMES = {False: _selector_names("IA"), True: _selector_names("CA")}
+
+
+def _is_text(value: Any) -> bool:
+    first = value[0] if isinstance(value, list) and value else value
+    return isinstance(first, bytes)

@@ -69,3 +69,42 @@ def test_syncpoint_backout_example(running_qm: RunningQM):
     qmgr.commit()
     queue.close()
     qmgr.disconnect()
+
+
+def test_connect_options_loop_browse_and_list_queues(running_qm: RunningQM):
+    # pymqi's connect_options example: connecting again and again with handle sharing.
+    cd = pymqi.CD()
+    cd.ChannelName = b"TEST.SVRCONN"
+    cd.ConnectionName = ("127.0.0.1(%s)" % running_qm.port).encode()
+    cd.ChannelType = pymqi.CMQC.MQCHT_CLNTCONN
+    cd.TransportType = pymqi.CMQC.MQXPT_TCP
+    qmgr = pymqi.QueueManager(None)
+    for _ in range(10):
+        qmgr.connect_with_options("TESTQM", cd=cd, opts=pymqi.CMQC.MQCNO_HANDLE_SHARE_BLOCK)
+        qmgr.connect_with_options("TESTQM", cd=cd, opts=pymqi.CMQC.MQCNO_HANDLE_SHARE_BLOCK)
+    queue = pymqi.Queue(qmgr, "TEST.Q")
+    for i in range(3):
+        queue.put(b"message %d" % i)
+    queue.close()
+
+    # Browsing, as the browse example does: the messages stay on the queue.
+    browse = pymqi.Queue(qmgr, "TEST.Q", pymqi.CMQC.MQOO_BROWSE)
+    gmo = pymqi.GMO(Options=pymqi.CMQC.MQGMO_BROWSE_NEXT)
+    seen = []
+    while True:
+        try:
+            seen.append(browse.get(None, pymqi.MD(), gmo))
+        except pymqi.MQMIError as e:
+            if e.comp == pymqi.CMQC.MQCC_FAILED and e.reason == pymqi.CMQC.MQRC_NO_MSG_AVAILABLE:
+                break
+            raise
+    browse.close()
+    assert seen == [b"message 0", b"message 1", b"message 2"]
+
+    # Listing queues with PCF, as the dis_queues example does.
+    pcf = pymqi.PCFExecute(qmgr)
+    rows = pcf.MQCMD_INQUIRE_Q({pymqi.CMQC.MQCA_Q_NAME: b"TEST.*", pymqi.CMQC.MQIA_Q_TYPE: pymqi.CMQC.MQQT_LOCAL})
+    named = [pymqi.PCFExecute.stringify_keys(r) for r in rows]
+    assert [(r["MQCA_Q_NAME"].strip(), r["MQIA_CURRENT_Q_DEPTH"]) for r in named] == [(b"TEST.Q", 3)]
+    pcf.disconnect()
+    qmgr.disconnect()
