@@ -115,7 +115,10 @@ class Queue:
             return
         if hobj is not None and qmgr._transport is not None:
             self.__qHandle = None
-            qmgr._orphan(hobj, self.__consumed)
+            try:
+                qmgr._orphan(hobj, self.__consumed)
+            except Exception:           # at interpreter exit, say: nothing more can be done
+                pass
 
     def put(self, msg: Any, mDesc: MD | None = None, putOpts: PMO | None = None) -> None:
         hobj = self.__ensure_open(CMQC.MQOO_OUTPUT)
