@@ -31,12 +31,13 @@ class InquireMixin:
         out: list[int | bytes] = []
         reason = C.MQRC_NONE
         for sel in selectors:
-            other = None if obj.kind not in QUEUE_KINDS else _other_queue_attr(obj.kind, sel)
-            if other is not None and TABLE.by_selector(obj.kind, sel) is None:
-                reason = C.MQRC_SELECTOR_NOT_FOR_TYPE
-                out.append(b"*" * (other.length or 48) if C.MQCA_FIRST <= sel <= C.MQCA_LAST
-                           else C.MQIAV_NOT_APPLICABLE)
-                continue
+            if obj.kind in QUEUE_KINDS and TABLE.by_selector(obj.kind, sel) is None:
+                other = _other_queue_attr(obj.kind, sel)
+                if other is not None:
+                    reason = C.MQRC_SELECTOR_NOT_FOR_TYPE
+                    out.append(b"*" * (other.length or 48) if C.MQCA_FIRST <= sel <= C.MQCA_LAST
+                               else C.MQIAV_NOT_APPLICABLE)
+                    continue
             out.append(self._inq_one(h, obj, sel))
         return out, reason
 

@@ -103,6 +103,7 @@ class PutMixin:
             d["MsgId"] = self.ids.next()
         if opts & C.MQPMO_NEW_CORREL_ID:
             d["CorrelId"] = self.ids.next()
+        _blank_pad(d, _FORMAT)          # a Format left as NULs comes back as MQFMT_NONE, eight blanks
         self._set_context(conn, d, opts, now)
         self._reply_to(d)
         if opts & C.MQPMO_LOGICAL_ORDER:
@@ -244,9 +245,7 @@ class PutMixin:
             _blank_pad(d, _CONTEXT_CHARS)
             return
         if opts & C.MQPMO_NO_CONTEXT:
-            d.update(UserIdentifier=BLANK32[:12], AccountingToken=b"", ApplIdentityData=BLANK32,
-                     PutApplType=C.MQAT_NO_CONTEXT, PutApplName=BLANK32[:28], PutDate=BLANK32[:8],
-                     PutTime=BLANK32[:8], ApplOriginData=BLANK32[:4])
+            d.update(_NO_CONTEXT)
             return
         if opts & C.MQPMO_SET_IDENTITY_CONTEXT:
             _blank_pad(d, _IDENTITY_CHARS)
@@ -262,12 +261,8 @@ class PutMixin:
     def _reply_to(self, d: dict[str, Any]) -> None:
         """ReplyToQMgr: blank becomes the queue manager the reply is routed to (MQ's rule).
 
-        Both names and Format are stored blank-padded; a NUL ends a name, as in MQ's character
-        fields (a Format left as NULs comes back as MQFMT_NONE, eight blanks).
+        Both names are stored blank-padded; a NUL ends a name, as in MQ's character fields.
         """
-        fmt = d["Format"]
-        if len(fmt) != 8 or b"\0" in fmt:
-            d["Format"] = fmt.split(b"\0", 1)[0][:8].ljust(8, b" ")
         rq = d["ReplyToQ"].split(b"\0", 1)[0].rstrip(b" ")
         d["ReplyToQ"] = rq.ljust(48, b" ")[:48]
         rqm = d["ReplyToQMgr"].split(b"\0", 1)[0].rstrip(b" ")
@@ -313,13 +308,19 @@ class PutMixin:
         return outer, header + packed[:C.MQMD_LENGTH_1] + body
 
 
+_FORMAT = (("Format", 8),)
 _IDENTITY_CHARS = (("UserIdentifier", 12), ("ApplIdentityData", 32))
 _CONTEXT_CHARS = _IDENTITY_CHARS + (("PutApplName", 28), ("PutDate", 8), ("PutTime", 8), ("ApplOriginData", 4))
 
 
+# MQPMO_NO_CONTEXT: blanks in the character fields, nulls in the byte one (MQ's documented values).
+_NO_CONTEXT = {**{name: b" " * n for name, n in _CONTEXT_CHARS}, "AccountingToken": b"",
+               "PutApplType": C.MQAT_NO_CONTEXT}
+
+
 def _blank_pad(d: dict[str, Any], fields: tuple[tuple[str, int], ...]) -> None:
-    """Context fields an application set: a NUL ends the value and blanks fill the field, as MQ
-    stores its character fields."""
+    """Character fields an application set: a NUL ends the value and blanks fill the field, as
+    MQ stores its character fields."""
     for name, n in fields:
         v = d[name]
         if len(v) != n or b"\0" in v:

@@ -45,7 +45,7 @@ class QueueManager:
         self._qmobj: int | None = None
         self._queues: weakref.WeakSet[Any] = weakref.WeakSet()   # the open Queue objects (queue.py)
         self._orphans: list[tuple[int, int]] = []   # handles of Queue objects collected mid-call: closed next
-        self._connect_args: tuple[Any, ...] | None = None   # how to connect again (``with qmgr:``)
+        self._connect_args: tuple[str, tuple[Any, ...], dict[str, Any]] | None = None   # for ``with qmgr:``
         self._ids = itertools.count(int.from_bytes(os.urandom(6), "big") << 16)
         self.disconnect_on_exit = disconnect_on_exit
         self.bytes_encoding = bytes_encoding
@@ -56,13 +56,16 @@ class QueueManager:
     # connection -------------------------------------------------------------------------------
     def connect(self, name: str | bytes) -> "QueueManager":
         """MQCONN: a client connection when MQSERVER is set, else local bindings."""
-        self._connect_args = ("connect", name)
+        self._connect_args = ("connect", (name,), {})
+        self._connect_by_name(name)
+        return self
+
+    def _connect_by_name(self, name: str | bytes) -> None:
         client = _qmgr_from_mqserver()
         if client is not None:
             self._connect_client(name, client[0], client[1], None, None, CD())
         else:
             self._connect_bindings(name)
-        return self
 
     def connect_with_options(self, name: str | bytes, *args: Any, **kwargs: Any) -> "QueueManager":
         """MQCONNX. Keywords: ``user``, ``password``, ``cd``, ``sco``, ``csp``, ``cno``, ``opts`` (MQCNO
@@ -84,17 +87,13 @@ class QueueManager:
         share = options & (CMQC.MQCNO_HANDLE_SHARE_BLOCK | CMQC.MQCNO_HANDLE_SHARE_NO_BLOCK)
         if share and self._transport is not None:
             self._end_connection()
-        self._connect_args = ("connect_with_options", name, args, dict(kwargs))
+        self._connect_args = ("connect_with_options", (name, *args), dict(kwargs))
         if cd_ is not None:
             channel = structs.text(cd_.ChannelName)
             conname = structs.text(cd_.ConnectionName)
             self._connect_client(name, channel, conname, user, password, cd_)
         elif user is None:
-            client = _qmgr_from_mqserver()
-            if client is not None:
-                self._connect_client(name, client[0], client[1], None, None, CD())
-            else:
-                self._connect_bindings(name)
+            self._connect_by_name(name)
         else:
             self._connect_bindings(name, user, password)
         assert self._transport is not None
@@ -112,11 +111,8 @@ class QueueManager:
     def __enter__(self) -> "QueueManager":
         """``with qmgr:`` connects again, as it was connected before, when it was disconnected."""
         if self._transport is None and self._connect_args is not None:
-            how, name, *rest = self._connect_args
-            if how == "connect":
-                self.connect(name)
-            else:
-                self.connect_with_options(name, *rest[0], **rest[1])
+            how, args, kwargs = self._connect_args
+            getattr(self, how)(*args, **kwargs)
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -176,9 +172,9 @@ class QueueManager:
     def _call(self, ftype: int, payload: bytes) -> bytes:
         if self._transport is None:
             raise PYIFError("not connected")
-        if self._orphans:
-            self._close_orphans()
         try:
+            if self._orphans:
+                self._close_orphans()
             return self._transport.call(ftype, payload)
         except TransportBusy:
             raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_CALL_IN_PROGRESS) from None
@@ -193,15 +189,21 @@ class QueueManager:
         transport = self._transport
         if transport is not None and transport.lock.acquire(blocking=False):
             transport.lock.release()
-            self._close_orphans()
+            try:
+                self._close_orphans()
+            except TransportBusy:
+                pass                        # another thread got there first: the next call closes it
+            except TransportError:
+                self._transport = None      # the next call reports the broken connection
 
     def _close_orphans(self) -> None:
-        while self._orphans and self._transport is not None:
-            hobj, consumed = self._orphans.pop()
-            try:
-                self._transport.call(P.CLOSE, V.Close.request(hobj, CMQC.MQCO_NONE, consumed))
-            except TransportError:
-                self._transport = None
+        """MQCLOSE the orphaned handles; one stays noted until its close has been sent (a
+        NO_BLOCK connection busy in another thread raises TransportBusy, and the close waits)."""
+        while self._orphans:
+            assert self._transport is not None
+            hobj, consumed = self._orphans[-1]
+            self._transport.call(P.CLOSE, V.Close.request(hobj, CMQC.MQCO_NONE, consumed))
+            self._orphans.pop()
 
     def _send(self, ftype: int, payload: bytes) -> None:
         if self._transport is None:

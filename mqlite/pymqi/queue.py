@@ -91,8 +91,7 @@ class Queue:
         return self.__qHandle
 
     def __enter__(self) -> "Queue":
-        self.__ensure_open(CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT if self.__openOpts is None
-                           else self.__openOpts)
+        self.__ensure_open(CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT)
         return self
 
     def __exit__(self, *exc: Any) -> None:
