@@ -116,3 +116,4 @@ class GetResult:
     seq: int = 0                    # the message's store number (channel agents record it)
     persistent: bool = False
     packed: bytes | None = None     # the descriptor already packed (when nothing in it changed)
+    props: bytes | None = None      # for the MQGET's message handle: an MQRFH2 of property folders

@@ -21,6 +21,14 @@ from mqlite.engine.ports import Select
 from mqlite.engine.queue import Message, QueueState, matcher, wanted_ids
 from mqlite.engine.resolve import Resolved
 from mqlite.engine.shared import SharedGot
+from mqlite.props import rfh2
+from mqlite.props.deliver import HANDLE, RFH2, DeliveryError, deliver
+from mqlite.props.deliver import mode as delivery_mode
+from mqlite.props.rfh2 import RFH2_FORMAT
+from mqlite.props.values import Properties
+
+
+_FORMAT_AT = MD.field_slice("Format")
 
 
 class GetMixin:
@@ -57,21 +65,23 @@ class GetMixin:
             C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID)
         if match_opts & ~0x3F:
             raise MQIError(C.MQRC_MATCH_OPTIONS_ERROR)
+        how = self._property_mode(res, gmo)
         if qs.shared:
-            return self._shared_get(conn, h, qs, res, md, gmo, match_opts, max_length)
+            return self._shared_get(conn, h, qs, res, md, gmo, match_opts, max_length, how)
         now = self.clock.now()
         msg = self._select(h, qs, md, opts, match_opts, now)
         if msg is None:
             raise MQIError(C.MQRC_NO_MSG_AVAILABLE)
-        length = len(msg.body)
         out_md = msg.md.copy()
         if msg.expiry_at is not None:
             out_md.Expiry = max(1, math.ceil((msg.expiry_at - now) * 10))
-        comp, reason = C.MQCC_OK, C.MQRC_NONE
+        body, props, comp, reason = self._with_properties(how, out_md, msg.body)
+        packed = msg.packed_md() if msg.expiry_at is None and body is msg.body else None
+        length = len(body)
         truncated = length > max_length
         if truncated and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
             # The message stays where it is (and a browse cursor does not move), as MQ does.
-            out = GetResult(out_md, msg.body[:max_length], length, gmo, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
+            out = GetResult(out_md, body[:max_length], length, gmo, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
             self._fill_gmo(gmo, res, out_md, max_length)
             return out
         if truncated:
@@ -96,11 +106,41 @@ class GetMixin:
             if opts & C.MQGMO_LOGICAL_ORDER:
                 self._advance_group(h, msg)
         self._fill_gmo(gmo, res, out_md, min(length, max_length))
-        return GetResult(out_md, msg.body[:max_length], length, gmo, comp, reason, msg.seq, msg.persistent,
-                         msg.packed_md() if msg.expiry_at is None else None)
+        return GetResult(out_md, body[:max_length], length, gmo, comp, reason, msg.seq, msg.persistent,
+                         packed, props)
+
+    def _property_mode(self, res: Resolved, gmo: GMO) -> str:
+        """How this MQGET returns properties (mqlite.props.deliver): by the MQGMO option, the
+        message handle, and PROPCTL of the queue the application opened."""
+        has_handle = gmo.MsgHandle not in (0, -1)        # any MQGMO version: pymqi's default is 1
+        opened = self.queue(res.path[0]) if res.path else None
+        propctl = opened.attrs.get("PROPCTL", 0) if opened is not None else 0
+        try:
+            return delivery_mode(gmo.Options, has_handle, propctl)
+        except DeliveryError as e:
+            raise MQIError(e.reason) from None
+
+    @staticmethod
+    def _with_properties(how: str, out_md: MD, body: bytes) -> tuple[bytes, bytes | None, int, int]:
+        """The data as the application receives it, the properties for its handle (an MQRFH2 of
+        property folders, or None when no handle asked), and the completion (2421 warns)."""
+        d = out_md.__dict__
+        raw = d.get("_raw")                 # a descriptor kept packed is not decoded to be looked at
+        fmt = raw[_FORMAT_AT] if raw is not None else d["Format"]
+        if how == RFH2 or (fmt != RFH2_FORMAT and how != HANDLE):
+            return body, None, C.MQCC_OK, C.MQRC_NONE
+        d = out_md._decode() if raw is not None else d     # type: ignore[attr-defined]
+        got = deliver(how, d["Format"], d["Encoding"], d["CodedCharSetId"], body)
+        d["Format"], d["Encoding"], d["CodedCharSetId"] = got.format, got.encoding, got.ccsid
+        props = None
+        if got.props is not None:
+            props = rfh2.join(Properties(got.props), b"", 0, 0, b"")[3] if got.props else b""
+        if got.reason:
+            return got.data, props, C.MQCC_WARNING, got.reason
+        return got.data, props, C.MQCC_OK, C.MQRC_NONE
 
     def _shared_get(self, conn: Conn, h: Handle, qs: QueueState, res: Resolved, md: MD, gmo: GMO,
-                    match_opts: int, max_length: int) -> GetResult:
+                    match_opts: int, max_length: int, how: str) -> GetResult:
         """MQGET from a shared queue: the store finds, and claims or removes, the message in one
         transaction, so two members never get the same one."""
         opts = gmo.Options
@@ -136,12 +176,14 @@ class GetMixin:
         out_md.BackoutCount = row.backout
         if row.expiry_at is not None:
             out_md.Expiry = max(1, math.ceil((row.expiry_at - now) * 10))
-        length = len(row.body)
+        body, props, comp, reason = self._with_properties(how, out_md, row.body)
+        length = len(body)
         if length > max_length and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
             # Too long and not accepted truncated: not taken (the store left it), the cursor stays (2080).
             self._fill_gmo(gmo, res, out_md, max_length)
-            return GetResult(out_md, row.body[:max_length], length, gmo, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
-        comp, reason = (C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED) if length > max_length else (C.MQCC_OK, 0)
+            return GetResult(out_md, body[:max_length], length, gmo, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
+        if length > max_length:
+            comp, reason = C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED
         if browse:
             h.browse_at, h.browse_seq = (0 if qs.fifo else row.prio, row.id), row.id
         else:
@@ -157,7 +199,8 @@ class GetMixin:
             if opts & C.MQGMO_LOGICAL_ORDER:
                 self._advance_group(h, Message(row.id, out_md, b"", None, row.persistent, 0))
         self._fill_gmo(gmo, res, out_md, min(length, max_length))
-        return GetResult(out_md, row.body[:max_length], length, gmo, comp, reason, row.id, row.persistent)
+        return GetResult(out_md, body[:max_length], length, gmo, comp, reason, row.id, row.persistent,
+                         props=props)
 
     def _select(self, h: Handle, qs: QueueState, md: MD, opts: int, match_opts: int, now: float) -> Message | None:
         expired = self._discard_expired

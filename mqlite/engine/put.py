@@ -15,6 +15,8 @@ from mqlite.engine.queue import Message, QueueState
 from mqlite.engine.resolve import CLUSTER, LOCAL, REMOTE, Resolved
 from mqlite.engine.shared import QSG_XMITQ, SharedPut
 from mqlite.objects.model import MQObject
+from mqlite.props.rfh2 import RFH2_FORMAT, RFHError
+from mqlite.props.rfh2 import check as rfh2_check
 
 
 class PutMixin:
@@ -104,6 +106,11 @@ class PutMixin:
         if opts & C.MQPMO_NEW_CORREL_ID:
             d["CorrelId"] = self.ids.next()
         _blank_pad(d, _FORMAT)          # a Format left as NULs comes back as MQFMT_NONE, eight blanks
+        if d["Format"] == RFH2_FORMAT:
+            try:
+                rfh2_check(RFH2_FORMAT, d["Encoding"], body)
+            except RFHError as e:
+                raise MQIError(e.reason) from None
         self._set_context(conn, d, opts, now)
         self._reply_to(d)
         if opts & C.MQPMO_LOGICAL_ORDER:

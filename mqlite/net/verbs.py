@@ -35,6 +35,7 @@ Q = struct.Struct("<q")
 QQQ = struct.Struct("<qqq")
 BATCH_REQ = struct.Struct("<iiiii")        # hobj, consumed, max_msgs, max_bytes, flags
 BROWSE_REQ = struct.Struct("<iiii")        # hobj, first, max_msgs, max_bytes
+_NO_PROPS = struct.pack("<i", -1)
 
 
 def status(comp: int, reason: int) -> bytes:
@@ -170,7 +171,9 @@ class Put1:
 
 class Get:
     """MQGET: handle, buffer length, MQGMO, MQMD; the reply: codes, the message's whole length,
-    MQGMO, MQMD and the data (truncated to the buffer)."""
+    MQGMO, MQMD, the length of the properties for the MQGET's message handle (an MQRFH2 of
+    property folders; -1 when the get gave no handle), those properties, and the data (truncated
+    to the buffer)."""
     @staticmethod
     def request(hobj: int, maxlen: int, gmo: GMO, md: MD) -> bytes:
         return II.pack(hobj, maxlen) + gmo.pack() + md.pack()
@@ -183,16 +186,24 @@ class Get:
         return hobj, maxlen, GMO.from_bytes(p[8:8 + GMO_LEN]), MD.from_bytes(p[8 + GMO_LEN:])
 
     @staticmethod
-    def reply(comp: int, reason: int, data_length: int, gmo: GMO, md: MD, body: bytes) -> bytes:
-        return III.pack(comp, reason, data_length) + gmo.pack() + md.pack() + body
+    def reply(comp: int, reason: int, data_length: int, gmo: GMO, md: MD, body: bytes,
+              props: bytes | None = None) -> bytes:
+        head = III.pack(comp, reason, data_length) + gmo.pack() + md.pack()
+        if props is None:
+            return head + _NO_PROPS + body
+        return head + I1.pack(len(props)) + props + body
 
     @staticmethod
-    def parse_reply(reply: bytes, gmo: GMO, md: MD) -> tuple[int, int, int, bytes]:
-        """(comp, reason, data length, data); MQGMO and MQMD are updated in place."""
+    def parse_reply(reply: bytes, gmo: GMO, md: MD) -> tuple[int, int, int, bytes, bytes | None]:
+        """(comp, reason, data length, data, properties); MQGMO and MQMD are updated in place."""
         comp, reason, data_length = III.unpack_from(reply)
         gmo.unpack(reply[12:12 + GMO_LEN])
-        md.unpack(reply[12 + GMO_LEN:12 + GMO_LEN + MD_LEN])
-        return comp, reason, data_length, reply[12 + GMO_LEN + MD_LEN:]
+        off = 12 + GMO_LEN + MD_LEN
+        md.unpack(reply[12 + GMO_LEN:off])
+        (n,) = I1.unpack_from(reply, off)
+        if n < 0:
+            return comp, reason, data_length, reply[off + 4:], None
+        return comp, reason, data_length, reply[off + 4 + n:], reply[off + 4:off + 4 + n]
 
 
 class GetBatch:

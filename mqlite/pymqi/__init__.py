@@ -33,7 +33,10 @@ from mqlite.pymqi.pcf import (
     PCFExecute,
 )
 from mqlite.pymqi.qmgr import QueueManager, connect, ensure_bytes
+from mqlite.pymqi.msghandle import MessageHandle
 from mqlite.pymqi.queue import MQ_MAX_MSG, Queue, StreamMark
+from mqlite.pymqi.rfh2 import RFH2
+from mqlite.props.structs import CMHO, DMHO, DMPO, IMPO, PD, SMPO
 
 # The constant modules are importable as mqlite.pymqi.CMQC etc. and are real source files.
 for _m, _n in ((CMQC, "CMQC"), (CMQCFC, "CMQCFC"), (CMQXC, "CMQXC")):
@@ -49,8 +52,10 @@ MD, OD, PMO, GMO, CD, SCO, CNO, CSP, XQH, DLH, STS = (
     structs.MD, structs.OD, structs.PMO, structs.GMO, structs.CD, structs.SCO, structs.CNO, structs.CSP,
     headers.XQH, headers.DLH, structs.STS)
 md, od, pmo, gmo, cd, sco, cno, csp = MD, OD, PMO, GMO, CD, SCO, CNO, CSP
+cmho, dmho, smpo, impo, dmpo, pd = CMHO, DMHO, SMPO, IMPO, DMPO, PD
 
 __all__ = ["CMQC", "CMQCFC", "CMQXC", "MQMIError", "PYIFError", "Error", "QueueManager", "Queue", "connect",
            "MD", "OD", "PMO", "GMO", "CD", "SCO", "CNO", "CSP", "XQH", "DLH", "STS", "MQOpts", "ensure_bytes",
            "PCFExecute", "CFH", "Filter", "ByteString", "CFIN", "CFIN64", "CFIL", "CFIL64", "CFST", "CFSL", "CFBS", "CFGR", "CFBF",
-           "CFIF", "CFSF", "StreamMark", "MQ_MAX_MSG"]
+           "CFIF", "CFSF", "StreamMark", "MQ_MAX_MSG", "MessageHandle", "RFH2", "CMHO", "DMHO", "DMPO", "IMPO",
+           "PD", "SMPO"]

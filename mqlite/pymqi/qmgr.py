@@ -14,6 +14,7 @@ from mqlite.net import protocol as P
 from mqlite.net import verbs as V
 from mqlite.net.client import Transport, TransportBusy, TransportError
 from mqlite.paths import QMPaths, all_qmgrs
+from mqlite.pymqi import msghandle
 from mqlite.pymqi.errors import MQMIError, PYIFError, check_reply, failure
 
 
@@ -317,9 +318,18 @@ class QueueManager:
         md_ = mDesc if mDesc is not None else MD()
         pmo_ = putOpts if putOpts is not None else PMO()
         body = self._body(msg, md_)
-        reply = self._call(P.PUT1, V.Put1.request(od_, pmo_, md_, body))
+        saved = None
+        if pmo_.OriginalMsgHandle or pmo_.NewMsgHandle:
+            body, saved = msghandle.join_for_put(pmo_, md_, body)
+        try:
+            reply = self._call(P.PUT1, V.Put1.request(od_, pmo_, md_, body))
+        finally:
+            if saved is not None:
+                md_.Format, md_.Encoding, md_.CodedCharSetId = saved
         check_reply(reply)
         comp, reason = V.Put1.parse_reply(reply, od_, md_, pmo_)
+        if saved is not None:
+            md_.Format, md_.Encoding, md_.CodedCharSetId = saved
         if comp:
             raise MQMIError(comp, reason)
 

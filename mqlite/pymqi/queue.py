@@ -10,8 +10,10 @@ from mqlite.cmq.structs import GMO, MD, OD, PMO
 from mqlite.net import protocol as P
 from mqlite.net import verbs as V
 from mqlite.net.protocol import II
+from mqlite.pymqi import msghandle
 from mqlite.pymqi.errors import MQMIError, PYIFError, check_reply
 from mqlite.pymqi.qmgr import QueueManager, _inquire, ensure_bytes
+from mqlite.pymqi.rfh2 import RFH2, pack_chain, unpack_chain
 
 MQ_MAX_MSG = 104857600    # 100 MB: the largest MAXMSGL MQ allows (mqlite's own name; MQ has no constant for it)
 
@@ -26,7 +28,9 @@ class StreamMark(NamedTuple):
 _NOT_READ_AHEAD = (CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT | CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR
                    | CMQC.MQGMO_MSG_UNDER_CURSOR | CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT
                    | CMQC.MQGMO_LOGICAL_ORDER | CMQC.MQGMO_ALL_MSGS_AVAILABLE | CMQC.MQGMO_COMPLETE_MSG
-                   | CMQC.MQGMO_LOCK | CMQC.MQGMO_UNLOCK | CMQC.MQGMO_MARK_SKIP_BACKOUT)
+                   | CMQC.MQGMO_LOCK | CMQC.MQGMO_UNLOCK | CMQC.MQGMO_MARK_SKIP_BACKOUT
+                   | CMQC.MQGMO_PROPERTIES_FORCE_MQRFH2 | CMQC.MQGMO_NO_PROPERTIES | CMQC.MQGMO_PROPERTIES_IN_HANDLE
+                   | CMQC.MQGMO_PROPERTIES_COMPATIBILITY)
 _READ_AHEAD_MSGS = 512
 _READ_AHEAD_BYTES = 1 << 20
 _NO_WAIT_GMO = GMO()
@@ -125,6 +129,16 @@ class Queue:
         pmo_ = putOpts if putOpts is not None else PMO()
         qmgr = self.__qMgr
         body = qmgr._body(msg, md_)
+        saved = None
+        if pmo_.OriginalMsgHandle or pmo_.NewMsgHandle:
+            body, saved = msghandle.join_for_put(pmo_, md_, body)
+        try:
+            self.__put(hobj, qmgr, md_, pmo_, body)
+        finally:
+            if saved is not None:
+                md_.Format, md_.Encoding, md_.CodedCharSetId = saved
+
+    def __put(self, hobj: int, qmgr: QueueManager, md_: MD, pmo_: PMO, body: bytes) -> None:
         opts = pmo_.Options
         if opts & CMQC.MQPMO_ASYNC_RESPONSE or (self.__async_put and not opts & CMQC.MQPMO_SYNC_RESPONSE):
             # Asynchronous put: identifiers are made here and the call returns without an answer.
@@ -153,7 +167,7 @@ class Queue:
             # one in the same syncpoint mode as the batch it came from.
             opts = gmo_.Options
             d = md_.__dict__
-            if (not opts & _NOT_READ_AHEAD and bool(opts & CMQC.MQGMO_SYNCPOINT) == self.__under_sync
+            if (not opts & _NOT_READ_AHEAD and not gmo_.MsgHandle and bool(opts & CMQC.MQGMO_SYNCPOINT) == self.__under_sync
                     and not d["MsgId"].strip(b"\0") and not d["CorrelId"].strip(b"\0")
                     and (gmo_.Version < CMQC.MQGMO_VERSION_2 or not gmo_.MatchOptions & ~3)):
                 md_bytes, body, ahead = buf[0]
@@ -181,9 +195,14 @@ class Queue:
                     self.__under_sync = under_sync
                 return self.__get_ahead(hobj, length, md_, gmo_)
             self._settle()
+        hmsg = gmo_.MsgHandle
+        if hmsg:
+            msghandle.check(hmsg)
         reply = self.__qMgr._call(P.GET, V.Get.request(hobj, length, gmo_, md_))
         check_reply(reply)
-        comp, reason, data_length, body = V.Get.parse_reply(reply, gmo_, md_)
+        comp, reason, data_length, body, props = V.Get.parse_reply(reply, gmo_, md_)
+        if props is not None and hmsg and comp != CMQC.MQCC_FAILED and reason != CMQC.MQRC_TRUNCATED_MSG_FAILED:
+            msghandle.after_get(hmsg, md_, props)
         if comp:
             raise MQMIError(comp, reason, message=body, original_length=data_length)
         return body
@@ -191,7 +210,7 @@ class Queue:
     @staticmethod
     def __simple_get(md_: MD, gmo_: GMO) -> bool:
         """A get that read-ahead can serve: destructive, outside syncpoint, no selection."""
-        if gmo_.Options & _NOT_READ_AHEAD:
+        if gmo_.Options & _NOT_READ_AHEAD or gmo_.MsgHandle:
             return False
         match = gmo_.MatchOptions if gmo_.Version >= CMQC.MQGMO_VERSION_2 else (
             CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID)
@@ -308,6 +327,26 @@ class Queue:
         return self.get(maxLength, mDesc, gmo_)
 
     get_no_rfh2 = get_no_jms
+
+    def put_rfh2(self, msg: Any, mDesc: MD | None = None, putOpts: PMO | None = None,
+                 rfh2_header: list[RFH2] | None = None) -> None:
+        """MQPUT of ``msg`` behind the MQRFH2 headers given (pymqi): each is packed in the encoding
+        before it, the MQMD's for the first."""
+        md_ = mDesc if mDesc is not None else MD()
+        body = self.__qMgr._body(msg, md_)
+        if rfh2_header:
+            body = pack_chain(rfh2_header, md_.Encoding) + body
+        self.put(body, md_, putOpts)
+
+    def get_rfh2(self, maxLength: int | None = None, mDesc: MD | None = None, getOpts: GMO | None = None,
+                 rfh2_header: list[RFH2] | None = None) -> bytes:
+        """MQGET, with the MQRFH2 headers at the front of the message parsed into ``rfh2_header``
+        (a list the caller passes); returns the data after them (pymqi)."""
+        md_ = mDesc if mDesc is not None else MD()
+        msg = self.get(maxLength, md_, getOpts)
+        if rfh2_header is None:
+            return msg
+        return unpack_chain(msg, md_.Format, md_.Encoding, rfh2_header)
 
     def browse_batch(self, max_msgs: int = 1000, first: bool = False,
                      max_bytes: int = 8 << 20) -> list[tuple[bytes, bytes]]:

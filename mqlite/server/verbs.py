@@ -112,7 +112,7 @@ def _get(s: Any, p: bytes) -> bytes:
     except MQIError as e:
         return s._failed(e)
     s.due = max(s.due, ticket)
-    return V.Get.reply(r.comp, r.reason, r.data_length, r.gmo, r.md, r.body)
+    return V.Get.reply(r.comp, r.reason, r.data_length, r.gmo, r.md, r.body, r.props)
 
 
 def _get_batch(s: Any, p: bytes) -> bytes:
