@@ -15,6 +15,8 @@ from mqlite.engine.core import (
 from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import Message
 
+_BROWSE_GMO = GMO()         # a bulk browse returns properties as a plain MQGET would (PROPCTL)
+
 
 class BatchMixin:
     # --- asynchronous put, read-ahead and MQSTAT -------------------------------------------------
@@ -107,6 +109,7 @@ class BatchMixin:
         self._check_get_allowed(res)
         if self.quiescing and gmo.Options & C.MQGMO_FAIL_IF_QUIESCING:
             raise MQIError(C.MQRC_Q_MGR_QUIESCING)
+        how = self._property_mode(res, gmo)
         now = self.clock.now()
         out: list[tuple[bytes, bytes, bool]] = []
         held = h.read_ahead
@@ -129,7 +132,7 @@ class BatchMixin:
                 if not out and not speculative:
                     qs.remove(m)
                     conn.ticket = self.store.append(("del", m.seq))
-                    out.append((self._out_md(m, now), m.body, False))
+                    out.append((*self._delivered(how, m, self._out_md(m, now)), False))
                 break
             qs.remove(m)
             held.append((m, syncpoint))
@@ -137,7 +140,7 @@ class BatchMixin:
                 uow.append(("get", qs, m))
                 qs.uncommitted += 1
             md = m._packed if m.expiry_at is None and m._packed is not None else self._out_md(m, now)
-            out.append((md, m.body, True))
+            out.append((*self._delivered(how, m, md), True))
             size += len(m.body) + 400
         qs.deq += len(out)
         if not out:
@@ -188,12 +191,13 @@ class BatchMixin:
             # A local queue: walk its lanes from the cursor (what the MQGET loop below does, without
             # building an MQGMO and a descriptor copy per message).
             self._check_get_allowed(h.res)
+            how = self._property_mode(h.res, _BROWSE_GMO)
             now = self.clock.now()
             last = None
             for m in qs.after(None if first else h.browse_at):
                 if m.expired(now):
                     continue          # left for a get to discard, as a browse does
-                out.append((self._out_md(m, now), m.body))
+                out.append(self._delivered(how, m, self._out_md(m, now)))
                 last = m
                 size += len(m.body)
                 if len(out) >= max_msgs or size >= max_bytes:

@@ -31,6 +31,12 @@ from mqlite.props.values import Properties
 _FORMAT_AT = MD.field_slice("Format")
 
 
+def format_of(md: MD) -> bytes:
+    """A descriptor's Format, read without decoding one that is kept packed."""
+    raw = md.__dict__.get("_raw")
+    return raw[_FORMAT_AT] if raw is not None else md.__dict__["Format"]
+
+
 class GetMixin:
     # --- MQGET ------------------------------------------------------------------------------------
     def get(self, conn: Conn, hobj: int, md: MD, gmo: GMO, max_length: int) -> GetResult:
@@ -109,6 +115,14 @@ class GetMixin:
         return GetResult(out_md, body[:max_length], length, gmo, comp, reason, msg.seq, msg.persistent,
                          packed, props)
 
+    def _delivered(self, how: str, m: Message, md_bytes: bytes) -> tuple[bytes, bytes]:
+        """A message of a batch (read-ahead, bulk browse) as the application receives it."""
+        if how == RFH2 or format_of(m.md) != RFH2_FORMAT:
+            return md_bytes, m.body
+        md = MD.from_bytes(md_bytes)
+        body = self._with_properties(how, md, m.body)[0]
+        return md.pack(), body
+
     def _property_mode(self, res: Resolved, gmo: GMO) -> str:
         """How this MQGET returns properties (mqlite.props.deliver): by the MQGMO option, the
         message handle, and PROPCTL of the queue the application opened."""
@@ -124,12 +138,9 @@ class GetMixin:
     def _with_properties(how: str, out_md: MD, body: bytes) -> tuple[bytes, bytes | None, int, int]:
         """The data as the application receives it, the properties for its handle (an MQRFH2 of
         property folders, or None when no handle asked), and the completion (2421 warns)."""
-        d = out_md.__dict__
-        raw = d.get("_raw")                 # a descriptor kept packed is not decoded to be looked at
-        fmt = raw[_FORMAT_AT] if raw is not None else d["Format"]
-        if how == RFH2 or (fmt != RFH2_FORMAT and how != HANDLE):
+        if how == RFH2 or (how != HANDLE and format_of(out_md) != RFH2_FORMAT):
             return body, None, C.MQCC_OK, C.MQRC_NONE
-        d = out_md._decode() if raw is not None else d     # type: ignore[attr-defined]
+        d = out_md._decode() if "_raw" in out_md.__dict__ else out_md.__dict__     # type: ignore[attr-defined]
         got = deliver(how, d["Format"], d["Encoding"], d["CodedCharSetId"], body)
         d["Format"], d["Encoding"], d["CodedCharSetId"] = got.format, got.encoding, got.ccsid
         props = None

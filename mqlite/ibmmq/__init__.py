@@ -28,7 +28,10 @@ from mqlite.cmq.structs import MQStruct
 from mqlite.pymqi import pcf as _pcf
 from mqlite.pymqi import qmgr as _qmgr
 from mqlite.pymqi import queue as _queue
+from mqlite.props.structs import CMHO, DMHO, DMPO, IMPO, PD, SMPO
+from mqlite.pymqi import msghandle as _msghandle
 from mqlite.pymqi.errors import Error, MQMIError, PYIFError
+from mqlite.pymqi.rfh2 import RFH2
 from mqlite.pymqi.pcf import CFBF, CFBS, CFGR, CFH, CFIF, CFIL, CFIL64, CFIN, CFIN64, CFSF, CFSL, CFST, ByteString, Filter
 
 for _m, _n in ((CMQC, "CMQC"), (CMQCFC, "CMQCFC"), (CMQXC, "CMQXC"), (CMQZC, "CMQZC"), (CMQSTRC, "CMQSTRC")):
@@ -141,6 +144,12 @@ class Queue(_queue.Queue):
     to_string = staticmethod(to_string)
 
 
+class MessageHandle(_msghandle.MessageHandle):
+    """ibmmq's MessageHandle: string property values come back as str."""
+
+    _str_as_bytes = False
+
+
 class PCFExecute(_pcf.PCFExecute, QueueManager):
     """ibmmq's PCFExecute: its constructor, MQGMO_CONVERT by default, strings without padding."""
 
@@ -179,4 +188,5 @@ def connect(queue_manager: Any, channel: Any = None, conn_info: Any = None, user
 __all__ = ["CMQC", "CMQCFC", "CMQXC", "CMQZC", "CMQSTRC", "Error", "MQMIError", "PYIFError", "QueueManager", "Queue",
            "PCFExecute", "connect", "to_string", "get_versions", "MD", "OD", "PMO", "GMO", "CD", "SCO", "CNO", "CSP",
            "STS", "XQH", "DLH", "MDE", "BNO", "MQOpts", "CFH", "CFBF", "CFBS", "CFGR", "CFIF", "CFIL", "CFIL64", "CFIN",
-           "CFIN64", "CFSF", "CFSL", "CFST", "ByteString", "Filter", "SHIM_PATH"]
+           "CFIN64", "CFSF", "CFSL", "CFST", "ByteString", "Filter", "SHIM_PATH", "MessageHandle", "RFH2", "CMHO",
+           "DMHO", "DMPO", "IMPO", "PD", "SMPO"]

@@ -100,7 +100,7 @@ class RFH2:
         if big is None:
             big = buff[4:5] == b"\x00"        # a little-endian Version 2 starts with 0x02
         self.__init__()                        # type: ignore[misc]
-        values = struct.unpack((">" if big else "<") + "".join(c for _n, c in _FIXED), buff[:36])
+        values = struct.unpack((">" if big else "<") + "".join(c for _n, _d, c in _FIXED), buff[:36])
         self._values.update(zip((n for n, _d, _c in _FIXED), values, strict=True))
         length = self._values["StrucLength"]
         if length < 0:
