@@ -112,6 +112,18 @@ class MQStruct:
     def get_length(self) -> int:
         return self._struct.size
 
+    def set_vs(self, name: str, value: str | bytes | None = None, offset: int = 0, buffer_size: int = 0,
+               ccsid: int = 0) -> None:
+        """An MQCHARV field's string (pymqi's ``set_vs``): kept beside the structure, its length in
+        ``<name>VSLength``; the wire carries the strings a verb needs (an MQOD's SelectionString)."""
+        data = value.encode("utf-8") if isinstance(value, str) else (value or b"")
+        self.__dict__.setdefault("_vs", {})[name] = data
+        self.__dict__[name + "VSLength"] = len(data)
+        self.__dict__[name + "VSCCSID"] = ccsid or (1208 if data else 0)
+
+    def get_vs(self, name: str) -> bytes:
+        return self.__dict__.get("_vs", {}).get(name, b"")
+
     def pack(self) -> bytes:
         d = self.__dict__
         if not self._list_fields:

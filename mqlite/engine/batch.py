@@ -192,11 +192,14 @@ class BatchMixin:
             # building an MQGMO and a descriptor copy per message).
             self._check_get_allowed(h.res)
             how = self._property_mode(h.res, _BROWSE_GMO)
+            picked = self._with_selector(h, None) if h.selector is not None else None
             now = self.clock.now()
             last = None
             for m in qs.after(None if first else h.browse_at):
                 if m.expired(now):
                     continue          # left for a get to discard, as a browse does
+                if picked is not None and not picked(m):
+                    continue
                 out.append(self._delivered(how, m, self._out_md(m, now)))
                 last = m
                 size += len(m.body)

@@ -6,7 +6,7 @@ import struct
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from mqlite.cmq import CMQC
 from mqlite.cmq.structs import GMO, MD
@@ -71,6 +71,10 @@ class Handle:
     bind: int = C.MQBND_BIND_ON_OPEN   # a cluster queue's binding (res.kind CLUSTER)
     cluster_name: str = ""          # a cluster queue (or clustered alias) opened: the name of its records
     group_target: tuple[Resolved, QueueState] | None = None   # BIND_ON_GROUP: the group's instance
+    selector: Callable[[Callable[[str], Any]], Any] | None = None   # the MQOD's SelectionString, compiled
+    # A selecting handle's scan: messages before this position did not match, while the queue's
+    # insert count is still the second number (nothing arrived before them since).
+    scanned: tuple[tuple[int, int], int] | None = None
 
 
 @dataclass

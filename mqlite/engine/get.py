@@ -24,7 +24,8 @@ from mqlite.engine.shared import SharedGot
 from mqlite.props import rfh2
 from mqlite.props.deliver import HANDLE, RFH2, DeliveryError, deliver
 from mqlite.props.deliver import mode as delivery_mode
-from mqlite.props.rfh2 import RFH2_FORMAT
+from mqlite.props.rfh2 import RFH2_FORMAT, RFHError
+from mqlite.props.selector import md_lookup
 from mqlite.props.values import Properties
 
 
@@ -35,6 +36,20 @@ def format_of(md: MD) -> bytes:
     """A descriptor's Format, read without decoding one that is kept packed."""
     raw = md.__dict__.get("_raw")
     return raw[_FORMAT_AT] if raw is not None else md.__dict__["Format"]
+
+
+def message_props(m: Message) -> dict:
+    """A message's properties as a selector reads them, parsed from its MQRFH2 once and kept."""
+    props = m.props
+    if props is None:
+        props = {}
+        if format_of(m.md) == RFH2_FORMAT:
+            try:
+                props = rfh2.properties_of(RFH2_FORMAT, m.md.Encoding, m.body)
+            except RFHError:
+                pass                          # a header that does not parse has no properties to select on
+        m.props = props
+    return props
 
 
 class GetMixin:
@@ -225,6 +240,11 @@ class GetMixin:
             return m
         match = matcher(md, match_opts)
         ids = wanted_ids(md, match_opts)[:3] if match is not None else None
+        if h.selector is not None and not opts & (C.MQGMO_LOGICAL_ORDER | C.MQGMO_ALL_MSGS_AVAILABLE
+                                                  | C.MQGMO_BROWSE_NEXT) and match is None:
+            return self._select_by_selector(h, qs, now, bool(opts & BROWSE_GMO))
+        if h.selector is not None:
+            match = self._with_selector(h, match)
         if opts & C.MQGMO_LOGICAL_ORDER:
             match = self._group_matcher(h, qs, match, opts, now)
         if opts & C.MQGMO_BROWSE_NEXT and h.browse_at is not None:
@@ -239,6 +259,30 @@ class GetMixin:
             def match(m: Message) -> bool:
                 return (base is None or base(m)) and self._group_complete(qs, m)
         return qs.find(now, expired, match, ids=ids)
+
+    @staticmethod
+    def _with_selector(h: Handle, base: Callable[[Message], bool] | None) -> Callable[[Message], bool]:
+        sel = h.selector
+        assert sel is not None
+
+        def match(m: Message) -> bool:
+            return (base is None or base(m)) and sel(md_lookup(m.md, message_props(m))) is True
+        return match
+
+    def _select_by_selector(self, h: Handle, qs: QueueState, now: float, browse: bool) -> Message | None:
+        """The first message the handle's selector picks. Properties never change, so the messages
+        a scan passed over stay unpicked: the next get resumes after them unless a message has
+        arrived before that point since (``QueueState.nothing_before``)."""
+        start = None
+        if h.scanned is not None and not browse:
+            order, since = h.scanned
+            if qs.nothing_before(order, since):
+                start = order
+        inserts = qs.inserts
+        m = qs.find(now, self._discard_expired, self._with_selector(h, None), start=start)
+        if m is not None and not browse:
+            h.scanned = ((m.order[0], m.order[1] - 1), inserts)   # before the one taken: all passed over
+        return m
 
     def _group_matcher(self, h: Handle, qs: QueueState, base: Callable[[Message], bool] | None,
                        opts: int, now: float) -> Callable[[Message], bool]:

@@ -24,6 +24,7 @@ from mqlite.engine.resolve import CLUSTER, LOCAL, MODEL, NEEDS_LOCAL, REMOTE, Re
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 from mqlite.objects.names import valid_name
+from mqlite.props.selector import SelectorError, compile_selector
 
 
 class OpenMixin:
@@ -55,6 +56,13 @@ class OpenMixin:
             raise MQIError(C.MQRC_OBJECT_TYPE_ERROR)
         if not name or not valid_name(name):
             raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
+        selection = od.get_vs("SelectionString")
+        selector = None
+        if selection.strip():
+            try:
+                selector = compile_selector(selection.decode("utf-8", "replace"))
+            except SelectorError as e:
+                raise MQIError(e.reason, detail=str(e)) from None
         res = self._resolve(conn, name, qmname, options)
         obj = self.queue(res.path[0]) if res.path else None
         if res.kind == CLUSTER:
@@ -80,14 +88,20 @@ class OpenMixin:
                 raise MQIError(C.MQRC_OBJECT_IN_USE)
             if input_mode == "S" and qs.input_exclusive:
                 raise MQIError(C.MQRC_OBJECT_IN_USE)
+        if selector is not None and qs.shared and options & (INPUT_OPTS | C.MQOO_BROWSE):
+            raise MQIError(C.MQRC_SELECTION_NOT_AVAILABLE, detail="no selectors on a shared queue")
         h = self._new_handle(conn, name, obj, options, res, qs)
         h.input_mode = input_mode
         h.dynamic_owner = dynamic_owner
+        h.selector = selector
+        if selector is not None:
+            qs.selecting += 1
         first = self.queue(res.path[0])
         if first is not None:
             h.async_put = first["DEFPRESP"] == C.MQPRT_ASYNC_RESPONSE
             readahead = first.attrs.get("DEFREADA", C.MQREADA_NO)
-            h.read_ahead_ok = bool(options & INPUT_OPTS) and not qs.shared and readahead != C.MQREADA_DISABLED and (
+            h.read_ahead_ok = bool(options & INPUT_OPTS) and not qs.shared and selector is None \
+                and readahead != C.MQREADA_DISABLED and (
                 bool(options & C.MQOO_READ_AHEAD) or (readahead == C.MQREADA_YES
                                                       and not options & C.MQOO_NO_READ_AHEAD))
         if input_mode == "X":
@@ -322,3 +336,5 @@ class OpenMixin:
             qs.input_shared -= 1
         if h.options & C.MQOO_OUTPUT:
             qs.output -= 1
+        if h.selector is not None:
+            qs.selecting -= 1

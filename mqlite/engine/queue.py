@@ -26,7 +26,7 @@ MD_SIZE = len(MD().pack())    # a descriptor's bytes, counted with the data agai
 
 
 class Message:
-    __slots__ = ("seq", "md", "body", "expiry_at", "persistent", "lane", "_packed")
+    __slots__ = ("seq", "md", "body", "expiry_at", "persistent", "lane", "_packed", "props")
 
     def __init__(self, seq: int, md: MD, body: bytes, expiry_at: float | None, persistent: bool, lane: int) -> None:
         self.seq = seq
@@ -36,6 +36,7 @@ class Message:
         self.persistent = persistent
         self.lane = lane
         self._packed: bytes | None = None
+        self.props: dict | None = None       # its properties, read once when a selector asks
 
     def packed_md(self) -> bytes:
         """The descriptor in MQ's layout, packed once (a backout changes it: see ``touch``)."""
@@ -79,7 +80,8 @@ class QueueState:
 
     __slots__ = ("name", "lanes", "visible", "uncommitted", "fifo", "input_shared", "input_exclusive",
                  "output", "browse", "inquire", "refs", "last_put", "last_get", "enq", "deq", "top",
-                 "pager", "qbuf", "pqbuf", "mem", "pmem", "cut", "high", "ondisk", "gone", "backouts")
+                 "pager", "qbuf", "pqbuf", "mem", "pmem", "cut", "high", "ondisk", "gone", "backouts", "inserts",
+                 "selecting", "recent")
     shared = False                # a shared queue (engine/shared.py) keeps its messages elsewhere
 
     def __init__(self, name: str, fifo: bool = False, pager: Pager | None = None,
@@ -109,6 +111,9 @@ class QueueState:
         self.ondisk = [0] * LANES     # per lane: messages on disk (not counting ``gone``)
         self.gone: list[set[int]] = [set() for _ in range(LANES)]
         self.backouts: dict[int, int] = {}   # BackoutCount of paged-out persistent messages not hardened
+        self.inserts = 0              # messages made visible, counted
+        self.selecting = 0            # open handles with a selector: while any, ``recent`` is kept
+        self.recent: deque[tuple[int, tuple[int, int]]] = deque(maxlen=4096)   # (count, order) of inserts
 
     @property
     def depth(self) -> int:
@@ -127,6 +132,9 @@ class QueueState:
 
     # --- into the queue ---------------------------------------------------------------------------
     def insert(self, msg: Message) -> None:
+        self.inserts += 1
+        if self.selecting:
+            self.recent.append((self.inserts, msg.order))
         lane_no = msg.lane
         if lane_no > self.top:
             self.top = lane_no
@@ -159,6 +167,9 @@ class QueueState:
         by_lane: dict[int, list[Message]] = {}
         for m in msgs:
             by_lane.setdefault(m.lane, []).append(m)
+            self.inserts += 1
+            if self.selecting:
+                self.recent.append((self.inserts, m.order))
         for lane_no, new in by_lane.items():
             new.sort(key=_seq)
             lane = self.lanes[lane_no]
@@ -322,11 +333,14 @@ class QueueState:
             return
         after = max(after, cut)
         gone = self.gone[lane_no]
+        # A reader that stops at the first match (a selector, a MsgId) usually needs few rows: the
+        # first read is small and the next ones grow to a page.
+        size = 16
         while True:
             if ids is not None:
-                rows = self.pager.find(self.name, self._prios(lane_no), after, ids, PAGE)
+                rows = self.pager.find(self.name, self._prios(lane_no), after, ids, size)
             else:
-                rows = self.pager.page(self.name, self._prios(lane_no), after, before, PAGE)
+                rows = self.pager.page(self.name, self._prios(lane_no), after, before, size)
             for row in rows:
                 if before is not None and row.seq >= before:
                     return
@@ -336,9 +350,10 @@ class QueueState:
                     self._lost(lane_no, row.seq)
                 else:
                     yield self.stored_message(row)
-            if len(rows) < PAGE:
+            if len(rows) < size:
                 return
             after = rows[-1].seq
+            size = min(PAGE, size * 4)
 
     def _front(self, lane_no: int) -> deque[Message]:
         """The lane with its front in memory: read from disk when memory has none of it."""
@@ -401,6 +416,15 @@ class QueueState:
             expired(m)
         return found
 
+    def nothing_before(self, order: tuple[int, int], since: int) -> bool:
+        """No message made visible after insert number ``since`` lies before ``order`` (a selecting
+        handle may resume its scan there)."""
+        if self.inserts == since:
+            return True
+        if not self.recent or self.recent[0][0] > since + 1:
+            return False                       # not all recorded: assume the worst
+        return all(o > order for n, o in self.recent if n > since)
+
     def first_fast(self) -> Message | None:
         lanes = self.lanes
         top = self.top
@@ -417,6 +441,8 @@ class QueueState:
         """MSGDLVSQ changed: lay the messages out again. With a part on disk, every message goes
         to disk (nonpersistent ones spilled) and each new lane is counted from the store; ``held``
         are the stored persistent messages units of work hold (their rows are still there)."""
+        self.inserts += 1              # every position may change: selecting scans start again
+        self.recent.clear()
         if self.pager is None or not self.paged:
             msgs = sorted(self, key=_seq)
             self.fifo = fifo

@@ -69,17 +69,24 @@ def parse_messages(reply: bytes) -> list[tuple[bytes, bytes, bool]]:
 
 
 class Open:
-    """MQOPEN: options and MQOD; the reply gives the handle, the queue's defaults (OPEN_* flags)
-    and the MQOD back with the resolved names."""
+    """MQOPEN: options, MQOD, and the MQOD's SelectionString (length, UTF-8); the reply gives the
+    handle, the queue's defaults (OPEN_* flags) and the MQOD back with the resolved names."""
     @staticmethod
     def request(options: int, od: OD) -> bytes:
-        return I1.pack(options) + od.pack()
+        sel = od.get_vs("SelectionString")
+        return I1.pack(options) + od.pack() + I1.pack(len(sel)) + sel
 
     @staticmethod
     def parse_request(p: bytes) -> tuple[int, OD]:
-        if len(p) != 4 + OD_LEN:
+        if len(p) < 8 + OD_LEN:
             raise ProtocolError("OPEN payload length")
-        return I1.unpack_from(p)[0], OD.from_bytes(p[4:])
+        (n,) = I1.unpack_from(p, 4 + OD_LEN)
+        if n < 0 or len(p) != 8 + OD_LEN + n:
+            raise ProtocolError("OPEN payload length")
+        od = OD.from_bytes(p[4:4 + OD_LEN])
+        if n:
+            od.set_vs("SelectionString", p[8 + OD_LEN:])
+        return I1.unpack_from(p)[0], od
 
     @staticmethod
     def reply(hobj: int, flags: int, od: OD) -> bytes:

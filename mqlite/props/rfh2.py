@@ -179,9 +179,31 @@ def _typed(dt: str | None, nil: bool, text: str) -> tuple[int, Any]:
         raise RFHError(C.MQRC_RFH_FORMAT_ERROR, f"value {text!r} is not {dt}") from None
 
 
+_FLAT = re.compile(r"<([A-Za-z_$][\w$]*)(?: dt='([\w.]+)')?>([^<]*)</\1>")
+_ROOT = re.compile(r"\s*<([A-Za-z_$][\w$]*)(?: content='properties')?>(.*)</\1>\s*\Z", re.DOTALL)
+
+
 def folder_properties(folder: bytes, into: dict[str, tuple[int, Any]]) -> None:
     """Add the properties of one property folder to ``into`` (name → (type, value))."""
     text = _decode(folder)
+    # The common shape first (what ``build_folders`` writes for a folder without groups): leaf
+    # after leaf, each a name, perhaps a dt, and text. Anything else takes the full reading below.
+    root = _ROOT.match(text)
+    if root is not None:
+        inner, top = root.group(2), root.group(1)
+        pos = 0
+        found = []
+        for m in _FLAT.finditer(inner):
+            if m.start() != pos:
+                break
+            found.append(m)
+            pos = m.end()
+        else:
+            if pos == len(inner):
+                for m in found:
+                    name = m.group(1) if top == "usr" else f"{top}.{m.group(1)}"
+                    into[name] = _typed(m.group(2), False, _unescape(m.group(3)))
+                return
     stack: list[str] = []
     leaf: tuple[str, str | None, bool, int] | None = None     # name, dt, nil, text start
     pos = 0

@@ -174,3 +174,42 @@ def test_properties_survive_restart_and_kill(running_qm: RunningQM):
     body, _md, mh = get_with(qm, "TEST.Q")
     assert (body, mh.properties.get("n")) == (b"kept", 42)
     qm.disconnect()
+
+
+def test_selectors_pick_messages_by_property_without_reading_the_data(running_qm: RunningQM):
+    """MQOPEN with a SelectionString: gets see only matching messages, in queue order, the others
+    stay; a bad string is 2459 at MQOPEN; a browse with a selector and the Spark-style bulk browse
+    see the same messages."""
+    qm = running_qm.client()
+    running_qm.mqsc("DEFINE QLOCAL(SEL.Q) DEFREADA(YES)")
+    mh = pymqi.MessageHandle(qm)
+    q = pymqi.Queue(qm, "SEL.Q", CMQC.MQOO_OUTPUT)
+    for i in range(50):
+        mh.properties.set("n", i, CMQC.MQTYPE_INT32)
+        mh.properties.set("colour", "red" if i % 10 == 3 else "blue")
+        q.put(b"m%d" % i, pymqi.MD(Priority=i % 3), pymqi.PMO(OriginalMsgHandle=mh.msg_handle))
+    q.put(b"no properties")
+
+    def opened(selection: str, options: int = CMQC.MQOO_INPUT_SHARED) -> pymqi.Queue:
+        od = pymqi.OD(ObjectName=b"SEL.Q")
+        od.set_vs("SelectionString", selection)
+        return pymqi.Queue(qm, od, options)
+
+    def drain(sq: pymqi.Queue, options: int = 0) -> list[bytes]:
+        out = []
+        while True:
+            try:
+                out.append(sq.get(None, pymqi.MD(), pymqi.GMO(Options=options | CMQC.MQGMO_NO_PROPERTIES)))
+            except pymqi.MQMIError as e:
+                assert e.reason == CMQC.MQRC_NO_MSG_AVAILABLE
+                return out
+            options = options & ~CMQC.MQGMO_BROWSE_FIRST | (CMQC.MQGMO_BROWSE_NEXT if options else 0)
+
+    red = [b"m%d" % i for i in sorted(range(50), key=lambda i: (-(i % 3), i)) if i % 10 == 3]
+    assert drain(opened("colour = 'red'", CMQC.MQOO_BROWSE), CMQC.MQGMO_BROWSE_FIRST) == red
+    assert drain(opened("colour = 'red' AND n > 20 AND Root.MQMD.Priority >= 1")) == [b"m23", b"m43"]
+    assert drain(opened("n IS NULL")) == [b"no properties"]
+    assert reason(opened, "colour = ") == (2, CMQC.MQRC_SELECTOR_SYNTAX_ERROR)
+    rest = drain(pymqi.Queue(qm, "SEL.Q", CMQC.MQOO_INPUT_SHARED))
+    assert len(rest) == 48 and b"m23" not in rest and b"m3" in rest
+    qm.disconnect()
