@@ -17,6 +17,7 @@ from mqlite.engine.core import (
     bits,
 )
 from mqlite.engine.errors import MQIError
+from mqlite.engine.report import report_of
 from mqlite.engine.ports import Select
 from mqlite.engine.queue import Message, QueueState, matcher, wanted_ids
 from mqlite.engine.resolve import Resolved
@@ -124,6 +125,8 @@ class GetMixin:
                 qs.uncommitted += 1
             elif msg.persistent:
                 conn.ticket = self.store.append(("del", msg.seq))
+            if not syncpoint and report_of(msg.md) & C.MQRO_COD and self._is_destination(qs.name):
+                self._report(conn, msg.md, msg.body, "cod")
             if opts & C.MQGMO_LOGICAL_ORDER:
                 self._advance_group(h, msg)
         self._fill_gmo(gmo, res, out_md, min(length, max_length))
@@ -344,6 +347,8 @@ class GetMixin:
     def _discard_expired(self, msg: Message) -> None:
         if msg.persistent:
             self.store.append(("del", msg.seq))
+        if report_of(msg.md) & C.MQRO_EXPIRATION:
+            self._report(None, msg.md, msg.body, "expiry")
 
     def wait_queue(self, conn: Conn, hobj: int) -> str | None:
         """The queue a waiting MQGET on this handle waits for."""

@@ -12,6 +12,7 @@ from mqlite.engine.core import BLANK32, CONTEXT_PMO, MD_HOT, STORED_OVERHEAD, C,
 from mqlite.engine.errors import MQIError
 from mqlite.engine.ports import NewMessage
 from mqlite.engine.queue import Message, QueueState
+from mqlite.engine.report import ANY_REPORT, report_of
 from mqlite.engine.resolve import CLUSTER, LOCAL, REMOTE, Resolved
 from mqlite.engine.shared import QSG_XMITQ, SharedPut
 from mqlite.objects.model import MQObject
@@ -67,7 +68,7 @@ class PutMixin:
             raise MQIError(C.MQRC_PRIORITY_ERROR)
         if md.Expiry <= 0 and md.Expiry != C.MQEI_UNLIMITED:
             raise MQIError(C.MQRC_EXPIRY_ERROR)
-        if md.MsgType == C.MQMT_REQUEST and not text(md.ReplyToQ):
+        if (md.MsgType == C.MQMT_REQUEST or md.Report & ANY_REPORT) and not text(md.ReplyToQ):
             raise MQIError(C.MQRC_MISSING_REPLY_TO_Q)
         res = h.res
         assert res is not None
@@ -243,6 +244,8 @@ class PutMixin:
     def _commit_put(self, conn: Conn, qs: QueueState, msg: Message) -> None:
         qs.insert(msg)
         qs.enq += 1
+        if report_of(msg.md) & C.MQRO_COA and self._is_destination(qs.name):
+            self._report(conn, msg.md, msg.body, "coa")
         if msg.persistent:
             conn.ticket = self.store.append(("put", msg.seq, qs.name, msg.packed_md(), msg.body, msg.expiry_at))
 

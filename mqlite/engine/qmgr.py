@@ -28,6 +28,7 @@ from mqlite.engine.inquire import InquireMixin
 from mqlite.engine.open import OpenMixin
 from mqlite.engine.ports import Journal, Pager
 from mqlite.engine.put import PutMixin
+from mqlite.engine.report import ReportMixin
 from mqlite.engine.queue import DEFAULT_BUFFERS, QueueState
 from mqlite.engine.resolve import Resolved
 from mqlite.engine.route import ClusterRouteMixin
@@ -41,7 +42,7 @@ __all__ = ["QueueManager"]
 
 
 class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, GetMixin,
-                   BatchMixin, UnitOfWorkMixin, StreamMixin, InquireMixin):
+                   BatchMixin, UnitOfWorkMixin, StreamMixin, InquireMixin, ReportMixin):
     """One queue manager's state and MQI behaviour."""
 
     def __init__(self, name: str, store: Journal, clock: Clock | None = None, pager: Pager | None = None,

@@ -15,6 +15,7 @@ from mqlite.engine.core import (
 )
 from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import Message, QueueState
+from mqlite.engine.report import report_of
 
 
 class UnitOfWorkMixin:
@@ -66,6 +67,7 @@ class UnitOfWorkMixin:
                         touched: set[str]) -> None:
         """Make a unit's puts visible and its gets final, journalling the persistent ones."""
         puts: dict[str, tuple[QueueState, list[Message]]] = {}
+        reports: list[tuple[Message, str]] = []
         for kind, qs, msg in entries:
             if kind[0] == "s":
                 continue
@@ -76,8 +78,13 @@ class UnitOfWorkMixin:
                 puts.setdefault(qs.name, (qs, []))[1].append(msg)
                 if msg.persistent:
                     ops.append(("put", msg.seq, qs.name, msg.packed_md(), msg.body, msg.expiry_at))
-            elif msg.persistent:
-                ops.append(("del", msg.seq))
+                if report_of(msg.md) & C.MQRO_COA and self._is_destination(qs.name):
+                    reports.append((msg, "coa"))
+            else:
+                if msg.persistent:
+                    ops.append(("del", msg.seq))
+                if report_of(msg.md) & C.MQRO_COD and self._is_destination(qs.name):
+                    reports.append((msg, "cod"))
         for name, (qs, msgs) in puts.items():
             if len(msgs) == 1:
                 qs.insert(msgs[0])
@@ -85,6 +92,8 @@ class UnitOfWorkMixin:
                 qs.insert_many(msgs)
             qs.enq += len(msgs)
             touched.add(name)
+        for msg, kind in reports:
+            self._report(None, msg.md, msg.body, kind)
 
     def _commit_shared(self, conn: Conn) -> None:
         """The shared part of MQCMIT, first: its puts written and its gets deleted in one store

@@ -1,0 +1,116 @@
+"""Report messages: confirm on arrival (COA), confirm on delivery (COD) and expiration, built as MQ
+documents them and put to the original message's ReplyToQ at ReplyToQMgr like any other message
+(so a report for a message from another queue manager goes back over the channels).
+
+``wanted`` and ``build`` are pure: which report a message's Report field asks for, and the report's
+descriptor and data. ``ReportMixin`` (part of the engine's QueueManager) sends them at the moments
+MQ does: COA when the message is placed on its destination queue (at MQCMIT for a put in a unit of
+work), COD when an application removes it (at MQCMIT for a get in a unit of work), expiration when
+an expired message is found and discarded. A report that cannot be put goes to the dead-letter
+queue; one that cannot go there either is dropped and logged, never failing the original call.
+"""
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from mqlite.cmq import CMQC as C
+from mqlite.cmq.structs import MD, OD, PMO, pad, text
+from mqlite.engine.core import Conn, put_date_time
+from mqlite.engine.deadletter import dead_letter
+from mqlite.engine.errors import MQIError
+
+# kind: (the report, with the first 100 bytes, with all the data) options, and its Feedback.
+KINDS = {
+    "coa": ((C.MQRO_COA, C.MQRO_COA_WITH_DATA, C.MQRO_COA_WITH_FULL_DATA), C.MQFB_COA),
+    "cod": ((C.MQRO_COD, C.MQRO_COD_WITH_DATA, C.MQRO_COD_WITH_FULL_DATA), C.MQFB_COD),
+    "expiry": ((C.MQRO_EXPIRATION, C.MQRO_EXPIRATION_WITH_DATA, C.MQRO_EXPIRATION_WITH_FULL_DATA),
+               C.MQFB_EXPIRATION),
+}
+ANY_REPORT = (C.MQRO_COA_WITH_FULL_DATA | C.MQRO_COD_WITH_FULL_DATA | C.MQRO_EXPIRATION_WITH_FULL_DATA
+              | C.MQRO_EXCEPTION_WITH_FULL_DATA | C.MQRO_PAN | C.MQRO_NAN)
+_REPORT_AT = MD.field_slice("Report").start
+
+
+def report_of(md: MD) -> int:
+    """A descriptor's Report field, read without decoding one that is kept packed."""
+    raw = md.__dict__.get("_raw")
+    return struct.unpack_from("@i", raw, _REPORT_AT)[0] if raw is not None else md.__dict__["Report"]
+
+
+def wanted(report: int, kind: str) -> int:
+    """0: no report of this kind; 1: a report without data; 2: with the first 100 bytes; 3: with
+    all of the data (each option includes the ones before it, as MQ defines their bits)."""
+    (plain, some, full), _fb = KINDS[kind]
+    if report & full == full:
+        return 3
+    if report & some == some:
+        return 2
+    return 1 if report & plain else 0
+
+
+def build(orig: MD, data: bytes, kind: str, level: int, qmgr: str, now: float) -> tuple[MD, bytes]:
+    """The report for ``orig`` (MQ's report-message descriptor rules)."""
+    report = orig.Report
+    date, tm = put_date_time(now)
+    md = MD(Version=C.MQMD_VERSION_2, MsgType=C.MQMT_REPORT, Feedback=KINDS[kind][1],
+            Priority=orig.Priority, Persistence=orig.Persistence,
+            MsgId=orig.MsgId if report & C.MQRO_PASS_MSG_ID else b"",
+            CorrelId=orig.CorrelId if report & C.MQRO_PASS_CORREL_ID else orig.MsgId,
+            ReplyToQ=b"", ReplyToQMgr=pad(qmgr, 48), UserIdentifier=orig.UserIdentifier,
+            AccountingToken=orig.AccountingToken, ApplIdentityData=orig.ApplIdentityData,
+            PutApplType=C.MQAT_QMGR, PutApplName=pad(qmgr, 28), PutDate=date, PutTime=tm,
+            ApplOriginData=orig.ApplOriginData, GroupId=orig.GroupId, MsgSeqNumber=orig.MsgSeqNumber,
+            Offset=orig.Offset, MsgFlags=orig.MsgFlags & ~C.MQMF_SEGMENTATION_ALLOWED)
+    if report & C.MQRO_PASS_DISCARD_AND_EXPIRY:
+        md.Report = report & C.MQRO_DISCARD_MSG
+        md.Expiry = orig.Expiry
+    if level > 1:
+        md.Format, md.Encoding, md.CodedCharSetId = orig.Format, orig.Encoding, orig.CodedCharSetId
+        return md, data if level == 3 else data[:100]
+    md.Format = C.MQFMT_NONE
+    return md, b""
+
+
+class ReportMixin:
+    def _report(self, conn: Conn | None, md: MD, data: bytes, kind: str) -> None:
+        """Send the ``kind`` report ``md`` asks for, if it asks for one."""
+        level = wanted(report_of(md), kind)
+        if not level:
+            return
+        md = md.copy()
+        dest_q, dest_qm = text(md.ReplyToQ), text(md.ReplyToQMgr)
+        if not dest_q:
+            return
+        rmd, rdata = build(md, data, kind, level, self.name, self.clock.now())
+        agent = self._report_conn()
+        try:
+            self.put1(agent, OD(ObjectName=pad(dest_q, 48), ObjectQMgrName=pad(dest_qm, 48)), rmd,
+                      PMO(Options=C.MQPMO_NO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT), rdata)
+        except MQIError as e:
+            opened: list[Any] = []
+
+            def handle(q: bytes, m: bytes) -> Any:
+                h = self.open(agent, OD(ObjectName=q, ObjectQMgrName=m), C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT)
+                opened.append(h)
+                return h
+            why = dead_letter(self, agent, handle, rmd, rdata, dest_q, dest_qm, e.reason, False, True,
+                              "the report generator")
+            for h in opened:
+                self.close(agent, h.hobj, C.MQCO_NONE)
+            if why:
+                self.log(f"MQL8010W: A {kind} report for {dest_q} on {dest_qm} was discarded. {why}")
+        if conn is not None and agent.ticket > conn.ticket:
+            conn.ticket = agent.ticket              # the report is as durable as the call's reply
+
+    def _report_conn(self) -> Conn:
+        agent: Any = getattr(self, "_reporter", None)
+        if agent is None:
+            agent = self.connect("AMQRRMFA", C.MQAT_QMGR, "mqm")
+            self._reporter = agent
+        return agent
+
+    def _is_destination(self, qname: str) -> bool:
+        """A queue messages arrive at for an application (not a transmission queue)."""
+        q = self.queue(qname)
+        return q is not None and q["USAGE"] != C.MQUS_TRANSMISSION
