@@ -23,7 +23,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from mqlite.cli.proc import free_port, run_mqlite  # noqa: E402
+from mqlite.cli.proc import free_port, run_mqlite
 
 QM = "BENCH.SEL"
 BODY = b"x" * 256

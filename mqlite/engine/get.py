@@ -27,7 +27,6 @@ from mqlite.props.deliver import HANDLE, RFH2, DeliveryError, deliver
 from mqlite.props.deliver import mode as delivery_mode
 from mqlite.props.rfh2 import RFH2_FORMAT, RFHError
 from mqlite.props.selector import md_lookup
-from mqlite.props.values import Properties
 
 
 _FORMAT_AT = MD.field_slice("Format")
@@ -161,12 +160,9 @@ class GetMixin:
         d = out_md._decode() if "_raw" in out_md.__dict__ else out_md.__dict__     # type: ignore[attr-defined]
         got = deliver(how, d["Format"], d["Encoding"], d["CodedCharSetId"], body)
         d["Format"], d["Encoding"], d["CodedCharSetId"] = got.format, got.encoding, got.ccsid
-        props = None
-        if got.props is not None:
-            props = rfh2.join(Properties(got.props), b"", 0, 0, b"")[3] if got.props else b""
         if got.reason:
-            return got.data, props, C.MQCC_WARNING, got.reason
-        return got.data, props, C.MQCC_OK, C.MQRC_NONE
+            return got.data, got.props, C.MQCC_WARNING, got.reason
+        return got.data, got.props, C.MQCC_OK, C.MQRC_NONE
 
     def _shared_get(self, conn: Conn, h: Handle, qs: QueueState, res: Resolved, md: MD, gmo: GMO,
                     match_opts: int, max_length: int, how: str) -> GetResult:

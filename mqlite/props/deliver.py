@@ -23,10 +23,10 @@ the message has a property in ``mcd``, ``jms``, ``usr`` or ``mqext``, else as NO
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from mqlite.cmq import CMQC as C
-from mqlite.props.rfh2 import RFH2_FORMAT, RFHError, split
+from mqlite.props.rfh2 import RFH2_FORMAT, RFHError, folders_blob, split
 
 RFH2, HANDLE, NONE, COMPAT = "rfh2", "handle", "none", "compat"
 PROPERTY_GMO = (C.MQGMO_PROPERTIES_FORCE_MQRFH2 | C.MQGMO_NO_PROPERTIES | C.MQGMO_PROPERTIES_IN_HANDLE
@@ -69,7 +69,7 @@ class Delivered(NamedTuple):
     encoding: int
     ccsid: int
     data: bytes
-    props: dict[str, tuple[int, Any]] | None    # for the handle (HANDLE mode), else None
+    props: bytes | None       # for the handle (HANDLE mode): the property folders in one MQRFH2, else None
     reason: int                                 # MQRC_NONE, or 2421 (warning: data left as stored)
 
 
@@ -77,7 +77,7 @@ def deliver(how: str, fmt: bytes, encoding: int, ccsid: int, data: bytes) -> Del
     """The message as the application receives it in mode ``how``. Data with no MQRFH2 in front
     has no properties and comes back untouched (the common case costs one comparison)."""
     if fmt != RFH2_FORMAT or how == RFH2:
-        return Delivered(fmt, encoding, ccsid, data, {} if how == HANDLE else None, C.MQRC_NONE)
+        return Delivered(fmt, encoding, ccsid, data, b"" if how == HANDLE else None, C.MQRC_NONE)
     try:
         s = split(fmt, encoding, ccsid, data)
     except RFHError:
@@ -85,4 +85,5 @@ def deliver(how: str, fmt: bytes, encoding: int, ccsid: int, data: bytes) -> Del
         return Delivered(fmt, encoding, ccsid, data, None, C.MQRC_RFH_FORMAT_ERROR)
     if how == COMPAT and s.jms:
         return Delivered(fmt, encoding, ccsid, data, None, C.MQRC_NONE)
-    return Delivered(s.format, s.encoding, s.ccsid, s.data, s.props if how == HANDLE else None, C.MQRC_NONE)
+    return Delivered(s.format, s.encoding, s.ccsid, s.data, folders_blob(s.folders) if how == HANDLE else None,
+                     C.MQRC_NONE)

@@ -285,6 +285,7 @@ class Split:
     ccsid: int
     data: bytes
     jms: bool            # a property folder PROPCTL(COMPAT) looks for was there
+    folders: list[bytes] = field(default_factory=list)    # the property folders, as they were
 
 
 def split(fmt: bytes, encoding: int, ccsid: int, body: bytes) -> Split:
@@ -295,12 +296,14 @@ def split(fmt: bytes, encoding: int, ccsid: int, body: bytes) -> Split:
     if not headers:
         return Split(props, fmt, encoding, ccsid, body, False)
     kept: list[Header] = []
+    taken: list[bytes] = []
     jms = changed = False
     for h in headers:
         rest = []
         for f in h.folders:
             if is_property_folder(f):
                 folder_properties(f, props)
+                taken.append(f)
                 jms = jms or folder_name(f) in JMS_FOLDERS
                 changed = True
             else:
@@ -309,7 +312,7 @@ def split(fmt: bytes, encoding: int, ccsid: int, body: bytes) -> Split:
             h.folders = rest
             kept.append(h)
     if not changed:
-        return Split(props, fmt, encoding, ccsid, body, False)
+        return Split(props, fmt, encoding, ccsid, body, False, taken)
     # Rebuild from the back: each kept header describes what follows it, and its integers are in
     # the order the encoding before it names.
     tail = body[off:]
@@ -319,9 +322,9 @@ def split(fmt: bytes, encoding: int, ccsid: int, body: bytes) -> Split:
         tail = h.pack() + tail
         nfmt, nenc, nccsid = RFH2_FORMAT, (_BIG if h.big_endian else NATIVE), UTF8
     if not kept:
-        return Split(props, fmt2, enc2, ccsid2, tail, jms)
+        return Split(props, fmt2, enc2, ccsid2, tail, jms, taken)
     out_enc = encoding if kept[0].big_endian == big_endian(encoding) else nenc
-    return Split(props, RFH2_FORMAT, out_enc, ccsid, tail, jms)
+    return Split(props, RFH2_FORMAT, out_enc, ccsid, tail, jms, taken)
 
 
 def join(props: Properties, fmt: bytes, encoding: int, ccsid: int, body: bytes) -> tuple[bytes, int, int, bytes]:
@@ -332,6 +335,11 @@ def join(props: Properties, fmt: bytes, encoding: int, ccsid: int, body: bytes) 
     fmt = fmt.split(b"\0", 1)[0][:8].ljust(8, b" ")       # NULs read as MQFMT_NONE, as MQPUT reads them
     head = Header(False, encoding, ccsid, fmt, 0, UTF8, build_folders(props))
     return RFH2_FORMAT, NATIVE, UTF8, head.pack() + body
+
+
+def folders_blob(folders: list[bytes]) -> bytes:
+    """Property folders as they travel to a message handle: one MQRFH2 (native encoding)."""
+    return Header(False, NATIVE, UTF8, C.MQFMT_NONE, 0, UTF8, folders).pack() if folders else b""
 
 
 def properties_of(fmt: bytes, encoding: int, body: bytes) -> dict[str, tuple[int, Any]]:
@@ -353,5 +361,18 @@ def check(fmt: bytes, encoding: int, body: bytes) -> None:
         parse_chain(fmt, encoding, body, C.MQRC_RFH_ERROR)
 
 
-__all__ = ["RFHError", "Header", "Split", "split", "join", "parse_chain", "properties_of", "check",
-           "build_folders", "folder_properties", "is_property_folder", "RFH2_FORMAT", "PropertyError"]
+__all__ = [
+    "RFH2_FORMAT",
+    "Header",
+    "PropertyError",
+    "RFHError",
+    "Split",
+    "build_folders",
+    "check",
+    "folder_properties",
+    "is_property_folder",
+    "join",
+    "parse_chain",
+    "properties_of",
+    "split",
+]

@@ -127,6 +127,10 @@ def _arith(op: str, a: Any, b: Any) -> Any:
     return a / b if isinstance(a, float) or isinstance(b, float) else (a // b if a * b >= 0 else -(-a // b))
 
 
+def _arithmetic(op: str, a: Expr, b: Expr) -> Expr:
+    return lambda get: _arith(op, a(get), b(get))
+
+
 def like_pattern(pattern: str, escape: str | None) -> re.Pattern[str]:
     out, i = [], 0
     while i < len(pattern):
@@ -299,15 +303,13 @@ class _Parser:
     def sum(self) -> Expr:
         e = self.prod()
         while self.peek()[0] == "op" and self.peek()[1] in ("+", "-"):
-            op = self.take()[1]
-            e = (lambda a, b, o: lambda get: _arith(o, a(get), b(get)))(e, self.prod(), op)
+            e = _arithmetic(self.take()[1], e, self.prod())
         return e
 
     def prod(self) -> Expr:
         e = self.unary()
         while self.peek()[0] == "op" and self.peek()[1] in ("*", "/"):
-            op = self.take()[1]
-            e = (lambda a, b, o: lambda get: _arith(o, a(get), b(get)))(e, self.unary(), op)
+            e = _arithmetic(self.take()[1], e, self.unary())
         return e
 
     def unary(self) -> Expr:

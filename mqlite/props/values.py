@@ -59,8 +59,8 @@ def check_name(name: str, setting: bool = True) -> str:
         if setting:
             raise PropertyError(C.MQRC_PROPERTY_NAME_ERROR)
         return name
-    if name.startswith("JMS") or name.startswith("usr.JMS"):
-        bare = name[4:] if name.startswith("usr.") else name
+    if name.startswith(("JMS", "usr.JMS")):
+        bare = name.removeprefix("usr.")
         if bare in JMS_SETTABLE or (not setting and bare in JMS_READ):
             return canonical(bare)
         raise PropertyError(C.MQRC_PROPERTY_NAME_ERROR)

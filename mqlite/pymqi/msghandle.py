@@ -21,7 +21,7 @@ _lock = threading.Lock()
 
 
 class _Handle:
-    __slots__ = ("props", "md", "cursor", "validate", "conn")
+    __slots__ = ("conn", "cursor", "md", "props", "validate")
 
     def __init__(self, conn: Any, validate: bool) -> None:
         self.props = Properties()
@@ -190,7 +190,7 @@ class MessageHandle:
     _str_as_bytes = True
 
     class _Properties:
-        def __init__(self, owner: "MessageHandle") -> None:
+        def __init__(self, owner: MessageHandle) -> None:
             self._owner = owner
             self.default_value_length = 64
 
@@ -232,9 +232,7 @@ class MessageHandle:
         def set(self, name: str | bytes, value: Any, property_type: int = CMQC.MQTYPE_STRING,
                 value_length: int = CMQC.MQVL_NULL_TERMINATED, pd: PD | None = None,
                 smpo: SMPO | None = None) -> None:
-            if property_type == CMQC.MQTYPE_STRING and isinstance(value, (bytes, bytearray)) and value_length >= 0:
-                value = bytes(value)[:value_length]
-            elif property_type == CMQC.MQTYPE_BYTE_STRING and value_length >= 0:
+            if property_type == CMQC.MQTYPE_STRING and isinstance(value, (bytes, bytearray)) and value_length >= 0 or property_type == CMQC.MQTYPE_BYTE_STRING and value_length >= 0:
                 value = bytes(value)[:value_length]
             set_property(self._owner.msg_handle, _name(name), value, property_type, smpo)
 

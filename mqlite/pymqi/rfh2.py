@@ -89,7 +89,7 @@ class RFH2:
         big = bool(_big(encoding))
         return self._struct(big).pack(*(self._values[n] for n, _c in self._fields))
 
-    def unpack(self, buff: bytes, encoding: int | None = None) -> "RFH2":
+    def unpack(self, buff: bytes, encoding: int | None = None) -> RFH2:
         if not isinstance(buff, (bytes, bytearray)):
             raise TypeError("buff must be bytes")
         if buff[0:4] != CMQC.MQRFH_STRUC_ID:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from mqlite import pymqi
-from mqlite.pymqi import CMQC
 from mqlite.props import rfh2
+from mqlite.pymqi import CMQC
 from tests.conftest import RunningQM, mqlite
 from tests.server.test_durability import kill9
 
