@@ -110,7 +110,7 @@ class BatchMixin:
         self._check_get_allowed(res)
         if self.quiescing and gmo.Options & C.MQGMO_FAIL_IF_QUIESCING:
             raise MQIError(C.MQRC_Q_MGR_QUIESCING)
-        how = self._property_mode(res, gmo)
+        how = self._property_mode(h, gmo)
         now = self.clock.now()
         out: list[tuple[bytes, bytes, bool]] = []
         held = h.read_ahead
@@ -197,7 +197,7 @@ class BatchMixin:
             # A local queue: walk its lanes from the cursor (what the MQGET loop below does, without
             # building an MQGMO and a descriptor copy per message).
             self._check_get_allowed(h.res)
-            how = self._property_mode(h.res, _BROWSE_GMO)
+            how = self._property_mode(h, _BROWSE_GMO)
             picked = self._with_selector(h, None) if h.selector is not None else None
             now = self.clock.now()
             last = None

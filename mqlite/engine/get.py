@@ -86,7 +86,7 @@ class GetMixin:
             C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID)
         if match_opts & ~0x3F:
             raise MQIError(C.MQRC_MATCH_OPTIONS_ERROR)
-        how = self._property_mode(res, gmo)
+        how = self._property_mode(h, gmo)
         if qs.shared:
             return self._shared_get(conn, h, qs, res, md, gmo, match_opts, max_length, how)
         now = self.clock.now()
@@ -96,7 +96,10 @@ class GetMixin:
         out_md = msg.md.copy()
         if msg.expiry_at is not None:
             out_md.Expiry = max(1, math.ceil((msg.expiry_at - now) * 10))
-        body, props, comp, reason = self._with_properties(how, out_md, msg.body)
+        if how == HANDLE or (how != RFH2 and format_of(out_md) == RFH2_FORMAT):
+            body, props, comp, reason = self._with_properties(how, out_md, msg.body)
+        else:
+            body, props, comp, reason = msg.body, None, C.MQCC_OK, C.MQRC_NONE
         packed = msg.packed_md() if msg.expiry_at is None and body is msg.body else None
         length = len(body)
         truncated = length > max_length
@@ -140,12 +143,12 @@ class GetMixin:
         body = self._with_properties(how, md, m.body)[0]
         return md.pack(), body
 
-    def _property_mode(self, res: Resolved, gmo: GMO) -> str:
+    def _property_mode(self, h: Handle, gmo: GMO) -> str:
         """How this MQGET returns properties (mqlite.props.deliver): by the MQGMO option, the
         message handle, and PROPCTL of the queue the application opened."""
         has_handle = gmo.MsgHandle not in (0, -1)        # any MQGMO version: pymqi's default is 1
-        opened = self.queue(res.path[0]) if res.path else None
-        propctl = opened.attrs.get("PROPCTL", 0) if opened is not None else 0
+        obj = self.queue(h.res.path[0]) if h.res is not None and h.res.path else None   # as ALTERed now
+        propctl = obj.attrs.get("PROPCTL", 0) if obj is not None else 0
         try:
             return delivery_mode(gmo.Options, has_handle, propctl)
         except DeliveryError as e:

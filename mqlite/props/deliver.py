@@ -43,6 +43,8 @@ class DeliveryError(Exception):
 def mode(gmo_options: int, has_handle: bool, propctl: int) -> str:
     """How properties are returned: one of RFH2, HANDLE, NONE, COMPAT (the table above)."""
     chosen = gmo_options & PROPERTY_GMO
+    if not chosen and not has_handle:                     # the common case, first
+        return COMPAT if propctl == C.MQPROP_COMPATIBILITY else NONE if propctl == C.MQPROP_NONE else RFH2
     if chosen & (chosen - 1):
         raise DeliveryError(C.MQRC_OPTIONS_ERROR)
     if chosen == C.MQGMO_PROPERTIES_FORCE_MQRFH2:

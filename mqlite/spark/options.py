@@ -12,7 +12,7 @@ LOG = logging.getLogger("mqlite.spark")
 SCHEMA = ("body binary, text string, msg_id binary, correl_id binary, group_id binary, msg_seq_number int, "
           "put_timestamp timestamp, persistence int, priority int, format string, reply_to_q string, "
           "reply_to_qmgr string, user_identifier string, put_appl_name string, backout_count int, expiry int, "
-          "queue string, qmgr string, position bigint")
+          "queue string, qmgr string, position bigint, properties map<string,string>")
 
 # Columns a write takes, with the MQMD field each one fills.
 WRITABLE = {"correl_id": "CorrelId", "group_id": "GroupId", "msg_id": "MsgId", "msg_seq_number": "MsgSeqNumber",

@@ -14,6 +14,9 @@ from pyspark.sql.datasource import (
 )
 from pyspark.sql.types import StructType
 
+from mqlite.props.deliver import HANDLE, deliver
+from mqlite.props.rfh2 import NATIVE, RFH2_FORMAT, properties_of
+from mqlite.props.values import to_text
 from mqlite.spark.options import (
     READ_CHUNK,
     MQLiteError,
@@ -184,6 +187,19 @@ def decode_columns(batch: list[tuple[int, bytes, bytes]], queue: str, qmgr: str,
     fields = dict(zip(MD._names, zip(*[unpack(md) for _p, md, _b in batch]), strict=True))
     bodies = [b for _p, _md, b in batch]
     n = len(batch)
+    props: list[dict[str, str] | None] = [None] * n
+    if RFH2_FORMAT in fields["Format"]:
+        # Messages with properties: the properties go to their column and the data is what an
+        # application with a message handle gets (mqlite.props.deliver's HANDLE).
+        fmt, enc, ccsid = list(fields["Format"]), list(fields["Encoding"]), list(fields["CodedCharSetId"])
+        for i, f in enumerate(fmt):
+            if f == RFH2_FORMAT:
+                got = deliver(HANDLE, f, enc[i], ccsid[i], bodies[i])
+                bodies[i], fmt[i] = got.data, got.format
+                if got.props:
+                    props[i] = {k: to_text(t, v) for k, (t, v) in
+                                properties_of(RFH2_FORMAT, NATIVE, got.props).items()}
+        fields["Format"] = tuple(fmt)
     formats = _decoded(list(fields["Format"]), _text)
     out: dict[str, list[Any]] = {}
     for c in wanted:
@@ -201,6 +217,8 @@ def decode_columns(batch: list[tuple[int, bytes, bytes]], queue: str, qmgr: str,
             out[c] = [qmgr] * n
         elif c == "position":
             out[c] = [p for p, _md, _b in batch]
+        elif c == "properties":
+            out[c] = [list(p.items()) if p else None for p in props]
         else:
             name, raw = _READ[c]
             out[c] = list(fields[name]) if raw else _decoded(list(fields[name]), _text)

@@ -60,10 +60,10 @@ class MQLiteDataSource(DataSource):
         fields = [f.name for f in schema.fields]
         if "body" not in fields:
             raise MQLiteError("a DataFrame written to a queue needs a 'body' column")
-        unknown = [f for f in fields if f != "body" and f not in WRITABLE]
+        unknown = [f for f in fields if f not in ("body", "properties") and f not in WRITABLE]
         if unknown:
             raise MQLiteError(f"column {unknown[0]!r} is not a message field the {NAME} data source writes "
-                              f"(body, {', '.join(sorted(WRITABLE))})")
+                              f"(body, properties, {', '.join(sorted(WRITABLE))})")
         return Options.of(self.options), fields
 
 

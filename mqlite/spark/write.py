@@ -12,6 +12,8 @@ from pyspark.sql.datasource import (
     WriterCommitMessage,
 )
 
+from mqlite.props.rfh2 import join
+from mqlite.props.values import Properties
 from mqlite.spark.options import (
     BINDS,
     BYTE_FIELDS,
@@ -128,7 +130,16 @@ def _message(values: dict[str, Any]) -> tuple[bytes, Any]:
         if values.get("format") is None:
             md.Format = C.MQFMT_STRING
         body = body.encode("utf-8")
-    return (b"" if body is None else bytes(body)), md
+    data = b"" if body is None else bytes(body)
+    if values.get("properties"):
+        # A map of name → value: each set as MQSETMP sets it (strings; None is a null property),
+        # carried in an MQRFH2 as a message handle's properties are.
+        props = Properties()
+        for k, v in dict(values["properties"]).items():
+            props.set(k, None if v is None else str(v))
+        md.Format, md.Encoding, md.CodedCharSetId, data = join(props, md.Format, md.Encoding,
+                                                              md.CodedCharSetId, data)
+    return data, md
 
 
 class BatchWriter(DataSourceWriter):

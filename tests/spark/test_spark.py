@@ -22,7 +22,8 @@ def qm() -> Iterator[Any]:
     try:
         yield h.add("SPQM", "DEFINE QLOCAL(IN.Q) MAXDEPTH(100000)\nDEFINE QLOCAL(OUT.Q) MAXDEPTH(100000)\n"
                             "DEFINE QLOCAL(EMPTY.Q)\nDEFINE QLOCAL(SMALL.Q) MAXDEPTH(3)\n"
-                            "DEFINE QLOCAL(ALL.Q) MAXDEPTH(100000)\nDEFINE QLOCAL(HELD.Q)\n")
+                            "DEFINE QLOCAL(ALL.Q) MAXDEPTH(100000)\nDEFINE QLOCAL(HELD.Q)\n"
+                            "DEFINE QLOCAL(PROPS.IN)\nDEFINE QLOCAL(PROPS.OUT)\n")
     finally:
         h.close()
 
@@ -79,6 +80,29 @@ def test_batch_write_puts_rows_with_their_fields(qm: Any, spark: Any) -> None:
     assert len(got) == 100 and len({g[0] for g in got}) == 100
     assert all(p == int(b.split()[1]) % 10 and c == f"K{b.split()[1]}".encode() and f == C.MQFMT_STRING
                for b, p, c, f in got)
+
+
+def test_properties_column_read_and_written(qm: Any, spark: Any) -> None:
+    """Issue 18, item 4: a message's properties come as a map column, the data without its MQRFH2;
+    a DataFrame's properties column is put as message properties (read back through a handle)."""
+    conn = qm.client()
+    mh = pymqi.MessageHandle(conn)
+    mh.properties.set("colour", "red")
+    mh.properties.set("size", 7, C.MQTYPE_INT32)
+    pymqi.Queue(conn, "PROPS.IN", C.MQOO_OUTPUT).put("with properties", pymqi.MD(),
+                                                 pymqi.PMO(OriginalMsgHandle=mh.msg_handle))
+    rows = spark.read.format("mqlite").options(**options(qm, "PROPS.IN")).load().collect()
+    assert [(r.text, r.format, r.properties) for r in rows] == [
+        ("with properties", "MQSTR", {"colour": "red", "size": "7"})]
+    df = spark.createDataFrame([("hello", {"region": "eu", "tier": "gold"})], "body string, properties map<string,string>")
+    df.write.format("mqlite").options(**options(qm, "PROPS.OUT")).mode("append").save()
+    got = pymqi.MessageHandle(conn)
+    md = pymqi.MD()
+    body = pymqi.Queue(conn, "PROPS.OUT", C.MQOO_INPUT_SHARED).get(None, md, pymqi.GMO(MsgHandle=got.msg_handle))
+    assert (body, md.Format, got.properties.get("region"), got.properties.get("tier")) == (
+        b"hello", C.MQFMT_STRING, b"eu", b"gold")
+    pymqi.Queue(conn, "PROPS.IN", C.MQOO_INPUT_SHARED).get()
+    conn.disconnect()
 
 
 def test_bad_options_fail_with_mq_reasons(qm: Any, spark: Any) -> None:
