@@ -16,7 +16,15 @@ def dead_letter(qm: Any, conn: Conn, handle: Callable[[bytes, bytes], Handle], m
                 dest_qm: str, reason: int, syncpoint: bool, use_dlq: bool, who: str) -> str:
     """Put the message to the dead-letter queue (``handle`` opens it, or returns the caller's open
     handle). Returns "" when it is there, else why it could not be (no DEADQ, USEDLQ(NO), the DLQ
-    refused it); a message put there is logged as AMQ9544W naming ``who``."""
+    refused it); a message put there is logged as AMQ9544W naming ``who``.
+
+    First, as MQ does: an exception report when the message asks for one (MQRO_EXCEPTION), and
+    with MQRO_DISCARD_MSG the message is discarded instead of dead-lettered."""
+    if md.Report & C.MQRO_EXCEPTION and md.MsgType != C.MQMT_REPORT:
+        qm._report(conn, md, data, "exception", reason)
+    if md.Report & C.MQRO_DISCARD_MSG:
+        qm.log(f"AMQ9544W: Message discarded (MQRO_DISCARD_MSG) by {who}. Reason {reason} for {dest_q} on {dest_qm}.")
+        return ""
     deadq = qm.qmgr["DEADQ"]
     why = f"Reason {reason} for {dest_q} on {dest_qm}."
     if not deadq or not use_dlq:

@@ -6,7 +6,8 @@ documents them and put to the original message's ReplyToQ at ReplyToQMgr like an
 descriptor and data. ``ReportMixin`` (part of the engine's QueueManager) sends them at the moments
 MQ does: COA when the message is placed on its destination queue (at MQCMIT for a put in a unit of
 work), COD when an application removes it (at MQCMIT for a get in a unit of work), expiration when
-an expired message is found and discarded. A report that cannot be put goes to the dead-letter
+an expired message is found and discarded, exception when an agent cannot deliver it (the
+dead-letter step, ``engine.deadletter``). A report that cannot be put goes to the dead-letter
 queue; one that cannot go there either is dropped and logged, never failing the original call.
 """
 from __future__ import annotations
@@ -26,6 +27,8 @@ KINDS = {
     "cod": ((C.MQRO_COD, C.MQRO_COD_WITH_DATA, C.MQRO_COD_WITH_FULL_DATA), C.MQFB_COD),
     "expiry": ((C.MQRO_EXPIRATION, C.MQRO_EXPIRATION_WITH_DATA, C.MQRO_EXPIRATION_WITH_FULL_DATA),
                C.MQFB_EXPIRATION),
+    # Feedback: the reason the message could not be delivered.
+    "exception": ((C.MQRO_EXCEPTION, C.MQRO_EXCEPTION_WITH_DATA, C.MQRO_EXCEPTION_WITH_FULL_DATA), C.MQFB_NONE),
 }
 ANY_REPORT = (C.MQRO_COA_WITH_FULL_DATA | C.MQRO_COD_WITH_FULL_DATA | C.MQRO_EXPIRATION_WITH_FULL_DATA
               | C.MQRO_EXCEPTION_WITH_FULL_DATA | C.MQRO_PAN | C.MQRO_NAN)
@@ -49,11 +52,12 @@ def wanted(report: int, kind: str) -> int:
     return 1 if report & plain else 0
 
 
-def build(orig: MD, data: bytes, kind: str, level: int, qmgr: str, now: float) -> tuple[MD, bytes]:
+def build(orig: MD, data: bytes, kind: str, level: int, qmgr: str, now: float,
+          feedback: int = C.MQFB_NONE) -> tuple[MD, bytes]:
     """The report for ``orig`` (MQ's report-message descriptor rules)."""
     report = orig.Report
     date, tm = put_date_time(now)
-    md = MD(Version=C.MQMD_VERSION_2, MsgType=C.MQMT_REPORT, Feedback=KINDS[kind][1],
+    md = MD(Version=C.MQMD_VERSION_2, MsgType=C.MQMT_REPORT, Feedback=feedback or KINDS[kind][1],
             Priority=orig.Priority, Persistence=orig.Persistence,
             MsgId=orig.MsgId if report & C.MQRO_PASS_MSG_ID else b"",
             CorrelId=orig.CorrelId if report & C.MQRO_PASS_CORREL_ID else orig.MsgId,
@@ -73,8 +77,9 @@ def build(orig: MD, data: bytes, kind: str, level: int, qmgr: str, now: float) -
 
 
 class ReportMixin:
-    def _report(self, conn: Conn | None, md: MD, data: bytes, kind: str) -> None:
-        """Send the ``kind`` report ``md`` asks for, if it asks for one."""
+    def _report(self, conn: Conn | None, md: MD, data: bytes, kind: str, feedback: int = C.MQFB_NONE) -> None:
+        """Send the ``kind`` report ``md`` asks for, if it asks for one (``feedback``: an exception
+        report's reason)."""
         level = wanted(report_of(md), kind)
         if not level:
             return
@@ -82,7 +87,7 @@ class ReportMixin:
         dest_q, dest_qm = text(md.ReplyToQ), text(md.ReplyToQMgr)
         if not dest_q:
             return
-        rmd, rdata = build(md, data, kind, level, self.name, self.clock.now())
+        rmd, rdata = build(md, data, kind, level, self.name, self.clock.now(), feedback)
         agent = self._report_conn()
         try:
             self.put1(agent, OD(ObjectName=pad(dest_q, 48), ObjectQMgrName=pad(dest_qm, 48)), rmd,

@@ -96,3 +96,24 @@ def test_reports_and_properties_cross_queue_managers(harness):  # noqa: F811
     assert feedback == {C.MQFB_COA, C.MQFB_COD}
     c1.disconnect()
     c2.disconnect()
+
+
+def test_exception_report_and_discard_when_a_channel_cannot_deliver(harness):  # noqa: F811
+    """A message for a queue QM2 does not have: with MQRO_EXCEPTION_WITH_DATA and MQRO_DISCARD_MSG
+    the receiving end discards it and sends an exception report (Feedback: the reason) back over the
+    channel; the channel goes on, and a later message arrives."""
+    qm1, qm2 = pair(harness)
+    qm2.mqsc(sender("QM2.TO.QM1", qm1, "QM1"), check=True)
+    qm1.mqsc("DEFINE CHANNEL(QM2.TO.QM1) CHLTYPE(RCVR)\nDEFINE QLOCAL(REPLY.Q)\n"
+             "DEFINE QREMOTE(BAD.Q) RNAME(NO.SUCH.Q) RQMNAME(QM2) XMITQ(QM2)\n", check=True)
+    c1 = qm1.client()
+    md = pymqi.MD(Report=C.MQRO_EXCEPTION_WITH_DATA | C.MQRO_DISCARD_MSG, ReplyToQ=b"REPLY.Q")
+    pymqi.Queue(c1, "BAD.Q").put(b"z" * 300, md)
+    pymqi.Queue(c1, "REMOTE.Q").put(b"after")
+    rmd = pymqi.MD()
+    assert pymqi.Queue(c1, "REPLY.Q").get(None, rmd, REPORT_WAIT) == b"z" * 100
+    assert (rmd.MsgType, rmd.Feedback, rmd.CorrelId) == (C.MQMT_REPORT, C.MQRC_UNKNOWN_OBJECT_NAME, md.MsgId)
+    c2 = qm2.client()
+    assert pymqi.Queue(c2, "TARGET.Q").get(None, pymqi.MD(), WAIT) == b"after"
+    c1.disconnect()
+    c2.disconnect()
