@@ -81,7 +81,7 @@ def deliver(how: str, fmt: bytes, encoding: int, ccsid: int, data: bytes) -> Del
     if fmt != RFH2_FORMAT or how == RFH2:
         return Delivered(fmt, encoding, ccsid, data, b"" if how == HANDLE else None, C.MQRC_NONE)
     try:
-        s = split(fmt, encoding, ccsid, data)
+        s = split(fmt, encoding, ccsid, data, parse=False)
     except RFHError:
         # MQ returns the message with its header as it is and warns (2421 MQRC_RFH_FORMAT_ERROR).
         return Delivered(fmt, encoding, ccsid, data, None, C.MQRC_RFH_FORMAT_ERROR)

@@ -180,30 +180,37 @@ def _typed(dt: str | None, nil: bool, text: str) -> tuple[int, Any]:
 
 
 _FLAT = re.compile(r"<([A-Za-z_$][\w$]*)(?: dt='([\w.]+)')?>([^<]*)</\1>")
+_FLAT_ALL = re.compile(r"(?:<([A-Za-z_$][\w$]*)(?: dt='[\w.]+')?>[^<]*</\1>)*\Z")
 _ROOT = re.compile(r"\s*<([A-Za-z_$][\w$]*)(?: content='properties')?>(.*)</\1>\s*\Z", re.DOTALL)
+
+
+def _flat(text: str) -> tuple[str, str] | None:
+    """(folder, its inside) when the folder is leaf after leaf (what ``build_folders`` writes for
+    a folder without groups), else None."""
+    root = _ROOT.match(text)
+    if root is None or _FLAT_ALL.match(root.group(2)) is None:
+        return None
+    return root.group(1), root.group(2)
+
+
+def check_folder(folder: bytes) -> None:
+    """A property folder reads (RFHError 2421 if not), without building its properties."""
+    if _flat(_decode(folder)) is None:
+        folder_properties(folder, {})
 
 
 def folder_properties(folder: bytes, into: dict[str, tuple[int, Any]]) -> None:
     """Add the properties of one property folder to ``into`` (name → (type, value))."""
     text = _decode(folder)
-    # The common shape first (what ``build_folders`` writes for a folder without groups): leaf
-    # after leaf, each a name, perhaps a dt, and text. Anything else takes the full reading below.
-    root = _ROOT.match(text)
-    if root is not None:
-        inner, top = root.group(2), root.group(1)
-        pos = 0
-        found = []
-        for m in _FLAT.finditer(inner):
-            if m.start() != pos:
-                break
-            found.append(m)
-            pos = m.end()
-        else:
-            if pos == len(inner):
-                for m in found:
-                    name = m.group(1) if top == "usr" else f"{top}.{m.group(1)}"
-                    into[name] = _typed(m.group(2), False, _unescape(m.group(3)))
-                return
+    flat = _flat(text)
+    if flat is not None:
+        top, inner = flat
+        for name, dt, value in _FLAT.findall(inner):
+            if "&" in value:
+                value = _unescape(value)
+            into[name if top == "usr" else f"{top}.{name}"] = (C.MQTYPE_STRING, value) if not dt else \
+                _typed(dt, False, value)
+        return
     stack: list[str] = []
     leaf: tuple[str, str | None, bool, int] | None = None     # name, dt, nil, text start
     pos = 0
@@ -288,9 +295,11 @@ class Split:
     folders: list[bytes] = field(default_factory=list)    # the property folders, as they were
 
 
-def split(fmt: bytes, encoding: int, ccsid: int, body: bytes) -> Split:
+def split(fmt: bytes, encoding: int, ccsid: int, body: bytes, parse: bool = True) -> Split:
     """Remove the property folders from the MQRFH2 chain at the front of ``body``; a header left
-    with no folders is removed too, its Format/Encoding/CCSID passed to what precedes it."""
+    with no folders is removed too, its Format/Encoding/CCSID passed to what precedes it.
+    ``parse``: build the properties (else each folder is only checked to read, and ``props`` is
+    empty: what MQGET needs, the folders going on to the handle as they are)."""
     headers, off, fmt2, enc2, ccsid2 = parse_chain(fmt, encoding, body, C.MQRC_RFH_FORMAT_ERROR)
     props: dict[str, tuple[int, Any]] = {}
     if not headers:
@@ -302,7 +311,10 @@ def split(fmt: bytes, encoding: int, ccsid: int, body: bytes) -> Split:
         rest = []
         for f in h.folders:
             if is_property_folder(f):
-                folder_properties(f, props)
+                if parse:
+                    folder_properties(f, props)
+                else:
+                    check_folder(f)
                 taken.append(f)
                 jms = jms or folder_name(f) in JMS_FOLDERS
                 changed = True
@@ -327,13 +339,15 @@ def split(fmt: bytes, encoding: int, ccsid: int, body: bytes) -> Split:
     return Split(props, RFH2_FORMAT, out_enc, ccsid, tail, jms, taken)
 
 
-def join(props: Properties, fmt: bytes, encoding: int, ccsid: int, body: bytes) -> tuple[bytes, int, int, bytes]:
+def join(props: Properties, fmt: bytes, encoding: int, ccsid: int, body: bytes,
+         folders: list[bytes] | None = None) -> tuple[bytes, int, int, bytes]:
     """The message data with ``props`` in an MQRFH2 in front (native encoding, UTF-8 folders):
-    (format, encoding, ccsid, data) for the MQMD. No properties: the message as it is."""
+    (format, encoding, ccsid, data) for the MQMD. No properties: the message as it is.
+    ``folders``: ``build_folders(props)`` already made (a handle put from again and again)."""
     if not props:
         return fmt, encoding, ccsid, body
     fmt = fmt.split(b"\0", 1)[0][:8].ljust(8, b" ")       # NULs read as MQFMT_NONE, as MQPUT reads them
-    head = Header(False, encoding, ccsid, fmt, 0, UTF8, build_folders(props))
+    head = Header(False, encoding, ccsid, fmt, 0, UTF8, folders if folders is not None else build_folders(props))
     return RFH2_FORMAT, NATIVE, UTF8, head.pack() + body
 
 

@@ -236,10 +236,11 @@ def matches(pattern: str, name: str) -> bool:
 class Properties:
     """The properties of one message handle, in the order they were set."""
 
-    __slots__ = ("items",)
+    __slots__ = ("items", "version")
 
     def __init__(self, items: dict[str, tuple[int, Any]] | None = None) -> None:
         self.items: dict[str, tuple[int, Any]] = dict(items) if items else {}
+        self.version = 0              # changes with every set and delete
 
     def __len__(self) -> int:
         return len(self.items)
@@ -263,11 +264,14 @@ class Properties:
             if other.startswith(prefix) or key.startswith(other + "."):
                 raise PropertyError(C.MQRC_MIXED_CONTENT_NOT_ALLOWED)
         self.items[key] = (ptype, value)
+        self.version += 1
 
     def delete(self, name: str) -> None:
         key = canonical(name)
-        if self.items.pop(key, None) is None and key not in self.items:
+        if key not in self.items:
             raise PropertyError(C.MQRC_PROPERTY_NOT_AVAILABLE)
+        del self.items[key]
+        self.version += 1
 
     def find(self, pattern: str, after: int = -1) -> tuple[int, str, int, Any] | None:
         """The first property matching ``pattern`` past position ``after``: (position, name, type,

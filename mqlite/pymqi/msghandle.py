@@ -21,7 +21,7 @@ _lock = threading.Lock()
 
 
 class _Handle:
-    __slots__ = ("conn", "cursor", "md", "props", "validate")
+    __slots__ = ("built", "conn", "cursor", "md", "props", "validate")
 
     def __init__(self, conn: Any, validate: bool) -> None:
         self.props = Properties()
@@ -29,6 +29,7 @@ class _Handle:
         self.cursor = -1                   # MQINQMP's position, for INQ_NEXT and UNDER_CURSOR
         self.validate = validate
         self.conn = conn
+        self.built: tuple[int, list[bytes]] | None = None   # (props version, its MQRFH2 folders)
 
 
 HANDLES: dict[int, _Handle] = {}
@@ -152,27 +153,33 @@ def delete_property(hmsg: int, name: str, dmpo: DMPO | None = None) -> None:
 
 
 # --- MQPUT and MQGET --------------------------------------------------------------------------------
-def for_put(pmo: PMO) -> Properties | None:
-    """The properties an MQPUT carries: the original handle's, with the new handle's over them."""
+def for_put(pmo: PMO) -> tuple[Properties, list[bytes] | None] | None:
+    """The properties an MQPUT carries: the original handle's, with the new handle's over them;
+    and their MQRFH2 folders when one handle's, built once while its properties stay the same."""
     orig, new = pmo.OriginalMsgHandle, pmo.NewMsgHandle
     if not orig and not new:
         return None
+    if not (orig and new and orig != new):
+        h = _handle(orig or new)
+        if h.built is None or h.built[0] != h.props.version:
+            h.built = (h.props.version, rfh2.build_folders(h.props))
+        return h.props, h.built[1]
     out = Properties()
     for hmsg in (orig, new):
-        if hmsg:
-            out.items.update(_handle(hmsg).props.items)
-    return out
+        out.items.update(_handle(hmsg).props.items)
+    return out, None
 
 
 def join_for_put(pmo: PMO, md: MD, body: bytes) -> tuple[bytes, tuple[bytes, int, int] | None]:
     """The data to send with the handle's properties in an MQRFH2 in front, and the MQMD fields
     to give back to the application's descriptor afterwards (None when nothing changed)."""
-    props = for_put(pmo)
-    if not props:
+    got = for_put(pmo)
+    if got is None or not got[0]:
         return body, None
+    props, folders = got
     saved = (md.Format, md.Encoding, md.CodedCharSetId)
     md.Format, md.Encoding, md.CodedCharSetId, body = rfh2.join(props, md.Format, md.Encoding,
-                                                                md.CodedCharSetId, body)
+                                                                md.CodedCharSetId, body, folders)
     return body, saved
 
 
