@@ -23,7 +23,7 @@ from mqlite.engine.queue import Message, QueueState, matcher, wanted_ids
 from mqlite.engine.resolve import Resolved
 from mqlite.engine.shared import SharedGot
 from mqlite.props import rfh2
-from mqlite.props.deliver import HANDLE, RFH2, DeliveryError, deliver
+from mqlite.props.deliver import HANDLE, PROPERTY_GMO, RFH2, DeliveryError, deliver
 from mqlite.props.deliver import mode as delivery_mode
 from mqlite.props.rfh2 import RFH2_FORMAT, RFHError
 from mqlite.props.selector import md_lookup
@@ -86,7 +86,9 @@ class GetMixin:
             C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID)
         if match_opts & ~0x3F:
             raise MQIError(C.MQRC_MATCH_OPTIONS_ERROR)
-        how = self._property_mode(h, gmo)
+        # Properties need a decision only when the get names an option or a handle, or (below) when
+        # the message has an MQRFH2: the common get skips it.
+        how = self._property_mode(h, gmo) if opts & PROPERTY_GMO or gmo.MsgHandle not in (0, -1) else None
         if qs.shared:
             return self._shared_get(conn, h, qs, res, md, gmo, match_opts, max_length, how)
         now = self.clock.now()
@@ -96,8 +98,8 @@ class GetMixin:
         out_md = msg.md.copy()
         if msg.expiry_at is not None:
             out_md.Expiry = max(1, math.ceil((msg.expiry_at - now) * 10))
-        if how == HANDLE or (how != RFH2 and format_of(out_md) == RFH2_FORMAT):
-            body, props, comp, reason = self._with_properties(how, out_md, msg.body)
+        if how == HANDLE or format_of(out_md) == RFH2_FORMAT:
+            body, props, comp, reason = self._with_properties(how or self._property_mode(h, gmo), out_md, msg.body)
         else:
             body, props, comp, reason = msg.body, None, C.MQCC_OK, C.MQRC_NONE
         packed = msg.packed_md() if msg.expiry_at is None and body is msg.body else None
@@ -168,7 +170,7 @@ class GetMixin:
         return got.data, got.props, C.MQCC_OK, C.MQRC_NONE
 
     def _shared_get(self, conn: Conn, h: Handle, qs: QueueState, res: Resolved, md: MD, gmo: GMO,
-                    match_opts: int, max_length: int, how: str) -> GetResult:
+                    match_opts: int, max_length: int, how: str | None) -> GetResult:
         """MQGET from a shared queue: the store finds, and claims or removes, the message in one
         transaction, so two members never get the same one."""
         opts = gmo.Options
@@ -204,7 +206,7 @@ class GetMixin:
         out_md.BackoutCount = row.backout
         if row.expiry_at is not None:
             out_md.Expiry = max(1, math.ceil((row.expiry_at - now) * 10))
-        body, props, comp, reason = self._with_properties(how, out_md, row.body)
+        body, props, comp, reason = self._with_properties(how or self._property_mode(h, gmo), out_md, row.body)
         length = len(body)
         if length > max_length and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
             # Too long and not accepted truncated: not taken (the store left it), the cursor stays (2080).
