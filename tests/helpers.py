@@ -11,6 +11,15 @@ from mqlite.cmq import CMQC as C
 from mqlite.testing import Harness
 
 
+def reason(fn: Callable[..., Any], *args: Any, **kw: Any) -> tuple[int, int]:
+    """(comp, reason) of a pymqi call that fails; (0, 0) when it succeeds."""
+    try:
+        fn(*args, **kw)
+    except pymqi.MQMIError as e:
+        return e.comp, e.reason
+    return 0, 0
+
+
 def wait_until(check: Callable[[], Any], timeout: float = 20.0, what: str = "") -> Any:
     deadline = time.monotonic() + timeout
     last: Any = None

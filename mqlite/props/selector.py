@@ -127,6 +127,25 @@ def _arith(op: str, a: Any, b: Any) -> Any:
     return a / b if isinstance(a, float) or isinstance(b, float) else (a // b if a * b >= 0 else -(-a // b))
 
 
+def _junction(parts: list[Expr], decisive: bool) -> Expr:
+    """OR (``decisive`` True) or AND (False) in JMS's three-valued logic: a part with the decisive
+    value decides; else any unknown part (or one that is not a boolean) makes the whole unknown."""
+    if len(parts) == 1:
+        return parts[0]
+    other = not decisive
+
+    def f(get: Lookup) -> bool | None:
+        unknown = False
+        for p in parts:
+            v = p(get)
+            if v is decisive:
+                return decisive
+            if v is not other:
+                unknown = True
+        return None if unknown else other
+    return f
+
+
 def _arithmetic(op: str, a: Expr, b: Expr) -> Expr:
     return lambda get: _arith(op, a(get), b(get))
 
@@ -175,44 +194,17 @@ class _Parser:
         return e
 
     def orx(self) -> Expr:
-        parts = [self.andx()]
-        while self.is_kw("OR"):
-            self.take()
-            parts.append(self.andx())
-        if len(parts) == 1:
-            return parts[0]
-
-        def f(get: Lookup) -> bool | None:
-            unknown = False
-            for p in parts:
-                v = p(get)
-                if v is True:
-                    return True
-                if v is None:
-                    unknown = True
-                elif v is not False:
-                    return None
-            return None if unknown else False
-        return f
+        return _junction(self._chain("OR", self.andx), True)
 
     def andx(self) -> Expr:
-        parts = [self.notx()]
-        while self.is_kw("AND"):
-            self.take()
-            parts.append(self.notx())
-        if len(parts) == 1:
-            return parts[0]
+        return _junction(self._chain("AND", self.notx), False)
 
-        def f(get: Lookup) -> bool | None:
-            unknown = False
-            for p in parts:
-                v = p(get)
-                if v is False:
-                    return False
-                if v is not True:
-                    unknown = True
-            return None if unknown else True
-        return f
+    def _chain(self, word: str, operand: Callable[[], Expr]) -> list[Expr]:
+        parts = [operand()]
+        while self.is_kw(word):
+            self.take()
+            parts.append(operand())
+        return parts
 
     def notx(self) -> Expr:
         if self.is_kw("NOT"):

@@ -9,15 +9,8 @@ from mqlite import pymqi
 from mqlite.props import rfh2
 from mqlite.pymqi import CMQC
 from tests.conftest import RunningQM, mqlite
+from tests.helpers import reason
 from tests.server.test_durability import kill9
-
-
-def reason(fn, *args, **kw) -> tuple[int, int]:
-    try:
-        fn(*args, **kw)
-    except pymqi.MQMIError as e:
-        return e.comp, e.reason
-    return 0, 0
 
 
 def put_with(qm, queue: str, props: dict, body: bytes = b"data", fmt: bytes = CMQC.MQFMT_STRING) -> pymqi.MD:

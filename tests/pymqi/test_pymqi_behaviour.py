@@ -12,19 +12,12 @@ from mqlite import pymqi
 from mqlite.cmq import pcf
 from mqlite.pymqi import CMQC, CMQCFC
 from tests.conftest import RunningQM
+from tests.helpers import reason
 
 
 def status(qm: RunningQM, attr: str, q: str = "TEST.Q") -> int:
     out = qm.mqsc(f"DISPLAY QSTATUS({q}) {attr}").stdout
     return int(re.findall(rf"{attr}\((\d+)\)", out)[0])
-
-
-def reason(fn, *args, **kw) -> tuple[int, int]:
-    try:
-        fn(*args, **kw)
-    except pymqi.MQMIError as e:
-        return e.comp, e.reason
-    return 0, 0
 
 
 def test_queue_objects_that_are_collected_close_their_handles(running_qm: RunningQM):

@@ -8,6 +8,7 @@ from mqlite import pymqi
 from mqlite.pymqi import CMQC as C
 from tests.channels.test_channels import WAIT, harness, pair, sender  # noqa: F401  (harness: a fixture)
 from tests.conftest import RunningQM
+from tests.helpers import reason
 
 REPORT_WAIT = pymqi.GMO(Options=C.MQGMO_WAIT, WaitInterval=10000)
 
@@ -63,11 +64,7 @@ def test_coa_cod_and_expiry_reports(running_qm: RunningQM):
 
 
 def reason_of(fn, *args) -> int:
-    try:
-        fn(*args)
-    except pymqi.MQMIError as e:
-        return e.reason
-    return 0
+    return reason(fn, *args)[1]
 
 
 def test_reports_and_properties_cross_queue_managers(harness):  # noqa: F811
