@@ -206,12 +206,15 @@ class GetMixin:
         out_md.BackoutCount = row.backout
         if row.expiry_at is not None:
             out_md.Expiry = max(1, math.ceil((row.expiry_at - now) * 10))
+        if len(row.body) > max_length and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
+            # Too long and not accepted truncated: not taken (the store left it), the cursor stays (2080).
+            # The store judged the message as stored, so this does too (with properties the data an
+            # application receives is shorter: the length it is told is then enough, never too little).
+            self._fill_gmo(gmo, res, out_md, max_length)
+            return GetResult(out_md, row.body[:max_length], len(row.body), gmo, C.MQCC_WARNING,
+                             C.MQRC_TRUNCATED_MSG_FAILED)
         body, props, comp, reason = self._with_properties(how or self._property_mode(h, gmo), out_md, row.body)
         length = len(body)
-        if length > max_length and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
-            # Too long and not accepted truncated: not taken (the store left it), the cursor stays (2080).
-            self._fill_gmo(gmo, res, out_md, max_length)
-            return GetResult(out_md, body[:max_length], length, gmo, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
         if length > max_length:
             comp, reason = C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED
         if browse:
