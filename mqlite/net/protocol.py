@@ -16,7 +16,7 @@ from typing import Any
 
 from mqlite.cmq.structs import GMO, MD, OD, PMO
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2          # 2: OPEN carries the SelectionString, GET replies the handle's properties
 MAX_FRAME = 110 * 1024 * 1024          # a 100 MB message plus headers
 HEADER = struct.Struct(">IB")
 
