@@ -289,7 +289,7 @@ def test_sequence_number_mismatch_and_reset(harness):
 
 def channel_hello(qm, **fields) -> socket.socket:
     s = socket.create_connection(("127.0.0.1", qm.port))
-    hello = {"proto": 1, "kind": "channel", **fields}
+    hello = {"proto": P.PROTOCOL_VERSION, "kind": "channel", **fields}
     P.send_frame(s, P.HELLO, P.encode_json(hello))
     return s
 
