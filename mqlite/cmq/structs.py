@@ -230,6 +230,10 @@ class MD(MQStruct):
         ("OriginalLength", CMQC.MQOL_UNDEFINED, "i"),
     ]
 
+    def peek(self, name: str) -> Any:
+        """A field's value; a descriptor kept packed (``PackedMD``) is read without decoding it."""
+        return self.__dict__[name]
+
 
 class PackedMD(MD):
     """An MQMD that keeps its packed bytes and decodes them only when a field is first used.
@@ -251,6 +255,13 @@ class PackedMD(MD):
             d.update(zip(self._names, self._struct.unpack(raw), strict=False))
         return d
 
+    def peek(self, name: str) -> Any:
+        raw = self.__dict__.get("_raw")
+        if raw is None:
+            return self.__dict__[name]
+        code, at = _MD_AT[name]
+        return code.unpack_from(raw, at)[0]
+
     def __getattr__(self, name: str) -> Any:          # only for names not in __dict__ yet
         if name.startswith("__") or "_raw" not in self.__dict__:
             raise AttributeError(name)
@@ -267,6 +278,9 @@ class PackedMD(MD):
     def get(self) -> dict[str, Any]:
         self._decode()
         return super().get()
+
+
+_MD_AT = {n: (struct.Struct("@" + c), MD.field_slice(n).start) for n, _d, c in MD._fields}
 
 
 class MD1(MQStruct):

@@ -14,7 +14,6 @@ from mqlite.engine.core import (
 )
 from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import Message
-from mqlite.engine.report import report_of
 
 _BROWSE_GMO = GMO()         # a bulk browse returns properties as a plain MQGET would (PROPCTL)
 
@@ -129,7 +128,7 @@ class BatchMixin:
                 qs.remove(m)
                 self._discard_expired(m)
                 continue
-            cod = report_of(m.md) & C.MQRO_COD
+            cod = m.md.peek("Report") & C.MQRO_COD
             if (m.persistent or cod) and not syncpoint:
                 # Taken as a plain MQGET would take it (not ahead): made final, and confirmed (COD).
                 if not out and not speculative:
@@ -138,7 +137,7 @@ class BatchMixin:
                         conn.ticket = self.store.append(("del", m.seq))
                     out.append((*self._delivered(how, m, self._out_md(m, now)), False))
                     if cod:
-                        self._report(conn, m.md, m.body, "cod")
+                        self._report(conn, m.md, m.body, "cod", queue=qs.name)
                 break
             qs.remove(m)
             held.append((m, syncpoint))

@@ -17,7 +17,6 @@ from mqlite.engine.core import (
     bits,
 )
 from mqlite.engine.errors import MQIError
-from mqlite.engine.report import report_of
 from mqlite.engine.ports import Select
 from mqlite.engine.queue import Message, QueueState, matcher, wanted_ids
 from mqlite.engine.resolve import Resolved
@@ -29,21 +28,12 @@ from mqlite.props.rfh2 import RFH2_FORMAT, RFHError
 from mqlite.props.selector import md_lookup
 
 
-_FORMAT_AT = MD.field_slice("Format")
-
-
-def format_of(md: MD) -> bytes:
-    """A descriptor's Format, read without decoding one that is kept packed."""
-    raw = md.__dict__.get("_raw")
-    return raw[_FORMAT_AT] if raw is not None else md.__dict__["Format"]
-
-
 def message_props(m: Message) -> dict:
     """A message's properties as a selector reads them, parsed from its MQRFH2 once and kept."""
     props = m.props
     if props is None:
         props = {}
-        if format_of(m.md) == RFH2_FORMAT:
+        if m.md.peek("Format") == RFH2_FORMAT:
             try:
                 props = rfh2.properties_of(RFH2_FORMAT, m.md.Encoding, m.body)
             except RFHError:
@@ -98,7 +88,7 @@ class GetMixin:
         out_md = msg.md.copy()
         if msg.expiry_at is not None:
             out_md.Expiry = max(1, math.ceil((msg.expiry_at - now) * 10))
-        if how == HANDLE or format_of(out_md) == RFH2_FORMAT:
+        if how == HANDLE or out_md.peek("Format") == RFH2_FORMAT:
             body, props, comp, reason = self._with_properties(how or self._property_mode(h, gmo), out_md, msg.body)
         else:
             body, props, comp, reason = msg.body, None, C.MQCC_OK, C.MQRC_NONE
@@ -129,8 +119,8 @@ class GetMixin:
                 qs.uncommitted += 1
             elif msg.persistent:
                 conn.ticket = self.store.append(("del", msg.seq))
-            if not syncpoint and report_of(msg.md) & C.MQRO_COD and self._is_destination(qs.name):
-                self._report(conn, msg.md, msg.body, "cod")
+            if not syncpoint and msg.md.peek("Report") & C.MQRO_COD:
+                self._report(conn, msg.md, msg.body, "cod", queue=qs.name)
             if opts & C.MQGMO_LOGICAL_ORDER:
                 self._advance_group(h, msg)
         self._fill_gmo(gmo, res, out_md, min(length, max_length))
@@ -139,7 +129,7 @@ class GetMixin:
 
     def _delivered(self, how: str, m: Message, md_bytes: bytes) -> tuple[bytes, bytes]:
         """A message of a batch (read-ahead, bulk browse) as the application receives it."""
-        if how == RFH2 or format_of(m.md) != RFH2_FORMAT:
+        if how == RFH2 or m.md.peek("Format") != RFH2_FORMAT:
             return md_bytes, m.body
         md = MD.from_bytes(md_bytes)
         body = self._with_properties(how, md, m.body)[0]
@@ -160,7 +150,7 @@ class GetMixin:
     def _with_properties(how: str, out_md: MD, body: bytes) -> tuple[bytes, bytes | None, int, int]:
         """The data as the application receives it, the properties for its handle (an MQRFH2 of
         property folders, or None when no handle asked), and the completion (2421 warns)."""
-        if how == RFH2 or (how != HANDLE and format_of(out_md) != RFH2_FORMAT):
+        if how == RFH2 or (how != HANDLE and out_md.peek("Format") != RFH2_FORMAT):
             return body, None, C.MQCC_OK, C.MQRC_NONE
         d = out_md._decode() if "_raw" in out_md.__dict__ else out_md.__dict__     # type: ignore[attr-defined]
         got = deliver(how, d["Format"], d["Encoding"], d["CodedCharSetId"], body)
@@ -351,7 +341,7 @@ class GetMixin:
     def _discard_expired(self, msg: Message) -> None:
         if msg.persistent:
             self.store.append(("del", msg.seq))
-        if report_of(msg.md) & C.MQRO_EXPIRATION:
+        if msg.md.peek("Report") & C.MQRO_EXPIRATION:
             self._report(None, msg.md, msg.body, "expiry")
 
     def wait_queue(self, conn: Conn, hobj: int) -> str | None:

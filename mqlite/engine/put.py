@@ -12,7 +12,7 @@ from mqlite.engine.core import BLANK32, CONTEXT_PMO, MD_HOT, STORED_OVERHEAD, C,
 from mqlite.engine.errors import MQIError
 from mqlite.engine.ports import NewMessage
 from mqlite.engine.queue import Message, QueueState
-from mqlite.engine.report import ANY_REPORT, report_of
+from mqlite.engine.report import ANY_REPORT
 from mqlite.engine.resolve import CLUSTER, LOCAL, REMOTE, Resolved
 from mqlite.engine.shared import QSG_XMITQ, SharedPut
 from mqlite.objects.model import MQObject
@@ -244,10 +244,10 @@ class PutMixin:
     def _commit_put(self, conn: Conn, qs: QueueState, msg: Message) -> None:
         qs.insert(msg)
         qs.enq += 1
-        if report_of(msg.md) & C.MQRO_COA and self._is_destination(qs.name):
-            self._report(conn, msg.md, msg.body, "coa")
         if msg.persistent:
             conn.ticket = self.store.append(("put", msg.seq, qs.name, msg.packed_md(), msg.body, msg.expiry_at))
+        if msg.md.peek("Report") & C.MQRO_COA:
+            self._report(conn, msg.md, msg.body, "coa", queue=qs.name)
 
     def _set_context(self, conn: Conn, d: dict[str, Any], opts: int, now: float) -> None:
         """The context fields of a message descriptor (``d`` is its field dictionary)."""

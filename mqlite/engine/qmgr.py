@@ -28,8 +28,8 @@ from mqlite.engine.inquire import InquireMixin
 from mqlite.engine.open import OpenMixin
 from mqlite.engine.ports import Journal, Pager
 from mqlite.engine.put import PutMixin
-from mqlite.engine.report import ReportMixin
 from mqlite.engine.queue import DEFAULT_BUFFERS, QueueState
+from mqlite.engine.report import ReportMixin
 from mqlite.engine.resolve import Resolved
 from mqlite.engine.route import ClusterRouteMixin
 from mqlite.engine.shared import SharedPort

@@ -12,7 +12,6 @@ queue; one that cannot go there either is dropped and logged, never failing the 
 """
 from __future__ import annotations
 
-import struct
 from typing import Any
 
 from mqlite.cmq import CMQC as C
@@ -32,13 +31,6 @@ KINDS = {
 }
 ANY_REPORT = (C.MQRO_COA_WITH_FULL_DATA | C.MQRO_COD_WITH_FULL_DATA | C.MQRO_EXPIRATION_WITH_FULL_DATA
               | C.MQRO_EXCEPTION_WITH_FULL_DATA | C.MQRO_PAN | C.MQRO_NAN)
-_REPORT_AT = MD.field_slice("Report").start
-
-
-def report_of(md: MD) -> int:
-    """A descriptor's Report field, read without decoding one that is kept packed."""
-    raw = md.__dict__.get("_raw")
-    return struct.unpack_from("@i", raw, _REPORT_AT)[0] if raw is not None else md.__dict__["Report"]
 
 
 def wanted(report: int, kind: str) -> int:
@@ -77,11 +69,14 @@ def build(orig: MD, data: bytes, kind: str, level: int, qmgr: str, now: float,
 
 
 class ReportMixin:
-    def _report(self, conn: Conn | None, md: MD, data: bytes, kind: str, feedback: int = C.MQFB_NONE) -> None:
+    def _report(self, conn: Conn | None, md: MD, data: bytes, kind: str, feedback: int = C.MQFB_NONE,
+                queue: str | None = None) -> None:
         """Send the ``kind`` report ``md`` asks for, if it asks for one (``feedback``: an exception
-        report's reason)."""
-        level = wanted(report_of(md), kind)
-        if not level:
+        report's reason). ``queue``: where the message arrived or was taken; arriving at or leaving
+        a transmission queue confirms nothing (the message is on its way). The caller has already
+        journalled the message's own change: the report is never durable before what it reports."""
+        level = wanted(md.peek("Report"), kind)
+        if not level or (queue is not None and not self._is_destination(queue)):
             return
         md = md.copy()
         dest_q, dest_qm = text(md.ReplyToQ), text(md.ReplyToQMgr)

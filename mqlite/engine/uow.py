@@ -15,7 +15,6 @@ from mqlite.engine.core import (
 )
 from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import Message, QueueState
-from mqlite.engine.report import report_of
 
 
 class UnitOfWorkMixin:
@@ -49,8 +48,16 @@ class UnitOfWorkMixin:
         touched: set[str] = set()
         if conn.shared_uow:
             self._commit_shared(conn)
-        self._commit_entries(conn.uow, ops, touched)
+        reports: list[tuple[Message, str, str]] = []
+        self._commit_entries(conn.uow, ops, touched, reports)
         self._end_unit(conn, ops, touched)
+        self._send_reports(conn, reports)
+
+    def _send_reports(self, conn: Conn, reports: list[tuple[Message, str, str]]) -> None:
+        """The COA and COD reports of a committed unit, after its journal operations (a report is
+        never durable before the commit it confirms) and as durable as the commit's reply."""
+        for msg, kind, queue in reports:
+            self._report(conn, msg.md, msg.body, kind, queue=queue)
 
     def _end_unit(self, conn: Conn, ops: list[tuple[Any, ...]], touched: set[str], detach: bool = True) -> None:
         """After a unit of work ended: the connection has none (``detach``), its journal operations
@@ -64,10 +71,10 @@ class UnitOfWorkMixin:
             self.hooks.available(q)
 
     def _commit_entries(self, entries: list[tuple[str, QueueState, Message]], ops: list[tuple[Any, ...]],
-                        touched: set[str]) -> None:
-        """Make a unit's puts visible and its gets final, journalling the persistent ones."""
+                        touched: set[str], reports: list[tuple[Message, str, str]]) -> None:
+        """Make a unit's puts visible and its gets final, journalling the persistent ones; the
+        reports they ask for go in ``reports`` (sent once the unit's operations are journalled)."""
         puts: dict[str, tuple[QueueState, list[Message]]] = {}
-        reports: list[tuple[Message, str]] = []
         for kind, qs, msg in entries:
             if kind[0] == "s":
                 continue
@@ -78,13 +85,13 @@ class UnitOfWorkMixin:
                 puts.setdefault(qs.name, (qs, []))[1].append(msg)
                 if msg.persistent:
                     ops.append(("put", msg.seq, qs.name, msg.packed_md(), msg.body, msg.expiry_at))
-                if report_of(msg.md) & C.MQRO_COA and self._is_destination(qs.name):
-                    reports.append((msg, "coa"))
+                if msg.md.peek("Report") & C.MQRO_COA:
+                    reports.append((msg, "coa", qs.name))
             else:
                 if msg.persistent:
                     ops.append(("del", msg.seq))
-                if report_of(msg.md) & C.MQRO_COD and self._is_destination(qs.name):
-                    reports.append((msg, "cod"))
+                if msg.md.peek("Report") & C.MQRO_COD:
+                    reports.append((msg, "cod", qs.name))
         for name, (qs, msgs) in puts.items():
             if len(msgs) == 1:
                 qs.insert(msgs[0])
@@ -92,8 +99,6 @@ class UnitOfWorkMixin:
                 qs.insert_many(msgs)
             qs.enq += len(msgs)
             touched.add(name)
-        for msg, kind in reports:
-            self._report(None, msg.md, msg.body, kind)
 
     def _commit_shared(self, conn: Conn) -> None:
         """The shared part of MQCMIT, first: its puts written and its gets deleted in one store
@@ -210,13 +215,15 @@ class UnitOfWorkMixin:
             chosen = set(commit) | set(backout)
             backout = list(backout) + [x for x in self.prepared if x.startswith(backout_prefix) and x not in chosen]
         touched: set[str] = set()
+        reports: list[tuple[Message, str, str]] = []
         for xid in commit:
-            self._commit_entries(self.prepared.pop(xid).entries, ops, touched)
+            self._commit_entries(self.prepared.pop(xid).entries, ops, touched, reports)
             ops.append(("xdone", xid))
         for xid in backout:
             self._backout_entries(self.prepared.pop(xid).entries, ops, touched)
             ops.append(("xdone", xid))
         self._end_unit(conn, ops, touched, detach=False)
+        self._send_reports(conn, reports)
         return {"outcome": outcome, "committed": len(commit), "backed_out": len(backout)}
 
     def _end_prefix(self, prefix: str) -> list[tuple[Any, ...]]:

@@ -25,14 +25,29 @@ from typing import Any
 
 from mqlite.cmq import CMQC, CMQCFC, CMQSTRC, CMQXC, CMQZC, headers, structs
 from mqlite.cmq.structs import MQStruct
+from mqlite.props.structs import CMHO, DMHO, DMPO, IMPO, PD, SMPO
+from mqlite.pymqi import msghandle as _msghandle
 from mqlite.pymqi import pcf as _pcf
 from mqlite.pymqi import qmgr as _qmgr
 from mqlite.pymqi import queue as _queue
-from mqlite.props.structs import CMHO, DMHO, DMPO, IMPO, PD, SMPO
-from mqlite.pymqi import msghandle as _msghandle
 from mqlite.pymqi.errors import Error, MQMIError, PYIFError
+from mqlite.pymqi.pcf import (
+    CFBF,
+    CFBS,
+    CFGR,
+    CFH,
+    CFIF,
+    CFIL,
+    CFIL64,
+    CFIN,
+    CFIN64,
+    CFSF,
+    CFSL,
+    CFST,
+    ByteString,
+    Filter,
+)
 from mqlite.pymqi.rfh2 import RFH2
-from mqlite.pymqi.pcf import CFBF, CFBS, CFGR, CFH, CFIF, CFIL, CFIL64, CFIN, CFIN64, CFSF, CFSL, CFST, ByteString, Filter
 
 for _m, _n in ((CMQC, "CMQC"), (CMQCFC, "CMQCFC"), (CMQXC, "CMQXC"), (CMQZC, "CMQZC"), (CMQSTRC, "CMQSTRC")):
     sys.modules[f"{__name__}.{_n}"] = _m

@@ -12,9 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mqlite.cmq import CMQC
+from mqlite.cmq import CMQC, CMQXC
 from mqlite.cmq import CMQCFC as CH
-from mqlite.cmq import CMQXC
 
 # Object kinds -----------------------------------------------------------------------------------
 QLOCAL, QMODEL, QALIAS, QREMOTE = "QLOCAL", "QMODEL", "QALIAS", "QREMOTE"

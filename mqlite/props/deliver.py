@@ -31,7 +31,6 @@ from mqlite.props.rfh2 import RFH2_FORMAT, RFHError, folders_blob, split
 RFH2, HANDLE, NONE, COMPAT = "rfh2", "handle", "none", "compat"
 PROPERTY_GMO = (C.MQGMO_PROPERTIES_FORCE_MQRFH2 | C.MQGMO_NO_PROPERTIES | C.MQGMO_PROPERTIES_IN_HANDLE
                 | C.MQGMO_PROPERTIES_COMPATIBILITY)
-PROPCTL_VALUES = (C.MQPROP_COMPATIBILITY, C.MQPROP_NONE, C.MQPROP_ALL, C.MQPROP_FORCE_MQRFH2, C.MQPROP_V6COMPAT)
 
 
 class DeliveryError(Exception):
@@ -43,20 +42,16 @@ class DeliveryError(Exception):
 def mode(gmo_options: int, has_handle: bool, propctl: int) -> str:
     """How properties are returned: one of RFH2, HANDLE, NONE, COMPAT (the table above)."""
     chosen = gmo_options & PROPERTY_GMO
-    if not chosen and not has_handle:                     # the common case, first
-        return COMPAT if propctl == C.MQPROP_COMPATIBILITY else NONE if propctl == C.MQPROP_NONE else RFH2
-    if chosen & (chosen - 1):
-        raise DeliveryError(C.MQRC_OPTIONS_ERROR)
-    if chosen == C.MQGMO_PROPERTIES_FORCE_MQRFH2:
-        return RFH2
-    if chosen == C.MQGMO_NO_PROPERTIES:
-        return NONE
-    if chosen == C.MQGMO_PROPERTIES_IN_HANDLE:
-        if not has_handle:
+    if chosen:
+        if chosen & (chosen - 1):
+            raise DeliveryError(C.MQRC_OPTIONS_ERROR)
+        if chosen == C.MQGMO_PROPERTIES_FORCE_MQRFH2:
+            return RFH2
+        if chosen == C.MQGMO_NO_PROPERTIES:
+            return NONE
+        if chosen == C.MQGMO_PROPERTIES_IN_HANDLE and not has_handle:
             raise DeliveryError(C.MQRC_HMSG_ERROR)
-        return HANDLE
-    if chosen == C.MQGMO_PROPERTIES_COMPATIBILITY:
-        return HANDLE if has_handle else COMPAT
+        return HANDLE if has_handle else COMPAT           # IN_HANDLE, or PROPERTIES_COMPATIBILITY
     if propctl == C.MQPROP_FORCE_MQRFH2:
         return RFH2
     if propctl == C.MQPROP_NONE:
@@ -81,7 +76,7 @@ def deliver(how: str, fmt: bytes, encoding: int, ccsid: int, data: bytes) -> Del
     if fmt != RFH2_FORMAT or how == RFH2:
         return Delivered(fmt, encoding, ccsid, data, b"" if how == HANDLE else None, C.MQRC_NONE)
     try:
-        s = split(fmt, encoding, ccsid, data, parse=False)
+        s = split(fmt, encoding, ccsid, data)
     except RFHError:
         # MQ returns the message with its header as it is and warns (2421 MQRC_RFH_FORMAT_ERROR).
         return Delivered(fmt, encoding, ccsid, data, None, C.MQRC_RFH_FORMAT_ERROR)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mqlite.cmq import CMQC as C
-from mqlite.props.values import INT_RANGES, Properties, PropertyError, to_text
+from mqlite.props.values import INT_RANGES, Properties, PropertyError, coerce, to_text
 
 RFH2_FORMAT = C.MQFMT_RF_HEADER_2               # b"MQHRF2  "
 FIXED = C.MQRFH_STRUC_LENGTH_FIXED_2            # 36
@@ -134,11 +134,6 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def folder_name(folder: bytes) -> str:
-    m = _TAG.match(folder.decode("utf-8", "replace").lstrip())
-    return m.group(2) if m else ""
-
-
 def _decode(folder: bytes) -> str:
     try:
         return folder.rstrip(b" \0").decode("utf-8")
@@ -146,14 +141,17 @@ def _decode(folder: bytes) -> str:
         raise RFHError(C.MQRC_RFH_FORMAT_ERROR, "folder is not UTF-8") from None
 
 
-def is_property_folder(folder: bytes) -> bool:
-    text = folder.decode("utf-8", "replace").lstrip()
-    m = _TAG.match(text)
+def property_folder(folder: bytes) -> str | None:
+    """The folder's name when it holds properties (a folder MQ reads them from, or one marked
+    ``content='properties'``), else None (an application's own folder)."""
+    m = _TAG.match(folder.decode("utf-8", "replace").lstrip())
     if m is None:
-        return False
-    if m.group(2) in PROPERTY_FOLDERS:
-        return True
-    return any(k == "content" and (a or b) == "properties" for k, a, b in _ATTR.findall(m.group(3)))
+        return None
+    name = m.group(2)
+    if name in PROPERTY_FOLDERS or any(k == "content" and (a or b) == "properties"
+                                       for k, a, b in _ATTR.findall(m.group(3))):
+        return name
+    return None
 
 
 def _typed(dt: str | None, nil: bool, text: str) -> tuple[int, Any]:
@@ -173,9 +171,9 @@ def _typed(dt: str | None, nil: bool, text: str) -> tuple[int, Any]:
         if ptype == C.MQTYPE_BYTE_STRING:
             return ptype, bytes.fromhex(text.strip())
         if ptype in INT_RANGES:
-            return ptype, int(text.strip())
-        return ptype, float(text.strip())
-    except ValueError:
+            return ptype, coerce(int(text.strip()), ptype)
+        return ptype, coerce(float(text.strip()), ptype)
+    except (ValueError, PropertyError):
         raise RFHError(C.MQRC_RFH_FORMAT_ERROR, f"value {text!r} is not {dt}") from None
 
 
@@ -285,8 +283,7 @@ def _elements(tree: dict[str, Any]) -> str:
 # --- whole messages ---------------------------------------------------------------------------------
 @dataclass
 class Split:
-    """A message taken apart: its properties, and the data an application sees without them."""
-    props: dict[str, tuple[int, Any]]
+    """A message with its property folders taken out: the data an application sees without them."""
     format: bytes
     encoding: int
     ccsid: int
@@ -295,36 +292,30 @@ class Split:
     folders: list[bytes] = field(default_factory=list)    # the property folders, as they were
 
 
-def split(fmt: bytes, encoding: int, ccsid: int, body: bytes, parse: bool = True) -> Split:
+def split(fmt: bytes, encoding: int, ccsid: int, body: bytes) -> Split:
     """Remove the property folders from the MQRFH2 chain at the front of ``body``; a header left
-    with no folders is removed too, its Format/Encoding/CCSID passed to what precedes it.
-    ``parse``: build the properties (else each folder is only checked to read, and ``props`` is
-    empty: what MQGET needs, the folders going on to the handle as they are)."""
+    with no folders is removed too, its Format/Encoding/CCSID passed to what precedes it. Each
+    property folder is checked to read (2421), not built into properties: MQGET hands the folders
+    on to the message handle as they are (``properties_of`` builds them)."""
     headers, off, fmt2, enc2, ccsid2 = parse_chain(fmt, encoding, body, C.MQRC_RFH_FORMAT_ERROR)
-    props: dict[str, tuple[int, Any]] = {}
-    if not headers:
-        return Split(props, fmt, encoding, ccsid, body, False)
     kept: list[Header] = []
     taken: list[bytes] = []
-    jms = changed = False
+    jms = False
     for h in headers:
         rest = []
         for f in h.folders:
-            if is_property_folder(f):
-                if parse:
-                    folder_properties(f, props)
-                else:
-                    check_folder(f)
-                taken.append(f)
-                jms = jms or folder_name(f) in JMS_FOLDERS
-                changed = True
-            else:
+            name = property_folder(f)
+            if name is None:
                 rest.append(f)
+                continue
+            check_folder(f)
+            taken.append(f)
+            jms = jms or name in JMS_FOLDERS
         if rest:
             h.folders = rest
             kept.append(h)
-    if not changed:
-        return Split(props, fmt, encoding, ccsid, body, False, taken)
+    if not taken:
+        return Split(fmt, encoding, ccsid, body, False)
     # Rebuild from the back: each kept header describes what follows it, and its integers are in
     # the order the encoding before it names.
     tail = body[off:]
@@ -334,9 +325,9 @@ def split(fmt: bytes, encoding: int, ccsid: int, body: bytes, parse: bool = True
         tail = h.pack() + tail
         nfmt, nenc, nccsid = RFH2_FORMAT, (_BIG if h.big_endian else NATIVE), UTF8
     if not kept:
-        return Split(props, fmt2, enc2, ccsid2, tail, jms, taken)
+        return Split(fmt2, enc2, ccsid2, tail, jms, taken)
     out_enc = encoding if kept[0].big_endian == big_endian(encoding) else nenc
-    return Split(props, RFH2_FORMAT, out_enc, ccsid, tail, jms, taken)
+    return Split(RFH2_FORMAT, out_enc, ccsid, tail, jms, taken)
 
 
 def join(props: Properties, fmt: bytes, encoding: int, ccsid: int, body: bytes,
@@ -364,7 +355,7 @@ def properties_of(fmt: bytes, encoding: int, body: bytes) -> dict[str, tuple[int
     props: dict[str, tuple[int, Any]] = {}
     for h in headers:
         for f in h.folders:
-            if is_property_folder(f):
+            if property_folder(f) is not None:
                 folder_properties(f, props)
     return props
 
@@ -375,18 +366,5 @@ def check(fmt: bytes, encoding: int, body: bytes) -> None:
         parse_chain(fmt, encoding, body, C.MQRC_RFH_ERROR)
 
 
-__all__ = [
-    "RFH2_FORMAT",
-    "Header",
-    "PropertyError",
-    "RFHError",
-    "Split",
-    "build_folders",
-    "check",
-    "folder_properties",
-    "is_property_folder",
-    "join",
-    "parse_chain",
-    "properties_of",
-    "split",
-]
+__all__ = ["RFH2_FORMAT", "Header", "RFHError", "Split", "build_folders", "check", "folder_properties",
+           "folders_blob", "join", "parse_chain", "properties_of", "property_folder", "split"]

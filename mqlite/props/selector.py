@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from mqlite.cmq import CMQC as C
-from mqlite.props.values import canonical
+from mqlite.props.values import MD_PREFIX, canonical, md_property
 
 Lookup = Callable[[str], Any]          # a name → its value, or None
 Expr = Callable[[Lookup], Any]
@@ -346,21 +346,12 @@ def compile_selector(text: str) -> Expr:
     return _Parser(text).parse()
 
 
-_MD_BYTES = frozenset({"MsgId", "CorrelId", "GroupId", "AccountingToken"})
-
-
 def md_lookup(md: Any, props: Mapping[str, tuple[int, Any]]) -> Lookup:
     """The names a selector reads from one message: its properties, and its descriptor fields."""
     def get(name: str) -> Any:
-        if name.startswith("Root.MQMD."):
-            field = name[10:]
-            try:
-                value = getattr(md, field)
-            except AttributeError:
-                return None
-            if isinstance(value, bytes) and field not in _MD_BYTES:
-                return value.rstrip(b" \0").decode("ascii", "replace")
-            return value
+        if name.startswith(MD_PREFIX):
+            got = md_property(md, name[len(MD_PREFIX):])
+            return None if got is None else got[1]
         got = props.get(name)
         if got is None:
             form = _JMS_FORM.get(name)

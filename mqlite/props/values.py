@@ -35,11 +35,11 @@ MD_PREFIX = "Root.MQMD."
 
 
 class PropertyError(Exception):
-    """An MQ property call refused, with MQ's reason code (and the value, for 2469's warning)."""
+    """An MQ property call refused, with MQ's reason code (completion MQCC_FAILED)."""
 
-    def __init__(self, reason: int, comp: int = C.MQCC_FAILED, value: Any = None, length: int = 0) -> None:
+    def __init__(self, reason: int) -> None:
         super().__init__(reason)
-        self.reason, self.comp, self.value, self.length = reason, comp, value, length
+        self.reason = reason
 
 
 def canonical(name: str) -> str:
@@ -221,16 +221,29 @@ def value_length(ptype: int, value: Any) -> int:
 
 
 def matches(pattern: str, name: str) -> bool:
-    """MQINQMP's wildcard: ``%`` alone is every property; ``folder.%`` every property in a folder
-    (``usr.%`` the user properties); otherwise the name itself (synonyms applied)."""
+    """MQINQMP's wildcards: ``%`` alone is every property; ``folder.%`` every property in a folder
+    (``usr.%`` the user properties)."""
     if pattern == "%":
         return True
-    if pattern.endswith(".%"):
-        folder = pattern[:-2]
-        if folder == "usr":
-            return "." not in name
-        return name.startswith(folder + ".")
-    return canonical(pattern) == name
+    folder = pattern[:-2]
+    return "." not in name if folder == "usr" else name.startswith(folder + ".")
+
+
+# Descriptor fields that are identifiers (byte strings as properties); the other character fields
+# read as strings without their padding.
+_MD_BYTES = frozenset({"MsgId", "CorrelId", "GroupId", "AccountingToken"})
+
+
+def md_property(md: Any, field: str) -> tuple[int, Any] | None:
+    """``Root.MQMD.<field>`` of a descriptor as a property (type, value), or None for no such field."""
+    if field in ("StrucId", "Version") or field not in md._names:
+        return None
+    value = md.peek(field)
+    if isinstance(value, bytes):
+        if field in _MD_BYTES:
+            return C.MQTYPE_BYTE_STRING, value
+        return C.MQTYPE_STRING, value.split(b"\0", 1)[0].rstrip(b" ").decode("ascii", "replace")
+    return C.MQTYPE_INT32, value
 
 
 class Properties:
@@ -293,5 +306,5 @@ class Properties:
             yield name, ptype, value
 
     def values(self) -> dict[str, Any]:
-        """name → value (what a selector or the Spark column reads)."""
+        """name → value (``MessageHandle.get_all_properties``)."""
         return {name: v for name, (_t, v) in self.items.items()}

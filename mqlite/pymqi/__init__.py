@@ -14,7 +14,9 @@ import sys
 
 from mqlite.cmq import CMQC, CMQCFC, CMQXC, headers, structs
 from mqlite.cmq.structs import MQStruct
+from mqlite.props.structs import CMHO, DMHO, DMPO, IMPO, PD, SMPO
 from mqlite.pymqi.errors import Error, MQMIError, PYIFError
+from mqlite.pymqi.msghandle import MessageHandle
 from mqlite.pymqi.pcf import (
     CFBF,
     CFBS,
@@ -33,10 +35,8 @@ from mqlite.pymqi.pcf import (
     PCFExecute,
 )
 from mqlite.pymqi.qmgr import QueueManager, connect, ensure_bytes
-from mqlite.pymqi.msghandle import MessageHandle
 from mqlite.pymqi.queue import MQ_MAX_MSG, Queue, StreamMark
 from mqlite.pymqi.rfh2 import RFH2
-from mqlite.props.structs import CMHO, DMHO, DMPO, IMPO, PD, SMPO
 
 # The constant modules are importable as mqlite.pymqi.CMQC etc. and are real source files.
 for _m, _n in ((CMQC, "CMQC"), (CMQCFC, "CMQCFC"), (CMQXC, "CMQXC")):

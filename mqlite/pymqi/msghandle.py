@@ -7,13 +7,22 @@ from __future__ import annotations
 
 import itertools
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from mqlite.cmq import CMQC
 from mqlite.cmq.structs import MD, PMO
 from mqlite.props import rfh2
 from mqlite.props.structs import CMHO, DMHO, DMPO, IMPO, PD, SMPO
-from mqlite.props.values import MD_PREFIX, Properties, PropertyError, check_name, convert, value_length
+from mqlite.props.values import (
+    MD_PREFIX,
+    Properties,
+    PropertyError,
+    check_name,
+    convert,
+    md_property,
+    value_length,
+)
 from mqlite.pymqi.errors import MQMIError
 
 _ids = itertools.count(0x10000001)
@@ -69,7 +78,7 @@ def delete(hmsg: int) -> None:
 
 
 def _fail(e: PropertyError) -> MQMIError:
-    return MQMIError(e.comp, e.reason)
+    return MQMIError(CMQC.MQCC_FAILED, e.reason)
 
 
 def set_property(hmsg: int, name: str, value: Any, ptype: int | None, smpo: SMPO | None = None) -> None:
@@ -83,18 +92,6 @@ def set_property(hmsg: int, name: str, value: Any, ptype: int | None, smpo: SMPO
         raise _fail(e) from None
 
 
-def _md_property(h: _Handle, name: str) -> tuple[str, int, Any] | None:
-    field = name[len(MD_PREFIX):]
-    if h.md is None or field not in MD._names or field in ("StrucId", "Version"):
-        return None
-    value = h.md.__dict__[field]
-    if isinstance(value, bytes):
-        if field in ("MsgId", "CorrelId", "GroupId", "AccountingToken"):
-            return name, CMQC.MQTYPE_BYTE_STRING, value
-        return name, CMQC.MQTYPE_STRING, value.rstrip(b" \0").decode("ascii", "replace")
-    return name, CMQC.MQTYPE_INT32, value
-
-
 def inquire(hmsg: int, name: str, impo_options: int, want: int, max_length: int | None
             ) -> tuple[Any, int, str, int]:
     """MQINQMP: (value, type, name, data length). The value longer than ``max_length`` bytes
@@ -106,11 +103,10 @@ def inquire(hmsg: int, name: str, impo_options: int, want: int, max_length: int 
             raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_PROPERTY_NOT_AVAILABLE)
         pos, pname, ptype, value = found
     elif name.startswith(MD_PREFIX):
-        got = _md_property(h, name)
+        got = md_property(h.md, name[len(MD_PREFIX):]) if h.md is not None else None
         if got is None:
             raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_PROPERTY_NOT_AVAILABLE)
-        pname, ptype, value = got
-        pos = h.cursor
+        (ptype, value), pname, pos = got, name, h.cursor
     else:
         try:
             if name != "%" and not name.endswith(".%"):
@@ -170,17 +166,23 @@ def for_put(pmo: PMO) -> tuple[Properties, list[bytes] | None] | None:
     return out, None
 
 
-def join_for_put(pmo: PMO, md: MD, body: bytes) -> tuple[bytes, tuple[bytes, int, int] | None]:
-    """The data to send with the handle's properties in an MQRFH2 in front, and the MQMD fields
-    to give back to the application's descriptor afterwards (None when nothing changed)."""
+def put_with(pmo: PMO, md: MD, body: bytes, send: Callable[[bytes], None]) -> None:
+    """An MQPUT or MQPUT1 whose MQPMO names message handles: ``send`` gets the data with their
+    properties in an MQRFH2 in front (the MQMD's Format, Encoding and CCSID moved into it), and
+    the application's descriptor gets its own three fields back afterwards, whatever the reply
+    wrote there."""
     got = for_put(pmo)
     if got is None or not got[0]:
-        return body, None
+        send(body)
+        return
     props, folders = got
     saved = (md.Format, md.Encoding, md.CodedCharSetId)
-    md.Format, md.Encoding, md.CodedCharSetId, body = rfh2.join(props, md.Format, md.Encoding,
+    md.Format, md.Encoding, md.CodedCharSetId, data = rfh2.join(props, md.Format, md.Encoding,
                                                                 md.CodedCharSetId, body, folders)
-    return body, saved
+    try:
+        send(data)
+    finally:
+        md.Format, md.Encoding, md.CodedCharSetId = saved
 
 
 def after_get(hmsg: int, md: MD, blob: bytes) -> None:

@@ -318,20 +318,17 @@ class QueueManager:
         md_ = mDesc if mDesc is not None else MD()
         pmo_ = putOpts if putOpts is not None else PMO()
         body = self._body(msg, md_)
-        saved = None
+
+        def send(data: bytes) -> None:
+            reply = self._call(P.PUT1, V.Put1.request(od_, pmo_, md_, data))
+            check_reply(reply)
+            comp, reason = V.Put1.parse_reply(reply, od_, md_, pmo_)
+            if comp:
+                raise MQMIError(comp, reason)
         if pmo_.OriginalMsgHandle or pmo_.NewMsgHandle:
-            body, saved = msghandle.join_for_put(pmo_, md_, body)
-        try:
-            reply = self._call(P.PUT1, V.Put1.request(od_, pmo_, md_, body))
-        finally:
-            if saved is not None:
-                md_.Format, md_.Encoding, md_.CodedCharSetId = saved
-        check_reply(reply)
-        comp, reason = V.Put1.parse_reply(reply, od_, md_, pmo_)
-        if saved is not None:
-            md_.Format, md_.Encoding, md_.CodedCharSetId = saved
-        if comp:
-            raise MQMIError(comp, reason)
+            msghandle.put_with(pmo_, md_, body, send)
+        else:
+            send(body)
 
     def _body(self, msg: Any, md_: MD) -> bytes:
         if isinstance(msg, str):

@@ -129,14 +129,10 @@ class Queue:
         pmo_ = putOpts if putOpts is not None else PMO()
         qmgr = self.__qMgr
         body = qmgr._body(msg, md_)
-        saved = None
         if pmo_.OriginalMsgHandle or pmo_.NewMsgHandle:
-            body, saved = msghandle.join_for_put(pmo_, md_, body)
-        try:
+            msghandle.put_with(pmo_, md_, body, lambda data: self.__put(hobj, qmgr, md_, pmo_, data))
+        else:
             self.__put(hobj, qmgr, md_, pmo_, body)
-        finally:
-            if saved is not None:
-                md_.Format, md_.Encoding, md_.CodedCharSetId = saved
 
     def __put(self, hobj: int, qmgr: QueueManager, md_: MD, pmo_: PMO, body: bytes) -> None:
         opts = pmo_.Options

@@ -1,0 +1,51 @@
+"""Report messages in the engine alone: a report is journalled after what it confirms, and the
+call's reply waits for it (issue 18: reports survive kill -9 exactly like their messages)."""
+from __future__ import annotations
+
+from mqlite.cmq import CMQC as C
+from mqlite.cmq.structs import MD, PMO
+from tests.conftest import Engine
+
+
+def journal(e: Engine) -> list[tuple[str, str, int]]:
+    """Record (operation, queue, ticket) of everything the engine journals from now on."""
+    log: list[tuple[str, str, int]] = []
+    append, extend = e.store.append, e.store.extend
+
+    def one(op):
+        t = append(op)
+        log.append((op[0], op[2] if op[0] == "put" else "", t))
+        return t
+
+    def many(ops):
+        t = extend(ops)
+        log.extend((op[0], op[2] if op[0] == "put" else "", t) for op in ops)
+        return t
+    e.store.append, e.store.extend = one, many
+    return log
+
+
+def test_reports_are_journalled_after_what_they_confirm(eng: Engine):
+    eng.mqsc("DEFINE QLOCAL(REPLY.Q)")
+    h, _ = eng.open("Q1", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    log = journal(eng)
+    report = dict(Persistence=C.MQPER_PERSISTENT, ReplyToQ=b"REPLY.Q")
+    # Outside syncpoint: the message, then its COA; the put's reply waits for the COA too.
+    eng.put(h.hobj, b"a", Report=C.MQRO_COA, **report)
+    assert [x[:2] for x in log] == [("put", "Q1"), ("put", "REPLY.Q")]
+    assert eng.conn.ticket == log[-1][2]
+    # In a unit of work: the unit's operations, then the reports of MQCMIT (COA of the put, COD
+    # of the get), and MQCMIT's reply waits for them.
+    log.clear()
+    eng.qm.put(eng.conn, h.hobj, MD(Report=C.MQRO_COA | C.MQRO_COD, **report), PMO(Options=C.MQPMO_SYNCPOINT),
+               b"b")
+    eng.qm.commit(eng.conn)
+    assert [x[:2] for x in log] == [("put", "Q1"), ("put", "REPLY.Q")]
+    assert eng.conn.ticket == log[-1][2]
+    log.clear()
+    eng.get(h.hobj, C.MQGMO_SYNCPOINT)              # the COA-only message "a"
+    eng.get(h.hobj, C.MQGMO_SYNCPOINT)              # "b", which asks for COD
+    assert log == []
+    eng.qm.commit(eng.conn)
+    assert [x[:2] for x in log] == [("del", ""), ("del", ""), ("put", "REPLY.Q")]
+    assert eng.conn.ticket == log[-1][2]
