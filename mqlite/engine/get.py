@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Callable
 
+from mqlite.cmq.headers import XQH_LEN, original_md
 from mqlite.cmq.structs import GMO, MD, pad
 from mqlite.engine.core import (
     BROWSE_GMO,
@@ -342,7 +343,11 @@ class GetMixin:
         if msg.persistent:
             self.store.append(("del", msg.seq))
         if msg.md.peek("Report") & C.MQRO_EXPIRATION:
-            self._report(None, msg.md, msg.body, "expiry")
+            md, data = msg.md, msg.body
+            if md.peek("Format") == C.MQFMT_XMIT_Q_HEADER and len(data) >= XQH_LEN:
+                # Expired on its way: the report is about the application's message, not its MQXQH.
+                md, data = MD.from_bytes(original_md(msg.packed_md(), data)), data[XQH_LEN:]
+            self._report(None, md, data, "expiry")
 
     def wait_queue(self, conn: Conn, hobj: int) -> str | None:
         """The queue a waiting MQGET on this handle waits for."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import MD, PMO
+from mqlite.engine.errors import MQIError
 from tests.conftest import Engine
 
 
@@ -49,3 +50,23 @@ def test_reports_are_journalled_after_what_they_confirm(eng: Engine):
     eng.qm.commit(eng.conn)
     assert [x[:2] for x in log] == [("del", ""), ("del", ""), ("put", "REPLY.Q")]
     assert eng.conn.ticket == log[-1][2]
+
+
+def test_an_expiry_report_for_a_message_that_expired_on_its_way(eng: Engine):
+    """A message that expires on a transmission queue: the report is about the application's
+    message (its data and Format), not about the MQXQH in front of it."""
+    eng.mqsc("DEFINE QLOCAL(REPLY.Q)\nDEFINE QLOCAL(XQ) USAGE(XMITQ)\n"
+             "DEFINE QREMOTE(FAR.Q) RNAME(Q) RQMNAME(FAR) XMITQ(XQ)")
+    far, _ = eng.open("FAR.Q", C.MQOO_OUTPUT)
+    eng.put(far.hobj, b"too slow", Report=C.MQRO_EXPIRATION_WITH_FULL_DATA, ReplyToQ=b"REPLY.Q", Expiry=5,
+            Format=C.MQFMT_STRING)
+    eng.clock.advance(1)
+    xq, _ = eng.open("XQ", C.MQOO_INPUT_SHARED)
+    try:
+        eng.get(xq.hobj)
+        raise AssertionError("the expired message was got")
+    except MQIError as e:
+        assert e.reason == C.MQRC_NO_MSG_AVAILABLE
+    reply, _ = eng.open("REPLY.Q", C.MQOO_INPUT_SHARED)
+    r = eng.get(reply.hobj)
+    assert (r.body, r.md.Feedback, r.md.Format) == (b"too slow", C.MQFB_EXPIRATION, C.MQFMT_STRING)
