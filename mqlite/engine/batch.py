@@ -14,6 +14,8 @@ from mqlite.engine.core import (
 )
 from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import Message
+from mqlite.props.deliver import RFH2
+from mqlite.props.rfh2 import RFH2_FORMAT
 
 _BROWSE_GMO = GMO()         # a bulk browse returns properties as a plain MQGET would (PROPCTL)
 
@@ -128,7 +130,11 @@ class BatchMixin:
                 qs.remove(m)
                 self._discard_expired(m)
                 continue
-            cod = m.md.peek("Report") & C.MQRO_COD
+            d = m.md.__dict__
+            if "_raw" in d:                     # a descriptor kept packed: read, not decoded
+                cod, fmt = m.md.peek("Report") & C.MQRO_COD, m.md.peek("Format")
+            else:
+                cod, fmt = d["Report"] & C.MQRO_COD, d["Format"]
             if (m.persistent or cod) and not syncpoint:
                 # Taken as a plain MQGET would take it (not ahead): made final, and confirmed (COD).
                 if not out and not speculative:
@@ -145,7 +151,10 @@ class BatchMixin:
                 uow.append(("get", qs, m))
                 qs.uncommitted += 1
             md = m._packed if m.expiry_at is None and m._packed is not None else self._out_md(m, now)
-            out.append((*self._delivered(how, m, md), True))
+            if fmt == RFH2_FORMAT and how != RFH2:
+                out.append((*self._delivered(how, m, md), True))
+            else:
+                out.append((md, m.body, True))
             size += len(m.body) + 400
         qs.deq += len(out)
         if not out:

@@ -89,7 +89,12 @@ class GetMixin:
         out_md = msg.md.copy()
         if msg.expiry_at is not None:
             out_md.Expiry = max(1, math.ceil((msg.expiry_at - now) * 10))
-        if how == HANDLE or out_md.peek("Format") == RFH2_FORMAT:
+        d = msg.md.__dict__
+        if "_raw" in d:                         # a descriptor kept packed: read, not decoded
+            fmt, report = msg.md.peek("Format"), msg.md.peek("Report")
+        else:
+            fmt, report = d["Format"], d["Report"]
+        if how == HANDLE or fmt == RFH2_FORMAT:
             body, props, comp, reason = self._with_properties(how or self._property_mode(h, gmo), out_md, msg.body)
         else:
             body, props, comp, reason = msg.body, None, C.MQCC_OK, C.MQRC_NONE
@@ -120,7 +125,7 @@ class GetMixin:
                 qs.uncommitted += 1
             elif msg.persistent:
                 conn.ticket = self.store.append(("del", msg.seq))
-            if not syncpoint and msg.md.peek("Report") & C.MQRO_COD:
+            if report & C.MQRO_COD and not syncpoint:
                 self._report(conn, msg.md, msg.body, "cod", queue=qs.name)
             if opts & C.MQGMO_LOGICAL_ORDER:
                 self._advance_group(h, msg)
