@@ -345,7 +345,8 @@ class SenderMCA(threading.Thread):
                         run = qm.take_nonpersistent(conn, self.hobj, 4 * batchsz - len(frames))
                         for md, body in run:
                             if len(body) - XQH_LEN > self.maxmsgl:
-                                self._too_big(conn, md, body, False)
+                                frames.extend(P.frame(P.CH_MSG, FAST_HEADER + m + b)
+                                              for m, b in self._fit(conn, md, body, False))
                                 continue
                             frames.append(P.frame(P.CH_MSG, FAST_HEADER + md + body))
                         if run:
@@ -361,15 +362,18 @@ class SenderMCA(threading.Thread):
                             continue
                         break
                     md, body, in_batch, key = msg
-                    if len(body) - XQH_LEN > self.maxmsgl:
-                        self._too_big(conn, md, body, in_batch)
+                    # Longer than the channel takes: its segments (one key: they commit together), or
+                    # the dead-letter queue.
+                    pieces = [(md, body)] if len(body) - XQH_LEN <= self.maxmsgl else self._fit(conn, md, body, in_batch)
+                    for md, body in pieces:
+                        if in_batch:
+                            seq = seq + 1 if seq < chl["SEQWRAP"] else 1
+                            keys.append(key)
+                            frames.append(P.frame(P.CH_MSG, P.II.pack(0, seq) + md + body))
+                        else:
+                            frames.append(P.frame(P.CH_MSG, FAST_HEADER + md + body))
+                    if not pieces:
                         continue
-                    if in_batch:
-                        seq = seq + 1 if seq < chl["SEQWRAP"] else 1
-                        keys.append(key)
-                        frames.append(P.frame(P.CH_MSG, P.II.pack(0, seq) + md + body))
-                    else:
-                        frames.append(P.frame(P.CH_MSG, FAST_HEADER + md + body))
                     if batch_deadline is None:
                         batch_deadline = time.monotonic() + batchint
                 if not frames:
@@ -429,6 +433,15 @@ class SenderMCA(threading.Thread):
                                f"queue: reason {e.reason}.", stop=True) from None
         in_batch = not fast_np or r.md.Persistence == C.MQPER_PERSISTENT
         return r.packed or r.md.pack(), r.body, in_batch, r.seq
+
+    def _fit(self, conn: Conn, md_bytes: bytes, body: bytes, in_batch: bool) -> list[tuple[bytes, bytes]]:
+        """A message longer than the channel's MAXMSGL: the segments the MCA sends instead when it
+        allows segmentation (docs/segments.md), else none (it went to the dead-letter queue)."""
+        pieces = self.qm.segment_for_channel(md_bytes, body, self.maxmsgl)
+        if pieces is None:
+            self._too_big(conn, md_bytes, body, in_batch)
+            return []
+        return pieces
 
     def _too_big(self, conn: Conn, md_bytes: bytes, body: bytes, in_batch: bool) -> None:
         """A message longer than the channel's MAXMSGL: the sending end's dead-letter queue, reason

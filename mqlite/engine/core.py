@@ -61,8 +61,9 @@ class Handle:
     dynamic_owner: bool = False     # this handle created a temporary dynamic queue
     browse_at: tuple[int, int] | None = None
     browse_seq: int | None = None
-    put_group: tuple[bytes, int] | None = None   # (GroupId, last MsgSeqNumber) for MQPMO_LOGICAL_ORDER
-    get_group: tuple[bytes, int] | None = None   # (GroupId, next MsgSeqNumber) for MQGMO_LOGICAL_ORDER
+    # MQPMO_LOGICAL_ORDER: (GroupId, MsgSeqNumber, next segment's Offset or None, group flags)
+    put_group: tuple[bytes, int, int | None, int] | None = None
+    get_group: tuple[bytes, int, int] | None = None   # MQGMO_LOGICAL_ORDER: the next (GroupId, MsgSeqNumber, Offset)
     # Messages sent ahead to the client and not yet consumed, each with whether it belongs to the
     # connection's unit of work (read-ahead under syncpoint).
     read_ahead: deque[tuple[Message, bool]] = field(default_factory=deque)

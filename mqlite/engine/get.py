@@ -7,6 +7,7 @@ import math
 from typing import Callable
 
 from mqlite.cmq.headers import XQH_LEN, original_md
+from mqlite.cmq.segments import GROUP_FLAGS, SEGMENT_FLAGS, statuses
 from mqlite.cmq.structs import GMO, MD, pad
 from mqlite.engine.core import (
     BROWSE_GMO,
@@ -27,6 +28,8 @@ from mqlite.props.deliver import HANDLE, PROPERTY_GMO, RFH2, DeliveryError, deli
 from mqlite.props.deliver import mode as delivery_mode
 from mqlite.props.rfh2 import RFH2_FORMAT, RFHError
 from mqlite.props.selector import md_lookup
+
+_WHOLE_GMO = C.MQGMO_COMPLETE_MSG | C.MQGMO_ALL_SEGMENTS_AVAILABLE
 
 
 def message_props(m: Message) -> dict:
@@ -86,6 +89,8 @@ class GetMixin:
         msg = self._select(h, qs, md, opts, match_opts, now)
         if msg is None:
             raise MQIError(C.MQRC_NO_MSG_AVAILABLE)
+        if opts & C.MQGMO_COMPLETE_MSG and msg.md.MsgFlags & SEGMENT_FLAGS:
+            return self._get_complete(conn, h, qs, res, msg, gmo, max_length, how, now)
         out_md = msg.md.copy()
         if msg.expiry_at is not None:
             out_md.Expiry = max(1, math.ceil((msg.expiry_at - now) * 10))
@@ -128,10 +133,56 @@ class GetMixin:
             if report & C.MQRO_COD and not syncpoint:
                 self._report(conn, msg.md, msg.body, "cod", queue=qs.name)
             if opts & C.MQGMO_LOGICAL_ORDER:
-                self._advance_group(h, msg)
+                m = msg.md
+                self._advance_group(h, m.MsgFlags, m.GroupId, m.MsgSeqNumber, m.Offset, len(msg.body))
         self._fill_gmo(gmo, res, out_md, min(length, max_length))
         return GetResult(out_md, body[:max_length], length, gmo, comp, reason, msg.seq, msg.persistent,
                          packed, props)
+
+    def _get_complete(self, conn: Conn, h: Handle, qs: QueueState, res: Resolved, first: Message, gmo: GMO,
+                      max_length: int, how: str | None, now: float) -> GetResult:
+        """MQGMO_COMPLETE_MSG of a segmented message: its segments reassembled, taken together."""
+        opts = gmo.Options
+        parts, out_md, data, warn = self._logical_message(qs, first)
+        if first.expiry_at is not None:
+            out_md.Expiry = max(1, math.ceil((first.expiry_at - now) * 10))
+        body, props, comp, reason = self._with_properties(how or self._property_mode(h, gmo), out_md, data)
+        length = len(body)
+        if length > max_length and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
+            self._fill_gmo(gmo, res, out_md, max_length)
+            return GetResult(out_md, body[:max_length], length, gmo, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
+        if length > max_length:
+            comp, reason = C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED
+        elif warn and not reason:
+            comp, reason = C.MQCC_WARNING, warn
+        if opts & (BROWSE_GMO | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
+            h.browse_at, h.browse_seq = first.order, first.seq
+        else:
+            syncpoint = opts & C.MQGMO_SYNCPOINT or (opts & C.MQGMO_SYNCPOINT_IF_PERSISTENT and first.persistent)
+            if syncpoint and len(conn.uow) + len(parts) > self.qmgr["MAXUMSGS"]:
+                raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
+            ops = []
+            for m in parts:
+                qs.remove(m)
+                if h.browse_seq == m.seq:
+                    h.browse_seq = None
+                if syncpoint:
+                    conn.uow.append(("get", qs, m))
+                elif m.persistent:
+                    ops.append(("del", m.seq))
+            qs.deq += len(parts)
+            qs.last_get = now
+            if syncpoint:
+                qs.uncommitted += len(parts)
+            elif ops:
+                conn.ticket = self.store.extend(ops)
+            if first.md.peek("Report") & C.MQRO_COD and not syncpoint:
+                self._report(conn, out_md, data, "cod", queue=qs.name)   # one report for the whole message
+            if opts & C.MQGMO_LOGICAL_ORDER:
+                self._advance_group(h, out_md.MsgFlags, out_md.GroupId, out_md.MsgSeqNumber, 0, length)
+        self._fill_gmo(gmo, res, out_md, min(length, max_length))
+        return GetResult(out_md, body[:max_length], length, gmo, comp, reason, first.seq, first.persistent,
+                         props=props)
 
     def _delivered(self, how: str, m: Message, md_bytes: bytes) -> tuple[bytes, bytes]:
         """A message of a batch (read-ahead, bulk browse) as the application receives it."""
@@ -180,7 +231,7 @@ class GetMixin:
             sel.msgid, sel.correlid, sel.groupid, sel.seqno = wanted_ids(md, match_opts)
             if opts & C.MQGMO_LOGICAL_ORDER:
                 if h.get_group is not None:
-                    sel.groupid, sel.seqno = h.get_group
+                    sel.groupid, sel.seqno = h.get_group[:2]
                 else:
                     sel.first_of_group = True
             if opts & C.MQGMO_BROWSE_NEXT and h.browse_at is not None:
@@ -226,7 +277,7 @@ class GetMixin:
             qs.deq += 1
             qs.last_get = now
             if opts & C.MQGMO_LOGICAL_ORDER:
-                self._advance_group(h, Message(row.id, out_md, b"", None, row.persistent, 0))
+                self._advance_group(h, out_md.MsgFlags, out_md.GroupId, out_md.MsgSeqNumber, 0, 0)
         self._fill_gmo(gmo, res, out_md, min(length, max_length))
         return GetResult(out_md, body[:max_length], length, gmo, comp, reason, row.id, row.persistent,
                          props=props)
@@ -240,14 +291,21 @@ class GetMixin:
             m = qs.find(now, expired, lambda m: m.seq == seq)
             if m is None:
                 raise MQIError(C.MQRC_NO_MSG_UNDER_CURSOR)
+            if opts & C.MQGMO_COMPLETE_MSG and m.md.MsgFlags & SEGMENT_FLAGS:
+                if m.md.Offset:
+                    raise MQIError(C.MQRC_INVALID_MSG_UNDER_CURSOR)    # not a logical message's start
+                if self._whole(qs, m) is None:
+                    raise MQIError(C.MQRC_NO_MSG_AVAILABLE)
             return m
         match = matcher(md, match_opts)
         ids = wanted_ids(md, match_opts)[:3] if match is not None else None
         if h.selector is not None and not opts & (C.MQGMO_LOGICAL_ORDER | C.MQGMO_ALL_MSGS_AVAILABLE
-                                                  | C.MQGMO_BROWSE_NEXT) and match is None:
+                                                  | C.MQGMO_BROWSE_NEXT | _WHOLE_GMO) and match is None:
             return self._select_by_selector(h, qs, now, bool(opts & BROWSE_GMO))
         if h.selector is not None:
             match = self._with_selector(h, match)
+        if opts & _WHOLE_GMO and not opts & C.MQGMO_LOGICAL_ORDER:
+            match = self._whole_matcher(qs, match, bool(opts & C.MQGMO_COMPLETE_MSG))
         if opts & C.MQGMO_LOGICAL_ORDER:
             match = self._group_matcher(h, qs, match, opts, now)
         if opts & C.MQGMO_BROWSE_NEXT and h.browse_at is not None:
@@ -262,6 +320,18 @@ class GetMixin:
             def match(m: Message) -> bool:
                 return (base is None or base(m)) and self._group_complete(qs, m)
         return qs.find(now, expired, match, ids=ids)
+
+    def _whole_matcher(self, qs: QueueState, base: Callable[[Message], bool] | None,
+                       start: bool) -> Callable[[Message], bool]:
+        """MQGMO_ALL_SEGMENTS_AVAILABLE (and COMPLETE_MSG, which also wants a logical message's
+        start): a segment only when its whole logical message is on the queue."""
+        def match(m: Message) -> bool:
+            if base is not None and not base(m):
+                return False
+            if not m.md.MsgFlags & SEGMENT_FLAGS:
+                return True
+            return not (start and m.md.Offset) and self._whole(qs, m) is not None
+        return match
 
     @staticmethod
     def _with_selector(h: Handle, base: Callable[[Message], bool] | None) -> Callable[[Message], bool]:
@@ -289,53 +359,32 @@ class GetMixin:
 
     def _group_matcher(self, h: Handle, qs: QueueState, base: Callable[[Message], bool] | None,
                        opts: int, now: float) -> Callable[[Message], bool]:
-        grouped = C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP
+        need_segments = opts & _WHOLE_GMO
         if h.get_group is not None:
-            gid, nxt = h.get_group
-            return lambda m: m.md.GroupId == gid and m.md.MsgSeqNumber == nxt and (base is None or base(m))
+            gid, nxt, offset = h.get_group
+            return lambda m: (m.md.GroupId == gid and m.md.MsgSeqNumber == nxt and m.md.Offset == offset
+                              and (base is None or base(m))
+                              and not (need_segments and self._whole(qs, m) is None))
         need_all = opts & C.MQGMO_ALL_MSGS_AVAILABLE
 
         def first_of_group(m: Message) -> bool:
             if base is not None and not base(m):
                 return False
-            if not m.md.MsgFlags & grouped:
+            flags = m.md.MsgFlags
+            if not flags & (GROUP_FLAGS | SEGMENT_FLAGS):
                 return True
-            if m.md.MsgSeqNumber != 1:
+            if m.md.Offset or (flags & GROUP_FLAGS and m.md.MsgSeqNumber != 1):
                 return False
-            return not need_all or self._group_complete(qs, m)
+            if need_all:
+                return self._group_complete(qs, m)
+            return not need_segments or self._whole(qs, m) is not None
         return first_of_group
 
-    def _group_complete(self, qs: QueueState, m: Message) -> bool:
-        if not m.md.MsgFlags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP):
-            return True
-        gid = m.md.GroupId
-        seqs = set()
-        last = None
-        for x in qs:
-            if x.md.GroupId == gid:
-                seqs.add(x.md.MsgSeqNumber)
-                if x.md.MsgFlags & C.MQMF_LAST_MSG_IN_GROUP:
-                    last = x.md.MsgSeqNumber
-        return last is not None and seqs >= set(range(1, last + 1))
-
-    def _advance_group(self, h: Handle, msg: Message) -> None:
-        flags = msg.md.MsgFlags
-        if flags & C.MQMF_LAST_MSG_IN_GROUP or not flags & C.MQMF_MSG_IN_GROUP:
-            h.get_group = None
-        else:
-            h.get_group = (msg.md.GroupId, msg.md.MsgSeqNumber + 1)
-
     def _fill_gmo(self, gmo: GMO, res: Resolved, md: MD, returned: int) -> None:
-        gmo.ResolvedQName = pad(res.queue, 48)
-        flags = md.MsgFlags
-        if flags & C.MQMF_LAST_MSG_IN_GROUP:
-            gmo.GroupStatus = C.MQGS_LAST_MSG_IN_GROUP
-        elif flags & C.MQMF_MSG_IN_GROUP:
-            gmo.GroupStatus = C.MQGS_MSG_IN_GROUP
-        else:
-            gmo.GroupStatus = C.MQGS_NOT_IN_GROUP
-        gmo.SegmentStatus = C.MQSS_NOT_A_SEGMENT
-        gmo.ReturnedLength = returned
+        g = gmo.__dict__
+        g["ResolvedQName"] = pad(res.queue, 48)
+        g["GroupStatus"], g["SegmentStatus"], g["Segmentation"] = statuses(md.MsgFlags)
+        g["ReturnedLength"] = returned
 
     def _check_get_allowed(self, res: Resolved) -> None:
         """GET(DISABLED) on any definition along the resolution path stops an MQGET (2016)."""

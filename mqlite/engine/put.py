@@ -7,6 +7,7 @@ from typing import Any
 
 from mqlite.cluster.state import correl_of
 from mqlite.cmq.headers import XQH_FIXED, XQH_LEN, XQH_REMOTE_QM
+from mqlite.cmq.segments import GROUP_FLAGS, SEGMENT_FLAGS
 from mqlite.cmq.structs import MD, OD, PMO, PackedMD, pad, text
 from mqlite.engine.core import BLANK32, CONTEXT_PMO, MD_HOT, STORED_OVERHEAD, C, Conn, Handle, bits, put_date_time
 from mqlite.engine.errors import MQIError
@@ -80,7 +81,9 @@ class PutMixin:
             qs = h.qstate  # type: ignore[assignment]
         opened = self._first_definition(h, res)
         syncpoint = bool(opts & C.MQPMO_SYNCPOINT)
-        target = self._check_put(conn, res, qs, len(body), XQH_LEN if res.kind == REMOTE else 0, syncpoint)
+        header_len = XQH_LEN if res.kind == REMOTE else 0
+        segmentable = bool(md.MsgFlags & C.MQMF_SEGMENTATION_ALLOWED) and not qs.shared
+        target = self._check_put(conn, res, qs, len(body), header_len, syncpoint, segmentable)
         persistence = md.Persistence
         if persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
             persistence = opened["DEFPSIST"]
@@ -102,39 +105,62 @@ class PutMixin:
         d["Persistence"] = persistence
         d["Priority"] = priority
         d["BackoutCount"] = 0
-        if opts & C.MQPMO_NEW_MSG_ID or not d["MsgId"].strip(b"\0"):
+        new_id = bool(opts & C.MQPMO_NEW_MSG_ID or not d["MsgId"].strip(b"\0"))
+        if new_id:
             d["MsgId"] = self.ids.next()
         if opts & C.MQPMO_NEW_CORREL_ID:
             d["CorrelId"] = self.ids.next()
         _blank_pad(d, _FORMAT)          # a Format left as NULs comes back as MQFMT_NONE, eight blanks
-        if d["Format"] == RFH2_FORMAT:
+        if d["Format"] == RFH2_FORMAT and not (d["Offset"] and d["MsgFlags"] & SEGMENT_FLAGS):
             try:
                 rfh2_check(RFH2_FORMAT, d["Encoding"], body)
             except RFHError as e:
                 raise MQIError(e.reason) from None
         self._set_context(conn, d, opts, now)
         self._reply_to(d)
-        if opts & C.MQPMO_LOGICAL_ORDER:
-            self._logical_put(h, msg_md)
-        elif msg_md.MsgFlags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP):
-            if msg_md.GroupId.strip(b"\0") == b"":
-                msg_md.GroupId = self.ids.next()
+        flags = d["MsgFlags"]
+        logical = self._logical_put(h, msg_md, len(body)) if opts & C.MQPMO_LOGICAL_ORDER else h.put_group
+        if flags or d["Offset"]:
+            self._check_segment(msg_md, body, qs.shared)
+            if flags & _NEEDS_GROUP_ID and d["GroupId"].strip(b"\0") == b"":
+                d["GroupId"] = self.ids.next()
         expiry_at = None if msg_md.Expiry == C.MQEI_UNLIMITED else now + msg_md.Expiry / 10.0
-        if res.kind == REMOTE:
-            stored_md, stored_body = self._xmit_wrap(res, msg_md, body)
+        limit = min(self.qmgr["MAXMSGL"], target["MAXMSGL"] - header_len)
+        if segmentable and len(body) > limit:
+            too_big = C.MQRC_MSG_TOO_BIG_FOR_Q_MGR if self.qmgr["MAXMSGL"] < target["MAXMSGL"] - header_len \
+                else C.MQRC_MSG_TOO_BIG_FOR_Q
+            pieces = self._segments(msg_md, body, limit, too_big, new_id)
+            if syncpoint and len(conn.uow) + len(pieces) > self.qmgr["MAXUMSGS"]:
+                raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
         else:
-            stored_md, stored_body = msg_md, body
-        self._seq += 1
-        msg = Message(self._seq, stored_md, stored_body, expiry_at, bool(persistence), qs.lane_for(priority))
-        if reroutable and res.kind == REMOTE:
-            self.cluster.not_fixed.add(msg.seq)
-        self._enqueue(conn, qs, msg, syncpoint, now)
+            pieces = [(msg_md, body)]
+        msgs = []
+        for piece_md, piece in pieces:
+            if res.kind == REMOTE:
+                stored_md, stored_body = self._xmit_wrap(res, piece_md, piece)
+            else:
+                stored_md, stored_body = piece_md, piece
+            self._seq += 1
+            msg = Message(self._seq, stored_md, stored_body, expiry_at, bool(persistence), qs.lane_for(priority))
+            if reroutable and res.kind == REMOTE:
+                self.cluster.not_fixed.add(msg.seq)
+            msgs.append(msg)
+        if len(msgs) == 1:
+            self._enqueue(conn, qs, msgs[0], syncpoint, now)
+        elif syncpoint:
+            for msg in msgs:
+                self._enqueue(conn, qs, msg, True, now)
+        else:
+            qs.last_put = now
+            self._commit_puts(conn, qs, msgs)
+            self.hooks.available(qs.name)
+        h.put_group = logical
         if owned:
             return warning
         # Output fields, as MQ returns them.
         md.MsgId = msg_md.MsgId
         md.CorrelId = msg_md.CorrelId
-        md.GroupId, md.MsgSeqNumber = msg_md.GroupId, msg_md.MsgSeqNumber
+        md.GroupId, md.MsgSeqNumber, md.Offset = msg_md.GroupId, msg_md.MsgSeqNumber, msg_md.Offset
         for f in ("UserIdentifier", "AccountingToken", "ApplIdentityData", "PutApplType", "PutApplName",
                   "PutDate", "PutTime", "ApplOriginData", "ReplyToQMgr"):
             setattr(md, f, getattr(msg_md, f))
@@ -152,7 +178,15 @@ class PutMixin:
             pmo = PMO(Options=(C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT) | C.MQPMO_SET_ALL_CONTEXT)
             self.put(conn, hobj, MD.from_bytes(md), pmo, body, owned=True)
             return
-        target = self._check_put(conn, res, qs, len(body), 0, syncpoint)
+        try:
+            target = self._check_put(conn, res, qs, len(body), 0, syncpoint)
+        except MQIError as e:
+            # Too big for the destination: a message that allows it is segmented here (full path).
+            if e.reason not in _TOO_BIG or not PackedMD.of(md).peek("MsgFlags") & C.MQMF_SEGMENTATION_ALLOWED:
+                raise
+            pmo = PMO(Options=(C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT) | C.MQPMO_SET_ALL_CONTEXT)
+            self.put(conn, hobj, MD.from_bytes(md), pmo, body, owned=True)
+            return
         expiry, priority, persistence = MD_HOT.unpack_from(md)
         if persistence and target["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC:
             raise MQIError(C.MQRC_PERSISTENT_NOT_ALLOWED)
@@ -167,10 +201,10 @@ class PutMixin:
         self._enqueue(conn, qs, msg, syncpoint, now)
 
     def _check_put(self, conn: Conn, res: Resolved, qs: QueueState, body_len: int, header_len: int,
-                   syncpoint: bool) -> MQObject:
+                   syncpoint: bool, segmentable: bool = False) -> MQObject:
         """The checks an MQPUT makes at the time of the put; returns the target queue's definition.
         Every definition on the path must allow puts; ``header_len`` is the MQXQH a transmission
-        queue adds."""
+        queue adds; a message the queue manager may segment is not refused for its length."""
         for n in res.path:
             d = self.queue(n)
             if d is not None and d["PUT"] == C.MQQA_PUT_INHIBITED:
@@ -178,10 +212,11 @@ class PutMixin:
         target = self.queue(res.queue)
         if target is None or qs is not self.queues.get(res.queue):
             raise MQIError(C.MQRC_Q_DELETED)
-        if body_len > self.qmgr["MAXMSGL"]:
-            raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR)
-        if body_len + header_len > target["MAXMSGL"]:
-            raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q)
+        if not segmentable:
+            if body_len > self.qmgr["MAXMSGL"]:
+                raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR)
+            if body_len + header_len > target["MAXMSGL"]:
+                raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q)
         if syncpoint and len(conn.uow) >= self.qmgr["MAXUMSGS"]:
             raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
         if qs.shared:
@@ -287,23 +322,6 @@ class PutMixin:
         else:
             d["ReplyToQMgr"] = self.name48
 
-    def _logical_put(self, h: Handle, md: MD) -> None:
-        in_group = md.MsgFlags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP)
-        if not in_group:
-            if h.put_group is not None:
-                raise MQIError(C.MQRC_INCOMPLETE_GROUP)
-            return
-        if h.put_group is None:
-            gid = self.ids.next()
-            seq = 1
-        else:
-            gid, last = h.put_group
-            seq = last + 1
-        md.GroupId = gid
-        md.MsgSeqNumber = seq
-        md.Offset = 0
-        h.put_group = None if md.MsgFlags & C.MQMF_LAST_MSG_IN_GROUP else (gid, seq)
-
     def _xmit_wrap(self, res: Resolved, md: MD, body: bytes) -> tuple[MD, bytes]:
         """A message for a remote queue: MQXQH (with the original descriptor, MQMD version 1) in
         front of the data; the message's own descriptor says MQXMIT."""
@@ -319,6 +337,8 @@ class PutMixin:
 
 
 _FORMAT = (("Format", 8),)
+_TOO_BIG = (C.MQRC_MSG_TOO_BIG_FOR_Q, C.MQRC_MSG_TOO_BIG_FOR_Q_MGR)
+_NEEDS_GROUP_ID = GROUP_FLAGS | SEGMENT_FLAGS | C.MQMF_SEGMENTATION_ALLOWED   # a GroupId is made when none
 _IDENTITY_CHARS = (("UserIdentifier", 12), ("ApplIdentityData", 32))
 _CONTEXT_CHARS = _IDENTITY_CHARS + (("PutApplName", 28), ("PutDate", 8), ("PutTime", 8), ("ApplOriginData", 4))
 

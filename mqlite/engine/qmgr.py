@@ -32,6 +32,7 @@ from mqlite.engine.queue import DEFAULT_BUFFERS, QueueState
 from mqlite.engine.report import ReportMixin
 from mqlite.engine.resolve import Resolved
 from mqlite.engine.route import ClusterRouteMixin
+from mqlite.engine.segments import SegmentMixin
 from mqlite.engine.shared import SharedPort
 from mqlite.engine.stream import StreamMixin
 from mqlite.engine.uow import UnitOfWorkMixin
@@ -42,7 +43,7 @@ __all__ = ["QueueManager"]
 
 
 class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, GetMixin,
-                   BatchMixin, UnitOfWorkMixin, StreamMixin, InquireMixin, ReportMixin):
+                   BatchMixin, UnitOfWorkMixin, StreamMixin, InquireMixin, ReportMixin, SegmentMixin):
     """One queue manager's state and MQI behaviour."""
 
     def __init__(self, name: str, store: Journal, clock: Clock | None = None, pager: Pager | None = None,

@@ -389,6 +389,14 @@ class QueueState:
             # past every message before it, which made browsing a deep queue quadratic.
             yield from self._lane(i, seq if i == lane_no else -1)
 
+    def of_group(self, gid: bytes) -> Iterator[Message]:
+        """The messages with this GroupId (a group's, or a segmented message's), in queue order;
+        the part on disk read through the store's GroupId index."""
+        for i in range(LANES - 1, -1, -1):
+            for m in self._lane(i, ids=(None, None, gid)):
+                if m.md.GroupId == gid:
+                    yield m
+
     def find(self, now: float, expired: Callable[[Message], None],
              match: Callable[[Message], bool] | None = None,
              start: tuple[int, int] | None = None,

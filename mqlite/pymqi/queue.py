@@ -6,6 +6,7 @@ from collections import deque
 from typing import Any, NamedTuple
 
 from mqlite.cmq import CMQC, structs
+from mqlite.cmq.segments import statuses
 from mqlite.cmq.structs import GMO, MD, OD, PMO
 from mqlite.net import protocol as P
 from mqlite.net import verbs as V
@@ -28,9 +29,11 @@ class StreamMark(NamedTuple):
 _NOT_READ_AHEAD = (CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT | CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR
                    | CMQC.MQGMO_MSG_UNDER_CURSOR | CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT
                    | CMQC.MQGMO_LOGICAL_ORDER | CMQC.MQGMO_ALL_MSGS_AVAILABLE | CMQC.MQGMO_COMPLETE_MSG
+                   | CMQC.MQGMO_ALL_SEGMENTS_AVAILABLE
                    | CMQC.MQGMO_LOCK | CMQC.MQGMO_UNLOCK | CMQC.MQGMO_MARK_SKIP_BACKOUT
                    | CMQC.MQGMO_PROPERTIES_FORCE_MQRFH2 | CMQC.MQGMO_NO_PROPERTIES | CMQC.MQGMO_PROPERTIES_IN_HANDLE
                    | CMQC.MQGMO_PROPERTIES_COMPATIBILITY)
+_PLAIN = statuses(0)          # what MQGET says of a message in no group and not a segment
 _READ_AHEAD_MSGS = 512
 _READ_AHEAD_BYTES = 1 << 20
 _NO_WAIT_GMO = GMO()
@@ -172,8 +175,8 @@ class Queue:
                     d.update(zip(_MD_NAMES, _MD_STRUCT.unpack(md_bytes), strict=False))
                     g = gmo_.__dict__
                     g["ResolvedQName"] = self.__resolved
-                    g["GroupStatus"] = CMQC.MQGS_NOT_IN_GROUP
-                    g["SegmentStatus"] = CMQC.MQSS_NOT_A_SEGMENT
+                    g["GroupStatus"], g["SegmentStatus"], g["Segmentation"] = (
+                        statuses(d["MsgFlags"]) if d["MsgFlags"] else _PLAIN)
                     g["ReturnedLength"] = len(body)
                     assert self.__qHandle is not None
                     self.__take(self.__qHandle, ahead)
@@ -251,8 +254,8 @@ class Queue:
         d = gmo_.__dict__
         md_.unpack(md_bytes)
         d["ResolvedQName"] = self.__resolved
-        d["GroupStatus"] = CMQC.MQGS_NOT_IN_GROUP
-        d["SegmentStatus"] = CMQC.MQSS_NOT_A_SEGMENT
+        flags = md_.MsgFlags
+        d["GroupStatus"], d["SegmentStatus"], d["Segmentation"] = statuses(flags) if flags else _PLAIN
         if len(body) > length:
             d["ReturnedLength"] = length
             if not gmo_.Options & CMQC.MQGMO_ACCEPT_TRUNCATED_MSG:
