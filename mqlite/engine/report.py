@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from mqlite.cmq import CMQC as C
+from mqlite.cmq.segments import SEGMENT_FLAGS
 from mqlite.cmq.structs import MD, OD, PMO, pad, text
 from mqlite.engine.core import Conn, put_date_time
 from mqlite.engine.deadletter import dead_letter
@@ -57,7 +58,9 @@ def build(orig: MD, data: bytes, kind: str, level: int, qmgr: str, now: float,
             AccountingToken=orig.AccountingToken, ApplIdentityData=orig.ApplIdentityData,
             PutApplType=C.MQAT_QMGR, PutApplName=pad(qmgr, 28), PutDate=date, PutTime=tm,
             ApplOriginData=orig.ApplOriginData, GroupId=orig.GroupId, MsgSeqNumber=orig.MsgSeqNumber,
-            Offset=orig.Offset, MsgFlags=orig.MsgFlags & ~C.MQMF_SEGMENTATION_ALLOWED)
+            Offset=orig.Offset, MsgFlags=orig.MsgFlags & ~C.MQMF_SEGMENTATION_ALLOWED,
+            # A report on a segment says how long that segment was (MQ: OriginalLength).
+            OriginalLength=len(data) if orig.MsgFlags & SEGMENT_FLAGS else C.MQOL_UNDEFINED)
     if report & C.MQRO_PASS_DISCARD_AND_EXPIRY:
         md.Report = report & C.MQRO_DISCARD_MSG
         md.Expiry = orig.Expiry

@@ -44,10 +44,15 @@ def _after_chain(md: MD, body: bytes) -> tuple[int, bytes, int, int]:
 
 
 def _piece(m: Message) -> tuple[int, int, bool, Message]:
-    """A message as one piece of its logical message: (Offset, length, last?, the message)."""
+    """A message as one piece of its logical message: (Offset, length, last?, the message). A
+    report on a segment is itself a segment of the reports on that message, as long as the segment
+    it reports on (its OriginalLength), whatever data it carries."""
     md = m.md
     flags = md.MsgFlags
-    return md.Offset, len(m.body), not flags & C.MQMF_SEGMENT or bool(flags & C.MQMF_LAST_SEGMENT), m
+    length = len(m.body)
+    if md.MsgType == C.MQMT_REPORT and md.OriginalLength != C.MQOL_UNDEFINED:
+        length = md.OriginalLength
+    return md.Offset, length, not flags & C.MQMF_SEGMENT or bool(flags & C.MQMF_LAST_SEGMENT), m
 
 
 class SegmentMixin:
@@ -94,7 +99,8 @@ class SegmentMixin:
             raise MQIError(C.MQRC_SEGMENTS_NOT_SUPPORTED)
         if offset + len(body) > MAX_OFFSET:
             raise MQIError(C.MQRC_OFFSET_ERROR)
-        if not flags & C.MQMF_LAST_SEGMENT and len(body) - (_after_chain(md, body)[0] if not offset else 0) == 0:
+        if (not flags & C.MQMF_LAST_SEGMENT and md.MsgType != C.MQMT_REPORT
+                and len(body) - (_after_chain(md, body)[0] if not offset else 0) == 0):
             raise MQIError(C.MQRC_SEGMENT_LENGTH_ZERO)
 
     def _segments(self, md: MD, body: bytes, limit: int, too_big: int, new_ids: bool) -> list[tuple[MD, bytes]]:

@@ -46,7 +46,7 @@ def test_queue_manager_segments_a_message_too_big_for_the_queue(running_qm: Runn
     data = bytes(range(256)) * 2 + b"tail"                  # 516 bytes: six segments of 100, one of 16
     # Without the flag: too big (2030); nothing put.
     assert reason(q.put, data, pymqi.MD()) == (C.MQCC_FAILED, C.MQRC_MSG_TOO_BIG_FOR_Q)
-    md = pymqi.MD(MsgFlags=SEGMENTED, Report=C.MQRO_COD, ReplyToQ=b"REPLY.Q")
+    md = pymqi.MD(MsgFlags=SEGMENTED, Report=C.MQRO_COA | C.MQRO_COD, ReplyToQ=b"REPLY.Q")
     q.put(data, md)
     assert md.GroupId != b"\0" * 24 and md.MsgSeqNumber == 1 and md.Offset == 0
     segs = segments_on(q)
@@ -62,11 +62,17 @@ def test_queue_manager_segments_a_message_too_big_for_the_queue(running_qm: Runn
     assert out.MsgFlags == SEGMENTED | C.MQMF_LAST_SEGMENT and gmo.SegmentStatus == C.MQSS_LAST_SEGMENT
     assert gmo.Segmentation == C.MQSEG_ALLOWED
     assert segments_on(q) == []
-    # One COD for the whole message, with its GroupId.
+    # A COA for each segment (its Offset and length), one COD for the whole message.
     replies = pymqi.Queue(qm, "REPLY.Q")
+    coas = []
+    for _ in range(6):
+        coa = pymqi.MD()
+        replies.get(None, coa)
+        coas.append((coa.Feedback, coa.Offset, coa.OriginalLength, coa.GroupId == md.GroupId))
+    assert coas == [(C.MQFB_COA, i * 100, 100, True) for i in range(5)] + [(C.MQFB_COA, 500, 16, True)]
     cod = pymqi.MD()
     replies.get(None, cod)
-    assert (cod.Feedback, cod.CorrelId) == (C.MQFB_COD, md.MsgId)
+    assert (cod.Feedback, cod.CorrelId, cod.Offset, cod.OriginalLength) == (C.MQFB_COD, md.MsgId, 0, len(data))
     assert reason(replies.get) == (C.MQCC_FAILED, C.MQRC_NO_MSG_AVAILABLE)
     # A segment limit under 16 bytes cannot be made: 2030 still, nothing put.
     running_qm.mqsc("ALTER QLOCAL(SMALL.Q) MAXMSGL(15)")
