@@ -119,42 +119,27 @@ class PutMixin:
         self._set_context(conn, d, opts, now)
         self._reply_to(d)
         flags = d["MsgFlags"]
-        logical = self._logical_put(h, msg_md, len(body)) if opts & C.MQPMO_LOGICAL_ORDER else h.put_group
+        logical = self._logical_put(h, msg_md, len(body)) if opts & C.MQPMO_LOGICAL_ORDER else None
         if flags or d["Offset"]:
             self._check_segment(msg_md, body, qs.shared)
             if flags & _NEEDS_GROUP_ID and d["GroupId"].strip(b"\0") == b"":
                 d["GroupId"] = self.ids.next()
         expiry_at = None if msg_md.Expiry == C.MQEI_UNLIMITED else now + msg_md.Expiry / 10.0
-        limit = min(self.qmgr["MAXMSGL"], target["MAXMSGL"] - header_len)
-        if segmentable and len(body) > limit:
-            too_big = C.MQRC_MSG_TOO_BIG_FOR_Q_MGR if self.qmgr["MAXMSGL"] < target["MAXMSGL"] - header_len \
-                else C.MQRC_MSG_TOO_BIG_FOR_Q
-            pieces = self._segments(msg_md, body, limit, too_big, new_id)
-            if syncpoint and len(conn.uow) + len(pieces) > self.qmgr["MAXUMSGS"]:
-                raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
+        if segmentable and len(body) > min(self.qmgr["MAXMSGL"], target["MAXMSGL"] - header_len):
+            self._put_segments(conn, h, res, qs, target, msg_md, body, header_len, expiry_at, bool(persistence),
+                               priority, syncpoint, reroutable, new_id, now)
         else:
-            pieces = [(msg_md, body)]
-        msgs = []
-        for piece_md, piece in pieces:
             if res.kind == REMOTE:
-                stored_md, stored_body = self._xmit_wrap(res, piece_md, piece)
+                stored_md, stored_body = self._xmit_wrap(res, msg_md, body)
             else:
-                stored_md, stored_body = piece_md, piece
+                stored_md, stored_body = msg_md, body
             self._seq += 1
             msg = Message(self._seq, stored_md, stored_body, expiry_at, bool(persistence), qs.lane_for(priority))
             if reroutable and res.kind == REMOTE:
                 self.cluster.not_fixed.add(msg.seq)
-            msgs.append(msg)
-        if len(msgs) == 1:
-            self._enqueue(conn, qs, msgs[0], syncpoint, now)
-        elif syncpoint:
-            for msg in msgs:
-                self._enqueue(conn, qs, msg, True, now)
-        else:
-            qs.last_put = now
-            self._commit_puts(conn, qs, msgs)
-            self.hooks.available(qs.name)
-        h.put_group = logical
+            self._enqueue(conn, qs, msg, syncpoint, now)
+        if opts & C.MQPMO_LOGICAL_ORDER:
+            h.put_group = logical            # the handle's logical state moves once the put succeeded
         if owned:
             return warning
         # Output fields, as MQ returns them.

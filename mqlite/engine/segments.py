@@ -24,6 +24,7 @@ from mqlite.cmq.structs import MD
 from mqlite.engine.core import C, Conn, Handle
 from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import Message, QueueState
+from mqlite.engine.resolve import REMOTE, Resolved
 from mqlite.props.rfh2 import RFH2_FORMAT, RFHError, parse_chain
 
 # MQPMO_LOGICAL_ORDER's state on a handle: (GroupId, MsgSeqNumber, the next segment's Offset or
@@ -150,6 +151,33 @@ class SegmentMixin:
             header = xqh[:XQH_ORIG_FORMAT.start] + seg.Format + xqh[XQH_ORIG_FORMAT.stop:]
             out.append((MD(**d).pack(), header + piece))
         return out
+
+    def _put_segments(self, conn: Conn, h: Handle, res: Resolved, qs: QueueState, target: Any, md: MD, body: bytes,
+                      header_len: int, expiry_at: float | None, persistent: bool, priority: int, syncpoint: bool,
+                      reroutable: bool, new_ids: bool, now: float) -> None:
+        """MQPUT of a message the queue manager segments: the segments, each wrapped in an MQXQH
+        for a remote queue, put in the unit of work or made visible together."""
+        qmgr_max, queue_max = self.qmgr["MAXMSGL"], target["MAXMSGL"] - header_len   # type: ignore[attr-defined]
+        too_big = C.MQRC_MSG_TOO_BIG_FOR_Q_MGR if qmgr_max < queue_max else C.MQRC_MSG_TOO_BIG_FOR_Q
+        pieces = self._segments(md, body, min(qmgr_max, queue_max), too_big, new_ids)
+        if syncpoint and len(conn.uow) + len(pieces) > self.qmgr["MAXUMSGS"]:   # type: ignore[attr-defined]
+            raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
+        msgs = []
+        for seg, piece in pieces:
+            if res.kind == REMOTE:
+                seg, piece = self._xmit_wrap(res, seg, piece)     # type: ignore[attr-defined]
+            self._seq += 1                                       # type: ignore[attr-defined]
+            msg = Message(self._seq, seg, piece, expiry_at, persistent, qs.lane_for(priority))  # type: ignore[attr-defined]
+            if reroutable and res.kind == REMOTE:
+                self.cluster.not_fixed.add(msg.seq)             # type: ignore[attr-defined]
+            msgs.append(msg)
+        if syncpoint:
+            for msg in msgs:
+                self._enqueue(conn, qs, msg, True, now)         # type: ignore[attr-defined]
+            return
+        qs.last_put = now
+        self._commit_puts(conn, qs, msgs)
+        self.hooks.available(qs.name)                           # type: ignore[attr-defined]
 
     def _commit_puts(self, conn: Conn, qs: QueueState, msgs: list[Message]) -> None:
         """Segments put outside a unit of work: visible together, journalled in one write (kill -9

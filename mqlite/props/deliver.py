@@ -82,5 +82,5 @@ def deliver(how: str, fmt: bytes, encoding: int, ccsid: int, data: bytes) -> Del
         return Delivered(fmt, encoding, ccsid, data, None, C.MQRC_RFH_FORMAT_ERROR)
     if how == COMPAT and s.jms:
         return Delivered(fmt, encoding, ccsid, data, None, C.MQRC_NONE)
-    return Delivered(s.format, s.encoding, s.ccsid, s.data, folders_blob(s.folders) if how == HANDLE else None,
-                     C.MQRC_NONE)
+    blob = (s.raw if s.raw is not None else folders_blob(s.folders)) if how == HANDLE else None
+    return Delivered(s.format, s.encoding, s.ccsid, s.data, blob, C.MQRC_NONE)

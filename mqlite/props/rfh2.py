@@ -191,6 +191,21 @@ def _flat(text: str) -> tuple[str, str] | None:
     return root.group(1), root.group(2)
 
 
+def checked_property_folder(folder: bytes) -> str | None:
+    """``property_folder`` and, for a property folder, ``check_folder`` in one reading: the common
+    folder (a known name, leaf after leaf, UTF-8) is decoded and matched once."""
+    try:
+        root = _ROOT.match(folder.rstrip(b" \0").decode("utf-8"))
+    except UnicodeDecodeError:
+        root = None
+    if root is not None and root.group(1) in PROPERTY_FOLDERS and _FLAT_ALL.match(root.group(2)) is not None:
+        return root.group(1)
+    name = property_folder(folder)
+    if name is not None:
+        check_folder(folder)
+    return name
+
+
 def check_folder(folder: bytes) -> None:
     """A property folder reads (RFHError 2421 if not), without building its properties."""
     if _flat(_decode(folder)) is None:
@@ -290,6 +305,7 @@ class Split:
     data: bytes
     jms: bool            # a property folder PROPCTL(COMPAT) looks for was there
     folders: list[bytes] = field(default_factory=list)    # the property folders, as they were
+    raw: bytes | None = None     # the message's own MQRFH2 when it held them all (native order): reused
 
 
 def split(fmt: bytes, encoding: int, ccsid: int, body: bytes) -> Split:
@@ -304,11 +320,10 @@ def split(fmt: bytes, encoding: int, ccsid: int, body: bytes) -> Split:
     for h in headers:
         rest = []
         for f in h.folders:
-            name = property_folder(f)
+            name = checked_property_folder(f)
             if name is None:
                 rest.append(f)
                 continue
-            check_folder(f)
             taken.append(f)
             jms = jms or name in JMS_FOLDERS
         if rest:
@@ -325,7 +340,10 @@ def split(fmt: bytes, encoding: int, ccsid: int, body: bytes) -> Split:
         tail = h.pack() + tail
         nfmt, nenc, nccsid = RFH2_FORMAT, (_BIG if h.big_endian else NATIVE), UTF8
     if not kept:
-        return Split(fmt2, enc2, ccsid2, tail, jms, taken)
+        # One native header of property folders only (what a handle's put makes): the handle gets
+        # it as it is instead of a copy built again.
+        raw = body[:off] if len(headers) == 1 and not headers[0].big_endian else None
+        return Split(fmt2, enc2, ccsid2, tail, jms, taken, raw)
     out_enc = encoding if kept[0].big_endian == big_endian(encoding) else nenc
     return Split(RFH2_FORMAT, out_enc, ccsid, tail, jms, taken)
 

@@ -30,15 +30,34 @@ _lock = threading.Lock()
 
 
 class _Handle:
-    __slots__ = ("built", "conn", "cursor", "md", "props", "validate")
+    __slots__ = ("_blob", "_props", "built", "conn", "cursor", "md", "validate")
 
     def __init__(self, conn: Any, validate: bool) -> None:
-        self.props = Properties()
+        self._props = Properties()
+        self._blob: bytes | None = None    # the folders an MQGET brought, read at first use
         self.md: MD | None = None          # the descriptor of the message last got into the handle
         self.cursor = -1                   # MQINQMP's position, for INQ_NEXT and UNDER_CURSOR
         self.validate = validate
         self.conn = conn
         self.built: tuple[int, list[bytes]] | None = None   # (props version, its MQRFH2 folders)
+
+
+    @property
+    def props(self) -> Properties:
+        """The handle's properties. Those an MQGET brought are read from their folders when the
+        application first asks (MQINQMP, ``properties.get``, a put from the handle), not at the get:
+        the queue manager has already checked that they read (2421)."""
+        if self._blob is not None:
+            blob, self._blob = self._blob, None
+            self._props = Properties(rfh2.properties_of(rfh2.RFH2_FORMAT, CMQC.MQENC_NATIVE, blob))
+        return self._props
+
+    def got(self, blob: bytes) -> None:
+        """An MQGET's properties replace the handle's."""
+        if blob:
+            self._blob = blob
+        else:
+            self._blob, self._props = None, Properties()
 
 
 HANDLES: dict[int, _Handle] = {}
@@ -188,7 +207,7 @@ def put_with(pmo: PMO, md: MD, body: bytes, send: Callable[[bytes], None]) -> No
 def after_get(hmsg: int, md: MD, blob: bytes) -> None:
     """Fill the MQGET's message handle: the properties the reply carried, and the descriptor."""
     h = _handle(hmsg)
-    h.props = Properties(rfh2.properties_of(rfh2.RFH2_FORMAT, CMQC.MQENC_NATIVE, blob) if blob else None)
+    h.got(blob)
     h.md = md.copy()
     h.cursor = -1
 
