@@ -82,7 +82,7 @@ class PutMixin:
         opened = self._first_definition(h, res)
         syncpoint = bool(opts & C.MQPMO_SYNCPOINT)
         header_len = XQH_LEN if res.kind == REMOTE else 0
-        segmentable = bool(md.MsgFlags & C.MQMF_SEGMENTATION_ALLOWED) and not qs.shared
+        segmentable = md.MsgFlags & C.MQMF_SEGMENTATION_ALLOWED and not qs.shared
         target = self._check_put(conn, res, qs, len(body), header_len, syncpoint, segmentable)
         persistence = md.Persistence
         if persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
@@ -105,7 +105,7 @@ class PutMixin:
         d["Persistence"] = persistence
         d["Priority"] = priority
         d["BackoutCount"] = 0
-        new_id = bool(opts & C.MQPMO_NEW_MSG_ID or not d["MsgId"].strip(b"\0"))
+        new_id = opts & C.MQPMO_NEW_MSG_ID or not d["MsgId"].strip(b"\0")
         if new_id:
             d["MsgId"] = self.ids.next()
         if opts & C.MQPMO_NEW_CORREL_ID:
@@ -119,7 +119,8 @@ class PutMixin:
         self._set_context(conn, d, opts, now)
         self._reply_to(d)
         flags = d["MsgFlags"]
-        logical = self._logical_put(h, msg_md, len(body)) if opts & C.MQPMO_LOGICAL_ORDER else None
+        in_order = opts & C.MQPMO_LOGICAL_ORDER
+        logical = self._logical_put(h, msg_md, len(body)) if in_order else None
         if flags or d["Offset"]:
             self._check_segment(msg_md, body, qs.shared)
             if flags & _NEEDS_GROUP_ID and d["GroupId"].strip(b"\0") == b"":
@@ -127,7 +128,7 @@ class PutMixin:
         expiry_at = None if msg_md.Expiry == C.MQEI_UNLIMITED else now + msg_md.Expiry / 10.0
         if segmentable and len(body) > min(self.qmgr["MAXMSGL"], target["MAXMSGL"] - header_len):
             self._put_segments(conn, h, res, qs, target, msg_md, body, header_len, expiry_at, bool(persistence),
-                               priority, syncpoint, reroutable, new_id, now)
+                               priority, syncpoint, reroutable, bool(new_id), now)
         else:
             if res.kind == REMOTE:
                 stored_md, stored_body = self._xmit_wrap(res, msg_md, body)
@@ -138,19 +139,17 @@ class PutMixin:
             if reroutable and res.kind == REMOTE:
                 self.cluster.not_fixed.add(msg.seq)
             self._enqueue(conn, qs, msg, syncpoint, now)
-        if opts & C.MQPMO_LOGICAL_ORDER:
+        if in_order:
             h.put_group = logical            # the handle's logical state moves once the put succeeded
         if owned:
             return warning
         # Output fields, as MQ returns them.
-        md.MsgId = msg_md.MsgId
-        md.CorrelId = msg_md.CorrelId
-        md.GroupId, md.MsgSeqNumber, md.Offset = msg_md.GroupId, msg_md.MsgSeqNumber, msg_md.Offset
-        for f in ("UserIdentifier", "AccountingToken", "ApplIdentityData", "PutApplType", "PutApplName",
-                  "PutDate", "PutTime", "ApplOriginData", "ReplyToQMgr"):
-            setattr(md, f, getattr(msg_md, f))
-        pmo.ResolvedQName = pad(res.resolved_q, 48)
-        pmo.ResolvedQMgrName = pad(res.resolved_qm, 48)
+        out = md.__dict__                 # the stored values are already in their packed form
+        for f in _OUTPUT_FIELDS:
+            out[f] = d[f]
+        p = pmo.__dict__
+        p["ResolvedQName"] = pad(res.resolved_q, 48)
+        p["ResolvedQMgrName"] = pad(res.resolved_qm, 48)
         return warning
 
     def put_packed(self, conn: Conn, hobj: int, md: bytes, body: bytes, syncpoint: bool) -> None:
@@ -266,8 +265,10 @@ class PutMixin:
         qs.enq += 1
         if msg.persistent:
             conn.ticket = self.store.append(("put", msg.seq, qs.name, msg.packed_md(), msg.body, msg.expiry_at))
-        if msg.md.peek("Report") & C.MQRO_COA:
-            self._report(conn, msg.md, msg.body, "coa", queue=qs.name)
+        md = msg.md
+        report = md.__dict__.get("Report")             # a packed descriptor (a channel's) has it unread
+        if (md.peek("Report") if report is None else report) & C.MQRO_COA:
+            self._report(conn, md, msg.body, "coa", queue=qs.name)
 
     def _set_context(self, conn: Conn, d: dict[str, Any], opts: int, now: float) -> None:
         """The context fields of a message descriptor (``d`` is its field dictionary)."""
@@ -322,6 +323,9 @@ class PutMixin:
 
 
 _FORMAT = (("Format", 8),)
+_OUTPUT_FIELDS = ("MsgId", "CorrelId", "GroupId", "MsgSeqNumber", "Offset", "UserIdentifier", "AccountingToken",
+                  "ApplIdentityData", "PutApplType", "PutApplName", "PutDate", "PutTime", "ApplOriginData",
+                  "ReplyToQMgr")
 _TOO_BIG = (C.MQRC_MSG_TOO_BIG_FOR_Q, C.MQRC_MSG_TOO_BIG_FOR_Q_MGR)
 _NEEDS_GROUP_ID = GROUP_FLAGS | SEGMENT_FLAGS | C.MQMF_SEGMENTATION_ALLOWED   # a GroupId is made when none
 _IDENTITY_CHARS = (("UserIdentifier", 12), ("ApplIdentityData", 32))
