@@ -203,10 +203,12 @@ def test_segments_survive_kill9_all_or_none(running_qm: RunningQM):
 def test_a_sending_channel_segments_what_exceeds_its_maxmsgl(harness):  # noqa: F811
     """QM1's channel to QM2 has MAXMSGL(2000): a 9,000-byte message that allows segmentation
     travels as segments and is got whole at QM2; one that does not goes to QM1's dead-letter queue
-    with MQRC_MSG_TOO_BIG_FOR_CHANNEL, and the channel goes on."""
-    qm1, qm2 = pair(harness, chl_extra="MAXMSGL(2000)", rcvr_extra="MAXMSGL(2000)")
-    qm1.mqsc("DEFINE QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) REPLACE\nALTER QMGR DEADQ(SYSTEM.DEAD.LETTER.QUEUE)",
-             check=True)
+    with MQRC_MSG_TOO_BIG_FOR_CHANNEL, and the channel goes on. One that fits the channel but not
+    its destination queue is segmented by the receiving queue manager."""
+    qm1, qm2 = pair(harness, "DEFINE QLOCAL(SMALL.Q) MAXMSGL(500)\n", chl_extra="MAXMSGL(2000)",
+                    rcvr_extra="MAXMSGL(2000)")
+    qm1.mqsc("DEFINE QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) REPLACE\nALTER QMGR DEADQ(SYSTEM.DEAD.LETTER.QUEUE)\n"
+             "DEFINE QREMOTE(REMOTE.SMALL) RNAME(SMALL.Q) RQMNAME(QM2) XMITQ(QM2)", check=True)
     c1, c2 = qm1.client(), qm2.client()
     data = os.urandom(9000)
     remote = pymqi.Queue(c1, "REMOTE.Q")
@@ -219,6 +221,14 @@ def test_a_sending_channel_segments_what_exceeds_its_maxmsgl(harness):  # noqa: 
     assert target.get(None, md, gmo) == data
     assert md.MsgFlags & C.MQMF_LAST_SEGMENT and md.Offset == 0
     assert target.get(None, pymqi.MD(), WAIT) == b"after"
+    # Small enough for the channel, too big for the queue it is for: the receiving end segments it.
+    pymqi.Queue(c1, "REMOTE.SMALL").put(b"r" * 1200, pymqi.MD(MsgFlags=SEGMENTED, Persistence=C.MQPER_PERSISTENT))
+    small = pymqi.Queue(c2, "SMALL.Q", C.MQOO_INPUT_SHARED | C.MQOO_BROWSE)
+    browse = pymqi.GMO(Options=C.MQGMO_WAIT | C.MQGMO_BROWSE_FIRST | C.MQGMO_COMPLETE_MSG, WaitInterval=15000)
+    assert small.get(None, pymqi.MD(), browse) == b"r" * 1200
+    assert [(off, len(d)) for _f, off, _s, d in segments_on(small)] == [(0, 500), (500, 500), (1000, 200)]
+    assert small.get(None, pymqi.MD(), COMPLETE) == b"r" * 1200
+    assert segments_on(small) == []
     dlh_md = pymqi.MD()
     dead = pymqi.Queue(c1, "SYSTEM.DEAD.LETTER.QUEUE").get(None, dlh_md, WAIT)
     assert dlh_md.Format == C.MQFMT_DEAD_LETTER_HEADER and dead.endswith(b"n" * 3000)
