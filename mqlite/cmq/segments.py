@@ -3,7 +3,8 @@ queue manager cuts data into segments, the flags each segment gets, whether a lo
 segments are all there, and what MQGET says it returned."""
 from __future__ import annotations
 
-from typing import Sequence, TypeVar
+from collections.abc import Sequence
+from typing import TypeVar
 
 from mqlite.cmq import CMQC as C
 
