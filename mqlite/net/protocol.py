@@ -89,6 +89,26 @@ SERVER_SPIN = float(os.environ.get("MQLITE_SERVER_SPIN_US", "200")) / 1e6
 SLOW_SHARE = 0.75       # polls that find data only after this share of the window, on average, stop
 
 
+_CPUS = os.cpu_count() or 1
+_LOAD_EVERY = 0.02            # seconds between readings of the machine's load
+_load = [0.0, False]          # (when read, every core busy)
+
+
+def cores_busy() -> bool:
+    """Whether every core has a runnable thread (this one included): polling would then only take
+    the CPU that the answer needs. /proc/loadavg's count of runnable threads, read at most every
+    20 ms; where it cannot be read, no."""
+    now = time.monotonic()
+    if now - _load[0] > _LOAD_EVERY:
+        _load[0] = now
+        try:
+            with open("/proc/loadavg", "rb") as f:
+                _load[1] = int(f.read().split()[3].split(b"/")[0]) > _CPUS + 1
+        except (OSError, ValueError, IndexError):
+            _load[1] = False
+    return bool(_load[1])
+
+
 def readable(sock: socket.socket, timeout: float) -> bool:
     """Whether the socket has something to read (or was closed) within ``timeout`` seconds
     (poll, not select: descriptors above 1023 are fine)."""
@@ -159,7 +179,7 @@ class FrameReader:
         Inside a frame (``partial``) the blocking read lasts ``frame_timeout`` at most."""
         if partial and self.frame_timeout is not None:
             return self._partial_recv(n)
-        if self.spin > 0:
+        if self.spin > 0 and not cores_busy():
             if self.skip > 0:
                 self.skip -= 1
             else:
