@@ -20,6 +20,7 @@ from mqlite.cmq.headers import DLH
 from mqlite.store.shared import open_shared
 from mqlite.testing import Harness
 from tests.conftest import require_pg
+from tests.helpers import reason
 
 XMITQ = "SYSTEM.QSG.TRANSMIT.QUEUE"
 
@@ -391,3 +392,21 @@ def test_igq_record_of_two_batches_survives_its_first_use(group: Any) -> None:
     until(lambda: depth(cb, XMITQ) == 0, 30, "the recorded messages deleted")
     time.sleep(0.5)
     assert depth(cb, "LQ") == 0
+
+
+def test_shared_queues_do_not_segment(group: Any) -> None:
+    """As on z/OS (docs/segments.md): MQMF_SEGMENTATION_ALLOWED is accepted and ignored on a shared
+    queue (too big stays 2030), and an application's segment is refused with 2365."""
+    (a,) = members(group, "QSGA")
+    a.mqsc("DEFINE QLOCAL(SEGQ) QSGDISP(SHARED) CFSTRUCT(APP1) MAXMSGL(100)", check=True)
+    conn = a.client()
+    q = pymqi.Queue(conn, "SEGQ", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    assert reason(q.put, b"x" * 300, pymqi.MD(MsgFlags=C.MQMF_SEGMENTATION_ALLOWED)) == (
+        C.MQCC_FAILED, C.MQRC_MSG_TOO_BIG_FOR_Q)
+    assert reason(q.put, b"x" * 50, pymqi.MD(MsgFlags=C.MQMF_SEGMENT)) == (
+        C.MQCC_FAILED, C.MQRC_SEGMENTS_NOT_SUPPORTED)
+    md = pymqi.MD(MsgFlags=C.MQMF_SEGMENTATION_ALLOWED)
+    q.put(b"fits", md)                                    # allowed, not needed: put as it is
+    got = pymqi.MD()
+    assert q.get(None, got) == b"fits" and got.GroupId == md.GroupId != b"\0" * 24
+    conn.disconnect()
