@@ -32,6 +32,13 @@ from mqlite.props.selector import md_lookup
 _WHOLE_GMO = C.MQGMO_COMPLETE_MSG | C.MQGMO_ALL_SEGMENTS_AVAILABLE
 
 
+def _incomplete(h: Handle) -> int:
+    """The warning for an MQGET outside logical order while the handle's logical message (2242) or
+    group (2241) is unfinished; the message is returned all the same."""
+    assert h.get_group is not None
+    return C.MQRC_INCOMPLETE_MSG if h.get_group[2] else C.MQRC_INCOMPLETE_GROUP
+
+
 def message_props(m: Message) -> dict:
     """A message's properties as a selector reads them, parsed from its MQRFH2 once and kept."""
     props = m.props
@@ -135,6 +142,8 @@ class GetMixin:
             if opts & C.MQGMO_LOGICAL_ORDER:
                 m = msg.md
                 self._advance_group(h, m.MsgFlags, m.GroupId, m.MsgSeqNumber, m.Offset, len(msg.body))
+            elif h.get_group is not None and not comp:
+                comp, reason = C.MQCC_WARNING, _incomplete(h)
         self._fill_gmo(gmo, res, out_md, min(length, max_length))
         return GetResult(out_md, body[:max_length], length, gmo, comp, reason, msg.seq, msg.persistent,
                          packed, props)
@@ -180,6 +189,8 @@ class GetMixin:
                 self._report(conn, out_md, data, "cod", queue=qs.name)   # one report for the whole message
             if opts & C.MQGMO_LOGICAL_ORDER:
                 self._advance_group(h, out_md.MsgFlags, out_md.GroupId, out_md.MsgSeqNumber, 0, length)
+            elif h.get_group is not None and not comp:
+                comp, reason = C.MQCC_WARNING, _incomplete(h)
         self._fill_gmo(gmo, res, out_md, min(length, max_length))
         return GetResult(out_md, body[:max_length], length, gmo, comp, reason, first.seq, first.persistent,
                          props=props)

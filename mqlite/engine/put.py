@@ -141,6 +141,9 @@ class PutMixin:
             self._enqueue(conn, qs, msg, syncpoint, now)
         if in_order:
             h.put_group = logical            # the handle's logical state moves once the put succeeded
+        elif h.put_group is not None and not warning:
+            # Put outside logical order while a logical message or group is unfinished: done, warned.
+            warning = C.MQRC_INCOMPLETE_MSG if h.put_group[2] is not None else C.MQRC_INCOMPLETE_GROUP
         if owned:
             return warning
         # Output fields, as MQ returns them.

@@ -142,10 +142,14 @@ def test_logical_order_segments_in_a_group_and_the_reasons(running_qm: RunningQM
     # middle segment; 2251: an Offset out of range; 2249: an unknown flag.
     q.put(b"s1", pymqi.MD(MsgFlags=C.MQMF_SEGMENT), logical)
     assert reason(q.put, b"x", pymqi.MD(), logical) == (C.MQCC_FAILED, C.MQRC_INCOMPLETE_MSG)
+    # Outside logical order meanwhile: put, with the warning.
+    assert reason(q.put, b"other", pymqi.MD(), pymqi.PMO(Options=C.MQPMO_SYNCPOINT)) == (
+        C.MQCC_WARNING, C.MQRC_INCOMPLETE_MSG)
     assert reason(q.put, b"", pymqi.MD(MsgFlags=C.MQMF_SEGMENT), logical) == (C.MQCC_FAILED, C.MQRC_SEGMENT_LENGTH_ZERO)
     q.put(b"", pymqi.MD(MsgFlags=C.MQMF_LAST_SEGMENT), logical)          # an empty last segment is allowed
     qm.commit()
     assert q.get(None, pymqi.MD(), COMPLETE) == b"s1"
+    assert q.get() == b"other"
     assert reason(q.put, b"x", pymqi.MD(MsgFlags=C.MQMF_SEGMENT, Offset=-1)) == (C.MQCC_FAILED, C.MQRC_OFFSET_ERROR)
     assert reason(q.put, b"x", pymqi.MD(MsgFlags=0x40)) == (C.MQCC_FAILED, C.MQRC_MSG_FLAGS_ERROR)
     # Segments one by one in logical order: SegmentStatus says where each is.
@@ -160,6 +164,14 @@ def test_logical_order_segments_in_a_group_and_the_reasons(running_qm: RunningQM
         statuses.append((len(data), md.Offset, gmo.SegmentStatus))
     assert statuses == [(40, 0, C.MQSS_NOT_A_SEGMENT), (16, 0, C.MQSS_SEGMENT), (16, 16, C.MQSS_SEGMENT),
                         (8, 32, C.MQSS_LAST_SEGMENT)]
+    # A get outside logical order while a logical message is unfinished: returned, with the warning.
+    q.put(b"z" * 40, pymqi.MD(MsgFlags=SEGMENTED))
+    assert len(q.get(None, pymqi.MD(), gmo)) == 16
+    try:
+        q.get(None, pymqi.MD())
+        raise AssertionError("no warning")
+    except pymqi.MQMIError as e:
+        assert (e.comp, e.reason, len(e.message)) == (C.MQCC_WARNING, C.MQRC_INCOMPLETE_MSG, 16)
     qm.disconnect()
 
 
