@@ -362,18 +362,25 @@ class SenderMCA(threading.Thread):
                             continue
                         break
                     md, body, in_batch, key = msg
-                    # Longer than the channel takes: its segments (one key: they commit together), or
-                    # the dead-letter queue.
-                    pieces = [(md, body)] if len(body) - XQH_LEN <= self.maxmsgl else self._fit(conn, md, body, in_batch)
-                    for md, body in pieces:
-                        if in_batch:
-                            seq = seq + 1 if seq < chl["SEQWRAP"] else 1
-                            keys.append(key)
-                            frames.append(P.frame(P.CH_MSG, P.II.pack(0, seq) + md + body))
-                        else:
-                            frames.append(P.frame(P.CH_MSG, FAST_HEADER + md + body))
-                    if not pieces:
-                        continue
+                    if len(body) - XQH_LEN > self.maxmsgl:
+                        # Longer than the channel takes: its segments, all under the message's one key
+                        # (they commit together); the last is sent below. Or the dead-letter queue.
+                        pieces = self._fit(conn, md, body, in_batch)
+                        if not pieces:
+                            continue
+                        for pmd, pbody in pieces[:-1]:
+                            if in_batch:
+                                seq = seq + 1 if seq < chl["SEQWRAP"] else 1
+                                keys.append(key)
+                            frames.append(P.frame(P.CH_MSG, (P.II.pack(0, seq) if in_batch else FAST_HEADER)
+                                                  + pmd + pbody))
+                        md, body = pieces[-1]
+                    if in_batch:
+                        seq = seq + 1 if seq < chl["SEQWRAP"] else 1
+                        keys.append(key)
+                        frames.append(P.frame(P.CH_MSG, P.II.pack(0, seq) + md + body))
+                    else:
+                        frames.append(P.frame(P.CH_MSG, FAST_HEADER + md + body))
                     if batch_deadline is None:
                         batch_deadline = time.monotonic() + batchint
                 if not frames:

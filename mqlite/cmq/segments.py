@@ -29,20 +29,11 @@ def is_segment(flags: int) -> bool:
 
 def statuses(flags: int) -> tuple[int, int, int]:
     """MQGMO's GroupStatus, SegmentStatus and Segmentation for a message with these MsgFlags."""
-    if flags & C.MQMF_LAST_MSG_IN_GROUP:
-        group = C.MQGS_LAST_MSG_IN_GROUP
-    elif flags & C.MQMF_MSG_IN_GROUP:
-        group = C.MQGS_MSG_IN_GROUP
-    else:
-        group = C.MQGS_NOT_IN_GROUP
-    if flags & C.MQMF_LAST_SEGMENT:
-        segment = C.MQSS_LAST_SEGMENT
-    elif flags & C.MQMF_SEGMENT:
-        segment = C.MQSS_SEGMENT
-    else:
-        segment = C.MQSS_NOT_A_SEGMENT
-    allowed = C.MQSEG_ALLOWED if flags & C.MQMF_SEGMENTATION_ALLOWED else C.MQSEG_INHIBITED
-    return group, segment, allowed
+    group = (C.MQGS_LAST_MSG_IN_GROUP if flags & C.MQMF_LAST_MSG_IN_GROUP
+             else C.MQGS_MSG_IN_GROUP if flags & C.MQMF_MSG_IN_GROUP else C.MQGS_NOT_IN_GROUP)
+    segment = (C.MQSS_LAST_SEGMENT if flags & C.MQMF_LAST_SEGMENT
+               else C.MQSS_SEGMENT if flags & C.MQMF_SEGMENT else C.MQSS_NOT_A_SEGMENT)
+    return group, segment, C.MQSEG_ALLOWED if flags & C.MQMF_SEGMENTATION_ALLOWED else C.MQSEG_INHIBITED
 
 
 def cut(data: bytes, limit: int, head: int = 0, utf8: bool = False) -> list[bytes]:

@@ -11,6 +11,7 @@ from mqlite.engine.core import (
     INPUT_OPTS,
     C,
     Conn,
+    format_report,
 )
 from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import Message
@@ -130,11 +131,8 @@ class BatchMixin:
                 qs.remove(m)
                 self._discard_expired(m)
                 continue
-            d = m.md.__dict__
-            if "_raw" in d:                     # a descriptor kept packed: read, not decoded
-                cod, fmt = m.md.peek("Report") & C.MQRO_COD, m.md.peek("Format")
-            else:
-                cod, fmt = d["Report"] & C.MQRO_COD, d["Format"]
+            fmt, report = format_report(m.md)
+            cod = report & C.MQRO_COD
             if (m.persistent or cod) and not syncpoint:
                 # Taken as a plain MQGET would take it (not ahead): made final, and confirmed (COD).
                 if not out and not speculative:

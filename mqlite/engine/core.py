@@ -38,6 +38,15 @@ def bits(x: int) -> int:
 CTIME_CACHE: list[Any] = [-1, b"", b""]
 
 
+def format_report(md: MD) -> tuple[bytes, int]:
+    """A descriptor's Format and Report (what MQGET decides on for every message), read without
+    decoding one that is kept packed (``PackedMD.peek``)."""
+    d = md.__dict__
+    if "_raw" in d:
+        return md.peek("Format"), md.peek("Report")
+    return d["Format"], d["Report"]
+
+
 def put_date_time(t: float) -> tuple[bytes, bytes]:
     """MQ's date and time of a put: YYYYMMDD and HHMMSSTH (hundredths), in UTC."""
     hundredths = int(t * 100)

@@ -17,6 +17,7 @@ from mqlite.engine.core import (
     GetResult,
     Handle,
     bits,
+    format_report,
 )
 from mqlite.engine.errors import MQIError
 from mqlite.engine.ports import Select
@@ -101,11 +102,7 @@ class GetMixin:
         out_md = msg.md.copy()
         if msg.expiry_at is not None:
             out_md.Expiry = max(1, math.ceil((msg.expiry_at - now) * 10))
-        d = msg.md.__dict__
-        if "_raw" in d:                         # a descriptor kept packed: read, not decoded
-            fmt, report = msg.md.peek("Format"), msg.md.peek("Report")
-        else:
-            fmt, report = d["Format"], d["Report"]
+        fmt, report = format_report(msg.md)
         if how == HANDLE or fmt == RFH2_FORMAT:
             body, props, comp, reason = self._with_properties(how or self._property_mode(h, gmo), out_md, msg.body)
         else:

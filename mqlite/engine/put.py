@@ -268,10 +268,8 @@ class PutMixin:
         qs.enq += 1
         if msg.persistent:
             conn.ticket = self.store.append(("put", msg.seq, qs.name, msg.packed_md(), msg.body, msg.expiry_at))
-        md = msg.md
-        report = md.__dict__.get("Report")             # a packed descriptor (a channel's) has it unread
-        if (md.peek("Report") if report is None else report) & C.MQRO_COA:
-            self._report(conn, md, msg.body, "coa", queue=qs.name)
+        if msg.md.peek("Report") & C.MQRO_COA:
+            self._report(conn, msg.md, msg.body, "coa", queue=qs.name)
 
     def _set_context(self, conn: Conn, d: dict[str, Any], opts: int, now: float) -> None:
         """The context fields of a message descriptor (``d`` is its field dictionary)."""

@@ -20,7 +20,7 @@ from mqlite.cmq.segments import (
     reassembled_flags,
     whole,
 )
-from mqlite.cmq.structs import MD
+from mqlite.cmq.structs import MD, PackedMD
 from mqlite.engine.core import C, Conn, Handle
 from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import Message, QueueState
@@ -141,15 +141,17 @@ class SegmentMixin:
             pieces = self._segments(orig, body[XQH_LEN:], limit, C.MQRC_MSG_TOO_BIG_FOR_CHANNEL, False)
         except MQIError:
             return None
-        outer = MD.from_bytes(md_bytes)
+        # Each segment's descriptor is the original's with its own Format and CorrelId in the
+        # MQXQH, and the transmission queue's (MQXMIT, the cluster channel's CorrelId) outside.
+        outer = PackedMD.of(md_bytes)
+        xmit_format, xmit_correl = outer.peek("Format"), outer.peek("CorrelId")
         xqh = body[:XQH_LEN]
         out = []
         for seg, piece in pieces:
-            d = outer.copy().__dict__
-            for f in ("Offset", "MsgFlags", "Encoding", "CodedCharSetId"):
-                d[f] = seg.__dict__[f]
-            header = xqh[:XQH_ORIG_FORMAT.start] + seg.Format + xqh[XQH_ORIG_FORMAT.stop:]
-            out.append((MD(**d).pack(), header + piece))
+            d = seg.__dict__
+            header = xqh[:XQH_ORIG_FORMAT.start] + d["Format"] + xqh[XQH_ORIG_FORMAT.stop:]
+            d["Format"], d["CorrelId"] = xmit_format, xmit_correl
+            out.append((seg.pack(), header + piece))
         return out
 
     def _put_segments(self, conn: Conn, h: Handle, res: Resolved, qs: QueueState, target: Any, md: MD, body: bytes,

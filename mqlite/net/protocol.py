@@ -179,10 +179,10 @@ class FrameReader:
         Inside a frame (``partial``) the blocking read lasts ``frame_timeout`` at most."""
         if partial and self.frame_timeout is not None:
             return self._partial_recv(n)
-        if self.spin > 0 and not cores_busy():
+        if self.spin > 0:
             if self.skip > 0:
                 self.skip -= 1
-            else:
+            elif not cores_busy():
                 begin = time.perf_counter()
                 end = begin + self.spin
                 sock = self.sock

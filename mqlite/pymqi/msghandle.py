@@ -41,7 +41,6 @@ class _Handle:
         self.conn = conn
         self.built: tuple[int, list[bytes]] | None = None   # (props version, its MQRFH2 folders)
 
-
     @property
     def props(self) -> Properties:
         """The handle's properties. Those an MQGET brought are read from their folders when the

@@ -347,6 +347,9 @@ class Session:
                 if ftype == P.DISC:
                     if self.conn is not None:
                         self._call(self._disconnect)
+                    # The instance ends with MQDISC, before its answer: a connection made as soon as
+                    # the application has it must find the slot free (MAXINST, MAXINSTC, MaxChannels).
+                    srv.forget(self)
                     self._reply(ftype, V.status(C.MQCC_OK, 0), wait=True)
                     return
                 handler = DISPATCH.get(ftype)
