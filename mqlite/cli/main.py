@@ -28,6 +28,7 @@ from mqlite.objects.names import valid_name
 from mqlite.paths import DEFAULT_QM_INI, QMPaths, all_qmgrs, data_root
 from mqlite.qsg.service import STORE_KEY as QSG_STORE_KEY
 from mqlite.qsg.service import system_objects
+from mqlite.security.users import os_user_of_uid
 from mqlite.store.shared import SharedStore, open_shared
 from mqlite.store.sqlite import Store
 
@@ -74,7 +75,10 @@ def crtmqm(args: argparse.Namespace) -> int:
     os.makedirs(paths.root, exist_ok=True)
     store = Store(paths.db)
     qm = QueueManager(name, store, Clock())
-    count = qm.create(deadq=args.u or "")
+    # The user creating it administers it (as IBM MQ's crtmqm needs a member of mqm); MQSNOAUT=yes
+    # creates it without the OAM, as on IBM MQ.
+    count = qm.create(deadq=args.u or "", admin=os_user_of_uid(os.getuid()),
+                      oam=os.environ.get("MQSNOAUT", "").lower() not in ("yes", "true", "1"))
     if shared is not None:
         qm.qmgr.attrs["QSGNAME"] = args.qsg
         qm.save(qm.qmgr)

@@ -134,7 +134,11 @@ def _attributes(qm: QueueManager, kind: str, values: dict[str, Any], liked: MQOb
             raise AdminError(WRONG_TYPE, like)
         base: MQObject | None = liked
     else:
-        base = qm.lookup(namespace(kind), DEFAULT_OBJECT.get(kind, ""))
+        default = DEFAULT_OBJECT.get(kind, "")
+        if kind == "AUTHINFO":   # each AUTHTYPE has its default object
+            word = TABLE.attrs(kind)["AUTHTYPE"].word(values.get("AUTHTYPE", CMQC.MQAIT_IDPW_OS))
+            default = f"SYSTEM.DEFAULT.AUTHINFO.{word}"
+        base = qm.lookup(namespace(kind), default)
     attrs = TABLE.defaults(kind)
     if base is not None:
         attrs.update({k: (list(v) if isinstance(v, list) else v) for k, v in base.attrs.items()

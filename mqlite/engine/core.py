@@ -14,6 +14,7 @@ from mqlite.engine.ports import NewMessage
 from mqlite.engine.queue import Message, QueueState
 from mqlite.engine.resolve import Resolved
 from mqlite.objects.model import MQObject
+from mqlite.security.users import Principal
 
 C = CMQC
 INPUT_OPTS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
@@ -108,6 +109,9 @@ class Conn:
     shared_async: list[NewMessage] = field(default_factory=list)   # written by flush_shared_async
     user12: bytes = b""             # UserIdentifier and PutApplName as they go into every MQMD
     appl28: bytes = b""
+    principal: Principal | None = None   # whom authority is checked for (None: the queue manager's own)
+    auth_cache: dict[tuple[str, str], int] = field(default_factory=dict)
+    auth_version: int = -1
 
 
 @dataclass

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from typing import Any, Callable
 
 from mqlite.cmq.structs import MD, pad
@@ -19,27 +20,47 @@ from mqlite.engine.ports import QueueFull, SharedStoreError
 from mqlite.engine.queue import Message, QueueState
 from mqlite.engine.shared import SHARED, SharedQueueState
 from mqlite.objects.attrs import TABLE
-from mqlite.objects.model import QMGR, QUEUE, MQObject, system_default_objects
+from mqlite.objects.model import IDPWOS_DEFAULT, QMGR, QUEUE, MQObject, system_default_objects
+from mqlite.security.state import DEFAULT_RULES
+from mqlite.security.state import NAMESPACES as SECURITY_NAMESPACES
+from mqlite.security.users import ADMIN_GROUP
 
 
 class DefinitionsMixin:
     # --- creation and recovery ------------------------------------------------------------------
-    def create(self, deadq: str = "", qmid: str | None = None) -> int:
-        """Lay down the system objects of a new queue manager (crtmqm). Returns how many."""
+    def create(self, deadq: str = "", qmid: str | None = None, admin: str = "", oam: bool = True) -> int:
+        """Lay down the system objects of a new queue manager (crtmqm). Returns how many.
+        Security as a new IBM MQ queue manager's (docs/security.md): CONNAUTH naming the IDPWOS
+        default, MQ's three default CHLAUTH rules, the OAM on unless ``oam`` is False (MQSNOAUT);
+        ``admin``, the user creating it, goes into the registry's mqm group."""
         now = self.clock.now()
         self.qmgr.attrs["QMID"] = qmid or f"{self.name}_{time.strftime('%Y-%m-%d_%H.%M.%S', time.gmtime(now))}"
         self.qmgr.attrs["DEADQ"] = deadq
+        self.qmgr.attrs["CONNAUTH"] = IDPWOS_DEFAULT
         self._stamp(self.qmgr, created=False)
         self.save(self.qmgr)
         objs = system_default_objects()
         for obj in objs:
             self.add_object(obj)
+        sec = self.security
+        for rule in DEFAULT_RULES:
+            d, t = self._date_time()
+            sec.put_rule(replace(rule, altdate=d, alttime=t, userlist=list(rule.userlist)))
+        if admin:
+            sec.set_user(admin, None, [ADMIN_GROUP])
+        if not oam:
+            sec.oam = False
+            self.store.append(("meta", "noaut", "1"))
         self.store.sync()
         return len(objs)
 
     def recover(self) -> dict[str, int]:
         """Rebuild state from the store after a start (or a crash): definitions, then messages."""
+        self.security.oam = self.store.meta("noaut") != "1"
         for ns, _name, rec in self.store.objects():
+            if ns in SECURITY_NAMESPACES:
+                self.security.load(ns, rec)
+                continue
             obj = MQObject.from_record(rec)
             if ns == QMGR:
                 self.qmgr = obj
@@ -60,6 +81,9 @@ class DefinitionsMixin:
             qs.restore(by_prio)
             restored += sum(by_prio.values())
         self._recover_prepared()
+        problem = self.refresh_connauth()
+        if problem:
+            self.log(problem)
         # Message numbers never repeat, even for nonpersistent messages lost in a crash: channels use
         # them as message keys. Start above every earlier run (time-based floor, 1000 per ms).
         self._seq = max(self.store.max_seq(), int(self.clock.now() * 1000) * 1000)
@@ -192,6 +216,8 @@ class DefinitionsMixin:
 
     def remove_object(self, obj: MQObject, purge: bool = True) -> None:
         ns = obj.objtype
+        if self.security.records.table:
+            self.security.delete_object_records(ns, obj.name)   # its own records go with it
         self.objects[ns].pop(obj.name, None)
         qs = self.queues.pop(obj.name, None) if obj.kind == "QLOCAL" else None
         if qs is not None and qs.shared:

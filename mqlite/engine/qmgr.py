@@ -15,6 +15,7 @@ from typing import Any
 
 from mqlite.cluster.state import ClusterState
 from mqlite.cmq.structs import pad
+from mqlite.engine.authority import AuthorityMixin
 from mqlite.engine.batch import BatchMixin
 from mqlite.engine.clock import Clock, IdGenerator
 from mqlite.engine.core import (
@@ -38,12 +39,14 @@ from mqlite.engine.stream import StreamMixin
 from mqlite.engine.uow import UnitOfWorkMixin
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import QMGR, QUEUE, MQObject
+from mqlite.security.state import SecurityState
 
 __all__ = ["QueueManager"]
 
 
 class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, GetMixin,
-                   BatchMixin, UnitOfWorkMixin, StreamMixin, InquireMixin, ReportMixin, SegmentMixin):
+                   BatchMixin, UnitOfWorkMixin, StreamMixin, InquireMixin, ReportMixin, SegmentMixin,
+                   AuthorityMixin):
     """One queue manager's state and MQI behaviour."""
 
     def __init__(self, name: str, store: Journal, clock: Clock | None = None, pager: Pager | None = None,
@@ -60,7 +63,9 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, Get
             pager.on_damaged = self._damaged
         self.clock = clock or Clock()
         self.ids = IdGenerator(name, self.clock)
-        self.objects: dict[str, dict[str, MQObject]] = {QUEUE: {}, "CHANNEL": {}, "NAMELIST": {}, "LISTENER": {}}
+        self.objects: dict[str, dict[str, MQObject]] = {QUEUE: {}, "CHANNEL": {}, "NAMELIST": {}, "LISTENER": {},
+                                                        "AUTHINFO": {}}
+        self.security = SecurityState(store.append)    # CHLAUTH rules, authority records, users
         self.queues: dict[str, QueueState] = {}
         self.qmgr = MQObject(QMGR, name, TABLE.defaults(QMGR))
         self.conns: dict[int, Conn] = {}

@@ -202,6 +202,8 @@ class ClusterCommands:
                        else "AMQ8559I: IBM MQ resume queue manager cluster accepted."])
 
     def _refresh(self, cmd: "Command") -> Any:
+        if cmd.objtype == "SECURITY":
+            return self._refresh_security(cmd)  # type: ignore[attr-defined]
         if cmd.objtype != "CLUSTER":
             return self._unsupported(cmd)
         pattern = self._need_name(cmd)

@@ -17,6 +17,7 @@ from mqlite.engine.qmgr import QueueManager
 from mqlite.mqsc.cluster import ClusterCommands
 from mqlite.mqsc.parser import Command, MQSCSyntaxError, Param, _upto, parse
 from mqlite.mqsc.result import ERROR, OK, SYNTAX, Result, SyntaxProblem, format_fields
+from mqlite.mqsc.security import SecurityCommands
 from mqlite.mqsc.services import NoServices, Services
 from mqlite.objects.attrs import (
     CHANNEL_TYPES,
@@ -48,6 +49,9 @@ MSG = {
     ("ALTER", "LISTENER"): "AMQ8627I: IBM MQ listener changed.",
     ("DELETE", "LISTENER"): "AMQ8628I: IBM MQ listener deleted.",
     ("ALTER", "QMGR"): "AMQ8005I: IBM MQ queue manager changed.",
+    ("DEFINE", "AUTHINFO"): "AMQ8563I: IBM MQ authentication information object created.",
+    ("ALTER", "AUTHINFO"): "AMQ8567I: IBM MQ authentication information changed.",
+    ("DELETE", "AUTHINFO"): "AMQ8564I: IBM MQ authentication information object deleted.",
 }
 DISPLAY_HEADER = {
     "QUEUE": "AMQ8409I: Display Queue details.",
@@ -58,11 +62,12 @@ DISPLAY_HEADER = {
     "QSTATUS": "AMQ8450I: Display queue status details.",
     "LSSTATUS": "AMQ8631I: Display listener status details.",
     "CHSTATUS": "AMQ8417I: Display Channel Status details.",
+    "AUTHINFO": "AMQ8566I: Display authentication information details.",
 }
 CHSTATUS_DEFAULT = ["CHANNEL", "CHLTYPE", "CONNAME", "CURRENT", "RQMNAME", "STATUS", "SUBSTATE", "XMITQ"]
 CHSTATUS_ALL = CHSTATUS_DEFAULT + ["BATCHES", "CURSEQNO", "INDOUBT", "LONGRTS", "LSTLUWID", "LSTSEQNO", "MSGS",
                                    "SHORTRTS"]
-DEFINABLE = set(QUEUE_KINDS) | {"CHANNEL", "NAMELIST", "LISTENER"}
+DEFINABLE = set(QUEUE_KINDS) | {"CHANNEL", "NAMELIST", "LISTENER", "AUTHINFO"}
 QUEUE_DISPLAY_TYPES = {"QLOCAL", "QALIAS", "QREMOTE", "QMODEL", "QCLUSTER", "ALL"}
 
 
@@ -74,7 +79,7 @@ def _syntax(cmd_text: str, segment: str | None = None, reason: str = "") -> Resu
     return Result(lines, SYNTAX)
 
 
-class Executor(ClusterCommands):
+class Executor(ClusterCommands, SecurityCommands):
     def __init__(self, qm: QueueManager, services: Services | None = None) -> None:
         self.qm = qm
         self.services = services or NoServices()
@@ -170,12 +175,21 @@ class Executor(ClusterCommands):
             return p.value.upper()
         return cmd.objtype
 
+    def _authtype(self, cmd: Command) -> int:
+        p = cmd.param("AUTHTYPE")
+        attr = TABLE.lookup("AUTHINFO", "AUTHTYPE")
+        if p is None or p.value is None or attr is None or p.value.upper() not in attr.values:
+            raise SyntaxProblem(cmd.text, p.text if p else cmd.text, "AUTHTYPE(CRLLDAP|OCSP|IDPWOS|IDPWLDAP) is required.")
+        return attr.values[p.value.upper()]
+
     def _define(self, cmd: Command) -> Result:
         if cmd.objtype not in DEFINABLE:
             raise SyntaxProblem(cmd.text, cmd.text, f"DEFINE {cmd.objtype} is not valid.")
         name = self._need_name(cmd)
         kind = self._kind_of(cmd)
-        values = self._values(cmd, kind, {"LIKE", "REPLACE", "NOREPLACE", "CHLTYPE", "QSGDISP"})
+        values = self._values(cmd, kind, {"LIKE", "REPLACE", "NOREPLACE", "CHLTYPE", "QSGDISP", "AUTHTYPE"})
+        if kind == "AUTHINFO":
+            values["AUTHTYPE"] = self._authtype(cmd)
         like = cmd.param("LIKE")
         if like is not None and like.value is None:
             raise SyntaxProblem(cmd.text, like.text, "LIKE needs an object name.")
@@ -197,11 +211,18 @@ class Executor(ClusterCommands):
             raise SyntaxProblem(cmd.text, cmd.text, f"ALTER {cmd.objtype} is not valid.")
         name = self._need_name(cmd)
         kind = self._kind_of(cmd)
-        values = self._values(cmd, kind, {"CHLTYPE", "FORCE", "QSGDISP"})
+        values = self._values(cmd, kind, {"CHLTYPE", "FORCE", "QSGDISP", "AUTHTYPE"})
+        if kind == "AUTHINFO":
+            existing = self.qm.lookup("AUTHINFO", name)
+            if existing is not None and existing["AUTHTYPE"] != self._authtype(cmd):
+                return Result(["AMQ8144E: AUTHTYPE of an authentication information object cannot change."],
+                              ERROR)
         admin.alter(self.qm, kind, name, values, self._disp(cmd, ("QMGR", "SHARED", "GROUP", "COPY")))
         return Result([MSG[("ALTER", namespace(kind))]])
 
     def _delete(self, cmd: Command) -> Result:
+        if cmd.objtype == "AUTHREC":
+            return self._set_authrec(cmd, delete=True)
         if cmd.objtype not in DEFINABLE:
             raise SyntaxProblem(cmd.text, cmd.text, f"DELETE {cmd.objtype} is not valid.")
         name = self._need_name(cmd)
@@ -314,8 +335,12 @@ class Executor(ClusterCommands):
             return self._display_qmgr(cmd)
         if ot in ("QUEUE", "QLOCAL", "QALIAS", "QREMOTE", "QMODEL"):
             return self._display_objects(cmd, "QUEUE", "QUEUE")
-        if ot in ("CHANNEL", "NAMELIST", "LISTENER"):
+        if ot in ("CHANNEL", "NAMELIST", "LISTENER", "AUTHINFO"):
             return self._display_objects(cmd, ot, ot)
+        if ot == "CHLAUTH":
+            return self._display_chlauth(cmd)
+        if ot == "AUTHREC":
+            return self._display_authrec(cmd)
         if ot == "QSTATUS":
             return self._display_qstatus(cmd)
         if ot == "LSSTATUS":
@@ -385,6 +410,7 @@ class Executor(ClusterCommands):
 
     def _display_objects(self, cmd: Command, ns: str, key: str) -> Result:
         pattern = self._need_name(cmd)
+        want_type = None
         if ns == "QUEUE":
             kinds = list(QUEUE_KINDS)
             tp = cmd.param("TYPE")
@@ -409,7 +435,10 @@ class Executor(ClusterCommands):
         else:
             kinds = [ns]
             want_kind = None
-            extra = {"WHERE", "CMDSCOPE"}
+            extra = {"WHERE", "CMDSCOPE"} | ({"AUTHTYPE"} if ns == "AUTHINFO" else set())
+            tp = cmd.param("AUTHTYPE")
+            if ns == "AUTHINFO" and tp is not None and (tp.value or "").upper() != "ALL":
+                want_type = self._authtype(cmd)
         all_, wanted = self._requested(cmd, kinds, extra)
         where = self._where(cmd, kinds)
         if where is not None:
@@ -419,6 +448,8 @@ class Executor(ClusterCommands):
         pool = [o for _n, o in sorted(self.qm.objects[ns].items())]
         if disp in ("ALL", CMQC.MQQSGD_GROUP):
             pool += [o for (gns, _n), o in sorted(self.qm.group_objects.items()) if gns == ns]
+        if want_type is not None:
+            pool = [o for o in pool if o["AUTHTYPE"] == want_type]
         objs = [o for o in pool
                 if generic_match(pattern, o.name) and (want_kind is None or o.kind == want_kind)
                 and (disp in ("LIVE", "ALL") or o.attrs.get("QSGDISP", CMQC.MQQSGD_Q_MGR) == disp)]
@@ -446,9 +477,15 @@ class Executor(ClusterCommands):
             items = [f"QUEUE({obj.name})", f"TYPE({obj.kind})"]
         elif ns == "CHANNEL":
             items = [f"CHANNEL({obj.name})", f"CHLTYPE({obj.kind})"]
+        elif ns == "AUTHINFO":
+            items = [f"AUTHINFO({obj.name})", table["AUTHTYPE"].render(values["AUTHTYPE"])]
+            values = {k: v for k, v in values.items() if k != "LDAPPWD" or not v} | \
+                ({"LDAPPWD": "********"} if values.get("LDAPPWD") else {})
         else:
             items = [f"{ns}({obj.name})"]
         names = sorted(table) if all_ else [w for w in dict.fromkeys(wanted) if w in table]
+        if ns == "AUTHINFO":
+            names = [n for n in names if n != "AUTHTYPE"]
         if ns == "QUEUE" and self.qm.shared is not None and "QSGDISP" not in names:
             names.insert(0, "QSGDISP")   # a group member shows every queue's disposition, as z/OS does
         for n in names:

@@ -29,6 +29,8 @@ class Services(Protocol):
 
     def channel_status(self, pattern: str) -> list[dict[str, Any]]: ...
 
+    def refresh_ssl(self) -> None: ...
+
 
 class NoServices:
     """Used when MQSC runs without a server (engine tests): listeners only change state here."""
@@ -56,3 +58,6 @@ class NoServices:
 
     def channel_status(self, pattern: str) -> list[dict[str, Any]]:
         return []
+
+    def refresh_ssl(self) -> None:
+        return None

@@ -17,7 +17,7 @@ from mqlite.cmq import CMQCFC as CH
 
 # Object kinds -----------------------------------------------------------------------------------
 QLOCAL, QMODEL, QALIAS, QREMOTE = "QLOCAL", "QMODEL", "QALIAS", "QREMOTE"
-QMGR, NAMELIST, LISTENER = "QMGR", "NAMELIST", "LISTENER"
+QMGR, NAMELIST, LISTENER, AUTHINFO = "QMGR", "NAMELIST", "LISTENER", "AUTHINFO"
 CHANNEL_TYPES = ("SDR", "SVR", "RCVR", "RQSTR", "CLNTCONN", "SVRCONN", "CLUSSDR", "CLUSRCVR", "AMQP")
 QUEUE_KINDS = (QLOCAL, QMODEL, QALIAS, QREMOTE)
 
@@ -32,6 +32,7 @@ R = frozenset({QREMOTE})
 QM = frozenset({QMGR})
 NL = frozenset({NAMELIST})
 LS = frozenset({LISTENER})
+AI = frozenset({AUTHINFO})
 CH_ALL = frozenset(CHANNEL_TYPES) - {"AMQP"}
 CH_MSG = frozenset({"SDR", "SVR", "RCVR", "RQSTR", "CLUSSDR", "CLUSRCVR"})
 CH_SEND = frozenset({"SDR", "SVR", "CLUSSDR", "CLUSRCVR"})
@@ -105,6 +106,8 @@ def _enum(*pairs: tuple[str, int]) -> dict[str, int]:
 ENABLED_DISABLED_GET = _enum(("ENABLED", CMQC.MQQA_GET_ALLOWED), ("DISABLED", CMQC.MQQA_GET_INHIBITED))
 ENABLED_DISABLED_PUT = _enum(("ENABLED", CMQC.MQQA_PUT_ALLOWED), ("DISABLED", CMQC.MQQA_PUT_INHIBITED))
 NO_YES = _enum(("NO", 0), ("YES", 1))
+CHECKS = _enum(("NONE", CH.MQCHK_NONE), ("OPTIONAL", CH.MQCHK_OPTIONAL), ("REQUIRED", CH.MQCHK_REQUIRED),
+               ("REQDADM", CH.MQCHK_REQUIRED_ADMIN))
 S = CMQC
 
 ATTRS: list[Attr] = [
@@ -113,11 +116,12 @@ ATTRS: list[Attr] = [
     Attr("DESCR", STR, QM, "", length=64, selector=S.MQCA_Q_MGR_DESC),
     Attr("DESCR", STR, NL, "", length=64, selector=S.MQCA_NAMELIST_DESC),
     Attr("DESCR", STR, LS, "", length=64),
+    Attr("DESCR", STR, AI, "", length=64, selector=S.MQCA_AUTH_INFO_DESC),
     Attr("DESCR", STR, CH_ALL, "", length=64, selector=CH.MQCACH_DESC),
     Attr("CRDATE", STR, Q_ALL, "", alterable=False, selector=S.MQCA_CREATION_DATE),
     Attr("CRTIME", STR, Q_ALL, "", alterable=False, selector=S.MQCA_CREATION_TIME),
-    Attr("ALTDATE", STR, Q_ALL | QM | NL | LS | CH_ALL, "", alterable=False, selector=S.MQCA_ALTERATION_DATE),
-    Attr("ALTTIME", STR, Q_ALL | QM | NL | LS | CH_ALL, "", alterable=False, selector=S.MQCA_ALTERATION_TIME),
+    Attr("ALTDATE", STR, Q_ALL | QM | NL | LS | CH_ALL | AI, "", alterable=False, selector=S.MQCA_ALTERATION_DATE),
+    Attr("ALTTIME", STR, Q_ALL | QM | NL | LS | CH_ALL | AI, "", alterable=False, selector=S.MQCA_ALTERATION_TIME),
     # --- queues: common ---
     Attr("PUT", ENUM, Q_ALL, CMQC.MQQA_PUT_ALLOWED, S.MQIA_INHIBIT_PUT, values=ENABLED_DISABLED_PUT, mqset=True),
     Attr("DEFPRTY", INT, Q_ALL, 0, S.MQIA_DEF_PRIORITY, hi=9),
@@ -213,6 +217,38 @@ ATTRS: list[Attr] = [
     Attr("COMMANDQ", STR, QM, "SYSTEM.ADMIN.COMMAND.QUEUE", S.MQCA_COMMAND_INPUT_Q_NAME, alterable=False),
     Attr("TRIGINT", INT, QM, MAXINT, S.MQIA_TRIGGER_INTERVAL),
     Attr("DISTL", ENUM, QM, 1, S.MQIA_DIST_LISTS, values=NO_YES, alterable=False),
+    Attr("CHLAUTH", ENUM, QM, CH.MQCHLA_ENABLED, S.MQIA_CHLAUTH_RECORDS,
+         values=_enum(("ENABLED", CH.MQCHLA_ENABLED), ("DISABLED", CH.MQCHLA_DISABLED))),
+    Attr("CONNAUTH", STR, QM, "", S.MQCA_CONN_AUTH, length=48),
+    Attr("SSLKEYR", STR, QM, "", S.MQCA_SSL_KEY_REPOSITORY, length=256),
+    Attr("CERTLABL", STR, QM, "", S.MQCA_CERT_LABEL, length=64),
+    Attr("SCYCASE", ENUM, QM, 1, S.MQIA_SECURITY_CASE, values=_enum(("UPPER", 0), ("MIXED", 1)),
+         alterable=False),
+    # --- authentication information (AUTHINFO) ---
+    Attr("AUTHTYPE", ENUM, AI, CMQC.MQAIT_IDPW_OS, S.MQIA_AUTH_INFO_TYPE, alterable=False,
+         values=_enum(("CRLLDAP", CMQC.MQAIT_CRL_LDAP), ("OCSP", CMQC.MQAIT_OCSP), ("IDPWOS", CMQC.MQAIT_IDPW_OS),
+                      ("IDPWLDAP", CMQC.MQAIT_IDPW_LDAP))),
+    Attr("CHCKCLNT", ENUM, AI, CH.MQCHK_REQUIRED_ADMIN, S.MQIA_CHECK_CLIENT_BINDING, values=CHECKS),
+    Attr("CHCKLOCL", ENUM, AI, CH.MQCHK_OPTIONAL, S.MQIA_CHECK_LOCAL_BINDING, values=CHECKS),
+    Attr("ADOPTCTX", ENUM, AI, CH.MQADPCTX_NO, S.MQIA_ADOPT_CONTEXT, values=NO_YES),
+    Attr("FAILDLAY", INT, AI, 1, S.MQIA_AUTHENTICATION_FAIL_DELAY, hi=60),
+    Attr("AUTHENMD", ENUM, AI, 0, None, values=_enum(("OS", 0), ("PAM", 1))),
+    Attr("CONNAME", STR, AI, "", S.MQCA_AUTH_INFO_CONN_NAME, length=264),
+    Attr("SECCOMM", ENUM, AI, 0, S.MQIA_LDAP_SECURE_COMM, values=_enum(("NO", 0), ("YES", 1), ("ANON", 2))),
+    Attr("LDAPUSER", STR, AI, "", S.MQCA_LDAP_USER_NAME, length=1024),
+    Attr("LDAPPWD", STR, AI, "", S.MQCA_LDAP_PASSWORD, length=32),
+    Attr("SHORTUSR", STR, AI, "", S.MQCA_LDAP_SHORT_USER_FIELD, length=128),
+    Attr("BASEDNU", STR, AI, "", S.MQCA_LDAP_BASE_DN_USERS, length=1024),
+    Attr("CLASSUSR", STR, AI, "inetOrgPerson", S.MQCA_LDAP_USER_OBJECT_CLASS, length=128),
+    Attr("USRFIELD", STR, AI, "", S.MQCA_LDAP_USER_ATTR_FIELD, length=128),
+    Attr("AUTHORMD", ENUM, AI, 0, S.MQIA_LDAP_AUTHORMD,
+         values=_enum(("OS", 0), ("SEARCHGRP", 1), ("SEARCHUSR", 2), ("SRCHGRPSN", 3))),
+    Attr("BASEDNG", STR, AI, "", S.MQCA_LDAP_BASE_DN_GROUPS, length=1024),
+    Attr("CLASSGRP", STR, AI, "groupOfNames", S.MQCA_LDAP_GROUP_OBJECT_CLASS, length=128),
+    Attr("FINDGRP", STR, AI, "", S.MQCA_LDAP_FIND_GROUP_FIELD, length=128),
+    Attr("GRPFIELD", STR, AI, "", S.MQCA_LDAP_GROUP_ATTR_FIELD, length=128),
+    Attr("NESTGRP", ENUM, AI, 0, S.MQIA_LDAP_NESTGRP, values=_enum(("NO", 0), ("YES", 1))),
+    Attr("OCSPURL", STR, AI, "", S.MQCA_AUTH_INFO_OCSP_URL, length=256),
     # --- namelists ---
     Attr("NAMES", LIST, NL, [], S.MQCA_NAMES, length=48),
     Attr("NAMCOUNT", INT, NL, 0, S.MQIA_NAME_COUNT, alterable=False),
@@ -259,7 +295,11 @@ ATTRS: list[Attr] = [
     Attr("QMNAME", STR, frozenset({"CLNTCONN"}), "", None, length=48),
     Attr("USERID", STR, frozenset({"SDR", "SVR", "RQSTR", "CLNTCONN"}), "", None, length=12),
     Attr("PASSWORD", STR, frozenset({"SDR", "SVR", "RQSTR", "CLNTCONN"}), "", None, length=12),
-    Attr("SSLCIPH", STR, CH_ALL, "", None, length=32),
+    Attr("SSLCIPH", STR, CH_ALL, "", CH.MQCACH_SSL_CIPHER_SPEC, length=32),
+    Attr("SSLCAUTH", ENUM, CH_ALL - {"CLNTCONN", "CLUSSDR"}, CMQXC.MQSCA_REQUIRED, CH.MQIACH_SSL_CLIENT_AUTH,
+         values=_enum(("REQUIRED", CMQXC.MQSCA_REQUIRED), ("OPTIONAL", CMQXC.MQSCA_OPTIONAL))),
+    Attr("SSLPEER", STR, CH_ALL, "", CH.MQCACH_SSL_PEER_NAME, length=1024),
+    Attr("CERTLABL", STR, CH_ALL, "", S.MQCA_CERT_LABEL, length=64),
     Attr("LOCLADDR", STR, CH_CONN, "", None, length=48),
 ]
 
@@ -277,7 +317,7 @@ class AttrTable:
         self.by_kind: dict[str, dict[str, Attr]] = {}
         self.keywords: dict[str, dict[str, Attr]] = {}   # kind -> keyword or synonym -> Attr
         self.selectors: dict[str, dict[int, Attr]] = {}
-        kinds = set(QUEUE_KINDS) | {QMGR, NAMELIST, LISTENER} | set(CHANNEL_TYPES)
+        kinds = set(QUEUE_KINDS) | {QMGR, NAMELIST, LISTENER, AUTHINFO} | set(CHANNEL_TYPES)
         for kind in kinds:
             self.by_kind[kind] = {}
             self.keywords[kind] = {}

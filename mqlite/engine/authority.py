@@ -1,0 +1,106 @@
+"""Object authority checks (the OAM) and connection authentication's configuration. Part of the
+engine's QueueManager (mqlite.engine.qmgr).
+
+A connection carries the principal it runs as (``Conn.principal``; None for the queue manager's
+own agents, which have every authority). MQCONN needs ``connect`` on the queue manager; MQOPEN
+needs, per option, inq/browse/get/put/set and the context authorities on the name opened (an alias
+or remote definition itself, a model queue, the transmission queue when ObjectQMgrName names
+another queue manager, SYSTEM.CLUSTER.TRANSMIT.QUEUE for a cluster queue), and setid/setall on
+the queue manager too. A refusal is MQRC_NOT_AUTHORIZED (2035) with AMQ8077W in the error log. What
+a principal has on an object is cached on the connection until the security state changes."""
+from __future__ import annotations
+
+from typing import Any
+
+from mqlite.cmq import CMQZC as Z
+from mqlite.engine.core import C, Conn
+from mqlite.engine.errors import MQIError
+from mqlite.security.authority import AUTH_BITS, Entity, bits_of
+
+# MQOPEN options -> the authority each needs on the object.
+_OPEN_AUTH = ((C.MQOO_INQUIRE, Z.MQZAO_INQUIRE), (C.MQOO_BROWSE, Z.MQZAO_BROWSE),
+              (C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE, Z.MQZAO_INPUT),
+              (C.MQOO_OUTPUT, Z.MQZAO_OUTPUT), (C.MQOO_SET, Z.MQZAO_SET),
+              (C.MQOO_PASS_IDENTITY_CONTEXT, Z.MQZAO_PASS_IDENTITY_CONTEXT),
+              (C.MQOO_PASS_ALL_CONTEXT, Z.MQZAO_PASS_ALL_CONTEXT),
+              (C.MQOO_SET_IDENTITY_CONTEXT, Z.MQZAO_SET_IDENTITY_CONTEXT),
+              (C.MQOO_SET_ALL_CONTEXT, Z.MQZAO_SET_ALL_CONTEXT))
+_QMGR_TOO = Z.MQZAO_SET_IDENTITY_CONTEXT | Z.MQZAO_SET_ALL_CONTEXT
+_WORD = {bit: name.lower() for name, bit in AUTH_BITS.items()}
+
+
+def open_authority(options: int) -> int:
+    need = 0
+    for opts, bit in _OPEN_AUTH:
+        if options & opts:
+            need |= bit
+    return need
+
+
+class AuthorityMixin:
+    security: Any
+    name: str
+    objects: dict[str, dict[str, Any]]
+    qmgr: Any
+    log: Any
+
+    def authority_of(self, conn: Conn, objtype: str, name: str) -> int:
+        """Every authority bit the connection's principal has on the object (cached)."""
+        p = conn.principal
+        if p is None:
+            return -1
+        sec = self.security
+        if conn.auth_version != sec.version:
+            conn.auth_cache.clear()
+            conn.auth_version = sec.version
+        key = (objtype, name)
+        bits = conn.auth_cache.get(key)
+        if bits is None:
+            bits = conn.auth_cache[key] = sec.authority(p, objtype, name)
+        return bits
+
+    def authorize(self, conn: Conn, objtype: str, name: str, need: int) -> None:
+        """2035 unless the connection has every authority in ``need`` on the object."""
+        if conn.principal is None or not need:
+            return
+        missing = need & ~self.authority_of(conn, objtype, name)
+        if missing:
+            words = ", ".join(_WORD.get(b, str(b)) for b in _bits(missing))
+            self.log(f"AMQ8077W: Entity '{conn.principal.user}' has insufficient authority to access object "
+                     f"{name} ({objtype.lower()}). The following requested permissions are unauthorized: {words}.")
+            raise MQIError(C.MQRC_NOT_AUTHORIZED, detail=f"{conn.principal.user} lacks {words} on {name}")
+
+    def authorize_open(self, conn: Conn, objtype: str, name: str, options: int) -> None:
+        if conn.principal is None:
+            return
+        need = open_authority(options)
+        self.authorize(conn, objtype, name, need)
+        if objtype != "QMGR" and need & _QMGR_TOO:
+            self.authorize(conn, "QMGR", self.name, need & _QMGR_TOO)
+
+    def grant_creator(self, conn: Conn, queue: str) -> None:
+        """The creator of a dynamic queue has every authority on it, as MQ grants."""
+        p = conn.principal
+        if p is not None and not p.admin and self.security.oam:
+            self.security.set_authrec("QUEUE", queue, Entity(p.user, False), bits_of(["ALL"], "QUEUE"), 0)
+
+    # --- CONNAUTH -------------------------------------------------------------------------------
+    def refresh_connauth(self) -> str:
+        """Take the AUTHINFO that the queue manager's CONNAUTH names as the one in force (at start
+        and on REFRESH SECURITY TYPE(CONNAUTH)); an error message if it cannot be used."""
+        name = self.qmgr["CONNAUTH"]
+        if not name:
+            self.security.connauth = None
+            return ""
+        obj = self.objects["AUTHINFO"].get(name)
+        if obj is None or obj["AUTHTYPE"] not in (C.MQAIT_IDPW_OS, C.MQAIT_IDPW_LDAP):
+            self.security.connauth = None
+            return (f"AMQ8135E: CONNAUTH({name}) must name an AUTHINFO object of AUTHTYPE IDPWOS or IDPWLDAP; "
+                    "connection authentication is off until it does.")
+        self.security.connauth = dict(obj.attrs)
+        return ""
+
+
+def _bits(mask: int) -> list[int]:
+    return [1 << i for i in range(mask.bit_length()) if mask >> i & 1]
+

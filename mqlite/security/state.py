@@ -1,0 +1,130 @@
+"""A queue manager's security state: CHLAUTH rules, authority records, its user registry, and
+the identities worked out from them. Changes are journalled as store operations (``obj`` and
+``objdel`` in the namespaces CHLAUTH, AUTHREC and USER), so they survive restarts with the rest of
+the definitions; :meth:`load` takes them back at recovery."""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from mqlite.security.authority import Entity, Records, effective
+from mqlite.security.chlauth import Rule
+from mqlite.security.users import ADMIN_GROUP, Principal, os_groups
+
+NAMESPACES = ("CHLAUTH", "AUTHREC", "USER")
+
+# MQ's default rules on a new queue manager (crtmqm).
+DEFAULT_RULES = [
+    Rule("SYSTEM.ADMIN.SVRCONN", "ADDRESSMAP", address="*", usersrc="CHANNEL",
+         descr="Default rule to allow MQ Explorer access"),
+    Rule("SYSTEM.*", "ADDRESSMAP", address="*", usersrc="NOACCESS",
+         descr="Default rule to disable all SYSTEM channels"),
+    Rule("*", "BLOCKUSER", userlist=["*MQADMIN"], descr="Default rule to disallow privileged users"),
+]
+
+
+def _authrec_key(objtype: str, profile: str, entity: Entity) -> str:
+    return f"{objtype}\x00{profile}\x00{'G' if entity.group else 'P'}\x00{entity.name}"
+
+
+class SecurityState:
+    def __init__(self, journal: Callable[[tuple[Any, ...]], int]) -> None:
+        self.journal = journal
+        self.rules: list[Rule] = []
+        self.records = Records()
+        self.users: dict[str, dict[str, Any]] = {}     # name -> {"hash": str | None, "groups": [...]}
+        self.oam = True              # False: created with MQSNOAUT, every authority check passes
+        self.version = 0             # moves on every change: cached authorities are stale
+        self.connauth: dict[str, Any] | None = None    # the AUTHINFO in force (REFRESH SECURITY)
+        self._principals: dict[str, Principal] = {}
+
+    # --- recovery -------------------------------------------------------------------------------
+    def load(self, ns: str, rec: dict[str, Any]) -> None:
+        if ns == "CHLAUTH":
+            self.rules.append(Rule.from_record(rec))
+        elif ns == "AUTHREC":
+            entity = Entity(rec["entity"], rec["group"])
+            self.records.table[(rec["objtype"], rec["profile"], entity)] = rec["bits"]
+        elif ns == "USER":
+            self.users[rec["name"]] = {"hash": rec.get("hash"), "groups": list(rec.get("groups", []))}
+
+    def changed(self) -> None:
+        self.version += 1
+        self._principals.clear()
+
+    # --- CHLAUTH --------------------------------------------------------------------------------
+    def find_rule(self, key: str) -> Rule | None:
+        return next((r for r in self.rules if r.key() == key), None)
+
+    def put_rule(self, rule: Rule) -> None:
+        old = self.find_rule(rule.key())
+        if old is not None:
+            self.rules[self.rules.index(old)] = rule
+        else:
+            self.rules.append(rule)
+        self.journal(("obj", "CHLAUTH", rule.key(), json.dumps(rule.to_record())))
+        self.changed()
+
+    def remove_rule(self, rule: Rule) -> None:
+        self.rules.remove(rule)
+        self.journal(("objdel", "CHLAUTH", rule.key()))
+        self.changed()
+
+    # --- authority records ----------------------------------------------------------------------
+    def set_authrec(self, objtype: str, profile: str, entity: Entity, add: int, remove: int) -> int:
+        bits = self.records.set(objtype, profile, entity, add, remove)
+        rec = {"objtype": objtype, "profile": profile, "entity": entity.name, "group": entity.group, "bits": bits}
+        self.journal(("obj", "AUTHREC", _authrec_key(objtype, profile, entity), json.dumps(rec)))
+        self.changed()
+        return bits
+
+    def delete_authrec(self, objtype: str, profile: str, entity: Entity) -> bool:
+        if not self.records.delete(objtype, profile, entity):
+            return False
+        self.journal(("objdel", "AUTHREC", _authrec_key(objtype, profile, entity)))
+        self.changed()
+        return True
+
+    def delete_object_records(self, objtype: str, name: str) -> None:
+        """An object was deleted: its own (non-generic) records go with it, as MQ's do."""
+        for t, p, e, _b in self.records.matching(objtype, name):
+            self.delete_authrec(t, p, e)
+
+    # --- users ----------------------------------------------------------------------------------
+    def set_user(self, name: str, password_hash: str | None, groups: list[str]) -> None:
+        self.users[name] = {"hash": password_hash, "groups": sorted(set(groups))}
+        self.journal(("obj", "USER", name, json.dumps({"name": name, **self.users[name]})))
+        self.changed()
+
+    def delete_user(self, name: str) -> bool:
+        if self.users.pop(name, None) is None:
+            return False
+        self.journal(("objdel", "USER", name))
+        self.changed()
+        return True
+
+    def password_hash(self, name: str) -> str | None:
+        entry = self.users.get(name)
+        return entry["hash"] if entry else None
+
+    # --- identities and authority ---------------------------------------------------------------
+    def principal(self, user: str) -> Principal:
+        """The user's groups (registry and OS) and whether it is an administrator (group mqm)."""
+        p = self._principals.get(user)
+        if p is None:
+            groups = set(self.users.get(user, {}).get("groups", ())) | set(os_groups(user))
+            p = Principal(user, tuple(sorted(groups)), ADMIN_GROUP in groups)
+            self._principals[user] = p
+        return p
+
+    def is_admin(self, user: str) -> bool:
+        return bool(user) and self.principal(user).admin
+
+    def authority(self, p: Principal, objtype: str, name: str) -> int:
+        """Every authority bit the principal has on the object (all of them for administrators, or
+        when the queue manager runs without the OAM)."""
+        if p.admin or not self.oam:
+            return -1
+        entities = [Entity(p.user, False)] + [Entity(g, True) for g in p.groups]
+        return effective(self.records, objtype, name, entities)
