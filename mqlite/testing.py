@@ -28,7 +28,11 @@ from typing import Any
 from mqlite.cli.proc import free_port, run_mqlite
 from mqlite.paths import QMPaths, clock_file
 
-__all__ = ["QM", "Harness", "free_port", "run_mqlite"]
+__all__ = ["OPEN_SECURITY", "QM", "Harness", "free_port", "run_mqlite"]
+
+# What makes a queue manager open to every client: no channel authentication records, no
+# connection authentication (the OAM is left out at crtmqm by MQSNOAUT=yes).
+OPEN_SECURITY = "ALTER QMGR CHLAUTH(DISABLED) CONNAUTH(' ')\nREFRESH SECURITY TYPE(CONNAUTH)\n"
 
 
 @dataclass
@@ -100,7 +104,8 @@ class QM:
 
 
 class Harness:
-    def __init__(self, data_dir: str | None = None, channel: str = "APP.SVRCONN") -> None:
+    def __init__(self, data_dir: str | None = None, channel: str = "APP.SVRCONN", security: bool = False) -> None:
+        self.security = security
         self._own_dir = data_dir is None          # a directory made here is removed by close()
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="mqlite-harness-")
         self.channel = channel
@@ -109,19 +114,24 @@ class Harness:
         os.environ["MQLITE_DATA"] = self.data_dir
 
     def add(self, name: str, mqsc: str = "", in_process: bool = False, port: int | None = None,
-            qsg: str | None = None, qsg_store: str | None = None) -> QM:
+            qsg: str | None = None, qsg_store: str | None = None, security: bool | None = None) -> QM:
         """Create and start a queue manager with a listener on a free port and the client channel;
         with ``qsg`` a member of that queue-sharing group (shared store ``qsg_store``, default a
-        SQLite file in the data directory)."""
+        SQLite file in the data directory). Without ``security`` (the harness's default) it is
+        created open, as a rig for testing applications: without the OAM (MQSNOAUT), with
+        CHLAUTH(DISABLED) and no CONNAUTH; with ``security=True`` as crtmqm makes it."""
         port = port or free_port()
         group = ["--qsg", qsg] + (["--qsgstore", qsg_store] if qsg_store else []) if qsg else []
-        r = run_mqlite("crtmqm", "-p", str(port), "-u", "SYSTEM.DEAD.LETTER.QUEUE", *group, name)
+        secure = self.security if security is None else security
+        env = None if secure else {**os.environ, "MQSNOAUT": "yes"}
+        r = run_mqlite("crtmqm", "-p", str(port), "-u", "SYSTEM.DEAD.LETTER.QUEUE", *group, name, env=env)
         if r.returncode != 0:
             raise RuntimeError(f"crtmqm {name}: {r.stdout}{r.stderr}")
         qm = QM(name, port, self, in_process)
         qm.start()
         self.qms[name] = qm
-        qm.mqsc(f"DEFINE CHANNEL({self.channel}) CHLTYPE(SVRCONN) REPLACE\n" + mqsc, check=True)
+        qm.mqsc(("" if secure else OPEN_SECURITY) + f"DEFINE CHANNEL({self.channel}) CHLTYPE(SVRCONN) REPLACE\n"
+                + mqsc, check=True)
         return qm
 
     def qm(self, name: str) -> QM:

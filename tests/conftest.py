@@ -15,7 +15,7 @@ from mqlite.mqsc.commands import Executor
 from mqlite.engine.queue import DEFAULT_BUFFERS
 from mqlite.store.pager import StorePager
 from mqlite.store.sqlite import MemoryStore
-from mqlite.testing import free_port, run_mqlite
+from mqlite.testing import OPEN_SECURITY, free_port, run_mqlite
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -116,15 +116,18 @@ def data_dir(tmp_path, monkeypatch) -> str:
 
 @pytest.fixture
 def running_qm(data_dir):
-    """A queue manager created and started with the mqlite commands, with TEST.Q and TEST.SVRCONN."""
+    """A queue manager created and started with the mqlite commands, with TEST.Q and TEST.SVRCONN,
+    open to every client as mqlite.testing.Harness makes them (tests/server/test_security.py tests
+    the secured defaults)."""
     name = "TESTQM"
     port = free_port()
-    r = mqlite("crtmqm", "-p", str(port), "-u", "SYSTEM.DEAD.LETTER.QUEUE", name)
+    r = run_mqlite("crtmqm", "-p", str(port), "-u", "SYSTEM.DEAD.LETTER.QUEUE", name,
+                   env={**os.environ, "MQSNOAUT": "yes"})
     assert r.returncode == 0, r.stderr
     r = mqlite("strmqm", name)
     assert r.returncode == 0, r.stdout + r.stderr
     qm = RunningQM(name, port, data_dir)
-    r = qm.mqsc("DEFINE QLOCAL(TEST.Q)\nDEFINE CHANNEL(TEST.SVRCONN) CHLTYPE(SVRCONN)\n")
+    r = qm.mqsc(OPEN_SECURITY + "DEFINE QLOCAL(TEST.Q)\nDEFINE CHANNEL(TEST.SVRCONN) CHLTYPE(SVRCONN)\n")
     assert r.returncode == 0, r.stdout
     yield qm
     if qm.pid():

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from mqlite.cli import security as cli_security
 from mqlite.engine.clock import Clock
 from mqlite.engine.qmgr import QueueManager
 from mqlite.mqsc.parser import MQSCSyntaxError, parse, split_commands
@@ -501,11 +502,30 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="the main job: the SALES cluster of examples/sales, puts and gets, then down")
     p.add_argument("--port", type=int, default=0, help="listener port (default: a free one)")
     p.set_defaults(fn=demo)
+    cli_security.add_parsers(sub, _security)
     return ap
 
 
+def _security(name: str, args: argparse.Namespace) -> int:
+    paths = _paths(args.m)
+    if isinstance(paths, int):
+        return paths
+    if not paths.running_pid():
+        print("AMQ8146E: IBM MQ queue manager not available.", file=sys.stderr)
+        return NOT_AVAILABLE
+    fn: Any = cli_security.COMMANDS[name]
+    if name == "setmqaut":
+        return int(fn(args, args.auth_words, _control, paths))
+    return int(fn(args, _control, paths))
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    words: list[str] = []
+    if argv[:1] == ["setmqaut"]:
+        argv, words = cli_security.split_setmqaut(argv)
     args = build_parser().parse_args(argv)
+    args.auth_words = words
     try:
         return int(args.fn(args))
     except KeyboardInterrupt:

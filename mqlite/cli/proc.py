@@ -38,7 +38,8 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def run_mqlite(*args: str, stdin: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+def run_mqlite(*args: str, stdin: str | None = None, timeout: float = 60,
+               env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """Run the ``mqlite`` command (crtmqm, runmqsc, ...) with this interpreter."""
     return subprocess.run([sys.executable, "-m", "mqlite.cli.main", *args], input=stdin, text=True,
-                          capture_output=True, timeout=timeout)
+                          capture_output=True, timeout=timeout, env=env)

@@ -132,7 +132,8 @@ class QueueManager:
     def _hello(self, transport: Transport, name: str, **extra: Any) -> None:
         try:
             info = transport.hello(qmgr=name, appl=os.path.basename(sys.argv[0] or "python")[-28:],
-                                   appl_type=CMQC.MQAT_UNIX, user=extra.pop("user", None) or _os_user(), **extra)
+                                   appl_type=CMQC.MQAT_UNIX, user=extra.pop("user", None) or _os_user(),
+                                   os_user=_os_user(), **extra)
         except TransportError as e:
             raise failure(e) from None
         self._transport = transport

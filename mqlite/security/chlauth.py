@@ -123,8 +123,11 @@ def block_rule(rules: list[Rule], channel: str) -> Rule | None:
     return min(candidates, key=lambda r: star_specificity(r.profile)) if candidates else None
 
 
-def decide(rules: list[Rule], p: Partner, chl_mcauser: str, is_admin: Callable[[str], bool]) -> Decision:
-    """Whether the channel may start and as which user (see the module's docstring)."""
+def decide(rules: list[Rule], p: Partner, chl_mcauser: str, is_admin: Callable[[str], bool],
+           run_as: str = "") -> Decision:
+    """Whether the channel may start and as which user (see the module's docstring). ``run_as``:
+    the user a client connection runs as before any MCAUSER (the asserted or the authenticated
+    one); by default the user it flowed."""
     warnings: list[str] = []
     # Rule 1: BLOCKADDR.
     for r in rules:
@@ -134,7 +137,7 @@ def decide(rules: list[Rule], p: Partner, chl_mcauser: str, is_admin: Callable[[
                 return Decision(False, "", r, "AMQ9777E", why)
             warnings.append(why)
     # Rule 2: the mapping rule.
-    user = p.user if p.svrconn else ""
+    user = (run_as or p.user) if p.svrconn else ""
     chckclnt = "ASQMGR"
     rule = mapping_rule(rules, p)
     mapped = False

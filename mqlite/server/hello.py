@@ -11,6 +11,7 @@ from mqlite.cmq import CMQC as C
 from mqlite.engine.errors import MQIError
 from mqlite.net import protocol as P
 from mqlite.objects.model import MQObject
+from mqlite.server.auth import Refused, identify, peer_user, refuse_later
 
 
 def greet(s: Any, req: Any) -> bool:
@@ -42,12 +43,21 @@ def greet(s: Any, req: Any) -> bool:
     if qmname and qmname != srv.name and not qmname.startswith("*"):
         return refuse(s, C.MQRC_Q_MGR_NAME_ERROR, f"queue manager {qmname} requested")
     if req.get("control"):
-        # runmqsc and the control commands: MQSC and CONTROL frames, no MQI connection.
+        # runmqsc and the control commands: MQSC and CONTROL frames, no MQI connection, for the
+        # queue manager's administrators (the mqm group) over local bindings.
         if s.kind != "bindings":
             return refuse(s, C.MQRC_NOT_AUTHORIZED, "administration over a network connection")
+        user = peer_user(s.sock)
+        with srv.lock:
+            admin = srv.qm.security.is_admin(user)
+        if not admin:
+            srv.qm.log(f"AMQ8077W: Entity '{user}' has insufficient authority to administer queue manager "
+                       f"{srv.name}: it is not a member of the mqm group.")
+            return refuse(s, C.MQRC_NOT_AUTHORIZED, f"user {user} is not an administrator")
         s.control_only = True
         P.send_frame(s.sock, P.HELLO_OK, P.encode_json({"qmgr": srv.name, "proto": P.PROTOCOL_VERSION}))
         return True
+    obj: MQObject | None = None
     if s.kind == "tcp":
         chl = str(req.get("channel") or "")
         obj = srv.qm.lookup("CHANNEL", chl)
@@ -65,12 +75,19 @@ def greet(s: Any, req: Any) -> bool:
         s.maxmsgl = min(obj["MAXMSGL"], int(req.get("maxmsgl") or obj["MAXMSGL"]))
         # HBINT of the conversation: the larger of the SVRCONN's and the client's (0 at both: none).
         s.hbint = max(obj["HBINT"], int(req.get("hbint") or 0))
+    try:
+        principal = identify(s, req, obj)
+    except Refused as e:
+        refuse_later(e.delay)
+        srv.forget(s)
+        return refuse(s, C.MQRC_NOT_AUTHORIZED, e.why)
     with srv.lock:
         try:
             s.conn = srv.qm.connect(str(req.get("appl") or "")[-28:], int(req.get("appl_type") or C.MQAT_UNIX),
-                                       str(req.get("user") or ""))
+                                       principal.user)
         except MQIError as e:
             return refuse(s, e.reason, "queue manager quiescing")
+        s.conn.principal = principal
     info = {"qmgr": srv.name, "proto": P.PROTOCOL_VERSION, "hconn": s.conn.hconn,
             "ccsid": srv.qm.qmgr["CCSID"], "qmid": srv.qm.qmgr["QMID"], "maxmsgl": s.maxmsgl, "hbint": s.hbint}
     P.send_frame(s.sock, P.HELLO_OK, P.encode_json(info))

@@ -14,6 +14,7 @@ from mqlite.cmq.structs import GMO
 from mqlite.engine.core import Conn
 from mqlite.engine.errors import MQIError
 from mqlite.net import protocol as P
+from mqlite.server.secops import secop
 from mqlite.net import verbs as V
 
 WAIT_SLICE = 0.5          # a waiting MQGET checks its connection at least this often
@@ -275,6 +276,8 @@ def _control(s: Any, p: bytes) -> bytes:
             apps = sum(1 for x in srv.sessions if x.conn is not None)
         return P.encode_json({"ok": True, "status": "Quiescing" if srv.stopping.is_set() else "Running",
                               "connections": apps, "pid": os.getpid()})
+    if op in ("setusr", "dspusr", "setaut", "dspaut", "dmpaut"):
+        return P.encode_json(secop(srv, req))
     raise P.ProtocolError(f"unknown control operation {op!r}")
 
 

@@ -1,0 +1,115 @@
+"""Who a connection is, and whether it may come in: CHLAUTH for client channels, CONNAUTH, then
+``connect`` authority. Called from ``greet`` (server.hello) with the session ``s``; the decisions
+are mqlite.security's pure functions, read under the server's lock, while password checks and
+FAILDLAY run outside it.
+
+Order, as MQ's: CHLAUTH's address block and mapping rule (the identities the client flowed);
+CONNAUTH with CHCKCLNT (a mapping rule's CHCKCLNT may tighten it) or CHCKLOCL; the user the
+connection runs as (a mapping rule's or the SVRCONN's MCAUSER, else the authenticated user if
+ADOPTCTX(YES), else the asserted one); CHLAUTH's BLOCKUSER on that user; ``connect`` authority on
+the queue manager. Every refusal answers MQRC_NOT_AUTHORIZED (2035) and writes MQ's messages to
+the error log; none says whether a user exists."""
+from __future__ import annotations
+
+import socket
+import struct
+import time
+from typing import Any
+
+from mqlite.cmq import CMQC as C
+from mqlite.cmq import CMQCFC as F
+from mqlite.cmq import CMQZC as Z
+from mqlite.security import chlauth, connauth
+from mqlite.security.users import Principal, os_user_of_uid, verify_password
+
+_LEVEL = {F.MQCHK_NONE: "NONE", F.MQCHK_OPTIONAL: "OPTIONAL", F.MQCHK_REQUIRED: "REQUIRED",
+          F.MQCHK_REQUIRED_ADMIN: "REQDADM"}
+
+
+class Refused(Exception):
+    def __init__(self, why: str, delay: float = 0.0) -> None:
+        super().__init__(why)
+        self.why = why
+        self.delay = delay
+
+
+def peer_user(sock: socket.socket) -> str:
+    """The operating-system user at the other end of a Unix socket (it cannot be asserted)."""
+    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    _pid, uid, _gid = struct.unpack("3i", creds)
+    return os_user_of_uid(uid)
+
+
+def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
+    """The principal the connection runs as, or Refused. ``chl``: the SVRCONN (None: bindings)."""
+    srv = s.server
+    qm = srv.qm
+    sec = qm.security
+    log = srv.log.write
+    client = chl is not None
+    os_user = peer_user(s.sock) if not client else str(req.get("os_user") or req.get("user") or "")[:12]
+    password = req.get("password")
+    csp_user = str(req.get("user") or "") if password is not None else ""
+    flowed = csp_user or os_user
+    address = s.peer.split("(")[0] if client else ""
+    mcauser = chl["MCAUSER"] if client else ""
+    rules_on = client and qm.qmgr["CHLAUTH"] == F.MQCHLA_ENABLED
+    with srv.lock:
+        partner = chlauth.Partner(chl.name if client else "", True, address, flowed)
+        first = chlauth.decide(sec.rules, partner, mcauser, sec.is_admin) if rules_on else None
+        info = sec.connauth
+        stored = sec.password_hash(csp_user) if csp_user else None
+        admin_asserted = sec.is_admin(os_user)
+    if first is not None and not first.allowed and first.msgid == "AMQ9777E":
+        log("AMQ9777E", f"Channel was blocked: channel {chl.name}, connection {s.peer}.", first.why)
+        raise Refused(first.why)
+    for w in first.warnings if first is not None else ():
+        log("AMQ9787W", f"Channel would have been blocked (WARN): {w}.")
+    # CONNAUTH.
+    adopted = ""
+    if info is not None:
+        level = _LEVEL[info["CHCKCLNT" if client else "CHCKLOCL"]]
+        if first is not None:
+            level = connauth.level_for(level, first.chckclnt)
+        ldap = info["AUTHTYPE"] == C.MQAIT_IDPW_LDAP
+        outcome = connauth.check(level, info["ADOPTCTX"] == F.MQADPCTX_YES, os_user, csp_user or None,
+                                 password if csp_user else None, str(req.get("appl") or ""),
+                                 lambda _u: admin_asserted,
+                                 lambda u, p: _verify(srv, info, u, p, stored) if ldap else verify_password(stored, p))
+        if not outcome.ok:
+            for msgid, text in outcome.log:
+                log(msgid, text, f"Connection from {s.peer or 'local bindings'} refused: "
+                                 f"MQRC_NOT_AUTHORIZED ({C.MQRC_NOT_AUTHORIZED}).")
+            raise Refused("authentication failed", delay=float(info["FAILDLAY"]))
+        if outcome.checked and outcome.user != os_user:
+            adopted = outcome.user
+    with srv.lock:
+        if rules_on:
+            partner = chlauth.Partner(chl.name, True, address, flowed)
+            final = chlauth.decide(sec.rules, partner, mcauser, sec.is_admin, run_as=adopted or os_user)
+            if not final.allowed:
+                log(final.msgid, f"Channel was blocked: channel {chl.name}, connection {s.peer}, user '{final.user}'.",
+                    final.why)
+                raise Refused(final.why)
+            user = final.user
+        else:
+            user = mcauser or adopted or os_user
+        principal = sec.principal(user)
+        if sec.oam and not principal.admin and not sec.authority(principal, "QMGR", qm.name) & Z.MQZAO_CONNECT:
+            srv.qm.log(f"AMQ8077W: Entity '{user}' has insufficient authority to access object {qm.name} (qmgr). "
+                       "The following requested permissions are unauthorized: connect.")
+            raise Refused(f"{user} has no connect authority")
+    return principal
+
+
+def _verify(srv: Any, info: dict[str, Any], user: str, password: str, stored: str | None) -> bool:
+    checker = getattr(srv, "ldap_verify", None)
+    if checker is None:
+        return False
+    return bool(checker(info, user, password))
+
+
+def refuse_later(delay: float) -> None:
+    """FAILDLAY: an authentication failure is answered only after this many seconds."""
+    if delay > 0:
+        time.sleep(delay)

@@ -1,0 +1,61 @@
+"""The security control commands' side in the server (CONTROL frames from an administrator over
+local bindings): mqlite's user registry (setmqusr, dspmqusr) and the OAM's (setmqaut, dspmqaut,
+dmpmqaut). Each runs under the server's lock; changes are journalled and synced before the
+answer."""
+from __future__ import annotations
+
+from typing import Any
+
+from mqlite.cmq import CMQZC as Z
+from mqlite.security.authority import OBJTYPES, AuthorityError, Entity, bits_of, effective, names_of
+
+
+def secop(srv: Any, req: dict[str, Any]) -> dict[str, Any]:
+    op = req["op"]
+    sec = srv.qm.security
+    with srv.lock:
+        if op == "setusr":
+            name = str(req["user"])
+            entry = sec.users.get(name, {"hash": None, "groups": []})
+            if req.get("delete"):
+                if not sec.delete_user(name):
+                    return {"ok": False, "msg": f"AMQ8757E: User '{name}' is not known to the queue manager."}
+            else:
+                groups = set(entry["groups"]) | set(req.get("add", [])) - set(req.get("remove", []))
+                sec.set_user(name, req["hash"] if "hash" in req else entry["hash"], sorted(groups))
+            ticket = srv.store.last_ticket
+        elif op == "dspusr":
+            return {"ok": True, "users": {n: {"groups": u["groups"], "password": u["hash"] is not None}
+                                          for n, u in sorted(sec.users.items())}}
+        elif op == "setaut":
+            objtype = req["objtype"]
+            if objtype not in OBJTYPES:
+                return {"ok": False, "msg": "AMQ7095E: An object type is not valid."}
+            try:
+                add = bits_of(req.get("add", []), objtype)
+                remove = -1 if req.get("remove_all") else bits_of(req.get("remove", []), objtype)
+            except AuthorityError as e:
+                return {"ok": False, "msg": f"AMQ7096E: An authorization specification is not valid: {e}."}
+            profile = req["profile"] or srv.qm.name
+            for name, group in req["entities"]:
+                sec.set_authrec(objtype, profile, Entity(name, group), add, remove)
+            ticket = srv.store.last_ticket
+        elif op == "dspaut":
+            objtype = req["objtype"]
+            name, group = req["entity"]
+            if group:
+                bits = effective(sec.records, objtype, req["name"] or srv.qm.name, [Entity(name, True)])
+            else:
+                bits = sec.authority(sec.principal(name), objtype, req["name"] or srv.qm.name)
+            return {"ok": True, "auth": [n.lower() for n in names_of(bits & Z.MQZAO_ALL)]}
+        elif op == "dmpaut":
+            rows = [{"profile": p, "objtype": t, "entity": e.name, "group": e.group,
+                     "auth": [n.lower() for n in names_of(b)]}
+                    for t, p, e, b in sec.records.matching(req.get("objtype"))
+                    if (not req.get("profile") or p == req["profile"])
+                    and (not req.get("entity") or e.name == req["entity"])]
+            return {"ok": True, "rows": rows}
+        else:
+            return {"ok": False, "msg": f"unknown security operation {op}"}
+    srv.store.sync(ticket)
+    return {"ok": True}
