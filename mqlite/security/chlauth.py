@@ -9,7 +9,8 @@
    ADDRESSMAP; then the most specific identity value. Every mapping rule's ADDRESS must match too.
    USERSRC(NOACCESS) refuses (AMQ9777E); MAP runs the channel as the rule's MCAUSER; CHANNEL keeps
    the user the channel flowed.
-3. The channel's own MCAUSER, if set, replaces the user unless a rule mapped it.
+3. The channel's own MCAUSER, if set, replaces the user unless a rule mapped it; a user that
+   CONNAUTH authenticated with ADOPTCTX(YES) replaces both.
 4. BLOCKUSER (server-connection channels): the rule of the most specific matching profile lists
    users refused; ``*MQADMIN`` stands for any administrator (AMQ9776E).
 
@@ -124,10 +125,10 @@ def block_rule(rules: list[Rule], channel: str) -> Rule | None:
 
 
 def decide(rules: list[Rule], p: Partner, chl_mcauser: str, is_admin: Callable[[str], bool],
-           run_as: str = "") -> Decision:
+           run_as: str = "", adopted: bool = False) -> Decision:
     """Whether the channel may start and as which user (see the module's docstring). ``run_as``:
-    the user a client connection runs as before any MCAUSER (the asserted or the authenticated
-    one); by default the user it flowed."""
+    the user a client connection runs as without an MCAUSER (by default the user it flowed);
+    ``adopted``: that user was authenticated with ADOPTCTX(YES), and replaces any MCAUSER."""
     warnings: list[str] = []
     # Rule 1: BLOCKADDR.
     for r in rules:
@@ -150,9 +151,11 @@ def decide(rules: list[Rule], p: Partner, chl_mcauser: str, is_admin: Callable[[
             warnings.append(why)
         elif rule.usersrc == "MAP":
             user, mapped = rule.mcauser, True
-    # Rule 3: the channel's MCAUSER.
+    # Rule 3: the channel's MCAUSER; an adopted (authenticated) user replaces either.
     if not mapped and chl_mcauser:
         user = chl_mcauser
+    if adopted:
+        user = run_as
     # Rule 4: BLOCKUSER (server-connection channels).
     if p.svrconn:
         block = block_rule(rules, p.channel)

@@ -176,9 +176,11 @@ def address_match(pattern: str, address: str) -> bool:
     return _parts_match([p.lower() for p in pattern.split(":")], vals, 16)
 
 
-def address_specificity(pattern: str) -> tuple[int, int]:
-    """Sort key, most specific first: an exact address, then ranges, then ``*`` patterns; fewer
-    generic parts first."""
-    stars = pattern.count("*")
-    ranges = pattern.count("-")
-    return (2 if stars else 1 if ranges else 0), stars * 10 + ranges
+def address_specificity(pattern: str) -> tuple[int, int, int]:
+    """Sort key, most specific first: an exact address, then ranges, then ``*`` patterns; among
+    those, more literal parts first, then fewer ranges."""
+    parts = re.split(r"[.:]", pattern)
+    stars = parts.count("*")
+    ranges = sum(1 for p in parts if "-" in p)
+    literal = len(parts) - stars - ranges
+    return (2 if stars else 1 if ranges else 0), -literal, ranges

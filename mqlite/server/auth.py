@@ -5,8 +5,8 @@ FAILDLAY run outside it.
 
 Order, as MQ's: CHLAUTH's address block and mapping rule (the identities the client flowed);
 CONNAUTH with CHCKCLNT (a mapping rule's CHCKCLNT may tighten it) or CHCKLOCL; the user the
-connection runs as (a mapping rule's or the SVRCONN's MCAUSER, else the authenticated user if
-ADOPTCTX(YES), else the asserted one); CHLAUTH's BLOCKUSER on that user; ``connect`` authority on
+connection runs as (the authenticated user if ADOPTCTX(YES), else a mapping rule's or the
+SVRCONN's MCAUSER, else the asserted one); CHLAUTH's BLOCKUSER on that user; ``connect`` authority on
 the queue manager. Every refusal answers MQRC_NOT_AUTHORIZED (2035) and writes MQ's messages to
 the error log; none says whether a user exists."""
 from __future__ import annotations
@@ -60,8 +60,8 @@ def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
         info = sec.connauth
         stored = sec.password_hash(csp_user) if csp_user else None
         admin_asserted = sec.is_admin(os_user)
-    if first is not None and not first.allowed and first.msgid == "AMQ9777E":
-        log("AMQ9777E", f"Channel was blocked: channel {chl.name}, connection {s.peer}.", first.why)
+    if first is not None and not first.allowed:    # blocked at channel start, before MQCONN
+        log(first.msgid, f"Channel was blocked: channel {chl.name}, connection {s.peer}.", first.why)
         raise Refused(first.why)
     for w in first.warnings if first is not None else ():
         log("AMQ9787W", f"Channel would have been blocked (WARN): {w}.")
@@ -86,14 +86,15 @@ def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
     with srv.lock:
         if rules_on:
             partner = chlauth.Partner(chl.name, True, address, flowed)
-            final = chlauth.decide(sec.rules, partner, mcauser, sec.is_admin, run_as=adopted or os_user)
+            final = chlauth.decide(sec.rules, partner, mcauser, sec.is_admin, run_as=adopted or os_user,
+                                   adopted=bool(adopted))
             if not final.allowed:
                 log(final.msgid, f"Channel was blocked: channel {chl.name}, connection {s.peer}, user '{final.user}'.",
                     final.why)
                 raise Refused(final.why)
             user = final.user
         else:
-            user = mcauser or adopted or os_user
+            user = adopted or mcauser or os_user
         principal = sec.principal(user)
         if sec.oam and not principal.admin and not sec.authority(principal, "QMGR", qm.name) & Z.MQZAO_CONNECT:
             srv.qm.log(f"AMQ8077W: Entity '{user}' has insufficient authority to access object {qm.name} (qmgr). "

@@ -1,0 +1,199 @@
+"""Security through real queue-manager processes and client connections: MQ's defaults on a new
+queue manager, IBM's developer configuration, CONNAUTH, CHLAUTH and object authority, each with the
+reason code and error-log message MQ gives."""
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from mqlite import pymqi
+from mqlite.cmq import CMQC
+from mqlite.paths import QMPaths
+from mqlite.testing import Harness, run_mqlite
+
+# IBM's developer configuration (mq-container's 10-dev.mqsc.tpl, ChckClnt REQUIRED), without its
+# topic (publish/subscribe is issue 20) and with the queue and channel names it uses.
+DEV_MQSC = """
+DEFINE QLOCAL('DEV.QUEUE.1') REPLACE
+DEFINE QLOCAL('DEV.DEAD.LETTER.QUEUE') REPLACE
+ALTER QMGR DEADQ('DEV.DEAD.LETTER.QUEUE')
+DEFINE AUTHINFO('DEV.AUTHINFO') AUTHTYPE(IDPWOS) CHCKCLNT(REQDADM) CHCKLOCL(OPTIONAL) ADOPTCTX(YES) REPLACE
+ALTER QMGR CONNAUTH('DEV.AUTHINFO')
+REFRESH SECURITY(*) TYPE(CONNAUTH)
+DEFINE CHANNEL('DEV.ADMIN.SVRCONN') CHLTYPE(SVRCONN) REPLACE
+DEFINE CHANNEL('DEV.APP.SVRCONN') CHLTYPE(SVRCONN) MCAUSER('app') REPLACE
+SET CHLAUTH('*') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(NOACCESS) DESCR('Back-stop rule - Blocks everyone') ACTION(REPLACE)
+SET CHLAUTH('DEV.APP.SVRCONN') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL) CHCKCLNT(REQUIRED) +
+    DESCR('Allows connection via APP channel') ACTION(REPLACE)
+SET CHLAUTH('DEV.ADMIN.SVRCONN') TYPE(BLOCKUSER) USERLIST('nobody') DESCR('Allows admins on ADMIN channel') ACTION(REPLACE)
+SET CHLAUTH('DEV.ADMIN.SVRCONN') TYPE(USERMAP) CLNTUSER('admin') USERSRC(CHANNEL) +
+    DESCR('Allows admin user to connect via ADMIN channel') ACTION(REPLACE)
+SET CHLAUTH('DEV.ADMIN.SVRCONN') TYPE(USERMAP) CLNTUSER('admin') USERSRC(MAP) MCAUSER ('mqm') +
+    DESCR ('Allow admin as MQ-admin') ACTION(REPLACE)
+SET AUTHREC PRINCIPAL('app') OBJTYPE(QMGR) AUTHADD(CONNECT,INQ)
+SET AUTHREC PROFILE('DEV.**') PRINCIPAL('app') OBJTYPE(QUEUE) AUTHADD(BROWSE,GET,INQ,PUT)
+SET AUTHREC PROFILE('DEV.**') PRINCIPAL('app') OBJTYPE(TOPIC) AUTHADD(PUB,SUB)
+"""
+
+
+@pytest.fixture(scope="module")
+def secured():
+    with Harness(security=True) as h:
+        qm = h.add("QMSEC")
+        for user, groups in (("app", ["mqclient"]), ("admin", ["mqm"])):
+            r = run_mqlite("setmqusr", "-m", "QMSEC", "-u", user, "--password-stdin", *sum((["-g", g] for g in groups), []),
+                           stdin="passw0rd\n")
+            assert r.returncode == 0, r.stdout + r.stderr
+        yield qm
+
+
+def _log(qm) -> str:
+    d = QMPaths.of(qm.name).root
+    return "".join(open(os.path.join(d, "errors", f), encoding="utf-8").read()
+                   for f in sorted(os.listdir(os.path.join(d, "errors"))))
+
+
+def _connect(qm, channel: str, user: str | None = None, password: str | None = None):
+    q = pymqi.QueueManager(None)
+    kw = {} if user is None else {"user": user, "password": password}
+    q.connect_tcp_client(qm.name, pymqi.CD(), channel, qm.conname, **kw)
+    return q
+
+
+def _reason(fn) -> int:
+    with pytest.raises(pymqi.MQMIError) as e:
+        fn()
+    return e.value.reason
+
+
+def test_a_new_queue_manager_is_secured_as_ibm_mqs(secured):
+    out = secured.mqsc("DISPLAY CHLAUTH(*)\nDISPLAY QMGR CHLAUTH CONNAUTH\n"
+                       "DISPLAY AUTHINFO(SYSTEM.DEFAULT.AUTHINFO.IDPWOS) CHCKCLNT CHCKLOCL ADOPTCTX FAILDLAY\n").stdout
+    for text in ("CHLAUTH(SYSTEM.*)", "USERSRC(NOACCESS)", "CHLAUTH(SYSTEM.ADMIN.SVRCONN)", "USERLIST(*MQADMIN)",
+                 "CHLAUTH(ENABLED)", "CONNAUTH(SYSTEM.DEFAULT.AUTHINFO.IDPWOS)", "CHCKCLNT(REQDADM)",
+                 "CHCKLOCL(OPTIONAL)", "ADOPTCTX(NO)", "FAILDLAY(1)"):
+        assert text in out, text
+    # The tests run as the user who created it: an administrator, blocked over client channels.
+    assert _reason(lambda: _connect(secured, "APP.SVRCONN")) == CMQC.MQRC_NOT_AUTHORIZED
+    assert "AMQ9776E" in _log(secured)
+    # SYSTEM.* channels: nobody.
+    assert _reason(lambda: _connect(secured, "SYSTEM.DEF.SVRCONN", "app", "passw0rd")) == CMQC.MQRC_NOT_AUTHORIZED
+    assert "AMQ9777E" in _log(secured)
+    # A password checked but not adopted (ADOPTCTX(NO)): the connection runs as the asserted OS
+    # user, an administrator, and is blocked as such.
+    assert _reason(lambda: _connect(secured, "APP.SVRCONN", "app", "passw0rd")) == CMQC.MQRC_NOT_AUTHORIZED
+    assert _log(secured).count("AMQ9776E") == 2
+    # Adopted, a non-administrator with no authority records: no connect authority. An ALTER takes
+    # effect only with REFRESH SECURITY TYPE(CONNAUTH), as in MQ.
+    secured.mqsc("ALTER AUTHINFO(SYSTEM.DEFAULT.AUTHINFO.IDPWOS) AUTHTYPE(IDPWOS) ADOPTCTX(YES)\n", check=True)
+    assert _reason(lambda: _connect(secured, "APP.SVRCONN", "app", "passw0rd")) == CMQC.MQRC_NOT_AUTHORIZED
+    assert _log(secured).count("AMQ9776E") == 3
+    secured.mqsc("REFRESH SECURITY TYPE(CONNAUTH)\n", check=True)
+    assert _reason(lambda: _connect(secured, "APP.SVRCONN", "app", "passw0rd")) == CMQC.MQRC_NOT_AUTHORIZED
+    assert "Entity 'app' has insufficient authority to access object QMSEC (qmgr)" in _log(secured)
+    # Over bindings, the OS user (an administrator) is let in.
+    secured.bindings().disconnect()
+
+
+def test_developer_configuration_applies_and_does_what_it_says(secured):
+    r = secured.mqsc(DEV_MQSC)
+    assert r.returncode == 0, r.stdout
+    qm = _connect(secured, "DEV.APP.SVRCONN", "app", "passw0rd")
+    q = pymqi.Queue(qm, "DEV.QUEUE.1", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_BROWSE)
+    q.put(b"hello")
+    md = pymqi.MD()
+    assert q.get(None, md) == b"hello"
+    assert md.UserIdentifier.rstrip() == b"app"          # the adopted user is the context
+    q.close()
+    # Everything else is refused with 2035 and nothing changes.
+    for name, opts in (("SYSTEM.ADMIN.COMMAND.QUEUE", CMQC.MQOO_OUTPUT), ("SYSTEM.DEAD.LETTER.QUEUE", CMQC.MQOO_INPUT_SHARED),
+                       ("DEV.QUEUE.1", CMQC.MQOO_OUTPUT | CMQC.MQOO_SET_ALL_CONTEXT),
+                       ("DEV.QUEUE.1", CMQC.MQOO_OUTPUT | CMQC.MQOO_SET_IDENTITY_CONTEXT),
+                       ("DEV.QUEUE.1", CMQC.MQOO_SET)):
+        assert _reason(lambda: pymqi.Queue(qm, name, opts)) == CMQC.MQRC_NOT_AUTHORIZED, name
+    assert _reason(lambda: qm.put1("DEV.QUEUE.1", b"x", pymqi.MD(),
+                                   pymqi.PMO(Options=CMQC.MQPMO_SET_ALL_CONTEXT))) == CMQC.MQRC_NOT_AUTHORIZED
+    log = _log(secured)
+    assert "Entity 'app' has insufficient authority to access object SYSTEM.ADMIN.COMMAND.QUEUE" in log
+    assert "unauthorized: setall" in log
+    qm.disconnect()
+    # The admin maps to mqm on the admin channel (the more specific BLOCKUSER lets it in).
+    adm = _connect(secured, "DEV.ADMIN.SVRCONN", "admin", "passw0rd")
+    pymqi.Queue(adm, "SYSTEM.DEAD.LETTER.QUEUE", CMQC.MQOO_INQUIRE).close()
+    adm.disconnect()
+    # The app channel's CHCKCLNT(REQUIRED): no password, no entry.
+    assert _reason(lambda: _connect(secured, "DEV.APP.SVRCONN")) == CMQC.MQRC_NOT_AUTHORIZED
+    assert "AMQ5540E" in _log(secured) and "CHCKCLNT(REQUIRED)" in _log(secured)
+    # Every other channel meets the back-stop rule.
+    assert _reason(lambda: _connect(secured, "APP.SVRCONN", "app", "passw0rd")) == CMQC.MQRC_NOT_AUTHORIZED
+
+
+def test_bad_credentials_look_alike_and_wait_faildlay(secured):
+    secured.mqsc(DEV_MQSC, check=True)
+    before = _log(secured)
+    timings = []
+    for user, password in (("app", "wrong"), ("nosuchuser", "wrong")):
+        t = time.monotonic()
+        assert _reason(lambda: _connect(secured, "DEV.APP.SVRCONN", user, password)) == CMQC.MQRC_NOT_AUTHORIZED
+        timings.append(time.monotonic() - t)
+    assert all(t >= 0.95 for t in timings)             # FAILDLAY(1)
+    new = _log(secured)[len(before):]
+    assert "User ID 'app' authentication failed" in new and "User ID 'nosuchuser' authentication failed" in new
+    assert "wrong" not in new and "passw0rd" not in new
+    # Hashes never show: not in DISPLAY, not in the registry listing.
+    out = run_mqlite("dspmqusr", "-m", secured.name).stdout
+    assert "PASSWORD(SET)" in out and "scrypt" not in out
+
+
+def test_authority_records_survive_a_restart_and_the_control_commands(secured):
+    secured.mqsc(DEV_MQSC, check=True)
+    r = run_mqlite("setmqaut", "-m", secured.name, "-n", "DEV.QUEUE.1", "-t", "q", "-p", "app", "+setid", "+passid")
+    assert r.returncode == 0, r.stderr
+    secured.stop()
+    secured.start()
+    # The most specific profile alone counts for an entity: DEV.QUEUE.1's record hides DEV.**'s.
+    out = run_mqlite("dspmqaut", "-m", secured.name, "-n", "DEV.QUEUE.1", "-t", "q", "-p", "app").stdout
+    assert out.split("\n", 1)[1].split() == ["passid", "setid"]
+    run_mqlite("setmqaut", "-m", secured.name, "-n", "DEV.QUEUE.1", "-t", "q", "-p", "app", "+put", "+get", "+inq")
+    out = run_mqlite("dspmqaut", "-m", secured.name, "-n", "DEV.QUEUE.1", "-t", "q", "-p", "app").stdout
+    assert out.split("\n", 1)[1].split() == ["get", "inq", "passid", "put", "setid"]
+    out = run_mqlite("dmpmqaut", "-m", secured.name, "-t", "q", "-p", "app").stdout
+    assert "profile:     DEV.**" in out and "profile:     DEV.QUEUE.1" in out
+    qm = _connect(secured, "DEV.APP.SVRCONN", "app", "passw0rd")
+    opts = CMQC.MQOO_OUTPUT | CMQC.MQOO_SET_IDENTITY_CONTEXT
+    assert _reason(lambda: pymqi.Queue(qm, "DEV.QUEUE.1", opts)) == CMQC.MQRC_NOT_AUTHORIZED   # setid on the qmgr too
+    assert "QMSEC (qmgr). The following requested permissions are unauthorized: setid" in _log(secured)
+    run_mqlite("setmqaut", "-m", secured.name, "-t", "qmgr", "-p", "app", "+setid")
+    md = pymqi.MD(UserIdentifier=b"someone")
+    pymqi.Queue(qm, "DEV.QUEUE.1", CMQC.MQOO_OUTPUT | CMQC.MQOO_SET_IDENTITY_CONTEXT).put(
+        b"as someone", md, pymqi.PMO(Options=CMQC.MQPMO_SET_IDENTITY_CONTEXT))
+    got = pymqi.MD()
+    pymqi.Queue(qm, "DEV.QUEUE.1", CMQC.MQOO_INPUT_SHARED).get(None, got)
+    assert got.UserIdentifier.rstrip() == b"someone"
+    qm.disconnect()
+    r = run_mqlite("setmqaut", "-m", secured.name, "-n", "DEV.QUEUE.1", "-t", "q", "-p", "app", "-remove")
+    assert r.returncode == 0
+    out = secured.mqsc("DISPLAY AUTHREC PROFILE(DEV.QUEUE.1) OBJTYPE(QUEUE) PRINCIPAL('app') MATCH(EXACT)\n").stdout
+    assert "AUTHLIST(NONE)" in out
+    r = run_mqlite("setmqaut", "-m", secured.name, "-n", "DEV.QUEUE.1", "-t", "q", "-p", "app", "+connect")
+    assert r.returncode == 20 and "AMQ7096E" in r.stderr
+
+
+def test_chlauth_runcheck_and_bad_input_changes_nothing(secured):
+    secured.mqsc(DEV_MQSC, check=True)
+    out = secured.mqsc("DISPLAY CHLAUTH(DEV.ADMIN.SVRCONN) MATCH(RUNCHECK) ADDRESS('10.0.0.1') CLNTUSER('admin')\n").stdout
+    assert "TYPE(USERMAP)" in out and "MCAUSER(mqm)" in out
+    out = secured.mqsc("DISPLAY CHLAUTH(OTHER.SVRCONN) MATCH(RUNCHECK) ADDRESS('10.0.0.1') CLNTUSER('x')\n").stdout
+    assert "Back-stop rule" in out
+    before = secured.mqsc("DISPLAY CHLAUTH(*)\n").stdout
+    for bad in ("SET CHLAUTH('X') TYPE(ADDRESSMAP) ADDRESS('300.1.1.1') USERSRC(CHANNEL)",
+                "SET CHLAUTH('X') TYPE(USERMAP) CLNTUSER('a*') USERSRC(CHANNEL)",
+                "SET CHLAUTH('X') TYPE(BLOCKADDR) ADDRLIST('1.2.3.4')",
+                "SET CHLAUTH('X') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(MAP)",
+                "SET AUTHREC PROFILE('X') OBJTYPE(QUEUE) PRINCIPAL('app') AUTHADD(CONNECT)"):
+        r = secured.mqsc(bad + "\n")
+        assert r.returncode == 10, bad
+    assert secured.mqsc("DISPLAY CHLAUTH(*)\n").stdout == before
+    assert secured.running()
