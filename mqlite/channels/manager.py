@@ -21,10 +21,12 @@ from mqlite.channels.receiver import Receiver
 from mqlite.channels.sender import SenderMCA, connect_channel, released
 from mqlite.channels.status import RECEIVING, SENDING, ChannelError, ChannelStatus, Link, StatusTable
 from mqlite.cmq import CMQC as C
+from mqlite.cmq.CMQCFC import MQCHLA_ENABLED
 from mqlite.engine.host import Host
 from mqlite.net import protocol as P
 from mqlite.objects.model import MQObject
 from mqlite.objects.names import generic_match
+from mqlite.security import chlauth
 
 PING_TIMEOUT = 10.0     # seconds a PING CHANNEL waits for the partner's echo
 SLOT_RETRY = 1.0        # how often a sender waiting in STARTING for an active slot looks again
@@ -315,6 +317,12 @@ class ChannelManager:
             raise ChannelError("AMQ9519E", f"Channel '{name}' not found.")
         if chl.kind not in RECEIVING:
             raise ChannelError("AMQ9547E", f"Type of remote channel '{name}' not suitable for the action requested.")
+        if qm.qmgr["CHLAUTH"] == MQCHLA_ENABLED:
+            # CHLAUTH for message channels: BLOCKADDR, then QMGRMAP/ADDRESSMAP (NOACCESS refuses).
+            who = chlauth.Partner(name, False, str(getattr(session, "peer", "")).split("(")[0], qmgr=partner)
+            d = chlauth.decide(qm.security.rules, who, chl.get("MCAUSER", ""), qm.security.is_admin)
+            if not d.allowed:
+                raise ChannelError(d.msgid, f"Channel '{name}' was blocked from queue manager {partner}: {d.why}.")
         st = self.status.get(name)
         if st is not None and st.state == "STOPPED":
             raise ChannelError("AMQ9528E", f"User requested closure of channel '{name}'.")

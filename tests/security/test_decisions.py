@@ -86,8 +86,8 @@ def test_qmgrmap_and_sslpeermap():
 
 
 def test_connauth_levels():
-    ok = lambda u, p: (u, p) == ("app", "pw")   # noqa: E731
-    adm = lambda u: u == "root"                 # noqa: E731
+    ok = lambda u, p: (u, p) == ("app", "pw") 
+    adm = lambda u: u == "root"               
     assert check("OPTIONAL", False, "app", None, None, "x", adm, ok).ok
     assert not check("REQUIRED", False, "app", None, None, "x", adm, ok).ok
     assert check("REQDADM", False, "app", None, None, "x", adm, ok).ok

@@ -43,7 +43,7 @@ def secured():
     with Harness(security=True) as h:
         qm = h.add("QMSEC")
         for user, groups in (("app", ["mqclient"]), ("admin", ["mqm"])):
-            r = run_mqlite("setmqusr", "-m", "QMSEC", "-u", user, "--password-stdin", *sum((["-g", g] for g in groups), []),
+            r = run_mqlite("setmqusr", "-m", "QMSEC", "-u", user, "--password-stdin", *[a for g in groups for a in ("-g", g)],
                            stdin="passw0rd\n")
             assert r.returncode == 0, r.stdout + r.stderr
         yield qm
@@ -112,7 +112,7 @@ def test_developer_configuration_applies_and_does_what_it_says(secured):
                        ("DEV.QUEUE.1", CMQC.MQOO_OUTPUT | CMQC.MQOO_SET_ALL_CONTEXT),
                        ("DEV.QUEUE.1", CMQC.MQOO_OUTPUT | CMQC.MQOO_SET_IDENTITY_CONTEXT),
                        ("DEV.QUEUE.1", CMQC.MQOO_SET)):
-        assert _reason(lambda: pymqi.Queue(qm, name, opts)) == CMQC.MQRC_NOT_AUTHORIZED, name
+        assert _reason(lambda n=name, o=opts: pymqi.Queue(qm, n, o)) == CMQC.MQRC_NOT_AUTHORIZED, name
     assert _reason(lambda: qm.put1("DEV.QUEUE.1", b"x", pymqi.MD(),
                                    pymqi.PMO(Options=CMQC.MQPMO_SET_ALL_CONTEXT))) == CMQC.MQRC_NOT_AUTHORIZED
     log = _log(secured)
@@ -136,7 +136,7 @@ def test_bad_credentials_look_alike_and_wait_faildlay(secured):
     timings = []
     for user, password in (("app", "wrong"), ("nosuchuser", "wrong")):
         t = time.monotonic()
-        assert _reason(lambda: _connect(secured, "DEV.APP.SVRCONN", user, password)) == CMQC.MQRC_NOT_AUTHORIZED
+        assert _reason(lambda u=user, p=password: _connect(secured, "DEV.APP.SVRCONN", u, p)) == CMQC.MQRC_NOT_AUTHORIZED
         timings.append(time.monotonic() - t)
     assert all(t >= 0.95 for t in timings)             # FAILDLAY(1)
     new = _log(secured)[len(before):]
@@ -197,3 +197,28 @@ def test_chlauth_runcheck_and_bad_input_changes_nothing(secured):
         assert r.returncode == 10, bad
     assert secured.mqsc("DISPLAY CHLAUTH(*)\n").stdout == before
     assert secured.running()
+
+
+def test_chlauth_on_message_channels(tmp_path):
+    """A QMGRMAP rule refuses a partner queue manager (AMQ9777E at the receiving end); with MQ's
+    default rules a receiver with a non-SYSTEM name runs (BLOCKUSER is for client channels)."""
+    with Harness(str(tmp_path / "data"), security=True) as h:
+        qm2 = h.add("QM2", "DEFINE QLOCAL(TARGET.Q)\nDEFINE CHANNEL(QM1.TO.QM2) CHLTYPE(RCVR)\n"
+                           "SET CHLAUTH('QM1.TO.*') TYPE(QMGRMAP) QMNAME('QM1') USERSRC(NOACCESS)\n")
+        qm1 = h.add("QM1", f"DEFINE QLOCAL(QM2) USAGE(XMITQ)\nDEFINE CHANNEL(QM1.TO.QM2) CHLTYPE(SDR) "
+                           f"CONNAME('{qm2.conname}') XMITQ(QM2) SHORTTMR(1)\n"
+                           "DEFINE QREMOTE(REMOTE.Q) RNAME(TARGET.Q) RQMNAME(QM2) XMITQ(QM2)\n")
+        c1 = qm1.bindings()
+        pymqi.Queue(c1, "REMOTE.Q").put(b"through", pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))
+        qm1.mqsc("START CHANNEL(QM1.TO.QM2)\n")
+        deadline = time.monotonic() + 15
+        while "AMQ9777E" not in _log(qm2) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert "blocked from queue manager QM1" in _log(qm2)
+        c2 = qm2.bindings()
+        target = pymqi.Queue(c2, "TARGET.Q", CMQC.MQOO_INPUT_SHARED)
+        assert _reason(lambda: target.get()) == CMQC.MQRC_NO_MSG_AVAILABLE
+        qm2.mqsc("SET CHLAUTH('QM1.TO.*') TYPE(QMGRMAP) QMNAME('QM1') ACTION(REMOVE)\n", check=True)
+        assert target.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=15000)) == b"through"
+        c1.disconnect()
+        c2.disconnect()
