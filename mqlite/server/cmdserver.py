@@ -23,6 +23,8 @@ from mqlite.mqsc.commands import Executor
 from mqlite.objects.attrs import CHLTYPE_VALUES, ENUM, FLAG, INT, LIST, QTYPE_VALUES, TABLE, Attr, AttrError, convert
 from mqlite.objects.model import QMGR, MQObject
 from mqlite.objects.names import filter_match, generic_match, valid_name
+from mqlite.security.authority import names_of
+from mqlite.server import cmdauth
 
 COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE"
 QTYPE_KIND = {v: k for k, v in QTYPE_VALUES.items()}
@@ -120,6 +122,7 @@ class CommandServer(threading.Thread):
             if handler is None:
                 raise CommandError(F.MQRCCF_CFH_COMMAND_ERROR, detail=f"command {command}")
             with self.srv.lock:
+                self.authorize(md, command, msg)
                 objects = handler(msg)
             replies = [(C.MQCC_OK, 0, params) for params in objects] or [(C.MQCC_OK, 0, [])]
         except pcf.PCFError as e:
@@ -135,6 +138,27 @@ class CommandServer(threading.Thread):
             self.srv.log.write("MQL9999E", "The command server failed on a command.", traceback.format_exc())
             replies = [(C.MQCC_FAILED, F.MQRCCF_COMMAND_FAILED, [pcf.enc_str(F.MQCACF_ESCAPE_TEXT, str(e)[:200])])]
         self.reply(md, command, replies)
+
+    def authorize(self, md: MD, command: int, msg: pcf.Message) -> None:
+        """The command's user (the request's UserIdentifier) must hold what the command needs
+        (server.cmdauth); else MQRC_NOT_AUTHORIZED, with AMQ8077W, and nothing runs."""
+        sec = self.qm.security
+        user = text(md.UserIdentifier)
+        principal = sec.principal(user)
+        if principal.admin or not sec.oam:
+            return
+        if command == F.MQCMD_ESCAPE:
+            needs = cmdauth.mqsc_needs(_s(msg.first(F.MQCACF_ESCAPE_TEXT, "")), self.qm.name)
+        else:
+            sel = cmdauth.pcf_name_selector(command)
+            needs = cmdauth.pcf_needs(command, _s(msg.first(sel, "")).strip() if sel else "", self.qm.name)
+        for objtype, name, auth in needs:
+            missing = auth & ~sec.authority(principal, objtype, name)
+            if missing:
+                words = ", ".join(names_of(missing)).lower()
+                self.qm.log(f"AMQ8077W: Entity '{user}' has insufficient authority to access object {name} "
+                            f"({objtype.lower()}). The following requested permissions are unauthorized: {words}.")
+                raise CommandError(C.MQRC_NOT_AUTHORIZED, detail=f"{user} lacks {words} on {name}")
 
     def reply(self, req: MD, command: int, replies: list[tuple[int, int, list[bytes]]]) -> None:
         rq = text(req.ReplyToQ)

@@ -222,3 +222,29 @@ def test_chlauth_on_message_channels(tmp_path):
         assert target.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=15000)) == b"through"
         c1.disconnect()
         c2.disconnect()
+
+
+def test_the_command_server_checks_the_authority_of_each_command(secured):
+    """A user who may put to SYSTEM.ADMIN.COMMAND.QUEUE still needs dsp/chg/crt/dlt/ctrl on what
+    each command touches: refused with 2035, AMQ8077W, nothing changed (PCF and Escape alike)."""
+    from mqlite.cmq import CMQCFC
+    secured.mqsc(DEV_MQSC + "SET AUTHREC PROFILE('SYSTEM.ADMIN.COMMAND.QUEUE') PRINCIPAL('app') OBJTYPE(QUEUE) "
+                            "AUTHADD(PUT,INQ)\nSET AUTHREC PROFILE('SYSTEM.DEFAULT.MODEL.QUEUE') PRINCIPAL('app') "
+                            "OBJTYPE(QUEUE) AUTHADD(GET,INQ,DSP)\n", check=True)
+    qm = _connect(secured, "DEV.APP.SVRCONN", "app", "passw0rd")
+    p = pymqi.PCFExecute(qm)
+    assert _reason(lambda: p.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b"DEV.QUEUE.1"})) == CMQC.MQRC_NOT_AUTHORIZED
+    assert _reason(lambda: p.MQCMD_DELETE_Q({CMQC.MQCA_Q_NAME: b"DEV.QUEUE.1"})) == CMQC.MQRC_NOT_AUTHORIZED
+    assert _reason(lambda: p.MQCMD_ESCAPE({CMQCFC.MQIACF_ESCAPE_TYPE: CMQCFC.MQET_MQSC,
+                                           CMQCFC.MQCACF_ESCAPE_TEXT: b"DELETE QLOCAL(DEV.QUEUE.1)"})) \
+        == CMQC.MQRC_NOT_AUTHORIZED
+    assert _reason(lambda: p.MQCMD_ESCAPE({CMQCFC.MQIACF_ESCAPE_TYPE: CMQCFC.MQET_MQSC,
+                                           CMQCFC.MQCACF_ESCAPE_TEXT: b"SET AUTHREC OBJTYPE(QMGR) PRINCIPAL('app') "
+                                                                      b"AUTHADD(ALL)"})) == CMQC.MQRC_NOT_AUTHORIZED
+    assert "unauthorized: dlt" in _log(secured)
+    assert "DEV.QUEUE.1" in secured.mqsc("DISPLAY QLOCAL(DEV.QUEUE.1)\n").stdout
+    run_mqlite("setmqaut", "-m", secured.name, "-n", "DEV.QUEUE.1", "-t", "q", "-p", "app", "+dsp", "+put")
+    (q,) = p.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b"DEV.QUEUE.1"})
+    assert q[CMQC.MQCA_Q_NAME].strip() == b"DEV.QUEUE.1"
+    p.disconnect()
+    qm.disconnect()
