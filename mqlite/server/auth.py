@@ -50,6 +50,7 @@ def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
     os_user = peer_user(s.sock) if not client else str(req.get("os_user") or req.get("user") or "")[:12]
     password = req.get("password")
     csp_user = str(req.get("user") or "") if password is not None else ""
+    # The user a client flows: its MQCSP user if it gave one, else its OS user (as MQ's CLNTUSER).
     flowed = csp_user or os_user
     address = s.peer.split("(")[0] if client else ""
     mcauser = chl["MCAUSER"] if client else ""
@@ -59,7 +60,7 @@ def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
         first = chlauth.decide(sec.rules, partner, mcauser, sec.is_admin) if rules_on else None
         info = sec.connauth
         stored = sec.password_hash(csp_user) if csp_user else None
-        admin_asserted = sec.is_admin(os_user)
+        admin_asserted = sec.is_admin(flowed)
     if first is not None and not first.allowed:    # blocked at channel start, before MQCONN
         log(first.msgid, f"Channel was blocked: channel {chl.name}, connection {s.peer}.", first.why)
         raise Refused(first.why)
@@ -72,7 +73,7 @@ def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
         if first is not None:
             level = connauth.level_for(level, first.chckclnt)
         ldap = info["AUTHTYPE"] == C.MQAIT_IDPW_LDAP
-        outcome = connauth.check(level, info["ADOPTCTX"] == F.MQADPCTX_YES, os_user, csp_user or None,
+        outcome = connauth.check(level, info["ADOPTCTX"] == F.MQADPCTX_YES, flowed, csp_user or None,
                                  password if csp_user else None, str(req.get("appl") or ""),
                                  lambda _u: admin_asserted,
                                  lambda u, p: _verify(srv, info, u, p, stored) if ldap else verify_password(stored, p))
@@ -81,12 +82,12 @@ def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
                 log(msgid, text, f"Connection from {s.peer or 'local bindings'} refused: "
                                  f"MQRC_NOT_AUTHORIZED ({C.MQRC_NOT_AUTHORIZED}).")
             raise Refused("authentication failed", delay=float(info["FAILDLAY"]))
-        if outcome.checked and outcome.user != os_user:
+        if outcome.checked and info["ADOPTCTX"] == F.MQADPCTX_YES:
             adopted = outcome.user
     with srv.lock:
         if rules_on:
             partner = chlauth.Partner(chl.name, True, address, flowed)
-            final = chlauth.decide(sec.rules, partner, mcauser, sec.is_admin, run_as=adopted or os_user,
+            final = chlauth.decide(sec.rules, partner, mcauser, sec.is_admin, run_as=adopted or flowed,
                                    adopted=bool(adopted))
             if not final.allowed:
                 log(final.msgid, f"Channel was blocked: channel {chl.name}, connection {s.peer}, user '{final.user}'.",
@@ -94,7 +95,7 @@ def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
                 raise Refused(final.why)
             user = final.user
         else:
-            user = adopted or mcauser or os_user
+            user = adopted or mcauser or flowed
         principal = sec.principal(user)
         if sec.oam and not principal.admin and not sec.authority(principal, "QMGR", qm.name) & Z.MQZAO_CONNECT:
             srv.qm.log(f"AMQ8077W: Entity '{user}' has insufficient authority to access object {qm.name} (qmgr). "

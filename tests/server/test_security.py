@@ -81,18 +81,22 @@ def test_a_new_queue_manager_is_secured_as_ibm_mqs(secured):
     # SYSTEM.* channels: nobody.
     assert _reason(lambda: _connect(secured, "SYSTEM.DEF.SVRCONN", "app", "passw0rd")) == CMQC.MQRC_NOT_AUTHORIZED
     assert "AMQ9777E" in _log(secured)
-    # A password checked but not adopted (ADOPTCTX(NO)): the connection runs as the asserted OS
-    # user, an administrator, and is blocked as such.
-    assert _reason(lambda: _connect(secured, "APP.SVRCONN", "app", "passw0rd")) == CMQC.MQRC_NOT_AUTHORIZED
-    assert _log(secured).count("AMQ9776E") == 2
-    # Adopted, a non-administrator with no authority records: no connect authority. An ALTER takes
-    # effect only with REFRESH SECURITY TYPE(CONNAUTH), as in MQ.
-    secured.mqsc("ALTER AUTHINFO(SYSTEM.DEFAULT.AUTHINFO.IDPWOS) AUTHTYPE(IDPWOS) ADOPTCTX(YES)\n", check=True)
-    assert _reason(lambda: _connect(secured, "APP.SVRCONN", "app", "passw0rd")) == CMQC.MQRC_NOT_AUTHORIZED
-    assert _log(secured).count("AMQ9776E") == 3
-    secured.mqsc("REFRESH SECURITY TYPE(CONNAUTH)\n", check=True)
+    # The MQCSP user is the one the client flows: a non-administrator with no authority records,
+    # so no connect authority.
     assert _reason(lambda: _connect(secured, "APP.SVRCONN", "app", "passw0rd")) == CMQC.MQRC_NOT_AUTHORIZED
     assert "Entity 'app' has insufficient authority to access object QMSEC (qmgr)" in _log(secured)
+    # An ALTER of the AUTHINFO in force takes effect only with REFRESH SECURITY TYPE(CONNAUTH).
+    secured.mqsc("ALTER AUTHINFO(SYSTEM.DEFAULT.AUTHINFO.IDPWOS) AUTHTYPE(IDPWOS) CHCKCLNT(REQUIRED)\n", check=True)
+    secured.mqsc("SET CHLAUTH('APP.SVRCONN') TYPE(BLOCKUSER) USERLIST('nobody')\n", check=True)
+    # (an administrator, let in by CHLAUTH now, without a password: REQDADM still refuses it)
+    assert _reason(lambda: _connect(secured, "APP.SVRCONN")) == CMQC.MQRC_NOT_AUTHORIZED
+    assert "CHCKCLNT(REQDADM)" in _log(secured) and "CHCKCLNT(REQUIRED)" not in _log(secured)
+    secured.mqsc("REFRESH SECURITY TYPE(CONNAUTH)\n", check=True)
+    assert _reason(lambda: _connect(secured, "APP.SVRCONN")) == CMQC.MQRC_NOT_AUTHORIZED
+    assert "CHCKCLNT(REQUIRED)" in _log(secured)
+    secured.mqsc("SET CHLAUTH('APP.SVRCONN') TYPE(BLOCKUSER) ACTION(REMOVEALL)\n"
+                 "ALTER AUTHINFO(SYSTEM.DEFAULT.AUTHINFO.IDPWOS) AUTHTYPE(IDPWOS) CHCKCLNT(REQDADM)\n"
+                 "REFRESH SECURITY TYPE(CONNAUTH)\n", check=True)
     # Over bindings, the OS user (an administrator) is let in.
     secured.bindings().disconnect()
 
