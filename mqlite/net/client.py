@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 import socket
+import ssl
 import threading
 import time
 import weakref
@@ -53,16 +54,28 @@ class Transport:
         self.pending: deque[tuple[int, Callable[[bytes], None]]] = deque()
 
     @classmethod
-    def tcp(cls, conname: str, timeout: float = 10.0) -> "Transport":
+    def tcp(cls, conname: str, timeout: float = 10.0, tls: ssl.SSLContext | None = None) -> "Transport":
+        """A connection to the first address of CONNAME that answers; with ``tls``, TLS from the
+        first byte (a handshake the server cannot complete is MQRC_SSL_INITIALIZATION_ERROR)."""
         last: Exception | None = None
         for host, port in parse_conname(conname):
             try:
                 sock = socket.create_connection((host, port), timeout=timeout)
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                sock.settimeout(None)
-                return cls(sock)
             except OSError as e:
                 last = e
+                continue
+            if tls is not None:
+                try:
+                    sock = tls.wrap_socket(sock)
+                except (ssl.SSLError, OSError) as e:
+                    sock.close()
+                    raise TransportError(C.MQRC_SSL_INITIALIZATION_ERROR, str(e)) from None
+            sock.settimeout(None)
+            t = cls(sock)
+            if tls is not None:
+                t.reader.spin = 0.0     # a TLS socket cannot be polled with MSG_DONTWAIT
+            return t
         raise TransportError(C.MQRC_HOST_NOT_AVAILABLE, str(last))
 
     @classmethod

@@ -109,9 +109,19 @@ def cores_busy() -> bool:
     return bool(_load[1])
 
 
+def starts_tls(sock: socket.socket, timeout: float) -> bool:
+    """Whether a new connection opens with a TLS handshake record (0x16) rather than a frame."""
+    if not readable(sock, timeout):
+        return False
+    return sock.recv(1, socket.MSG_PEEK) == b"\x16"
+
+
 def readable(sock: socket.socket, timeout: float) -> bool:
     """Whether the socket has something to read (or was closed) within ``timeout`` seconds
-    (poll, not select: descriptors above 1023 are fine)."""
+    (poll, not select: descriptors above 1023 are fine). A TLS socket may hold decrypted bytes."""
+    pending = getattr(sock, "pending", None)
+    if pending is not None and pending():
+        return True
     p = select.poll()
     p.register(sock, select.POLLIN)
     return bool(p.poll(max(0, int(timeout * 1000))))

@@ -16,6 +16,7 @@ from mqlite.net.client import Transport, TransportBusy, TransportError
 from mqlite.paths import QMPaths, all_qmgrs
 from mqlite.pymqi import msghandle
 from mqlite.pymqi.errors import MQMIError, PYIFError, check_reply, failure
+from mqlite.security import tls
 
 
 def ensure_bytes(value: Any, encoding: str = "ascii") -> bytes:
@@ -77,8 +78,10 @@ class QueueManager:
         user, password = kwargs.get("user"), kwargs.get("password")
         csp_ = kwargs.get("csp")
         cno_ = kwargs.get("cno")
+        sco_ = kwargs.get("sco")
         if args:  # the old positional form: (name, cd[, sco])
             cd_ = args[0]
+            sco_ = args[1] if len(args) > 1 else sco_
         if user is not None and password is None:
             raise ValueError("Password must not be None if user is provided")
         options = int(cno_.Options if cno_ is not None else kwargs.get("opts") or CMQC.MQCNO_NONE)
@@ -92,7 +95,7 @@ class QueueManager:
         if cd_ is not None:
             channel = structs.text(cd_.ChannelName)
             conname = structs.text(cd_.ConnectionName)
-            self._connect_client(name, channel, conname, user, password, cd_)
+            self._connect_client(name, channel, conname, user, password, cd_, sco_)
         elif user is None:
             self._connect_by_name(name)
         else:
@@ -139,18 +142,30 @@ class QueueManager:
         self._transport = transport
         self._name = info.get("qmgr", name)
 
-    def _connect_client(self, name: Any, channel: str, conname: str, user: Any, password: Any, cd_: CD) -> None:
+    def _connect_client(self, name: Any, channel: str, conname: str, user: Any, password: Any, cd_: CD,
+                        sco_: Any = None) -> None:
         if self._transport is not None:
             raise MQMIError(CMQC.MQCC_WARNING, CMQC.MQRC_ALREADY_CONNECTED)
         qname = structs.text(ensure_bytes(name or b""))
+        ciph = structs.text(cd_.SSLCipherSpec)
+        context = None
+        if ciph:
+            # TLS: the key repository from SCO KeyRepository, else MQSSLKEYR; CertificateLabel
+            # (or MQCERTLABL) picks the client's certificate.
+            keyrepo = (structs.text(sco_.KeyRepository) if sco_ is not None else "") or os.environ.get("MQSSLKEYR", "")
+            label = (structs.text(sco_.CertificateLabel) if sco_ is not None else "") or os.environ.get("MQCERTLABL", "")
+            try:
+                context = tls.client_context(ciph, keyrepo, label)
+            except tls.TLSConfigError as e:
+                raise MQMIError(CMQC.MQCC_FAILED, getattr(CMQC, e.reason_name)) from None
         try:
-            transport = Transport.tcp(conname)
+            transport = Transport.tcp(conname, tls=context)
         except TransportError as e:
             raise failure(e) from None
         # The channel definition's MaxMsgLength and HeartbeatInterval are negotiated with the
         # SVRCONN's MAXMSGL (the lower) and HBINT (the higher), as MQ's client does.
         self._hello(transport, qname, channel=channel, kind="client", user=_text(user), password=_text(password),
-                    maxmsgl=int(cd_.MaxMsgLength), hbint=int(cd_.HeartbeatInterval))
+                    maxmsgl=int(cd_.MaxMsgLength), hbint=int(cd_.HeartbeatInterval), sslciph=ciph)
 
     def _connect_bindings(self, name: Any, user: Any = None, password: Any = None) -> None:
         if self._transport is not None:

@@ -19,7 +19,8 @@ from typing import Any
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import CMQZC as Z
-from mqlite.security import chlauth, connauth
+from mqlite.cmq.CMQXC import MQSCA_REQUIRED
+from mqlite.security import chlauth, connauth, tls
 from mqlite.security.users import Principal, os_user_of_uid, verify_password
 
 _LEVEL = {F.MQCHK_NONE: "NONE", F.MQCHK_OPTIONAL: "OPTIONAL", F.MQCHK_REQUIRED: "REQUIRED",
@@ -40,6 +41,33 @@ def peer_user(sock: socket.socket) -> str:
     return os_user_of_uid(uid)
 
 
+def check_tls(s: Any, chl: Any, remote_spec: str) -> tuple[int, str, str] | None:
+    """The channel's TLS settings against the connection: (reason for the client, msgid, text)
+    when they do not agree. SSLCIPH set means TLS with an agreeing CipherSpec; SSLCAUTH(REQUIRED)
+    a client certificate; SSLPEER a certificate whose subject matches it."""
+    local = chl["SSLCIPH"]
+    if not local:
+        if s.tls:
+            return (C.MQRC_SSL_INITIALIZATION_ERROR, "AMQ9639E",
+                    f"Remote channel '{chl.name}' specified a CipherSpec when the local channel expected none.")
+        return None
+    if not s.tls:
+        return (C.MQRC_SSL_INITIALIZATION_ERROR, "AMQ9639E", f"Remote channel '{chl.name}' did not specify a CipherSpec.")
+    version, cipher = s.sock.version(), (s.sock.cipher() or ("",))[0]
+    if not tls.same_spec(local, remote_spec) or not tls.agreed(local, version, cipher):
+        return (C.MQRC_SSL_INITIALIZATION_ERROR, "AMQ9631E",
+                f"The CipherSpecs on the remote ({remote_spec or 'none'}, agreed {cipher} {version}) and local "
+                f"({local}) channel definitions for channel '{chl.name}' do not match.")
+    cert = s.sock.getpeercert()
+    if not cert and chl["SSLCAUTH"] == MQSCA_REQUIRED:
+        return (C.MQRC_Q_MGR_NOT_AVAILABLE, "AMQ9637E", f"Channel '{chl.name}' is lacking a certificate.")
+    if chl["SSLPEER"] and not chlauth.dn_match(chl["SSLPEER"], tls.subject_dn(cert)):
+        return (C.MQRC_Q_MGR_NOT_AVAILABLE, "AMQ9636E",
+                f"TLS distinguished name '{tls.subject_dn(cert)}' does not match peer name '{chl['SSLPEER']}' "
+                f"for channel '{chl.name}'.")
+    return None
+
+
 def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
     """The principal the connection runs as, or Refused. ``chl``: the SVRCONN (None: bindings)."""
     srv = s.server
@@ -56,7 +84,10 @@ def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
     mcauser = chl["MCAUSER"] if client else ""
     rules_on = client and qm.qmgr["CHLAUTH"] == F.MQCHLA_ENABLED
     with srv.lock:
-        partner = chlauth.Partner(chl.name if client else "", True, address, flowed)
+        cert = s.sock.getpeercert() if getattr(s, "tls", False) else None
+        peer_dn, issuer = tls.subject_dn(cert), tls.issuer_dn(cert)
+        partner = chlauth.Partner(chl.name if client else "", True, address, flowed, sslpeer=peer_dn,
+                                  sslcerti=issuer)
         first = chlauth.decide(sec.rules, partner, mcauser, sec.is_admin) if rules_on else None
         info = sec.connauth
         stored = sec.password_hash(csp_user) if csp_user else None
@@ -86,7 +117,7 @@ def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
             adopted = outcome.user
     with srv.lock:
         if rules_on:
-            partner = chlauth.Partner(chl.name, True, address, flowed)
+            partner = chlauth.Partner(chl.name, True, address, flowed, sslpeer=peer_dn, sslcerti=issuer)
             final = chlauth.decide(sec.rules, partner, mcauser, sec.is_admin, run_as=adopted or flowed,
                                    adopted=bool(adopted))
             if not final.allowed:

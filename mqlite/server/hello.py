@@ -11,7 +11,7 @@ from mqlite.cmq import CMQC as C
 from mqlite.engine.errors import MQIError
 from mqlite.net import protocol as P
 from mqlite.objects.model import MQObject
-from mqlite.server.auth import Refused, identify, peer_user, refuse_later
+from mqlite.server.auth import Refused, check_tls, identify, peer_user, refuse_later
 
 
 def greet(s: Any, req: Any) -> bool:
@@ -68,6 +68,11 @@ def greet(s: Any, req: Any) -> bool:
         if obj.kind != "SVRCONN":
             srv.log.write("AMQ9547E", f"Type of remote channel '{chl}' not suitable for the action requested.")
             return refuse(s, C.MQRC_CHANNEL_CONFIG_ERROR, f"channel {chl} is not SVRCONN")
+        mismatch = check_tls(s, obj, str(req.get("sslciph") or ""))
+        if mismatch is not None:
+            reason, msgid, text = mismatch
+            srv.log.write(msgid, text, f"The connection from {s.peer} was refused.")
+            return refuse(s, reason, text)
         refused = admit(s, chl, obj)
         if refused:
             return refuse(s, C.MQRC_CHANNEL_NOT_AVAILABLE, refused)

@@ -13,6 +13,7 @@ import errno
 import json
 import os
 import socket
+import ssl
 import threading
 import time
 import traceback
@@ -34,6 +35,7 @@ from mqlite.objects.model import MQObject
 from mqlite.paths import QMPaths, clock_file, process_start, read_ini
 from mqlite.qsg.service import STORE_KEY as QSG_STORE_KEY
 from mqlite.qsg.service import QSGService
+from mqlite.security import tls
 from mqlite.server.cmdserver import CommandServer
 from mqlite.server.errlog import ErrorLog
 from mqlite.server.hello import greet
@@ -88,6 +90,7 @@ class QMServer:
         self.stopping = threading.Event()
         self.stopped = threading.Event()
         self.unix_sock: socket.socket | None = None
+        self.tls: ssl.SSLContext | None = None          # the listeners' TLS context (SSLKEYR), if any
         self.qsg: QSGService | None = None
         qsg_name, qsg_store = self.store.meta("qsg_name"), self.store.meta(QSG_STORE_KEY)
         if qsg_name and qsg_store:
@@ -97,6 +100,7 @@ class QMServer:
     # --- lifecycle ----------------------------------------------------------------------------
     def start(self) -> None:
         stats = self.qm.recover()
+        self.refresh_ssl()
         if self.qsg is not None:
             self.qsg.start()
         cache = self.store.meta(CACHE_KEY)
@@ -257,6 +261,36 @@ class QMServer:
                 self.sessions.add(session)
             threading.Thread(target=session.run, name=f"conn-{peer}", daemon=True).start()
 
+    def refresh_ssl(self) -> None:
+        """(Re)build the TLS context from SSLKEYR and CERTLABL: at start and on REFRESH SECURITY
+        TYPE(SSL). A repository that cannot be used leaves TLS channels refused, and says why."""
+        stem = self.qm.qmgr["SSLKEYR"]
+        if not stem:
+            self.tls = None
+            return
+        label = self.qm.qmgr["CERTLABL"] or f"ibmwebspheremq{self.name.lower()}"
+        try:
+            self.tls = tls.server_context(stem, label)
+        except tls.TLSConfigError as e:
+            self.tls = None
+            self.log.write("AMQ9657E", "The key repository could not be opened (channel security).", e.text)
+
+    def start_tls(self, session: "Session") -> bool:
+        """A client or channel that opened with a TLS handshake (its first byte 0x16): complete it
+        with the listener's context. False: refused (and logged)."""
+        if self.tls is None:
+            self.log.write("AMQ9637E", f"A TLS connection from {session.peer} was refused.",
+                           "The queue manager has no usable key repository (SSLKEYR).")
+            return False
+        try:
+            session.sock.settimeout(HELLO_TIMEOUT)
+            session.sock = self.tls.wrap_socket(session.sock, server_side=True)
+        except (ssl.SSLError, OSError) as e:
+            self.log.write("AMQ9665E", f"The TLS handshake with {session.peer} failed.", str(e))
+            return False
+        session.tls = True
+        return True
+
     # --- Services for MQSC (channels) ---------------------------------------------------------
     def start_channel(self, name: str) -> str | None:
         return self.channels.start_channel(name)
@@ -311,6 +345,7 @@ class Session:
         self.hb_sent = 0.0               # when a heartbeat went to the client that has not answered
         self.last_heard = time.monotonic()
         self.in_call = True              # between reading a request and sending its reply
+        self.tls = False                 # the connection is TLS (self.sock an SSLSocket)
         self.send_lock = threading.Lock()
         self.due = 0                     # journal ticket the current call's reply must wait for
         self.outbox: deque[tuple[int, bytes]] = deque()   # replies waiting for their ticket, in order
@@ -325,6 +360,8 @@ class Session:
     def run(self) -> None:
         srv = self.server
         try:
+            if self.kind == "tcp" and P.starts_tls(self.sock, HELLO_TIMEOUT) and not srv.start_tls(self):
+                return
             ftype, payload = P.recv_frame(self.sock, max_frame=65536, deadline=time.monotonic() + HELLO_TIMEOUT)
             if ftype != P.HELLO:
                 raise P.ProtocolError(f"first frame type {ftype:#x} is not HELLO")
@@ -337,7 +374,7 @@ class Session:
             while not self.closed:
                 # Poll briefly for the next request only while a single application is connected:
                 # with more, polling threads take the interpreter lock and CPU from the others.
-                reader.spin = P.SERVER_SPIN if len(srv.sessions) <= SPIN_SESSIONS else 0.0
+                reader.spin = P.SERVER_SPIN if len(srv.sessions) <= SPIN_SESSIONS and not self.tls else 0.0
                 self.in_call = False
                 ftype, payload = reader.read()
                 self.in_call = True

@@ -14,8 +14,8 @@ from mqlite.cmq.structs import GMO
 from mqlite.engine.core import Conn
 from mqlite.engine.errors import MQIError
 from mqlite.net import protocol as P
-from mqlite.server.secops import secop
 from mqlite.net import verbs as V
+from mqlite.server.secops import secop
 
 WAIT_SLICE = 0.5          # a waiting MQGET checks its connection at least this often
 

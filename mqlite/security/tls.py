@@ -1,0 +1,189 @@
+"""TLS for channels with Python's ``ssl``: MQ's CipherSpec names, key repositories, and the checks
+a channel makes once the handshake is done.
+
+A key repository (SSLKEYR on the queue manager, SCO KeyRepository or MQSSLKEYR on a client) is, as
+in MQ, a *stem*: mqlite reads ``<stem>.pem`` (the private key, its certificate and any CA
+certificates, PEM) or ``<stem>.p12`` (PKCS#12, its password in ``<stem>.sth`` as plain text) in
+place of MQ's CMS ``<stem>.kdb``. Every certificate in the repository is trusted as an issuer. In a
+PKCS#12 repository CERTLABL picks the certificate by its friendly name (MQ's default label
+``ibmwebspheremq<qmgr in lower case>`` is tried when none is set); a PEM repository holds one.
+
+CipherSpecs: a specific name (TLS 1.3's ``TLS_AES_128_GCM_SHA256``, TLS 1.2's
+``ECDHE_RSA_AES_256_GCM_SHA384``, ...) must be what the handshake agrees, and the two ends must
+name the same one; the alias CipherSpecs (ANY, ANY_TLS12, ANY_TLS12_OR_HIGHER, ANY_TLS13,
+ANY_TLS13_OR_HIGHER) accept any suite of those protocol versions.
+"""
+from __future__ import annotations
+
+import os
+import ssl
+import tempfile
+from dataclasses import dataclass
+
+TLS12, TLS13 = ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3
+
+
+@dataclass(frozen=True)
+class CipherSpec:
+    name: str
+    low: ssl.TLSVersion
+    high: ssl.TLSVersion
+    openssl: str = ""            # the suite's OpenSSL name; "" for an alias
+
+
+_SPECIFIC = [
+    CipherSpec("TLS_AES_128_GCM_SHA256", TLS13, TLS13, "TLS_AES_128_GCM_SHA256"),
+    CipherSpec("TLS_AES_256_GCM_SHA384", TLS13, TLS13, "TLS_AES_256_GCM_SHA384"),
+    CipherSpec("TLS_CHACHA20_POLY1305_SHA256", TLS13, TLS13, "TLS_CHACHA20_POLY1305_SHA256"),
+    CipherSpec("ECDHE_RSA_AES_128_GCM_SHA256", TLS12, TLS12, "ECDHE-RSA-AES128-GCM-SHA256"),
+    CipherSpec("ECDHE_RSA_AES_256_GCM_SHA384", TLS12, TLS12, "ECDHE-RSA-AES256-GCM-SHA384"),
+    CipherSpec("ECDHE_RSA_AES_128_CBC_SHA256", TLS12, TLS12, "ECDHE-RSA-AES128-SHA256"),
+    CipherSpec("ECDHE_RSA_AES_256_CBC_SHA384", TLS12, TLS12, "ECDHE-RSA-AES256-SHA384"),
+    CipherSpec("ECDHE_ECDSA_AES_128_GCM_SHA256", TLS12, TLS12, "ECDHE-ECDSA-AES128-GCM-SHA256"),
+    CipherSpec("ECDHE_ECDSA_AES_256_GCM_SHA384", TLS12, TLS12, "ECDHE-ECDSA-AES256-GCM-SHA384"),
+    CipherSpec("ECDHE_RSA_CHACHA20_POLY1305_SHA256", TLS12, TLS12, "ECDHE-RSA-CHACHA20-POLY1305"),
+    CipherSpec("TLS_RSA_WITH_AES_128_GCM_SHA256", TLS12, TLS12, "AES128-GCM-SHA256"),
+    CipherSpec("TLS_RSA_WITH_AES_256_GCM_SHA384", TLS12, TLS12, "AES256-GCM-SHA384"),
+    CipherSpec("TLS_RSA_WITH_AES_128_CBC_SHA256", TLS12, TLS12, "AES128-SHA256"),
+    CipherSpec("TLS_RSA_WITH_AES_256_CBC_SHA256", TLS12, TLS12, "AES256-SHA256"),
+]
+_ALIASES = [
+    CipherSpec("ANY", TLS12, TLS13), CipherSpec("ANY_TLS12", TLS12, TLS12),
+    CipherSpec("ANY_TLS12_OR_HIGHER", TLS12, TLS13), CipherSpec("ANY_TLS13", TLS13, TLS13),
+    CipherSpec("ANY_TLS13_OR_HIGHER", TLS13, TLS13),
+]
+CIPHERSPECS = {c.name: c for c in _SPECIFIC + _ALIASES}
+_VERSIONS = {"TLSv1.2": TLS12, "TLSv1.3": TLS13}
+
+
+class TLSConfigError(Exception):
+    """A key repository or CipherSpec that cannot be used (MQ: 2381, 2393, 2400)."""
+
+    def __init__(self, reason_name: str, text: str) -> None:
+        super().__init__(text)
+        self.reason_name = reason_name
+        self.text = text
+
+
+def spec(name: str) -> CipherSpec:
+    found = CIPHERSPECS.get(name.strip().upper())
+    if found is None:
+        raise TLSConfigError("MQRC_UNSUPPORTED_CIPHER_SUITE", f"CipherSpec {name!r} is not one mqlite knows.")
+    return found
+
+
+def _limit(ctx: ssl.SSLContext, cs: CipherSpec) -> None:
+    ctx.minimum_version, ctx.maximum_version = cs.low, cs.high
+    if cs.openssl and cs.high == TLS12:
+        ctx.set_ciphers(cs.openssl)
+    elif cs.openssl:
+        # TLS 1.3 suites cannot be narrowed through ``ssl``; the agreed one is checked after the
+        # handshake (agreed()).
+        pass
+
+
+def _load(ctx: ssl.SSLContext, stem: str, label: str) -> None:
+    """Load the key repository ``stem`` into ``ctx`` (its key and certificate, and its
+    certificates as trusted issuers)."""
+    pem, p12 = stem + ".pem", stem + ".p12"
+    if os.path.exists(pem):
+        try:
+            ctx.load_verify_locations(cafile=pem)
+            if b"PRIVATE KEY" in open(pem, "rb").read():
+                ctx.load_cert_chain(pem)
+        except (ssl.SSLError, OSError, ValueError) as e:
+            raise TLSConfigError("MQRC_KEY_REPOSITORY_ERROR", f"Key repository {pem} cannot be used: {e}") from None
+        return
+    if os.path.exists(p12):
+        _load_p12(ctx, p12, stem + ".sth", label)
+        return
+    raise TLSConfigError("MQRC_KEY_REPOSITORY_ERROR", f"Key repository {stem} (.pem or .p12) not found.")
+
+
+def _load_p12(ctx: ssl.SSLContext, path: str, stash: str, label: str) -> None:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.serialization import pkcs12
+    try:
+        password = open(stash, "rb").read().strip() if os.path.exists(stash) else None
+        bundle = pkcs12.load_pkcs12(open(path, "rb").read(), password)
+    except (OSError, ValueError) as e:
+        raise TLSConfigError("MQRC_KEY_REPOSITORY_ERROR", f"Key repository {path} cannot be read: {e}") from None
+    enc = serialization.Encoding.PEM
+    cas = b"".join(c.certificate.public_bytes(enc) for c in bundle.additional_certs)
+    if bundle.cert is not None:
+        cas += bundle.cert.certificate.public_bytes(enc)
+    if cas:
+        ctx.load_verify_locations(cadata=cas.decode("ascii"))
+    if bundle.cert is None or bundle.key is None:
+        return
+    name = (bundle.cert.friendly_name or b"").decode("utf-8", "replace")
+    if label and name and name != label:
+        raise TLSConfigError("MQRC_KEY_REPOSITORY_ERROR", f"No certificate labelled {label!r} in {path}.")
+    key = bundle.key.private_bytes(enc, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    with tempfile.NamedTemporaryFile("wb", suffix=".pem", delete=True) as f:
+        os.chmod(f.name, 0o600)
+        f.write(key + bundle.cert.certificate.public_bytes(enc))
+        f.flush()
+        ctx.load_cert_chain(f.name)
+
+
+def client_context(cipherspec: str, keyrepo: str, label: str = "") -> ssl.SSLContext:
+    """The context a client (or a sending MCA) starts TLS with: the server's certificate must
+    chain to one in the repository; host names are not checked (SSLPEER does that job in MQ)."""
+    cs = spec(cipherspec)
+    if not keyrepo:
+        raise TLSConfigError("MQRC_KEY_REPOSITORY_ERROR", "No key repository (SCO KeyRepository or MQSSLKEYR).")
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_REQUIRED
+    _limit(ctx, cs)
+    _load(ctx, keyrepo, label)
+    return ctx
+
+
+def server_context(keyrepo: str, label: str = "") -> ssl.SSLContext:
+    """The listener's context: its certificate from SSLKEYR; a client certificate is asked for and
+    verified if sent (whether one is required is the channel's SSLCAUTH, checked after HELLO)."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.minimum_version = TLS12
+    ctx.verify_mode = ssl.CERT_OPTIONAL
+    _load(ctx, keyrepo, label)
+    return ctx
+
+
+def agreed(cipherspec: str, version: str | None, cipher: str | None) -> bool:
+    """Whether what the handshake agreed satisfies the channel's CipherSpec."""
+    cs = CIPHERSPECS.get(cipherspec.strip().upper())
+    v = _VERSIONS.get(version or "")
+    if cs is None or v is None or not cs.low <= v <= cs.high:
+        return False
+    return not cs.openssl or cs.openssl == cipher
+
+
+def same_spec(local: str, remote: str) -> bool:
+    """MQ's rule that both ends name the same CipherSpec (an alias at one end accepts what the
+    other's specific one agrees: checked by ``agreed``)."""
+    a, b = local.strip().upper(), remote.strip().upper()
+    if a == b:
+        return True
+    return bool(CIPHERSPECS.get(a) and not CIPHERSPECS[a].openssl) or bool(CIPHERSPECS.get(b)
+                                                                          and not CIPHERSPECS[b].openssl)
+
+
+def subject_dn(cert: dict | None) -> str:
+    """A peer certificate's subject (from SSLSocket.getpeercert()) as an MQ-style DN string."""
+    return _dn((cert or {}).get("subject", ()))
+
+
+def issuer_dn(cert: dict | None) -> str:
+    return _dn((cert or {}).get("issuer", ()))
+
+
+_SHORT = {"commonName": "CN", "organizationName": "O", "organizationalUnitName": "OU", "countryName": "C",
+          "localityName": "L", "stateOrProvinceName": "ST", "serialNumber": "SERIALNUMBER",
+          "emailAddress": "E", "domainComponent": "DC", "streetAddress": "STREET", "title": "T"}
+
+
+def _dn(rdns: tuple) -> str:
+    parts = [f"{_SHORT.get(k, k)}={v}" for rdn in rdns for k, v in rdn]
+    return ",".join(parts)

@@ -1,0 +1,175 @@
+"""TLS on client channels, with a CA and certificates made here (the cryptography package): MQ's
+CipherSpec names, SSLCAUTH, SSLPEER, CHLAUTH SSLPEERMAP, key repositories as PEM and PKCS#12,
+REFRESH SECURITY TYPE(SSL); each mismatch answered with MQ's reason code and error-log message."""
+from __future__ import annotations
+
+import datetime
+import os
+
+import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.serialization import pkcs12
+from cryptography.x509.oid import NameOID
+
+from mqlite import pymqi
+from mqlite.cmq import CMQC
+from mqlite.paths import QMPaths
+from mqlite.testing import Harness
+
+PEM = serialization.Encoding.PEM
+
+
+def _name(cn: str, o: str = "Acme") -> x509.Name:
+    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn), x509.NameAttribute(NameOID.ORGANIZATION_NAME, o)])
+
+
+def _cert(subject: x509.Name, key, issuer: x509.Name, issuer_key, ca: bool = False) -> x509.Certificate:
+    now = datetime.datetime.now(datetime.timezone.utc)
+    b = (x509.CertificateBuilder().subject_name(subject).issuer_name(issuer).public_key(key.public_key())
+         .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
+         .not_valid_after(now + datetime.timedelta(days=30))
+         .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+    return b.sign(issuer_key, hashes.SHA256())
+
+
+class PKI:
+    """A CA, and key repositories (stems) signed by it."""
+
+    def __init__(self, d: str) -> None:
+        self.dir = d
+        self.ca_key = ec.generate_private_key(ec.SECP256R1())
+        self.ca_name = _name("Test CA", "Acme CA")
+        self.ca = _cert(self.ca_name, self.ca_key, self.ca_name, self.ca_key, ca=True)
+
+    def repo(self, stem: str, cn: str | None, o: str = "Acme", ca=None) -> str:
+        """A PEM repository: the key and certificate for ``cn`` (none: only the CA), then the CA."""
+        path = os.path.join(self.dir, stem)
+        data = b""
+        if cn is not None:
+            key = ec.generate_private_key(ec.SECP256R1())
+            cert = _cert(_name(cn, o), key, self.ca_name, self.ca_key)
+            data += key.private_bytes(PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+            data += cert.public_bytes(PEM)
+        data += (ca or self.ca).public_bytes(PEM)
+        with open(path + ".pem", "wb") as f:
+            f.write(data)
+        return path
+
+    def p12(self, stem: str, cn: str, label: str, password: bytes) -> str:
+        path = os.path.join(self.dir, stem)
+        key = ec.generate_private_key(ec.SECP256R1())
+        cert = _cert(_name(cn), key, self.ca_name, self.ca_key)
+        blob = pkcs12.serialize_key_and_certificates(label.encode(), key, cert, [self.ca],
+                                                     serialization.BestAvailableEncryption(password))
+        with open(path + ".p12", "wb") as f:
+            f.write(blob)
+        with open(path + ".sth", "wb") as f:
+            f.write(password)
+        return path
+
+
+@pytest.fixture(scope="module")
+def tlsqm(tmp_path_factory):
+    d = str(tmp_path_factory.mktemp("pki"))
+    pki = PKI(d)
+    server = pki.repo("qm", "QMTLS")
+    with Harness(str(tmp_path_factory.mktemp("data"))) as h:
+        qm = h.add("QMTLS", f"""ALTER QMGR SSLKEYR('{server}')
+REFRESH SECURITY TYPE(SSL)
+DEFINE QLOCAL(TLS.Q)
+DEFINE CHANNEL(TLS13.SVRCONN) CHLTYPE(SVRCONN) SSLCIPH(TLS_AES_256_GCM_SHA384) SSLCAUTH(OPTIONAL)
+DEFINE CHANNEL(ANY.SVRCONN) CHLTYPE(SVRCONN) SSLCIPH(ANY_TLS12_OR_HIGHER) SSLCAUTH(OPTIONAL)
+DEFINE CHANNEL(TLS12.SVRCONN) CHLTYPE(SVRCONN) SSLCIPH(ECDHE_ECDSA_AES_128_GCM_SHA256) SSLCAUTH(OPTIONAL)
+DEFINE CHANNEL(MUTUAL.SVRCONN) CHLTYPE(SVRCONN) SSLCIPH(ANY_TLS13) SSLCAUTH(REQUIRED) SSLPEER('CN=alice,O=Acme')
+""")
+        yield qm, pki
+
+
+def _log(qm) -> str:
+    d = os.path.join(QMPaths.of(qm.name).root, "errors")
+    return "".join(open(os.path.join(d, f), encoding="utf-8").read() for f in sorted(os.listdir(d)))
+
+
+def _connect(qm, channel: str, spec: str, repo: str = "", label: str = ""):
+    cd = pymqi.CD(ChannelName=channel.encode(), ConnectionName=qm.conname.encode(), SSLCipherSpec=spec.encode())
+    sco = pymqi.SCO(KeyRepository=repo.encode(), CertificateLabel=label.encode())
+    q = pymqi.QueueManager(None)
+    q.connect_with_options(qm.name, cd=cd, sco=sco)
+    return q
+
+
+def _reason(fn) -> int:
+    with pytest.raises(pymqi.MQMIError) as e:
+        fn()
+    return e.value.reason
+
+
+def test_put_and_get_over_tls_with_mq_cipherspec_names(tlsqm):
+    qm, pki = tlsqm
+    trust = pki.repo("trust", None)
+    for channel, spec in (("TLS13.SVRCONN", "TLS_AES_256_GCM_SHA384"), ("ANY.SVRCONN", "ANY_TLS12_OR_HIGHER"),
+                          ("TLS12.SVRCONN", "ECDHE_ECDSA_AES_128_GCM_SHA256"), ("ANY.SVRCONN", "TLS_AES_128_GCM_SHA256")):
+        c = _connect(qm, channel, spec, trust)
+        q = pymqi.Queue(c, "TLS.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_SHARED)
+        q.put(b"secret over " + spec.encode())
+        assert q.get() == b"secret over " + spec.encode()
+        q.close()
+        c.disconnect()
+    out = qm.mqsc("DISPLAY CHANNEL(TLS12.SVRCONN) SSLCIPH SSLCAUTH\n").stdout
+    assert "SSLCIPH(ECDHE_ECDSA_AES_128_GCM_SHA256)" in out and "SSLCAUTH(OPTIONAL)" in out
+
+
+def test_each_mismatch_gets_mqs_answer(tlsqm):
+    qm, pki = tlsqm
+    trust = pki.repo("trust2", None)
+    # CipherSpecs that do not match (AMQ9631E), TLS on a channel without one and none on one with (AMQ9639E).
+    assert _reason(lambda: _connect(qm, "TLS13.SVRCONN", "TLS_AES_128_GCM_SHA256", trust)) \
+        == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+    assert "AMQ9631E" in _log(qm)
+    assert _reason(lambda: _connect(qm, "APP.SVRCONN", "ANY_TLS12_OR_HIGHER", trust)) == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+    assert _reason(lambda: _connect(qm, "TLS13.SVRCONN", "")) == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+    assert "AMQ9639E" in _log(qm)
+    # SSLCAUTH(REQUIRED) without a client certificate (AMQ9637E); a certificate that SSLPEER refuses (AMQ9636E).
+    assert _reason(lambda: _connect(qm, "MUTUAL.SVRCONN", "ANY_TLS13", trust)) == CMQC.MQRC_Q_MGR_NOT_AVAILABLE
+    assert "AMQ9637E" in _log(qm)
+    bob = pki.repo("bob", "bob")
+    assert _reason(lambda: _connect(qm, "MUTUAL.SVRCONN", "ANY_TLS13", bob)) == CMQC.MQRC_Q_MGR_NOT_AVAILABLE
+    assert "AMQ9636E" in _log(qm) and "CN=bob" in _log(qm)
+    alice = pki.repo("alice", "alice")
+    _connect(qm, "MUTUAL.SVRCONN", "ANY_TLS13", alice).disconnect()
+    # The client's own problems: no repository (2381), an unknown CipherSpec (2400), a server it
+    # cannot trust (2393).
+    assert _reason(lambda: _connect(qm, "ANY.SVRCONN", "ANY_TLS13", "")) == CMQC.MQRC_KEY_REPOSITORY_ERROR
+    assert _reason(lambda: _connect(qm, "ANY.SVRCONN", "NOT_A_CIPHERSPEC", trust)) == CMQC.MQRC_UNSUPPORTED_CIPHER_SUITE
+    other = PKI(pki.dir)
+    stranger = other.repo("stranger", None)
+    assert _reason(lambda: _connect(qm, "ANY.SVRCONN", "ANY_TLS13", stranger)) == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+    assert qm.running()
+
+
+def test_sslpeermap_and_pkcs12_and_refresh_security_ssl(tlsqm):
+    qm, pki = tlsqm
+    carol = pki.p12("carol", "carol", "carolcert", b"stash-pass")
+    qm.mqsc("ALTER QMGR CHLAUTH(ENABLED)\n"
+            "SET CHLAUTH('ANY.SVRCONN') TYPE(SSLPEERMAP) SSLPEER('CN=carol') USERSRC(NOACCESS) ACTION(REPLACE)\n",
+            check=True)
+    try:
+        assert _reason(lambda: _connect(qm, "ANY.SVRCONN", "ANY_TLS13", carol, "carolcert")) == CMQC.MQRC_NOT_AUTHORIZED
+        assert "AMQ9777E" in _log(qm)
+        assert _reason(lambda: _connect(qm, "ANY.SVRCONN", "ANY_TLS13", carol, "otherlabel")) \
+            == CMQC.MQRC_KEY_REPOSITORY_ERROR
+    finally:
+        qm.mqsc("SET CHLAUTH('ANY.SVRCONN') TYPE(SSLPEERMAP) SSLPEER('CN=carol') ACTION(REMOVE)\n"
+                "ALTER QMGR CHLAUTH(DISABLED)\n", check=True)
+    _connect(qm, "ANY.SVRCONN", "ANY_TLS13", carol, "carolcert").disconnect()
+    # A new queue-manager certificate from another CA takes effect at REFRESH SECURITY TYPE(SSL).
+    other = PKI(pki.dir)
+    stem = other.repo("qm2", "QMTLS")
+    qm.mqsc(f"ALTER QMGR SSLKEYR('{stem}')\n", check=True)
+    trust = pki.repo("trust3", None)
+    _connect(qm, "ANY.SVRCONN", "ANY_TLS13", trust).disconnect()
+    qm.mqsc("REFRESH SECURITY TYPE(SSL)\n", check=True)
+    assert _reason(lambda: _connect(qm, "ANY.SVRCONN", "ANY_TLS13", trust)) == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+    _connect(qm, "ANY.SVRCONN", "ANY_TLS13", other.repo("trust4", None)).disconnect()
