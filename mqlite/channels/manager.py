@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import queue
+import ssl
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -22,11 +23,12 @@ from mqlite.channels.sender import SenderMCA, connect_channel, released
 from mqlite.channels.status import RECEIVING, SENDING, ChannelError, ChannelStatus, Link, StatusTable
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.CMQCFC import MQCHLA_ENABLED
+from mqlite.cmq.CMQXC import MQSCA_REQUIRED
 from mqlite.engine.host import Host
 from mqlite.net import protocol as P
 from mqlite.objects.model import MQObject
 from mqlite.objects.names import generic_match
-from mqlite.security import chlauth
+from mqlite.security import chlauth, tls
 
 PING_TIMEOUT = 10.0     # seconds a PING CHANNEL waits for the partner's echo
 SLOT_RETRY = 1.0        # how often a sender waiting in STARTING for an active slot looks again
@@ -240,7 +242,7 @@ class ChannelManager:
         # The partner may be slow or silent: wait for it without holding up the queue manager.
         with released(self.srv.lock):
             try:
-                sock, reader, _info = connect_channel(self.srv.qm.name, chl, ping=True)
+                sock, reader, _info = connect_channel(self.srv.qm.name, chl, ping=True, qmobj=self.srv.qm.qmgr)
                 try:
                     sock.settimeout(PING_TIMEOUT)
                     data = os.urandom(16)
@@ -317,9 +319,15 @@ class ChannelManager:
             raise ChannelError("AMQ9519E", f"Channel '{name}' not found.")
         if chl.kind not in RECEIVING:
             raise ChannelError("AMQ9547E", f"Type of remote channel '{name}' not suitable for the action requested.")
+        mismatch = tls.check_channel(name, chl["SSLCIPH"], chl.get("SSLCAUTH") == MQSCA_REQUIRED,
+                                     chl["SSLPEER"], session.sock, str(req.get("sslciph") or ""))
+        if mismatch is not None:
+            raise ChannelError(mismatch[1], mismatch[2])
         if qm.qmgr["CHLAUTH"] == MQCHLA_ENABLED:
             # CHLAUTH for message channels: BLOCKADDR, then QMGRMAP/ADDRESSMAP (NOACCESS refuses).
-            who = chlauth.Partner(name, False, str(getattr(session, "peer", "")).split("(")[0], qmgr=partner)
+            cert = session.sock.getpeercert() if isinstance(session.sock, ssl.SSLSocket) else None
+            who = chlauth.Partner(name, False, str(getattr(session, "peer", "")).split("(")[0], qmgr=partner,
+                                  sslpeer=tls.subject_dn(cert), sslcerti=tls.issuer_dn(cert))
             d = chlauth.decide(qm.security.rules, who, chl.get("MCAUSER", ""), qm.security.is_admin)
             if not d.allowed:
                 raise ChannelError(d.msgid, f"Channel '{name}' was blocked from queue manager {partner}: {d.why}.")

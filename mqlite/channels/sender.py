@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import ssl
 import threading
 import time
 from collections import deque
@@ -39,6 +40,7 @@ from mqlite.engine.host import Host
 from mqlite.net import protocol as P
 from mqlite.net.client import TransportError, parse_conname
 from mqlite.objects.model import MQObject
+from mqlite.security import tls
 
 CONFIRM_TIMEOUT = 60.0
 FAST_HEADER = P.II.pack(P.CH_FAST, 0)
@@ -71,10 +73,19 @@ def released(lock: Any) -> Iterator[None]:
         lock._acquire_restore(state)
 
 
-def connect_channel(qmgr: str, chl: MQObject, ping: bool = False,
-                    extra: dict[str, Any] | None = None) -> tuple[socket.socket, P.FrameReader, dict[str, Any]]:
-    """Open a channel connection to the partner named by CONNAME (tried in order) and handshake."""
+def connect_channel(qmgr: str, chl: MQObject, ping: bool = False, extra: dict[str, Any] | None = None,
+                    qmobj: MQObject | None = None) -> tuple[socket.socket, P.FrameReader, dict[str, Any]]:
+    """Open a channel connection to the partner named by CONNAME (tried in order) and handshake;
+    over TLS when the channel has an SSLCIPH (the key repository is ``qmobj``'s SSLKEYR)."""
     last: Exception | None = None
+    context = None
+    if chl.get("SSLCIPH"):
+        stem = qmobj["SSLKEYR"] if qmobj is not None else ""
+        label = (qmobj["CERTLABL"] if qmobj is not None else "") or f"ibmwebspheremq{qmgr.lower()}"
+        try:
+            context = tls.client_context(chl["SSLCIPH"], stem, label)
+        except tls.TLSConfigError as e:
+            raise ChannelError("AMQ9657E", f"Channel '{chl.name}': {e.text}", stop=True) from None
     try:
         addrs = parse_conname(chl["CONNAME"])
     except TransportError as e:
@@ -88,8 +99,15 @@ def connect_channel(qmgr: str, chl: MQObject, ping: bool = False,
     else:
         raise ConnectionError(f"remote host not available: {last}")
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    reader = P.FrameReader(sock)
+    if context is not None:
+        try:
+            sock = context.wrap_socket(sock)
+        except (ssl.SSLError, OSError) as e:
+            sock.close()
+            raise ChannelError("AMQ9665E", f"The TLS handshake for channel '{chl.name}' failed: {e}") from None
+    reader = P.FrameReader(sock, spin=0.0) if context is not None else P.FrameReader(sock)
     hello = {"proto": P.PROTOCOL_VERSION, "kind": "channel", "channel": chl.name, "from_qmgr": qmgr,
+             "sslciph": chl.get("SSLCIPH", ""),
              "batchsz": chl["BATCHSZ"], "maxmsgl": chl["MAXMSGL"], "hbint": chl["HBINT"], "ping": ping,
              **(extra or {})}
     try:
@@ -268,7 +286,7 @@ class SenderMCA(threading.Thread):
         st.set("STARTING", "NETCONNECT")
         # A TO.+QMNAME+ channel only introduces this queue manager to whichever full repository
         # answers; it starts each connection afresh (its messages are idempotent publications).
-        sock, reader, info = connect_channel(srv.qm.name, chl, extra={"seq": int(rec.get("seq", 0)),
+        sock, reader, info = connect_channel(srv.qm.name, chl, qmobj=srv.qm.qmgr, extra={"seq": int(rec.get("seq", 0)),
                                                               "reset": bool(rec.get("reset"))
                                                               or "+QMNAME+" in self.name_})
         self.sock = sock
@@ -514,6 +532,8 @@ class SenderMCA(threading.Thread):
 
 def _peer_closed(sock: socket.socket) -> bool:
     """Whether the partner has closed the connection (an end of stream is waiting to be read)."""
+    if isinstance(sock, ssl.SSLSocket):
+        return False        # no peeking through TLS: a closed partner shows at the next read
     try:
         return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
     except (BlockingIOError, InterruptedError):

@@ -20,6 +20,8 @@ import ssl
 import tempfile
 from dataclasses import dataclass
 
+from mqlite.security.chlauth import dn_match
+
 TLS12, TLS13 = ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3
 
 
@@ -89,7 +91,9 @@ def _load(ctx: ssl.SSLContext, stem: str, label: str) -> None:
     if os.path.exists(pem):
         try:
             ctx.load_verify_locations(cafile=pem)
-            if b"PRIVATE KEY" in open(pem, "rb").read():
+            with open(pem, "rb") as f:
+                has_key = b"PRIVATE KEY" in f.read()
+            if has_key:
                 ctx.load_cert_chain(pem)
         except (ssl.SSLError, OSError, ValueError) as e:
             raise TLSConfigError("MQRC_KEY_REPOSITORY_ERROR", f"Key repository {pem} cannot be used: {e}") from None
@@ -104,8 +108,12 @@ def _load_p12(ctx: ssl.SSLContext, path: str, stash: str, label: str) -> None:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.serialization import pkcs12
     try:
-        password = open(stash, "rb").read().strip() if os.path.exists(stash) else None
-        bundle = pkcs12.load_pkcs12(open(path, "rb").read(), password)
+        password = None
+        if os.path.exists(stash):
+            with open(stash, "rb") as f:
+                password = f.read().strip()
+        with open(path, "rb") as f:
+            bundle = pkcs12.load_pkcs12(f.read(), password)
     except (OSError, ValueError) as e:
         raise TLSConfigError("MQRC_KEY_REPOSITORY_ERROR", f"Key repository {path} cannot be read: {e}") from None
     enc = serialization.Encoding.PEM
@@ -187,3 +195,29 @@ _SHORT = {"commonName": "CN", "organizationName": "O", "organizationalUnitName":
 def _dn(rdns: tuple) -> str:
     parts = [f"{_SHORT.get(k, k)}={v}" for rdn in rdns for k, v in rdn]
     return ",".join(parts)
+
+
+def check_channel(name: str, local: str, cauth_required: bool, sslpeer: str, sock: object,
+                  remote: str) -> tuple[str, str, str] | None:
+    """A channel's TLS settings against its connection once the handshake is done (``sock`` an
+    SSLSocket, or a plain socket): None when they agree, else (what, msgid, text), ``what`` being
+    "spec" (CipherSpecs: AMQ9639E, AMQ9631E) or "peer" (certificates: AMQ9637E, AMQ9636E)."""
+    on = isinstance(sock, ssl.SSLSocket)
+    if not local:
+        if on:
+            return "spec", "AMQ9639E", f"Remote channel '{name}' specified a CipherSpec when the local channel expected none."
+        return None
+    if not on:
+        return "spec", "AMQ9639E", f"Remote channel '{name}' did not specify a CipherSpec."
+    assert isinstance(sock, ssl.SSLSocket)
+    version, cipher = sock.version(), (sock.cipher() or ("",))[0]
+    if not same_spec(local, remote) or not agreed(local, version, cipher):
+        return "spec", "AMQ9631E", (f"The CipherSpecs on the remote ({remote or 'none'}, agreed {cipher} {version}) and "
+                                    f"local ({local}) channel definitions for channel '{name}' do not match.")
+    cert = sock.getpeercert()
+    if not cert and cauth_required:
+        return "peer", "AMQ9637E", f"Channel '{name}' is lacking a certificate."
+    if sslpeer and not dn_match(sslpeer, subject_dn(cert)):
+        return "peer", "AMQ9636E", (f"TLS distinguished name '{subject_dn(cert)}' does not match peer name "
+                                    f"'{sslpeer}' for channel '{name}'.")
+    return None

@@ -42,30 +42,14 @@ def peer_user(sock: socket.socket) -> str:
 
 
 def check_tls(s: Any, chl: Any, remote_spec: str) -> tuple[int, str, str] | None:
-    """The channel's TLS settings against the connection: (reason for the client, msgid, text)
-    when they do not agree. SSLCIPH set means TLS with an agreeing CipherSpec; SSLCAUTH(REQUIRED)
-    a client certificate; SSLPEER a certificate whose subject matches it."""
-    local = chl["SSLCIPH"]
-    if not local:
-        if s.tls:
-            return (C.MQRC_SSL_INITIALIZATION_ERROR, "AMQ9639E",
-                    f"Remote channel '{chl.name}' specified a CipherSpec when the local channel expected none.")
+    """The SVRCONN's TLS settings against the connection (security.tls.check_channel): (reason for
+    the client, msgid, text) when they do not agree: 2393 for CipherSpecs, 2059 for certificates."""
+    found = tls.check_channel(chl.name, chl["SSLCIPH"], chl["SSLCAUTH"] == MQSCA_REQUIRED, chl["SSLPEER"], s.sock,
+                              remote_spec)
+    if found is None:
         return None
-    if not s.tls:
-        return (C.MQRC_SSL_INITIALIZATION_ERROR, "AMQ9639E", f"Remote channel '{chl.name}' did not specify a CipherSpec.")
-    version, cipher = s.sock.version(), (s.sock.cipher() or ("",))[0]
-    if not tls.same_spec(local, remote_spec) or not tls.agreed(local, version, cipher):
-        return (C.MQRC_SSL_INITIALIZATION_ERROR, "AMQ9631E",
-                f"The CipherSpecs on the remote ({remote_spec or 'none'}, agreed {cipher} {version}) and local "
-                f"({local}) channel definitions for channel '{chl.name}' do not match.")
-    cert = s.sock.getpeercert()
-    if not cert and chl["SSLCAUTH"] == MQSCA_REQUIRED:
-        return (C.MQRC_Q_MGR_NOT_AVAILABLE, "AMQ9637E", f"Channel '{chl.name}' is lacking a certificate.")
-    if chl["SSLPEER"] and not chlauth.dn_match(chl["SSLPEER"], tls.subject_dn(cert)):
-        return (C.MQRC_Q_MGR_NOT_AVAILABLE, "AMQ9636E",
-                f"TLS distinguished name '{tls.subject_dn(cert)}' does not match peer name '{chl['SSLPEER']}' "
-                f"for channel '{chl.name}'.")
-    return None
+    what, msgid, text = found
+    return (C.MQRC_SSL_INITIALIZATION_ERROR if what == "spec" else C.MQRC_Q_MGR_NOT_AVAILABLE), msgid, text
 
 
 def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:

@@ -173,3 +173,33 @@ def test_sslpeermap_and_pkcs12_and_refresh_security_ssl(tlsqm):
     qm.mqsc("REFRESH SECURITY TYPE(SSL)\n", check=True)
     assert _reason(lambda: _connect(qm, "ANY.SVRCONN", "ANY_TLS13", trust)) == CMQC.MQRC_SSL_INITIALIZATION_ERROR
     _connect(qm, "ANY.SVRCONN", "ANY_TLS13", other.repo("trust4", None)).disconnect()
+
+
+def test_message_channel_over_tls_with_mutual_authentication(tmp_path):
+    pki = PKI(str(tmp_path))
+    k1, k2 = pki.repo("qm1", "QM1"), pki.repo("qm2", "QM2")
+    with Harness(str(tmp_path / "data")) as h:
+        qm2 = h.add("QM2", f"ALTER QMGR SSLKEYR('{k2}')\nREFRESH SECURITY TYPE(SSL)\nDEFINE QLOCAL(TARGET.Q)\n"
+                           "DEFINE CHANNEL(QM1.TO.QM2) CHLTYPE(RCVR) SSLCIPH(ANY_TLS13) SSLCAUTH(REQUIRED) "
+                           "SSLPEER('CN=QM1')\n"
+                           "DEFINE CHANNEL(BAD.TO.QM2) CHLTYPE(RCVR) SSLCIPH(TLS_AES_128_GCM_SHA256)\n")
+        qm1 = h.add("QM1", f"ALTER QMGR SSLKEYR('{k1}')\nDEFINE QLOCAL(QM2) USAGE(XMITQ)\nDEFINE QLOCAL(BADX) USAGE(XMITQ)\n"
+                           f"DEFINE CHANNEL(QM1.TO.QM2) CHLTYPE(SDR) CONNAME('{qm2.conname}') XMITQ(QM2) "
+                           "SSLCIPH(ANY_TLS13) SHORTTMR(1)\n"
+                           f"DEFINE CHANNEL(BAD.TO.QM2) CHLTYPE(SDR) CONNAME('{qm2.conname}') XMITQ(BADX) "
+                           "SSLCIPH(TLS_AES_256_GCM_SHA384) SHORTTMR(1)\n"
+                           "DEFINE QREMOTE(REMOTE.Q) RNAME(TARGET.Q) RQMNAME(QM2) XMITQ(QM2)\n"
+                           "DEFINE QREMOTE(BAD.Q) RNAME(TARGET.Q) RQMNAME(QM2) XMITQ(BADX)\n")
+        c1 = qm1.client()
+        pymqi.Queue(c1, "REMOTE.Q").put(b"over tls", pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))
+        pymqi.Queue(c1, "BAD.Q").put(b"never", pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))
+        qm1.mqsc("START CHANNEL(QM1.TO.QM2)\nSTART CHANNEL(BAD.TO.QM2)\n")
+        c2 = qm2.client()
+        target = pymqi.Queue(c2, "TARGET.Q", CMQC.MQOO_INPUT_SHARED)
+        assert target.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=15000)) == b"over tls"
+        assert "AMQ9631E" in _log(qm2)
+        assert _reason(lambda: target.get()) == CMQC.MQRC_NO_MSG_AVAILABLE
+        out = qm2.mqsc("DISPLAY CHSTATUS(QM1.TO.QM2)\n").stdout
+        assert "STATUS(RUNNING)" in out
+        c1.disconnect()
+        c2.disconnect()
