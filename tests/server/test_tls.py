@@ -26,7 +26,7 @@ def _name(cn: str, o: str = "Acme") -> x509.Name:
 
 
 def _cert(subject: x509.Name, key, issuer: x509.Name, issuer_key, ca: bool = False) -> x509.Certificate:
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     b = (x509.CertificateBuilder().subject_name(subject).issuer_name(issuer).public_key(key.public_key())
          .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
          .not_valid_after(now + datetime.timedelta(days=30))
