@@ -10,15 +10,18 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test,spark,pg]' --config-settings editable_mode=compat
 	touch $@
 
-.PHONY: run test bench pipeline lint clean constants
+.PHONY: run test bench pipeline lint clean constants services
 run: $(VENV)/.installed
 	$(VENV)/bin/mqlite demo
 
 pipeline: $(VENV)/.installed
 	$(PY) examples/pipeline/run.py
 
-test: $(VENV)/.installed
+test: $(VENV)/.installed services
 	$(PY) -m pytest -q
+
+services:
+	tools/services.sh
 
 bench: $(VENV)/.installed
 	$(PY) bench/putget.py

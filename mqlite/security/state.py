@@ -38,6 +38,7 @@ class SecurityState:
         self.version = 0             # moves on every change: cached authorities are stale
         self.connauth: dict[str, Any] | None = None    # the AUTHINFO in force (REFRESH SECURITY)
         self._principals: dict[str, Principal] = {}
+        self.external_groups: dict[str, tuple[str, ...]] = {}   # groups an LDAP server gave a user
 
     # --- recovery -------------------------------------------------------------------------------
     def load(self, ns: str, rec: dict[str, Any]) -> None:
@@ -113,7 +114,8 @@ class SecurityState:
         """The user's groups (registry and OS) and whether it is an administrator (group mqm)."""
         p = self._principals.get(user)
         if p is None:
-            groups = set(self.users.get(user, {}).get("groups", ())) | set(os_groups(user))
+            groups = set(self.users.get(user, {}).get("groups", ())) | set(os_groups(user)) \
+                | set(self.external_groups.get(user, ()))
             p = Principal(user, tuple(sorted(groups)), ADMIN_GROUP in groups)
             self._principals[user] = p
         return p

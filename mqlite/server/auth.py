@@ -22,6 +22,7 @@ from mqlite.cmq import CMQZC as Z
 from mqlite.cmq.CMQXC import MQSCA_REQUIRED
 from mqlite.security import chlauth, connauth, tls
 from mqlite.security.users import Principal, os_user_of_uid, verify_password
+from mqlite.server import ldapauth
 
 _LEVEL = {F.MQCHK_NONE: "NONE", F.MQCHK_OPTIONAL: "OPTIONAL", F.MQCHK_REQUIRED: "REQUIRED",
           F.MQCHK_REQUIRED_ADMIN: "REQDADM"}
@@ -87,11 +88,19 @@ def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
         level = _LEVEL[info["CHCKCLNT" if client else "CHCKLOCL"]]
         if first is not None:
             level = connauth.level_for(level, first.chckclnt)
-        ldap = info["AUTHTYPE"] == C.MQAIT_IDPW_LDAP
+        found: list[ldapauth.LdapUser] = []
+
+        def verify(u: str, p: str) -> bool:
+            if info["AUTHTYPE"] != C.MQAIT_IDPW_LDAP:
+                return verify_password(stored, p)
+            who = ldapauth.authenticate(info, u, p)
+            if who is not None:
+                found.append(who)
+            return who is not None
+
         outcome = connauth.check(level, info["ADOPTCTX"] == F.MQADPCTX_YES, flowed, csp_user or None,
                                  password if csp_user else None, str(req.get("appl") or ""),
-                                 lambda _u: admin_asserted,
-                                 lambda u, p: _verify(srv, info, u, p, stored) if ldap else verify_password(stored, p))
+                                 lambda _u: admin_asserted, verify)
         if not outcome.ok:
             for msgid, text in outcome.log:
                 log(msgid, text, f"Connection from {s.peer or 'local bindings'} refused: "
@@ -99,6 +108,12 @@ def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
             raise Refused("authentication failed", delay=float(info["FAILDLAY"]))
         if outcome.checked and info["ADOPTCTX"] == F.MQADPCTX_YES:
             adopted = outcome.user
+        if found:       # LDAP: the entry's short name is the user, its LDAP groups count as its groups
+            adopted = found[0].short if adopted else adopted
+            with srv.lock:
+                if sec.external_groups.get(found[0].short) != found[0].groups:
+                    sec.external_groups[found[0].short] = found[0].groups
+                    sec.changed()
     with srv.lock:
         if rules_on:
             partner = chlauth.Partner(chl.name, True, address, flowed, sslpeer=peer_dn, sslcerti=issuer)
@@ -117,13 +132,6 @@ def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
                        "The following requested permissions are unauthorized: connect.")
             raise Refused(f"{user} has no connect authority")
     return principal
-
-
-def _verify(srv: Any, info: dict[str, Any], user: str, password: str, stored: str | None) -> bool:
-    checker = getattr(srv, "ldap_verify", None)
-    if checker is None:
-        return False
-    return bool(checker(info, user, password))
 
 
 def refuse_later(delay: float) -> None:
