@@ -64,7 +64,10 @@ def test_ldap_refusals(ldapqm):
     # Authenticated, but not in mqapps: no connect authority.
     assert _reason(lambda: _connect(ldapqm, "lbob", "ldappw2")) == CMQC.MQRC_NOT_AUTHORIZED
     d = os.path.join(QMPaths.of(ldapqm.name).root, "errors")
-    log = "".join(open(os.path.join(d, f), encoding="utf-8").read() for f in os.listdir(d))
+    log = ""
+    for f in sorted(os.listdir(d)):
+        with open(os.path.join(d, f), encoding="utf-8") as fh:
+            log += fh.read()
     assert "User ID 'lapp' authentication failed" in log and "Entity 'lbob' has insufficient authority" in log
     assert "ldappw" not in log and "adminpw" not in log
     assert "LDAPPWD(********)" in ldapqm.mqsc("DISPLAY AUTHINFO(USE.LDAP) LDAPPWD\n").stdout
