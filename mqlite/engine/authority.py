@@ -59,24 +59,36 @@ class AuthorityMixin:
             bits = conn.auth_cache[key] = sec.authority(p, objtype, name)
         return bits
 
-    def authorize(self, conn: Conn, objtype: str, name: str, need: int) -> None:
-        """2035 unless the connection has every authority in ``need`` on the object."""
+    def authorize(self, conn: Conn, objtype: str, name: str, need: int, alt_user: str = "") -> None:
+        """2035 unless the connection (or, with ``alt_user``, that user) has every authority in
+        ``need`` on the object."""
         if conn.principal is None or not need:
             return
-        missing = need & ~self.authority_of(conn, objtype, name)
+        if alt_user:
+            who = alt_user
+            have = self.security.authority(self.security.principal(alt_user), objtype, name)
+        else:
+            who = conn.principal.user
+            have = self.authority_of(conn, objtype, name)
+        missing = need & ~have
         if missing:
             words = ", ".join(_WORD.get(b, str(b)) for b in _bits(missing))
-            self.log(f"AMQ8077W: Entity '{conn.principal.user}' has insufficient authority to access object "
+            self.log(f"AMQ8077W: Entity '{who}' has insufficient authority to access object "
                      f"{name} ({objtype.lower()}). The following requested permissions are unauthorized: {words}.")
-            raise MQIError(C.MQRC_NOT_AUTHORIZED, detail=f"{conn.principal.user} lacks {words} on {name}")
+            raise MQIError(C.MQRC_NOT_AUTHORIZED, detail=f"{who} lacks {words} on {name}")
 
-    def authorize_open(self, conn: Conn, objtype: str, name: str, options: int) -> None:
+    def authorize_open(self, conn: Conn, objtype: str, name: str, options: int, alt_user: str = "") -> None:
+        """MQOPEN's checks; with MQOO_ALTERNATE_USER_AUTHORITY the connection needs altusr on the
+        queue manager and the checks are made for the alternate user (MQOD AlternateUserId)."""
         if conn.principal is None:
             return
+        alt = alt_user if options & C.MQOO_ALTERNATE_USER_AUTHORITY else ""
+        if alt:
+            self.authorize(conn, "QMGR", self.name, Z.MQZAO_ALTERNATE_USER_AUTHORITY)
         need = open_authority(options)
-        self.authorize(conn, objtype, name, need)
+        self.authorize(conn, objtype, name, need, alt)
         if objtype != "QMGR" and need & _QMGR_TOO:
-            self.authorize(conn, "QMGR", self.name, need & _QMGR_TOO)
+            self.authorize(conn, "QMGR", self.name, need & _QMGR_TOO, alt)
 
     def grant_creator(self, conn: Conn, queue: str) -> None:
         """The creator of a dynamic queue has every authority on it, as MQ grants."""

@@ -252,3 +252,32 @@ def test_the_command_server_checks_the_authority_of_each_command(secured):
     assert q[CMQC.MQCA_Q_NAME].strip() == b"DEV.QUEUE.1"
     p.disconnect()
     qm.disconnect()
+
+
+def test_alternate_user_authority_and_chcklocl(secured):
+    secured.mqsc(DEV_MQSC, check=True)
+    qm = _connect(secured, "DEV.APP.SVRCONN", "app", "passw0rd")
+    opts = CMQC.MQOO_OUTPUT | CMQC.MQOO_ALTERNATE_USER_AUTHORITY
+    # altusr on the queue manager first; then the checks are the alternate user's.
+    assert _reason(lambda: pymqi.Queue(qm, pymqi.OD(ObjectName=b"DEV.QUEUE.1", AlternateUserId=b"app"), opts)) \
+        == CMQC.MQRC_NOT_AUTHORIZED
+    assert "unauthorized: altusr" in _log(secured)
+    run_mqlite("setmqaut", "-m", secured.name, "-t", "qmgr", "-p", "app", "+altusr")
+    pymqi.Queue(qm, pymqi.OD(ObjectName=b"DEV.QUEUE.1", AlternateUserId=b"app"), opts).close()
+    assert _reason(lambda: pymqi.Queue(qm, pymqi.OD(ObjectName=b"DEV.QUEUE.1", AlternateUserId=b"stranger"),
+                                       opts)) == CMQC.MQRC_NOT_AUTHORIZED
+    assert "Entity 'stranger' has insufficient authority to access object DEV.QUEUE.1" in _log(secured)
+    qm.disconnect()
+    # CHCKLOCL(REQUIRED): local bindings need a user and password too.
+    secured.mqsc("ALTER AUTHINFO('DEV.AUTHINFO') AUTHTYPE(IDPWOS) CHCKLOCL(REQUIRED)\nREFRESH SECURITY TYPE(CONNAUTH)\n",
+                 check=True)
+    try:
+        assert _reason(lambda: pymqi.connect(secured.name)) == CMQC.MQRC_NOT_AUTHORIZED
+        local = pymqi.QueueManager(None)
+        local.connect_with_options(secured.name, user="app", password="passw0rd")
+        pymqi.Queue(local, "DEV.QUEUE.1").put(b"local app")
+        local.disconnect()
+    finally:
+        secured.mqsc("ALTER AUTHINFO('DEV.AUTHINFO') AUTHTYPE(IDPWOS) CHCKLOCL(OPTIONAL)\n"
+                     "REFRESH SECURITY TYPE(CONNAUTH)\n", check=True)
+    secured.bindings().disconnect()
