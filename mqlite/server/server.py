@@ -275,7 +275,7 @@ class QMServer:
             self.tls = None
             self.log.write("AMQ9657E", "The key repository could not be opened (channel security).", e.text)
 
-    def start_tls(self, session: "Session") -> bool:
+    def start_tls(self, session: Session) -> bool:
         """A client or channel that opened with a TLS handshake (its first byte 0x16): complete it
         with the listener's context. False: refused (and logged)."""
         if self.tls is None:

@@ -281,3 +281,16 @@ def test_alternate_user_authority_and_chcklocl(secured):
         secured.mqsc("ALTER AUTHINFO('DEV.AUTHINFO') AUTHTYPE(IDPWOS) CHCKLOCL(OPTIONAL)\n"
                      "REFRESH SECURITY TYPE(CONNAUTH)\n", check=True)
     secured.bindings().disconnect()
+
+
+def test_the_ibmmq_face_gets_the_same_answers(secured):
+    from mqlite import ibmmq
+    secured.mqsc(DEV_MQSC, check=True)
+    with pytest.raises(ibmmq.MQMIError) as e:
+        ibmmq.connect(secured.name, "DEV.APP.SVRCONN", secured.conname, "app", "not-it")
+    assert e.value.reason == ibmmq.CMQC.MQRC_NOT_AUTHORIZED
+    qm = ibmmq.connect(secured.name, "DEV.APP.SVRCONN", secured.conname, "app", "passw0rd")
+    with pytest.raises(ibmmq.MQMIError) as e:
+        ibmmq.Queue(qm, "SYSTEM.DEAD.LETTER.QUEUE", ibmmq.CMQC.MQOO_BROWSE)
+    assert e.value.reason == ibmmq.CMQC.MQRC_NOT_AUTHORIZED
+    qm.disconnect()
