@@ -70,9 +70,8 @@ def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
     rules_on = client and qm.qmgr["CHLAUTH"] == F.MQCHLA_ENABLED
     with srv.lock:
         cert = s.sock.getpeercert() if getattr(s, "tls", False) else None
-        peer_dn, issuer = tls.subject_dn(cert), tls.issuer_dn(cert)
-        partner = chlauth.Partner(chl.name if client else "", True, address, flowed, sslpeer=peer_dn,
-                                  sslcerti=issuer)
+        partner = chlauth.Partner(chl.name if client else "", True, address, flowed, sslpeer=tls.subject_dn(cert),
+                                  sslcerti=tls.issuer_dn(cert))
         first = chlauth.decide(sec.rules, partner, mcauser, sec.is_admin) if rules_on else None
         info = sec.connauth
         stored = sec.password_hash(csp_user) if csp_user else None
@@ -116,7 +115,6 @@ def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
                     sec.changed()
     with srv.lock:
         if rules_on:
-            partner = chlauth.Partner(chl.name, True, address, flowed, sslpeer=peer_dn, sslcerti=issuer)
             final = chlauth.decide(sec.rules, partner, mcauser, sec.is_admin, run_as=adopted or flowed,
                                    adopted=bool(adopted))
             if not final.allowed:
