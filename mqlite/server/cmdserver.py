@@ -25,6 +25,7 @@ from mqlite.objects.model import QMGR, MQObject
 from mqlite.objects.names import filter_match, generic_match, valid_name
 from mqlite.security.authority import names_of
 from mqlite.server import cmdauth
+from mqlite.server.cmdsecurity import AuthRecCommands
 
 COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE"
 QTYPE_KIND = {v: k for k, v in QTYPE_VALUES.items()}
@@ -56,7 +57,7 @@ def _s(value: Any) -> str:
     return text(value) if isinstance(value, (bytes, bytearray)) else str(value)
 
 
-class CommandServer(threading.Thread):
+class CommandServer(threading.Thread, AuthRecCommands):
     def __init__(self, srv: Host, executor: Executor) -> None:
         super().__init__(name="command-server", daemon=True)
         self.srv = srv
@@ -77,7 +78,10 @@ class CommandServer(threading.Thread):
             F.MQCMD_REFRESH_CLUSTER: self.refresh_cluster, F.MQCMD_RESET_CLUSTER: self.reset_cluster,
             F.MQCMD_SUSPEND_Q_MGR_CLUSTER: lambda m: self.suspend_resume(m, True),
             F.MQCMD_RESUME_Q_MGR_CLUSTER: lambda m: self.suspend_resume(m, False),
+            F.MQCMD_SET_AUTH_REC: self.set_auth_rec, F.MQCMD_DELETE_AUTH_REC: self.delete_auth_rec,
+            F.MQCMD_INQUIRE_AUTH_RECS: self.inquire_auth_recs, F.MQCMD_INQUIRE_ENTITY_AUTH: self.inquire_entity_auth,
         }
+        self.fail = CommandError
 
     # --- the loop ----------------------------------------------------------------------------
     def run(self) -> None:

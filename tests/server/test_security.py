@@ -294,3 +294,36 @@ def test_the_ibmmq_face_gets_the_same_answers(secured):
         ibmmq.Queue(qm, "SYSTEM.DEAD.LETTER.QUEUE", ibmmq.CMQC.MQOO_BROWSE)
     assert e.value.reason == ibmmq.CMQC.MQRC_NOT_AUTHORIZED
     qm.disconnect()
+
+
+def test_authority_records_through_pcf(secured):
+    """Set/Inquire/Delete Authority Records and Inquire Entity Authority, as MQ Explorer and pymqi
+    administration scripts send them."""
+    from mqlite.cmq import CMQCFC, CMQZC
+    qm = secured.bindings()
+    p = pymqi.PCFExecute(qm)
+    p.MQCMD_SET_AUTH_REC({CMQCFC.MQCACF_AUTH_PROFILE_NAME: b"PCF.**", CMQCFC.MQIACF_OBJECT_TYPE: CMQC.MQOT_Q,
+                          CMQCFC.MQCACF_GROUP_ENTITY_NAMES: [b"pcfgroup"],
+                          CMQCFC.MQIACF_AUTH_ADD_AUTHS: [CMQCFC.MQAUTH_OUTPUT, CMQCFC.MQAUTH_BROWSE]})
+    (rec,) = p.MQCMD_INQUIRE_AUTH_RECS({CMQCFC.MQIACF_AUTH_OPTIONS: CMQCFC.MQAUTHOPT_NAME_EXPLICIT
+                                        | CMQCFC.MQAUTHOPT_ENTITY_SET,
+                                        CMQCFC.MQCACF_AUTH_PROFILE_NAME: b"PCF.**",
+                                        CMQCFC.MQIACF_OBJECT_TYPE: CMQC.MQOT_Q})
+    assert rec[CMQCFC.MQCACF_ENTITY_NAME].strip() == b"pcfgroup"
+    assert rec[CMQCFC.MQIACF_ENTITY_TYPE] == CMQZC.MQZAET_GROUP
+    assert sorted(rec[CMQCFC.MQIACF_AUTHORIZATION_LIST]) == [CMQCFC.MQAUTH_BROWSE, CMQCFC.MQAUTH_OUTPUT]
+    (ent,) = p.MQCMD_INQUIRE_ENTITY_AUTH({CMQCFC.MQCACF_ENTITY_NAME: b"pcfgroup",
+                                          CMQCFC.MQIACF_ENTITY_TYPE: CMQZC.MQZAET_GROUP,
+                                          CMQCFC.MQCACF_OBJECT_NAME: b"PCF.A.B", CMQCFC.MQIACF_OBJECT_TYPE: CMQC.MQOT_Q})
+    assert sorted(ent[CMQCFC.MQIACF_AUTHORIZATION_LIST]) == [CMQCFC.MQAUTH_BROWSE, CMQCFC.MQAUTH_OUTPUT]
+    assert "AUTHLIST(BROWSE,PUT)" in secured.mqsc("DISPLAY AUTHREC PROFILE('PCF.**') OBJTYPE(QUEUE)\n").stdout
+    assert _reason(lambda: p.MQCMD_SET_AUTH_REC({CMQCFC.MQCACF_AUTH_PROFILE_NAME: b"PCF.**",
+                                                 CMQCFC.MQIACF_OBJECT_TYPE: CMQC.MQOT_Q,
+                                                 CMQCFC.MQCACF_GROUP_ENTITY_NAMES: [b"pcfgroup"],
+                                                 CMQCFC.MQIACF_AUTH_ADD_AUTHS: [CMQCFC.MQAUTH_CONNECT]})) \
+        == CMQCFC.MQRCCF_AUTH_VALUE_ERROR
+    p.MQCMD_DELETE_AUTH_REC({CMQCFC.MQCACF_AUTH_PROFILE_NAME: b"PCF.**", CMQCFC.MQIACF_OBJECT_TYPE: CMQC.MQOT_Q,
+                             CMQCFC.MQCACF_GROUP_ENTITY_NAMES: [b"pcfgroup"]})
+    assert "AMQ8459I" in secured.mqsc("DISPLAY AUTHREC PROFILE('PCF.**') OBJTYPE(QUEUE)\n").stdout
+    p.disconnect()
+    qm.disconnect()
