@@ -1,6 +1,8 @@
-"""The command server's authority-record commands (PCF): Set, Delete and Inquire Authority
-Records, and Inquire Entity Authority, over the queue manager's records (mqlite.security), with
-MQ's MQAUTH_* and MQOT_* values. Mixed into the CommandServer."""
+"""The command server's security commands (PCF): Set, Delete and Inquire Authority Records and
+Inquire Entity Authority over the queue manager's records (mqlite.security), with MQ's MQAUTH_*
+and MQOT_* values; Set and Inquire Channel Authentication Records, a Set going through MQSC's SET
+CHLAUTH (one set of rules and checks) with its refusals as MQRCCF_CHLAUTH_* reasons. Mixed into the
+CommandServer."""
 from __future__ import annotations
 
 from typing import Any
@@ -10,7 +12,9 @@ from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import CMQZC as Z
 from mqlite.cmq import pcf
 from mqlite.cmq.structs import text
+from mqlite.objects.names import generic_match
 from mqlite.security.authority import APPLICABLE, AUTH_BITS, Entity, effective
+from mqlite.security.chlauth import TYPES as CHLAUTH_TYPES
 from mqlite.security.patterns import oam_match
 
 # MQAUTH_* (PCF) -> the authority's MQSC name.
@@ -53,10 +57,97 @@ def _mqauth(bits: int) -> list[int]:
     return [v for v, name in MQAUTH.items() if bits & AUTH_BITS[name]] or [F.MQAUTH_NONE]
 
 
+CAUT = {F.MQCAUT_BLOCKUSER: "BLOCKUSER", F.MQCAUT_BLOCKADDR: "BLOCKADDR", F.MQCAUT_SSLPEERMAP: "SSLPEERMAP",
+        F.MQCAUT_ADDRESSMAP: "ADDRESSMAP", F.MQCAUT_USERMAP: "USERMAP", F.MQCAUT_QMGRMAP: "QMGRMAP"}
+CAUT_VALUE = {v: k for k, v in CAUT.items()}
+ACTIONS = {F.MQACT_ADD: "ADD", F.MQACT_REPLACE: "REPLACE", F.MQACT_REMOVE: "REMOVE", F.MQACT_REMOVEALL: "REMOVEALL"}
+USRC = {C.MQUSRC_MAP: "MAP", C.MQUSRC_NOACCESS: "NOACCESS", C.MQUSRC_CHANNEL: "CHANNEL"}
+CHK = {F.MQCHK_AS_Q_MGR: "ASQMGR", F.MQCHK_REQUIRED: "REQUIRED", F.MQCHK_REQUIRED_ADMIN: "REQDADM"}
+# PCF string parameter -> SET CHLAUTH keyword.
+_CHL_STR = ((F.MQCACH_CONNECTION_NAME, "ADDRESS"), (F.MQCACH_CLIENT_USER_ID, "CLNTUSER"),
+            (C.MQCA_REMOTE_Q_MGR_NAME, "QMNAME"), (F.MQCACH_SSL_PEER_NAME, "SSLPEER"),
+            (F.MQCACH_SSL_CERT_ISSUER_NAME, "SSLCERTI"), (F.MQCACH_MCA_USER_ID, "MCAUSER"), (F.MQCACH_DESC, "DESCR"),
+            (C.MQCA_CUSTOM, "CUSTOM"))
+# MQSC's refusals of SET CHLAUTH -> PCF reasons.
+_CHL_REFUSALS = {"AMQ8883E": F.MQRCCF_CHLAUTH_ALREADY_EXISTS, "AMQ8884I": F.MQRCCF_CHLAUTH_NOT_FOUND,
+                 "AMQ8886E": F.MQRCCF_CHLAUTH_CLNTUSER_ERROR, "AMQ8882E": F.MQRCCF_CHLAUTH_USERSRC_ERROR,
+                 "AMQ8880E": F.MQRCCF_CHLAUTH_NAME_ERROR}
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
 class AuthRecCommands:
     qm: Any
     need: Any
     fail: Any           # the CommandServer's CommandError: (reason, parameter, detail)
+    executor: Any
+
+    # --- channel authentication records -----------------------------------------------------------
+    def set_chlauth_rec(self, msg: pcf.Message) -> list[list[bytes]]:
+        profile = _str(self.need(msg, F.MQCACH_CHANNEL_NAME))
+        rtype = CAUT.get(self.need(msg, F.MQIACF_CHLAUTH_TYPE))
+        if rtype is None:
+            raise self.fail(F.MQRCCF_CHLAUTH_TYPE_ERROR, F.MQIACF_CHLAUTH_TYPE)
+        action = ACTIONS.get(msg.first(F.MQIACF_ACTION, F.MQACT_ADD))
+        if action is None:
+            raise self.fail(F.MQRCCF_CHLAUTH_ACTION_ERROR, F.MQIACF_ACTION)
+        words = [f"SET CHLAUTH({_quote(profile)}) TYPE({rtype}) ACTION({action})"]
+        for sel, key in _CHL_STR:
+            value = msg.first(sel)
+            if value is not None:
+                words.append(f"{key}({_quote(_str(value))})")
+        for sel, key in ((F.MQCACH_MCA_USER_ID_LIST, "USERLIST"), (F.MQCACH_CONNECTION_NAME_LIST, "ADDRLIST")):
+            values = msg.first(sel)
+            if values:
+                words.append(f"{key}({','.join(_quote(_str(v)) for v in values)})")
+        for sel, key, table in ((F.MQIACH_USER_SOURCE, "USERSRC", USRC), (C.MQIA_CHECK_CLIENT_BINDING, "CHCKCLNT", CHK),
+                                (F.MQIACH_WARNING, "WARN", {C.MQWARN_NO: "NO", C.MQWARN_YES: "YES"})):
+            value = msg.first(sel)
+            if value is not None:
+                if value not in table:
+                    raise self.fail(F.MQRCCF_CHLAUTH_USERSRC_ERROR if key == "USERSRC" else
+                                    F.MQRCCF_CHLAUTH_CHKCLI_ERROR if key == "CHCKCLNT" else F.MQRCCF_CHLAUTH_WARN_ERROR, sel)
+                words.append(f"{key}({table[value]})")
+        result = self.executor.run(" ".join(words))
+        if result.status != "ok":
+            msgid = result.lines[0][:8] if result.lines else ""
+            raise self.fail(_CHL_REFUSALS.get(msgid, F.MQRCCF_PARM_SYNTAX_ERROR if result.status == "syntax"
+                                              else F.MQRCCF_COMMAND_FAILED), 0, " ".join(result.lines))
+        return [[]]
+
+    def inquire_chlauth_recs(self, msg: pcf.Message) -> list[list[bytes]]:
+        pattern = _str(msg.first(F.MQCACH_CHANNEL_NAME)) or "*"
+        want = CAUT.get(msg.first(F.MQIACF_CHLAUTH_TYPE, F.MQCAUT_ALL))
+        rows = []
+        for r in sorted(self.qm.security.rules, key=lambda r: (r.profile, CHLAUTH_TYPES.index(r.type))):
+            if not generic_match(pattern, r.profile) or (want is not None and r.type != want):
+                continue
+            row = [pcf.enc_str(F.MQCACH_CHANNEL_NAME, r.profile), pcf.enc_int(F.MQIACF_CHLAUTH_TYPE, CAUT_VALUE[r.type]),
+                   pcf.enc_str(F.MQCACH_DESC, r.descr), pcf.enc_str(C.MQCA_CUSTOM, r.custom),
+                   pcf.enc_int(F.MQIACH_WARNING, C.MQWARN_YES if r.warn else C.MQWARN_NO),
+                   pcf.enc_str(C.MQCA_ALTERATION_DATE, r.altdate), pcf.enc_str(C.MQCA_ALTERATION_TIME, r.alttime)]
+            if r.type == "BLOCKUSER":
+                row.append(pcf.enc_str_list(F.MQCACH_MCA_USER_ID_LIST, r.userlist))
+            elif r.type == "BLOCKADDR":
+                row.append(pcf.enc_str_list(F.MQCACH_CONNECTION_NAME_LIST, r.addrlist))
+            else:
+                row += [pcf.enc_str(F.MQCACH_CONNECTION_NAME, r.address),
+                        pcf.enc_int(F.MQIACH_USER_SOURCE, {v: k for k, v in USRC.items()}[r.usersrc]),
+                        pcf.enc_str(F.MQCACH_MCA_USER_ID, r.mcauser)]
+                row += {"USERMAP": [pcf.enc_str(F.MQCACH_CLIENT_USER_ID, r.clntuser)],
+                        "QMGRMAP": [pcf.enc_str(C.MQCA_REMOTE_Q_MGR_NAME, r.qmname)],
+                        "SSLPEERMAP": [pcf.enc_str(F.MQCACH_SSL_PEER_NAME, r.sslpeer),
+                                       pcf.enc_str(F.MQCACH_SSL_CERT_ISSUER_NAME, r.sslcerti)]}.get(r.type, [])
+                if r.type != "QMGRMAP":
+                    row.append(pcf.enc_int(C.MQIA_CHECK_CLIENT_BINDING, {v: k for k, v in CHK.items()}[r.chckclnt]))
+            rows.append(row)
+        if not rows:
+            raise self.fail(F.MQRCCF_CHLAUTH_NOT_FOUND, F.MQCACH_CHANNEL_NAME)
+        return rows
+
+    # --- authority records ------------------------------------------------------------------------
 
     def _auth_target(self, msg: pcf.Message) -> tuple[str, str]:
         ot = self.need(msg, F.MQIACF_OBJECT_TYPE)

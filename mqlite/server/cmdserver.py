@@ -80,6 +80,7 @@ class CommandServer(threading.Thread, AuthRecCommands):
             F.MQCMD_RESUME_Q_MGR_CLUSTER: lambda m: self.suspend_resume(m, False),
             F.MQCMD_SET_AUTH_REC: self.set_auth_rec, F.MQCMD_DELETE_AUTH_REC: self.delete_auth_rec,
             F.MQCMD_INQUIRE_AUTH_RECS: self.inquire_auth_recs, F.MQCMD_INQUIRE_ENTITY_AUTH: self.inquire_entity_auth,
+            F.MQCMD_SET_CHLAUTH_REC: self.set_chlauth_rec, F.MQCMD_INQUIRE_CHLAUTH_RECS: self.inquire_chlauth_recs,
         }
         self.fail = CommandError
 

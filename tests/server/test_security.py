@@ -327,3 +327,27 @@ def test_authority_records_through_pcf(secured):
     assert "AMQ8459I" in secured.mqsc("DISPLAY AUTHREC PROFILE('PCF.**') OBJTYPE(QUEUE)\n").stdout
     p.disconnect()
     qm.disconnect()
+
+
+def test_channel_authentication_records_through_pcf(secured):
+    from mqlite.cmq import CMQCFC
+    qm = secured.bindings()
+    p = pymqi.PCFExecute(qm)
+    p.MQCMD_SET_CHLAUTH_REC({CMQCFC.MQCACH_CHANNEL_NAME: b"PCF.*", CMQCFC.MQIACF_CHLAUTH_TYPE: CMQCFC.MQCAUT_USERMAP,
+                             CMQCFC.MQIACF_ACTION: CMQCFC.MQACT_REPLACE, CMQCFC.MQCACH_CLIENT_USER_ID: b"fred",
+                             CMQCFC.MQIACH_USER_SOURCE: CMQC.MQUSRC_MAP, CMQCFC.MQCACH_MCA_USER_ID: b"app"})
+    recs = p.MQCMD_INQUIRE_CHLAUTH_RECS({CMQCFC.MQCACH_CHANNEL_NAME: b"PCF.*"})
+    assert len(recs) == 1 and recs[0][CMQCFC.MQCACH_CLIENT_USER_ID].strip() == b"fred"
+    assert recs[0][CMQCFC.MQCACH_MCA_USER_ID].strip() == b"app"
+    assert "CLNTUSER(fred)" in secured.mqsc("DISPLAY CHLAUTH('PCF.*')\n").stdout
+    args = {CMQCFC.MQCACH_CHANNEL_NAME: b"PCF.*", CMQCFC.MQIACF_CHLAUTH_TYPE: CMQCFC.MQCAUT_USERMAP,
+            CMQCFC.MQIACF_ACTION: CMQCFC.MQACT_ADD, CMQCFC.MQCACH_CLIENT_USER_ID: b"fred",
+            CMQCFC.MQIACH_USER_SOURCE: CMQC.MQUSRC_CHANNEL}
+    assert _reason(lambda: p.MQCMD_SET_CHLAUTH_REC(args)) == CMQCFC.MQRCCF_CHLAUTH_ALREADY_EXISTS
+    args[CMQCFC.MQIACF_ACTION] = CMQCFC.MQACT_REMOVE
+    p.MQCMD_SET_CHLAUTH_REC(args)
+    assert _reason(lambda: p.MQCMD_SET_CHLAUTH_REC(args)) == CMQCFC.MQRCCF_CHLAUTH_NOT_FOUND
+    assert _reason(lambda: p.MQCMD_INQUIRE_CHLAUTH_RECS({CMQCFC.MQCACH_CHANNEL_NAME: b"PCF.*"})) \
+        == CMQCFC.MQRCCF_CHLAUTH_NOT_FOUND
+    p.disconnect()
+    qm.disconnect()
