@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from mqlite.cli.proc import free_port, run_mqlite  # noqa: E402
 from mqlite.paths import QMPaths  # noqa: E402
+from mqlite.testing import OPEN_SECURITY  # noqa: E402
 
 QM = "CONN.QM"
 BODY = b"x" * 1024
@@ -83,6 +84,9 @@ def main() -> int:
     os.environ["MQLITE_DATA"] = tempfile.mkdtemp(prefix="mqlite-bench-")
     port = free_port()
     conname = f"127.0.0.1({port})"
+    # Measured open, as the tests' queue managers are: no OAM, no CHLAUTH, no CONNAUTH (bench/security.py
+    # measures what security costs).
+    os.environ["MQSNOAUT"] = "yes"
     mqlite_cmd("crtmqm", "-p", str(port), QM)
     with open(QMPaths.of(QM).ini, "a", encoding="utf-8") as f:
         # As an MQ administrator would: MaxChannels (100 by default) room for every connection.
@@ -91,7 +95,7 @@ def main() -> int:
     results: dict[str, float] = {}
     idle = []
     try:
-        mqlite_cmd("runmqsc", QM, stdin="DEFINE QLOCAL(BENCH.Q)\nDEFINE CHANNEL(BENCH.SVRCONN) CHLTYPE(SVRCONN)\n")
+        mqlite_cmd("runmqsc", QM, stdin=OPEN_SECURITY + "DEFINE QLOCAL(BENCH.Q)\nDEFINE CHANNEL(BENCH.SVRCONN) CHLTYPE(SVRCONN)\n")
         from mqlite import pymqi
         from mqlite.pymqi import CMQC as C
         active(pymqi, C, conname, 200)                     # warm up

@@ -22,6 +22,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from mqlite.cli.proc import free_port, run_mqlite  # noqa: E402
+from mqlite.testing import OPEN_SECURITY  # noqa: E402
 
 BODY = b"x" * 1024
 QM = "DEEP.QM"
@@ -68,12 +69,15 @@ def mqlite_deep(n: int, np_count: int, window: int) -> dict[str, float]:
     from mqlite.paths import QMPaths
     from mqlite.pymqi import CMQC as C
     port = free_port()
+    # Measured open, as the tests' queue managers are: no OAM, no CHLAUTH, no CONNAUTH (bench/security.py
+    # measures what security costs).
+    os.environ["MQSNOAUT"] = "yes"
     mqlite_cmd("crtmqm", "-p", str(port), QM)
     mqlite_cmd("strmqm", QM)
     paths = QMPaths.of(QM)
     out: dict[str, float] = {}
     try:
-        mqlite_cmd("runmqsc", QM, stdin="DEFINE QLOCAL(DEEP.Q) MAXDEPTH(999999999)\n"
+        mqlite_cmd("runmqsc", QM, stdin=OPEN_SECURITY + "DEFINE QLOCAL(DEEP.Q) MAXDEPTH(999999999)\n"
                                          "DEFINE CHANNEL(BENCH.SVRCONN) CHLTYPE(SVRCONN)\n")
         pid = paths.running_pid()
         assert pid

@@ -36,6 +36,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from mqlite.cli.proc import free_port, run_mqlite  # noqa: E402
+from mqlite.testing import OPEN_SECURITY  # noqa: E402
 
 BODY = b"x" * 1024
 QM = "BENCH.QM"
@@ -226,11 +227,14 @@ def main() -> int:
     args = ap.parse_args()
     os.environ["MQLITE_DATA"] = tempfile.mkdtemp(prefix="mqlite-bench-")
     port = free_port()
+    # Measured open, as the tests' queue managers are: no OAM, no CHLAUTH, no CONNAUTH (bench/security.py
+    # measures what security costs).
+    os.environ["MQSNOAUT"] = "yes"
     mqlite_cmd("crtmqm", "-p", str(port), QM)
     mqlite_cmd("strmqm", QM)
     results: dict[str, dict[str, float]] = {}
     try:
-        mqlite_cmd("runmqsc", QM, stdin="DEFINE QLOCAL(BENCH.SYNC) MAXDEPTH(1000000)\n"
+        mqlite_cmd("runmqsc", QM, stdin=OPEN_SECURITY + "DEFINE QLOCAL(BENCH.SYNC) MAXDEPTH(1000000)\n"
                                         "DEFINE QLOCAL(BENCH.TUNED) MAXDEPTH(1000000) DEFPRESP(ASYNC) DEFREADA(YES)\n"
                                         "DEFINE CHANNEL(BENCH.SVRCONN) CHLTYPE(SVRCONN)\n")
         from mqlite import pymqi

@@ -26,6 +26,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from mqlite.cli.proc import free_port, run_mqlite
+from mqlite.testing import OPEN_SECURITY
 
 QM = "BENCH.SEL"
 BODY = b"x" * 256
@@ -104,12 +105,15 @@ def main() -> int:
     a = ap.parse_args()
     os.environ["MQLITE_DATA"] = tempfile.mkdtemp(prefix="mqlite-bench-")
     port = free_port()
+    # Measured open, as the tests' queue managers are: no OAM, no CHLAUTH, no CONNAUTH (bench/security.py
+    # measures what security costs).
+    os.environ["MQSNOAUT"] = "yes"
     mqlite_cmd("crtmqm", "-p", str(port), QM)
     mqlite_cmd("strmqm", QM)
     out: dict[str, list[float]] = {"selector": [], "plain": [], "put0": [], "get0": [], "put5": [], "get5": [],
                                 "get5read": []}
     try:
-        mqlite_cmd("runmqsc", QM, stdin="DEFINE QLOCAL(SEL.Q) MAXDEPTH(999999)\nDEFINE QLOCAL(PLAIN.Q) "
+        mqlite_cmd("runmqsc", QM, stdin=OPEN_SECURITY + "DEFINE QLOCAL(SEL.Q) MAXDEPTH(999999)\nDEFINE QLOCAL(PLAIN.Q) "
                    "MAXDEPTH(999999)\nDEFINE QLOCAL(PG.Q) MAXDEPTH(999999)\n"
                    "DEFINE CHANNEL(BENCH.SVRCONN) CHLTYPE(SVRCONN)\n")
         from mqlite import pymqi
