@@ -105,7 +105,7 @@ def connect_channel(qmgr: str, chl: MQObject, ping: bool = False, extra: dict[st
         except (ssl.SSLError, OSError) as e:
             sock.close()
             raise ChannelError("AMQ9665E", f"The TLS handshake for channel '{chl.name}' failed: {e}") from None
-    reader = P.FrameReader(sock, spin=0.0) if context is not None else P.FrameReader(sock)
+    reader = P.FrameReader(sock)
     hello = {"proto": P.PROTOCOL_VERSION, "kind": "channel", "channel": chl.name, "from_qmgr": qmgr,
              "sslciph": chl.get("SSLCIPH", ""),
              "batchsz": chl["BATCHSZ"], "maxmsgl": chl["MAXMSGL"], "hbint": chl["HBINT"], "ping": ping,

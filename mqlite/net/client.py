@@ -72,10 +72,7 @@ class Transport:
                     sock.close()
                     raise TransportError(C.MQRC_SSL_INITIALIZATION_ERROR, str(e)) from None
             sock.settimeout(None)
-            t = cls(sock)
-            if tls is not None:
-                t.reader.spin = 0.0     # a TLS socket cannot be polled with MSG_DONTWAIT
-            return t
+            return cls(sock)
         raise TransportError(C.MQRC_HOST_NOT_AVAILABLE, str(last))
 
     @classmethod

@@ -10,6 +10,7 @@ import json
 import os
 import select
 import socket
+import ssl
 import struct
 import time
 from typing import Any
@@ -143,6 +144,13 @@ class FrameReader:
         self.misses = 0       # polls in a row that ended without data
         self.slow = 0.0       # how long polls that found data took (moving average, seconds)
         self.skip = 0         # reads left that block at once (polling backed off)
+        if isinstance(sock, ssl.SSLSocket):
+            # TLS: no MSG_DONTWAIT through ssl; poll its descriptor and what it has decrypted.
+            self._poll = select.poll()
+            self._poll.register(sock, select.POLLIN)
+            self._nowait = self._nowait_tls
+        else:
+            self._nowait = lambda n, _recv=sock.recv, _flags=socket.MSG_DONTWAIT: _recv(n, _flags)
 
     def read(self) -> tuple[int, bytes]:
         while True:
@@ -195,10 +203,10 @@ class FrameReader:
             elif not cores_busy():
                 begin = time.perf_counter()
                 end = begin + self.spin
-                sock = self.sock
+                nowait = self._nowait
                 while True:
                     try:
-                        data = sock.recv(n, socket.MSG_DONTWAIT)
+                        data = nowait(n)
                         self.misses = 0
                         # Answers that keep taking a good part of the window (an fsync behind each,
                         # or a machine too busy to answer at once) are waited for asleep: the
@@ -216,6 +224,12 @@ class FrameReader:
                     self.misses = 0
                     self.skip = 32
         return self.sock.recv(n)
+
+    def _nowait_tls(self, n: int) -> bytes:
+        sock = self.sock
+        if sock.pending() or self._poll.poll(0):     # type: ignore[attr-defined]
+            return sock.recv(n)
+        raise BlockingIOError
 
     def _partial_recv(self, n: int) -> bytes:
         """A read inside a frame: a partner that stops sending for ``frame_timeout`` is broken.

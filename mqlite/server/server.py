@@ -374,7 +374,7 @@ class Session:
             while not self.closed:
                 # Poll briefly for the next request only while a single application is connected:
                 # with more, polling threads take the interpreter lock and CPU from the others.
-                reader.spin = P.SERVER_SPIN if len(srv.sessions) <= SPIN_SESSIONS and not self.tls else 0.0
+                reader.spin = P.SERVER_SPIN if len(srv.sessions) <= SPIN_SESSIONS else 0.0
                 self.in_call = False
                 ftype, payload = reader.read()
                 self.in_call = True
