@@ -13,7 +13,7 @@ import os
 from tests.conftest import ROOT
 
 # Lowest first: a package may import packages at its own rank or below.
-LAYERS = [("cmq", "paths", "props"), ("objects",), ("security",), ("engine", "cluster"), ("store",), ("net", "mqsc"), ("channels", "qsg"),
+LAYERS = [("cmq", "paths", "props"), ("objects", "pubsub"), ("security",), ("engine", "cluster"), ("store",), ("net", "mqsc"), ("channels", "qsg"),
           ("server", "pymqi"), ("spark", "testing", "cli"), ("demo",)]
 RANK = {pkg: rank for rank, pkgs in enumerate(LAYERS) for pkg in pkgs}
 

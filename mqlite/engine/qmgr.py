@@ -64,7 +64,7 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, Get
         self.clock = clock or Clock()
         self.ids = IdGenerator(name, self.clock)
         self.objects: dict[str, dict[str, MQObject]] = {QUEUE: {}, "CHANNEL": {}, "NAMELIST": {}, "LISTENER": {},
-                                                        "AUTHINFO": {}}
+                                                        "AUTHINFO": {}, "TOPIC": {}}
         self.security = SecurityState(store.append)    # CHLAUTH rules, authority records, users
         self.queues: dict[str, QueueState] = {}
         self.qmgr = MQObject(QMGR, name, TABLE.defaults(QMGR))

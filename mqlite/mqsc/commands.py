@@ -6,19 +6,20 @@ nothing.
 """
 from __future__ import annotations
 
-import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from mqlite.cmq import CMQC
 from mqlite.engine import admin
 from mqlite.engine.admin import AdminError
-from mqlite.engine.clock import mq_date_time
 from mqlite.engine.qmgr import QueueManager
 from mqlite.mqsc.cluster import ClusterCommands
 from mqlite.mqsc.parser import Command, MQSCSyntaxError, Param, _upto, parse
 from mqlite.mqsc.result import ERROR, OK, SYNTAX, Result, SyntaxProblem, format_fields
 from mqlite.mqsc.security import SecurityCommands
 from mqlite.mqsc.services import NoServices, Services
+from mqlite.mqsc.status import StatusCommands
+from mqlite.mqsc.topics import TopicCommands, TopicStringInUse
 from mqlite.objects.attrs import (
     CHANNEL_TYPES,
     CHLTYPE_VALUES,
@@ -52,6 +53,9 @@ MSG = {
     ("DEFINE", "AUTHINFO"): "AMQ8563I: IBM MQ authentication information object created.",
     ("ALTER", "AUTHINFO"): "AMQ8567I: IBM MQ authentication information changed.",
     ("DELETE", "AUTHINFO"): "AMQ8564I: IBM MQ authentication information object deleted.",
+    ("DEFINE", "TOPIC"): "AMQ8690I: IBM MQ topic created.",
+    ("ALTER", "TOPIC"): "AMQ8691I: IBM MQ topic changed.",
+    ("DELETE", "TOPIC"): "AMQ8692I: IBM MQ topic deleted.",
 }
 DISPLAY_HEADER = {
     "QUEUE": "AMQ8409I: Display Queue details.",
@@ -59,15 +63,10 @@ DISPLAY_HEADER = {
     "CHANNEL": "AMQ8414I: Display Channel details.",
     "NAMELIST": "AMQ8550I: Display namelist details.",
     "LISTENER": "AMQ8630I: Display listener information details.",
-    "QSTATUS": "AMQ8450I: Display queue status details.",
-    "LSSTATUS": "AMQ8631I: Display listener status details.",
-    "CHSTATUS": "AMQ8417I: Display Channel Status details.",
     "AUTHINFO": "AMQ8566I: Display authentication information details.",
+    "TOPIC": "AMQ8633I: Display topic details.",
 }
-CHSTATUS_DEFAULT = ["CHANNEL", "CHLTYPE", "CONNAME", "CURRENT", "RQMNAME", "STATUS", "SUBSTATE", "XMITQ"]
-CHSTATUS_ALL = CHSTATUS_DEFAULT + ["BATCHES", "CURSEQNO", "INDOUBT", "LONGRTS", "LSTLUWID", "LSTSEQNO", "MSGS",
-                                   "SHORTRTS"]
-DEFINABLE = set(QUEUE_KINDS) | {"CHANNEL", "NAMELIST", "LISTENER", "AUTHINFO"}
+DEFINABLE = set(QUEUE_KINDS) | {"CHANNEL", "NAMELIST", "LISTENER", "AUTHINFO", "TOPIC"}
 QUEUE_DISPLAY_TYPES = {"QLOCAL", "QALIAS", "QREMOTE", "QMODEL", "QCLUSTER", "ALL"}
 
 
@@ -79,7 +78,7 @@ def _syntax(cmd_text: str, segment: str | None = None, reason: str = "") -> Resu
     return Result(lines, SYNTAX)
 
 
-class Executor(ClusterCommands, SecurityCommands):
+class Executor(ClusterCommands, SecurityCommands, TopicCommands, StatusCommands):
     def __init__(self, qm: QueueManager, services: Services | None = None) -> None:
         self.qm = qm
         self.services = services or NoServices()
@@ -175,21 +174,20 @@ class Executor(ClusterCommands, SecurityCommands):
             return p.value.upper()
         return cmd.objtype
 
-    def _authtype(self, cmd: Command) -> int:
-        p = cmd.param("AUTHTYPE")
-        attr = TABLE.lookup("AUTHINFO", "AUTHTYPE")
-        if p is None or p.value is None or attr is None or p.value.upper() not in attr.values:
-            raise SyntaxProblem(cmd.text, p.text if p else cmd.text, "AUTHTYPE(CRLLDAP|OCSP|IDPWOS|IDPWLDAP) is required.")
-        return attr.values[p.value.upper()]
-
     def _define(self, cmd: Command) -> Result:
         if cmd.objtype not in DEFINABLE:
             raise SyntaxProblem(cmd.text, cmd.text, f"DEFINE {cmd.objtype} is not valid.")
         name = self._need_name(cmd)
         kind = self._kind_of(cmd)
-        values = self._values(cmd, kind, {"LIKE", "REPLACE", "NOREPLACE", "CHLTYPE", "QSGDISP", "AUTHTYPE"})
+        values = self._values(cmd, kind, {"LIKE", "REPLACE", "NOREPLACE", "CHLTYPE", "QSGDISP", "AUTHTYPE", "TOPICSTR"})
         if kind == "AUTHINFO":
             values["AUTHTYPE"] = self._authtype(cmd)
+        elif kind == "TOPIC":
+            try:
+                values["TOPICSTR"] = self._topicstr(cmd, name)
+            except TopicStringInUse as e:
+                why = f"AMQ8147E: The topic string is already used by topic object {e.other} (MQRCCF_TOPICSTR_ALREADY_EXISTS)."
+                return Result([why], ERROR)
         like = cmd.param("LIKE")
         if like is not None and like.value is None:
             raise SyntaxProblem(cmd.text, like.text, "LIKE needs an object name.")
@@ -335,8 +333,13 @@ class Executor(ClusterCommands, SecurityCommands):
             return self._display_qmgr(cmd)
         if ot in ("QUEUE", "QLOCAL", "QALIAS", "QREMOTE", "QMODEL"):
             return self._display_objects(cmd, "QUEUE", "QUEUE")
-        if ot in ("CHANNEL", "NAMELIST", "LISTENER", "AUTHINFO"):
+        if ot == "TOPIC" and (self._word(cmd, "TYPE", ("LOCAL", "CLUSTER", "ALL"), "LOCAL") == "CLUSTER"):
+            # Cluster topics are cluster records (mqlite.cluster); none is published yet (issue 20).
+            return Result([f"AMQ8147E: IBM MQ object {self._need_name(cmd)} not found."], ERROR)
+        if ot in ("CHANNEL", "NAMELIST", "LISTENER", "AUTHINFO", "TOPIC"):
             return self._display_objects(cmd, ot, ot)
+        if ot == "TPSTATUS":
+            return self._display_tpstatus(cmd)
         if ot == "CHLAUTH":
             return self._display_chlauth(cmd)
         if ot == "AUTHREC":
@@ -435,7 +438,8 @@ class Executor(ClusterCommands, SecurityCommands):
         else:
             kinds = [ns]
             want_kind = None
-            extra = {"WHERE", "CMDSCOPE"} | ({"AUTHTYPE"} if ns == "AUTHINFO" else set())
+            extra = {"WHERE", "CMDSCOPE"} | ({"AUTHTYPE"} if ns == "AUTHINFO" else {"TYPE", "CLUSINFO"} if ns == "TOPIC"
+                                             else set())
             tp = cmd.param("AUTHTYPE")
             if ns == "AUTHINFO" and tp is not None and (tp.value or "").upper() != "ALL":
                 want_type = self._authtype(cmd)
@@ -477,6 +481,8 @@ class Executor(ClusterCommands, SecurityCommands):
             items = [f"QUEUE({obj.name})", f"TYPE({obj.kind})"]
         elif ns == "CHANNEL":
             items = [f"CHANNEL({obj.name})", f"CHLTYPE({obj.kind})"]
+        elif ns == "TOPIC":
+            items = [f"TOPIC({obj.name})", "TYPE(LOCAL)"]
         elif ns == "AUTHINFO":
             items = [f"AUTHINFO({obj.name})", table["AUTHTYPE"].render(values["AUTHTYPE"])]
             values = {k: v for k, v in values.items() if k != "LDAPPWD" or not v} | \
@@ -499,108 +505,3 @@ class Executor(ClusterCommands, SecurityCommands):
         names = sorted(table) if all_ or not wanted else [w for w in dict.fromkeys(wanted)]
         items = [f"QMNAME({self.qm.name})"] + [table[n].render(values[n]) for n in names]
         return Result([DISPLAY_HEADER["QMGR"]] + format_fields(items))
-
-    def _display_qstatus(self, cmd: Command) -> Result:
-        pattern = self._need_name(cmd)
-        tp = cmd.param("TYPE")
-        stype = (tp.value or "").upper() if tp is not None else "QUEUE"
-        if stype not in ("QUEUE", "HANDLE"):
-            raise SyntaxProblem(cmd.text, tp.text if tp else cmd.text, "TYPE must be QUEUE or HANDLE.")
-        for p in cmd.params:
-            if p.keyword not in ("TYPE", "ALL", "CURDEPTH", "IPPROCS", "OPPROCS", "UNCOM", "LGETDATE",
-                                 "LGETTIME", "LPUTDATE", "LPUTTIME", "MONQ", "MSGAGE", "QTIME",
-                                 "OPENTYPE", "CMDSCOPE", "APPLTAG", "OPENOPTS", "WHERE"):
-                raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for DISPLAY QSTATUS.")
-        lines: list[str] = []
-        found = False
-        for name, qs in sorted(self.qm.queues.items()):
-            if not generic_match(pattern, name):
-                continue
-            found = True
-            if stype == "QUEUE":
-                lines.append(DISPLAY_HEADER["QSTATUS"])
-                items = [f"QUEUE({name})", "TYPE(QUEUE)", f"CURDEPTH({qs.depth})",
-                         f"IPPROCS({qs.input_shared + qs.input_exclusive})", f"OPPROCS({qs.output})",
-                         f"UNCOM({qs.uncommitted if qs.uncommitted else 'NO'})"]
-                items += self._stamp_items("LGET", qs.last_get) + self._stamp_items("LPUT", qs.last_put)
-                items.append(f"MSGAGE({self._msg_age(qs)})")
-                lines.extend(format_fields(items))
-            else:
-                for conn in self.qm.conns.values():
-                    for h in conn.handles.values():
-                        if h.qstate is not qs:
-                            continue
-                        lines.append(DISPLAY_HEADER["QSTATUS"])
-                        items = [f"QUEUE({name})", "TYPE(HANDLE)", f"APPLTAG({conn.appl_name})",
-                                 f"USERID({conn.user})", f"BROWSE({'YES' if h.options & CMQC.MQOO_BROWSE else 'NO'})",
-                                 f"INPUT({ {'S': 'SHARED', 'X': 'EXCL'}.get(h.input_mode, 'NO') })",
-                                 f"INQUIRE({'YES' if h.options & CMQC.MQOO_INQUIRE else 'NO'})",
-                                 f"OUTPUT({'YES' if h.options & CMQC.MQOO_OUTPUT else 'NO'})",
-                                 f"SET({'YES' if h.options & CMQC.MQOO_SET else 'NO'})",
-                                 f"OPENOPTS({h.options})", f"HSTATE({'ACTIVE' if conn.uow else 'INACTIVE'})"]
-                        lines.extend(format_fields(items))
-        if not found:
-            return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)
-        return Result(lines)
-
-    def _stamp_items(self, prefix: str, t: float) -> list[str]:
-        if not t:
-            return [f"{prefix}DATE( )", f"{prefix}TIME( )"]
-        d, tm = mq_date_time(t)
-        return [f"{prefix}DATE({d})", f"{prefix}TIME({tm})"]
-
-    def _msg_age(self, qs: Any) -> int:
-        oldest = None
-        for m in qs:
-            oldest = m
-            break
-        if oldest is None or not oldest.md.PutDate.strip():
-            return 0
-        try:
-            t = time.mktime(time.strptime((oldest.md.PutDate + oldest.md.PutTime[:6]).decode(), "%Y%m%d%H%M%S"))
-            t -= time.timezone
-        except ValueError:
-            return 0
-        return max(0, int(self.qm.clock.now() - t))
-
-    def _display_chstatus(self, cmd: Command) -> Result:
-        pattern = self._need_name(cmd)
-        wanted: list[str] = []
-        all_ = False
-        where = None
-        for p in cmd.params:
-            if p.keyword == "ALL":
-                all_ = True
-            elif p.keyword in CHSTATUS_ALL and p.value is None:
-                wanted.append(p.keyword)
-            elif p.keyword == "WHERE":
-                where = self._row_where(cmd, p, tuple(CHSTATUS_ALL))
-            elif p.keyword not in ("CURRENT", "CHLTYPE", "CMDSCOPE"):
-                raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for DISPLAY CHSTATUS.")
-        names = CHSTATUS_ALL if all_ else CHSTATUS_DEFAULT + [w for w in wanted if w not in CHSTATUS_DEFAULT]
-        lines: list[str] = []
-        for st in self.services.channel_status(pattern):
-            if where is not None and not where(st):
-                continue
-            items = [n if st[n] is None else (f"{n}({st[n]})" if st[n] != "" else f"{n}( )") for n in names]
-            lines.append(DISPLAY_HEADER["CHSTATUS"])
-            lines.extend(format_fields(items))
-        if not lines:
-            return Result(["AMQ8420I: Channel Status not found."], ERROR)
-        return Result(lines)
-
-    def _display_lsstatus(self, cmd: Command) -> Result:
-        pattern = self._need_name(cmd)
-        lines: list[str] = []
-        for name in sorted(self.qm.objects["LISTENER"]):
-            if not generic_match(pattern, name):
-                continue
-            st = self.services.listener_status(name)
-            if st is None:
-                continue
-            lines.append(DISPLAY_HEADER["LSSTATUS"])
-            lines.extend(format_fields([f"LISTENER({name})", f"STATUS({st['STATUS']})", f"PORT({st['PORT']})",
-                                        "TRPTYPE(TCP)"]))
-        if not lines:
-            return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)
-        return Result(lines)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from mqlite.engine.clock import mq_date_time
 from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields
+from mqlite.objects.attrs import TABLE
 from mqlite.objects.names import generic_match
 from mqlite.security import chlauth
 from mqlite.security.authority import OBJTYPES, AuthorityError, Entity, bits_of, names_of
@@ -53,6 +54,14 @@ class SecurityCommands:
     """The security commands of the MQSC executor."""
 
     qm: Any
+
+    def _authtype(self, cmd: Command) -> int:
+        """AUTHINFO's AUTHTYPE, required on DEFINE and ALTER."""
+        p = cmd.param("AUTHTYPE")
+        attr = TABLE.lookup("AUTHINFO", "AUTHTYPE")
+        if p is None or p.value is None or attr is None or p.value.upper() not in attr.values:
+            raise SyntaxProblem(cmd.text, p.text if p else cmd.text, "AUTHTYPE(CRLLDAP|OCSP|IDPWOS|IDPWLDAP) is required.")
+        return attr.values[p.value.upper()]
 
     def _set(self, cmd: Command) -> Result:
         if cmd.objtype == "CHLAUTH":

@@ -17,7 +17,7 @@ from mqlite.cmq import CMQCFC as CH
 
 # Object kinds -----------------------------------------------------------------------------------
 QLOCAL, QMODEL, QALIAS, QREMOTE = "QLOCAL", "QMODEL", "QALIAS", "QREMOTE"
-QMGR, NAMELIST, LISTENER, AUTHINFO = "QMGR", "NAMELIST", "LISTENER", "AUTHINFO"
+QMGR, NAMELIST, LISTENER, AUTHINFO, TOPIC = "QMGR", "NAMELIST", "LISTENER", "AUTHINFO", "TOPIC"
 CHANNEL_TYPES = ("SDR", "SVR", "RCVR", "RQSTR", "CLNTCONN", "SVRCONN", "CLUSSDR", "CLUSRCVR", "AMQP")
 QUEUE_KINDS = (QLOCAL, QMODEL, QALIAS, QREMOTE)
 
@@ -33,6 +33,7 @@ QM = frozenset({QMGR})
 NL = frozenset({NAMELIST})
 LS = frozenset({LISTENER})
 AI = frozenset({AUTHINFO})
+TP = frozenset({TOPIC})
 CH_ALL = frozenset(CHANNEL_TYPES) - {"AMQP"}
 CH_MSG = frozenset({"SDR", "SVR", "RCVR", "RQSTR", "CLUSSDR", "CLUSRCVR"})
 CH_SEND = frozenset({"SDR", "SVR", "CLUSSDR", "CLUSRCVR"})
@@ -92,6 +93,8 @@ class Attr:
         if self.kind == LIST:
             inner = ",".join(value)
             return f"{self.name}({inner})"
+        if self.kind == INT and self.values and value in self.values.values():
+            return f"{self.name}({self.word(value)})"
         if self.kind == STR:
             if value == "":
                 return f"{self.name}( )"
@@ -106,6 +109,9 @@ def _enum(*pairs: tuple[str, int]) -> dict[str, int]:
 ENABLED_DISABLED_GET = _enum(("ENABLED", CMQC.MQQA_GET_ALLOWED), ("DISABLED", CMQC.MQQA_GET_INHIBITED))
 ENABLED_DISABLED_PUT = _enum(("ENABLED", CMQC.MQQA_PUT_ALLOWED), ("DISABLED", CMQC.MQQA_PUT_INHIBITED))
 NO_YES = _enum(("NO", 0), ("YES", 1))
+DELIVERY = _enum(("ASPARENT", CMQC.MQDLV_AS_PARENT), ("ALL", CMQC.MQDLV_ALL), ("ALLDUR", CMQC.MQDLV_ALL_DUR),
+                 ("ALLAVAIL", CMQC.MQDLV_ALL_AVAIL))
+SCOPES = _enum(("ASPARENT", CMQC.MQSCOPE_AS_PARENT), ("QMGR", CMQC.MQSCOPE_QMGR), ("ALL", CMQC.MQSCOPE_ALL))
 CHECKS = _enum(("NONE", CH.MQCHK_NONE), ("OPTIONAL", CH.MQCHK_OPTIONAL), ("REQUIRED", CH.MQCHK_REQUIRED),
                ("REQDADM", CH.MQCHK_REQUIRED_ADMIN))
 S = CMQC
@@ -120,8 +126,9 @@ ATTRS: list[Attr] = [
     Attr("DESCR", STR, CH_ALL, "", length=64, selector=CH.MQCACH_DESC),
     Attr("CRDATE", STR, Q_ALL, "", alterable=False, selector=S.MQCA_CREATION_DATE),
     Attr("CRTIME", STR, Q_ALL, "", alterable=False, selector=S.MQCA_CREATION_TIME),
-    Attr("ALTDATE", STR, Q_ALL | QM | NL | LS | CH_ALL | AI, "", alterable=False, selector=S.MQCA_ALTERATION_DATE),
-    Attr("ALTTIME", STR, Q_ALL | QM | NL | LS | CH_ALL | AI, "", alterable=False, selector=S.MQCA_ALTERATION_TIME),
+    Attr("DESCR", STR, TP, "", length=64, selector=S.MQCA_TOPIC_DESC),
+    Attr("ALTDATE", STR, Q_ALL | QM | NL | LS | CH_ALL | AI | TP, "", alterable=False, selector=S.MQCA_ALTERATION_DATE),
+    Attr("ALTTIME", STR, Q_ALL | QM | NL | LS | CH_ALL | AI | TP, "", alterable=False, selector=S.MQCA_ALTERATION_TIME),
     # --- queues: common ---
     Attr("PUT", ENUM, Q_ALL, CMQC.MQQA_PUT_ALLOWED, S.MQIA_INHIBIT_PUT, values=ENABLED_DISABLED_PUT, mqset=True),
     Attr("DEFPRTY", INT, Q_ALL, 0, S.MQIA_DEF_PRIORITY, hi=9),
@@ -249,6 +256,46 @@ ATTRS: list[Attr] = [
     Attr("GRPFIELD", STR, AI, "", S.MQCA_LDAP_GROUP_ATTR_FIELD, length=128),
     Attr("NESTGRP", ENUM, AI, 0, S.MQIA_LDAP_NESTGRP, values=_enum(("NO", 0), ("YES", 1))),
     Attr("OCSPURL", STR, AI, "", S.MQCA_AUTH_INFO_OCSP_URL, length=256),
+    Attr("PSMODE", ENUM, QM, CMQC.MQPSM_ENABLED, S.MQIA_PUBSUB_MODE,
+         values=_enum(("COMPAT", CMQC.MQPSM_COMPAT), ("DISABLED", CMQC.MQPSM_DISABLED), ("ENABLED", CMQC.MQPSM_ENABLED))),
+    # --- topics: ASPARENT values are resolved up the topic tree (mqlite.pubsub.topics) ---
+    Attr("TOPICSTR", STR, TP, "", S.MQCA_TOPIC_STRING, length=10240, alterable=False),
+    Attr("PUB", ENUM, TP, CMQC.MQTA_PUB_AS_PARENT, S.MQIA_INHIBIT_PUB,
+         values=_enum(("ASPARENT", CMQC.MQTA_PUB_AS_PARENT), ("ENABLED", CMQC.MQTA_PUB_ALLOWED),
+                      ("DISABLED", CMQC.MQTA_PUB_INHIBITED))),
+    Attr("SUB", ENUM, TP, CMQC.MQTA_SUB_AS_PARENT, S.MQIA_INHIBIT_SUB,
+         values=_enum(("ASPARENT", CMQC.MQTA_SUB_AS_PARENT), ("ENABLED", CMQC.MQTA_SUB_ALLOWED),
+                      ("DISABLED", CMQC.MQTA_SUB_INHIBITED))),
+    Attr("DEFPSIST", ENUM, TP, CMQC.MQPER_PERSISTENCE_AS_PARENT, S.MQIA_TOPIC_DEF_PERSISTENCE,
+         values=_enum(("ASPARENT", CMQC.MQPER_PERSISTENCE_AS_PARENT), ("NO", 0), ("YES", 1))),
+    Attr("DEFPRTY", INT, TP, CMQC.MQPRI_PRIORITY_AS_PARENT, S.MQIA_DEF_PRIORITY, lo=0, hi=9,
+         values=_enum(("ASPARENT", CMQC.MQPRI_PRIORITY_AS_PARENT))),
+    Attr("DEFPRESP", ENUM, TP, CMQC.MQPRT_RESPONSE_AS_PARENT, S.MQIA_DEF_PUT_RESPONSE_TYPE,
+         values=_enum(("ASPARENT", CMQC.MQPRT_RESPONSE_AS_PARENT), ("SYNC", CMQC.MQPRT_SYNC_RESPONSE),
+                      ("ASYNC", CMQC.MQPRT_ASYNC_RESPONSE))),
+    Attr("DURSUB", ENUM, TP, CMQC.MQSUB_DURABLE_AS_PARENT, S.MQIA_DURABLE_SUB,
+         values=_enum(("ASPARENT", CMQC.MQSUB_DURABLE_AS_PARENT), ("YES", CMQC.MQSUB_DURABLE_ALLOWED),
+                      ("NO", CMQC.MQSUB_DURABLE_INHIBITED))),
+    Attr("MDURMDL", STR, TP, "", S.MQCA_MODEL_DURABLE_Q, length=48),
+    Attr("MNDURMDL", STR, TP, "", S.MQCA_MODEL_NON_DURABLE_Q, length=48),
+    Attr("PMSGDLV", ENUM, TP, CMQC.MQDLV_AS_PARENT, S.MQIA_PM_DELIVERY, values=DELIVERY),
+    Attr("NPMSGDLV", ENUM, TP, CMQC.MQDLV_AS_PARENT, S.MQIA_NPM_DELIVERY, values=DELIVERY),
+    Attr("PROXYSUB", ENUM, TP, CMQC.MQTA_PROXY_SUB_FIRSTUSE, S.MQIA_PROXY_SUB,
+         values=_enum(("FIRSTUSE", CMQC.MQTA_PROXY_SUB_FIRSTUSE), ("FORCE", CMQC.MQTA_PROXY_SUB_FORCE))),
+    Attr("WILDCARD", ENUM, TP, CMQC.MQTA_PASSTHRU, S.MQIA_WILDCARD_OPERATION,
+         values=_enum(("PASSTHRU", CMQC.MQTA_PASSTHRU), ("BLOCK", CMQC.MQTA_BLOCK))),
+    Attr("USEDLQ", ENUM, TP, CMQC.MQUSEDLQ_AS_PARENT, S.MQIA_USE_DEAD_LETTER_Q,
+         values=_enum(("ASPARENT", CMQC.MQUSEDLQ_AS_PARENT), ("NO", CMQC.MQUSEDLQ_NO), ("YES", CMQC.MQUSEDLQ_YES))),
+    Attr("CLUSTER", STR, TP, "", S.MQCA_CLUSTER_NAME, length=48),
+    Attr("CLROUTE", ENUM, TP, CH.MQCLROUTE_DIRECT, S.MQIA_CLUSTER_PUB_ROUTE,
+         values=_enum(("DIRECT", CH.MQCLROUTE_DIRECT), ("TOPICHOST", CH.MQCLROUTE_TOPIC_HOST))),
+    Attr("PUBSCOPE", ENUM, TP, CMQC.MQSCOPE_AS_PARENT, S.MQIA_PUB_SCOPE, values=SCOPES),
+    Attr("SUBSCOPE", ENUM, TP, CMQC.MQSCOPE_AS_PARENT, S.MQIA_SUB_SCOPE, values=SCOPES),
+    Attr("COMMINFO", STR, TP, "", S.MQCA_COMM_INFO_NAME, length=48),
+    Attr("MCAST", ENUM, TP, CMQC.MQMC_AS_PARENT, S.MQIA_MULTICAST,
+         values=_enum(("ASPARENT", CMQC.MQMC_AS_PARENT), ("ENABLED", CMQC.MQMC_ENABLED),
+                      ("DISABLED", CMQC.MQMC_DISABLED), ("ONLY", CMQC.MQMC_ONLY))),
+    Attr("CUSTOM", STR, TP, "", S.MQCA_CUSTOM, length=128),
     # --- namelists ---
     Attr("NAMES", LIST, NL, [], S.MQCA_NAMES, length=48),
     Attr("NAMCOUNT", INT, NL, 0, S.MQIA_NAME_COUNT, alterable=False),
@@ -317,7 +364,7 @@ class AttrTable:
         self.by_kind: dict[str, dict[str, Attr]] = {}
         self.keywords: dict[str, dict[str, Attr]] = {}   # kind -> keyword or synonym -> Attr
         self.selectors: dict[str, dict[int, Attr]] = {}
-        kinds = set(QUEUE_KINDS) | {QMGR, NAMELIST, LISTENER, AUTHINFO} | set(CHANNEL_TYPES)
+        kinds = set(QUEUE_KINDS) | {QMGR, NAMELIST, LISTENER, AUTHINFO, TOPIC} | set(CHANNEL_TYPES)
         for kind in kinds:
             self.by_kind[kind] = {}
             self.keywords[kind] = {}
@@ -367,6 +414,10 @@ def convert(attr: Attr, raw: Any) -> Any:
             raise AttrError(f"Value for {attr.name} is longer than {attr.length} characters.")
         return value
     if attr.kind == INT:
+        if attr.values and str(raw).strip().upper() in attr.values:     # DEFPRTY(ASPARENT)
+            return attr.values[str(raw).strip().upper()]
+        if isinstance(raw, int) and raw in attr.values.values():
+            return raw
         try:
             value = int(str(raw).strip())
         except ValueError:

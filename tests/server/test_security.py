@@ -13,12 +13,14 @@ from mqlite.cmq import CMQC
 from mqlite.paths import QMPaths
 from mqlite.testing import Harness, run_mqlite
 
-# IBM's developer configuration (mq-container's 10-dev.mqsc.tpl, ChckClnt REQUIRED), without its
-# topic (publish/subscribe is issue 20) and with the queue and channel names it uses.
+# IBM's developer configuration (mq-container's 10-dev.mqsc.tpl, ChckClnt REQUIRED).
 DEV_MQSC = """
 DEFINE QLOCAL('DEV.QUEUE.1') REPLACE
+DEFINE QLOCAL('DEV.QUEUE.2') REPLACE
+DEFINE QLOCAL('DEV.QUEUE.3') REPLACE
 DEFINE QLOCAL('DEV.DEAD.LETTER.QUEUE') REPLACE
 ALTER QMGR DEADQ('DEV.DEAD.LETTER.QUEUE')
+DEFINE TOPIC('DEV.BASE.TOPIC') TOPICSTR('dev/') REPLACE
 DEFINE AUTHINFO('DEV.AUTHINFO') AUTHTYPE(IDPWOS) CHCKCLNT(REQDADM) CHCKLOCL(OPTIONAL) ADOPTCTX(YES) REPLACE
 ALTER QMGR CONNAUTH('DEV.AUTHINFO')
 REFRESH SECURITY(*) TYPE(CONNAUTH)
@@ -103,7 +105,8 @@ def test_a_new_queue_manager_is_secured_as_ibm_mqs(secured):
 
 def test_developer_configuration_applies_and_does_what_it_says(secured):
     r = secured.mqsc(DEV_MQSC)
-    assert r.returncode == 0, r.stdout
+    assert r.returncode == 0, r.stdout               # every command processed: runmqsc's exit 0
+    assert "TOPICSTR(dev/)" in secured.mqsc("DISPLAY TOPIC(DEV.BASE.TOPIC) TOPICSTR\n").stdout
     qm = _connect(secured, "DEV.APP.SVRCONN", "app", "passw0rd")
     q = pymqi.Queue(qm, "DEV.QUEUE.1", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_BROWSE)
     q.put(b"hello")

@@ -1,0 +1,130 @@
+"""MQSC's status displays: DISPLAY QSTATUS (TYPE QUEUE and HANDLE), CHSTATUS and LSSTATUS. Mixed
+into the Executor (mqsc.commands), whose DISPLAY dispatches here."""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from mqlite.cmq import CMQC
+from mqlite.engine.clock import mq_date_time
+from mqlite.mqsc.parser import Command
+from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields
+from mqlite.objects.names import generic_match
+
+QSTATUS_HEADER = "AMQ8450I: Display queue status details."
+CHSTATUS_HEADER = "AMQ8417I: Display Channel Status details."
+LSSTATUS_HEADER = "AMQ8631I: Display listener status details."
+CHSTATUS_DEFAULT = ["CHANNEL", "CHLTYPE", "CONNAME", "CURRENT", "RQMNAME", "STATUS", "SUBSTATE", "XMITQ"]
+CHSTATUS_ALL = CHSTATUS_DEFAULT + ["BATCHES", "CURSEQNO", "INDOUBT", "LONGRTS", "LSTLUWID", "LSTSEQNO", "MSGS",
+                                   "SHORTRTS"]
+
+
+class StatusCommands:
+    qm: Any
+    services: Any
+    _need_name: Any
+
+    def _display_qstatus(self, cmd: Command) -> Result:
+        pattern = self._need_name(cmd)
+        tp = cmd.param("TYPE")
+        stype = (tp.value or "").upper() if tp is not None else "QUEUE"
+        if stype not in ("QUEUE", "HANDLE"):
+            raise SyntaxProblem(cmd.text, tp.text if tp else cmd.text, "TYPE must be QUEUE or HANDLE.")
+        for p in cmd.params:
+            if p.keyword not in ("TYPE", "ALL", "CURDEPTH", "IPPROCS", "OPPROCS", "UNCOM", "LGETDATE",
+                                 "LGETTIME", "LPUTDATE", "LPUTTIME", "MONQ", "MSGAGE", "QTIME",
+                                 "OPENTYPE", "CMDSCOPE", "APPLTAG", "OPENOPTS", "WHERE"):
+                raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for DISPLAY QSTATUS.")
+        lines: list[str] = []
+        found = False
+        for name, qs in sorted(self.qm.queues.items()):
+            if not generic_match(pattern, name):
+                continue
+            found = True
+            if stype == "QUEUE":
+                lines.append(QSTATUS_HEADER)
+                items = [f"QUEUE({name})", "TYPE(QUEUE)", f"CURDEPTH({qs.depth})",
+                         f"IPPROCS({qs.input_shared + qs.input_exclusive})", f"OPPROCS({qs.output})",
+                         f"UNCOM({qs.uncommitted if qs.uncommitted else 'NO'})"]
+                items += self._stamp_items("LGET", qs.last_get) + self._stamp_items("LPUT", qs.last_put)
+                items.append(f"MSGAGE({self._msg_age(qs)})")
+                lines.extend(format_fields(items))
+            else:
+                for conn in self.qm.conns.values():
+                    for h in conn.handles.values():
+                        if h.qstate is not qs:
+                            continue
+                        lines.append(QSTATUS_HEADER)
+                        items = [f"QUEUE({name})", "TYPE(HANDLE)", f"APPLTAG({conn.appl_name})",
+                                 f"USERID({conn.user})", f"BROWSE({'YES' if h.options & CMQC.MQOO_BROWSE else 'NO'})",
+                                 f"INPUT({ {'S': 'SHARED', 'X': 'EXCL'}.get(h.input_mode, 'NO') })",
+                                 f"INQUIRE({'YES' if h.options & CMQC.MQOO_INQUIRE else 'NO'})",
+                                 f"OUTPUT({'YES' if h.options & CMQC.MQOO_OUTPUT else 'NO'})",
+                                 f"SET({'YES' if h.options & CMQC.MQOO_SET else 'NO'})",
+                                 f"OPENOPTS({h.options})", f"HSTATE({'ACTIVE' if conn.uow else 'INACTIVE'})"]
+                        lines.extend(format_fields(items))
+        if not found:
+            return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)
+        return Result(lines)
+
+    def _stamp_items(self, prefix: str, t: float) -> list[str]:
+        if not t:
+            return [f"{prefix}DATE( )", f"{prefix}TIME( )"]
+        d, tm = mq_date_time(t)
+        return [f"{prefix}DATE({d})", f"{prefix}TIME({tm})"]
+
+    def _msg_age(self, qs: Any) -> int:
+        oldest = None
+        for m in qs:
+            oldest = m
+            break
+        if oldest is None or not oldest.md.PutDate.strip():
+            return 0
+        try:
+            t = time.mktime(time.strptime((oldest.md.PutDate + oldest.md.PutTime[:6]).decode(), "%Y%m%d%H%M%S"))
+            t -= time.timezone
+        except ValueError:
+            return 0
+        return max(0, int(self.qm.clock.now() - t))
+
+    def _display_chstatus(self, cmd: Command) -> Result:
+        pattern = self._need_name(cmd)
+        wanted: list[str] = []
+        all_ = False
+        where = None
+        for p in cmd.params:
+            if p.keyword == "ALL":
+                all_ = True
+            elif p.keyword in CHSTATUS_ALL and p.value is None:
+                wanted.append(p.keyword)
+            elif p.keyword == "WHERE":
+                where = self._row_where(cmd, p, tuple(CHSTATUS_ALL))
+            elif p.keyword not in ("CURRENT", "CHLTYPE", "CMDSCOPE"):
+                raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for DISPLAY CHSTATUS.")
+        names = CHSTATUS_ALL if all_ else CHSTATUS_DEFAULT + [w for w in wanted if w not in CHSTATUS_DEFAULT]
+        lines: list[str] = []
+        for st in self.services.channel_status(pattern):
+            if where is not None and not where(st):
+                continue
+            items = [n if st[n] is None else (f"{n}({st[n]})" if st[n] != "" else f"{n}( )") for n in names]
+            lines.append(CHSTATUS_HEADER)
+            lines.extend(format_fields(items))
+        if not lines:
+            return Result(["AMQ8420I: Channel Status not found."], ERROR)
+        return Result(lines)
+
+    def _display_lsstatus(self, cmd: Command) -> Result:
+        pattern = self._need_name(cmd)
+        lines: list[str] = []
+        for name in sorted(self.qm.objects["LISTENER"]):
+            if not generic_match(pattern, name):
+                continue
+            st = self.services.listener_status(name)
+            if st is None:
+                continue
+            lines.append(LSSTATUS_HEADER)
+            lines.extend(format_fields([f"LISTENER({name})", f"STATUS({st['STATUS']})", f"PORT({st['PORT']})",
+                                        "TRPTYPE(TCP)"]))
+        if not lines:
+            return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)
+        return Result(lines)

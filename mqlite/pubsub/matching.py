@@ -1,0 +1,41 @@
+"""Topic-string matching, MQ's rules for subscriptions and DISPLAY TPSTATUS.
+
+Topic-based wildcards (MQSO_WILDCARD_TOPIC, the default): levels are separated by ``/``; ``#``
+matches any number of levels, zero included, and ``+`` exactly one level; each must be a whole
+level (``a/#``, ``+/b``), elsewhere the character is literal. Character-based wildcards
+(MQSO_WILDCARD_CHAR): ``*`` any run of characters, ``?`` one character, ``/`` being a character
+like any other."""
+from __future__ import annotations
+
+import functools
+import re
+
+
+def topic_match(pattern: str, topic: str) -> bool:
+    """Topic-based: ``#`` any number of whole levels (zero included), ``+`` one level."""
+    return _levels(tuple(pattern.split("/")), tuple(topic.split("/")))
+
+
+@functools.lru_cache(maxsize=8192)
+def _levels(pat: tuple[str, ...], top: tuple[str, ...]) -> bool:
+    if not pat:
+        return not top
+    head = pat[0]
+    if head == "#":
+        return any(_levels(pat[1:], top[k:]) for k in range(len(top) + 1))
+    if not top:
+        return False
+    if head == "+" or head == top[0]:
+        return _levels(pat[1:], top[1:])
+    return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _char_regex(pattern: str) -> re.Pattern[str]:
+    return re.compile("".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern) + r"\Z",
+                      re.DOTALL)
+
+
+def char_match(pattern: str, topic: str) -> bool:
+    """Character-based: ``*`` any characters, ``?`` one."""
+    return bool(_char_regex(pattern).match(topic))
