@@ -86,6 +86,8 @@ class Handle:
     # A selecting handle's scan: messages before this position did not match, while the queue's
     # insert count is still the second number (nothing arrived before them since).
     scanned: tuple[tuple[int, int], int] | None = None
+    topic: str | None = None        # a topic opened for publishing: its topic string
+    sub: Any = None                 # a subscription's handle (MQSUB): its engine.pubsub.Subscription
 
 
 @dataclass

@@ -17,6 +17,7 @@ from mqlite.engine.core import (
 )
 from mqlite.engine.errors import MQIError
 from mqlite.engine.ports import QueueFull, SharedStoreError
+from mqlite.engine.pubsub import RETAINED_NS, SUB_NS
 from mqlite.engine.queue import Message, QueueState
 from mqlite.engine.shared import SHARED, SharedQueueState
 from mqlite.objects.attrs import TABLE
@@ -60,6 +61,9 @@ class DefinitionsMixin:
         for ns, _name, rec in self.store.objects():
             if ns in SECURITY_NAMESPACES:
                 self.security.load(ns, rec)
+                continue
+            if ns in (SUB_NS, RETAINED_NS):
+                self.load_pubsub(ns, rec)
                 continue
             obj = MQObject.from_record(rec)
             if ns == QMGR:
@@ -298,6 +302,8 @@ class DefinitionsMixin:
 
     def disconnect(self, conn: Conn, commit: bool = True) -> None:
         """MQDISC commits (distributed platforms); a broken connection backs out."""
+        if self.subscriptions:
+            self.end_connection_subscriptions(conn)
         for hobj in list(conn.handles):
             self.settle(conn, hobj, 0, release=True)   # messages sent ahead and not consumed go back
         if conn.shared_async:

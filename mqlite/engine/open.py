@@ -54,6 +54,8 @@ class OpenMixin:
                 raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
             self.authorize_open(conn, "NAMELIST", name, options, text(od.AlternateUserId))
             return self._new_handle(conn, name, nl, options, None, None)
+        if otype == C.MQOT_TOPIC:
+            return self.open_topic(conn, od, options)
         if otype != C.MQOT_Q:
             raise MQIError(C.MQRC_OBJECT_TYPE_ERROR)
         if not name or not valid_name(name):
@@ -309,6 +311,14 @@ class OpenMixin:
         h = self.handle(conn, hobj)
         if options & ~(C.MQCO_DELETE | C.MQCO_DELETE_PURGE | C.MQCO_KEEP_SUB | C.MQCO_REMOVE_SUB | C.MQCO_QUIESCE):
             raise MQIError(C.MQRC_OPTIONS_ERROR)
+        if h.sub is not None:
+            self.close_subscription(conn, h, options)
+            return
+        if options & (C.MQCO_KEEP_SUB | C.MQCO_REMOVE_SUB):
+            raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+        if h.topic is not None:
+            del conn.handles[hobj]
+            return
         delete = options & (C.MQCO_DELETE | C.MQCO_DELETE_PURGE)
         obj = self.queue(h.name) if h.res is not None else None
         is_dynamic = obj is not None and obj.kind == "QLOCAL" and obj["DEFTYPE"] in (

@@ -28,6 +28,7 @@ from mqlite.engine.hooks import Hooks
 from mqlite.engine.inquire import InquireMixin
 from mqlite.engine.open import OpenMixin
 from mqlite.engine.ports import Journal, Pager
+from mqlite.engine.pubsub import PubSubMixin
 from mqlite.engine.put import PutMixin
 from mqlite.engine.queue import DEFAULT_BUFFERS, QueueState
 from mqlite.engine.report import ReportMixin
@@ -46,7 +47,7 @@ __all__ = ["QueueManager"]
 
 class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, GetMixin,
                    BatchMixin, UnitOfWorkMixin, StreamMixin, InquireMixin, ReportMixin, SegmentMixin,
-                   AuthorityMixin):
+                   AuthorityMixin, PubSubMixin):
     """One queue manager's state and MQI behaviour."""
 
     def __init__(self, name: str, store: Journal, clock: Clock | None = None, pager: Pager | None = None,

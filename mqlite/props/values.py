@@ -29,7 +29,9 @@ JMS_READ = {"JMSMessageID": "Root.MQMD.MsgId", "JMSPriority": "Root.MQMD.Priorit
             "JMSDeliveryMode": "Root.MQMD.Persistence", "JMSExpiration": "Root.MQMD.Expiry",
             "JMSTimestamp": "jms.Tms", "JMSDestination": "jms.Dst", "JMSRedelivered": "Root.MQMD.BackoutCount",
             "JMSXDeliveryCount": "Root.MQMD.BackoutCount", "JMSXAppID": "Root.MQMD.PutApplName",
-            "JMSXUserID": "Root.MQMD.UserIdentifier"}
+            "JMSXUserID": "Root.MQMD.UserIdentifier",
+            # What publish/subscribe sets on a publication (the mqps folder).
+            "MQTopicString": "mqps.Top", "MQSubUserData": "mqps.Sud", "MQIsRetained": "mqps.Ret"}
 _IDENT = re.compile(r"[A-Za-z_$\u00c0-\uffff][\w$\u00c0-\uffff]*\Z")
 MD_PREFIX = "Root.MQMD."
 

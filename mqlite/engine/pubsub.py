@@ -1,0 +1,340 @@
+"""Publish/subscribe in the engine: MQOPEN of a topic and MQPUT as a publication, MQSUB,
+MQSUBRQ, closing a subscription, retained publications. Part of the engine's QueueManager
+(mqlite.engine.qmgr).
+
+A subscription names a topic string (with topic-based or character-based wildcards) and a
+destination queue: one the application opened, or a *managed* queue the queue manager makes from
+the topic's model queue (MNDURMDL: temporary dynamic, gone with the subscription; MDURMDL: permanent
+dynamic for a durable one). A publication is delivered to every matching subscription's queue as
+a copy with the subscription's SubCorrelId as CorrelId and the properties MQ sets (MQTopicString,
+MQSubUserData, MQIsRetained) in an ``mqps`` folder, inside the publisher's unit of work when it
+published under syncpoint. Publications go with the queue manager's authority: the publisher needs
+``pub`` on the topic, the subscriber ``sub`` (``resume`` to resume a durable subscription).
+Durable subscriptions and persistent retained publications are kept in the store (namespaces SUB
+and RETAINED) and come back at restart; non-durable ones end with MQCLOSE or the connection.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from mqlite.cmq import CMQZC as Z
+from mqlite.cmq.structs import MD, OD, PMO, pad, text
+from mqlite.engine.core import C, Conn, Handle
+from mqlite.engine.errors import MQIError
+from mqlite.props import rfh2
+from mqlite.props.values import Properties
+from mqlite.pubsub import topics
+from mqlite.pubsub.matching import char_match, topic_match
+
+SUB_NS, RETAINED_NS = "SUB", "RETAINED"
+_TOPIC_OPEN = (C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY | C.MQOO_PASS_IDENTITY_CONTEXT
+               | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT | C.MQOO_SET_ALL_CONTEXT)
+
+
+@dataclass
+class Subscription:
+    subid: str                      # hex of the 24-byte subscription identifier
+    name: str                       # SubName ('' for an unnamed non-durable subscription)
+    topic: str                      # the full topic string subscribed to (wildcards allowed)
+    char_wildcards: bool            # MQSO_WILDCARD_CHAR: '*' and '?' rather than '#' and '+'
+    queue: str                      # the destination queue and its queue manager
+    qmgr: str
+    managed: bool
+    durable: bool
+    correl_id: str                  # hex of the CorrelId every publication carries
+    user_data: str
+    options: int
+    user: str                       # the subscriber's user id (publications' context is the publisher's)
+    owner: int = 0                  # the connection of a non-durable subscription
+    created: float = 0.0
+    publications: int = 0
+
+    def matches(self, topic: str) -> bool:
+        return char_match(self.topic, topic) if self.char_wildcards else topic_match(self.topic, topic)
+
+    def record(self) -> dict[str, Any]:
+        rec = asdict(self)
+        rec.pop("owner")
+        return rec
+
+
+class PubSubMixin:
+    name: str
+    objects: dict[str, dict[str, Any]]
+    qmgr: Any
+    store: Any
+    clock: Any
+    ids: Any
+    security: Any
+    conns: dict[int, Conn]
+
+    # --- state -----------------------------------------------------------------------------------
+    def _pubsub(self) -> dict[str, Any]:
+        state = self.__dict__.get("_ps")
+        if state is None:
+            state = self.__dict__["_ps"] = {"subs": {}, "retained": {}}
+        return state
+
+    @property
+    def subscriptions(self) -> dict[str, Subscription]:
+        return self._pubsub()["subs"]      # type: ignore[no-any-return]
+
+    @property
+    def retained(self) -> dict[str, tuple[bytes, bytes, bool]]:
+        return self._pubsub()["retained"]  # type: ignore[no-any-return]
+
+    def load_pubsub(self, ns: str, rec: dict[str, Any]) -> None:
+        """Recovery: a durable subscription or a persistent retained publication."""
+        if ns == SUB_NS:
+            sub = Subscription(**rec)
+            self.subscriptions[sub.subid] = sub
+        elif ns == RETAINED_NS:
+            self.retained[rec["topic"]] = (bytes.fromhex(rec["md"]), bytes.fromhex(rec["body"]), True)
+
+    def _tree(self) -> dict[str, Any]:
+        return topics.by_string(self.objects["TOPIC"].values())
+
+    def topic_string(self, object_name: str, object_string: str) -> str:
+        """The topic string an MQOD or MQSD names: the topic object's TOPICSTR, then the
+        ObjectString after a '/' (2085 for an unknown object, 2425 for neither)."""
+        base = ""
+        if object_name:
+            obj = self.objects["TOPIC"].get(object_name)
+            if obj is None:
+                raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
+            base = obj["TOPICSTR"]
+        if not base and not object_string:
+            raise MQIError(C.MQRC_TOPIC_STRING_ERROR)
+        if base and object_string:
+            return base.rstrip("/") + "/" + object_string
+        return base or object_string
+
+    def _admin_object(self, topic: str) -> Any:
+        return topics.admin_node(self._tree(), topic)
+
+    # --- MQOPEN of a topic ------------------------------------------------------------------------
+    def open_topic(self, conn: Conn, od: OD, options: int) -> Handle:
+        if options & ~_TOPIC_OPEN or not options & C.MQOO_OUTPUT:
+            raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+        topic = self.topic_string(text(od.ObjectName), od.get_vs("ObjectString").decode("utf-8", "replace"))
+        admin = self._admin_object(topic)
+        self.authorize(conn, "TOPIC", admin.name, Z.MQZAO_PUBLISH)    # type: ignore[attr-defined]
+        h = self._new_handle(conn, topic, admin, options, None, None)  # type: ignore[attr-defined]
+        h.topic = topic
+        return h                                                      # type: ignore[no-any-return]
+
+    # --- MQPUT to a topic: a publication ---------------------------------------------------------
+    def publish(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes) -> int:
+        topic = h.topic
+        assert topic is not None
+        tree = self._tree()
+        if topics.resolved(tree, topic, "PUB") == C.MQTA_PUB_INHIBITED:
+            raise MQIError(C.MQRC_PUT_INHIBITED)
+        opts = pmo.Options
+        if md.Persistence == C.MQPER_PERSISTENCE_AS_TOPIC_DEF:
+            md.Persistence = topics.resolved(tree, topic, "DEFPSIST")
+        if md.Priority == C.MQPRI_PRIORITY_AS_TOPIC_DEF:
+            md.Priority = topics.resolved(tree, topic, "DEFPRTY")
+        if not md.MsgId.strip(b"\0") or opts & C.MQPMO_NEW_MSG_ID:
+            md.MsgId = self.ids.next()
+        d = md.__dict__
+        self._set_context(conn, d, opts, self.clock.now())   # type: ignore[attr-defined]
+        if opts & C.MQPMO_RETAIN:
+            self._retain(topic, md, body)
+        matched = 0
+        for sub in list(self.subscriptions.values()):
+            if not sub.matches(topic):
+                continue
+            if opts & C.MQPMO_NOT_OWN_SUBS and sub.owner == conn.hconn:
+                continue
+            if sub.options & C.MQSO_PUBLICATIONS_ON_REQUEST:
+                continue                  # delivered only on MQSUBRQ, from the retained publication
+            self._deliver(conn, sub, topic, md, body, syncpoint=bool(opts & C.MQPMO_SYNCPOINT), retained=False)
+            matched += 1
+        if not matched and opts & C.MQPMO_WARN_IF_NO_SUBS_MATCHED:
+            return C.MQRC_NO_SUBS_MATCHED
+        return C.MQRC_NONE
+
+    def _retain(self, topic: str, md: MD, body: bytes) -> None:
+        persistent = md.Persistence == C.MQPER_PERSISTENT
+        self.retained[topic] = (md.pack(), body, persistent)
+        if persistent:
+            self.store.append(("obj", RETAINED_NS, topic, json.dumps(
+                {"topic": topic, "md": md.pack().hex(), "body": body.hex()})))
+        else:
+            self.store.append(("objdel", RETAINED_NS, topic))
+
+    def _deliver(self, conn: Conn, sub: Subscription, topic: str, md: MD, body: bytes, syncpoint: bool,
+                 retained: bool) -> None:
+        """One copy of a publication to the subscription's queue, with the queue manager's authority."""
+        copy = md.copy()
+        copy.CorrelId = bytes.fromhex(sub.correl_id)
+        copy.MsgId = self.ids.next()
+        props = Properties()
+        props.set("mqps.Top", topic, validate=False)
+        if sub.user_data:
+            props.set("mqps.Sud", sub.user_data, validate=False)
+        if retained:
+            props.set("mqps.Ret", True, validate=False)
+        split = rfh2.split(copy.Format, copy.Encoding, copy.CodedCharSetId, body)
+        copy.Format, copy.Encoding, copy.CodedCharSetId, data = rfh2.join(
+            props, split.format, split.encoding, split.ccsid, split.data, rfh2.build_folders(props) + split.folders)
+        target = self.queue(sub.queue) if sub.qmgr == self.name else None        # type: ignore[attr-defined]
+        if target is not None and target["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC:
+            copy.Persistence = C.MQPER_NOT_PERSISTENT     # a temporary dynamic queue holds no persistent message
+        saved = conn.principal
+        conn.principal = None
+        try:
+            self.put1(conn, OD(ObjectName=pad(sub.queue, 48), ObjectQMgrName=pad(sub.qmgr, 48)), copy,  # type: ignore[attr-defined]
+                      PMO(Options=C.MQPMO_SET_ALL_CONTEXT | (C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT)),
+                      data)
+            sub.publications += 1
+        except MQIError as e:
+            self.log(f"MQL8020W: A publication on {topic} could not be delivered to subscription "   # type: ignore[attr-defined]
+                     f"'{sub.name or sub.subid}' (queue {sub.queue}): reason {e.reason}.")
+        finally:
+            conn.principal = saved
+
+    # --- MQSUB -----------------------------------------------------------------------------------
+    def subscribe(self, conn: Conn, sd: Any, hobj: int) -> tuple[Handle, int]:
+        """MQSUB: (the subscription's handle, the destination queue's handle: ``hobj`` or the
+        managed queue opened for input)."""
+        opts = sd.Options
+        action = opts & (C.MQSO_CREATE | C.MQSO_RESUME | C.MQSO_ALTER)
+        if not action or (opts & C.MQSO_ALTER and opts & C.MQSO_CREATE):
+            raise MQIError(C.MQRC_OPTIONS_ERROR)
+        if opts & C.MQSO_WILDCARD_CHAR and opts & C.MQSO_WILDCARD_TOPIC:
+            raise MQIError(C.MQRC_OPTIONS_ERROR)
+        durable = bool(opts & C.MQSO_DURABLE)
+        name = sd.get_vs("SubName").decode("utf-8", "replace").strip()
+        if durable and not name:
+            raise MQIError(C.MQRC_SUB_NAME_ERROR)
+        existing = next((s for s in self.subscriptions.values() if name and s.name == name), None)
+        if existing is not None:
+            if not opts & (C.MQSO_RESUME | C.MQSO_ALTER):
+                raise MQIError(C.MQRC_SUB_ALREADY_EXISTS)
+            if any(h.sub is existing for c in self.conns.values() for h in c.handles.values()):
+                raise MQIError(C.MQRC_SUBSCRIPTION_IN_USE)
+            return self._resume(conn, existing, sd, hobj)
+        if not opts & C.MQSO_CREATE:
+            raise MQIError(C.MQRC_NO_SUBSCRIPTION)
+        topic = self.topic_string(text(sd.ObjectName), sd.get_vs("ObjectString").decode("utf-8", "replace"))
+        tree = self._tree()
+        admin = topics.admin_node(tree, topic)
+        self.authorize(conn, "TOPIC", admin.name, Z.MQZAO_SUBSCRIBE)     # type: ignore[attr-defined]
+        if topics.resolved(tree, topic, "SUB") == C.MQTA_SUB_INHIBITED:
+            raise MQIError(C.MQRC_SUB_INHIBITED)
+        if durable and topics.resolved(tree, topic, "DURSUB") == C.MQSUB_DURABLE_INHIBITED:
+            raise MQIError(C.MQRC_DURABILITY_NOT_ALLOWED)
+        subid = os.urandom(24).hex()
+        correl = sd.SubCorrelId if opts & C.MQSO_SET_CORREL_ID else bytes.fromhex(subid)
+        qh, queue, qmgr = self._destination(conn, opts, hobj, topics.resolved(
+            tree, topic, "MDURMDL" if durable else "MNDURMDL"), subid, durable)
+        sub = Subscription(subid, name, topic, bool(opts & C.MQSO_WILDCARD_CHAR), queue, qmgr,
+                           bool(opts & C.MQSO_MANAGED), durable, correl.hex(),
+                           sd.get_vs("SubUserData").decode("utf-8", "replace"), opts,
+                           conn.principal.user if conn.principal is not None else conn.user,
+                           0 if durable else conn.hconn, self.clock.now())
+        self.subscriptions[subid] = sub
+        if durable:
+            self.store.append(("obj", SUB_NS, subid, json.dumps(sub.record())))
+        sd.SubCorrelId = correl
+        h = self._sub_handle(conn, sub, opts)
+        if not opts & (C.MQSO_NEW_PUBLICATIONS_ONLY | C.MQSO_PUBLICATIONS_ON_REQUEST):
+            self._send_retained(conn, sub)
+        return h, qh
+
+    def _destination(self, conn: Conn, opts: int, hobj: int, model: str, subid: str,
+                     durable: bool) -> tuple[int, str, str]:
+        if opts & C.MQSO_MANAGED:
+            prefix = "SYSTEM.MANAGED.DURABLE." if durable else "SYSTEM.MANAGED.NDURABLE."
+            od = OD(ObjectName=pad(model, 48), DynamicQName=pad(prefix + subid[:16].upper(), 48))
+            saved = conn.principal
+            conn.principal = None          # the queue manager makes its managed queue
+            try:
+                qh = self.open(conn, od, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | C.MQOO_INQUIRE)  # type: ignore[attr-defined]
+            finally:
+                conn.principal = saved
+            return qh.hobj, text(od.ObjectName), self.name
+        h = conn.handles.get(hobj)
+        if h is None or h.res is None:
+            raise MQIError(C.MQRC_HOBJ_ERROR)
+        if not h.options & C.MQOO_OUTPUT:
+            raise MQIError(C.MQRC_NOT_OPEN_FOR_OUTPUT)
+        return hobj, h.res.resolved_q, h.res.resolved_qm
+
+    def _sub_handle(self, conn: Conn, sub: Subscription, opts: int) -> Handle:
+        h = self._new_handle(conn, sub.name or sub.topic, None, opts, None, None)  # type: ignore[attr-defined]
+        h.sub = sub
+        return h                                                                   # type: ignore[no-any-return]
+
+    def _resume(self, conn: Conn, sub: Subscription, sd: Any, hobj: int) -> tuple[Handle, int]:
+        admin = self._admin_object(sub.topic)
+        self.authorize(conn, "TOPIC", admin.name, Z.MQZAO_RESUME)     # type: ignore[attr-defined]
+        if sd.Options & C.MQSO_ALTER:
+            user_data = sd.get_vs("SubUserData").decode("utf-8", "replace")
+            if user_data:
+                sub.user_data = user_data
+            if sub.durable:
+                self.store.append(("obj", SUB_NS, sub.subid, json.dumps(sub.record())))
+        if sub.managed:
+            saved = conn.principal
+            conn.principal = None
+            try:
+                qh = self.open(conn, OD(ObjectName=pad(sub.queue, 48)),                     # type: ignore[attr-defined]
+                               C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | C.MQOO_INQUIRE).hobj
+            finally:
+                conn.principal = saved
+        else:
+            qh = hobj
+        sd.SubCorrelId = bytes.fromhex(sub.correl_id)
+        sd.set_vs("ObjectString", sub.topic)
+        return self._sub_handle(conn, sub, sd.Options), qh
+
+    def _send_retained(self, conn: Conn, sub: Subscription) -> int:
+        sent = 0
+        for topic, (md_bytes, body, _persistent) in list(self.retained.items()):
+            if sub.matches(topic):
+                self._deliver(conn, sub, topic, MD.from_bytes(md_bytes), body, syncpoint=False, retained=True)
+                sent += 1
+        return sent
+
+    def request_publications(self, conn: Conn, hsub: int) -> int:
+        """MQSUBRQ(MQSR_ACTION_PUBLICATION): the retained publications now; 2437 if there are none."""
+        h = self.handle(conn, hsub)             # type: ignore[attr-defined]
+        if h.sub is None:
+            raise MQIError(C.MQRC_HSUB_ERROR)
+        sent = self._send_retained(conn, h.sub)
+        if not sent:
+            raise MQIError(C.MQRC_NO_RETAINED_MSG)
+        return sent
+
+    # --- ending subscriptions --------------------------------------------------------------------
+    def close_subscription(self, conn: Conn, h: Handle, options: int) -> None:
+        """MQCLOSE of a subscription handle: a non-durable subscription ends; a durable one ends
+        with MQCO_REMOVE_SUB (MQCO_KEEP_SUB, the default, keeps it)."""
+        sub = h.sub
+        assert sub is not None
+        del conn.handles[h.hobj]
+        if not sub.durable or options & C.MQCO_REMOVE_SUB:
+            self._end_subscription(conn, sub)
+
+    def _end_subscription(self, conn: Conn | None, sub: Subscription) -> None:
+        self.subscriptions.pop(sub.subid, None)
+        if sub.durable:
+            self.store.append(("objdel", SUB_NS, sub.subid))
+        if sub.managed:
+            obj = self.queue(sub.queue)                  # type: ignore[attr-defined]
+            if obj is not None and not self.in_use(sub.queue):   # type: ignore[attr-defined]
+                self.remove_object(obj)                  # type: ignore[attr-defined]
+
+    def end_connection_subscriptions(self, conn: Conn) -> None:
+        """MQDISC (or a broken connection): its non-durable subscriptions end."""
+        for sub in [s for s in self.subscriptions.values() if s.owner == conn.hconn and not s.durable]:
+            for hobj, h in list(conn.handles.items()):
+                if h.sub is sub:
+                    del conn.handles[hobj]
+            self._end_subscription(conn, sub)

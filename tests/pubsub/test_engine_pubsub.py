@@ -1,0 +1,140 @@
+"""Publish/subscribe in the engine (fake clock, in-memory store): MQOPEN of a topic, MQPUT as a
+publication, MQSUB with provided and managed queues, wildcards, retained publications, durable
+subscriptions across a recovery, and MQ's reason codes."""
+from __future__ import annotations
+
+import pytest
+
+from mqlite.cmq import CMQC as C
+from mqlite.cmq.structs import GMO, MD, OD, PMO
+from mqlite.cmq.subs import SD
+from mqlite.engine.errors import MQIError
+from mqlite.props import rfh2
+
+
+def sub(eng, topic: str = "", name: str = "", options: int = C.MQSO_CREATE | C.MQSO_MANAGED, obj: str = "",
+        hobj: int = 0, user_data: str = ""):
+    sd = SD(Options=options, ObjectName=obj.encode())
+    if topic:
+        sd.set_vs("ObjectString", topic)
+    if name:
+        sd.set_vs("SubName", name)
+    if user_data:
+        sd.set_vs("SubUserData", user_data)
+    h, qh = eng.qm.subscribe(eng.conn, sd, hobj)
+    return h, qh, sd
+
+
+def publish(eng, topic: str, body: bytes, pmo_options: int = 0, **md):
+    od = OD(ObjectType=C.MQOT_TOPIC)
+    od.set_vs("ObjectString", topic)
+    h = eng.qm.open(eng.conn, od, C.MQOO_OUTPUT)
+    m = MD(**md)
+    warning = eng.qm.put(eng.conn, h.hobj, m, PMO(Options=pmo_options), body)
+    eng.qm.close(eng.conn, h.hobj)
+    return warning, m
+
+
+def drain(eng, qh: int) -> list[tuple[bytes, dict]]:
+    out = []
+    while True:
+        try:
+            r = eng.qm.get(eng.conn, qh, MD(), GMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_PROPERTIES_FORCE_MQRFH2), 100000)
+        except MQIError as e:
+            assert e.reason == C.MQRC_NO_MSG_AVAILABLE
+            return out
+        props = rfh2.properties_of(r.md.Format, r.md.Encoding, r.body)
+        out.append((rfh2.split(r.md.Format, r.md.Encoding, r.md.CodedCharSetId, r.body).data,
+                    {k: v for k, (_t, v) in props.items()} | {"CorrelId": r.md.CorrelId}))
+
+
+def test_one_publisher_many_subscribers_and_wildcards(eng):
+    subs = {pattern: sub(eng, pattern) for pattern in ("price/fruit/apple", "price/#", "price/+/apple", "price/veg/#")}
+    char = sub(eng, "price/*apple", options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_WILDCARD_CHAR)
+    warning, _ = publish(eng, "price/fruit/apple", b"1.20")
+    assert warning == C.MQRC_NONE
+    publish(eng, "price/veg/carrot", b"0.40")
+    got = {p: [b for b, _ in drain(eng, qh)] for p, (_h, qh, _sd) in subs.items()}
+    assert got == {"price/fruit/apple": [b"1.20"], "price/#": [b"1.20", b"0.40"], "price/+/apple": [b"1.20"],
+                   "price/veg/#": [b"0.40"]}
+    ((body, props),) = drain(eng, char[1])
+    assert body == b"1.20" and props["mqps.Top"] == "price/fruit/apple"
+    assert props["CorrelId"] == char[2].SubCorrelId     # the publication carries the SubCorrelId
+
+
+def test_provided_queue_user_data_and_no_subscribers(eng):
+    eng.mqsc("DEFINE QLOCAL(MY.SUBQ)")
+    q = eng.qm.open(eng.conn, OD(ObjectName=b"MY.SUBQ"), C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    sub(eng, "news/sport", options=C.MQSO_CREATE, hobj=q.hobj, user_data="fan")
+    warning, _ = publish(eng, "news/weather", b"rain", C.MQPMO_WARN_IF_NO_SUBS_MATCHED)
+    assert warning == C.MQRC_NO_SUBS_MATCHED
+    publish(eng, "news/sport", b"goal")
+    ((body, props),) = drain(eng, q.hobj)
+    assert body == b"goal" and props["mqps.Sud"] == "fan"
+
+
+def test_retained_publications(eng):
+    publish(eng, "status/line1", b"up", C.MQPMO_RETAIN)
+    publish(eng, "status/line1", b"down", C.MQPMO_RETAIN)
+    publish(eng, "status/line2", b"up", C.MQPMO_RETAIN)
+    _h, qh, _sd = sub(eng, "status/#")
+    got = sorted((b, p["mqps.Top"], p.get("mqps.Ret")) for b, p in drain(eng, qh))
+    assert got == [(b"down", "status/line1", True), (b"up", "status/line2", True)]
+    _h, qh2, _sd = sub(eng, "status/#", options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_NEW_PUBLICATIONS_ONLY)
+    assert drain(eng, qh2) == []
+    h3, qh3, _sd = sub(eng, "status/line1", options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_PUBLICATIONS_ON_REQUEST)
+    publish(eng, "status/line1", b"ignored until asked")
+    assert drain(eng, qh3) == []
+    assert eng.qm.request_publications(eng.conn, h3.hobj) == 1
+    assert [b for b, _ in drain(eng, qh3)] == [b"down"]
+    _h, _q, _sd = h4 = sub(eng, "empty/topic", options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_PUBLICATIONS_ON_REQUEST)
+    with pytest.raises(MQIError) as e:
+        eng.qm.request_publications(eng.conn, h4[0].hobj)
+    assert e.value.reason == C.MQRC_NO_RETAINED_MSG
+
+
+def test_durable_subscriptions_resume_and_remove(eng):
+    h, qh, sd = sub(eng, "orders/#", name="ORDERS.AUDIT", options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_DURABLE)
+    publish(eng, "orders/1", b"first", Persistence=C.MQPER_PERSISTENT)
+    eng.qm.close(eng.conn, qh)
+    eng.qm.close(eng.conn, h.hobj)                 # MQCO_NONE keeps a durable subscription
+    publish(eng, "orders/2", b"while away", Persistence=C.MQPER_PERSISTENT)
+    with pytest.raises(MQIError) as e:
+        sub(eng, "orders/#", name="ORDERS.AUDIT", options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_DURABLE)
+    assert e.value.reason == C.MQRC_SUB_ALREADY_EXISTS
+    h, qh, sd2 = sub(eng, name="ORDERS.AUDIT", options=C.MQSO_RESUME | C.MQSO_MANAGED | C.MQSO_DURABLE)
+    assert sd2.SubCorrelId == sd.SubCorrelId
+    assert [b for b, _ in drain(eng, qh)] == [b"first", b"while away"]
+    with pytest.raises(MQIError) as e:
+        sub(eng, name="ORDERS.AUDIT", options=C.MQSO_RESUME | C.MQSO_MANAGED | C.MQSO_DURABLE)
+    assert e.value.reason == C.MQRC_SUBSCRIPTION_IN_USE
+    eng.qm.close(eng.conn, qh)
+    eng.qm.close(eng.conn, h.hobj, C.MQCO_REMOVE_SUB)
+    with pytest.raises(MQIError) as e:
+        sub(eng, name="ORDERS.AUDIT", options=C.MQSO_RESUME | C.MQSO_MANAGED | C.MQSO_DURABLE)
+    assert e.value.reason == C.MQRC_NO_SUBSCRIPTION
+    assert not [n for n in eng.qm.objects["QUEUE"] if n.startswith("SYSTEM.MANAGED.DURABLE.")]
+
+
+def test_reason_codes(eng):
+    def reason(fn) -> int:
+        with pytest.raises(MQIError) as e:
+            fn()
+        return e.value.reason
+    assert reason(lambda: sub(eng, "")) == C.MQRC_TOPIC_STRING_ERROR
+    assert reason(lambda: sub(eng, "x", options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_DURABLE)) == C.MQRC_SUB_NAME_ERROR
+    assert reason(lambda: sub(eng, "x", obj="NO.SUCH.TOPIC")) == C.MQRC_UNKNOWN_OBJECT_NAME
+    eng.mqsc("DEFINE TOPIC(CLOSED) TOPICSTR('closed') PUB(DISABLED) SUB(DISABLED) DURSUB(NO)")
+    assert reason(lambda: publish(eng, "closed/x", b"no")) == C.MQRC_PUT_INHIBITED
+    assert reason(lambda: sub(eng, "closed/y")) == C.MQRC_SUB_INHIBITED
+    eng.mqsc("ALTER TOPIC(CLOSED) SUB(ENABLED)")
+    assert reason(lambda: sub(eng, "closed/y", name="D", options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_DURABLE)) \
+        == C.MQRC_DURABILITY_NOT_ALLOWED
+    od = OD(ObjectType=C.MQOT_TOPIC)
+    od.set_vs("ObjectString", "a/b")
+    assert reason(lambda: eng.qm.open(eng.conn, od, C.MQOO_INPUT_SHARED)) == C.MQRC_OPTION_NOT_VALID_FOR_TYPE
+    # The topic object's TOPICSTR and the ObjectString join with a '/'.
+    _h, qh, _sd = sub(eng, "y", obj="CLOSED")
+    eng.mqsc("ALTER TOPIC(CLOSED) PUB(ENABLED)")
+    publish(eng, "closed/y", b"joined")
+    assert [b for b, _ in drain(eng, qh)] == [b"joined"]
