@@ -143,7 +143,7 @@ class PubSubMixin:
         d = md.__dict__
         self._set_context(conn, d, opts, self.clock.now())   # type: ignore[attr-defined]
         if opts & C.MQPMO_RETAIN:
-            self._retain(topic, md, body)
+            self._retain(conn, topic, md, body)
         matched = 0
         for sub in list(self.subscriptions.values()):
             if not sub.matches(topic):
@@ -158,14 +158,20 @@ class PubSubMixin:
             return C.MQRC_NO_SUBS_MATCHED
         return C.MQRC_NONE
 
-    def _retain(self, topic: str, md: MD, body: bytes) -> None:
+    def _journal(self, conn: Conn | None, op: tuple[Any, ...]) -> None:
+        """A pub/sub change into the store; the caller's reply waits until it is durable."""
+        ticket = self.store.append(op)
+        if conn is not None and ticket > conn.ticket:
+            conn.ticket = ticket
+
+    def _retain(self, conn: Conn, topic: str, md: MD, body: bytes) -> None:
         persistent = md.Persistence == C.MQPER_PERSISTENT
         self.retained[topic] = (md.pack(), body, persistent)
         if persistent:
-            self.store.append(("obj", RETAINED_NS, topic, json.dumps(
+            self._journal(conn, ("obj", RETAINED_NS, topic, json.dumps(
                 {"topic": topic, "md": md.pack().hex(), "body": body.hex()})))
         else:
-            self.store.append(("objdel", RETAINED_NS, topic))
+            self._journal(conn, ("objdel", RETAINED_NS, topic))
 
     def _deliver(self, conn: Conn, sub: Subscription, topic: str, md: MD, body: bytes, syncpoint: bool,
                  retained: bool) -> None:
@@ -240,7 +246,7 @@ class PubSubMixin:
                            0 if durable else conn.hconn, self.clock.now())
         self.subscriptions[subid] = sub
         if durable:
-            self.store.append(("obj", SUB_NS, subid, json.dumps(sub.record())))
+            self._journal(conn, ("obj", SUB_NS, subid, json.dumps(sub.record())))
         sd.SubCorrelId = correl
         h = self._sub_handle(conn, sub, opts)
         if not opts & (C.MQSO_NEW_PUBLICATIONS_ONLY | C.MQSO_PUBLICATIONS_ON_REQUEST):
@@ -259,11 +265,11 @@ class PubSubMixin:
             finally:
                 conn.principal = saved
             return qh.hobj, text(od.ObjectName), self.name
+        # A provided queue: any handle the application has to it names it (pymqi's own tests
+        # open it for input); publications go there with the queue manager's authority.
         h = conn.handles.get(hobj)
         if h is None or h.res is None:
             raise MQIError(C.MQRC_HOBJ_ERROR)
-        if not h.options & C.MQOO_OUTPUT:
-            raise MQIError(C.MQRC_NOT_OPEN_FOR_OUTPUT)
         return hobj, h.res.resolved_q, h.res.resolved_qm
 
     def _sub_handle(self, conn: Conn, sub: Subscription, opts: int) -> Handle:
@@ -279,7 +285,7 @@ class PubSubMixin:
             if user_data:
                 sub.user_data = user_data
             if sub.durable:
-                self.store.append(("obj", SUB_NS, sub.subid, json.dumps(sub.record())))
+                self._journal(conn, ("obj", SUB_NS, sub.subid, json.dumps(sub.record())))
         if sub.managed:
             saved = conn.principal
             conn.principal = None
@@ -325,7 +331,7 @@ class PubSubMixin:
     def _end_subscription(self, conn: Conn | None, sub: Subscription) -> None:
         self.subscriptions.pop(sub.subid, None)
         if sub.durable:
-            self.store.append(("objdel", SUB_NS, sub.subid))
+            self._journal(conn, ("objdel", SUB_NS, sub.subid))
         if sub.managed:
             obj = self.queue(sub.queue)                  # type: ignore[attr-defined]
             if obj is not None and not self.in_use(sub.queue):   # type: ignore[attr-defined]

@@ -23,11 +23,12 @@ import os
 import sys
 from typing import Any
 
-from mqlite.cmq import CMQC, CMQCFC, CMQSTRC, CMQXC, CMQZC, headers, structs
+from mqlite.cmq import CMQC, CMQCFC, CMQSTRC, CMQXC, CMQZC, headers, structs, subs
 from mqlite.cmq.structs import MQStruct
 from mqlite.props.structs import CMHO, DMHO, DMPO, IMPO, PD, SMPO
 from mqlite.pymqi import msghandle as _msghandle
 from mqlite.pymqi import pcf as _pcf
+from mqlite.pymqi import pubsub as _pubsub
 from mqlite.pymqi import qmgr as _qmgr
 from mqlite.pymqi import queue as _queue
 from mqlite.pymqi.errors import Error, MQMIError, PYIFError
@@ -107,6 +108,7 @@ OD = _versioned(structs.OD, CMQC.MQOD_VERSION_4)
 CD = _versioned(structs.CD, CMQXC.MQCD_VERSION_11)
 CNO = _versioned(structs.CNO, CMQC.MQCNO_VERSION_5)
 CSP = _versioned(structs.CSP, CMQC.MQCSP_VERSION_1)
+SD, SRO = subs.SD, subs.SRO
 md, gmo, pmo, od, cd, sco = MD, GMO, PMO, OD, CD, SCO
 
 _SHARE = CMQC.MQCNO_HANDLE_SHARE_BLOCK | CMQC.MQCNO_HANDLE_SHARE_NO_BLOCK
@@ -159,6 +161,14 @@ class Queue(_queue.Queue):
     to_string = staticmethod(to_string)
 
 
+class Topic(_pubsub.Topic):
+    """ibmmq's Topic (publish with ``pub``)."""
+
+
+class Subscription(_pubsub.Subscription):
+    """ibmmq's Subscription (``sub``, ``get``, ``subrq``, ``close``)."""
+
+
 class MessageHandle(_msghandle.MessageHandle):
     """ibmmq's MessageHandle: string property values come back as str."""
 
@@ -204,4 +214,4 @@ __all__ = ["CMQC", "CMQCFC", "CMQXC", "CMQZC", "CMQSTRC", "Error", "MQMIError", 
            "PCFExecute", "connect", "to_string", "get_versions", "MD", "OD", "PMO", "GMO", "CD", "SCO", "CNO", "CSP",
            "STS", "XQH", "DLH", "MDE", "BNO", "MQOpts", "CFH", "CFBF", "CFBS", "CFGR", "CFIF", "CFIL", "CFIL64", "CFIN",
            "CFIN64", "CFSF", "CFSL", "CFST", "ByteString", "Filter", "SHIM_PATH", "MessageHandle", "RFH2", "CMHO",
-           "DMHO", "DMPO", "IMPO", "PD", "SMPO"]
+           "DMHO", "DMPO", "IMPO", "PD", "SMPO", "SD", "SRO", "Topic", "Subscription"]

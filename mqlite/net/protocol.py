@@ -35,6 +35,7 @@ BATCH_SPECULATIVE = 0x1                         # GET_BATCH sent ahead: take no 
 BATCH_SYNCPOINT = 0x2                           # GET_BATCH under syncpoint: messages join the unit of work
 MQSC, CONTROL = 0x20, 0x21
 HEARTBEAT = 0x22                       # a client connection's heartbeat (server asks, client answers | REPLY)
+SUB, SUBRQ = 0x23, 0x24                # MQSUB and MQSUBRQ
 CH_MSG, CH_END, CH_HEARTBEAT, CH_PING, CH_CLOSE = 0x40, 0x41, 0x42, 0x43, 0x44   # message channels
 CH_FAST = 0x1                          # CH_MSG flag: a fast nonpersistent message, outside the batch
 REPLY = 0x80                           # a reply carries the request type | REPLY

@@ -68,24 +68,42 @@ def parse_messages(reply: bytes) -> list[tuple[bytes, bytes, bool]]:
     return out
 
 
+def _strings(values: Sequence[bytes]) -> bytes:
+    """MQCHARV strings beside a structure: each a length and its bytes."""
+    return b"".join(I1.pack(len(v)) + v for v in values)
+
+
+def _parse_strings(p: bytes, off: int, count: int, verb: str) -> list[bytes]:
+    out = []
+    for _ in range(count):
+        if len(p) < off + 4:
+            raise ProtocolError(f"{verb} payload length")
+        (n,) = I1.unpack_from(p, off)
+        if n < 0 or len(p) < off + 4 + n:
+            raise ProtocolError(f"{verb} payload length")
+        out.append(p[off + 4:off + 4 + n])
+        off += 4 + n
+    if off != len(p):
+        raise ProtocolError(f"{verb} payload length")
+    return out
+
+
 class Open:
-    """MQOPEN: options, MQOD, and the MQOD's SelectionString (length, UTF-8); the reply gives the
-    handle, the queue's defaults (OPEN_* flags) and the MQOD back with the resolved names."""
+    """MQOPEN: options, MQOD, and the MQOD's SelectionString and ObjectString (each a length and
+    UTF-8); the reply gives the handle, the queue's defaults (OPEN_* flags) and the MQOD back with
+    the resolved names."""
     @staticmethod
     def request(options: int, od: OD) -> bytes:
-        sel = od.get_vs("SelectionString")
-        return I1.pack(options) + od.pack() + I1.pack(len(sel)) + sel
+        return I1.pack(options) + od.pack() + _strings((od.get_vs("SelectionString"), od.get_vs("ObjectString")))
 
     @staticmethod
     def parse_request(p: bytes) -> tuple[int, OD]:
-        if len(p) < 8 + OD_LEN:
-            raise ProtocolError("OPEN payload length")
-        (n,) = I1.unpack_from(p, 4 + OD_LEN)
-        if n < 0 or len(p) != 8 + OD_LEN + n:
+        if len(p) < 4 + OD_LEN:
             raise ProtocolError("OPEN payload length")
         od = OD.from_bytes(p[4:4 + OD_LEN])
-        if n:
-            od.set_vs("SelectionString", p[8 + OD_LEN:])
+        for name, value in zip(("SelectionString", "ObjectString"), _parse_strings(p, 4 + OD_LEN, 2, "OPEN")):
+            if value:
+                od.set_vs(name, value)
         return I1.unpack_from(p)[0], od
 
     @staticmethod
@@ -98,6 +116,69 @@ class Open:
         hobj, flags = II.unpack_from(reply, 8)
         od.unpack(reply[16:16 + OD_LEN])
         return hobj, flags
+
+
+class Sub:
+    """MQSUB: the destination queue's handle (0: managed), MQSD, and its strings (ObjectString,
+    SubName, SubUserData, SelectionString); the reply gives the subscription's handle, the
+    destination queue's handle and the MQSD back (SubCorrelId, the ObjectString of a resumed
+    subscription)."""
+    STRINGS = ("ObjectString", "SubName", "SubUserData", "SelectionString")
+
+    @staticmethod
+    def request(hobj: int, sd: Any) -> bytes:
+        return I1.pack(hobj) + sd.pack() + _strings([sd.get_vs(n) for n in Sub.STRINGS])
+
+    @staticmethod
+    def parse_request(p: bytes) -> tuple[int, Any]:
+        from mqlite.cmq.subs import SD
+        size = SD().get_length()
+        if len(p) < 4 + size:
+            raise ProtocolError("SUB payload length")
+        sd = SD.from_bytes(p[4:4 + size])
+        for name, value in zip(Sub.STRINGS, _parse_strings(p, 4 + size, len(Sub.STRINGS), "SUB")):
+            sd.set_vs(name, value)
+        return I1.unpack_from(p)[0], sd
+
+    @staticmethod
+    def reply(hsub: int, hobj: int, sd: Any) -> bytes:
+        return III.pack(0, 0, hsub) + I1.pack(hobj) + sd.pack() + _strings([sd.get_vs("ObjectString")])
+
+    @staticmethod
+    def parse_reply(reply: bytes, sd: Any) -> tuple[int, int]:
+        """(hsub, hobj); the MQSD is updated in place."""
+        hsub, hobj = II.unpack_from(reply, 8)
+        size = sd.get_length()
+        vs = dict(sd.__dict__.get("_vs", {}))
+        sd.unpack(reply[16:16 + size])
+        (objstr,) = _parse_strings(reply, 16 + size, 1, "SUB reply")
+        for name, value in vs.items():
+            sd.set_vs(name, value)
+        if objstr:
+            sd.set_vs("ObjectString", objstr)
+        return hsub, hobj
+
+
+class SubRq:
+    """MQSUBRQ: the subscription's handle and the action; the reply gives how many publications
+    were sent (MQSRO NumPubs)."""
+    @staticmethod
+    def request(hsub: int, action: int) -> bytes:
+        return II.pack(hsub, action)
+
+    @staticmethod
+    def parse_request(p: bytes) -> tuple[int, int]:
+        if len(p) != 8:
+            raise ProtocolError("SUBRQ payload length")
+        return II.unpack(p)      # type: ignore[return-value]
+
+    @staticmethod
+    def reply(count: int) -> bytes:
+        return III.pack(0, 0, count)
+
+    @staticmethod
+    def parse_reply(reply: bytes) -> int:
+        return int(III.unpack_from(reply)[2])
 
 
 class Close:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from mqlite.cmq import CMQC, CMQCFC, CMQXC, headers, structs
+from mqlite.cmq import CMQC, CMQCFC, CMQXC, headers, structs, subs
 from mqlite.cmq.structs import MQStruct
 from mqlite.props.structs import CMHO, DMHO, DMPO, IMPO, PD, SMPO
 from mqlite.pymqi.errors import Error, MQMIError, PYIFError
@@ -34,6 +34,7 @@ from mqlite.pymqi.pcf import (
     Filter,
     PCFExecute,
 )
+from mqlite.pymqi.pubsub import Subscription, Topic
 from mqlite.pymqi.qmgr import QueueManager, connect, ensure_bytes
 from mqlite.pymqi.queue import MQ_MAX_MSG, Queue, StreamMark
 from mqlite.pymqi.rfh2 import RFH2
@@ -48,6 +49,8 @@ __mqlevels__ = ("5.0", "5.1", "5.2", "5.3", "6.0", "7.0", "7.1", "7.5", "8.0.0",
 __mqbuild__ = "client"
 
 MQOpts = MQStruct
+SD, SRO = subs.SD, subs.SRO
+sd, sro = SD, SRO
 MD, OD, PMO, GMO, CD, SCO, CNO, CSP, XQH, DLH, STS = (
     structs.MD, structs.OD, structs.PMO, structs.GMO, structs.CD, structs.SCO, structs.CNO, structs.CSP,
     headers.XQH, headers.DLH, structs.STS)
@@ -58,4 +61,4 @@ __all__ = ["CMQC", "CMQCFC", "CMQXC", "MQMIError", "PYIFError", "Error", "QueueM
            "MD", "OD", "PMO", "GMO", "CD", "SCO", "CNO", "CSP", "XQH", "DLH", "STS", "MQOpts", "ensure_bytes",
            "PCFExecute", "CFH", "Filter", "ByteString", "CFIN", "CFIN64", "CFIL", "CFIL64", "CFST", "CFSL", "CFBS", "CFGR", "CFBF",
            "CFIF", "CFSF", "StreamMark", "MQ_MAX_MSG", "MessageHandle", "RFH2", "CMHO", "DMHO", "DMPO", "IMPO",
-           "PD", "SMPO"]
+           "PD", "SMPO", "SD", "SRO", "Topic", "Subscription"]

@@ -30,6 +30,26 @@ def _open(s: Any, p: bytes) -> bytes:
     return V.Open.reply(h.hobj, flags, od)
 
 
+def _sub(s: Any, p: bytes) -> bytes:
+    hobj, sd = V.Sub.parse_request(p)
+    try:
+        h, qh = s._call(s.server.qm.subscribe, sd, hobj)
+    except MQIError as e:
+        return s._failed(e)
+    return V.Sub.reply(h.hobj, qh, sd)
+
+
+def _subrq(s: Any, p: bytes) -> bytes:
+    hsub, action = V.SubRq.parse_request(p)
+    if action != C.MQSR_ACTION_PUBLICATION:
+        return V.status(C.MQCC_FAILED, C.MQRC_OPTIONS_ERROR)
+    try:
+        count = s._call(s.server.qm.request_publications, hsub)
+    except MQIError as e:
+        return s._failed(e)
+    return V.SubRq.reply(count)
+
+
 def _close(s: Any, p: bytes) -> bytes:
     hobj, options, consumed = V.Close.parse_request(p)
     qm = s.server.qm
@@ -283,4 +303,5 @@ def _control(s: Any, p: bytes) -> bytes:
 
 DISPATCH = {P.OPEN: _open, P.CLOSE: _close, P.PUT: _put, P.PUT1: _put1, P.GET: _get, P.INQ: _inq,
             P.PUT_ASYNC: _put_async, P.GET_BATCH: _get_batch, P.STAT: _stat, P.BROWSE_BATCH: _browse_batch,
-            P.STREAM: _stream, P.XA: _xa, P.SET: _set, P.CMIT: _cmit, P.BACK: _back, P.MQSC: _mqsc, P.CONTROL: _control}
+            P.STREAM: _stream, P.XA: _xa, P.SET: _set, P.CMIT: _cmit, P.BACK: _back, P.MQSC: _mqsc, P.CONTROL: _control,
+            P.SUB: _sub, P.SUBRQ: _subrq}

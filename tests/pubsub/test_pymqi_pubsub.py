@@ -1,0 +1,143 @@
+"""pymqi's own publish/subscribe tests (its tests/test_pubsub.py cases: managed and provided,
+durable and non-durable, one to many, RFH2 publications), through a real queue-manager process and
+client connections; and a durable subscription across a restart."""
+from __future__ import annotations
+
+import pytest
+
+from mqlite import ibmmq, pymqi
+from mqlite.testing import Harness
+
+WAIT = 15000
+
+
+@pytest.fixture(scope="module")
+def qm(tmp_path_factory):
+    with Harness(str(tmp_path_factory.mktemp("data"))) as h:
+        yield h.add("QMPS", "DEFINE QLOCAL(PROVIDED.Q)\nDEFINE TOPIC(SPORT) TOPICSTR('sport')\n")
+
+
+def get_opts() -> pymqi.GMO:
+    return pymqi.GMO(Options=pymqi.CMQC.MQGMO_NO_SYNCPOINT | pymqi.CMQC.MQGMO_FAIL_IF_QUIESCING
+                     | pymqi.CMQC.MQGMO_WAIT, WaitInterval=WAIT)
+
+
+def desc(name: str, topic: str, options: int) -> pymqi.SD:
+    sd = pymqi.SD(Options=options)
+    sd.set_vs("SubName", name)
+    sd.set_vs("ObjectString", topic)
+    return sd
+
+
+def publish(c, topic: str, msg: bytes, *opts) -> None:
+    with pymqi.Topic(c, topic_string=topic) as t:
+        t.open(open_opts=pymqi.CMQC.MQOO_OUTPUT)
+        t.pub(msg, *opts)
+
+
+def test_managed_durable_and_non_durable(qm):
+    c = qm.client()
+    for options in (pymqi.CMQC.MQSO_CREATE | pymqi.CMQC.MQSO_DURABLE | pymqi.CMQC.MQSO_MANAGED,
+                    pymqi.CMQC.MQSO_CREATE | pymqi.CMQC.MQSO_MANAGED):
+        topic = f"/UNITTEST/PUBSUB/API/MANAGED/{options}"
+        sub = pymqi.Subscription(c)
+        with sub.sub(sub_desc=desc(f"Managed {options}", topic, options)):
+            publish(c, topic, b"Hello World in " + topic.encode())
+            data = sub.get(None, pymqi.MD(), get_opts())
+            sub.close(sub_close_options=pymqi.CMQC.MQCO_REMOVE_SUB, close_sub_queue=True)
+        assert data == b"Hello World in " + topic.encode()
+    c.disconnect()
+
+
+def test_one_to_many(qm):
+    c = qm.client()
+    topic = "/UNITTEST/PUBSUB/API/MANY"
+    subs = []
+    for n in range(5):
+        s = pymqi.Subscription(c)
+        s.sub(sub_desc=desc(f"Many {n}", topic, pymqi.CMQC.MQSO_CREATE | pymqi.CMQC.MQSO_DURABLE
+                             | pymqi.CMQC.MQSO_MANAGED))
+        subs.append(s)
+    publish(c, topic, b"to all five")
+    for s in subs:
+        assert s.get(None, pymqi.MD(), get_opts()) == b"to all five"
+        s.close(sub_close_options=pymqi.CMQC.MQCO_REMOVE_SUB, close_sub_queue=True)
+    c.disconnect()
+
+
+def test_provided_queue_and_rfh2_publication(qm):
+    c = qm.client()
+    topic = "/UNITTEST/PUBSUB/API/PROVIDED"
+    queue = pymqi.Queue(c, "PROVIDED.Q", pymqi.CMQC.MQOO_INPUT_AS_Q_DEF)
+    sub = pymqi.Subscription(c)
+    sub.sub(sub_desc=desc("Provided", topic, pymqi.CMQC.MQSO_CREATE), sub_queue=queue)
+    rfh2 = pymqi.RFH2(StrucId=pymqi.CMQC.MQRFH_STRUC_ID, Version=pymqi.CMQC.MQRFH_VERSION_2, StrucLength=188,
+                      Encoding=273, CodedCharSetId=1208, Format=pymqi.CMQC.MQFMT_STRING, Flags=0,
+                      NameValueCCSID=1208)
+    rfh2.add_folder(b"<testFolder><testVar>testValue</testVar></testFolder>")
+    rfh2.add_folder(b"<mcd><Msd>xmlnsc</Msd></mcd>")
+    with pymqi.Topic(c, topic_string=topic) as t:
+        t.open(open_opts=pymqi.CMQC.MQOO_OUTPUT)
+        t.pub_rfh2(b"behind an RFH2", pymqi.MD(Format=pymqi.CMQC.MQFMT_RF_HEADER_2, Encoding=273,
+                                                CodedCharSetId=1208), pymqi.PMO(), [rfh2])
+    headers: list = []
+    data = sub.get_rfh2(None, pymqi.MD(Version=pymqi.CMQC.MQMD_VERSION_2), get_opts(), headers)
+    assert data == b"behind an RFH2"
+    folders = b"".join(h.pack() for h in headers)
+    assert b"testValue" in folders and b"<Top>" + topic.encode() + b"</Top>" in folders
+    sub.close(close_sub_queue=True)
+    c.disconnect()
+
+
+def test_wildcards_topic_object_user_data_and_subrq(qm):
+    c = qm.client()
+    sd = desc("", "football/#", pymqi.CMQC.MQSO_CREATE | pymqi.CMQC.MQSO_MANAGED)
+    sd.ObjectName = b"SPORT"                   # the topic object's 'sport' and then '/football/#'
+    football = pymqi.Subscription(c, sub_desc=sd)
+    sd = pymqi.SD(Options=pymqi.CMQC.MQSO_CREATE | pymqi.CMQC.MQSO_MANAGED | pymqi.CMQC.MQSO_PUBLICATIONS_ON_REQUEST)
+    sd.set_vs("ObjectString", "sport/tennis")
+    sd.set_vs("SubUserData", "tennis fan")
+    on_request = pymqi.Subscription(c, sub_desc=sd)
+    with pymqi.Topic(c, topic_name="SPORT", topic_string="football/results") as t:
+        t.pub(b"2-1")
+    assert football.get(None, pymqi.MD(), get_opts()) == b"2-1"
+    publish(c, "sport/tennis", b"6-4 6-3", pymqi.MD(), pymqi.PMO(Options=pymqi.CMQC.MQPMO_RETAIN))
+    with pytest.raises(pymqi.MQMIError) as e:
+        on_request.get(None, pymqi.MD(), pymqi.GMO(Options=pymqi.CMQC.MQGMO_NO_WAIT))
+    assert e.value.reason == pymqi.CMQC.MQRC_NO_MSG_AVAILABLE
+    assert on_request.subrq().NumPubs == 1
+    hmsg = pymqi.MessageHandle(c)
+    gmo = get_opts()
+    gmo.Version, gmo.MsgHandle = pymqi.CMQC.MQGMO_VERSION_4, hmsg.msg_handle
+    assert on_request.get(None, pymqi.MD(), gmo) == b"6-4 6-3"
+    assert hmsg.properties.get("MQTopicString") == b"sport/tennis"
+    assert hmsg.properties.get("MQSubUserData") == b"tennis fan"
+    football.close(close_sub_queue=True)
+    on_request.close(close_sub_queue=True)
+    c.disconnect()
+
+
+def test_durable_subscription_survives_restart_and_ibmmq_face(qm):
+    c = ibmmq.connect(qm.name, "APP.SVRCONN", qm.conname)
+    sd = ibmmq.SD(Options=ibmmq.CMQC.MQSO_CREATE | ibmmq.CMQC.MQSO_DURABLE | ibmmq.CMQC.MQSO_MANAGED)
+    sd.set_vs("SubName", "AUDIT")
+    sd.set_vs("ObjectString", "orders/#")
+    sub = ibmmq.Subscription(c, sub_desc=sd)
+    sub.close()                                  # MQCO_NONE keeps a durable subscription
+    publish(c, "orders/1", b"persistent order", pymqi.MD(Persistence=pymqi.CMQC.MQPER_PERSISTENT))
+    c.disconnect()
+    qm.stop()
+    qm.start()
+    c = qm.client()
+    sd = pymqi.SD(Options=pymqi.CMQC.MQSO_RESUME | pymqi.CMQC.MQSO_DURABLE | pymqi.CMQC.MQSO_MANAGED)
+    sd.set_vs("SubName", "AUDIT")
+    sub = pymqi.Subscription(c, sub_desc=sd)
+    assert sd.get_vs("ObjectString") == b"orders/#"
+    assert sub.get(None, pymqi.MD(), get_opts()) == b"persistent order"
+    sub.close(sub_close_options=pymqi.CMQC.MQCO_REMOVE_SUB, close_sub_queue=True)
+    sd2 = pymqi.SD(Options=pymqi.CMQC.MQSO_RESUME | pymqi.CMQC.MQSO_DURABLE | pymqi.CMQC.MQSO_MANAGED)
+    sd2.set_vs("SubName", "AUDIT")
+    with pytest.raises(pymqi.MQMIError) as e:
+        pymqi.Subscription(c, sub_desc=sd2)
+    assert e.value.reason == pymqi.CMQC.MQRC_NO_SUBSCRIPTION
+    c.disconnect()
