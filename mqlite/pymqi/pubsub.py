@@ -3,7 +3,7 @@ subscribing (MQSUB, then gets from the subscription's queue), with pymqi's signa
 deferred-open rules; also ``subrq`` (MQSUBRQ), as ibmmq 2.x has it."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 from mqlite.cmq import CMQC
 from mqlite.cmq.structs import GMO, MD, OD, PMO
@@ -88,10 +88,10 @@ class Topic:
         self.__queue.close(options)
         self.__queue = None
 
-    def __enter__(self) -> Topic:
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.__queue is not None:
             self.close()
 
@@ -184,10 +184,10 @@ class Subscription:
         if close_sub_queue and self.sub_queue is not None:
             self.sub_queue.close(close_sub_queue_options)
 
-    def __enter__(self) -> Subscription:
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.__handle is not None:
             self.close()
 
