@@ -51,6 +51,10 @@ class Subscription:
     owner: int = 0                  # the connection of a non-durable subscription
     created: float = 0.0
     publications: int = 0
+    subtype: str = "API"            # API (MQSUB) or ADMIN (DEFINE SUB)
+    topicobj: str = ""              # the topic object named when it was made
+    last_msg: float = 0.0           # when the last publication was delivered
+    resumed: float = 0.0            # when MQSUB last resumed it
 
     def matches(self, topic: str) -> bool:
         return char_match(self.topic, topic) if self.char_wildcards else topic_match(self.topic, topic)
@@ -198,6 +202,7 @@ class PubSubMixin:
                       PMO(Options=C.MQPMO_SET_ALL_CONTEXT | (C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT)),
                       data)
             sub.publications += 1
+            sub.last_msg = self.clock.now()
         except MQIError as e:
             self.log(f"MQL8020W: A publication on {topic} could not be delivered to subscription "   # type: ignore[attr-defined]
                      f"'{sub.name or sub.subid}' (queue {sub.queue}): reason {e.reason}.")
@@ -298,6 +303,7 @@ class PubSubMixin:
             qh = hobj
         sd.SubCorrelId = bytes.fromhex(sub.correl_id)
         sd.set_vs("ObjectString", sub.topic)
+        sub.resumed = self.clock.now()
         return self._sub_handle(conn, sub, sd.Options), qh
 
     def _send_retained(self, conn: Conn, sub: Subscription) -> int:
@@ -317,6 +323,52 @@ class PubSubMixin:
         if not sent:
             raise MQIError(C.MQRC_NO_RETAINED_MSG)
         return sent
+
+    # --- administrative subscriptions (DEFINE SUB, PCF Create Subscription) ------------------------
+    def define_subscription(self, name: str, topicstr: str, topicobj: str, dest: str, destqmgr: str, managed: bool,
+                            user_data: str, char_wildcards: bool, replace: bool = False) -> Subscription:
+        """An administrative subscription: always durable, named, with a provided queue (DEST,
+        which must exist here when DESTQMGR is this queue manager) or a managed one."""
+        existing = next((s for s in self.subscriptions.values() if s.name == name), None)
+        if existing is not None and not replace:
+            raise MQIError(C.MQRC_SUB_ALREADY_EXISTS)
+        topic = self.topic_string(topicobj, topicstr)
+        tree = self._tree()
+        if topics.resolved(tree, topic, "SUB") == C.MQTA_SUB_INHIBITED:
+            raise MQIError(C.MQRC_SUB_INHIBITED)
+        if topics.resolved(tree, topic, "DURSUB") == C.MQSUB_DURABLE_INHIBITED:
+            raise MQIError(C.MQRC_DURABILITY_NOT_ALLOWED)
+        qmgr = destqmgr or self.name
+        subid = existing.subid if existing is not None else os.urandom(24).hex()
+        if managed:
+            if existing is not None and existing.managed:
+                dest = existing.queue
+            else:
+                dest = "SYSTEM.MANAGED.DURABLE." + subid[:16].upper()
+                model = self.queue(topics.resolved(tree, topic, "MDURMDL"))       # type: ignore[attr-defined]
+                if model is None or model.kind != "QMODEL":
+                    raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
+                self._instantiate_model(None, OD(DynamicQName=pad(dest, 48)), model)  # type: ignore[attr-defined]
+        elif not dest:
+            raise MQIError(C.MQRC_INVALID_DESTINATION)
+        elif qmgr == self.name and self.queue(dest) is None:                        # type: ignore[attr-defined]
+            raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
+        correl = existing.correl_id if existing is not None else subid
+        sub = Subscription(subid, name, topic, char_wildcards, dest, qmgr, managed, True, correl, user_data,
+                           C.MQSO_DURABLE | (C.MQSO_MANAGED if managed else 0), "", 0,
+                           existing.created if existing is not None else self.clock.now(), subtype="ADMIN",
+                           topicobj=topicobj)
+        self.subscriptions[subid] = sub
+        self._journal(None, ("obj", SUB_NS, subid, json.dumps(sub.record())))
+        return sub
+
+    def delete_subscription(self, name: str) -> None:
+        sub = next((s for s in self.subscriptions.values() if s.name == name), None)
+        if sub is None:
+            raise MQIError(C.MQRC_NO_SUBSCRIPTION)
+        if any(h.sub is sub for c in self.conns.values() for h in c.handles.values()):
+            raise MQIError(C.MQRC_SUBSCRIPTION_IN_USE)
+        self._end_subscription(None, sub)
 
     # --- ending subscriptions --------------------------------------------------------------------
     def close_subscription(self, conn: Conn, h: Handle, options: int) -> None:

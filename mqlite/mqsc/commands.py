@@ -19,7 +19,7 @@ from mqlite.mqsc.result import ERROR, OK, SYNTAX, Result, SyntaxProblem, format_
 from mqlite.mqsc.security import SecurityCommands
 from mqlite.mqsc.services import NoServices, Services
 from mqlite.mqsc.status import StatusCommands
-from mqlite.mqsc.topics import TopicCommands, TopicStringInUse
+from mqlite.mqsc.topics import SubscriptionCommands, TopicCommands, TopicStringInUse
 from mqlite.objects.attrs import (
     CHANNEL_TYPES,
     CHLTYPE_VALUES,
@@ -78,7 +78,7 @@ def _syntax(cmd_text: str, segment: str | None = None, reason: str = "") -> Resu
     return Result(lines, SYNTAX)
 
 
-class Executor(ClusterCommands, SecurityCommands, TopicCommands, StatusCommands):
+class Executor(ClusterCommands, SecurityCommands, TopicCommands, SubscriptionCommands, StatusCommands):
     def __init__(self, qm: QueueManager, services: Services | None = None) -> None:
         self.qm = qm
         self.services = services or NoServices()
@@ -175,6 +175,8 @@ class Executor(ClusterCommands, SecurityCommands, TopicCommands, StatusCommands)
         return cmd.objtype
 
     def _define(self, cmd: Command) -> Result:
+        if cmd.objtype == "SUB":
+            return self._define_sub(cmd)
         if cmd.objtype not in DEFINABLE:
             raise SyntaxProblem(cmd.text, cmd.text, f"DEFINE {cmd.objtype} is not valid.")
         name = self._need_name(cmd)
@@ -205,6 +207,8 @@ class Executor(ClusterCommands, SecurityCommands, TopicCommands, StatusCommands)
             values = self._values(cmd, QMGR, {"FORCE"})
             admin.alter(self.qm, QMGR, self.qm.name, values)
             return Result([MSG[("ALTER", "QMGR")]])
+        if cmd.objtype == "SUB":
+            return self._define_sub(cmd, alter=True)
         if cmd.objtype not in DEFINABLE:
             raise SyntaxProblem(cmd.text, cmd.text, f"ALTER {cmd.objtype} is not valid.")
         name = self._need_name(cmd)
@@ -221,6 +225,8 @@ class Executor(ClusterCommands, SecurityCommands, TopicCommands, StatusCommands)
     def _delete(self, cmd: Command) -> Result:
         if cmd.objtype == "AUTHREC":
             return self._set_authrec(cmd, delete=True)
+        if cmd.objtype == "SUB":
+            return self._delete_sub(cmd)
         if cmd.objtype not in DEFINABLE:
             raise SyntaxProblem(cmd.text, cmd.text, f"DELETE {cmd.objtype} is not valid.")
         name = self._need_name(cmd)
@@ -340,6 +346,10 @@ class Executor(ClusterCommands, SecurityCommands, TopicCommands, StatusCommands)
             return self._display_objects(cmd, ot, ot)
         if ot == "TPSTATUS":
             return self._display_tpstatus(cmd)
+        if ot == "SUB":
+            return self._display_sub(cmd)
+        if ot == "SBSTATUS":
+            return self._display_sbstatus(cmd)
         if ot == "CHLAUTH":
             return self._display_chlauth(cmd)
         if ot == "AUTHREC":

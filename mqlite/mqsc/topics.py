@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mqlite.engine.clock import mq_date_time
+from mqlite.engine.errors import MQIError
 from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields
 from mqlite.objects.attrs import TABLE
+from mqlite.objects.names import generic_match
 from mqlite.pubsub import topics
 from mqlite.pubsub.matching import topic_match
 
@@ -85,3 +88,108 @@ class TopicStringInUse(Exception):
     def __init__(self, other: str) -> None:
         super().__init__(other)
         self.other = other
+
+
+SUB_KEYWORDS = {"TOPICSTR", "TOPICOBJ", "DEST", "DESTQMGR", "DESTCLAS", "USERDATA", "WSCHEMA", "REPLACE", "NOREPLACE",
+                "EXPIRY", "PSPROP", "PUBACCT", "PUBAPPID", "PUBPRTY", "REQONLY", "SELECTOR", "SUBLEVEL", "SUBSCOPE",
+                "SUBUSER", "VARUSER", "DESTCORL", "CMDSCOPE"}
+_SUB_REASONS = {2432: "AMQ8097E: IBM MQ subscription already exists.", 2428: "AMQ8098E: IBM MQ subscription not found.",
+                2429: "AMQ8148E: IBM MQ object in use.", 2085: "AMQ8147E: IBM MQ object not found.",
+                2425: "AMQ8400E: A topic string or topic object is required.",
+                2503: "AMQ8402E: Subscriptions are inhibited on this topic (SUB(DISABLED)).",
+                2436: "AMQ8403E: Durable subscriptions are not allowed on this topic (DURSUB(NO)).",
+                2522: "AMQ8404E: DEST is required with DESTCLAS(PROVIDED)."}
+
+
+class SubscriptionCommands:
+    """DEFINE/ALTER/DELETE/DISPLAY SUB and DISPLAY SBSTATUS (administrative subscriptions are
+    durable; API ones show as SUBTYPE(API))."""
+
+    qm: Any
+
+    def _sub_value(self, cmd: Command, key: str, default: str = "") -> str:
+        p = cmd.param(key)
+        return (p.value or "") if p is not None else default
+
+    def _define_sub(self, cmd: Command, alter: bool = False) -> Result:
+        name = cmd.name or ""
+        if not name:
+            raise SyntaxProblem(cmd.text, cmd.text, "A subscription name is required.")
+        for p in cmd.params:
+            if p.keyword not in SUB_KEYWORDS:
+                raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for {cmd.verb} SUB.")
+        existing = next((s for s in self.qm.subscriptions.values() if s.name == name), None)
+        if alter and existing is None:
+            return Result([_SUB_REASONS[2428]], ERROR)
+        destclas = self._sub_value(cmd, "DESTCLAS", "MANAGED" if existing is not None and existing.managed
+                                   else "PROVIDED").upper()
+        wschema = self._sub_value(cmd, "WSCHEMA", "CHAR" if existing is not None and existing.char_wildcards
+                                  else "TOPIC").upper()
+        if destclas not in ("PROVIDED", "MANAGED") or wschema not in ("TOPIC", "CHAR"):
+            raise SyntaxProblem(cmd.text, cmd.text, "DESTCLAS(PROVIDED|MANAGED), WSCHEMA(TOPIC|CHAR).")
+        if alter:
+            assert existing is not None
+            for key in ("TOPICSTR", "TOPICOBJ"):
+                if cmd.param(key) is not None:
+                    raise SyntaxProblem(cmd.text, cmd.param(key).text, f"{key} cannot be altered.")  # type: ignore[union-attr]
+            topicstr, topicobj = existing.topic, ""
+        else:
+            topicstr, topicobj = self._sub_value(cmd, "TOPICSTR"), self._sub_value(cmd, "TOPICOBJ")
+        default_dest = existing.queue if existing is not None and not existing.managed else ""
+        try:
+            self.qm.define_subscription(
+                name, topicstr, topicobj, self._sub_value(cmd, "DEST", default_dest),
+                self._sub_value(cmd, "DESTQMGR", existing.qmgr if existing is not None else ""), destclas == "MANAGED",
+                self._sub_value(cmd, "USERDATA", existing.user_data if existing is not None else ""),
+                wschema == "CHAR", replace=alter or cmd.param("REPLACE") is not None)
+        except MQIError as e:
+            return Result([_SUB_REASONS.get(e.reason, f"AMQ8101S: IBM MQ error {e.reason} has occurred.")], ERROR)
+        return Result(["AMQ8095I: IBM MQ subscription changed." if alter else "AMQ8094I: IBM MQ subscription created."])
+
+    def _delete_sub(self, cmd: Command) -> Result:
+        try:
+            self.qm.delete_subscription(cmd.name or "")
+        except MQIError as e:
+            return Result([_SUB_REASONS.get(e.reason, f"AMQ8101S: IBM MQ error {e.reason} has occurred.")], ERROR)
+        return Result(["AMQ8093I: IBM MQ subscription deleted."])
+
+    def _subs_named(self, cmd: Command) -> list[Any]:
+        pattern = cmd.name or "*"
+        p = cmd.param("SUBID")
+        if p is not None and p.value:
+            return [s for s in self.qm.subscriptions.values() if s.subid.upper() == p.value.upper()]
+        return sorted((s for s in self.qm.subscriptions.values() if generic_match(pattern, s.name or s.subid.upper())),
+                      key=lambda s: s.name or s.subid)
+
+    def _display_sub(self, cmd: Command) -> Result:
+        subs = self._subs_named(cmd)
+        if not subs:
+            return Result([_SUB_REASONS[2428]], ERROR)
+        lines: list[str] = []
+        for s in subs:
+            d, t = mq_date_time(s.created)
+            lines.append("AMQ8096I: IBM MQ subscription inquired.")
+            lines.extend(format_fields([
+                f"SUBID({s.subid.upper()})", f"SUB({s.name or ' '})", f"TOPICSTR({s.topic})",
+                f"TOPICOBJ({s.topicobj or ' '})", f"DEST({s.queue})", f"DESTQMGR({s.qmgr})",
+                f"DESTCLAS({'MANAGED' if s.managed else 'PROVIDED'})", f"DURABLE({'YES' if s.durable else 'NO'})",
+                f"SUBTYPE({s.subtype})", f"USERDATA({s.user_data or ' '})", f"SUBUSER({s.user or ' '})",
+                f"WSCHEMA({'CHAR' if s.char_wildcards else 'TOPIC'})", "EXPIRY(UNLIMITED)",
+                f"REQONLY({'YES' if s.options & 2048 else 'NO'})", f"CRDATE({d})", f"CRTIME({t})"]))
+        return Result(lines)
+
+    def _display_sbstatus(self, cmd: Command) -> Result:
+        subs = self._subs_named(cmd)
+        if not subs:
+            return Result([_SUB_REASONS[2428]], ERROR)
+        lines: list[str] = []
+        for s in subs:
+            ld, lt = mq_date_time(s.last_msg) if s.last_msg else (" ", " ")
+            rd, rt = mq_date_time(s.resumed or s.created)
+            active = any(h.sub is s for c in self.qm.conns.values() for h in c.handles.values())
+            lines.append("AMQ8099I: IBM MQ subscription status inquired.")
+            lines.extend(format_fields([
+                f"SUB({s.name or ' '})", f"SUBID({s.subid.upper()})", f"DURABLE({'YES' if s.durable else 'NO'})",
+                f"SUBTYPE({s.subtype})", f"NUMMSGS({s.publications})", f"LMSGDATE({ld})", f"LMSGTIME({lt})",
+                f"RESMDATE({rd})", f"RESMTIME({rt})", f"ACTCONN({'ACTIVE' if active else ' '})"]))
+        return Result(lines)

@@ -138,3 +138,36 @@ def test_reason_codes(eng):
     eng.mqsc("ALTER TOPIC(CLOSED) PUB(ENABLED)")
     publish(eng, "closed/y", b"joined")
     assert [b for b, _ in drain(eng, qh)] == [b"joined"]
+
+
+def test_administrative_subscriptions(eng):
+    ex = eng.mqsc_exec
+    assert ex.run("DEFINE QLOCAL(SUBQ)").status == "ok"
+    assert ex.run("DEFINE SUB(ORANGE) TOPICSTR(ORANGE) DESTCLAS(PROVIDED) DEST(SUBQ)").lines == [
+        "AMQ8094I: IBM MQ subscription created."]
+    assert ex.run("DEFINE SUB(ORANGE) TOPICSTR(ORANGE) DEST(SUBQ)").status == "error"       # exists
+    assert ex.run("DEFINE SUB(NOQ) TOPICSTR(ORANGE) DEST(NO.SUCH.Q)").status == "error"
+    assert ex.run("DEFINE SUB(MGD) TOPICSTR('fruit/#') DESTCLAS(MANAGED) USERDATA('basket')").status == "ok"
+    publish(eng, "ORANGE", b"juice")
+    publish(eng, "fruit/apple", b"crisp")
+    q = eng.qm.open(eng.conn, OD(ObjectName=b"SUBQ"), C.MQOO_INPUT_SHARED)
+    assert [b for b, _ in drain(eng, q.hobj)] == [b"juice"]
+    out = "\n".join(ex.run("DISPLAY SUB(MGD)").lines)
+    assert "SUBTYPE(ADMIN)" in out and "DESTCLAS(MANAGED)" in out and "DURABLE(YES)" in out and "USERDATA(basket)" in out
+    dest = out.split("DEST(")[1].split(")")[0]
+    assert dest.startswith("SYSTEM.MANAGED.DURABLE.")
+    status = "\n".join(ex.run("DISPLAY SBSTATUS(MGD)").lines)
+    assert "NUMMSGS(1)" in status and "LMSGDATE(" in status
+    # An application resumes it by name.
+    h, qh, sd = sub(eng, name="MGD", options=C.MQSO_RESUME)
+    ((body, props),) = drain(eng, qh)
+    assert body == b"crisp" and props["mqps.Sud"] == "basket" and sd.get_vs("ObjectString") == b"fruit/#"
+    assert "ACTCONN(ACTIVE)" in "\n".join(ex.run("DISPLAY SBSTATUS(MGD)").lines)
+    assert ex.run("DELETE SUB(MGD)").status == "error"                 # in use
+    eng.qm.close(eng.conn, qh)
+    eng.qm.close(eng.conn, h.hobj)
+    assert ex.run("ALTER SUB(MGD) USERDATA('crate')").status == "ok"
+    assert "USERDATA(crate)" in "\n".join(ex.run("DISPLAY SUB(MGD) ").lines)
+    assert ex.run("DELETE SUB(MGD)").lines == ["AMQ8093I: IBM MQ subscription deleted."]
+    assert dest not in eng.qm.objects["QUEUE"]
+    assert ex.run("DISPLAY SUB(MGD)").status == "error"
