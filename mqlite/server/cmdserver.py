@@ -25,6 +25,7 @@ from mqlite.objects.model import QMGR, MQObject
 from mqlite.objects.names import filter_match, generic_match, valid_name
 from mqlite.security.authority import names_of
 from mqlite.server import cmdauth
+from mqlite.server.cmdpubsub import PubSubCommands
 from mqlite.server.cmdsecurity import AuthRecCommands
 
 COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE"
@@ -57,7 +58,7 @@ def _s(value: Any) -> str:
     return text(value) if isinstance(value, (bytes, bytearray)) else str(value)
 
 
-class CommandServer(threading.Thread, AuthRecCommands):
+class CommandServer(threading.Thread, AuthRecCommands, PubSubCommands):
     def __init__(self, srv: Host, executor: Executor) -> None:
         super().__init__(name="command-server", daemon=True)
         self.srv = srv
@@ -81,6 +82,12 @@ class CommandServer(threading.Thread, AuthRecCommands):
             F.MQCMD_SET_AUTH_REC: self.set_auth_rec, F.MQCMD_DELETE_AUTH_REC: self.delete_auth_rec,
             F.MQCMD_INQUIRE_AUTH_RECS: self.inquire_auth_recs, F.MQCMD_INQUIRE_ENTITY_AUTH: self.inquire_entity_auth,
             F.MQCMD_SET_CHLAUTH_REC: self.set_chlauth_rec, F.MQCMD_INQUIRE_CHLAUTH_RECS: self.inquire_chlauth_recs,
+            F.MQCMD_CREATE_TOPIC: self.create_topic, F.MQCMD_CHANGE_TOPIC: self.change_topic,
+            F.MQCMD_DELETE_TOPIC: self.delete_topic, F.MQCMD_INQUIRE_TOPIC: self.inquire_topic,
+            F.MQCMD_CREATE_SUBSCRIPTION: self.create_subscription,
+            F.MQCMD_CHANGE_SUBSCRIPTION: self.change_subscription,
+            F.MQCMD_DELETE_SUBSCRIPTION: self.delete_subscription,
+            F.MQCMD_INQUIRE_SUBSCRIPTION: self.inquire_subscription,
         }
         self.fail = CommandError
 

@@ -141,3 +141,40 @@ def test_durable_subscription_survives_restart_and_ibmmq_face(qm):
         pymqi.Subscription(c, sub_desc=sd2)
     assert e.value.reason == pymqi.CMQC.MQRC_NO_SUBSCRIPTION
     c.disconnect()
+
+
+def test_admin_subscriptions_and_topics_through_pcf(qm):
+    """pymqi's admin cases: a subscription made with PCF Create Subscription (managed, and
+    provided), resumed with MQSUB by name; topics through PCF."""
+    c = qm.client()
+    pcf = pymqi.PCFExecute(c)
+    pcf.MQCMD_CREATE_TOPIC({pymqi.CMQC.MQCA_TOPIC_NAME: b"PCF.TOPIC", pymqi.CMQC.MQCA_TOPIC_STRING: b"pcf/topic",
+                            pymqi.CMQC.MQIA_TOPIC_DEF_PERSISTENCE: pymqi.CMQC.MQPER_PERSISTENT})
+    (t,) = pcf.MQCMD_INQUIRE_TOPIC({pymqi.CMQC.MQCA_TOPIC_NAME: b"PCF.TOPIC"})
+    assert t[pymqi.CMQC.MQCA_TOPIC_STRING].strip() == b"pcf/topic"
+    assert t[pymqi.CMQC.MQIA_TOPIC_DEF_PERSISTENCE] == pymqi.CMQC.MQPER_PERSISTENT
+    for destination_class, queue in ((pymqi.CMQC.MQDC_MANAGED, None), (pymqi.CMQC.MQDC_PROVIDED, b"PROVIDED.Q")):
+        name = f"Admin {destination_class}".encode()
+        args = {pymqi.CMQCFC.MQCACF_SUB_NAME: name, pymqi.CMQC.MQCA_TOPIC_STRING: b"pcf/topic/admin",
+                pymqi.CMQCFC.MQIACF_DESTINATION_CLASS: destination_class}
+        if queue:
+            args[pymqi.CMQCFC.MQCACF_DESTINATION] = queue
+        pcf.MQCMD_CREATE_SUBSCRIPTION(args)
+        (info,) = pcf.MQCMD_INQUIRE_SUBSCRIPTION({pymqi.CMQCFC.MQCACF_SUB_NAME: name})
+        assert info[pymqi.CMQCFC.MQIACF_SUB_TYPE] == pymqi.CMQCFC.MQSUBTYPE_ADMIN
+        sd = desc(name.decode(), "pcf/topic/admin", pymqi.CMQC.MQSO_RESUME)
+        sub = pymqi.Subscription(c)
+        if queue:
+            sub.sub(sub_desc=sd, sub_queue=pymqi.Queue(c, queue.decode(), pymqi.CMQC.MQOO_INPUT_AS_Q_DEF))
+        else:
+            sub.sub(sub_desc=sd)
+        publish(c, "pcf/topic/admin", b"from an admin subscription")
+        assert sub.get(None, pymqi.MD(), get_opts()) == b"from an admin subscription"
+        sub.close(close_sub_queue=True)
+        pcf.MQCMD_DELETE_SUBSCRIPTION({pymqi.CMQCFC.MQCACF_SUB_NAME: name})
+    with pytest.raises(pymqi.MQMIError) as e:
+        pcf.MQCMD_DELETE_SUBSCRIPTION({pymqi.CMQCFC.MQCACF_SUB_NAME: b"Admin 1"})
+    assert e.value.reason == pymqi.CMQC.MQRC_NO_SUBSCRIPTION
+    pcf.MQCMD_DELETE_TOPIC({pymqi.CMQC.MQCA_TOPIC_NAME: b"PCF.TOPIC"})
+    pcf.disconnect()
+    c.disconnect()

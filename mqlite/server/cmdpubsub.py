@@ -1,0 +1,118 @@
+"""The command server's publish/subscribe commands (PCF): Create/Change/Delete/Inquire Topic
+through the attribute table, as queues are, and Create/Change/Delete/Inquire Subscription over
+the engine's administrative subscriptions. Mixed into the CommandServer."""
+from __future__ import annotations
+
+from typing import Any
+
+from mqlite.cmq import CMQC as C
+from mqlite.cmq import CMQCFC as F
+from mqlite.cmq import pcf
+from mqlite.cmq.structs import pad, text
+from mqlite.engine import admin
+from mqlite.engine.errors import MQIError
+from mqlite.objects.names import generic_match
+
+
+def _str(value: Any) -> str:
+    return text(value) if isinstance(value, (bytes, bytearray)) else str(value or "").strip()
+
+
+class PubSubCommands:
+    qm: Any
+    need: Any
+    fail: Any
+    values: Any
+    admin: Any
+    wanted: Any
+    encode_attrs: Any
+
+    # --- topics ----------------------------------------------------------------------------------
+    def _topic_values(self, msg: pcf.Message) -> dict[str, Any]:
+        """The attribute parameters (the name and TopicString are the command's own)."""
+        own = (C.MQCA_TOPIC_NAME, C.MQCA_TOPIC_STRING)
+        return self.values(pcf.Message(msg.header, [p for p in msg.params if p[1] not in own]), "TOPIC")  # type: ignore[no-any-return]
+
+    def create_topic(self, msg: pcf.Message) -> list[list[bytes]]:
+        name = _str(self.need(msg, C.MQCA_TOPIC_NAME))
+        values = self._topic_values(msg)
+        topicstr = _str(msg.first(C.MQCA_TOPIC_STRING))
+        if not topicstr:
+            raise self.fail(F.MQRCCF_PARM_COUNT_TOO_SMALL, C.MQCA_TOPIC_STRING, "TopicString is required")
+        if any(o["TOPICSTR"] == topicstr and o.name != name for o in self.qm.objects["TOPIC"].values()):
+            raise self.fail(F.MQRCCF_TOPICSTR_ALREADY_EXISTS, C.MQCA_TOPIC_STRING)
+        values["TOPICSTR"] = topicstr
+        replace = msg.first(F.MQIACF_REPLACE, F.MQRP_NO) == F.MQRP_YES
+        self.admin(admin.define, "TOPIC", name, values, None, replace)
+        return [[]]
+
+    def change_topic(self, msg: pcf.Message) -> list[list[bytes]]:
+        if msg.first(C.MQCA_TOPIC_STRING) is not None:
+            raise self.fail(F.MQRCCF_CFST_PARM_ID_ERROR, C.MQCA_TOPIC_STRING, "TopicString cannot be changed")
+        self.admin(admin.alter, "TOPIC", _str(self.need(msg, C.MQCA_TOPIC_NAME)), self._topic_values(msg))
+        return [[]]
+
+    def delete_topic(self, msg: pcf.Message) -> list[list[bytes]]:
+        self.admin(admin.delete, "TOPIC", _str(self.need(msg, C.MQCA_TOPIC_NAME)))
+        return [[]]
+
+    def inquire_topic(self, msg: pcf.Message) -> list[list[bytes]]:
+        pattern = _str(self.need(msg, C.MQCA_TOPIC_NAME))
+        wanted = self.wanted(msg, F.MQIACF_TOPIC_ATTRS)
+        out = [[pcf.enc_str(C.MQCA_TOPIC_NAME, pad(name, 48))] + self.encode_attrs("TOPIC", obj.attrs, wanted)
+               for name, obj in sorted(self.qm.objects["TOPIC"].items()) if generic_match(pattern, name)]
+        if not out:
+            raise self.fail(C.MQRC_UNKNOWN_OBJECT_NAME, C.MQCA_TOPIC_NAME)
+        return out
+
+    # --- subscriptions ---------------------------------------------------------------------------
+    def create_subscription(self, msg: pcf.Message, alter: bool = False) -> list[list[bytes]]:
+        name = _str(self.need(msg, F.MQCACF_SUB_NAME))
+        existing = next((s for s in self.qm.subscriptions.values() if s.name == name), None)
+        if alter and existing is None:
+            raise self.fail(C.MQRC_NO_SUBSCRIPTION, F.MQCACF_SUB_NAME)
+        managed = msg.first(F.MQIACF_DESTINATION_CLASS, C.MQDC_MANAGED if existing is not None and existing.managed
+                            else C.MQDC_PROVIDED) == C.MQDC_MANAGED
+        try:
+            self.qm.define_subscription(
+                name, existing.topic if alter else _str(msg.first(C.MQCA_TOPIC_STRING)),
+                "" if alter else _str(msg.first(C.MQCA_TOPIC_NAME)),
+                _str(msg.first(F.MQCACF_DESTINATION)) or (existing.queue if existing is not None else ""),
+                _str(msg.first(F.MQCACF_DESTINATION_Q_MGR)) or (existing.qmgr if existing is not None else ""),
+                managed, _str(msg.first(F.MQCACF_SUB_USER_DATA)) or (existing.user_data if existing is not None else ""),
+                bool(existing.char_wildcards) if existing is not None else False,
+                replace=alter or msg.first(F.MQIACF_REPLACE, F.MQRP_NO) == F.MQRP_YES)
+        except MQIError as e:
+            raise self.fail(e.reason, F.MQCACF_SUB_NAME) from None
+        return [[]]
+
+    def change_subscription(self, msg: pcf.Message) -> list[list[bytes]]:
+        return self.create_subscription(msg, alter=True)
+
+    def delete_subscription(self, msg: pcf.Message) -> list[list[bytes]]:
+        try:
+            self.qm.delete_subscription(_str(self.need(msg, F.MQCACF_SUB_NAME)))
+        except MQIError as e:
+            raise self.fail(e.reason, F.MQCACF_SUB_NAME) from None
+        return [[]]
+
+    def inquire_subscription(self, msg: pcf.Message) -> list[list[bytes]]:
+        pattern = _str(msg.first(F.MQCACF_SUB_NAME)) or "*"
+        subid = msg.first(F.MQBACF_SUB_ID)
+        out = []
+        for s in sorted(self.qm.subscriptions.values(), key=lambda s: s.name or s.subid):
+            if subid is not None and bytes(subid) != bytes.fromhex(s.subid):
+                continue
+            if subid is None and not generic_match(pattern, s.name):
+                continue
+            out.append([pcf.enc_str(F.MQCACF_SUB_NAME, s.name), pcf.enc_bytes(F.MQBACF_SUB_ID, bytes.fromhex(s.subid)),
+                        pcf.enc_str(C.MQCA_TOPIC_STRING, s.topic), pcf.enc_str(C.MQCA_TOPIC_NAME, s.topicobj),
+                        pcf.enc_str(F.MQCACF_DESTINATION, s.queue), pcf.enc_str(F.MQCACF_DESTINATION_Q_MGR, s.qmgr),
+                        pcf.enc_int(F.MQIACF_DESTINATION_CLASS, C.MQDC_MANAGED if s.managed else C.MQDC_PROVIDED),
+                        pcf.enc_int(F.MQIACF_DURABLE_SUBSCRIPTION, C.MQSUB_DURABLE_YES if s.durable
+                                    else C.MQSUB_DURABLE_NO),
+                        pcf.enc_int(F.MQIACF_SUB_TYPE, F.MQSUBTYPE_ADMIN if s.subtype == "ADMIN" else F.MQSUBTYPE_API),
+                        pcf.enc_str(F.MQCACF_SUB_USER_DATA, s.user_data)])
+        if not out:
+            raise self.fail(C.MQRC_NO_SUBSCRIPTION, F.MQCACF_SUB_NAME)
+        return out
