@@ -59,7 +59,12 @@ class TopicCommands:
             requested.append(q.keyword)
         show = _TPSTATUS_ALL if not requested or cmd.param("ALL") is not None else tuple(requested)
         tree = self._tree()
-        nodes = sorted({n for s in tree for n in topics.ancestors(s) if n})
+        subs = list(self.qm.subscriptions.values())
+        publishers = [(c, h) for c in self.qm.conns.values() for h in c.handles.values() if h.topic is not None]
+        # The tree's nodes: administrative objects', subscriptions', publishers' and retained
+        # publications' topic strings, and the levels above them.
+        used = set(tree) | {s.topic for s in subs} | {h.topic for _c, h in publishers} | set(self.qm.retained)
+        nodes = sorted({n for s in used for n in topics.ancestors(s) if n})
         if "#" in pattern or "+" in pattern:
             wanted = [n for n in nodes if topic_match(pattern, n)]
         else:
@@ -68,18 +73,33 @@ class TopicCommands:
             return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)
         lines: list[str] = []
         for node in wanted:
-            lines.append(TPSTATUS_HEADER)
-            if kind != "TOPIC":
-                # Publishers and subscribers of the node: none until publish/subscribe runs here.
-                lines.extend(format_fields([f"TOPICSTR({node})"]))
+            here = [s for s in subs if s.topic == node]
+            pubs = [(c, h) for c, h in publishers if h.topic == node]
+            if kind == "SUB":
+                for sub in here:
+                    lines.append(TPSTATUS_HEADER)
+                    ld, lt = mq_date_time(sub.last_msg) if sub.last_msg else (" ", " ")
+                    rd, rt = mq_date_time(sub.resumed or sub.created)
+                    lines.extend(format_fields([
+                        f"TOPICSTR({node})", f"SUBID({sub.subid.upper()})", f"SUBUSER({sub.user or ' '})",
+                        f"DURABLE({'YES' if sub.durable else 'NO'})", f"SUBTYPE({sub.subtype})",
+                        f"RESMDATE({rd})", f"RESMTIME({rt})", f"LMSGDATE({ld})", f"LMSGTIME({lt})",
+                        f"NUMMSGS({sub.publications})"]))
                 continue
+            if kind == "PUB":
+                for conn, _h in pubs:
+                    lines.append(TPSTATUS_HEADER)
+                    lines.extend(format_fields([f"TOPICSTR({node})", f"ACTCONN({conn.hconn:048X})"]))
+                continue
+            lines.append(TPSTATUS_HEADER)
             values = topics.resolved_all(tree, node)
             admin = tree.get(node)
             table = TABLE.attrs("TOPIC")
             shown = {attr: table[attr].render(values[attr]) for attr in _TPSTATUS_ATTRS}
             shown.update(ADMIN=f"ADMIN({admin.name if admin is not None else ' '})",
                          CLROUTE=table["CLROUTE"].render(topics.admin_node(tree, node)["CLROUTE"]),
-                         PUBCOUNT="PUBCOUNT(0)", SUBCOUNT="SUBCOUNT(0)", RETAINED="RETAINED(NO)")
+                         PUBCOUNT=f"PUBCOUNT({len(pubs)})", SUBCOUNT=f"SUBCOUNT({len(here)})",
+                         RETAINED=f"RETAINED({'YES' if node in self.qm.retained else 'NO'})")
             lines.extend(format_fields([f"TOPICSTR({node})"] + [shown[k] for k in show]))
         return Result(lines)
 

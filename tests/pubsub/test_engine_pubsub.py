@@ -171,3 +171,19 @@ def test_administrative_subscriptions(eng):
     assert ex.run("DELETE SUB(MGD)").lines == ["AMQ8093I: IBM MQ subscription deleted."]
     assert dest not in eng.qm.objects["QUEUE"]
     assert ex.run("DISPLAY SUB(MGD)").status == "error"
+
+
+def test_tpstatus_counts_subscribers_publishers_and_retained(eng):
+    ex = eng.mqsc_exec
+    sub(eng, "scores/football")
+    sub(eng, "scores/football", name="DUR", options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_DURABLE)
+    publish(eng, "scores/football", b"1-0", C.MQPMO_RETAIN)
+    od = OD(ObjectType=C.MQOT_TOPIC)
+    od.set_vs("ObjectString", "scores/football")
+    eng.qm.open(eng.conn, od, C.MQOO_OUTPUT)                      # a publisher with the topic open
+    out = "\n".join(ex.run("DISPLAY TPSTATUS('scores/football') SUBCOUNT PUBCOUNT RETAINED").lines)
+    assert "SUBCOUNT(2)" in out and "PUBCOUNT(1)" in out and "RETAINED(YES)" in out
+    subs = "\n".join(ex.run("DISPLAY TPSTATUS('scores/football') TYPE(SUB)").lines)
+    assert subs.count("SUBID(") == 2 and "DURABLE(YES)" in subs and "NUMMSGS(1)" in subs
+    assert "ACTCONN(" in "\n".join(ex.run("DISPLAY TPSTATUS('scores/football') TYPE(PUB)").lines)
+    assert "TOPICSTR(scores)" in "\n".join(ex.run("DISPLAY TPSTATUS('#') SUBCOUNT").lines)
