@@ -148,17 +148,28 @@ class PubSubMixin:
         self._set_context(conn, d, opts, self.clock.now())   # type: ignore[attr-defined]
         if opts & C.MQPMO_RETAIN:
             self._retain(conn, topic, md, body)
-        matched = 0
-        for sub in list(self.subscriptions.values()):
-            if not sub.matches(topic):
-                continue
-            if opts & C.MQPMO_NOT_OWN_SUBS and sub.owner == conn.hconn:
-                continue
-            if sub.options & C.MQSO_PUBLICATIONS_ON_REQUEST:
-                continue                  # delivered only on MQSUBRQ, from the retained publication
-            self._deliver(conn, sub, topic, md, body, syncpoint=bool(opts & C.MQPMO_SYNCPOINT), retained=False)
-            matched += 1
-        if not matched and opts & C.MQPMO_WARN_IF_NO_SUBS_MATCHED:
+        targets = [sub for sub in self.subscriptions.values() if sub.matches(topic)
+                   and not (opts & C.MQPMO_NOT_OWN_SUBS and sub.owner == conn.hconn)
+                   # PUBLICATIONS_ON_REQUEST: delivered only on MQSUBRQ, from the retained publication.
+                   and not sub.options & C.MQSO_PUBLICATIONS_ON_REQUEST]
+        if opts & C.MQPMO_SYNCPOINT:
+            for sub in targets:
+                self._deliver(conn, sub, topic, md, body, syncpoint=True, retained=False)
+        elif targets:
+            # Outside syncpoint the copies still go in one unit of work of their own, journalled in
+            # one write: after a crash every subscriber has the publication, or none has.
+            saved = conn.uow, conn.shared_uow, conn.uow_failed
+            conn.uow, conn.shared_uow, conn.uow_failed = [], False, False
+            try:
+                for sub in targets:
+                    self._deliver(conn, sub, topic, md, body, syncpoint=True, retained=False)
+                self.commit(conn)                                   # type: ignore[attr-defined]
+            except BaseException:
+                self.backout(conn)                                  # type: ignore[attr-defined]
+                raise
+            finally:
+                conn.uow, conn.shared_uow, conn.uow_failed = saved
+        if not targets and opts & C.MQPMO_WARN_IF_NO_SUBS_MATCHED:
             return C.MQRC_NO_SUBS_MATCHED
         return C.MQRC_NONE
 

@@ -178,3 +178,29 @@ def test_admin_subscriptions_and_topics_through_pcf(qm):
     pcf.MQCMD_DELETE_TOPIC({pymqi.CMQC.MQCA_TOPIC_NAME: b"PCF.TOPIC"})
     pcf.disconnect()
     c.disconnect()
+
+
+def test_persistent_publication_reaches_every_durable_subscription_once_across_kill_9(tmp_path):
+    with Harness(str(tmp_path / "data")) as h:
+        qm = h.add("QMKILL")
+        c = qm.client()
+        for name in ("D1", "D2", "D3"):
+            pymqi.Subscription(c, sub_desc=desc(name, "ledger/#", pymqi.CMQC.MQSO_CREATE | pymqi.CMQC.MQSO_DURABLE
+                                                | pymqi.CMQC.MQSO_MANAGED)).close()
+        for i in range(20):
+            publish(c, f"ledger/{i}", b"entry %d" % i, pymqi.MD(Persistence=pymqi.CMQC.MQPER_PERSISTENT))
+        qm.kill9()
+        qm.start()
+        c = qm.client()
+        for name in ("D1", "D2", "D3"):
+            sub = pymqi.Subscription(c, sub_desc=desc(name, "", pymqi.CMQC.MQSO_RESUME | pymqi.CMQC.MQSO_MANAGED))
+            got = []
+            while True:
+                try:
+                    got.append(sub.get(None, pymqi.MD(), pymqi.GMO(Options=pymqi.CMQC.MQGMO_NO_WAIT)))
+                except pymqi.MQMIError as e:
+                    assert e.reason == pymqi.CMQC.MQRC_NO_MSG_AVAILABLE
+                    break
+            assert got == [b"entry %d" % i for i in range(20)], name
+            sub.close(sub_close_options=pymqi.CMQC.MQCO_REMOVE_SUB, close_sub_queue=True)
+        c.disconnect()
