@@ -19,7 +19,7 @@ WRITABLE = {"correl_id": "CorrelId", "group_id": "GroupId", "msg_id": "MsgId", "
             "msg_flags": "MsgFlags", "priority": "Priority", "persistence": "Persistence", "reply_to_q": "ReplyToQ",
             "reply_to_qmgr": "ReplyToQMgr", "format": "Format", "expiry": "Expiry"}
 BYTE_FIELDS = {"CorrelId", "GroupId", "MsgId", "ReplyToQ", "ReplyToQMgr", "Format"}
-_REQUIRED = ("queueManager", "queue")
+_REQUIRED = ("queueManager",)
 BINDS = {"asqdef": 0, "open": 0x4000, "notfixed": 0x8000, "group": 0x400000}   # MQOO_BIND_*
 READ_CHUNK = 5000            # messages per round trip when reading a range
 GROUPED = 0x08 | 0x10       # MQMF_MSG_IN_GROUP | MQMF_LAST_MSG_IN_GROUP
@@ -62,6 +62,13 @@ class Options:
     bind: int                     # writes: MQOO_BIND_* for a cluster queue
     writer_id: str                # streaming writes: the name their committed batches are recorded under
     partition_size: int           # batch reads: messages per partition (a queue is split into ranges)
+    topic: str = ""               # a topic string in place of a queue: streams subscribe, writes publish
+    subscription: str = ""        # a topic stream's durable subscription (resumed when the query restarts)
+
+    @property
+    def target(self) -> str:
+        """What the options name, for messages: the queue, else the topic string."""
+        return self.queue or f"topic {self.topic}"
 
     @staticmethod
     def of(options: Any) -> Options:
@@ -69,6 +76,8 @@ class Options:
         missing = [k for k in _REQUIRED if k.lower() not in opts]
         if missing:
             raise MQLiteError(f"option {missing[0]!r} is required by the {NAME} data source")
+        if ("queue" in opts) == ("topic" in opts):
+            raise MQLiteError(f"the {NAME} data source needs one of the options 'queue' and 'topic'")
         mode = opts.get("mode", "browse").lower()
         if mode not in ("browse", "get"):
             raise MQLiteError(f"mode {mode!r} is not one of 'browse' (non-destructive) and 'get' (destructive)")
@@ -83,11 +92,16 @@ class Options:
         if instances == "cluster" and not opts.get("conname"):
             raise MQLiteError("instances 'cluster' needs a client connection (channel and conname)")
         per_trigger = _positive(opts, "maxMessagesPerTrigger", 1) if "maxmessagespertrigger" in opts else 0
+        target = opts.get("queue") or opts["topic"]
         writer = opts.get("writerid") or (opts.get("checkpointlocation", "") and "spark-" + hashlib.sha1(
-            (opts["checkpointlocation"] + "\0" + opts["queue"]).encode()).hexdigest()[:20])
-        return Options(opts["queuemanager"], opts["queue"], opts.get("channel", ""), opts.get("conname", ""),
-                        opts.get("user", ""), opts.get("password", ""), mode, _positive(opts, "batchSize", 10000),
-                        instances, per_trigger, BINDS[bind], writer, _positive(opts, "partitionSize", 25000))
+            (opts["checkpointlocation"] + "\0" + target).encode()).hexdigest()[:20])
+        topic = opts.get("topic", "")
+        subscription = opts.get("subscription") or (topic and "spark-" + hashlib.sha1(
+            (opts["queuemanager"] + "\0" + topic).encode()).hexdigest()[:20])
+        return Options(opts["queuemanager"], opts.get("queue", ""), opts.get("channel", ""), opts.get("conname", ""),
+                       opts.get("user", ""), opts.get("password", ""), mode, _positive(opts, "batchSize", 10000),
+                       instances, per_trigger, BINDS[bind], writer, _positive(opts, "partitionSize", 25000), topic,
+                       subscription)
 
     def connect(self, qmgr: str = "", conname: str = "") -> Any:
         from mqlite import pymqi
@@ -101,9 +115,39 @@ class Options:
                               f"{self.channel or 'local bindings'} {conname}".rstrip()) from None
 
 
-def open_queue(conn: Any, queue: str, options: int, qmgr: str, purpose: str) -> Any:
+def open_queue(conn: Any, queue: str, options: int, qmgr: str, purpose: str, topic: str = "") -> Any:
+    """The queue (or, with ``topic``, the topic string, for publishing) opened."""
     from mqlite import pymqi
     try:
+        if topic:
+            od = pymqi.OD(ObjectType=pymqi.CMQC.MQOT_TOPIC, Version=pymqi.CMQC.MQOD_VERSION_4)
+            od.set_vs("ObjectString", topic)
+            return pymqi.Queue(conn, od, pymqi.CMQC.MQOO_OUTPUT)
         return pymqi.Queue(conn, queue, options)
     except pymqi.MQMIError as e:
-        raise MQLiteError(f"{reason_text(e)}: cannot open queue {queue} on {qmgr} for {purpose}") from None
+        what = f"topic {topic}" if topic else f"queue {queue}"
+        raise MQLiteError(f"{reason_text(e)}: cannot open {what} on {qmgr} for {purpose}") from None
+
+
+def subscribe(opts: Options) -> Options:
+    """A topic stream's durable subscription, made or resumed (managed: the queue manager keeps
+    the publications on a queue of its own); the options then name that queue, which the stream
+    reads by position like any other."""
+    from dataclasses import replace
+
+    from mqlite import pymqi
+    conn = opts.connect()
+    try:
+        sd = pymqi.SD(Options=pymqi.CMQC.MQSO_CREATE | pymqi.CMQC.MQSO_RESUME | pymqi.CMQC.MQSO_DURABLE
+                      | pymqi.CMQC.MQSO_MANAGED)
+        sd.set_vs("SubName", opts.subscription)
+        sd.set_vs("ObjectString", opts.topic)
+        sub = pymqi.Subscription(conn, sub_desc=sd)
+        name = sub.get_sub_queue().inquire(pymqi.CMQC.MQCA_Q_NAME)
+        sub.close(close_sub_queue=True)
+    except pymqi.MQMIError as e:
+        raise MQLiteError(f"{reason_text(e)}: cannot subscribe to {opts.topic} on {opts.qmgr} as "
+                          f"{opts.subscription}") from None
+    finally:
+        conn.disconnect()
+    return replace(opts, queue=name.decode().strip() if isinstance(name, bytes) else str(name).strip())

@@ -19,6 +19,7 @@ from mqlite.spark.options import (
     WRITABLE,
     MQLiteError,
     Options,
+    subscribe,
 )
 from mqlite.spark.read import BatchReader
 from mqlite.spark.stream import StreamReader
@@ -36,12 +37,19 @@ class MQLiteDataSource(DataSource):
         return SCHEMA
 
     def reader(self, schema: StructType) -> DataSourceReader:
-        return BatchReader(Options.of(self.options), schema)
+        opts = Options.of(self.options)
+        if opts.topic:
+            raise MQLiteError("a topic is read as a stream (readStream), through a durable subscription")
+        return BatchReader(opts, schema)
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
         opts = Options.of(self.options)
         if opts.mode != "browse":
             raise MQLiteError("a stream removes messages when Spark commits them: leave mode at 'browse'")
+        if opts.topic:
+            if opts.instances == "cluster":
+                raise MQLiteError("a topic stream reads its subscription on one queue manager: instances 'local'")
+            opts = subscribe(opts)
         return StreamReader(opts, schema)
 
     def writer(self, schema: StructType, overwrite: bool) -> DataSourceWriter:

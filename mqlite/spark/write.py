@@ -53,7 +53,8 @@ class Writing:
         xid = f"{self.scope}/{uuid.uuid4().hex}"
         count = 0
         try:
-            q = open_queue(conn, self.opts.queue, C.MQOO_OUTPUT | self.opts.bind, self.opts.qmgr, "output")
+            q = open_queue(conn, self.opts.queue, C.MQOO_OUTPUT | self.opts.bind, self.opts.qmgr, "output",
+                           self.opts.topic)
             # Asynchronous puts (MQ's put response type ASYNC) inside the unit of work: no round
             # trip per row; MQSTAT then tells whether any failed, before anything is prepared.
             # With bind=group a row whose msg_flags say it is in a group is put in logical order:
@@ -68,17 +69,17 @@ class Writing:
                 try:
                     q.put(body, md, pmo)
                 except pymqi.MQMIError as e:
-                    raise MQLiteError(f"{reason_text(e)}: put to {self.opts.queue} failed; this task's "
+                    raise MQLiteError(f"{reason_text(e)}: put to {self.opts.target} failed; this task's "
                                       "puts were backed out") from None
                 count += 1
             status = conn.stat()
             if status.PutFailureCount:
                 raise MQLiteError(f"{reason_text(status.Reason)}: {status.PutFailureCount} of {count} puts to "
-                                  f"{self.opts.queue} failed; this task's puts were backed out")
+                                  f"{self.opts.target} failed; this task's puts were backed out")
             try:
                 conn.prepare(xid)
             except pymqi.MQMIError as e:
-                raise MQLiteError(f"{reason_text(e)}: preparing this task's puts to {self.opts.queue} failed; "
+                raise MQLiteError(f"{reason_text(e)}: preparing this task's puts to {self.opts.target} failed; "
                                   "they were backed out") from None
             q.close()
         except BaseException:
@@ -107,7 +108,7 @@ class Writing:
                                          end_prefix=end)
         except pymqi.MQMIError as e:
             raise MQLiteError(f"{reason_text(e)}: {'committing' if commit else 'backing out'} the prepared "
-                              f"puts to {self.opts.queue} failed") from None
+                              f"puts to {self.opts.target} failed") from None
         finally:
             conn.disconnect()
 
