@@ -24,6 +24,8 @@ from mqlite.cmq import CMQZC as Z
 from mqlite.cmq.structs import MD, OD, PMO, pad, text
 from mqlite.engine.core import C, Conn, Handle
 from mqlite.engine.errors import MQIError
+from mqlite.engine.queue import Message
+from mqlite.engine.resolve import LOCAL
 from mqlite.props import rfh2
 from mqlite.props.values import Properties
 from mqlite.pubsub import topics
@@ -32,6 +34,14 @@ from mqlite.pubsub.matching import char_match, topic_match
 SUB_NS, RETAINED_NS = "SUB", "RETAINED"
 _TOPIC_OPEN = (C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY | C.MQOO_PASS_IDENTITY_CONTEXT
                | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT | C.MQOO_SET_ALL_CONTEXT)
+
+
+def _read_ahead(options: int) -> int:
+    """MQSO_READ_AHEAD/NO_READ_AHEAD as the managed queue's open options (the default: as the
+    queue's DEFREADA)."""
+    if options & C.MQSO_READ_AHEAD:
+        return C.MQOO_READ_AHEAD
+    return C.MQOO_NO_READ_AHEAD if options & C.MQSO_NO_READ_AHEAD else 0
 
 
 @dataclass
@@ -152,9 +162,10 @@ class PubSubMixin:
                    and not (opts & C.MQPMO_NOT_OWN_SUBS and sub.owner == conn.hconn)
                    # PUBLICATIONS_ON_REQUEST: delivered only on MQSUBRQ, from the retained publication.
                    and not sub.options & C.MQSO_PUBLICATIONS_ON_REQUEST]
+        cache: dict[tuple[str, bool], tuple[bytes, int, int, bytes]] = {}
         if opts & C.MQPMO_SYNCPOINT:
             for sub in targets:
-                self._deliver(conn, sub, topic, md, body, syncpoint=True, retained=False)
+                self._deliver(conn, sub, topic, md, body, syncpoint=True, retained=False, cache=cache)
         elif targets:
             # Outside syncpoint the copies still go in one unit of work of their own, journalled in
             # one write: after a crash every subscriber has the publication, or none has.
@@ -162,7 +173,7 @@ class PubSubMixin:
             conn.uow, conn.shared_uow, conn.uow_failed = [], False, False
             try:
                 for sub in targets:
-                    self._deliver(conn, sub, topic, md, body, syncpoint=True, retained=False)
+                    self._deliver(conn, sub, topic, md, body, syncpoint=True, retained=False, cache=cache)
                 self.commit(conn)                                   # type: ignore[attr-defined]
             except BaseException:
                 self.backout(conn)                                  # type: ignore[attr-defined]
@@ -188,37 +199,69 @@ class PubSubMixin:
         else:
             self._journal(conn, ("objdel", RETAINED_NS, topic))
 
+    def _publication_data(self, md: MD, body: bytes, topic: str, user_data: str, retained: bool,
+                          cache: dict[tuple[str, bool], tuple[bytes, int, int, bytes]]) -> tuple[bytes, int, int, bytes]:
+        """The data a copy carries: the publisher's, with the mqps properties in front (made once
+        per publication for each distinct SubUserData)."""
+        key = (user_data, retained)
+        got = cache.get(key)
+        if got is None:
+            props = Properties()
+            props.set("mqps.Top", topic, validate=False)
+            if user_data:
+                props.set("mqps.Sud", user_data, validate=False)
+            if retained:
+                props.set("mqps.Ret", True, validate=False)
+            split = rfh2.split(md.Format, md.Encoding, md.CodedCharSetId, body)
+            got = cache[key] = rfh2.join(props, split.format, split.encoding, split.ccsid, split.data,
+                                         rfh2.build_folders(props) + split.folders)
+        return got
+
     def _deliver(self, conn: Conn, sub: Subscription, topic: str, md: MD, body: bytes, syncpoint: bool,
-                 retained: bool) -> None:
+                 retained: bool, cache: dict[tuple[str, bool], tuple[bytes, int, int, bytes]] | None = None) -> None:
         """One copy of a publication to the subscription's queue, with the queue manager's authority."""
-        copy = md.copy()
-        copy.CorrelId = bytes.fromhex(sub.correl_id)
-        copy.MsgId = self.ids.next()
-        props = Properties()
-        props.set("mqps.Top", topic, validate=False)
-        if sub.user_data:
-            props.set("mqps.Sud", sub.user_data, validate=False)
-        if retained:
-            props.set("mqps.Ret", True, validate=False)
-        split = rfh2.split(copy.Format, copy.Encoding, copy.CodedCharSetId, body)
-        copy.Format, copy.Encoding, copy.CodedCharSetId, data = rfh2.join(
-            props, split.format, split.encoding, split.ccsid, split.data, rfh2.build_folders(props) + split.folders)
-        target = self.queue(sub.queue) if sub.qmgr == self.name else None        # type: ignore[attr-defined]
-        if target is not None and target["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC:
-            copy.Persistence = C.MQPER_NOT_PERSISTENT     # a temporary dynamic queue holds no persistent message
-        saved = conn.principal
-        conn.principal = None
+        fmt, enc, ccsid, data = self._publication_data(md, body, topic, sub.user_data, retained,
+                                                       {} if cache is None else cache)
         try:
-            self.put1(conn, OD(ObjectName=pad(sub.queue, 48), ObjectQMgrName=pad(sub.qmgr, 48)), copy,  # type: ignore[attr-defined]
-                      PMO(Options=C.MQPMO_SET_ALL_CONTEXT | (C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT)),
-                      data)
+            self._put_copy(conn, sub, md, fmt, enc, ccsid, data, syncpoint)
             sub.publications += 1
             sub.last_msg = self.clock.now()
         except MQIError as e:
             self.log(f"MQL8020W: A publication on {topic} could not be delivered to subscription "   # type: ignore[attr-defined]
                      f"'{sub.name or sub.subid}' (queue {sub.queue}): reason {e.reason}.")
-        finally:
-            conn.principal = saved
+
+    def _put_copy(self, conn: Conn, sub: Subscription, md: MD, fmt: bytes, enc: int, ccsid: int, data: bytes,
+                  syncpoint: bool) -> None:
+        """The copy onto a local queue directly, with MQPUT's checks; through MQPUT1 (as the queue
+        manager) to any other destination."""
+        copy = md.copy()
+        d = copy.__dict__
+        d["CorrelId"] = bytes.fromhex(sub.correl_id)
+        d["MsgId"] = self.ids.next()
+        d["Format"], d["Encoding"], d["CodedCharSetId"] = fmt, enc, ccsid
+        res = self._resolve(conn, sub.queue, sub.qmgr if sub.qmgr != self.name else "", C.MQOO_OUTPUT)  # type: ignore[attr-defined]
+        qs = self.queues.get(res.queue) if res.kind == LOCAL else None                                # type: ignore[attr-defined]
+        if qs is None or qs.shared:
+            saved = conn.principal
+            conn.principal = None
+            try:
+                self.put1(conn, OD(ObjectName=pad(sub.queue, 48), ObjectQMgrName=pad(sub.qmgr, 48)), copy,  # type: ignore[attr-defined]
+                          PMO(Options=C.MQPMO_SET_ALL_CONTEXT | (C.MQPMO_SYNCPOINT if syncpoint
+                                                                 else C.MQPMO_NO_SYNCPOINT)), data)
+            finally:
+                conn.principal = saved
+            return
+        target = self._check_put(conn, res, qs, len(data), 0, syncpoint)                            # type: ignore[attr-defined]
+        persistent = d["Persistence"] == C.MQPER_PERSISTENT and target["DEFTYPE"] != C.MQQDT_TEMPORARY_DYNAMIC
+        if not persistent:
+            d["Persistence"] = C.MQPER_NOT_PERSISTENT   # a temporary dynamic queue holds no persistent message
+        else:
+            self._need_room(len(data))                                                              # type: ignore[attr-defined]
+        now = self.clock.now()
+        expiry_at = None if copy.Expiry == C.MQEI_UNLIMITED else now + copy.Expiry / 10.0
+        self._seq += 1                                                                              # type: ignore[attr-defined]
+        msg = Message(self._seq, copy, data, expiry_at, persistent, qs.lane_for(d["Priority"]))   # type: ignore[attr-defined]
+        self._enqueue(conn, qs, msg, syncpoint, now)                                                # type: ignore[attr-defined]
 
     # --- MQSUB -----------------------------------------------------------------------------------
     def subscribe(self, conn: Conn, sd: Any, hobj: int) -> tuple[Handle, int]:
@@ -277,7 +320,8 @@ class PubSubMixin:
             saved = conn.principal
             conn.principal = None          # the queue manager makes its managed queue
             try:
-                qh = self.open(conn, od, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | C.MQOO_INQUIRE)  # type: ignore[attr-defined]
+                qh = self.open(conn, od, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | C.MQOO_INQUIRE  # type: ignore[attr-defined]
+                               | _read_ahead(opts))
             finally:
                 conn.principal = saved
             return qh.hobj, text(od.ObjectName), self.name
@@ -307,7 +351,7 @@ class PubSubMixin:
             conn.principal = None
             try:
                 qh = self.open(conn, OD(ObjectName=pad(sub.queue, 48)),                     # type: ignore[attr-defined]
-                               C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | C.MQOO_INQUIRE).hobj
+                               C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | C.MQOO_INQUIRE | _read_ahead(sd.Options)).hobj
             finally:
                 conn.principal = saved
         else:

@@ -121,8 +121,8 @@ class Open:
 class Sub:
     """MQSUB: the destination queue's handle (0: managed), MQSD, and its strings (ObjectString,
     SubName, SubUserData, SelectionString); the reply gives the subscription's handle, the
-    destination queue's handle and the MQSD back (SubCorrelId, the ObjectString of a resumed
-    subscription)."""
+    destination queue's handle and its OPEN_* flags (read-ahead), and the MQSD back (SubCorrelId,
+    the ObjectString of a resumed subscription)."""
     STRINGS = ("ObjectString", "SubName", "SubUserData", "SelectionString")
 
     @staticmethod
@@ -141,22 +141,22 @@ class Sub:
         return I1.unpack_from(p)[0], sd
 
     @staticmethod
-    def reply(hsub: int, hobj: int, sd: Any) -> bytes:
-        return III.pack(0, 0, hsub) + I1.pack(hobj) + sd.pack() + _strings([sd.get_vs("ObjectString")])
+    def reply(hsub: int, hobj: int, flags: int, sd: Any) -> bytes:
+        return III.pack(0, 0, hsub) + II.pack(hobj, flags) + sd.pack() + _strings([sd.get_vs("ObjectString")])
 
     @staticmethod
-    def parse_reply(reply: bytes, sd: Any) -> tuple[int, int]:
-        """(hsub, hobj); the MQSD is updated in place."""
-        hsub, hobj = II.unpack_from(reply, 8)
+    def parse_reply(reply: bytes, sd: Any) -> tuple[int, int, int]:
+        """(hsub, hobj, the queue handle's OPEN_* flags); the MQSD is updated in place."""
+        hsub, hobj, flags = III.unpack_from(reply, 8)
         size = sd.get_length()
         vs = dict(sd.__dict__.get("_vs", {}))
-        sd.unpack(reply[16:16 + size])
-        (objstr,) = _parse_strings(reply, 16 + size, 1, "SUB reply")
+        sd.unpack(reply[20:20 + size])
+        (objstr,) = _parse_strings(reply, 20 + size, 1, "SUB reply")
         for name, value in vs.items():
             sd.set_vs(name, value)
         if objstr:
             sd.set_vs("ObjectString", objstr)
-        return hsub, hobj
+        return hsub, hobj, flags
 
 
 class SubRq:

@@ -149,13 +149,13 @@ class Subscription:
             hobj = sub_queue
         reply = self.__qmgr._call(P.SUB, V.Sub.request(hobj, sub_desc))
         check_reply(reply)
-        self.__handle, qh = V.Sub.parse_reply(reply, sub_desc)
+        self.__handle, qh, flags = V.Sub.parse_reply(reply, sub_desc)
         self.sub_desc = sub_desc
         if isinstance(sub_queue, Queue):
             self.sub_queue = sub_queue
         else:
             self.sub_queue = Queue(self.__qmgr)
-            self.sub_queue.set_handle(qh)
+            self.sub_queue._adopt(qh, flags)
         return self
 
     def get(self, max_length: int | None = None, *opts: Any) -> bytes:

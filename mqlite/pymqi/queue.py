@@ -420,6 +420,15 @@ class Queue:
     def set_handle(self, handle: int) -> None:
         self.__qHandle = handle
 
+    def _adopt(self, handle: int, flags: int) -> None:
+        """A handle the queue manager opened for the application (MQSUB's managed queue), with its
+        OPEN_* flags: read-ahead as an MQOPEN of it would have."""
+        self.__qHandle = handle
+        self.__read_ahead = bool(flags & P.OPEN_READ_AHEAD)
+        self.__async_put = bool(flags & P.OPEN_ASYNC_PUT)
+        self.__openOpts = CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_BROWSE | CMQC.MQOO_INQUIRE
+        self.__qMgr._queues.add(self)
+
     def get_name(self) -> str:
         return structs.text(self.__qDesc.ObjectName) if self.__qDesc is not None else ""
 

@@ -36,7 +36,9 @@ def _sub(s: Any, p: bytes) -> bytes:
         h, qh = s._call(s.server.qm.subscribe, sd, hobj)
     except MQIError as e:
         return s._failed(e)
-    return V.Sub.reply(h.hobj, qh, sd)
+    queue = s.conn.handles.get(qh) if s.conn is not None else None
+    flags = P.OPEN_READ_AHEAD if queue is not None and queue.read_ahead_ok else 0
+    return V.Sub.reply(h.hobj, qh, flags, sd)
 
 
 def _subrq(s: Any, p: bytes) -> bytes:
