@@ -29,8 +29,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from mqlite.cli.proc import free_port, run_mqlite  # noqa: E402
-from mqlite.testing import OPEN_SECURITY  # noqa: E402
+from mqlite.cli.proc import free_port, run_mqlite
+from mqlite.testing import OPEN_SECURITY
 
 BODY = b"x" * 1024
 QM = "BENCH.PS"
