@@ -152,6 +152,12 @@ class PubSubMixin:
             md.Persistence = topics.resolved(tree, topic, "DEFPSIST")
         if md.Priority == C.MQPRI_PRIORITY_AS_TOPIC_DEF:
             md.Priority = topics.resolved(tree, topic, "DEFPRTY")
+        elif md.Priority > 9:
+            md.Priority = 9
+        elif md.Priority < -1:
+            raise MQIError(C.MQRC_PRIORITY_ERROR)
+        if md.Persistence not in (0, 1):
+            raise MQIError(C.MQRC_PERSISTENCE_ERROR)
         if not md.MsgId.strip(b"\0") or opts & C.MQPMO_NEW_MSG_ID:
             md.MsgId = self.ids.next()
         d = md.__dict__

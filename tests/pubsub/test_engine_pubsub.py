@@ -187,3 +187,13 @@ def test_tpstatus_counts_subscribers_publishers_and_retained(eng):
     assert subs.count("SUBID(") == 2 and "DURABLE(YES)" in subs and "NUMMSGS(1)" in subs
     assert "ACTCONN(" in "\n".join(ex.run("DISPLAY TPSTATUS('scores/football') TYPE(PUB)").lines)
     assert "TOPICSTR(scores)" in "\n".join(ex.run("DISPLAY TPSTATUS('#') SUBCOUNT").lines)
+
+
+def test_publication_descriptor_checks(eng):
+    _h, qh, _sd = sub(eng, "checks/#")
+    with pytest.raises(MQIError) as e:
+        publish(eng, "checks/a", b"x", Persistence=7)
+    assert e.value.reason == C.MQRC_PERSISTENCE_ERROR
+    publish(eng, "checks/a", b"high", Priority=12)
+    r = eng.qm.get(eng.conn, qh, MD(), GMO(Options=C.MQGMO_NO_WAIT), 1000)
+    assert r.md.Priority == 9
