@@ -116,7 +116,8 @@ class SecurityState:
         if p is None:
             groups = set(self.users.get(user, {}).get("groups", ())) | set(os_groups(user)) \
                 | set(self.external_groups.get(user, ()))
-            p = Principal(user, tuple(sorted(groups)), ADMIN_GROUP in groups)
+            # The user mqm is IBM MQ's own (its primary group is mqm) whether or not the OS has it.
+            p = Principal(user, tuple(sorted(groups)), ADMIN_GROUP in groups or user == ADMIN_GROUP)
             self._principals[user] = p
         return p
 

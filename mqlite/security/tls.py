@@ -155,6 +155,9 @@ def server_context(keyrepo: str, label: str = "") -> ssl.SSLContext:
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.minimum_version = TLS12
     ctx.verify_mode = ssl.CERT_OPTIONAL
+    # Every TLS 1.2 suite a CipherSpec names (Python's default list leaves out RSA key exchange,
+    # which TLS_RSA_WITH_* CipherSpecs use); which one a channel accepts is its SSLCIPH's business.
+    ctx.set_ciphers(":".join(c.openssl for c in _SPECIFIC if c.high == TLS12))
     _load(ctx, keyrepo, label)
     return ctx
 

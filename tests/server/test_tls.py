@@ -9,7 +9,7 @@ import os
 import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import NameOID
 
@@ -43,12 +43,12 @@ class PKI:
         self.ca_name = _name("Test CA", "Acme CA")
         self.ca = _cert(self.ca_name, self.ca_key, self.ca_name, self.ca_key, ca=True)
 
-    def repo(self, stem: str, cn: str | None, o: str = "Acme", ca=None) -> str:
+    def repo(self, stem: str, cn: str | None, o: str = "Acme", ca=None, use_rsa: bool = False) -> str:
         """A PEM repository: the key and certificate for ``cn`` (none: only the CA), then the CA."""
         path = os.path.join(self.dir, stem)
         data = b""
         if cn is not None:
-            key = ec.generate_private_key(ec.SECP256R1())
+            key = rsa.generate_private_key(65537, 2048) if use_rsa else ec.generate_private_key(ec.SECP256R1())
             cert = _cert(_name(cn, o), key, self.ca_name, self.ca_key)
             data += key.private_bytes(PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
             data += cert.public_bytes(PEM)
@@ -203,3 +203,46 @@ def test_message_channel_over_tls_with_mutual_authentication(tmp_path):
         assert "STATUS(RUNNING)" in out
         c1.disconnect()
         c2.disconnect()
+
+
+def test_pymqi_tls_test_as_it_is_written(tmp_path):
+    """pymqi's tests/test_tls.py: an RSA certificate, TLS_RSA_WITH_AES_256_CBC_SHA256, SSLPEER
+    ('CN=client'), the channel's CHLAUTH records set through PCF (a USERMAP with CHCKCLNT(REQDADM)
+    mapping to mqm, a BLOCKUSER of 'nobody'), SSLKEYR and CERTLABL changed through PCF, and
+    connectWithOptions(qm, cd, sco, opts=MQCNO_HANDLE_SHARE_NO_BLOCK, user=..., password=...)."""
+    pki = PKI(str(tmp_path))
+    server = pki.repo("mqtest", "mqtest", use_rsa=True)
+    client = pki.repo("client", "client", use_rsa=True)
+    with Harness(str(tmp_path / "data"), security=True) as h:
+        qm = h.add("MQTEST", "DEFINE CHANNEL(SSL.SVRCONN) CHLTYPE(SVRCONN) SSLCIPH(TLS_RSA_WITH_AES_256_CBC_SHA256) "
+                             "SSLPEER('CN=client') SSLCAUTH(OPTIONAL)\n")
+        from mqlite.testing import run_mqlite
+        run_mqlite("setmqusr", "-m", "MQTEST", "-u", "app", "--password-stdin", stdin="Secret13\n")
+        admin = pymqi.connect("MQTEST")
+        pcf = pymqi.PCFExecute(admin)
+        pcf.MQCMD_CHANGE_Q_MGR([pymqi.CFST(Parameter=CMQC.MQCA_SSL_KEY_REPOSITORY, String=server.encode()),
+                                pymqi.CFST(Parameter=CMQC.MQCA_CERT_LABEL, String=b"mqtest")])
+        from mqlite.cmq import CMQCFC, CMQXC
+        pcf.MQCMD_SET_CHLAUTH_REC([pymqi.CFST(Parameter=CMQCFC.MQCACH_CHANNEL_NAME, String=b"SSL.SVRCONN"),
+                                   pymqi.CFIN(Parameter=CMQCFC.MQIACF_CHLAUTH_TYPE, Value=CMQCFC.MQCAUT_USERMAP),
+                                   pymqi.CFIN(Parameter=CMQCFC.MQIACF_ACTION, Value=CMQCFC.MQACT_REPLACE),
+                                   pymqi.CFST(Parameter=CMQCFC.MQCACH_CLIENT_USER_ID, String=b"app"),
+                                   pymqi.CFIN(Parameter=CMQC.MQIA_CHECK_CLIENT_BINDING,
+                                              Value=CMQCFC.MQCHK_REQUIRED_ADMIN),
+                                   pymqi.CFIN(Parameter=CMQCFC.MQIACH_USER_SOURCE, Value=CMQC.MQUSRC_MAP),
+                                   pymqi.CFST(Parameter=CMQCFC.MQCACH_MCA_USER_ID, String=b"mqm")])
+        pcf.MQCMD_SET_CHLAUTH_REC([pymqi.CFST(Parameter=CMQCFC.MQCACH_CHANNEL_NAME, String=b"SSL.SVRCONN"),
+                                   pymqi.CFIN(Parameter=CMQCFC.MQIACF_CHLAUTH_TYPE, Value=CMQCFC.MQCAUT_BLOCKUSER),
+                                   pymqi.CFST(Parameter=CMQCFC.MQCACH_MCA_USER_ID_LIST, String=b"nobody"),
+                                   pymqi.CFIN(Parameter=CMQCFC.MQIACH_WARNING, Value=CMQC.MQWARN_NO),
+                                   pymqi.CFIN(Parameter=CMQCFC.MQIACF_ACTION, Value=CMQCFC.MQACT_REPLACE)])
+        pcf.disconnect()
+        admin.disconnect()
+        qm.mqsc("REFRESH SECURITY TYPE(SSL)\n", check=True)
+        c = pymqi.QueueManager(None)
+        cd = pymqi.CD(Version=CMQXC.MQCD_VERSION_7, ChannelName=b"SSL.SVRCONN", ConnectionName=qm.conname.encode(),
+                      SSLCipherSpec=b"TLS_RSA_WITH_AES_256_CBC_SHA256")
+        sco = pymqi.SCO(Version=CMQC.MQSCO_VERSION_5, KeyRepository=client.encode(), CertificateLabel=b"client")
+        c.connectWithOptions("MQTEST", cd, sco, opts=CMQC.MQCNO_HANDLE_SHARE_NO_BLOCK, user="app", password="Secret13")
+        assert c.is_connected
+        c.disconnect()
