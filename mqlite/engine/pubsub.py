@@ -15,6 +15,7 @@ and RETAINED) and come back at restart; non-durable ones end with MQCLOSE or the
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 from dataclasses import asdict, dataclass
@@ -27,6 +28,7 @@ from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import Message
 from mqlite.engine.resolve import LOCAL
 from mqlite.props import rfh2
+from mqlite.props.selector import SelectorError, compile_selector, md_lookup
 from mqlite.props.values import Properties
 from mqlite.pubsub import topics
 from mqlite.pubsub.matching import char_match, topic_match
@@ -34,6 +36,11 @@ from mqlite.pubsub.matching import char_match, topic_match
 SUB_NS, RETAINED_NS = "SUB", "RETAINED"
 _TOPIC_OPEN = (C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY | C.MQOO_PASS_IDENTITY_CONTEXT
                | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT | C.MQOO_SET_ALL_CONTEXT)
+
+
+@functools.lru_cache(maxsize=1024)
+def _compiled(selector: str) -> Any:
+    return compile_selector(selector)
 
 
 def _read_ahead(options: int) -> int:
@@ -65,9 +72,17 @@ class Subscription:
     topicobj: str = ""              # the topic object named when it was made
     last_msg: float = 0.0           # when the last publication was delivered
     resumed: float = 0.0            # when MQSUB last resumed it
+    selector: str = ""              # SelectionString: only publications it selects are delivered
+    expires_at: float | None = None   # SubExpiry: the subscription ends then
+    priority: int = C.MQPRI_PRIORITY_AS_PUBLISHED   # PubPriority of the copies
 
     def matches(self, topic: str) -> bool:
         return char_match(self.topic, topic) if self.char_wildcards else topic_match(self.topic, topic)
+
+    def selects(self, md: MD, props: dict[str, tuple[int, Any]]) -> bool:
+        if not self.selector:
+            return True
+        return bool(_compiled(self.selector)(md_lookup(md, props)) is True)
 
     def record(self) -> dict[str, Any]:
         rec = asdict(self)
@@ -164,10 +179,14 @@ class PubSubMixin:
         self._set_context(conn, d, opts, self.clock.now())   # type: ignore[attr-defined]
         if opts & C.MQPMO_RETAIN:
             self._retain(conn, topic, md, body)
+        self._expire_subscriptions(conn)
         targets = [sub for sub in self.subscriptions.values() if sub.matches(topic)
                    and not (opts & C.MQPMO_NOT_OWN_SUBS and sub.owner == conn.hconn)
                    # PUBLICATIONS_ON_REQUEST: delivered only on MQSUBRQ, from the retained publication.
                    and not sub.options & C.MQSO_PUBLICATIONS_ON_REQUEST]
+        if any(sub.selector for sub in targets):
+            props = rfh2.properties_of(md.Format, md.Encoding, body) if md.Format == rfh2.RFH2_FORMAT else {}
+            targets = [sub for sub in targets if sub.selects(md, props)]
         cache: dict[tuple[str, bool], tuple[bytes, int, int, bytes]] = {}
         if opts & C.MQPMO_SYNCPOINT:
             for sub in targets:
@@ -245,6 +264,8 @@ class PubSubMixin:
         d["CorrelId"] = bytes.fromhex(sub.correl_id)
         d["MsgId"] = self.ids.next()
         d["Format"], d["Encoding"], d["CodedCharSetId"] = fmt, enc, ccsid
+        if sub.priority >= 0:
+            d["Priority"] = sub.priority
         res = self._resolve(conn, sub.queue, sub.qmgr if sub.qmgr != self.name else "", C.MQOO_OUTPUT)  # type: ignore[attr-defined]
         qs = self.queues.get(res.queue) if res.kind == LOCAL else None                                # type: ignore[attr-defined]
         if qs is None or qs.shared:
@@ -300,6 +321,16 @@ class PubSubMixin:
             raise MQIError(C.MQRC_SUB_INHIBITED)
         if durable and topics.resolved(tree, topic, "DURSUB") == C.MQSUB_DURABLE_INHIBITED:
             raise MQIError(C.MQRC_DURABILITY_NOT_ALLOWED)
+        selector = sd.get_vs("SelectionString").decode("utf-8", "replace").strip()
+        if selector:
+            try:
+                _compiled(selector)
+            except SelectorError as e:
+                raise MQIError(e.reason, detail=str(e)) from None
+        if sd.PubPriority < C.MQPRI_PRIORITY_AS_PUBLISHED or sd.PubPriority > 9:
+            raise MQIError(C.MQRC_PRIORITY_ERROR)
+        if sd.SubExpiry <= 0 and sd.SubExpiry != C.MQEI_UNLIMITED:
+            raise MQIError(C.MQRC_EXPIRY_ERROR)
         subid = os.urandom(24).hex()
         correl = sd.SubCorrelId if opts & C.MQSO_SET_CORREL_ID else bytes.fromhex(subid)
         qh, queue, qmgr = self._destination(conn, opts, hobj, topics.resolved(
@@ -308,7 +339,9 @@ class PubSubMixin:
                            bool(opts & C.MQSO_MANAGED), durable, correl.hex(),
                            sd.get_vs("SubUserData").decode("utf-8", "replace"), opts,
                            conn.principal.user if conn.principal is not None else conn.user,
-                           0 if durable else conn.hconn, self.clock.now())
+                           0 if durable else conn.hconn, self.clock.now(), selector=selector,
+                           expires_at=None if sd.SubExpiry == C.MQEI_UNLIMITED else self.clock.now() + sd.SubExpiry / 10,
+                           priority=sd.PubPriority)
         self.subscriptions[subid] = sub
         if durable:
             self._journal(conn, ("obj", SUB_NS, subid, json.dumps(sub.record())))
@@ -449,6 +482,13 @@ class PubSubMixin:
             obj = self.queue(sub.queue)                  # type: ignore[attr-defined]
             if obj is not None and not self.in_use(sub.queue):   # type: ignore[attr-defined]
                 self.remove_object(obj)                  # type: ignore[attr-defined]
+
+    def _expire_subscriptions(self, conn: Conn | None) -> None:
+        """Subscriptions past their SubExpiry end (a durable one with its managed queue)."""
+        now = self.clock.now()
+        for sub in [s for s in self.subscriptions.values() if s.expires_at is not None and s.expires_at <= now]:
+            if not any(h.sub is sub for c in self.conns.values() for h in c.handles.values()):
+                self._end_subscription(conn, sub)
 
     def end_connection_subscriptions(self, conn: Conn) -> None:
         """MQDISC (or a broken connection): its non-durable subscriptions end."""

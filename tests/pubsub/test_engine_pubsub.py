@@ -197,3 +197,45 @@ def test_publication_descriptor_checks(eng):
     publish(eng, "checks/a", b"high", Priority=12)
     r = eng.qm.get(eng.conn, qh, MD(), GMO(Options=C.MQGMO_NO_WAIT), 1000)
     assert r.md.Priority == 9
+
+
+def test_selection_string_pub_priority_and_sub_expiry(eng):
+    sd = SD(Options=C.MQSO_CREATE | C.MQSO_MANAGED, PubPriority=7)
+    sd.set_vs("ObjectString", "orders/#")
+    sd.set_vs("SelectionString", "region = 'EU' AND amount > 100")
+    _h, selective = eng.qm.subscribe(eng.conn, sd, 0)
+    _h2, everything, _sd2 = sub(eng, "orders/#")
+    from mqlite.props.values import Properties
+    for region, amount in (("EU", 500), ("US", 500), ("EU", 50)):
+        props = Properties()
+        props.set("region", region)
+        props.set("amount", amount)
+        fmt, enc, ccsid, data = rfh2.join(props, C.MQFMT_STRING, C.MQENC_NATIVE, 1208, f"{region} {amount}".encode())
+        publish(eng, "orders/new", data, Format=fmt, Encoding=enc, CodedCharSetId=ccsid)
+    got = drain(eng, selective)
+    assert [b for b, _ in got] == [b"EU 500"]
+    assert len(drain(eng, everything)) == 3
+    bad = SD(Options=C.MQSO_CREATE | C.MQSO_MANAGED)
+    bad.set_vs("ObjectString", "orders/#")
+    bad.set_vs("SelectionString", "region = ")
+    with pytest.raises(MQIError) as e:
+        eng.qm.subscribe(eng.conn, bad, 0)
+    assert e.value.reason == C.MQRC_SELECTOR_SYNTAX_ERROR
+    # PubPriority: copies carry the subscription's priority (MQPRI_PRIORITY_AS_PUBLISHED: the publisher's).
+    sdp = SD(Options=C.MQSO_CREATE | C.MQSO_MANAGED, PubPriority=4)
+    sdp.set_vs("ObjectString", "prio/x")
+    _hp, prio_q = eng.qm.subscribe(eng.conn, sdp, 0)
+    _hq, as_published, _sdq = sub(eng, "prio/x")
+    publish(eng, "prio/x", b"plain", Priority=2)
+    assert eng.qm.get(eng.conn, prio_q, MD(), GMO(Options=C.MQGMO_NO_WAIT), 1000).md.Priority == 4
+    assert eng.qm.get(eng.conn, as_published, MD(), GMO(Options=C.MQGMO_NO_WAIT), 1000).md.Priority == 2
+    # SubExpiry (tenths of a second): the subscription ends once it has passed.
+    sdx = SD(Options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_DURABLE, SubExpiry=50)
+    sdx.set_vs("ObjectString", "short/lived")
+    sdx.set_vs("SubName", "SHORT")
+    hx, qx = eng.qm.subscribe(eng.conn, sdx, 0)
+    eng.qm.close(eng.conn, qx)
+    eng.qm.close(eng.conn, hx.hobj)
+    eng.clock.advance(6)
+    publish(eng, "short/lived", b"too late")
+    assert not [s for s in eng.qm.subscriptions.values() if s.name == "SHORT"]
