@@ -70,11 +70,29 @@ class Delivered(NamedTuple):
     reason: int                                 # MQRC_NONE, or 2421 (warning: data left as stored)
 
 
+_SHARED: dict[tuple[str, bytes, int, int, bytes], Delivered] = {}
+_SHARED_MAX, _SHARED_BYTES = 128, 16384          # at most 2 MiB kept
+
+
 def deliver(how: str, fmt: bytes, encoding: int, ccsid: int, data: bytes) -> Delivered:
     """The message as the application receives it in mode ``how``. Data with no MQRFH2 in front
-    has no properties and comes back untouched (the common case costs one comparison)."""
+    has no properties and comes back untouched (the common case costs one comparison). The
+    copies of one publication share their data (one bytes object, its hash kept by Python): the
+    answer for one is kept for the others (a small table, emptied when full)."""
     if fmt != RFH2_FORMAT or how == RFH2:
         return Delivered(fmt, encoding, ccsid, data, b"" if how == HANDLE else None, C.MQRC_NONE)
+    if len(data) > _SHARED_BYTES:
+        return _deliver(how, fmt, encoding, ccsid, data)
+    key = (how, fmt, encoding, ccsid, data)
+    got = _SHARED.get(key)
+    if got is None:
+        if len(_SHARED) >= _SHARED_MAX:
+            _SHARED.clear()
+        got = _SHARED[key] = _deliver(how, fmt, encoding, ccsid, data)
+    return got
+
+
+def _deliver(how: str, fmt: bytes, encoding: int, ccsid: int, data: bytes) -> Delivered:
     try:
         s = split(fmt, encoding, ccsid, data)
     except RFHError:
