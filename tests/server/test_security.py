@@ -75,7 +75,7 @@ def test_a_new_queue_manager_is_secured_as_ibm_mqs(secured):
                        "DISPLAY AUTHINFO(SYSTEM.DEFAULT.AUTHINFO.IDPWOS) CHCKCLNT CHCKLOCL ADOPTCTX FAILDLAY\n").stdout
     for text in ("CHLAUTH(SYSTEM.*)", "USERSRC(NOACCESS)", "CHLAUTH(SYSTEM.ADMIN.SVRCONN)", "USERLIST(*MQADMIN)",
                  "CHLAUTH(ENABLED)", "CONNAUTH(SYSTEM.DEFAULT.AUTHINFO.IDPWOS)", "CHCKCLNT(REQDADM)",
-                 "CHCKLOCL(OPTIONAL)", "ADOPTCTX(NO)", "FAILDLAY(1)"):
+                 "CHCKLOCL(OPTIONAL)", "ADOPTCTX(YES)", "FAILDLAY(1)"):
         assert text in out, text
     # The tests run as the user who created it: an administrator, blocked over client channels.
     assert _reason(lambda: _connect(secured, "APP.SVRCONN")) == CMQC.MQRC_NOT_AUTHORIZED
