@@ -9,8 +9,11 @@
    ADDRESSMAP; then the most specific identity value. Every mapping rule's ADDRESS must match too.
    USERSRC(NOACCESS) refuses (AMQ9777E); MAP runs the channel as the rule's MCAUSER; CHANNEL keeps
    the user the channel flowed.
-3. The channel's own MCAUSER, if set, replaces the user unless a rule mapped it; a user that
-   CONNAUTH authenticated with ADOPTCTX(YES) replaces both.
+3. The channel's own MCAUSER, if set, replaces the user; a user that CONNAUTH authenticated with
+   ADOPTCTX(YES) replaces that; a rule's USERSRC(MAP) MCAUSER replaces all of them (MQ's order of
+   precedence in "Determining which user is used for authorization": asserted user, channel
+   MCAUSER, ADOPTCTX, CHLAUTH MCAUSER). CONNAUTH adopts early (MQ's ChlauthEarlyAdopt default), so
+   the authenticated user is the CLNTUSER a USERMAP rule matches.
 4. BLOCKUSER (server-connection channels): the rule of the most specific matching profile lists
    users refused; ``*MQADMIN`` stands for any administrator (AMQ9776E).
 
@@ -128,7 +131,8 @@ def decide(rules: list[Rule], p: Partner, chl_mcauser: str, is_admin: Callable[[
            run_as: str = "", adopted: bool = False) -> Decision:
     """Whether the channel may start and as which user (see the module's docstring). ``run_as``:
     the user a client connection runs as without an MCAUSER (by default the user it flowed);
-    ``adopted``: that user was authenticated with ADOPTCTX(YES), and replaces any MCAUSER."""
+    ``adopted``: that user was authenticated with ADOPTCTX(YES), and replaces the channel's MCAUSER
+    (a mapping rule's MCAUSER still replaces it)."""
     warnings: list[str] = []
     # Rule 1: BLOCKADDR.
     for r in rules:
@@ -151,11 +155,9 @@ def decide(rules: list[Rule], p: Partner, chl_mcauser: str, is_admin: Callable[[
             warnings.append(why)
         elif rule.usersrc == "MAP":
             user, mapped = rule.mcauser, True
-    # Rule 3: the channel's MCAUSER; an adopted (authenticated) user replaces either.
-    if not mapped and chl_mcauser:
-        user = chl_mcauser
-    if adopted:
-        user = run_as
+    # Rule 3: the channel's MCAUSER, then an adopted (authenticated) user, unless a rule mapped it.
+    if not mapped:
+        user = run_as if adopted else (chl_mcauser or user)
     # Rule 4: BLOCKUSER (server-connection channels).
     if p.svrconn:
         block = block_rule(rules, p.channel)

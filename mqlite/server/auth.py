@@ -5,8 +5,8 @@ FAILDLAY run outside it.
 
 Order, as MQ's: CHLAUTH's address block and mapping rule (the identities the client flowed);
 CONNAUTH with CHCKCLNT (a mapping rule's CHCKCLNT may tighten it) or CHCKLOCL; the user the
-connection runs as (the authenticated user if ADOPTCTX(YES), else a mapping rule's or the
-SVRCONN's MCAUSER, else the asserted one); CHLAUTH's BLOCKUSER on that user; ``connect`` authority on
+connection runs as (a mapping rule's MCAUSER, else the authenticated user if ADOPTCTX(YES), else
+the SVRCONN's MCAUSER, else the asserted one); CHLAUTH's BLOCKUSER on that user; ``connect`` authority on
 the queue manager. Every refusal answers MQRC_NOT_AUTHORIZED (2035) and writes MQ's messages to
 the error log; none says whether a user exists."""
 from __future__ import annotations

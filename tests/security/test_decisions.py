@@ -61,8 +61,12 @@ def test_usersrc_channel_keeps_the_user_and_the_channel_mcauser_applies_unless_m
     assert decide(rules, client("A", "app"), "chluser", is_admin).user == "chluser"
     rules = [Rule("A", "ADDRESSMAP", address="*", usersrc="MAP", mcauser="mapped")]
     assert decide(rules, client("A", "app"), "chluser", is_admin).user == "mapped"
-    # Authenticated and adopted (ADOPTCTX(YES)): the adopted user runs, whatever MCAUSER says.
-    assert decide(rules, client("A", "asserted"), "chluser", is_admin, run_as="adopted", adopted=True).user == "adopted"
+    # Authenticated and adopted (ADOPTCTX(YES)): the adopted user replaces the channel's MCAUSER,
+    # and a mapping rule's MCAUSER replaces the adopted user (MQ's order of precedence).
+    assert decide(rules, client("A", "adopted"), "chluser", is_admin, run_as="adopted", adopted=True).user == "mapped"
+    rules = [Rule("A", "ADDRESSMAP", address="*", usersrc="CHANNEL")]
+    assert decide(rules, client("A", "adopted"), "chluser", is_admin, run_as="adopted", adopted=True).user == "adopted"
+    assert decide([], client("A", "adopted"), "chluser", is_admin, run_as="adopted", adopted=True).user == "adopted"
 
 
 def test_blockaddr_and_warn():

@@ -120,7 +120,7 @@ def test_bad_options_fail_with_mq_reasons(qm: Any, spark: Any) -> None:
     df = spark.createDataFrame([("x", 1)], "body string, colour int")
     assert "column 'colour'" in failure(
         lambda: df.write.format("mqlite").options(**options(qm, "OUT.Q")).mode("append").save())
-    assert "'queue' is required" in failure(
+    assert "needs one of the options 'queue' and 'topic'" in failure(
         lambda: spark.read.format("mqlite").option("queueManager", qm.name).load().collect())
     # A put that fails backs out the task's unit of work, and the job's abort backs out the units
     # other tasks had prepared: SMALL.Q (MAXDEPTH 3) keeps nothing, nothing stays in doubt.
