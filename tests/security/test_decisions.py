@@ -90,8 +90,8 @@ def test_qmgrmap_and_sslpeermap():
 
 
 def test_connauth_levels():
-    ok = lambda u, p: (u, p) == ("app", "pw") 
-    adm = lambda u: u == "root"               
+    ok = lambda u, p: (u, p) == ("app", "pw")
+    adm = lambda u: u == "root"
     assert check("OPTIONAL", False, "app", None, None, "x", adm, ok).ok
     assert not check("REQUIRED", False, "app", None, None, "x", adm, ok).ok
     assert check("REQDADM", False, "app", None, None, "x", adm, ok).ok
