@@ -16,6 +16,12 @@ What it does (seed 003; reference §5):
   The first use of a name creates a subscription per cluster, sent to up to two full repositories,
   which answer with the matching records, or with none, and keep the subscription to push later
   definitions, alterations and deletions of that name.
+- Clustered topics (TOPIC records) go to every member, not on first use: a full repository pushes
+  each topic record to every queue manager of the cluster it knows, and, once a cluster has a
+  clustered topic, every queue-manager record too, so that each member can reach each other one
+  (publish/subscribe's proxy subscriptions and publications flow between any two members, as in
+  MQ's DIRECT routing). A member that (re)joins such a cluster is sent the cluster's topic and
+  queue-manager records.
 - Lifetimes: records live 30 days and their owner republishes them after 27; an expired record is
   no longer used or handed out, kept for a 60-day grace and then removed, which is the 90 days after
   which a silent queue manager is no longer a member. A subscription lasts 30 days; after 27 it is
@@ -38,15 +44,15 @@ SUB_LIFE = 30 * DAY
 RESUBSCRIBE_AFTER = 27 * DAY
 FULL_REPOS_PER_PUBLICATION = 2
 
-QMGR, QUEUE = "QMGR", "QUEUE"
+QMGR, QUEUE, TOPIC = "QMGR", "QUEUE", "TOPIC"
 
 
 @dataclass(frozen=True, order=True)
 class Key:
     cluster: str
-    kind: str           # QMGR or QUEUE
-    name: str           # the queue manager's or the queue's name
-    owner: str          # the queue manager the record is about / that hosts the queue
+    kind: str           # QMGR, QUEUE or TOPIC
+    name: str           # the queue manager's, the queue's or the topic object's name
+    owner: str          # the queue manager the record is about / that hosts the queue or topic
 
 
 @dataclass
@@ -123,6 +129,15 @@ class Repository:
                        if k.kind == kind and k.name == name and (cluster is None or k.cluster == cluster)
                        and self.live(r)), key=lambda r: r.key)
 
+    def has_topics(self, cluster: str) -> bool:
+        """Whether ``cluster`` has a clustered topic (a live TOPIC record)."""
+        return any(k.cluster == cluster and k.kind == TOPIC and self.live(r) for k, r in self.records.items())
+
+    def members(self, cluster: str) -> list[str]:
+        """The other queue managers of ``cluster`` this repository knows (live QMGR records)."""
+        return sorted({k.owner for k, r in self.records.items()
+                       if k.cluster == cluster and k.kind == QMGR and k.owner != self.qmgr and self.live(r)})
+
     def full_repositories(self, cluster: str) -> list[str]:
         """Other full repositories of ``cluster``: manual CLUSSDR targets first, then those learnt."""
         # An expired full repository record (in its grace period) still says where to publish: its
@@ -190,20 +205,31 @@ class Repository:
         self._spread(rec, came_from=None)
         if cluster in self.full_for and kind == QMGR:
             self._announce(rec, self.qmgr)         # partials hold full repositories' records unasked
+        if cluster in self.full_for and kind == TOPIC and not deleted and sum(
+                1 for k, r in self.records.items() if k.cluster == cluster and k.kind == TOPIC and self.live(r)) == 1:
+            self._share_topics(cluster, self.members(cluster))
 
     def _spread(self, rec: Record, came_from: str | None) -> None:
         cluster = rec.key.cluster
         msg = {"type": "publish", "from": self.qmgr, "records": [rec.to_wire()]}
         if cluster in self.full_for:
             # every other full repository (not back where it came from), and the subscribers
+            sent = {came_from, rec.key.owner, self.qmgr}
             for q in self.full_repositories(cluster):
-                if q != came_from and q != rec.key.owner:
+                if q not in sent:
+                    sent.add(q)
                     self.outbox.append((q, msg))
             now = self.clock()
             for (who, cl, kind, name), expiry in sorted(self.held.items()):
                 if cl == cluster and kind == rec.key.kind and name == rec.key.name and expiry > now \
-                        and who not in (came_from, rec.key.owner):
+                        and who not in sent:
+                    sent.add(who)
                     self.outbox.append((who, msg))
+            if rec.key.kind == TOPIC or (rec.key.kind == QMGR and self.has_topics(cluster)):
+                for q in self.members(cluster):        # topics, and members of topic clusters: everyone
+                    if q not in sent:
+                        sent.add(q)
+                        self.outbox.append((q, msg))
         elif rec.key.owner == self.qmgr:
             for q in self.full_repositories(cluster)[:FULL_REPOS_PER_PUBLICATION]:
                 self.outbox.append((q, msg))
@@ -246,7 +272,8 @@ class Repository:
     def receive(self, msg: dict[str, Any]) -> None:
         kind = msg.get("type")
         if kind == "publish":
-            for d in msg["records"]:
+            # topic records first: they decide whether the queue-manager records beside them are wanted
+            for d in sorted(msg["records"], key=lambda d: d.get("kind") != TOPIC):
                 self._learn(Record.from_wire(d), msg["from"], welcome=not msg.get("hello"))
             if msg.get("hello"):
                 # A queue manager (re)joining through a manual CLUSSDR (first start, or REFRESH
@@ -266,8 +293,10 @@ class Repository:
 
     def _wanted(self, rec: Record) -> bool:
         k = rec.key
-        if k.cluster in self.full_for or k.owner == self.qmgr or k in self.records:
+        if k.cluster in self.full_for or k.owner == self.qmgr or k in self.records or k.kind == TOPIC:
             return True           # (a change to a record held here is always taken in)
+        if k.kind == QMGR and self.has_topics(k.cluster):
+            return True
         if k.kind == QMGR and (rec.attrs.get("QMTYPE") == "REPOS" or k.owner in self.manual.get(k.cluster, [])):
             return True
         sub = self.subs.get((k.cluster, k.kind, k.name))
@@ -284,9 +313,15 @@ class Repository:
         new_full = (k.kind == QMGR and rec.attrs.get("QMTYPE") == "REPOS" and not rec.deleted
                     and (old is None or old.attrs.get("QMTYPE") != "REPOS" or old.deleted))
         if k.cluster in self.full_for:
+            first_topic = k.kind == TOPIC and not rec.deleted and sum(
+                1 for kk, r in self.records.items() if kk.cluster == k.cluster and kk.kind == TOPIC and self.live(r)) == 1
             self._spread(rec, came_from)
             if welcome and old is None and k.kind == QMGR and came_from == k.owner:
                 self._welcome(k.cluster, k.owner)
+            if k.kind == QMGR and came_from == k.owner and self.has_topics(k.cluster):
+                self._share_topics(k.cluster, [k.owner])      # (re)joined, or refreshed: all it needs
+            if first_topic:
+                self._share_topics(k.cluster, self.members(k.cluster))
             if new_full and came_from == k.owner:
                 self._catch_up(k.cluster, k.owner)
             if new_full:
@@ -304,6 +339,16 @@ class Repository:
                  if k.cluster == cluster and k.kind == QMGR and r.attrs.get("QMTYPE") == "REPOS" and self.live(r)]
         if fulls:
             self.outbox.append((newcomer, {"type": "publish", "from": self.qmgr, "records": fulls}))
+
+    def _share_topics(self, cluster: str, targets: list[str]) -> None:
+        """A cluster with clustered topics: send ``targets`` every live topic and queue-manager record
+        of the cluster (each one's own records excepted)."""
+        recs = [r for k, r in sorted(self.records.items())
+                if k.cluster == cluster and k.kind in (QMGR, TOPIC) and self.live(r)]
+        for q in targets:
+            mine = [r.to_wire() for r in recs if r.key.owner != q]
+            if mine and q != self.qmgr:
+                self.outbox.append((q, {"type": "publish", "from": self.qmgr, "records": mine}))
 
     def _catch_up(self, cluster: str, full: str) -> None:
         """Another full repository appeared (new, or promoted): send it everything held for the

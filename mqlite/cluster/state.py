@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from mqlite.cluster import wlm
+from mqlite.cluster import pubsub, wlm
 from mqlite.cluster.repository import QMGR, QUEUE, Record, Repository, Subscription
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
@@ -117,6 +117,8 @@ class ClusterState:
         self._filtered: tuple[tuple[wlm.Destination, ...], tuple[wlm.Destination, ...]] = ((), ())
         self._req_memo: dict[tuple[Any, ...], wlm.Request] = {}
         self._member: tuple[int, frozenset[str]] = (-1, frozenset())
+        self.proxies = pubsub.Proxies()              # proxy subscriptions held for others, and sent
+        self._topics: tuple[tuple[int, int], dict[str, pubsub.ClusterTopic]] = ((-1, -1), {})
 
     # --- the local definitions ------------------------------------------------------------------
     def changed(self) -> None:
@@ -186,7 +188,23 @@ class ClusterState:
                 if obj.kind == "QLOCAL":
                     a["CLWLUSEQ"] = obj["CLWLUSEQ"]
                 out[(c, QUEUE, obj.name)] = a
+        out.update(pubsub.topic_records(qm.objects["TOPIC"].values(), frozenset(member), qm.qmgr["QMID"]))
         return out
+
+    def known_topics(self) -> dict[str, pubsub.ClusterTopic]:
+        """The clustered topics of the clusters this queue manager is in, by topic string."""
+        stamp = (self.gen, self.repo.generation)
+        if self._topics[0] != stamp:
+            records = [r for r in self.repo.records.values() if r.key.kind == pubsub.TOPIC and self.repo.live(r)]
+            self._topics = (stamp, pubsub.cluster_topics(records, self.qm.objects["TOPIC"].values(), self.qm.name,
+                                                         self.member_of()) if records or self.member_of() else {})
+        return self._topics[1]
+
+    def send_proxies(self, want: dict[tuple[str, str], set[tuple[str, bool]]]) -> int:
+        """Proxy subscriptions to send (or withdraw) so that each target holds ``want``'s."""
+        msgs = self.proxies.outgoing(self.qm.name, want)
+        self.repo.outbox.extend(msgs)
+        return len(msgs)
 
     def sync(self) -> None:
         """Publish what changed in the local definitions since the last call."""
@@ -449,6 +467,9 @@ class ClusterState:
         guarded = {q for q, t in self.removed.items() if now - t < REJOIN_GUARD}
         if msg.get("from", "") in guarded:
             return
+        if msg.get("type") == "proxies":
+            self.proxies.receive(msg)
+            return
         if guarded and records:
             msg = dict(msg, records=[d for d in records if not isinstance(d, dict) or d.get("deleted")
                                      or d.get("owner") not in guarded])
@@ -495,6 +516,7 @@ class ClusterState:
             if c not in repo.full_for:
                 repo._subscribe(c, kind, name)
         self.use.reset()
+        self.proxies.resend()            # proxy subscriptions are sent again, as MQ resynchronises them
         return dropped
 
     def force_remove(self, cluster: str, qmname: str = "", qmid: str = "", queues: bool = False) -> int:
@@ -525,7 +547,8 @@ class ClusterState:
                 "subs": [[s.cluster, s.kind, s.name, s.made, s.targets, s.used, s.answered]
                          for s in repo.subs.values()],
                 "held": [[*k, v] for k, v in repo.held.items()], "version": repo._version,
-                "suspended": sorted(self.suspended), "assoc": self.assoc, "bootstrapped": sorted(self.bootstrapped)}
+                "suspended": sorted(self.suspended), "assoc": self.assoc, "bootstrapped": sorted(self.bootstrapped),
+                "proxies": self.proxies.snapshot()}
 
     def restore(self, snap: dict[str, Any]) -> None:
         repo = self.repo
@@ -541,6 +564,7 @@ class ClusterState:
         self.suspended = set(snap.get("suspended", []))
         self.assoc = dict(snap.get("assoc", {}))
         self.bootstrapped = {tuple(x) for x in snap.get("bootstrapped", [])}  # type: ignore[misc]
+        self.proxies.restore(snap.get("proxies", {}))
 
 
 def channel_matches(manual: str, clusrcvr: str, owner: str) -> bool:

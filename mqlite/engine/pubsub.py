@@ -123,9 +123,6 @@ class PubSubMixin:
         elif ns == RETAINED_NS:
             self.retained[rec["topic"]] = (bytes.fromhex(rec["md"]), bytes.fromhex(rec["body"]), True)
 
-    def _tree(self) -> dict[str, Any]:
-        return topics.by_string(self.objects["TOPIC"].values())
-
     def topic_string(self, object_name: str, object_string: str) -> str:
         """The topic string an MQOD or MQSD names: the topic object's TOPICSTR, then the
         ObjectString after a '/' (2085 for an unknown object, 2425 for neither)."""
@@ -179,19 +176,30 @@ class PubSubMixin:
         self._set_context(conn, d, opts, self.clock.now())   # type: ignore[attr-defined]
         if opts & C.MQPMO_RETAIN:
             self._retain(conn, topic, md, body)
+        return self.distribute(conn, topic, md, body, opts, hconn=conn.hconn)
+
+    def distribute(self, conn: Conn, topic: str, md: MD, body: bytes, opts: int, hconn: int = 0,
+                   came_from: str = "") -> int:
+        """A publication's copies: to every matching subscription here, and to the other members
+        of a cluster that need it (mqlite.cluster.pubsub), in one unit of work. ``came_from``: the
+        member that forwarded it here ('' when published here)."""
         self._expire_subscriptions(conn)
         targets = [sub for sub in self.subscriptions.values() if sub.matches(topic)
-                   and not (opts & C.MQPMO_NOT_OWN_SUBS and sub.owner == conn.hconn)
+                   and not (opts & C.MQPMO_NOT_OWN_SUBS and sub.owner == hconn)
                    # PUBLICATIONS_ON_REQUEST: delivered only on MQSUBRQ, from the retained publication.
                    and not sub.options & C.MQSO_PUBLICATIONS_ON_REQUEST]
         if any(sub.selector for sub in targets):
             props = rfh2.properties_of(md.Format, md.Encoding, body) if md.Format == rfh2.RFH2_FORMAT else {}
             targets = [sub for sub in targets if sub.selects(md, props)]
+        members = self.cluster_forwards(topic, came_from, opts)[1] \
+            if self.cluster.known_topics() else []                  # type: ignore[attr-defined]
         cache: dict[tuple[str, bool], tuple[bytes, int, int, bytes]] = {}
         if opts & C.MQPMO_SYNCPOINT:
             for sub in targets:
                 self._deliver(conn, sub, topic, md, body, syncpoint=True, retained=False, cache=cache)
-        elif targets:
+            for member in members:
+                self.forward_publication(conn, member, topic, md, body)   # type: ignore[attr-defined]
+        elif targets or members:
             # Outside syncpoint the copies still go in one unit of work of their own, journalled in
             # one write: after a crash every subscriber has the publication, or none has.
             saved = conn.uow, conn.shared_uow, conn.uow_failed
@@ -199,13 +207,15 @@ class PubSubMixin:
             try:
                 for sub in targets:
                     self._deliver(conn, sub, topic, md, body, syncpoint=True, retained=False, cache=cache)
+                for member in members:
+                    self.forward_publication(conn, member, topic, md, body)   # type: ignore[attr-defined]
                 self.commit(conn)                                   # type: ignore[attr-defined]
             except BaseException:
                 self.backout(conn)                                  # type: ignore[attr-defined]
                 raise
             finally:
                 conn.uow, conn.shared_uow, conn.uow_failed = saved
-        if not targets and opts & C.MQPMO_WARN_IF_NO_SUBS_MATCHED:
+        if not targets and not members and opts & C.MQPMO_WARN_IF_NO_SUBS_MATCHED:
             return C.MQRC_NO_SUBS_MATCHED
         return C.MQRC_NONE
 
@@ -343,6 +353,7 @@ class PubSubMixin:
                            expires_at=None if sd.SubExpiry == C.MQEI_UNLIMITED else self.clock.now() + sd.SubExpiry / 10,
                            priority=sd.PubPriority)
         self.subscriptions[subid] = sub
+        self.subscriptions_changed()                                  # type: ignore[attr-defined]
         if durable:
             self._journal(conn, ("obj", SUB_NS, subid, json.dumps(sub.record())))
         sd.SubCorrelId = correl
@@ -453,6 +464,7 @@ class PubSubMixin:
                            existing.created if existing is not None else self.clock.now(), subtype="ADMIN",
                            topicobj=topicobj)
         self.subscriptions[subid] = sub
+        self.subscriptions_changed()                                  # type: ignore[attr-defined]
         self._journal(None, ("obj", SUB_NS, subid, json.dumps(sub.record())))
         return sub
 
@@ -476,6 +488,7 @@ class PubSubMixin:
 
     def _end_subscription(self, conn: Conn | None, sub: Subscription) -> None:
         self.subscriptions.pop(sub.subid, None)
+        self.subscriptions_changed()                                  # type: ignore[attr-defined]
         if sub.durable:
             self._journal(conn, ("objdel", SUB_NS, sub.subid))
         if sub.managed:

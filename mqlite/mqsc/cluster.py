@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mqlite.cluster.repository import QUEUE
+from mqlite.cluster.repository import QUEUE, TOPIC
 from mqlite.cluster.state import channel_matches
 from mqlite.cmq import CMQC
 from mqlite.engine.clock import mq_date_time
 from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields
+from mqlite.objects.attrs import TABLE
 from mqlite.objects.names import MQSC_OPS, filter_match, generic_match
 
 if TYPE_CHECKING:
@@ -17,6 +18,9 @@ if TYPE_CHECKING:
 
 CLUSQMGR_HEADER = "AMQ8441I: Display Cluster Queue Manager details."
 QUEUE_HEADER = "AMQ8409I: Display Queue details."
+TOPIC_HEADER = "AMQ8633I: Display topic details."
+CTOPIC_ATTRS = ("CLROUTE", "CLUSDATE", "CLUSTIME", "QMID", "PUBSCOPE", "SUBSCOPE", "PUB", "SUB", "DEFPSIST",
+                "DEFPRTY", "DURSUB", "PROXYSUB", "DESCR")
 CLUSQMGR_ATTRS = ("CLUSDATE", "CLUSTIME", "DEFTYPE", "QMID", "QMTYPE", "STATUS", "SUSPEND", "VERSION", "XMITQ",
                   "CONNAME", "BATCHSZ", "DISCINT", "HBINT", "SHORTRTY", "SHORTTMR", "LONGRTY", "LONGTMR",
                   "NPMSPEED", "MAXMSGL", "CLWLPRTY", "CLWLRANK", "CLWLWGHT", "NETPRTY", "DESCR")
@@ -238,3 +242,24 @@ class ClusterCommands:
             return Result([f"AMQ9427E: Queue manager {name or opts.get('QMID')} is not in cluster {cluster}."],
                           ERROR)
         return Result(["MQL0020I: Reset cluster accepted."])
+
+    def _display_topic_cluster(self, cmd: "Command") -> Result:
+        """DISPLAY TOPIC(...) TYPE(CLUSTER): the clustered topics of the cluster cache, one entry per
+        host (this queue manager's own included)."""
+        cl = self.qm.cluster
+        table = TABLE.attrs("TOPIC")
+        rows = []
+        for k, rec in sorted(cl.repo.records.items(), key=lambda kv: (kv[0].name, kv[0].owner, kv[0].cluster)):
+            if k.kind == TOPIC and cl.repo.live(rec):
+                d, t = mq_date_time(rec.published)
+                row: dict[str, Any] = {a: table[a].render(rec.attrs[a]) for a in CTOPIC_ATTRS
+                                       if a in table and rec.attrs.get(a) is not None}
+                row.update(TOPIC=k.name, TYPE="CLUSTER", TOPICSTR=rec.attrs.get("TOPICSTR", ""), CLUSTER=k.cluster,
+                           CLUSQMGR=k.owner, CLUSDATE=d, CLUSTIME=t, QMID=rec.attrs.get("QMID", ""),
+                           DESCR=rec.attrs.get("DESCR") or "")
+                rows.append(row)
+        lines = self._display_rows(cmd, TOPIC_HEADER, ("TOPIC", "TYPE", "TOPICSTR", "CLUSTER", "CLUSQMGR"),
+                                   CTOPIC_ATTRS, ("CLUSTER", "CLUSQMGR", "TOPICSTR"), rows)
+        if not lines:
+            return Result([f"AMQ8147E: IBM MQ object {cmd.name} not found."], ERROR)
+        return Result(lines)

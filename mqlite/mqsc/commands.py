@@ -19,7 +19,7 @@ from mqlite.mqsc.result import ERROR, OK, SYNTAX, Result, SyntaxProblem, format_
 from mqlite.mqsc.security import SecurityCommands
 from mqlite.mqsc.services import NoServices, Services
 from mqlite.mqsc.status import StatusCommands
-from mqlite.mqsc.topics import SubscriptionCommands, TopicCommands, TopicStringInUse
+from mqlite.mqsc.topics import PubSubStatus, SubscriptionCommands, TopicCommands, TopicStringInUse
 from mqlite.objects.attrs import (
     CHANNEL_TYPES,
     CHLTYPE_VALUES,
@@ -78,7 +78,8 @@ def _syntax(cmd_text: str, segment: str | None = None, reason: str = "") -> Resu
     return Result(lines, SYNTAX)
 
 
-class Executor(ClusterCommands, SecurityCommands, TopicCommands, SubscriptionCommands, StatusCommands):
+class Executor(ClusterCommands, SecurityCommands, TopicCommands, SubscriptionCommands, PubSubStatus,
+               StatusCommands):
     def __init__(self, qm: QueueManager, services: Services | None = None) -> None:
         self.qm = qm
         self.services = services or NoServices()
@@ -340,12 +341,13 @@ class Executor(ClusterCommands, SecurityCommands, TopicCommands, SubscriptionCom
         if ot in ("QUEUE", "QLOCAL", "QALIAS", "QREMOTE", "QMODEL"):
             return self._display_objects(cmd, "QUEUE", "QUEUE")
         if ot == "TOPIC" and (self._word(cmd, "TYPE", ("LOCAL", "CLUSTER", "ALL"), "LOCAL") == "CLUSTER"):
-            # Cluster topics are cluster records (mqlite.cluster); none is published yet (issue 20).
-            return Result([f"AMQ8147E: IBM MQ object {self._need_name(cmd)} not found."], ERROR)
+            return self._display_topic_cluster(cmd)    # type: ignore[no-any-return]
         if ot in ("CHANNEL", "NAMELIST", "LISTENER", "AUTHINFO", "TOPIC"):
             return self._display_objects(cmd, ot, ot)
         if ot == "TPSTATUS":
             return self._display_tpstatus(cmd)
+        if ot == "PUBSUB":
+            return self._display_pubsub(cmd)
         if ot == "SUB":
             return self._display_sub(cmd)
         if ot == "SBSTATUS":

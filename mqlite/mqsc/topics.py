@@ -40,7 +40,7 @@ class TopicCommands:
         return value
 
     def _tree(self) -> dict[str, Any]:
-        return topics.by_string(self.qm.objects["TOPIC"].values())
+        return self.qm._tree()       # type: ignore[no-any-return]   (clustered topics included)
 
     def _display_tpstatus(self, cmd: Command) -> Result:
         pattern = cmd.name or ""
@@ -102,6 +102,36 @@ class TopicCommands:
                          RETAINED=f"RETAINED({'YES' if node in self.qm.retained else 'NO'})")
             lines.extend(format_fields([f"TOPICSTR({node})"] + [shown[k] for k in show]))
         return Result(lines)
+
+
+PUBSUB_HEADER = "AMQ8723I: Display pub/sub status details."
+_PSMODE_STATUS = {0: "INACTIVE", 1: "COMPAT", 2: "ACTIVE"}     # MQPSM_DISABLED, COMPAT, ENABLED
+
+
+class PubSubStatus:
+    qm: Any
+
+    def _display_pubsub(self, cmd: Command) -> Result:
+        """DISPLAY PUBSUB: this queue manager's publish/subscribe engine (TYPE(LOCAL) or ALL; a
+        hierarchy's PARENT and CHILD connections are not there, so those show nothing).
+        SUBCOUNT counts the subscriptions here, proxy subscriptions held for other members
+        included; TPCOUNT the topic nodes in use (administrative, subscribed to, retained)."""
+        kind = "LOCAL"
+        for p in cmd.params:
+            if p.keyword == "TYPE" and (p.value or "").upper() in ("LOCAL", "ALL", "CHILD", "PARENT"):
+                kind = (p.value or "").upper()
+            elif p.keyword not in ("ALL", "QMNAME", "STATUS", "SUBCOUNT", "TPCOUNT", "CMDSCOPE"):
+                raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for DISPLAY PUBSUB.")
+        if kind in ("CHILD", "PARENT"):
+            return Result([])
+        qm = self.qm
+        proxies = sum(len(v) for v in qm.cluster.proxies.held.values())
+        used = {s.topic for s in qm.subscriptions.values()} | set(qm.retained) | set(qm._tree())
+        nodes = {n for t in used for n in topics.ancestors(t)}
+        status = _PSMODE_STATUS.get(qm.qmgr["PSMODE"], "ACTIVE")
+        return Result([PUBSUB_HEADER, *format_fields([
+            f"QMNAME({qm.name})", "TYPE(LOCAL)", f"STATUS({status})",
+            f"SUBCOUNT({len(qm.subscriptions) + proxies})", f"TPCOUNT({len(nodes)})"])])
 
 
 class TopicStringInUse(Exception):
@@ -181,9 +211,29 @@ class SubscriptionCommands:
         return sorted((s for s in self.qm.subscriptions.values() if generic_match(pattern, s.name or s.subid.upper())),
                       key=lambda s: s.name or s.subid)
 
+    def _proxy_lines(self, cmd: Command) -> list[str]:
+        """The proxy subscriptions other members of a cluster placed here (SUBTYPE(PROXY)): one per
+        member, cluster and topic string; publications that match go to that member."""
+        lines: list[str] = []
+        for (origin, cluster), subs in sorted(self.qm.cluster.proxies.held.items()):
+            for topic, char in sorted(subs):
+                name = f"SYSTEM.PROXY.{origin} {cluster} {topic}"
+                if not generic_match(cmd.name or "*", name):
+                    continue
+                lines.append("AMQ8096I: IBM MQ subscription inquired.")
+                lines.extend(format_fields([
+                    f"SUB({name})", f"TOPICSTR({topic})", "DEST(SYSTEM.INTER.QMGR.PUBS)", f"DESTQMGR({origin})",
+                    "DESTCLAS(PROVIDED)", "DURABLE(NO)", "SUBTYPE(PROXY)", f"WSCHEMA({'CHAR' if char else 'TOPIC'})",
+                    "SUBSCOPE(ALL)"]))
+        return lines
+
     def _display_sub(self, cmd: Command) -> Result:
-        subs = self._subs_named(cmd)
-        if not subs:
+        subtype = (cmd.param("SUBTYPE").value or "USER").upper() if cmd.param("SUBTYPE") is not None else "USER"
+        if subtype not in ("USER", "PROXY", "ADMIN", "API", "ALL"):
+            raise SyntaxProblem(cmd.text, cmd.param("SUBTYPE").text, "SUBTYPE must be USER, PROXY, ADMIN, API or ALL.")  # type: ignore[union-attr]
+        subs = [s for s in self._subs_named(cmd) if subtype in ("USER", "ALL", s.subtype)]
+        proxies = self._proxy_lines(cmd) if subtype in ("PROXY", "ALL") else []
+        if not subs and not proxies:
             return Result([_SUB_REASONS[2428]], ERROR)
         lines: list[str] = []
         for s in subs:
@@ -196,7 +246,7 @@ class SubscriptionCommands:
                 f"SUBTYPE({s.subtype})", f"USERDATA({s.user_data or ' '})", f"SUBUSER({s.user or ' '})",
                 f"WSCHEMA({'CHAR' if s.char_wildcards else 'TOPIC'})", "EXPIRY(UNLIMITED)",
                 f"REQONLY({'YES' if s.options & 2048 else 'NO'})", f"CRDATE({d})", f"CRTIME({t})"]))
-        return Result(lines)
+        return Result(lines + proxies)
 
     def _display_sbstatus(self, cmd: Command) -> Result:
         subs = self._subs_named(cmd)

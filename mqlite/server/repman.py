@@ -98,6 +98,7 @@ class RepositoryManager(threading.Thread):
                                    f"{e.__class__.__name__}: {e}")
         cl.tick()
         cl.sync()
+        proxied = cl.send_proxies(qm.wanted_proxies())
         qm.prune_not_fixed()
         for channel, st in list(self.channels.status.items()):
             if st.chltype == "CLUSSDR" and st.state in ("RETRYING", "STOPPED"):
@@ -108,7 +109,7 @@ class RepositoryManager(threading.Thread):
                                        "with BIND_NOT_FIXED.")
         for channel, target, msg in cl.outgoing():
             qm.send_cluster(conn, channel, target, CMDQ, json.dumps(msg, separators=(",", ":")).encode())
-        if cl.repo.generation != self._saved_gen or got:
+        if cl.repo.generation != self._saved_gen or got or proxied:
             self._saved_gen = cl.repo.generation
             qm.store.append(("meta", CACHE_KEY, json.dumps(cl.snapshot(), separators=(",", ":"))))
         qm.commit(conn)

@@ -41,6 +41,7 @@ from mqlite.server.errlog import ErrorLog
 from mqlite.server.hello import greet
 from mqlite.server.hooks import ServerHooks
 from mqlite.server.listener import Listener
+from mqlite.server.psagent import PubSubAgent
 from mqlite.server.repman import CACHE_KEY, RepositoryManager
 from mqlite.server.verbs import DISPATCH
 from mqlite.store.check import open_store
@@ -81,6 +82,7 @@ class QMServer:
         self.channels.limits = channel_limits(ini, self.log.write)
         self.channels.clients = self.client_conversations
         self.repman = RepositoryManager(self, self.channels)
+        self.psagent = PubSubAgent(self)
         self.listeners: dict[str, Listener] = {}
         self.qm.hooks = ServerHooks(self.conds, self.channels, self.repman, self.log, self.listeners)
         self.store.on_state = self._store_state
@@ -128,6 +130,7 @@ class QMServer:
         self.command_server = CommandServer(self, self.executor)
         self.command_server.start()
         self.repman.start()
+        self.psagent.start()
 
     def _heartbeats(self) -> None:
         """Client conversations' heartbeats (HBINT), checked twice a second: one thread for all,
@@ -184,6 +187,8 @@ class QMServer:
             self.command_server.stop()
         self.repman.stop()
         self.repman.join(5)
+        self.psagent.stop()
+        self.psagent.join(5)
         for lst in list(self.listeners.values()):
             lst.close()
         self.listeners.clear()

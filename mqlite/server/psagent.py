@@ -1,0 +1,94 @@
+"""The publish/subscribe agent: delivers the publications other members of a cluster forward to
+SYSTEM.INTER.QMGR.PUBS (MQ's queued pub/sub daemon plays this part).
+
+Each round gets what is there under syncpoint, hands every publication to the engine
+(``publish_inbound``: the subscriptions here, and, at a topic host, the members with proxies) and
+commits: a publication arrives at every subscriber here exactly once, or stays on the queue.
+"""
+from __future__ import annotations
+
+import threading
+import traceback
+
+from mqlite.cluster.pubsub import PUBSQ
+from mqlite.cmq import CMQC as C
+from mqlite.cmq.structs import GMO, MD, OD
+from mqlite.engine.errors import MQIError
+from mqlite.engine.host import Host
+from mqlite.objects.attrs import TABLE
+from mqlite.objects.model import MQObject
+
+BATCH = 200
+IDLE_WAIT = 1.0
+
+
+def ensure_queue(qm: object) -> None:
+    """SYSTEM.INTER.QMGR.PUBS, for a queue manager made before it was among crtmqm's objects."""
+    if qm.queue(PUBSQ) is None:                                  # type: ignore[attr-defined]
+        obj = MQObject("QLOCAL", PUBSQ, TABLE.defaults("QLOCAL"))
+        obj.attrs.update(DESCR="IBM MQ publications from other queue managers", MAXDEPTH=999999999)
+        qm.add_object(obj)                                       # type: ignore[attr-defined]
+
+
+class PubSubAgent(threading.Thread):
+    def __init__(self, srv: Host) -> None:
+        super().__init__(name="pubsub-agent", daemon=True)
+        self.srv = srv
+        self.qm = srv.qm
+        self.stop_event = threading.Event()
+
+    def stop(self) -> None:
+        self.stop_event.set()
+        with self.srv.lock:
+            self.srv.cond_for(PUBSQ).notify_all()
+
+    def run(self) -> None:
+        srv, qm = self.srv, self.qm
+        with srv.lock:
+            ensure_queue(qm)
+            conn = qm.connect("amqfqpub", C.MQAT_QMGR, "mqm")
+            try:
+                hobj = qm.open(conn, OD(ObjectName=PUBSQ.encode()), C.MQOO_INPUT_EXCLUSIVE).hobj
+            except MQIError as e:
+                srv.log.write("AMQ5806E", f"The publish/subscribe agent could not open {PUBSQ} (reason {e.reason}).",
+                              "Publications from other queue managers are not delivered.")
+                return
+        gmo = GMO(Options=C.MQGMO_SYNCPOINT)
+        while not self.stop_event.is_set():
+            failed = False
+            with srv.lock:
+                try:
+                    got = self._round(conn, hobj, gmo)
+                except Exception as e:       # log it, back out (the publication stays), keep running
+                    srv.log.write("MQL9997E", f"Publish/subscribe agent error: {e}.", traceback.format_exc())
+                    qm.backout(conn)
+                    got, failed = 0, True
+                ticket = conn.ticket
+            if ticket:
+                srv.store.sync(ticket)
+            if not got:
+                with srv.lock:
+                    if not self.stop_event.is_set() and (failed or not qm.queues[PUBSQ].visible):
+                        srv.cond_for(PUBSQ).wait(IDLE_WAIT)
+        with srv.lock:
+            qm.disconnect(conn, commit=False)
+
+    def _round(self, conn: object, hobj: int, gmo: GMO) -> int:
+        qm = self.qm
+        got = 0
+        while got < BATCH:
+            try:
+                r = qm.get(conn, hobj, MD(), gmo, 100 * 1024 * 1024)
+            except MQIError as e:
+                if e.reason != C.MQRC_NO_MSG_AVAILABLE:
+                    raise
+                break
+            got += 1
+            try:
+                qm.publish_inbound(conn, r.md, r.body)
+            except ValueError as e:
+                self.srv.log.write("AMQ5807E", f"A message on {PUBSQ} is not a publication and was discarded.", str(e))
+        if got:
+            qm.commit(conn)
+            conn.ticket = qm.store.last_ticket        # type: ignore[attr-defined]
+        return got
