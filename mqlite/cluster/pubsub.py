@@ -170,14 +170,17 @@ class Proxies:
     sent: dict[tuple[str, str], frozenset[tuple[str, bool]]] = field(default_factory=dict)   # (target, cluster)
     generation: int = 0
 
-    def receive(self, msg: Mapping[str, Any]) -> None:
+    def receive(self, msg: Mapping[str, Any]) -> frozenset[tuple[str, bool]]:
+        """A member's whole set of proxies in a cluster; returns those that are new."""
         key = (str(msg["from"]), str(msg["cluster"]))
         subs = frozenset((str(t), bool(c)) for t, c in msg["subs"])
+        added = subs - self.held.get(key, frozenset())
         if subs:
             self.held[key] = subs
         else:
             self.held.pop(key, None)
         self.generation += 1
+        return added
 
     def outgoing(self, qmgr: str, want: Mapping[tuple[str, str], set[tuple[str, bool]]]) -> list[tuple[str, dict[str, Any]]]:
         """The messages that bring each target's proxies from what was sent to what is wanted."""
@@ -231,18 +234,28 @@ def forward_to(ct: ClusterTopic, qmgr: str, topic: str, came_from: str, proxies:
     return [best]
 
 
-def wrap(topic: str, origin: str, body: bytes) -> bytes:
-    """A publication on its way to another member's SYSTEM.INTER.QMGR.PUBS: a small header (the
-    topic string and the member it comes from) before the publisher's data."""
-    head = f"{origin}\0{topic}".encode()
+PUBLICATION, RETAINED, RESENT = "P", "R", "S"    # a publication; one to retain; a retained one sent again
+
+
+def wrap(topic: str, origin: str, body: bytes, kind: str = PUBLICATION) -> bytes:
+    """A publication on its way to another member's SYSTEM.INTER.QMGR.PUBS: a small header (what it
+    is, the member it comes from, the topic string) before the publisher's data. ``kind``:
+    PUBLICATION; RETAINED, published with MQPMO_RETAIN (the member keeps it as the topic's
+    retained publication too); RESENT, a retained publication sent again to a member that placed a
+    new proxy subscription (delivered there only if it does not hold it yet)."""
+    head = f"{kind}{origin}\0{topic}".encode()
     return HEADER + len(head).to_bytes(4, "big") + head + body
 
 
-def unwrap(data: bytes) -> tuple[str, str, bytes]:
-    """(topic string, origin, publisher's data); ValueError if it is not a forwarded publication."""
-    if not data.startswith(HEADER) or len(data) < len(HEADER) + 4:
+def unwrap(data: bytes) -> tuple[str, str, str, bytes]:
+    """(topic string, origin, kind, publisher's data); ValueError if it is not a forwarded
+    publication."""
+    if not data.startswith(HEADER) or len(data) < len(HEADER) + 5:
         raise ValueError("not a forwarded publication")
     n = int.from_bytes(data[len(HEADER):len(HEADER) + 4], "big")
     start = len(HEADER) + 4
-    origin, _, topic = data[start:start + n].decode().partition("\0")
-    return topic, origin, data[start + n:]
+    head = data[start:start + n].decode()
+    kind, (origin, _, topic) = head[:1], head[1:].partition("\0")
+    if kind not in (PUBLICATION, RETAINED, RESENT):
+        raise ValueError(f"unknown forwarded publication kind {kind!r}")
+    return topic, origin, kind, data[start + n:]

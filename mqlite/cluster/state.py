@@ -455,7 +455,9 @@ class ClusterState:
         return d
 
     # --- repository-manager operations ----------------------------------------------------------
-    def receive(self, msg: dict[str, Any]) -> None:
+    def receive(self, msg: dict[str, Any]) -> frozenset[tuple[str, bool]]:
+        """A cluster control message; for proxy subscriptions, returns those that are new (the
+        caller sends the matching retained publications)."""
         # RESET CLUSTER's rejoin guard, at every full repository the forced removal reaches: for 10
         # seconds nothing the removed queue manager sends, or publishes about itself, is taken in.
         now = self.qm.clock.now()
@@ -466,15 +468,15 @@ class ClusterState:
                 self.removed.setdefault(d.get("owner", ""), now)
         guarded = {q for q, t in self.removed.items() if now - t < REJOIN_GUARD}
         if msg.get("from", "") in guarded:
-            return
+            return frozenset()
         if msg.get("type") == "proxies":
-            self.proxies.receive(msg)
-            return
+            return self.proxies.receive(msg)
         if guarded and records:
             msg = dict(msg, records=[d for d in records if not isinstance(d, dict) or d.get("deleted")
                                      or d.get("owner") not in guarded])
         self.repo.receive(msg)
         self.repo.manual = self.manual_targets()
+        return frozenset()
 
     def tick(self) -> None:
         self.repo.tick()

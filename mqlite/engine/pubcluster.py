@@ -66,9 +66,12 @@ class PubClusterMixin:
             return F.MQCHS_STOPPED
         return STATE_CODE.get(self.hooks.channel_state(channel), F.MQCHS_INACTIVE)
 
-    def forward_publication(self, conn: Conn, target: str, topic: str, md: MD, body: bytes) -> None:
+    def forward_publication(self, conn: Conn, target: str, topic: str, md: MD, body: bytes, opts: int = 0,
+                            kind: str = "") -> None:
         """One copy of a publication to ``target``'s SYSTEM.INTER.QMGR.PUBS, through the cluster
-        transmission queue, in the connection's unit of work."""
+        transmission queue, in the connection's unit of work (``opts``: the publication's
+        MQPMO options, MQPMO_RETAIN marking it one to retain; ``kind``: cluster.pubsub's)."""
+        kind = kind or (cps.RETAINED if opts & C.MQPMO_RETAIN else cps.PUBLICATION)
         channel = self.cluster.route(target)
         if channel is None:
             self.log(f"MQL8021W: A publication on {topic} could not be sent to {target}: "  # type: ignore[attr-defined]
@@ -78,14 +81,45 @@ class PubClusterMixin:
         res = Resolved(REMOTE, xq, cps.PUBSQ, target, (xq,), cps.PUBSQ, target, channel)
         h = Handle(0, xq, None, C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT, res, self.queues[xq])
         self._put(conn, h, md.copy(), PMO(Options=C.MQPMO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT),  # type: ignore[attr-defined]
-                  cps.wrap(topic, self.name, body), owned=True)
+                  cps.wrap(topic, self.name, body, kind), owned=True)
 
     def publish_inbound(self, conn: Conn, md: MD, data: bytes) -> int:
         """A publication another member forwarded (from SYSTEM.INTER.QMGR.PUBS, under the agent's
         syncpoint): delivered to the subscriptions here and, at a topic host, forwarded on.
         Returns how many copies went out."""
-        topic, origin, body = cps.unwrap(data)
-        return self.distribute(conn, topic, md, body, C.MQPMO_SYNCPOINT, came_from=origin)  # type: ignore[attr-defined, no-any-return]
+        topic, origin, kind, body = cps.unwrap(data)
+        if kind == cps.RESENT:
+            held = self.retained.get(topic)                                      # type: ignore[attr-defined]
+            if held is not None and MD.from_bytes(held[0]).MsgId == md.MsgId:
+                return 0                     # held already: its subscribers here have had it
+            self._retain(conn, topic, md, body, origin)                          # type: ignore[attr-defined]
+            sent = 0
+            for sub in list(self.subscriptions.values()):                        # type: ignore[attr-defined]
+                if sub.matches(topic) and not sub.options & (C.MQSO_NEW_PUBLICATIONS_ONLY
+                                                             | C.MQSO_PUBLICATIONS_ON_REQUEST):
+                    self._deliver(conn, sub, topic, md, body, syncpoint=True, retained=True)  # type: ignore[attr-defined]
+                    sent += 1
+            return sent
+        opts = C.MQPMO_SYNCPOINT
+        if kind == cps.RETAINED:
+            self._retain(conn, topic, md, body, origin)                          # type: ignore[attr-defined]
+            opts |= C.MQPMO_RETAIN
+        return self.distribute(conn, topic, md, body, opts, came_from=origin)   # type: ignore[attr-defined, no-any-return]
+
+    def resend_retained(self, conn: Conn, origin: str, cluster: str, added: frozenset[tuple[str, bool]]) -> int:
+        """``origin`` placed new proxy subscriptions here: send it the retained publications they
+        match, those published here (at a topic host, any it holds), as MQ does for a new proxy."""
+        sent = 0
+        for topic, (md_bytes, body, _persistent) in sorted(self.retained.items()):   # type: ignore[attr-defined]
+            ct = self.clustered_topic(topic)
+            if ct is None or ct.cluster != cluster or origin == self.retained_origin.get(topic):  # type: ignore[attr-defined]
+                continue
+            mine = topic not in self.retained_origin or (                       # type: ignore[attr-defined]
+                ct.route == F.MQCLROUTE_TOPIC_HOST and self.name in ct.hosts)
+            if mine and any(cps.sub_matches(t, ch, topic) for t, ch in added):
+                self.forward_publication(conn, origin, topic, MD.from_bytes(md_bytes), body, kind=cps.RESENT)
+                sent += 1
+        return sent
 
     def subscriptions_changed(self) -> None:
         """A subscription was made or ended: in a cluster with clustered topics, the repository

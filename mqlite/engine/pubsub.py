@@ -104,7 +104,7 @@ class PubSubMixin:
     def _pubsub(self) -> dict[str, Any]:
         state = self.__dict__.get("_ps")
         if state is None:
-            state = self.__dict__["_ps"] = {"subs": {}, "retained": {}}
+            state = self.__dict__["_ps"] = {"subs": {}, "retained": {}, "origin": {}}
         return state
 
     @property
@@ -115,6 +115,11 @@ class PubSubMixin:
     def retained(self) -> dict[str, tuple[bytes, bytes, bool]]:
         return self._pubsub()["retained"]  # type: ignore[no-any-return]
 
+    @property
+    def retained_origin(self) -> dict[str, str]:
+        """The cluster member a retained publication came from (absent: published here)."""
+        return self._pubsub()["origin"]    # type: ignore[no-any-return]
+
     def load_pubsub(self, ns: str, rec: dict[str, Any]) -> None:
         """Recovery: a durable subscription or a persistent retained publication."""
         if ns == SUB_NS:
@@ -122,6 +127,8 @@ class PubSubMixin:
             self.subscriptions[sub.subid] = sub
         elif ns == RETAINED_NS:
             self.retained[rec["topic"]] = (bytes.fromhex(rec["md"]), bytes.fromhex(rec["body"]), True)
+            if rec.get("origin"):
+                self.retained_origin[rec["topic"]] = rec["origin"]
 
     def topic_string(self, object_name: str, object_string: str) -> str:
         """The topic string an MQOD or MQSD names: the topic object's TOPICSTR, then the
@@ -198,7 +205,7 @@ class PubSubMixin:
             for sub in targets:
                 self._deliver(conn, sub, topic, md, body, syncpoint=True, retained=False, cache=cache)
             for member in members:
-                self.forward_publication(conn, member, topic, md, body)   # type: ignore[attr-defined]
+                self.forward_publication(conn, member, topic, md, body, opts)   # type: ignore[attr-defined]
         elif targets or members:
             # Outside syncpoint the copies still go in one unit of work of their own, journalled in
             # one write: after a crash every subscriber has the publication, or none has.
@@ -208,7 +215,7 @@ class PubSubMixin:
                 for sub in targets:
                     self._deliver(conn, sub, topic, md, body, syncpoint=True, retained=False, cache=cache)
                 for member in members:
-                    self.forward_publication(conn, member, topic, md, body)   # type: ignore[attr-defined]
+                    self.forward_publication(conn, member, topic, md, body, opts)   # type: ignore[attr-defined]
                 self.commit(conn)                                   # type: ignore[attr-defined]
             except BaseException:
                 self.backout(conn)                                  # type: ignore[attr-defined]
@@ -225,12 +232,17 @@ class PubSubMixin:
         if conn is not None and ticket > conn.ticket:
             conn.ticket = ticket
 
-    def _retain(self, conn: Conn, topic: str, md: MD, body: bytes) -> None:
+    def _retain(self, conn: Conn, topic: str, md: MD, body: bytes, origin: str = "") -> None:
+        """The topic's retained publication; ``origin``: the cluster member it was forwarded from."""
         persistent = md.Persistence == C.MQPER_PERSISTENT
         self.retained[topic] = (md.pack(), body, persistent)
+        if origin:
+            self.retained_origin[topic] = origin
+        else:
+            self.retained_origin.pop(topic, None)
         if persistent:
             self._journal(conn, ("obj", RETAINED_NS, topic, json.dumps(
-                {"topic": topic, "md": md.pack().hex(), "body": body.hex()})))
+                {"topic": topic, "md": md.pack().hex(), "body": body.hex(), "origin": origin})))
         else:
             self._journal(conn, ("objdel", RETAINED_NS, topic))
 

@@ -92,7 +92,9 @@ class RepositoryManager(threading.Thread):
                 msg = json.loads(r.body)
                 if not isinstance(msg, dict):
                     raise ValueError("not an object")
-                cl.receive(msg)
+                added = cl.receive(msg)
+                if added:
+                    qm.resend_retained(conn, str(msg["from"]), str(msg["cluster"]), added)
             except (ValueError, KeyError, TypeError) as e:
                 self.srv.log.write("AMQ9430E", "A cluster control message was not understood and was discarded.",
                                    f"{e.__class__.__name__}: {e}")

@@ -132,6 +132,42 @@ def test_subscope_qmgr_keeps_a_subscription_local(news: Harness) -> None:
     assert drain(news, "PR3", "SUBQ") == [b"birdie"]
 
 
+def managed_sub(conn, topic: str):
+    sd = pymqi.SD(Options=C.MQSO_CREATE | C.MQSO_MANAGED)
+    sd.set_vs("ObjectString", topic)
+    sub = pymqi.Subscription(conn)
+    sub.sub(sub_desc=sd)
+    return sub
+
+
+def test_retained_publications_across_the_cluster(news: Harness) -> None:
+    # PR3's 'sports/#' proxy at PR1 takes the retained publication to PR3, which keeps it too.
+    conn = news.qm("PR1").client()
+    try:
+        t = pymqi.Topic(conn, topic_string="sports/results")
+        t.open(open_opts=C.MQOO_OUTPUT)
+        t.pub(b"2-1", pymqi.MD(Persistence=C.MQPER_PERSISTENT), pymqi.PMO(Options=C.MQPMO_RETAIN))
+        t.close()
+    finally:
+        conn.disconnect()
+    wait_until(lambda: depth(news, "PR3", "SUBQ") == 1, timeout=30, what="the publication at PR3")
+    assert drain(news, "PR3", "SUBQ") == [b"2-1"]
+    assert "RETAINED(YES)" in news.qm("PR3").mqsc("DISPLAY TPSTATUS('sports/results') RETAINED").stdout
+    gmo = pymqi.GMO(Options=C.MQGMO_WAIT, WaitInterval=20000)
+    # A new subscriber on PR3 gets it from PR3's own copy; one on PR2 (no proxy there before) from
+    # PR1, which sends its retained publications to a new proxy subscription.
+    for qm in ("PR3", "PR2"):
+        conn = news.qm(qm).client()
+        try:
+            sub = managed_sub(conn, "sports/results")
+            md = pymqi.MD()
+            assert sub.get(None, md, gmo) == b"2-1", qm
+            sub.close(sub_close_options=C.MQCO_REMOVE_SUB)
+        finally:
+            conn.disconnect()
+    assert "RETAINED(YES)" in news.qm("PR2").mqsc("DISPLAY TPSTATUS('sports/results') RETAINED").stdout
+
+
 def test_topichost_route_and_a_host_killed(news: Harness) -> None:
     news.qm("PR2").mqsc("DEFINE SUB(PRICES) TOPICSTR('prices/#') DEST(PRICEQ)\n", check=True)
     # TOPICHOST: the proxy goes to the two hosts only.
