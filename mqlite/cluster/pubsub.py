@@ -9,7 +9,8 @@ where a publication goes (docs/pubsub.md, "Cluster topics").
   (:func:`clustered`). Its route is that node's CLROUTE; its hosts are the members defining it.
 - A subscription on this queue manager whose topic lies in a clustered subtree, or above a
   clustered topic (a wildcard such as ``sport/#`` above ``sport/football``), needs a *proxy
-  subscription* elsewhere, unless SUBSCOPE(QMGR) or MQSO_SCOPE_QMGR keep it local: with
+  subscription* elsewhere (a clustered topic with PROXYSUB(FORCE) needs ``<topic>/#`` whether
+  or not anyone subscribes), unless SUBSCOPE(QMGR) or MQSO_SCOPE_QMGR keep it local: with
   CLROUTE(DIRECT) at every other member of the cluster, with CLROUTE(TOPICHOST) at every host of
   the topic (:func:`proxy_targets`). A queue manager sends each target the whole set of its
   proxies per cluster whenever that set changes (:class:`Proxies`), so a lost or repeated message
@@ -138,7 +139,10 @@ def proxy_targets(nodes: Mapping[str, Any], known: Mapping[str, ClusterTopic], q
     """Which proxy subscriptions this queue manager wants where: (target, cluster) -> {(topic
     string, character wildcards)}, for its subscriptions ``subs`` (those not kept local)."""
     want: dict[tuple[str, str], set[tuple[str, bool]]] = {}
-    for topic, char in subs:
+    # PROXYSUB(FORCE) on a clustered topic: a wildcard proxy for its whole subtree, subscribers or not.
+    forced = [(f"{ct.topicstr}/#", False) for ct in known.values()
+              if ct.attrs.get("PROXYSUB") == C.MQTA_PROXY_SUB_FORCE]
+    for topic, char in [*subs, *forced]:
         prefix = fixed_prefix(topic, char)
         covering: list[ClusterTopic] = []
         ct = clustered(nodes, known, prefix)

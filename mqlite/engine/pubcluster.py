@@ -121,6 +121,18 @@ class PubClusterMixin:
                 sent += 1
         return sent
 
+    def pubsub_status(self) -> tuple[int, int, int]:
+        """DISPLAY PUBSUB's TYPE(LOCAL) figures: (MQPS_STATUS_* from PSMODE, subscriptions here with
+        the proxy subscriptions held for other members, topic nodes in use: administrative,
+        subscribed to, retained, and the levels above them)."""
+        mode = self.qmgr["PSMODE"]                                         # type: ignore[attr-defined]
+        status = {C.MQPSM_DISABLED: F.MQPS_STATUS_INACTIVE, C.MQPSM_COMPAT: F.MQPS_STATUS_COMPAT}.get(
+            mode, F.MQPS_STATUS_ACTIVE)
+        proxies = sum(len(v) for v in self.cluster.proxies.held.values())
+        used = {s.topic for s in self.subscriptions.values()} | set(self.retained) | set(self._tree())  # type: ignore[attr-defined]
+        nodes = {n for t in used for n in topics.ancestors(t)}
+        return status, len(self.subscriptions) + proxies, len(nodes)         # type: ignore[attr-defined]
+
     def subscriptions_changed(self) -> None:
         """A subscription was made or ended: in a cluster with clustered topics, the repository
         manager brings the proxy subscriptions up to date at once."""

@@ -105,7 +105,7 @@ class TopicCommands:
 
 
 PUBSUB_HEADER = "AMQ8723I: Display pub/sub status details."
-_PSMODE_STATUS = {0: "INACTIVE", 1: "COMPAT", 2: "ACTIVE"}     # MQPSM_DISABLED, COMPAT, ENABLED
+_PS_STATUS = {0: "INACTIVE", 3: "ACTIVE", 4: "COMPAT"}     # MQPS_STATUS_INACTIVE, ACTIVE, COMPAT
 
 
 class PubSubStatus:
@@ -124,14 +124,10 @@ class PubSubStatus:
                 raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for DISPLAY PUBSUB.")
         if kind in ("CHILD", "PARENT"):
             return Result([])
-        qm = self.qm
-        proxies = sum(len(v) for v in qm.cluster.proxies.held.values())
-        used = {s.topic for s in qm.subscriptions.values()} | set(qm.retained) | set(qm._tree())
-        nodes = {n for t in used for n in topics.ancestors(t)}
-        status = _PSMODE_STATUS.get(qm.qmgr["PSMODE"], "ACTIVE")
+        status, subcount, tpcount = self.qm.pubsub_status()
         return Result([PUBSUB_HEADER, *format_fields([
-            f"QMNAME({qm.name})", "TYPE(LOCAL)", f"STATUS({status})",
-            f"SUBCOUNT({len(qm.subscriptions) + proxies})", f"TPCOUNT({len(nodes)})"])])
+            f"QMNAME({self.qm.name})", "TYPE(LOCAL)", f"STATUS({_PS_STATUS[status]})",
+            f"SUBCOUNT({subcount})", f"TPCOUNT({tpcount})"])])
 
 
 class TopicStringInUse(Exception):

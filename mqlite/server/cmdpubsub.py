@@ -65,6 +65,19 @@ class PubSubCommands:
             raise self.fail(C.MQRC_UNKNOWN_OBJECT_NAME, C.MQCA_TOPIC_NAME)
         return out
 
+    def inquire_pubsub_status(self, msg: pcf.Message) -> list[list[bytes]]:
+        """Inquire Pub/Sub Status: this queue manager's engine (MQPSST_LOCAL or ALL); no hierarchy,
+        so PARENT and CHILD answer nothing."""
+        kind = msg.first(F.MQIACF_PS_STATUS_TYPE, F.MQPSST_ALL)
+        if kind not in (F.MQPSST_ALL, F.MQPSST_LOCAL, F.MQPSST_PARENT, F.MQPSST_CHILD):
+            raise self.fail(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACF_PS_STATUS_TYPE)
+        if kind in (F.MQPSST_PARENT, F.MQPSST_CHILD):
+            return []
+        status, subcount, tpcount = self.qm.pubsub_status()
+        return [[pcf.enc_str(C.MQCA_Q_MGR_NAME, pad(self.qm.name, 48)), pcf.enc_int(F.MQIACF_PS_STATUS_TYPE, F.MQPSST_LOCAL),
+                 pcf.enc_int(F.MQIACF_PUBSUB_STATUS, status), pcf.enc_int(C.MQIA_SUB_COUNT, subcount),
+                 pcf.enc_int(C.MQIA_TOPIC_NODE_COUNT, tpcount)]]
+
     # --- subscriptions ---------------------------------------------------------------------------
     def create_subscription(self, msg: pcf.Message, alter: bool = False) -> list[list[bytes]]:
         name = _str(self.need(msg, F.MQCACF_SUB_NAME))

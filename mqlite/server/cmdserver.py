@@ -87,7 +87,7 @@ class CommandServer(threading.Thread, AuthRecCommands, PubSubCommands):
             F.MQCMD_CREATE_SUBSCRIPTION: self.create_subscription,
             F.MQCMD_CHANGE_SUBSCRIPTION: self.change_subscription,
             F.MQCMD_DELETE_SUBSCRIPTION: self.delete_subscription,
-            F.MQCMD_INQUIRE_SUBSCRIPTION: self.inquire_subscription,
+            F.MQCMD_INQUIRE_SUBSCRIPTION: self.inquire_subscription, F.MQCMD_INQUIRE_PUBSUB_STATUS: self.inquire_pubsub_status,
         }
         self.fail = CommandError
 

@@ -62,6 +62,12 @@ def test_proxy_targets_direct_to_every_member_topichost_to_the_hosts():
                     ("PR3", C): {("sports/football", False), ("prices/#", False)}}
     # A wildcard above a clustered topic reaches it; SUBSCOPE(QMGR) on the topic keeps it local.
     assert ("FR1", C) in proxy_targets(NODES, KNOWN, "PR2", members, [("#", False)])
+    # PROXYSUB(FORCE): a proxy for the whole subtree with no subscription at all.
+    forced = {"sports": ClusterTopic("SPORTS", C, "sports", DIRECT, ("FR1",),
+                                     {"PROXYSUB": CMQC.MQTA_PROXY_SUB_FORCE})}
+    assert proxy_targets(NODES, forced, "PR2", members, []) == {(m, C): {("sports/#", False)}
+                                                               for m in MEMBERS if m != "PR2"}
+    assert proxy_targets(NODES, {"sports": SPORTS}, "PR2", members, []) == {}
     local = tree(node("SPORTS", "sports", C, SUBSCOPE=CMQC.MQSCOPE_QMGR))
     assert proxy_targets(local, {"sports": SPORTS}, "PR2", members, [("sports/x", False)]) == {}
 

@@ -180,6 +180,34 @@ def test_admin_subscriptions_and_topics_through_pcf(qm):
     c.disconnect()
 
 
+def test_pubsub_status_through_pcf_and_mqsc(qm):
+    c = qm.client()
+    pcf = pymqi.PCFExecute(c)
+    F = pymqi.CMQCFC
+    sub = pymqi.Subscription(c)
+    sub.sub(sub_desc=desc("Status 1", "status/a/b", pymqi.CMQC.MQSO_CREATE | pymqi.CMQC.MQSO_MANAGED))
+    (st,) = pcf.MQCMD_INQUIRE_PUBSUB_STATUS({F.MQIACF_PS_STATUS_TYPE: F.MQPSST_LOCAL})
+    assert st[pymqi.CMQC.MQCA_Q_MGR_NAME].strip() == b"QMPS"
+    assert st[F.MQIACF_PUBSUB_STATUS] == F.MQPS_STATUS_ACTIVE and st[F.MQIACF_PS_STATUS_TYPE] == F.MQPSST_LOCAL
+    others = len(qm.mqsc("DISPLAY SUB(*)").stdout.split("AMQ8096I")) - 1
+    assert st[pymqi.CMQC.MQIA_SUB_COUNT] == others >= 1
+    assert st[pymqi.CMQC.MQIA_TOPIC_NODE_COUNT] >= 3          # '', 'status', 'status/a', 'status/a/b', ...
+    # No hierarchy: a parent has nothing to say; a bad status type is MQ's parameter error.
+    assert pcf.MQCMD_INQUIRE_PUBSUB_STATUS({F.MQIACF_PS_STATUS_TYPE: F.MQPSST_PARENT}) == []
+    with pytest.raises(pymqi.MQMIError) as e:
+        pcf.MQCMD_INQUIRE_PUBSUB_STATUS({F.MQIACF_PS_STATUS_TYPE: 99})
+    assert e.value.reason == F.MQRCCF_PARM_VALUE_ERROR
+    qm.mqsc("ALTER QMGR PSMODE(COMPAT)\n", check=True)
+    try:
+        out = qm.mqsc("DISPLAY PUBSUB TYPE(LOCAL)").stdout
+        assert "AMQ8723I" in out and "STATUS(COMPAT)" in out and "QMNAME(QMPS)" in out
+    finally:
+        qm.mqsc("ALTER QMGR PSMODE(ENABLED)\n", check=True)
+    sub.close(sub_close_options=pymqi.CMQC.MQCO_REMOVE_SUB, close_sub_queue=True)
+    pcf.disconnect()
+    c.disconnect()
+
+
 def test_persistent_publication_reaches_every_durable_subscription_once_across_kill_9(tmp_path):
     with Harness(str(tmp_path / "data")) as h:
         qm = h.add("QMKILL")
