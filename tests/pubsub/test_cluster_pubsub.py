@@ -121,6 +121,15 @@ def test_subscope_qmgr_keeps_a_subscription_local(news: Harness) -> None:
         sd.set_vs("ObjectString", "sports/golf")
         sub = pymqi.Subscription(conn)
         sub.sub(sub_desc=sd)
+        # MQPMO_SCOPE_QMGR keeps a publication on its queue manager: PR3's 'sports/#' does not get it.
+        pconn = news.qm("PR1").client()
+        try:
+            t = pymqi.Topic(pconn, topic_string="sports/golf")
+            t.open(open_opts=C.MQOO_OUTPUT)
+            t.pub(b"local only", pymqi.MD(), pymqi.PMO(Options=C.MQPMO_SCOPE_QMGR))
+            t.close()
+        finally:
+            pconn.disconnect()
         publish(news, "PR1", "sports/golf", [b"birdie"])
         wait_until(lambda: depth(news, "PR3", "SUBQ") == 1, timeout=30, what="the PR3 copy of sports/golf")
         with pytest.raises(pymqi.MQMIError) as e:
