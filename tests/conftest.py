@@ -11,8 +11,8 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import GMO, MD, OD, PMO
 from mqlite.engine.clock import FakeClock
 from mqlite.engine.qmgr import QueueManager
-from mqlite.mqsc.commands import Executor
 from mqlite.engine.queue import DEFAULT_BUFFERS
+from mqlite.mqsc.commands import Executor
 from mqlite.store.pager import StorePager
 from mqlite.store.sqlite import MemoryStore
 from mqlite.testing import OPEN_SECURITY, free_port, run_mqlite

@@ -28,9 +28,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mqlite.cluster.repository import TOPIC, Record
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
-from mqlite.cluster.repository import TOPIC, Record
 from mqlite.pubsub import topics
 from mqlite.pubsub.matching import char_match, topic_match
 

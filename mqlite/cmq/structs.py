@@ -281,6 +281,20 @@ class PackedMD(MD):
 
 
 _MD_AT = {n: (struct.Struct("@" + c), MD.field_slice(n).start) for n, _d, c in MD._fields}
+_ENC_AT, _FMT_AT = MD.field_slice("Encoding").start, MD.field_slice("Format")
+_ENC_CCSID = struct.Struct("@ii")
+assert MD.field_slice("CodedCharSetId").start == _ENC_AT + 4 == _FMT_AT.start - 4
+
+
+def md_encoding_ccsid(raw: bytes) -> tuple[int, int]:
+    """Encoding and CodedCharSetId of a packed MQMD."""
+    return _ENC_CCSID.unpack_from(raw, _ENC_AT)  # type: ignore[return-value]
+
+
+def md_with_format(raw: bytes, fmt: bytes, encoding: int, ccsid: int) -> bytes:
+    """A packed MQMD with its Encoding, CodedCharSetId and Format replaced (what an MQGET that
+    takes the properties out of the data changes), without unpacking the rest."""
+    return b"".join((raw[:_ENC_AT], _ENC_CCSID.pack(encoding, ccsid), fmt[:8].ljust(8, b" "), raw[_FMT_AT.stop:]))
 
 
 class MD1(MQStruct):

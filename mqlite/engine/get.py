@@ -8,7 +8,7 @@ from typing import Callable
 
 from mqlite.cmq.headers import XQH_LEN, original_md
 from mqlite.cmq.segments import GROUP_FLAGS, SEGMENT_FLAGS, statuses
-from mqlite.cmq.structs import GMO, MD, pad
+from mqlite.cmq.structs import GMO, MD, md_encoding_ccsid, md_with_format, pad
 from mqlite.engine.core import (
     BROWSE_GMO,
     INPUT_OPTS,
@@ -196,9 +196,9 @@ class GetMixin:
         """A message of a batch (read-ahead, bulk browse) as the application receives it."""
         if how == RFH2 or m.md.peek("Format") != RFH2_FORMAT:
             return md_bytes, m.body
-        md = MD.from_bytes(md_bytes)
-        body = self._with_properties(how, md, m.body)[0]
-        return md.pack(), body
+        enc, ccsid = md_encoding_ccsid(md_bytes)
+        got = deliver(how, RFH2_FORMAT, enc, ccsid, m.body)
+        return md_with_format(md_bytes, got.format, got.encoding, got.ccsid), got.data
 
     def _property_mode(self, h: Handle, gmo: GMO) -> str:
         """How this MQGET returns properties (mqlite.props.deliver): by the MQGMO option, the

@@ -206,6 +206,12 @@ class PubSubMixin:
                 self._deliver(conn, sub, topic, md, body, syncpoint=True, retained=False, cache=cache)
             for member in members:
                 self.forward_publication(conn, member, topic, md, body, opts)   # type: ignore[attr-defined]
+        elif not members and md.Persistence != C.MQPER_PERSISTENT:
+            # Nonpersistent, outside syncpoint: each copy is put on its own, visible at once (none
+            # outlives a restart, and all appear under the one engine lock). MQ's NPMSGDLV(ALLAVAIL):
+            # a subscriber that cannot take its copy does not stop the others'.
+            for sub in targets:
+                self._deliver(conn, sub, topic, md, body, syncpoint=False, retained=False, cache=cache)
         elif targets or members:
             # Outside syncpoint the copies still go in one unit of work of their own, journalled in
             # one write: after a crash every subscriber has the publication, or none has.
@@ -281,16 +287,26 @@ class PubSubMixin:
                   syncpoint: bool) -> None:
         """The copy onto a local queue directly, with MQPUT's checks; through MQPUT1 (as the queue
         manager) to any other destination."""
-        copy = md.copy()
-        d = copy.__dict__
-        d["CorrelId"] = bytes.fromhex(sub.correl_id)
-        d["MsgId"] = self.ids.next()
-        d["Format"], d["Encoding"], d["CodedCharSetId"] = fmt, enc, ccsid
-        if sub.priority >= 0:
-            d["Priority"] = sub.priority
-        res = self._resolve(conn, sub.queue, sub.qmgr if sub.qmgr != self.name else "", C.MQOO_OUTPUT)  # type: ignore[attr-defined]
-        qs = self.queues.get(res.queue) if res.kind == LOCAL else None                                # type: ignore[attr-defined]
+        priority = sub.priority if sub.priority >= 0 else md.Priority
+        correl = bytes.fromhex(sub.correl_id)
+        # Where the subscription's queue resolves, kept while no definition changes (cluster.gen):
+        # a local queue's resolution depends on local definitions only.
+        gen = self.cluster.gen                                                                      # type: ignore[attr-defined]
+        cache = self.__dict__.setdefault("_sub_dest", {})
+        hit = cache.get(sub.subid)
+        if hit is not None and hit[0] == gen:
+            res, qs = hit[1], hit[2]
+        else:
+            res = self._resolve(conn, sub.queue, sub.qmgr if sub.qmgr != self.name else "", C.MQOO_OUTPUT)  # type: ignore[attr-defined]
+            qs = self.queues.get(res.queue) if res.kind == LOCAL else None                            # type: ignore[attr-defined]
+            if qs is not None and not qs.shared:
+                if len(cache) > 100_000:
+                    cache.clear()
+                cache[sub.subid] = (gen, res, qs)
         if qs is None or qs.shared:
+            copy = md.copy()
+            copy.__dict__.update(CorrelId=correl, MsgId=self.ids.next(), Format=fmt, Encoding=enc,
+                                 CodedCharSetId=ccsid, Priority=priority)
             saved = conn.principal
             conn.principal = None
             try:
@@ -301,15 +317,17 @@ class PubSubMixin:
                 conn.principal = saved
             return
         target = self._check_put(conn, res, qs, len(data), 0, syncpoint)                            # type: ignore[attr-defined]
-        persistent = d["Persistence"] == C.MQPER_PERSISTENT and target["DEFTYPE"] != C.MQQDT_TEMPORARY_DYNAMIC
-        if not persistent:
-            d["Persistence"] = C.MQPER_NOT_PERSISTENT   # a temporary dynamic queue holds no persistent message
-        else:
+        # A temporary dynamic queue holds no persistent message.
+        persistent = md.Persistence == C.MQPER_PERSISTENT and target["DEFTYPE"] != C.MQQDT_TEMPORARY_DYNAMIC
+        if persistent:
             self._need_room(len(data))                                                              # type: ignore[attr-defined]
+        copy = md.copy()
+        copy.__dict__.update(CorrelId=correl, MsgId=self.ids.next(), Format=fmt, Encoding=enc, CodedCharSetId=ccsid,
+                             Priority=priority, Persistence=C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT)
         now = self.clock.now()
-        expiry_at = None if copy.Expiry == C.MQEI_UNLIMITED else now + copy.Expiry / 10.0
+        expiry_at = None if md.Expiry == C.MQEI_UNLIMITED else now + md.Expiry / 10.0
         self._seq += 1                                                                              # type: ignore[attr-defined]
-        msg = Message(self._seq, copy, data, expiry_at, persistent, qs.lane_for(d["Priority"]))   # type: ignore[attr-defined]
+        msg = Message(self._seq, copy, data, expiry_at, persistent, qs.lane_for(priority))          # type: ignore[attr-defined]
         self._enqueue(conn, qs, msg, syncpoint, now)                                                # type: ignore[attr-defined]
 
     # --- MQSUB -----------------------------------------------------------------------------------

@@ -5,7 +5,16 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mqlite.cluster.pubsub import ClusterTopic, Proxies, clustered, fixed_prefix, forward_to, proxy_targets, unwrap, wrap
+from mqlite.cluster.pubsub import (
+    ClusterTopic,
+    Proxies,
+    clustered,
+    fixed_prefix,
+    forward_to,
+    proxy_targets,
+    unwrap,
+    wrap,
+)
 from mqlite.cluster.repository import QMGR, TOPIC
 from mqlite.cmq import CMQC
 from mqlite.cmq import CMQCFC as F
