@@ -9,7 +9,11 @@ dynamic for a durable one). A publication is delivered to every matching subscri
 a copy with the subscription's SubCorrelId as CorrelId and the properties MQ sets (MQTopicString,
 MQSubUserData, MQIsRetained) in an ``mqps`` folder, inside the publisher's unit of work when it
 published under syncpoint. Publications go with the queue manager's authority: the publisher needs
-``pub`` on the topic, the subscriber ``sub`` (``resume`` to resume a durable subscription).
+``pub`` on the topic, the subscriber ``sub`` (``sub`` or ``resume`` to resume a subscription it owns).
+A copy's identity context is the subscription's (its user, or what MQSO_SET_IDENTITY_CONTEXT gave),
+its origin context the publisher's. A subscription belongs to its user (MQSO_FIXED_USERID, the
+default for MQSUB: another user gets 2434) unless MQSO_ANY_USERID (VARUSER(ANY), the default for
+DEFINE SUB) lets another user with ``sub`` take it over.
 Durable subscriptions and persistent retained publications are kept in the store (namespaces SUB
 and RETAINED) and come back at restart; non-durable ones end with MQCLOSE or the connection.
 """
@@ -32,6 +36,7 @@ from mqlite.props.selector import SelectorError, compile_selector, md_lookup
 from mqlite.props.values import Properties
 from mqlite.pubsub import topics
 from mqlite.pubsub.matching import char_match, topic_match
+from mqlite.security.users import os_user_of_uid
 
 SUB_NS, RETAINED_NS = "SUB", "RETAINED"
 _TOPIC_OPEN = (C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY | C.MQOO_PASS_IDENTITY_CONTEXT
@@ -64,7 +69,7 @@ class Subscription:
     correl_id: str                  # hex of the CorrelId every publication carries
     user_data: str
     options: int
-    user: str                       # the subscriber's user id (publications' context is the publisher's)
+    user: str                       # the subscriber's user id (SUBUSER): the copies' UserIdentifier
     owner: int = 0                  # the connection of a non-durable subscription
     created: float = 0.0
     publications: int = 0
@@ -75,6 +80,26 @@ class Subscription:
     selector: str = ""              # SelectionString: only publications it selects are delivered
     expires_at: float | None = None   # SubExpiry: the subscription ends then
     priority: int = C.MQPRI_PRIORITY_AS_PUBLISHED   # PubPriority of the copies
+    pub_acct: str = ""              # hex PubAccountingToken and PubApplIdentityData, when the
+    pub_appl: str = ""              # subscription was made with MQSO_SET_IDENTITY_CONTEXT
+
+    def identity(self) -> dict[str, bytes]:
+        """The identity context of every copy (kept until the subscription changes hands)."""
+        ident = self.__dict__.get("_ident")
+        if ident is None or ident[0] != (self.user, self.pub_acct, self.pub_appl):
+            fields = {"UserIdentifier": pad(self.user, 12), "AccountingToken": bytes.fromhex(self.pub_acct),
+                      "ApplIdentityData": pad(self.pub_appl, 32)}
+            ident = self.__dict__["_ident"] = ((self.user, self.pub_acct, self.pub_appl), fields)
+        return ident[1]  # type: ignore[no-any-return]
+
+    def set_identity(self, sd: Any) -> None:
+        """MQSD's PubAccountingToken/PubApplIdentityData with MQSO_SET_IDENTITY_CONTEXT, else the
+        default context (MQ's rule on MQSO_CREATE and MQSO_ALTER)."""
+        if sd.Options & C.MQSO_SET_IDENTITY_CONTEXT:
+            self.pub_acct = bytes(sd.PubAccountingToken).ljust(32, b"\0")[:32].hex()
+            self.pub_appl = text(sd.PubApplIdentityData)
+        else:
+            self.pub_acct = self.pub_appl = ""
 
     def matches(self, topic: str) -> bool:
         return char_match(self.topic, topic) if self.char_wildcards else topic_match(self.topic, topic)
@@ -306,7 +331,7 @@ class PubSubMixin:
         if qs is None or qs.shared:
             copy = md.copy()
             copy.__dict__.update(CorrelId=correl, MsgId=self.ids.next(), Format=fmt, Encoding=enc,
-                                 CodedCharSetId=ccsid, Priority=priority)
+                                 CodedCharSetId=ccsid, Priority=priority, **sub.identity())
             saved = conn.principal
             conn.principal = None
             try:
@@ -323,7 +348,8 @@ class PubSubMixin:
             self._need_room(len(data))                                                              # type: ignore[attr-defined]
         copy = md.copy()
         copy.__dict__.update(CorrelId=correl, MsgId=self.ids.next(), Format=fmt, Encoding=enc, CodedCharSetId=ccsid,
-                             Priority=priority, Persistence=C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT)
+                             Priority=priority, Persistence=C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT,
+                             **sub.identity())
         now = self.clock.now()
         expiry_at = None if md.Expiry == C.MQEI_UNLIMITED else now + md.Expiry / 10.0
         self._seq += 1                                                                              # type: ignore[attr-defined]
@@ -375,6 +401,9 @@ class PubSubMixin:
         correl = sd.SubCorrelId if opts & C.MQSO_SET_CORREL_ID else bytes.fromhex(subid)
         qh, queue, qmgr = self._destination(conn, opts, hobj, topics.resolved(
             tree, topic, "MDURMDL" if durable else "MNDURMDL"), subid, durable)
+        if opts & C.MQSO_SET_IDENTITY_CONTEXT and not opts & C.MQSO_MANAGED and qmgr == self.name:
+            # As MQOPEN with MQOO_SET_IDENTITY_CONTEXT of the provided queue would be.
+            self.authorize(conn, "QUEUE", queue, Z.MQZAO_SET_IDENTITY_CONTEXT)   # type: ignore[attr-defined]
         sub = Subscription(subid, name, topic, bool(opts & C.MQSO_WILDCARD_CHAR), queue, qmgr,
                            bool(opts & C.MQSO_MANAGED), durable, correl.hex(),
                            sd.get_vs("SubUserData").decode("utf-8", "replace"), opts,
@@ -382,6 +411,7 @@ class PubSubMixin:
                            0 if durable else conn.hconn, self.clock.now(), selector=selector,
                            expires_at=None if sd.SubExpiry == C.MQEI_UNLIMITED else self.clock.now() + sd.SubExpiry / 10,
                            priority=sd.PubPriority)
+        sub.set_identity(sd)
         self.subscriptions[subid] = sub
         self.subscriptions_changed()                                  # type: ignore[attr-defined]
         if durable:
@@ -418,14 +448,31 @@ class PubSubMixin:
         return h                                                                   # type: ignore[no-any-return]
 
     def _resume(self, conn: Conn, sub: Subscription, sd: Any, hobj: int) -> tuple[Handle, int]:
+        opts = sd.Options
+        user = conn.principal.user if conn.principal is not None else conn.user
+        other = bool(sub.user) and user != sub.user
+        if other and not sub.options & C.MQSO_ANY_USERID:
+            raise MQIError(C.MQRC_IDENTITY_MISMATCH)
         admin = self._admin_object(sub.topic)
-        self.authorize(conn, "TOPIC", admin.name, Z.MQZAO_RESUME)     # type: ignore[attr-defined]
-        if sd.Options & C.MQSO_ALTER:
+        # sub creates, alters or resumes; resume only resumes what the user already owns.
+        have = self.authority_of(conn, "TOPIC", admin.name)                  # type: ignore[attr-defined]
+        if not have & Z.MQZAO_SUBSCRIBE and (other or opts & C.MQSO_ALTER or not have & Z.MQZAO_RESUME):
+            self.authorize(conn, "TOPIC", admin.name, Z.MQZAO_SUBSCRIBE)      # type: ignore[attr-defined]
+        changed = other
+        if other:
+            sub.user = user                 # an MQSO_ANY_USERID subscription changes hands
+        if opts & C.MQSO_ALTER:
             user_data = sd.get_vs("SubUserData").decode("utf-8", "replace")
             if user_data:
                 sub.user_data = user_data
-            if sub.durable:
-                self._journal(conn, ("obj", SUB_NS, sub.subid, json.dumps(sub.record())))
+            # FIXED_USERID (the default) fixes the subscription to whoever alters it.
+            varuser = C.MQSO_ANY_USERID if opts & C.MQSO_ANY_USERID else C.MQSO_FIXED_USERID
+            sub.options = sub.options & ~(C.MQSO_ANY_USERID | C.MQSO_FIXED_USERID) | varuser
+            sub.user = user
+            sub.set_identity(sd)
+            changed = True
+        if changed and sub.durable:
+            self._journal(conn, ("obj", SUB_NS, sub.subid, json.dumps(sub.record())))
         if sub.managed:
             saved = conn.principal
             conn.principal = None
@@ -461,9 +508,11 @@ class PubSubMixin:
 
     # --- administrative subscriptions (DEFINE SUB, PCF Create Subscription) ------------------------
     def define_subscription(self, name: str, topicstr: str, topicobj: str, dest: str, destqmgr: str, managed: bool,
-                            user_data: str, char_wildcards: bool, replace: bool = False) -> Subscription:
+                            user_data: str, char_wildcards: bool, replace: bool = False, user: str = "",
+                            any_user: bool | None = None) -> Subscription:
         """An administrative subscription: always durable, named, with a provided queue (DEST,
-        which must exist here when DESTQMGR is this queue manager) or a managed one."""
+        which must exist here when DESTQMGR is this queue manager) or a managed one. SUBUSER
+        (``user``) defaults to the queue manager's own user, VARUSER (``any_user``) to ANY."""
         existing = next((s for s in self.subscriptions.values() if s.name == name), None)
         if existing is not None and not replace:
             raise MQIError(C.MQRC_SUB_ALREADY_EXISTS)
@@ -489,8 +538,12 @@ class PubSubMixin:
         elif qmgr == self.name and self.queue(dest) is None:                        # type: ignore[attr-defined]
             raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
         correl = existing.correl_id if existing is not None else subid
+        if any_user is None:
+            any_user = existing is None or bool(existing.options & C.MQSO_ANY_USERID)
+        user = user or (existing.user if existing is not None else "") or os_user_of_uid(os.getuid())
         sub = Subscription(subid, name, topic, char_wildcards, dest, qmgr, managed, True, correl, user_data,
-                           C.MQSO_DURABLE | (C.MQSO_MANAGED if managed else 0), "", 0,
+                           C.MQSO_DURABLE | (C.MQSO_MANAGED if managed else 0)
+                           | (C.MQSO_ANY_USERID if any_user else C.MQSO_FIXED_USERID), user[:12], 0,
                            existing.created if existing is not None else self.clock.now(), subtype="ADMIN",
                            topicobj=topicobj)
         self.subscriptions[subid] = sub

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mqlite.cmq import CMQC as C
 from mqlite.engine.clock import mq_date_time
 from mqlite.engine.errors import MQIError
 from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields
@@ -171,8 +172,9 @@ class SubscriptionCommands:
                                    else "PROVIDED").upper()
         wschema = self._sub_value(cmd, "WSCHEMA", "CHAR" if existing is not None and existing.char_wildcards
                                   else "TOPIC").upper()
-        if destclas not in ("PROVIDED", "MANAGED") or wschema not in ("TOPIC", "CHAR"):
-            raise SyntaxProblem(cmd.text, cmd.text, "DESTCLAS(PROVIDED|MANAGED), WSCHEMA(TOPIC|CHAR).")
+        varuser = self._sub_value(cmd, "VARUSER").upper()
+        if destclas not in ("PROVIDED", "MANAGED") or wschema not in ("TOPIC", "CHAR") or varuser not in ("", "ANY", "FIXED"):
+            raise SyntaxProblem(cmd.text, cmd.text, "DESTCLAS(PROVIDED|MANAGED), WSCHEMA(TOPIC|CHAR), VARUSER(ANY|FIXED).")
         if alter:
             assert existing is not None
             for key in ("TOPICSTR", "TOPICOBJ"):
@@ -187,7 +189,8 @@ class SubscriptionCommands:
                 name, topicstr, topicobj, self._sub_value(cmd, "DEST", default_dest),
                 self._sub_value(cmd, "DESTQMGR", existing.qmgr if existing is not None else ""), destclas == "MANAGED",
                 self._sub_value(cmd, "USERDATA", existing.user_data if existing is not None else ""),
-                wschema == "CHAR", replace=alter or cmd.param("REPLACE") is not None)
+                wschema == "CHAR", replace=alter or cmd.param("REPLACE") is not None,
+                user=self._sub_value(cmd, "SUBUSER"), any_user=None if not varuser else varuser == "ANY")
         except MQIError as e:
             return Result([_SUB_REASONS.get(e.reason, f"AMQ8101S: IBM MQ error {e.reason} has occurred.")], ERROR)
         return Result(["AMQ8095I: IBM MQ subscription changed." if alter else "AMQ8094I: IBM MQ subscription created."])
@@ -240,8 +243,9 @@ class SubscriptionCommands:
                 f"TOPICOBJ({s.topicobj or ' '})", f"DEST({s.queue})", f"DESTQMGR({s.qmgr})",
                 f"DESTCLAS({'MANAGED' if s.managed else 'PROVIDED'})", f"DURABLE({'YES' if s.durable else 'NO'})",
                 f"SUBTYPE({s.subtype})", f"USERDATA({s.user_data or ' '})", f"SUBUSER({s.user or ' '})",
+                f"VARUSER({'ANY' if s.options & C.MQSO_ANY_USERID else 'FIXED'})",
                 f"WSCHEMA({'CHAR' if s.char_wildcards else 'TOPIC'})", "EXPIRY(UNLIMITED)",
-                f"REQONLY({'YES' if s.options & 2048 else 'NO'})", f"CRDATE({d})", f"CRTIME({t})"]))
+                f"REQONLY({'YES' if s.options & C.MQSO_PUBLICATIONS_ON_REQUEST else 'NO'})", f"CRDATE({d})", f"CRTIME({t})"]))
         return Result(lines + proxies)
 
     def _display_sbstatus(self, cmd: Command) -> Result:

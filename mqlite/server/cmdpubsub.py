@@ -86,6 +86,9 @@ class PubSubCommands:
             raise self.fail(C.MQRC_NO_SUBSCRIPTION, F.MQCACF_SUB_NAME)
         managed = msg.first(F.MQIACF_DESTINATION_CLASS, C.MQDC_MANAGED if existing is not None and existing.managed
                             else C.MQDC_PROVIDED) == C.MQDC_MANAGED
+        varuser = msg.first(F.MQIACF_VARIABLE_USER_ID)
+        if varuser not in (None, C.MQVU_ANY_USER, C.MQVU_FIXED_USER):
+            raise self.fail(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACF_VARIABLE_USER_ID)
         try:
             self.qm.define_subscription(
                 name, existing.topic if alter else _str(msg.first(C.MQCA_TOPIC_STRING)),
@@ -94,7 +97,9 @@ class PubSubCommands:
                 _str(msg.first(F.MQCACF_DESTINATION_Q_MGR)) or (existing.qmgr if existing is not None else ""),
                 managed, _str(msg.first(F.MQCACF_SUB_USER_DATA)) or (existing.user_data if existing is not None else ""),
                 bool(existing.char_wildcards) if existing is not None else False,
-                replace=alter or msg.first(F.MQIACF_REPLACE, F.MQRP_NO) == F.MQRP_YES)
+                replace=alter or msg.first(F.MQIACF_REPLACE, F.MQRP_NO) == F.MQRP_YES,
+                user=_str(msg.first(F.MQCACF_SUB_USER_ID)),
+                any_user=None if varuser is None else varuser == C.MQVU_ANY_USER)
         except MQIError as e:
             raise self.fail(e.reason, F.MQCACF_SUB_NAME) from None
         return [[]]
@@ -125,7 +130,9 @@ class PubSubCommands:
                         pcf.enc_int(F.MQIACF_DURABLE_SUBSCRIPTION, C.MQSUB_DURABLE_YES if s.durable
                                     else C.MQSUB_DURABLE_NO),
                         pcf.enc_int(F.MQIACF_SUB_TYPE, F.MQSUBTYPE_ADMIN if s.subtype == "ADMIN" else F.MQSUBTYPE_API),
-                        pcf.enc_str(F.MQCACF_SUB_USER_DATA, s.user_data)])
+                        pcf.enc_str(F.MQCACF_SUB_USER_DATA, s.user_data), pcf.enc_str(F.MQCACF_SUB_USER_ID, s.user),
+                        pcf.enc_int(F.MQIACF_VARIABLE_USER_ID, C.MQVU_ANY_USER if s.options & C.MQSO_ANY_USERID
+                                    else C.MQVU_FIXED_USER)])
         if not out:
             raise self.fail(C.MQRC_NO_SUBSCRIPTION, F.MQCACF_SUB_NAME)
         return out

@@ -239,3 +239,56 @@ def test_selection_string_pub_priority_and_sub_expiry(eng):
     eng.clock.advance(6)
     publish(eng, "short/lived", b"too late")
     assert not [s for s in eng.qm.subscriptions.values() if s.name == "SHORT"]
+
+
+def test_copies_carry_the_subscribers_identity_and_subscriptions_belong_to_their_user(eng):
+    # MQ's default publication context: UserIdentifier is the subscription's user, ApplIdentityData
+    # blank; MQSO_SET_IDENTITY_CONTEXT gives the subscription's own. Origin context stays the publisher's.
+    other = eng.qm.connect("publisher", C.MQAT_UNIX, "alice")
+    h, qh, _ = sub(eng, "id/#", name="ID.FIXED", options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_DURABLE)
+    sd = SD(Options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_SET_IDENTITY_CONTEXT, PubApplIdentityData=b"audit",
+            PubAccountingToken=b"\x01" * 32)
+    sd.set_vs("ObjectString", "id/#")
+    _h2, qh2 = eng.qm.subscribe(eng.conn, sd, 0)
+    od = OD(ObjectType=C.MQOT_TOPIC)
+    od.set_vs("ObjectString", "id/1")
+    ph = eng.qm.open(other, od, C.MQOO_OUTPUT)
+    eng.qm.put(other, ph.hobj, MD(), PMO(), b"hello")
+    gmo = GMO(Options=C.MQGMO_NO_WAIT)
+    first = eng.qm.get(eng.conn, qh, MD(), gmo, 100).md
+    second = eng.qm.get(eng.conn, qh2, MD(), gmo, 100).md
+    assert first.UserIdentifier.rstrip() == b"tester" and first.ApplIdentityData.strip() == b""
+    assert first.PutApplName.rstrip() == b"publisher"
+    assert second.UserIdentifier.rstrip() == b"tester" and second.ApplIdentityData.rstrip() == b"audit"
+    assert second.AccountingToken == b"\x01" * 32
+    eng.qm.close(eng.conn, qh)
+    eng.qm.close(eng.conn, h.hobj)
+    # MQSO_FIXED_USERID (MQSUB's default): another user cannot resume or alter it.
+    for opts in (C.MQSO_RESUME, C.MQSO_ALTER):
+        sd = SD(Options=opts | C.MQSO_DURABLE)
+        sd.set_vs("SubName", "ID.FIXED")
+        with pytest.raises(MQIError) as e:
+            eng.qm.subscribe(other, sd, 0)
+        assert e.value.reason == C.MQRC_IDENTITY_MISMATCH
+    # Its owner makes it ANY_USERID; then another user takes it over and its copies carry that user.
+    h, qh, _ = sub(eng, name="ID.FIXED", options=C.MQSO_ALTER | C.MQSO_DURABLE | C.MQSO_ANY_USERID)
+    eng.qm.close(eng.conn, qh)
+    eng.qm.close(eng.conn, h.hobj)
+    assert "VARUSER(ANY)" in "\n".join(eng.mqsc_exec.run("DISPLAY SUB(ID.FIXED)").lines)
+    sd = SD(Options=C.MQSO_RESUME | C.MQSO_DURABLE)
+    sd.set_vs("SubName", "ID.FIXED")
+    _h3, qh3 = eng.qm.subscribe(other, sd, 0)
+    eng.qm.put(other, ph.hobj, MD(), PMO(), b"again")
+    assert eng.qm.get(other, qh3, MD(), GMO(Options=C.MQGMO_NO_WAIT), 100).md.UserIdentifier.rstrip() == b"alice"
+    assert "SUBUSER(alice)" in "\n".join(eng.mqsc_exec.run("DISPLAY SUB(ID.FIXED)").lines)
+    # DEFINE SUB: VARUSER(ANY) unless VARUSER(FIXED); SUBUSER names the user.
+    assert eng.mqsc_exec.run("DEFINE SUB(ADM.FIXED) TOPICSTR('id/adm') DESTCLAS(MANAGED) SUBUSER('bob') "
+                             "VARUSER(FIXED)").status == "ok"
+    out = "\n".join(eng.mqsc_exec.run("DISPLAY SUB(ADM.FIXED)").lines)
+    assert "SUBUSER(bob)" in out and "VARUSER(FIXED)" in out
+    sd = SD(Options=C.MQSO_RESUME)
+    sd.set_vs("SubName", "ADM.FIXED")
+    with pytest.raises(MQIError) as e:
+        eng.qm.subscribe(other, sd, 0)
+    assert e.value.reason == C.MQRC_IDENTITY_MISMATCH
+    assert eng.mqsc_exec.run("DEFINE SUB(ADM.X) TOPICSTR('id/x') DESTCLAS(MANAGED) VARUSER(SOME)").status == "syntax"

@@ -162,6 +162,7 @@ def test_admin_subscriptions_and_topics_through_pcf(qm):
         pcf.MQCMD_CREATE_SUBSCRIPTION(args)
         (info,) = pcf.MQCMD_INQUIRE_SUBSCRIPTION({pymqi.CMQCFC.MQCACF_SUB_NAME: name})
         assert info[pymqi.CMQCFC.MQIACF_SUB_TYPE] == pymqi.CMQCFC.MQSUBTYPE_ADMIN
+        assert info[pymqi.CMQCFC.MQIACF_VARIABLE_USER_ID] == pymqi.CMQC.MQVU_ANY_USER      # MQ's default
         sd = desc(name.decode(), "pcf/topic/admin", pymqi.CMQC.MQSO_RESUME)
         sub = pymqi.Subscription(c)
         if queue:
@@ -172,6 +173,17 @@ def test_admin_subscriptions_and_topics_through_pcf(qm):
         assert sub.get(None, pymqi.MD(), get_opts()) == b"from an admin subscription"
         sub.close(close_sub_queue=True)
         pcf.MQCMD_DELETE_SUBSCRIPTION({pymqi.CMQCFC.MQCACF_SUB_NAME: name})
+    pcf.MQCMD_CREATE_SUBSCRIPTION({pymqi.CMQCFC.MQCACF_SUB_NAME: b"Fixed", pymqi.CMQC.MQCA_TOPIC_STRING: b"pcf/fixed",
+                                   pymqi.CMQCFC.MQIACF_DESTINATION_CLASS: pymqi.CMQC.MQDC_MANAGED,
+                                   pymqi.CMQCFC.MQCACF_SUB_USER_ID: b"someone",
+                                   pymqi.CMQCFC.MQIACF_VARIABLE_USER_ID: pymqi.CMQC.MQVU_FIXED_USER})
+    (info,) = pcf.MQCMD_INQUIRE_SUBSCRIPTION({pymqi.CMQCFC.MQCACF_SUB_NAME: b"Fixed"})
+    assert info[pymqi.CMQCFC.MQIACF_VARIABLE_USER_ID] == pymqi.CMQC.MQVU_FIXED_USER
+    assert info[pymqi.CMQCFC.MQCACF_SUB_USER_ID].strip() == b"someone"
+    with pytest.raises(pymqi.MQMIError) as e:          # someone else's, fixed to that user
+        pymqi.Subscription(c, sub_desc=desc("Fixed", "pcf/fixed", pymqi.CMQC.MQSO_RESUME))
+    assert e.value.reason == pymqi.CMQC.MQRC_IDENTITY_MISMATCH
+    pcf.MQCMD_DELETE_SUBSCRIPTION({pymqi.CMQCFC.MQCACF_SUB_NAME: b"Fixed"})
     with pytest.raises(pymqi.MQMIError) as e:
         pcf.MQCMD_DELETE_SUBSCRIPTION({pymqi.CMQCFC.MQCACF_SUB_NAME: b"Admin 1"})
     assert e.value.reason == pymqi.CMQC.MQRC_NO_SUBSCRIPTION

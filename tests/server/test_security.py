@@ -137,6 +137,55 @@ def test_developer_configuration_applies_and_does_what_it_says(secured):
     assert _reason(lambda: _connect(secured, "APP.SVRCONN", "app", "passw0rd")) == CMQC.MQRC_NOT_AUTHORIZED
 
 
+def _subscribe(qm, topic: str, name: str = "", options: int = 0):
+    sd = pymqi.SD(Options=options or CMQC.MQSO_CREATE | CMQC.MQSO_MANAGED | (CMQC.MQSO_DURABLE if name else 0))
+    if topic:
+        sd.set_vs("ObjectString", topic)
+    if name:
+        sd.set_vs("SubName", name)
+    return pymqi.Subscription(qm, sub_desc=sd)
+
+
+def test_topic_authority_under_the_developer_configuration(secured):
+    assert secured.mqsc(DEV_MQSC).returncode == 0
+    qm = _connect(secured, "DEV.APP.SVRCONN", "app", "passw0rd")
+    # IBM's samples publish on DEV.BASE.TOPIC's own topic string.
+    sub = _subscribe(qm, "dev/", "APP.NEWS")
+    topic = pymqi.Topic(qm, topic_string="dev/")
+    topic.open(open_opts=CMQC.MQOO_OUTPUT)
+    topic.pub(b"headline")
+    md = pymqi.MD()
+    assert sub.get(None, md) == b"headline"
+    assert md.UserIdentifier.rstrip() == b"app"          # the subscription's user: MQ's publication context
+    # Elsewhere the topic resolves to SYSTEM.BASE.TOPIC, where app has nothing.
+    other = pymqi.Topic(qm, topic_string="other/news")
+    assert _reason(lambda: other.open(open_opts=CMQC.MQOO_OUTPUT)) == CMQC.MQRC_NOT_AUTHORIZED
+    assert _reason(lambda: _subscribe(qm, "other/#")) == CMQC.MQRC_NOT_AUTHORIZED
+    assert "insufficient authority to access object SYSTEM.BASE.TOPIC (topic)" in _log(secured)
+    sub.close(sub_close_options=CMQC.MQCO_KEEP_SUB)
+    # resume without sub resumes what app owns, but does not alter it; without either, 2035.
+    secured.mqsc("SET AUTHREC PROFILE('DEV.**') PRINCIPAL('app') OBJTYPE(TOPIC) AUTHRMV(SUB) AUTHADD(RESUME)\n")
+    try:
+        resumed = _subscribe(qm, "", "APP.NEWS", CMQC.MQSO_RESUME | CMQC.MQSO_DURABLE)
+        resumed.close(sub_close_options=CMQC.MQCO_KEEP_SUB)
+        assert _reason(lambda: _subscribe(qm, "", "APP.NEWS", CMQC.MQSO_ALTER | CMQC.MQSO_DURABLE)) \
+            == CMQC.MQRC_NOT_AUTHORIZED
+        secured.mqsc("SET AUTHREC PROFILE('DEV.**') PRINCIPAL('app') OBJTYPE(TOPIC) AUTHRMV(RESUME)\n")
+        assert _reason(lambda: _subscribe(qm, "", "APP.NEWS", CMQC.MQSO_RESUME | CMQC.MQSO_DURABLE)) \
+            == CMQC.MQRC_NOT_AUTHORIZED
+    finally:
+        secured.mqsc("SET AUTHREC PROFILE('DEV.**') PRINCIPAL('app') OBJTYPE(TOPIC) AUTHADD(SUB) AUTHRMV(RESUME)\n")
+    # Another user cannot take over app's subscription (MQSO_FIXED_USERID, MQSUB's default).
+    adm = _connect(secured, "DEV.ADMIN.SVRCONN", "admin", "passw0rd")
+    assert _reason(lambda: _subscribe(adm, "", "APP.NEWS", CMQC.MQSO_RESUME | CMQC.MQSO_DURABLE)) \
+        == CMQC.MQRC_IDENTITY_MISMATCH
+    adm.disconnect()
+    gone = _subscribe(qm, "", "APP.NEWS", CMQC.MQSO_RESUME | CMQC.MQSO_DURABLE)
+    gone.close(sub_close_options=CMQC.MQCO_REMOVE_SUB)
+    topic.close()
+    qm.disconnect()
+
+
 def test_bad_credentials_look_alike_and_wait_faildlay(secured):
     secured.mqsc(DEV_MQSC, check=True)
     before = _log(secured)
