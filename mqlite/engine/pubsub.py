@@ -19,10 +19,8 @@ and RETAINED) and come back at restart; non-durable ones end with MQCLOSE or the
 """
 from __future__ import annotations
 
-import functools
 import json
 import os
-from dataclasses import asdict, dataclass
 from typing import Any
 
 from mqlite.cmq import CMQZC as Z
@@ -32,20 +30,15 @@ from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import Message
 from mqlite.engine.resolve import LOCAL
 from mqlite.props import rfh2
-from mqlite.props.selector import SelectorError, compile_selector, md_lookup
+from mqlite.props.selector import SelectorError
 from mqlite.props.values import Properties
 from mqlite.pubsub import topics
-from mqlite.pubsub.matching import char_match, topic_match
+from mqlite.pubsub.subscription import Subscription, compiled
 from mqlite.security.users import os_user_of_uid
 
 SUB_NS, RETAINED_NS = "SUB", "RETAINED"
 _TOPIC_OPEN = (C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY | C.MQOO_PASS_IDENTITY_CONTEXT
                | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT | C.MQOO_SET_ALL_CONTEXT)
-
-
-@functools.lru_cache(maxsize=1024)
-def _compiled(selector: str) -> Any:
-    return compile_selector(selector)
 
 
 def _read_ahead(options: int) -> int:
@@ -54,65 +47,6 @@ def _read_ahead(options: int) -> int:
     if options & C.MQSO_READ_AHEAD:
         return C.MQOO_READ_AHEAD
     return C.MQOO_NO_READ_AHEAD if options & C.MQSO_NO_READ_AHEAD else 0
-
-
-@dataclass
-class Subscription:
-    subid: str                      # hex of the 24-byte subscription identifier
-    name: str                       # SubName ('' for an unnamed non-durable subscription)
-    topic: str                      # the full topic string subscribed to (wildcards allowed)
-    char_wildcards: bool            # MQSO_WILDCARD_CHAR: '*' and '?' rather than '#' and '+'
-    queue: str                      # the destination queue and its queue manager
-    qmgr: str
-    managed: bool
-    durable: bool
-    correl_id: str                  # hex of the CorrelId every publication carries
-    user_data: str
-    options: int
-    user: str                       # the subscriber's user id (SUBUSER): the copies' UserIdentifier
-    owner: int = 0                  # the connection of a non-durable subscription
-    created: float = 0.0
-    publications: int = 0
-    subtype: str = "API"            # API (MQSUB) or ADMIN (DEFINE SUB)
-    topicobj: str = ""              # the topic object named when it was made
-    last_msg: float = 0.0           # when the last publication was delivered
-    resumed: float = 0.0            # when MQSUB last resumed it
-    selector: str = ""              # SelectionString: only publications it selects are delivered
-    expires_at: float | None = None   # SubExpiry: the subscription ends then
-    priority: int = C.MQPRI_PRIORITY_AS_PUBLISHED   # PubPriority of the copies
-    pub_acct: str = ""              # hex PubAccountingToken and PubApplIdentityData, when the
-    pub_appl: str = ""              # subscription was made with MQSO_SET_IDENTITY_CONTEXT
-
-    def identity(self) -> dict[str, bytes]:
-        """The identity context of every copy (kept until the subscription changes hands)."""
-        ident = self.__dict__.get("_ident")
-        if ident is None or ident[0] != (self.user, self.pub_acct, self.pub_appl):
-            fields = {"UserIdentifier": pad(self.user, 12), "AccountingToken": bytes.fromhex(self.pub_acct),
-                      "ApplIdentityData": pad(self.pub_appl, 32)}
-            ident = self.__dict__["_ident"] = ((self.user, self.pub_acct, self.pub_appl), fields)
-        return ident[1]  # type: ignore[no-any-return]
-
-    def set_identity(self, sd: Any) -> None:
-        """MQSD's PubAccountingToken/PubApplIdentityData with MQSO_SET_IDENTITY_CONTEXT, else the
-        default context (MQ's rule on MQSO_CREATE and MQSO_ALTER)."""
-        if sd.Options & C.MQSO_SET_IDENTITY_CONTEXT:
-            self.pub_acct = bytes(sd.PubAccountingToken).ljust(32, b"\0")[:32].hex()
-            self.pub_appl = text(sd.PubApplIdentityData)
-        else:
-            self.pub_acct = self.pub_appl = ""
-
-    def matches(self, topic: str) -> bool:
-        return char_match(self.topic, topic) if self.char_wildcards else topic_match(self.topic, topic)
-
-    def selects(self, md: MD, props: dict[str, tuple[int, Any]]) -> bool:
-        if not self.selector:
-            return True
-        return bool(_compiled(self.selector)(md_lookup(md, props)) is True)
-
-    def record(self) -> dict[str, Any]:
-        rec = asdict(self)
-        rec.pop("owner")
-        return rec
 
 
 class PubSubMixin:
@@ -173,10 +107,16 @@ class PubSubMixin:
     def _admin_object(self, topic: str) -> Any:
         return topics.admin_node(self._tree(), topic)
 
+    def _pubsub_enabled(self) -> None:
+        """2531 while ALTER QMGR PSMODE(DISABLED) stops the publish/subscribe engine."""
+        if self.qmgr["PSMODE"] == C.MQPSM_DISABLED:
+            raise MQIError(C.MQRC_PUBSUB_INHIBITED)
+
     # --- MQOPEN of a topic ------------------------------------------------------------------------
     def open_topic(self, conn: Conn, od: OD, options: int) -> Handle:
         if options & ~_TOPIC_OPEN or not options & C.MQOO_OUTPUT:
             raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+        self._pubsub_enabled()
         topic = self.topic_string(text(od.ObjectName), od.get_vs("ObjectString").decode("utf-8", "replace"))
         admin = self._admin_object(topic)
         self.authorize(conn, "TOPIC", admin.name, Z.MQZAO_PUBLISH)    # type: ignore[attr-defined]
@@ -206,6 +146,11 @@ class PubSubMixin:
             md.MsgId = self.ids.next()
         d = md.__dict__
         self._set_context(conn, d, opts, self.clock.now())   # type: ignore[attr-defined]
+        if opts & C.MQPMO_SUPPRESS_REPLYTO:
+            # The subscribers' copies (and a retained one) carry no reply-to queue; the
+            # publisher's own MQMD keeps it.
+            md = md.copy()
+            md.__dict__.update(ReplyToQ=pad("", 48), ReplyToQMgr=pad("", 48))
         if opts & C.MQPMO_RETAIN:
             self._retain(conn, topic, md, body)
         return self.distribute(conn, topic, md, body, opts, hconn=conn.hconn)
@@ -361,6 +306,7 @@ class PubSubMixin:
         """MQSUB: (the subscription's handle, the destination queue's handle: ``hobj`` or the
         managed queue opened for input)."""
         opts = sd.Options
+        self._pubsub_enabled()
         action = opts & (C.MQSO_CREATE | C.MQSO_RESUME | C.MQSO_ALTER)
         if not action or (opts & C.MQSO_ALTER and opts & C.MQSO_CREATE):
             raise MQIError(C.MQRC_OPTIONS_ERROR)
@@ -390,7 +336,7 @@ class PubSubMixin:
         selector = sd.get_vs("SelectionString").decode("utf-8", "replace").strip()
         if selector:
             try:
-                _compiled(selector)
+                compiled(selector)
             except SelectorError as e:
                 raise MQIError(e.reason, detail=str(e)) from None
         if sd.PubPriority < C.MQPRI_PRIORITY_AS_PUBLISHED or sd.PubPriority > 9:

@@ -292,3 +292,20 @@ def test_copies_carry_the_subscribers_identity_and_subscriptions_belong_to_their
         eng.qm.subscribe(other, sd, 0)
     assert e.value.reason == C.MQRC_IDENTITY_MISMATCH
     assert eng.mqsc_exec.run("DEFINE SUB(ADM.X) TOPICSTR('id/x') DESTCLAS(MANAGED) VARUSER(SOME)").status == "syntax"
+
+
+def test_psmode_disabled_and_suppress_replyto(eng):
+    _h, qh, _ = sub(eng, "reply/#")
+    _w, md = publish(eng, "reply/1", b"ask", pmo_options=C.MQPMO_SUPPRESS_REPLYTO, ReplyToQ=b"ANSWERS")
+    assert md.ReplyToQ.rstrip() == b"ANSWERS"                    # the publisher's MQMD keeps it
+    got = eng.qm.get(eng.conn, qh, MD(), GMO(Options=C.MQGMO_NO_WAIT), 100).md
+    assert got.ReplyToQ.strip() == b"" and got.ReplyToQMgr.strip() == b""
+    publish(eng, "reply/2", b"ask", ReplyToQ=b"ANSWERS")
+    assert eng.qm.get(eng.conn, qh, MD(), GMO(Options=C.MQGMO_NO_WAIT), 100).md.ReplyToQ.rstrip() == b"ANSWERS"
+    assert eng.mqsc_exec.run("ALTER QMGR PSMODE(DISABLED)").status == "ok"
+    for call in (lambda: sub(eng, "reply/#"), lambda: publish(eng, "reply/3", b"no")):
+        with pytest.raises(MQIError) as e:
+            call()
+        assert e.value.reason == C.MQRC_PUBSUB_INHIBITED
+    assert eng.mqsc_exec.run("ALTER QMGR PSMODE(ENABLED)").status == "ok"
+    publish(eng, "reply/4", b"again")

@@ -1,0 +1,77 @@
+"""A subscription as the queue manager keeps it (mqlite.engine.pubsub makes, resumes and ends
+them): what it matches, what its selector selects, and the identity context its copies carry."""
+from __future__ import annotations
+
+import functools
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from mqlite.cmq import CMQC as C
+from mqlite.cmq.structs import MD, pad, text
+from mqlite.props.selector import compile_selector, md_lookup
+from mqlite.pubsub.matching import char_match, topic_match
+
+
+@functools.lru_cache(maxsize=1024)
+def compiled(selector: str) -> Any:
+    return compile_selector(selector)
+
+
+
+@dataclass
+class Subscription:
+    subid: str                      # hex of the 24-byte subscription identifier
+    name: str                       # SubName ('' for an unnamed non-durable subscription)
+    topic: str                      # the full topic string subscribed to (wildcards allowed)
+    char_wildcards: bool            # MQSO_WILDCARD_CHAR: '*' and '?' rather than '#' and '+'
+    queue: str                      # the destination queue and its queue manager
+    qmgr: str
+    managed: bool
+    durable: bool
+    correl_id: str                  # hex of the CorrelId every publication carries
+    user_data: str
+    options: int
+    user: str                       # the subscriber's user id (SUBUSER): the copies' UserIdentifier
+    owner: int = 0                  # the connection of a non-durable subscription
+    created: float = 0.0
+    publications: int = 0
+    subtype: str = "API"            # API (MQSUB) or ADMIN (DEFINE SUB)
+    topicobj: str = ""              # the topic object named when it was made
+    last_msg: float = 0.0           # when the last publication was delivered
+    resumed: float = 0.0            # when MQSUB last resumed it
+    selector: str = ""              # SelectionString: only publications it selects are delivered
+    expires_at: float | None = None   # SubExpiry: the subscription ends then
+    priority: int = C.MQPRI_PRIORITY_AS_PUBLISHED   # PubPriority of the copies
+    pub_acct: str = ""              # hex PubAccountingToken and PubApplIdentityData, when the
+    pub_appl: str = ""              # subscription was made with MQSO_SET_IDENTITY_CONTEXT
+
+    def identity(self) -> dict[str, bytes]:
+        """The identity context of every copy (kept until the subscription changes hands)."""
+        ident = self.__dict__.get("_ident")
+        if ident is None or ident[0] != (self.user, self.pub_acct, self.pub_appl):
+            fields = {"UserIdentifier": pad(self.user, 12), "AccountingToken": bytes.fromhex(self.pub_acct),
+                      "ApplIdentityData": pad(self.pub_appl, 32)}
+            ident = self.__dict__["_ident"] = ((self.user, self.pub_acct, self.pub_appl), fields)
+        return ident[1]  # type: ignore[no-any-return]
+
+    def set_identity(self, sd: Any) -> None:
+        """MQSD's PubAccountingToken/PubApplIdentityData with MQSO_SET_IDENTITY_CONTEXT, else the
+        default context (MQ's rule on MQSO_CREATE and MQSO_ALTER)."""
+        if sd.Options & C.MQSO_SET_IDENTITY_CONTEXT:
+            self.pub_acct = bytes(sd.PubAccountingToken).ljust(32, b"\0")[:32].hex()
+            self.pub_appl = text(sd.PubApplIdentityData)
+        else:
+            self.pub_acct = self.pub_appl = ""
+
+    def matches(self, topic: str) -> bool:
+        return char_match(self.topic, topic) if self.char_wildcards else topic_match(self.topic, topic)
+
+    def selects(self, md: MD, props: dict[str, tuple[int, Any]]) -> bool:
+        if not self.selector:
+            return True
+        return bool(compiled(self.selector)(md_lookup(md, props)) is True)
+
+    def record(self) -> dict[str, Any]:
+        rec = asdict(self)
+        rec.pop("owner")
+        return rec
