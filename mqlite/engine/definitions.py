@@ -17,6 +17,7 @@ from mqlite.engine.core import (
 )
 from mqlite.engine.errors import MQIError
 from mqlite.engine.ports import QueueFull, SharedStoreError
+from mqlite.engine.pubhier import PSCHILD_NS
 from mqlite.engine.pubsub import RETAINED_NS, SUB_NS
 from mqlite.engine.queue import Message, QueueState
 from mqlite.engine.shared import SHARED, SharedQueueState
@@ -64,6 +65,9 @@ class DefinitionsMixin:
                 continue
             if ns in (SUB_NS, RETAINED_NS):
                 self.load_pubsub(ns, rec)
+                continue
+            if ns == PSCHILD_NS:
+                self.load_child(rec)                   # type: ignore[attr-defined]
                 continue
             obj = MQObject.from_record(rec)
             if ns == QMGR:

@@ -129,6 +129,7 @@ class PubClusterMixin:
         status = {C.MQPSM_DISABLED: F.MQPS_STATUS_INACTIVE, C.MQPSM_COMPAT: F.MQPS_STATUS_COMPAT}.get(
             mode, F.MQPS_STATUS_ACTIVE)
         proxies = sum(len(v) for v in self.cluster.proxies.held.values())
+        proxies += sum(len(v) for v in self.hierarchy.held.values())         # type: ignore[attr-defined]
         used = {s.topic for s in self.subscriptions.values()} | set(self.retained) | set(self._tree())  # type: ignore[attr-defined]
         nodes = {n for t in used for n in topics.ancestors(t)}
         return status, len(self.subscriptions) + proxies, len(nodes)         # type: ignore[attr-defined]

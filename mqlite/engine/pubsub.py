@@ -157,9 +157,10 @@ class PubSubMixin:
 
     def distribute(self, conn: Conn, topic: str, md: MD, body: bytes, opts: int, hconn: int = 0,
                    came_from: str = "") -> int:
-        """A publication's copies: to every matching subscription here, and to the other members
-        of a cluster that need it (mqlite.cluster.pubsub), in one unit of work. ``came_from``: the
-        member that forwarded it here ('' when published here)."""
+        """A publication's copies: to every matching subscription here, to the other members of a
+        cluster that need it (mqlite.cluster.pubsub) and to the parent and children that do
+        (mqlite.pubsub.hierarchy), in one unit of work. ``came_from``: the queue manager that
+        forwarded it here ('' when published here)."""
         self._expire_subscriptions(conn)
         targets = [sub for sub in self.subscriptions.values() if sub.matches(topic)
                    and not (opts & C.MQPMO_NOT_OWN_SUBS and sub.owner == hconn)
@@ -168,14 +169,17 @@ class PubSubMixin:
         if any(sub.selector for sub in targets):
             props = rfh2.properties_of(md.Format, md.Encoding, body) if md.Format == rfh2.RFH2_FORMAT else {}
             targets = [sub for sub in targets if sub.selects(md, props)]
-        members = self.cluster_forwards(topic, came_from, opts)[1] \
-            if self.cluster.known_topics() else []                  # type: ignore[attr-defined]
+        members = [(self.forward_publication, m)                   # type: ignore[attr-defined]
+                   for m in (self.cluster_forwards(topic, came_from, opts)[1]   # type: ignore[attr-defined]
+                             if self.cluster.known_topics() else [])]            # type: ignore[attr-defined]
+        members += [(self.forward_to_relative, r)                   # type: ignore[attr-defined]
+                    for r in self.hierarchy_targets(topic, came_from, opts)]     # type: ignore[attr-defined]
         cache: dict[tuple[str, bool], tuple[bytes, int, int, bytes]] = {}
         if opts & C.MQPMO_SYNCPOINT:
             for sub in targets:
                 self._deliver(conn, sub, topic, md, body, syncpoint=True, retained=False, cache=cache)
-            for member in members:
-                self.forward_publication(conn, member, topic, md, body, opts)   # type: ignore[attr-defined]
+            for forward, member in members:
+                forward(conn, member, topic, md, body, opts)
         elif not members and md.Persistence != C.MQPER_PERSISTENT:
             # Nonpersistent, outside syncpoint: each copy is put on its own, visible at once (none
             # outlives a restart, and all appear under the one engine lock). MQ's NPMSGDLV(ALLAVAIL):
@@ -190,8 +194,8 @@ class PubSubMixin:
             try:
                 for sub in targets:
                     self._deliver(conn, sub, topic, md, body, syncpoint=True, retained=False, cache=cache)
-                for member in members:
-                    self.forward_publication(conn, member, topic, md, body, opts)   # type: ignore[attr-defined]
+                for forward, member in members:
+                    forward(conn, member, topic, md, body, opts)
                 self.commit(conn)                                   # type: ignore[attr-defined]
             except BaseException:
                 self.backout(conn)                                  # type: ignore[attr-defined]

@@ -29,6 +29,7 @@ from mqlite.engine.inquire import InquireMixin
 from mqlite.engine.open import OpenMixin
 from mqlite.engine.ports import Journal, Pager
 from mqlite.engine.pubcluster import PubClusterMixin
+from mqlite.engine.pubhier import PubHierarchyMixin
 from mqlite.engine.pubsub import PubSubMixin
 from mqlite.engine.put import PutMixin
 from mqlite.engine.queue import DEFAULT_BUFFERS, QueueState
@@ -48,7 +49,7 @@ __all__ = ["QueueManager"]
 
 class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, GetMixin,
                    BatchMixin, UnitOfWorkMixin, StreamMixin, InquireMixin, ReportMixin, SegmentMixin,
-                   AuthorityMixin, PubClusterMixin, PubSubMixin):
+                   AuthorityMixin, PubClusterMixin, PubHierarchyMixin, PubSubMixin):
     """One queue manager's state and MQI behaviour."""
 
     def __init__(self, name: str, store: Journal, clock: Clock | None = None, pager: Pager | None = None,

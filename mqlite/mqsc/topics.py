@@ -106,29 +106,37 @@ class TopicCommands:
 
 
 PUBSUB_HEADER = "AMQ8723I: Display pub/sub status details."
-_PS_STATUS = {0: "INACTIVE", 3: "ACTIVE", 4: "COMPAT"}     # MQPS_STATUS_INACTIVE, ACTIVE, COMPAT
+# MQPS_STATUS_*
+_PS_STATUS = {0: "INACTIVE", 1: "STARTING", 2: "STOPPING", 3: "ACTIVE", 4: "COMPAT", 5: "ERROR", 6: "REFUSED"}
 
 
 class PubSubStatus:
     qm: Any
 
     def _display_pubsub(self, cmd: Command) -> Result:
-        """DISPLAY PUBSUB: this queue manager's publish/subscribe engine (TYPE(LOCAL) or ALL; a
-        hierarchy's PARENT and CHILD connections are not there, so those show nothing).
-        SUBCOUNT counts the subscriptions here, proxy subscriptions held for other members
-        included; TPCOUNT the topic nodes in use (administrative, subscribed to, retained)."""
+        """DISPLAY PUBSUB: this queue manager's publish/subscribe engine (TYPE(LOCAL)), its
+        hierarchy connections (TYPE(PARENT), TYPE(CHILD)), or all of them (TYPE(ALL)). LOCAL's
+        SUBCOUNT counts the subscriptions here, proxy subscriptions held for other queue managers
+        included, TPCOUNT the topic nodes in use (administrative, subscribed to, retained); a
+        relative's SUBCOUNT counts the proxy subscriptions it holds here."""
         kind = "LOCAL"
         for p in cmd.params:
             if p.keyword == "TYPE" and (p.value or "").upper() in ("LOCAL", "ALL", "CHILD", "PARENT"):
                 kind = (p.value or "").upper()
             elif p.keyword not in ("ALL", "QMNAME", "STATUS", "SUBCOUNT", "TPCOUNT", "CMDSCOPE"):
                 raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for DISPLAY PUBSUB.")
-        if kind in ("CHILD", "PARENT"):
-            return Result([])
-        status, subcount, tpcount = self.qm.pubsub_status()
-        return Result([PUBSUB_HEADER, *format_fields([
-            f"QMNAME({self.qm.name})", "TYPE(LOCAL)", f"STATUS({_PS_STATUS[status]})",
-            f"SUBCOUNT({subcount})", f"TPCOUNT({tpcount})"])])
+        lines = []
+        if kind in ("LOCAL", "ALL"):
+            status, subcount, tpcount = self.qm.pubsub_status()
+            lines += [PUBSUB_HEADER, *format_fields([
+                f"QMNAME({self.qm.name})", "TYPE(LOCAL)", f"STATUS({_PS_STATUS[status]})",
+                f"SUBCOUNT({subcount})", f"TPCOUNT({tpcount})"])]
+        for rtype, qmname, status, subcount in self.qm.hierarchy_status():
+            if kind in (rtype, "ALL"):
+                lines += [PUBSUB_HEADER, *format_fields([
+                    f"QMNAME({qmname})", f"TYPE({rtype})", f"STATUS({_PS_STATUS[status]})",
+                    f"SUBCOUNT({subcount})", "TPCOUNT( )"])]
+        return Result(lines)
 
 
 class TopicStringInUse(Exception):

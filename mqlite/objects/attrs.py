@@ -256,6 +256,7 @@ ATTRS: list[Attr] = [
     Attr("GRPFIELD", STR, AI, "", S.MQCA_LDAP_GROUP_ATTR_FIELD, length=128),
     Attr("NESTGRP", ENUM, AI, 0, S.MQIA_LDAP_NESTGRP, values=_enum(("NO", 0), ("YES", 1))),
     Attr("OCSPURL", STR, AI, "", S.MQCA_AUTH_INFO_OCSP_URL, length=256),
+    Attr("PARENT", STR, QM, "", S.MQCA_PARENT, length=48),
     Attr("PSMODE", ENUM, QM, CMQC.MQPSM_ENABLED, S.MQIA_PUBSUB_MODE,
          values=_enum(("COMPAT", CMQC.MQPSM_COMPAT), ("DISABLED", CMQC.MQPSM_DISABLED), ("ENABLED", CMQC.MQPSM_ENABLED))),
     # --- topics: ASPARENT values are resolved up the topic tree (mqlite.pubsub.topics) ---

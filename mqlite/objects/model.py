@@ -78,6 +78,8 @@ SYSTEM_OBJECTS: list[tuple[str, str, dict[str, Any]]] = [
     ("QLOCAL", "SYSTEM.CLUSTER.HISTORY.QUEUE", {"DESCR": "IBM MQ Cluster History Queue"}),
     ("QLOCAL", "SYSTEM.INTER.QMGR.PUBS", {"DESCR": "IBM MQ publications from other queue managers",
                                           "MAXDEPTH": 999999999}),
+    ("QLOCAL", "SYSTEM.INTER.QMGR.CONTROL", {"DESCR": "IBM MQ publish/subscribe hierarchy control",
+                                             "MAXDEPTH": 999999999}),
     ("QLOCAL", "SYSTEM.CLUSTER.TRANSMIT.QUEUE", {"DESCR": "IBM MQ Default XMITQ", "DEFPSIST": 1,
                                                  "MAXDEPTH": 999999999, **_XMITQ}),
     ("QMODEL", "SYSTEM.CLUSTER.TRANSMIT.MODEL.QUEUE", {"DESCR": "IBM MQ Cluster XMITQ model",

@@ -66,17 +66,23 @@ class PubSubCommands:
         return out
 
     def inquire_pubsub_status(self, msg: pcf.Message) -> list[list[bytes]]:
-        """Inquire Pub/Sub Status: this queue manager's engine (MQPSST_LOCAL or ALL); no hierarchy,
-        so PARENT and CHILD answer nothing."""
+        """Inquire Pub/Sub Status: this queue manager's engine (MQPSST_LOCAL), its hierarchy
+        connections (MQPSST_PARENT, MQPSST_CHILD), or all (MQPSST_ALL), as DISPLAY PUBSUB."""
         kind = msg.first(F.MQIACF_PS_STATUS_TYPE, F.MQPSST_ALL)
         if kind not in (F.MQPSST_ALL, F.MQPSST_LOCAL, F.MQPSST_PARENT, F.MQPSST_CHILD):
             raise self.fail(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACF_PS_STATUS_TYPE)
-        if kind in (F.MQPSST_PARENT, F.MQPSST_CHILD):
-            return []
-        status, subcount, tpcount = self.qm.pubsub_status()
-        return [[pcf.enc_str(C.MQCA_Q_MGR_NAME, pad(self.qm.name, 48)), pcf.enc_int(F.MQIACF_PS_STATUS_TYPE, F.MQPSST_LOCAL),
-                 pcf.enc_int(F.MQIACF_PUBSUB_STATUS, status), pcf.enc_int(C.MQIA_SUB_COUNT, subcount),
-                 pcf.enc_int(C.MQIA_TOPIC_NODE_COUNT, tpcount)]]
+        out = []
+        if kind in (F.MQPSST_ALL, F.MQPSST_LOCAL):
+            status, subcount, tpcount = self.qm.pubsub_status()
+            out.append([pcf.enc_str(C.MQCA_Q_MGR_NAME, pad(self.qm.name, 48)),
+                        pcf.enc_int(F.MQIACF_PS_STATUS_TYPE, F.MQPSST_LOCAL), pcf.enc_int(F.MQIACF_PUBSUB_STATUS, status),
+                        pcf.enc_int(C.MQIA_SUB_COUNT, subcount), pcf.enc_int(C.MQIA_TOPIC_NODE_COUNT, tpcount)])
+        for rtype, qmname, status, subcount in self.qm.hierarchy_status():
+            code = F.MQPSST_PARENT if rtype == "PARENT" else F.MQPSST_CHILD
+            if kind in (F.MQPSST_ALL, code):
+                out.append([pcf.enc_str(C.MQCA_Q_MGR_NAME, pad(qmname, 48)), pcf.enc_int(F.MQIACF_PS_STATUS_TYPE, code),
+                            pcf.enc_int(F.MQIACF_PUBSUB_STATUS, status), pcf.enc_int(C.MQIA_SUB_COUNT, subcount)])
+        return out
 
     # --- subscriptions ---------------------------------------------------------------------------
     def create_subscription(self, msg: pcf.Message, alter: bool = False) -> list[list[bytes]]:

@@ -1,9 +1,12 @@
-"""The publish/subscribe agent: delivers the publications other members of a cluster forward to
-SYSTEM.INTER.QMGR.PUBS (MQ's queued pub/sub daemon plays this part).
+"""The publish/subscribe agent: delivers the publications other queue managers (cluster members, a
+hierarchy's parent and children) forward to SYSTEM.INTER.QMGR.PUBS, and keeps the hierarchy's
+relations through SYSTEM.INTER.QMGR.CONTROL (MQ's queued pub/sub daemon plays this part).
 
 Each round gets what is there under syncpoint, hands every publication to the engine
-(``publish_inbound``: the subscriptions here, and, at a topic host, the members with proxies) and
-commits: a publication arrives at every subscriber here exactly once, or stays on the queue.
+(``publish_inbound``: the subscriptions here, and onward to the queue managers with proxies) and
+every control message (``control_inbound``), brings the hierarchy up to date
+(``hierarchy_round``: PARENT changes, proxy subscriptions) and commits: a publication arrives at
+every subscriber here exactly once, or stays on the queue.
 """
 from __future__ import annotations
 
@@ -17,17 +20,22 @@ from mqlite.engine.errors import MQIError
 from mqlite.engine.host import Host
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
+from mqlite.pubsub.hierarchy import CONTROLQ
 
 BATCH = 200
 IDLE_WAIT = 1.0
+HIERARCHY_WAIT = 0.2            # in a hierarchy: how soon a new subscription's proxy goes out
 
 
 def ensure_queue(qm: object) -> None:
-    """SYSTEM.INTER.QMGR.PUBS, for a queue manager made before it was among crtmqm's objects."""
-    if qm.queue(PUBSQ) is None:                                  # type: ignore[attr-defined]
-        obj = MQObject("QLOCAL", PUBSQ, TABLE.defaults("QLOCAL"))
-        obj.attrs.update(DESCR="IBM MQ publications from other queue managers", MAXDEPTH=999999999)
-        qm.add_object(obj)                                       # type: ignore[attr-defined]
+    """SYSTEM.INTER.QMGR.PUBS and .CONTROL, for a queue manager made before they were among
+    crtmqm's objects."""
+    for name, descr in ((PUBSQ, "IBM MQ publications from other queue managers"),
+                        (CONTROLQ, "IBM MQ publish/subscribe hierarchy control")):
+        if qm.queue(name) is None:                               # type: ignore[attr-defined]
+            obj = MQObject("QLOCAL", name, TABLE.defaults("QLOCAL"))
+            obj.attrs.update(DESCR=descr, MAXDEPTH=999999999)
+            qm.add_object(obj)                                   # type: ignore[attr-defined]
 
 
 class PubSubAgent(threading.Thread):
@@ -49,16 +57,19 @@ class PubSubAgent(threading.Thread):
             conn = qm.connect("amqfqpub", C.MQAT_QMGR, "mqm")
             try:
                 hobj = qm.open(conn, OD(ObjectName=PUBSQ.encode()), C.MQOO_INPUT_EXCLUSIVE).hobj
+                ctl = qm.open(conn, OD(ObjectName=CONTROLQ.encode()), C.MQOO_INPUT_EXCLUSIVE).hobj
             except MQIError as e:
-                srv.log.write("AMQ5806E", f"The publish/subscribe agent could not open {PUBSQ} (reason {e.reason}).",
+                srv.log.write("AMQ5806E", f"The publish/subscribe agent could not open its queues (reason {e.reason}).",
                               "Publications from other queue managers are not delivered.")
                 return
+            qm.hierarchy_start(conn)
+            qm.commit(conn)
         gmo = GMO(Options=C.MQGMO_SYNCPOINT)
         while not self.stop_event.is_set():
             failed = False
             with srv.lock:
                 try:
-                    got = self._round(conn, hobj, gmo)
+                    got = self._round(conn, hobj, ctl, gmo)
                 except Exception as e:       # log it, back out (the publication stays), keep running
                     srv.log.write("MQL9997E", f"Publish/subscribe agent error: {e}.", traceback.format_exc())
                     qm.backout(conn)
@@ -69,13 +80,29 @@ class PubSubAgent(threading.Thread):
             if not got:
                 with srv.lock:
                     if not self.stop_event.is_set() and (failed or not qm.queues[PUBSQ].visible):
-                        srv.cond_for(PUBSQ).wait(IDLE_WAIT)
+                        rel = qm.hierarchy
+                        srv.cond_for(PUBSQ).wait(HIERARCHY_WAIT if rel.parent or rel.children
+                                                 or qm.qmgr["PARENT"].strip() else IDLE_WAIT)
         with srv.lock:
             qm.disconnect(conn, commit=False)
 
-    def _round(self, conn: object, hobj: int, gmo: GMO) -> int:
+    def _round(self, conn: object, hobj: int, ctl: int, gmo: GMO) -> int:
         qm = self.qm
         got = 0
+        while got < BATCH:
+            try:
+                r = qm.get(conn, ctl, MD(), gmo, 1024 * 1024)
+            except MQIError as e:
+                if e.reason != C.MQRC_NO_MSG_AVAILABLE:
+                    raise
+                break
+            got += 1
+            try:
+                qm.control_inbound(conn, r.body)
+            except ValueError as e:
+                self.srv.log.write("AMQ5807E", f"A message on {CONTROLQ} is not a control message and was discarded.",
+                                   str(e))
+        sent = qm.hierarchy_round(conn)
         while got < BATCH:
             try:
                 r = qm.get(conn, hobj, MD(), gmo, 100 * 1024 * 1024)
@@ -88,7 +115,7 @@ class PubSubAgent(threading.Thread):
                 qm.publish_inbound(conn, r.md, r.body)
             except ValueError as e:
                 self.srv.log.write("AMQ5807E", f"A message on {PUBSQ} is not a publication and was discarded.", str(e))
-        if got:
+        if got or sent:
             qm.commit(conn)
             conn.ticket = qm.store.last_ticket        # type: ignore[attr-defined]
         return got
