@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mqlite.cmq import CMQCFC as F
 from mqlite.pubsub import hierarchy as hier
 from mqlite.pubsub.matching import topic_match
 
@@ -89,3 +90,24 @@ def test_a_loop_is_refused_and_a_child_that_leaves_is_forgotten() -> None:
 def test_bad_control_messages(data: bytes) -> None:
     with pytest.raises(ValueError):
         hier.decode(data)
+
+
+def test_a_parent_nothing_leads_to_is_an_error_retried(eng) -> None:
+    logged: list[str] = []
+    eng.qm.hooks.log = logged.append
+    conn = eng.qm.connect("amqfqpub", 0, "mqm")
+    assert eng.mqsc_exec.run("ALTER QMGR PARENT(NOWHERE)").status == "ok"
+    eng.qm.hierarchy_round(conn)
+    assert eng.qm.hierarchy_status() == [("PARENT", "NOWHERE", F.MQPS_STATUS_ERROR, 0)]
+    assert any(line.startswith("MQL8022E") and "NOWHERE" in line for line in logged)
+    # Once a transmission queue named after it exists, the join is retried and goes out.
+    eng.mqsc("DEFINE QLOCAL(NOWHERE) USAGE(XMITQ)")
+    eng.clock.advance(6)
+    eng.qm.hierarchy_round(conn)
+    eng.qm.commit(conn)
+    assert eng.qm.hierarchy_status()[0][2] == F.MQPS_STATUS_STARTING
+    assert eng.qm.queues["NOWHERE"].depth == 1
+    # Naming itself is a loop.
+    assert eng.mqsc_exec.run("ALTER QMGR PARENT(QM1)").status == "ok"
+    eng.qm.hierarchy_round(conn)
+    assert eng.qm.hierarchy_status()[0][1:3] == ("QM1", F.MQPS_STATUS_REFUSED)
