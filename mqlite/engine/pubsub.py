@@ -169,11 +169,13 @@ class PubSubMixin:
         if any(sub.selector for sub in targets):
             props = rfh2.properties_of(md.Format, md.Encoding, body) if md.Format == rfh2.RFH2_FORMAT else {}
             targets = [sub for sub in targets if sub.selects(md, props)]
-        members = [(self.forward_publication, m)                   # type: ignore[attr-defined]
-                   for m in (self.cluster_forwards(topic, came_from, opts)[1]   # type: ignore[attr-defined]
-                             if self.cluster.known_topics() else [])]            # type: ignore[attr-defined]
-        members += [(self.forward_to_relative, r)                   # type: ignore[attr-defined]
-                    for r in self.hierarchy_targets(topic, came_from, opts)]     # type: ignore[attr-defined]
+        members = []
+        if self.cluster.known_topics():                                             # type: ignore[attr-defined]
+            members = [(self.forward_publication, m)                                # type: ignore[attr-defined]
+                       for m in self.cluster_forwards(topic, came_from, opts)[1]]   # type: ignore[attr-defined]
+        if self.__dict__.get("_hier") is not None:
+            members += [(self.forward_to_relative, r)                               # type: ignore[attr-defined]
+                        for r in self.hierarchy_targets(topic, came_from, opts)]    # type: ignore[attr-defined]
         cache: dict[tuple[str, bool], tuple[bytes, int, int, bytes]] = {}
         if opts & C.MQPMO_SYNCPOINT:
             for sub in targets:
@@ -262,7 +264,6 @@ class PubSubMixin:
         """The copy onto a local queue directly, with MQPUT's checks; through MQPUT1 (as the queue
         manager) to any other destination."""
         priority = sub.priority if sub.priority >= 0 else md.Priority
-        correl = bytes.fromhex(sub.correl_id)
         # Where the subscription's queue resolves, kept while no definition changes (cluster.gen):
         # a local queue's resolution depends on local definitions only.
         gen = self.cluster.gen                                                                      # type: ignore[attr-defined]
@@ -279,8 +280,10 @@ class PubSubMixin:
                 cache[sub.subid] = (gen, res, qs)
         if qs is None or qs.shared:
             copy = md.copy()
-            copy.__dict__.update(CorrelId=correl, MsgId=self.ids.next(), Format=fmt, Encoding=enc,
-                                 CodedCharSetId=ccsid, Priority=priority, **sub.identity())
+            d = copy.__dict__
+            d.update(sub.copy_fields())
+            d["MsgId"], d["Format"], d["Encoding"], d["CodedCharSetId"] = self.ids.next(), fmt, enc, ccsid
+            d["Priority"] = priority
             saved = conn.principal
             conn.principal = None
             try:
@@ -296,9 +299,10 @@ class PubSubMixin:
         if persistent:
             self._need_room(len(data))                                                              # type: ignore[attr-defined]
         copy = md.copy()
-        copy.__dict__.update(CorrelId=correl, MsgId=self.ids.next(), Format=fmt, Encoding=enc, CodedCharSetId=ccsid,
-                             Priority=priority, Persistence=C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT,
-                             **sub.identity())
+        d = copy.__dict__
+        d.update(sub.copy_fields())
+        d["MsgId"], d["Format"], d["Encoding"], d["CodedCharSetId"] = self.ids.next(), fmt, enc, ccsid
+        d["Priority"], d["Persistence"] = priority, C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT
         now = self.clock.now()
         expiry_at = None if md.Expiry == C.MQEI_UNLIMITED else now + md.Expiry / 10.0
         self._seq += 1                                                                              # type: ignore[attr-defined]
@@ -410,7 +414,7 @@ class PubSubMixin:
             self.authorize(conn, "TOPIC", admin.name, Z.MQZAO_SUBSCRIBE)      # type: ignore[attr-defined]
         changed = other
         if other:
-            sub.user = user                 # an MQSO_ANY_USERID subscription changes hands
+            sub.set_owner(user)             # an MQSO_ANY_USERID subscription changes hands
         if opts & C.MQSO_ALTER:
             user_data = sd.get_vs("SubUserData").decode("utf-8", "replace")
             if user_data:
@@ -418,7 +422,7 @@ class PubSubMixin:
             # FIXED_USERID (the default) fixes the subscription to whoever alters it.
             varuser = C.MQSO_ANY_USERID if opts & C.MQSO_ANY_USERID else C.MQSO_FIXED_USERID
             sub.options = sub.options & ~(C.MQSO_ANY_USERID | C.MQSO_FIXED_USERID) | varuser
-            sub.user = user
+            sub.set_owner(user)
             sub.set_identity(sd)
             changed = True
         if changed and sub.durable:

@@ -45,14 +45,19 @@ class Subscription:
     pub_acct: str = ""              # hex PubAccountingToken and PubApplIdentityData, when the
     pub_appl: str = ""              # subscription was made with MQSO_SET_IDENTITY_CONTEXT
 
-    def identity(self) -> dict[str, bytes]:
-        """The identity context of every copy (kept until the subscription changes hands)."""
-        ident = self.__dict__.get("_ident")
-        if ident is None or ident[0] != (self.user, self.pub_acct, self.pub_appl):
-            fields = {"UserIdentifier": pad(self.user, 12), "AccountingToken": bytes.fromhex(self.pub_acct),
-                      "ApplIdentityData": pad(self.pub_appl, 32)}
-            ident = self.__dict__["_ident"] = ((self.user, self.pub_acct, self.pub_appl), fields)
-        return ident[1]  # type: ignore[no-any-return]
+    def copy_fields(self) -> dict[str, bytes]:
+        """What every copy's MQMD takes from the subscription: its SubCorrelId as CorrelId and its
+        identity context (kept until ``set_owner`` or ``set_identity`` changes them)."""
+        fields = self.__dict__.get("_fields")
+        if fields is None:
+            fields = self.__dict__["_fields"] = {
+                "CorrelId": bytes.fromhex(self.correl_id), "UserIdentifier": pad(self.user, 12),
+                "AccountingToken": bytes.fromhex(self.pub_acct), "ApplIdentityData": pad(self.pub_appl, 32)}
+        return fields  # type: ignore[no-any-return]
+
+    def set_owner(self, user: str) -> None:
+        self.user = user
+        self.__dict__.pop("_fields", None)
 
     def set_identity(self, sd: Any) -> None:
         """MQSD's PubAccountingToken/PubApplIdentityData with MQSO_SET_IDENTITY_CONTEXT, else the
@@ -62,6 +67,7 @@ class Subscription:
             self.pub_appl = text(sd.PubApplIdentityData)
         else:
             self.pub_acct = self.pub_appl = ""
+        self.__dict__.pop("_fields", None)
 
     def matches(self, topic: str) -> bool:
         return char_match(self.topic, topic) if self.char_wildcards else topic_match(self.topic, topic)
