@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import threading
 import traceback
+from collections.abc import Callable
+from typing import Any
 
 from mqlite.cluster.pubsub import PUBSQ
 from mqlite.cmq import CMQC as C
@@ -88,34 +90,31 @@ class PubSubAgent(threading.Thread):
 
     def _round(self, conn: object, hobj: int, ctl: int, gmo: GMO) -> int:
         qm = self.qm
-        got = 0
-        while got < BATCH:
-            try:
-                r = qm.get(conn, ctl, MD(), gmo, 1024 * 1024)
-            except MQIError as e:
-                if e.reason != C.MQRC_NO_MSG_AVAILABLE:
-                    raise
-                break
-            got += 1
-            try:
-                qm.control_inbound(conn, r.body)
-            except ValueError as e:
-                self.srv.log.write("AMQ5807E", f"A message on {CONTROLQ} is not a control message and was discarded.",
-                                   str(e))
+        got = self._drain(conn, ctl, gmo, BATCH, lambda r: qm.control_inbound(conn, r.body),
+                          f"A message on {CONTROLQ} is not a control message and was discarded.")
         sent = qm.hierarchy_round(conn)
-        while got < BATCH:
-            try:
-                r = qm.get(conn, hobj, MD(), gmo, 100 * 1024 * 1024)
-            except MQIError as e:
-                if e.reason != C.MQRC_NO_MSG_AVAILABLE:
-                    raise
-                break
-            got += 1
-            try:
-                qm.publish_inbound(conn, r.md, r.body)
-            except ValueError as e:
-                self.srv.log.write("AMQ5807E", f"A message on {PUBSQ} is not a publication and was discarded.", str(e))
+        got += self._drain(conn, hobj, gmo, BATCH - got, lambda r: qm.publish_inbound(conn, r.md, r.body),
+                           f"A message on {PUBSQ} is not a publication and was discarded.")
         if got or sent:
             qm.commit(conn)
             conn.ticket = qm.store.last_ticket        # type: ignore[attr-defined]
+        return got
+
+    def _drain(self, conn: object, hobj: int, gmo: GMO, limit: int, handle: Callable[[Any], object],
+               discarded: str) -> int:
+        """Up to ``limit`` messages from the queue, each handed to ``handle`` under syncpoint; one
+        that is not what the queue is for is logged and taken off (the round commits)."""
+        got = 0
+        while got < limit:
+            try:
+                r = self.qm.get(conn, hobj, MD(), gmo, 100 * 1024 * 1024)
+            except MQIError as e:
+                if e.reason != C.MQRC_NO_MSG_AVAILABLE:
+                    raise
+                break
+            got += 1
+            try:
+                handle(r)
+            except ValueError as e:
+                self.srv.log.write("AMQ5807E", discarded, str(e))
         return got
