@@ -99,6 +99,9 @@ class PubClusterMixin:
                                                              | C.MQSO_PUBLICATIONS_ON_REQUEST):
                     self._deliver(conn, sub, topic, md, body, syncpoint=True, retained=True)  # type: ignore[attr-defined]
                     sent += 1
+            # In a hierarchy the proxy that asked for it may stand for queue managers further on.
+            for r in self.hierarchy_targets(topic, origin, 0):                    # type: ignore[attr-defined]
+                self.forward_to_relative(conn, r, topic, md, body, kind=cps.RESENT)  # type: ignore[attr-defined]
             return sent
         opts = C.MQPMO_SYNCPOINT
         if kind == cps.RETAINED:

@@ -49,10 +49,11 @@ class PubHierarchyMixin:
             return []
         return hier.forward_targets(rel, topic, came_from)
 
-    def forward_to_relative(self, conn: Conn, target: str, topic: str, md: MD, body: bytes, opts: int = 0) -> None:
+    def forward_to_relative(self, conn: Conn, target: str, topic: str, md: MD, body: bytes, opts: int = 0,
+                            kind: str = "") -> None:
         """A publication to a relative's SYSTEM.INTER.QMGR.PUBS, in the connection's unit of work,
-        with the publisher's context."""
-        kind = cps.RETAINED if opts & C.MQPMO_RETAIN else cps.PUBLICATION
+        with the publisher's context (``kind``: as cluster.pubsub's wrap)."""
+        kind = kind or (cps.RETAINED if opts & C.MQPMO_RETAIN else cps.PUBLICATION)
         try:
             self._as_qmgr(conn, target, cps.PUBSQ, md.copy(), cps.wrap(topic, self.name, body, kind))
         except MQIError as e:
@@ -140,7 +141,11 @@ class PubHierarchyMixin:
         rel = self.hierarchy
         msg = hier.decode(data)
         children = set(rel.children)
+        before = rel.held.get(msg["from"], frozenset())
         answers, problem = hier.receive(rel, self.name, msg)
+        added = rel.held.get(msg["from"], frozenset()) - before
+        if added:
+            self.resend_retained_to_relative(conn, msg["from"], added)
         if problem:
             self.log(f"MQL8023W: {problem}")                                # type: ignore[attr-defined]
         for target, answer in answers:
@@ -149,6 +154,18 @@ class PubHierarchyMixin:
             self._journal(conn, ("obj", PSCHILD_NS, child, json.dumps({"name": child})))   # type: ignore[attr-defined]
         for child in children - rel.children:
             self._journal(conn, ("objdel", PSCHILD_NS, child))             # type: ignore[attr-defined]
+
+    def resend_retained_to_relative(self, conn: Conn, relative: str, added: frozenset[tuple[str, bool]]) -> int:
+        """A relative placed new proxy subscriptions here: send it the retained publications held
+        here that they match (not those it sent), as a cluster member does for a new proxy."""
+        sent = 0
+        for topic, (md_bytes, body, _persistent) in sorted(self.retained.items()):   # type: ignore[attr-defined]
+            if self.retained_origin.get(topic) == relative:                           # type: ignore[attr-defined]
+                continue
+            if any(hier.matches(p, topic) for p in added):
+                self.forward_to_relative(conn, relative, topic, MD.from_bytes(md_bytes), body, kind=cps.RESENT)
+                sent += 1
+        return sent
 
     def hierarchy_status(self) -> list[tuple[str, str, int, int]]:
         """DISPLAY PUBSUB's PARENT and CHILD entries: (type, queue manager, MQPS_STATUS_*, proxy

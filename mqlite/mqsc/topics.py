@@ -219,10 +219,13 @@ class SubscriptionCommands:
                       key=lambda s: s.name or s.subid)
 
     def _proxy_lines(self, cmd: Command) -> list[str]:
-        """The proxy subscriptions other members of a cluster placed here (SUBTYPE(PROXY)): one per
-        member, cluster and topic string; publications that match go to that member."""
+        """The proxy subscriptions other queue managers placed here (SUBTYPE(PROXY)): one per
+        cluster member, cluster and topic string, and one per hierarchy relative and topic string
+        (shown with HIERARCHY for the cluster); publications that match go to that queue manager."""
         lines: list[str] = []
-        for (origin, cluster), subs in sorted(self.qm.cluster.proxies.held.items()):
+        held = [*sorted(self.qm.cluster.proxies.held.items()),
+                *(((r, "HIERARCHY"), subs) for r, subs in sorted(self.qm.hierarchy.held.items()))]
+        for (origin, cluster), subs in held:
             for topic, char in sorted(subs):
                 name = f"SYSTEM.PROXY.{origin} {cluster} {topic}"
                 if not generic_match(cmd.name or "*", name):

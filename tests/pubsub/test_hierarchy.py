@@ -2,7 +2,8 @@
 pair joined by sender/receiver channels over a transmission queue named after the other queue
 manager): PARENT with the children CHILD1 and CHILD2. A publication on one child reaches the
 subscribers on the parent and the other child through the proxy subscriptions, exactly once,
-also after the parent is killed -9; a loop is refused. The tests run in order on one hierarchy.
+also after the parent is killed -9; a retained publication reaches a later subscriber; a loop is
+refused. The tests run in order on one hierarchy.
 """
 from __future__ import annotations
 
@@ -92,6 +93,8 @@ def test_publications_follow_the_proxy_subscriptions(tree: Harness) -> None:
     wait_until(lambda: re.search(r"QMNAME\(PARENT\).*?SUBCOUNT\(2\)",
                                  tree.qm("CHILD1").mqsc("DISPLAY PUBSUB TYPE(PARENT)").stdout, re.S),
                timeout=30, what="CHILD1 to hold PARENT's two proxy subscriptions")
+    out = tree.qm("CHILD1").mqsc("DISPLAY SUB(*) SUBTYPE(PROXY)").stdout
+    assert "SUB(SYSTEM.PROXY.PARENT HIERARCHY news/#)" in out and "TOPICSTR(news/sport)" in out
     bodies = [f"story {i}".encode() for i in range(10)]
     publish(tree, "CHILD1", "news/sport", bodies)
     publish(tree, "CHILD1", "news/weather", [b"rain"])
@@ -106,6 +109,18 @@ def test_publications_follow_the_proxy_subscriptions(tree: Harness) -> None:
     assert depth(tree, "CHILD2", "SUBQ") == 1 and depth(tree, "CHILD1", "SUBQ") == 0
     drain(tree, "CHILD2", "SUBQ")
     drain(tree, "PARENT", "SUBQ")
+
+
+def test_a_retained_publication_reaches_a_later_subscriber_across_the_tree(tree: Harness) -> None:
+    # Published on CHILD1 with nobody subscribed anywhere: it stays there, retained.
+    publish(tree, "CHILD1", "prices/gold", [b"1900"], C.MQPMO_RETAIN)
+    # CHILD2's new subscription sends its proxy up; CHILD1 sends the retained publication down the
+    # path (PARENT keeps it on the way), and CHILD2's subscriber gets it.
+    tree.qm("CHILD2").mqsc("DEFINE SUB(PRICES) TOPICSTR('prices/#') DEST(OTHERQ)\n", check=True)
+    wait_until(lambda: depth(tree, "CHILD2", "OTHERQ") == 1, timeout=30, what="the retained price at CHILD2")
+    assert drain(tree, "CHILD2", "OTHERQ") == [b"1900"]
+    assert "RETAINED(YES)" in tree.qm("PARENT").mqsc("DISPLAY TPSTATUS('prices/gold') RETAINED").stdout
+    tree.qm("CHILD2").mqsc("DELETE SUB(PRICES)\n", check=True)
 
 
 def test_the_parent_killed_and_restarted(tree: Harness) -> None:
