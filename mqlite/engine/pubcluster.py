@@ -58,6 +58,8 @@ class PubClusterMixin:
                 topics.resolved(self._tree(), topic, "PUBSCOPE") == C.MQSCOPE_QMGR:
             return ct, []
         use = self.__dict__.setdefault("_host_use", {})
+        if came_from and came_from in self.hierarchy.relatives():                 # type: ignore[attr-defined]
+            came_from = ""   # from a hierarchy relative: it enters the cluster here, as if published here
         return ct, cps.forward_to(ct, self.name, topic, came_from, self.cluster.proxies, self._member_status, use)
 
     def _member_status(self, qmgr: str) -> int:
@@ -151,4 +153,7 @@ class PubClusterMixin:
             return {}
         subs = {(s.topic, s.char_wildcards) for s in self.subscriptions.values()  # type: ignore[attr-defined]
                 if not s.options & C.MQSO_SCOPE_QMGR}
+        # A queue manager in a hierarchy too joins the two: its relatives' proxies stand for
+        # subscribers it serves, so they go into the cluster beside its own.
+        subs.update(*self.hierarchy.held.values())                               # type: ignore[attr-defined]
         return cps.proxy_targets(self._tree(), known, self.name, cl.repo.members, subs)

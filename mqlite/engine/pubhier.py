@@ -88,10 +88,14 @@ class PubHierarchyMixin:
         return True
 
     def _own_proxies(self) -> set[tuple[str, bool]]:
+        """What this queue manager needs from its relatives for itself: its subscriptions' topic
+        strings and, in a cluster too, the proxy subscriptions cluster members placed here."""
         tree = self._tree()                                                 # type: ignore[attr-defined]
-        return {(s.topic, s.char_wildcards) for s in self.subscriptions.values()   # type: ignore[attr-defined]
-                if not s.options & C.MQSO_SCOPE_QMGR
-                and topics.resolved(tree, cps.fixed_prefix(s.topic, s.char_wildcards), "SUBSCOPE") != C.MQSCOPE_QMGR}
+        own = {(s.topic, s.char_wildcards) for s in self.subscriptions.values()   # type: ignore[attr-defined]
+               if not s.options & C.MQSO_SCOPE_QMGR
+               and topics.resolved(tree, cps.fixed_prefix(s.topic, s.char_wildcards), "SUBSCOPE") != C.MQSCOPE_QMGR}
+        own.update(*self.cluster.proxies.held.values())                      # type: ignore[attr-defined]
+        return own
 
     def hierarchy_start(self, conn: Conn) -> None:
         """At start: join the parent again (it answers with its ancestors), and ask each child for
