@@ -121,16 +121,19 @@ class PubHierarchyMixin:
                     sent += 1
                 if joined not in rel.children:
                     rel.forget(joined)
-            rel.parent, rel.parent_status, rel.ancestors = parent, hier.STARTING, ()
-            self.__dict__["_hier_parent"] = parent
+            if parent != joined:
+                rel.parent, rel.parent_status, rel.ancestors = parent, hier.STARTING, ()
+                self.__dict__["_hier_parent"] = parent
             if parent in rel.children or parent == self.name:
                 rel.parent_status = hier.REFUSED
                 self.log(f"MQL8023W: {parent} cannot be the parent of {self.name}: "   # type: ignore[attr-defined]
                          "it would make a loop in the hierarchy.")
             elif parent:
                 want = self._wanted_by(parent)
+                # A retry keeps ERROR until the join is put, so that the failure is logged once.
                 if self._control(conn, parent, hier.message(hier.JOIN, self.name, proxies=want)):
                     rel.sent[parent] = want
+                    rel.parent_status = hier.STARTING
                 sent += 1
         if rel.parent or rel.children:
             for target, msg in rel.outgoing(self._own_proxies(), self.name):

@@ -100,6 +100,9 @@ def test_a_parent_nothing_leads_to_is_an_error_retried(eng) -> None:
     eng.qm.hierarchy_round(conn)
     assert eng.qm.hierarchy_status() == [("PARENT", "NOWHERE", F.MQPS_STATUS_ERROR, 0)]
     assert any(line.startswith("MQL8022E") and "NOWHERE" in line for line in logged)
+    eng.clock.advance(6)
+    eng.qm.hierarchy_round(conn)                               # retried, still nothing: logged once
+    assert sum(line.startswith("MQL8022E") for line in logged) == 1
     # Once a transmission queue named after it exists, the join is retried and goes out.
     eng.mqsc("DEFINE QLOCAL(NOWHERE) USAGE(XMITQ)")
     eng.clock.advance(6)
