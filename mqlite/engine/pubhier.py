@@ -135,7 +135,12 @@ class PubHierarchyMixin:
                     rel.sent[parent] = want
                     rel.parent_status = hier.STARTING
                 sent += 1
-        if rel.parent or rel.children:
+        # Each relative's set again only when something it is made of may have changed.
+        cl = self.cluster                                                  # type: ignore[attr-defined]
+        stamp = (self.__dict__.get("_subs_gen", 0), cl.gen, cl.repo.generation, cl.proxies.generation,
+                 self.__dict__.get("_hier_ver", 0))
+        if (rel.parent or rel.children) and (sent or stamp != self.__dict__.get("_hier_stamp")):
+            self.__dict__["_hier_stamp"] = stamp
             for target, msg in rel.outgoing(self._own_proxies(), self.name):
                 sent += self._control(conn, target, msg)
         return sent
@@ -150,6 +155,7 @@ class PubHierarchyMixin:
         children = set(rel.children)
         before = rel.held.get(msg["from"], frozenset())
         answers, problem = hier.receive(rel, self.name, msg)
+        self.__dict__["_hier_ver"] = self.__dict__.get("_hier_ver", 0) + 1
         added = rel.held.get(msg["from"], frozenset()) - before
         if added:
             self.resend_retained_to_relative(conn, msg["from"], added)
