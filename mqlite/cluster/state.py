@@ -188,13 +188,17 @@ class ClusterState:
                 if obj.kind == "QLOCAL":
                     a["CLWLUSEQ"] = obj["CLWLUSEQ"]
                 out[(c, QUEUE, obj.name)] = a
-        out.update(pubsub.topic_records(qm.objects["TOPIC"].values(), frozenset(member), qm.qmgr["QMID"]))
+        if qm.qmgr["PSCLUS"] == C.MQPSCLUS_ENABLED:       # PSCLUS(DISABLED): no clustered topics here
+            out.update(pubsub.topic_records(qm.objects["TOPIC"].values(), frozenset(member), qm.qmgr["QMID"]))
         return out
 
     def known_topics(self) -> dict[str, pubsub.ClusterTopic]:
-        """The clustered topics of the clusters this queue manager is in, by topic string."""
+        """The clustered topics of the clusters this queue manager is in, by topic string (none
+        with PSCLUS(DISABLED): it takes no part in publish/subscribe across its clusters)."""
         stamp = (self.gen, self.repo.generation)
-        if self._topics[0] != stamp:
+        if self._topics[0] != stamp and self.qm.qmgr["PSCLUS"] != C.MQPSCLUS_ENABLED:
+            self._topics = (stamp, {})
+        elif self._topics[0] != stamp:
             records = [r for r in self.repo.records.values() if r.key.kind == pubsub.TOPIC and self.repo.live(r)]
             self._topics = (stamp, pubsub.cluster_topics(records, self.qm.objects["TOPIC"].values(), self.qm.name,
                                                          self.member_of()) if records or self.member_of() else {})

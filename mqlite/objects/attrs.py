@@ -257,6 +257,18 @@ ATTRS: list[Attr] = [
     Attr("NESTGRP", ENUM, AI, 0, S.MQIA_LDAP_NESTGRP, values=_enum(("NO", 0), ("YES", 1))),
     Attr("OCSPURL", STR, AI, "", S.MQCA_AUTH_INFO_OCSP_URL, length=256),
     Attr("PARENT", STR, QM, "", S.MQCA_PARENT, length=48),
+    Attr("PSCLUS", ENUM, QM, CMQC.MQPSCLUS_ENABLED, S.MQIA_PUBSUB_CLUSTER,
+         values=_enum(("DISABLED", CMQC.MQPSCLUS_DISABLED), ("ENABLED", CMQC.MQPSCLUS_ENABLED))),
+    # The queued publish/subscribe interface's tunables (kept and shown; mqlite has no such interface).
+    Attr("PSNPMSG", ENUM, QM, CH.MQUNDELIVERED_DISCARD, S.MQIA_PUBSUB_NP_MSG,
+         values=_enum(("DISCARD", CH.MQUNDELIVERED_DISCARD), ("KEEP", CH.MQUNDELIVERED_KEEP))),
+    Attr("PSNPRES", ENUM, QM, CH.MQUNDELIVERED_NORMAL, S.MQIA_PUBSUB_NP_RESP,
+         values=_enum(("NORMAL", CH.MQUNDELIVERED_NORMAL), ("SAFE", CH.MQUNDELIVERED_SAFE),
+                      ("DISCARD", CH.MQUNDELIVERED_DISCARD), ("KEEP", CH.MQUNDELIVERED_KEEP))),
+    Attr("PSSYNCPT", ENUM, QM, CH.MQSYNCPOINT_IFPER, S.MQIA_PUBSUB_SYNC_PT,
+         values=_enum(("IFPER", CH.MQSYNCPOINT_IFPER), ("YES", CH.MQSYNCPOINT_YES))),
+    Attr("PSRTYCNT", INT, QM, 5, S.MQIA_PUBSUB_MAXMSG_RETRY_COUNT, lo=0, hi=999999999),
+    Attr("TREELIFE", INT, QM, 1800, S.MQIA_TREE_LIFE_TIME, lo=0, hi=604000),
     Attr("PSMODE", ENUM, QM, CMQC.MQPSM_ENABLED, S.MQIA_PUBSUB_MODE,
          values=_enum(("COMPAT", CMQC.MQPSM_COMPAT), ("DISABLED", CMQC.MQPSM_DISABLED), ("ENABLED", CMQC.MQPSM_ENABLED))),
     # --- topics: ASPARENT values are resolved up the topic tree (mqlite.pubsub.topics) ---

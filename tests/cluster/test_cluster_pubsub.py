@@ -140,3 +140,16 @@ def test_topic_records_reach_every_member_without_subscribing():
     net.qms["PR3"].publish(C, TOPIC, "PRICES", {"TOPICSTR": "prices"}, deleted=True)
     net.run()
     assert all(not r.has_topics(C) for r in net.qms.values())
+
+
+def test_psclus_disabled_takes_no_part_in_cluster_publish_subscribe(eng):
+    assert eng.mqsc_exec.run("DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSRCVR) CONNAME('127.0.0.1(1)') CLUSTER(NEWS)").status == "ok"
+    assert eng.mqsc_exec.run("DEFINE TOPIC(SPORTS) TOPICSTR('sports') CLUSTER(NEWS)").status == "ok"
+    cl = eng.qm.cluster
+    assert set(cl.known_topics()) == {"sports"}
+    assert any(kind == TOPIC for _c, kind, _n in cl.desired())
+    assert eng.mqsc_exec.run("ALTER QMGR PSCLUS(DISABLED)").status == "ok"
+    assert cl.known_topics() == {} and not any(kind == TOPIC for _c, kind, _n in cl.desired())
+    assert "PSCLUS(DISABLED)" in "\n".join(eng.mqsc_exec.run("DISPLAY QMGR PSCLUS").lines)
+    assert eng.mqsc_exec.run("ALTER QMGR PSCLUS(ENABLED)").status == "ok"
+    assert set(cl.known_topics()) == {"sports"}
