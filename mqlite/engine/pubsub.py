@@ -41,6 +41,11 @@ _TOPIC_OPEN = (C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_
                | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT | C.MQOO_SET_ALL_CONTEXT)
 
 
+def _pub_priority_ok(priority: int) -> bool:
+    """MQSD PubPriority / DEFINE SUB PUBPRTY: 0-9, as published or as the queue's default."""
+    return 0 <= priority <= 9 or priority in (C.MQPRI_PRIORITY_AS_PUBLISHED, C.MQPRI_PRIORITY_AS_Q_DEF)
+
+
 def _read_ahead(options: int) -> int:
     """MQSO_READ_AHEAD/NO_READ_AHEAD as the managed queue's open options (the default: as the
     queue's DEFREADA)."""
@@ -263,7 +268,9 @@ class PubSubMixin:
                   syncpoint: bool) -> None:
         """The copy onto a local queue directly, with MQPUT's checks; through MQPUT1 (as the queue
         manager) to any other destination."""
-        priority = sub.priority if sub.priority >= 0 else md.Priority
+        # PubPriority: 0-9, as published (-3), or as the destination queue's default (-1, which
+        # MQPUT1 resolves on the way to another queue manager).
+        priority = sub.priority if sub.priority >= C.MQPRI_PRIORITY_AS_Q_DEF else md.Priority
         # Where the subscription's queue resolves, kept while no definition changes (cluster.gen):
         # a local queue's resolution depends on local definitions only.
         gen = self.cluster.gen                                                                      # type: ignore[attr-defined]
@@ -294,6 +301,8 @@ class PubSubMixin:
                 conn.principal = saved
             return
         target = self._check_put(conn, res, qs, len(data), 0, syncpoint)                            # type: ignore[attr-defined]
+        if priority == C.MQPRI_PRIORITY_AS_Q_DEF:
+            priority = target["DEFPRTY"]
         # A temporary dynamic queue holds no persistent message.
         persistent = md.Persistence == C.MQPER_PERSISTENT and target["DEFTYPE"] != C.MQQDT_TEMPORARY_DYNAMIC
         if persistent:
@@ -347,7 +356,7 @@ class PubSubMixin:
                 compiled(selector)
             except SelectorError as e:
                 raise MQIError(e.reason, detail=str(e)) from None
-        if sd.PubPriority < C.MQPRI_PRIORITY_AS_PUBLISHED or sd.PubPriority > 9:
+        if not _pub_priority_ok(sd.PubPriority):
             raise MQIError(C.MQRC_PRIORITY_ERROR)
         if sd.SubExpiry <= 0 and sd.SubExpiry != C.MQEI_UNLIMITED:
             raise MQIError(C.MQRC_EXPIRY_ERROR)
@@ -463,10 +472,24 @@ class PubSubMixin:
     # --- administrative subscriptions (DEFINE SUB, PCF Create Subscription) ------------------------
     def define_subscription(self, name: str, topicstr: str, topicobj: str, dest: str, destqmgr: str, managed: bool,
                             user_data: str, char_wildcards: bool, replace: bool = False, user: str = "",
-                            any_user: bool | None = None) -> Subscription:
+                            any_user: bool | None = None, given: dict[str, Any] | None = None) -> Subscription:
         """An administrative subscription: always durable, named, with a provided queue (DEST,
         which must exist here when DESTQMGR is this queue manager) or a managed one. SUBUSER
-        (``user``) defaults to the queue manager's own user, VARUSER (``any_user``) to ANY."""
+        (``user``) defaults to the queue manager's own user, VARUSER (``any_user``) to ANY.
+        ``given``: the other attributes a DEFINE or ALTER names (SELECTOR, PUBPRTY, REQONLY,
+        EXPIRY in tenths, PUBACCT as hex, PUBAPPID, PSPROP, SUBLEVEL, SUBSCOPE, DESTCORL as hex);
+        an ALTER keeps the rest."""
+        given = given or {}
+        selector = given.get("SELECTOR")
+        if selector:
+            try:
+                compiled(selector)
+            except SelectorError as e:
+                raise MQIError(e.reason, detail=str(e)) from None
+        if not _pub_priority_ok(given.get("PUBPRTY", C.MQPRI_PRIORITY_AS_PUBLISHED)):
+            raise MQIError(C.MQRC_PRIORITY_ERROR)
+        if "EXPIRY" in given and given["EXPIRY"] <= 0 and given["EXPIRY"] != C.MQEI_UNLIMITED:
+            raise MQIError(C.MQRC_EXPIRY_ERROR)
         existing = next((s for s in self.subscriptions.values() if s.name == name), None)
         if existing is not None and not replace:
             raise MQIError(C.MQRC_SUB_ALREADY_EXISTS)
@@ -491,7 +514,7 @@ class PubSubMixin:
             raise MQIError(C.MQRC_INVALID_DESTINATION)
         elif qmgr == self.name and self.queue(dest) is None:                        # type: ignore[attr-defined]
             raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
-        correl = existing.correl_id if existing is not None else subid
+        correl = given.get("DESTCORL") or (existing.correl_id if existing is not None else subid)
         if any_user is None:
             any_user = existing is None or bool(existing.options & C.MQSO_ANY_USERID)
         user = user or (existing.user if existing is not None else "") or os_user_of_uid(os.getuid())
@@ -500,10 +523,34 @@ class PubSubMixin:
                            | (C.MQSO_ANY_USERID if any_user else C.MQSO_FIXED_USERID), user[:12], 0,
                            existing.created if existing is not None else self.clock.now(), subtype="ADMIN",
                            topicobj=topicobj)
+        self._admin_settings(sub, existing, given)
         self.subscriptions[subid] = sub
         self.subscriptions_changed()                                  # type: ignore[attr-defined]
         self._journal(None, ("obj", SUB_NS, subid, json.dumps(sub.record())))
         return sub
+
+    def _admin_settings(self, sub: Subscription, existing: Subscription | None, given: dict[str, Any]) -> None:
+        """DEFINE/ALTER SUB's other attributes onto a new administrative subscription: those
+        given, else the existing subscription's (ALTER, REPLACE), else MQ's defaults."""
+        kept = C.MQSO_PUBLICATIONS_ON_REQUEST | C.MQSO_SCOPE_QMGR | C.MQSO_SET_CORREL_ID
+        if existing is not None:
+            sub.options |= existing.options & kept
+            for f in ("selector", "priority", "pub_acct", "pub_appl", "expires_at", "psprop", "sublevel"):
+                setattr(sub, f, getattr(existing, f))
+        bit = {"REQONLY": C.MQSO_PUBLICATIONS_ON_REQUEST, "SUBSCOPE": C.MQSO_SCOPE_QMGR}
+        for key, flag in bit.items():
+            if key in given:
+                on = given[key] if key == "REQONLY" else given[key] == C.MQSCOPE_QMGR
+                sub.options = sub.options | flag if on else sub.options & ~flag
+        if given.get("DESTCORL"):
+            sub.options |= C.MQSO_SET_CORREL_ID
+        fields = {"SELECTOR": "selector", "PUBPRTY": "priority", "PUBACCT": "pub_acct", "PUBAPPID": "pub_appl",
+                  "PSPROP": "psprop", "SUBLEVEL": "sublevel"}
+        for key, f in fields.items():
+            if key in given:
+                setattr(sub, f, given[key])
+        if "EXPIRY" in given:
+            sub.expires_at = None if given["EXPIRY"] == C.MQEI_UNLIMITED else self.clock.now() + given["EXPIRY"] / 10
 
     def delete_subscription(self, name: str) -> None:
         sub = next((s for s in self.subscriptions.values() if s.name == name), None)

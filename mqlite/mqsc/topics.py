@@ -139,6 +139,10 @@ class PubSubStatus:
         return Result(lines)
 
 
+_PUBPRTY = {C.MQPRI_PRIORITY_AS_PUBLISHED: "ASPUB", C.MQPRI_PRIORITY_AS_Q_DEF: "ASQDEF"}
+_PSPROP = {C.MQPSPROP_NONE: "NONE", C.MQPSPROP_COMPAT: "COMPAT", C.MQPSPROP_RFH2: "RFH2", C.MQPSPROP_MSGPROP: "MSGPROP"}
+
+
 class TopicStringInUse(Exception):
     def __init__(self, other: str) -> None:
         super().__init__(other)
@@ -192,16 +196,50 @@ class SubscriptionCommands:
         else:
             topicstr, topicobj = self._sub_value(cmd, "TOPICSTR"), self._sub_value(cmd, "TOPICOBJ")
         default_dest = existing.queue if existing is not None and not existing.managed else ""
+        given = self._sub_settings(cmd)
         try:
             self.qm.define_subscription(
                 name, topicstr, topicobj, self._sub_value(cmd, "DEST", default_dest),
                 self._sub_value(cmd, "DESTQMGR", existing.qmgr if existing is not None else ""), destclas == "MANAGED",
                 self._sub_value(cmd, "USERDATA", existing.user_data if existing is not None else ""),
                 wschema == "CHAR", replace=alter or cmd.param("REPLACE") is not None,
-                user=self._sub_value(cmd, "SUBUSER"), any_user=None if not varuser else varuser == "ANY")
+                user=self._sub_value(cmd, "SUBUSER"), any_user=None if not varuser else varuser == "ANY", given=given)
         except MQIError as e:
             return Result([_SUB_REASONS.get(e.reason, f"AMQ8101S: IBM MQ error {e.reason} has occurred.")], ERROR)
         return Result(["AMQ8095I: IBM MQ subscription changed." if alter else "AMQ8094I: IBM MQ subscription created."])
+
+    def _sub_settings(self, cmd: Command) -> dict[str, Any]:
+        """SELECTOR, PUBPRTY, REQONLY, EXPIRY, PUBACCT, PUBAPPID, PSPROP, SUBLEVEL, SUBSCOPE and
+        DESTCORL as the engine takes them (only those the command names)."""
+        words = {"PUBPRTY": {"ASPUB": C.MQPRI_PRIORITY_AS_PUBLISHED, "ASQDEF": C.MQPRI_PRIORITY_AS_Q_DEF},
+                 "REQONLY": {"YES": True, "NO": False},
+                 "EXPIRY": {"UNLIMITED": C.MQEI_UNLIMITED},
+                 "PSPROP": {"NONE": C.MQPSPROP_NONE, "COMPAT": C.MQPSPROP_COMPAT, "RFH2": C.MQPSPROP_RFH2,
+                            "MSGPROP": C.MQPSPROP_MSGPROP},
+                 "SUBSCOPE": {"ALL": C.MQSCOPE_ALL, "QMGR": C.MQSCOPE_QMGR}}
+        numbers = {"PUBPRTY": (0, 9), "EXPIRY": (1, 999999999), "SUBLEVEL": (1, 9)}
+        given: dict[str, Any] = {}
+        for p in cmd.params:
+            key, value = p.keyword, p.value or ""
+            if key in words or key in numbers:
+                if value.upper() in words.get(key, {}):
+                    given[key] = words[key][value.upper()]
+                elif key in numbers and value.isdigit() and numbers[key][0] <= int(value) <= numbers[key][1]:
+                    given[key] = int(value)
+                else:
+                    raise SyntaxProblem(cmd.text, p.text, f"Value {value} is not valid for {key}.")
+            elif key in ("PUBACCT", "DESTCORL"):
+                size = 32 if key == "PUBACCT" else 24
+                try:
+                    raw = bytes.fromhex(value)
+                except ValueError:
+                    raw = b"?" * (size + 1)
+                if len(raw) > size:
+                    raise SyntaxProblem(cmd.text, p.text, f"{key} takes up to {size * 2} hexadecimal digits.")
+                given[key] = raw.ljust(size, b"\0").hex()
+            elif key in ("SELECTOR", "PUBAPPID"):
+                given[key] = value
+        return given
 
     def _delete_sub(self, cmd: Command) -> Result:
         try:
@@ -255,9 +293,20 @@ class SubscriptionCommands:
                 f"DESTCLAS({'MANAGED' if s.managed else 'PROVIDED'})", f"DURABLE({'YES' if s.durable else 'NO'})",
                 f"SUBTYPE({s.subtype})", f"USERDATA({s.user_data or ' '})", f"SUBUSER({s.user or ' '})",
                 f"VARUSER({'ANY' if s.options & C.MQSO_ANY_USERID else 'FIXED'})",
-                f"WSCHEMA({'CHAR' if s.char_wildcards else 'TOPIC'})", "EXPIRY(UNLIMITED)",
-                f"REQONLY({'YES' if s.options & C.MQSO_PUBLICATIONS_ON_REQUEST else 'NO'})", f"CRDATE({d})", f"CRTIME({t})"]))
+                f"WSCHEMA({'CHAR' if s.char_wildcards else 'TOPIC'})", f"EXPIRY({self._expiry(s)})",
+                f"REQONLY({'YES' if s.options & C.MQSO_PUBLICATIONS_ON_REQUEST else 'NO'})",
+                f"SELECTOR({s.selector or ' '})", f"PUBPRTY({_PUBPRTY.get(s.priority, s.priority)})",
+                f"PSPROP({_PSPROP[s.psprop]})", f"PUBACCT({s.pub_acct.upper() or '0' * 64})",
+                f"PUBAPPID({s.pub_appl or ' '})", f"SUBLEVEL({s.sublevel})",
+                f"SUBSCOPE({'QMGR' if s.options & C.MQSO_SCOPE_QMGR else 'ALL'})",
+                f"DESTCORL({s.correl_id.upper()})", f"CRDATE({d})", f"CRTIME({t})"]))
         return Result(lines + proxies)
+
+    def _expiry(self, s: Any) -> str:
+        """EXPIRY as DISPLAY SUB shows it: what is left, in tenths of a second."""
+        if s.expires_at is None:
+            return "UNLIMITED"
+        return str(max(0, int((s.expires_at - self.qm.clock.now()) * 10)))
 
     def _display_sbstatus(self, cmd: Command) -> Result:
         subs = self._subs_named(cmd)

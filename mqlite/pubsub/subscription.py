@@ -44,6 +44,8 @@ class Subscription:
     priority: int = C.MQPRI_PRIORITY_AS_PUBLISHED   # PubPriority of the copies
     pub_acct: str = ""              # hex PubAccountingToken and PubApplIdentityData, when the
     pub_appl: str = ""              # subscription was made with MQSO_SET_IDENTITY_CONTEXT
+    psprop: int = C.MQPSPROP_MSGPROP    # DEFINE SUB's PSPROP and SUBLEVEL (kept and shown)
+    sublevel: int = 1
 
     def copy_fields(self) -> dict[str, bytes]:
         """What every copy's MQMD takes from the subscription: its SubCorrelId as CorrelId and its

@@ -105,7 +105,7 @@ class PubSubCommands:
                 bool(existing.char_wildcards) if existing is not None else False,
                 replace=alter or msg.first(F.MQIACF_REPLACE, F.MQRP_NO) == F.MQRP_YES,
                 user=_str(msg.first(F.MQCACF_SUB_USER_ID)),
-                any_user=None if varuser is None else varuser == C.MQVU_ANY_USER)
+                any_user=None if varuser is None else varuser == C.MQVU_ANY_USER, given=_sub_settings(msg))
         except MQIError as e:
             raise self.fail(e.reason, F.MQCACF_SUB_NAME) from None
         return [[]]
@@ -138,7 +138,36 @@ class PubSubCommands:
                         pcf.enc_int(F.MQIACF_SUB_TYPE, F.MQSUBTYPE_ADMIN if s.subtype == "ADMIN" else F.MQSUBTYPE_API),
                         pcf.enc_str(F.MQCACF_SUB_USER_DATA, s.user_data), pcf.enc_str(F.MQCACF_SUB_USER_ID, s.user),
                         pcf.enc_int(F.MQIACF_VARIABLE_USER_ID, C.MQVU_ANY_USER if s.options & C.MQSO_ANY_USERID
-                                    else C.MQVU_FIXED_USER)])
+                                    else C.MQVU_FIXED_USER),
+                        pcf.enc_str(F.MQCACF_SUB_SELECTOR, s.selector), pcf.enc_int(F.MQIACF_PUB_PRIORITY, s.priority),
+                        pcf.enc_int(F.MQIACF_REQUEST_ONLY, C.MQRU_PUBLISH_ON_REQUEST
+                                    if s.options & C.MQSO_PUBLICATIONS_ON_REQUEST else C.MQRU_PUBLISH_ALL),
+                        pcf.enc_int(F.MQIACF_SUBSCRIPTION_SCOPE, C.MQTSCOPE_QMGR if s.options & C.MQSO_SCOPE_QMGR
+                                    else C.MQTSCOPE_ALL),
+                        pcf.enc_int(F.MQIACF_PUBSUB_PROPERTIES, s.psprop), pcf.enc_int(F.MQIACF_SUB_LEVEL, s.sublevel),
+                        pcf.enc_str(F.MQCACF_APPL_IDENTITY_DATA, s.pub_appl),
+                        pcf.enc_bytes(F.MQBACF_ACCOUNTING_TOKEN, bytes.fromhex(s.pub_acct) or bytes(32)),
+                        pcf.enc_bytes(F.MQBACF_DESTINATION_CORREL_ID, bytes.fromhex(s.correl_id))])
         if not out:
             raise self.fail(C.MQRC_NO_SUBSCRIPTION, F.MQCACF_SUB_NAME)
         return out
+
+
+def _sub_settings(msg: pcf.Message) -> dict[str, Any]:
+    """PCF Create/Change Subscription's other parameters as define_subscription takes them."""
+    given: dict[str, Any] = {}
+    for param, key in ((F.MQCACF_SUB_SELECTOR, "SELECTOR"), (F.MQCACF_APPL_IDENTITY_DATA, "PUBAPPID")):
+        if msg.first(param) is not None:
+            given[key] = _str(msg.first(param))
+    for param, key in ((F.MQIACF_PUB_PRIORITY, "PUBPRTY"), (F.MQIACF_EXPIRY, "EXPIRY"),
+                       (F.MQIACF_PUBSUB_PROPERTIES, "PSPROP"), (F.MQIACF_SUB_LEVEL, "SUBLEVEL")):
+        if msg.first(param) is not None:
+            given[key] = int(msg.first(param))
+    if msg.first(F.MQIACF_REQUEST_ONLY) is not None:
+        given["REQONLY"] = msg.first(F.MQIACF_REQUEST_ONLY) == C.MQRU_PUBLISH_ON_REQUEST
+    if msg.first(F.MQIACF_SUBSCRIPTION_SCOPE) is not None:
+        given["SUBSCOPE"] = C.MQSCOPE_QMGR if msg.first(F.MQIACF_SUBSCRIPTION_SCOPE) == C.MQTSCOPE_QMGR else C.MQSCOPE_ALL
+    for param, key, size in ((F.MQBACF_ACCOUNTING_TOKEN, "PUBACCT", 32), (F.MQBACF_DESTINATION_CORREL_ID, "DESTCORL", 24)):
+        if msg.first(param) is not None:
+            given[key] = bytes(msg.first(param))[:size].ljust(size, b"\0").hex()
+    return given

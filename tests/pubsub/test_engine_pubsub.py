@@ -309,3 +309,43 @@ def test_psmode_disabled_and_suppress_replyto(eng):
         assert e.value.reason == C.MQRC_PUBSUB_INHIBITED
     assert eng.mqsc_exec.run("ALTER QMGR PSMODE(ENABLED)").status == "ok"
     publish(eng, "reply/4", b"again")
+
+
+def test_define_sub_attributes_take_effect(eng):
+    ex = eng.mqsc_exec
+    assert ex.run("DEFINE QLOCAL(PRIOQ) DEFPRTY(6)").status == "ok"
+    acct, correl = "0A" * 32, "0B" * 24
+    assert ex.run(f"DEFINE SUB(PRICES) TOPICSTR('prices/#') DEST(PRIOQ) SELECTOR('price > 10') PUBPRTY(ASQDEF) "
+                  f"PUBAPPID('ticker') PUBACCT({acct}) DESTCORL({correl}) EXPIRY(600) PSPROP(RFH2) "
+                  "SUBLEVEL(1) SUBSCOPE(QMGR)").status == "ok"
+    out = "\n".join(ex.run("DISPLAY SUB(PRICES) ALL").lines)
+    for text in ("SELECTOR(price > 10)", "PUBPRTY(ASQDEF)", "PUBAPPID(ticker)", f"PUBACCT({acct})",
+                 f"DESTCORL({correl})", "EXPIRY(600)", "PSPROP(RFH2)", "SUBSCOPE(QMGR)"):
+        assert text in out, text
+    q = eng.qm.open(eng.conn, OD(ObjectName=b"PRIOQ"), C.MQOO_INPUT_SHARED)
+
+    def publish_price(value: int) -> None:
+        from mqlite.props.values import Properties
+        props = Properties()
+        props.set("price", value)
+        fmt, enc, ccsid, data = rfh2.join(props, C.MQFMT_STRING, C.MQENC_NATIVE, 1208, b"p")
+        publish(eng, "prices/gold", data, Format=fmt, Encoding=enc, CodedCharSetId=ccsid, Priority=2)
+
+    publish_price(5)                                    # not selected
+    publish_price(20)
+    got = eng.qm.get(eng.conn, q.hobj, MD(), GMO(Options=C.MQGMO_NO_WAIT), 1000).md
+    assert got.Priority == 6 and got.ApplIdentityData.rstrip() == b"ticker"
+    assert got.AccountingToken == bytes.fromhex(acct) and got.CorrelId == bytes.fromhex(correl)
+    with pytest.raises(MQIError):                         # the price of 5 was not selected
+        eng.qm.get(eng.conn, q.hobj, MD(), GMO(Options=C.MQGMO_NO_WAIT), 1000)
+    # ALTER keeps what it does not name; bad values change nothing.
+    assert ex.run("ALTER SUB(PRICES) PUBPRTY(3)").status == "ok"
+    out = "\n".join(ex.run("DISPLAY SUB(PRICES)").lines)
+    assert "PUBPRTY(3)" in out and "SELECTOR(price > 10)" in out and "PUBAPPID(ticker)" in out
+    assert ex.run("ALTER SUB(PRICES) SELECTOR('price >')").status == "error"
+    assert ex.run("ALTER SUB(PRICES) PUBPRTY(12)").status == "syntax"
+    assert "SELECTOR(price > 10)" in "\n".join(ex.run("DISPLAY SUB(PRICES)").lines)
+    # EXPIRY: the subscription ends once its time is up.
+    eng.clock.advance(61)
+    publish_price(30)
+    assert ex.run("DISPLAY SUB(PRICES)").status == "error"

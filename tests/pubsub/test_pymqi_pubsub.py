@@ -176,9 +176,15 @@ def test_admin_subscriptions_and_topics_through_pcf(qm):
     pcf.MQCMD_CREATE_SUBSCRIPTION({pymqi.CMQCFC.MQCACF_SUB_NAME: b"Fixed", pymqi.CMQC.MQCA_TOPIC_STRING: b"pcf/fixed",
                                    pymqi.CMQCFC.MQIACF_DESTINATION_CLASS: pymqi.CMQC.MQDC_MANAGED,
                                    pymqi.CMQCFC.MQCACF_SUB_USER_ID: b"someone",
-                                   pymqi.CMQCFC.MQIACF_VARIABLE_USER_ID: pymqi.CMQC.MQVU_FIXED_USER})
+                                   pymqi.CMQCFC.MQIACF_VARIABLE_USER_ID: pymqi.CMQC.MQVU_FIXED_USER,
+                                   pymqi.CMQCFC.MQCACF_SUB_SELECTOR: b"price > 10",
+                                   pymqi.CMQCFC.MQIACF_PUB_PRIORITY: 7,
+                                   pymqi.CMQCFC.MQIACF_REQUEST_ONLY: pymqi.CMQC.MQRU_PUBLISH_ON_REQUEST})
     (info,) = pcf.MQCMD_INQUIRE_SUBSCRIPTION({pymqi.CMQCFC.MQCACF_SUB_NAME: b"Fixed"})
     assert info[pymqi.CMQCFC.MQIACF_VARIABLE_USER_ID] == pymqi.CMQC.MQVU_FIXED_USER
+    assert info[pymqi.CMQCFC.MQCACF_SUB_SELECTOR].strip() == b"price > 10"
+    assert info[pymqi.CMQCFC.MQIACF_PUB_PRIORITY] == 7
+    assert info[pymqi.CMQCFC.MQIACF_REQUEST_ONLY] == pymqi.CMQC.MQRU_PUBLISH_ON_REQUEST
     assert info[pymqi.CMQCFC.MQCACF_SUB_USER_ID].strip() == b"someone"
     with pytest.raises(pymqi.MQMIError) as e:          # someone else's, fixed to that user
         pymqi.Subscription(c, sub_desc=desc("Fixed", "pcf/fixed", pymqi.CMQC.MQSO_RESUME))
