@@ -33,6 +33,7 @@ from mqlite.props import rfh2
 from mqlite.props.selector import SelectorError
 from mqlite.props.values import Properties
 from mqlite.pubsub import topics
+from mqlite.pubsub.matching import topic_match
 from mqlite.pubsub.subscription import Subscription, compiled
 from mqlite.security.users import os_user_of_uid
 
@@ -232,6 +233,16 @@ class PubSubMixin:
                 {"topic": topic, "md": md.pack().hex(), "body": body.hex(), "origin": origin})))
         else:
             self._journal(conn, ("objdel", RETAINED_NS, topic))
+
+    def clear_retained(self, pattern: str) -> int:
+        """CLEAR TOPICSTR CLRTYPE(RETAINED): the retained publications of the topic strings
+        ``pattern`` matches (topic-based wildcards), here only (SCOPE(LOCAL)). None is no error."""
+        gone = [t for t in self.retained if topic_match(pattern, t)]
+        for topic in gone:
+            del self.retained[topic]
+            self.retained_origin.pop(topic, None)
+            self._journal(None, ("objdel", RETAINED_NS, topic))
+        return len(gone)
 
     def _publication_data(self, md: MD, body: bytes, topic: str, user_data: str, retained: bool,
                           cache: dict[tuple[str, bool], tuple[bytes, int, int, bytes]]) -> tuple[bytes, int, int, bytes]:

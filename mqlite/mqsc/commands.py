@@ -240,8 +240,10 @@ class Executor(ClusterCommands, SecurityCommands, TopicCommands, SubscriptionCom
         return Result([MSG[("DELETE", namespace(cmd.objtype))]])
 
     def _clear(self, cmd: Command) -> Result:
+        if cmd.objtype == "TOPICSTR":
+            return self._clear_topicstr(cmd)                          # type: ignore[attr-defined]
         if cmd.objtype != "QLOCAL":
-            raise SyntaxProblem(cmd.text, cmd.text, "CLEAR takes QLOCAL.")
+            raise SyntaxProblem(cmd.text, cmd.text, "CLEAR takes QLOCAL or TOPICSTR.")
         name = self._need_name(cmd)
         for p in cmd.params:
             if p.keyword not in ("QSGDISP", "CMDSCOPE"):

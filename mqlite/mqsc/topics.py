@@ -113,6 +113,20 @@ _PS_STATUS = {0: "INACTIVE", 1: "STARTING", 2: "STOPPING", 3: "ACTIVE", 4: "COMP
 class PubSubStatus:
     qm: Any
 
+    def _clear_topicstr(self, cmd: Command) -> Result:
+        """CLEAR TOPICSTR('string') CLRTYPE(RETAINED) [SCOPE(LOCAL)]: the retained publications of
+        the topic strings it matches (`#` and `+` as whole levels) are removed here."""
+        if not cmd.name:
+            raise SyntaxProblem(cmd.text, cmd.text, "A topic string is required.")
+        for p in cmd.params:
+            ok = {"CLRTYPE": ("RETAINED",), "SCOPE": ("LOCAL",), "CMDSCOPE": None}.get(p.keyword, ())
+            if ok == () or (ok is not None and (p.value or "").upper() not in ok):
+                raise SyntaxProblem(cmd.text, p.text, f"{p.text} is not valid for CLEAR TOPICSTR.")
+        if cmd.param("CLRTYPE") is None:
+            raise SyntaxProblem(cmd.text, cmd.text, "CLRTYPE(RETAINED) is required.")
+        cleared = self.qm.clear_retained(cmd.name)
+        return Result([f"MQL8024I: Topic string {cmd.name} cleared: {cleared} retained publication(s) removed."])
+
     def _display_pubsub(self, cmd: Command) -> Result:
         """DISPLAY PUBSUB: this queue manager's publish/subscribe engine (TYPE(LOCAL)), its
         hierarchy connections (TYPE(PARENT), TYPE(CHILD)), or all of them (TYPE(ALL)). LOCAL's

@@ -84,6 +84,17 @@ class PubSubCommands:
                             pcf.enc_int(F.MQIACF_PUBSUB_STATUS, status), pcf.enc_int(C.MQIA_SUB_COUNT, subcount)])
         return out
 
+    def clear_topic_string(self, msg: pcf.Message) -> list[list[bytes]]:
+        """Clear Topic String: ClearType MQCLRT_RETAINED (required), Scope MQCLRS_LOCAL (the only
+        one on distributed platforms), as CLEAR TOPICSTR."""
+        topic = _str(self.need(msg, C.MQCA_TOPIC_STRING))
+        if self.need(msg, F.MQIACF_CLEAR_TYPE) != F.MQCLRT_RETAINED:
+            raise self.fail(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACF_CLEAR_TYPE)
+        if msg.first(F.MQIACF_CLEAR_SCOPE, F.MQCLRS_LOCAL) != F.MQCLRS_LOCAL:
+            raise self.fail(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACF_CLEAR_SCOPE)
+        self.qm.clear_retained(topic)
+        return [[]]
+
     # --- subscriptions ---------------------------------------------------------------------------
     def create_subscription(self, msg: pcf.Message, alter: bool = False) -> list[list[bytes]]:
         name = _str(self.need(msg, F.MQCACF_SUB_NAME))

@@ -88,6 +88,7 @@ class CommandServer(threading.Thread, AuthRecCommands, PubSubCommands):
             F.MQCMD_CHANGE_SUBSCRIPTION: self.change_subscription,
             F.MQCMD_DELETE_SUBSCRIPTION: self.delete_subscription,
             F.MQCMD_INQUIRE_SUBSCRIPTION: self.inquire_subscription, F.MQCMD_INQUIRE_PUBSUB_STATUS: self.inquire_pubsub_status,
+            F.MQCMD_CLEAR_TOPIC_STRING: self.clear_topic_string,
         }
         self.fail = CommandError
 

@@ -221,6 +221,18 @@ def test_pubsub_status_through_pcf_and_mqsc(qm):
         assert "AMQ8723I" in out and "STATUS(COMPAT)" in out and "QMNAME(QMPS)" in out
     finally:
         qm.mqsc("ALTER QMGR PSMODE(ENABLED)\n", check=True)
+    # Clear Topic String (and CLEAR TOPICSTR): the retained publication goes.
+    publish(c, "status/kept", b"retained", pymqi.MD(), pymqi.PMO(Options=pymqi.CMQC.MQPMO_RETAIN))
+    assert "RETAINED(YES)" in qm.mqsc("DISPLAY TPSTATUS('status/kept') RETAINED").stdout
+    with pytest.raises(pymqi.MQMIError) as e:
+        pcf.MQCMD_CLEAR_TOPIC_STRING({pymqi.CMQC.MQCA_TOPIC_STRING: b"status/#", F.MQIACF_CLEAR_TYPE: 99})
+    assert e.value.reason == F.MQRCCF_PARM_VALUE_ERROR
+    assert "RETAINED(YES)" in qm.mqsc("DISPLAY TPSTATUS('status/kept') RETAINED").stdout
+    pcf.MQCMD_CLEAR_TOPIC_STRING({pymqi.CMQC.MQCA_TOPIC_STRING: b"status/#", F.MQIACF_CLEAR_TYPE: F.MQCLRT_RETAINED})
+    assert "RETAINED(YES)" not in qm.mqsc("DISPLAY TPSTATUS('status/kept') RETAINED").stdout
+    publish(c, "status/kept", b"again", pymqi.MD(), pymqi.PMO(Options=pymqi.CMQC.MQPMO_RETAIN))
+    assert "removed" in qm.mqsc("CLEAR TOPICSTR('status/kept') CLRTYPE(RETAINED)\n", check=True).stdout
+    assert "RETAINED(YES)" not in qm.mqsc("DISPLAY TPSTATUS('status/kept') RETAINED").stdout
     sub.close(sub_close_options=pymqi.CMQC.MQCO_REMOVE_SUB, close_sub_queue=True)
     pcf.disconnect()
     c.disconnect()
