@@ -33,16 +33,14 @@ from mqlite.props import rfh2
 from mqlite.props.selector import SelectorError
 from mqlite.props.values import Properties
 from mqlite.pubsub import topics
-from mqlite.pubsub.matching import topic_match
 from mqlite.pubsub.subscription import Subscription, compiled
-from mqlite.security.users import os_user_of_uid
 
 SUB_NS, RETAINED_NS = "SUB", "RETAINED"
 _TOPIC_OPEN = (C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY | C.MQOO_PASS_IDENTITY_CONTEXT
                | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT | C.MQOO_SET_ALL_CONTEXT)
 
 
-def _pub_priority_ok(priority: int) -> bool:
+def pub_priority_ok(priority: int) -> bool:
     """MQSD PubPriority / DEFINE SUB PUBPRTY: 0-9, as published or as the queue's default."""
     return 0 <= priority <= 9 or priority in (C.MQPRI_PRIORITY_AS_PUBLISHED, C.MQPRI_PRIORITY_AS_Q_DEF)
 
@@ -234,16 +232,6 @@ class PubSubMixin:
         else:
             self._journal(conn, ("objdel", RETAINED_NS, topic))
 
-    def clear_retained(self, pattern: str) -> int:
-        """CLEAR TOPICSTR CLRTYPE(RETAINED): the retained publications of the topic strings
-        ``pattern`` matches (topic-based wildcards), here only (SCOPE(LOCAL)). None is no error."""
-        gone = [t for t in self.retained if topic_match(pattern, t)]
-        for topic in gone:
-            del self.retained[topic]
-            self.retained_origin.pop(topic, None)
-            self._journal(None, ("objdel", RETAINED_NS, topic))
-        return len(gone)
-
     def _publication_data(self, md: MD, body: bytes, topic: str, user_data: str, retained: bool,
                           cache: dict[tuple[str, bool], tuple[bytes, int, int, bytes]]) -> tuple[bytes, int, int, bytes]:
         """The data a copy carries: the publisher's, with the mqps properties in front (made once
@@ -367,7 +355,7 @@ class PubSubMixin:
                 compiled(selector)
             except SelectorError as e:
                 raise MQIError(e.reason, detail=str(e)) from None
-        if not _pub_priority_ok(sd.PubPriority):
+        if not pub_priority_ok(sd.PubPriority):
             raise MQIError(C.MQRC_PRIORITY_ERROR)
         if sd.SubExpiry <= 0 and sd.SubExpiry != C.MQEI_UNLIMITED:
             raise MQIError(C.MQRC_EXPIRY_ERROR)
@@ -479,97 +467,6 @@ class PubSubMixin:
         if not sent:
             raise MQIError(C.MQRC_NO_RETAINED_MSG)
         return sent
-
-    # --- administrative subscriptions (DEFINE SUB, PCF Create Subscription) ------------------------
-    def define_subscription(self, name: str, topicstr: str, topicobj: str, dest: str, destqmgr: str, managed: bool,
-                            user_data: str, char_wildcards: bool, replace: bool = False, user: str = "",
-                            any_user: bool | None = None, given: dict[str, Any] | None = None) -> Subscription:
-        """An administrative subscription: always durable, named, with a provided queue (DEST,
-        which must exist here when DESTQMGR is this queue manager) or a managed one. SUBUSER
-        (``user``) defaults to the queue manager's own user, VARUSER (``any_user``) to ANY.
-        ``given``: the other attributes a DEFINE or ALTER names (SELECTOR, PUBPRTY, REQONLY,
-        EXPIRY in tenths, PUBACCT as hex, PUBAPPID, PSPROP, SUBLEVEL, SUBSCOPE, DESTCORL as hex);
-        an ALTER keeps the rest."""
-        given = given or {}
-        selector = given.get("SELECTOR")
-        if selector:
-            try:
-                compiled(selector)
-            except SelectorError as e:
-                raise MQIError(e.reason, detail=str(e)) from None
-        if not _pub_priority_ok(given.get("PUBPRTY", C.MQPRI_PRIORITY_AS_PUBLISHED)):
-            raise MQIError(C.MQRC_PRIORITY_ERROR)
-        if "EXPIRY" in given and given["EXPIRY"] <= 0 and given["EXPIRY"] != C.MQEI_UNLIMITED:
-            raise MQIError(C.MQRC_EXPIRY_ERROR)
-        existing = next((s for s in self.subscriptions.values() if s.name == name), None)
-        if existing is not None and not replace:
-            raise MQIError(C.MQRC_SUB_ALREADY_EXISTS)
-        topic = self.topic_string(topicobj, topicstr)
-        tree = self._tree()
-        if topics.resolved(tree, topic, "SUB") == C.MQTA_SUB_INHIBITED:
-            raise MQIError(C.MQRC_SUB_INHIBITED)
-        if topics.resolved(tree, topic, "DURSUB") == C.MQSUB_DURABLE_INHIBITED:
-            raise MQIError(C.MQRC_DURABILITY_NOT_ALLOWED)
-        qmgr = destqmgr or self.name
-        subid = existing.subid if existing is not None else os.urandom(24).hex()
-        if managed:
-            if existing is not None and existing.managed:
-                dest = existing.queue
-            else:
-                dest = "SYSTEM.MANAGED.DURABLE." + subid[:16].upper()
-                model = self.queue(topics.resolved(tree, topic, "MDURMDL"))       # type: ignore[attr-defined]
-                if model is None or model.kind != "QMODEL":
-                    raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
-                self._instantiate_model(None, OD(DynamicQName=pad(dest, 48)), model)  # type: ignore[attr-defined]
-        elif not dest:
-            raise MQIError(C.MQRC_INVALID_DESTINATION)
-        elif qmgr == self.name and self.queue(dest) is None:                        # type: ignore[attr-defined]
-            raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
-        correl = given.get("DESTCORL") or (existing.correl_id if existing is not None else subid)
-        if any_user is None:
-            any_user = existing is None or bool(existing.options & C.MQSO_ANY_USERID)
-        user = user or (existing.user if existing is not None else "") or os_user_of_uid(os.getuid())
-        sub = Subscription(subid, name, topic, char_wildcards, dest, qmgr, managed, True, correl, user_data,
-                           C.MQSO_DURABLE | (C.MQSO_MANAGED if managed else 0)
-                           | (C.MQSO_ANY_USERID if any_user else C.MQSO_FIXED_USERID), user[:12], 0,
-                           existing.created if existing is not None else self.clock.now(), subtype="ADMIN",
-                           topicobj=topicobj)
-        self._admin_settings(sub, existing, given)
-        self.subscriptions[subid] = sub
-        self.subscriptions_changed()                                  # type: ignore[attr-defined]
-        self._journal(None, ("obj", SUB_NS, subid, json.dumps(sub.record())))
-        return sub
-
-    def _admin_settings(self, sub: Subscription, existing: Subscription | None, given: dict[str, Any]) -> None:
-        """DEFINE/ALTER SUB's other attributes onto a new administrative subscription: those
-        given, else the existing subscription's (ALTER, REPLACE), else MQ's defaults."""
-        kept = C.MQSO_PUBLICATIONS_ON_REQUEST | C.MQSO_SCOPE_QMGR | C.MQSO_SET_CORREL_ID
-        if existing is not None:
-            sub.options |= existing.options & kept
-            for f in ("selector", "priority", "pub_acct", "pub_appl", "expires_at", "psprop", "sublevel"):
-                setattr(sub, f, getattr(existing, f))
-        bit = {"REQONLY": C.MQSO_PUBLICATIONS_ON_REQUEST, "SUBSCOPE": C.MQSO_SCOPE_QMGR}
-        for key, flag in bit.items():
-            if key in given:
-                on = given[key] if key == "REQONLY" else given[key] == C.MQSCOPE_QMGR
-                sub.options = sub.options | flag if on else sub.options & ~flag
-        if given.get("DESTCORL"):
-            sub.options |= C.MQSO_SET_CORREL_ID
-        fields = {"SELECTOR": "selector", "PUBPRTY": "priority", "PUBACCT": "pub_acct", "PUBAPPID": "pub_appl",
-                  "PSPROP": "psprop", "SUBLEVEL": "sublevel"}
-        for key, f in fields.items():
-            if key in given:
-                setattr(sub, f, given[key])
-        if "EXPIRY" in given:
-            sub.expires_at = None if given["EXPIRY"] == C.MQEI_UNLIMITED else self.clock.now() + given["EXPIRY"] / 10
-
-    def delete_subscription(self, name: str) -> None:
-        sub = next((s for s in self.subscriptions.values() if s.name == name), None)
-        if sub is None:
-            raise MQIError(C.MQRC_NO_SUBSCRIPTION)
-        if any(h.sub is sub for c in self.conns.values() for h in c.handles.values()):
-            raise MQIError(C.MQRC_SUBSCRIPTION_IN_USE)
-        self._end_subscription(None, sub)
 
     # --- ending subscriptions --------------------------------------------------------------------
     def close_subscription(self, conn: Conn, h: Handle, options: int) -> None:

@@ -28,6 +28,7 @@ from mqlite.engine.hooks import Hooks
 from mqlite.engine.inquire import InquireMixin
 from mqlite.engine.open import OpenMixin
 from mqlite.engine.ports import Journal, Pager
+from mqlite.engine.pubadmin import PubAdminMixin
 from mqlite.engine.pubcluster import PubClusterMixin
 from mqlite.engine.pubhier import PubHierarchyMixin
 from mqlite.engine.pubsub import PubSubMixin
@@ -49,7 +50,7 @@ __all__ = ["QueueManager"]
 
 class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, GetMixin,
                    BatchMixin, UnitOfWorkMixin, StreamMixin, InquireMixin, ReportMixin, SegmentMixin,
-                   AuthorityMixin, PubClusterMixin, PubHierarchyMixin, PubSubMixin):
+                   AuthorityMixin, PubClusterMixin, PubHierarchyMixin, PubAdminMixin, PubSubMixin):
     """One queue manager's state and MQI behaviour."""
 
     def __init__(self, name: str, store: Journal, clock: Clock | None = None, pager: Pager | None = None,
