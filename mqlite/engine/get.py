@@ -7,8 +7,9 @@ import math
 from typing import Callable
 
 from mqlite.cmq.headers import XQH_LEN, original_md
+from mqlite.cmq.packedmd import PackedMD, md_with_format
 from mqlite.cmq.segments import GROUP_FLAGS, SEGMENT_FLAGS, statuses
-from mqlite.cmq.structs import GMO, MD, md_encoding_ccsid, md_with_format, pad
+from mqlite.cmq.structs import GMO, MD, pad
 from mqlite.engine.core import (
     BROWSE_GMO,
     INPUT_OPTS,
@@ -196,8 +197,8 @@ class GetMixin:
         """A message of a batch (read-ahead, bulk browse) as the application receives it."""
         if how == RFH2 or m.md.peek("Format") != RFH2_FORMAT:
             return md_bytes, m.body
-        enc, ccsid = md_encoding_ccsid(md_bytes)
-        got = deliver(how, RFH2_FORMAT, enc, ccsid, m.body)
+        packed = PackedMD.of(md_bytes)
+        got = deliver(how, RFH2_FORMAT, packed.peek("Encoding"), packed.peek("CodedCharSetId"), m.body)
         return md_with_format(md_bytes, got.format, got.encoding, got.ccsid), got.data
 
     def _property_mode(self, h: Handle, gmo: GMO) -> str:

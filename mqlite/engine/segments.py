@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from mqlite.cmq.headers import XQH_LEN, XQH_ORIG_FORMAT, original_md
+from mqlite.cmq.packedmd import PackedMD
 from mqlite.cmq.segments import (
     GROUP_FLAGS,
     KNOWN_FLAGS,
@@ -20,7 +21,7 @@ from mqlite.cmq.segments import (
     reassembled_flags,
     whole,
 )
-from mqlite.cmq.structs import MD, PackedMD
+from mqlite.cmq.structs import MD
 from mqlite.engine.core import C, Conn, Handle
 from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import Message, QueueState

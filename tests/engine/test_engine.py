@@ -377,7 +377,7 @@ def test_read_ahead_batches_and_release(eng: Engine):
 
 
 def test_packed_descriptor_decodes_on_first_use():
-    from mqlite.cmq.structs import PackedMD
+    from mqlite.cmq.packedmd import PackedMD
     raw = MD(MsgId=b"M" * 24, Priority=6, Format=C.MQFMT_STRING).pack()
     md = PackedMD.of(raw)
     assert md.pack() is raw                         # untouched: the same bytes go on
