@@ -22,19 +22,14 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from mqlite.cli.proc import free_port, run_mqlite  # noqa: E402
+from _common import mqlite_cmd  # noqa: E402
+
+from mqlite.cli.proc import free_port  # noqa: E402
 from mqlite.paths import QMPaths  # noqa: E402
 from mqlite.testing import OPEN_SECURITY  # noqa: E402
 
 QM = "CONN.QM"
 BODY = b"x" * 1024
-
-
-def mqlite_cmd(*args: str, stdin: str | None = None) -> str:
-    p = run_mqlite(*args, stdin=stdin, timeout=300)
-    if p.returncode not in (0, 10):
-        raise RuntimeError(f"mqlite {' '.join(args)} failed: {p.stdout}{p.stderr}")
-    return p.stdout
 
 
 def server_stats() -> tuple[int, int]:

@@ -14,26 +14,20 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from mqlite.cli.proc import free_port, run_mqlite  # noqa: E402
+from _common import mqlite_cmd, rabbit_available  # noqa: E402
+
+from mqlite.cli.proc import free_port  # noqa: E402
 from mqlite.testing import OPEN_SECURITY  # noqa: E402
 
 BODY = b"x" * 1024
 QM = "DEEP.QM"
 UNIT = 500
-
-
-def mqlite_cmd(*args: str, stdin: str | None = None) -> str:
-    p = run_mqlite(*args, stdin=stdin, timeout=600)
-    if p.returncode not in (0, 10):
-        raise RuntimeError(f"mqlite {' '.join(args)} failed: {p.stdout}{p.stderr}")
-    return p.stdout
 
 
 def rss_mib(pid: int) -> float:
@@ -145,15 +139,6 @@ def mqlite_deep(n: int, np_count: int, window: int) -> dict[str, float]:
         mqlite_cmd("endmqm", "-i", QM)
         mqlite_cmd("dltmqm", QM)
     return out
-
-
-def rabbit_available() -> bool:
-    try:
-        import pika  # noqa: F401
-        with socket.create_connection(("127.0.0.1", 5672), timeout=1):
-            return True
-    except (ImportError, OSError):
-        return False
 
 
 def rabbit_deep(n: int, kind: str, window: int) -> dict[str, float]:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import sys
 import tempfile
@@ -29,18 +28,13 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from _common import mqlite_cmd, rabbit_available  # noqa: E402
+
 from mqlite.cli.proc import free_port, run_mqlite
 from mqlite.testing import OPEN_SECURITY
 
 BODY = b"x" * 1024
 QM = "BENCH.PS"
-
-
-def mqlite_cmd(*args: str, stdin: str | None = None) -> str:
-    p = run_mqlite(*args, stdin=stdin, timeout=600)
-    if p.returncode not in (0, 10):
-        raise RuntimeError(f"mqlite {' '.join(args)} failed: {p.stdout}{p.stderr}")
-    return p.stdout
 
 
 def mqlite_run(pymqi, C, port: int, n: int, k: int, persistent: bool, wildcard: bool) -> float:
@@ -81,18 +75,6 @@ def mqlite_run(pymqi, C, port: int, n: int, k: int, persistent: bool, wildcard: 
         sub.close(sub_close_options=C.MQCO_REMOVE_SUB, close_sub_queue=True)
     conn.disconnect()
     return n * k / elapsed
-
-
-def rabbit_available() -> bool:
-    try:
-        import pika  # noqa: F401
-    except ImportError:
-        return False
-    try:
-        with socket.create_connection(("127.0.0.1", 5672), timeout=1):
-            return True
-    except OSError:
-        return False
 
 
 def rabbit_run(n: int, k: int, persistent: bool, wildcard: bool) -> float:

@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import sys
 import tempfile
@@ -35,18 +34,13 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from mqlite.cli.proc import free_port, run_mqlite  # noqa: E402
+from _common import mqlite_cmd, rabbit_available  # noqa: E402
+
+from mqlite.cli.proc import free_port  # noqa: E402
 from mqlite.testing import OPEN_SECURITY  # noqa: E402
 
 BODY = b"x" * 1024
 QM = "BENCH.QM"
-
-
-def mqlite_cmd(*args: str, stdin: str | None = None) -> str:
-    p = run_mqlite(*args, stdin=stdin, timeout=300)
-    if p.returncode not in (0, 10):
-        raise RuntimeError(f"mqlite {' '.join(args)} failed: {p.stdout}{p.stderr}")
-    return p.stdout
 
 
 def rate(n: int, seconds: float) -> float:
@@ -85,18 +79,6 @@ def mq_run(qmgr, pymqi, C, queue: str, n: int, persistent: bool, uow: int) -> tu
 
 
 # --- RabbitMQ -----------------------------------------------------------------------------------
-def rabbit_available() -> bool:
-    try:
-        import pika  # noqa: F401
-    except ImportError:
-        return False
-    try:
-        with socket.create_connection(("127.0.0.1", 5672), timeout=1):
-            return True
-    except OSError:
-        return False
-
-
 def rabbit_run(n: int, mode: str) -> tuple[float, float]:
     import pika
     conn = pika.BlockingConnection(pika.ConnectionParameters("127.0.0.1", 5672))

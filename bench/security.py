@@ -23,16 +23,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from _common import mqlite_cmd  # noqa: E402
+
 from mqlite.cli.proc import free_port, run_mqlite
 
 BODY = b"x" * 1024
-
-
-def mqlite_cmd(*args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> str:
-    p = run_mqlite(*args, stdin=stdin, timeout=600, env=env)
-    if p.returncode not in (0, 10):
-        raise RuntimeError(f"mqlite {' '.join(args)} failed: {p.stdout}{p.stderr}")
-    return p.stdout
 
 
 def make_repo(d: str) -> tuple[str, str]:

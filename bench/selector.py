@@ -25,18 +25,13 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from mqlite.cli.proc import free_port, run_mqlite
+from _common import mqlite_cmd  # noqa: E402
+
+from mqlite.cli.proc import free_port
 from mqlite.testing import OPEN_SECURITY
 
 QM = "BENCH.SEL"
 BODY = b"x" * 256
-
-
-def mqlite_cmd(*args: str, stdin: str | None = None) -> str:
-    p = run_mqlite(*args, stdin=stdin, timeout=600)
-    if p.returncode not in (0, 10):
-        raise RuntimeError(f"mqlite {' '.join(args)} failed: {p.stdout}{p.stderr}")
-    return p.stdout
 
 
 def fill(qm, pymqi, C, queue: str, n: int, every: int, props: int = 2) -> None:
