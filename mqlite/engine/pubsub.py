@@ -177,9 +177,8 @@ class PubSubMixin:
         if self.cluster.known_topics():                                             # type: ignore[attr-defined]
             members = [(self.forward_publication, m)                                # type: ignore[attr-defined]
                        for m in self.cluster_forwards(topic, came_from, opts)[1]]   # type: ignore[attr-defined]
-        if self.__dict__.get("_hier") is not None:
-            members += [(self.forward_to_relative, r)                               # type: ignore[attr-defined]
-                        for r in self.hierarchy_targets(topic, came_from, opts)]    # type: ignore[attr-defined]
+        members += [(self.forward_to_relative, r)                                   # type: ignore[attr-defined]
+                    for r in self.hierarchy_targets(topic, came_from, opts)]        # type: ignore[attr-defined]
         cache: dict[tuple[str, bool], tuple[bytes, int, int, bytes]] = {}
         if opts & C.MQPMO_SYNCPOINT:
             for sub in targets:
