@@ -5,6 +5,8 @@ from __future__ import annotations
 import struct
 import time
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -114,6 +116,19 @@ class Conn:
     principal: Principal | None = None   # whom authority is checked for (None: the queue manager's own)
     auth_cache: dict[tuple[str, str], int] = field(default_factory=dict)
     auth_version: int = -1
+
+
+@contextmanager
+def qmgr_authority(conn: Conn) -> Iterator[None]:
+    """Calls made with the queue manager's own authority on the connection's behalf (a
+    publication's copies, managed queues, messages to other queue managers' agents): no authority
+    checks inside, the connection's principal back afterwards."""
+    saved = conn.principal
+    conn.principal = None
+    try:
+        yield
+    finally:
+        conn.principal = saved
 
 
 @dataclass

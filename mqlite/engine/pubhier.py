@@ -12,7 +12,7 @@ from typing import Any
 from mqlite.cluster import pubsub as cps
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq.structs import MD, OD, PMO, pad
-from mqlite.engine.core import C, Conn
+from mqlite.engine.core import C, Conn, qmgr_authority
 from mqlite.engine.errors import MQIError
 from mqlite.pubsub import hierarchy as hier
 from mqlite.pubsub import topics
@@ -61,13 +61,9 @@ class PubHierarchyMixin:
                      f"(reason {e.reason}).")
 
     def _as_qmgr(self, conn: Conn, target: str, queue: str, md: MD, data: bytes) -> None:
-        saved = conn.principal
-        conn.principal = None
-        try:
+        with qmgr_authority(conn):
             self.put1(conn, OD(ObjectName=pad(queue, 48), ObjectQMgrName=pad(target, 48)), md,  # type: ignore[attr-defined]
                       PMO(Options=C.MQPMO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT), data)
-        finally:
-            conn.principal = saved
 
     def _control(self, conn: Conn, target: str, msg: dict[str, Any]) -> bool:
         """A control message to ``target``'s SYSTEM.INTER.QMGR.CONTROL, persistent, in the agent's

@@ -25,7 +25,7 @@ from typing import Any
 
 from mqlite.cmq import CMQZC as Z
 from mqlite.cmq.structs import MD, OD, PMO, pad, text
-from mqlite.engine.core import C, Conn, Handle
+from mqlite.engine.core import C, Conn, Handle, qmgr_authority
 from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import Message
 from mqlite.engine.resolve import LOCAL
@@ -289,14 +289,10 @@ class PubSubMixin:
             d.update(sub.copy_fields())
             d["MsgId"], d["Format"], d["Encoding"], d["CodedCharSetId"] = self.ids.next(), fmt, enc, ccsid
             d["Priority"] = priority
-            saved = conn.principal
-            conn.principal = None
-            try:
+            with qmgr_authority(conn):
                 self.put1(conn, OD(ObjectName=pad(sub.queue, 48), ObjectQMgrName=pad(sub.qmgr, 48)), copy,  # type: ignore[attr-defined]
                           PMO(Options=C.MQPMO_SET_ALL_CONTEXT | (C.MQPMO_SYNCPOINT if syncpoint
                                                                  else C.MQPMO_NO_SYNCPOINT)), data)
-            finally:
-                conn.principal = saved
             return
         target = self._check_put(conn, res, qs, len(data), 0, syncpoint)                            # type: ignore[attr-defined]
         if priority == C.MQPRI_PRIORITY_AS_Q_DEF:
@@ -388,13 +384,9 @@ class PubSubMixin:
         if opts & C.MQSO_MANAGED:
             prefix = "SYSTEM.MANAGED.DURABLE." if durable else "SYSTEM.MANAGED.NDURABLE."
             od = OD(ObjectName=pad(model, 48), DynamicQName=pad(prefix + subid[:16].upper(), 48))
-            saved = conn.principal
-            conn.principal = None          # the queue manager makes its managed queue
-            try:
+            with qmgr_authority(conn):          # the queue manager makes its managed queue
                 qh = self.open(conn, od, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | C.MQOO_INQUIRE  # type: ignore[attr-defined]
                                | _read_ahead(opts))
-            finally:
-                conn.principal = saved
             return qh.hobj, text(od.ObjectName), self.name
         # A provided queue: any handle the application has to it names it (pymqi's own tests
         # open it for input); publications go there with the queue manager's authority.
@@ -435,13 +427,9 @@ class PubSubMixin:
         if changed and sub.durable:
             self._journal(conn, ("obj", SUB_NS, sub.subid, json.dumps(sub.record())))
         if sub.managed:
-            saved = conn.principal
-            conn.principal = None
-            try:
+            with qmgr_authority(conn):
                 qh = self.open(conn, OD(ObjectName=pad(sub.queue, 48)),                     # type: ignore[attr-defined]
                                C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | C.MQOO_INQUIRE | _read_ahead(sd.Options)).hobj
-            finally:
-                conn.principal = saved
         else:
             qh = hobj
         sd.SubCorrelId = bytes.fromhex(sub.correl_id)
