@@ -4,6 +4,7 @@ shared state through ``self``."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import Callable
 
 from mqlite.cmq.headers import XQH_LEN, original_md
@@ -57,6 +58,17 @@ def message_props(m: Message) -> dict:
 
 class GetMixin:
     # --- MQGET ------------------------------------------------------------------------------------
+    def drain(self, conn: Conn, hobj: int, gmo: GMO, limit: int) -> Iterator[GetResult]:
+        """MQGET after MQGET until the queue has nothing (2033) or ``limit`` were taken: how the
+        queue manager's own agents read their queues."""
+        for _ in range(limit):
+            try:
+                yield self.get(conn, hobj, MD(), gmo, 100 * 1024 * 1024)
+            except MQIError as e:
+                if e.reason != C.MQRC_NO_MSG_AVAILABLE:
+                    raise
+                return
+
     def get(self, conn: Conn, hobj: int, md: MD, gmo: GMO, max_length: int) -> GetResult:
         h = self.handle(conn, hobj)
         opts = gmo.Options

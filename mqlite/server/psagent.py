@@ -17,7 +17,7 @@ from typing import Any
 
 from mqlite.cluster.pubsub import PUBSQ
 from mqlite.cmq import CMQC as C
-from mqlite.cmq.structs import GMO, MD, OD
+from mqlite.cmq.structs import GMO, OD
 from mqlite.engine.errors import MQIError
 from mqlite.engine.host import Host
 from mqlite.objects.attrs import TABLE
@@ -105,13 +105,7 @@ class PubSubAgent(threading.Thread):
         """Up to ``limit`` messages from the queue, each handed to ``handle`` under syncpoint; one
         that is not what the queue is for is logged and taken off (the round commits)."""
         got = 0
-        while got < limit:
-            try:
-                r = self.qm.get(conn, hobj, MD(), gmo, 100 * 1024 * 1024)
-            except MQIError as e:
-                if e.reason != C.MQRC_NO_MSG_AVAILABLE:
-                    raise
-                break
+        for r in self.qm.drain(conn, hobj, gmo, limit):
             got += 1
             try:
                 handle(r)

@@ -18,7 +18,7 @@ from typing import Any
 from mqlite.channels.manager import ChannelManager
 from mqlite.cluster.state import CMDQ
 from mqlite.cmq import CMQC as C
-from mqlite.cmq.structs import GMO, MD, OD
+from mqlite.cmq.structs import GMO, OD
 from mqlite.engine.errors import MQIError
 from mqlite.engine.host import Host
 
@@ -80,13 +80,7 @@ class RepositoryManager(threading.Thread):
         qm, cl = self.qm, self.qm.cluster
         self.kick = False
         got = 0
-        while got < 500:
-            try:
-                r = qm.get(conn, hobj, MD(), gmo, 100 * 1024 * 1024)
-            except MQIError as e:
-                if e.reason != C.MQRC_NO_MSG_AVAILABLE:
-                    raise
-                break
+        for r in qm.drain(conn, hobj, gmo, 500):
             got += 1
             try:
                 msg = json.loads(r.body)
