@@ -6,16 +6,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from mqlite.cmq.packedmd import md_with_format, report_and_format
 from mqlite.cmq.structs import GMO, MD, PMO
-from mqlite.engine.core import (
-    INPUT_OPTS,
-    C,
-    Conn,
-    format_report,
-)
+from mqlite.engine.core import INPUT_OPTS, C, Conn
 from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import Message
-from mqlite.props.deliver import RFH2
+from mqlite.props.deliver import RFH2, deliver
 from mqlite.props.rfh2 import RFH2_FORMAT
 
 _BROWSE_GMO = GMO()         # a bulk browse returns properties as a plain MQGET would (PROPCTL)
@@ -131,7 +127,8 @@ class BatchMixin:
                 qs.remove(m)
                 self._discard_expired(m)
                 continue
-            fmt, report = format_report(m.md)
+            md = m._packed if m.expiry_at is None and m._packed is not None else self._out_md(m, now)
+            report, enc, ccsid, fmt = report_and_format(md)
             cod = report & C.MQRO_COD
             if (m.persistent or cod) and not syncpoint:
                 # Taken as a plain MQGET would take it (not ahead): made final, and confirmed (COD).
@@ -139,7 +136,7 @@ class BatchMixin:
                     qs.remove(m)
                     if m.persistent:
                         conn.ticket = self.store.append(("del", m.seq))
-                    out.append((*self._delivered(how, m, self._out_md(m, now)), False))
+                    out.append((*self._delivered(how, m, md), False))
                     if cod:
                         self._report(conn, m.md, m.body, "cod", queue=qs.name)
                 break
@@ -148,9 +145,10 @@ class BatchMixin:
             if syncpoint:
                 uow.append(("get", qs, m))
                 qs.uncommitted += 1
-            md = m._packed if m.expiry_at is None and m._packed is not None else self._out_md(m, now)
             if fmt == RFH2_FORMAT and how != RFH2:
-                out.append((*self._delivered(how, m, md), True))
+                # Properties out of the data, as _delivered does (read once from the packed MQMD).
+                got = deliver(how, fmt, enc, ccsid, m.body)
+                out.append((md_with_format(md, got.format, got.encoding, got.ccsid), got.data, True))
             else:
                 out.append((md, m.body, True))
             size += len(m.body) + 400

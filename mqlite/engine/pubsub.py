@@ -24,6 +24,7 @@ import os
 from typing import Any
 
 from mqlite.cmq import CMQZC as Z
+from mqlite.cmq.packedmd import PackedMD, md_for_copy
 from mqlite.cmq.structs import MD, OD, PMO, pad, text
 from mqlite.engine.core import C, Conn, Handle, qmgr_authority
 from mqlite.engine.errors import MQIError
@@ -150,6 +151,7 @@ class PubSubMixin:
             md.MsgId = self.ids.next()
         d = md.__dict__
         self._set_context(conn, d, opts, self.clock.now())   # type: ignore[attr-defined]
+        self._reply_to(d)                                     # type: ignore[attr-defined]
         if opts & C.MQPMO_SUPPRESS_REPLYTO:
             # The subscribers' copies (and a retained one) carry no reply-to queue; the
             # publisher's own MQMD keeps it.
@@ -179,7 +181,7 @@ class PubSubMixin:
                        for m in self.cluster_forwards(topic, came_from, opts)[1]]   # type: ignore[attr-defined]
         members += [(self.forward_to_relative, r)                                   # type: ignore[attr-defined]
                     for r in self.hierarchy_targets(topic, came_from, opts)]        # type: ignore[attr-defined]
-        cache: dict[tuple[str, bool], tuple[bytes, int, int, bytes]] = {}
+        cache: dict[Any, Any] = {"now": self.clock.now()}
         if opts & C.MQPMO_SYNCPOINT:
             for sub in targets:
                 self._deliver(conn, sub, topic, md, body, syncpoint=True, retained=False, cache=cache)
@@ -232,58 +234,89 @@ class PubSubMixin:
             self._journal(conn, ("objdel", RETAINED_NS, topic))
 
     def _publication_data(self, md: MD, body: bytes, topic: str, user_data: str, retained: bool,
-                          cache: dict[tuple[str, bool], tuple[bytes, int, int, bytes]]) -> tuple[bytes, int, int, bytes]:
+                          cache: dict[Any, Any]) -> tuple[bytes, int, int, bytes]:
         """The data a copy carries: the publisher's, with the mqps properties in front (made once
         per publication for each distinct SubUserData)."""
         key = (user_data, retained)
         got = cache.get(key)
-        if got is None:
-            props = Properties()
-            props.set("mqps.Top", topic, validate=False)
-            if user_data:
-                props.set("mqps.Sud", user_data, validate=False)
-            if retained:
-                props.set("mqps.Ret", True, validate=False)
-            split = rfh2.split(md.Format, md.Encoding, md.CodedCharSetId, body)
-            got = cache[key] = rfh2.join(props, split.format, split.encoding, split.ccsid, split.data,
-                                         rfh2.build_folders(props) + split.folders)
+        if got is not None:
+            return got                                       # type: ignore[no-any-return]
+        if md.Format == rfh2.RFH2_FORMAT:
+            got = cache[key] = self._with_mqps(md.Format, md.Encoding, md.CodedCharSetId, body, topic, user_data,
+                                               retained)
+            return got
+        # Data with no MQRFH2 of its own: the header put in front depends only on the topic, the
+        # SubUserData and the descriptor's Format, Encoding and CCSID, so it is kept across publications.
+        heads = self.__dict__.setdefault("_pub_heads", {})
+        hkey = (topic, user_data, retained, md.Format, md.Encoding, md.CodedCharSetId)
+        head = heads.get(hkey)
+        if head is None:
+            if len(heads) > 1024:
+                heads.clear()
+            head = heads[hkey] = self._with_mqps(md.Format, md.Encoding, md.CodedCharSetId, b"", topic, user_data,
+                                                 retained)
+        got = cache[key] = (head[0], head[1], head[2], head[3] + body)
         return got
 
+    @staticmethod
+    def _with_mqps(fmt: bytes, encoding: int, ccsid: int, body: bytes, topic: str, user_data: str,
+                   retained: bool) -> tuple[bytes, int, int, bytes]:
+        props = Properties()
+        props.set("mqps.Top", topic, validate=False)
+        if user_data:
+            props.set("mqps.Sud", user_data, validate=False)
+        if retained:
+            props.set("mqps.Ret", True, validate=False)
+        split = rfh2.split(fmt, encoding, ccsid, body)
+        return rfh2.join(props, split.format, split.encoding, split.ccsid, split.data,
+                         rfh2.build_folders(props) + split.folders)
+
     def _deliver(self, conn: Conn, sub: Subscription, topic: str, md: MD, body: bytes, syncpoint: bool,
-                 retained: bool, cache: dict[tuple[str, bool], tuple[bytes, int, int, bytes]] | None = None) -> None:
-        """One copy of a publication to the subscription's queue, with the queue manager's authority."""
-        fmt, enc, ccsid, data = self._publication_data(md, body, topic, sub.user_data, retained,
-                                                       {} if cache is None else cache)
+                 retained: bool, cache: dict[Any, Any] | None = None) -> None:
+        """One copy of a publication to the subscription's queue, with the queue manager's authority.
+        ``cache``: what the copies of one publication share (their data, their descriptors' template)."""
+        cache = {"now": self.clock.now()} if cache is None else cache
+        fmt, enc, ccsid, data = self._publication_data(md, body, topic, sub.user_data, retained, cache)
         try:
-            self._put_copy(conn, sub, md, fmt, enc, ccsid, data, syncpoint)
+            self._put_copy(conn, sub, md, fmt, enc, ccsid, data, syncpoint, retained, cache)
             sub.publications += 1
-            sub.last_msg = self.clock.now()
+            sub.last_msg = cache["now"]
         except MQIError as e:
             self.log(f"MQL8020W: A publication on {topic} could not be delivered to subscription "   # type: ignore[attr-defined]
                      f"'{sub.name or sub.subid}' (queue {sub.queue}): reason {e.reason}.")
 
+    def _copy_destination(self, conn: Conn, sub: Subscription) -> tuple[Any, Any, Any, int] | None:
+        """Where the subscription's copies go when that is a local queue of this queue manager: (its
+        resolution, its state, its definition, the largest message the path takes, or -1 when a
+        definition on the path inhibits puts). Kept while no definition changes (cluster.gen): a
+        local queue's resolution, and MQPUT's checks of the definitions, depend on them alone.
+        None for any other destination (MQPUT1 takes the copy there)."""
+        gen = self.cluster.gen                                                                      # type: ignore[attr-defined]
+        dests = self.__dict__.setdefault("_sub_dest", {})
+        hit = dests.get(sub.subid)
+        if hit is not None and hit[0] == gen:
+            return hit[1]                                                                           # type: ignore[no-any-return]
+        res = self._resolve(conn, sub.queue, sub.qmgr if sub.qmgr != self.name else "", C.MQOO_OUTPUT)  # type: ignore[attr-defined]
+        qs = self.queues.get(res.queue) if res.kind == LOCAL else None                                # type: ignore[attr-defined]
+        if qs is None or qs.shared:
+            return None
+        target = self.queue(res.queue)                                                              # type: ignore[attr-defined]
+        inhibited = any(d is not None and d["PUT"] == C.MQQA_PUT_INHIBITED for d in map(self.queue, res.path))  # type: ignore[attr-defined]
+        dest = (res, qs, target, -1 if inhibited else min(self.qmgr["MAXMSGL"], target["MAXMSGL"]))
+        if len(dests) > 100_000:
+            dests.clear()
+        dests[sub.subid] = (gen, dest)
+        return dest
+
     def _put_copy(self, conn: Conn, sub: Subscription, md: MD, fmt: bytes, enc: int, ccsid: int, data: bytes,
-                  syncpoint: bool) -> None:
+                  syncpoint: bool, retained: bool, cache: dict[Any, Any]) -> None:
         """The copy onto a local queue directly, with MQPUT's checks; through MQPUT1 (as the queue
         manager) to any other destination."""
         # PubPriority: 0-9, as published (-3), or as the destination queue's default (-1, which
         # MQPUT1 resolves on the way to another queue manager).
         priority = sub.priority if sub.priority >= C.MQPRI_PRIORITY_AS_Q_DEF else md.Priority
-        # Where the subscription's queue resolves, kept while no definition changes (cluster.gen):
-        # a local queue's resolution depends on local definitions only.
-        gen = self.cluster.gen                                                                      # type: ignore[attr-defined]
-        cache = self.__dict__.setdefault("_sub_dest", {})
-        hit = cache.get(sub.subid)
-        if hit is not None and hit[0] == gen:
-            res, qs = hit[1], hit[2]
-        else:
-            res = self._resolve(conn, sub.queue, sub.qmgr if sub.qmgr != self.name else "", C.MQOO_OUTPUT)  # type: ignore[attr-defined]
-            qs = self.queues.get(res.queue) if res.kind == LOCAL else None                            # type: ignore[attr-defined]
-            if qs is not None and not qs.shared:
-                if len(cache) > 100_000:
-                    cache.clear()
-                cache[sub.subid] = (gen, res, qs)
-        if qs is None or qs.shared:
+        dest = self._copy_destination(conn, sub)
+        if dest is None:
             copy = md.copy()
             d = copy.__dict__
             d.update(sub.copy_fields())
@@ -294,22 +327,32 @@ class PubSubMixin:
                           PMO(Options=C.MQPMO_SET_ALL_CONTEXT | (C.MQPMO_SYNCPOINT if syncpoint
                                                                  else C.MQPMO_NO_SYNCPOINT)), data)
             return
-        target = self._check_put(conn, res, qs, len(data), 0, syncpoint)                            # type: ignore[attr-defined]
+        res, qs, target, limit = dest
+        if limit < 0 or len(data) > limit or qs.depth >= target["MAXDEPTH"] or target is not self.queue(res.queue) \
+                or (syncpoint and len(conn.uow) >= self.qmgr["MAXUMSGS"]):                           # type: ignore[attr-defined]
+            target = self._check_put(conn, res, qs, len(data), 0, syncpoint)                        # type: ignore[attr-defined]
         if priority == C.MQPRI_PRIORITY_AS_Q_DEF:
             priority = target["DEFPRTY"]
         # A temporary dynamic queue holds no persistent message.
         persistent = md.Persistence == C.MQPER_PERSISTENT and target["DEFTYPE"] != C.MQQDT_TEMPORARY_DYNAMIC
         if persistent:
             self._need_room(len(data))                                                              # type: ignore[attr-defined]
-        copy = md.copy()
-        d = copy.__dict__
-        d.update(sub.copy_fields())
-        d["MsgId"], d["Format"], d["Encoding"], d["CodedCharSetId"] = self.ids.next(), fmt, enc, ccsid
-        d["Priority"], d["Persistence"] = priority, C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT
-        now = self.clock.now()
+        # The copies of one publication share a descriptor but for MsgId, CorrelId and identity
+        # context: packed once (per SubUserData, priority and persistence), spliced for each.
+        key = ("md", sub.user_data, retained, priority, persistent)
+        template = cache.get(key)
+        if template is None:
+            copy = md.copy()
+            copy.__dict__.update(Format=fmt, Encoding=enc, CodedCharSetId=ccsid, Priority=priority,
+                                 Persistence=C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT)
+            template = cache[key] = copy.pack()
+        correl, identity = sub.copy_block()
+        packed = md_for_copy(template, self.ids.next(), correl, identity)
+        now = cache["now"]
         expiry_at = None if md.Expiry == C.MQEI_UNLIMITED else now + md.Expiry / 10.0
         self._seq += 1                                                                              # type: ignore[attr-defined]
-        msg = Message(self._seq, copy, data, expiry_at, persistent, qs.lane_for(priority))          # type: ignore[attr-defined]
+        msg = Message(self._seq, PackedMD.of(packed), data, expiry_at, persistent, qs.lane_for(priority))  # type: ignore[attr-defined]
+        msg._packed = packed
         self._enqueue(conn, qs, msg, syncpoint, now)                                                # type: ignore[attr-defined]
 
     # --- MQSUB -----------------------------------------------------------------------------------

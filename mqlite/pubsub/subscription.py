@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from mqlite.cmq import CMQC as C
+from mqlite.cmq.packedmd import identity_block
 from mqlite.cmq.structs import MD, pad, text
 from mqlite.props.selector import compile_selector, md_lookup
 from mqlite.pubsub.matching import char_match, topic_match
@@ -15,7 +16,6 @@ from mqlite.pubsub.matching import char_match, topic_match
 @functools.lru_cache(maxsize=1024)
 def compiled(selector: str) -> Any:
     return compile_selector(selector)
-
 
 
 @dataclass
@@ -57,9 +57,20 @@ class Subscription:
                 "AccountingToken": bytes.fromhex(self.pub_acct), "ApplIdentityData": pad(self.pub_appl, 32)}
         return fields  # type: ignore[no-any-return]
 
+    def copy_block(self) -> tuple[bytes, bytes]:
+        """``copy_fields`` as a copy's packed MQMD holds them: the CorrelId (24 bytes) and the
+        identity context (``packedmd.identity_block``)."""
+        block = self.__dict__.get("_block")
+        if block is None:
+            f = self.copy_fields()
+            block = self.__dict__["_block"] = (f["CorrelId"][:24].ljust(24, b"\0"), identity_block(
+                f["UserIdentifier"], f["AccountingToken"], f["ApplIdentityData"]))
+        return block  # type: ignore[no-any-return]
+
     def set_owner(self, user: str) -> None:
         self.user = user
         self.__dict__.pop("_fields", None)
+        self.__dict__.pop("_block", None)
 
     def set_identity(self, sd: Any) -> None:
         """MQSD's PubAccountingToken/PubApplIdentityData with MQSO_SET_IDENTITY_CONTEXT, else the
@@ -70,6 +81,7 @@ class Subscription:
         else:
             self.pub_acct = self.pub_appl = ""
         self.__dict__.pop("_fields", None)
+        self.__dict__.pop("_block", None)
 
     def matches(self, topic: str) -> bool:
         return char_match(self.topic, topic) if self.char_wildcards else topic_match(self.topic, topic)
