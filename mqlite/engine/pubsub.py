@@ -89,6 +89,7 @@ class PubSubMixin:
         if ns == SUB_NS:
             sub = Subscription(**rec)
             self.subscriptions[sub.subid] = sub
+            self.__dict__["_subs_gen"] = self.__dict__.get("_subs_gen", 0) + 1   # as subscriptions_changed
         elif ns == RETAINED_NS:
             self.retained[rec["topic"]] = (bytes.fromhex(rec["md"]), bytes.fromhex(rec["body"]), True)
             if rec.get("origin"):
@@ -168,8 +169,8 @@ class PubSubMixin:
         (mqlite.pubsub.hierarchy), in one unit of work. ``came_from``: the queue manager that
         forwarded it here ('' when published here)."""
         self._expire_subscriptions(conn)
-        targets = [sub for sub in self.subscriptions.values() if sub.matches(topic)
-                   and not (opts & C.MQPMO_NOT_OWN_SUBS and sub.owner == hconn)
+        targets = [sub for sub in self._matching(topic)
+                   if not (opts & C.MQPMO_NOT_OWN_SUBS and sub.owner == hconn)
                    # PUBLICATIONS_ON_REQUEST: delivered only on MQSUBRQ, from the retained publication.
                    and not sub.options & C.MQSO_PUBLICATIONS_ON_REQUEST]
         if any(sub.selector for sub in targets):
@@ -212,6 +213,20 @@ class PubSubMixin:
         if not targets and not members and opts & C.MQPMO_WARN_IF_NO_SUBS_MATCHED:
             return C.MQRC_NO_SUBS_MATCHED
         return C.MQRC_NONE
+
+    def _matching(self, topic: str) -> list[Subscription]:
+        """The subscriptions whose topic matches ``topic``, kept per topic string until a
+        subscription is made or ends (``subscriptions_changed``)."""
+        gen = self.__dict__.get("_subs_gen", 0)
+        memo = self.__dict__.get("_matched")
+        if memo is None or memo[0] != gen:
+            memo = self.__dict__["_matched"] = (gen, {})
+        got = memo[1].get(topic)
+        if got is None:
+            if len(memo[1]) > 10_000:
+                memo[1].clear()
+            got = memo[1][topic] = [sub for sub in self.subscriptions.values() if sub.matches(topic)]
+        return got  # type: ignore[no-any-return]
 
     def _journal(self, conn: Conn | None, op: tuple[Any, ...]) -> None:
         """A pub/sub change into the store; the caller's reply waits until it is durable."""
@@ -521,6 +536,13 @@ class PubSubMixin:
     def _expire_subscriptions(self, conn: Conn | None) -> None:
         """Subscriptions past their SubExpiry end (a durable one with its managed queue)."""
         now = self.clock.now()
+        gen = self.__dict__.get("_subs_gen", 0)
+        memo = self.__dict__.get("_next_expiry")
+        if memo is None or memo[0] != gen:
+            soonest = min((s.expires_at for s in self.subscriptions.values() if s.expires_at is not None), default=None)
+            memo = self.__dict__["_next_expiry"] = (gen, soonest)
+        if memo[1] is None or now < memo[1]:
+            return                                  # none due yet (kept until a subscription is made or ends)
         for sub in [s for s in self.subscriptions.values() if s.expires_at is not None and s.expires_at <= now]:
             if not any(h.sub is sub for c in self.conns.values() for h in c.handles.values()):
                 self._end_subscription(conn, sub)
