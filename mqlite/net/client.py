@@ -49,7 +49,7 @@ class Transport:
         self.lock = threading.Lock()
         self.no_block = False
         self.info: dict[str, Any] = {}
-        self.reader = P.FrameReader(sock, spin=P.SPIN)
+        self.reader = P.FrameReader(sock, spin=P.SPIN, preallocate=4 << 20)
         # Requests sent ahead whose replies have not been read yet, in order: (type, consumer).
         self.pending: deque[tuple[int, Callable[[bytes], None]]] = deque()
 

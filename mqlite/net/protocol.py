@@ -135,8 +135,12 @@ class FrameReader:
     CHUNK = 262144
 
     def __init__(self, sock: socket.socket, max_frame: int = MAX_FRAME, spin: float = 0.0,
-                 frame_timeout: float | None = None) -> None:
+                 frame_timeout: float | None = None, preallocate: int = 0) -> None:
+        """``preallocate``: a frame up to this length is read straight into a buffer of its size
+        (a client reading the server's read-ahead batches); larger ones, and every frame when 0
+        (a server reading what clients claim), are gathered as they arrive."""
         self.sock = sock
+        self.preallocate = preallocate
         self.max_frame = max_frame
         self.frame_timeout = frame_timeout   # a frame begun must go on arriving (None: wait forever)
         self.spin = spin
@@ -166,6 +170,16 @@ class FrameReader:
                 if avail >= need:
                     self.pos = pos + need
                     return ftype, buf[pos + 5:pos + need]
+            if avail >= 5 and self.CHUNK < need <= self.preallocate:
+                # A frame of up to a few MiB (a read-ahead batch): read straight into its place.
+                payload = bytearray(need - 5)
+                view = memoryview(payload)
+                have = avail - 5
+                view[:have] = memoryview(buf)[pos + 5:pos + avail]
+                while have < need - 5:
+                    have += self._partial_recv_into(view[have:])
+                self.buf, self.pos = b"", 0
+                return ftype, bytes(payload)
             if avail >= 5 and need > self.CHUNK:
                 # A large frame: gathered as it arrives (memory grows with the bytes received, not
                 # with the length a header claims), each read bounded by ``frame_timeout``.
@@ -241,6 +255,14 @@ class FrameReader:
         if not data:
             raise ConnectionError("connection closed")
         return data
+
+    def _partial_recv_into(self, view: memoryview) -> int:
+        if self.frame_timeout is not None and not readable(self.sock, self.frame_timeout):
+            raise ProtocolError(f"a frame was not completed within {self.frame_timeout:g} s")
+        n = self.sock.recv_into(view)
+        if not n:
+            raise ConnectionError("connection closed")
+        return n
 
     def buffered(self) -> bool:
         return len(self.buf) > self.pos

@@ -38,6 +38,8 @@ _READ_AHEAD_MSGS = 512
 _READ_AHEAD_BYTES = 1 << 20
 _NO_WAIT_GMO = GMO()
 _MD_NAMES, _MD_STRUCT = MD._names, MD._struct
+_NO_ID = MD().MsgId                  # MQMI_NONE as a new MD holds it (one object: compared by identity first)
+_SYNCPOINT, _ACCEPT_TRUNCATED, _GMO_V2 = CMQC.MQGMO_SYNCPOINT, CMQC.MQGMO_ACCEPT_TRUNCATED_MSG, CMQC.MQGMO_VERSION_2
 
 
 class Queue:
@@ -164,22 +166,27 @@ class Queue:
         if buf:
             # The common case with read-ahead, kept short: a message is held and the get is a plain
             # one in the same syncpoint mode as the batch it came from.
-            opts = gmo_.Options
+            g = gmo_.__dict__
+            opts = g["Options"]
             d = md_.__dict__
-            if (not opts & _NOT_READ_AHEAD and not gmo_.MsgHandle and bool(opts & CMQC.MQGMO_SYNCPOINT) == self.__under_sync
-                    and not d["MsgId"].strip(b"\0") and not d["CorrelId"].strip(b"\0")
-                    and (gmo_.Version < CMQC.MQGMO_VERSION_2 or not gmo_.MatchOptions & ~3)):
+            if (not opts & _NOT_READ_AHEAD and not g["MsgHandle"] and bool(opts & _SYNCPOINT) == self.__under_sync
+                    and ((mid := d["MsgId"]) is _NO_ID or not mid.strip(b"\0"))
+                    and ((cid := d["CorrelId"]) is _NO_ID or not cid.strip(b"\0"))
+                    and (g["Version"] < _GMO_V2 or not g["MatchOptions"] & ~3)):
                 md_bytes, body, ahead = buf[0]
-                limit = MQ_MAX_MSG if maxLength is None else maxLength
-                if len(body) <= limit and not (maxLength is None and opts & CMQC.MQGMO_ACCEPT_TRUNCATED_MSG):
+                if (len(body) <= maxLength) if maxLength is not None else (
+                        len(body) <= MQ_MAX_MSG and not opts & _ACCEPT_TRUNCATED):
                     d.update(zip(_MD_NAMES, _MD_STRUCT.unpack(md_bytes), strict=False))
-                    g = gmo_.__dict__
+                    flags = d["MsgFlags"]
                     g["ResolvedQName"] = self.__resolved
-                    g["GroupStatus"], g["SegmentStatus"], g["Segmentation"] = (
-                        statuses(d["MsgFlags"]) if d["MsgFlags"] else _PLAIN)
+                    g["GroupStatus"], g["SegmentStatus"], g["Segmentation"] = statuses(flags) if flags else _PLAIN
                     g["ReturnedLength"] = len(body)
-                    assert self.__qHandle is not None
-                    self.__take(self.__qHandle, ahead)
+                    buf.popleft()
+                    self.__consumed += ahead
+                    self.__in_unit += 1
+                    if len(buf) < _READ_AHEAD_MSGS // 2 or self.__under_sync:
+                        assert self.__qHandle is not None
+                        self.__ask_ahead(self.__qHandle)
                     return body
         hobj = self.__ensure_open(CMQC.MQOO_INPUT_AS_Q_DEF)
         if maxLength is None:
@@ -276,10 +283,13 @@ class Queue:
         return max(1, min(_READ_AHEAD_MSGS, self.__per_unit - self.__in_unit))
 
     def __take(self, hobj: int, ahead: bool) -> None:
-        buf = self.__buffer
-        buf.popleft()
+        self.__buffer.popleft()
         self.__consumed += ahead
         self.__in_unit += 1
+        self.__ask_ahead(hobj)
+
+    def __ask_ahead(self, hobj: int) -> None:
+        buf = self.__buffer
         want = self.__batch_size()
         if (len(buf) < want // 2 or (self.__under_sync and not buf and want > 1)) and not self.__inflight \
                 and not self.__drained:
