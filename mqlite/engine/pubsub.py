@@ -368,7 +368,17 @@ class PubSubMixin:
         self._seq += 1                                                                              # type: ignore[attr-defined]
         msg = Message(self._seq, PackedMD.of(packed), data, expiry_at, persistent, qs.lane_for(priority))  # type: ignore[attr-defined]
         msg._packed = packed
-        self._enqueue(conn, qs, msg, syncpoint, now)                                                # type: ignore[attr-defined]
+        if syncpoint or qs.shared or md.Report & C.MQRO_COA:
+            self._enqueue(conn, qs, msg, syncpoint, now)                                            # type: ignore[attr-defined]
+            return
+        # Outside syncpoint onto a local queue, no confirmation of arrival asked: what _enqueue and
+        # _commit_put do then, in line (this is the copy path's innermost step).
+        qs.last_put = now
+        qs.insert(msg)
+        qs.enq += 1
+        if persistent:
+            conn.ticket = self.store.append(("put", msg.seq, qs.name, packed, data, expiry_at))
+        self.hooks.available(qs.name)
 
     # --- MQSUB -----------------------------------------------------------------------------------
     def subscribe(self, conn: Conn, sd: Any, hobj: int) -> tuple[Handle, int]:
