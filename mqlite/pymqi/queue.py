@@ -184,7 +184,7 @@ class Queue:
                     buf.popleft()
                     self.__consumed += ahead
                     self.__in_unit += 1
-                    if len(buf) < _READ_AHEAD_MSGS // 2 or self.__under_sync:
+                    if (len(buf) < _READ_AHEAD_MSGS // 2 and not self.__inflight) or self.__under_sync:
                         assert self.__qHandle is not None
                         self.__ask_ahead(self.__qHandle)
                     return body
