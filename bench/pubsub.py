@@ -5,10 +5,10 @@ One publisher publishes --n messages of 1 KiB to a topic with K subscribers (K i
 1, 10 and 100); then one consumer takes every copy from every subscriber. The figure is copies
 delivered per second: n x K over the time from the first publish to the last copy taken.
 
-- mqlite: K managed subscriptions on the topic string ``bench/fanout`` (nonpersistent: non-durable,
-  read ahead, published with MQPMO_ASYNC_RESPONSE; persistent: durable, each publication answered
-  after its fsync as MQPUT outside syncpoint is, taken in units of work of 200), through a client
-  connection.
+- mqlite: K managed subscriptions on the topic string ``bench/fanout``, read ahead (nonpersistent:
+  non-durable, published with MQPMO_ASYNC_RESPONSE; persistent: durable, each publication answered
+  after its fsync as MQPUT outside syncpoint is, taken in units of work of 200: mqlite reads ahead
+  under syncpoint, docs/design.md), through a client connection.
 - RabbitMQ: a fanout exchange (and, for the wildcard case, a topic exchange bound with
   ``bench.#``) with K queues (persistent: durable queues, persistent messages, publisher confirms),
   taken by one consumer with auto-ack.
@@ -41,7 +41,7 @@ def mqlite_run(pymqi, C, port: int, n: int, k: int, persistent: bool, wildcard: 
     conn = pymqi.connect(QM, "BENCH.SVRCONN", f"127.0.0.1({port})")
     subs = []
     for i in range(k):
-        opts = C.MQSO_CREATE | C.MQSO_MANAGED | (C.MQSO_DURABLE if persistent else C.MQSO_READ_AHEAD)
+        opts = C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_READ_AHEAD | (C.MQSO_DURABLE if persistent else 0)
         sd = pymqi.SD(Options=opts)
         sd.set_vs("ObjectString", "bench/#" if wildcard else "bench/fanout")
         if persistent:
@@ -60,7 +60,7 @@ def mqlite_run(pymqi, C, port: int, n: int, k: int, persistent: bool, wildcard: 
     if not persistent:
         conn.stat()                     # every asynchronous publication has been delivered
     # Persistent copies are taken in units of work of 200 (one fsync each), nonpersistent ones
-    # read ahead: the ways an MQ consumer takes many messages.
+    # outside syncpoint: the ways an MQ consumer takes many messages; both read ahead.
     gmo = pymqi.GMO(Options=C.MQGMO_NO_WAIT | (C.MQGMO_SYNCPOINT if persistent else 0))
     for sub in subs:
         for i in range(n):

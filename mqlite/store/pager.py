@@ -23,7 +23,7 @@ from typing import Any
 
 from mqlite.engine.ports import StoredRow
 from mqlite.engine.queue import DEFAULT_BUFFERS
-from mqlite.store.sqlite import Store, checksum, id_key, loaded_md, md_keys
+from mqlite.store.sqlite import BODY, Store, checksum, id_key, loaded_md, md_keys
 
 _SCRATCH = """
 CREATE TABLE spill (seq INTEGER PRIMARY KEY, queue TEXT NOT NULL, prio INTEGER NOT NULL, md BLOB NOT NULL,
@@ -90,7 +90,7 @@ class StorePager:
         for prio in prios:
             args = (queue, prio, after, *extra, limit)
             runs.append(self._stored(queue, self.db.execute(
-                "SELECT seq, md, body, expiry_at, backout, crc FROM messages "
+                f"SELECT seq, md, {BODY}, expiry_at, backout, crc FROM messages "
                 f"WHERE queue=? AND prio=? AND seq>?{bound} ORDER BY seq LIMIT ?", args)))
             if self.spilled:
                 self._flush()
@@ -108,7 +108,7 @@ class StorePager:
         marks = ",".join("?" * len(prios))
         args = (queue, key, after, *prios, limit)
         runs = [self._stored(queue, self.db.execute(
-            "SELECT seq, md, body, expiry_at, backout, crc FROM messages "
+            f"SELECT seq, md, {BODY}, expiry_at, backout, crc FROM messages "
             f"WHERE queue=? AND {col}=? AND seq>? AND prio IN ({marks}) ORDER BY seq LIMIT ?", args))]
         if self.spilled:
             self._flush()
@@ -141,7 +141,7 @@ class StorePager:
     def load(self, seqs: list[int]) -> dict[int, tuple[str, StoredRow]]:
         out = {}
         for seq in seqs:
-            row = self.db.execute("SELECT seq, md, body, expiry_at, backout, crc, queue FROM messages WHERE seq=?",
+            row = self.db.execute(f"SELECT seq, md, {BODY}, expiry_at, backout, crc, queue FROM messages WHERE seq=?",
                                   (seq,)).fetchone()
             if row is not None:
                 out[seq] = (row[6], StoredRow(row[0], loaded_md(row[1]), row[2], row[3], row[4] or 0, True))

@@ -58,7 +58,8 @@ CREATE TABLE IF NOT EXISTS objects (ns TEXT NOT NULL, name TEXT NOT NULL, rec TE
                                     PRIMARY KEY (ns, name));
 CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY, queue TEXT NOT NULL, md BLOB NOT NULL,
                                      body BLOB NOT NULL, expiry_at REAL, backout INTEGER DEFAULT 0, crc INTEGER,
-                                     prio INTEGER, msgh INTEGER, corh INTEGER, grph INTEGER);
+                                     prio INTEGER, msgh INTEGER, corh INTEGER, grph INTEGER, bref INTEGER);
+CREATE TABLE IF NOT EXISTS bodies (id INTEGER PRIMARY KEY, body BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS damaged (seq INTEGER, queue TEXT, md BLOB, body BLOB, expiry_at REAL, found REAL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS chsync (name TEXT PRIMARY KEY, rec TEXT NOT NULL);
@@ -71,10 +72,18 @@ CREATE INDEX IF NOT EXISTS prepared_xid ON prepared (xid);
 # the identifier, none for a null CorrelId or GroupId), for queues deeper than memory.
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS messages_lane ON messages (queue, prio);
-CREATE INDEX IF NOT EXISTS messages_msgid ON messages (queue, msgh);
+CREATE INDEX IF NOT EXISTS messages_msgh ON messages (msgh);
 CREATE INDEX IF NOT EXISTS messages_correlid ON messages (queue, corh) WHERE corh IS NOT NULL;
 CREATE INDEX IF NOT EXISTS messages_groupid ON messages (queue, grph) WHERE grph IS NOT NULL;
+CREATE INDEX IF NOT EXISTS messages_bref ON messages (bref) WHERE bref IS NOT NULL;
 """
+
+# A body several messages of one write carry (a publication's copies to its durable subscribers)
+# is stored once in ``bodies``; their rows name it in ``bref`` and keep an empty ``body``. A reader
+# selects this expression for the body. The body goes when the last row naming it does.
+BODY = ("CASE WHEN messages.bref IS NULL THEN messages.body "
+        "ELSE (SELECT b.body FROM bodies AS b WHERE b.id = messages.bref) END")
+SHARE_MIN = 256               # bytes: a shorter body is cheaper stored with each row
 
 
 PAGE_SIZE = 4096
@@ -120,8 +129,14 @@ class Store:
         if "prio" not in columns:
             for col in ("prio", "msgh", "corh", "grph"):                     # a store made before paging
                 self.db.execute(f"ALTER TABLE messages ADD COLUMN {col} INTEGER")
+        if "bref" not in columns:
+            self.db.execute("ALTER TABLE messages ADD COLUMN bref INTEGER")  # a store made before shared bodies
+        self._sharing = self.db.execute("SELECT 1 FROM bodies LIMIT 1").fetchone() is not None
         if self.meta("id_keys") != ID_KEYS:
             self._fill_keys()
+        # The MsgId index was (queue, msgh): a publication's copies to many queues then wrote an
+        # index page per queue. Keyed by the identifier alone, generated MsgIds only append to it.
+        self.db.execute("DROP INDEX IF EXISTS messages_msgid")
         self.db.executescript(_INDEXES)
         self._inflight: list[tuple[Any, ...]] = []      # operations being written (not yet committed)
         self._pending: list[tuple[Any, ...]] = []
@@ -358,10 +373,13 @@ class Store:
                     cur.execute("UPDATE messages SET backout=? WHERE seq=?", (op[2], op[1]))
                 elif tag == "purge":
                     cur.execute("DELETE FROM messages WHERE queue=?", (op[1],))
+                    if self._sharing:
+                        cur.execute("DELETE FROM bodies WHERE NOT EXISTS (SELECT 1 FROM messages WHERE "
+                                    "messages.bref = bodies.id)")
                 elif tag == "damaged":
-                    cur.execute("INSERT INTO damaged(seq, queue, md, body, expiry_at, found) SELECT seq, queue, md, "
-                                "body, expiry_at, ? FROM messages WHERE seq=?", (time.time(), op[1]))
-                    cur.execute("DELETE FROM messages WHERE seq=?", (op[1],))
+                    cur.execute(f"INSERT INTO damaged(seq, queue, md, body, expiry_at, found) SELECT seq, queue, md, "
+                                f"{BODY}, expiry_at, ? FROM messages WHERE seq=?", (time.time(), op[1]))
+                    self._delete(cur, [(op[1],)])
                 elif tag == "obj":
                     cur.execute("INSERT OR REPLACE INTO objects(ns, name, rec) VALUES (?,?,?)",
                                 (op[1], op[2], op[3]))
@@ -389,19 +407,50 @@ class Store:
                 cur.execute("ROLLBACK")
             raise
 
-    @staticmethod
-    def _flush_run(cur: sqlite3.Cursor, tag: str, run: list[tuple[Any, ...]]) -> None:
+    def _flush_run(self, cur: sqlite3.Cursor, tag: str, run: list[tuple[Any, ...]]) -> None:
         if not run:
             return
-        if tag == "put":
-            rows = []
-            for seq, queue, md, body, expiry_at in run:
-                kept = stored_md(md)
-                rows.append((seq, queue, kept, body, expiry_at, checksum(kept, body), *md_keys(md)))
-            cur.executemany("INSERT OR REPLACE INTO messages(seq, queue, md, body, expiry_at, crc, prio, msgh, corh, "
-                            "grph) VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
-        else:
-            cur.executemany("DELETE FROM messages WHERE seq=?", run)
+        if tag != "put":
+            self._delete(cur, run)
+            return
+        # A body object that several puts of this run carry is written once (the engine hands a
+        # publication's copies one bytes object): it takes the first of their positions as its id.
+        uses: dict[int, int] = {}
+        if len(run) > 1:
+            for op in run:
+                if len(op[3]) >= SHARE_MIN:
+                    uses[id(op[3])] = uses.get(id(op[3]), 0) + 1
+        shared: dict[int, int] = {}
+        bodies, rows = [], []
+        for seq, queue, md, body, expiry_at in run:
+            kept = stored_md(md)
+            bref = None
+            if uses.get(id(body), 0) > 1:
+                bref = shared.get(id(body))
+                if bref is None:
+                    bref = shared[id(body)] = seq
+                    bodies.append((seq, body))
+            rows.append((seq, queue, kept, body if bref is None else b"", expiry_at, checksum(kept, body),
+                         *md_keys(md), bref))
+        if bodies:
+            cur.executemany("INSERT OR REPLACE INTO bodies(id, body) VALUES (?,?)", bodies)
+            self._sharing = True
+        cur.executemany("INSERT OR REPLACE INTO messages(seq, queue, md, body, expiry_at, crc, prio, msgh, corh, "
+                        "grph, bref) VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows)
+
+    def _delete(self, cur: sqlite3.Cursor, seqs: list[tuple[int]]) -> None:
+        """Messages removed for good, and the shared bodies no row names any more."""
+        refs: set[int] = set()
+        if self._sharing:
+            for i in range(0, len(seqs), 500):
+                chunk = [s for (s,) in seqs[i:i + 500]]
+                refs.update(r for (r,) in cur.execute(
+                    f"SELECT DISTINCT bref FROM messages WHERE bref IS NOT NULL AND seq IN ({','.join('?' * len(chunk))})",
+                    chunk))
+        cur.executemany("DELETE FROM messages WHERE seq=?", seqs)
+        if refs:
+            cur.executemany("DELETE FROM bodies WHERE id=? AND NOT EXISTS (SELECT 1 FROM messages WHERE bref=?)",
+                            [(r, r) for r in refs])
 
     # --- recovery ------------------------------------------------------------------------------
     def objects(self) -> Iterator[tuple[str, str, dict[str, Any]]]:
