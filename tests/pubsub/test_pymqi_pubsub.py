@@ -3,6 +3,9 @@ durable and non-durable, one to many, RFH2 publications), through a real queue-m
 client connections; and a durable subscription across a restart."""
 from __future__ import annotations
 
+import os
+import sqlite3
+
 import pytest
 
 from mqlite import ibmmq, pymqi
@@ -245,9 +248,15 @@ def test_persistent_publication_reaches_every_durable_subscription_once_across_k
         for name in ("D1", "D2", "D3"):
             pymqi.Subscription(c, sub_desc=desc(name, "ledger/#", pymqi.CMQC.MQSO_CREATE | pymqi.CMQC.MQSO_DURABLE
                                                 | pymqi.CMQC.MQSO_MANAGED)).close()
+        entries = [(b"entry %d " % i) * 40 for i in range(20)]        # long enough to be stored once
         for i in range(20):
-            publish(c, f"ledger/{i}", b"entry %d" % i, pymqi.MD(Persistence=pymqi.CMQC.MQPER_PERSISTENT))
+            publish(c, f"ledger/{i}", entries[i], pymqi.MD(Persistence=pymqi.CMQC.MQPER_PERSISTENT))
         qm.kill9()
+        db = sqlite3.connect(os.path.join(str(tmp_path / "data"), "qmgrs", "QMKILL", "qmgr.db"))
+        # Each publication's three copies name one stored body.
+        assert db.execute("SELECT count(*), count(DISTINCT bref) FROM messages WHERE bref IS NOT NULL").fetchone() \
+            == (60, 20)
+        assert db.execute("SELECT count(*) FROM bodies").fetchone() == (20,)
         qm.start()
         c = qm.client()
         for name in ("D1", "D2", "D3"):
@@ -259,6 +268,9 @@ def test_persistent_publication_reaches_every_durable_subscription_once_across_k
                 except pymqi.MQMIError as e:
                     assert e.reason == pymqi.CMQC.MQRC_NO_MSG_AVAILABLE
                     break
-            assert got == [b"entry %d" % i for i in range(20)], name
+            assert got == entries, name
             sub.close(sub_close_options=pymqi.CMQC.MQCO_REMOVE_SUB, close_sub_queue=True)
         c.disconnect()
+        qm.stop()
+        assert db.execute("SELECT count(*) FROM bodies").fetchone() == (0,)      # gone with the last copy
+        db.close()
