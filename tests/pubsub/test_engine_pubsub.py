@@ -349,3 +349,30 @@ def test_define_sub_attributes_take_effect(eng):
     eng.clock.advance(61)
     publish_price(30)
     assert ex.run("DISPLAY SUB(PRICES)").status == "error"
+
+
+def test_a_copy_meets_its_queues_definitions_as_they_are_now(eng):
+    """Each copy gets MQPUT's checks against the subscriber's queue as it is defined at the time of
+    the publication (the destination is kept between publications): PUT(DISABLED), MAXMSGL and
+    MAXDEPTH refuse that copy alone (MQ's NPMSGDLV(ALLAVAIL)), and an ALTER back lets the next in."""
+    eng.mqsc("DEFINE QLOCAL(SUBQ)")
+    q, _ = eng.open("SUBQ", C.MQOO_INPUT_AS_Q_DEF)
+    sub(eng, "feed/x", options=C.MQSO_CREATE, hobj=q.hobj)
+    _h, other, _sd = sub(eng, "feed/x")
+
+    def depths() -> tuple[int, int]:
+        return eng.qm.queues["SUBQ"].depth, eng.qm.handle(eng.conn, other).qstate.depth
+
+    publish(eng, "feed/x", b"one")
+    assert depths() == (1, 1)
+    eng.mqsc("ALTER QLOCAL(SUBQ) PUT(DISABLED)")
+    publish(eng, "feed/x", b"two")
+    assert depths() == (1, 2)
+    eng.mqsc("ALTER QLOCAL(SUBQ) PUT(ENABLED) MAXMSGL(300)")
+    publish(eng, "feed/x", b"x" * 400)                   # with its MQRFH2 longer than 300 bytes
+    publish(eng, "feed/x", b"three")
+    assert depths() == (2, 4)
+    eng.mqsc("ALTER QLOCAL(SUBQ) MAXDEPTH(2)")
+    publish(eng, "feed/x", b"four")
+    assert depths() == (2, 5)
+    assert [b for b, _p in drain(eng, q.hobj)] == [b"one", b"three"]
