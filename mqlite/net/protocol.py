@@ -249,20 +249,23 @@ class FrameReader:
     def _partial_recv(self, n: int) -> bytes:
         """A read inside a frame: a partner that stops sending for ``frame_timeout`` is broken.
         (select, not a socket timeout: a socket in timeout mode would make the polls above block.)"""
-        if self.frame_timeout is not None and not readable(self.sock, self.frame_timeout):
-            raise ProtocolError(f"a frame was not completed within {self.frame_timeout:g} s")
+        self._rest_arriving()
         data = self.sock.recv(n)
         if not data:
             raise ConnectionError("connection closed")
         return data
 
     def _partial_recv_into(self, view: memoryview) -> int:
-        if self.frame_timeout is not None and not readable(self.sock, self.frame_timeout):
-            raise ProtocolError(f"a frame was not completed within {self.frame_timeout:g} s")
+        """``_partial_recv`` into the frame's own buffer: how many bytes arrived."""
+        self._rest_arriving()
         n = self.sock.recv_into(view)
         if not n:
             raise ConnectionError("connection closed")
         return n
+
+    def _rest_arriving(self) -> None:
+        if self.frame_timeout is not None and not readable(self.sock, self.frame_timeout):
+            raise ProtocolError(f"a frame was not completed within {self.frame_timeout:g} s")
 
     def buffered(self) -> bool:
         return len(self.buf) > self.pos
