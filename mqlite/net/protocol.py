@@ -88,7 +88,7 @@ def recv_frame(sock: socket.socket, max_frame: int = MAX_FRAME, deadline: float 
 # window is longer); the server polls for the next request only briefly.
 SPIN = float(os.environ.get("MQLITE_SPIN_US", "800")) / 1e6
 SERVER_SPIN = float(os.environ.get("MQLITE_SERVER_SPIN_US", "200")) / 1e6
-SLOW_SHARE = 0.75       # polls that find data only after this share of the window, on average, stop
+SLOW_SHARE = 0.75       # answers taking this share of the window or more, on average, are not polled for
 
 
 _CPUS = os.cpu_count() or 1
@@ -146,9 +146,7 @@ class FrameReader:
         self.spin = spin
         self.buf = b""
         self.pos = 0
-        self.misses = 0       # polls in a row that ended without data
-        self.slow = 0.0       # how long polls that found data took (moving average, seconds)
-        self.skip = 0         # reads left that block at once (polling backed off)
+        self.wait = 0.0       # how long reads have taken (moving average, seconds): see _recv
         if isinstance(sock, ssl.SSLSocket):
             # TLS: no MSG_DONTWAIT through ssl; poll its descriptor and what it has decrypted.
             self._poll = select.poll()
@@ -207,38 +205,32 @@ class FrameReader:
             self.pos = 0
 
     def _recv(self, n: int, partial: bool = False) -> bytes:
-        """Poll for up to ``spin`` seconds, then block. When polls keep missing (the partner is slow,
-        or the machine is busy and polling only takes CPU from others), block at once for a while.
-        Inside a frame (``partial``) the blocking read lasts ``frame_timeout`` at most."""
+        """Poll for up to ``spin`` seconds, then block, but only while answers have been coming
+        quickly: ``wait`` follows how long reads take (a moving average, each reading capped at
+        twice the window so that one long MQGET wait is soon forgotten). Answers that take most of
+        the window or longer (an fsync behind each under load, a slow partner) are waited for
+        asleep, and so is every read while all cores are busy: polling would only take the CPU
+        the answer needs. Inside a frame (``partial``) a read lasts ``frame_timeout`` at most."""
         if partial and self.frame_timeout is not None:
             return self._partial_recv(n)
-        if self.spin > 0:
-            if self.skip > 0:
-                self.skip -= 1
-            elif not cores_busy():
-                begin = time.perf_counter()
-                end = begin + self.spin
-                nowait = self._nowait
-                while True:
-                    try:
-                        data = nowait(n)
-                        self.misses = 0
-                        # Answers that keep taking a good part of the window (an fsync behind each,
-                        # or a machine too busy to answer at once) are waited for asleep: the
-                        # polling would only take the CPU the answer needs.
-                        self.slow = 0.75 * self.slow + 0.25 * (time.perf_counter() - begin)
-                        if self.slow > self.spin * SLOW_SHARE:
-                            self.slow = 0.0
-                            self.skip = 32
-                        return data
-                    except BlockingIOError:
-                        if time.perf_counter() > end:
-                            break
-                self.misses += 1
-                if self.misses >= 8:
-                    self.misses = 0
-                    self.skip = 32
-        return self.sock.recv(n)
+        if self.spin <= 0:
+            return self.sock.recv(n)
+        begin = time.perf_counter()
+        data = None
+        if self.wait < self.spin * SLOW_SHARE and not cores_busy():
+            end = begin + self.spin
+            nowait = self._nowait
+            while True:
+                try:
+                    data = nowait(n)
+                    break
+                except BlockingIOError:
+                    if time.perf_counter() > end:
+                        break
+        if data is None:
+            data = self.sock.recv(n)
+        self.wait = 0.75 * self.wait + 0.25 * min(time.perf_counter() - begin, 2 * self.spin)
+        return data
 
     def _nowait_tls(self, n: int) -> bytes:
         sock = self.sock

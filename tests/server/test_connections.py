@@ -8,6 +8,7 @@ import os
 import socket
 import struct
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -295,3 +296,44 @@ def test_a_reader_polls_only_while_a_core_is_free(monkeypatch: pytest.MonkeyPatc
     P._load[0] = 0.0
     monkeypatch.setattr(P, "open", lambda *_a, **_k: (_ for _ in ()).throw(OSError("no /proc")), raising=False)
     assert P.cores_busy() is False
+
+
+def test_a_reader_polls_only_while_answers_come_within_its_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader times its reads: answers slower than three quarters of the window, on average,
+    are waited for asleep (no poll at all); once answers come quickly again it polls again within
+    a few reads, and one very long wait (an MQGET's) counts as twice the window only."""
+    monkeypatch.setattr(P, "cores_busy", lambda: False)
+    a, b = socket.socketpair()
+    try:
+        reader = P.FrameReader(a, spin=0.002)
+        polls = [0]
+        nowait = reader._nowait
+
+        def counted(n: int) -> bytes:
+            polls[0] += 1
+            return nowait(n)
+        reader._nowait = counted
+
+        def answer(after: float) -> int:
+            """Read one frame that the partner sends ``after`` seconds from now: the polls made."""
+            before = polls[0]
+            if after:
+                threading.Timer(after, lambda: P.send_frame(b, 0x11, b"x")).start()
+            else:
+                P.send_frame(b, 0x11, b"x")
+            assert reader.read() == (0x11, b"x")
+            return polls[0] - before
+
+        assert answer(0) == 1                       # quick answers: polled, found at once
+        assert answer(0.01) > 1                     # a slow one: polled through the window, then blocked
+        slow = [answer(0.01) for _ in range(6)]
+        assert slow[-1] == 0                        # the average is past the window: asleep at once
+        assert reader.wait >= 0.002 * P.SLOW_SHARE
+        quick = [answer(0) for _ in range(8)]
+        assert quick[:2] == [0, 0] and quick[-1] == 1   # polled again after a few quick answers
+        answer(0.3)                                 # one long wait (as an MQGET's) ...
+        assert reader.wait <= 2 * 0.002             # ... counts as twice the window
+        assert [answer(0) for _ in range(6)][-1] == 1
+    finally:
+        a.close()
+        b.close()
