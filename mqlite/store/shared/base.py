@@ -292,12 +292,10 @@ class SharedStore(ABC):
     def _delete(self, cur: Any, delete: list[tuple[int, str]]) -> None:
         """Remove messages by id; the depths fall by what was really there, so deleting the same
         ids twice (the IGQ agent after a restart) changes nothing the second time."""
-        cur.execute("SELECT id, queue FROM qsg_msgs WHERE qsg=? AND id IN (%s)"
+        cur.execute("DELETE FROM qsg_msgs WHERE qsg=? AND id IN (%s) RETURNING queue"
                     % ",".join(str(int(i)) for i, _q in delete), (self.qsg,))
-        found = cur.fetchall()
-        cur.executemany("DELETE FROM qsg_msgs WHERE id=?", [(i,) for i, _q in found])
         counts: dict[str, int] = {}
-        for _i, q in found:
+        for (q,) in cur.fetchall():
             counts[q] = counts.get(q, 0) + 1
         for q, n in sorted(counts.items()):
             self._add_depth(cur, q, -n, None)
