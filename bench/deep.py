@@ -28,6 +28,7 @@ from mqlite.testing import OPEN_SECURITY  # noqa: E402
 BODY = b"x" * 1024
 QM = "DEEP.QM"
 UNIT = 500
+PROGRESS = 0        # --progress: every this many windows, a line on stderr
 
 
 def rss_mib(pid: int) -> float:
@@ -41,8 +42,8 @@ def rss_mib(pid: int) -> float:
 class Windows:
     """Rates over consecutive windows of ``size`` messages, and the largest RSS seen at each."""
 
-    def __init__(self, size: int, pid: int | None) -> None:
-        self.size, self.pid = size, pid
+    def __init__(self, size: int, pid: int | None, label: str = "") -> None:
+        self.size, self.pid, self.label = size, pid, label
         self.rates: list[float] = []
         self.peak = 0.0
         self._t = time.perf_counter()
@@ -55,6 +56,10 @@ class Windows:
             self.rates.append(self._n / (now - self._t))
             if self.pid:
                 self.peak = max(self.peak, rss_mib(self.pid))
+            if PROGRESS and self.label and len(self.rates) % PROGRESS == 0:
+                # A long run says how it is going (stderr), so that a run cut short still tells.
+                print(f"{self.label}: {len(self.rates) * self.size:,} done, last window {self.rates[-1]:,.0f}/s, "
+                      f"largest RSS {self.peak:.1f} MiB", file=sys.stderr, flush=True)
             self._t, self._n = now, 0
 
 
@@ -80,7 +85,7 @@ def mqlite_deep(n: int, np_count: int, window: int) -> dict[str, float]:
         q = pymqi.Queue(qmgr, "DEEP.Q", C.MQOO_OUTPUT)
         md = pymqi.MD(Persistence=C.MQPER_PERSISTENT)
         pmo = pymqi.PMO(Options=C.MQPMO_SYNCPOINT)
-        w = Windows(window, pid)
+        w = Windows(window, pid, "mqlite persistent put")
         t0 = time.perf_counter()
         for i in range(n):
             md.MsgId = C.MQMI_NONE
@@ -99,13 +104,16 @@ def mqlite_deep(n: int, np_count: int, window: int) -> dict[str, float]:
         t0 = time.perf_counter()
         mqlite_cmd("strmqm", QM)
         out["strmqm_s"] = time.perf_counter() - t0
+        if PROGRESS:
+            print(f"strmqm at {n:,} deep: {out['strmqm_s']:.2f} s; disk {out['disk_bytes_per_msg']:.0f} bytes a message",
+                  file=sys.stderr, flush=True)
         pid = paths.running_pid()
         assert pid
         out["rss_after_start_mib"] = rss_mib(pid)
         qmgr = pymqi.connect(QM, "BENCH.SVRCONN", f"127.0.0.1({port})")
         q = pymqi.Queue(qmgr, "DEEP.Q", C.MQOO_INPUT_SHARED)
         gmo = pymqi.GMO(Options=C.MQGMO_SYNCPOINT)
-        w = Windows(window, pid)
+        w = Windows(window, pid, "mqlite persistent get")
         t0 = time.perf_counter()
         for i in range(n):
             q.get(2048, pymqi.MD(), gmo)
@@ -201,7 +209,10 @@ def main() -> int:
     ap.add_argument("--rabbit-count", type=int, default=200_000, help="messages for each RabbitMQ queue (0: none)")
     ap.add_argument("--window", type=int, default=10_000, help="messages per rate window")
     ap.add_argument("--json", help="write the figures here too")
+    ap.add_argument("--progress", type=int, default=0, help="a line on stderr every this many windows (0: none)")
     args = ap.parse_args()
+    global PROGRESS
+    PROGRESS = args.progress
     data = tempfile.mkdtemp(prefix="mqlite-deep-", dir=os.environ.get("MQLITE_BENCH_DIR"))
     os.environ["MQLITE_DATA"] = data
     results: dict[str, dict[str, float]] = {}
