@@ -89,6 +89,7 @@ SHARE_MIN = 256               # bytes: a shorter body is cheaper stored with eac
 PAGE_SIZE = 4096
 DEFAULT_RESERVE = 8 << 20     # bytes of free disk a queue manager keeps back (MQLITE_DISK_RESERVE)
 RETRY_SECONDS = 0.5           # a stalled write is tried again this often
+FREE_EVERY = 0.05             # seconds between readings of the free space after commits (statvfs)
 
 
 class StoreUnavailable(Exception):
@@ -160,6 +161,7 @@ class Store:
         self._accepted = 0
         self._reflected = 0
         self._free = self._free_bytes()
+        self._free_at = time.monotonic()
         self.full = False                    # room() is answering no
         self.stalled = ""                    # why the last write failed, until one succeeds
         self._closing = False
@@ -346,7 +348,11 @@ class Store:
                 ready.append(heapq.heappop(self._callbacks)[2])
         for fn in ready:
             fn()
-        self._free, self._reflected = self._free_bytes(), accepted
+        # The free space is read again at most every FREE_EVERY seconds, or at once when what was
+        # accepted since the last reading is a good part of it (room() reads it too when short).
+        now = time.monotonic()
+        if now - self._free_at >= FREE_EVERY or 8 * (accepted - self._reflected) >= self._free:
+            self._free, self._reflected, self._free_at = self._free_bytes(), accepted, now
         if self.stalled:
             self.stalled = ""
             if not self.full:                        # else room() says so when it accepts again

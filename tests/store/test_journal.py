@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import threading
 
+import pytest
+
 from mqlite.store.sqlite import Store
 
 
@@ -116,3 +118,34 @@ def test_a_store_keyed_by_the_first_id_key_is_rekeyed_once_at_open(tmp_path: os.
     found = StorePager(s).find("Q", tuple(range(10)), 0, (ids[41], None, None), 5)
     assert [r.body for r in found] == [b"m42"]
     s.close()
+
+
+def test_free_space_is_read_after_commits_at_most_every_so_often_unless_it_runs_short(
+        tmp_path: os.PathLike[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """statvfs after every commit cost each commit a system call and a turn of the interpreter
+    lock: it is read at most every FREE_EVERY seconds, and at once when what was accepted since the
+    last reading is an eighth of the free space or more (room() reads it too when short)."""
+    store, _writes = _store(tmp_path)
+    readings: list[int] = []
+    free = [1 << 40]
+
+    def free_bytes() -> int:
+        readings.append(1)
+        return free[0]
+    monkeypatch.setattr(store, "_free_bytes", free_bytes)
+    monkeypatch.setattr("mqlite.store.sqlite.FREE_EVERY", 60.0)
+    for seq in range(1, 21):
+        assert store.room(1000)
+        store.sync(_put(store, seq))
+    assert readings == []                     # 20 commits, well within the minute: no reading
+    store._free_at -= 61.0
+    store.sync(_put(store, 21))
+    assert len(readings) == 1                 # the interval passed: read once
+    free[0] = 8 * 1000                        # a nearly full disk: 1,000 bytes is an eighth of it
+    store._free = free[0]
+    assert store.room(1000) is False          # MQ's reserve is not there: refused, nothing written
+    store.reserve = 0
+    assert store.room(1000)
+    store.sync(_put(store, 22))
+    assert len(readings) == 3                 # room() read it, and so did the commit after
+    store.close()
