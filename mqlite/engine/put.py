@@ -17,7 +17,7 @@ from mqlite.engine.queue import Message, QueueState
 from mqlite.engine.report import ANY_REPORT
 from mqlite.engine.resolve import CLUSTER, LOCAL, REMOTE, Resolved
 from mqlite.engine.shared import QSG_XMITQ, SharedPut
-from mqlite.objects.model import MQObject
+from mqlite.objects.model import QUEUE, MQObject
 from mqlite.props.rfh2 import RFH2_FORMAT, RFHError
 from mqlite.props.rfh2 import check as rfh2_check
 
@@ -197,25 +197,29 @@ class PutMixin:
         """The checks an MQPUT makes at the time of the put; returns the target queue's definition.
         Every definition on the path must allow puts; ``header_len`` is the MQXQH a transmission
         queue adds; a message the queue manager may segment is not refused for its length."""
+        # (Every put and every publication's copy comes here: the attribute dictionaries are read
+        # directly.)
+        queues = self.objects[QUEUE]
         for n in res.path:
-            d = self.queue(n)
-            if d is not None and d["PUT"] == C.MQQA_PUT_INHIBITED:
+            d = queues.get(n)
+            if d is not None and d.attrs["PUT"] == C.MQQA_PUT_INHIBITED:
                 raise MQIError(C.MQRC_PUT_INHIBITED)
-        target = self.queue(res.queue)
+        target = queues.get(res.queue)
         if target is None or qs is not self.queues.get(res.queue):
             raise MQIError(C.MQRC_Q_DELETED)
+        attrs, qmgr = target.attrs, self.qmgr.attrs
         if not segmentable:
-            if body_len > self.qmgr["MAXMSGL"]:
+            if body_len > qmgr["MAXMSGL"]:
                 raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR)
-            if body_len + header_len > target["MAXMSGL"]:
+            if body_len + header_len > attrs["MAXMSGL"]:
                 raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q)
-        if syncpoint and len(conn.uow) >= self.qmgr["MAXUMSGS"]:
+        if syncpoint and len(conn.uow) >= qmgr["MAXUMSGS"]:
             raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
         if qs.shared:
             # Outside syncpoint the store checks MAXDEPTH in the put's own transaction.
-            if syncpoint and self._shared_call(qs.recent_depth, self.clock.now()) >= target["MAXDEPTH"]:  # type: ignore[attr-defined]
+            if syncpoint and self._shared_call(qs.recent_depth, self.clock.now()) >= attrs["MAXDEPTH"]:  # type: ignore[attr-defined]
                 raise MQIError(C.MQRC_Q_FULL)
-        elif qs.depth >= target["MAXDEPTH"]:
+        elif qs.depth >= attrs["MAXDEPTH"]:
             raise MQIError(C.MQRC_Q_FULL)
         return target
 
