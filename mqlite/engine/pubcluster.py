@@ -143,7 +143,7 @@ class PubClusterMixin:
         """A subscription was made or ended: in a cluster with clustered topics, the repository
         manager brings the proxy subscriptions up to date at once (and a hierarchy's agent at its
         next round, which looks at this count)."""
-        self.__dict__["_subs_gen"] = self.__dict__.get("_subs_gen", 0) + 1
+        self._pubsub()["gen"] += 1                                        # type: ignore[attr-defined]
         if self.cluster.known_topics():
             self.hooks.object_changed(None, "SUB", "")
 

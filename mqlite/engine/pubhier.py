@@ -133,7 +133,7 @@ class PubHierarchyMixin:
                 sent += 1
         # Each relative's set again only when something it is made of may have changed.
         cl = self.cluster                                                  # type: ignore[attr-defined]
-        stamp = (self.__dict__.get("_subs_gen", 0), cl.gen, cl.repo.generation, cl.proxies.generation,
+        stamp = (self._pubsub()["gen"], cl.gen, cl.repo.generation, cl.proxies.generation,  # type: ignore[attr-defined]
                  self.__dict__.get("_hier_ver", 0))
         if (rel.parent or rel.children) and (sent or stamp != self.__dict__.get("_hier_stamp")):
             self.__dict__["_hier_stamp"] = stamp

@@ -66,9 +66,16 @@ class PubSubMixin:
 
     # --- state -----------------------------------------------------------------------------------
     def _pubsub(self) -> dict[str, Any]:
+        """Publish/subscribe's state: the subscriptions, the retained publications (and where they
+        came from), and what is kept to make publishing cheap. ``gen`` counts the changes to the
+        subscriptions (subscriptions_changed); ``matched`` (the subscriptions a topic string
+        matches) and ``expiry`` (the soonest SubExpiry) hold while it stays; ``dests`` holds each
+        destination queue's resolution while no definition changes (cluster.gen); ``heads``, the
+        MQRFH2 put in front of data that has none of its own."""
         state = self.__dict__.get("_ps")
         if state is None:
-            state = self.__dict__["_ps"] = {"subs": {}, "retained": {}, "origin": {}}
+            state = self.__dict__["_ps"] = {"subs": {}, "retained": {}, "origin": {}, "gen": 0,
+                                            "matched": (0, {}), "expiry": (0, None), "dests": {}, "heads": {}}
         return state
 
     @property
@@ -89,7 +96,7 @@ class PubSubMixin:
         if ns == SUB_NS:
             sub = Subscription(**rec)
             self.subscriptions[sub.subid] = sub
-            self.__dict__["_subs_gen"] = self.__dict__.get("_subs_gen", 0) + 1   # as subscriptions_changed
+            self._pubsub()["gen"] += 1
         elif ns == RETAINED_NS:
             self.retained[rec["topic"]] = (bytes.fromhex(rec["md"]), bytes.fromhex(rec["body"]), True)
             if rec.get("origin"):
@@ -217,10 +224,10 @@ class PubSubMixin:
     def _matching(self, topic: str) -> list[Subscription]:
         """The subscriptions whose topic matches ``topic``, kept per topic string until a
         subscription is made or ends (``subscriptions_changed``)."""
-        gen = self.__dict__.get("_subs_gen", 0)
-        memo = self.__dict__.get("_matched")
-        if memo is None or memo[0] != gen:
-            memo = self.__dict__["_matched"] = (gen, {})
+        state = self._pubsub()
+        memo = state["matched"]
+        if memo[0] != state["gen"]:
+            memo = state["matched"] = (state["gen"], {})
         got = memo[1].get(topic)
         if got is None:
             if len(memo[1]) > 10_000:
@@ -262,7 +269,7 @@ class PubSubMixin:
             return got
         # Data with no MQRFH2 of its own: the header put in front depends only on the topic, the
         # SubUserData and the descriptor's Format, Encoding and CCSID, so it is kept across publications.
-        heads = self.__dict__.setdefault("_pub_heads", {})
+        heads = self._pubsub()["heads"]
         hkey = (topic, user_data, retained, md.Format, md.Encoding, md.CodedCharSetId)
         head = heads.get(hkey)
         if head is None:
@@ -300,27 +307,23 @@ class PubSubMixin:
             self.log(f"MQL8020W: A publication on {topic} could not be delivered to subscription "   # type: ignore[attr-defined]
                      f"'{sub.name or sub.subid}' (queue {sub.queue}): reason {e.reason}.")
 
-    def _copy_destination(self, conn: Conn, sub: Subscription) -> tuple[Any, Any, Any, int] | None:
+    def _copy_destination(self, conn: Conn, sub: Subscription) -> tuple[Any, Any] | None:
         """Where the subscription's copies go when that is a local queue of this queue manager: (its
-        resolution, its state, its definition, the largest message the path takes, or -1 when a
-        definition on the path inhibits puts). Kept while no definition changes (cluster.gen): a
-        local queue's resolution, and MQPUT's checks of the definitions, depend on them alone.
-        None for any other destination (MQPUT1 takes the copy there)."""
+        resolution, its state). Kept by destination name while no definition changes (cluster.gen):
+        a local queue's resolution depends on them alone. None for any other destination (MQPUT1
+        takes the copy there)."""
         gen = self.cluster.gen                                                                      # type: ignore[attr-defined]
-        dests = self.__dict__.setdefault("_sub_dest", {})
-        hit = dests.get(sub.subid)
+        dests = self._pubsub()["dests"]
+        key = (sub.queue, sub.qmgr)
+        hit = dests.get(key)
         if hit is not None and hit[0] == gen:
             return hit[1]                                                                           # type: ignore[no-any-return]
         res = self._resolve(conn, sub.queue, sub.qmgr if sub.qmgr != self.name else "", C.MQOO_OUTPUT)  # type: ignore[attr-defined]
         qs = self.queues.get(res.queue) if res.kind == LOCAL else None                                # type: ignore[attr-defined]
-        if qs is None or qs.shared:
-            return None
-        target = self.queue(res.queue)                                                              # type: ignore[attr-defined]
-        inhibited = any(d is not None and d["PUT"] == C.MQQA_PUT_INHIBITED for d in map(self.queue, res.path))  # type: ignore[attr-defined]
-        dest = (res, qs, target, -1 if inhibited else min(self.qmgr["MAXMSGL"], target["MAXMSGL"]))
+        dest = None if qs is None or qs.shared else (res, qs)
         if len(dests) > 100_000:
             dests.clear()
-        dests[sub.subid] = (gen, dest)
+        dests[key] = (gen, dest)
         return dest
 
     def _put_copy(self, conn: Conn, sub: Subscription, md: MD, fmt: bytes, enc: int, ccsid: int, data: bytes,
@@ -342,10 +345,8 @@ class PubSubMixin:
                           PMO(Options=C.MQPMO_SET_ALL_CONTEXT | (C.MQPMO_SYNCPOINT if syncpoint
                                                                  else C.MQPMO_NO_SYNCPOINT)), data)
             return
-        res, qs, target, limit = dest
-        if limit < 0 or len(data) > limit or qs.depth >= target["MAXDEPTH"] or target is not self.queue(res.queue) \
-                or (syncpoint and len(conn.uow) >= self.qmgr["MAXUMSGS"]):                           # type: ignore[attr-defined]
-            target = self._check_put(conn, res, qs, len(data), 0, syncpoint)                        # type: ignore[attr-defined]
+        res, qs = dest
+        target = self._check_put(conn, res, qs, len(data), 0, syncpoint)                            # type: ignore[attr-defined]
         if priority == C.MQPRI_PRIORITY_AS_Q_DEF:
             priority = target["DEFPRTY"]
         # A temporary dynamic queue holds no persistent message.
@@ -368,17 +369,7 @@ class PubSubMixin:
         self._seq += 1                                                                              # type: ignore[attr-defined]
         msg = Message(self._seq, PackedMD.of(packed), data, expiry_at, persistent, qs.lane_for(priority))  # type: ignore[attr-defined]
         msg._packed = packed
-        if syncpoint or qs.shared or md.Report & C.MQRO_COA:
-            self._enqueue(conn, qs, msg, syncpoint, now)                                            # type: ignore[attr-defined]
-            return
-        # Outside syncpoint onto a local queue, no confirmation of arrival asked: what _enqueue and
-        # _commit_put do then, in line (this is the copy path's innermost step).
-        qs.last_put = now
-        qs.insert(msg)
-        qs.enq += 1
-        if persistent:
-            conn.ticket = self.store.append(("put", msg.seq, qs.name, packed, data, expiry_at))
-        self.hooks.available(qs.name)
+        self._enqueue(conn, qs, msg, syncpoint, now)                                                # type: ignore[attr-defined]
 
     # --- MQSUB -----------------------------------------------------------------------------------
     def subscribe(self, conn: Conn, sd: Any, hobj: int) -> tuple[Handle, int]:
@@ -546,11 +537,11 @@ class PubSubMixin:
     def _expire_subscriptions(self, conn: Conn | None) -> None:
         """Subscriptions past their SubExpiry end (a durable one with its managed queue)."""
         now = self.clock.now()
-        gen = self.__dict__.get("_subs_gen", 0)
-        memo = self.__dict__.get("_next_expiry")
-        if memo is None or memo[0] != gen:
+        state = self._pubsub()
+        memo = state["expiry"]
+        if memo[0] != state["gen"]:
             soonest = min((s.expires_at for s in self.subscriptions.values() if s.expires_at is not None), default=None)
-            memo = self.__dict__["_next_expiry"] = (gen, soonest)
+            memo = state["expiry"] = (state["gen"], soonest)
         if memo[1] is None or now < memo[1]:
             return                                  # none due yet (kept until a subscription is made or ends)
         for sub in [s for s in self.subscriptions.values() if s.expires_at is not None and s.expires_at <= now]:

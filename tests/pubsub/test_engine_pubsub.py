@@ -376,3 +376,19 @@ def test_a_copy_meets_its_queues_definitions_as_they_are_now(eng):
     publish(eng, "feed/x", b"four")
     assert depths() == (2, 5)
     assert [b for b, _p in drain(eng, q.hobj)] == [b"one", b"three"]
+
+
+def test_altering_a_subscriptions_destination_moves_its_next_copies(eng):
+    """ALTER SUB DEST (and DEFINE SUB REPLACE) keeps the subscription and its identifier: the next
+    publication goes to the new queue, none to the old (destinations are kept by name, not by
+    subscription)."""
+    eng.mqsc("DEFINE QLOCAL(FIRST.Q)\nDEFINE QLOCAL(SECOND.Q)\nDEFINE SUB(MOVING) TOPICSTR('feed/moving') DEST(FIRST.Q)")
+    subid = next(s.subid for s in eng.qm.subscriptions.values() if s.name == "MOVING")
+    publish(eng, "feed/moving", b"one")
+    eng.mqsc("ALTER SUB(MOVING) DEST(SECOND.Q)")
+    assert next(s.subid for s in eng.qm.subscriptions.values() if s.name == "MOVING") == subid
+    publish(eng, "feed/moving", b"two")
+    first, _ = eng.open("FIRST.Q", C.MQOO_INPUT_AS_Q_DEF)
+    second, _ = eng.open("SECOND.Q", C.MQOO_INPUT_AS_Q_DEF)
+    assert [b for b, _p in drain(eng, first.hobj)] == [b"one"]
+    assert [b for b, _p in drain(eng, second.hobj)] == [b"two"]
