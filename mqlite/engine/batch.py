@@ -6,12 +6,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from mqlite.cmq.packedmd import md_with_format, report_and_format
+from mqlite.cmq.packedmd import report_and_format
 from mqlite.cmq.structs import GMO, MD, PMO
 from mqlite.engine.core import INPUT_OPTS, C, Conn
 from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import Message
-from mqlite.props.deliver import RFH2, deliver
+from mqlite.props.deliver import RFH2
 from mqlite.props.rfh2 import RFH2_FORMAT
 
 _BROWSE_GMO = GMO()         # a bulk browse returns properties as a plain MQGET would (PROPCTL)
@@ -128,7 +128,7 @@ class BatchMixin:
                 self._discard_expired(m)
                 continue
             md = m._packed if m.expiry_at is None and m._packed is not None else self._out_md(m, now)
-            report, enc, ccsid, fmt = report_and_format(md)
+            report, _enc, _ccsid, fmt = report_and_format(md)
             cod = report & C.MQRO_COD
             if (m.persistent or cod) and not syncpoint:
                 # Taken as a plain MQGET would take it (not ahead): made final, and confirmed (COD).
@@ -146,9 +146,7 @@ class BatchMixin:
                 uow.append(("get", qs, m))
                 qs.uncommitted += 1
             if fmt == RFH2_FORMAT and how != RFH2:
-                # Properties out of the data, as _delivered does (read once from the packed MQMD).
-                got = deliver(how, fmt, enc, ccsid, m.body)
-                out.append((md_with_format(md, got.format, got.encoding, got.ccsid), got.data, True))
+                out.append((*self._delivered(how, m, md), True))
             else:
                 out.append((md, m.body, True))
             size += len(m.body) + 400

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Callable
 
 from mqlite.cmq.headers import XQH_LEN, original_md
-from mqlite.cmq.packedmd import PackedMD, md_with_format
+from mqlite.cmq.packedmd import md_with_format, report_and_format
 from mqlite.cmq.segments import GROUP_FLAGS, SEGMENT_FLAGS, statuses
 from mqlite.cmq.structs import GMO, MD, pad
 from mqlite.engine.core import (
@@ -207,10 +207,12 @@ class GetMixin:
 
     def _delivered(self, how: str, m: Message, md_bytes: bytes) -> tuple[bytes, bytes]:
         """A message of a batch (read-ahead, bulk browse) as the application receives it."""
-        if how == RFH2 or m.md.peek("Format") != RFH2_FORMAT:
+        if how == RFH2:
             return md_bytes, m.body
-        packed = PackedMD.of(md_bytes)
-        got = deliver(how, RFH2_FORMAT, packed.peek("Encoding"), packed.peek("CodedCharSetId"), m.body)
+        _report, encoding, ccsid, fmt = report_and_format(md_bytes)
+        if fmt != RFH2_FORMAT:
+            return md_bytes, m.body
+        got = deliver(how, fmt, encoding, ccsid, m.body)
         return md_with_format(md_bytes, got.format, got.encoding, got.ccsid), got.data
 
     def _property_mode(self, h: Handle, gmo: GMO) -> str:
