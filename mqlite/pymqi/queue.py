@@ -181,12 +181,8 @@ class Queue:
                     g["ResolvedQName"] = self.__resolved
                     g["GroupStatus"], g["SegmentStatus"], g["Segmentation"] = statuses(flags) if flags else _PLAIN
                     g["ReturnedLength"] = len(body)
-                    buf.popleft()
-                    self.__consumed += ahead
-                    self.__in_unit += 1
-                    if (len(buf) < _READ_AHEAD_MSGS // 2 and not self.__inflight) or self.__under_sync:
-                        assert self.__qHandle is not None
-                        self.__ask_ahead(self.__qHandle)
+                    assert self.__qHandle is not None
+                    self.__take(self.__qHandle, ahead)
                     return body
         hobj = self.__ensure_open(CMQC.MQOO_INPUT_AS_Q_DEF)
         if maxLength is None:
@@ -283,10 +279,14 @@ class Queue:
         return max(1, min(_READ_AHEAD_MSGS, self.__per_unit - self.__in_unit))
 
     def __take(self, hobj: int, ahead: bool) -> None:
-        self.__buffer.popleft()
+        buf = self.__buffer
+        buf.popleft()
         self.__consumed += ahead
         self.__in_unit += 1
-        self.__ask_ahead(hobj)
+        # What __ask_ahead needs, at its least (a batch is at most _READ_AHEAD_MSGS): most gets
+        # find a batch still well filled or one already asked for, and stop here.
+        if (len(buf) < _READ_AHEAD_MSGS // 2 and not self.__inflight) or self.__under_sync:
+            self.__ask_ahead(hobj)
 
     def __ask_ahead(self, hobj: int) -> None:
         buf = self.__buffer
