@@ -128,7 +128,7 @@ class BatchMixin:
                 self._discard_expired(m)
                 continue
             md = m._packed if m.expiry_at is None and m._packed is not None else self._out_md(m, now)
-            report, _enc, _ccsid, fmt = report_and_format(md)
+            report, enc, ccsid, fmt = report_and_format(md)
             cod = report & C.MQRO_COD
             if (m.persistent or cod) and not syncpoint:
                 # Taken as a plain MQGET would take it (not ahead): made final, and confirmed (COD).
@@ -146,7 +146,7 @@ class BatchMixin:
                 uow.append(("get", qs, m))
                 qs.uncommitted += 1
             if fmt == RFH2_FORMAT and how != RFH2:
-                out.append((*self._delivered(how, m, md), True))
+                out.append((*self._properties_out(how, md, fmt, enc, ccsid, m.body), True))
             else:
                 out.append((md, m.body, True))
             size += len(m.body) + 400

@@ -210,9 +210,16 @@ class GetMixin:
         if how == RFH2:
             return md_bytes, m.body
         _report, encoding, ccsid, fmt = report_and_format(md_bytes)
-        if fmt != RFH2_FORMAT:
-            return md_bytes, m.body
-        got = deliver(how, fmt, encoding, ccsid, m.body)
+        return self._properties_out(how, md_bytes, fmt, encoding, ccsid, m.body)
+
+    @staticmethod
+    def _properties_out(how: str, md_bytes: bytes, fmt: bytes, encoding: int, ccsid: int,
+                        body: bytes) -> tuple[bytes, bytes]:
+        """A packed MQMD and its data as an MQGET returning properties ``how`` gives them, the
+        descriptor's Format, Encoding and CCSID already read (an MQRFH2 of properties taken out)."""
+        if how == RFH2 or fmt != RFH2_FORMAT:
+            return md_bytes, body
+        got = deliver(how, fmt, encoding, ccsid, body)
         return md_with_format(md_bytes, got.format, got.encoding, got.ccsid), got.data
 
     def _property_mode(self, h: Handle, gmo: GMO) -> str:
