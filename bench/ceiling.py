@@ -7,9 +7,13 @@ the batch to a plain file, ``fdatasync``s it and then answers every request in t
 SQLite, no MQ structures. ``--work-us 0`` is the ceiling of the model itself; 13 is about what
 mqlite's engine and store cost in-process per persistent put (docs/performance.md, issue 16).
 Two ways of serving the connections: a thread per connection (as mqlite's server) and one
-selector loop.
+selector loop. With ``--mqlite`` the same producers, as pymqi applications putting persistent
+1 KiB messages outside syncpoint, also run against a real queue manager, so that mqlite's
+distance from the ceiling is measured in the same run. Each cell gives the rate, then the
+server's CPU per request (from /proc) and the producers' (``time.process_time`` around their
+loops).
 
-    python bench/ceiling.py [--producers 1,8] [--per 3000] [--work-us 0,13] [--runs 3]
+    python bench/ceiling.py [--producers 1,8] [--per 3000] [--work-us 0,13] [--runs 3] [--mqlite]
 """
 from __future__ import annotations
 
@@ -17,8 +21,8 @@ import argparse
 import multiprocessing as mp
 import os
 import selectors
+import shutil
 import socket
-import statistics
 import struct
 import sys
 import tempfile
@@ -120,12 +124,61 @@ def producer(port: int, n: int, start: float, out: Any) -> None:
     s = socket.create_connection(("127.0.0.1", port))
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     time.sleep(max(0.0, start - time.time()))
+    cpu = time.process_time()
     for _ in range(n):
         s.sendall(REQUEST)
         if not s.recv(16):
             raise SystemExit("server went away")
-    out.put(time.time())
+    out.put((time.time(), time.process_time() - cpu))
     s.close()
+
+
+def mq_producer(port: int, n: int, start: float, out: Any) -> None:
+    """The same producer as a pymqi application: persistent puts outside syncpoint, each answered
+    after its fsync (bench/putget.py's part d)."""
+    from mqlite import pymqi
+    from mqlite.pymqi import CMQC as C
+    qmgr = pymqi.connect(QM, "BENCH.SVRCONN", f"127.0.0.1({port})")
+    q = pymqi.Queue(qmgr, "BENCH.SYNC", C.MQOO_OUTPUT)
+    md = pymqi.MD(Persistence=C.MQPER_PERSISTENT)
+    body = b"x" * 1024
+    time.sleep(max(0.0, start - time.time()))
+    cpu = time.process_time()
+    for _ in range(n):
+        md.MsgId = C.MQMI_NONE
+        q.put(body, md)
+    out.put((time.time(), time.process_time() - cpu))
+    q.close()
+    qmgr.disconnect()
+
+
+def cpu_seconds(pid: int) -> float:
+    """A process's user and system CPU so far (/proc/<pid>/stat)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+Cell = tuple[float, float, float]     # requests/s, server CPU µs per request, producer CPU µs per request
+
+
+def drive(target: Callable[..., None], port: int, server_pid: int, producers: int, per: int, lead: float) -> Cell:
+    """Start ``producers`` processes together against ``port``; the rate over the common start to
+    the last finish, and the CPU each side spent per request meanwhile."""
+    ctx = mp.get_context("spawn")
+    out = ctx.Queue()
+    start = time.time() + lead
+    procs = [ctx.Process(target=target, args=(port, per, start, out)) for _ in range(producers)]
+    for p in procs:
+        p.start()
+    time.sleep(max(0.0, start - time.time()))
+    before = cpu_seconds(server_pid)
+    done = [out.get(timeout=300) for _ in procs]
+    server = cpu_seconds(server_pid) - before
+    for p in procs:
+        p.join(30)
+    n = producers * per
+    return n / (max(end for end, _c in done) - start), server / n * 1e6, sum(c for _e, c in done) / n * 1e6
 
 
 def server_main(mode: str, work: float, path: str, ready: Any) -> None:
@@ -137,24 +190,60 @@ def server_main(mode: str, work: float, path: str, ready: Any) -> None:
     (serve_threads if mode == "threads" else serve_loop)(lsock, Writer(path, work), work)
 
 
-def run(mode: str, producers: int, per: int, work: float, path: str) -> float:
+def run(mode: str, producers: int, per: int, work: float, path: str) -> Cell:
     ctx = mp.get_context("spawn")
-    ready, out = ctx.Queue(), ctx.Queue()
+    ready = ctx.Queue()
     srv = ctx.Process(target=server_main, args=(mode, work, path, ready), daemon=True)
     srv.start()
     try:
         port = ready.get(timeout=30)
-        start = time.time() + 1.0
-        procs = [ctx.Process(target=producer, args=(port, per, start, out)) for _ in range(producers)]
-        for p in procs:
-            p.start()
-        end = max(out.get(timeout=300) for _ in procs)
-        for p in procs:
-            p.join(30)
-        return producers * per / (end - start)
+        assert srv.pid is not None
+        return drive(producer, port, srv.pid, producers, per, 1.0)
     finally:
         srv.kill()
         srv.join(10)
+
+
+QM = "CEILING.QM"
+
+
+def run_mqlite(producers: list[int], per: int, runs: int) -> list[Cell]:
+    """The producers against a queue manager of mqlite's (no security, as the other benchmarks),
+    one queue, every put acknowledged after its fsync."""
+    from _common import mqlite_cmd  # (puts the repository on sys.path)
+
+    from mqlite.cli.proc import free_port
+    from mqlite.paths import QMPaths
+    from mqlite.testing import OPEN_SECURITY
+    data = os.environ["MQLITE_DATA"] = tempfile.mkdtemp(prefix="mqlite-ceiling-")
+    os.environ["MQSNOAUT"] = "yes"
+    port = free_port()
+    mqlite_cmd("crtmqm", "-p", str(port), QM)
+    mqlite_cmd("strmqm", QM)
+    try:
+        mqlite_cmd("runmqsc", QM, stdin=OPEN_SECURITY + "DEFINE QLOCAL(BENCH.SYNC) MAXDEPTH(1000000)\n"
+                                        "DEFINE CHANNEL(BENCH.SVRCONN) CHLTYPE(SVRCONN)\n")
+        pid = QMPaths.of(QM).running_pid()
+        assert pid is not None
+        cells = []
+        for k in producers:
+            got = [drive(mq_producer, port, pid, k, per, 1.5 + 0.05 * k) for _ in range(runs)]
+            mqlite_cmd("runmqsc", QM, stdin="CLEAR QLOCAL(BENCH.SYNC)\n")
+            cells.append(median_cell(got))
+        return cells
+    finally:
+        mqlite_cmd("endmqm", "-i", QM)
+        mqlite_cmd("dltmqm", QM)
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def median_cell(cells: list[Cell]) -> Cell:
+    """The run of median rate (its CPU figures with it)."""
+    return sorted(cells)[len(cells) // 2]
+
+
+def show(label: str, cells: list[Cell]) -> None:
+    print(f"{label:>19} " + " ".join(f"{r:9,.0f} ({s:4.0f}, {c:3.0f})" for r, s, c in cells))
 
 
 def main() -> int:
@@ -163,16 +252,19 @@ def main() -> int:
     ap.add_argument("--per", type=int, default=3000)
     ap.add_argument("--work-us", default="0,13")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--mqlite", action="store_true", help="the same producers against a queue manager too")
     args = ap.parse_args()
+    producers = [int(x) for x in args.producers.split(",")]
+    print("requests/s (server CPU µs per request, producers' CPU µs per request), run of median rate")
+    print(f"{'':>19} " + " ".join(f"{k:>5} producers{'':>10}" for k in producers))
     with tempfile.TemporaryDirectory(prefix="mqlite-ceiling-") as d:
         path = os.path.join(d, "journal")
-        print(f"{'work µs':>8} {'serving':>8} " + " ".join(f"{k:>5} producers" for k in args.producers.split(",")))
         for w in (float(x) for x in args.work_us.split(",")):
             for mode in ("threads", "loop"):
-                cells = []
-                for k in (int(x) for x in args.producers.split(",")):
-                    cells.append(statistics.median(run(mode, k, args.per, w / 1e6, path) for _ in range(args.runs)))
-                print(f"{w:8g} {mode:>8} " + " ".join(f"{c:15,.0f}" for c in cells))
+                show(f"work {w:g} µs {mode}", [median_cell([run(mode, k, args.per, w / 1e6, path)
+                                                            for _ in range(args.runs)]) for k in producers])
+    if args.mqlite:
+        show("mqlite", run_mqlite(producers, args.per, args.runs))
     return 0
 
 
