@@ -34,7 +34,7 @@ from mqlite.props import rfh2
 from mqlite.props.selector import SelectorError
 from mqlite.props.values import Properties
 from mqlite.pubsub import topics
-from mqlite.pubsub.subscription import Subscription, compiled
+from mqlite.pubsub.subscription import Subscription, compiled, sub_options_valid
 
 SUB_NS, RETAINED_NS = "SUB", "RETAINED"
 _TOPIC_OPEN = (C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY | C.MQOO_PASS_IDENTITY_CONTEXT
@@ -398,10 +398,7 @@ class PubSubMixin:
         managed queue opened for input)."""
         opts = sd.Options
         self._pubsub_enabled()
-        action = opts & (C.MQSO_CREATE | C.MQSO_RESUME | C.MQSO_ALTER)
-        if not action or (opts & C.MQSO_ALTER and opts & C.MQSO_CREATE):
-            raise MQIError(C.MQRC_OPTIONS_ERROR)
-        if opts & C.MQSO_WILDCARD_CHAR and opts & C.MQSO_WILDCARD_TOPIC:
+        if not sub_options_valid(opts):
             raise MQIError(C.MQRC_OPTIONS_ERROR)
         durable = bool(opts & C.MQSO_DURABLE)
         name = sd.get_vs("SubName").decode("utf-8", "replace").strip()
@@ -491,18 +488,28 @@ class PubSubMixin:
         have = self.authority_of(conn, "TOPIC", admin.name)                  # type: ignore[attr-defined]
         if not have & Z.MQZAO_SUBSCRIBE and (other or opts & C.MQSO_ALTER or not have & Z.MQZAO_RESUME):
             self.authorize(conn, "TOPIC", admin.name, Z.MQZAO_SUBSCRIBE)      # type: ignore[attr-defined]
+        dest = self._altered_destination(conn, sub, sd, hobj) if opts & C.MQSO_ALTER else None
         changed = other
         if other:
             sub.set_owner(user)             # an MQSO_ANY_USERID subscription changes hands
         if opts & C.MQSO_ALTER:
-            user_data = sd.get_vs("SubUserData").decode("utf-8", "replace")
-            if user_data:
-                sub.user_data = user_data
+            # Everything the MQSD says, once nothing in it is refused (checked above).
+            sub.user_data = sd.get_vs("SubUserData").decode("utf-8", "replace")
+            sub.priority = sd.PubPriority
+            sub.expires_at = None if sd.SubExpiry == C.MQEI_UNLIMITED else self.clock.now() + sd.SubExpiry / 10
+            if opts & C.MQSO_SET_CORREL_ID:
+                sub.set_correl_id(sd.SubCorrelId)
             # FIXED_USERID (the default) fixes the subscription to whoever alters it.
             varuser = C.MQSO_ANY_USERID if opts & C.MQSO_ANY_USERID else C.MQSO_FIXED_USERID
-            sub.options = sub.options & ~(C.MQSO_ANY_USERID | C.MQSO_FIXED_USERID) | varuser
+            kept = C.MQSO_ANY_USERID | C.MQSO_FIXED_USERID | C.MQSO_PUBLICATIONS_ON_REQUEST
+            sub.options = sub.options & ~kept | varuser | opts & C.MQSO_PUBLICATIONS_ON_REQUEST
             sub.set_owner(user)
             sub.set_identity(sd)
+            if dest is not None and dest != (sub.queue, sub.qmgr):
+                # Publications already delivered stay where they are (MQ leaves them to the
+                # application); the next ones go to the queue this handle names.
+                sub.queue, sub.qmgr = dest
+            self.subscriptions_changed()                                  # type: ignore[attr-defined]
             changed = True
         if changed and sub.durable:
             self._journal(conn, ("obj", SUB_NS, sub.subid, json.dumps(sub.record())))
@@ -510,12 +517,49 @@ class PubSubMixin:
             with qmgr_authority(conn):
                 qh = self.open(conn, OD(ObjectName=pad(sub.queue, 48)),                     # type: ignore[attr-defined]
                                C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | C.MQOO_INQUIRE | _read_ahead(sd.Options)).hobj
-        else:
+        elif hobj:
             qh = hobj
+        else:
+            qh = self._open_destination(conn, sub, sd.Options)
         sd.SubCorrelId = bytes.fromhex(sub.correl_id)
         sd.set_vs("ObjectString", sub.topic)
         sub.resumed = self.clock.now()
         return self._sub_handle(conn, sub, sd.Options), qh
+
+    def _altered_destination(self, conn: Conn, sub: Subscription, sd: Any, hobj: int) -> tuple[str, str] | None:
+        """MQSO_ALTER's checks, before anything changes: what MQ does not let an alteration change
+        (2510, 2509, 2524, 2533), the new priority and expiry (as at MQSO_CREATE), and the queue a
+        provided handle names (2019 if it names none). Returns that queue and its queue manager,
+        None when the subscription keeps its own (managed, or no handle given)."""
+        name, string = text(sd.ObjectName), sd.get_vs("ObjectString").decode("utf-8", "replace")
+        topic = self.topic_string(name, string) if name or string else ""
+        selector = sd.get_vs("SelectionString").decode("utf-8", "replace").strip()
+        reason = sub.alter_refusal(topic, sd.Options, selector)
+        if reason:
+            raise MQIError(reason)
+        if not pub_priority_ok(sd.PubPriority):
+            raise MQIError(C.MQRC_PRIORITY_ERROR)
+        if sd.SubExpiry <= 0 and sd.SubExpiry != C.MQEI_UNLIMITED:
+            raise MQIError(C.MQRC_EXPIRY_ERROR)
+        if sub.managed or not hobj:
+            return None
+        _qh, queue, qmgr = self._destination(conn, sd.Options, hobj, "", sub.subid, sub.durable)
+        if sd.Options & C.MQSO_SET_IDENTITY_CONTEXT and qmgr == self.name and queue != sub.queue:
+            self.authorize(conn, "QUEUE", queue, Z.MQZAO_SET_IDENTITY_CONTEXT)   # type: ignore[attr-defined]
+        return queue, qmgr
+
+    def _open_destination(self, conn: Conn, sub: Subscription, opts: int) -> int:
+        """A subscription to a queue of its own (DEFINE SUB DEST, or MQSUB with a handle) resumed
+        without a handle: the queue is opened for the application, for input and browse, as MQ
+        does; 2522 (MQRC_INVALID_DESTINATION) when it cannot be (on another queue manager, gone,
+        or not the application's to read)."""
+        if sub.qmgr and sub.qmgr != self.name:
+            raise MQIError(C.MQRC_INVALID_DESTINATION)
+        try:
+            return self.open(conn, OD(ObjectName=pad(sub.queue, 48)),                       # type: ignore[attr-defined, no-any-return]
+                             C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | _read_ahead(opts)).hobj
+        except MQIError as e:
+            raise MQIError(C.MQRC_INVALID_DESTINATION, detail=f"{sub.queue}: reason {e.reason}") from None
 
     def _send_retained(self, conn: Conn, sub: Subscription) -> int:
         sent = 0

@@ -18,6 +18,24 @@ def compiled(selector: str) -> Any:
     return compile_selector(selector)
 
 
+def sub_options_valid(opts: int) -> bool:
+    """MQ's rules for MQSUB's options (a call that breaks one fails with 2046, MQRC_OPTIONS_ERROR):
+    at least one of MQSO_CREATE, MQSO_RESUME and MQSO_ALTER (any of them together is allowed:
+    CREATE + ALTER makes the subscription or brings an existing one to what the MQSD says); one
+    wildcard scheme; one of ANY_USERID and FIXED_USERID; NEW_PUBLICATIONS_ONLY neither with
+    PUBLICATIONS_ON_REQUEST nor without CREATE; GROUP_SUB neither managed nor without
+    SET_CORREL_ID."""
+    if not opts & (C.MQSO_CREATE | C.MQSO_RESUME | C.MQSO_ALTER):
+        return False
+    for a, b in ((C.MQSO_WILDCARD_CHAR, C.MQSO_WILDCARD_TOPIC), (C.MQSO_ANY_USERID, C.MQSO_FIXED_USERID),
+                 (C.MQSO_NEW_PUBLICATIONS_ONLY, C.MQSO_PUBLICATIONS_ON_REQUEST), (C.MQSO_GROUP_SUB, C.MQSO_MANAGED)):
+        if opts & a and opts & b:
+            return False
+    if opts & C.MQSO_NEW_PUBLICATIONS_ONLY and not opts & C.MQSO_CREATE:
+        return False
+    return not (opts & C.MQSO_GROUP_SUB and not opts & C.MQSO_SET_CORREL_ID)
+
+
 @dataclass
 class Subscription:
     subid: str                      # hex of the 24-byte subscription identifier
@@ -80,6 +98,26 @@ class Subscription:
             self.pub_appl = text(sd.PubApplIdentityData)
         else:
             self.pub_acct = self.pub_appl = ""
+        self.__dict__.pop("_fields", None)
+        self.__dict__.pop("_block", None)
+
+    def alter_refusal(self, topic: str, opts: int, selector: str) -> int:
+        """Why MQSO_ALTER cannot bring this subscription to what an MQSD asks (0 when it can):
+        the topic and its wildcard scheme (2510), the durability (2509), the selector (2524) and
+        whether its queue is managed (2533) stay as the subscription was made. ``topic`` is the
+        one the MQSD names ('' when it names none)."""
+        if topic != self.topic or bool(opts & C.MQSO_WILDCARD_CHAR) != self.char_wildcards:
+            return C.MQRC_TOPIC_NOT_ALTERABLE
+        if bool(opts & C.MQSO_DURABLE) != self.durable:
+            return C.MQRC_DURABILITY_NOT_ALTERABLE
+        if selector != self.selector:
+            return C.MQRC_SELECTOR_NOT_ALTERABLE
+        if bool(opts & C.MQSO_MANAGED) != self.managed:
+            return C.MQRC_DEST_CLASS_NOT_ALTERABLE
+        return 0
+
+    def set_correl_id(self, correl: bytes) -> None:
+        self.correl_id = bytes(correl).ljust(24, b"\0")[:24].hex()
         self.__dict__.pop("_fields", None)
         self.__dict__.pop("_block", None)
 

@@ -271,7 +271,7 @@ def test_copies_carry_the_subscribers_identity_and_subscriptions_belong_to_their
             eng.qm.subscribe(other, sd, 0)
         assert e.value.reason == C.MQRC_IDENTITY_MISMATCH
     # Its owner makes it ANY_USERID; then another user takes it over and its copies carry that user.
-    h, qh, _ = sub(eng, name="ID.FIXED", options=C.MQSO_ALTER | C.MQSO_DURABLE | C.MQSO_ANY_USERID)
+    h, qh, _ = sub(eng, "id/#", name="ID.FIXED", options=C.MQSO_ALTER | C.MQSO_MANAGED | C.MQSO_DURABLE | C.MQSO_ANY_USERID)
     eng.qm.close(eng.conn, qh)
     eng.qm.close(eng.conn, h.hobj)
     assert "VARUSER(ANY)" in "\n".join(eng.mqsc_exec.run("DISPLAY SUB(ID.FIXED)").lines)
@@ -392,3 +392,80 @@ def test_altering_a_subscriptions_destination_moves_its_next_copies(eng):
     second, _ = eng.open("SECOND.Q", C.MQOO_INPUT_AS_Q_DEF)
     assert [b for b, _p in drain(eng, first.hobj)] == [b"one"]
     assert [b for b, _p in drain(eng, second.hobj)] == [b"two"]
+
+
+def test_mqso_alter_changes_what_mq_lets_it_and_refuses_the_rest(eng):
+    """MQSO_CREATE + MQSO_ALTER makes the subscription, then brings it to what the MQSD says: a
+    provided queue's handle moves its next publications (those delivered stay), priority, user
+    data and CorrelId change. The topic (2510), durability (2509), selector (2524) and a managed
+    or provided queue (2533) cannot change; a refused alteration changes nothing."""
+    eng.mqsc("DEFINE QLOCAL(ALT.Q1)\nDEFINE QLOCAL(ALT.Q2)")
+    q1, _ = eng.open("ALT.Q1", C.MQOO_INPUT_AS_Q_DEF)
+    q2, _ = eng.open("ALT.Q2", C.MQOO_INPUT_AS_Q_DEF)
+    upsert = C.MQSO_CREATE | C.MQSO_ALTER | C.MQSO_DURABLE
+    h, qh, _ = sub(eng, "alt/news", name="ALT.SUB", options=upsert, hobj=q1.hobj)
+    assert qh == q1.hobj
+    publish(eng, "alt/news", b"one")
+    eng.qm.close(eng.conn, h.hobj)
+    sd = SD(Options=upsert | C.MQSO_SET_CORREL_ID, PubPriority=7, SubCorrelId=b"C" * 24)
+    sd.set_vs("ObjectString", "alt/news")
+    sd.set_vs("SubName", "ALT.SUB")
+    sd.set_vs("SubUserData", "moved")
+    h, _qh = eng.qm.subscribe(eng.conn, sd, q2.hobj)
+    assert [s.name for s in eng.qm.subscriptions.values()].count("ALT.SUB") == 1
+    publish(eng, "alt/news", b"two", Priority=1)
+    ((body, props),) = drain(eng, q2.hobj)
+    assert body == b"two" and props["CorrelId"] == b"C" * 24 and props["mqps.Sud"] == "moved"
+    assert [b for b, _p in drain(eng, q1.hobj)] == [b"one"]
+    publish(eng, "alt/news", b"three")
+    assert eng.qm.get(eng.conn, q2.hobj, MD(), GMO(Options=C.MQGMO_NO_WAIT), 100).md.Priority == 7
+    eng.qm.close(eng.conn, h.hobj)
+    shown = "\n".join(eng.mqsc_exec.run("DISPLAY SUB(ALT.SUB) ALL").lines)
+    assert "DEST(ALT.Q2)" in shown and "USERDATA(moved)" in shown and "PUBPRTY(7)" in shown
+
+    def refused(topic: str, options: int, selector: str = "", **fields) -> int:
+        sd = SD(Options=options, **fields)
+        if topic:
+            sd.set_vs("ObjectString", topic)
+        sd.set_vs("SubName", "ALT.SUB")
+        if selector:
+            sd.set_vs("SelectionString", selector)
+        with pytest.raises(MQIError) as e:
+            eng.qm.subscribe(eng.conn, sd, q1.hobj)
+        return e.value.reason
+
+    alter = C.MQSO_ALTER | C.MQSO_DURABLE
+    assert refused("alt/other", alter) == C.MQRC_TOPIC_NOT_ALTERABLE
+    assert refused("", alter) == C.MQRC_TOPIC_NOT_ALTERABLE
+    assert refused("alt/news", alter | C.MQSO_WILDCARD_CHAR) == C.MQRC_TOPIC_NOT_ALTERABLE
+    assert refused("alt/news", C.MQSO_ALTER) == C.MQRC_DURABILITY_NOT_ALTERABLE
+    assert refused("alt/news", alter, "Priority > 3") == C.MQRC_SELECTOR_NOT_ALTERABLE
+    assert refused("alt/news", alter | C.MQSO_MANAGED) == C.MQRC_DEST_CLASS_NOT_ALTERABLE
+    assert refused("alt/news", alter, PubPriority=10) == C.MQRC_PRIORITY_ERROR
+    assert refused("alt/news", alter, SubExpiry=-5) == C.MQRC_EXPIRY_ERROR
+    assert "\n".join(eng.mqsc_exec.run("DISPLAY SUB(ALT.SUB) ALL").lines) == shown
+    publish(eng, "alt/news", b"four")
+    assert [b for b, _p in drain(eng, q2.hobj)] == [b"four"]
+    assert drain(eng, q1.hobj) == []
+    # MQ's option rules (2046); MQSO_CREATE + MQSO_ALTER is not one of them.
+    for options in (C.MQSO_RESUME | C.MQSO_NEW_PUBLICATIONS_ONLY, C.MQSO_CREATE | C.MQSO_ANY_USERID | C.MQSO_FIXED_USERID,
+                    C.MQSO_CREATE | C.MQSO_NEW_PUBLICATIONS_ONLY | C.MQSO_PUBLICATIONS_ON_REQUEST,
+                    C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_GROUP_SUB | C.MQSO_SET_CORREL_ID,
+                    C.MQSO_CREATE | C.MQSO_GROUP_SUB, C.MQSO_DURABLE):
+        assert refused("alt/news", options) == C.MQRC_OPTIONS_ERROR
+
+
+def test_resuming_a_subscription_to_its_own_queue_without_a_handle_opens_that_queue(eng):
+    """MQSO_RESUME with MQHO_NONE of a subscription that names its queue (DEFINE SUB DEST): the
+    queue manager opens that queue for the application, as for a managed one; 2522 when it
+    cannot be opened here."""
+    eng.mqsc("DEFINE QLOCAL(OWN.Q)\nDEFINE SUB(OWN.SUB) TOPICSTR('own/feed') DEST(OWN.Q)\n"
+             "DEFINE SUB(AWAY.SUB) TOPICSTR('own/away') DEST(THEIR.Q) DESTQMGR(ELSEWHERE)")
+    h, qh, _ = sub(eng, name="OWN.SUB", options=C.MQSO_RESUME | C.MQSO_DURABLE)
+    assert qh
+    publish(eng, "own/feed", b"hello")
+    assert [b for b, _p in drain(eng, qh)] == [b"hello"]
+    eng.qm.close(eng.conn, h.hobj)
+    with pytest.raises(MQIError) as e:
+        sub(eng, name="AWAY.SUB", options=C.MQSO_RESUME | C.MQSO_DURABLE)
+    assert e.value.reason == C.MQRC_INVALID_DESTINATION

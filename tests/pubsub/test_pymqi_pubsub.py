@@ -274,3 +274,25 @@ def test_persistent_publication_reaches_every_durable_subscription_once_across_k
         qm.stop()
         assert db.execute("SELECT count(*) FROM bodies").fetchone() == (0,)      # gone with the last copy
         db.close()
+
+
+def test_resume_without_a_queue_and_alter_to_another_queue(qm):
+    """A subscription that names its queue, resumed with pymqi and no sub_queue, reads from that
+    queue (MQ opens it for the application); MQSO_CREATE + MQSO_ALTER with another queue moves its
+    next publications there."""
+    qm.mqsc("DEFINE QLOCAL(MOVE.Q1)\nDEFINE QLOCAL(MOVE.Q2)\n"
+            "DEFINE SUB(MOVE.SUB) TOPICSTR('move/feed') DEST(MOVE.Q1)", check=True)
+    c = qm.client()
+    sub = pymqi.Subscription(c, sub_desc=desc("MOVE.SUB", "move/feed", pymqi.CMQC.MQSO_RESUME | pymqi.CMQC.MQSO_DURABLE))
+    publish(c, "move/feed", b"to the first")
+    assert sub.get(None, pymqi.MD(), get_opts()) == b"to the first"
+    sub.close(close_sub_queue=True)
+    q2 = pymqi.Queue(c, "MOVE.Q2", pymqi.CMQC.MQOO_INPUT_AS_Q_DEF)
+    options = pymqi.CMQC.MQSO_CREATE | pymqi.CMQC.MQSO_ALTER | pymqi.CMQC.MQSO_DURABLE
+    sub = pymqi.Subscription(c)
+    sub.sub(sub_desc=desc("MOVE.SUB", "move/feed", options), sub_queue=q2)
+    publish(c, "move/feed", b"to the second")
+    assert sub.get(None, pymqi.MD(), get_opts()) == b"to the second"
+    sub.close(sub_close_options=pymqi.CMQC.MQCO_REMOVE_SUB, close_sub_queue=True)
+    assert pymqi.Queue(c, "MOVE.Q1", pymqi.CMQC.MQOO_INQUIRE).inquire(pymqi.CMQC.MQIA_CURRENT_Q_DEPTH) == 0
+    c.disconnect()
