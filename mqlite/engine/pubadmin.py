@@ -92,7 +92,7 @@ class PubAdminMixin:
         kept = C.MQSO_PUBLICATIONS_ON_REQUEST | C.MQSO_SCOPE_QMGR | C.MQSO_SET_CORREL_ID
         if existing is not None:
             sub.options |= existing.options & kept
-            for f in ("selector", "priority", "pub_acct", "pub_appl", "expires_at", "psprop", "sublevel"):
+            for f in ("selector", "priority", "pub_acct", "pub_appl", "expires_at", "expiry", "psprop", "sublevel"):
                 setattr(sub, f, getattr(existing, f))
         bit = {"REQONLY": C.MQSO_PUBLICATIONS_ON_REQUEST, "SUBSCOPE": C.MQSO_SCOPE_QMGR}
         for key, flag in bit.items():
@@ -107,7 +107,7 @@ class PubAdminMixin:
             if key in given:
                 setattr(sub, f, given[key])
         if "EXPIRY" in given:
-            sub.expires_at = None if given["EXPIRY"] == C.MQEI_UNLIMITED else self.clock.now() + given["EXPIRY"] / 10
+            sub.set_expiry(given["EXPIRY"], self.clock.now())
 
     def delete_subscription(self, name: str) -> None:
         sub = next((s for s in self.subscriptions.values() if s.name == name), None)

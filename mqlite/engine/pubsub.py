@@ -443,8 +443,8 @@ class PubSubMixin:
                            sd.get_vs("SubUserData").decode("utf-8", "replace"), opts,
                            conn.principal.user if conn.principal is not None else conn.user,
                            0 if durable else conn.hconn, self.clock.now(), selector=selector,
-                           expires_at=None if sd.SubExpiry == C.MQEI_UNLIMITED else self.clock.now() + sd.SubExpiry / 10,
                            priority=sd.PubPriority)
+        sub.set_expiry(sd.SubExpiry, self.clock.now())
         sub.set_identity(sd)
         self.subscriptions[subid] = sub
         self.subscriptions_changed()                                  # type: ignore[attr-defined]
@@ -496,7 +496,7 @@ class PubSubMixin:
             # Everything the MQSD says, once nothing in it is refused (checked above).
             sub.user_data = sd.get_vs("SubUserData").decode("utf-8", "replace")
             sub.priority = sd.PubPriority
-            sub.expires_at = None if sd.SubExpiry == C.MQEI_UNLIMITED else self.clock.now() + sd.SubExpiry / 10
+            sub.set_expiry(sd.SubExpiry, self.clock.now())
             if opts & C.MQSO_SET_CORREL_ID:
                 sub.set_correl_id(sd.SubCorrelId)
             # FIXED_USERID (the default) fixes the subscription to whoever alters it.
@@ -521,8 +521,14 @@ class PubSubMixin:
             qh = hobj
         else:
             qh = self._open_destination(conn, sub, sd.Options)
+        # The MQSD comes back describing the subscription (MQ's outputs of MQSO_RESUME), so that
+        # an application can change what it wants in it and alter with it.
         sd.SubCorrelId = bytes.fromhex(sub.correl_id)
         sd.set_vs("ObjectString", sub.topic)
+        sd.set_vs("SubUserData", sub.user_data)
+        sd.set_vs("SelectionString", sub.selector)
+        sd.PubPriority = sub.priority
+        sd.SubExpiry = sub.expiry
         sub.resumed = self.clock.now()
         return self._sub_handle(conn, sub, sd.Options), qh
 

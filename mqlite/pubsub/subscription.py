@@ -59,6 +59,7 @@ class Subscription:
     resumed: float = 0.0            # when MQSUB last resumed it
     selector: str = ""              # SelectionString: only publications it selects are delivered
     expires_at: float | None = None   # SubExpiry: the subscription ends then
+    expiry: int = C.MQEI_UNLIMITED  # the SubExpiry (tenths of a second) it was given, as MQSO_RESUME returns it
     priority: int = C.MQPRI_PRIORITY_AS_PUBLISHED   # PubPriority of the copies
     pub_acct: str = ""              # hex PubAccountingToken and PubApplIdentityData, when the
     pub_appl: str = ""              # subscription was made with MQSO_SET_IDENTITY_CONTEXT
@@ -115,6 +116,11 @@ class Subscription:
         if bool(opts & C.MQSO_MANAGED) != self.managed:
             return C.MQRC_DEST_CLASS_NOT_ALTERABLE
         return 0
+
+    def set_expiry(self, tenths: int, now: float) -> None:
+        """SubExpiry (MQSUB) or EXPIRY (DEFINE SUB), in tenths of a second from ``now``."""
+        self.expiry = tenths
+        self.expires_at = None if tenths == C.MQEI_UNLIMITED else now + tenths / 10
 
     def set_correl_id(self, correl: bytes) -> None:
         self.correl_id = bytes(correl).ljust(24, b"\0")[:24].hex()

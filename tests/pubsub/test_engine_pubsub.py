@@ -469,3 +469,30 @@ def test_resuming_a_subscription_to_its_own_queue_without_a_handle_opens_that_qu
     with pytest.raises(MQIError) as e:
         sub(eng, name="AWAY.SUB", options=C.MQSO_RESUME | C.MQSO_DURABLE)
     assert e.value.reason == C.MQRC_INVALID_DESTINATION
+
+
+def test_resume_returns_the_subscription_in_the_mqsd_to_alter_with(eng):
+    """MQSO_RESUME fills the MQSD with the subscription (topic, user data, selector, priority, the
+    SubExpiry it was given rather than what remains, CorrelId): the application changes what it
+    wants in it and alters with it, as MQ documents."""
+    sd = SD(Options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_DURABLE, PubPriority=3, SubExpiry=6000)
+    for field, value in (("ObjectString", "ret/#"), ("SubName", "RET.SUB"), ("SubUserData", "first"),
+                         ("SelectionString", "Priority > 1")):
+        sd.set_vs(field, value)
+    h, qh = eng.qm.subscribe(eng.conn, sd, 0)
+    eng.qm.close(eng.conn, qh)
+    eng.qm.close(eng.conn, h.hobj)
+    eng.clock.advance(10)
+    back = SD(Options=C.MQSO_RESUME | C.MQSO_MANAGED | C.MQSO_DURABLE)
+    back.set_vs("SubName", "RET.SUB")
+    h, qh = eng.qm.subscribe(eng.conn, back, 0)
+    assert (back.get_vs("ObjectString"), back.get_vs("SubUserData"), back.get_vs("SelectionString")) == \
+        (b"ret/#", b"first", b"Priority > 1")
+    assert (back.PubPriority, back.SubExpiry, back.SubCorrelId) == (3, 6000, sd.SubCorrelId)
+    eng.qm.close(eng.conn, qh)
+    eng.qm.close(eng.conn, h.hobj)
+    back.Options = C.MQSO_ALTER | C.MQSO_MANAGED | C.MQSO_DURABLE
+    back.set_vs("SubUserData", "second")
+    eng.qm.subscribe(eng.conn, back, 0)
+    shown = "\n".join(eng.mqsc_exec.run("DISPLAY SUB(RET.SUB) ALL").lines)
+    assert "USERDATA(second)" in shown and "PUBPRTY(3)" in shown and "SELECTOR(Priority > 1)" in shown
