@@ -17,7 +17,8 @@ from typing import Any
 
 from mqlite.cmq.structs import GMO, MD, OD, PMO
 
-PROTOCOL_VERSION = 2          # 2: OPEN carries the SelectionString, GET replies the handle's properties
+PROTOCOL_VERSION = 3          # 2: OPEN carries the SelectionString, GET replies the handle's properties;
+                              # 3: the SUB reply gives back SubUserData and SelectionString too
 MAX_FRAME = 110 * 1024 * 1024          # a 100 MB message plus headers
 HEADER = struct.Struct(">IB")
 

@@ -121,9 +121,11 @@ class Open:
 class Sub:
     """MQSUB: the destination queue's handle (0: managed), MQSD, and its strings (ObjectString,
     SubName, SubUserData, SelectionString); the reply gives the subscription's handle, the
-    destination queue's handle and its OPEN_* flags (read-ahead), and the MQSD back (SubCorrelId,
-    the ObjectString of a resumed subscription)."""
+    destination queue's handle and its OPEN_* flags (read-ahead), and the MQSD back with its
+    strings but SubName (what MQSO_RESUME returns: SubCorrelId, PubPriority, SubExpiry, and the
+    resumed subscription's ObjectString, SubUserData and SelectionString)."""
     STRINGS = ("ObjectString", "SubName", "SubUserData", "SelectionString")
+    RETURNED = ("ObjectString", "SubUserData", "SelectionString")
 
     @staticmethod
     def request(hobj: int, sd: Any) -> bytes:
@@ -142,7 +144,7 @@ class Sub:
 
     @staticmethod
     def reply(hsub: int, hobj: int, flags: int, sd: Any) -> bytes:
-        return III.pack(0, 0, hsub) + II.pack(hobj, flags) + sd.pack() + _strings([sd.get_vs("ObjectString")])
+        return III.pack(0, 0, hsub) + II.pack(hobj, flags) + sd.pack() + _strings([sd.get_vs(n) for n in Sub.RETURNED])
 
     @staticmethod
     def parse_reply(reply: bytes, sd: Any) -> tuple[int, int, int]:
@@ -151,11 +153,13 @@ class Sub:
         size = sd.get_length()
         vs = dict(sd.__dict__.get("_vs", {}))
         sd.unpack(reply[20:20 + size])
-        (objstr,) = _parse_strings(reply, 20 + size, 1, "SUB reply")
+        objstr, user_data, selector = _parse_strings(reply, 20 + size, len(Sub.RETURNED), "SUB reply")
         for name, value in vs.items():
             sd.set_vs(name, value)
         if objstr:
             sd.set_vs("ObjectString", objstr)
+        sd.set_vs("SubUserData", user_data)
+        sd.set_vs("SelectionString", selector)
         return hsub, hobj, flags
 
 

@@ -278,12 +278,16 @@ def test_persistent_publication_reaches_every_durable_subscription_once_across_k
 
 def test_resume_without_a_queue_and_alter_to_another_queue(qm):
     """A subscription that names its queue, resumed with pymqi and no sub_queue, reads from that
-    queue (MQ opens it for the application); MQSO_CREATE + MQSO_ALTER with another queue moves its
-    next publications there."""
+    queue (MQ opens it for the application) and gets the MQSD back filled in; MQSO_CREATE +
+    MQSO_ALTER with another queue moves its next publications there."""
     qm.mqsc("DEFINE QLOCAL(MOVE.Q1)\nDEFINE QLOCAL(MOVE.Q2)\n"
-            "DEFINE SUB(MOVE.SUB) TOPICSTR('move/feed') DEST(MOVE.Q1)", check=True)
+            "DEFINE SUB(MOVE.SUB) TOPICSTR('move/feed') DEST(MOVE.Q1) USERDATA('desk 4') PUBPRTY(6)", check=True)
     c = qm.client()
-    sub = pymqi.Subscription(c, sub_desc=desc("MOVE.SUB", "move/feed", pymqi.CMQC.MQSO_RESUME | pymqi.CMQC.MQSO_DURABLE))
+    sd = pymqi.SD(Options=pymqi.CMQC.MQSO_RESUME | pymqi.CMQC.MQSO_DURABLE)
+    sd.set_vs("SubName", "MOVE.SUB")
+    sub = pymqi.Subscription(c, sub_desc=sd)
+    # The MQSD comes back describing the subscription (MQSO_RESUME's outputs).
+    assert (sd.get_vs("ObjectString"), sd.get_vs("SubUserData"), sd.PubPriority) == (b"move/feed", b"desk 4", 6)
     publish(c, "move/feed", b"to the first")
     assert sub.get(None, pymqi.MD(), get_opts()) == b"to the first"
     sub.close(close_sub_queue=True)
