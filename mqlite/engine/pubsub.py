@@ -524,6 +524,7 @@ class PubSubMixin:
         # The MQSD comes back describing the subscription (MQ's outputs of MQSO_RESUME), so that
         # an application can change what it wants in it and alter with it.
         sd.SubCorrelId = bytes.fromhex(sub.correl_id)
+        sd.ObjectName = b""                 # the ObjectString alone names the whole topic
         sd.set_vs("ObjectString", sub.topic)
         sd.set_vs("SubUserData", sub.user_data)
         sd.set_vs("SelectionString", sub.selector)

@@ -475,20 +475,23 @@ def test_resume_returns_the_subscription_in_the_mqsd_to_alter_with(eng):
     """MQSO_RESUME fills the MQSD with the subscription (topic, user data, selector, priority, the
     SubExpiry it was given rather than what remains, CorrelId): the application changes what it
     wants in it and alters with it, as MQ documents."""
-    sd = SD(Options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_DURABLE, PubPriority=3, SubExpiry=6000)
-    for field, value in (("ObjectString", "ret/#"), ("SubName", "RET.SUB"), ("SubUserData", "first"),
+    eng.mqsc("DEFINE TOPIC(RET.T) TOPICSTR('ret')")
+    sd = SD(Options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_DURABLE, PubPriority=3, SubExpiry=6000,
+            ObjectName=b"RET.T")
+    for field, value in (("ObjectString", "#"), ("SubName", "RET.SUB"), ("SubUserData", "first"),
                          ("SelectionString", "Priority > 1")):
         sd.set_vs(field, value)
     h, qh = eng.qm.subscribe(eng.conn, sd, 0)
     eng.qm.close(eng.conn, qh)
     eng.qm.close(eng.conn, h.hobj)
     eng.clock.advance(10)
-    back = SD(Options=C.MQSO_RESUME | C.MQSO_MANAGED | C.MQSO_DURABLE)
+    back = SD(Options=C.MQSO_RESUME | C.MQSO_MANAGED | C.MQSO_DURABLE, ObjectName=b"RET.T")
     back.set_vs("SubName", "RET.SUB")
     h, qh = eng.qm.subscribe(eng.conn, back, 0)
     assert (back.get_vs("ObjectString"), back.get_vs("SubUserData"), back.get_vs("SelectionString")) == \
         (b"ret/#", b"first", b"Priority > 1")
     assert (back.PubPriority, back.SubExpiry, back.SubCorrelId) == (3, 6000, sd.SubCorrelId)
+    assert back.ObjectName.strip() == b""           # the ObjectString alone names the whole topic
     eng.qm.close(eng.conn, qh)
     eng.qm.close(eng.conn, h.hobj)
     back.Options = C.MQSO_ALTER | C.MQSO_MANAGED | C.MQSO_DURABLE
