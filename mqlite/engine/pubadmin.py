@@ -10,7 +10,8 @@ from typing import Any
 from mqlite.cmq.structs import OD, pad
 from mqlite.engine.core import C
 from mqlite.engine.errors import MQIError
-from mqlite.engine.pubsub import RETAINED_NS, SUB_NS, pub_priority_ok
+from mqlite.engine.pubsub import RETAINED_NS, SUB_NS
+from mqlite.engine.subscribe import pub_priority_ok
 from mqlite.props.selector import SelectorError
 from mqlite.pubsub import topics
 from mqlite.pubsub.matching import topic_match

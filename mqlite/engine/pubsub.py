@@ -1,6 +1,7 @@
-"""Publish/subscribe in the engine: MQOPEN of a topic and MQPUT as a publication, MQSUB,
-MQSUBRQ, closing a subscription, retained publications. Part of the engine's QueueManager
-(mqlite.engine.qmgr).
+"""Publish/subscribe in the engine: MQOPEN of a topic and MQPUT as a publication, its copies to
+the matching subscriptions, retained publications, and the state they share. Part of the engine's
+QueueManager (mqlite.engine.qmgr); subscriptions are made, resumed, altered and ended beside it,
+in mqlite.engine.subscribe.
 
 A subscription names a topic string (with topic-based or character-based wildcards) and a
 destination queue: one the application opened, or a *managed* queue the queue manager makes from
@@ -20,7 +21,6 @@ and RETAINED) and come back at restart; non-durable ones end with MQCLOSE or the
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 from mqlite.cmq import CMQZC as Z
@@ -31,27 +31,13 @@ from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import Message
 from mqlite.engine.resolve import LOCAL
 from mqlite.props import rfh2
-from mqlite.props.selector import SelectorError
 from mqlite.props.values import Properties
 from mqlite.pubsub import topics
-from mqlite.pubsub.subscription import Subscription, compiled, sub_options_valid
+from mqlite.pubsub.subscription import Subscription
 
 SUB_NS, RETAINED_NS = "SUB", "RETAINED"
 _TOPIC_OPEN = (C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY | C.MQOO_PASS_IDENTITY_CONTEXT
                | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT | C.MQOO_SET_ALL_CONTEXT)
-
-
-def pub_priority_ok(priority: int) -> bool:
-    """MQSD PubPriority / DEFINE SUB PUBPRTY: 0-9, as published or as the queue's default."""
-    return 0 <= priority <= 9 or priority in (C.MQPRI_PRIORITY_AS_PUBLISHED, C.MQPRI_PRIORITY_AS_Q_DEF)
-
-
-def _read_ahead(options: int) -> int:
-    """MQSO_READ_AHEAD/NO_READ_AHEAD as the managed queue's open options (the default: as the
-    queue's DEFREADA)."""
-    if options & C.MQSO_READ_AHEAD:
-        return C.MQOO_READ_AHEAD
-    return C.MQOO_NO_READ_AHEAD if options & C.MQSO_NO_READ_AHEAD else 0
 
 
 class PubSubMixin:
@@ -391,239 +377,3 @@ class PubSubMixin:
         if persistent:
             conn.ticket = self.store.append(("put", msg.seq, qs.name, packed, data, expiry_at))
         self.hooks.available(qs.name)
-
-    # --- MQSUB -----------------------------------------------------------------------------------
-    def subscribe(self, conn: Conn, sd: Any, hobj: int) -> tuple[Handle, int]:
-        """MQSUB: (the subscription's handle, the destination queue's handle: ``hobj`` or the
-        managed queue opened for input)."""
-        opts = sd.Options
-        self._pubsub_enabled()
-        if not sub_options_valid(opts):
-            raise MQIError(C.MQRC_OPTIONS_ERROR)
-        durable = bool(opts & C.MQSO_DURABLE)
-        name = sd.get_vs("SubName").decode("utf-8", "replace").strip()
-        if durable and not name:
-            raise MQIError(C.MQRC_SUB_NAME_ERROR)
-        existing = next((s for s in self.subscriptions.values() if name and s.name == name), None)
-        if existing is not None:
-            if not opts & (C.MQSO_RESUME | C.MQSO_ALTER):
-                raise MQIError(C.MQRC_SUB_ALREADY_EXISTS)
-            if any(h.sub is existing for c in self.conns.values() for h in c.handles.values()):
-                raise MQIError(C.MQRC_SUBSCRIPTION_IN_USE)
-            return self._resume(conn, existing, sd, hobj)
-        if not opts & C.MQSO_CREATE:
-            raise MQIError(C.MQRC_NO_SUBSCRIPTION)
-        topic = self.topic_string(text(sd.ObjectName), sd.get_vs("ObjectString").decode("utf-8", "replace"))
-        tree = self._tree()
-        admin = topics.admin_node(tree, topic)
-        self.authorize(conn, "TOPIC", admin.name, Z.MQZAO_SUBSCRIBE)     # type: ignore[attr-defined]
-        if topics.resolved(tree, topic, "SUB") == C.MQTA_SUB_INHIBITED:
-            raise MQIError(C.MQRC_SUB_INHIBITED)
-        if durable and topics.resolved(tree, topic, "DURSUB") == C.MQSUB_DURABLE_INHIBITED:
-            raise MQIError(C.MQRC_DURABILITY_NOT_ALLOWED)
-        selector = sd.get_vs("SelectionString").decode("utf-8", "replace").strip()
-        if selector:
-            try:
-                compiled(selector)
-            except SelectorError as e:
-                raise MQIError(e.reason, detail=str(e)) from None
-        if not pub_priority_ok(sd.PubPriority):
-            raise MQIError(C.MQRC_PRIORITY_ERROR)
-        if sd.SubExpiry <= 0 and sd.SubExpiry != C.MQEI_UNLIMITED:
-            raise MQIError(C.MQRC_EXPIRY_ERROR)
-        subid = os.urandom(24).hex()
-        correl = sd.SubCorrelId if opts & C.MQSO_SET_CORREL_ID else bytes.fromhex(subid)
-        qh, queue, qmgr = self._destination(conn, opts, hobj, topics.resolved(
-            tree, topic, "MDURMDL" if durable else "MNDURMDL"), subid, durable)
-        if opts & C.MQSO_SET_IDENTITY_CONTEXT and not opts & C.MQSO_MANAGED and qmgr == self.name:
-            # As MQOPEN with MQOO_SET_IDENTITY_CONTEXT of the provided queue would be.
-            self.authorize(conn, "QUEUE", queue, Z.MQZAO_SET_IDENTITY_CONTEXT)   # type: ignore[attr-defined]
-        sub = Subscription(subid, name, topic, bool(opts & C.MQSO_WILDCARD_CHAR), queue, qmgr,
-                           bool(opts & C.MQSO_MANAGED), durable, correl.hex(),
-                           sd.get_vs("SubUserData").decode("utf-8", "replace"), opts,
-                           conn.principal.user if conn.principal is not None else conn.user,
-                           0 if durable else conn.hconn, self.clock.now(), selector=selector,
-                           priority=sd.PubPriority)
-        sub.set_expiry(sd.SubExpiry, self.clock.now())
-        sub.set_identity(sd)
-        self.subscriptions[subid] = sub
-        self.subscriptions_changed()                                  # type: ignore[attr-defined]
-        if durable:
-            self._journal(conn, ("obj", SUB_NS, subid, json.dumps(sub.record())))
-        sd.SubCorrelId = correl
-        h = self._sub_handle(conn, sub, opts)
-        if not opts & (C.MQSO_NEW_PUBLICATIONS_ONLY | C.MQSO_PUBLICATIONS_ON_REQUEST):
-            self._send_retained(conn, sub)
-        return h, qh
-
-    def _destination(self, conn: Conn, opts: int, hobj: int, model: str, subid: str,
-                     durable: bool) -> tuple[int, str, str]:
-        if opts & C.MQSO_MANAGED:
-            prefix = "SYSTEM.MANAGED.DURABLE." if durable else "SYSTEM.MANAGED.NDURABLE."
-            od = OD(ObjectName=pad(model, 48), DynamicQName=pad(prefix + subid[:16].upper(), 48))
-            with qmgr_authority(conn):          # the queue manager makes its managed queue
-                qh = self.open(conn, od, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | C.MQOO_INQUIRE  # type: ignore[attr-defined]
-                               | _read_ahead(opts))
-            return qh.hobj, text(od.ObjectName), self.name
-        # A provided queue: any handle the application has to it names it (pymqi's own tests
-        # open it for input); publications go there with the queue manager's authority.
-        h = conn.handles.get(hobj)
-        if h is None or h.res is None:
-            raise MQIError(C.MQRC_HOBJ_ERROR)
-        return hobj, h.res.resolved_q, h.res.resolved_qm
-
-    def _sub_handle(self, conn: Conn, sub: Subscription, opts: int) -> Handle:
-        h = self._new_handle(conn, sub.name or sub.topic, None, opts, None, None)  # type: ignore[attr-defined]
-        h.sub = sub
-        return h                                                                   # type: ignore[no-any-return]
-
-    def _resume(self, conn: Conn, sub: Subscription, sd: Any, hobj: int) -> tuple[Handle, int]:
-        opts = sd.Options
-        user = conn.principal.user if conn.principal is not None else conn.user
-        other = bool(sub.user) and user != sub.user
-        if other and not sub.options & C.MQSO_ANY_USERID:
-            raise MQIError(C.MQRC_IDENTITY_MISMATCH)
-        admin = self._admin_object(sub.topic)
-        # sub creates, alters or resumes; resume only resumes what the user already owns.
-        have = self.authority_of(conn, "TOPIC", admin.name)                  # type: ignore[attr-defined]
-        if not have & Z.MQZAO_SUBSCRIBE and (other or opts & C.MQSO_ALTER or not have & Z.MQZAO_RESUME):
-            self.authorize(conn, "TOPIC", admin.name, Z.MQZAO_SUBSCRIBE)      # type: ignore[attr-defined]
-        dest = self._altered_destination(conn, sub, sd, hobj) if opts & C.MQSO_ALTER else None
-        changed = other
-        if other:
-            sub.set_owner(user)             # an MQSO_ANY_USERID subscription changes hands
-        if opts & C.MQSO_ALTER:
-            # Everything the MQSD says, once nothing in it is refused (checked above).
-            sub.user_data = sd.get_vs("SubUserData").decode("utf-8", "replace")
-            sub.priority = sd.PubPriority
-            sub.set_expiry(sd.SubExpiry, self.clock.now())
-            if opts & C.MQSO_SET_CORREL_ID:
-                sub.set_correl_id(sd.SubCorrelId)
-            # FIXED_USERID (the default) fixes the subscription to whoever alters it.
-            varuser = C.MQSO_ANY_USERID if opts & C.MQSO_ANY_USERID else C.MQSO_FIXED_USERID
-            kept = C.MQSO_ANY_USERID | C.MQSO_FIXED_USERID | C.MQSO_PUBLICATIONS_ON_REQUEST
-            sub.options = sub.options & ~kept | varuser | opts & C.MQSO_PUBLICATIONS_ON_REQUEST
-            sub.set_owner(user)
-            sub.set_identity(sd)
-            if dest is not None and dest != (sub.queue, sub.qmgr):
-                # Publications already delivered stay where they are (MQ leaves them to the
-                # application); the next ones go to the queue this handle names.
-                sub.queue, sub.qmgr = dest
-            self.subscriptions_changed()                                  # type: ignore[attr-defined]
-            changed = True
-        if changed and sub.durable:
-            self._journal(conn, ("obj", SUB_NS, sub.subid, json.dumps(sub.record())))
-        if sub.managed:
-            with qmgr_authority(conn):
-                qh = self.open(conn, OD(ObjectName=pad(sub.queue, 48)),                     # type: ignore[attr-defined]
-                               C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | C.MQOO_INQUIRE | _read_ahead(sd.Options)).hobj
-        elif hobj:
-            qh = hobj
-        else:
-            qh = self._open_destination(conn, sub, sd.Options)
-        # The MQSD comes back describing the subscription (MQ's outputs of MQSO_RESUME), so that
-        # an application can change what it wants in it and alter with it.
-        sd.SubCorrelId = bytes.fromhex(sub.correl_id)
-        sd.ObjectName = b""                 # the ObjectString alone names the whole topic
-        sd.set_vs("ObjectString", sub.topic)
-        sd.set_vs("SubUserData", sub.user_data)
-        sd.set_vs("SelectionString", sub.selector)
-        sd.PubPriority = sub.priority
-        sd.SubExpiry = sub.expiry
-        sub.resumed = self.clock.now()
-        return self._sub_handle(conn, sub, sd.Options), qh
-
-    def _altered_destination(self, conn: Conn, sub: Subscription, sd: Any, hobj: int) -> tuple[str, str] | None:
-        """MQSO_ALTER's checks, before anything changes: what MQ does not let an alteration change
-        (2510, 2509, 2524, 2533), the new priority and expiry (as at MQSO_CREATE), and the queue a
-        provided handle names (2019 if it names none). Returns that queue and its queue manager,
-        None when the subscription keeps its own (managed, or no handle given)."""
-        name, string = text(sd.ObjectName), sd.get_vs("ObjectString").decode("utf-8", "replace")
-        topic = self.topic_string(name, string) if name or string else ""
-        selector = sd.get_vs("SelectionString").decode("utf-8", "replace").strip()
-        reason = sub.alter_refusal(topic, sd.Options, selector)
-        if reason:
-            raise MQIError(reason)
-        if not pub_priority_ok(sd.PubPriority):
-            raise MQIError(C.MQRC_PRIORITY_ERROR)
-        if sd.SubExpiry <= 0 and sd.SubExpiry != C.MQEI_UNLIMITED:
-            raise MQIError(C.MQRC_EXPIRY_ERROR)
-        if sub.managed or not hobj:
-            return None
-        _qh, queue, qmgr = self._destination(conn, sd.Options, hobj, "", sub.subid, sub.durable)
-        if sd.Options & C.MQSO_SET_IDENTITY_CONTEXT and qmgr == self.name and queue != sub.queue:
-            self.authorize(conn, "QUEUE", queue, Z.MQZAO_SET_IDENTITY_CONTEXT)   # type: ignore[attr-defined]
-        return queue, qmgr
-
-    def _open_destination(self, conn: Conn, sub: Subscription, opts: int) -> int:
-        """A subscription to a queue of its own (DEFINE SUB DEST, or MQSUB with a handle) resumed
-        without a handle: the queue is opened for the application, for input and browse, as MQ
-        does; 2522 (MQRC_INVALID_DESTINATION) when it cannot be (on another queue manager, gone,
-        or not the application's to read)."""
-        if sub.qmgr and sub.qmgr != self.name:
-            raise MQIError(C.MQRC_INVALID_DESTINATION)
-        try:
-            return self.open(conn, OD(ObjectName=pad(sub.queue, 48)),                       # type: ignore[attr-defined, no-any-return]
-                             C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | _read_ahead(opts)).hobj
-        except MQIError as e:
-            raise MQIError(C.MQRC_INVALID_DESTINATION, detail=f"{sub.queue}: reason {e.reason}") from None
-
-    def _send_retained(self, conn: Conn, sub: Subscription) -> int:
-        sent = 0
-        for topic, (md_bytes, body, _persistent) in list(self.retained.items()):
-            if sub.matches(topic):
-                self._deliver(conn, sub, topic, MD.from_bytes(md_bytes), body, syncpoint=False, retained=True)
-                sent += 1
-        return sent
-
-    def request_publications(self, conn: Conn, hsub: int) -> int:
-        """MQSUBRQ(MQSR_ACTION_PUBLICATION): the retained publications now; 2437 if there are none."""
-        h = self.handle(conn, hsub)             # type: ignore[attr-defined]
-        if h.sub is None:
-            raise MQIError(C.MQRC_HSUB_ERROR)
-        sent = self._send_retained(conn, h.sub)
-        if not sent:
-            raise MQIError(C.MQRC_NO_RETAINED_MSG)
-        return sent
-
-    # --- ending subscriptions --------------------------------------------------------------------
-    def close_subscription(self, conn: Conn, h: Handle, options: int) -> None:
-        """MQCLOSE of a subscription handle: a non-durable subscription ends; a durable one ends
-        with MQCO_REMOVE_SUB (MQCO_KEEP_SUB, the default, keeps it)."""
-        sub = h.sub
-        assert sub is not None
-        del conn.handles[h.hobj]
-        if not sub.durable or options & C.MQCO_REMOVE_SUB:
-            self._end_subscription(conn, sub)
-
-    def _end_subscription(self, conn: Conn | None, sub: Subscription) -> None:
-        self.subscriptions.pop(sub.subid, None)
-        self.subscriptions_changed()                                  # type: ignore[attr-defined]
-        if sub.durable:
-            self._journal(conn, ("objdel", SUB_NS, sub.subid))
-        if sub.managed:
-            obj = self.queue(sub.queue)                  # type: ignore[attr-defined]
-            if obj is not None and not self.in_use(sub.queue):   # type: ignore[attr-defined]
-                self.remove_object(obj)                  # type: ignore[attr-defined]
-
-    def _expire_subscriptions(self, conn: Conn | None) -> None:
-        """Subscriptions past their SubExpiry end (a durable one with its managed queue)."""
-        now = self.clock.now()
-        state = self._pubsub()
-        memo = state["expiry"]
-        if memo[0] != state["gen"]:
-            soonest = min((s.expires_at for s in self.subscriptions.values() if s.expires_at is not None), default=None)
-            memo = state["expiry"] = (state["gen"], soonest)
-        if memo[1] is None or now < memo[1]:
-            return                                  # none due yet (kept until a subscription is made or ends)
-        for sub in [s for s in self.subscriptions.values() if s.expires_at is not None and s.expires_at <= now]:
-            if not any(h.sub is sub for c in self.conns.values() for h in c.handles.values()):
-                self._end_subscription(conn, sub)
-
-    def end_connection_subscriptions(self, conn: Conn) -> None:
-        """MQDISC (or a broken connection): its non-durable subscriptions end."""
-        for sub in [s for s in self.subscriptions.values() if s.owner == conn.hconn and not s.durable]:
-            for hobj, h in list(conn.handles.items()):
-                if h.sub is sub:
-                    del conn.handles[hobj]
-            self._end_subscription(conn, sub)

@@ -40,6 +40,7 @@ from mqlite.engine.route import ClusterRouteMixin
 from mqlite.engine.segments import SegmentMixin
 from mqlite.engine.shared import SharedPort
 from mqlite.engine.stream import StreamMixin
+from mqlite.engine.subscribe import SubscribeMixin
 from mqlite.engine.uow import UnitOfWorkMixin
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import QMGR, QUEUE, MQObject
@@ -50,7 +51,7 @@ __all__ = ["QueueManager"]
 
 class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, GetMixin,
                    BatchMixin, UnitOfWorkMixin, StreamMixin, InquireMixin, ReportMixin, SegmentMixin,
-                   AuthorityMixin, PubClusterMixin, PubHierarchyMixin, PubAdminMixin, PubSubMixin):
+                   AuthorityMixin, PubClusterMixin, PubHierarchyMixin, PubAdminMixin, SubscribeMixin, PubSubMixin):
     """One queue manager's state and MQI behaviour."""
 
     def __init__(self, name: str, store: Journal, clock: Clock | None = None, pager: Pager | None = None,
