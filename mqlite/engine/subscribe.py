@@ -31,6 +31,14 @@ def _read_ahead(options: int) -> int:
     return C.MQOO_NO_READ_AHEAD if options & C.MQSO_NO_READ_AHEAD else 0
 
 
+def check_values(sd: Any) -> None:
+    """An MQSD's PubPriority (2050) and SubExpiry (2013), as MQSO_CREATE and MQSO_ALTER check them."""
+    if not pub_priority_ok(sd.PubPriority):
+        raise MQIError(C.MQRC_PRIORITY_ERROR)
+    if sd.SubExpiry <= 0 and sd.SubExpiry != C.MQEI_UNLIMITED:
+        raise MQIError(C.MQRC_EXPIRY_ERROR)
+
+
 class SubscribeMixin:
     name: str
     clock: Any
@@ -81,17 +89,13 @@ class SubscribeMixin:
                 compiled(selector)
             except SelectorError as e:
                 raise MQIError(e.reason, detail=str(e)) from None
-        if not pub_priority_ok(sd.PubPriority):
-            raise MQIError(C.MQRC_PRIORITY_ERROR)
-        if sd.SubExpiry <= 0 and sd.SubExpiry != C.MQEI_UNLIMITED:
-            raise MQIError(C.MQRC_EXPIRY_ERROR)
+        check_values(sd)
         subid = os.urandom(24).hex()
         correl = sd.SubCorrelId if opts & C.MQSO_SET_CORREL_ID else bytes.fromhex(subid)
         qh, queue, qmgr = self._destination(conn, opts, hobj, topics.resolved(
             tree, topic, "MDURMDL" if durable else "MNDURMDL"), subid, durable)
-        if opts & C.MQSO_SET_IDENTITY_CONTEXT and not opts & C.MQSO_MANAGED and qmgr == self.name:
-            # As MQOPEN with MQOO_SET_IDENTITY_CONTEXT of the provided queue would be.
-            self.authorize(conn, "QUEUE", queue, Z.MQZAO_SET_IDENTITY_CONTEXT)   # type: ignore[attr-defined]
+        if not opts & C.MQSO_MANAGED:
+            self._may_set_identity(conn, opts, queue, qmgr)
         sub = Subscription(subid, name, topic, bool(opts & C.MQSO_WILDCARD_CHAR), queue, qmgr,
                            bool(opts & C.MQSO_MANAGED), durable, correl.hex(),
                            sd.get_vs("SubUserData").decode("utf-8", "replace"), opts,
@@ -119,12 +123,23 @@ class SubscribeMixin:
                 qh = self.open(conn, od, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | C.MQOO_INQUIRE  # type: ignore[attr-defined]
                                | _read_ahead(opts))
             return qh.hobj, text(od.ObjectName), self.name
-        # A provided queue: any handle the application has to it names it (pymqi's own tests
-        # open it for input); publications go there with the queue manager's authority.
+        return (hobj, *self._provided_queue(conn, hobj))
+
+    @staticmethod
+    def _provided_queue(conn: Conn, hobj: int) -> tuple[str, str]:
+        """The queue (and its queue manager) a provided handle names: any handle the application
+        has to it (pymqi's own tests open it for input); publications go there with the queue
+        manager's authority. 2019 when the handle names no queue."""
         h = conn.handles.get(hobj)
         if h is None or h.res is None:
             raise MQIError(C.MQRC_HOBJ_ERROR)
-        return hobj, h.res.resolved_q, h.res.resolved_qm
+        return h.res.resolved_q, h.res.resolved_qm
+
+    def _may_set_identity(self, conn: Conn, opts: int, queue: str, qmgr: str) -> None:
+        """MQSO_SET_IDENTITY_CONTEXT on a provided queue here needs what MQOPEN with
+        MQOO_SET_IDENTITY_CONTEXT of that queue would (2035 without ``setid``)."""
+        if opts & C.MQSO_SET_IDENTITY_CONTEXT and qmgr == self.name:
+            self.authorize(conn, "QUEUE", queue, Z.MQZAO_SET_IDENTITY_CONTEXT)   # type: ignore[attr-defined]
 
     def _sub_handle(self, conn: Conn, sub: Subscription, opts: int) -> Handle:
         h = self._new_handle(conn, sub.name or sub.topic, None, opts, None, None)  # type: ignore[attr-defined]
@@ -189,25 +204,22 @@ class SubscribeMixin:
 
     def _altered_destination(self, conn: Conn, sub: Subscription, sd: Any, hobj: int) -> tuple[str, str] | None:
         """MQSO_ALTER's checks, before anything changes: what MQ does not let an alteration change
-        (2510, 2509, 2524, 2533), the new priority and expiry (as at MQSO_CREATE), and the queue a
-        provided handle names (2019 if it names none). Returns that queue and its queue manager,
-        None when the subscription keeps its own (managed, or no handle given)."""
+        (2510, 2509, 2524, 2533), the new priority and expiry (as at MQSO_CREATE), the queue a
+        provided handle names (2019 if it names none) and ``setid`` on the destination for
+        MQSO_SET_IDENTITY_CONTEXT. Returns the handle's queue and its queue manager, None when the
+        subscription keeps its own (managed, or no handle given)."""
         name, string = text(sd.ObjectName), sd.get_vs("ObjectString").decode("utf-8", "replace")
         topic = self.topic_string(name, string) if name or string else ""
         selector = sd.get_vs("SelectionString").decode("utf-8", "replace").strip()
         reason = sub.alter_refusal(topic, sd.Options, selector)
         if reason:
             raise MQIError(reason)
-        if not pub_priority_ok(sd.PubPriority):
-            raise MQIError(C.MQRC_PRIORITY_ERROR)
-        if sd.SubExpiry <= 0 and sd.SubExpiry != C.MQEI_UNLIMITED:
-            raise MQIError(C.MQRC_EXPIRY_ERROR)
-        if sub.managed or not hobj:
+        check_values(sd)
+        if sub.managed:
             return None
-        _qh, queue, qmgr = self._destination(conn, sd.Options, hobj, "", sub.subid, sub.durable)
-        if sd.Options & C.MQSO_SET_IDENTITY_CONTEXT and qmgr == self.name and queue != sub.queue:
-            self.authorize(conn, "QUEUE", queue, Z.MQZAO_SET_IDENTITY_CONTEXT)   # type: ignore[attr-defined]
-        return queue, qmgr
+        dest = self._provided_queue(conn, hobj) if hobj else None
+        self._may_set_identity(conn, sd.Options, *(dest or (sub.queue, sub.qmgr)))
+        return dest
 
     def _open_destination(self, conn: Conn, sub: Subscription, opts: int) -> int:
         """A subscription to a queue of its own (DEFINE SUB DEST, or MQSUB with a handle) resumed

@@ -161,6 +161,21 @@ def test_topic_authority_under_the_developer_configuration(secured):
     other = pymqi.Topic(qm, topic_string="other/news")
     assert _reason(lambda: other.open(open_opts=CMQC.MQOO_OUTPUT)) == CMQC.MQRC_NOT_AUTHORIZED
     assert _reason(lambda: _subscribe(qm, "other/#")) == CMQC.MQRC_NOT_AUTHORIZED
+    # A provided queue with MQSO_SET_IDENTITY_CONTEXT needs setid on it, at MQSUB and at MQSO_ALTER.
+    q2 = pymqi.Queue(qm, "DEV.QUEUE.2", CMQC.MQOO_INPUT_AS_Q_DEF)
+    setid = CMQC.MQSO_SET_IDENTITY_CONTEXT
+
+    def provided(options: int) -> pymqi.Subscription:
+        sd = pymqi.SD(Options=options)
+        sd.set_vs("ObjectString", "dev/")
+        sd.set_vs("SubName", "APP.PROVIDED")
+        return pymqi.Subscription(qm).sub(sub_desc=sd, sub_queue=q2)
+
+    assert _reason(lambda: provided(CMQC.MQSO_CREATE | CMQC.MQSO_DURABLE | setid)) == CMQC.MQRC_NOT_AUTHORIZED
+    provided(CMQC.MQSO_CREATE | CMQC.MQSO_DURABLE).close(sub_close_options=CMQC.MQCO_KEEP_SUB)
+    assert _reason(lambda: provided(CMQC.MQSO_ALTER | CMQC.MQSO_DURABLE | setid)) == CMQC.MQRC_NOT_AUTHORIZED
+    provided(CMQC.MQSO_ALTER | CMQC.MQSO_DURABLE).close(sub_close_options=CMQC.MQCO_REMOVE_SUB)
+    q2.close()
     assert "insufficient authority to access object SYSTEM.BASE.TOPIC (topic)" in _log(secured)
     sub.close(sub_close_options=CMQC.MQCO_KEEP_SUB)
     # resume without sub resumes what app owns, but does not alter it; without either, 2035.
