@@ -170,8 +170,8 @@ class SubscribeMixin:
                 sub.set_correl_id(sd.SubCorrelId)
             # FIXED_USERID (the default) fixes the subscription to whoever alters it.
             varuser = C.MQSO_ANY_USERID if opts & C.MQSO_ANY_USERID else C.MQSO_FIXED_USERID
-            kept = C.MQSO_ANY_USERID | C.MQSO_FIXED_USERID | C.MQSO_PUBLICATIONS_ON_REQUEST
-            sub.options = sub.options & ~kept | varuser | opts & C.MQSO_PUBLICATIONS_ON_REQUEST
+            altered = C.MQSO_ANY_USERID | C.MQSO_FIXED_USERID | C.MQSO_PUBLICATIONS_ON_REQUEST
+            sub.options = sub.options & ~altered | varuser | opts & C.MQSO_PUBLICATIONS_ON_REQUEST
             sub.set_owner(user)
             sub.set_identity(sd)
             if dest is not None and dest != (sub.queue, sub.qmgr):
