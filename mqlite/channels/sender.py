@@ -350,7 +350,7 @@ class SenderMCA(threading.Thread):
         while not self.stop_event.is_set():
             # Fast messages get no confirmation: take none for a connection the partner has
             # already closed (a stopped receiver, say); the channel retries instead.
-            if _peer_closed(sock):
+            if P.peer_closed(sock):
                 raise ConnectionError("the partner closed the connection")
             frames: list[bytes] = []
             keys: list[int] = []
@@ -528,15 +528,3 @@ class SenderMCA(threading.Thread):
         st.curseqno = st.lstseqno = last
         st.lstluwid = luwid
         st.last_msg = time.time()
-
-
-def _peer_closed(sock: socket.socket) -> bool:
-    """Whether the partner has closed the connection (an end of stream is waiting to be read)."""
-    if isinstance(sock, ssl.SSLSocket):
-        return False        # no peeking through TLS: a closed partner shows at the next read
-    try:
-        return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
-    except (BlockingIOError, InterruptedError):
-        return False
-    except OSError:
-        return True

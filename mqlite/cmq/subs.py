@@ -25,7 +25,7 @@ class SD(MQStruct):
         *_charv("SubName"),
         *_charv("SubUserData"),
         ("SubCorrelId", b"", "24s"),
-        ("PubPriority", CMQC.MQPRI_PRIORITY_AS_PUBLISHED, "i"),
+        ("PubPriority", CMQC.MQPRI_PRIORITY_AS_Q_DEF, "i"),      # pymqi and ibmmq: as the queue's default
         ("PubAccountingToken", b"", "32s"),
         ("PubApplIdentityData", b"", "32s"),
         *_charv("SelectionString"),

@@ -293,7 +293,7 @@ class PubSubMixin:
             self.log(f"MQL8020W: A publication on {topic} could not be delivered to subscription "   # type: ignore[attr-defined]
                      f"'{sub.name or sub.subid}' (queue {sub.queue}): reason {e.reason}.")
 
-    def _copy_destination(self, conn: Conn, sub: Subscription) -> tuple[Any, Any, Any, int] | None:
+    def _copy_destination(self, conn: Conn, sub: Subscription) -> tuple[Any, Any, Any, int, int] | None:
         """Where the subscription's copies go when that is a local queue of this queue manager: (its
         resolution, its state, its definition, and the longest message the definitions on the path
         take, -1 when one of them inhibits puts). Kept by destination name while no definition
@@ -312,7 +312,9 @@ class PubSubMixin:
         if qs is not None and not qs.shared:
             target = self.queue(res.queue)                                                          # type: ignore[attr-defined]
             inhibited = any(d is not None and d["PUT"] == C.MQQA_PUT_INHIBITED for d in map(self.queue, res.path))  # type: ignore[attr-defined]
-            dest = (res, qs, target, -1 if inhibited else min(self.qmgr["MAXMSGL"], target["MAXMSGL"]))
+            first = self.queue(res.path[0]) if res.path else target                                 # type: ignore[attr-defined]
+            dest = (res, qs, target, -1 if inhibited else min(self.qmgr["MAXMSGL"], target["MAXMSGL"]),
+                    first["DEFPRTY"])
         if len(dests) > 100_000:
             dests.clear()
         dests[key] = (gen, dest)
@@ -337,14 +339,14 @@ class PubSubMixin:
                           PMO(Options=C.MQPMO_SET_ALL_CONTEXT | (C.MQPMO_SYNCPOINT if syncpoint
                                                                  else C.MQPMO_NO_SYNCPOINT)), data)
             return
-        res, qs, target, limit = dest
+        res, qs, target, limit, defprty = dest
         # MQPUT's checks (_check_put decides every refusal): skipped only when the definitions kept
         # with the destination and the queue's depth show that none of them can refuse this copy.
         if limit < 0 or len(data) > limit or qs.depth >= target["MAXDEPTH"] \
                 or (syncpoint and len(conn.uow) >= self.qmgr["MAXUMSGS"]):                           # type: ignore[attr-defined]
             target = self._check_put(conn, res, qs, len(data), 0, syncpoint)                        # type: ignore[attr-defined]
         if priority == C.MQPRI_PRIORITY_AS_Q_DEF:
-            priority = target["DEFPRTY"]
+            priority = defprty          # the first definition's on the way (an alias's), as MQPUT takes it
         # A temporary dynamic queue holds no persistent message.
         persistent = md.Persistence == C.MQPER_PERSISTENT and target["DEFTYPE"] != C.MQQDT_TEMPORARY_DYNAMIC
         if persistent:

@@ -17,8 +17,9 @@ from typing import Any
 
 from mqlite.cmq.structs import GMO, MD, OD, PMO
 
-PROTOCOL_VERSION = 3          # 2: OPEN carries the SelectionString, GET replies the handle's properties;
-                              # 3: the SUB reply gives back SubUserData and SelectionString too
+PROTOCOL_VERSION = 4          # 2: OPEN carries the SelectionString, GET replies the handle's properties;
+                              # 3: the SUB reply gives back SubUserData and SelectionString too;
+                              # 4: PUT1 carries the MQOD's ObjectString (MQPUT1 to a topic string)
 MAX_FRAME = 110 * 1024 * 1024          # a 100 MB message plus headers
 HEADER = struct.Struct(">IB")
 
@@ -117,6 +118,17 @@ def starts_tls(sock: socket.socket, timeout: float) -> bool:
     if not readable(sock, timeout):
         return False
     return sock.recv(1, socket.MSG_PEEK) == b"\x16"
+
+
+def peer_closed(sock: socket.socket) -> bool:
+    """Whether the partner has closed its end (or the connection is broken), without reading
+    anything: poll for the hang-up, so that a TLS socket, which cannot peek, is asked too."""
+    p = select.poll()
+    p.register(sock, select.POLLRDHUP | select.POLLHUP | select.POLLERR)
+    try:
+        return bool(p.poll(0))
+    except (OSError, ValueError):
+        return True
 
 
 def readable(sock: socket.socket, timeout: float) -> bool:

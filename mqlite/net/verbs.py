@@ -233,19 +233,26 @@ class Put:
 
 
 class Put1:
-    """MQPUT1: MQOD, MQPMO, MQMD, data; the reply gives all three structures back."""
+    """MQPUT1: MQOD, MQPMO, MQMD, the MQOD's ObjectString (a length and UTF-8: a topic named by
+    its string), data; the reply gives all three structures back."""
     BASE = OD_LEN + PMO_LEN + MD_LEN
 
     @staticmethod
     def request(od: OD, pmo: PMO, md: MD, body: bytes) -> bytes:
-        return od.pack() + pmo.pack() + md.pack() + body
+        return od.pack() + pmo.pack() + md.pack() + _strings((od.get_vs("ObjectString"),)) + body
 
     @staticmethod
     def parse_request(p: bytes) -> tuple[OD, PMO, MD, bytes]:
-        if len(p) < Put1.BASE:
+        if len(p) < Put1.BASE + 4:
             raise ProtocolError("PUT1 payload length")
-        return (OD.from_bytes(p[:OD_LEN]), PMO.from_bytes(p[OD_LEN:OD_LEN + PMO_LEN]),
-                MD.from_bytes(p[OD_LEN + PMO_LEN:Put1.BASE]), p[Put1.BASE:])
+        od = OD.from_bytes(p[:OD_LEN])
+        (n,) = I1.unpack_from(p, Put1.BASE)
+        if n < 0 or len(p) < Put1.BASE + 4 + n:
+            raise ProtocolError("PUT1 payload length")
+        if n:
+            od.set_vs("ObjectString", p[Put1.BASE + 4:Put1.BASE + 4 + n])
+        return (od, PMO.from_bytes(p[OD_LEN:OD_LEN + PMO_LEN]),
+                MD.from_bytes(p[OD_LEN + PMO_LEN:Put1.BASE]), p[Put1.BASE + 4 + n:])
 
     @staticmethod
     def reply(comp: int, reason: int, od: OD, md: MD, pmo: PMO) -> bytes:

@@ -503,8 +503,10 @@ class Session:
         """Send a reply once what the call journalled is durable. A small one is handed to the
         journal writer, which sends it right after the fsync that covers it, and this thread goes
         back to reading requests: the connections that wait on one fsync share it and nobody waits
-        for a turn at writing. A large one (or ``wait``) is sent from here after waiting. Replies
-        leave in the order of their calls."""
+        for a turn at writing. A large one (or ``wait``) is sent from here after waiting, and so is
+        every reply on a TLS connection: an SSL socket has no non-blocking send for the writer, and
+        its record layer must not be written from two threads. Replies leave in the order of their
+        calls."""
         due, self.due = self.due, 0
         store = self.server.store
         data = P.frame(ftype | P.REPLY, reply)
@@ -514,7 +516,7 @@ class Session:
                 return
             if self.outbox:
                 due = max(due, self.outbox[-1][0])
-            if not wait and len(data) <= DEFER_MAX:
+            if not wait and not self.tls and len(data) <= DEFER_MAX:
                 self.outbox.append((due, data))
                 deferred = True
             else:

@@ -5,7 +5,6 @@ then durable) and encoding the reply. ``DISPATCH`` maps frame types to them; ``s
 from __future__ import annotations
 
 import os
-import socket
 import time
 from typing import Any
 
@@ -223,18 +222,7 @@ def _xa(s: Any, p: bytes) -> bytes:
 def _peer_gone(s: Any) -> bool:
     if s.reader is not None and s.reader.buffered():
         return False
-    sock = s.sock
-    try:
-        sock.setblocking(False)
-        try:
-            data = sock.recv(1, socket.MSG_PEEK)
-        finally:
-            sock.setblocking(True)
-        return data == b""
-    except BlockingIOError:
-        return False
-    except OSError:
-        return True
+    return P.peer_closed(s.sock)
 
 
 def _inq(s: Any, p: bytes) -> bytes:

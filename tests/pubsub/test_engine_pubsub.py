@@ -14,7 +14,8 @@ from mqlite.props import rfh2
 
 def sub(eng, topic: str = "", name: str = "", options: int = C.MQSO_CREATE | C.MQSO_MANAGED, obj: str = "",
         hobj: int = 0, user_data: str = ""):
-    sd = SD(Options=options, ObjectName=obj.encode())
+    # PubPriority as published (MQ's C default; pymqi's and ibmmq's SD default to the queue's DEFPRTY).
+    sd = SD(Options=options, ObjectName=obj.encode(), PubPriority=C.MQPRI_PRIORITY_AS_PUBLISHED)
     if topic:
         sd.set_vs("ObjectString", topic)
     if name:

@@ -121,6 +121,23 @@ def test_put_and_get_over_tls_with_mq_cipherspec_names(tlsqm):
     assert "SSLCIPH(ECDHE_ECDSA_AES_128_GCM_SHA256)" in out and "SSLCAUTH(OPTIONAL)" in out
 
 
+def test_waiting_get_and_persistent_put_over_tls(tlsqm):
+    """A persistent MQPUT outside syncpoint is answered after its fsync, and an MQGET that waits
+    checks whether the client is still there: neither may use a plain socket's flags on an SSL
+    socket (they broke the connection with 2009 and logged MQL9999E)."""
+    qm, pki = tlsqm
+    c = _connect(qm, "ANY.SVRCONN", "ANY_TLS12_OR_HIGHER", pki.repo("trust", None))
+    q = pymqi.Queue(c, "TLS.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_SHARED)
+    gmo = pymqi.GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_NO_SYNCPOINT, WaitInterval=1200)
+    assert _reason(lambda: q.get(None, pymqi.MD(), gmo)) == CMQC.MQRC_NO_MSG_AVAILABLE
+    for n in range(20):
+        q.put(b"persistent %d" % n, pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))
+    assert [q.get() for _ in range(20)] == [b"persistent %d" % n for n in range(20)]
+    q.close()
+    c.disconnect()
+    assert "MQL9999E" not in _log(qm)
+
+
 def test_each_mismatch_gets_mqs_answer(tlsqm):
     qm, pki = tlsqm
     trust = pki.repo("trust2", None)
@@ -246,3 +263,4 @@ def test_pymqi_tls_test_as_it_is_written(tmp_path):
         c.connectWithOptions("MQTEST", cd, sco, opts=CMQC.MQCNO_HANDLE_SHARE_NO_BLOCK, user="app", password="Secret13")
         assert c.is_connected
         c.disconnect()
+
