@@ -309,6 +309,8 @@ class ChannelManager:
         """A channel connection arrived on a listener: check it, answer, and serve it."""
         srv = self.srv
         qm = srv.qm
+        P.checked(req, "channel HELLO", from_qmgr="str", sslciph="str", seq="int", batchsz="int", ping="bool",
+                  reset="bool")
         name = str(req.get("channel") or "")
         if "+QMNAME+" in name:
             # A manual CLUSSDR named TO.+QMNAME+: the name it reaches is the one with ours in it.
@@ -353,7 +355,7 @@ class ChannelManager:
                                f"{partner} may not use it until RESET CHANNEL.")
         mine_seq = int(rec.get("seq", 0))
         window = list(rec.get("window", []))
-        their_seq = int(req.get("seq", 0))
+        their_seq = req.get("seq") or 0
         if req.get("reset"):
             mine_seq, window = their_seq, []
         elif their_seq != mine_seq and not (window and window[0]["first"] - 1 <= their_seq < mine_seq
@@ -378,8 +380,8 @@ class ChannelManager:
             P.send_frame(session.sock, P.HELLO_OK, P.encode_json({
                 "qmgr": qm.name, "proto": P.PROTOCOL_VERSION, "seq": mine_seq, "channel": name,
                 "committed": [k for w in window for k in w["keys"]],
-                "batchsz": min(int(req.get("batchsz", 50)), chl["BATCHSZ"]),
-                "maxmsgl": min(int(req.get("maxmsgl", 4194304)), chl["MAXMSGL"] or 104857600)}))
+                "batchsz": min(req.get("batchsz") or 50, chl["BATCHSZ"]),
+                "maxmsgl": min(req.get("maxmsgl") or 4194304, chl["MAXMSGL"] or 104857600)}))
             Receiver(self.srv, session.sock, session.reader or P.FrameReader(session.sock), name, partner,
                      status, key).serve()
         finally:

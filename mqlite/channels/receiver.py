@@ -74,7 +74,8 @@ class Receiver:
                     else:
                         batch.append((seq, md, body))
                 elif ftype == P.CH_END:
-                    info = P.decode_json(payload)
+                    info = P.checked(P.decode_json(payload), "batch end", keys="ints", durable="strs",
+                                     last="int", first="int", luwid="str")
                     reply = self._end_batch(batch, info)
                     batch = []
                     P.send_frame(self.sock, P.CH_END | P.REPLY, P.encode_json(reply))
@@ -109,11 +110,11 @@ class Receiver:
     def _end_batch(self, batch: list[tuple[int, bytes, bytes]], info: dict[str, Any]) -> dict[str, Any]:
         srv, qm, conn = self.srv, self.qm, self.conn
         assert conn is not None
-        keys = list(info.get("keys", []))
+        keys = list(info.get("keys") or [])
         if len(keys) != len(batch):
             raise P.ProtocolError(f"batch of {len(batch)} messages with {len(keys)} keys")
         rec = dict(qm.chsync.get(self.key, {}))
-        durable = set(info.get("durable", []))
+        durable = set(info.get("durable") or [])
         window = [w for w in rec.get("window", []) if w["luwid"] not in durable]
         already = {k for w in window for k in w["keys"]}
         try:
@@ -127,8 +128,8 @@ class Receiver:
                           f"{e.text} The batch was backed out; the messages stay on the sending queue manager's "
                           "transmission queue and the sender stops.")
             return {"ok": False, "reason": e.reason, "text": e.text}
-        last, luwid = int(info.get("last", 0)), str(info.get("luwid", ""))
-        window.append({"luwid": luwid, "first": int(info.get("first", last)), "last": last, "keys": keys})
+        last, luwid = info.get("last") or 0, info.get("luwid") or ""
+        window.append({"luwid": luwid, "first": info.get("first", last) or last, "last": last, "keys": keys})
         rec.update(seq=last, luwid=luwid, partner=self.partner, window=window)
         with srv.lock:
             qm.commit(conn, extra=[("chsync", self.key, json.dumps(rec))])

@@ -116,7 +116,12 @@ def connect_channel(qmgr: str, chl: MQObject, ping: bool = False, extra: dict[st
     except (OSError, ConnectionError, P.ProtocolError) as e:
         sock.close()
         raise ConnectionError(f"handshake failed: {e}") from None
-    info = P.decode_json(payload)
+    try:
+        info = P.checked(P.decode_json(payload), "channel handshake answer", msgid="str", text="str", qmgr="str",
+                         seq="int", committed="ints", batchsz="int", maxmsgl="int")
+    except P.ProtocolError:
+        sock.close()
+        raise
     if ftype == P.ERROR:
         sock.close()
         raise ChannelError(info.get("msgid", "AMQ9999E"), info.get("text", f"refused, reason {info.get('reason')}"))
@@ -291,20 +296,20 @@ class SenderMCA(threading.Thread):
                                                               or "+QMNAME+" in self.name_})
         self.sock = sock
         try:
-            st.rqmname = info.get("qmgr", "")
-            committed = set(info.get("committed", []))
+            st.rqmname = info.get("qmgr") or ""
+            committed = set(info.get("committed") or [])
             with srv.lock:
                 if self.outstanding:
                     # The batch whose confirmation never came: the receiver's window says its fate.
                     done = set(self.outstanding) <= committed
-                    self._settle(conn, done, int(info.get("seq", 0)))
+                    self._settle(conn, done, info.get("seq") or 0)
                     self.outstanding = []
                 elif conn.uow:
                     qm.backout(conn)
                 # After a crash, commits not yet forced are lost: those messages are back on the
                 # transmission queue although the receiver has them. Remove them now.
                 removed = qm.remove_messages(self.xmitq, sorted(committed))
-                new = dict(qm.chsync.get(self.name_, {}), seq=int(info.get("seq", 0)))
+                new = dict(qm.chsync.get(self.name_, {}), seq=info.get("seq") or 0)
                 new.pop("reset", None)
                 qm.set_chsync(conn, self.name_, new)
                 ticket = conn.ticket
@@ -314,10 +319,10 @@ class SenderMCA(threading.Thread):
                 srv.log.write("AMQ9510I", f"Channel '{self.name_}' resynchronized with queue manager "
                               f"{st.rqmname}.", f"{removed} message(s) the partner had already committed were "
                               "removed from the transmission queue.")
-            batchsz = max(1, int(info.get("batchsz", chl["BATCHSZ"])))
-            self.maxmsgl = int(info.get("maxmsgl", chl["MAXMSGL"])) or chl["MAXMSGL"]
+            batchsz = max(1, info.get("batchsz") or chl["BATCHSZ"])
+            self.maxmsgl = info.get("maxmsgl") or chl["MAXMSGL"]
             st.set("RUNNING", "MQGET")
-            st.curseqno = st.lstseqno = int(info.get("seq", 0))
+            st.curseqno = st.lstseqno = info.get("seq") or 0
             return self._send_batches(sock, reader, batchsz)
         finally:
             self.sock = None
@@ -513,7 +518,7 @@ class SenderMCA(threading.Thread):
         sock.settimeout(None)
         if ftype != P.CH_END | P.REPLY:
             raise P.ProtocolError(f"unexpected frame {ftype:#x} instead of a batch confirmation")
-        reply = P.decode_json(payload)
+        reply = P.checked(P.decode_json(payload), "batch confirmation", reason="int", text="str")
         with srv.lock:
             self._settle(conn, bool(reply.get("ok")), last)
             ticket = conn.ticket

@@ -112,6 +112,12 @@ class DefinitionsMixin:
         self.log(f"AMQ7472W: Object {queue}, type queue damaged: stored message {seq} does not match its "
                  "checksum; it was moved aside to the damaged table of qmgr.db and is not served.")
 
+    def _unreadable(self, queue: str, why: str) -> None:
+        """The store's pages holding a queue's messages could not be read (SQLite found damage)."""
+        self.log(f"AMQ7472W: Object {queue}, type queue damaged: its stored messages cannot be read ({why}). "
+                 "Applications get MQRC_OBJECT_DAMAGED (2101) for what is stored of it; the queue manager "
+                 "goes on serving the other objects. Restore qmgr.db from a backup, or empty the queue.")
+
     def _recover_prepared(self) -> None:
         """Prepared units of work come back as they were: their puts counted in the depth but not
         visible, the messages they got held out of the queues."""

@@ -66,6 +66,7 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, Get
         self.buffers = buffers
         if pager is not None:
             pager.on_damaged = self._damaged
+            pager.on_unreadable = self._unreadable
         self.clock = clock or Clock()
         self.ids = IdGenerator(name, self.clock)
         self.objects: dict[str, dict[str, MQObject]] = {QUEUE: {}, "CHANNEL": {}, "NAMELIST": {}, "LISTENER": {},

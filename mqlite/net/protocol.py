@@ -288,6 +288,27 @@ def send_frame(sock: socket.socket, ftype: int, payload: bytes = b"") -> None:
         sock.sendall(payload)
 
 
+_KINDS: dict[str, Any] = {
+    "str": lambda v: isinstance(v, str),
+    "int": lambda v: isinstance(v, int) and not isinstance(v, bool) and -(1 << 63) <= v < (1 << 63),
+    "bool": lambda v: isinstance(v, (bool, int)),
+    "strs": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+    "ints": lambda v: isinstance(v, list) and all(_KINDS["int"](x) for x in v),
+}
+
+
+def checked(obj: Any, what: str, **kinds: str) -> dict[str, Any]:
+    """A JSON object from a peer, with each named field absent, null or of its kind ('str', 'int',
+    'bool', 'strs' and 'ints': lists of them); anything else is a protocol error, never a traceback."""
+    if not isinstance(obj, dict):
+        raise ProtocolError(f"{what} is not an object: {obj!r:.100}")
+    for key, kind in kinds.items():
+        v = obj.get(key)
+        if v is not None and not _KINDS[kind](v):
+            raise ProtocolError(f"{what} field {key} is not of type {kind}: {v!r:.100}")
+    return obj
+
+
 def encode_json(obj: Any) -> bytes:
     return json.dumps(obj, separators=(",", ":")).encode()
 

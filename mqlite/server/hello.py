@@ -22,12 +22,8 @@ def greet(s: Any, req: Any) -> bool:
     srv = s.server
     if not isinstance(req, dict) or req.get("proto") != P.PROTOCOL_VERSION:
         raise P.ProtocolError(f"unsupported protocol version in HELLO: {req!r:.200}")
-    for key in ("qmgr", "channel", "appl", "user", "kind"):
-        if not isinstance(req.get(key) or "", str):
-            raise P.ProtocolError(f"HELLO field {key} is not a string")
-    for key in ("appl_type", "maxmsgl", "hbint"):
-        if not isinstance(req.get(key) or 0, int) or isinstance(req.get(key), bool):
-            raise P.ProtocolError(f"HELLO field {key} is not an integer")
+    P.checked(req, "HELLO", qmgr="str", channel="str", appl="str", user="str", kind="str", appl_type="int",
+              maxmsgl="int", hbint="int")
     if req.get("kind") == "channel":
         if s.kind != "tcp":
             return refuse(s, C.MQRC_NOT_AUTHORIZED, "a message channel over local bindings")

@@ -10,7 +10,11 @@ here before SQLite opens the database (opening rebuilds them):
 - the WAL index (``qmgr.db-shm``), left behind by a queue manager that did not end cleanly,
   records how many frames were valid (``mxFrame``); fewer valid frames now means frames were lost.
 
-``quick_check`` runs SQLite's own page-level check (after an unclean end, where damage is likely).
+``quick_check`` runs SQLite's own page-level check: after an unclean end, where damage is likely,
+damage refuses the start; after a clean end it runs when the database is small enough for its cost
+not to show (``QUICK_CHECK_ALWAYS``: 0.45 s warm and 10.7 s cold for 835 MB here) and damage is
+reported (AMQ7472W) without refusing: what SQLite cannot read is answered MQRC_OBJECT_DAMAGED for
+the object it holds (the pager), and the queue manager serves the rest.
 Frame layout, salts and checksums are SQLite's documented WAL format.
 """
 from __future__ import annotations
@@ -24,6 +28,9 @@ import time
 from typing import Callable, NoReturn
 
 from mqlite.store.sqlite import Store
+
+
+QUICK_CHECK_ALWAYS = 256 << 20       # qmgr.db up to this size is checked at every start
 
 
 class StoreDamaged(Exception):
@@ -155,4 +162,10 @@ def open_store(db: str, pid_file: str, qmgr: str, log: Callable[..., None], acce
         if why is not None and not accept_damage:
             store.db.close()
             refuse(why)
+    elif os.path.getsize(db) <= QUICK_CHECK_ALWAYS:
+        why = quick_check(store.db)
+        if why is not None:
+            log("AMQ7472W", f"Queue manager {qmgr}: its store is damaged.",
+                f"{why}. The queue manager starts; an object whose stored data cannot be read answers "
+                "MQRC_OBJECT_DAMAGED (2101). Restore qmgr.db from a backup.")
     return store

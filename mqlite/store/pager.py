@@ -4,7 +4,9 @@ Persistent messages are the journal's own rows in ``qmgr.db``. They are read thr
 connection of their own (WAL: it sees what was committed, and never waits for the writer), to
 which the ``put`` operations appended but not yet committed are added (``Store.unwritten``), so a
 page is read without waiting for an fsync under the engine lock. A row whose checksum fails is
-not served: a ``damaged`` operation moves it aside and ``on_damaged`` reports it (AMQ7472W).
+not served: a ``damaged`` operation moves it aside and ``on_damaged`` reports it (AMQ7472W). A
+page SQLite cannot read (a damaged b-tree) makes the read fail with MQRC_OBJECT_DAMAGED for that
+queue alone, reported once by ``on_unreadable`` (AMQ7472W); the queue manager serves the rest.
 
 Nonpersistent messages that leave memory are written to ``scratch.db`` beside it: no journal, no
 fsync, deleted at every start (a restart discards nonpersistent messages, as in MQ).
@@ -18,9 +20,12 @@ from __future__ import annotations
 import heapq
 import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
+from mqlite.cmq import CMQC as C
+from mqlite.engine.errors import MQIError
 from mqlite.engine.ports import StoredRow
 from mqlite.engine.queue import DEFAULT_BUFFERS
 from mqlite.store.sqlite import BODY, Store, checksum, id_key, loaded_md, md_keys
@@ -79,84 +84,103 @@ class StorePager:
         # the scratch file: one statement and one transaction per message cost more than the put.
         self._to_write: dict[int, tuple[Any, ...]] = {}
         self.on_damaged: Callable[[int, str], None] = lambda seq, queue: None
+        self.on_unreadable: Callable[[str, str], None] = lambda queue, why: None
         self._set_aside: set[int] = set()       # damaged rows reported (and their move journalled)
+        self._unreadable: set[str] = set()      # queues whose pages SQLite could not read (reported)
+
+    @contextmanager
+    def _reading(self, queue: str) -> Iterator[None]:
+        """A read of ``queue``'s stored messages: damage SQLite finds in the file is the object's
+        damage (2101), said once, never a traceback that breaks the connection."""
+        try:
+            yield
+        except sqlite3.DatabaseError as e:
+            if queue not in self._unreadable:
+                self._unreadable.add(queue)
+                self.on_unreadable(queue, str(e))
+            raise MQIError(C.MQRC_OBJECT_DAMAGED, detail=f"qmgr.db cannot be read: {e}") from None
 
     # --- reading ------------------------------------------------------------------------------
     def page(self, queue: str, prios: tuple[int, ...], after: int, before: int | None,
              limit: int) -> list[StoredRow]:
-        bound = "" if before is None else " AND seq<?"
-        extra: tuple[Any, ...] = () if before is None else (before,)
-        runs = []
-        for prio in prios:
-            args = (queue, prio, after, *extra, limit)
-            runs.append(self._stored(queue, self.db.execute(
-                f"SELECT seq, md, {BODY}, expiry_at, backout, crc FROM messages "
-                f"WHERE queue=? AND prio=? AND seq>?{bound} ORDER BY seq LIMIT ?", args)))
-            if self.spilled:
-                self._flush()
-                runs.append(self._spilled(self.scratch.execute(
-                    f"SELECT seq, md, body, expiry_at FROM spill WHERE queue=? AND prio=? AND seq>?{bound} "
-                    "ORDER BY seq LIMIT ?", args)))
-        runs.append(self._unwritten(queue, prios, after, before))
-        return self._merge(runs, limit)
+        with self._reading(queue):
+            bound = "" if before is None else " AND seq<?"
+            extra: tuple[Any, ...] = () if before is None else (before,)
+            runs = []
+            for prio in prios:
+                args = (queue, prio, after, *extra, limit)
+                runs.append(self._stored(queue, self.db.execute(
+                    f"SELECT seq, md, {BODY}, expiry_at, backout, crc FROM messages "
+                    f"WHERE queue=? AND prio=? AND seq>?{bound} ORDER BY seq LIMIT ?", args)))
+                if self.spilled:
+                    self._flush()
+                    runs.append(self._spilled(self.scratch.execute(
+                        f"SELECT seq, md, body, expiry_at FROM spill WHERE queue=? AND prio=? AND seq>?{bound} "
+                        "ORDER BY seq LIMIT ?", args)))
+            runs.append(self._unwritten(queue, prios, after, before))
+            return self._merge(runs, limit)
 
     def find(self, queue: str, prios: tuple[int, ...], after: int,
              ids: tuple[bytes | None, bytes | None, bytes | None], limit: int) -> list[StoredRow]:
-        # One identifier's index is enough to narrow the search; the caller matches the rest.
-        col, ident = next((c, i) for c, i in zip(_ID_COLUMNS, ids, strict=True) if i is not None)
-        key = id_key(ident)
-        marks = ",".join("?" * len(prios))
-        args = (queue, key, after, *prios, limit)
-        runs = [self._stored(queue, self.db.execute(
-            f"SELECT seq, md, {BODY}, expiry_at, backout, crc FROM messages "
-            f"WHERE queue=? AND {col}=? AND seq>? AND prio IN ({marks}) ORDER BY seq LIMIT ?", args))]
-        if self.spilled:
-            self._flush()
-            runs.append(self._spilled(self.scratch.execute(
-                f"SELECT seq, md, body, expiry_at FROM spill WHERE queue=? AND {col}=? AND seq>? "
-                f"AND prio IN ({marks}) ORDER BY seq LIMIT ?", args)))
-        at = _ID_COLUMNS.index(col) + 1
-        runs.append([r for r in self._unwritten(queue, prios, after, None) if md_keys(r.md)[at] == key])
-        return self._merge(runs, limit)
+        with self._reading(queue):
+            # One identifier's index is enough to narrow the search; the caller matches the rest.
+            col, ident = next((c, i) for c, i in zip(_ID_COLUMNS, ids, strict=True) if i is not None)
+            key = id_key(ident)
+            marks = ",".join("?" * len(prios))
+            args = (queue, key, after, *prios, limit)
+            runs = [self._stored(queue, self.db.execute(
+                f"SELECT seq, md, {BODY}, expiry_at, backout, crc FROM messages "
+                f"WHERE queue=? AND {col}=? AND seq>? AND prio IN ({marks}) ORDER BY seq LIMIT ?", args))]
+            if self.spilled:
+                self._flush()
+                runs.append(self._spilled(self.scratch.execute(
+                    f"SELECT seq, md, body, expiry_at FROM spill WHERE queue=? AND {col}=? AND seq>? "
+                    f"AND prio IN ({marks}) ORDER BY seq LIMIT ?", args)))
+            at = _ID_COLUMNS.index(col) + 1
+            runs.append([r for r in self._unwritten(queue, prios, after, None) if md_keys(r.md)[at] == key])
+            return self._merge(runs, limit)
 
     def last_below(self, queue: str, prios: tuple[int, ...], after: int, before: int,
                    gone: set[int]) -> int | None:
-        marks = ",".join("?" * len(prios))
-        best = None
-        for db, table in ((self.db, "messages"), (self.scratch, "spill")):
-            if table == "spill":
-                if not self.spilled:
-                    continue
-                self._flush()
-            for (seq,) in db.execute(f"SELECT seq FROM {table} WHERE queue=? AND prio IN ({marks}) AND seq>? "
-                                     "AND seq<? ORDER BY seq DESC", (queue, *prios, after, before)):
-                if seq not in gone:
-                    best = seq if best is None else max(best, seq)
-                    break
-        for r in self._unwritten(queue, prios, after, before):
-            if r.seq not in gone:
-                best = r.seq if best is None else max(best, r.seq)
-        return best
+        with self._reading(queue):
+            marks = ",".join("?" * len(prios))
+            best = None
+            for db, table in ((self.db, "messages"), (self.scratch, "spill")):
+                if table == "spill":
+                    if not self.spilled:
+                        continue
+                    self._flush()
+                for (seq,) in db.execute(f"SELECT seq FROM {table} WHERE queue=? AND prio IN ({marks}) AND seq>? "
+                                         "AND seq<? ORDER BY seq DESC", (queue, *prios, after, before)):
+                    if seq not in gone:
+                        best = seq if best is None else max(best, seq)
+                        break
+            for r in self._unwritten(queue, prios, after, before):
+                if r.seq not in gone:
+                    best = r.seq if best is None else max(best, r.seq)
+            return best
 
     def load(self, seqs: list[int]) -> dict[int, tuple[str, StoredRow]]:
-        out = {}
-        for seq in seqs:
-            row = self.db.execute(f"SELECT seq, md, {BODY}, expiry_at, backout, crc, queue FROM messages WHERE seq=?",
-                                  (seq,)).fetchone()
-            if row is not None:
-                out[seq] = (row[6], StoredRow(row[0], loaded_md(row[1]), row[2], row[3], row[4] or 0, True))
-        return out
+        with self._reading(""):
+            out = {}
+            for seq in seqs:
+                row = self.db.execute(f"SELECT seq, md, {BODY}, expiry_at, backout, crc, queue FROM messages WHERE seq=?",
+                                      (seq,)).fetchone()
+                if row is not None:
+                    out[seq] = (row[6], StoredRow(row[0], loaded_md(row[1]), row[2], row[3], row[4] or 0, True))
+            return out
 
     def counts(self, queue: str) -> dict[int, int]:
-        out: dict[int, int] = {}
-        for prio, n in self.db.execute("SELECT prio, count(*) FROM messages WHERE queue=? GROUP BY prio", (queue,)):
-            out[prio] = out.get(prio, 0) + n
-        if self.spilled:
-            self._flush()
-            for prio, n in self.scratch.execute("SELECT prio, count(*) FROM spill WHERE queue=? GROUP BY prio",
-                                                (queue,)):
+        with self._reading(queue):
+            out: dict[int, int] = {}
+            for prio, n in self.db.execute("SELECT prio, count(*) FROM messages WHERE queue=? GROUP BY prio", (queue,)):
                 out[prio] = out.get(prio, 0) + n
-        return out
+            if self.spilled:
+                self._flush()
+                for prio, n in self.scratch.execute("SELECT prio, count(*) FROM spill WHERE queue=? GROUP BY prio",
+                                                    (queue,)):
+                    out[prio] = out.get(prio, 0) + n
+            return out
 
     def _stored(self, queue: str, rows: Any) -> list[StoredRow]:
         out = []

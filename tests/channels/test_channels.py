@@ -320,8 +320,28 @@ def test_protocol_negative_cases(harness):
         s.sendall(junk)
         s.close()
         time.sleep(0.3)
+    # fields of the wrong type in the channel's HELLO and in a batch's end (a peer that speaks the
+    # protocol badly): each answered with AMQ9504E and the connection closed, no traceback
+    hostile_hellos = ({"batchsz": "fifty"}, {"seq": "1"}, {"seq": [1]}, {"reset": "yes"}, {"from_qmgr": 7})
+    for fields in hostile_hellos:
+        s = channel_hello(qm2, **{"channel": "QM1.TO.QM2", "from_qmgr": "QM1", "seq": 1, **fields})
+        with pytest.raises((ConnectionError, OSError, P.ProtocolError)):
+            P.recv_frame(s)
+        s.close()
+    hostile_ends = ([1, 2], {"keys": None, "last": "x"}, {"keys": [[1]]}, {"keys": [], "durable": {"a": 1}},
+                    {"keys": [], "last": 1.5})
+    for end in hostile_ends:
+        s = channel_hello(qm2, channel="QM1.TO.QM2", from_qmgr="QM1", seq=1)
+        ftype, _ = P.recv_frame(s)
+        assert ftype == P.HELLO_OK
+        P.send_frame(s, P.CH_END, json.dumps(end).encode())
+        with pytest.raises((ConnectionError, OSError, P.ProtocolError)):
+            P.recv_frame(s)
+        s.close()
     log = log_of(qm2)
-    assert "AMQ9519E" in log and "AMQ9535E" in log and log.count("AMQ9504E") >= 2
+    assert "AMQ9519E" in log and "AMQ9535E" in log
+    assert log.count("AMQ9504E") >= 2 + len(hostile_hellos) + len(hostile_ends)
+    assert "MQL9999E" not in log
     # nothing was lost or changed: the real sender carries on
     qm1.mqsc("START CHANNEL(QM1.TO.QM2)")
     pymqi.Queue(c1, "REMOTE.Q").put(b"after the noise", pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))

@@ -8,6 +8,8 @@ import sys
 import textwrap
 import time
 
+import pytest
+
 from mqlite import pymqi
 from mqlite.pymqi import CMQC
 from tests.conftest import ROOT, RunningQM, mqlite
@@ -373,6 +375,42 @@ def test_a_damaged_message_is_reported_not_served(tmp_path) -> None:
         import sqlite3
         with sqlite3.connect(db) as c:
             assert [bytes(r[0])[:10] for r in c.execute("SELECT body FROM damaged")] == [b"message-3-"]
+
+
+def test_a_damaged_database_page_answers_object_damaged_and_serves_the_rest(tmp_path) -> None:
+    """16 bytes flipped in the middle of qmgr.db (a b-tree page) after a clean end: strmqm says
+    so (AMQ7472W) and starts; reading the damaged queue gives MQRC_OBJECT_DAMAGED, not a broken
+    connection; the same connection goes on using another queue; no traceback in the log."""
+    from mqlite.testing import Harness
+    with Harness(data_dir=str(tmp_path)) as h:
+        qm = h.add("PAGEQM", "DEFINE QLOCAL(BIG.Q) MAXDEPTH(100000)\nDEFINE QLOCAL(OTHER.Q)\n")
+        conn = qm.client()
+        q = pymqi.Queue(conn, "BIG.Q", CMQC.MQOO_OUTPUT)
+        for i in range(3000):
+            q.put(b"%05d" % i * 200, pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))
+        pymqi.Queue(conn, "OTHER.Q").put(b"elsewhere", pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))
+        conn.disconnect()
+        qm.stop()
+        qdir = tmp_path / "qmgrs" / "PAGEQM"
+        db = qdir / "qmgr.db"
+        raw = bytearray(db.read_bytes())
+        middle = len(raw) // 2 // 4096 * 4096           # a page's header
+        raw[middle:middle + 16] = bytes(b ^ 0xA5 for b in raw[middle:middle + 16])
+        db.write_bytes(bytes(raw))
+        qm.start()
+        conn = qm.client()
+        q = pymqi.Queue(conn, "BIG.Q", CMQC.MQOO_BROWSE)
+        browse = pymqi.GMO(Options=CMQC.MQGMO_BROWSE_NEXT | CMQC.MQGMO_NO_WAIT)
+        with pytest.raises(pymqi.MQMIError) as e:
+            for _ in range(3001):
+                q.get(None, pymqi.MD(), browse)
+        assert e.value.reason == CMQC.MQRC_OBJECT_DAMAGED
+        assert drain(conn, "OTHER.Q") == [b"elsewhere"]
+        conn.disconnect()
+        log = (qdir / "errors" / "AMQERR01.LOG").read_text()
+        assert "AMQ7472W: Queue manager PAGEQM: its store is damaged." in log
+        assert "AMQ7472W: Object BIG.Q, type queue damaged" in log
+        assert "MQL9999E" not in log
 
 
 def _wal_qm(h, name: str, n: int):
