@@ -107,7 +107,7 @@ class MQStruct:
         return self.__dict__[name]
 
     def __setitem__(self, name: str, value: Any) -> None:
-        setattr(self, name, value)
+        self.set(**{name: value})        # as pymqi: only a field the structure has (AttributeError)
 
     def get_length(self) -> int:
         return self._struct.size

@@ -14,7 +14,7 @@ from mqlite.engine.pubsub import RETAINED_NS, SUB_NS
 from mqlite.engine.subscribe import pub_priority_ok
 from mqlite.props.selector import SelectorError
 from mqlite.pubsub import topics
-from mqlite.pubsub.matching import topic_match
+from mqlite.pubsub.matching import char_pattern_valid, topic_match
 from mqlite.pubsub.subscription import Subscription, compiled
 from mqlite.security.users import os_user_of_uid
 
@@ -52,6 +52,8 @@ class PubAdminMixin:
         if existing is not None and not replace:
             raise MQIError(C.MQRC_SUB_ALREADY_EXISTS)
         topic = self.topic_string(topicobj, topicstr)  # type: ignore[attr-defined]
+        if char_wildcards and not char_pattern_valid(topic):
+            raise MQIError(C.MQRC_TOPIC_STRING_ERROR)
         tree = self._tree()  # type: ignore[attr-defined]
         if topics.resolved(tree, topic, "SUB") == C.MQTA_SUB_INHIBITED:
             raise MQIError(C.MQRC_SUB_INHIBITED)

@@ -15,6 +15,7 @@ from mqlite.engine.errors import MQIError
 from mqlite.engine.pubsub import SUB_NS
 from mqlite.props.selector import SelectorError
 from mqlite.pubsub import topics
+from mqlite.pubsub.matching import char_pattern_valid
 from mqlite.pubsub.subscription import Subscription, compiled, sub_options_valid
 
 
@@ -76,6 +77,8 @@ class SubscribeMixin:
         if not opts & C.MQSO_CREATE:
             raise MQIError(C.MQRC_NO_SUBSCRIPTION)
         topic = self.topic_string(text(sd.ObjectName), sd.get_vs("ObjectString").decode("utf-8", "replace"))
+        if opts & C.MQSO_WILDCARD_CHAR and not char_pattern_valid(topic):
+            raise MQIError(C.MQRC_TOPIC_STRING_ERROR)
         tree = self._tree()
         admin = topics.admin_node(tree, topic)
         self.authorize(conn, "TOPIC", admin.name, Z.MQZAO_SUBSCRIBE)     # type: ignore[attr-defined]

@@ -4,7 +4,8 @@ Topic-based wildcards (MQSO_WILDCARD_TOPIC, the default): levels are separated b
 matches any number of levels, zero included, and ``+`` exactly one level; each must be a whole
 level (``a/#``, ``+/b``), elsewhere the character is literal. Character-based wildcards
 (MQSO_WILDCARD_CHAR): ``*`` any run of characters, ``?`` one character, ``/`` being a character
-like any other."""
+like any other, and ``%`` the escape: ``%*``, ``%?`` and ``%%`` stand for the character itself;
+``%`` before anything else (or last) makes the topic string invalid (MQRC_TOPIC_STRING_ERROR)."""
 from __future__ import annotations
 
 import functools
@@ -30,10 +31,29 @@ def _levels(pat: tuple[str, ...], top: tuple[str, ...]) -> bool:
     return False
 
 
+def char_pattern_valid(pattern: str) -> bool:
+    """Every ``%`` escapes ``*``, ``?`` or ``%``."""
+    try:
+        _char_regex(pattern)
+    except ValueError:
+        return False
+    return True
+
+
 @functools.lru_cache(maxsize=4096)
 def _char_regex(pattern: str) -> re.Pattern[str]:
-    return re.compile("".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern) + r"\Z",
-                      re.DOTALL)
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "%":
+            if i + 1 >= len(pattern) or pattern[i + 1] not in "*?%":
+                raise ValueError(f"'%' at {i} escapes nothing")
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+            continue
+        out.append(".*" if c == "*" else "." if c == "?" else re.escape(c))
+        i += 1
+    return re.compile("".join(out) + r"\Z", re.DOTALL)
 
 
 def char_match(pattern: str, topic: str) -> bool:

@@ -191,5 +191,19 @@ class Subscription:
         if self.__handle is not None:
             self.close()
 
+    def __del__(self) -> None:
+        """A Subscription collected while open closes its handle (a durable subscription stays),
+        as a Queue does: a dropped non-durable subscription does not hold its topic (2429)."""
+        try:
+            hsub, qmgr = self.__handle, self.__qmgr
+        except AttributeError:          # __init__ did not finish
+            return
+        if hsub is not None and qmgr._transport is not None:
+            self.__handle = None
+            try:
+                qmgr._orphan(hsub, 0)
+            except Exception:           # at interpreter exit, say: nothing more can be done
+                pass
+
 
 __all__ = ["GMO", "MD", "PMO", "SD", "SRO", "Subscription", "Topic"]

@@ -422,9 +422,8 @@ class Queue:
         pairs = list(attribute.items()) if isinstance(attribute, dict) else [(attribute, arg)]
         check_reply(self.__qMgr._call(P.SET, V.Set.request(hobj, [s for s, _ in pairs], [v for _, v in pairs])))
 
-    def get_handle(self) -> int:
-        if self.__qHandle is None:
-            raise PYIFError("not open")
+    def get_handle(self) -> int | None:
+        """The object handle; None while the queue is not open (as pymqi)."""
         return self.__qHandle
 
     def set_handle(self, handle: int) -> None:

@@ -3,33 +3,32 @@
 layout and byte-order rules are mqlite.props.rfh2's; this is the application-facing shape."""
 from __future__ import annotations
 
-import re
 import struct
 from typing import Any
+from xml.etree import ElementTree
 
 from mqlite.cmq import CMQC
-from mqlite.props.rfh2 import big_endian
 from mqlite.pymqi.errors import PYIFError
 
 _FIXED = [("StrucId", CMQC.MQRFH_STRUC_ID, "4s"), ("Version", CMQC.MQRFH_VERSION_2, "i"),
           ("StrucLength", 0, "i"), ("Encoding", CMQC.MQENC_NATIVE, "i"),
           ("CodedCharSetId", CMQC.MQCCSI_Q_MGR, "i"), ("Format", CMQC.MQFMT_NONE, "8s"), ("Flags", 0, "i"),
           ("NameValueCCSID", CMQC.MQCCSI_Q_MGR, "i")]
-_ROOT = re.compile(rb"^\s*<([^\s/<>]+)[\s/>]")
-
-
-def _big(encoding: int | None) -> bool | None:
-    return None if encoding is None else big_endian(encoding)
+# pymqi's list: an RFH2 packed for one of these encodings is big-endian (and stays so).
+BIG_ENDIAN_ENCODINGS = (CMQC.MQENC_FLOAT_S390, CMQC.MQENC_INTEGER_NORMAL | CMQC.MQENC_DECIMAL_NORMAL,
+                        CMQC.MQENC_INTEGER_NORMAL | CMQC.MQENC_FLOAT_IEEE_NORMAL,
+                        CMQC.MQENC_DECIMAL_NORMAL | CMQC.MQENC_FLOAT_IEEE_NORMAL,
+                        CMQC.MQENC_INTEGER_NORMAL | CMQC.MQENC_DECIMAL_NORMAL | CMQC.MQENC_FLOAT_IEEE_NORMAL,
+                        CMQC.MQENC_INTEGER_NORMAL | CMQC.MQENC_DECIMAL_NORMAL | CMQC.MQENC_FLOAT_S390)
 
 
 def folder_name(folder: bytes) -> str:
-    """The folder's root element (pymqi checks it reads as XML; so does this, by its first tag and
-    its matching end tag)."""
+    """The folder's root element; a folder that is not well-formed XML is refused, as pymqi does."""
     text = folder.split(b"\0", 1)[0].rstrip(b" ")
-    m = _ROOT.match(text)
-    if m is None or not text.endswith(b"</" + m.group(1) + b">"):
-        raise PYIFError(f"RFH2 - XML Folder not well formed. Data {text!r}")
-    return m.group(1).decode("utf-8", "replace")
+    try:
+        return ElementTree.fromstring(text).tag
+    except ElementTree.ParseError as e:
+        raise PYIFError(f"RFH2 - XML Folder not well formed. Exception: {e}") from None
 
 
 class RFH2:
@@ -38,6 +37,7 @@ class RFH2:
     def __init__(self, **kw: Any) -> None:
         self._fields: list[tuple[str, str]] = [(n, c) for n, _d, c in _FIXED]
         self._values: dict[str, Any] = {n: d for n, d, _c in _FIXED}
+        self._big = False        # the byte order it was unpacked in, or packed for (pymqi keeps it)
         for k, v in kw.items():
             self[k] = v
 
@@ -86,8 +86,9 @@ class RFH2:
         self._values["StrucLength"] = self.get_length()
 
     def pack(self, encoding: int | None = None) -> bytes:
-        big = bool(_big(encoding))
-        return self._struct(big).pack(*(self._values[n] for n, _c in self._fields))
+        if encoding in BIG_ENDIAN_ENCODINGS:
+            self._big = True
+        return self._struct(self._big).pack(*(self._values[n] for n, _c in self._fields))
 
     def unpack(self, buff: bytes, encoding: int | None = None) -> RFH2:
         if not isinstance(buff, (bytes, bytearray)):
@@ -96,10 +97,12 @@ class RFH2:
             raise PYIFError(f"RFH2 - _StrucId not MQRFH_STRUC_ID. Value: {buff[0:4]!r}")
         if len(buff) < 36:
             raise PYIFError(f"RFH2 - Buffer too short. Should be 36+ bytes instead of {len(buff)}")
-        big = _big(encoding)
-        if big is None:
+        if encoding is None:
             big = buff[4:5] == b"\x00"        # a little-endian Version 2 starts with 0x02
+        else:
+            big = encoding in BIG_ENDIAN_ENCODINGS
         self.__init__()                        # type: ignore[misc]
+        self._big = big
         values = struct.unpack((">" if big else "<") + "".join(c for _n, _d, c in _FIXED), buff[:36])
         self._values.update(zip((n for n, _d, _c in _FIXED), values, strict=True))
         length = self._values["StrucLength"]

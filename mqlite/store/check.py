@@ -29,7 +29,6 @@ from typing import Callable, NoReturn
 
 from mqlite.store.sqlite import Store
 
-
 QUICK_CHECK_ALWAYS = 256 << 20       # qmgr.db up to this size is checked at every start
 
 

@@ -1,0 +1,124 @@
+"""Issue 33's fidelity defects in the pymqi face, each as pymqi 1.12 behaves: field names checked
+by ``set`` and ``[]``, RFH2 folders that must be XML and byte order that stays, a queue's handle
+None while it is not open, a collected Subscription closing its handle, and MQSO_WILDCARD_CHAR's
+'%' escape (MQRC_TOPIC_STRING_ERROR when it escapes nothing)."""
+from __future__ import annotations
+
+import gc
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mqlite import pymqi
+from mqlite.cmq import CMQC
+from mqlite.pubsub.matching import char_match, char_pattern_valid
+from mqlite.testing import Harness
+
+
+@pytest.fixture(scope="module")
+def qm(tmp_path_factory):
+    with Harness(str(tmp_path_factory.mktemp("data"))) as h:
+        yield h.add("QMFACE", "DEFINE QLOCAL(FACE.Q)\n")
+
+
+def test_unknown_field_names_raise_attribute_error():
+    with pytest.raises(AttributeError):
+        pymqi.MD(NoSuchField=1)
+    gmo = pymqi.GMO()
+    with pytest.raises(AttributeError):
+        gmo["NoSuchField"] = 1
+    with pytest.raises(AttributeError):
+        gmo.set(NoSuchField=1)
+    gmo["WaitInterval"] = 5
+    gmo.ReportOptions = 1          # plain attribute assignment stays permissive, as in pymqi
+    assert gmo.WaitInterval == 5 and gmo.ReportOptions == 1
+
+
+def test_rfh2_folders_must_be_xml_and_byte_order_stays():
+    r = pymqi.RFH2()
+    for bad in (b"<a><b></a>", b"not xml", b"<a>"):
+        with pytest.raises(pymqi.PYIFError):
+            r.add_folder(bad)
+    r.add_folder(b"<mcd><Msd>jms_text</Msd></mcd>")
+    assert r.get_folders() == ["mcd"]
+    little = r.pack()
+    assert little[4:8] == b"\x02\x00\x00\x00"
+    for enc in (CMQC.MQENC_FLOAT_S390, 17, 257, 272, 273, 785):
+        big = pymqi.RFH2().unpack(little).pack(enc)
+        assert big[4:8] == b"\x00\x00\x00\x02", enc
+    again = pymqi.RFH2().unpack(big, 273)
+    assert again.pack()[4:8] == b"\x00\x00\x00\x02"          # unpacked big-endian, packed so again
+    assert again["mcd"].rstrip() == b"<mcd><Msd>jms_text</Msd></mcd>"
+
+
+def test_get_handle_is_none_until_open_and_after_close(qm):
+    c = qm.client()
+    q = pymqi.Queue(c, "FACE.Q")
+    assert q.get_handle() is None
+    q.open("FACE.Q", CMQC.MQOO_OUTPUT)
+    assert isinstance(q.get_handle(), int)
+    q.close()
+    assert q.get_handle() is None
+    c.disconnect()
+
+
+def test_a_collected_subscription_closes_its_handle(qm):
+    c = qm.client()
+    sd = pymqi.SD(Options=CMQC.MQSO_CREATE | CMQC.MQSO_DURABLE | CMQC.MQSO_MANAGED)
+    sd.set_vs("SubName", "face.dropped")
+    sd.set_vs("ObjectString", "face/dropped")
+    sub = pymqi.Subscription(c)
+    sub.sub(sub_desc=sd)
+    del sub
+    gc.collect()
+    resume = pymqi.SD(Options=CMQC.MQSO_RESUME | CMQC.MQSO_DURABLE | CMQC.MQSO_MANAGED)
+    resume.set_vs("SubName", "face.dropped")
+    again = pymqi.Subscription(c)
+    again.sub(sub_desc=resume)             # 2429 MQRC_SUBSCRIPTION_IN_USE while the first was open
+    again.close(sub_close_options=CMQC.MQCO_REMOVE_SUB, close_sub_queue=True)
+    c.disconnect()
+
+
+def test_character_wildcards_escape_with_percent(qm):
+    c = qm.client()
+    for bad in ("bad/%x", "bad/%", "a%b*"):
+        sd = pymqi.SD(Options=CMQC.MQSO_CREATE | CMQC.MQSO_MANAGED | CMQC.MQSO_WILDCARD_CHAR)
+        sd.set_vs("ObjectString", bad)
+        with pytest.raises(pymqi.MQMIError) as e:
+            pymqi.Subscription(c).sub(sub_desc=sd)
+        assert e.value.reason == CMQC.MQRC_TOPIC_STRING_ERROR
+    out = qm.mqsc("DEFINE SUB(FACE.BAD) TOPICSTR('bad/%x') WSCHEMA(CHAR) DEST(FACE.Q)\n").stdout
+    assert "FACE.BAD" not in qm.mqsc("DISPLAY SUB(*)\n").stdout, out
+    sd = pymqi.SD(Options=CMQC.MQSO_CREATE | CMQC.MQSO_MANAGED | CMQC.MQSO_WILDCARD_CHAR)
+    sd.set_vs("ObjectString", "price%*/*")
+    sub = pymqi.Subscription(c)
+    sub.sub(sub_desc=sd)
+    for topic in ("price*/eu", "priceX/eu"):
+        with pymqi.Topic(c, topic_string=topic) as t:
+            t.pub(topic.encode())
+    got = sub.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=2000))
+    assert got == b"price*/eu"
+    with pytest.raises(pymqi.MQMIError) as e:
+        sub.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_NO_WAIT))
+    assert e.value.reason == CMQC.MQRC_NO_MSG_AVAILABLE
+    sub.close(close_sub_queue=True)
+    c.disconnect()
+
+
+def _escape(literal: str) -> str:
+    return "".join("%" + ch if ch in "*?%" else ch for ch in literal)
+
+
+@given(st.text(alphabet="ab/*?%", max_size=12), st.text(alphabet="ab/", min_size=1, max_size=3))
+def test_an_escaped_literal_matches_itself_alone(literal, extra):
+    pattern = _escape(literal)
+    assert char_pattern_valid(pattern)
+    assert char_match(pattern, literal)
+    assert not char_match(pattern, literal + extra)
+
+
+@given(st.text(alphabet="ab/", max_size=6), st.sampled_from("ab/x"), st.text(alphabet="ab/*?%", max_size=6))
+def test_a_percent_before_anything_else_is_invalid(head, after, tail):
+    assert not char_pattern_valid(head + "%" + after + tail)
+    assert not char_pattern_valid(head + "%")
