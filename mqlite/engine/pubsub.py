@@ -311,8 +311,9 @@ class PubSubMixin:
         dest = None
         if qs is not None and not qs.shared:
             target = self.queue(res.queue)                                                          # type: ignore[attr-defined]
-            inhibited = any(d is not None and d["PUT"] == C.MQQA_PUT_INHIBITED for d in map(self.queue, res.path))  # type: ignore[attr-defined]
-            first = self.queue(res.path[0]) if res.path else target                                 # type: ignore[attr-defined]
+            defs = list(map(self.queue, res.path))                                                  # type: ignore[attr-defined]
+            inhibited = any(d is not None and d["PUT"] == C.MQQA_PUT_INHIBITED for d in defs)
+            first = defs[0] if defs and defs[0] is not None else target
             dest = (res, qs, target, -1 if inhibited else min(self.qmgr["MAXMSGL"], target["MAXMSGL"]),
                     first["DEFPRTY"])
         if len(dests) > 100_000:
