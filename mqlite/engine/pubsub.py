@@ -21,6 +21,7 @@ and RETAINED) and come back at restart; non-durable ones end with MQCLOSE or the
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from mqlite.cmq import CMQZC as Z
@@ -30,6 +31,7 @@ from mqlite.engine.core import C, Conn, Handle, qmgr_authority
 from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import Message
 from mqlite.engine.resolve import LOCAL
+from mqlite.objects.model import MQObject
 from mqlite.props import rfh2
 from mqlite.props.values import Properties
 from mqlite.pubsub import topics
@@ -49,6 +51,7 @@ class PubSubMixin:
     ids: Any
     security: Any
     conns: dict[int, Conn]
+    queue: Callable[[str], MQObject | None]      # the engine's definitions (mqlite.engine.definitions)
 
     # --- state -----------------------------------------------------------------------------------
     def _pubsub(self) -> dict[str, Any]:
@@ -311,7 +314,7 @@ class PubSubMixin:
         dest = None
         if qs is not None and not qs.shared:
             target = self.queue(res.queue)                                                          # type: ignore[attr-defined]
-            defs = list(map(self.queue, res.path))                                                  # type: ignore[attr-defined]
+            defs = list(map(self.queue, res.path))
             inhibited = any(d is not None and d["PUT"] == C.MQQA_PUT_INHIBITED for d in defs)
             first = defs[0] if defs and defs[0] is not None else target
             dest = (res, qs, target, -1 if inhibited else min(self.qmgr["MAXMSGL"], target["MAXMSGL"]),
