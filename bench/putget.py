@@ -41,6 +41,7 @@ from mqlite.testing import OPEN_SECURITY  # noqa: E402
 
 BODY = b"x" * 1024
 QM = "BENCH.QM"
+BIG = "BENCH.BIG"
 
 
 def rate(n: int, seconds: float) -> float:
@@ -197,6 +198,23 @@ def concurrent(worker: object, port: int, producers: int, per: int, consumers: i
     return rates[0], rates[1]
 
 
+def big_buffers_qm() -> int:
+    """A second queue manager, BENCH.BIG, with DefaultQBufferSize at MQ's maximum (100 MiB): case
+    (a) on it keeps every message in memory. Returns its port."""
+    from mqlite.paths import QMPaths
+    port = free_port()
+    mqlite_cmd("crtmqm", "-p", str(port), BIG)
+    ini = QMPaths.of(BIG).ini
+    with open(ini, encoding="utf-8") as f:
+        text = f.read()
+    with open(ini, "w", encoding="utf-8") as f:
+        f.write(text.replace("DefaultQBufferSize=8388608", "DefaultQBufferSize=104857600"))
+    mqlite_cmd("strmqm", BIG)
+    mqlite_cmd("runmqsc", BIG, stdin=OPEN_SECURITY + "DEFINE QLOCAL(BENCH.TUNED) MAXDEPTH(1000000) DEFPRESP(ASYNC) "
+                                                     "DEFREADA(YES)\nDEFINE CHANNEL(BENCH.SVRCONN) CHLTYPE(SVRCONN)\n")
+    return port
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=20000, help="messages for the nonpersistent run")
@@ -214,6 +232,7 @@ def main() -> int:
     os.environ["MQSNOAUT"] = "yes"
     mqlite_cmd("crtmqm", "-p", str(port), QM)
     mqlite_cmd("strmqm", QM)
+    big_port = big_buffers_qm() if "a" in args.parts else 0
     results: dict[str, dict[str, float]] = {}
     try:
         mqlite_cmd("runmqsc", QM, stdin=OPEN_SECURITY + "DEFINE QLOCAL(BENCH.SYNC) MAXDEPTH(1000000)\n"
@@ -227,15 +246,28 @@ def main() -> int:
                  ("b_persistent", "BENCH.SYNC", args.np, True, 0),
                  ("c_persistent_uow50", "BENCH.TUNED", args.np, True, 50),
                  ("c_persistent_uow50_sync", "BENCH.SYNC", args.np, True, 50)]
+        # Case (a) also runs on BENCH.BIG, whose buffers hold the whole burst, a run on each in
+        # turn: with the defaults (8 MiB) most of the burst is spilled and read back, and the
+        # spill must cost little more than keeping it.
+        big = pymqi.connect(BIG, "BENCH.SVRCONN", f"127.0.0.1({big_port})") if "a" in args.parts else None
         for name, queue, n, pers, uow in cases:
             if name[0] not in args.parts:
                 continue
-            puts, gets = [], []
+            puts, gets, big_puts, big_gets = [], [], [], []
             for _ in range(args.runs):
                 p, g = mq_run(qmgr, pymqi, C, queue, n, pers, uow)
                 puts.append(p)
                 gets.append(g)
+                if big is not None and name == "a_nonpersistent":
+                    p, g = mq_run(big, pymqi, C, queue, n, pers, uow)
+                    big_puts.append(p)
+                    big_gets.append(g)
             results[f"mqlite_{name}"] = {"put": statistics.median(puts), "get": statistics.median(gets)}
+            if big_puts:
+                results["mqlite_a_nonpersistent_100MiB"] = {"put": statistics.median(big_puts),
+                                                            "get": statistics.median(big_gets)}
+        if big is not None:
+            big.disconnect()
         qmgr.disconnect()
         for k in [int(x) for x in args.producers.split(",") if x.strip() and "d" in args.parts]:
             puts, gets = [], []
@@ -246,8 +278,9 @@ def main() -> int:
             results[f"mqlite_d_persistent_{k}_producers"] = {"put": statistics.median(puts),
                                                              "get": statistics.median(gets)}
     finally:
-        mqlite_cmd("endmqm", "-i", QM)
-        mqlite_cmd("dltmqm", QM)
+        for name in (QM, BIG) if big_port else (QM,):
+            mqlite_cmd("endmqm", "-i", name)
+            mqlite_cmd("dltmqm", name)
     if rabbit_available():
         for name, n, mode in (("a_nonpersistent", args.n, "np"), ("b_persistent", args.np, "confirm"),
                               ("c_persistent_uow50", args.np, "tx")):
@@ -277,6 +310,9 @@ def main() -> int:
     print(f"{'case':36} {'put msgs/s':>12} {'get msgs/s':>12}")
     for k, v in results.items():
         print(f"{k:36} {v['put']:12.0f} {v['get']:12.0f}")
+    m, b = results.get("mqlite_a_nonpersistent"), results.get("mqlite_a_nonpersistent_100MiB")
+    if m and b:
+        print(f"spill: default buffers / 100 MiB buffers: put {m['put'] / b['put']:.0%}  get {m['get'] / b['get']:.0%}")
     for case in ["a_nonpersistent", "b_persistent"] + [f"d_persistent_{k}_producers" for k in
                                                         [int(x) for x in args.producers.split(",") if x.strip()]]:
         m, r = results.get(f"mqlite_{case}"), results.get(f"rabbitmq_{case}")

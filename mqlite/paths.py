@@ -40,7 +40,7 @@ class QMPaths:
     @property
     def scratch(self) -> str:
         """Where nonpersistent messages beyond their queue's buffer go; emptied at every start."""
-        return os.path.join(self.root, "scratch.db")
+        return os.path.join(self.root, "scratch")
 
     @property
     def pid(self) -> str:
@@ -143,7 +143,7 @@ DEFAULT_QM_INI = """\
 ; qm.ini: this queue manager's configuration, read when it starts (MQ's stanza syntax).
 TuningParameters:
    ; Bytes of nonpersistent / persistent messages (descriptor and data) each local queue keeps
-   ; in memory; the rest stay in qmgr.db (persistent) or scratch.db (nonpersistent) and are read
+   ; in memory; the rest stay in qmgr.db (persistent) or scratch/ (nonpersistent) and are read
    ; back in order as the queue is served. 0 to 104857600.
    DefaultQBufferSize=8388608
    DefaultPQBufferSize=8388608

@@ -13,6 +13,7 @@ from itertools import islice
 from typing import Callable, Iterator
 
 from mqlite.cmq import CMQC
+from mqlite.cmq.packedmd import PackedMD
 from mqlite.cmq.structs import MD
 from mqlite.engine.ports import Pager, StoredRow
 
@@ -222,7 +223,7 @@ class QueueState:
             if msg.persistent:
                 self.gone[lane_no].add(msg.seq)
             else:
-                self.pager.unspill([msg.seq])
+                self.pager.unspill(self.name, msg.md.Priority, [msg.seq])
             return
         lane = self.lanes[lane_no]
         if lane and lane[0] is msg:
@@ -315,12 +316,16 @@ class QueueState:
 
     def stored_message(self, row: StoredRow) -> Message:
         """A message read back from the store, with the highest BackoutCount it has had."""
-        md = MD.from_bytes(row.md)
-        count = md.BackoutCount
+        md = PackedMD.of(row.md)            # decoded only if a field is used (a read-ahead get uses none)
+        changed = False
         if row.persistent:
-            md.BackoutCount = max(count, row.backout, self.backouts.pop(row.seq, 0))
-        msg = Message(row.seq, md, row.body, row.expiry_at, row.persistent, self.lane_for(md.Priority))
-        if md.BackoutCount == count:
+            count = md.peek("BackoutCount")
+            top = max(count, row.backout, self.backouts.pop(row.seq, 0))
+            if top != count:
+                md.BackoutCount = top
+                changed = True
+        msg = Message(row.seq, md, row.body, row.expiry_at, row.persistent, self.lane_for(md.peek("Priority")))
+        if not changed:
             msg._packed = row.md            # unchanged: never packed again
         return msg
 

@@ -8,8 +8,9 @@ not served: a ``damaged`` operation moves it aside and ``on_damaged`` reports it
 page SQLite cannot read (a damaged b-tree) makes the read fail with MQRC_OBJECT_DAMAGED for that
 queue alone, reported once by ``on_unreadable`` (AMQ7472W); the queue manager serves the rest.
 
-Nonpersistent messages that leave memory are written to ``scratch.db`` beside it: no journal, no
-fsync, deleted at every start (a restart discards nonpersistent messages, as in MQ).
+Nonpersistent messages that leave memory are appended to the scratch log beside it
+(``store/scratch.py``: segment files with their index in memory; no journal, no fsync), emptied at
+every start (a restart discards nonpersistent messages, as in MQ).
 
 Messages of one lane are read in position order with ``(queue, prio)`` ranges, one per priority
 the lane covers, merged here; a get by MsgId, CorrelId or GroupId reads through the index of that
@@ -18,7 +19,6 @@ identifier's key instead of the whole lane.
 from __future__ import annotations
 
 import heapq
-import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -28,20 +28,11 @@ from mqlite.cmq import CMQC as C
 from mqlite.engine.errors import MQIError
 from mqlite.engine.ports import StoredRow
 from mqlite.engine.queue import DEFAULT_BUFFERS
+from mqlite.store.scratch import ScratchLog
 from mqlite.store.sqlite import BODY, Store, checksum, id_key, loaded_md, md_keys
-
-_SCRATCH = """
-CREATE TABLE spill (seq INTEGER PRIMARY KEY, queue TEXT NOT NULL, prio INTEGER NOT NULL, md BLOB NOT NULL,
-                    body BLOB NOT NULL, expiry_at REAL, msgh INTEGER, corh INTEGER, grph INTEGER);
-CREATE INDEX spill_lane ON spill (queue, prio);
-CREATE INDEX spill_msgid ON spill (queue, msgh);
-CREATE INDEX spill_correlid ON spill (queue, corh) WHERE corh IS NOT NULL;
-CREATE INDEX spill_groupid ON spill (queue, grph) WHERE grph IS NOT NULL;
-"""
 
 _ID_COLUMNS = ("msgh", "corh", "grph")
 MAX_BUFFER = 104857600        # MQ's limit for both buffer sizes
-SPILL_BATCH = 256             # nonpersistent messages written to the scratch file at a time
 
 
 def queue_buffers(ini: dict[str, dict[str, str]], log: Callable[..., Any]) -> tuple[int, int]:
@@ -61,28 +52,15 @@ def queue_buffers(ini: dict[str, dict[str, str]], log: Callable[..., Any]) -> tu
 
 
 class StorePager:
-    def __init__(self, store: Store, scratch_path: str = ":memory:") -> None:
+    def __init__(self, store: Store, scratch_path: str | None = None) -> None:
+        """``scratch_path``: the scratch log's directory (None: a temporary one)."""
         self.store = store
         if store.path == ":memory:":
             self.db = store.db                     # one in-memory database: the store's own
         else:
             self.db = sqlite3.connect(store.path, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA query_only=1")
-        if scratch_path != ":memory:":
-            for suffix in ("", "-journal", "-wal", "-shm"):
-                try:
-                    os.remove(scratch_path + suffix)
-                except FileNotFoundError:
-                    pass
-        self.scratch = sqlite3.connect(scratch_path, isolation_level=None, check_same_thread=False)
-        self.scratch.execute("PRAGMA journal_mode=OFF")
-        self.scratch.execute("PRAGMA synchronous=OFF")
-        self.scratch.execute("PRAGMA locking_mode=EXCLUSIVE")
-        self.scratch.executescript(_SCRATCH)
-        self.spilled = 0                          # nonpersistent messages in the scratch file (or on their way)
-        # Spilled rows are written a batch at a time, in one transaction, before anything reads
-        # the scratch file: one statement and one transaction per message cost more than the put.
-        self._to_write: dict[int, tuple[Any, ...]] = {}
+        self.scratch = ScratchLog(scratch_path)
         self.on_damaged: Callable[[int, str], None] = lambda seq, queue: None
         self.on_unreadable: Callable[[str, str], None] = lambda queue, why: None
         self._set_aside: set[int] = set()       # damaged rows reported (and their move journalled)
@@ -106,17 +84,12 @@ class StorePager:
         with self._reading(queue):
             bound = "" if before is None else " AND seq<?"
             extra: tuple[Any, ...] = () if before is None else (before,)
-            runs = []
-            for prio in prios:
-                args = (queue, prio, after, *extra, limit)
-                runs.append(self._stored(queue, self.db.execute(
-                    f"SELECT seq, md, {BODY}, expiry_at, backout, crc FROM messages "
-                    f"WHERE queue=? AND prio=? AND seq>?{bound} ORDER BY seq LIMIT ?", args)))
-                if self.spilled:
-                    self._flush()
-                    runs.append(self._spilled(self.scratch.execute(
-                        f"SELECT seq, md, body, expiry_at FROM spill WHERE queue=? AND prio=? AND seq>?{bound} "
-                        "ORDER BY seq LIMIT ?", args)))
+            runs = [self._stored(queue, self.db.execute(
+                f"SELECT seq, md, {BODY}, expiry_at, backout, crc FROM messages "
+                f"WHERE queue=? AND prio=? AND seq>?{bound} ORDER BY seq LIMIT ?", (queue, prio, after, *extra, limit)))
+                for prio in prios]
+            if self.scratch.live:
+                runs += self.scratch.page(queue, prios, after, before, limit)
             runs.append(self._unwritten(queue, prios, after, before))
             return self._merge(runs, limit)
 
@@ -131,12 +104,10 @@ class StorePager:
             runs = [self._stored(queue, self.db.execute(
                 f"SELECT seq, md, {BODY}, expiry_at, backout, crc FROM messages "
                 f"WHERE queue=? AND {col}=? AND seq>? AND prio IN ({marks}) ORDER BY seq LIMIT ?", args))]
-            if self.spilled:
-                self._flush()
-                runs.append(self._spilled(self.scratch.execute(
-                    f"SELECT seq, md, body, expiry_at FROM spill WHERE queue=? AND {col}=? AND seq>? "
-                    f"AND prio IN ({marks}) ORDER BY seq LIMIT ?", args)))
-            at = _ID_COLUMNS.index(col) + 1
+            at = _ID_COLUMNS.index(col)
+            if self.scratch.live:
+                runs += self.scratch.find(queue, prios, after, at, ident, limit)
+            at += 1
             runs.append([r for r in self._unwritten(queue, prios, after, None) if md_keys(r.md)[at] == key])
             return self._merge(runs, limit)
 
@@ -144,17 +115,12 @@ class StorePager:
                    gone: set[int]) -> int | None:
         with self._reading(queue):
             marks = ",".join("?" * len(prios))
-            best = None
-            for db, table in ((self.db, "messages"), (self.scratch, "spill")):
-                if table == "spill":
-                    if not self.spilled:
-                        continue
-                    self._flush()
-                for (seq,) in db.execute(f"SELECT seq FROM {table} WHERE queue=? AND prio IN ({marks}) AND seq>? "
-                                         "AND seq<? ORDER BY seq DESC", (queue, *prios, after, before)):
-                    if seq not in gone:
-                        best = seq if best is None else max(best, seq)
-                        break
+            best = self.scratch.last_below(queue, prios, after, before, gone) if self.scratch.live else None
+            for (seq,) in self.db.execute(f"SELECT seq FROM messages WHERE queue=? AND prio IN ({marks}) AND seq>? "
+                                          "AND seq<? ORDER BY seq DESC", (queue, *prios, after, before)):
+                if seq not in gone:
+                    best = seq if best is None else max(best, seq)
+                    break
             for r in self._unwritten(queue, prios, after, before):
                 if r.seq not in gone:
                     best = r.seq if best is None else max(best, r.seq)
@@ -175,11 +141,8 @@ class StorePager:
             out: dict[int, int] = {}
             for prio, n in self.db.execute("SELECT prio, count(*) FROM messages WHERE queue=? GROUP BY prio", (queue,)):
                 out[prio] = out.get(prio, 0) + n
-            if self.spilled:
-                self._flush()
-                for prio, n in self.scratch.execute("SELECT prio, count(*) FROM spill WHERE queue=? GROUP BY prio",
-                                                    (queue,)):
-                    out[prio] = out.get(prio, 0) + n
+            for prio, n in self.scratch.counts(queue).items():
+                out[prio] = out.get(prio, 0) + n
             return out
 
     def _stored(self, queue: str, rows: Any) -> list[StoredRow]:
@@ -197,10 +160,6 @@ class StorePager:
                 row = StoredRow(seq, loaded_md(md), body, expiry_at, backout or 0, True)
             out.append(row)
         return out
-
-    @staticmethod
-    def _spilled(rows: Any) -> list[StoredRow]:
-        return [StoredRow(seq, md, body, expiry_at, 0, False) for seq, md, body, expiry_at in rows]
 
     def _unwritten(self, queue: str, prios: tuple[int, ...], after: int, before: int | None) -> list[StoredRow]:
         out = []
@@ -224,44 +183,22 @@ class StorePager:
         return out
 
     # --- nonpersistent messages out of memory --------------------------------------------------
+    @property
+    def spilled(self) -> int:
+        """Nonpersistent messages in the scratch log."""
+        return self.scratch.live
+
     def spill(self, queue: str, rows: list[tuple[int, int, bytes, bytes, float | None]]) -> None:
-        for seq, prio, md, body, exp in rows:
-            self._to_write[seq] = (seq, queue, prio, md, body, exp)
-        self.spilled += len(rows)
-        if len(self._to_write) >= SPILL_BATCH:
-            self._flush()
+        self.scratch.spill(queue, rows)
 
-    def _flush(self) -> None:
-        if not self._to_write:
-            return
-        rows = [(*r, *md_keys(r[3])[1:]) for r in self._to_write.values()]
-        self._to_write.clear()
-        with self.scratch:
-            self.scratch.execute("BEGIN")
-            self.scratch.executemany("INSERT OR REPLACE INTO spill(seq, queue, prio, md, body, expiry_at, msgh, "
-                                     "corh, grph) VALUES (?,?,?,?,?,?,?,?,?)", rows)
-
-    def unspill(self, seqs: list[int]) -> None:
-        written = [(s,) for s in seqs if self._to_write.pop(s, None) is None]
-        if written:
-            with self.scratch:
-                self.scratch.execute("BEGIN")
-                self.scratch.executemany("DELETE FROM spill WHERE seq=?", written)
-        self.spilled = max(0, self.spilled - len(seqs))
+    def unspill(self, queue: str, prio: int, seqs: list[int]) -> None:
+        self.scratch.unspill(queue, prio, seqs)
 
     def unspill_range(self, queue: str, prios: tuple[int, ...], after: int, upto: int) -> None:
-        """The messages of a lane with positions in (after, upto] were read into memory."""
-        self._flush()
-        with self.scratch:
-            self.scratch.execute("BEGIN")
-            n = sum(self.scratch.execute("DELETE FROM spill WHERE queue=? AND prio=? AND seq>? AND seq<=?",
-                                         (queue, prio, after, upto)).rowcount for prio in prios)
-        self.spilled = max(0, self.spilled - n)
+        self.scratch.unspill_range(queue, prios, after, upto)
 
     def unspill_queue(self, queue: str) -> None:
-        self._flush()
-        n = self.scratch.execute("DELETE FROM spill WHERE queue=?", (queue,)).rowcount
-        self.spilled = max(0, self.spilled - n)
+        self.scratch.unspill_queue(queue)
 
     def close(self) -> None:
         if self.db is not self.store.db:

@@ -1,0 +1,370 @@
+"""Nonpersistent messages out of memory: an append-only scratch log with its index in memory.
+
+A nonpersistent message is never forced to disk, and a restart discards it, so spilling one need
+cost little more than keeping it (MQ writes them to its queue file without forcing). Records are
+appended to segment files (``SEGMENT`` bytes each) through a write buffer flushed in large
+sequential writes; no fsync, no journal, no b-tree. What stays in memory is a compact index per
+(queue, priority) in position order — arrays of positions, file locations, record lengths and
+(for a queue that is read by identifier) 32-bit hashes of MsgId, CorrelId and GroupId: 20 bytes
+a message, 32 with the hashes. A page of the lane is a bisect and one read of the contiguous
+records; a get by identifier scans an array in C.
+
+A record is ``<descriptor length, expiry>`` then the packed MQMD and the data. Taking messages
+out marks their index entries dead (the lane's head moves past a page read back into memory);
+a segment whose last live record has gone is deleted, and the current one rewound. The log's
+directory is emptied at every start.
+"""
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import struct
+import tempfile
+import zlib
+from array import array
+from bisect import bisect_left, bisect_right
+
+from mqlite.cmq.structs import MD
+from mqlite.engine.ports import StoredRow
+
+SEGMENT = 16 << 20            # bytes of records per segment file before the next one starts
+WRITE_CHUNK = 1 << 20         # records are written when this much is waiting
+TRIM = 1024                   # a lane's dead front is cut off when it is this long and half the lane
+_IOV_MAX = os.sysconf("SC_IOV_MAX") if hasattr(os, "sysconf") else 16
+_HEAD = struct.Struct("<Id")  # descriptor length, expiry time (NaN: none)
+_IDS = (MD.field_slice("MsgId"), MD.field_slice("CorrelId"), MD.field_slice("GroupId"))   # in a packed MQMD
+_NULL_ID = bytes(24)
+
+
+def id_hash(ident: bytes) -> int:
+    """An identifier's 32-bit key in the index (0: the null identifier); a match is checked on the
+    descriptor by the caller."""
+    return 0 if ident == _NULL_ID else (zlib.crc32(ident) or 1)
+
+
+class _Lane:
+    """The spilled messages of one (queue, priority), in position order from ``head``; a dead
+    entry (taken out) has location -1."""
+    __slots__ = ("seqs", "locs", "lens", "keys", "head", "live")
+
+    def __init__(self) -> None:
+        self.seqs = array("q")
+        self.locs = array("q")
+        self.lens = array("L")
+        self.keys = (array("L"), array("L"), array("L"))      # MsgId, CorrelId, GroupId hashes
+        self.head = 0
+        self.live = 0
+
+    def columns(self) -> tuple[array[int], ...]:
+        return (self.seqs, self.locs, self.lens, *self.keys)
+
+
+class _Segment:
+    __slots__ = ("fd", "path", "size", "live")
+
+    def __init__(self, fd: int, path: str) -> None:
+        self.fd = fd
+        self.path = path
+        self.size = 0            # bytes of records, written or waiting in the buffer
+        self.live = 0            # records in it still on a queue
+
+
+class ScratchLog:
+    def __init__(self, path: str | None = None) -> None:
+        """``path``: the directory of the segment files, emptied now (None: a temporary one)."""
+        self._path = path
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        if path is not None:
+            shutil.rmtree(path, ignore_errors=True)
+        self._lanes: dict[str, dict[int, _Lane]] = {}
+        self._by_id: set[str] = set()     # queues read by identifier: their lanes' keys are kept
+        self._segments: dict[int, _Segment] = {}
+        self._cur: _Segment | None = None
+        self._cur_no = -1
+        self._parts: list[bytes] = []   # records of the current segment not yet written, in pieces
+        self._flushed = 0            # offset in the current segment where they begin
+        self.live = 0                # messages in the log
+
+    # --- writing ------------------------------------------------------------------------------
+    def _directory(self) -> str:
+        if self._path is None:
+            if self._tmp is None:
+                self._tmp = tempfile.TemporaryDirectory(prefix="mqlite-scratch-")
+            return self._tmp.name
+        os.makedirs(self._path, exist_ok=True)
+        return self._path
+
+    def _next_segment(self) -> _Segment:
+        """The current segment is full (or there is none): start the next."""
+        self._write()
+        self._cur_no += 1
+        path = os.path.join(self._directory(), f"{self._cur_no:08d}.seg")
+        cur = self._cur = _Segment(os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600), path)
+        self._segments[self._cur_no] = cur
+        self._flushed = 0
+        return cur
+
+    def _write(self) -> None:
+        """Write the waiting records: one system call per IOV_MAX pieces, no copy into one buffer."""
+        parts = self._parts
+        if parts and self._cur is not None:
+            for i in range(0, len(parts), _IOV_MAX):
+                self._flushed += os.pwritev(self._cur.fd, parts[i:i + _IOV_MAX], self._flushed)
+            parts.clear()
+
+    def spill(self, queue: str, rows: list[tuple[int, int, bytes, bytes, float | None]]) -> None:
+        """Append nonpersistent messages (position, priority, packed MQMD, data, expiry)."""
+        lanes = self._lanes.setdefault(queue, {})
+        by_id = queue in self._by_id
+        unordered: list[_Lane] = []
+        parts = self._parts
+        for seq, prio, md, body, expiry in rows:
+            size = _HEAD.size + len(md) + len(body)
+            seg = self._cur
+            if seg is None or (seg.size and seg.size + size > SEGMENT):
+                seg = self._next_segment()
+            loc = self._cur_no << 32 | seg.size
+            parts += (_HEAD.pack(len(md), math.nan if expiry is None else expiry) + md, body)
+            seg.size += size
+            seg.live += 1
+            lane = lanes.get(prio)
+            if lane is None:
+                lane = lanes[prio] = _Lane()
+            if lane.seqs and seq <= lane.seqs[-1] and lane not in unordered:
+                unordered.append(lane)       # a late commit or a new layout: sorted below
+            lane.seqs.append(seq)
+            lane.locs.append(loc)
+            lane.lens.append(size)
+            if by_id:
+                for keys, at in zip(lane.keys, _IDS, strict=True):
+                    keys.append(id_hash(md[at]))
+            lane.live += 1
+            self.live += 1
+        if self._cur is not None and (self._cur.size - self._flushed >= WRITE_CHUNK or len(parts) >= _IOV_MAX):
+            self._write()
+        for lane in unordered:
+            self._sort(lane)
+
+    def _sort(self, lane: _Lane) -> None:
+        """Put a lane's live entries in position order again; of two with one position (spilled
+        again), the later one stays."""
+        cols = [c for c in lane.columns() if len(c) == len(lane.seqs)]     # keys: only if kept
+        latest: dict[int, int] = {}
+        for i in range(lane.head, len(lane.seqs)):
+            if lane.locs[i] != -1:
+                old = latest.get(lane.seqs[i])
+                if old is not None:
+                    self._kill(lane, old)
+                latest[lane.seqs[i]] = i
+        order = sorted(latest.values(), key=lane.seqs.__getitem__)
+        for col in cols:
+            col[:] = array(col.typecode, [col[i] for i in order])
+        lane.head = 0
+
+    # --- reading ------------------------------------------------------------------------------
+    def _read(self, lane: _Lane, picked: list[int]) -> list[StoredRow]:
+        """The records of entries ``picked`` (indexes into the lane), read in as few calls as
+        the file layout allows: entries next to each other in one segment are read at once."""
+        out: list[StoredRow] = []
+        locs, lens, seqs = lane.locs, lane.lens, lane.seqs
+        n, k = len(picked), 0
+        while k < n:
+            i = picked[k]
+            no, off = locs[i] >> 32, locs[i] & 0xFFFFFFFF
+            end, j = off + lens[i], k + 1
+            while j < n and locs[picked[j]] == (no << 32 | end):
+                end += lens[picked[j]]
+                j += 1
+            data = memoryview(self._bytes(no, off, end - off))
+            at = 0
+            for m in range(k, j):
+                e = picked[m]
+                mdlen, expiry = _HEAD.unpack_from(data, at)
+                md_at = at + _HEAD.size
+                body_at = md_at + mdlen
+                at += lens[e]
+                out.append(StoredRow(seqs[e], bytes(data[md_at:body_at]), bytes(data[body_at:at]),
+                                     None if math.isnan(expiry) else expiry, 0, False))
+            k = j
+        return out
+
+    def _bytes(self, no: int, off: int, size: int) -> bytes:
+        if no == self._cur_no and off + size > self._flushed:     # not all written yet
+            self._write()
+        return os.pread(self._segments[no].fd, size, off)
+
+    def _lane(self, queue: str, prio: int) -> _Lane | None:
+        lanes = self._lanes.get(queue)
+        return lanes.get(prio) if lanes else None
+
+    def page(self, queue: str, prios: tuple[int, ...], after: int, before: int | None,
+             limit: int) -> list[list[StoredRow]]:
+        """Per priority, up to ``limit`` messages with positions in (after, before), in order."""
+        runs = []
+        for prio in prios:
+            lane = self._lane(queue, prio)
+            if lane is None or not lane.live:
+                continue
+            seqs, locs = lane.seqs, lane.locs
+            i, n = bisect_right(seqs, after, lane.head), len(seqs)
+            picked: list[int] = []
+            while i < n and len(picked) < limit:
+                if before is not None and seqs[i] >= before:
+                    break
+                if locs[i] != -1:
+                    picked.append(i)
+                i += 1
+            if picked:
+                runs.append(self._read(lane, picked))
+        return runs
+
+    def find(self, queue: str, prios: tuple[int, ...], after: int, column: int, ident: bytes,
+             limit: int) -> list[list[StoredRow]]:
+        """Per priority, up to ``limit`` messages after ``after`` whose identifier ``column`` (0
+        MsgId, 1 CorrelId, 2 GroupId) hashes as ``ident`` does (the caller matches exactly)."""
+        key = id_hash(ident)
+        if queue not in self._by_id:
+            self._keep_keys(queue)
+        runs = []
+        for prio in prios:
+            lane = self._lane(queue, prio)
+            if lane is None or not lane.live:
+                continue
+            keys, locs = lane.keys[column], lane.locs
+            i = bisect_right(lane.seqs, after, lane.head)
+            picked: list[int] = []
+            while len(picked) < limit:
+                try:
+                    i = keys.index(key, i)
+                except ValueError:
+                    break
+                if locs[i] != -1:
+                    picked.append(i)
+                i += 1
+            if picked:
+                runs.append(self._read(lane, picked))
+        return runs
+
+    def _keep_keys(self, queue: str) -> None:
+        """The queue is read by identifier: hash its spilled messages' identifiers now (read back
+        from the log, once) and every later one's as it is spilled. A queue only ever read in order
+        never pays for them."""
+        self._by_id.add(queue)
+        for lane in self._lanes.get(queue, {}).values():
+            live = [i for i in range(len(lane.seqs)) if lane.locs[i] != -1]
+            hashes = {i: [id_hash(row.md[at]) for at in _IDS] for i, row in zip(live, self._read(lane, live))}
+            for c, keys in enumerate(lane.keys):
+                keys[:] = array("L", [hashes[i][c] if i in hashes else 0 for i in range(len(lane.seqs))])
+
+    def last_below(self, queue: str, prios: tuple[int, ...], after: int, before: int,
+                   gone: set[int]) -> int | None:
+        best = None
+        for prio in prios:
+            lane = self._lane(queue, prio)
+            if lane is None or not lane.live:
+                continue
+            seqs, locs = lane.seqs, lane.locs
+            j = bisect_left(seqs, before, lane.head) - 1
+            while j >= lane.head and seqs[j] > after:
+                if locs[j] != -1 and seqs[j] not in gone:
+                    best = seqs[j] if best is None else max(best, seqs[j])
+                    break
+                j -= 1
+        return best
+
+    def counts(self, queue: str) -> dict[int, int]:
+        return {prio: lane.live for prio, lane in self._lanes.get(queue, {}).items() if lane.live}
+
+    # --- taking out ---------------------------------------------------------------------------
+    def _kill(self, lane: _Lane, i: int) -> None:
+        no = lane.locs[i] >> 32
+        lane.locs[i] = -1
+        lane.live -= 1
+        self.live -= 1
+        self._release(no, 1)
+
+    def _release(self, no: int, n: int) -> None:
+        """``n`` records of segment ``no`` are no longer on a queue."""
+        seg = self._segments[no]
+        seg.live -= n
+        if not seg.live:
+            if no == self._cur_no:           # rewound: nothing in it is on a queue
+                self._parts.clear()
+                self._flushed = seg.size = 0
+            else:
+                os.close(seg.fd)
+                os.remove(seg.path)
+                del self._segments[no]
+
+    def _tidy(self, queue: str, prio: int, lane: _Lane) -> None:
+        seqs, locs = lane.seqs, lane.locs
+        n, h = len(seqs), lane.head
+        while h < n and locs[h] == -1:
+            h += 1
+        lane.head = h
+        if not lane.live:
+            del self._lanes[queue][prio]
+            if not self._lanes[queue]:
+                del self._lanes[queue]
+        elif h >= TRIM and 2 * h >= n:
+            for col in lane.columns():
+                del col[:h]
+            lane.head = 0
+
+    def unspill(self, queue: str, prio: int, seqs: list[int]) -> None:
+        """Messages taken out one at a time (a get by identifier, an expiry)."""
+        lane = self._lane(queue, prio)
+        if lane is None:
+            return
+        for seq in seqs:
+            i = bisect_left(lane.seqs, seq, lane.head)
+            if i < len(lane.seqs) and lane.seqs[i] == seq and lane.locs[i] != -1:
+                self._kill(lane, i)
+        self._tidy(queue, prio, lane)
+
+    def unspill_range(self, queue: str, prios: tuple[int, ...], after: int, upto: int) -> None:
+        """The messages of a lane with positions in (after, upto] were read into memory."""
+        for prio in prios:
+            lane = self._lane(queue, prio)
+            if lane is None:
+                continue
+            seqs, locs = lane.seqs, lane.locs
+            i, n = bisect_right(seqs, after, lane.head), len(seqs)
+            per_segment: dict[int, int] = {}
+            killed = 0
+            while i < n and seqs[i] <= upto:
+                loc = locs[i]
+                if loc != -1:
+                    locs[i] = -1
+                    per_segment[loc >> 32] = per_segment.get(loc >> 32, 0) + 1
+                    killed += 1
+                i += 1
+            lane.live -= killed
+            self.live -= killed
+            for no, k in per_segment.items():
+                self._release(no, k)
+            self._tidy(queue, prio, lane)
+
+    def unspill_queue(self, queue: str) -> None:
+        for prio, lane in list(self._lanes.get(queue, {}).items()):
+            for i in range(lane.head, len(lane.seqs)):
+                if lane.locs[i] != -1:
+                    self._kill(lane, i)
+            self._tidy(queue, prio, lane)
+        self._by_id.discard(queue)
+
+    def files(self) -> list[str]:
+        """The segment files the log has now (for tests and operations)."""
+        return [seg.path for seg in self._segments.values()]
+
+    def close(self) -> None:
+        for seg in self._segments.values():
+            os.close(seg.fd)
+        self._segments.clear()
+        self._lanes.clear()
+        self._parts.clear()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+        elif self._path is not None:
+            shutil.rmtree(self._path, ignore_errors=True)
