@@ -423,6 +423,41 @@ def runmqsc(args: argparse.Namespace) -> int:
     return code
 
 
+def ccdt(args: argparse.Namespace) -> int:
+    """mqlite ccdt QMGR [-o FILE]: the queue manager's CLNTCONN channels as a JSON CCDT (MQ writes
+    them to its binary AMQCLCHL.TAB; clients here read the JSON form: MQCCDTURL=FILE)."""
+    import json
+
+    from mqlite.net import ccdt as table
+    paths = _paths(args.qmgr)
+    if isinstance(paths, int):
+        return paths
+    if not paths.running_pid():
+        print("AMQ8146E: IBM MQ queue manager not available.", file=sys.stderr)
+        return NOT_AVAILABLE
+    transport = Transport.unix(paths.socket)
+    try:
+        transport.hello(qmgr=args.qmgr, control=True, appl="mqlite ccdt")
+        reply = P.decode_json(transport.call(P.MQSC, b"DISPLAY CHANNEL(*) CHLTYPE(CLNTCONN) ALL"))
+    finally:
+        transport.close()
+    channels: list[dict[str, str]] = []
+    for line in reply["lines"]:
+        if line.startswith("AMQ8414I"):              # each channel's block begins here
+            channels.append({})
+        elif channels:
+            # KEYWORD(value): a value may hold parentheses, one level deep (a CONNAME list, a DESCR)
+            channels[-1].update((k, v.strip()) for k, v in re.findall(r"([A-Z]+)\(((?:[^()]|\([^()]*\))*)\)", line))
+    text = json.dumps(table.write([c for c in channels if c.get("CONNAME")]), indent=2) + "\n"
+    if args.o:
+        with open(args.o, "w", encoding="utf-8") as f:
+            f.write(text)
+        print(f"MQL0040I: {len(channels)} client-connection channel(s) of {args.qmgr} written to {args.o}.")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def demo(args: argparse.Namespace) -> int:
     from mqlite.demo import main as demo_main
     return demo_main(args.port)
@@ -490,6 +525,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-m", help="with -w: the local queue manager that relays the commands")
     p.add_argument("qmgr", nargs="?")
     p.set_defaults(fn=runmqsc)
+    p = sub.add_parser("ccdt", help="write the queue manager's CLNTCONN channels as a JSON CCDT")
+    p.add_argument("-o", help="write to this file (default: standard output)")
+    p.add_argument("qmgr")
+    p.set_defaults(fn=ccdt)
     p = sub.add_parser("up", help="create and start the queue managers of a directory (cluster.ini + MQSC files)")
     p.add_argument("dir")
     p.add_argument("--ports", choices=("file", "auto"), default="file",

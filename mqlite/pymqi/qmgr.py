@@ -10,6 +10,7 @@ from typing import Any
 
 from mqlite.cmq import CMQC, structs
 from mqlite.cmq.structs import CD, MD, OD, PMO, STS
+from mqlite.net import ccdt
 from mqlite.net import protocol as P
 from mqlite.net import verbs as V
 from mqlite.net.client import Transport, TransportBusy, TransportError
@@ -23,7 +24,15 @@ def ensure_bytes(value: Any, encoding: str = "ascii") -> bytes:
     return value.encode(encoding) if isinstance(value, str) else value
 
 
+CHOOSER = ccdt.Chooser()       # this process's CCDT lists (AFFINITY(PREFERRED))
 
+
+def _cno_url(cno_: Any) -> str:
+    """MQCNO CCDTUrl: ibmmq's ``CCDTUrl`` attribute, or pymqi's ``set_vs("CCDTUrl", ...)``."""
+    if cno_ is None:
+        return ""
+    url = getattr(cno_, "CCDTUrl", None) or (cno_.get_vs("CCDTUrl") if hasattr(cno_, "get_vs") else b"")
+    return structs.text(ensure_bytes(url or b""))
 
 
 def _qmgr_from_mqserver() -> tuple[str, str] | None:
@@ -62,12 +71,45 @@ class QueueManager:
         self._connect_by_name(name)
         return self
 
-    def _connect_by_name(self, name: str | bytes) -> None:
-        client = _qmgr_from_mqserver()
+    def _connect_by_name(self, name: str | bytes, user: Any = None, password: Any = None, sco_: Any = None,
+                         cno_url: str = "") -> None:
+        """MQ's order after an explicit MQCD: the MQCNO's CCDT URL, MQSERVER, MQCCDTURL or
+        MQCHLLIB/MQCHLTAB; with none of them, local bindings (mqlite serves both)."""
+        client = None if cno_url else _qmgr_from_mqserver()
+        url = cno_url or ("" if client else ccdt.location("", os.environ))
         if client is not None:
-            self._connect_client(name, client[0], client[1], None, None, CD())
+            self._connect_client(name, client[0], client[1], user, password, CD(), sco_)
+        elif url:
+            self._connect_ccdt(url, name, user, password, sco_)
         else:
-            self._connect_bindings(name)
+            self._connect_bindings(name, user, password)
+
+    def _connect_ccdt(self, url: str, name: Any, user: Any, password: Any, sco_: Any) -> None:
+        """A client connection through the definitions of the CCDT at ``url`` that apply to
+        ``name``, tried in MQ's order (net/ccdt.py); each definition's CONNAME list in turn."""
+        qname = structs.text(ensure_bytes(name or b""))
+        try:
+            defs, wanted = ccdt.applicable(ccdt.read(url), qname)
+        except ccdt.CCDTError as e:
+            raise MQMIError(CMQC.MQCC_FAILED, e.reason, detail=str(e)) from None
+        if not defs:
+            raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_Q_MGR_NAME_ERROR,
+                            detail=f"no client-connection channel for queue manager {qname!r} in {url}")
+        last: MQMIError | None = None
+        for d in CHOOSER.plan(url, qname, defs):
+            cd_ = CD(ChannelName=ensure_bytes(d.name), ConnectionName=ensure_bytes(d.conname),
+                     SSLCipherSpec=ensure_bytes(d.cipher), MaxMsgLength=d.maxmsgl, HeartbeatInterval=d.hbint)
+            try:
+                self._connect_client(wanted, d.name, d.conname, user, password, cd_, sco_, d.cert_label)
+                return
+            except MQMIError as e:
+                # Another queue manager answered where ``wanted`` was asked for: MQ goes on to the
+                # next definition and, when none is left, says the queue manager is not available.
+                last = MQMIError(e.comp, CMQC.MQRC_Q_MGR_NOT_AVAILABLE) if e.reason == CMQC.MQRC_Q_MGR_NAME_ERROR \
+                    else e
+                CHOOSER.failed(url, qname, d)
+        assert last is not None
+        raise last
 
     def connect_with_options(self, name: str | bytes, *args: Any, **kwargs: Any) -> "QueueManager":
         """MQCONNX. Keywords: ``user``, ``password``, ``cd``, ``sco``, ``csp``, ``cno``, ``opts`` (MQCNO
@@ -96,10 +138,8 @@ class QueueManager:
             channel = structs.text(cd_.ChannelName)
             conname = structs.text(cd_.ConnectionName)
             self._connect_client(name, channel, conname, user, password, cd_, sco_)
-        elif user is None:
-            self._connect_by_name(name)
         else:
-            self._connect_bindings(name, user, password)
+            self._connect_by_name(name, user, password, sco_, _cno_url(cno_))
         assert self._transport is not None
         self._transport.no_block = bool(options & CMQC.MQCNO_HANDLE_SHARE_NO_BLOCK)
         return self
@@ -143,7 +183,7 @@ class QueueManager:
         self._name = info.get("qmgr", name)
 
     def _connect_client(self, name: Any, channel: str, conname: str, user: Any, password: Any, cd_: CD,
-                        sco_: Any = None) -> None:
+                        sco_: Any = None, cert_label: str = "") -> None:
         if self._transport is not None:
             raise MQMIError(CMQC.MQCC_WARNING, CMQC.MQRC_ALREADY_CONNECTED)
         qname = structs.text(ensure_bytes(name or b""))
@@ -153,7 +193,8 @@ class QueueManager:
             # TLS: the key repository from SCO KeyRepository, else MQSSLKEYR; CertificateLabel
             # (or MQCERTLABL) picks the client's certificate.
             keyrepo = (structs.text(sco_.KeyRepository) if sco_ is not None else "") or os.environ.get("MQSSLKEYR", "")
-            label = (structs.text(sco_.CertificateLabel) if sco_ is not None else "") or os.environ.get("MQCERTLABL", "")
+            label = ((structs.text(sco_.CertificateLabel) if sco_ is not None else "") or cert_label
+                     or os.environ.get("MQCERTLABL", ""))
             try:
                 context = tls.client_context(ciph, keyrepo, label)
             except tls.TLSConfigError as e:
