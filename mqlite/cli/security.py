@@ -59,11 +59,14 @@ def setmqaut(args: argparse.Namespace, rest: list[str], control: Callable[..., A
     if not entities:
         print("AMQ7026E: A principal or group name was invalid: give -p or -g.", file=sys.stderr)
         return FAILED
-    reply = _call(control, paths, {"op": "setaut", "objtype": _objtype(args.t), "profile": args.n or "",
-                                   "entities": entities, "add": add, "remove": remove,
-                                   "remove_all": remove_all})
+    reply = control(paths, {"op": "setaut", "objtype": _objtype(args.t), "profile": args.n or "",
+                             "entities": entities, "add": add, "remove": remove, "remove_all": remove_all})
     if reply is None:
+        print("AMQ8146E: IBM MQ queue manager not available.", file=sys.stderr)
         return FAILED
+    if not reply.get("ok"):
+        print(reply.get("msg"), file=sys.stderr)
+        return int(reply.get("rc", FAILED))       # 36: a principal or group the system does not know
     print("The setmqaut command completed successfully.")
     return 0
 

@@ -15,6 +15,7 @@ from mqlite.security import chlauth
 from mqlite.security.authority import OBJTYPES, AuthorityError, Entity, bits_of, names_of
 from mqlite.security.chlauth import Partner, Rule
 from mqlite.security.patterns import AddressPatternError, check_address_pattern, oam_match
+from mqlite.security.state import UNKNOWN_ENTITY
 
 if TYPE_CHECKING:
     from mqlite.mqsc.parser import Command
@@ -255,6 +256,9 @@ class SecurityCommands:
                 return Result([f"AMQ8886E: Authority value not valid: {e}."], ERROR)
         if cmd.param("AUTHADD") is None and cmd.param("AUTHRMV") is None:
             raise SyntaxProblem(cmd.text, cmd.text, "AUTHADD or AUTHRMV is required.")
+        unknown = [e.name for e in entities if not sec.entity_known(e)]
+        if unknown:
+            return Result([UNKNOWN_ENTITY, f"The entity {unknown[0]} is not known to the system."], ERROR)
         for e in entities:
             sec.set_authrec(objtype, profile, e, lists["AUTHADD"], lists["AUTHRMV"])
         return Result(["AMQ8862I: IBM MQ authority record set."])

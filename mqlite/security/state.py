@@ -8,11 +8,13 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from mqlite.cmq import CMQC
 from mqlite.security.authority import Entity, Records, effective
 from mqlite.security.chlauth import Rule
-from mqlite.security.users import ADMIN_GROUP, Principal, os_groups
+from mqlite.security.users import ADMIN_GROUP, Principal, os_group_exists, os_groups, os_user_exists
 
 NAMESPACES = ("CHLAUTH", "AUTHREC", "USER")
+UNKNOWN_ENTITY = "AMQ7026E: A principal or group name was invalid."
 
 # MQ's default rules on a new queue manager (crtmqm).
 DEFAULT_RULES = [
@@ -120,6 +122,23 @@ class SecurityState:
             p = Principal(user, tuple(sorted(groups)), ADMIN_GROUP in groups or user == ADMIN_GROUP)
             self._principals[user] = p
         return p
+
+    def entity_known(self, e: Entity) -> bool:
+        """Whether an authority record may name ``e``: MQ's OAM refuses a principal or group the
+        system does not know (AMQ7026E, MQRC_UNKNOWN_ENTITY). Known here: the operating system's
+        users and groups, mqlite's registry (its users and their groups), mqm, and users and groups
+        an LDAP server has given. With LDAP authorization (CONNAUTH an IDPWLDAP AUTHINFO whose
+        AUTHORMD is not OS) the directory is the judge, and it is asked only at connection time, so
+        every name is accepted then."""
+        info = self.connauth or {}
+        if info.get("AUTHTYPE") == CMQC.MQAIT_IDPW_LDAP and info.get("AUTHORMD", 0):
+            return True
+        if e.name == ADMIN_GROUP:
+            return True
+        if e.group:
+            return (any(e.name in u.get("groups", ()) for u in self.users.values())
+                    or any(e.name in gs for gs in self.external_groups.values()) or os_group_exists(e.name))
+        return e.name in self.users or e.name in self.external_groups or os_user_exists(e.name)
 
     def is_admin(self, user: str) -> bool:
         return bool(user) and self.principal(user).admin

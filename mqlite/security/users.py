@@ -45,6 +45,22 @@ def os_user_of_uid(uid: int) -> str:
         return str(uid)
 
 
+def os_user_exists(user: str) -> bool:
+    try:
+        pwd.getpwnam(user)
+        return True
+    except KeyError:
+        return False
+
+
+def os_group_exists(group: str) -> bool:
+    try:
+        grp.getgrnam(group)
+        return True
+    except KeyError:
+        return False
+
+
 def os_groups(user: str) -> list[str]:
     """The operating system's groups of ``user`` (none if the OS does not know the user)."""
     try:

@@ -8,6 +8,7 @@ from typing import Any
 
 from mqlite.cmq import CMQZC as Z
 from mqlite.security.authority import OBJTYPES, AuthorityError, Entity, bits_of, effective, names_of
+from mqlite.security.state import UNKNOWN_ENTITY
 
 
 def secop(srv: Any, req: dict[str, Any]) -> dict[str, Any]:
@@ -37,6 +38,9 @@ def secop(srv: Any, req: dict[str, Any]) -> dict[str, Any]:
             except AuthorityError as e:
                 return {"ok": False, "msg": f"AMQ7096E: An authorization specification is not valid: {e}."}
             profile = req["profile"] or srv.qm.name
+            unknown = [name for name, group in req["entities"] if not sec.entity_known(Entity(name, group))]
+            if unknown:
+                return {"ok": False, "msg": f"{UNKNOWN_ENTITY} ({unknown[0]})", "rc": 36}
             for name, group in req["entities"]:
                 sec.set_authrec(objtype, profile, Entity(name, group), add, remove)
             ticket = srv.store.last_ticket

@@ -252,6 +252,30 @@ def test_authority_records_survive_a_restart_and_the_control_commands(secured):
     assert r.returncode == 20 and "AMQ7096E" in r.stderr
 
 
+def test_authority_for_a_principal_or_group_nobody_knows_is_refused_and_nothing_changes(secured):
+    """MQ's OAM: setmqaut answers AMQ7026E with exit code 36, SET AUTHREC the same message,
+    PCF MQRC_UNKNOWN_ENTITY (2292). Known are the OS's users and groups, the registry's users
+    and their groups, and mqm."""
+    before = secured.mqsc("DISPLAY AUTHREC\n").stdout
+    for who in (("-p", "nosuchuser"), ("-g", "nosuchgroup")):
+        r = run_mqlite("setmqaut", "-m", secured.name, "-n", "DEV.QUEUE.1", "-t", "q", *who, "+put")
+        assert r.returncode == 36 and "AMQ7026E" in r.stderr, r.stdout + r.stderr
+    out = secured.mqsc("SET AUTHREC PROFILE('DEV.**') OBJTYPE(QUEUE) GROUP('nosuchgroup') AUTHADD(PUT)\n").stdout
+    assert "AMQ7026E: A principal or group name was invalid." in out
+    p = pymqi.PCFExecute(secured.bindings())
+    from mqlite.cmq import CMQCFC
+    assert _reason(lambda: p.MQCMD_SET_AUTH_REC({CMQCFC.MQCACF_AUTH_PROFILE_NAME: b"DEV.**",
+                                                 CMQCFC.MQIACF_OBJECT_TYPE: CMQC.MQOT_Q,
+                                                 CMQCFC.MQCACF_PRINCIPAL_ENTITY_NAMES: [b"nosuchuser"],
+                                                 CMQCFC.MQIACF_AUTH_ADD_AUTHS: [CMQCFC.MQAUTH_OUTPUT]})) \
+        == CMQC.MQRC_UNKNOWN_ENTITY
+    assert secured.mqsc("DISPLAY AUTHREC\n").stdout == before            # nothing changed
+    # Known: a registry user's group, the OS's root user and group, mqm.
+    for who in (("-g", "mqclient"), ("-p", "root"), ("-g", "root"), ("-g", "mqm")):
+        r = run_mqlite("setmqaut", "-m", secured.name, "-n", "KNOWN.Q", "-t", "q", *who, "+inq")
+        assert r.returncode == 0, r.stdout + r.stderr
+
+
 def test_chlauth_runcheck_and_bad_input_changes_nothing(secured):
     secured.mqsc(DEV_MQSC, check=True)
     out = secured.mqsc("DISPLAY CHLAUTH(DEV.ADMIN.SVRCONN) MATCH(RUNCHECK) ADDRESS('10.0.0.1') CLNTUSER('admin')\n").stdout
@@ -367,6 +391,8 @@ def test_authority_records_through_pcf(secured):
     """Set/Inquire/Delete Authority Records and Inquire Entity Authority, as MQ Explorer and pymqi
     administration scripts send them."""
     from mqlite.cmq import CMQCFC, CMQZC
+    r = run_mqlite("setmqusr", "-m", secured.name, "-u", "pcfuser", "-g", "pcfgroup")   # the group must exist
+    assert r.returncode == 0, r.stdout + r.stderr
     qm = secured.bindings()
     p = pymqi.PCFExecute(qm)
     p.MQCMD_SET_AUTH_REC({CMQCFC.MQCACF_AUTH_PROFILE_NAME: b"PCF.**", CMQCFC.MQIACF_OBJECT_TYPE: CMQC.MQOT_Q,
