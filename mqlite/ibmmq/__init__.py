@@ -26,12 +26,12 @@ from typing import Any
 from mqlite.cmq import CMQC, CMQCFC, CMQSTRC, CMQXC, CMQZC, headers, structs, subs
 from mqlite.cmq.structs import MQStruct
 from mqlite.props.structs import CMHO, DMHO, DMPO, IMPO, PD, SMPO
-from mqlite.pymqi import msghandle as _msghandle
 from mqlite.pymqi import pcf as _pcf
 from mqlite.pymqi import pubsub as _pubsub
 from mqlite.pymqi import qmgr as _qmgr
 from mqlite.pymqi import queue as _queue
 from mqlite.pymqi.errors import Error, MQMIError, PYIFError
+from mqlite.pymqi.msghandle import MessageHandle
 from mqlite.pymqi.pcf import (
     CFBF,
     CFBS,
@@ -167,12 +167,6 @@ class Topic(_pubsub.Topic):
 
 class Subscription(_pubsub.Subscription):
     """ibmmq's Subscription (``sub``, ``get``, ``subrq``, ``close``)."""
-
-
-class MessageHandle(_msghandle.MessageHandle):
-    """ibmmq's MessageHandle: string property values come back as str."""
-
-    _str_as_bytes = False
 
 
 class PCFExecute(_pcf.PCFExecute, QueueManager):

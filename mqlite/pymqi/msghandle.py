@@ -1,8 +1,8 @@
 """Message handles (MQCRTMH, MQDLTMH) and their properties (MQSETMP, MQINQMP, MQDLTMP), kept in
 the application's process as MQ's client keeps them: a handle is a number the application puts in
 MQPMO.OriginalMsgHandle/NewMsgHandle or MQGMO.MsgHandle, and MQPUT/MQGET carry its properties
-(``for_put``, ``after_get``). pymqi's ``MessageHandle`` is the face; ``props_face`` picks how a
-string value comes back (bytes in pymqi, str in ibmmq)."""
+(``for_put``, ``after_get``). pymqi's ``MessageHandle`` is the face; a string value comes back as
+str in both faces (pymqi 1.12 and ibmmq alike)."""
 from __future__ import annotations
 
 import itertools
@@ -214,8 +214,6 @@ def after_get(hmsg: int, md: MD, blob: bytes) -> None:
 class MessageHandle:
     """pymqi's and ibmmq's message handle: ``properties.set/get/dlt`` and ``dlt()``."""
 
-    _str_as_bytes = True
-
     class _Properties:
         def __init__(self, owner: MessageHandle) -> None:
             self._owner = owner
@@ -250,10 +248,8 @@ class MessageHandle:
                 impo.ReturnedName = pname
             if isinstance(pd, PD):
                 pd.Support = CMQC.MQPD_SUPPORT_OPTIONAL
-            if ptype == CMQC.MQTYPE_STRING and self._owner._str_as_bytes:
-                value = value.encode("utf-8", "surrogateescape")
             if "%" in sname:
-                return value, pname.encode() if self._owner._str_as_bytes else pname
+                return value, pname
             return value
 
         def set(self, name: str | bytes, value: Any, property_type: int = CMQC.MQTYPE_STRING,

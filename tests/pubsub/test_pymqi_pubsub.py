@@ -113,8 +113,8 @@ def test_wildcards_topic_object_user_data_and_subrq(qm):
     gmo = get_opts()
     gmo.Version, gmo.MsgHandle = pymqi.CMQC.MQGMO_VERSION_4, hmsg.msg_handle
     assert on_request.get(None, pymqi.MD(), gmo) == b"6-4 6-3"
-    assert hmsg.properties.get("MQTopicString") == b"sport/tennis"
-    assert hmsg.properties.get("MQSubUserData") == b"tennis fan"
+    assert hmsg.properties.get("MQTopicString") == "sport/tennis"
+    assert hmsg.properties.get("MQSubUserData") == "tennis fan"
     football.close(close_sub_queue=True)
     on_request.close(close_sub_queue=True)
     c.disconnect()

@@ -34,9 +34,9 @@ def test_pymqi_message_property_tests(running_qm: RunningQM):
     """pymqi's own test_message_property.py, as it does it: PMO.OriginalMsgHandle on the put,
     MQGMO_PROPERTIES_IN_HANDLE on the get, then the value whole, and 2469 when it does not fit."""
     qm = running_qm.client()
-    value = b"test_valuetest_valuetest_valuetest_valuetest_value"
+    value = "test_valuetest_valuetest_valuetest_valuetest_value"       # a string property is str (pymqi 1.12)
     put = pymqi.MessageHandle(qm, pymqi.CMHO())
-    put.properties.set(b"test_name", value)
+    put.properties.set(b"test_name", value.encode())                   # set from bytes or str alike
     md_put = pymqi.MD()
     pymqi.Queue(qm, "TEST.Q", CMQC.MQOO_OUTPUT).put(b"", md_put, pymqi.PMO(OriginalMsgHandle=put.msg_handle))
     assert (md_put.Format, md_put.Encoding) == (pymqi.MD().Format, pymqi.MD().Encoding)  # as the application gave it
@@ -65,13 +65,12 @@ def test_every_type_round_trips_and_converts(running_qm: RunningQM):
     body, md, mh = get_with(qm, "TEST.Q", CMQC.MQGMO_PROPERTIES_IN_HANDLE)
     assert (body, md.Format) == (b"payload", CMQC.MQFMT_STRING)
     for name, (value, _t) in props.items():
-        want = value.encode() if isinstance(value, str) else value
-        assert mh.properties.get(name, max_value_length=100) == want, name
-    assert mh.properties.get("usr.s", max_value_length=100) == b"text <&>"       # usr. is the same property
-    assert mh.properties.get("jms.Cid") == b"cid"
+        assert mh.properties.get(name, max_value_length=100) == value, name
+    assert mh.properties.get("usr.s", max_value_length=100) == "text <&>"       # usr. is the same property
+    assert mh.properties.get("jms.Cid") == "cid"
     # Conversions on request (MQIMPO_CONVERT_TYPE), MQ's refusals otherwise.
     conv = CMQC.MQIMPO_CONVERT_TYPE
-    assert mh.properties.get("i4", impo_options=conv, property_type=CMQC.MQTYPE_STRING) == b"-5"
+    assert mh.properties.get("i4", impo_options=conv, property_type=CMQC.MQTYPE_STRING) == "-5"
     assert mh.properties.get("i2", impo_options=conv, property_type=CMQC.MQTYPE_INT64) == 32767
     assert reason(mh.properties.get, "i2", property_type=CMQC.MQTYPE_INT64) == (2, CMQC.MQRC_PROPERTY_TYPE_ERROR)
     assert reason(mh.properties.get, "i8", impo_options=conv, property_type=CMQC.MQTYPE_INT8) == (
@@ -79,7 +78,7 @@ def test_every_type_round_trips_and_converts(running_qm: RunningQM):
     assert reason(mh.properties.get, "s", impo_options=conv, property_type=CMQC.MQTYPE_INT32) == (
         2, CMQC.MQRC_PROP_NUMBER_FORMAT_ERROR)
     # Root.MQMD: the descriptor of the message got into the handle.
-    assert mh.properties.get("Root.MQMD.Format") == b"MQSTR"
+    assert mh.properties.get("Root.MQMD.Format") == "MQSTR"
     assert mh.properties.get("JMSMessageID") == md.MsgId
     # Iteration with a wildcard: every property once, in the order set.
     names, options = [], CMQC.MQIMPO_INQ_FIRST
@@ -89,7 +88,7 @@ def test_every_type_round_trips_and_converts(running_qm: RunningQM):
         except pymqi.MQMIError as e:
             assert e.reason == CMQC.MQRC_PROPERTY_NOT_AVAILABLE
             break
-        names.append(name.decode())
+        names.append(name)
         options = CMQC.MQIMPO_INQ_NEXT
     assert names == ["s", "b", "by", "i1", "i2", "i4", "i8", "f4", "f8", "n", "mq_usr.grp.x", "jms.Cid"]
     mh.properties.dlt("i4")
@@ -136,7 +135,7 @@ def test_propctl_and_gmo_options_decide_where_properties_go(running_qm: RunningQ
     assert reason(get_with, qm, "TEST.Q", CMQC.MQGMO_NO_PROPERTIES | CMQC.MQGMO_PROPERTIES_IN_HANDLE) == (
         2, CMQC.MQRC_OPTIONS_ERROR)
     assert reason(get_with, qm, "TEST.Q", CMQC.MQGMO_PROPERTIES_IN_HANDLE, handle=False) == (2, CMQC.MQRC_HMSG_ERROR)
-    assert get_with(qm, "TEST.Q")[2].properties.get("colour") == b"red"
+    assert get_with(qm, "TEST.Q")[2].properties.get("colour") == "red"
     # PROPCTL(NONE): gone even with a handle; PROPCTL(ALL): RFH2 without a handle even for mq_usr;
     # PROPCTL(FORCE): RFH2 even with a handle.
     for propctl, props, with_handle, want_rfh2, want_prop in (

@@ -82,7 +82,7 @@ def test_reports_and_properties_cross_queue_managers(harness):  # noqa: F811
     got = pymqi.MessageHandle(c2)
     gmo = pymqi.GMO(Options=C.MQGMO_WAIT, WaitInterval=10000, MsgHandle=got.msg_handle)
     assert pymqi.Queue(c2, "TARGET.Q").get(None, pymqi.MD(), gmo) == b"travelling"
-    assert (got.properties.get("colour"), got.properties.get("n")) == (b"red", 7)
+    assert (got.properties.get("colour"), got.properties.get("n")) == ("red", 7)
     replies = pymqi.Queue(c1, "REPLY.Q")
     feedback = set()
     for _ in range(2):

@@ -121,7 +121,7 @@ def test_rfh2_folders_become_properties_in_a_handle(running_qm: RunningQM):
     md = pymqi.MD()
     body = q.get(None, md, pymqi.GMO(MsgHandle=mh.msg_handle))
     assert (mh.properties.get("Colour"), mh.properties.get("Size"), mh.properties.get("mcd.Msd")) == (
-        b"red", 10, b"xmlnsc")
+        "red", 10, "xmlnsc")
     kept: list[pymqi.RFH2] = []
     assert pymqi.Queue.get_rfh2 and rfh2.parse_chain(md.Format, md.Encoding, body)[0][0].folders == [PSC + b" "]
     assert body.endswith(DATA) and md.Format == C.MQFMT_RF_HEADER_2 and not kept

@@ -193,7 +193,7 @@ def test_properties_and_text_survive_segmentation(running_qm: RunningQM):
     got = pymqi.MessageHandle(qm)
     md = pymqi.MD()
     assert q.get(None, md, pymqi.GMO(Options=C.MQGMO_COMPLETE_MSG, MsgHandle=got.msg_handle)) == text
-    assert got.properties.get("colour") == b"green" and md.Format == C.MQFMT_STRING
+    assert got.properties.get("colour") == "green" and md.Format == C.MQFMT_STRING
     qm.disconnect()
 
 
