@@ -77,9 +77,10 @@ DEFINE CHANNEL(DEV.TLS.SVRCONN) CHLTYPE(SVRCONN) SSLCIPH(ANY_TLS13) SSLCAUTH(OPT
 """
         else:
             mqsc += "ALTER QMGR CHLAUTH(DISABLED) CONNAUTH(' ')\nREFRESH SECURITY TYPE(CONNAUTH)\n"
-        mqlite_cmd("runmqsc", name, stdin=mqsc)
         if secure:
+            # The user and its group first: an authority record must name a group the system knows.
             mqlite_cmd("setmqusr", "-m", name, "-u", "app", "--password-stdin", "-g", "mqclient", stdin="passw0rd\n")
+        mqlite_cmd("runmqsc", name, stdin=mqsc)
         out[name] = ("127.0.0.1", port)
     return out
 

@@ -45,10 +45,10 @@ from mqlite.pymqi.pcf import (
     CFSF,
     CFSL,
     CFST,
-    ByteString,
     Filter,
 )
-from mqlite.pymqi.rfh2 import RFH2
+from mqlite.pymqi.pcf import ByteString as _ByteString
+from mqlite.pymqi.rfh2 import RFH2 as _RFH2
 
 for _m, _n in ((CMQC, "CMQC"), (CMQCFC, "CMQCFC"), (CMQXC, "CMQXC"), (CMQZC, "CMQZC"), (CMQSTRC, "CMQSTRC")):
     sys.modules[f"{__name__}.{_n}"] = _m
@@ -61,7 +61,6 @@ __mqbuild__ = "client"
 SHIM_PATH = os.path.join(os.path.dirname(__file__), "shim")
 
 MQOpts = MQStruct
-SCO, STS, XQH, DLH, MDE, BNO = structs.SCO, structs.STS, headers.XQH, headers.DLH, structs.MDE, structs.BNO
 
 
 def to_string(v: Any, encoding: str = "utf-8") -> Any:
@@ -94,11 +93,24 @@ _BINARY = frozenset({"AccountingToken", "ConnectionId", "ConnTag", "CorrelId", "
                      "MsgToken", "RemoteSecurityId", "SubCorrelId", "Reserved", "Reserved1", "Reserved2"})
 
 
-def _versioned(base: type[MQStruct], version: int) -> type[MQStruct]:
-    """``base`` with ibmmq's default Version (the layout stays the current one)."""
-    fields = [(n, version if n == "Version" else d, c) for n, d, c in base._fields]
-    return type(base.__name__, (_Strings, base), {"_fields": fields, "__module__": __name__,
-                                                   "__doc__": f"{base.__doc__} (ibmmq: version {version})"})
+class _IbmNames:
+    """ibmmq names every structure's first field ``_StrucId``; ``StrucId`` still reads it (mqlite's
+    shared code checks it by that name)."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "StrucId" and "_StrucId" in self.__dict__:
+            return self.__dict__["_StrucId"]
+        raise AttributeError(name)
+
+
+def _versioned(base: type[MQStruct], version: int | None = None, fields: list[Any] | None = None) -> type[MQStruct]:
+    """``base`` as ibmmq has it: its default Version (the layout stays the current one), its first
+    field ``_StrucId``, ``to_string()``."""
+    fields = [("_StrucId" if n == "StrucId" else n, version if n == "Version" and version is not None else d, c)
+              for n, d, c in (fields or base._fields)]
+    note = f" (ibmmq: version {version})" if version is not None else " (ibmmq's field names)"
+    return type(base.__name__, (_IbmNames, _Strings, base), {"_fields": fields, "__module__": __name__,
+                                                              "__doc__": f"{base.__doc__}{note}"})
 
 
 MD = _versioned(structs.MD, CMQC.MQMD_VERSION_2)
@@ -108,7 +120,57 @@ OD = _versioned(structs.OD, CMQC.MQOD_VERSION_4)
 CD = _versioned(structs.CD, CMQXC.MQCD_VERSION_11)
 CNO = _versioned(structs.CNO, CMQC.MQCNO_VERSION_5)
 CSP = _versioned(structs.CSP, CMQC.MQCSP_VERSION_1)
-SD, SRO = subs.SD, subs.SRO
+SCO, STS, MDE, BNO = (_versioned(c) for c in (structs.SCO, structs.STS, structs.MDE, structs.BNO))
+SD, SRO = _versioned(subs.SD), _versioned(subs.SRO)
+CMHO, DMHO, DMPO, IMPO, PD, SMPO = (_versioned(c) for c in (CMHO, DMHO, DMPO, IMPO, PD, SMPO))
+_MD1 = _versioned(structs.MD1)
+
+
+class DLH(_versioned(headers.DLH)):  # type: ignore[misc]
+    """ibmmq's MQDLH, with ``get_header`` reading it from the front of a whole message."""
+
+    def get_header(self, buf: bytes) -> "DLH":
+        return self.unpack(buf[:CMQC.MQDLH_LENGTH_1])  # type: ignore[return-value]
+
+
+class XQH(_versioned(MQStruct, fields=headers.XQH._fields)):  # type: ignore[misc]
+    """ibmmq's MQXQH: the four fields before the embedded MQMD (104 bytes, its get_length());
+    ``get_header`` reads them from a message on a transmission queue and ``get_embedded_md`` the
+    MQMD version 1 after them (without the version 2 fields, as ibmmq returns it)."""
+
+    def get_header(self, buf: bytes) -> "XQH":
+        return self.unpack(buf[:self.get_length()])  # type: ignore[return-value]
+
+    def get_embedded_md(self, buf: bytes) -> MQStruct:
+        return _MD1.from_bytes(buf[self.get_length():CMQC.MQXQH_CURRENT_LENGTH])
+
+
+class PYIBMMQError(PYIFError):
+    """A PYIFError as ibmmq words it (raised by this face's RFH2; ``except ibmmq.PYIFError`` catches it)."""
+
+    def __str__(self) -> str:
+        return f"PYIBMMQ Error: {self.error}"
+
+
+class RFH2(_RFH2):
+    """ibmmq's RFH2: its first field is ``_StrucId`` and its errors say PYIBMMQ."""
+
+    _fixed = [("_StrucId" if n == "StrucId" else n, d, c) for n, d, c in _RFH2._fixed]
+    _error = PYIBMMQError
+
+
+class ByteString(_ByteString):
+    """ibmmq's ByteString: a wrapper with ``.value`` (str is encoded as UTF-8); a PCF command
+    carries it as MQCFBS."""
+
+    def __new__(cls, value: bytes | str = b"") -> "ByteString":
+        return super().__new__(cls, value.encode("utf-8") if isinstance(value, str) else value)
+
+    @property
+    def value(self) -> bytes:
+        return bytes(self)
+
+
 md, gmo, pmo, od, cd, sco = MD, GMO, PMO, OD, CD, SCO
 
 _SHARE = CMQC.MQCNO_HANDLE_SHARE_BLOCK | CMQC.MQCNO_HANDLE_SHARE_NO_BLOCK
@@ -157,6 +219,8 @@ class QueueManager(_qmgr.QueueManager):
 
 class Queue(_queue.Queue):
     """ibmmq's Queue (the name comes back with ``get_name()``, text with ``to_string()``)."""
+
+    _rfh2 = RFH2
 
     to_string = staticmethod(to_string)
 

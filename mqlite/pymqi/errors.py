@@ -48,6 +48,10 @@ class MQMIError(Error):
 
     error_as_string = errorAsString
 
+    def get(self, k: str) -> Any:
+        """An attribute the error was given (ibmmq's accessor; MQINQMP's ``value``, for one)."""
+        return getattr(self, k)
+
 
 class PYIFError(Error):
     """A mistake on the Python side (not connected, already open, ...)."""

@@ -347,6 +347,8 @@ class Queue:
             body = pack_chain(rfh2_header, md_.Encoding) + body
         self.put(body, md_, putOpts)
 
+    _rfh2 = RFH2                  # the face's RFH2 class (ibmmq's names its first field _StrucId)
+
     def get_rfh2(self, maxLength: int | None = None, mDesc: MD | None = None, getOpts: GMO | None = None,
                  rfh2_header: list[RFH2] | None = None) -> bytes:
         """MQGET, with the MQRFH2 headers at the front of the message parsed into ``rfh2_header``
@@ -355,7 +357,7 @@ class Queue:
         msg = self.get(maxLength, md_, getOpts)
         if rfh2_header is None:
             return msg
-        return unpack_chain(msg, md_.Format, md_.Encoding, rfh2_header)
+        return unpack_chain(msg, md_.Format, md_.Encoding, rfh2_header, self._rfh2)
 
     def browse_batch(self, max_msgs: int = 1000, first: bool = False,
                      max_bytes: int = 8 << 20) -> list[tuple[bytes, bytes]]:

@@ -22,21 +22,26 @@ BIG_ENDIAN_ENCODINGS = (CMQC.MQENC_FLOAT_S390, CMQC.MQENC_INTEGER_NORMAL | CMQC.
                         CMQC.MQENC_INTEGER_NORMAL | CMQC.MQENC_DECIMAL_NORMAL | CMQC.MQENC_FLOAT_S390)
 
 
-def folder_name(folder: bytes) -> str:
+def folder_name(folder: bytes, error: type[PYIFError] = PYIFError) -> str:
     """The folder's root element; a folder that is not well-formed XML is refused, as pymqi does."""
     text = folder.split(b"\0", 1)[0].rstrip(b" ")
     try:
         return ElementTree.fromstring(text).tag
     except ElementTree.ParseError as e:
-        raise PYIFError(f"RFH2 - XML Folder not well formed. Exception: {e}") from None
+        raise error(f"RFH2 - XML Folder not well formed. Exception: {e}") from None
 
 
 class RFH2:
-    """An MQRFH2 header: the eight fixed fields, then ``<name>Length``/``<name>`` per folder."""
+    """An MQRFH2 header: the eight fixed fields, then ``<name>Length``/``<name>`` per folder.
+    ``_fixed`` and ``_error`` are what the ibmmq face changes (its first field is ``_StrucId``,
+    its errors say PYIBMMQ)."""
+
+    _fixed = _FIXED
+    _error = PYIFError
 
     def __init__(self, **kw: Any) -> None:
-        self._fields: list[tuple[str, str]] = [(n, c) for n, _d, c in _FIXED]
-        self._values: dict[str, Any] = {n: d for n, d, _c in _FIXED}
+        self._fields: list[tuple[str, str]] = [(n, c) for n, _d, c in self._fixed]
+        self._values: dict[str, Any] = {n: d for n, d, _c in self._fixed}
         self._big = False        # the byte order it was unpacked in, or packed for (pymqi keeps it)
         for k, v in kw.items():
             self[k] = v
@@ -72,13 +77,13 @@ class RFH2:
         return self._struct(False).size
 
     def get_folders(self) -> list[str]:
-        return [n[:-6] for n, _c in self._fields[len(_FIXED):] if n.endswith("Length")]
+        return [n[:-6] for n, _c in self._fields[len(self._fixed):] if n.endswith("Length")]
 
     def add_folder(self, folder_data: bytes) -> None:
         """Add an XML folder, padded with blanks to a multiple of four; StrucLength follows."""
         if not isinstance(folder_data, (bytes, bytearray)):
             raise TypeError("folder_data must be bytes")
-        name = folder_name(bytes(folder_data))
+        name = folder_name(bytes(folder_data), self._error)
         data = bytes(folder_data) + b" " * ((-len(folder_data)) % 4)
         self._fields += [(name + "Length", "i"), (name, f"{len(data)}s")]
         self._values[name + "Length"] = len(data)
@@ -94,28 +99,28 @@ class RFH2:
         if not isinstance(buff, (bytes, bytearray)):
             raise TypeError("buff must be bytes")
         if buff[0:4] != CMQC.MQRFH_STRUC_ID:
-            raise PYIFError(f"RFH2 - _StrucId not MQRFH_STRUC_ID. Value: {buff[0:4]!r}")
+            raise self._error(f"RFH2 - _StrucId not MQRFH_STRUC_ID. Value: {buff[0:4]!r}")
         if len(buff) < 36:
-            raise PYIFError(f"RFH2 - Buffer too short. Should be 36+ bytes instead of {len(buff)}")
+            raise self._error(f"RFH2 - Buffer too short. Should be 36+ bytes instead of {len(buff)}")
         if encoding is None:
             big = buff[4:5] == b"\x00"        # a little-endian Version 2 starts with 0x02
         else:
             big = encoding in BIG_ENDIAN_ENCODINGS
         self.__init__()                        # type: ignore[misc]
         self._big = big
-        values = struct.unpack((">" if big else "<") + "".join(c for _n, _d, c in _FIXED), buff[:36])
-        self._values.update(zip((n for n, _d, _c in _FIXED), values, strict=True))
+        values = struct.unpack((">" if big else "<") + "".join(c for _n, _d, c in self._fixed), buff[:36])
+        self._values.update(zip((n for n, _d, _c in self._fixed), values, strict=True))
         length = self._values["StrucLength"]
         if length < 0:
-            raise PYIFError('RFH2 - "StrucLength" is negative. Check numeric encoding.')
+            raise self._error('RFH2 - "StrucLength" is negative. Check numeric encoding.')
         if len(buff) > 36 and length > len(buff):
-            raise PYIFError(f"RFH2 - Buffer too short. Expected: {length} Buffer Length: {len(buff)}")
+            raise self._error(f"RFH2 - Buffer too short. Expected: {length} Buffer Length: {len(buff)}")
         s = bytes(buff[36:length])
         order = ">i" if big else "<i"
         while s:
             (n,) = struct.unpack(order, s[:4])
             data = s[4:4 + n]
-            name = folder_name(data)
+            name = folder_name(data, self._error)
             self._fields += [(name + "Length", "i"), (name, f"{n}s")]
             self._values[name + "Length"] = n
             self._values[name] = data.split(b"\0", 1)[0]
@@ -135,11 +140,11 @@ def pack_chain(rfh2_list: list[RFH2], encoding: int | None) -> bytes:
     return b"".join(out)
 
 
-def unpack_chain(msg: bytes, fmt: bytes, encoding: int, into: list[RFH2]) -> bytes:
-    """get_rfh2: the headers at the front of ``msg`` (while the format says MQHRF2) into ``into``;
-    returns the data after them."""
+def unpack_chain(msg: bytes, fmt: bytes, encoding: int, into: list[RFH2], cls: type[RFH2] = RFH2) -> bytes:
+    """get_rfh2: the headers at the front of ``msg`` (while the format says MQHRF2) into ``into``
+    (as ``cls``: the face's RFH2); returns the data after them."""
     while fmt == CMQC.MQFMT_RF_HEADER_2 and msg[:4] == CMQC.MQRFH_STRUC_ID:
-        h = RFH2().unpack(msg, encoding)
+        h = cls().unpack(msg, encoding)
         into.append(h)
         msg = msg[h["StrucLength"]:]
         fmt, encoding = h["Format"], h["Encoding"]

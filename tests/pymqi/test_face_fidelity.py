@@ -122,3 +122,45 @@ def test_an_escaped_literal_matches_itself_alone(literal, extra):
 def test_a_percent_before_anything_else_is_invalid(head, after, tail):
     assert not char_pattern_valid(head + "%" + after + tail)
     assert not char_pattern_valid(head + "%")
+
+
+# --- the ibmmq face, as ibmmq 2.x has it ------------------------------------------------------
+def test_ibmmq_structures_name_their_first_field_strucid_with_an_underscore():
+    from mqlite import ibmmq
+    for cls in (ibmmq.MD, ibmmq.GMO, ibmmq.PMO, ibmmq.OD, ibmmq.CNO, ibmmq.CSP, ibmmq.SCO, ibmmq.SD, ibmmq.SRO,
+                ibmmq.STS, ibmmq.MDE, ibmmq.BNO, ibmmq.CMHO, ibmmq.DLH, ibmmq.XQH):
+        s = cls()
+        assert s["_StrucId"] == s.StrucId and len(s._StrucId) == 4, cls
+        assert "StrucId" not in s.get()
+    r = ibmmq.RFH2()
+    r["_StrucId"] = CMQC.MQRFH_STRUC_ID
+    assert ibmmq.RFH2().unpack(r.pack())["_StrucId"] == CMQC.MQRFH_STRUC_ID
+    assert pymqi.RFH2()["StrucId"] == CMQC.MQRFH_STRUC_ID                 # pymqi's name stays
+    # ibmmq's errors from its RFH2, word for word (its test_rfh2.py compares them).
+    with pytest.raises(ibmmq.PYIFError) as e:
+        ibmmq.RFH2().unpack(b"ame>" + bytes(40))
+    assert str(e.value) == "PYIBMMQ Error: RFH2 - _StrucId not MQRFH_STRUC_ID. Value: b'ame>'"
+    with pytest.raises(ibmmq.PYIFError) as e:
+        ibmmq.RFH2().unpack(CMQC.MQRFH_STRUC_ID + bytes(28))
+    assert str(e.value) == "PYIBMMQ Error: RFH2 - Buffer too short. Should be 36+ bytes instead of 32"
+    with pytest.raises(pymqi.PYIFError) as e:
+        pymqi.RFH2().unpack(b"ame>" + bytes(40))
+    assert str(e.value).startswith("PYMQI Error: ")
+
+
+def test_ibmmq_headers_bytestring_and_error_get():
+    from mqlite import ibmmq
+    from mqlite.cmq import headers
+    inner = headers.XQH(RemoteQName=b"TARGET.Q", RemoteQMgrName=b"QM2")
+    inner.MsgDesc.Format, inner.MsgDesc.Priority = CMQC.MQFMT_STRING, 7
+    msg = inner.pack() + b"the data"
+    xqh = ibmmq.XQH().get_header(msg)
+    assert xqh.get_length() == 104 and xqh.to_string().RemoteQName == "TARGET.Q"
+    md = ibmmq.XQH().get_embedded_md(msg)
+    assert (md.Format, md.Priority) == (CMQC.MQFMT_STRING, 7) and not hasattr(md, "GroupId")
+    dlh = headers.DLH(Reason=CMQC.MQRC_Q_FULL, DestQName=b"FULL.Q")
+    got = ibmmq.DLH().get_header(dlh.pack() + b"rest of the message")
+    assert got.Reason == CMQC.MQRC_Q_FULL and got.to_string().DestQName == "FULL.Q"
+    assert ibmmq.ByteString("").value == b"" and ibmmq.ByteString(b"\x01").value == b"\x01"
+    e = ibmmq.MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_PROPERTY_VALUE_TOO_BIG, value=b"abc")
+    assert e.get("value") == b"abc"

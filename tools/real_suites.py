@@ -1,0 +1,159 @@
+"""Run pymqi's and IBM's ibmmq test suites (and ibmmq's examples) against mqlite, with only the
+import and the connection settings changed. Nothing is fetched and nothing of theirs is copied
+here: give checkouts of dsuch/pymqi and ibm-messaging/mq-mqi-python.
+
+    python tools/real_suites.py [--pymqi CHECKOUT] [--ibmmq CHECKOUT] [--examples] [--json out.json]
+
+``import pymqi`` and ``import ibmmq`` resolve to mqlite's faces through shim folders put first on
+PYTHONPATH (ibmmq's is mqlite.ibmmq.SHIM_PATH; pymqi's is written into a temporary folder). The
+queue managers (pymqi's MQTEST, ibmmq's QM1) are created as the suites' setup scripts create
+theirs: security on (the OAM), CHLAUTH disabled, no CONNAUTH, the SVRCONN channels and queues their
+configs and examples name, the users they name (and this process's OS user; admin in mqm, app in
+mqclient). ibmmq's examples are copied and their port 1414 replaced. Prints each test's outcome and
+the counts.
+"""
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from mqlite.ibmmq import SHIM_PATH  # noqa: E402
+from mqlite.testing import Harness, run_mqlite  # noqa: E402
+
+QM, CHANNEL = "MQTEST", "CH1"
+OBJECTS = """ALTER QMGR CHLAUTH(DISABLED) CONNAUTH(' ')
+REFRESH SECURITY TYPE(CONNAUTH)
+DEFINE QLOCAL(TEST.PYMQI.RFH2PUTGET) REPLACE
+DEFINE QLOCAL(TEST.PYMQI.QUEUEMANAGER) REPLACE
+DEFINE QLOCAL(TEST.PYIBMMQ.RFH2PUTGET) REPLACE
+DEFINE QLOCAL(TEST.PYIBMMQ.QUEUEMANAGER) REPLACE
+DEFINE QLOCAL(DEV.QUEUE.1) REPLACE
+DEFINE QLOCAL(DEV.QUEUE.2) REPLACE
+DEFINE QLOCAL(DEV.DEAD.LETTER.QUEUE) REPLACE
+DEFINE QMODEL(DEV.APP.MODEL.QUEUE) REPLACE
+DEFINE TOPIC(DEV.BASE.TOPIC) TOPICSTR('dev/') REPLACE
+DEFINE CHANNEL(DEV.APP.SVRCONN) CHLTYPE(SVRCONN) REPLACE
+"""
+PYMQI_SHIM = '''"""``import pymqi`` resolved to mqlite's pymqi face (tools/real_suites.py)."""
+import sys
+
+import mqlite.pymqi as _face
+
+for _sub in ("CMQC", "CMQCFC", "CMQXC", "CMQZC"):
+    sys.modules[f"{__name__}.{_sub}"] = getattr(_face, _sub)
+sys.modules[__name__] = _face
+'''
+
+
+def pytest_run(tests_dir: str, env: dict[str, str], work: str, name: str) -> dict[str, str]:
+    """Each test's outcome (passed, failed, error, skipped) from a pytest run of ``tests_dir``."""
+    report = os.path.join(work, f"{name}.xml")
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}",
+                    tests_dir], cwd=tests_dir, env=env, capture_output=True, text=True,
+                   timeout=3600)
+    out: dict[str, str] = {}
+    if not os.path.exists(report):
+        return out
+    for case in ET.parse(report).iter("testcase"):
+        key = f"{case.get('classname', '').split('.')[-1]}.{case.get('name')}"
+        kinds = [c.tag for c in case]
+        status = ("failed" if "failure" in kinds else "error" if "error" in kinds
+                  else "skipped" if "skipped" in kinds else "passed")
+        detail = next((c.get("message", "") for c in case if c.tag in ("failure", "error", "skipped")), "")
+        out[key] = status + (f": {detail.splitlines()[0][:160]}" if detail else "")
+    return out
+
+
+def run_examples(examples_dir: str, env: dict[str, str]) -> dict[str, str]:
+    """ibmmq's examples, each run once against the queue manager (60 s at most)."""
+    out = {}
+    for f in sorted(os.listdir(examples_dir)):
+        if not f.endswith(".py"):
+            continue
+        try:
+            p = subprocess.run([sys.executable, f], cwd=examples_dir, env=env, capture_output=True, text=True,
+                               timeout=60)
+            text = (p.stdout + p.stderr).strip().splitlines()
+            bad = p.returncode != 0 or any(re.search(r"Traceback|MQI Error|PYIBMMQ Error|Error ", ln) for ln in text)
+            out[f] = "failed: " + (text[-1][:160] if text else f"exit {p.returncode}") if bad else "passed"
+        except subprocess.TimeoutExpired:
+            out[f] = "failed: timed out after 60 s"
+    return out
+
+
+def suite_qm(h: Harness, name: str, channel: str) -> tuple[Any, dict[str, str]]:
+    """A queue manager as the suites' setup scripts make theirs, and the environment naming it."""
+    qm = h.add(name, OBJECTS + f"DEFINE CHANNEL({channel}) CHLTYPE(SVRCONN) REPLACE\n")
+    for user, group in ((getpass.getuser(), "mqm"), ("admin", "mqm"), ("app", "mqclient")):
+        r = run_mqlite("setmqusr", "-m", name, "-u", user, "-g", group, "--password-stdin", stdin="password\n")
+        assert r.returncode == 0, r.stdout + r.stderr
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MQ", "PYMQI_", "PY_IBMMQ"))}
+    env["MQLITE_DATA"] = h.data_dir
+    for prefix in ("PYMQI_TEST_", "PY_IBMMQ_TEST_"):
+        env.update({f"{prefix}QM_NAME": name, f"{prefix}QM_HOST": "127.0.0.1", f"{prefix}QM_PORT": str(qm.port),
+                    f"{prefix}QM_CHANNEL": channel, f"{prefix}QM_TRANSPORT": "TCP"})
+    return qm, env
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pymqi", help="a checkout of dsuch/pymqi")
+    ap.add_argument("--ibmmq", help="a checkout of ibm-messaging/mq-mqi-python")
+    ap.add_argument("--examples", action="store_true", help="also run ibmmq's examples")
+    ap.add_argument("--json", help="write every outcome here")
+    args = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="mqlite-suites-")
+    os.makedirs(os.path.join(work, "shim", "pymqi"))
+    with open(os.path.join(work, "shim", "pymqi", "__init__.py"), "w", encoding="utf-8") as f:
+        f.write(PYMQI_SHIM)
+    results: dict[str, dict[str, str]] = {}
+    with Harness(os.path.join(work, "data"), channel="UNUSED.SVRCONN", security=True) as h:
+        if args.pymqi:
+            # pymqi's config: queue manager MQTEST, channel CH1 (its create_mq_objects.py).
+            _qm, env = suite_qm(h, "MQTEST", "CH1")
+            env["PYTHONPATH"] = os.path.join(work, "shim")
+            results["pymqi tests"] = pytest_run(os.path.join(args.pymqi, "code", "tests"), env, work, "pymqi")
+        if args.ibmmq:
+            # ibmmq's config and examples: QM1, DEV.ADMIN.SVRCONN / DEV.APP.SVRCONN, users admin and app.
+            qm, env = suite_qm(h, "QM1", "DEV.ADMIN.SVRCONN")
+            env.update(PYTHONPATH=SHIM_PATH, PY_IBMMQ_TEST_QM_APP_CHANNEL="DEV.APP.SVRCONN")
+            results["ibmmq tests"] = pytest_run(os.path.join(args.ibmmq, "code", "tests"), env, work, "ibmmq")
+            if args.examples:
+                # The examples name localhost(1414): the copies here name this queue manager's port.
+                examples = os.path.join(work, "examples")
+                shutil.copytree(os.path.join(args.ibmmq, "code", "examples"), examples)
+                for f in os.listdir(examples):
+                    if f.endswith(".py"):
+                        path = os.path.join(examples, f)
+                        with open(path, encoding="utf-8") as fh:
+                            text = fh.read()
+                        with open(path, "w", encoding="utf-8") as fh:
+                            fh.write(text.replace("'1414'", f"'{qm.port}'").replace('"1414"', f'"{qm.port}"')
+                                     .replace("(1414)", f"({qm.port})"))
+                results["ibmmq examples"] = run_examples(examples, env)
+    for suite, outcomes in results.items():
+        counts: dict[str, int] = {}
+        for o in outcomes.values():
+            counts[o.split(":")[0]] = counts.get(o.split(":")[0], 0) + 1
+        print(f"== {suite}: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + f" of {len(outcomes)}")
+        for name, o in sorted(outcomes.items()):
+            print(f"   {name}: {o}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(results, f, indent=1, sort_keys=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
