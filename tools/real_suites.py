@@ -32,8 +32,7 @@ from mqlite.ibmmq import SHIM_PATH  # noqa: E402
 from mqlite.testing import Harness, run_mqlite  # noqa: E402
 
 QM, CHANNEL = "MQTEST", "CH1"
-OBJECTS = """ALTER QMGR CHLAUTH(DISABLED) CONNAUTH(' ')
-REFRESH SECURITY TYPE(CONNAUTH)
+OBJECTS = """ALTER QMGR CHLAUTH(DISABLED)
 DEFINE QLOCAL(TEST.PYMQI.RFH2PUTGET) REPLACE
 DEFINE QLOCAL(TEST.PYMQI.QUEUEMANAGER) REPLACE
 DEFINE QLOCAL(TEST.PYIBMMQ.RFH2PUTGET) REPLACE
@@ -44,6 +43,12 @@ DEFINE QLOCAL(DEV.DEAD.LETTER.QUEUE) REPLACE
 DEFINE QMODEL(DEV.APP.MODEL.QUEUE) REPLACE
 DEFINE TOPIC(DEV.BASE.TOPIC) TOPICSTR('dev/') REPLACE
 DEFINE CHANNEL(DEV.APP.SVRCONN) CHLTYPE(SVRCONN) REPLACE
+"""
+# What IBM's developer image gives its application group (mq-container's 10-dev.mqsc.tpl).
+APP_AUTHORITY = """SET AUTHREC OBJTYPE(QMGR) GROUP('mqclient') AUTHADD(CONNECT,INQ)
+SET AUTHREC PROFILE('DEV.**') OBJTYPE(QUEUE) GROUP('mqclient') AUTHADD(BROWSE,GET,INQ,PUT)
+SET AUTHREC PROFILE('DEV.**') OBJTYPE(TOPIC) GROUP('mqclient') AUTHADD(PUB,SUB)
+SET AUTHREC PROFILE('DEV.APP.MODEL.QUEUE') OBJTYPE(QUEUE) GROUP('mqclient') AUTHADD(DSP,GET,PUT,INQ,BROWSE)
 """
 PYMQI_SHIM = '''"""``import pymqi`` resolved to mqlite's pymqi face (tools/real_suites.py)."""
 import sys
@@ -60,6 +65,7 @@ def pytest_run(tests_dir: str, env: dict[str, str], work: str, name: str) -> dic
     """Each test's outcome (passed, failed, error, skipped) from a pytest run of ``tests_dir``."""
     report = os.path.join(work, f"{name}.xml")
     subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}",
+                    "--continue-on-collection-errors",
                     tests_dir], cwd=tests_dir, env=env, capture_output=True, text=True,
                    timeout=3600)
     out: dict[str, str] = {}
@@ -85,19 +91,23 @@ def run_examples(examples_dir: str, env: dict[str, str]) -> dict[str, str]:
             p = subprocess.run([sys.executable, f], cwd=examples_dir, env=env, capture_output=True, text=True,
                                timeout=60)
             text = (p.stdout + p.stderr).strip().splitlines()
-            bad = p.returncode != 0 or any(re.search(r"Traceback|MQI Error|PYIBMMQ Error|Error ", ln) for ln in text)
+            bad = p.returncode != 0 or any(re.search(r"Traceback|MQI Error\. |PYIBMMQ Error", ln) for ln in text)
             out[f] = "failed: " + (text[-1][:160] if text else f"exit {p.returncode}") if bad else "passed"
         except subprocess.TimeoutExpired:
             out[f] = "failed: timed out after 60 s"
     return out
 
 
-def suite_qm(h: Harness, name: str, channel: str) -> tuple[Any, dict[str, str]]:
-    """A queue manager as the suites' setup scripts make theirs, and the environment naming it."""
-    qm = h.add(name, OBJECTS + f"DEFINE CHANNEL({channel}) CHLTYPE(SVRCONN) REPLACE\n")
+def suite_qm(h: Harness, name: str, channel: str, chckclnt: str) -> tuple[Any, dict[str, str]]:
+    """A queue manager as the suites' setup scripts make theirs (connection authentication with
+    CHCKCLNT as their configs say), and the environment naming it."""
+    qm = h.add(name, OBJECTS + f"DEFINE CHANNEL({channel}) CHLTYPE(SVRCONN) REPLACE\n"
+               f"ALTER AUTHINFO(SYSTEM.DEFAULT.AUTHINFO.IDPWOS) AUTHTYPE(IDPWOS) CHCKCLNT({chckclnt}) FAILDLAY(0)\n"
+               "ALTER QMGR CONNAUTH(SYSTEM.DEFAULT.AUTHINFO.IDPWOS)\nREFRESH SECURITY TYPE(CONNAUTH)\n")
     for user, group in ((getpass.getuser(), "mqm"), ("admin", "mqm"), ("app", "mqclient")):
         r = run_mqlite("setmqusr", "-m", name, "-u", user, "-g", group, "--password-stdin", stdin="password\n")
         assert r.returncode == 0, r.stdout + r.stderr
+    qm.mqsc(APP_AUTHORITY, check=True)               # after the users: the group must exist
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MQ", "PYMQI_", "PY_IBMMQ"))}
     env["MQLITE_DATA"] = h.data_dir
     for prefix in ("PYMQI_TEST_", "PY_IBMMQ_TEST_"):
@@ -121,12 +131,12 @@ def main() -> int:
     with Harness(os.path.join(work, "data"), channel="UNUSED.SVRCONN", security=True) as h:
         if args.pymqi:
             # pymqi's config: queue manager MQTEST, channel CH1 (its create_mq_objects.py).
-            _qm, env = suite_qm(h, "MQTEST", "CH1")
+            _qm, env = suite_qm(h, "MQTEST", "CH1", "OPTIONAL")
             env["PYTHONPATH"] = os.path.join(work, "shim")
             results["pymqi tests"] = pytest_run(os.path.join(args.pymqi, "code", "tests"), env, work, "pymqi")
         if args.ibmmq:
             # ibmmq's config and examples: QM1, DEV.ADMIN.SVRCONN / DEV.APP.SVRCONN, users admin and app.
-            qm, env = suite_qm(h, "QM1", "DEV.ADMIN.SVRCONN")
+            qm, env = suite_qm(h, "QM1", "DEV.ADMIN.SVRCONN", "REQUIRED")
             env.update(PYTHONPATH=SHIM_PATH, PY_IBMMQ_TEST_QM_APP_CHANNEL="DEV.APP.SVRCONN")
             results["ibmmq tests"] = pytest_run(os.path.join(args.ibmmq, "code", "tests"), env, work, "ibmmq")
             if args.examples:

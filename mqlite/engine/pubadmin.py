@@ -112,8 +112,9 @@ class PubAdminMixin:
         if "EXPIRY" in given:
             sub.set_expiry(given["EXPIRY"], self.clock.now())
 
-    def delete_subscription(self, name: str) -> None:
-        sub = next((s for s in self.subscriptions.values() if s.name == name), None)
+    def delete_subscription(self, name: str, subid: str = "") -> None:
+        """DELETE SUB by name, or by its identifier (hex) when one is given, as MQ allows both."""
+        sub = next((s for s in self.subscriptions.values() if (s.subid == subid if subid else s.name == name)), None)
         if sub is None:
             raise MQIError(C.MQRC_NO_SUBSCRIPTION)
         if any(h.sub is sub for c in self.conns.values() for h in c.handles.values()):

@@ -20,8 +20,10 @@ imported as usual (docs/pymqi.md).
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import Any
+from xml.etree import ElementTree
 
 from mqlite.cmq import CMQC, CMQCFC, CMQSTRC, CMQXC, CMQZC, headers, structs, subs
 from mqlite.cmq.structs import MQStruct
@@ -152,11 +154,24 @@ class PYIBMMQError(PYIFError):
         return f"PYIBMMQ Error: {self.error}"
 
 
+def _folder_name(folder: bytes) -> str:
+    """ibmmq's rule: the root element, or when the folder is not XML the parser accepts (a Java
+    program's ``<colour xsi:nil='true'>``), the name after its first ``<``."""
+    try:
+        return ElementTree.fromstring(folder.split(b"\0", 1)[0].rstrip(b" ")).tag
+    except ElementTree.ParseError as e:
+        matched = re.match(rb"^<(\S+)", folder)
+        if matched is None:
+            raise PYIBMMQError(f"RFH2 - XML Folder not well formed. Data {folder!r} Exception: {e}") from None
+        return matched[1].decode("utf-8", "replace").split(">")[0]
+
+
 class RFH2(_RFH2):
-    """ibmmq's RFH2: its first field is ``_StrucId`` and its errors say PYIBMMQ."""
+    """ibmmq's RFH2: its first field is ``_StrucId``, its errors say PYIBMMQ, folders as it reads them."""
 
     _fixed = [("_StrucId" if n == "StrucId" else n, d, c) for n, d, c in _RFH2._fixed]
     _error = PYIBMMQError
+    _folder_name = staticmethod(_folder_name)
 
 
 class ByteString(_ByteString):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from mqlite.cmq import CMQC, CMQCFC, CMQXC, headers, structs, subs
+from mqlite.cmq import CMQC, CMQCFC, CMQXC, CMQZC, headers, structs, subs
 from mqlite.cmq.structs import MQStruct
 from mqlite.props.structs import CMHO, DMHO, DMPO, IMPO, PD, SMPO
 from mqlite.pymqi.errors import Error, MQMIError, PYIFError
@@ -40,7 +40,7 @@ from mqlite.pymqi.queue import MQ_MAX_MSG, Queue, StreamMark
 from mqlite.pymqi.rfh2 import RFH2
 
 # The constant modules are importable as mqlite.pymqi.CMQC etc. and are real source files.
-for _m, _n in ((CMQC, "CMQC"), (CMQCFC, "CMQCFC"), (CMQXC, "CMQXC")):
+for _m, _n in ((CMQC, "CMQC"), (CMQCFC, "CMQCFC"), (CMQXC, "CMQXC"), (CMQZC, "CMQZC")):
     sys.modules[f"{__name__}.{_n}"] = _m
 
 __version__ = "1.12.11"
@@ -57,7 +57,7 @@ MD, OD, PMO, GMO, CD, SCO, CNO, CSP, XQH, DLH, STS = (
 md, od, pmo, gmo, cd, sco, cno, csp = MD, OD, PMO, GMO, CD, SCO, CNO, CSP
 cmho, dmho, smpo, impo, dmpo, pd = CMHO, DMHO, SMPO, IMPO, DMPO, PD
 
-__all__ = ["CMQC", "CMQCFC", "CMQXC", "MQMIError", "PYIFError", "Error", "QueueManager", "Queue", "connect",
+__all__ = ["CMQC", "CMQCFC", "CMQXC", "CMQZC", "MQMIError", "PYIFError", "Error", "QueueManager", "Queue", "connect",
            "MD", "OD", "PMO", "GMO", "CD", "SCO", "CNO", "CSP", "XQH", "DLH", "STS", "MQOpts", "ensure_bytes",
            "PCFExecute", "CFH", "Filter", "ByteString", "CFIN", "CFIN64", "CFIL", "CFIL64", "CFST", "CFSL", "CFBS", "CFGR", "CFBF",
            "CFIF", "CFSF", "StreamMark", "MQ_MAX_MSG", "MessageHandle", "RFH2", "CMHO", "DMHO", "DMPO", "IMPO",

@@ -124,7 +124,9 @@ class QueueManager:
         if args:  # the old positional form: (name, cd[, sco])
             cd_ = args[0]
             sco_ = args[1] if len(args) > 1 else sco_
-        if user is not None and password is None:
+        if not user:
+            user = password = None             # as pymqi: an empty user is no credentials at all
+        elif password is None:
             raise ValueError("Password must not be None if user is provided")
         options = int(cno_.Options if cno_ is not None else kwargs.get("opts") or CMQC.MQCNO_NONE)
         if csp_ is not None:

@@ -22,22 +22,24 @@ BIG_ENDIAN_ENCODINGS = (CMQC.MQENC_FLOAT_S390, CMQC.MQENC_INTEGER_NORMAL | CMQC.
                         CMQC.MQENC_INTEGER_NORMAL | CMQC.MQENC_DECIMAL_NORMAL | CMQC.MQENC_FLOAT_S390)
 
 
-def folder_name(folder: bytes, error: type[PYIFError] = PYIFError) -> str:
+def folder_name(folder: bytes) -> str:
     """The folder's root element; a folder that is not well-formed XML is refused, as pymqi does."""
     text = folder.split(b"\0", 1)[0].rstrip(b" ")
     try:
         return ElementTree.fromstring(text).tag
     except ElementTree.ParseError as e:
-        raise error(f"RFH2 - XML Folder not well formed. Exception: {e}") from None
+        raise PYIFError(f"RFH2 - XML Folder not well formed. Exception: {e}") from None
 
 
 class RFH2:
     """An MQRFH2 header: the eight fixed fields, then ``<name>Length``/``<name>`` per folder.
-    ``_fixed`` and ``_error`` are what the ibmmq face changes (its first field is ``_StrucId``,
-    its errors say PYIBMMQ)."""
+    ``_fixed``, ``_error`` and ``_folder_name`` are what the ibmmq face changes (its first field is
+    ``_StrucId``, its errors say PYIBMMQ, and it takes a folder's name from its first tag when the
+    folder is not XML a parser accepts, as Java programs write them)."""
 
     _fixed = _FIXED
     _error = PYIFError
+    _folder_name = staticmethod(folder_name)
 
     def __init__(self, **kw: Any) -> None:
         self._fields: list[tuple[str, str]] = [(n, c) for n, _d, c in self._fixed]
@@ -83,7 +85,7 @@ class RFH2:
         """Add an XML folder, padded with blanks to a multiple of four; StrucLength follows."""
         if not isinstance(folder_data, (bytes, bytearray)):
             raise TypeError("folder_data must be bytes")
-        name = folder_name(bytes(folder_data), self._error)
+        name = self._folder_name(bytes(folder_data))
         data = bytes(folder_data) + b" " * ((-len(folder_data)) % 4)
         self._fields += [(name + "Length", "i"), (name, f"{len(data)}s")]
         self._values[name + "Length"] = len(data)
@@ -99,7 +101,7 @@ class RFH2:
         if not isinstance(buff, (bytes, bytearray)):
             raise TypeError("buff must be bytes")
         if buff[0:4] != CMQC.MQRFH_STRUC_ID:
-            raise self._error(f"RFH2 - _StrucId not MQRFH_STRUC_ID. Value: {buff[0:4]!r}")
+            raise self._error(f"RFH2 - {self._fixed[0][0]} not MQRFH_STRUC_ID. Value: {buff[0:4]!r}")
         if len(buff) < 36:
             raise self._error(f"RFH2 - Buffer too short. Should be 36+ bytes instead of {len(buff)}")
         if encoding is None:
@@ -120,7 +122,7 @@ class RFH2:
         while s:
             (n,) = struct.unpack(order, s[:4])
             data = s[4:4 + n]
-            name = folder_name(data, self._error)
+            name = self._folder_name(data)
             self._fields += [(name + "Length", "i"), (name, f"{n}s")]
             self._values[name + "Length"] = n
             self._values[name] = data.split(b"\0", 1)[0]

@@ -125,10 +125,15 @@ class PubSubCommands:
         return self.create_subscription(msg, alter=True)
 
     def delete_subscription(self, msg: pcf.Message) -> list[list[bytes]]:
+        """Delete Subscription: by MQCACF_SUB_NAME or by MQBACF_SUB_ID (MQ takes either)."""
+        subid = msg.first(F.MQBACF_SUB_ID)
         try:
-            self.qm.delete_subscription(_str(self.need(msg, F.MQCACF_SUB_NAME)))
+            if subid is not None:
+                self.qm.delete_subscription("", bytes(subid).hex())
+            else:
+                self.qm.delete_subscription(_str(self.need(msg, F.MQCACF_SUB_NAME)))
         except MQIError as e:
-            raise self.fail(e.reason, F.MQCACF_SUB_NAME) from None
+            raise self.fail(e.reason, F.MQBACF_SUB_ID if subid is not None else F.MQCACF_SUB_NAME) from None
         return [[]]
 
     def inquire_subscription(self, msg: pcf.Message) -> list[list[bytes]]:

@@ -145,7 +145,7 @@ def test_ibmmq_structures_name_their_first_field_strucid_with_an_underscore():
     assert str(e.value) == "PYIBMMQ Error: RFH2 - Buffer too short. Should be 36+ bytes instead of 32"
     with pytest.raises(pymqi.PYIFError) as e:
         pymqi.RFH2().unpack(b"ame>" + bytes(40))
-    assert str(e.value).startswith("PYMQI Error: ")
+    assert str(e.value) == "PYMQI Error: RFH2 - StrucId not MQRFH_STRUC_ID. Value: b'ame>'"   # pymqi's words
 
 
 def test_ibmmq_headers_bytestring_and_error_get():
@@ -164,3 +164,26 @@ def test_ibmmq_headers_bytestring_and_error_get():
     assert ibmmq.ByteString("").value == b"" and ibmmq.ByteString(b"\x01").value == b"\x01"
     e = ibmmq.MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_PROPERTY_VALUE_TOO_BIG, value=b"abc")
     assert e.get("value") == b"abc"
+
+
+def test_delete_subscription_by_its_identifier_as_ibmmqs_suite_cleans_up(qm):
+    """PCF Delete Subscription takes MQBACF_SUB_ID (a ByteString) as well as the name; ibmmq's
+    test_pubsub.py removes leftovers that way, and a leftover made the next MQSO_CREATE 2432."""
+    from mqlite import ibmmq
+    c = qm.client()
+    sd = pymqi.SD(Options=CMQC.MQSO_CREATE | CMQC.MQSO_DURABLE | CMQC.MQSO_MANAGED)
+    sd.set_vs("SubName", "UNITTEST's leftover")
+    sd.set_vs("ObjectString", "left/over")
+    s = pymqi.Subscription(c)
+    s.sub(sub_desc=sd)
+    s.close(sub_close_options=0, close_sub_queue=True)
+    pcf = ibmmq.PCFExecute(c)
+    (found,) = pcf.MQCMD_INQUIRE_SUBSCRIPTION({pymqi.CMQCFC.MQCACF_SUB_NAME: "UNITTEST*"})
+    pcf.MQCMD_DELETE_SUBSCRIPTION({pymqi.CMQCFC.MQBACF_SUB_ID: ibmmq.ByteString(found[pymqi.CMQCFC.MQBACF_SUB_ID])})
+    with pytest.raises(pymqi.MQMIError) as e:
+        pcf.MQCMD_INQUIRE_SUBSCRIPTION({pymqi.CMQCFC.MQCACF_SUB_NAME: "UNITTEST*"})
+    assert e.value.reason == CMQC.MQRC_NO_SUBSCRIPTION
+    with pytest.raises(pymqi.MQMIError) as e:
+        pcf.MQCMD_DELETE_SUBSCRIPTION({pymqi.CMQCFC.MQBACF_SUB_ID: ibmmq.ByteString(bytes(24))})
+    assert e.value.reason == CMQC.MQRC_NO_SUBSCRIPTION
+    pcf.disconnect()
