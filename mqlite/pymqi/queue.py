@@ -340,7 +340,10 @@ class Queue:
     def put_rfh2(self, msg: Any, mDesc: MD | None = None, putOpts: PMO | None = None,
                  rfh2_header: list[RFH2] | None = None) -> None:
         """MQPUT of ``msg`` behind the MQRFH2 headers given (pymqi): each is packed in the encoding
-        before it, the MQMD's for the first."""
+        before it, the MQMD's for the first. The message must be bytes, as pymqi and ibmmq both
+        insist (a str would also set the MQMD's Format to MQSTR behind the headers)."""
+        if isinstance(msg, str):
+            raise TypeError(f"Python 3 style string (unicode) found but not allowed here: `{msg}`. Convert to bytes.")
         md_ = mDesc if mDesc is not None else MD()
         body = self.__qMgr._body(msg, md_)
         if rfh2_header:

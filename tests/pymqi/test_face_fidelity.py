@@ -187,3 +187,11 @@ def test_delete_subscription_by_its_identifier_as_ibmmqs_suite_cleans_up(qm):
         pcf.MQCMD_DELETE_SUBSCRIPTION({pymqi.CMQCFC.MQBACF_SUB_ID: ibmmq.ByteString(bytes(24))})
     assert e.value.reason == CMQC.MQRC_NO_SUBSCRIPTION
     pcf.disconnect()
+
+
+def test_put_rfh2_refuses_a_str_message_as_pymqi_and_ibmmq_do(qm):
+    c = qm.client()
+    q = pymqi.Queue(c, "FACE.Q")
+    with pytest.raises(TypeError):
+        q.put_rfh2("text", pymqi.MD(Format=CMQC.MQFMT_RF_HEADER_2), pymqi.PMO(), [pymqi.RFH2()])
+    c.disconnect()
