@@ -24,6 +24,7 @@ import tempfile
 import zlib
 from array import array
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 
 from mqlite.cmq.structs import MD
 from mqlite.engine.ports import StoredRow
@@ -198,26 +199,30 @@ class ScratchLog:
         lanes = self._lanes.get(queue)
         return lanes.get(prio) if lanes else None
 
-    def page(self, queue: str, prios: tuple[int, ...], after: int, before: int | None,
-             limit: int) -> list[list[StoredRow]]:
-        """Per priority, up to ``limit`` messages with positions in (after, before), in order."""
+    def _runs(self, queue: str, prios: tuple[int, ...], pick: Callable[[_Lane], list[int]]) -> list[list[StoredRow]]:
+        """Per priority lane with live entries, the records of the entries ``pick`` chooses."""
         runs = []
         for prio in prios:
             lane = self._lane(queue, prio)
-            if lane is None or not lane.live:
-                continue
+            if lane is not None and lane.live:
+                picked = pick(lane)
+                if picked:
+                    runs.append(self._read(lane, picked))
+        return runs
+
+    def page(self, queue: str, prios: tuple[int, ...], after: int, before: int | None,
+             limit: int) -> list[list[StoredRow]]:
+        """Per priority, up to ``limit`` messages with positions in (after, before), in order."""
+        def pick(lane: _Lane) -> list[int]:
             seqs, locs = lane.seqs, lane.locs
             i, n = bisect_right(seqs, after, lane.head), len(seqs)
             picked: list[int] = []
-            while i < n and len(picked) < limit:
-                if before is not None and seqs[i] >= before:
-                    break
+            while i < n and len(picked) < limit and (before is None or seqs[i] < before):
                 if locs[i] != -1:
                     picked.append(i)
                 i += 1
-            if picked:
-                runs.append(self._read(lane, picked))
-        return runs
+            return picked
+        return self._runs(queue, prios, pick)
 
     def find(self, queue: str, prios: tuple[int, ...], after: int, column: int, ident: bytes,
              limit: int) -> list[list[StoredRow]]:
@@ -226,11 +231,8 @@ class ScratchLog:
         key = id_hash(ident)
         if queue not in self._by_id:
             self._keep_keys(queue)
-        runs = []
-        for prio in prios:
-            lane = self._lane(queue, prio)
-            if lane is None or not lane.live:
-                continue
+
+        def pick(lane: _Lane) -> list[int]:
             keys, locs = lane.keys[column], lane.locs
             i = bisect_right(lane.seqs, after, lane.head)
             picked: list[int] = []
@@ -242,9 +244,8 @@ class ScratchLog:
                 if locs[i] != -1:
                     picked.append(i)
                 i += 1
-            if picked:
-                runs.append(self._read(lane, picked))
-        return runs
+            return picked
+        return self._runs(queue, prios, pick)
 
     def _keep_keys(self, queue: str) -> None:
         """The queue is read by identifier: hash its spilled messages' identifiers now (read back
