@@ -6,6 +6,8 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from mqlite.paths import data_root
+
 NAME = "mqlite"
 LOG = logging.getLogger("mqlite.spark")
 
@@ -111,8 +113,16 @@ class Options:
                 return pymqi.connect(qmgr)
             return pymqi.connect(qmgr, self.channel, conname, self.user or None, self.password or None)
         except pymqi.MQMIError as e:
+            hint = ""
+            if not self.channel and e.reason in (2058, 2059):
+                # Local bindings reach a queue manager of this host's data directory only: an
+                # executor elsewhere, or one without MQLITE_DATA, finds none.
+                hint = (f" (local bindings reach only queue managers on this host under MQLITE_DATA="
+                        f"{data_root()}: give executors "
+                        "spark.executorEnv.MQLITE_DATA and run them on the queue manager's host, or "
+                        "use a client connection with the channel and conname options)")
             raise MQLiteError(f"{reason_text(e)}: cannot connect to queue manager {qmgr} through "
-                              f"{self.channel or 'local bindings'} {conname}".rstrip()) from None
+                              f"{self.channel or 'local bindings'} {conname}".rstrip() + hint) from None
 
 
 def open_queue(conn: Any, queue: str, options: int, qmgr: str, purpose: str, topic: str = "") -> Any:

@@ -100,7 +100,7 @@ def test_properties_column_read_and_written(qm: Any, spark: Any) -> None:
     md = pymqi.MD()
     body = pymqi.Queue(conn, "PROPS.OUT", C.MQOO_INPUT_SHARED).get(None, md, pymqi.GMO(MsgHandle=got.msg_handle))
     assert (body, md.Format, got.properties.get("region"), got.properties.get("tier")) == (
-        b"hello", C.MQFMT_STRING, b"eu", b"gold")
+        b"hello", C.MQFMT_STRING, "eu", "gold")
     pymqi.Queue(conn, "PROPS.IN", C.MQOO_INPUT_SHARED).get()
     conn.disconnect()
 
@@ -131,6 +131,22 @@ def test_bad_options_fail_with_mq_reasons(qm: Any, spark: Any) -> None:
     assert pymqi.Queue(conn, "SMALL.Q", C.MQOO_INQUIRE).inquire(C.MQIA_CURRENT_Q_DEPTH) == 0
     assert conn.prepared_units() == []
     conn.disconnect()
+
+
+def test_local_bindings_that_find_no_queue_manager_say_what_to_set(qm: Any, spark: Any) -> None:
+    """Issue 33: with local bindings (no conname) an executor finds a queue manager only on its own
+    host under its MQLITE_DATA; the 2058 says so instead of leaving the user to guess."""
+    from mqlite.spark.options import MQLiteError, Options
+    with pytest.raises(MQLiteError) as e:
+        Options.of({"queueManager": "NOT.ON.THIS.HOST", "queue": "IN.Q"}).connect()
+    text = str(e.value)
+    assert text.startswith("MQRC_Q_MGR_NAME_ERROR (2058): cannot connect to queue manager NOT.ON.THIS.HOST")
+    assert "spark.executorEnv.MQLITE_DATA" in text and "channel and conname" in text
+    try:
+        spark.read.format("mqlite").options(queueManager="NOT.ON.THIS.HOST", queue="IN.Q").load().collect()
+        raise AssertionError("a read through bindings to no queue manager succeeded")
+    except Exception as err:                       # the driver's planning fails with the same words
+        assert "spark.executorEnv.MQLITE_DATA" in str(err)
 
 
 def test_the_format_is_found_without_register(qm: Any) -> None:
