@@ -105,11 +105,16 @@ class _IbmNames:
         raise AttributeError(name)
 
 
-def _versioned(base: type[MQStruct], version: int | None = None, fields: list[Any] | None = None) -> type[MQStruct]:
+def _ibm_fields(fields: list[Any], version: int | None = None) -> list[Any]:
+    """A structure's fields as ibmmq names them (``_StrucId``), with its default Version if given."""
+    return [("_StrucId" if n == "StrucId" else n, version if n == "Version" and version is not None else d, c)
+            for n, d, c in fields]
+
+
+def _versioned(base: type[MQStruct], version: int | None = None) -> type[MQStruct]:
     """``base`` as ibmmq has it: its default Version (the layout stays the current one), its first
     field ``_StrucId``, ``to_string()``."""
-    fields = [("_StrucId" if n == "StrucId" else n, version if n == "Version" and version is not None else d, c)
-              for n, d, c in (fields or base._fields)]
+    fields = _ibm_fields(base._fields, version)
     note = f" (ibmmq: version {version})" if version is not None else " (ibmmq's field names)"
     return type(base.__name__, (_IbmNames, _Strings, base), {"_fields": fields, "__module__": __name__,
                                                               "__doc__": f"{base.__doc__}{note}"})
@@ -128,20 +133,26 @@ CMHO, DMHO, DMPO, IMPO, PD, SMPO = (_versioned(c) for c in (CMHO, DMHO, DMPO, IM
 _MD1 = _versioned(structs.MD1)
 
 
-class DLH(_versioned(headers.DLH)):  # type: ignore[misc]
+class DLH(_IbmNames, _Strings, headers.DLH):
     """ibmmq's MQDLH, with ``get_header`` reading it from the front of a whole message."""
 
+    _fields = _ibm_fields(headers.DLH._fields)
+
     def get_header(self, buf: bytes) -> "DLH":
-        return self.unpack(buf[:CMQC.MQDLH_LENGTH_1])  # type: ignore[return-value]
+        self.unpack(buf[:CMQC.MQDLH_LENGTH_1])
+        return self
 
 
-class XQH(_versioned(MQStruct, fields=headers.XQH._fields)):  # type: ignore[misc]
+class XQH(_IbmNames, _Strings, MQStruct):
     """ibmmq's MQXQH: the four fields before the embedded MQMD (104 bytes, its get_length());
     ``get_header`` reads them from a message on a transmission queue and ``get_embedded_md`` the
     MQMD version 1 after them (without the version 2 fields, as ibmmq returns it)."""
 
+    _fields = _ibm_fields(headers.XQH._fields)
+
     def get_header(self, buf: bytes) -> "XQH":
-        return self.unpack(buf[:self.get_length()])  # type: ignore[return-value]
+        self.unpack(buf[:self.get_length()])
+        return self
 
     def get_embedded_md(self, buf: bytes) -> MQStruct:
         return _MD1.from_bytes(buf[self.get_length():CMQC.MQXQH_CURRENT_LENGTH])

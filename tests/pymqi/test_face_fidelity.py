@@ -63,13 +63,19 @@ def test_get_handle_is_none_until_open_and_after_close(qm):
     c.disconnect()
 
 
-def test_a_collected_subscription_closes_its_handle(qm):
-    c = qm.client()
+def _durable_sub(c, name: str, topic: str):
+    """A new managed durable subscription, open."""
     sd = pymqi.SD(Options=CMQC.MQSO_CREATE | CMQC.MQSO_DURABLE | CMQC.MQSO_MANAGED)
-    sd.set_vs("SubName", "face.dropped")
-    sd.set_vs("ObjectString", "face/dropped")
+    sd.set_vs("SubName", name)
+    sd.set_vs("ObjectString", topic)
     sub = pymqi.Subscription(c)
     sub.sub(sub_desc=sd)
+    return sub
+
+
+def test_a_collected_subscription_closes_its_handle(qm):
+    c = qm.client()
+    sub = _durable_sub(c, "face.dropped", "face/dropped")
     del sub
     gc.collect()
     resume = pymqi.SD(Options=CMQC.MQSO_RESUME | CMQC.MQSO_DURABLE | CMQC.MQSO_MANAGED)
@@ -171,12 +177,7 @@ def test_delete_subscription_by_its_identifier_as_ibmmqs_suite_cleans_up(qm):
     test_pubsub.py removes leftovers that way, and a leftover made the next MQSO_CREATE 2432."""
     from mqlite import ibmmq
     c = qm.client()
-    sd = pymqi.SD(Options=CMQC.MQSO_CREATE | CMQC.MQSO_DURABLE | CMQC.MQSO_MANAGED)
-    sd.set_vs("SubName", "UNITTEST's leftover")
-    sd.set_vs("ObjectString", "left/over")
-    s = pymqi.Subscription(c)
-    s.sub(sub_desc=sd)
-    s.close(sub_close_options=0, close_sub_queue=True)
+    _durable_sub(c, "UNITTEST's leftover", "left/over").close(sub_close_options=0, close_sub_queue=True)
     pcf = ibmmq.PCFExecute(c)
     (found,) = pcf.MQCMD_INQUIRE_SUBSCRIPTION({pymqi.CMQCFC.MQCACF_SUB_NAME: "UNITTEST*"})
     pcf.MQCMD_DELETE_SUBSCRIPTION({pymqi.CMQCFC.MQBACF_SUB_ID: ibmmq.ByteString(found[pymqi.CMQCFC.MQBACF_SUB_ID])})
