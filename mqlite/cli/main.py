@@ -22,6 +22,7 @@ from mqlite.engine.clock import Clock
 from mqlite.engine.qmgr import QueueManager
 from mqlite.mqsc.parser import MQSCSyntaxError, parse, split_commands
 from mqlite.net import protocol as P
+from mqlite.net.ccdt import location as ccdt_location
 from mqlite.net.client import Transport, TransportError
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
@@ -365,9 +366,10 @@ def runmqsc(args: argparse.Namespace) -> int:
         if args.c or args.w is not None:
             # Client mode (MQSERVER) or remote administration through a local queue manager.
             local = args.m if args.w is not None else qmgr
-            if args.c and not os.environ.get("MQSERVER"):
-                # -c is a client connection; without a channel definition there is none to make
-                raise TransportError(pymqi.CMQC.MQRC_Q_MGR_NAME_ERROR, "runmqsc -c needs MQSERVER")
+            if args.c and not os.environ.get("MQSERVER") and not ccdt_location("", os.environ):
+                # -c is a client connection: MQSERVER or a CCDT (MQCCDTURL, MQCHLLIB/MQCHLTAB)
+                # defines its channel, as with MQ; without either there is none to make
+                raise TransportError(pymqi.CMQC.MQRC_Q_MGR_NAME_ERROR, "runmqsc -c needs MQSERVER or a CCDT")
             conn = pymqi.QueueManager(None)
             conn.connect(local)       # MQSERVER makes it a client connection, as with MQ
             send = _escape_sender(conn, qmgr if args.w is not None else "", args.w if args.w else 30.0)

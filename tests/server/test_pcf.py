@@ -1,6 +1,7 @@
 """The command server: PCF through pymqi's PCFExecute, malformed PCF, escape MQSC, runmqsc -c and -w."""
 from __future__ import annotations
 
+import json
 import struct
 
 import pytest
@@ -218,7 +219,7 @@ def test_malformed_pcf_is_answered_and_the_command_server_carries_on(admin):
     assert p.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b"APP.A"})[0][CMQC.MQIA_MAX_Q_DEPTH] == 10
 
 
-def test_runmqsc_client_mode_and_remote_administration(harness, monkeypatch):
+def test_runmqsc_client_mode_and_remote_administration(harness, monkeypatch, tmp_path):
     qm2 = harness.add("QM2", "DEFINE CHANNEL(QM1.TO.QM2) CHLTYPE(RCVR)\n")
     qm1 = harness.add("QM1", f"DEFINE QLOCAL(QM2) USAGE(XMITQ)\nDEFINE CHANNEL(QM1.TO.QM2) CHLTYPE(SDR) "
                              f"CONNAME('{qm2.conname}') XMITQ(QM2)\nDEFINE CHANNEL(QM2.TO.QM1) CHLTYPE(RCVR)\n")
@@ -233,6 +234,14 @@ def test_runmqsc_client_mode_and_remote_administration(harness, monkeypatch):
     monkeypatch.delenv("MQSERVER")
     r = run_mqlite("runmqsc", "-c", "QM1", stdin="DISPLAY QMGR\n")      # -c without a client channel
     assert r.returncode == 20 and "AMQ8146E" in r.stdout
+    # ... or with its channel from a JSON CCDT, as MQ's runmqsc -c reads one.
+    (tmp_path / "ccdt.json").write_text(json.dumps({"channel": [{
+        "name": "APP.SVRCONN", "type": "clientConnection",
+        "clientConnection": {"queueManager": "QM1", "connection": [{"host": "127.0.0.1", "port": qm1.port}]}}]}))
+    monkeypatch.setenv("MQCCDTURL", f"file://{tmp_path / 'ccdt.json'}")
+    r = run_mqlite("runmqsc", "-c", "QM1", stdin="DISPLAY QLOCAL(VIA.CLIENT)\n")
+    assert r.returncode == 0 and "QUEUE(VIA.CLIENT)" in r.stdout, r.stdout
+    monkeypatch.delenv("MQCCDTURL")
     r = run_mqlite("runmqsc", "-w", "20", "-m", "QM1", "QM2", stdin="DEFINE QLOCAL(MADE.REMOTELY)\nPING QMGR\n")
     assert r.returncode == 0, r.stdout
     assert "Starting MQSC for queue manager QM2." in r.stdout and "AMQ8006I" in r.stdout
