@@ -256,9 +256,9 @@ class SecurityCommands:
                 return Result([f"AMQ8886E: Authority value not valid: {e}."], ERROR)
         if cmd.param("AUTHADD") is None and cmd.param("AUTHRMV") is None:
             raise SyntaxProblem(cmd.text, cmd.text, "AUTHADD or AUTHRMV is required.")
-        unknown = [e.name for e in entities if not sec.entity_known(e)]
-        if unknown:
-            return Result([UNKNOWN_ENTITY, f"The entity {unknown[0]} is not known to the system."], ERROR)
+        unknown = sec.first_unknown(entities)
+        if unknown is not None:
+            return Result([UNKNOWN_ENTITY, f"The entity {unknown.name} is not known to the system."], ERROR)
         for e in entities:
             sec.set_authrec(objtype, profile, e, lists["AUTHADD"], lists["AUTHRMV"])
         return Result(["AMQ8862I: IBM MQ authority record set."])

@@ -11,7 +11,7 @@ from typing import Any
 from mqlite.cmq import CMQC
 from mqlite.security.authority import Entity, Records, effective
 from mqlite.security.chlauth import Rule
-from mqlite.security.users import ADMIN_GROUP, Principal, os_group_exists, os_groups, os_user_exists
+from mqlite.security.users import ADMIN_GROUP, Principal, os_groups, os_knows
 
 NAMESPACES = ("CHLAUTH", "AUTHREC", "USER")
 UNKNOWN_ENTITY = "AMQ7026E: A principal or group name was invalid."
@@ -137,8 +137,13 @@ class SecurityState:
             return True
         if e.group:
             return (any(e.name in u.get("groups", ()) for u in self.users.values())
-                    or any(e.name in gs for gs in self.external_groups.values()) or os_group_exists(e.name))
-        return e.name in self.users or e.name in self.external_groups or os_user_exists(e.name)
+                    or any(e.name in gs for gs in self.external_groups.values()) or os_knows(e.name, True))
+        return e.name in self.users or e.name in self.external_groups or os_knows(e.name, False)
+
+    def first_unknown(self, entities: list[Entity]) -> Entity | None:
+        """The first of ``entities`` an authority record may not name (SET AUTHREC, setmqaut and
+        PCF Set Authority Record refuse the command for it, changing nothing)."""
+        return next((e for e in entities if not self.entity_known(e)), None)
 
     def is_admin(self, user: str) -> bool:
         return bool(user) and self.principal(user).admin

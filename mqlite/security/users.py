@@ -45,17 +45,10 @@ def os_user_of_uid(uid: int) -> str:
         return str(uid)
 
 
-def os_user_exists(user: str) -> bool:
+def os_knows(name: str, group: bool) -> bool:
+    """Whether the operating system has a user (or, with ``group``, a group) of this name."""
     try:
-        pwd.getpwnam(user)
-        return True
-    except KeyError:
-        return False
-
-
-def os_group_exists(group: str) -> bool:
-    try:
-        grp.getgrnam(group)
+        (grp.getgrnam if group else pwd.getpwnam)(name)
         return True
     except KeyError:
         return False

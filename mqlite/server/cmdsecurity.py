@@ -175,10 +175,10 @@ class AuthRecCommands:
             raise self.fail(F.MQRCCF_ENTITY_NAME_MISSING, F.MQCACF_PRINCIPAL_ENTITY_NAMES, "no principal or group")
         add = _bits(list(msg.first(F.MQIACF_AUTH_ADD_AUTHS, []) or []), objtype, self.fail)
         remove = _bits(list(msg.first(F.MQIACF_AUTH_REMOVE_AUTHS, []) or []), objtype, self.fail)
-        unknown = [e for e in entities if not self.qm.security.entity_known(e)]
-        if unknown:
-            which = F.MQCACF_GROUP_ENTITY_NAMES if unknown[0].group else F.MQCACF_PRINCIPAL_ENTITY_NAMES
-            raise self.fail(C.MQRC_UNKNOWN_ENTITY, which, f"{unknown[0].name} is not known to the system")
+        unknown = self.qm.security.first_unknown(entities)
+        if unknown is not None:
+            which = F.MQCACF_GROUP_ENTITY_NAMES if unknown.group else F.MQCACF_PRINCIPAL_ENTITY_NAMES
+            raise self.fail(C.MQRC_UNKNOWN_ENTITY, which, f"{unknown.name} is not known to the system")
         for e in entities:
             self.qm.security.set_authrec(objtype, profile, e, add, remove)
         return [[]]

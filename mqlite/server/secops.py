@@ -38,9 +38,9 @@ def secop(srv: Any, req: dict[str, Any]) -> dict[str, Any]:
             except AuthorityError as e:
                 return {"ok": False, "msg": f"AMQ7096E: An authorization specification is not valid: {e}."}
             profile = req["profile"] or srv.qm.name
-            unknown = [name for name, group in req["entities"] if not sec.entity_known(Entity(name, group))]
-            if unknown:
-                return {"ok": False, "msg": f"{UNKNOWN_ENTITY} ({unknown[0]})", "rc": 36}
+            unknown = sec.first_unknown([Entity(name, group) for name, group in req["entities"]])
+            if unknown is not None:
+                return {"ok": False, "msg": f"{UNKNOWN_ENTITY} ({unknown.name})", "rc": 36}
             for name, group in req["entities"]:
                 sec.set_authrec(objtype, profile, Entity(name, group), add, remove)
             ticket = srv.store.last_ticket

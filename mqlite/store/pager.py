@@ -183,11 +183,6 @@ class StorePager:
         return out
 
     # --- nonpersistent messages out of memory --------------------------------------------------
-    @property
-    def spilled(self) -> int:
-        """Nonpersistent messages in the scratch log."""
-        return self.scratch.live
-
     def spill(self, queue: str, rows: list[tuple[int, int, bytes, bytes, float | None]]) -> None:
         self.scratch.spill(queue, rows)
 
