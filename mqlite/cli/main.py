@@ -431,12 +431,9 @@ def ccdt(args: argparse.Namespace) -> int:
     import json
 
     from mqlite.net import ccdt as table
-    paths = _paths(args.qmgr)
+    paths = _running_paths(args.qmgr)
     if isinstance(paths, int):
         return paths
-    if not paths.running_pid():
-        print("AMQ8146E: IBM MQ queue manager not available.", file=sys.stderr)
-        return NOT_AVAILABLE
     transport = Transport.unix(paths.socket)
     try:
         transport.hello(qmgr=args.qmgr, control=True, appl="mqlite ccdt")
@@ -547,13 +544,21 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-def _security(name: str, args: argparse.Namespace) -> int:
-    paths = _paths(args.m)
+def _running_paths(name: str) -> QMPaths | int:
+    """The paths of a queue manager that is running, else the exit code that says why."""
+    paths = _paths(name)
     if isinstance(paths, int):
         return paths
     if not paths.running_pid():
         print("AMQ8146E: IBM MQ queue manager not available.", file=sys.stderr)
         return NOT_AVAILABLE
+    return paths
+
+
+def _security(name: str, args: argparse.Namespace) -> int:
+    paths = _running_paths(args.m)
+    if isinstance(paths, int):
+        return paths
     fn: Any = cli_security.COMMANDS[name]
     if name == "setmqaut":
         return int(fn(args, args.auth_words, _control, paths))
