@@ -74,15 +74,26 @@ class StreamMixin:
                 break
         return out
 
-    def stream_delete(self, conn: Conn, hobj: int, start: int, end: int) -> int:
+    def stream_delete(self, conn: Conn, hobj: int, start: int, end: int, syncpoint: bool = False) -> int:
         """Remove every message whose position is in [start, end) (a stream reader's commit: start
-        0), outside any unit of work; durable once the caller syncs ``conn.ticket``."""
+        0): outside any unit of work, durable once the caller syncs ``conn.ticket``; with
+        ``syncpoint`` as gets in the connection's unit of work (a batch read's task, which prepares
+        it), MQRC_SYNCPOINT_LIMIT_REACHED (2024) with nothing removed when MAXUMSGS would be passed."""
         qs = self._stream_queue(conn, hobj, INPUT_OPTS, C.MQRC_NOT_OPEN_FOR_INPUT)
         gone = qs.take_range(start, end)
-        ops: list[tuple[Any, ...]] = [("del", m.seq) for m in gone if m.persistent]
+        if syncpoint:
+            if len(conn.uow) + len(gone) > self.qmgr["MAXUMSGS"]:
+                for m in gone:
+                    qs.insert(m)
+                raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED,
+                               detail=f"{len(gone)} messages in the range, MAXUMSGS {self.qmgr['MAXUMSGS']}")
+            conn.uow.extend(("get", qs, m) for m in gone)
+            qs.uncommitted += len(gone)
+        else:
+            ops: list[tuple[Any, ...]] = [("del", m.seq) for m in gone if m.persistent]
+            if ops:
+                conn.ticket = self.store.extend(ops)
         qs.deq += len(gone)
-        if ops:
-            conn.ticket = self.store.extend(ops)
         if gone:
             qs.last_get = self.clock.now()
         return len(gone)

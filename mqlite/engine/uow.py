@@ -186,22 +186,27 @@ class UnitOfWorkMixin:
 
     def resolve_prepared(self, conn: Conn, commit: list[str], backout: list[str] = (),  # type: ignore[assignment]
                          backout_prefix: str = "", mark: tuple[str, int] | None = None,
-                         end_prefix: bool = False) -> dict[str, Any]:
+                         end_prefix: bool = False, commit_prefix: str = "") -> dict[str, Any]:
         """Phase two, for several prepared units at once, in one store transaction: commit the XIDs
-        of ``commit``, back out those of ``backout`` and every other prepared unit whose XID starts
+        of ``commit`` and every prepared unit whose XID starts with ``commit_prefix`` (a batch
+        read's tasks), back out those of ``backout`` and every other prepared unit whose XID starts
         with ``backout_prefix`` (a writer's abandoned attempts). With ``mark`` = (name, batch) the
         commit happens only if no batch at or above ``batch`` was committed under ``name`` before
         (then the units are backed out instead: a replayed batch puts nothing twice), and the batch
-        is recorded with it. With ``end_prefix`` the prefix is closed, durably: a later prepare
-        under it is backed out (2003), so a straggler of a finished job leaves nothing in doubt.
-        An unknown XID is 2255 and changes nothing."""
+        is recorded with it. With ``end_prefix`` the prefix (``backout_prefix``, else
+        ``commit_prefix``) is closed, durably: a later prepare under it is backed out (2003), so a
+        straggler of a finished job leaves nothing in doubt. An unknown XID is 2255 and changes
+        nothing."""
         unknown = [x for x in list(commit) + list(backout) if x not in self.prepared]
         if unknown:
             raise MQIError(C.MQRC_UOW_NOT_AVAILABLE, detail=f"no prepared unit of work {unknown[0]}")
+        if commit_prefix:
+            named = set(commit) | set(backout)
+            commit = list(commit) + [x for x in self.prepared if x.startswith(commit_prefix) and x not in named]
         outcome = "committed"
         ops: list[tuple[Any, ...]] = []
-        if end_prefix and backout_prefix:
-            ops += self._end_prefix(backout_prefix)
+        if end_prefix and (backout_prefix or commit_prefix):
+            ops += self._end_prefix(backout_prefix or commit_prefix)
         if mark is not None:
             key = f"XA:{mark[0]}"
             done = self.chsync.get(key, {}).get("batch", -1)

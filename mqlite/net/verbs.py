@@ -346,7 +346,7 @@ class BrowseBatch:
 
 class Stream:
     """mqlite's queue read by position: one request layout for its operations (STREAM_MARK,
-    STREAM_MARK_COMMITTED, STREAM_READ, STREAM_DELETE); the mark answers (end, count, held), the
+    STREAM_MARK_COMMITTED, STREAM_READ, STREAM_DELETE, STREAM_DELETE_SYNCPOINT); the mark answers (end, count, held), the
     delete how many it removed, the read a list of (position, MQMD, data)."""
     @staticmethod
     def request(hobj: int, op: int, start: int, end: int, max_msgs: int, max_bytes: int) -> bytes:

@@ -343,16 +343,18 @@ class QueueManager:
 
     def resolve_prepared(self, commit: list[str] = (), backout: list[str] = (),  # type: ignore[assignment]
                          backout_prefix: str = "", mark: tuple[str, int] | None = None,
-                         end_prefix: bool = False) -> dict[str, Any]:
-        """Phase two for prepared units, all in one transaction: commit the XIDs of ``commit``, back
-        out those of ``backout`` and any other prepared unit whose XID starts with
-        ``backout_prefix``. With ``mark`` (name, batch) the units are committed only if no batch at
-        or above ``batch`` was committed under ``name`` before, else backed out (outcome
-        "duplicate"). With ``end_prefix`` the prefix is closed: a later :meth:`prepare` under it
+                         end_prefix: bool = False, commit_prefix: str = "") -> dict[str, Any]:
+        """Phase two for prepared units, all in one transaction: commit the XIDs of ``commit`` and
+        every prepared unit whose XID starts with ``commit_prefix``, back out those of ``backout``
+        and any other prepared unit whose XID starts with ``backout_prefix``. With ``mark`` (name,
+        batch) the units are committed only if no batch at or above ``batch`` was committed under
+        ``name`` before, else backed out (outcome "duplicate"). With ``end_prefix`` the prefix
+        (``backout_prefix``, else ``commit_prefix``) is closed: a later :meth:`prepare` under it
         backs its unit out and fails with MQRC_BACKED_OUT (2003). Unknown XIDs:
         MQRC_UOW_NOT_AVAILABLE (2255), nothing changed."""
         return self._xa({"op": "resolve", "commit": list(commit), "backout": list(backout),
-                         "prefix": backout_prefix, "mark": list(mark) if mark else None, "end": end_prefix})
+                         "prefix": backout_prefix, "mark": list(mark) if mark else None, "end": end_prefix,
+                         "commit_prefix": commit_prefix})
 
     def prepared_units(self) -> list[dict[str, Any]]:
         """The prepared units of work not yet resolved (XID, time, puts, gets, queues)."""

@@ -398,10 +398,13 @@ class Queue:
         or ``max_bytes``: (position, packed MQMD, data) each. Continue from the last position + 1."""
         return V.Stream.parse_read_reply(self._stream(P.STREAM_READ, CMQC.MQOO_BROWSE, start, end, max_msgs, max_bytes))
 
-    def stream_delete(self, end: int, start: int = 0) -> int:
-        """Remove every message with a position in [start, end) (outside syncpoint); the queue must
+    def stream_delete(self, end: int, start: int = 0, syncpoint: bool = False) -> int:
+        """Remove every message with a position in [start, end): outside syncpoint, or with
+        ``syncpoint`` as gets in the connection's unit of work (committed, backed out or prepared
+        with it; more than MAXUMSGS: MQRC_SYNCPOINT_LIMIT_REACHED, nothing removed). The queue must
         be open for input. Returns how many were removed."""
-        return V.Stream.parse_delete_reply(self._stream(P.STREAM_DELETE, CMQC.MQOO_INPUT_SHARED, start, end))
+        op = P.STREAM_DELETE_SYNCPOINT if syncpoint else P.STREAM_DELETE
+        return V.Stream.parse_delete_reply(self._stream(op, CMQC.MQOO_INPUT_SHARED, start, end))
 
     def close(self, options: int = CMQC.MQCO_NONE) -> None:
         if self.__qHandle is None:

@@ -169,15 +169,16 @@ def _browse_batch(s: Any, p: bytes) -> bytes:
 
 
 def _stream(s: Any, p: bytes) -> bytes:
-    """A queue read by position: mark (the end of the next range), read a range, delete below."""
+    """A queue read by position: mark (the end of the next range), read a range, delete a range
+    (outside or inside the unit of work)."""
     hobj, op, start, end, max_msgs, max_bytes = V.Stream.parse_request(p)
     qm = s.server.qm
     try:
         if op in (P.STREAM_MARK, P.STREAM_MARK_COMMITTED):
             mark = s._call(qm.stream_mark, hobj, start, max_msgs, op == P.STREAM_MARK_COMMITTED)
             return V.Stream.mark_reply(*mark)
-        if op == P.STREAM_DELETE:
-            return V.Stream.delete_reply(s._call(qm.stream_delete, hobj, start, end))
+        if op in (P.STREAM_DELETE, P.STREAM_DELETE_SYNCPOINT):
+            return V.Stream.delete_reply(s._call(qm.stream_delete, hobj, start, end, op == P.STREAM_DELETE_SYNCPOINT))
         if op != P.STREAM_READ:
             raise P.ProtocolError(f"STREAM operation {op}")
         batch = s._call(qm.stream_read, hobj, start, end, max(1, max_msgs), max_bytes)
@@ -188,7 +189,8 @@ def _stream(s: Any, p: bytes) -> bytes:
 
 def _xa(s: Any, p: bytes) -> bytes:
     """Two-phase units of work: {"op": "prepare", "xid", "settle": [[hobj, consumed], ...]},
-    {"op": "resolve", "commit": [...], "backout": [...], "prefix", "mark": [name, batch], "end"} or
+    {"op": "resolve", "commit": [...], "backout": [...], "prefix", "mark": [name, batch], "end",
+    "commit_prefix"} or
     {"op": "list"}; the reply is the completion and reason codes, then a JSON answer."""
     req = V.Json.parse_request(p)
     if not isinstance(req, dict):
@@ -207,7 +209,8 @@ def _xa(s: Any, p: bytes) -> bytes:
             mark = req.get("mark")
             answer = s._call(qm.resolve_prepared, [str(x) for x in req.get("commit") or []],
                              [str(x) for x in req.get("backout") or []], str(req.get("prefix") or ""),
-                             (str(mark[0]), int(mark[1])) if mark else None, bool(req.get("end")))
+                             (str(mark[0]), int(mark[1])) if mark else None, bool(req.get("end")),
+                             str(req.get("commit_prefix") or ""))
         elif op == "list":
             answer = {"units": s._call(lambda conn: qm.prepared_units())}
         else:

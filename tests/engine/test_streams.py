@@ -233,3 +233,52 @@ def test_closed_prefixes_are_forgotten_after_a_week(eng: Engine) -> None:
     assert not any(k.startswith("XAEND:old/") for k in eng.qm.chsync)
     eng.put(w, b"b", pmo_options=C.MQPMO_SYNCPOINT)
     assert eng.qm.prepare(eng.conn, "old/2") == 1
+
+
+def test_a_range_removed_under_syncpoint_is_prepared_and_settled_by_prefix() -> None:
+    """A batch read's task in mode "get": the range goes as gets in the task's unit of work,
+    prepared under the job's XID prefix; a retry backs the earlier attempt out by its prefix and
+    reads the same messages again; the driver commits by the job's prefix (kill -9 between)."""
+    with Harness() as h:
+        qm = h.add("XAQM3", "DEFINE QLOCAL(R.Q) DEFPSIST(YES) MAXDEPTH(100)\nALTER QMGR MAXUMSGS(5)\n")
+        c = qm.client()
+        w = pymqi.Queue(c, "R.Q", C.MQOO_OUTPUT)
+        for i in range(6):
+            w.put(f"m{i}".encode(), pymqi.MD(Persistence=i % 2))    # persistent and not
+        r = pymqi.Queue(c, "R.Q", READER | C.MQOO_INQUIRE)
+        end = r.stream_mark(0, committed=True).end
+        # More than MAXUMSGS in one unit: 2024 and nothing removed.
+        assert reason(r.stream_delete, end, 0, True) == C.MQRC_SYNCPOINT_LIMIT_REACHED
+        assert r.inquire(C.MQIA_CURRENT_Q_DEPTH) == 6
+        rows = r.stream_read(0, end)
+        mid = rows[3][0]
+        assert r.stream_delete(mid, 0, True) == 3
+        assert [b for _p, _m, b in r.stream_read(0, end)] == [b"m3", b"m4", b"m5"]
+        c.prepare("read-1/exec-0/part-0/attempt-1")
+        assert c.prepared_units()[0]["gets"] == 3 and r.inquire(C.MQIA_CURRENT_Q_DEPTH) == 6
+        c.disconnect()
+        qm.kill9()
+        qm.start()
+        c = qm.client()
+        r = pymqi.Queue(c, "R.Q", READER)
+        # The persistent gets were prepared durably: still held after kill -9 (the nonpersistent
+        # messages went with the restart, as MQ's do).
+        assert [b for _p, _m, b in r.stream_read(0, end)] == [b"m3", b"m5"]
+        # The retry backs the first attempt out by the partition's prefix, reads the same range.
+        c.resolve_prepared(backout_prefix="read-1/exec-0/part-0/")
+        again = r.stream_read(0, mid)
+        assert [b for _p, _m, b in again] == [b"m1"] and again[0][0] == rows[1][0]
+        assert pymqi.MD().unpack(again[0][1]).BackoutCount == 1
+        assert r.stream_delete(mid, 0, True) == 1
+        c.prepare("read-1/exec-0/part-0/attempt-2")
+        assert r.stream_delete(end, mid, True) == 2
+        c.prepare("read-1/exec-0/part-1/attempt-3")
+        # The action succeeded: the driver commits every unit of the execution and closes it.
+        out = c.resolve_prepared(commit_prefix="read-1/exec-0/", end_prefix=True)
+        assert out == {"outcome": "committed", "committed": 2, "backed_out": 0}
+        assert r.stream_read(0, 1 << 62) == [] and c.prepared_units() == []
+        w = pymqi.Queue(c, "R.Q", C.MQOO_OUTPUT)
+        w.put(b"late", pymqi.MD(), pymqi.PMO(Options=C.MQPMO_SYNCPOINT))
+        assert reason(c.prepare, "read-1/exec-0/part-1/attempt-4") == C.MQRC_BACKED_OUT
+        assert pymqi.Queue(c, "R.Q", C.MQOO_INQUIRE).inquire(C.MQIA_CURRENT_Q_DEPTH) == 0
+        c.disconnect()
