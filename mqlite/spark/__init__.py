@@ -1,7 +1,7 @@
 """The PySpark data source ``mqlite``: queues as DataFrames, batch and streaming (issue 6).
 
     from mqlite.spark import register
-    register(spark)                                   # spark.dataSource.register(MQLiteDataSource)
+    register(spark)                 # the format, and the listener that settles mode "get" reads
     opts = dict(queueManager="QM1", channel="APP.SVRCONN", conname="127.0.0.1(1414)", queue="ORDERS")
     df = spark.read.format("mqlite").options(**opts).load()                  # browse (mode "get": remove)
     stream = spark.readStream.format("mqlite").options(**opts).load()       # exactly once
@@ -23,11 +23,13 @@ not committed before), ``abort`` backs them out. A failure is an exception whose
 MQ's reason code, e.g. ``MQRC_UNKNOWN_OBJECT_NAME (2085)``.
 
 This module is the face: ``options`` (options, schema, errors), ``source`` (the DataSource),
-``read`` (batch reads and row decoding), ``stream`` (streaming reads), ``write`` (writes).
+``read`` (batch reads and row decoding), ``settle`` (the driver's listener that settles get-mode
+reads), ``stream`` (streaming reads), ``write`` (writes).
 """
 from __future__ import annotations
 
 from mqlite.spark.options import SCHEMA, MQLiteError
+from mqlite.spark.settle import wait_settled
 from mqlite.spark.source import MQLiteDataSource, register
 
-__all__ = ["SCHEMA", "MQLiteDataSource", "MQLiteError", "register"]
+__all__ = ["SCHEMA", "MQLiteDataSource", "MQLiteError", "register", "wait_settled"]

@@ -36,13 +36,19 @@ class Instance:
 
 @dataclass
 class Range(InputPartition):
-    """Positions [start, end) of the queue on one instance; ``remove``: delete them once read."""
+    """Positions [start, end) of the queue on one instance. ``read_id`` (a get-mode batch read):
+    remove them once read, in a unit of work prepared for the driver's listener to settle, as
+    partition ``index`` of the read."""
     qmgr: str
     conname: str
     queue: str
     start: int
     end: int
-    remove: bool = False
+    read_id: str = ""
+    index: int = 0
+
+
+MIN_SPLIT = 1000        # messages: a range is split for parallel reads only into pieces this large
 
 
 def instances(opts: Options, conn: Any) -> list[Instance]:
@@ -79,7 +85,10 @@ def instances(opts: Options, conn: Any) -> list[Instance]:
 
 
 def read_range(opts: Options, schema: StructType, part: Range) -> Iterator[Any]:
-    """Arrow record batches of the messages in the partition's range (executor side)."""
+    """Arrow record batches of the messages in the partition's range (executor side). For a
+    get-mode read the range is then removed as gets in a unit of work prepared under the read's
+    XID for this action and partition (mqlite.spark.settle), after backing out what an
+    earlier attempt of the partition prepared: nothing leaves the queue before the action ends."""
     import pyarrow as pa
     from pyspark.sql.pandas.types import to_arrow_schema
 
@@ -87,17 +96,19 @@ def read_range(opts: Options, schema: StructType, part: Range) -> Iterator[Any]:
     from mqlite.cmq import CMQC as C
     columns = [f.name for f in schema.fields]
     arrow = to_arrow_schema(schema, timezone="UTC")
+    prefix = _attempt_prefix(part) if part.read_id else ""
     conn = opts.connect(part.qmgr, part.conname)
     try:
-        access = C.MQOO_BROWSE | (C.MQOO_INPUT_SHARED if part.remove else 0)
+        if prefix:
+            _call(lambda: conn.resolve_prepared(backout_prefix=prefix), "backing out an earlier attempt's removal "
+                  f"from {part.queue}")
+        access = C.MQOO_BROWSE | (C.MQOO_INPUT_SHARED if prefix else 0)
         q = open_queue(conn, part.queue, access, part.qmgr, "reading")
         pending: list[tuple[int, bytes, bytes]] = []
         start = part.start
         while start < part.end:
-            try:
-                batch = q.stream_read(start, part.end, min(opts.batch_size, READ_CHUNK))
-            except pymqi.MQMIError as e:
-                raise MQLiteError(f"{reason_text(e)}: reading {part.queue} on {part.qmgr} failed") from None
+            batch = _call(lambda s=start: q.stream_read(s, part.end, min(opts.batch_size, READ_CHUNK)),
+                          f"reading {part.queue} on {part.qmgr}")
             if not batch:
                 break
             pending += batch
@@ -107,15 +118,44 @@ def read_range(opts: Options, schema: StructType, part: Range) -> Iterator[Any]:
                 pending = []
         if pending:
             yield pa.RecordBatch.from_pydict(decode_columns(pending, part.queue, part.qmgr, columns), schema=arrow)
-        if part.remove:
-            # mode "get": the range goes once every row of it has been handed to Spark.
-            try:
-                q.stream_delete(part.end, part.start)
-            except pymqi.MQMIError as e:
-                raise MQLiteError(f"{reason_text(e)}: removing what was read from {part.queue} failed") from None
+        if prefix:
+            # Every row has been handed to Spark: the range goes in a unit of work, prepared.
+            from pyspark import TaskContext
+            _call(lambda: q.stream_delete(part.end, part.start, syncpoint=True),
+                  f"removing what was read from {part.queue}")
+            _call(lambda: conn.prepare(prefix + str(TaskContext.get().taskAttemptId())),
+                  f"preparing the removal of what was read from {part.queue}")
         q.close()
+    except BaseException:
+        if prefix:
+            # A failed or abandoned attempt removes nothing (MQDISC alone would commit).
+            try:
+                conn.backout()
+            except (pymqi.MQMIError, pymqi.PYIFError):
+                pass
+        raise
     finally:
         conn.disconnect()
+
+
+def _attempt_prefix(part: Range) -> str:
+    from pyspark import TaskContext
+
+    from mqlite.spark.settle import xid_prefix
+    ctx = TaskContext.get()
+    if ctx is None:
+        raise MQLiteError("mode 'get' reads only in a Spark task (the driver's listener settles them)")
+    execution = ctx.getLocalProperty("spark.sql.execution.id")
+    action = f"sql-{execution}" if execution is not None else f"stage-{ctx.stageId()}"
+    return xid_prefix(part.read_id, action, part.index)
+
+
+def _call(fn: Any, what: str) -> Any:
+    from mqlite import pymqi
+    try:
+        return fn()
+    except pymqi.MQMIError as e:
+        raise MQLiteError(f"{reason_text(e)}: {what} failed") from None
 
 
 class BatchReader(DataSourceReader):
@@ -124,25 +164,35 @@ class BatchReader(DataSourceReader):
         self.schema = schema
 
     def partitions(self) -> list[InputPartition]:
-        """Everything stable on each instance now, split into ranges of ``partitionSize`` messages
-        (the driver marks the boundaries; executors read the ranges in parallel)."""
+        """Everything committed on each instance now, split into ranges (the driver marks the
+        boundaries; executors read the ranges in parallel): as many as the application runs tasks
+        at once, of at least MIN_SPLIT and at most ``partitionSize`` messages — in mode get also
+        at most the instance's MAXUMSGS, a range being one unit of work."""
         from mqlite.cmq import CMQC as C
+        from mqlite.spark.settle import parallelism, record_read
+        get = self.opts.mode == "get"
         conn = self.opts.connect()
         try:
+            found = instances(self.opts, conn)
+            read_id = record_read(self.opts, [(i.qmgr, i.conname) for i in found]) if get else ""
+            tasks = parallelism()
             parts: list[InputPartition] = []
-            for inst in instances(self.opts, conn):
+            for inst in found:
                 c = conn if inst.qmgr == self.opts.qmgr else self.opts.connect(inst.qmgr, inst.conname)
                 try:
-                    q = open_queue(c, self.opts.queue, C.MQOO_BROWSE, inst.qmgr, "browsing")
+                    q = open_queue(c, self.opts.queue, C.MQOO_BROWSE | C.MQOO_INQUIRE, inst.qmgr, "browsing")
                     # A batch read is a snapshot of what is committed now: a unit of work in doubt
                     # (prepared, not resolved) holds back nothing but its own puts.
                     end, start = q.stream_mark(0, committed=True).end, 0
+                    depth = q.inquire(C.MQIA_CURRENT_Q_DEPTH)
+                    size = min(self.opts.partition_size, max(MIN_SPLIT, -(-depth // tasks)))
+                    if get:
+                        size = min(size, c.inquire(C.MQIA_MAX_UNCOMMITTED_MSGS))
                     while start < end:
-                        stop = min(end, q.stream_mark(start, self.opts.partition_size, committed=True).end)
+                        stop = min(end, q.stream_mark(start, size, committed=True).end)
                         if stop <= start:
                             break
-                        parts.append(Range(inst.qmgr, inst.conname, self.opts.queue, start, stop,
-                                            self.opts.mode == "get"))
+                        parts.append(Range(inst.qmgr, inst.conname, self.opts.queue, start, stop, read_id, len(parts)))
                         start = stop
                     q.close()
                 finally:

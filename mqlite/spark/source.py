@@ -77,5 +77,8 @@ class MQLiteDataSource(DataSource):
 
 
 def register(spark: Any) -> None:
-    """Register the ``mqlite`` format with a SparkSession."""
+    """Register the ``mqlite`` format with a SparkSession, and the driver-side listener that
+    settles batch reads in mode "get" when their action ends (mqlite.spark.settle)."""
+    from mqlite.spark.settle import install
     spark.dataSource.register(MQLiteDataSource)
+    install(spark)

@@ -18,7 +18,7 @@ from mqlite.spark.options import (
     open_queue,
     reason_text,
 )
-from mqlite.spark.read import Range, instances, read_range
+from mqlite.spark.read import MIN_SPLIT, Range, instances, read_range
 
 
 class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
@@ -43,7 +43,8 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         held = self._queues.get(qmgr)
         if held is None:
             conn = self.opts.connect(qmgr, self._hosts.get(qmgr, ""))
-            held = conn, open_queue(conn, self.opts.queue, C.MQOO_BROWSE | C.MQOO_INPUT_SHARED, qmgr, "a stream")
+            held = conn, open_queue(conn, self.opts.queue, C.MQOO_BROWSE | C.MQOO_INPUT_SHARED | C.MQOO_INQUIRE, qmgr,
+                                    "a stream")
             self._queues[qmgr] = held
         return held[1]
 
@@ -125,8 +126,29 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self._target = {name: self._call(name, lambda q: q.stream_mark(0).end, "marking") for name in self._refresh()}
 
     def partitions(self, start: dict[str, int], end: dict[str, int]) -> list[InputPartition]:
-        return [Range(name, self._hosts.get(name, ""), self.opts.queue, int(start.get(name, 0)), int(stop))
-                for name, stop in end.items() if int(stop) > int(start.get(name, 0))]
+        """Each instance's range of the micro-batch, split for the executors to browse in parallel
+        (the driver's commit removes it whole, so a split changes nothing for exactly once): into
+        as many pieces as the application runs tasks at once, of at least MIN_SPLIT messages."""
+        from mqlite.cmq import CMQC as C
+        from mqlite.spark.settle import parallelism
+        tasks = parallelism()
+        out: list[InputPartition] = []
+        for name, stop in end.items():
+            first, stop = int(start.get(name, 0)), int(stop)
+            if stop <= first:
+                continue
+            host = self._hosts.get(name, "")
+            if tasks > 1 and name in self._hosts:
+                depth = self._call(name, lambda q: q.inquire(C.MQIA_CURRENT_Q_DEPTH), "inquiring")
+                size = max(MIN_SPLIT, -(-depth // tasks))
+                while depth > size:
+                    cut = min(stop, self._call(name, lambda q, f=first: q.stream_mark(f, size).end, "marking"))
+                    if cut <= first or cut >= stop:
+                        break
+                    out.append(Range(name, host, self.opts.queue, first, cut))
+                    first, depth = cut, depth - size
+            out.append(Range(name, host, self.opts.queue, first, stop))
+        return out
 
     def read(self, partition: InputPartition) -> Iterator[Any]:
         assert isinstance(partition, Range)

@@ -17,6 +17,7 @@ import pytest
 from mqlite import pymqi
 from mqlite.cli.proc import free_port
 from mqlite.cmq import CMQC as C
+from mqlite.spark import wait_settled
 from mqlite.testing import Harness
 from tests.conftest import ROOT
 from tests.helpers import wait_until
@@ -199,6 +200,7 @@ def test_cluster_queue_read_on_every_instance(cluster: Harness, spark: Any, work
     # A destructive batch read takes what it read from both instances.
     t0 = time.monotonic()
     left = spark.read.format("mqlite").options(**opts, mode="get").load().count()
+    wait_settled(spark)
     assert left <= 51 and time.monotonic() - t0 < 60
     assert depth(a, "ORDERS") == 0 and depth(b, "ORDERS") == 0
     # Written to the cluster queue with bind=notfixed (and CLWLUSEQ(ANY), so that CLA's own instance
@@ -209,6 +211,7 @@ def test_cluster_queue_read_on_every_instance(cluster: Harness, spark: Any, work
     wait_until(lambda: depth(a, "ORDERS") + depth(b, "ORDERS") == 40, 30, "40 rows on the two instances")
     assert depth(a, "ORDERS") > 0 and depth(b, "ORDERS") > 0
     spark.read.format("mqlite").options(**opts, mode="get").load().count()
+    wait_settled(spark)
     # With bind=group each group of rows (msg_flags: in group, then last in group) stays together.
     last, member = C.MQMF_LAST_MSG_IN_GROUP, C.MQMF_MSG_IN_GROUP
     grouped = spark.createDataFrame([(f"g{g}-{i}", last if i == 2 else member) for g in range(4) for i in range(3)],
@@ -224,6 +227,7 @@ def test_cluster_queue_read_on_every_instance(cluster: Harness, spark: Any, work
     assert len(groups) == 4 and all(len(where) == 1 for where in groups.values())
     # A remote queue definition on CLA naming CLB's queue: the committed rows cross the channel.
     spark.read.format("mqlite").options(**opts, mode="get").load().count()
+    wait_settled(spark)
     a.mqsc("DEFINE QREMOTE(TO.B.ORDERS) RNAME(ORDERS) RQMNAME(CLB)", check=True)
     spark.createDataFrame([(f"r{i}",) for i in range(10)], "body string").write.format("mqlite") \
         .options(**options(a, "TO.B.ORDERS")).mode("append").save()
