@@ -9,7 +9,9 @@ queue manager.
     queue as Spark commits, against a client loop that gets them in units of work of 5,000 and
     writes each unit as a Parquet file (pyarrow) before committing it. (b) batch write: a DataFrame
     of --msgs rows (body, priority) written with `df.write.format("mqlite")`, against a client loop
-    putting the same messages in one unit of work. Medians of --runs runs; the SparkSession is
+    putting the same messages in one unit of work. (d) destructive read to Parquet: --msgs messages
+    read with `mode=get` and written as Parquet, the read settled (removed) when the action ends
+    (issue 33), against the client loop of (c). Medians of --runs runs; the SparkSession is
     started once, outside the timings.
 
     python bench/spark.py [--msgs 50000] [--runs 3]
@@ -37,7 +39,7 @@ def main() -> None:
 
     from mqlite import pymqi
     from mqlite.cmq import CMQC as C
-    from mqlite.spark import register
+    from mqlite.spark import register, wait_settled
     from mqlite.testing import Harness
 
     body = b"x" * 1024
@@ -69,7 +71,8 @@ def main() -> None:
         # and mqlite (Spark reuses them); the timings are then the steady state.
         spark.read.format("mqlite").options(**opts, queue="BENCH.IN").load().count()
         results: dict[str, list[float]] = {"a_spark_read": [], "a_client_browse": [], "b_spark_write": [],
-                                           "b_client_put": [], "c_spark_stream": [], "c_client_get": []}
+                                           "b_client_put": [], "c_spark_stream": [], "c_client_get": [],
+                                           "d_spark_get": []}
         for run in range(args.runs):
             t0 = time.perf_counter()
             n = spark.read.format("mqlite").options(**opts, queue="BENCH.IN").load().count()
@@ -102,6 +105,15 @@ def main() -> None:
             qm.mqsc("CLEAR QLOCAL(BENCH.OUT)", check=True)
             results["c_spark_stream"].append(stream_to_parquet(spark, opts, fill, work, run, args.msgs))
             results["c_client_get"].append(get_to_parquet(conn, fill, work, run, args.msgs))
+            fill("BENCH.STREAM")
+            out = os.path.join(work, f"d{run}")
+            t0 = time.perf_counter()
+            spark.read.format("mqlite").options(**opts, queue="BENCH.STREAM", mode="get").load() \
+                .select("body", "put_timestamp", "position").write.parquet(out)
+            wait_settled(spark)
+            results["d_spark_get"].append(args.msgs / (time.perf_counter() - t0))
+            left = pymqi.Queue(conn, "BENCH.STREAM", C.MQOO_INQUIRE).inquire(C.MQIA_CURRENT_Q_DEPTH)
+            assert left == 0 and spark.read.parquet(out).count() == args.msgs, left
         spark.stop()
         conn.disconnect()
         shutil.rmtree(work, ignore_errors=True)
