@@ -244,13 +244,13 @@ _INSTALLED: dict[int, ReadSettler] = {}
 
 
 def install(spark: Any) -> ReadSettler:
-    """Register the listener with the session's SparkContext (once per driver JVM), make the
+    """Register the listener with the session's SparkContext (once per context), make the
     driver's directory, and clear directories left by drivers that are gone."""
     from pyspark.java_gateway import ensure_callback_server_started
     sc = spark.sparkContext
     pid = int(sc._jvm.java.lang.ProcessHandle.current().pid())
     settler = _INSTALLED.get(pid)
-    if settler is not None and settler.where.is_dir():
+    if settler is not None and settler.sc is sc and settler.where.is_dir():
         return settler
     ROOT.mkdir(mode=0o700, exist_ok=True)
     for old in ROOT.iterdir():
