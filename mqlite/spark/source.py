@@ -79,6 +79,11 @@ class MQLiteDataSource(DataSource):
 def register(spark: Any) -> None:
     """Register the ``mqlite`` format with a SparkSession, and the driver-side listener that
     settles batch reads in mode "get" when their action ends (mqlite.spark.settle)."""
+    from mqlite.spark.options import LOG
     from mqlite.spark.settle import install
     spark.dataSource.register(MQLiteDataSource)
+    if getattr(spark, "_jsc", None) is None:
+        # A Spark Connect client: no driver JVM in this process to listen to.
+        LOG.warning("no driver-side listener in a Spark Connect client: batch reads in mode 'get' will fail")
+        return
     install(spark)
