@@ -36,6 +36,7 @@ from typing import Any
 from mqlite.spark.options import LOG, MQLiteError, Options, reason_text
 
 XID_ROOT = "mqlite-read"
+MAX_PENDING = 10_000     # settlements kept to try again while a queue manager is unreachable
 ROOT = Path(tempfile.gettempdir()) / f"mqlite-spark-{os.getuid()}"
 
 
@@ -111,6 +112,7 @@ class ReadSettler:
         self.lock = threading.Lock()
         self.conns: dict[tuple[str, ...], Any] = {}
         self.pending: list[tuple[str, dict[str, Any], tuple[str, str], bool]] = []   # to try again
+        self.unreachable: set[tuple[str, str]] = set()      # instances the last try could not reach
         self.settled: list[tuple[str, bool, int]] = []     # (prefix, committed, units): for tests
         self.jobs: dict[int, list[int]] = {}                # RDD jobs running: their stage ids
 
@@ -189,16 +191,28 @@ class ReadSettler:
                 for action in actions:
                     prefix = xid_prefix(rec["read"], action)
                     work += [(prefix, rec["options"], (q, c), ok) for q, c in rec["instances"]]
+            failed: set[tuple[str, str]] = set()
             for prefix, options, inst, commit in work:
+                if inst in failed:                     # one failed try per instance and action end
+                    self.pending.append((prefix, options, inst, commit))
+                    continue
                 try:
                     n = self._resolve(options, inst, prefix, commit)
                 except MQLiteError as e:
-                    LOG.warning("%s: the units of work %s* on %s stay in doubt until it can be reached "
-                                "(or mqlite rsvmqtrn settles them)", e, prefix, inst[0])
+                    failed.add(inst)
+                    if inst not in self.unreachable:
+                        LOG.warning("%s: mode 'get' reads on %s stay in doubt until it can be reached (tried "
+                                    "again as each action ends; mqlite rsvmqtrn settles them too)", e, inst[0])
                     self.pending.append((prefix, options, inst, commit))
                     continue
                 if n:
                     self.settled.append((prefix, commit, n))
+            self.unreachable = failed
+            if len(self.pending) > MAX_PENDING:
+                dropped = self.pending[:-MAX_PENDING]
+                self.pending = self.pending[-MAX_PENDING:]
+                LOG.warning("no longer trying to settle %d mode 'get' prefixes on unreachable queue managers "
+                            "(from %s*): settle their units with mqlite rsvmqtrn", len(dropped), dropped[0][0])
 
     def _resolve(self, options: dict[str, Any], inst: tuple[str, str], prefix: str, commit: bool) -> int:
         from mqlite import pymqi

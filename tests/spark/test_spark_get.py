@@ -4,6 +4,7 @@ with kill -9 on a standalone cluster lose nothing and read nothing twice; reads 
 the application's tasks."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -221,3 +222,37 @@ def test_an_executor_killed_mid_read_loses_nothing(qm: Any, tmp_path: Path) -> N
     retried = {m.name.split("-")[0] for m in marks.iterdir() if not m.name.endswith("-0")}
     assert retried, "no task was run again after the executor was killed"
     assert depth(qm.harness, qm.name, "KILL.Q") == 0 and in_doubt(qm) == []
+
+
+def test_the_listener_tries_an_unreachable_queue_manager_again(qm: Any, tmp_path: Path, caplog: Any) -> None:
+    """The driver's side without Spark: a read's units on a queue manager that is down when the
+    action ends are settled at a later end, with one warning for the outage, not one per try."""
+    from mqlite.spark.options import Options
+    from mqlite.spark.settle import ReadSettler, xid_prefix
+    h = Harness()
+    try:
+        down = h.add("DOWNQM", "DEFINE QLOCAL(D.Q) DEFPSIST(YES)\n")
+        opts = Options.of(dict(options(down, "D.Q")))
+        (tmp_path / "read-r1.json").write_text(json.dumps(
+            {"read": "r1", "options": dataclasses.asdict(opts), "instances": [[down.name, down.conname]]}))
+        conn = down.client()
+        q = pymqi.Queue(conn, "D.Q", C.MQOO_OUTPUT | C.MQOO_BROWSE | C.MQOO_INPUT_SHARED)
+        for i in range(3):
+            q.put(b"p%d" % i)
+        assert q.stream_delete(q.stream_mark(0, committed=True).end, 0, syncpoint=True) == 3
+        conn.prepare(xid_prefix("r1", "sql-7", 0) + "1")
+        conn.disconnect()
+        down.kill9()
+        settler = ReadSettler(tmp_path, None)
+        with caplog.at_level("WARNING", logger="mqlite.spark"):
+            settler.settle(["sql-7"], True)
+            settler.settle(["sql-8"], True)
+        said = [r.getMessage() for r in caplog.records if "stay in doubt" in r.getMessage()]
+        assert len(said) == 1 and "DOWNQM" in said[0] and len(settler.pending) == 2
+        down.start()
+        settler.settle(["sql-9"], True)
+        assert settler.settled == [(xid_prefix("r1", "sql-7"), True, 1)] and settler.pending == []
+        assert depth(h, "DOWNQM", "D.Q") == 0 and in_doubt(down) == []
+        settler.close()
+    finally:
+        h.close()
