@@ -346,8 +346,8 @@ class BrowseBatch:
 
 class Stream:
     """mqlite's queue read by position: one request layout for its operations (STREAM_MARK,
-    STREAM_MARK_COMMITTED, STREAM_READ, STREAM_DELETE, STREAM_DELETE_SYNCPOINT); the mark answers (end, count, held), the
-    delete how many it removed, the read a list of (position, MQMD, data)."""
+    STREAM_MARK_COMMITTED, STREAM_READ, STREAM_DELETE, STREAM_DELETE_SYNCPOINT); the mark answers
+    (end, count, held), the delete how many it removed, the read a list of (position, MQMD, data)."""
     @staticmethod
     def request(hobj: int, op: int, start: int, end: int, max_msgs: int, max_bytes: int) -> bytes:
         return STREAM_REQ.pack(hobj, op, start, end, max_msgs, max_bytes)

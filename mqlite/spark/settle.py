@@ -56,7 +56,8 @@ def _parent(pid: int) -> int:
         except (OSError, ValueError, IndexError):
             return 0
     try:                                  # no /proc (macOS): ps knows the parent
-        out = subprocess.run(["ps", "-o", "ppid=", "-p", str(pid)], capture_output=True, text=True, timeout=5)
+        out = subprocess.run(["ps", "-o", "ppid=", "-p", str(pid)], capture_output=True, text=True, timeout=5,
+                             check=False)
         return int(out.stdout.strip() or 0)
     except (OSError, ValueError, subprocess.SubprocessError):
         return 0

@@ -142,7 +142,7 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                 depth = self._call(name, lambda q: q.inquire(C.MQIA_CURRENT_Q_DEPTH), "inquiring")
                 size = max(MIN_SPLIT, -(-depth // tasks))
                 while depth > size:
-                    cut = min(stop, self._call(name, lambda q, f=first: q.stream_mark(f, size).end, "marking"))
+                    cut = min(stop, self._call(name, lambda q, f=first, n=size: q.stream_mark(f, n).end, "marking"))
                     if cut <= first or cut >= stop:
                         break
                     out.append(Range(name, host, self.opts.queue, first, cut))

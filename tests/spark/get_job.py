@@ -5,8 +5,8 @@
 HOW is ``fail-once`` (partition 0's first attempt fails after it has read its whole range) or
 ``hold`` (each task reads its whole range — in mode get, removing it — then writes
 ``MARKS_DIR/<partition>-<attempt>`` with its executor JVM's pid and holds its rows a few seconds
-before handing them on, for the test to kill that JVM: the issue's lost range). Prints ``ROWS <rows> <distinct msg ids>`` once the
-action has ended and the read has been settled.
+before handing them on, for the test to kill that JVM: the issue's lost range). Prints
+``ROWS <rows> <distinct msg ids>`` once the action has ended and the read has been settled.
 """
 from __future__ import annotations
 

@@ -5,6 +5,7 @@ the application's tasks."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import os
 import signal
@@ -122,7 +123,7 @@ def test_reads_are_spread_over_the_tasks(qm: Any, spark: Any) -> None:
     parts = reader.partitions(start, end)
     assert len(parts) == max(1, min(tasks, 3000 // MIN_SPLIT))
     assert parts[0].start == start[qm.name] and parts[-1].end == end[qm.name]
-    assert all(a.end == b.start for a, b in zip(parts, parts[1:]))
+    assert all(a.end == b.start for a, b in itertools.pairwise(parts))
     conn = qm.client()
     q = pymqi.Queue(conn, "SPREAD.Q", C.MQOO_BROWSE)
     counts = [len(q.stream_read(p.start, p.end, 10_000)) for p in parts]
@@ -210,7 +211,7 @@ def test_an_executor_killed_mid_read_loses_nothing(qm: Any, tmp_path: Path) -> N
 
     def kill_one() -> None:
         wait_until(lambda: any(marks.iterdir()), 120, "a task read its range")
-        first = sorted(marks.iterdir())[0]
+        first = min(marks.iterdir())
         pid = int(first.read_text())
         os.kill(pid, signal.SIGKILL)
         killed.append(pid)
