@@ -197,7 +197,7 @@ class Standalone:
             p.wait()
 
 
-def test_an_executor_killed_mid_read_loses_nothing(qm: Any, tmp_path: Path) -> None:
+def test_an_executor_killed_after_its_task_read_loses_nothing(qm: Any, tmp_path: Path) -> None:
     """The issue's reproduction: a standalone cluster (master, one worker, two executors of one
     core), 20,000 messages read in mode get, one executor JVM killed with kill -9 after its task
     has read (and, before issue 33, removed) its range but before the task has ended. Spark runs
