@@ -64,8 +64,8 @@ def in_doubt(qm: Any) -> list[Any]:
 
 def test_a_job_that_fails_after_reading_removes_nothing(qm: Any, spark: Any) -> None:
     """Every task reads its whole range, then the job fails (local mode: no retry): the prepared
-    removals are backed out when the execution ends. The same DataFrame read again succeeds and
-    takes every message once; until its action has ended, nothing has left the queue."""
+    removals are backed out when the job ends. The same DataFrame read again succeeds and takes
+    every message once."""
     fill(qm, "GET.Q", 3000)
     df = spark.read.format("mqlite").options(**options(qm, "GET.Q", partitionSize="1000")).load()
 
@@ -95,11 +95,16 @@ def test_rdd_jobs_are_settled_when_their_job_ends(qm: Any, spark: Any) -> None:
     df = spark.read.format("mqlite").options(**options(qm, "GET.Q")).load()
 
     def fail(rows: Any) -> None:
+        for _ in rows:
+            pass
         raise RuntimeError("a failing job")
+    settler = install(spark)
+    before = len(settler.settled)
     with pytest.raises(Exception, match="a failing job"):
         df.rdd.foreachPartition(fail)
     wait_settled(spark)
     assert depth(qm.harness, qm.name, "GET.Q") == 1500 and in_doubt(qm) == []
+    assert any("/stage-" in p and not committed and n for p, committed, n in settler.settled[before:])
     assert df.rdd.count() == 1500
     wait_settled(spark)
     assert depth(qm.harness, qm.name, "GET.Q") == 0 and in_doubt(qm) == []
