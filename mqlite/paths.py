@@ -80,24 +80,43 @@ class QMPaths:
             started = fields[1] if len(fields) > 1 else None
         except (OSError, ValueError, IndexError):
             return None
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if not pid_alive(pid):
             return None
-        except PermissionError:
-            return pid
         if started is not None and process_start(pid) not in (None, started):
             return None
         return pid
 
 
+def pid_alive(pid: int) -> bool:
+    """A process with this id exists (one of another user's counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _stat(pid: int) -> list[str]:
+    """The fields of /proc/<pid>/stat after the command name (Linux); empty when unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            return f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return []
+
+
 def process_start(pid: int) -> str | None:
     """A process's start time in clock ticks since boot (Linux), to tell reused pids apart."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-            return f.read().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return None
+    fields = _stat(pid)
+    return fields[19] if len(fields) > 19 else None
+
+
+def process_parent(pid: int) -> int | None:
+    """A process's parent's id (Linux); None when /proc does not say."""
+    fields = _stat(pid)
+    return int(fields[1]) if len(fields) > 1 else None
 
 
 def clock_file() -> str:

@@ -33,6 +33,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from mqlite.paths import pid_alive, process_parent
 from mqlite.spark.options import LOG, MQLiteError, Options, reason_text
 
 XID_ROOT = "mqlite-read"
@@ -50,11 +51,7 @@ def xid_prefix(read_id: str, action: str, partition: int | None = None) -> str:
 def _parent(pid: int) -> int:
     """The parent of a process; 0 when it is gone or unknown."""
     if Path("/proc/self/stat").exists():
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-            return int(stat[stat.rindex(")") + 2:].split()[1])
-        except (OSError, ValueError, IndexError):
-            return 0
+        return process_parent(pid) or 0
     try:                                  # no /proc (macOS): ps knows the parent
         out = subprocess.run(["ps", "-o", "ppid=", "-p", str(pid)], capture_output=True, text=True, timeout=5,
                              check=False)
@@ -269,7 +266,7 @@ def install(spark: Any) -> ReadSettler:
         return settler
     ROOT.mkdir(mode=0o700, exist_ok=True)
     for old in ROOT.iterdir():
-        if old.name.isdigit() and int(old.name) != pid and not _alive(int(old.name)):
+        if old.name.isdigit() and int(old.name) != pid and not pid_alive(int(old.name)):
             shutil.rmtree(old, ignore_errors=True)
     where = ROOT / str(pid)
     where.mkdir(mode=0o700, exist_ok=True)
@@ -293,13 +290,3 @@ def wait_settled(spark: Any) -> None:
     """Block until Spark's listener bus has delivered every event so far (the settling of the
     reads of finished actions included)."""
     spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -62,13 +62,9 @@ def in_doubt(qm: Any) -> list[Any]:
         conn.disconnect()
 
 
-def test_a_job_that_fails_after_reading_removes_nothing(qm: Any, spark: Any) -> None:
-    """Every task reads its whole range, then the job fails (local mode: no retry): the prepared
-    removals are backed out when the job ends. The same DataFrame read again succeeds and takes
-    every message once."""
-    fill(qm, "GET.Q", 3000)
-    df = spark.read.format("mqlite").options(**options(qm, "GET.Q", partitionSize="1000")).load()
-
+def fail_after_reading(spark: Any, foreach_partition: Any) -> list[tuple[str, bool, int]]:
+    """Run a job whose every task reads its whole range and then fails; once the listener has
+    settled it, what the listener did: (prefix, committed, units) each."""
     def read_then_fail(rows: Any) -> None:
         for _ in rows:
             pass
@@ -76,11 +72,22 @@ def test_a_job_that_fails_after_reading_removes_nothing(qm: Any, spark: Any) -> 
     settler = install(spark)
     before = len(settler.settled)
     with pytest.raises(Exception, match="failing after the whole range was read"):
-        df.foreachPartition(read_then_fail)
+        foreach_partition(read_then_fail)
     wait_settled(spark)
+    return settler.settled[before:]
+
+
+def test_a_job_that_fails_after_reading_removes_nothing(qm: Any, spark: Any) -> None:
+    """Every task reads its whole range, then the job fails (local mode: no retry): the prepared
+    removals are backed out when the job ends. The same DataFrame read again succeeds and takes
+    every message once."""
+    fill(qm, "GET.Q", 3000)
+    df = spark.read.format("mqlite").options(**options(qm, "GET.Q", partitionSize="1000")).load()
+
+    settled = fail_after_reading(spark, df.foreachPartition)
     assert depth(qm.harness, qm.name, "GET.Q") == 3000 and in_doubt(qm) == []
     # Tasks had prepared their removals before failing: the listener backed them out.
-    assert any(not committed and n for _p, committed, n in settler.settled[before:])
+    assert any(not committed and n for _p, committed, n in settled)
     rows = df.select("msg_id", "backout_count").collect()
     assert len(rows) == 3000 and len({bytes(r.msg_id) for r in rows}) == 3000
     assert {r.backout_count for r in rows} <= {0, 1}      # backed out once if the failed task got that far
@@ -94,17 +101,9 @@ def test_rdd_jobs_are_settled_when_their_job_ends(qm: Any, spark: Any) -> None:
     fill(qm, "GET.Q", 1500)
     df = spark.read.format("mqlite").options(**options(qm, "GET.Q")).load()
 
-    def fail(rows: Any) -> None:
-        for _ in rows:
-            pass
-        raise RuntimeError("a failing job")
-    settler = install(spark)
-    before = len(settler.settled)
-    with pytest.raises(Exception, match="a failing job"):
-        df.rdd.foreachPartition(fail)
-    wait_settled(spark)
+    settled = fail_after_reading(spark, df.rdd.foreachPartition)
     assert depth(qm.harness, qm.name, "GET.Q") == 1500 and in_doubt(qm) == []
-    assert any("/stage-" in p and not committed and n for p, committed, n in settler.settled[before:])
+    assert any("/stage-" in p and not committed and n for p, committed, n in settled)
     assert df.rdd.count() == 1500
     wait_settled(spark)
     assert depth(qm.harness, qm.name, "GET.Q") == 0 and in_doubt(qm) == []
