@@ -254,11 +254,11 @@ def main() -> int:
             if name[0] not in args.parts:
                 continue
             puts, gets, big_puts, big_gets = [], [], [], []
+            # With BENCH.BIG too, the two go first in turn: the same one first every time measured
+            # the order as much as the buffers.
+            pair = [qmgr, big] if big is not None and name == "a_nonpersistent" else [qmgr]
             for run in range(args.runs):
-                both = big is not None and name == "a_nonpersistent"
-                # With BENCH.BIG too, the two go first in turn: the same one first every time
-                # measured the order as much as the buffers.
-                for which in ((qmgr, big) if run % 2 == 0 else (big, qmgr)) if both else (qmgr,):
+                for which in pair if run % 2 == 0 else pair[::-1]:
                     p, g = mq_run(which, pymqi, C, queue, n, pers, uow)
                     (puts if which is qmgr else big_puts).append(p)
                     (gets if which is qmgr else big_gets).append(g)

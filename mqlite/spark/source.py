@@ -14,6 +14,7 @@ from pyspark.sql.datasource import (
 from pyspark.sql.types import StructType
 
 from mqlite.spark.options import (
+    LOG,
     NAME,
     SCHEMA,
     WRITABLE,
@@ -79,7 +80,6 @@ class MQLiteDataSource(DataSource):
 def register(spark: Any) -> None:
     """Register the ``mqlite`` format with a SparkSession, and the driver-side listener that
     settles batch reads in mode "get" when their action ends (mqlite.spark.settle)."""
-    from mqlite.spark.options import LOG
     from mqlite.spark.settle import install
     spark.dataSource.register(MQLiteDataSource)
     if getattr(spark, "_jsc", None) is None:
