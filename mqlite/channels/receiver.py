@@ -22,6 +22,7 @@ from mqlite.engine.core import Conn, Handle
 from mqlite.engine.deadletter import dead_letter
 from mqlite.engine.errors import MQIError
 from mqlite.engine.host import Host
+from mqlite.engine.ports import SaveChsync
 from mqlite.net import protocol as P
 
 TRANSIENT = (C.MQRC_Q_FULL, C.MQRC_PUT_INHIBITED)
@@ -132,7 +133,7 @@ class Receiver:
         window.append({"luwid": luwid, "first": info.get("first", last) or last, "last": last, "keys": keys})
         rec.update(seq=last, luwid=luwid, partner=self.partner, window=window)
         with srv.lock:
-            qm.commit(conn, extra=[("chsync", self.key, json.dumps(rec))])
+            qm.commit(conn, extra=[SaveChsync(self.key, json.dumps(rec))])
             qm.chsync[self.key] = rec
             ticket = conn.ticket
         if ticket:

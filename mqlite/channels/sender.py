@@ -37,6 +37,7 @@ from mqlite.engine.core import Conn
 from mqlite.engine.deadletter import dead_letter
 from mqlite.engine.errors import MQIError
 from mqlite.engine.host import Host
+from mqlite.engine.ports import SaveChsync
 from mqlite.net import protocol as P
 from mqlite.net.client import TransportError, parse_conname
 from mqlite.objects.model import MQObject
@@ -336,7 +337,7 @@ class SenderMCA(threading.Thread):
         rec = dict(self.qm.chsync.get(self.name_, {}))
         if commit:
             rec["seq"] = seq
-            self.qm.commit(conn, extra=[("chsync", self.name_, json.dumps(rec))])
+            self.qm.commit(conn, extra=[SaveChsync(self.name_, json.dumps(rec))])
             self.qm.chsync[self.name_] = rec
         else:
             self.qm.backout(conn)

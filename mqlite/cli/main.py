@@ -19,6 +19,7 @@ from typing import Any
 
 from mqlite.cli import security as cli_security
 from mqlite.engine.clock import Clock
+from mqlite.engine.ports import SaveMeta
 from mqlite.engine.qmgr import QueueManager
 from mqlite.mqsc.parser import MQSCSyntaxError, parse, split_commands
 from mqlite.net import protocol as P
@@ -84,8 +85,8 @@ def crtmqm(args: argparse.Namespace) -> int:
     if shared is not None:
         qm.qmgr.attrs["QSGNAME"] = args.qsg
         qm.save(qm.qmgr)
-        store.append(("meta", "qsg_name", args.qsg))
-        store.append(("meta", QSG_STORE_KEY, shared.location))
+        store.append(SaveMeta("qsg_name", args.qsg))
+        store.append(SaveMeta(QSG_STORE_KEY, shared.location))
         qm.shared = shared
         count += system_objects(qm)
         shared.join(name, time.time())

@@ -10,6 +10,7 @@ from mqlite.cmq.packedmd import report_and_format
 from mqlite.cmq.structs import GMO, MD, PMO
 from mqlite.engine.core import INPUT_OPTS, C, Conn
 from mqlite.engine.errors import MQIError
+from mqlite.engine.ports import DelMsg
 from mqlite.engine.queue import Message
 from mqlite.props.deliver import RFH2
 from mqlite.props.rfh2 import RFH2_FORMAT
@@ -135,7 +136,7 @@ class BatchMixin:
                 if not out and not speculative:
                     qs.remove(m)
                     if m.persistent:
-                        conn.ticket = self.store.append(("del", m.seq))
+                        conn.ticket = self.store.append(DelMsg(m.seq))
                     out.append((*self._delivered(how, m, md), False))
                     if cod:
                         self._report(conn, m.md, m.body, "cod", queue=qs.name)

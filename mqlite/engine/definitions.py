@@ -16,7 +16,7 @@ from mqlite.engine.core import (
     Prepared,
 )
 from mqlite.engine.errors import MQIError
-from mqlite.engine.ports import QueueFull, SharedStoreError
+from mqlite.engine.ports import DropObject, PurgeQueue, QueueFull, SaveMeta, SaveObject, SharedStoreError
 from mqlite.engine.pubhier import PSCHILD_NS
 from mqlite.engine.pubsub import RETAINED_NS, SUB_NS
 from mqlite.engine.queue import Message, QueueState
@@ -52,7 +52,7 @@ class DefinitionsMixin:
             sec.set_user(admin, None, [ADMIN_GROUP])
         if not oam:
             sec.oam = False
-            self.store.append(("meta", "noaut", "1"))
+            self.store.append(SaveMeta("noaut", "1"))
         self.store.sync()
         return len(objs)
 
@@ -84,7 +84,7 @@ class DefinitionsMixin:
         for queue, by_prio in self.store.message_counts().items():
             qs = self.queues.get(queue)
             if qs is None or qs.shared:
-                self.store.append(("purge", queue))
+                self.store.append(PurgeQueue(queue))
                 continue
             qs.restore(by_prio)
             restored += sum(by_prio.values())
@@ -198,7 +198,7 @@ class DefinitionsMixin:
         if obj.attrs.get("QSGDISP") == C.MQQSGD_SHARED:
             self._shared_call(self.shared.put_object, ns, obj.name, SHARED, obj.to_record(), False)  # type: ignore[union-attr]
             return
-        self.store.append(("obj", ns, obj.name, json.dumps(obj.to_record())))
+        self.store.append(SaveObject(ns, obj.name, json.dumps(obj.to_record())))
 
     def add_object(self, obj: MQObject) -> None:
         self._stamp(obj, created=True)
@@ -238,10 +238,10 @@ class DefinitionsMixin:
             self._shared_call(self.shared.delete_object, ns, obj.name, SHARED, True)  # type: ignore[union-attr]
         elif qs is not None:
             qs.discard()
-            self.store.append(("purge", obj.name))
+            self.store.append(PurgeQueue(obj.name))
         shared = obj.attrs.get("QSGDISP") == C.MQQSGD_SHARED   # its definition went with the store's
         if not shared and not (obj.kind == "QLOCAL" and obj["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC):
-            self.store.append(("objdel", ns, obj.name))
+            self.store.append(DropObject(ns, obj.name))
         self.cluster.changed()
         self.hooks.object_changed(None, ns, obj.name)
 
@@ -291,7 +291,7 @@ class DefinitionsMixin:
         if qs.shared:
             return self._shared_call(self.shared.clear, name)  # type: ignore[union-attr,no-any-return]
         n = qs.purge()
-        self.store.append(("purge", name))
+        self.store.append(PurgeQueue(name))
         return n
 
     # --- connections ----------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from mqlite.engine.core import (
     format_report,
 )
 from mqlite.engine.errors import MQIError
-from mqlite.engine.ports import Select
+from mqlite.engine.ports import DelMsg, Select
 from mqlite.engine.queue import Message, QueueState, matcher, wanted_ids
 from mqlite.engine.resolve import Resolved
 from mqlite.engine.shared import SharedGot
@@ -146,7 +146,7 @@ class GetMixin:
                 conn.uow.append(("get", qs, msg))
                 qs.uncommitted += 1
             elif msg.persistent:
-                conn.ticket = self.store.append(("del", msg.seq))
+                conn.ticket = self.store.append(DelMsg(msg.seq))
             if report & C.MQRO_COD and not syncpoint:
                 self._report(conn, msg.md, msg.body, "cod", queue=qs.name)
             if opts & C.MQGMO_LOGICAL_ORDER:
@@ -188,7 +188,7 @@ class GetMixin:
                 if syncpoint:
                     conn.uow.append(("get", qs, m))
                 elif m.persistent:
-                    ops.append(("del", m.seq))
+                    ops.append(DelMsg(m.seq))
             qs.deq += len(parts)
             qs.last_get = now
             if syncpoint:
@@ -425,7 +425,7 @@ class GetMixin:
 
     def _discard_expired(self, msg: Message) -> None:
         if msg.persistent:
-            self.store.append(("del", msg.seq))
+            self.store.append(DelMsg(msg.seq))
         if msg.md.peek("Report") & C.MQRO_EXPIRATION:
             md, data = msg.md, msg.body
             if md.peek("Format") == C.MQFMT_XMIT_Q_HEADER and len(data) >= XQH_LEN:

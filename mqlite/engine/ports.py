@@ -6,7 +6,97 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
+
+
+# --- the journal's records --------------------------------------------------------------------
+# One record type per operation; every writer makes them and the store dispatches on their type.
+# NamedTuples: a put or a delete is on the hot path, and a tuple is the cheapest record to make.
+class PutMsg(NamedTuple):
+    """A persistent message became committed on ``queue``."""
+    seq: int
+    queue: str
+    md: bytes
+    body: bytes
+    expiry_at: float | None
+
+
+class DelMsg(NamedTuple):
+    """A persistent message was removed for good."""
+    seq: int
+
+
+class SetBackout(NamedTuple):
+    """A stored message's BackoutCount hardened (HARDENBO)."""
+    seq: int
+    count: int
+
+
+class PurgeQueue(NamedTuple):
+    """Every persistent message of ``queue`` removed (CLEAR QLOCAL, a queue deleted)."""
+    queue: str
+
+
+class MoveDamaged(NamedTuple):
+    """A message read back failed its checksum: set aside in the damaged table."""
+    seq: int
+
+
+class SaveObject(NamedTuple):
+    """A definition (or a durable subscription, retained publication, authority record...)
+    created or changed: its record as JSON, under namespace ``ns``."""
+    ns: str
+    name: str
+    record: str
+
+
+class DropObject(NamedTuple):
+    ns: str
+    name: str
+
+
+class SaveMeta(NamedTuple):
+    """A queue-manager value (QMID, the QSG, the cluster cache...)."""
+    key: str
+    value: str
+
+
+class SaveChsync(NamedTuple):
+    """A channel's synchronisation record (sequence number, in-doubt batch), as JSON; written in
+    the same transaction as the unit of work it describes."""
+    name: str
+    record: str
+
+
+class DropChsync(NamedTuple):
+    name: str
+
+
+class PreparedRow(NamedTuple):
+    """One persistent message of a prepared unit: ``kind`` "put" (a message not yet visible, with
+    its descriptor, data and expiry) or "get" (a stored message the unit holds)."""
+    kind: str
+    seq: int
+    queue: str
+    md: bytes | None
+    body: bytes | None
+    expiry_at: float | None
+
+
+class Prepare(NamedTuple):
+    """A unit of work past phase one of two."""
+    xid: str
+    at: float
+    rows: list[PreparedRow]
+
+
+class Resolve(NamedTuple):
+    """A prepared unit resolved (its puts and deletes are journalled beside it)."""
+    xid: str
+
+
+JournalOp = (PutMsg | DelMsg | SetBackout | PurgeQueue | MoveDamaged | SaveObject | DropObject | SaveMeta
+             | SaveChsync | DropChsync | Prepare | Resolve)
 
 
 class Journal(Protocol):
@@ -14,9 +104,9 @@ class Journal(Protocol):
     (group commit), and what recovery reads back."""
     stalled: str                    # why the last write failed, until one succeeds ("" when fine)
 
-    def append(self, op: tuple[Any, ...]) -> int: ...
+    def append(self, op: JournalOp) -> int: ...
 
-    def extend(self, ops: list[tuple[Any, ...]]) -> int: ...
+    def extend(self, ops: list[JournalOp]) -> int: ...
 
     def room(self, nbytes: int) -> bool: ...
 
@@ -40,6 +130,21 @@ class Journal(Protocol):
     def meta(self, key: str) -> str | None: ...
 
     def max_seq(self) -> int: ...
+
+
+class ObjectSaver:
+    """The journal as the security state sees it (``security.state.Saver``): object records saved
+    and dropped."""
+    __slots__ = ("journal",)
+
+    def __init__(self, journal: Journal) -> None:
+        self.journal = journal
+
+    def save(self, ns: str, name: str, record: str) -> None:
+        self.journal.append(SaveObject(ns, name, record))
+
+    def drop(self, ns: str, name: str) -> None:
+        self.journal.append(DropObject(ns, name))
 
 
 # --- queues deeper than memory ----------------------------------------------------------------

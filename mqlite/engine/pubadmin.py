@@ -10,6 +10,7 @@ from typing import Any
 from mqlite.cmq.structs import OD, pad
 from mqlite.engine.core import C
 from mqlite.engine.errors import MQIError
+from mqlite.engine.ports import DropObject, SaveObject
 from mqlite.engine.pubsub import RETAINED_NS, SUB_NS
 from mqlite.engine.subscribe import pub_priority_ok
 from mqlite.props.selector import SelectorError
@@ -86,7 +87,7 @@ class PubAdminMixin:
         self._admin_settings(sub, existing, given)
         self.subscriptions[subid] = sub
         self.subscriptions_changed()                                  # type: ignore[attr-defined]
-        self._journal(None, ("obj", SUB_NS, subid, json.dumps(sub.record())))  # type: ignore[attr-defined]
+        self._journal(None, SaveObject(SUB_NS, subid, json.dumps(sub.record())))  # type: ignore[attr-defined]
         return sub
 
     def _admin_settings(self, sub: Subscription, existing: Subscription | None, given: dict[str, Any]) -> None:
@@ -128,5 +129,5 @@ class PubAdminMixin:
         for topic in gone:
             del self.retained[topic]
             self.retained_origin.pop(topic, None)
-            self._journal(None, ("objdel", RETAINED_NS, topic))  # type: ignore[attr-defined]
+            self._journal(None, DropObject(RETAINED_NS, topic))  # type: ignore[attr-defined]
         return len(gone)

@@ -14,6 +14,7 @@ from mqlite.cmq import CMQCFC as F
 from mqlite.cmq.structs import MD, OD, PMO, pad
 from mqlite.engine.core import C, Conn, qmgr_authority
 from mqlite.engine.errors import MQIError
+from mqlite.engine.ports import DropObject, SaveObject
 from mqlite.pubsub import hierarchy as hier
 from mqlite.pubsub import topics
 
@@ -160,9 +161,9 @@ class PubHierarchyMixin:
         for target, answer in answers:
             self._control(conn, target, answer)
         for child in rel.children - children:
-            self._journal(conn, ("obj", PSCHILD_NS, child, json.dumps({"name": child})))   # type: ignore[attr-defined]
+            self._journal(conn, SaveObject(PSCHILD_NS, child, json.dumps({"name": child})))   # type: ignore[attr-defined]
         for child in children - rel.children:
-            self._journal(conn, ("objdel", PSCHILD_NS, child))             # type: ignore[attr-defined]
+            self._journal(conn, DropObject(PSCHILD_NS, child))             # type: ignore[attr-defined]
 
     def resend_retained_to_relative(self, conn: Conn, relative: str, added: frozenset[tuple[str, bool]]) -> int:
         """A relative placed new proxy subscriptions here: send it the retained publications held

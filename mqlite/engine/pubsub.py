@@ -29,6 +29,7 @@ from mqlite.cmq.packedmd import PackedMD, md_for_copy
 from mqlite.cmq.structs import MD, OD, PMO, pad, text
 from mqlite.engine.core import C, Conn, Handle, qmgr_authority
 from mqlite.engine.errors import MQIError
+from mqlite.engine.ports import DropObject, JournalOp, PutMsg, SaveObject
 from mqlite.engine.queue import Message
 from mqlite.engine.resolve import LOCAL
 from mqlite.objects.model import MQObject
@@ -224,7 +225,7 @@ class PubSubMixin:
             got = memo[1][topic] = [sub for sub in self.subscriptions.values() if sub.matches(topic)]
         return got  # type: ignore[no-any-return]
 
-    def _journal(self, conn: Conn | None, op: tuple[Any, ...]) -> None:
+    def _journal(self, conn: Conn | None, op: JournalOp) -> None:
         """A pub/sub change into the store; the caller's reply waits until it is durable."""
         ticket = self.store.append(op)
         if conn is not None and ticket > conn.ticket:
@@ -239,10 +240,10 @@ class PubSubMixin:
         else:
             self.retained_origin.pop(topic, None)
         if persistent:
-            self._journal(conn, ("obj", RETAINED_NS, topic, json.dumps(
+            self._journal(conn, SaveObject(RETAINED_NS, topic, json.dumps(
                 {"topic": topic, "md": md.pack().hex(), "body": body.hex(), "origin": origin})))
         else:
-            self._journal(conn, ("objdel", RETAINED_NS, topic))
+            self._journal(conn, DropObject(RETAINED_NS, topic))
 
     def _publication_data(self, md: MD, body: bytes, topic: str, user_data: str, retained: bool,
                           cache: dict[Any, Any]) -> tuple[bytes, int, int, bytes]:
@@ -381,5 +382,5 @@ class PubSubMixin:
         qs.insert(msg)
         qs.enq += 1
         if persistent:
-            conn.ticket = self.store.append(("put", msg.seq, qs.name, packed, data, expiry_at))
+            conn.ticket = self.store.append(PutMsg(msg.seq, qs.name, packed, data, expiry_at))
         self.hooks.available(qs.name)

@@ -12,7 +12,7 @@ from mqlite.cmq.segments import GROUP_FLAGS, SEGMENT_FLAGS
 from mqlite.cmq.structs import MD, OD, PMO, pad, text
 from mqlite.engine.core import BLANK32, CONTEXT_PMO, MD_HOT, STORED_OVERHEAD, C, Conn, Handle, bits, put_date_time
 from mqlite.engine.errors import MQIError
-from mqlite.engine.ports import NewMessage
+from mqlite.engine.ports import NewMessage, PutMsg
 from mqlite.engine.queue import Message, QueueState
 from mqlite.engine.report import ANY_REPORT
 from mqlite.engine.resolve import CLUSTER, LOCAL, REMOTE, Resolved
@@ -276,7 +276,7 @@ class PutMixin:
         qs.insert(msg)
         qs.enq += 1
         if msg.persistent:
-            conn.ticket = self.store.append(("put", msg.seq, qs.name, msg.packed_md(), msg.body, msg.expiry_at))
+            conn.ticket = self.store.append(PutMsg(msg.seq, qs.name, msg.packed_md(), msg.body, msg.expiry_at))
         if msg.md.peek("Report") & C.MQRO_COA:
             self._report(conn, msg.md, msg.body, "coa", queue=qs.name)
 

@@ -27,7 +27,7 @@ from mqlite.engine.get import GetMixin
 from mqlite.engine.hooks import Hooks
 from mqlite.engine.inquire import InquireMixin
 from mqlite.engine.open import OpenMixin
-from mqlite.engine.ports import Journal, Pager
+from mqlite.engine.ports import Journal, ObjectSaver, Pager
 from mqlite.engine.pubadmin import PubAdminMixin
 from mqlite.engine.pubcluster import PubClusterMixin
 from mqlite.engine.pubhier import PubHierarchyMixin
@@ -71,7 +71,7 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, Get
         self.ids = IdGenerator(name, self.clock)
         self.objects: dict[str, dict[str, MQObject]] = {QUEUE: {}, "CHANNEL": {}, "NAMELIST": {}, "LISTENER": {},
                                                         "AUTHINFO": {}, "TOPIC": {}}
-        self.security = SecurityState(store.append)    # CHLAUTH rules, authority records, users
+        self.security = SecurityState(ObjectSaver(store))    # CHLAUTH rules, authority records, users
         self.queues: dict[str, QueueState] = {}
         self.qmgr = MQObject(QMGR, name, TABLE.defaults(QMGR))
         self.conns: dict[int, Conn] = {}

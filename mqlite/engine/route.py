@@ -10,6 +10,7 @@ from mqlite.cmq.headers import XQH_LEN, XQH_REMOTE_Q, XQH_REMOTE_QM, original_md
 from mqlite.cmq.structs import MD, PMO, pad, text
 from mqlite.engine.core import C, Conn, Handle
 from mqlite.engine.errors import MQIError
+from mqlite.engine.ports import DelMsg, PutMsg
 from mqlite.engine.queue import Message, QueueState
 from mqlite.engine.resolve import REMOTE, Resolved
 
@@ -46,8 +47,8 @@ class ClusterRouteMixin:
         new = Message(self._seq, md, body, m.expiry_at, m.persistent, dst.lane_for(md.Priority))
         dst.insert(new)
         if m.persistent:
-            self.store.append(("del", m.seq))
-            conn.ticket = self.store.append(("put", new.seq, dst.name, new.packed_md(), new.body, new.expiry_at))
+            self.store.append(DelMsg(m.seq))
+            conn.ticket = self.store.append(PutMsg(new.seq, dst.name, new.packed_md(), new.body, new.expiry_at))
         return new
 
     def move_messages(self, conn: Conn, source: str, dest: str, correl: bytes) -> int:

@@ -24,6 +24,7 @@ from mqlite.cmq.segments import (
 from mqlite.cmq.structs import MD
 from mqlite.engine.core import C, Conn, Handle
 from mqlite.engine.errors import MQIError
+from mqlite.engine.ports import JournalOp, PutMsg
 from mqlite.engine.queue import Message, QueueState
 from mqlite.engine.resolve import REMOTE, Resolved
 from mqlite.props.rfh2 import RFH2_FORMAT, RFHError, parse_chain
@@ -187,7 +188,7 @@ class SegmentMixin:
         leaves all or none), each confirmed on arrival if it asks."""
         qs.insert_many(msgs)
         qs.enq += len(msgs)
-        ops = [("put", m.seq, qs.name, m.packed_md(), m.body, m.expiry_at) for m in msgs if m.persistent]
+        ops: list[JournalOp] = [PutMsg(m.seq, qs.name, m.packed_md(), m.body, m.expiry_at) for m in msgs if m.persistent]
         if ops:
             conn.ticket = self.store.extend(ops)    # type: ignore[attr-defined]
         for m in msgs:

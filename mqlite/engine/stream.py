@@ -3,14 +3,13 @@
 shared state through ``self``."""
 from __future__ import annotations
 
-from typing import Any
-
 from mqlite.engine.core import (
     INPUT_OPTS,
     C,
     Conn,
 )
 from mqlite.engine.errors import MQIError
+from mqlite.engine.ports import DelMsg, JournalOp
 from mqlite.engine.queue import QueueState
 
 
@@ -90,7 +89,7 @@ class StreamMixin:
             conn.uow.extend(("get", qs, m) for m in gone)
             qs.uncommitted += len(gone)
         else:
-            ops: list[tuple[Any, ...]] = [("del", m.seq) for m in gone if m.persistent]
+            ops: list[JournalOp] = [DelMsg(m.seq) for m in gone if m.persistent]
             if ops:
                 conn.ticket = self.store.extend(ops)
         qs.deq += len(gone)

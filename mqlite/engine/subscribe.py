@@ -12,6 +12,7 @@ from mqlite.cmq import CMQZC as Z
 from mqlite.cmq.structs import MD, OD, pad, text
 from mqlite.engine.core import C, Conn, Handle, qmgr_authority
 from mqlite.engine.errors import MQIError
+from mqlite.engine.ports import DropObject, JournalOp, SaveObject
 from mqlite.engine.pubsub import SUB_NS
 from mqlite.props.selector import SelectorError
 from mqlite.pubsub import topics
@@ -51,7 +52,7 @@ class SubscribeMixin:
     _pubsub_enabled: Callable[[], None]
     _tree: Callable[[], Any]
     _admin_object: Callable[[str], Any]
-    _journal: Callable[[Conn | None, tuple[Any, ...]], None]
+    _journal: Callable[[Conn | None, JournalOp], None]
     _deliver: Callable[..., Any]
     topic_string: Callable[[str, str], str]
 
@@ -110,7 +111,7 @@ class SubscribeMixin:
         self.subscriptions[subid] = sub
         self.subscriptions_changed()                                  # type: ignore[attr-defined]
         if durable:
-            self._journal(conn, ("obj", SUB_NS, subid, json.dumps(sub.record())))
+            self._journal(conn, SaveObject(SUB_NS, subid, json.dumps(sub.record())))
         sd.SubCorrelId = correl
         h = self._sub_handle(conn, sub, opts)
         if not opts & (C.MQSO_NEW_PUBLICATIONS_ONLY | C.MQSO_PUBLICATIONS_ON_REQUEST):
@@ -184,7 +185,7 @@ class SubscribeMixin:
             self.subscriptions_changed()                                  # type: ignore[attr-defined]
             changed = True
         if changed and sub.durable:
-            self._journal(conn, ("obj", SUB_NS, sub.subid, json.dumps(sub.record())))
+            self._journal(conn, SaveObject(SUB_NS, sub.subid, json.dumps(sub.record())))
         if sub.managed:
             with qmgr_authority(conn):
                 qh = self.open(conn, OD(ObjectName=pad(sub.queue, 48)),                     # type: ignore[attr-defined]
@@ -269,7 +270,7 @@ class SubscribeMixin:
         self.subscriptions.pop(sub.subid, None)
         self.subscriptions_changed()                                  # type: ignore[attr-defined]
         if sub.durable:
-            self._journal(conn, ("objdel", SUB_NS, sub.subid))
+            self._journal(conn, DropObject(SUB_NS, sub.subid))
         if sub.managed:
             obj = self.queue(sub.queue)                  # type: ignore[attr-defined]
             if obj is not None and not self.in_use(sub.queue):   # type: ignore[attr-defined]

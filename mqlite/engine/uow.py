@@ -14,6 +14,17 @@ from mqlite.engine.core import (
     Prepared,
 )
 from mqlite.engine.errors import MQIError
+from mqlite.engine.ports import (
+    DelMsg,
+    DropChsync,
+    JournalOp,
+    Prepare,
+    PreparedRow,
+    PutMsg,
+    Resolve,
+    SaveChsync,
+    SetBackout,
+)
 from mqlite.engine.queue import Message, QueueState
 
 
@@ -22,7 +33,7 @@ class UnitOfWorkMixin:
     def set_chsync(self, conn: Conn, channel: str, rec: dict[str, Any]) -> None:
         """Record a channel's synchronisation state (durable once the caller syncs conn.ticket)."""
         self.chsync[channel] = rec
-        conn.ticket = self.store.append(("chsync", channel, json.dumps(rec)))
+        conn.ticket = self.store.append(SaveChsync(channel, json.dumps(rec)))
 
     def remove_messages(self, queue: str, seqs: list[int]) -> int:
         """Remove messages by their store numbers (an in-doubt channel batch resolved as committed)."""
@@ -35,16 +46,16 @@ class UnitOfWorkMixin:
             qs.remove(m)
             qs.deq += 1
         if gone:
-            self.store.extend([("del", m.seq) for m in gone if m.persistent])
+            self.store.extend([DelMsg(m.seq) for m in gone if m.persistent])
         return len(gone)
 
-    def commit(self, conn: Conn, extra: list[tuple[Any, ...]] | None = None) -> None:
+    def commit(self, conn: Conn, extra: list[JournalOp] | None = None) -> None:
         """MQCMIT. ``extra`` journal operations (a channel's sync record) commit atomically with it."""
         if conn.uow_failed:
             self.backout(conn)
             raise MQIError(C.MQRC_BACKED_OUT, detail="an asynchronous put in the unit of work failed")
         self._refuse_if_stalled(conn)
-        ops: list[tuple[Any, ...]] = list(extra or ())
+        ops: list[JournalOp] = list(extra or ())
         touched: set[str] = set()
         if conn.shared_uow:
             self._commit_shared(conn)
@@ -59,7 +70,7 @@ class UnitOfWorkMixin:
         for msg, kind, queue in reports:
             self._report(conn, msg.md, msg.body, kind, queue=queue)
 
-    def _end_unit(self, conn: Conn, ops: list[tuple[Any, ...]], touched: set[str], detach: bool = True) -> None:
+    def _end_unit(self, conn: Conn, ops: list[JournalOp], touched: set[str], detach: bool = True) -> None:
         """After a unit of work ended: the connection has none (``detach``), its journal operations
         are queued for the caller to make durable, and getters waiting on its queues are woken."""
         if detach:
@@ -70,7 +81,7 @@ class UnitOfWorkMixin:
         for q in touched:
             self.hooks.available(q)
 
-    def _commit_entries(self, entries: list[tuple[str, QueueState, Message]], ops: list[tuple[Any, ...]],
+    def _commit_entries(self, entries: list[tuple[str, QueueState, Message]], ops: list[JournalOp],
                         touched: set[str], reports: list[tuple[Message, str, str]]) -> None:
         """Make a unit's puts visible and its gets final, journalling the persistent ones; the
         reports they ask for go in ``reports`` (sent once the unit's operations are journalled)."""
@@ -84,12 +95,12 @@ class UnitOfWorkMixin:
                     continue
                 puts.setdefault(qs.name, (qs, []))[1].append(msg)
                 if msg.persistent:
-                    ops.append(("put", msg.seq, qs.name, msg.packed_md(), msg.body, msg.expiry_at))
+                    ops.append(PutMsg(msg.seq, qs.name, msg.packed_md(), msg.body, msg.expiry_at))
                 if msg.md.peek("Report") & C.MQRO_COA:
                     reports.append((msg, "coa", qs.name))
             else:
                 if msg.persistent:
-                    ops.append(("del", msg.seq))
+                    ops.append(DelMsg(msg.seq))
                 if msg.md.peek("Report") & C.MQRO_COD:
                     reports.append((msg, "cod", qs.name))
         for name, (qs, msgs) in puts.items():
@@ -125,7 +136,7 @@ class UnitOfWorkMixin:
     def backout(self, conn: Conn) -> None:
         conn.uow_failed = False
         touched: set[str] = set()
-        ops: list[tuple[Any, ...]] = []
+        ops: list[JournalOp] = []
         shared_gets = [e[2].row.id for e in conn.uow if e[0] == "sget"] if conn.shared_uow else []  # type: ignore[attr-defined]
         if shared_gets and self.shared is not None:
             try:
@@ -135,7 +146,7 @@ class UnitOfWorkMixin:
         self._backout_entries(conn.uow, ops, touched)
         self._end_unit(conn, ops, touched)
 
-    def _backout_entries(self, entries: list[tuple[str, QueueState, Message]], ops: list[tuple[Any, ...]],
+    def _backout_entries(self, entries: list[tuple[str, QueueState, Message]], ops: list[JournalOp],
                          touched: set[str]) -> None:
         """Discard a unit's puts and give its gets back, their BackoutCount raised."""
         for kind, qs, msg in reversed(entries):
@@ -151,7 +162,7 @@ class UnitOfWorkMixin:
                 touched.add(qs.name)
                 obj = self.queue(qs.name)
                 if msg.persistent and obj is not None and obj["HARDENBO"]:
-                    ops.append(("bo", msg.seq, msg.md.BackoutCount))
+                    ops.append(SetBackout(msg.seq, msg.md.BackoutCount))
 
     # --- two-phase units of work (mqlite's XA-style extension) -----------------------------------
     def prepare(self, conn: Conn, xid: str) -> int:
@@ -179,9 +190,9 @@ class UnitOfWorkMixin:
         entries, conn.uow = conn.uow, []
         now = self.clock.now()
         self.prepared[xid] = Prepared(xid, now, entries)
-        rows = [(kind, m.seq, qs.name, m.packed_md() if kind == "put" else None, m.body if kind == "put" else None,
+        rows = [PreparedRow(kind, m.seq, qs.name, m.packed_md() if kind == "put" else None, m.body if kind == "put" else None,
                  m.expiry_at if kind == "put" else None) for kind, qs, m in entries if m.persistent]
-        conn.ticket = self.store.append(("prep", xid, now, rows))
+        conn.ticket = self.store.append(Prepare(xid, now, rows))
         return len(entries)
 
     def resolve_prepared(self, conn: Conn, commit: list[str], backout: list[str] = (),  # type: ignore[assignment]
@@ -204,7 +215,7 @@ class UnitOfWorkMixin:
             named = set(commit) | set(backout)
             commit = list(commit) + [x for x in self.prepared if x.startswith(commit_prefix) and x not in named]
         outcome = "committed"
-        ops: list[tuple[Any, ...]] = []
+        ops: list[JournalOp] = []
         if end_prefix and (backout_prefix or commit_prefix):
             ops += self._end_prefix(backout_prefix or commit_prefix)
         if mark is not None:
@@ -215,7 +226,7 @@ class UnitOfWorkMixin:
                 backout, commit = list(backout) + list(commit), []
             else:
                 self.chsync[key] = {"batch": mark[1]}
-                ops.append(("chsync", key, json.dumps(self.chsync[key])))
+                ops.append(SaveChsync(key, json.dumps(self.chsync[key])))
         if backout_prefix:
             chosen = set(commit) | set(backout)
             backout = list(backout) + [x for x in self.prepared if x.startswith(backout_prefix) and x not in chosen]
@@ -223,25 +234,25 @@ class UnitOfWorkMixin:
         reports: list[tuple[Message, str, str]] = []
         for xid in commit:
             self._commit_entries(self.prepared.pop(xid).entries, ops, touched, reports)
-            ops.append(("xdone", xid))
+            ops.append(Resolve(xid))
         for xid in backout:
             self._backout_entries(self.prepared.pop(xid).entries, ops, touched)
-            ops.append(("xdone", xid))
+            ops.append(Resolve(xid))
         self._end_unit(conn, ops, touched, detach=False)
         self._send_reports(conn, reports)
         return {"outcome": outcome, "committed": len(commit), "backed_out": len(backout)}
 
-    def _end_prefix(self, prefix: str) -> list[tuple[Any, ...]]:
+    def _end_prefix(self, prefix: str) -> list[JournalOp]:
         """Close an XID prefix (journal operations for it); closed prefixes are forgotten after
         XA_END_DAYS, long after any task of the job can still be running."""
         now = self.clock.now()
-        ops: list[tuple[Any, ...]] = []
+        ops: list[JournalOp] = []
         for key in [k for k, rec in self.chsync.items() if k.startswith(XA_END)
                     and now - rec.get("at", now) > XA_END_DAYS * 86400]:
             del self.chsync[key]
-            ops.append(("chsyncdel", key))
+            ops.append(DropChsync(key))
         self.chsync[XA_END + prefix] = {"at": now}
-        ops.append(("chsync", XA_END + prefix, json.dumps(self.chsync[XA_END + prefix])))
+        ops.append(SaveChsync(XA_END + prefix, json.dumps(self.chsync[XA_END + prefix])))
         return ops
 
     def prepared_units(self) -> list[dict[str, Any]]:

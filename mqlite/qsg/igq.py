@@ -32,6 +32,7 @@ from mqlite.engine.core import Conn, Handle
 from mqlite.engine.deadletter import dead_letter
 from mqlite.engine.errors import MQIError
 from mqlite.engine.host import Host
+from mqlite.engine.ports import SaveChsync
 from mqlite.engine.shared import QSG_XMITQ
 from mqlite.store.shared import Row, SharedStore, open_shared
 
@@ -208,7 +209,7 @@ class IGQAgent:
         with srv.lock:
             if persistent:
                 rec = {"ids": finished + deleting}
-                qm.commit(conn, extra=[("chsync", SYNC_KEY, json.dumps(rec))])
+                qm.commit(conn, extra=[SaveChsync(SYNC_KEY, json.dumps(rec))])
                 qm.chsync[SYNC_KEY] = rec
             else:
                 # Nonpersistent only: nothing to record (ids never repeat, so an older record

@@ -1,12 +1,11 @@
 """A queue manager's security state: CHLAUTH rules, authority records, its user registry, and
-the identities worked out from them. Changes are journalled as store operations (``obj`` and
-``objdel`` in the namespaces CHLAUTH, AUTHREC and USER), so they survive restarts with the rest of
-the definitions; :meth:`load` takes them back at recovery."""
+the identities worked out from them. Changes are journalled as object records (namespaces
+CHLAUTH, AUTHREC and USER, through the ``Saver`` the engine gives it), so they survive restarts
+with the rest of the definitions; :meth:`load` takes them back at recovery."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from mqlite.cmq import CMQC
 from mqlite.security.authority import Entity, Records, effective
@@ -30,9 +29,17 @@ def _authrec_key(objtype: str, profile: str, entity: Entity) -> str:
     return f"{objtype}\x00{profile}\x00{'G' if entity.group else 'P'}\x00{entity.name}"
 
 
+class Saver(Protocol):
+    """Where the security state's records go: the engine's journal (``engine.ports.ObjectSaver``)."""
+
+    def save(self, ns: str, name: str, record: str) -> None: ...
+
+    def drop(self, ns: str, name: str) -> None: ...
+
+
 class SecurityState:
-    def __init__(self, journal: Callable[[tuple[Any, ...]], int]) -> None:
-        self.journal = journal
+    def __init__(self, saver: Saver) -> None:
+        self.saver = saver
         self.rules: list[Rule] = []
         self.records = Records()
         self.users: dict[str, dict[str, Any]] = {}     # name -> {"hash": str | None, "groups": [...]}
@@ -66,26 +73,26 @@ class SecurityState:
             self.rules[self.rules.index(old)] = rule
         else:
             self.rules.append(rule)
-        self.journal(("obj", "CHLAUTH", rule.key(), json.dumps(rule.to_record())))
+        self.saver.save("CHLAUTH", rule.key(), json.dumps(rule.to_record()))
         self.changed()
 
     def remove_rule(self, rule: Rule) -> None:
         self.rules.remove(rule)
-        self.journal(("objdel", "CHLAUTH", rule.key()))
+        self.saver.drop("CHLAUTH", rule.key())
         self.changed()
 
     # --- authority records ----------------------------------------------------------------------
     def set_authrec(self, objtype: str, profile: str, entity: Entity, add: int, remove: int) -> int:
         bits = self.records.set(objtype, profile, entity, add, remove)
         rec = {"objtype": objtype, "profile": profile, "entity": entity.name, "group": entity.group, "bits": bits}
-        self.journal(("obj", "AUTHREC", _authrec_key(objtype, profile, entity), json.dumps(rec)))
+        self.saver.save("AUTHREC", _authrec_key(objtype, profile, entity), json.dumps(rec))
         self.changed()
         return bits
 
     def delete_authrec(self, objtype: str, profile: str, entity: Entity) -> bool:
         if not self.records.delete(objtype, profile, entity):
             return False
-        self.journal(("objdel", "AUTHREC", _authrec_key(objtype, profile, entity)))
+        self.saver.drop("AUTHREC", _authrec_key(objtype, profile, entity))
         self.changed()
         return True
 
@@ -97,13 +104,13 @@ class SecurityState:
     # --- users ----------------------------------------------------------------------------------
     def set_user(self, name: str, password_hash: str | None, groups: list[str]) -> None:
         self.users[name] = {"hash": password_hash, "groups": sorted(set(groups))}
-        self.journal(("obj", "USER", name, json.dumps({"name": name, **self.users[name]})))
+        self.saver.save("USER", name, json.dumps({"name": name, **self.users[name]}))
         self.changed()
 
     def delete_user(self, name: str) -> bool:
         if self.users.pop(name, None) is None:
             return False
-        self.journal(("objdel", "USER", name))
+        self.saver.drop("USER", name)
         self.changed()
         return True
 

@@ -21,6 +21,7 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import GMO, OD
 from mqlite.engine.errors import MQIError
 from mqlite.engine.host import Host
+from mqlite.engine.ports import SaveMeta
 
 TICK = 1.0            # seconds between lifetime checks when nothing else happens
 CACHE_KEY = "cluster.cache"
@@ -107,7 +108,7 @@ class RepositoryManager(threading.Thread):
             qm.send_cluster(conn, channel, target, CMDQ, json.dumps(msg, separators=(",", ":")).encode())
         if cl.repo.generation != self._saved_gen or got or proxied:
             self._saved_gen = cl.repo.generation
-            qm.store.append(("meta", CACHE_KEY, json.dumps(cl.snapshot(), separators=(",", ":"))))
+            qm.store.append(SaveMeta(CACHE_KEY, json.dumps(cl.snapshot(), separators=(",", ":"))))
         qm.commit(conn)
         conn.ticket = qm.store.last_ticket
         return got

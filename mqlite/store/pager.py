@@ -26,7 +26,7 @@ from typing import Any
 
 from mqlite.cmq import CMQC as C
 from mqlite.engine.errors import MQIError
-from mqlite.engine.ports import StoredRow
+from mqlite.engine.ports import MoveDamaged, StoredRow
 from mqlite.engine.queue import DEFAULT_BUFFERS
 from mqlite.store.scratch import ScratchLog
 from mqlite.store.sqlite import BODY, Store, checksum, id_key, loaded_md, md_keys
@@ -154,7 +154,7 @@ class StorePager:
                 row = StoredRow(seq, md, body, expiry_at, backout or 0, True, damaged=True)
                 if seq not in self._set_aside:
                     self._set_aside.add(seq)
-                    self.store.append(("damaged", seq))
+                    self.store.append(MoveDamaged(seq))
                     self.on_damaged(seq, queue)
             else:
                 row = StoredRow(seq, loaded_md(md), body, expiry_at, backout or 0, True)
@@ -163,7 +163,7 @@ class StorePager:
 
     def _unwritten(self, queue: str, prios: tuple[int, ...], after: int, before: int | None) -> list[StoredRow]:
         out = []
-        for _tag, seq, _q, md, body, expiry_at in self.store.unwritten(queue):
+        for seq, _q, md, body, expiry_at in self.store.unwritten(queue):
             if seq > after and (before is None or seq < before) and md_keys(md)[0] in prios:
                 out.append(StoredRow(seq, md, body, expiry_at, 0, True))
         out.sort(key=_seq)

@@ -7,26 +7,11 @@ transaction and commits it (one fsync); callers that arrive meanwhile find their
 covered by the next leader's commit.  Nothing is durable that the engine did not journal, and a
 reply to an application is sent only after ``sync`` returned for its ticket.
 
-Operations (tuples):
-  ("put", seq, queue, md_bytes, body, expiry_at)   a persistent message became committed
-  ("del", seq)                                     a persistent message was removed for good
-  ("bo", seq, backout_count)                       hardened backout count
-  ("purge", queue)                                 all persistent messages of a queue removed
-  ("damaged", seq)                                 a message read back failed its checksum: moved
-                                                   to the damaged table
-  ("obj", namespace, name, record_json)            an object definition created or changed
-  ("objdel", namespace, name)                      an object definition deleted
-  ("meta", key, value)                             a queue-manager value (QMID, ...)
-  ("chsync", channel, record_json)                 a channel's synchronisation record (sequence
-                                                   numbers, in-doubt batch), written in the same
-                                                   transaction as the unit of work it describes
-  ("chsyncdel", channel)                           a synchronisation record no longer needed
-  ("prep", xid, at, rows)                          a unit of work prepared (phase one of two): rows
-                                                   (kind, seq, queue, md, body, expiry_at), kind
-                                                   "put" (a message not yet visible) or "get" (a
-                                                   stored message held by the unit)
-  ("xdone", xid)                                   a prepared unit resolved (its puts and deletes
-                                                   are journalled beside it)
+Operations are the typed records of ``engine.ports`` (``PutMsg``, ``DelMsg``, ``SetBackout``,
+``PurgeQueue``, ``MoveDamaged``, ``SaveObject``, ``DropObject``, ``SaveMeta``, ``SaveChsync``,
+``DropChsync``, ``Prepare``, ``Resolve``): each says what it changes, and ``_write`` has one small
+method per type. A channel's sync record is written in the same transaction as the unit of work it
+describes; a prepared unit keeps its rows until its ``Resolve``.
 
 A full disk loses nothing that was acknowledged. The engine asks :meth:`Store.room` before it
 accepts new persistent data (a persistent put, a commit or prepare that writes some): the answer is
@@ -52,6 +37,21 @@ import zlib
 from typing import Any, Callable, Iterator
 
 from mqlite.cmq.structs import MD
+from mqlite.engine.ports import (
+    DelMsg,
+    DropChsync,
+    DropObject,
+    JournalOp,
+    MoveDamaged,
+    Prepare,
+    PurgeQueue,
+    PutMsg,
+    Resolve,
+    SaveChsync,
+    SaveMeta,
+    SaveObject,
+    SetBackout,
+)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS objects (ns TEXT NOT NULL, name TEXT NOT NULL, rec TEXT NOT NULL,
@@ -139,8 +139,8 @@ class Store:
         # index page per queue. Keyed by the identifier alone, generated MsgIds only append to it.
         self.db.execute("DROP INDEX IF EXISTS messages_msgid")
         self.db.executescript(_INDEXES)
-        self._inflight: list[tuple[Any, ...]] = []      # operations being written (not yet committed)
-        self._pending: list[tuple[Any, ...]] = []
+        self._inflight: list[JournalOp] = []      # operations being written (not yet committed)
+        self._pending: list[JournalOp] = []
         self._appended = 0           # tickets handed out
         self._durable = 0            # tickets covered by a commit
         self._append_lock = threading.Lock()
@@ -168,13 +168,13 @@ class Store:
         self.on_state: Callable[[str, str], None] = lambda state, why: None   # "full", "stalled", "ok"
 
     # --- journal -------------------------------------------------------------------------------
-    def append(self, op: tuple[Any, ...]) -> int:
+    def append(self, op: JournalOp) -> int:
         with self._append_lock:
             self._pending.append(op)
             self._appended += 1
             return self._appended
 
-    def extend(self, ops: list[tuple[Any, ...]]) -> int:
+    def extend(self, ops: list[JournalOp]) -> int:
         with self._append_lock:
             self._pending.extend(ops)
             self._appended += len(ops)
@@ -359,64 +359,81 @@ class Store:
                 self.on_state("ok", "")
         return True
 
-    def _write(self, ops: list[tuple[Any, ...]]) -> None:
+    def _write(self, ops: list[JournalOp]) -> None:
         cur = self.db.cursor()
         cur.execute("BEGIN")
         try:
             # Runs of puts and of deletes go to SQLite as one statement each (executemany).
-            run_tag, run = "", []
+            run_type: type | None = None
+            run: list[Any] = []
             for op in ops:
-                tag = op[0]
-                if tag in ("put", "del"):
-                    if tag != run_tag:
-                        self._flush_run(cur, run_tag, run)
-                        run_tag, run = tag, []
-                    run.append(op[1:] if tag == "put" else (op[1],))
+                t = type(op)
+                if t is PutMsg or t is DelMsg:
+                    if t is not run_type:
+                        self._flush_run(cur, run_type, run)
+                        run_type, run = t, []
+                    run.append(op)
                     continue
-                self._flush_run(cur, run_tag, run)
-                run_tag, run = "", []
-                if tag == "bo":
-                    cur.execute("UPDATE messages SET backout=? WHERE seq=?", (op[2], op[1]))
-                elif tag == "purge":
-                    cur.execute("DELETE FROM messages WHERE queue=?", (op[1],))
-                    if self._sharing:
-                        cur.execute("DELETE FROM bodies WHERE NOT EXISTS (SELECT 1 FROM messages WHERE "
-                                    "messages.bref = bodies.id)")
-                elif tag == "damaged":
-                    cur.execute(f"INSERT INTO damaged(seq, queue, md, body, expiry_at, found) SELECT seq, queue, md, "
-                                f"{BODY}, expiry_at, ? FROM messages WHERE seq=?", (time.time(), op[1]))
-                    self._delete(cur, [(op[1],)])
-                elif tag == "obj":
-                    cur.execute("INSERT OR REPLACE INTO objects(ns, name, rec) VALUES (?,?,?)",
-                                (op[1], op[2], op[3]))
-                elif tag == "objdel":
-                    cur.execute("DELETE FROM objects WHERE ns=? AND name=?", (op[1], op[2]))
-                elif tag == "chsync":
-                    cur.execute("INSERT OR REPLACE INTO chsync(name, rec) VALUES (?,?)", (op[1], op[2]))
-                elif tag == "chsyncdel":
-                    cur.execute("DELETE FROM chsync WHERE name=?", (op[1],))
-                elif tag == "prep":
-                    # An empty unit still leaves a row, so that it can be listed and resolved.
-                    rows = op[3] or [("none", None, None, None, None, None)]
-                    cur.executemany("INSERT INTO prepared(xid, at, kind, seq, queue, md, body, expiry_at) "
-                                    "VALUES (?,?,?,?,?,?,?,?)", [(op[1], op[2], *r) for r in rows])
-                elif tag == "xdone":
-                    cur.execute("DELETE FROM prepared WHERE xid=?", (op[1],))
-                elif tag == "meta":
-                    cur.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)", (op[1], op[2]))
-                else:
-                    raise ValueError(f"unknown journal operation {tag!r}")
-            self._flush_run(cur, run_tag, run)
+                self._flush_run(cur, run_type, run)
+                run_type, run = None, []
+                apply = self._apply.get(t)
+                if apply is None:
+                    raise ValueError(f"unknown journal operation {op!r}")
+                apply(self, cur, op)
+            self._flush_run(cur, run_type, run)
             cur.execute("COMMIT")
         except BaseException:
             if self.db.in_transaction:          # SQLite may have rolled back already (SQLITE_FULL)
                 cur.execute("ROLLBACK")
             raise
 
-    def _flush_run(self, cur: sqlite3.Cursor, tag: str, run: list[tuple[Any, ...]]) -> None:
+    def _backout(self, cur: sqlite3.Cursor, op: SetBackout) -> None:
+        cur.execute("UPDATE messages SET backout=? WHERE seq=?", (op.count, op.seq))
+
+    def _purge(self, cur: sqlite3.Cursor, op: PurgeQueue) -> None:
+        cur.execute("DELETE FROM messages WHERE queue=?", (op.queue,))
+        if self._sharing:
+            cur.execute("DELETE FROM bodies WHERE NOT EXISTS (SELECT 1 FROM messages WHERE "
+                        "messages.bref = bodies.id)")
+
+    def _damaged(self, cur: sqlite3.Cursor, op: MoveDamaged) -> None:
+        cur.execute(f"INSERT INTO damaged(seq, queue, md, body, expiry_at, found) SELECT seq, queue, md, "
+                    f"{BODY}, expiry_at, ? FROM messages WHERE seq=?", (time.time(), op.seq))
+        self._delete(cur, [DelMsg(op.seq)])
+
+    def _save_object(self, cur: sqlite3.Cursor, op: SaveObject) -> None:
+        cur.execute("INSERT OR REPLACE INTO objects(ns, name, rec) VALUES (?,?,?)", op)
+
+    def _drop_object(self, cur: sqlite3.Cursor, op: DropObject) -> None:
+        cur.execute("DELETE FROM objects WHERE ns=? AND name=?", op)
+
+    def _save_chsync(self, cur: sqlite3.Cursor, op: SaveChsync) -> None:
+        cur.execute("INSERT OR REPLACE INTO chsync(name, rec) VALUES (?,?)", op)
+
+    def _drop_chsync(self, cur: sqlite3.Cursor, op: DropChsync) -> None:
+        cur.execute("DELETE FROM chsync WHERE name=?", op)
+
+    def _prepare(self, cur: sqlite3.Cursor, op: Prepare) -> None:
+        # An empty unit still leaves a row, so that it can be listed and resolved.
+        rows: list[tuple[Any, ...]] = list(op.rows) or [("none", None, None, None, None, None)]
+        cur.executemany("INSERT INTO prepared(xid, at, kind, seq, queue, md, body, expiry_at) "
+                        "VALUES (?,?,?,?,?,?,?,?)", [(op.xid, op.at, *r) for r in rows])
+
+    def _resolve(self, cur: sqlite3.Cursor, op: Resolve) -> None:
+        cur.execute("DELETE FROM prepared WHERE xid=?", op)
+
+    def _save_meta(self, cur: sqlite3.Cursor, op: SaveMeta) -> None:
+        cur.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)", op)
+
+    _apply: dict[type, Callable[[Any, sqlite3.Cursor, Any], None]] = {
+        SetBackout: _backout, PurgeQueue: _purge, MoveDamaged: _damaged, SaveObject: _save_object,
+        DropObject: _drop_object, SaveChsync: _save_chsync, DropChsync: _drop_chsync, Prepare: _prepare,
+        Resolve: _resolve, SaveMeta: _save_meta}
+
+    def _flush_run(self, cur: sqlite3.Cursor, run_type: type | None, run: list[Any]) -> None:
         if not run:
             return
-        if tag != "put":
+        if run_type is DelMsg:
             self._delete(cur, run)
             return
         # A body object that several puts of this run carry is written once (the engine hands a
@@ -424,8 +441,8 @@ class Store:
         uses: dict[int, int] = {}
         if len(run) > 1:
             for op in run:
-                if len(op[3]) >= SHARE_MIN:
-                    uses[id(op[3])] = uses.get(id(op[3]), 0) + 1
+                if len(op.body) >= SHARE_MIN:
+                    uses[id(op.body)] = uses.get(id(op.body), 0) + 1
         shared: dict[int, int] = {}
         bodies, rows = [], []
         for seq, queue, md, body, expiry_at in run:
@@ -444,7 +461,7 @@ class Store:
         cur.executemany("INSERT OR REPLACE INTO messages(seq, queue, md, body, expiry_at, crc, prio, msgh, corh, "
                         "grph, bref) VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows)
 
-    def _delete(self, cur: sqlite3.Cursor, seqs: list[tuple[int]]) -> None:
+    def _delete(self, cur: sqlite3.Cursor, seqs: list[DelMsg]) -> None:
         """Messages removed for good, and the shared bodies no row names any more."""
         refs: set[int] = set()
         if self._sharing:
@@ -471,14 +488,14 @@ class Store:
             out.setdefault(queue, {})[prio] = n
         return out
 
-    def unwritten(self, queue: str) -> list[tuple[Any, ...]]:
+    def unwritten(self, queue: str) -> list[PutMsg]:
         """The ``put`` operations for ``queue`` appended but not yet committed (being written or
         waiting): a reader of the database adds them to what it finds there."""
         if self._durable >= self._appended:
             return []
         with self._append_lock:
             ops = self._inflight + self._pending
-        return [op for op in ops if op[0] == "put" and op[2] == queue]
+        return [op for op in ops if type(op) is PutMsg and op.queue == queue]
 
     def _fill_keys(self) -> None:
         """A store made before paging, or with an earlier ``id_key``: fill the priority and

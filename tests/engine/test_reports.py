@@ -5,6 +5,7 @@ from __future__ import annotations
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import MD, PMO
 from mqlite.engine.errors import MQIError
+from mqlite.engine.ports import DelMsg, PutMsg
 from tests.conftest import Engine
 
 
@@ -13,14 +14,17 @@ def journal(e: Engine) -> list[tuple[str, str, int]]:
     log: list[tuple[str, str, int]] = []
     append, extend = e.store.append, e.store.extend
 
+    def entry(op, t):
+        return ("put", op.queue, t) if isinstance(op, PutMsg) else ("del", "", t) if isinstance(op, DelMsg) else (op, "", t)
+
     def one(op):
         t = append(op)
-        log.append((op[0], op[2] if op[0] == "put" else "", t))
+        log.append(entry(op, t))
         return t
 
     def many(ops):
         t = extend(ops)
-        log.extend((op[0], op[2] if op[0] == "put" else "", t) for op in ops)
+        log.extend(entry(op, t) for op in ops)
         return t
     e.store.append, e.store.extend = one, many
     return log

@@ -11,6 +11,7 @@ import time
 import pytest
 
 from mqlite import pymqi
+from mqlite.engine.ports import PutMsg
 from mqlite.pymqi import CMQC
 from tests.conftest import ROOT, RunningQM, mqlite
 
@@ -313,7 +314,7 @@ def test_a_failed_write_is_retried_not_dropped(tmp_path) -> None:
     store_mod.RETRY_SECONDS, old_retry = 0.05, store_mod.RETRY_SECONDS
     try:
         assert store.room(100)
-        ticket = store.append(("put", 1, "Q", b"md", b"body", None))
+        ticket = store.append(PutMsg(1, "Q", b"md", b"body", None))
         waiter = threading.Thread(target=store.sync, args=(ticket,))
         waiter.start()
         deadline = time.monotonic() + 5
@@ -327,7 +328,7 @@ def test_a_failed_write_is_retried_not_dropped(tmp_path) -> None:
         assert store.room(100) and states == ["stalled", "full", "ok"]
         # Ending while stalled: the operations are kept, the waiter is not told they are durable.
         failures[0] = 10 ** 6
-        ticket = store.append(("put", 2, "Q", b"md", b"body", None))
+        ticket = store.append(PutMsg(2, "Q", b"md", b"body", None))
         errors: list[BaseException] = []
         waiter = threading.Thread(target=lambda: errors.append(pytest.raises(store_mod.StoreUnavailable,
                                                                              store.sync, ticket).value))

@@ -7,6 +7,7 @@ import threading
 
 import pytest
 
+from mqlite.engine.ports import PutMsg
 from mqlite.store.sqlite import Store
 
 
@@ -23,7 +24,7 @@ def _store(tmp_path: os.PathLike[str]) -> tuple[Store, list[int]]:
 
 
 def _put(store: Store, seq: int) -> int:
-    return store.append(("put", seq, "Q", b"md", b"body%d" % seq, None))
+    return store.append(PutMsg(seq, "Q", b"md", b"body%d" % seq, None))
 
 
 def test_a_caller_alone_writes_itself_and_is_answered_at_once(tmp_path: os.PathLike[str]) -> None:
@@ -106,7 +107,7 @@ def test_a_store_keyed_by_the_first_id_key_is_rekeyed_once_at_open(tmp_path: os.
     s = Store(path)
     ids = [b"AMQ QM1         " + i.to_bytes(8, "big") for i in range(1, 51)]
     for seq, msgid in enumerate(ids, 1):
-        s.append(("put", seq, "Q", MD(MsgId=msgid, CorrelId=msgid, Priority=5).pack(), b"m%d" % seq, None))
+        s.append(PutMsg(seq, "Q", MD(MsgId=msgid, CorrelId=msgid, Priority=5).pack(), b"m%d" % seq, None))
     s.sync()
     with s.db:      # as version 1 left them
         s.db.execute("UPDATE messages SET msgh=?, corh=? WHERE seq=?", (zlib.crc32(ids[41]), zlib.crc32(ids[41]), 42))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from mqlite.cmq.structs import MD
+from mqlite.engine.ports import DelMsg, PurgeQueue, PutMsg
 from mqlite.store.pager import StorePager
 from mqlite.store.sqlite import SHARE_MIN, Store
 
@@ -14,7 +15,7 @@ PRIOS = tuple(range(10))
 
 def _copies(store: Store, first: int, queues: list[str], body: bytes) -> None:
     """One publication's persistent copies, journalled together as the engine does at commit."""
-    store.extend([("put", first + i, q, MD(Priority=0).pack(), body, None) for i, q in enumerate(queues)])
+    store.extend([PutMsg(first + i, q, MD(Priority=0).pack(), body, None) for i, q in enumerate(queues)])
 
 
 def _count(store: Store, table: str) -> int:
@@ -27,7 +28,7 @@ def test_copies_share_one_body_until_the_last_is_removed(tmp_path: os.PathLike[s
     queues = [f"SUB.{k}" for k in range(5)]
     body = os.urandom(SHARE_MIN * 4)
     _copies(store, 1, queues, body)
-    store.append(("put", 6, "PLAIN", MD(Priority=0).pack(), bytes(bytearray(body)), None))   # equal, not the same: inline
+    store.append(PutMsg(6, "PLAIN", MD(Priority=0).pack(), bytes(bytearray(body)), None))   # equal, not the same: inline
     store.sync()
     assert _count(store, "bodies") == 1
     assert store.db.execute("SELECT count(*) FROM messages WHERE bref = 1").fetchone()[0] == 5
@@ -41,11 +42,11 @@ def test_copies_share_one_body_until_the_last_is_removed(tmp_path: os.PathLike[s
         assert (row.seq, row.body, row.damaged) == (k + 1, body, False)
     assert {seq: row.body for seq, (_q, row) in pager.load([2, 6]).items()} == {2: body, 6: body}
 
-    store.append(("del", 1))
-    store.extend([("del", 2), ("del", 3), ("del", 4)])
+    store.append(DelMsg(1))
+    store.extend([DelMsg(2), DelMsg(3), DelMsg(4)])
     store.sync()
     assert _count(store, "bodies") == 1                                  # SUB.4's copy still names it
-    store.append(("del", 5))
+    store.append(DelMsg(5))
     store.sync()
     assert _count(store, "bodies") == 0
     assert [r.body for r in pager.page("PLAIN", PRIOS, 0, None, 10)] == [body]
@@ -68,7 +69,7 @@ def test_purge_and_damage_leave_no_body_behind(tmp_path: os.PathLike[str]) -> No
     _copies(store, 4, ["A", "C"], second)
     store.sync()
     assert _count(store, "bodies") == 2
-    store.append(("purge", "A"))
+    store.append(PurgeQueue("A"))
     store.sync()
     assert _count(store, "bodies") == 2                                  # B and C still name one each
     # C's copy fails its checksum when read: moved to the damaged table with its whole body.
@@ -78,7 +79,7 @@ def test_purge_and_damage_leave_no_body_behind(tmp_path: os.PathLike[str]) -> No
     store.sync()
     assert store.db.execute("SELECT seq, body FROM damaged").fetchall() == [(5, second)]
     assert _count(store, "bodies") == 1
-    store.append(("purge", "B"))
+    store.append(PurgeQueue("B"))
     store.sync()
     assert _count(store, "bodies") == 0 and _count(store, "messages") == 0
     store.close()
@@ -87,7 +88,7 @@ def test_purge_and_damage_leave_no_body_behind(tmp_path: os.PathLike[str]) -> No
 def test_a_store_made_before_shared_bodies_gains_them_at_open(tmp_path: os.PathLike[str]) -> None:
     path = os.path.join(tmp_path, "qmgr.db")
     store = Store(path)
-    store.append(("put", 1, "OLD", MD(Priority=0).pack(), b"old message" * 40, None))
+    store.append(PutMsg(1, "OLD", MD(Priority=0).pack(), b"old message" * 40, None))
     store.sync()
     with store.db:                      # as an earlier mqlite left it: no bref column, no bodies table
         store.db.execute("DROP INDEX messages_bref")
