@@ -1,10 +1,8 @@
-"""The package's shape stays true: no new import circle between modules, no new upward import
-between layers (docs/design.md). Imports under TYPE_CHECKING and inside functions count: a
-back-reference is a circle whether or not Python has to resolve it at import time.
-
-What is still to be untangled (issue 15) is listed below (the cluster package shares the engine's
-rank: it raises the engine's MQIError); the test fails when a new circle or
-upward import appears, and also when a listed one is gone, so that the list only ever shrinks."""
+"""The package's shape stays true: no import circle between modules, no package cycle at any depth,
+and every package has a rank of its own, importing only packages ranked below it (docs/design.md).
+Imports under TYPE_CHECKING and inside functions count (a back-reference is a circle whether or not
+Python has to resolve it at import time), and so do relative imports and ``importlib.import_module``
+of a literal name. A new package fails the test until it is given its place."""
 from __future__ import annotations
 
 import ast
@@ -12,13 +10,10 @@ import os
 
 from tests.conftest import ROOT
 
-# Lowest first: a package may import packages at its own rank or below.
-LAYERS = [("cmq", "paths", "props"), ("objects", "pubsub"), ("security",), ("engine", "cluster"), ("store",), ("net", "mqsc"), ("channels", "qsg"),
-          ("server", "pymqi"), ("spark", "testing", "cli"), ("demo",)]
-RANK = {pkg: rank for rank, pkgs in enumerate(LAYERS) for pkg in pkgs}
-
-KNOWN_CIRCLES: list[set[str]] = []
-KNOWN_UPWARD = {("cli", "demo")}
+# Lowest first, one package (or top-level module) a rank: a package may import only those before it.
+LAYERS = ["cmq", "paths", "props", "objects", "pubsub", "security", "cluster", "engine", "store", "net", "mqsc",
+          "channels", "qsg", "server", "pymqi", "ibmmq", "spark", "cli", "testing"]
+RANK = {pkg: rank for rank, pkg in enumerate(LAYERS)}
 
 
 def _modules() -> dict[str, str]:
@@ -32,21 +27,31 @@ def _modules() -> dict[str, str]:
     return out
 
 
-def _imports(path: str, known: dict[str, str]) -> set[str]:
+def _imports(name: str, path: str, known: dict[str, str]) -> set[str]:
+    """The modules of ``known`` that module ``name`` (at ``path``) imports, at any depth of its code."""
+    package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
     targets = set()
     for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        if isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - (node.level - 1)]
+                module = ".".join(base + ([module] if module else []))
             for alias in node.names:
-                full = f"{node.module}.{alias.name}"
-                targets.add(full if full in known else node.module)
+                full = f"{module}.{alias.name}"
+                targets.add(full if full in known else module)
         elif isinstance(node, ast.Import):
             targets.update(alias.name for alias in node.names)
+        elif (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module"
+              and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            targets.add(node.args[0].value)
     return {t for t in targets if t in known}
 
 
 def _graph() -> dict[str, set[str]]:
     mods = _modules()
-    return {m: _imports(p, mods) - {m} for m, p in mods.items()}
+    return {m: _imports(m, p, mods) - {m} for m, p in mods.items()}
 
 
 def _circles(graph: dict[str, set[str]]) -> list[set[str]]:
@@ -91,25 +96,56 @@ def _circles(graph: dict[str, set[str]]) -> list[set[str]]:
     return out
 
 
-def test_no_new_import_circle() -> None:
+def _package(module: str, depth: int) -> str:
+    """The package ``module`` is in, ``depth`` names below mqlite (the module itself if shallower)."""
+    return ".".join(module.split(".")[:depth + 1])
+
+
+def test_no_import_circle() -> None:
     found = _circles(_graph())
-    new = [c for c in found if c not in KNOWN_CIRCLES]
-    gone = [c for c in KNOWN_CIRCLES if c not in found]
-    assert new == [], f"import circles: {[sorted(c) for c in new]}"
-    assert gone == [], f"untangled (take them off KNOWN_CIRCLES): {[sorted(c) for c in gone]}"
+    assert found == [], f"import circles: {[sorted(c) for c in found]}"
 
 
-def test_no_new_upward_import() -> None:
-    upward = set()
-    for mod, targets in _graph().items():
-        src = mod.split(".")[1] if "." in mod else ""
+def test_no_package_cycle_at_any_depth() -> None:
+    graph = _graph()
+    deepest = max(m.count(".") for m in graph)
+    for depth in range(1, deepest + 1):
+        packages: dict[str, set[str]] = {}
+        for mod, targets in graph.items():
+            src = _package(mod, depth)
+            packages.setdefault(src, set()).update(_package(t, depth) for t in targets)
+        for src in packages:
+            packages[src].discard(src)
+        found = _circles(packages)
+        assert found == [], f"package cycles at depth {depth}: {[sorted(c) for c in found]}"
+
+
+def test_every_package_has_a_rank_and_imports_only_below_it() -> None:
+    graph = _graph()
+    tops = {m.split(".")[1] for m in graph if "." in m}
+    assert tops - set(RANK) == set(), f"packages with no rank (add them to LAYERS): {sorted(tops - set(RANK))}"
+    assert set(RANK) - tops == set(), f"ranked but gone: {sorted(set(RANK) - tops)}"
+    assert graph["mqlite"] == set(), "mqlite/__init__.py imports nothing of its own"
+    wrong = set()
+    for mod, targets in graph.items():
+        if mod == "mqlite":
+            continue
+        src = mod.split(".")[1]
         for t in targets:
-            dst = t.split(".")[1] if "." in t else ""
-            if src != dst and src in RANK and dst in RANK and RANK[dst] > RANK[src]:
-                upward.add((src, dst))
-    assert upward - KNOWN_UPWARD == set(), f"upward imports: {sorted(upward - KNOWN_UPWARD)}"
-    assert KNOWN_UPWARD - upward == set(), f"gone (take them off KNOWN_UPWARD): {sorted(KNOWN_UPWARD - upward)}"
+            dst = t.split(".")[1]
+            if src != dst and RANK[dst] > RANK[src]:
+                wrong.add((src, dst, mod, t))
+    assert wrong == set(), f"imports of a package ranked above: {sorted(wrong)}"
 
 
 def test_the_checker_finds_a_circle() -> None:
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
+
+
+def test_the_checker_reads_relative_and_nested_imports(tmp_path) -> None:
+    known = {"mqlite.engine.put": "", "mqlite.engine.get": "", "mqlite.cmq.structs": "", "mqlite.server": ""}
+    src = tmp_path / "put.py"
+    src.write_text("from .get import x\nfrom ..cmq import structs\n"
+                   "def f():\n    import importlib\n    importlib.import_module('mqlite.server')\n")
+    assert _imports("mqlite.engine.put", str(src), known) == {"mqlite.engine.get", "mqlite.cmq.structs",
+                                                               "mqlite.server"}

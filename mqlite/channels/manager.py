@@ -93,7 +93,7 @@ class ChannelManager:
                 if chl is not None and rec.get("stopped"):
                     self.status[name] = self.new_status(name, chl.kind, "STOPPED", xmitq=chl.get("XMITQ", ""))
                 if rec.get("xmitq"):
-                    qm.cluster.assoc[name] = rec["xmitq"]
+                    qm.cluster.associate(name, rec["xmitq"])
             for chl in list(qm.objects["CHANNEL"].values()):
                 if chl.kind in ("SDR", "SVR") and chl["CONNAME"] and chl.name not in self.status:
                     qs = qm.queues.get(chl["XMITQ"])

@@ -16,11 +16,11 @@ from typing import Any
 
 from mqlite.channels.status import ChannelStatus
 from mqlite.cmq import CMQC as C
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.headers import XQH_LEN, XQH_REMOTE_Q, XQH_REMOTE_QM, original_md
 from mqlite.cmq.structs import MD, OD, text
 from mqlite.engine.core import Conn, Handle
 from mqlite.engine.deadletter import dead_letter
-from mqlite.engine.errors import MQIError
 from mqlite.engine.host import Host
 from mqlite.engine.ports import SaveChsync
 from mqlite.net import protocol as P

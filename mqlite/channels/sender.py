@@ -30,12 +30,12 @@ from typing import Any, Protocol
 from mqlite.channels.status import ChannelError, ChannelStatus
 from mqlite.cluster.state import correl_of
 from mqlite.cmq import CMQC as C
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.headers import XQH_LEN, XQH_REMOTE_Q, XQH_REMOTE_QM, original_md
 from mqlite.cmq.structs import GMO, MD, OD
 from mqlite.cmq.structs import text as text_of
 from mqlite.engine.core import Conn
 from mqlite.engine.deadletter import dead_letter
-from mqlite.engine.errors import MQIError
 from mqlite.engine.host import Host
 from mqlite.engine.ports import SaveChsync
 from mqlite.net import protocol as P
@@ -243,15 +243,14 @@ class SenderMCA(threading.Thread):
         change (DEFCLXQ, CLCHNAME), its waiting messages move to the new queue now."""
         qm, cl = self.qm, self.qm.cluster
         new = cl.xmitq_for(self.name_)
-        cl.ensure_xmitq(new, self.name_)
+        qm.ensure_cluster_xmitq(new, self.name_)
         old = cl.assoc.get(self.name_)
         assert self.conn is not None
         if old != new:
             moved = qm.move_messages(self.conn, old, new, self.correl) if old else 0
             rec = dict(qm.chsync.get(self.name_, {}), xmitq=new)
             qm.set_chsync(self.conn, self.name_, rec)
-            cl.assoc[self.name_] = new
-            cl.changed()                 # cached put targets for this channel name the old queue
+            cl.associate(self.name_, new)
             if old:
                 self.srv.log.write("AMQ7341I", f"The transmission queue for channel {self.name_} is {new}.",
                                    f"It was {old}; {moved} message(s) moved.")

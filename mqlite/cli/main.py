@@ -459,7 +459,7 @@ def ccdt(args: argparse.Namespace) -> int:
 
 
 def demo(args: argparse.Namespace) -> int:
-    from mqlite.demo import main as demo_main
+    from mqlite.cli.demo import main as demo_main
     return demo_main(args.port)
 
 

@@ -31,11 +31,21 @@ from mqlite.cluster import pubsub, wlm
 from mqlite.cluster.repository import QMGR, QUEUE, Record, Repository, Subscription
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
-from mqlite.engine.errors import MQIError
-from mqlite.engine.hooks import Hooks
+from mqlite.cmq.errors import MQIError
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 from mqlite.objects.names import generic_match, wildcard_match
+
+
+class ChannelFacts(Protocol):
+    """What the cluster state asks of whoever runs the queue manager (``engine.hooks.Hooks``
+    answers): channel states for the workload algorithm, and the CONNAME a CLUSRCVR left blank."""
+
+    def channel_state(self, channel: str) -> str: ...
+
+    def channel_generation(self) -> int: ...
+
+    def default_conname(self) -> str: ...
 
 
 class Host(Protocol):
@@ -47,7 +57,7 @@ class Host(Protocol):
     qmgr: MQObject
     objects: dict[str, dict[str, MQObject]]
     queues: dict[str, Any]
-    hooks: Hooks                 # channel states and this queue manager's CONNAME (engine/hooks.py)
+    hooks: ChannelFacts
 
     def queue(self, name: str) -> MQObject | None: ...
 
@@ -337,27 +347,19 @@ class ClusterState:
 
     def xmitq_now(self, channel: str) -> str:
         """Where a message for ``channel`` goes now: the queue the channel is associated with, or,
-        before it has ever started, the one it will use."""
+        before it has ever started, the one it will use (the engine makes it if it is missing:
+        ``engine.route``'s ``cluster_xmitq``)."""
         q = self.assoc.get(channel)
         if q is not None and self.qm.queue(q) is not None:
             return q
-        q = self.xmitq_for(channel)
-        self.ensure_xmitq(q, channel)
-        return q
+        return self.xmitq_for(channel)
 
-    def ensure_xmitq(self, name: str, channel: str) -> None:
-        """DEFCLXQ(CHANNEL): create SYSTEM.CLUSTER.TRANSMIT.<channel> from the model queue."""
-        qm = self.qm
-        if qm.queue(name) is not None or not name.startswith(XMIT_PREFIX) or name == SCTQ:
-            return
-        model = qm.queue(XMIT_MODEL)
-        obj = MQObject("QLOCAL", name, TABLE.defaults("QLOCAL"))
-        if model is not None:
-            for k, v in model.attrs.items():
-                if k in obj.attrs and k not in ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME"):
-                    obj.attrs[k] = v
-        obj.attrs.update(DEFTYPE=C.MQQDT_PERMANENT_DYNAMIC, USAGE=C.MQUS_TRANSMISSION, CLCHNAME=channel)
-        qm.add_object(obj)
+    def associate(self, channel: str, xmitq: str) -> None:
+        """The cluster-sender ``channel`` now takes its messages from ``xmitq`` (it started, or
+        recovery found its record)."""
+        if self.assoc.get(channel) != xmitq:
+            self.assoc[channel] = xmitq
+            self.changed()               # cached put targets for this channel name the old queue
 
     def channels_with_work(self) -> set[str]:
         """The cluster-sender channels that have messages waiting on a cluster transmission queue."""

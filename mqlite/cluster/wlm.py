@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
-from mqlite.engine.resolve import NEEDS_LOCAL
 
 USEQ_LOCAL, USEQ_QMGR, USEQ_ANY = "LOCAL", "QMGR", "ANY"
 
@@ -40,6 +39,10 @@ STATE_TIER = {F.MQCHS_INACTIVE: 0, F.MQCHS_RUNNING: 0,
               F.MQCHS_BINDING: 1, F.MQCHS_INITIALIZING: 1, F.MQCHS_STARTING: 1, F.MQCHS_STOPPING: 1,
               F.MQCHS_RETRYING: 2,
               F.MQCHS_REQUESTING: 3, F.MQCHS_PAUSED: 3, F.MQCHS_STOPPED: 3}
+
+# Options that need a local queue at the end of name resolution (input, browse, set): such an open
+# never chooses a cluster instance elsewhere.
+NEEDS_LOCAL = (C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE | C.MQOO_BROWSE | C.MQOO_SET)
 
 
 class WorkloadError(Exception):

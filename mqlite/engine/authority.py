@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from mqlite.cmq import CMQZC as Z
+from mqlite.cmq.errors import MQIError
 from mqlite.engine.core import C, Conn
-from mqlite.engine.errors import MQIError
 from mqlite.security.authority import AUTH_BITS, Entity, bits_of
 
 # MQOPEN options -> the authority each needs on the object.

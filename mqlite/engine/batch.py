@@ -6,10 +6,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.packedmd import report_and_format
 from mqlite.cmq.structs import GMO, MD, PMO
 from mqlite.engine.core import INPUT_OPTS, C, Conn
-from mqlite.engine.errors import MQIError
 from mqlite.engine.ports import DelMsg
 from mqlite.engine.queue import Message
 from mqlite.props.deliver import RFH2

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from mqlite.cmq import CMQC as C
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.headers import DLH
 from mqlite.cmq.structs import MD, PMO, pad
 from mqlite.engine.core import Conn, Handle, put_date_time
-from mqlite.engine.errors import MQIError
 
 
 def dead_letter(qm: Any, conn: Conn, handle: Callable[[bytes, bytes], Handle], md: MD, data: bytes, dest_q: str,

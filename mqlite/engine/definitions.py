@@ -8,6 +8,7 @@ import time
 from dataclasses import replace
 from typing import Any, Callable
 
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import MD, pad
 from mqlite.engine.clock import mq_date_time
 from mqlite.engine.core import (
@@ -15,7 +16,6 @@ from mqlite.engine.core import (
     Conn,
     Prepared,
 )
-from mqlite.engine.errors import MQIError
 from mqlite.engine.ports import DropObject, PurgeQueue, QueueFull, SaveMeta, SaveObject, SharedStoreError
 from mqlite.engine.pubhier import PSCHILD_NS
 from mqlite.engine.pubsub import RETAINED_NS, SUB_NS
@@ -163,7 +163,7 @@ class DefinitionsMixin:
     def cluster_route(self, qmgr: str) -> tuple[str, str] | None:
         cl = self.cluster
         channel = cl.route(qmgr) if cl.active else None
-        return None if channel is None else (cl.xmitq_now(channel), channel)
+        return None if channel is None else (self.cluster_xmitq(channel), channel)
 
     def lookup(self, ns: str, name: str) -> MQObject | None:
         if ns == QMGR:

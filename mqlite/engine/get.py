@@ -7,6 +7,7 @@ import math
 from collections.abc import Iterator
 from typing import Callable
 
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.headers import XQH_LEN, original_md
 from mqlite.cmq.packedmd import md_with_format, report_and_format
 from mqlite.cmq.segments import GROUP_FLAGS, SEGMENT_FLAGS, statuses
@@ -21,7 +22,6 @@ from mqlite.engine.core import (
     bits,
     format_report,
 )
-from mqlite.engine.errors import MQIError
 from mqlite.engine.ports import DelMsg, Select
 from mqlite.engine.queue import Message, QueueState, matcher, wanted_ids
 from mqlite.engine.resolve import Resolved

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import pad, text
 from mqlite.engine.core import (
     C,
     Conn,
     Handle,
 )
-from mqlite.engine.errors import MQIError
 from mqlite.objects.attrs import QTYPE_VALUES, QUEUE_KINDS, TABLE
 from mqlite.objects.model import QMGR, MQObject
 

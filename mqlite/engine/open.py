@@ -7,6 +7,7 @@ from mqlite.cluster import wlm
 from mqlite.cluster.repository import QMGR as CL_QMGR
 from mqlite.cluster.repository import QUEUE as CL_QUEUE
 from mqlite.cluster.state import ClusterPending
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import OD, pad, text
 from mqlite.engine.core import (
     ACCESS_OPTS,
@@ -18,9 +19,8 @@ from mqlite.engine.core import (
     Handle,
     bits,
 )
-from mqlite.engine.errors import MQIError
 from mqlite.engine.queue import QueueState
-from mqlite.engine.resolve import CLUSTER, LOCAL, MODEL, NEEDS_LOCAL, REMOTE, Resolved, resolve
+from mqlite.engine.resolve import CLUSTER, LOCAL, MODEL, REMOTE, Resolved, resolve
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 from mqlite.objects.names import valid_name
@@ -161,7 +161,7 @@ class OpenMixin:
         except MQIError as e:
             unknown = e.reason in (C.MQRC_UNKNOWN_OBJECT_NAME, C.MQRC_UNKNOWN_REMOTE_Q_MGR,
                                    C.MQRC_UNKNOWN_ALIAS_BASE_Q)
-            if not unknown or answered or (not remote_qm and options & NEEDS_LOCAL):
+            if not unknown or answered or (not remote_qm and options & wlm.NEEDS_LOCAL):
                 raise
             if not conn.cluster_waited:
                 raise ClusterPending(kind, what) from None
@@ -229,7 +229,7 @@ class OpenMixin:
             else:
                 target = Resolved(LOCAL, cname, cname, self.name, res.path or (cname,))
         else:
-            xq = cl.xmitq_now(d.channel)
+            xq = self.cluster_xmitq(d.channel)
             dest_qm = res.remote_qm or d.qmgr
             target = Resolved(REMOTE, xq, res.resolved_q, dest_qm, res.path + (xq,), res.resolved_q, dest_qm,
                               d.channel)

@@ -7,9 +7,9 @@ import json
 import os
 from typing import Any
 
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import OD, pad
 from mqlite.engine.core import C
-from mqlite.engine.errors import MQIError
 from mqlite.engine.ports import DropObject, SaveObject
 from mqlite.engine.pubsub import RETAINED_NS, SUB_NS
 from mqlite.engine.subscribe import pub_priority_ok

@@ -79,7 +79,7 @@ class PubClusterMixin:
             self.log(f"MQL8021W: A publication on {topic} could not be sent to {target}: "  # type: ignore[attr-defined]
                      "no cluster channel leads there.")
             return
-        xq = self.cluster.xmitq_now(channel)
+        xq = self.cluster_xmitq(channel)  # type: ignore[attr-defined]
         res = Resolved(REMOTE, xq, cps.PUBSQ, target, (xq,), cps.PUBSQ, target, channel)
         h = Handle(0, xq, None, C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT, res, self.queues[xq])
         self._put(conn, h, md.copy(), PMO(Options=C.MQPMO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT),  # type: ignore[attr-defined]

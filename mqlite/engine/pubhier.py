@@ -11,9 +11,9 @@ from typing import Any
 
 from mqlite.cluster import pubsub as cps
 from mqlite.cmq import CMQCFC as F
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import MD, OD, PMO, pad
 from mqlite.engine.core import C, Conn, qmgr_authority
-from mqlite.engine.errors import MQIError
 from mqlite.engine.ports import DropObject, SaveObject
 from mqlite.pubsub import hierarchy as hier
 from mqlite.pubsub import topics

@@ -25,10 +25,10 @@ from collections.abc import Callable
 from typing import Any
 
 from mqlite.cmq import CMQZC as Z
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.packedmd import PackedMD, md_for_copy
 from mqlite.cmq.structs import MD, OD, PMO, pad, text
 from mqlite.engine.core import C, Conn, Handle, qmgr_authority
-from mqlite.engine.errors import MQIError
 from mqlite.engine.ports import DropObject, JournalOp, PutMsg, SaveObject
 from mqlite.engine.queue import Message
 from mqlite.engine.resolve import LOCAL

@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from mqlite.cluster.state import correl_of
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.headers import XQH_FIXED, XQH_LEN, XQH_REMOTE_QM
 from mqlite.cmq.packedmd import PackedMD
 from mqlite.cmq.segments import GROUP_FLAGS, SEGMENT_FLAGS
 from mqlite.cmq.structs import MD, OD, PMO, pad, text
 from mqlite.engine.core import BLANK32, CONTEXT_PMO, MD_HOT, STORED_OVERHEAD, C, Conn, Handle, bits, put_date_time
-from mqlite.engine.errors import MQIError
 from mqlite.engine.ports import NewMessage, PutMsg
 from mqlite.engine.queue import Message, QueueState
 from mqlite.engine.report import ANY_REPORT

@@ -15,11 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from mqlite.cmq import CMQC as C
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.segments import SEGMENT_FLAGS
 from mqlite.cmq.structs import MD, OD, PMO, pad, text
 from mqlite.engine.core import Conn, put_date_time
 from mqlite.engine.deadletter import dead_letter
-from mqlite.engine.errors import MQIError
 
 # kind: (the report, with the first 100 bytes, with all the data) options, and its Feedback.
 KINDS = {

@@ -31,16 +31,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from mqlite.cluster.wlm import NEEDS_LOCAL
 from mqlite.cmq import CMQC
-from mqlite.engine.errors import MQIError
+from mqlite.cmq.errors import MQIError
 from mqlite.objects.model import MQObject
 
 LOCAL, MODEL, REMOTE, CLUSTER = "local", "model", "remote", "cluster"
 QSG_XMITQ = "SYSTEM.QSG.TRANSMIT.QUEUE"
 
-# Options that need a local queue at the end of resolution.
-NEEDS_LOCAL = (CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_INPUT_EXCLUSIVE
-               | CMQC.MQOO_BROWSE | CMQC.MQOO_SET)
 
 
 class View(Protocol):

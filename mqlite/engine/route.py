@@ -5,14 +5,16 @@ and the shared state through ``self``."""
 from __future__ import annotations
 
 from mqlite.cluster import wlm
-from mqlite.cluster.state import correl_of
+from mqlite.cluster.state import SCTQ, XMIT_MODEL, XMIT_PREFIX, correl_of
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.headers import XQH_LEN, XQH_REMOTE_Q, XQH_REMOTE_QM, original_md
 from mqlite.cmq.structs import MD, PMO, pad, text
 from mqlite.engine.core import C, Conn, Handle
-from mqlite.engine.errors import MQIError
 from mqlite.engine.ports import DelMsg, PutMsg
 from mqlite.engine.queue import Message, QueueState
 from mqlite.engine.resolve import REMOTE, Resolved
+from mqlite.objects.attrs import TABLE
+from mqlite.objects.model import MQObject
 
 
 class ClusterRouteMixin:
@@ -29,11 +31,31 @@ class ClusterRouteMixin:
             h.group_target = None if md.MsgFlags & C.MQMF_LAST_MSG_IN_GROUP else target
         return target
 
+    def cluster_xmitq(self, channel: str) -> str:
+        """The transmission queue a message for the cluster-sender ``channel`` goes on now, made
+        first if it is a SYSTEM.CLUSTER.TRANSMIT.<channel> that does not exist yet."""
+        name = self.cluster.xmitq_now(channel)
+        self.ensure_cluster_xmitq(name, channel)
+        return name
+
+    def ensure_cluster_xmitq(self, name: str, channel: str) -> None:
+        """DEFCLXQ(CHANNEL): SYSTEM.CLUSTER.TRANSMIT.<channel> made from the model queue."""
+        if self.queue(name) is not None or not name.startswith(XMIT_PREFIX) or name == SCTQ:
+            return
+        model = self.queue(XMIT_MODEL)
+        obj = MQObject("QLOCAL", name, TABLE.defaults("QLOCAL"))
+        if model is not None:
+            for k, v in model.attrs.items():
+                if k in obj.attrs and k not in ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME"):
+                    obj.attrs[k] = v
+        obj.attrs.update(DEFTYPE=C.MQQDT_PERMANENT_DYNAMIC, USAGE=C.MQUS_TRANSMISSION, CLCHNAME=channel)
+        self.add_object(obj)
+
     def send_cluster(self, conn: Conn, channel: str, target: str, queue: str, body: bytes) -> None:
         """The repository manager sends a control message: onto the channel's cluster transmission
         queue, persistent, inside the connection's unit of work. ``target`` blank: whoever is at the
         other end of the channel (a manual CLUSSDR whose full repository is not known yet)."""
-        xq = self.cluster.xmitq_now(channel)
+        xq = self.cluster_xmitq(channel)
         res = Resolved(REMOTE, xq, queue, target, (xq,), queue, target, channel)
         h = Handle(0, xq, None, C.MQOO_OUTPUT, res, self.queues[xq])
         md = MD(Persistence=C.MQPER_PERSISTENT, Format=C.MQFMT_STRING)
@@ -89,7 +111,7 @@ class ClusterRouteMixin:
                 dest = self.queues.get(name)
                 md, data = MD.from_bytes(original_md(m.packed_md(), m.body)), m.body[XQH_LEN:]
             else:
-                dest = self.queues.get(cl.xmitq_now(d.channel))
+                dest = self.queues.get(self.cluster_xmitq(d.channel))
                 md = m.md.copy()
                 md.CorrelId = correl_of(d.channel)
                 data = m.body[:XQH_REMOTE_QM.start] + pad(d.qmgr, 48) + m.body[XQH_REMOTE_QM.stop:]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.headers import XQH_LEN, XQH_ORIG_FORMAT, original_md
 from mqlite.cmq.packedmd import PackedMD
 from mqlite.cmq.segments import (
@@ -23,7 +24,6 @@ from mqlite.cmq.segments import (
 )
 from mqlite.cmq.structs import MD
 from mqlite.engine.core import C, Conn, Handle
-from mqlite.engine.errors import MQIError
 from mqlite.engine.ports import JournalOp, PutMsg
 from mqlite.engine.queue import Message, QueueState
 from mqlite.engine.resolve import REMOTE, Resolved

@@ -3,12 +3,12 @@
 shared state through ``self``."""
 from __future__ import annotations
 
+from mqlite.cmq.errors import MQIError
 from mqlite.engine.core import (
     INPUT_OPTS,
     C,
     Conn,
 )
-from mqlite.engine.errors import MQIError
 from mqlite.engine.ports import DelMsg, JournalOp
 from mqlite.engine.queue import QueueState
 

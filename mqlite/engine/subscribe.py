@@ -9,9 +9,9 @@ import os
 from typing import Any, Callable
 
 from mqlite.cmq import CMQZC as Z
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import MD, OD, pad, text
 from mqlite.engine.core import C, Conn, Handle, qmgr_authority
-from mqlite.engine.errors import MQIError
 from mqlite.engine.ports import DropObject, JournalOp, SaveObject
 from mqlite.engine.pubsub import SUB_NS
 from mqlite.props.selector import SelectorError

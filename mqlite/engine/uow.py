@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mqlite.cmq.errors import MQIError
 from mqlite.engine.core import (
     XA_END,
     XA_END_DAYS,
@@ -13,7 +14,6 @@ from mqlite.engine.core import (
     Conn,
     Prepared,
 )
-from mqlite.engine.errors import MQIError
 from mqlite.engine.ports import (
     DelMsg,
     DropChsync,

@@ -26,11 +26,11 @@ import time
 from typing import Any, Callable
 
 from mqlite.cmq import CMQC as C
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.headers import XQH_LEN, XQH_REMOTE_Q, XQH_REMOTE_QM, original_md
 from mqlite.cmq.structs import MD, OD, text
 from mqlite.engine.core import Conn, Handle
 from mqlite.engine.deadletter import dead_letter
-from mqlite.engine.errors import MQIError
 from mqlite.engine.host import Host
 from mqlite.engine.ports import SaveChsync
 from mqlite.engine.shared import QSG_XMITQ

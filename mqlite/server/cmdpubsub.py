@@ -8,9 +8,9 @@ from typing import Any
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import pcf
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import pad, text
 from mqlite.engine import admin
-from mqlite.engine.errors import MQIError
 from mqlite.objects.names import generic_match
 
 

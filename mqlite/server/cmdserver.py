@@ -14,10 +14,10 @@ from typing import Any
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import pcf
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import GMO, MD, OD, PMO, pad, text
 from mqlite.engine import admin
 from mqlite.engine.admin import AdminError
-from mqlite.engine.errors import MQIError
 from mqlite.engine.host import Host
 from mqlite.mqsc.commands import Executor
 from mqlite.objects.attrs import CHLTYPE_VALUES, ENUM, FLAG, INT, LIST, QTYPE_VALUES, TABLE, Attr, AttrError, convert

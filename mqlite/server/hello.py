@@ -8,7 +8,7 @@ from typing import Any
 
 from mqlite.channels.status import ChannelError
 from mqlite.cmq import CMQC as C
-from mqlite.engine.errors import MQIError
+from mqlite.cmq.errors import MQIError
 from mqlite.net import protocol as P
 from mqlite.objects.model import MQObject
 from mqlite.server.auth import Refused, check_tls, identify, peer_user, refuse_later

@@ -17,8 +17,8 @@ from typing import Any
 
 from mqlite.cluster.pubsub import PUBSQ
 from mqlite.cmq import CMQC as C
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import GMO, OD
-from mqlite.engine.errors import MQIError
 from mqlite.engine.host import Host
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject

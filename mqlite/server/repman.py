@@ -18,8 +18,8 @@ from typing import Any
 from mqlite.channels.manager import ChannelManager
 from mqlite.cluster.state import CMDQ
 from mqlite.cmq import CMQC as C
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import GMO, OD
-from mqlite.engine.errors import MQIError
 from mqlite.engine.host import Host
 from mqlite.engine.ports import SaveMeta
 

@@ -24,9 +24,9 @@ from mqlite.channels.limits import channel_limits
 from mqlite.channels.manager import ChannelManager
 from mqlite.cluster.state import RESOLVE_WAIT, ClusterPending
 from mqlite.cmq import CMQC as C
+from mqlite.cmq.errors import MQIError
 from mqlite.engine.clock import Clock, OffsetClock
 from mqlite.engine.core import Conn
-from mqlite.engine.errors import MQIError
 from mqlite.engine.qmgr import QueueManager
 from mqlite.mqsc.commands import Executor
 from mqlite.net import protocol as P

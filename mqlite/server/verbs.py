@@ -9,9 +9,9 @@ import time
 from typing import Any
 
 from mqlite.cmq import CMQC as C
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import GMO
 from mqlite.engine.core import Conn
-from mqlite.engine.errors import MQIError
 from mqlite.net import protocol as P
 from mqlite.net import verbs as V
 from mqlite.server.secops import secop

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from mqlite.cmq import CMQC as C
-from mqlite.engine.errors import MQIError
+from mqlite.cmq.errors import MQIError
 from mqlite.engine.ports import MoveDamaged, StoredRow
 from mqlite.engine.queue import DEFAULT_BUFFERS
 from mqlite.store.scratch import ScratchLog

@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 
 from mqlite.cmq import CMQC as C
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.headers import XQH
 from mqlite.cmq.structs import GMO, MD, OD, PMO, text
-from mqlite.engine.errors import MQIError
 from tests.conftest import Engine
 
 IO = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT

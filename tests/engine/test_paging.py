@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from mqlite.cmq import CMQC as C
-from mqlite.engine.errors import MQIError
+from mqlite.cmq.errors import MQIError
 from mqlite.engine.qmgr import QueueManager
 from mqlite.store.pager import StorePager
 from tests.conftest import Engine

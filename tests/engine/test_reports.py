@@ -3,8 +3,8 @@ call's reply waits for it (issue 18: reports survive kill -9 exactly like their 
 from __future__ import annotations
 
 from mqlite.cmq import CMQC as C
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import MD, PMO
-from mqlite.engine.errors import MQIError
 from mqlite.engine.ports import DelMsg, PutMsg
 from tests.conftest import Engine
 

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from mqlite.cmq import CMQC as C
-from mqlite.engine.errors import MQIError
+from mqlite.cmq.errors import MQIError
 from mqlite.engine.resolve import CLUSTER, LOCAL, MODEL, REMOTE, resolve
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from mqlite import pymqi
 from mqlite.cli.proc import run_mqlite
 from mqlite.cmq import CMQC as C
-from mqlite.engine.errors import MQIError
+from mqlite.cmq.errors import MQIError
 from mqlite.testing import Harness
 from tests.conftest import Engine
 from tests.helpers import drain

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from mqlite.cmq import CMQC as C
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import GMO, MD, OD, PMO
 from mqlite.cmq.subs import SD
-from mqlite.engine.errors import MQIError
 from mqlite.props import rfh2
 
 

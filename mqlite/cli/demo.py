@@ -43,8 +43,8 @@ def main(port: int = 0) -> int:
     from mqlite.cli import topology
     from mqlite.pymqi import CMQC
 
-    here = os.path.dirname(os.path.abspath(__file__))
-    directory = os.path.join(os.path.dirname(here), "examples", "sales")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    directory = os.path.join(root, "examples", "sales")
     os.environ.setdefault("MQLITE_DATA", tempfile.mkdtemp(prefix="mqlite-demo-"))
     print("$ mqlite up examples/sales --ports auto")
     members = topology.up(directory, auto_ports=True)
