@@ -64,10 +64,10 @@ class DefinitionsMixin:
                 self.security.load(ns, rec)
                 continue
             if ns in (SUB_NS, RETAINED_NS):
-                self.load_pubsub(ns, rec)
+                self.pubsub.load(ns, rec)
                 continue
             if ns == PSCHILD_NS:
-                self.load_child(rec)                   # type: ignore[attr-defined]
+                self.pubhier.load_child(rec)
                 continue
             obj = MQObject.from_record(rec)
             if ns == QMGR:
@@ -312,8 +312,8 @@ class DefinitionsMixin:
 
     def disconnect(self, conn: Conn, commit: bool = True) -> None:
         """MQDISC commits (distributed platforms); a broken connection backs out."""
-        if self.subscriptions:
-            self.end_connection_subscriptions(conn)
+        if self.pubsub.subscriptions:
+            self.subs.end_connection_subscriptions(conn)
         for hobj in list(conn.handles):
             self.settle(conn, hobj, 0, release=True)   # messages sent ahead and not consumed go back
         if conn.shared_async:

@@ -55,7 +55,7 @@ class OpenMixin:
             self.authorize_open(conn, "NAMELIST", name, options, text(od.AlternateUserId))
             return self._new_handle(conn, name, nl, options, None, None)
         if otype == C.MQOT_TOPIC:
-            return self.open_topic(conn, od, options)
+            return self.pubsub.open_topic(conn, od, options)
         if otype != C.MQOT_Q:
             raise MQIError(C.MQRC_OBJECT_TYPE_ERROR)
         if not name or not valid_name(name):
@@ -312,7 +312,7 @@ class OpenMixin:
         if options & ~(C.MQCO_DELETE | C.MQCO_DELETE_PURGE | C.MQCO_KEEP_SUB | C.MQCO_REMOVE_SUB | C.MQCO_QUIESCE):
             raise MQIError(C.MQRC_OPTIONS_ERROR)
         if h.sub is not None:
-            self.close_subscription(conn, h, options)
+            self.subs.close_subscription(conn, h, options)
             return
         if options & (C.MQCO_KEEP_SUB | C.MQCO_REMOVE_SUB):
             raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)

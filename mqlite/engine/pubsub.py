@@ -1,7 +1,9 @@
 """Publish/subscribe in the engine: MQOPEN of a topic and MQPUT as a publication, its copies to
-the matching subscriptions, retained publications, and the state they share. Part of the engine's
-QueueManager (mqlite.engine.qmgr); subscriptions are made, resumed, altered and ended beside it,
-in mqlite.engine.subscribe.
+the matching subscriptions, retained publications, and the state they share. ``PubSub`` is the
+queue manager's ``qm.pubsub``; it holds that state and reaches the rest of the queue manager
+through ``PubSubHost``, the narrow view declared here. Subscriptions are made, resumed, altered and
+ended in mqlite.engine.subscribe (``qm.subs``); administrative ones in pubadmin; publications go on
+to other queue managers through the relays (``Relay``) that pubcluster and pubhier register.
 
 A subscription names a topic string (with topic-based or character-based wildcards) and a
 destination queue: one the application opened, or a *managed* queue the queue manager makes from
@@ -22,16 +24,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
+from mqlite.cluster import pubsub as cps
+from mqlite.cluster.state import ClusterState
 from mqlite.cmq import CMQZC as Z
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.packedmd import PackedMD, md_for_copy
 from mqlite.cmq.structs import MD, OD, PMO, pad, text
+from mqlite.engine.clock import Clock, IdGenerator
 from mqlite.engine.core import C, Conn, Handle, qmgr_authority
-from mqlite.engine.ports import DropObject, JournalOp, PutMsg, SaveObject
-from mqlite.engine.queue import Message
-from mqlite.engine.resolve import LOCAL
+from mqlite.engine.hooks import Hooks
+from mqlite.engine.ports import DropObject, Journal, JournalOp, PutMsg, SaveObject
+from mqlite.engine.queue import Message, QueueState
+from mqlite.engine.resolve import LOCAL, Resolved
+from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 from mqlite.props import rfh2
 from mqlite.props.values import Properties
@@ -43,61 +50,144 @@ _TOPIC_OPEN = (C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_
                | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT | C.MQOO_SET_ALL_CONTEXT)
 
 
-class PubSubMixin:
+def cluster_node(ct: cps.ClusterTopic) -> MQObject:
+    """A clustered topic another member defines, as a node of this queue manager's topic tree."""
+    obj = MQObject("TOPIC", ct.name, TABLE.defaults("TOPIC"))
+    obj.attrs.update({k: v for k, v in ct.attrs.items() if k in obj.attrs and v is not None})
+    obj.attrs["CLUSTER"] = ct.cluster
+    return obj
+
+
+class PubSubHost(Protocol):
+    """What publish/subscribe needs of its queue manager (``engine.qmgr.QueueManager`` is one):
+    its definitions and state, and the MQI steps a copy of a publication goes through."""
     name: str
-    objects: dict[str, dict[str, Any]]
-    qmgr: Any
-    store: Any
-    clock: Any
-    ids: Any
-    security: Any
+    objects: dict[str, dict[str, MQObject]]
+    qmgr: MQObject
+    store: Journal
+    clock: Clock
+    ids: IdGenerator
     conns: dict[int, Conn]
-    queue: Callable[[str], MQObject | None]      # the engine's definitions (mqlite.engine.definitions)
+    queues: dict[str, QueueState]
+    cluster: ClusterState
+    hooks: Hooks
+    _seq: int
 
-    # --- state -----------------------------------------------------------------------------------
-    def _pubsub(self) -> dict[str, Any]:
-        """Publish/subscribe's state: the subscriptions, the retained publications (and where they
-        came from), and what is kept to make publishing cheap. ``gen`` counts the changes to the
-        subscriptions (subscriptions_changed); ``matched`` (the subscriptions a topic string
-        matches) and ``expiry`` (the soonest SubExpiry) hold while it stays; ``dests`` holds each
-        destination queue's resolution while no definition changes (cluster.gen); ``heads``, the
-        MQRFH2 put in front of data that has none of its own."""
-        state = self.__dict__.get("_ps")
-        if state is None:
-            state = self.__dict__["_ps"] = {"subs": {}, "retained": {}, "origin": {}, "gen": 0,
-                                            "matched": (0, {}), "expiry": (0, None), "dests": {}, "heads": {}}
-        return state
+    def queue(self, name: str) -> MQObject | None: ...
 
-    @property
-    def subscriptions(self) -> dict[str, Subscription]:
-        return self._pubsub()["subs"]      # type: ignore[no-any-return]
+    def log(self, text: str) -> None: ...
 
-    @property
-    def retained(self) -> dict[str, tuple[bytes, bytes, bool]]:
-        return self._pubsub()["retained"]  # type: ignore[no-any-return]
+    def authorize(self, conn: Conn, objtype: str, name: str, need: int, alt_user: str = "") -> None: ...
 
-    @property
-    def retained_origin(self) -> dict[str, str]:
-        """The cluster member a retained publication came from (absent: published here)."""
-        return self._pubsub()["origin"]    # type: ignore[no-any-return]
+    def authority_of(self, conn: Conn, objtype: str, name: str) -> int: ...
 
-    def load_pubsub(self, ns: str, rec: dict[str, Any]) -> None:
+    def open(self, conn: Conn, od: OD, options: int) -> Handle: ...
+
+    def handle(self, conn: Conn, hobj: int) -> Handle: ...
+
+    def _new_handle(self, conn: Conn, name: str, obj: MQObject | None, options: int,
+                    res: Resolved | None, qs: QueueState | None) -> Handle: ...
+
+    def _resolve(self, conn: Conn, name: str, qmname: str, options: int) -> Resolved: ...
+
+    def _instantiate_model(self, conn: Conn | None, od: OD, model: MQObject) -> MQObject: ...
+
+    def in_use(self, name: str) -> bool: ...
+
+    def remove_object(self, obj: MQObject, purge: bool = True) -> None: ...
+
+    def put1(self, conn: Conn, od: OD, md: MD, pmo: PMO, body: bytes) -> int: ...
+
+    def _put(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int: ...
+
+    def _check_put(self, conn: Conn, res: Resolved, qs: QueueState, body_len: int, header_len: int,
+                   syncpoint: bool, segmentable: bool = False) -> MQObject: ...
+
+    def _need_room(self, body_len: int) -> None: ...
+
+    def _enqueue(self, conn: Conn, qs: QueueState, msg: Message, syncpoint: bool, now: float) -> None: ...
+
+    def _set_context(self, conn: Conn, d: dict[str, Any], opts: int, now: float) -> None: ...
+
+    def _reply_to(self, d: dict[str, Any]) -> None: ...
+
+    def commit(self, conn: Conn, extra: list[JournalOp] | None = None) -> None: ...
+
+    def backout(self, conn: Conn) -> None: ...
+
+    def cluster_xmitq(self, channel: str) -> str: ...
+
+
+Forward = Callable[[Conn, str, str, MD, bytes, int], None]
+
+
+class Relay(Protocol):
+    """Where a publication goes beyond this queue manager (cluster members, hierarchy relatives):
+    ``targets`` gives (how to forward, to whom) for one publication."""
+
+    def targets(self, topic: str, came_from: str, opts: int) -> list[tuple[Forward, str]]: ...
+
+
+class PubSub:
+    """Publish/subscribe's state and publications: the subscriptions (``subscriptions``, by
+    identifier), the retained publications and where they came from, and what is kept to make
+    publishing cheap. ``gen`` counts the changes to the subscriptions (``subscriptions_changed``);
+    the topics each matches (``_matched``) and the soonest SubExpiry (``_expiry``) hold while it
+    stays; ``_dests`` holds each destination queue's resolution while no definition changes
+    (cluster.gen); ``_heads``, the MQRFH2 put in front of data that has none of its own;
+    ``_tree_memo``, the topic tree while neither the definitions nor the cluster cache change."""
+
+    def __init__(self, qm: PubSubHost) -> None:
+        self.qm = qm
+        self.subscriptions: dict[str, Subscription] = {}
+        self.retained: dict[str, tuple[bytes, bytes, bool]] = {}
+        self.retained_origin: dict[str, str] = {}     # the member a retained publication came from
+        self.relays: list[Relay] = []
+        self.gen = 0
+        self._matched: tuple[int, dict[str, list[Subscription]]] = (0, {})
+        self._expiry: tuple[int, float | None] = (-1, None)
+        self._dests: dict[tuple[str, str], tuple[int, Any]] = {}
+        self._heads: dict[tuple[Any, ...], tuple[bytes, int, int, bytes]] = {}
+        self._tree_memo: tuple[tuple[int, int], dict[str, Any]] | None = None
+
+    def load(self, ns: str, rec: dict[str, Any]) -> None:
         """Recovery: a durable subscription or a persistent retained publication."""
         if ns == SUB_NS:
             sub = Subscription(**rec)
             self.subscriptions[sub.subid] = sub
-            self._pubsub()["gen"] += 1
+            self.gen += 1
         elif ns == RETAINED_NS:
             self.retained[rec["topic"]] = (bytes.fromhex(rec["md"]), bytes.fromhex(rec["body"]), True)
             if rec.get("origin"):
                 self.retained_origin[rec["topic"]] = rec["origin"]
+
+    def tree(self) -> dict[str, Any]:
+        """The topic tree's administrative nodes: local topic objects and the clustered topics of
+        the clusters this queue manager is in (kept until a definition or the cache changes)."""
+        cl = self.qm.cluster
+        stamp = (cl.gen, cl.repo.generation)
+        memo = self._tree_memo
+        if memo is not None and memo[0] == stamp:
+            return memo[1]
+        local = topics.by_string(self.qm.objects["TOPIC"].values())
+        nodes = cps.tree_nodes(local, cl.known_topics(), cluster_node)
+        self._tree_memo = (stamp, nodes)
+        return nodes
+
+    def subscriptions_changed(self) -> None:
+        """A subscription was made or ended: in a cluster with clustered topics, the repository
+        manager brings the proxy subscriptions up to date at once (and a hierarchy's agent at its
+        next round, which looks at ``gen``)."""
+        self.gen += 1
+        if self.qm.cluster.known_topics():
+            self.qm.hooks.object_changed(None, "SUB", "")
 
     def topic_string(self, object_name: str, object_string: str) -> str:
         """The topic string an MQOD or MQSD names: the topic object's TOPICSTR, then the
         ObjectString after a '/' (2085 for an unknown object, 2425 for neither)."""
         base = ""
         if object_name:
-            obj = self.objects["TOPIC"].get(object_name)
+            obj = self.qm.objects["TOPIC"].get(object_name)
             if obj is None:
                 raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
             base = obj["TOPICSTR"]
@@ -107,31 +197,31 @@ class PubSubMixin:
             return base.rstrip("/") + "/" + object_string
         return base or object_string
 
-    def _admin_object(self, topic: str) -> Any:
-        return topics.admin_node(self._tree(), topic)
+    def admin_object(self, topic: str) -> Any:
+        return topics.admin_node(self.tree(), topic)
 
-    def _pubsub_enabled(self) -> None:
+    def check_enabled(self) -> None:
         """2531 while ALTER QMGR PSMODE(DISABLED) stops the publish/subscribe engine."""
-        if self.qmgr["PSMODE"] == C.MQPSM_DISABLED:
+        if self.qm.qmgr["PSMODE"] == C.MQPSM_DISABLED:
             raise MQIError(C.MQRC_PUBSUB_INHIBITED)
 
     # --- MQOPEN of a topic ------------------------------------------------------------------------
     def open_topic(self, conn: Conn, od: OD, options: int) -> Handle:
         if options & ~_TOPIC_OPEN or not options & C.MQOO_OUTPUT:
             raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
-        self._pubsub_enabled()
+        self.check_enabled()
         topic = self.topic_string(text(od.ObjectName), od.get_vs("ObjectString").decode("utf-8", "replace"))
-        admin = self._admin_object(topic)
-        self.authorize(conn, "TOPIC", admin.name, Z.MQZAO_PUBLISH)    # type: ignore[attr-defined]
-        h = self._new_handle(conn, topic, admin, options, None, None)  # type: ignore[attr-defined]
+        admin = self.admin_object(topic)
+        self.qm.authorize(conn, "TOPIC", admin.name, Z.MQZAO_PUBLISH)
+        h = self.qm._new_handle(conn, topic, admin, options, None, None)
         h.topic = topic
-        return h                                                      # type: ignore[no-any-return]
+        return h
 
     # --- MQPUT to a topic: a publication ---------------------------------------------------------
     def publish(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes) -> int:
         topic = h.topic
         assert topic is not None
-        tree = self._tree()
+        tree = self.tree()
         if topics.resolved(tree, topic, "PUB") == C.MQTA_PUB_INHIBITED:
             raise MQIError(C.MQRC_PUT_INHIBITED)
         opts = pmo.Options
@@ -146,17 +236,17 @@ class PubSubMixin:
         if md.Persistence not in (0, 1):
             raise MQIError(C.MQRC_PERSISTENCE_ERROR)
         if not md.MsgId.strip(b"\0") or opts & C.MQPMO_NEW_MSG_ID:
-            md.MsgId = self.ids.next()
+            md.MsgId = self.qm.ids.next()
         d = md.__dict__
-        self._set_context(conn, d, opts, self.clock.now())   # type: ignore[attr-defined]
-        self._reply_to(d)                                     # type: ignore[attr-defined]
+        self.qm._set_context(conn, d, opts, self.qm.clock.now())
+        self.qm._reply_to(d)
         if opts & C.MQPMO_SUPPRESS_REPLYTO:
             # The subscribers' copies (and a retained one) carry no reply-to queue; the
             # publisher's own MQMD keeps it.
             md = md.copy()
             md.__dict__.update(ReplyToQ=pad("", 48), ReplyToQMgr=pad("", 48))
         if opts & C.MQPMO_RETAIN:
-            self._retain(conn, topic, md, body)
+            self.retain(conn, topic, md, body)
         return self.distribute(conn, topic, md, body, opts, hconn=conn.hconn)
 
     def distribute(self, conn: Conn, topic: str, md: MD, body: bytes, opts: int, hconn: int = 0,
@@ -165,7 +255,7 @@ class PubSubMixin:
         cluster that need it (mqlite.cluster.pubsub) and to the parent and children that do
         (mqlite.pubsub.hierarchy), in one unit of work. ``came_from``: the queue manager that
         forwarded it here ('' when published here)."""
-        self._expire_subscriptions(conn)
+        self.expire_subscriptions(conn)
         targets = [sub for sub in self._matching(topic)
                    if not (opts & C.MQPMO_NOT_OWN_SUBS and sub.owner == hconn)
                    # PUBLICATIONS_ON_REQUEST: delivered only on MQSUBRQ, from the retained publication.
@@ -173,16 +263,11 @@ class PubSubMixin:
         if any(sub.selector for sub in targets):
             props = rfh2.properties_of(md.Format, md.Encoding, body) if md.Format == rfh2.RFH2_FORMAT else {}
             targets = [sub for sub in targets if sub.selects(md, props)]
-        members = []
-        if self.cluster.known_topics():                                             # type: ignore[attr-defined]
-            members = [(self.forward_publication, m)                                # type: ignore[attr-defined]
-                       for m in self.cluster_forwards(topic, came_from, opts)[1]]   # type: ignore[attr-defined]
-        members += [(self.forward_to_relative, r)                                   # type: ignore[attr-defined]
-                    for r in self.hierarchy_targets(topic, came_from, opts)]        # type: ignore[attr-defined]
-        cache: dict[Any, Any] = {"now": self.clock.now()}
+        members = [target for relay in self.relays for target in relay.targets(topic, came_from, opts)]
+        cache: dict[Any, Any] = {"now": self.qm.clock.now()}
         if opts & C.MQPMO_SYNCPOINT:
             for sub in targets:
-                self._deliver(conn, sub, topic, md, body, syncpoint=True, retained=False, cache=cache)
+                self.deliver(conn, sub, topic, md, body, syncpoint=True, retained=False, cache=cache)
             for forward, member in members:
                 forward(conn, member, topic, md, body, opts)
         elif not members and md.Persistence != C.MQPER_PERSISTENT:
@@ -190,7 +275,7 @@ class PubSubMixin:
             # outlives a restart, and all appear under the one engine lock). MQ's NPMSGDLV(ALLAVAIL):
             # a subscriber that cannot take its copy does not stop the others'.
             for sub in targets:
-                self._deliver(conn, sub, topic, md, body, syncpoint=False, retained=False, cache=cache)
+                self.deliver(conn, sub, topic, md, body, syncpoint=False, retained=False, cache=cache)
         elif targets or members:
             # Outside syncpoint the copies still go in one unit of work of their own, journalled in
             # one write: after a crash every subscriber has the publication, or none has.
@@ -198,12 +283,12 @@ class PubSubMixin:
             conn.uow, conn.shared_uow, conn.uow_failed = [], False, False
             try:
                 for sub in targets:
-                    self._deliver(conn, sub, topic, md, body, syncpoint=True, retained=False, cache=cache)
+                    self.deliver(conn, sub, topic, md, body, syncpoint=True, retained=False, cache=cache)
                 for forward, member in members:
                     forward(conn, member, topic, md, body, opts)
-                self.commit(conn)                                   # type: ignore[attr-defined]
+                self.qm.commit(conn)
             except BaseException:
-                self.backout(conn)                                  # type: ignore[attr-defined]
+                self.qm.backout(conn)
                 raise
             finally:
                 conn.uow, conn.shared_uow, conn.uow_failed = saved
@@ -211,27 +296,55 @@ class PubSubMixin:
             return C.MQRC_NO_SUBS_MATCHED
         return C.MQRC_NONE
 
+    def end_subscription(self, conn: Conn | None, sub: Subscription) -> None:
+        """A subscription ends (MQCLOSE, MQDISC, DELETE SUB, SubExpiry): a durable one leaves the
+        store, a managed queue no handle uses goes with it."""
+        self.subscriptions.pop(sub.subid, None)
+        self.subscriptions_changed()
+        if sub.durable:
+            self.journal(conn, DropObject(SUB_NS, sub.subid))
+        if sub.managed:
+            obj = self.qm.queue(sub.queue)
+            if obj is not None and not self.qm.in_use(sub.queue):
+                self.qm.remove_object(obj)
+
+    def in_use(self, sub: Subscription) -> bool:
+        """A handle of some connection has ``sub`` (MQSUB made or resumed it)."""
+        return any(h.sub is sub for c in self.qm.conns.values() for h in c.handles.values())
+
+    def expire_subscriptions(self, conn: Conn | None) -> None:
+        """Subscriptions past their SubExpiry end (a durable one with its managed queue)."""
+        now = self.qm.clock.now()
+        memo = self._expiry
+        if memo[0] != self.gen:
+            soonest = min((s.expires_at for s in self.subscriptions.values() if s.expires_at is not None), default=None)
+            memo = self._expiry = (self.gen, soonest)
+        if memo[1] is None or now < memo[1]:
+            return                                  # none due yet (kept until a subscription is made or ends)
+        for sub in [s for s in self.subscriptions.values() if s.expires_at is not None and s.expires_at <= now]:
+            if not self.in_use(sub):
+                self.end_subscription(conn, sub)
+
     def _matching(self, topic: str) -> list[Subscription]:
         """The subscriptions whose topic matches ``topic``, kept per topic string until a
         subscription is made or ends (``subscriptions_changed``)."""
-        state = self._pubsub()
-        memo = state["matched"]
-        if memo[0] != state["gen"]:
-            memo = state["matched"] = (state["gen"], {})
+        memo = self._matched
+        if memo[0] != self.gen:
+            memo = self._matched = (self.gen, {})
         got = memo[1].get(topic)
         if got is None:
             if len(memo[1]) > 10_000:
                 memo[1].clear()
             got = memo[1][topic] = [sub for sub in self.subscriptions.values() if sub.matches(topic)]
-        return got  # type: ignore[no-any-return]
+        return got
 
-    def _journal(self, conn: Conn | None, op: JournalOp) -> None:
+    def journal(self, conn: Conn | None, op: JournalOp) -> None:
         """A pub/sub change into the store; the caller's reply waits until it is durable."""
-        ticket = self.store.append(op)
+        ticket = self.qm.store.append(op)
         if conn is not None and ticket > conn.ticket:
             conn.ticket = ticket
 
-    def _retain(self, conn: Conn, topic: str, md: MD, body: bytes, origin: str = "") -> None:
+    def retain(self, conn: Conn, topic: str, md: MD, body: bytes, origin: str = "") -> None:
         """The topic's retained publication; ``origin``: the cluster member it was forwarded from."""
         persistent = md.Persistence == C.MQPER_PERSISTENT
         self.retained[topic] = (md.pack(), body, persistent)
@@ -240,10 +353,10 @@ class PubSubMixin:
         else:
             self.retained_origin.pop(topic, None)
         if persistent:
-            self._journal(conn, SaveObject(RETAINED_NS, topic, json.dumps(
+            self.journal(conn, SaveObject(RETAINED_NS, topic, json.dumps(
                 {"topic": topic, "md": md.pack().hex(), "body": body.hex(), "origin": origin})))
         else:
-            self._journal(conn, DropObject(RETAINED_NS, topic))
+            self.journal(conn, DropObject(RETAINED_NS, topic))
 
     def _publication_data(self, md: MD, body: bytes, topic: str, user_data: str, retained: bool,
                           cache: dict[Any, Any]) -> tuple[bytes, int, int, bytes]:
@@ -252,49 +365,36 @@ class PubSubMixin:
         key = (user_data, retained)
         got = cache.get(key)
         if got is not None:
-            return got                                       # type: ignore[no-any-return]
+            return got
         if md.Format == rfh2.RFH2_FORMAT:
-            got = cache[key] = self._with_mqps(md.Format, md.Encoding, md.CodedCharSetId, body, topic, user_data,
+            got = cache[key] = _with_mqps(md.Format, md.Encoding, md.CodedCharSetId, body, topic, user_data,
                                                retained)
             return got
         # Data with no MQRFH2 of its own: the header put in front depends only on the topic, the
         # SubUserData and the descriptor's Format, Encoding and CCSID, so it is kept across publications.
-        heads = self._pubsub()["heads"]
+        heads = self._heads
         hkey = (topic, user_data, retained, md.Format, md.Encoding, md.CodedCharSetId)
         head = heads.get(hkey)
         if head is None:
             if len(heads) > 1024:
                 heads.clear()
-            head = heads[hkey] = self._with_mqps(md.Format, md.Encoding, md.CodedCharSetId, b"", topic, user_data,
+            head = heads[hkey] = _with_mqps(md.Format, md.Encoding, md.CodedCharSetId, b"", topic, user_data,
                                                  retained)
         got = cache[key] = (head[0], head[1], head[2], head[3] + body)
         return got
 
-    @staticmethod
-    def _with_mqps(fmt: bytes, encoding: int, ccsid: int, body: bytes, topic: str, user_data: str,
-                   retained: bool) -> tuple[bytes, int, int, bytes]:
-        props = Properties()
-        props.set("mqps.Top", topic, validate=False)
-        if user_data:
-            props.set("mqps.Sud", user_data, validate=False)
-        if retained:
-            props.set("mqps.Ret", True, validate=False)
-        split = rfh2.split(fmt, encoding, ccsid, body)
-        return rfh2.join(props, split.format, split.encoding, split.ccsid, split.data,
-                         rfh2.build_folders(props) + split.folders)
-
-    def _deliver(self, conn: Conn, sub: Subscription, topic: str, md: MD, body: bytes, syncpoint: bool,
+    def deliver(self, conn: Conn, sub: Subscription, topic: str, md: MD, body: bytes, syncpoint: bool,
                  retained: bool, cache: dict[Any, Any] | None = None) -> None:
         """One copy of a publication to the subscription's queue, with the queue manager's authority.
         ``cache``: what the copies of one publication share (their data, their descriptors' template)."""
-        cache = {"now": self.clock.now()} if cache is None else cache
+        cache = {"now": self.qm.clock.now()} if cache is None else cache
         fmt, enc, ccsid, data = self._publication_data(md, body, topic, sub.user_data, retained, cache)
         try:
             self._put_copy(conn, sub, md, fmt, enc, ccsid, data, syncpoint, retained, cache)
             sub.publications += 1
             sub.last_msg = cache["now"]
         except MQIError as e:
-            self.log(f"MQL8020W: A publication on {topic} could not be delivered to subscription "   # type: ignore[attr-defined]
+            self.qm.log(f"MQL8020W: A publication on {topic} could not be delivered to subscription "
                      f"'{sub.name or sub.subid}' (queue {sub.queue}): reason {e.reason}.")
 
     def _copy_destination(self, conn: Conn, sub: Subscription) -> tuple[Any, Any, Any, int, int] | None:
@@ -304,21 +404,21 @@ class PubSubMixin:
         changes (cluster.gen counts every DEFINE, ALTER, DELETE, ALTER QMGR included): a local
         queue's resolution and those checks depend on them alone. None for any other destination
         (MQPUT1 takes the copy there)."""
-        gen = self.cluster.gen                                                                      # type: ignore[attr-defined]
-        dests = self._pubsub()["dests"]
+        gen = self.qm.cluster.gen
+        dests = self._dests
         key = (sub.queue, sub.qmgr)
         hit = dests.get(key)
         if hit is not None and hit[0] == gen:
-            return hit[1]                                                                           # type: ignore[no-any-return]
-        res = self._resolve(conn, sub.queue, sub.qmgr if sub.qmgr != self.name else "", C.MQOO_OUTPUT)  # type: ignore[attr-defined]
-        qs = self.queues.get(res.queue) if res.kind == LOCAL else None                                # type: ignore[attr-defined]
+            return hit[1]
+        res = self.qm._resolve(conn, sub.queue, sub.qmgr if sub.qmgr != self.qm.name else "", C.MQOO_OUTPUT)
+        qs = self.qm.queues.get(res.queue) if res.kind == LOCAL else None
         dest = None
         if qs is not None and not qs.shared:
-            target = self.queue(res.queue)                                                          # type: ignore[attr-defined]
-            defs = list(map(self.queue, res.path))
+            target = self.qm.queue(res.queue)
+            defs = list(map(self.qm.queue, res.path))
             inhibited = any(d is not None and d["PUT"] == C.MQQA_PUT_INHIBITED for d in defs)
             first = defs[0] if defs and defs[0] is not None else target
-            dest = (res, qs, target, -1 if inhibited else min(self.qmgr["MAXMSGL"], target["MAXMSGL"]),
+            dest = (res, qs, target, -1 if inhibited else min(self.qm.qmgr["MAXMSGL"], target["MAXMSGL"]),
                     first["DEFPRTY"])
         if len(dests) > 100_000:
             dests.clear()
@@ -337,10 +437,10 @@ class PubSubMixin:
             copy = md.copy()
             d = copy.__dict__
             d.update(sub.copy_fields())
-            d["MsgId"], d["Format"], d["Encoding"], d["CodedCharSetId"] = self.ids.next(), fmt, enc, ccsid
+            d["MsgId"], d["Format"], d["Encoding"], d["CodedCharSetId"] = self.qm.ids.next(), fmt, enc, ccsid
             d["Priority"] = priority
             with qmgr_authority(conn):
-                self.put1(conn, OD(ObjectName=pad(sub.queue, 48), ObjectQMgrName=pad(sub.qmgr, 48)), copy,  # type: ignore[attr-defined]
+                self.qm.put1(conn, OD(ObjectName=pad(sub.queue, 48), ObjectQMgrName=pad(sub.qmgr, 48)), copy,
                           PMO(Options=C.MQPMO_SET_ALL_CONTEXT | (C.MQPMO_SYNCPOINT if syncpoint
                                                                  else C.MQPMO_NO_SYNCPOINT)), data)
             return
@@ -348,14 +448,14 @@ class PubSubMixin:
         # MQPUT's checks (_check_put decides every refusal): skipped only when the definitions kept
         # with the destination and the queue's depth show that none of them can refuse this copy.
         if limit < 0 or len(data) > limit or qs.depth >= target["MAXDEPTH"] \
-                or (syncpoint and len(conn.uow) >= self.qmgr["MAXUMSGS"]):                           # type: ignore[attr-defined]
-            target = self._check_put(conn, res, qs, len(data), 0, syncpoint)                        # type: ignore[attr-defined]
+                or (syncpoint and len(conn.uow) >= self.qm.qmgr["MAXUMSGS"]):
+            target = self.qm._check_put(conn, res, qs, len(data), 0, syncpoint)
         if priority == C.MQPRI_PRIORITY_AS_Q_DEF:
             priority = defprty          # the first definition's on the way (an alias's), as MQPUT takes it
         # A temporary dynamic queue holds no persistent message.
         persistent = md.Persistence == C.MQPER_PERSISTENT and target["DEFTYPE"] != C.MQQDT_TEMPORARY_DYNAMIC
         if persistent:
-            self._need_room(len(data))                                                              # type: ignore[attr-defined]
+            self.qm._need_room(len(data))
         # The copies of one publication share a descriptor but for MsgId, CorrelId and identity
         # context: packed once (per SubUserData, priority and persistence), spliced for each.
         key = ("md", sub.user_data, retained, priority, persistent)
@@ -366,14 +466,15 @@ class PubSubMixin:
                                  Persistence=C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT)
             template = cache[key] = copy.pack()
         correl, identity = sub.copy_block()
-        packed = md_for_copy(template, self.ids.next(), correl, identity)
+        packed = md_for_copy(template, self.qm.ids.next(), correl, identity)
         now = cache["now"]
         expiry_at = None if md.Expiry == C.MQEI_UNLIMITED else now + md.Expiry / 10.0
-        self._seq += 1                                                                              # type: ignore[attr-defined]
-        msg = Message(self._seq, PackedMD.of(packed), data, expiry_at, persistent, qs.lane_for(priority))  # type: ignore[attr-defined]
+        qm = self.qm
+        qm._seq += 1
+        msg = Message(qm._seq, PackedMD.of(packed), data, expiry_at, persistent, qs.lane_for(priority))
         msg._packed = packed
         if syncpoint or md.Report & C.MQRO_COA:
-            self._enqueue(conn, qs, msg, syncpoint, now)                                            # type: ignore[attr-defined]
+            self.qm._enqueue(conn, qs, msg, syncpoint, now)
             return
         # Outside syncpoint onto a local queue (not shared), no confirmation of arrival asked: what
         # _enqueue and _commit_put then do, in line. This is the innermost step of every copy;
@@ -382,5 +483,18 @@ class PubSubMixin:
         qs.insert(msg)
         qs.enq += 1
         if persistent:
-            conn.ticket = self.store.append(PutMsg(msg.seq, qs.name, packed, data, expiry_at))
-        self.hooks.available(qs.name)
+            conn.ticket = self.qm.store.append(PutMsg(msg.seq, qs.name, packed, data, expiry_at))
+        self.qm.hooks.available(qs.name)
+
+
+def _with_mqps(fmt: bytes, encoding: int, ccsid: int, body: bytes, topic: str, user_data: str,
+               retained: bool) -> tuple[bytes, int, int, bytes]:
+    props = Properties()
+    props.set("mqps.Top", topic, validate=False)
+    if user_data:
+        props.set("mqps.Sud", user_data, validate=False)
+    if retained:
+        props.set("mqps.Ret", True, validate=False)
+    split = rfh2.split(fmt, encoding, ccsid, body)
+    return rfh2.join(props, split.format, split.encoding, split.ccsid, split.data,
+                     rfh2.build_folders(props) + split.folders)

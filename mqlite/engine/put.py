@@ -34,7 +34,7 @@ class PutMixin:
         if not h.options & C.MQOO_OUTPUT:
             raise MQIError(C.MQRC_NOT_OPEN_FOR_OUTPUT)
         if h.topic is not None:
-            return self.publish(conn, h, md, pmo, body)
+            return self.pubsub.publish(conn, h, md, pmo, body)
         return self._put(conn, h, md, pmo, body, owned)
 
     def put1(self, conn: Conn, od: OD, md: MD, pmo: PMO, body: bytes) -> int:
@@ -50,7 +50,7 @@ class PutMixin:
         h = self.open(conn, od, options)
         try:
             if h.topic is not None:
-                return self.publish(conn, h, md, pmo, body)
+                return self.pubsub.publish(conn, h, md, pmo, body)
             return self._put(conn, h, md, pmo, body)
         finally:
             self.close(conn, h.hobj)

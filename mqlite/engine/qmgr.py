@@ -18,20 +18,17 @@ from mqlite.cmq.structs import pad
 from mqlite.engine.authority import AuthorityMixin
 from mqlite.engine.batch import BatchMixin
 from mqlite.engine.clock import Clock, IdGenerator
-from mqlite.engine.core import (
-    Conn,
-    Prepared,
-)
+from mqlite.engine.core import Conn, Handle, Prepared
 from mqlite.engine.definitions import DefinitionsMixin
 from mqlite.engine.get import GetMixin
 from mqlite.engine.hooks import Hooks
 from mqlite.engine.inquire import InquireMixin
 from mqlite.engine.open import OpenMixin
 from mqlite.engine.ports import Journal, ObjectSaver, Pager
-from mqlite.engine.pubadmin import PubAdminMixin
-from mqlite.engine.pubcluster import PubClusterMixin
-from mqlite.engine.pubhier import PubHierarchyMixin
-from mqlite.engine.pubsub import PubSubMixin
+from mqlite.engine.pubadmin import PubAdmin
+from mqlite.engine.pubcluster import ClusterTopics
+from mqlite.engine.pubhier import Hierarchy
+from mqlite.engine.pubsub import PubSub
 from mqlite.engine.put import PutMixin
 from mqlite.engine.queue import DEFAULT_BUFFERS, QueueState
 from mqlite.engine.report import ReportMixin
@@ -40,7 +37,7 @@ from mqlite.engine.route import ClusterRouteMixin
 from mqlite.engine.segments import SegmentMixin
 from mqlite.engine.shared import SharedPort
 from mqlite.engine.stream import StreamMixin
-from mqlite.engine.subscribe import SubscribeMixin
+from mqlite.engine.subscribe import Subscriptions
 from mqlite.engine.uow import UnitOfWorkMixin
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import QMGR, QUEUE, MQObject
@@ -51,7 +48,7 @@ __all__ = ["QueueManager"]
 
 class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, GetMixin,
                    BatchMixin, UnitOfWorkMixin, StreamMixin, InquireMixin, ReportMixin, SegmentMixin,
-                   AuthorityMixin, PubClusterMixin, PubHierarchyMixin, PubAdminMixin, SubscribeMixin, PubSubMixin):
+                   AuthorityMixin):
     """One queue manager's state and MQI behaviour."""
 
     def __init__(self, name: str, store: Journal, clock: Clock | None = None, pager: Pager | None = None,
@@ -87,6 +84,22 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, Get
         self.group_objects: dict[tuple[str, str], MQObject] = {}   # QSGDISP(GROUP) definitions, by (ns, name)
         self._cl_targets: dict[tuple[Any, ...], tuple[Resolved, QueueState, Resolved]] = {}
         self.prepared: dict[str, Prepared] = {}        # two-phase units of work past phase one, by XID
+        # Publish/subscribe, as parts that hold their own state (engine/pubsub.py and beside it).
+        self.pubsub = PubSub(self)
+        self.subs = Subscriptions(self, self.pubsub)
+        self.pubhier = Hierarchy(self, self.pubsub)
+        self.pubcluster = ClusterTopics(self, self.pubsub, self.pubhier)
+        self.pubadmin = PubAdmin(self, self.pubsub, self.pubhier)
+        self.pubsub.relays += [self.pubcluster, self.pubhier]
 
     def log(self, text: str) -> None:
         self.hooks.log(text)
+
+    # --- MQI verbs served by the parts ------------------------------------------------------------
+    def subscribe(self, conn: Conn, sd: Any, hobj: int) -> tuple[Handle, int]:
+        """MQSUB (engine/subscribe.py)."""
+        return self.subs.subscribe(conn, sd, hobj)
+
+    def request_publications(self, conn: Conn, hsub: int) -> int:
+        """MQSUBRQ (engine/subscribe.py)."""
+        return self.subs.request_publications(conn, hsub)

@@ -1,19 +1,19 @@
 """MQSUB in the engine: making, resuming and altering subscriptions (MQ's option rules and what
-MQSO_ALTER may change), MQSUBRQ, and ending them (MQCLOSE, MQDISC, SubExpiry). Part of the engine's
-QueueManager (mqlite.engine.qmgr), beside mqlite.engine.pubsub, which delivers publications to the
-subscriptions made here."""
+MQSO_ALTER may change), MQSUBRQ, and ending them (MQCLOSE, MQDISC). ``Subscriptions`` is the
+queue manager's ``qm.subs``; the subscriptions themselves are ``PubSub``'s (mqlite.engine.pubsub),
+which delivers publications to them."""
 from __future__ import annotations
 
 import json
 import os
-from typing import Any, Callable
+from typing import Any
 
 from mqlite.cmq import CMQZC as Z
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import MD, OD, pad, text
 from mqlite.engine.core import C, Conn, Handle, qmgr_authority
-from mqlite.engine.ports import DropObject, JournalOp, SaveObject
-from mqlite.engine.pubsub import SUB_NS
+from mqlite.engine.ports import SaveObject
+from mqlite.engine.pubsub import SUB_NS, PubSub, PubSubHost
 from mqlite.props.selector import SelectorError
 from mqlite.pubsub import topics
 from mqlite.pubsub.matching import char_pattern_valid
@@ -41,48 +41,38 @@ def check_values(sd: Any) -> None:
         raise MQIError(C.MQRC_EXPIRY_ERROR)
 
 
-class SubscribeMixin:
-    name: str
-    clock: Any
-    conns: dict[int, Conn]
-    subscriptions: dict[str, Subscription]
-    retained: dict[str, tuple[bytes, bytes, bool]]
-    # From PubSubMixin (mqlite.engine.pubsub): the state and the delivery they share.
-    _pubsub: Callable[[], dict[str, Any]]
-    _pubsub_enabled: Callable[[], None]
-    _tree: Callable[[], Any]
-    _admin_object: Callable[[str], Any]
-    _journal: Callable[[Conn | None, JournalOp], None]
-    _deliver: Callable[..., Any]
-    topic_string: Callable[[str, str], str]
+class Subscriptions:
+    def __init__(self, qm: PubSubHost, ps: PubSub) -> None:
+        self.qm = qm
+        self.ps = ps
 
     # --- MQSUB -----------------------------------------------------------------------------------
     def subscribe(self, conn: Conn, sd: Any, hobj: int) -> tuple[Handle, int]:
         """MQSUB: (the subscription's handle, the destination queue's handle: ``hobj`` or the
         managed queue opened for input)."""
         opts = sd.Options
-        self._pubsub_enabled()
+        self.ps.check_enabled()
         if not sub_options_valid(opts):
             raise MQIError(C.MQRC_OPTIONS_ERROR)
         durable = bool(opts & C.MQSO_DURABLE)
         name = sd.get_vs("SubName").decode("utf-8", "replace").strip()
         if durable and not name:
             raise MQIError(C.MQRC_SUB_NAME_ERROR)
-        existing = next((s for s in self.subscriptions.values() if name and s.name == name), None)
+        existing = next((s for s in self.ps.subscriptions.values() if name and s.name == name), None)
         if existing is not None:
             if not opts & (C.MQSO_RESUME | C.MQSO_ALTER):
                 raise MQIError(C.MQRC_SUB_ALREADY_EXISTS)
-            if any(h.sub is existing for c in self.conns.values() for h in c.handles.values()):
+            if self.ps.in_use(existing):
                 raise MQIError(C.MQRC_SUBSCRIPTION_IN_USE)
             return self._resume(conn, existing, sd, hobj)
         if not opts & C.MQSO_CREATE:
             raise MQIError(C.MQRC_NO_SUBSCRIPTION)
-        topic = self.topic_string(text(sd.ObjectName), sd.get_vs("ObjectString").decode("utf-8", "replace"))
+        topic = self.ps.topic_string(text(sd.ObjectName), sd.get_vs("ObjectString").decode("utf-8", "replace"))
         if opts & C.MQSO_WILDCARD_CHAR and not char_pattern_valid(topic):
             raise MQIError(C.MQRC_TOPIC_STRING_ERROR)
-        tree = self._tree()
+        tree = self.ps.tree()
         admin = topics.admin_node(tree, topic)
-        self.authorize(conn, "TOPIC", admin.name, Z.MQZAO_SUBSCRIBE)     # type: ignore[attr-defined]
+        self.qm.authorize(conn, "TOPIC", admin.name, Z.MQZAO_SUBSCRIBE)
         if topics.resolved(tree, topic, "SUB") == C.MQTA_SUB_INHIBITED:
             raise MQIError(C.MQRC_SUB_INHIBITED)
         if durable and topics.resolved(tree, topic, "DURSUB") == C.MQSUB_DURABLE_INHIBITED:
@@ -104,14 +94,14 @@ class SubscribeMixin:
                            bool(opts & C.MQSO_MANAGED), durable, correl.hex(),
                            sd.get_vs("SubUserData").decode("utf-8", "replace"), opts,
                            conn.principal.user if conn.principal is not None else conn.user,
-                           0 if durable else conn.hconn, self.clock.now(), selector=selector,
+                           0 if durable else conn.hconn, self.qm.clock.now(), selector=selector,
                            priority=sd.PubPriority)
-        sub.set_expiry(sd.SubExpiry, self.clock.now())
+        sub.set_expiry(sd.SubExpiry, self.qm.clock.now())
         sub.set_identity(sd)
-        self.subscriptions[subid] = sub
-        self.subscriptions_changed()                                  # type: ignore[attr-defined]
+        self.ps.subscriptions[subid] = sub
+        self.ps.subscriptions_changed()
         if durable:
-            self._journal(conn, SaveObject(SUB_NS, subid, json.dumps(sub.record())))
+            self.ps.journal(conn, SaveObject(SUB_NS, subid, json.dumps(sub.record())))
         sd.SubCorrelId = correl
         h = self._sub_handle(conn, sub, opts)
         if not opts & (C.MQSO_NEW_PUBLICATIONS_ONLY | C.MQSO_PUBLICATIONS_ON_REQUEST):
@@ -124,9 +114,9 @@ class SubscribeMixin:
             prefix = "SYSTEM.MANAGED.DURABLE." if durable else "SYSTEM.MANAGED.NDURABLE."
             od = OD(ObjectName=pad(model, 48), DynamicQName=pad(prefix + subid[:16].upper(), 48))
             with qmgr_authority(conn):          # the queue manager makes its managed queue
-                qh = self.open(conn, od, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | C.MQOO_INQUIRE  # type: ignore[attr-defined]
+                qh = self.qm.open(conn, od, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | C.MQOO_INQUIRE
                                | _read_ahead(opts))
-            return qh.hobj, text(od.ObjectName), self.name
+            return qh.hobj, text(od.ObjectName), self.qm.name
         return (hobj, *self._provided_queue(conn, hobj))
 
     @staticmethod
@@ -142,13 +132,13 @@ class SubscribeMixin:
     def _may_set_identity(self, conn: Conn, opts: int, queue: str, qmgr: str) -> None:
         """MQSO_SET_IDENTITY_CONTEXT on a provided queue here needs what MQOPEN with
         MQOO_SET_IDENTITY_CONTEXT of that queue would (2035 without ``setid``)."""
-        if opts & C.MQSO_SET_IDENTITY_CONTEXT and qmgr == self.name:
-            self.authorize(conn, "QUEUE", queue, Z.MQZAO_SET_IDENTITY_CONTEXT)   # type: ignore[attr-defined]
+        if opts & C.MQSO_SET_IDENTITY_CONTEXT and qmgr == self.qm.name:
+            self.qm.authorize(conn, "QUEUE", queue, Z.MQZAO_SET_IDENTITY_CONTEXT)
 
     def _sub_handle(self, conn: Conn, sub: Subscription, opts: int) -> Handle:
-        h = self._new_handle(conn, sub.name or sub.topic, None, opts, None, None)  # type: ignore[attr-defined]
+        h = self.qm._new_handle(conn, sub.name or sub.topic, None, opts, None, None)
         h.sub = sub
-        return h                                                                   # type: ignore[no-any-return]
+        return h
 
     def _resume(self, conn: Conn, sub: Subscription, sd: Any, hobj: int) -> tuple[Handle, int]:
         opts = sd.Options
@@ -156,11 +146,11 @@ class SubscribeMixin:
         other = bool(sub.user) and user != sub.user
         if other and not sub.options & C.MQSO_ANY_USERID:
             raise MQIError(C.MQRC_IDENTITY_MISMATCH)
-        admin = self._admin_object(sub.topic)
+        admin = self.ps.admin_object(sub.topic)
         # sub creates, alters or resumes; resume only resumes what the user already owns.
-        have = self.authority_of(conn, "TOPIC", admin.name)                  # type: ignore[attr-defined]
+        have = self.qm.authority_of(conn, "TOPIC", admin.name)
         if not have & Z.MQZAO_SUBSCRIBE and (other or opts & C.MQSO_ALTER or not have & Z.MQZAO_RESUME):
-            self.authorize(conn, "TOPIC", admin.name, Z.MQZAO_SUBSCRIBE)      # type: ignore[attr-defined]
+            self.qm.authorize(conn, "TOPIC", admin.name, Z.MQZAO_SUBSCRIBE)
         dest = self._altered_destination(conn, sub, sd, hobj) if opts & C.MQSO_ALTER else None
         changed = other
         if other:
@@ -169,7 +159,7 @@ class SubscribeMixin:
             # Everything the MQSD says, once nothing in it is refused (checked above).
             sub.user_data = sd.get_vs("SubUserData").decode("utf-8", "replace")
             sub.priority = sd.PubPriority
-            sub.set_expiry(sd.SubExpiry, self.clock.now())
+            sub.set_expiry(sd.SubExpiry, self.qm.clock.now())
             if opts & C.MQSO_SET_CORREL_ID:
                 sub.set_correl_id(sd.SubCorrelId)
             # FIXED_USERID (the default) fixes the subscription to whoever alters it.
@@ -182,13 +172,13 @@ class SubscribeMixin:
                 # Publications already delivered stay where they are (MQ leaves them to the
                 # application); the next ones go to the queue this handle names.
                 sub.queue, sub.qmgr = dest
-            self.subscriptions_changed()                                  # type: ignore[attr-defined]
+            self.ps.subscriptions_changed()
             changed = True
         if changed and sub.durable:
-            self._journal(conn, SaveObject(SUB_NS, sub.subid, json.dumps(sub.record())))
+            self.ps.journal(conn, SaveObject(SUB_NS, sub.subid, json.dumps(sub.record())))
         if sub.managed:
             with qmgr_authority(conn):
-                qh = self.open(conn, OD(ObjectName=pad(sub.queue, 48)),                     # type: ignore[attr-defined]
+                qh = self.qm.open(conn, OD(ObjectName=pad(sub.queue, 48)),
                                C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | C.MQOO_INQUIRE | _read_ahead(sd.Options)).hobj
         elif hobj:
             qh = hobj
@@ -203,7 +193,7 @@ class SubscribeMixin:
         sd.set_vs("SelectionString", sub.selector)
         sd.PubPriority = sub.priority
         sd.SubExpiry = sub.expiry
-        sub.resumed = self.clock.now()
+        sub.resumed = self.qm.clock.now()
         return self._sub_handle(conn, sub, sd.Options), qh
 
     def _altered_destination(self, conn: Conn, sub: Subscription, sd: Any, hobj: int) -> tuple[str, str] | None:
@@ -213,7 +203,7 @@ class SubscribeMixin:
         MQSO_SET_IDENTITY_CONTEXT. Returns the handle's queue and its queue manager, None when the
         subscription keeps its own (managed, or no handle given)."""
         name, string = text(sd.ObjectName), sd.get_vs("ObjectString").decode("utf-8", "replace")
-        topic = self.topic_string(name, string) if name or string else ""
+        topic = self.ps.topic_string(name, string) if name or string else ""
         selector = sd.get_vs("SelectionString").decode("utf-8", "replace").strip()
         reason = sub.alter_refusal(topic, sd.Options, selector)
         if reason:
@@ -230,25 +220,25 @@ class SubscribeMixin:
         without a handle: the queue is opened for the application, for input and browse, as MQ
         does; 2522 (MQRC_INVALID_DESTINATION) when it cannot be (on another queue manager, gone,
         or not the application's to read)."""
-        if sub.qmgr and sub.qmgr != self.name:
+        if sub.qmgr and sub.qmgr != self.qm.name:
             raise MQIError(C.MQRC_INVALID_DESTINATION)
         try:
-            return self.open(conn, OD(ObjectName=pad(sub.queue, 48)),                       # type: ignore[attr-defined, no-any-return]
+            return self.qm.open(conn, OD(ObjectName=pad(sub.queue, 48)),
                              C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | _read_ahead(opts)).hobj
         except MQIError as e:
             raise MQIError(C.MQRC_INVALID_DESTINATION, detail=f"{sub.queue}: reason {e.reason}") from None
 
     def _send_retained(self, conn: Conn, sub: Subscription) -> int:
         sent = 0
-        for topic, (md_bytes, body, _persistent) in list(self.retained.items()):
+        for topic, (md_bytes, body, _persistent) in list(self.ps.retained.items()):
             if sub.matches(topic):
-                self._deliver(conn, sub, topic, MD.from_bytes(md_bytes), body, syncpoint=False, retained=True)
+                self.ps.deliver(conn, sub, topic, MD.from_bytes(md_bytes), body, syncpoint=False, retained=True)
                 sent += 1
         return sent
 
     def request_publications(self, conn: Conn, hsub: int) -> int:
         """MQSUBRQ(MQSR_ACTION_PUBLICATION): the retained publications now; 2437 if there are none."""
-        h = self.handle(conn, hsub)             # type: ignore[attr-defined]
+        h = self.qm.handle(conn, hsub)
         if h.sub is None:
             raise MQIError(C.MQRC_HSUB_ERROR)
         sent = self._send_retained(conn, h.sub)
@@ -264,36 +254,12 @@ class SubscribeMixin:
         assert sub is not None
         del conn.handles[h.hobj]
         if not sub.durable or options & C.MQCO_REMOVE_SUB:
-            self._end_subscription(conn, sub)
-
-    def _end_subscription(self, conn: Conn | None, sub: Subscription) -> None:
-        self.subscriptions.pop(sub.subid, None)
-        self.subscriptions_changed()                                  # type: ignore[attr-defined]
-        if sub.durable:
-            self._journal(conn, DropObject(SUB_NS, sub.subid))
-        if sub.managed:
-            obj = self.queue(sub.queue)                  # type: ignore[attr-defined]
-            if obj is not None and not self.in_use(sub.queue):   # type: ignore[attr-defined]
-                self.remove_object(obj)                  # type: ignore[attr-defined]
-
-    def _expire_subscriptions(self, conn: Conn | None) -> None:
-        """Subscriptions past their SubExpiry end (a durable one with its managed queue)."""
-        now = self.clock.now()
-        state = self._pubsub()
-        memo = state["expiry"]
-        if memo[0] != state["gen"]:
-            soonest = min((s.expires_at for s in self.subscriptions.values() if s.expires_at is not None), default=None)
-            memo = state["expiry"] = (state["gen"], soonest)
-        if memo[1] is None or now < memo[1]:
-            return                                  # none due yet (kept until a subscription is made or ends)
-        for sub in [s for s in self.subscriptions.values() if s.expires_at is not None and s.expires_at <= now]:
-            if not any(h.sub is sub for c in self.conns.values() for h in c.handles.values()):
-                self._end_subscription(conn, sub)
+            self.ps.end_subscription(conn, sub)
 
     def end_connection_subscriptions(self, conn: Conn) -> None:
         """MQDISC (or a broken connection): its non-durable subscriptions end."""
-        for sub in [s for s in self.subscriptions.values() if s.owner == conn.hconn and not s.durable]:
+        for sub in [s for s in self.ps.subscriptions.values() if s.owner == conn.hconn and not s.durable]:
             for hobj, h in list(conn.handles.items()):
                 if h.sub is sub:
                     del conn.handles[hobj]
-            self._end_subscription(conn, sub)
+            self.ps.end_subscription(conn, sub)

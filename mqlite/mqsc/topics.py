@@ -41,7 +41,7 @@ class TopicCommands:
         return value
 
     def _tree(self) -> dict[str, Any]:
-        return self.qm._tree()       # type: ignore[no-any-return]   (clustered topics included)
+        return self.qm.pubsub.tree()       # clustered topics included
 
     def _display_tpstatus(self, cmd: Command) -> Result:
         pattern = cmd.name or ""
@@ -60,11 +60,11 @@ class TopicCommands:
             requested.append(q.keyword)
         show = _TPSTATUS_ALL if not requested or cmd.param("ALL") is not None else tuple(requested)
         tree = self._tree()
-        subs = list(self.qm.subscriptions.values())
+        subs = list(self.qm.pubsub.subscriptions.values())
         publishers = [(c, h) for c in self.qm.conns.values() for h in c.handles.values() if h.topic is not None]
         # The tree's nodes: administrative objects', subscriptions', publishers' and retained
         # publications' topic strings, and the levels above them.
-        used = set(tree) | {s.topic for s in subs} | {h.topic for _c, h in publishers} | set(self.qm.retained)
+        used = set(tree) | {s.topic for s in subs} | {h.topic for _c, h in publishers} | set(self.qm.pubsub.retained)
         nodes = sorted({n for s in used for n in topics.ancestors(s) if n})
         if "#" in pattern or "+" in pattern:
             wanted = [n for n in nodes if topic_match(pattern, n)]
@@ -100,7 +100,7 @@ class TopicCommands:
             shown.update(ADMIN=f"ADMIN({admin.name if admin is not None else ' '})",
                          CLROUTE=table["CLROUTE"].render(topics.admin_node(tree, node)["CLROUTE"]),
                          PUBCOUNT=f"PUBCOUNT({len(pubs)})", SUBCOUNT=f"SUBCOUNT({len(here)})",
-                         RETAINED=f"RETAINED({'YES' if node in self.qm.retained else 'NO'})")
+                         RETAINED=f"RETAINED({'YES' if node in self.qm.pubsub.retained else 'NO'})")
             lines.extend(format_fields([f"TOPICSTR({node})"] + [shown[k] for k in show]))
         return Result(lines)
 
@@ -124,7 +124,7 @@ class PubSubStatus:
                 raise SyntaxProblem(cmd.text, p.text, f"{p.text} is not valid for CLEAR TOPICSTR.")
         if cmd.param("CLRTYPE") is None:
             raise SyntaxProblem(cmd.text, cmd.text, "CLRTYPE(RETAINED) is required.")
-        cleared = self.qm.clear_retained(cmd.name)
+        cleared = self.qm.pubadmin.clear_retained(cmd.name)
         return Result([f"MQL8024I: Topic string {cmd.name} cleared: {cleared} retained publication(s) removed."])
 
     def _display_pubsub(self, cmd: Command) -> Result:
@@ -141,11 +141,11 @@ class PubSubStatus:
                 raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for DISPLAY PUBSUB.")
         lines = []
         if kind in ("LOCAL", "ALL"):
-            status, subcount, tpcount = self.qm.pubsub_status()
+            status, subcount, tpcount = self.qm.pubadmin.pubsub_status()
             lines += [PUBSUB_HEADER, *format_fields([
                 f"QMNAME({self.qm.name})", "TYPE(LOCAL)", f"STATUS({_PS_STATUS[status]})",
                 f"SUBCOUNT({subcount})", f"TPCOUNT({tpcount})"])]
-        for rtype, qmname, status, subcount in self.qm.hierarchy_status():
+        for rtype, qmname, status, subcount in self.qm.pubhier.status():
             if kind in (rtype, "ALL"):
                 lines += [PUBSUB_HEADER, *format_fields([
                     f"QMNAME({qmname})", f"TYPE({rtype})", f"STATUS({_PS_STATUS[status]})",
@@ -191,7 +191,7 @@ class SubscriptionCommands:
         for p in cmd.params:
             if p.keyword not in SUB_KEYWORDS:
                 raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for {cmd.verb} SUB.")
-        existing = next((s for s in self.qm.subscriptions.values() if s.name == name), None)
+        existing = next((s for s in self.qm.pubsub.subscriptions.values() if s.name == name), None)
         if alter and existing is None:
             return Result([_SUB_REASONS[2428]], ERROR)
         destclas = self._sub_value(cmd, "DESTCLAS", "MANAGED" if existing is not None and existing.managed
@@ -212,7 +212,7 @@ class SubscriptionCommands:
         default_dest = existing.queue if existing is not None and not existing.managed else ""
         given = self._sub_settings(cmd)
         try:
-            self.qm.define_subscription(
+            self.qm.pubadmin.define_subscription(
                 name, topicstr, topicobj, self._sub_value(cmd, "DEST", default_dest),
                 self._sub_value(cmd, "DESTQMGR", existing.qmgr if existing is not None else ""), destclas == "MANAGED",
                 self._sub_value(cmd, "USERDATA", existing.user_data if existing is not None else ""),
@@ -257,7 +257,7 @@ class SubscriptionCommands:
 
     def _delete_sub(self, cmd: Command) -> Result:
         try:
-            self.qm.delete_subscription(cmd.name or "")
+            self.qm.pubadmin.delete_subscription(cmd.name or "")
         except MQIError as e:
             return Result([_SUB_REASONS.get(e.reason, f"AMQ8101S: IBM MQ error {e.reason} has occurred.")], ERROR)
         return Result(["AMQ8093I: IBM MQ subscription deleted."])
@@ -266,8 +266,8 @@ class SubscriptionCommands:
         pattern = cmd.name or "*"
         p = cmd.param("SUBID")
         if p is not None and p.value:
-            return [s for s in self.qm.subscriptions.values() if s.subid.upper() == p.value.upper()]
-        return sorted((s for s in self.qm.subscriptions.values() if generic_match(pattern, s.name or s.subid.upper())),
+            return [s for s in self.qm.pubsub.subscriptions.values() if s.subid.upper() == p.value.upper()]
+        return sorted((s for s in self.qm.pubsub.subscriptions.values() if generic_match(pattern, s.name or s.subid.upper())),
                       key=lambda s: s.name or s.subid)
 
     def _proxy_lines(self, cmd: Command) -> list[str]:
@@ -276,7 +276,7 @@ class SubscriptionCommands:
         (shown with HIERARCHY for the cluster); publications that match go to that queue manager."""
         lines: list[str] = []
         held = [*sorted(self.qm.cluster.proxies.held.items()),
-                *(((r, "HIERARCHY"), subs) for r, subs in sorted(self.qm.hierarchy.held.items()))]
+                *(((r, "HIERARCHY"), subs) for r, subs in sorted(self.qm.pubhier.relations.held.items()))]
         for (origin, cluster), subs in held:
             for topic, char in sorted(subs):
                 name = f"SYSTEM.PROXY.{origin} {cluster} {topic}"

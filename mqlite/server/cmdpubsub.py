@@ -73,11 +73,11 @@ class PubSubCommands:
             raise self.fail(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACF_PS_STATUS_TYPE)
         out = []
         if kind in (F.MQPSST_ALL, F.MQPSST_LOCAL):
-            status, subcount, tpcount = self.qm.pubsub_status()
+            status, subcount, tpcount = self.qm.pubadmin.pubsub_status()
             out.append([pcf.enc_str(C.MQCA_Q_MGR_NAME, pad(self.qm.name, 48)),
                         pcf.enc_int(F.MQIACF_PS_STATUS_TYPE, F.MQPSST_LOCAL), pcf.enc_int(F.MQIACF_PUBSUB_STATUS, status),
                         pcf.enc_int(C.MQIA_SUB_COUNT, subcount), pcf.enc_int(C.MQIA_TOPIC_NODE_COUNT, tpcount)])
-        for rtype, qmname, status, subcount in self.qm.hierarchy_status():
+        for rtype, qmname, status, subcount in self.qm.pubhier.status():
             code = F.MQPSST_PARENT if rtype == "PARENT" else F.MQPSST_CHILD
             if kind in (F.MQPSST_ALL, code):
                 out.append([pcf.enc_str(C.MQCA_Q_MGR_NAME, pad(qmname, 48)), pcf.enc_int(F.MQIACF_PS_STATUS_TYPE, code),
@@ -92,13 +92,13 @@ class PubSubCommands:
             raise self.fail(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACF_CLEAR_TYPE)
         if msg.first(F.MQIACF_CLEAR_SCOPE, F.MQCLRS_LOCAL) != F.MQCLRS_LOCAL:
             raise self.fail(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACF_CLEAR_SCOPE)
-        self.qm.clear_retained(topic)
+        self.qm.pubadmin.clear_retained(topic)
         return [[]]
 
     # --- subscriptions ---------------------------------------------------------------------------
     def create_subscription(self, msg: pcf.Message, alter: bool = False) -> list[list[bytes]]:
         name = _str(self.need(msg, F.MQCACF_SUB_NAME))
-        existing = next((s for s in self.qm.subscriptions.values() if s.name == name), None)
+        existing = next((s for s in self.qm.pubsub.subscriptions.values() if s.name == name), None)
         if alter and existing is None:
             raise self.fail(C.MQRC_NO_SUBSCRIPTION, F.MQCACF_SUB_NAME)
         managed = msg.first(F.MQIACF_DESTINATION_CLASS, C.MQDC_MANAGED if existing is not None and existing.managed
@@ -107,7 +107,7 @@ class PubSubCommands:
         if varuser not in (None, C.MQVU_ANY_USER, C.MQVU_FIXED_USER):
             raise self.fail(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACF_VARIABLE_USER_ID)
         try:
-            self.qm.define_subscription(
+            self.qm.pubadmin.define_subscription(
                 name, existing.topic if alter else _str(msg.first(C.MQCA_TOPIC_STRING)),
                 "" if alter else _str(msg.first(C.MQCA_TOPIC_NAME)),
                 _str(msg.first(F.MQCACF_DESTINATION)) or (existing.queue if existing is not None else ""),
@@ -129,9 +129,9 @@ class PubSubCommands:
         subid = msg.first(F.MQBACF_SUB_ID)
         try:
             if subid is not None:
-                self.qm.delete_subscription("", bytes(subid).hex())
+                self.qm.pubadmin.delete_subscription("", bytes(subid).hex())
             else:
-                self.qm.delete_subscription(_str(self.need(msg, F.MQCACF_SUB_NAME)))
+                self.qm.pubadmin.delete_subscription(_str(self.need(msg, F.MQCACF_SUB_NAME)))
         except MQIError as e:
             raise self.fail(e.reason, F.MQBACF_SUB_ID if subid is not None else F.MQCACF_SUB_NAME) from None
         return [[]]
@@ -140,7 +140,7 @@ class PubSubCommands:
         pattern = _str(msg.first(F.MQCACF_SUB_NAME)) or "*"
         subid = msg.first(F.MQBACF_SUB_ID)
         out = []
-        for s in sorted(self.qm.subscriptions.values(), key=lambda s: s.name or s.subid):
+        for s in sorted(self.qm.pubsub.subscriptions.values(), key=lambda s: s.name or s.subid):
             if subid is not None and bytes(subid) != bytes.fromhex(s.subid):
                 continue
             if subid is None and not generic_match(pattern, s.name):

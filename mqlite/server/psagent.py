@@ -64,7 +64,7 @@ class PubSubAgent(threading.Thread):
                 srv.log.write("AMQ5806E", f"The publish/subscribe agent could not open its queues (reason {e.reason}).",
                               "Publications from other queue managers are not delivered.")
                 return
-            qm.hierarchy_start(conn)
+            qm.pubhier.start(conn)
             qm.commit(conn)
         gmo = GMO(Options=C.MQGMO_SYNCPOINT)
         while not self.stop_event.is_set():
@@ -82,7 +82,7 @@ class PubSubAgent(threading.Thread):
             if not got:
                 with srv.lock:
                     if not self.stop_event.is_set() and (failed or not qm.queues[PUBSQ].visible):
-                        rel = qm.hierarchy
+                        rel = qm.pubhier.relations
                         srv.cond_for(PUBSQ).wait(HIERARCHY_WAIT if rel.parent or rel.children
                                                  or qm.qmgr["PARENT"].strip() else IDLE_WAIT)
         with srv.lock:
@@ -90,10 +90,10 @@ class PubSubAgent(threading.Thread):
 
     def _round(self, conn: object, hobj: int, ctl: int, gmo: GMO) -> int:
         qm = self.qm
-        got = self._drain(conn, ctl, gmo, BATCH, lambda r: qm.control_inbound(conn, r.body),
+        got = self._drain(conn, ctl, gmo, BATCH, lambda r: qm.pubhier.control_inbound(conn, r.body),
                           f"A message on {CONTROLQ} is not a control message and was discarded.")
-        sent = qm.hierarchy_round(conn)
-        got += self._drain(conn, hobj, gmo, BATCH - got, lambda r: qm.publish_inbound(conn, r.md, r.body),
+        sent = qm.pubhier.round(conn)
+        got += self._drain(conn, hobj, gmo, BATCH - got, lambda r: qm.pubcluster.publish_inbound(conn, r.md, r.body),
                            f"A message on {PUBSQ} is not a publication and was discarded.")
         if got or sent:
             qm.commit(conn)

@@ -89,13 +89,13 @@ class RepositoryManager(threading.Thread):
                     raise ValueError("not an object")
                 added = cl.receive(msg)
                 if added:
-                    qm.resend_retained(conn, str(msg["from"]), str(msg["cluster"]), added)
+                    qm.pubcluster.resend_retained(conn, str(msg["from"]), str(msg["cluster"]), added)
             except (ValueError, KeyError, TypeError) as e:
                 self.srv.log.write("AMQ9430E", "A cluster control message was not understood and was discarded.",
                                    f"{e.__class__.__name__}: {e}")
         cl.tick()
         cl.sync()
-        proxied = cl.send_proxies(qm.wanted_proxies())
+        proxied = cl.send_proxies(qm.pubcluster.wanted_proxies())
         qm.prune_not_fixed()
         for channel, st in list(self.channels.status.items()):
             if st.chltype == "CLUSSDR" and st.state in ("RETRYING", "STOPPED"):

@@ -239,7 +239,7 @@ def test_selection_string_pub_priority_and_sub_expiry(eng):
     eng.qm.close(eng.conn, hx.hobj)
     eng.clock.advance(6)
     publish(eng, "short/lived", b"too late")
-    assert not [s for s in eng.qm.subscriptions.values() if s.name == "SHORT"]
+    assert not [s for s in eng.qm.pubsub.subscriptions.values() if s.name == "SHORT"]
 
 
 def test_copies_carry_the_subscribers_identity_and_subscriptions_belong_to_their_user(eng):
@@ -384,10 +384,10 @@ def test_altering_a_subscriptions_destination_moves_its_next_copies(eng):
     publication goes to the new queue, none to the old (destinations are kept by name, not by
     subscription)."""
     eng.mqsc("DEFINE QLOCAL(FIRST.Q)\nDEFINE QLOCAL(SECOND.Q)\nDEFINE SUB(MOVING) TOPICSTR('feed/moving') DEST(FIRST.Q)")
-    subid = next(s.subid for s in eng.qm.subscriptions.values() if s.name == "MOVING")
+    subid = next(s.subid for s in eng.qm.pubsub.subscriptions.values() if s.name == "MOVING")
     publish(eng, "feed/moving", b"one")
     eng.mqsc("ALTER SUB(MOVING) DEST(SECOND.Q)")
-    assert next(s.subid for s in eng.qm.subscriptions.values() if s.name == "MOVING") == subid
+    assert next(s.subid for s in eng.qm.pubsub.subscriptions.values() if s.name == "MOVING") == subid
     publish(eng, "feed/moving", b"two")
     first, _ = eng.open("FIRST.Q", C.MQOO_INPUT_AS_Q_DEF)
     second, _ = eng.open("SECOND.Q", C.MQOO_INPUT_AS_Q_DEF)
@@ -413,7 +413,7 @@ def test_mqso_alter_changes_what_mq_lets_it_and_refuses_the_rest(eng):
     sd.set_vs("SubName", "ALT.SUB")
     sd.set_vs("SubUserData", "moved")
     h, _qh = eng.qm.subscribe(eng.conn, sd, q2.hobj)
-    assert [s.name for s in eng.qm.subscriptions.values()].count("ALT.SUB") == 1
+    assert [s.name for s in eng.qm.pubsub.subscriptions.values()].count("ALT.SUB") == 1
     publish(eng, "alt/news", b"two", Priority=1)
     ((body, props),) = drain(eng, q2.hobj)
     assert body == b"two" and props["CorrelId"] == b"C" * 24 and props["mqps.Sud"] == "moved"

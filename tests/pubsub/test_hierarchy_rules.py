@@ -97,20 +97,20 @@ def test_a_parent_nothing_leads_to_is_an_error_retried(eng) -> None:
     eng.qm.hooks.log = logged.append
     conn = eng.qm.connect("amqfqpub", 0, "mqm")
     assert eng.mqsc_exec.run("ALTER QMGR PARENT(NOWHERE)").status == "ok"
-    eng.qm.hierarchy_round(conn)
-    assert eng.qm.hierarchy_status() == [("PARENT", "NOWHERE", F.MQPS_STATUS_ERROR, 0)]
+    eng.qm.pubhier.round(conn)
+    assert eng.qm.pubhier.status() == [("PARENT", "NOWHERE", F.MQPS_STATUS_ERROR, 0)]
     assert any(line.startswith("MQL8022E") and "NOWHERE" in line for line in logged)
     eng.clock.advance(6)
-    eng.qm.hierarchy_round(conn)                               # retried, still nothing: logged once
+    eng.qm.pubhier.round(conn)                               # retried, still nothing: logged once
     assert sum(line.startswith("MQL8022E") for line in logged) == 1
     # Once a transmission queue named after it exists, the join is retried and goes out.
     eng.mqsc("DEFINE QLOCAL(NOWHERE) USAGE(XMITQ)")
     eng.clock.advance(6)
-    eng.qm.hierarchy_round(conn)
+    eng.qm.pubhier.round(conn)
     eng.qm.commit(conn)
-    assert eng.qm.hierarchy_status()[0][2] == F.MQPS_STATUS_STARTING
+    assert eng.qm.pubhier.status()[0][2] == F.MQPS_STATUS_STARTING
     assert eng.qm.queues["NOWHERE"].depth == 1
     # Naming itself is a loop.
     assert eng.mqsc_exec.run("ALTER QMGR PARENT(QM1)").status == "ok"
-    eng.qm.hierarchy_round(conn)
-    assert eng.qm.hierarchy_status()[0][1:3] == ("QM1", F.MQPS_STATUS_REFUSED)
+    eng.qm.pubhier.round(conn)
+    assert eng.qm.pubhier.status()[0][1:3] == ("QM1", F.MQPS_STATUS_REFUSED)
