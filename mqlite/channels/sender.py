@@ -467,7 +467,7 @@ class SenderMCA(threading.Thread):
     def _fit(self, conn: Conn, md_bytes: bytes, body: bytes, in_batch: bool) -> list[tuple[bytes, bytes]]:
         """A message longer than the channel's MAXMSGL: the segments the MCA sends instead when it
         allows segmentation (docs/segments.md), else none (it went to the dead-letter queue)."""
-        pieces = self.qm.segment_for_channel(md_bytes, body, self.maxmsgl)
+        pieces = self.qm.segments.for_channel(md_bytes, body, self.maxmsgl)
         if pieces is None:
             self._too_big(conn, md_bytes, body, in_batch)
             return []

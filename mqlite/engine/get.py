@@ -25,6 +25,7 @@ from mqlite.engine.core import (
 from mqlite.engine.ports import DelMsg, Select
 from mqlite.engine.queue import Message, QueueState, matcher, wanted_ids
 from mqlite.engine.resolve import Resolved
+from mqlite.engine.segments import advance_group, group_complete, logical_message, whole_message
 from mqlite.engine.shared import SharedGot
 from mqlite.props import rfh2
 from mqlite.props.deliver import HANDLE, PROPERTY_GMO, RFH2, DeliveryError, deliver
@@ -151,7 +152,7 @@ class GetMixin:
                 self._report(conn, msg.md, msg.body, "cod", queue=qs.name)
             if opts & C.MQGMO_LOGICAL_ORDER:
                 m = msg.md
-                self._advance_group(h, m.MsgFlags, m.GroupId, m.MsgSeqNumber, m.Offset, len(msg.body))
+                advance_group(h, m.MsgFlags, m.GroupId, m.MsgSeqNumber, m.Offset, len(msg.body))
             elif h.get_group is not None and not comp:
                 comp, reason = C.MQCC_WARNING, _incomplete(h)
         self._fill_gmo(gmo, res, out_md, min(length, max_length))
@@ -162,7 +163,7 @@ class GetMixin:
                       max_length: int, how: str | None, now: float) -> GetResult:
         """MQGMO_COMPLETE_MSG of a segmented message: its segments reassembled, taken together."""
         opts = gmo.Options
-        parts, out_md, data, warn = self._logical_message(qs, first)
+        parts, out_md, data, warn = logical_message(qs, first)
         if first.expiry_at is not None:
             out_md.Expiry = max(1, math.ceil((first.expiry_at - now) * 10))
         body, props, comp, reason = self._with_properties(how or self._property_mode(h, gmo), out_md, data)
@@ -198,7 +199,7 @@ class GetMixin:
             if first.md.peek("Report") & C.MQRO_COD and not syncpoint:
                 self._report(conn, out_md, data, "cod", queue=qs.name)   # one report for the whole message
             if opts & C.MQGMO_LOGICAL_ORDER:
-                self._advance_group(h, out_md.MsgFlags, out_md.GroupId, out_md.MsgSeqNumber, 0, length)
+                advance_group(h, out_md.MsgFlags, out_md.GroupId, out_md.MsgSeqNumber, 0, length)
             elif h.get_group is not None and not comp:
                 comp, reason = C.MQCC_WARNING, _incomplete(h)
         self._fill_gmo(gmo, res, out_md, min(length, max_length))
@@ -307,7 +308,7 @@ class GetMixin:
             qs.deq += 1
             qs.last_get = now
             if opts & C.MQGMO_LOGICAL_ORDER:
-                self._advance_group(h, out_md.MsgFlags, out_md.GroupId, out_md.MsgSeqNumber, 0, 0)
+                advance_group(h, out_md.MsgFlags, out_md.GroupId, out_md.MsgSeqNumber, 0, 0)
         self._fill_gmo(gmo, res, out_md, min(length, max_length))
         return GetResult(out_md, body[:max_length], length, gmo, comp, reason, row.id, row.persistent,
                          props=props)
@@ -324,7 +325,7 @@ class GetMixin:
             if opts & C.MQGMO_COMPLETE_MSG and m.md.MsgFlags & SEGMENT_FLAGS:
                 if m.md.Offset:
                     raise MQIError(C.MQRC_INVALID_MSG_UNDER_CURSOR)    # not a logical message's start
-                if self._whole(qs, m) is None:
+                if whole_message(qs, m) is None:
                     raise MQIError(C.MQRC_NO_MSG_AVAILABLE)
             return m
         match = matcher(md, match_opts)
@@ -348,7 +349,7 @@ class GetMixin:
             base = match
 
             def match(m: Message) -> bool:
-                return (base is None or base(m)) and self._group_complete(qs, m)
+                return (base is None or base(m)) and group_complete(qs, m)
         return qs.find(now, expired, match, ids=ids)
 
     def _whole_matcher(self, qs: QueueState, base: Callable[[Message], bool] | None,
@@ -360,7 +361,7 @@ class GetMixin:
                 return False
             if not m.md.MsgFlags & SEGMENT_FLAGS:
                 return True
-            return not (start and m.md.Offset) and self._whole(qs, m) is not None
+            return not (start and m.md.Offset) and whole_message(qs, m) is not None
         return match
 
     @staticmethod
@@ -394,7 +395,7 @@ class GetMixin:
             gid, nxt, offset = h.get_group
             return lambda m: (m.md.GroupId == gid and m.md.MsgSeqNumber == nxt and m.md.Offset == offset
                               and (base is None or base(m))
-                              and not (need_segments and self._whole(qs, m) is None))
+                              and not (need_segments and whole_message(qs, m) is None))
         need_all = opts & C.MQGMO_ALL_MSGS_AVAILABLE
 
         def first_of_group(m: Message) -> bool:
@@ -406,8 +407,8 @@ class GetMixin:
             if m.md.Offset or (flags & GROUP_FLAGS and m.md.MsgSeqNumber != 1):
                 return False
             if need_all:
-                return self._group_complete(qs, m)
-            return not need_segments or self._whole(qs, m) is not None
+                return group_complete(qs, m)
+            return not need_segments or whole_message(qs, m) is not None
         return first_of_group
 
     def _fill_gmo(self, gmo: GMO, res: Resolved, md: MD, returned: int) -> None:

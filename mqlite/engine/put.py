@@ -16,6 +16,7 @@ from mqlite.engine.ports import NewMessage, PutMsg
 from mqlite.engine.queue import Message, QueueState
 from mqlite.engine.report import ANY_REPORT
 from mqlite.engine.resolve import CLUSTER, LOCAL, REMOTE, Resolved
+from mqlite.engine.segments import check_segment
 from mqlite.engine.shared import QSG_XMITQ, SharedPut
 from mqlite.objects.model import QUEUE, MQObject
 from mqlite.props.rfh2 import RFH2_FORMAT, RFHError
@@ -125,14 +126,14 @@ class PutMixin:
         self._reply_to(d)
         flags = d["MsgFlags"]
         in_order = opts & C.MQPMO_LOGICAL_ORDER
-        logical = self._logical_put(h, msg_md, len(body)) if in_order else None
+        logical = self.segments.logical_put(h, msg_md, len(body)) if in_order else None
         if flags or d["Offset"]:
-            self._check_segment(msg_md, body, qs.shared)
+            check_segment(msg_md, body, qs.shared)
             if flags & _NEEDS_GROUP_ID and d["GroupId"].strip(b"\0") == b"":
                 d["GroupId"] = self.ids.next()
         expiry_at = None if msg_md.Expiry == C.MQEI_UNLIMITED else now + msg_md.Expiry / 10.0
         if segmentable and len(body) > min(self.qmgr["MAXMSGL"], target["MAXMSGL"] - header_len):
-            self._put_segments(conn, h, res, qs, target, msg_md, body, header_len, expiry_at, bool(persistence),
+            self.segments.put(conn, h, res, qs, target, msg_md, body, header_len, expiry_at, bool(persistence),
                                priority, syncpoint, reroutable, bool(new_id), now)
         else:
             if res.kind == REMOTE:

@@ -34,7 +34,7 @@ from mqlite.engine.queue import DEFAULT_BUFFERS, QueueState
 from mqlite.engine.report import ReportMixin
 from mqlite.engine.resolve import Resolved
 from mqlite.engine.route import ClusterRouteMixin
-from mqlite.engine.segments import SegmentMixin
+from mqlite.engine.segments import Segments
 from mqlite.engine.shared import SharedPort
 from mqlite.engine.stream import StreamMixin
 from mqlite.engine.subscribe import Subscriptions
@@ -47,7 +47,7 @@ __all__ = ["QueueManager"]
 
 
 class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, GetMixin,
-                   BatchMixin, UnitOfWorkMixin, StreamMixin, InquireMixin, ReportMixin, SegmentMixin,
+                   BatchMixin, UnitOfWorkMixin, StreamMixin, InquireMixin, ReportMixin,
                    AuthorityMixin):
     """One queue manager's state and MQI behaviour."""
 
@@ -84,6 +84,7 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, Get
         self.group_objects: dict[tuple[str, str], MQObject] = {}   # QSGDISP(GROUP) definitions, by (ns, name)
         self._cl_targets: dict[tuple[Any, ...], tuple[Resolved, QueueState, Resolved]] = {}
         self.prepared: dict[str, Prepared] = {}        # two-phase units of work past phase one, by XID
+        self.segments = Segments(self)
         # Publish/subscribe, as parts that hold their own state (engine/pubsub.py and beside it).
         self.pubsub = PubSub(self)
         self.subs = Subscriptions(self, self.pubsub)

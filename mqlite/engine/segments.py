@@ -1,12 +1,13 @@
 """Message groups and segments in MQPUT and MQGET (docs/segments.md): logical order, the queue
 manager's segmentation at MQPUT, whether a logical message or a group is all on the queue, and a
-logical message reassembled for MQGMO_COMPLETE_MSG. Part of the engine's QueueManager
-(mqlite.engine.qmgr), which combines these classes: their methods reach each other and the shared
-state through ``self``. The rules themselves are pure, in ``mqlite.cmq.segments``."""
+logical message reassembled for MQGMO_COMPLETE_MSG. What needs no state is a function here;
+``Segments`` (the queue manager's ``qm.segments``) puts segments, through ``SegmentsHost``. The
+rules themselves are pure, in ``mqlite.cmq.segments``."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
+from mqlite.cluster.state import ClusterState
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.headers import XQH_LEN, XQH_ORIG_FORMAT, original_md
 from mqlite.cmq.packedmd import PackedMD
@@ -23,10 +24,13 @@ from mqlite.cmq.segments import (
     whole,
 )
 from mqlite.cmq.structs import MD
+from mqlite.engine.clock import IdGenerator
 from mqlite.engine.core import C, Conn, Handle
-from mqlite.engine.ports import JournalOp, PutMsg
+from mqlite.engine.hooks import Hooks
+from mqlite.engine.ports import Journal, JournalOp, PutMsg
 from mqlite.engine.queue import Message, QueueState
 from mqlite.engine.resolve import REMOTE, Resolved
+from mqlite.objects.model import MQObject
 from mqlite.props.rfh2 import RFH2_FORMAT, RFHError, parse_chain
 
 # MQPMO_LOGICAL_ORDER's state on a handle: (GroupId, MsgSeqNumber, the next segment's Offset or
@@ -36,7 +40,7 @@ PutState = tuple[bytes, int, "int | None", int]
 
 def _after_chain(md: MD, body: bytes) -> tuple[int, bytes, int, int]:
     """(length of the MQRFH2 chain in front, and the Format, Encoding, CCSID of what follows it)."""
-    d = md.__dict__ if "_raw" not in md.__dict__ else md._decode()     # type: ignore[attr-defined]
+    d = md._decode() if isinstance(md, PackedMD) else md.__dict__
     if d["Format"] != RFH2_FORMAT:
         return 0, d["Format"], d["Encoding"], d["CodedCharSetId"]
     try:
@@ -58,9 +62,28 @@ def _piece(m: Message) -> tuple[int, int, bool, Message]:
     return md.Offset, length, not flags & C.MQMF_SEGMENT or bool(flags & C.MQMF_LAST_SEGMENT), m
 
 
-class SegmentMixin:
-    # --- MQPUT ------------------------------------------------------------------------------------
-    def _logical_put(self, h: Handle, md: MD, length: int) -> PutState | None:
+class SegmentsHost(Protocol):
+    """What putting segments needs of the queue manager."""
+    qmgr: MQObject
+    ids: IdGenerator
+    store: Journal
+    hooks: Hooks
+    cluster: ClusterState
+    _seq: int
+
+    def _xmit_wrap(self, res: Resolved, md: MD, body: bytes) -> tuple[MD, bytes]: ...
+
+    def _enqueue(self, conn: Conn, qs: QueueState, msg: Message, syncpoint: bool, now: float) -> None: ...
+
+    def _report(self, conn: Conn | None, md: MD, data: bytes, kind: str, feedback: int = C.MQFB_NONE,
+                queue: str | None = None) -> None: ...
+
+
+class Segments:
+    def __init__(self, qm: SegmentsHost) -> None:
+        self.qm = qm
+
+    def logical_put(self, h: Handle, md: MD, length: int) -> PutState | None:
         """MQPMO_LOGICAL_ORDER: GroupId, MsgSeqNumber and Offset as the queue manager sets them;
         returns the handle's state after this put (the caller keeps it once the put succeeds)."""
         flags = md.MsgFlags
@@ -77,7 +100,7 @@ class SegmentMixin:
             if not grouped:
                 raise MQIError(C.MQRC_INCOMPLETE_GROUP)
         elif grouped or segment:
-            gid, seq, offset = self.ids.next(), 1, 0   # type: ignore[attr-defined]
+            gid, seq, offset = self.qm.ids.next(), 1, 0
         else:
             return None
         md.GroupId, md.MsgSeqNumber, md.Offset = gid, seq, offset
@@ -87,32 +110,13 @@ class SegmentMixin:
             return gid, seq, None, grouped
         return None
 
-    @staticmethod
-    def _check_segment(md: MD, body: bytes, shared: bool) -> None:
-        """MQPUT's checks of MsgFlags and Offset (2249, 2251, 2253; 2365 for a shared queue)."""
-        flags = md.MsgFlags
-        if flags & C.MQMF_REJECT_UNSUP_MASK & ~KNOWN_FLAGS:
-            raise MQIError(C.MQRC_MSG_FLAGS_ERROR)
-        offset = md.Offset
-        if not 0 <= offset <= MAX_OFFSET:
-            raise MQIError(C.MQRC_OFFSET_ERROR)
-        if not flags & SEGMENT_FLAGS:
-            return
-        if shared:
-            raise MQIError(C.MQRC_SEGMENTS_NOT_SUPPORTED)
-        if offset + len(body) > MAX_OFFSET:
-            raise MQIError(C.MQRC_OFFSET_ERROR)
-        if (not flags & C.MQMF_LAST_SEGMENT and md.MsgType != C.MQMT_REPORT
-                and len(body) - (_after_chain(md, body)[0] if not offset else 0) == 0):
-            raise MQIError(C.MQRC_SEGMENT_LENGTH_ZERO)
-
-    def _segments(self, md: MD, body: bytes, limit: int, too_big: int, new_ids: bool) -> list[tuple[MD, bytes]]:
+    def cut(self, md: MD, body: bytes, limit: int, too_big: int, new_ids: bool) -> list[tuple[MD, bytes]]:
         """The segments the queue manager cuts a message into to fit ``limit``: an MQRFH2 chain in
         front stays whole in the first; the later ones describe the data after it; UTF-8 text is
         not cut inside a character. ``too_big``: the reason when it cannot be cut (2030/2031)."""
         head, fmt, enc, ccsid = _after_chain(md, body) if md.Offset == 0 else (0, md.Format, md.Encoding,
                                                                                md.CodedCharSetId)
-        utf8 = fmt == C.MQFMT_STRING and (ccsid == UTF8 or (ccsid == 0 and self.qmgr["CCSID"] == UTF8))  # type: ignore[attr-defined]
+        utf8 = fmt == C.MQFMT_STRING and (ccsid == UTF8 or (ccsid == 0 and self.qm.qmgr["CCSID"] == UTF8))
         try:
             pieces = cut(body, limit, head, utf8)
         except TooSmall:
@@ -127,12 +131,12 @@ class SegmentMixin:
             if i:
                 d["Format"], d["Encoding"], d["CodedCharSetId"] = fmt, enc, ccsid
                 if new_ids:
-                    d["MsgId"] = self.ids.next()    # type: ignore[attr-defined]
+                    d["MsgId"] = self.qm.ids.next()
             out.append((seg, piece))
             offset += len(piece)
         return out
 
-    def segment_for_channel(self, md_bytes: bytes, body: bytes, limit: int) -> list[tuple[bytes, bytes]] | None:
+    def for_channel(self, md_bytes: bytes, body: bytes, limit: int) -> list[tuple[bytes, bytes]] | None:
         """A transmission-queue message (packed MQMD; MQXQH and data) whose data is longer than a
         channel's MAXMSGL, as the segments the sending MCA sends instead, each with its MQXQH;
         None when the message does not allow segmentation or cannot be cut that small."""
@@ -140,7 +144,7 @@ class SegmentMixin:
         if not orig.MsgFlags & C.MQMF_SEGMENTATION_ALLOWED:
             return None
         try:
-            pieces = self._segments(orig, body[XQH_LEN:], limit, C.MQRC_MSG_TOO_BIG_FOR_CHANNEL, False)
+            pieces = self.cut(orig, body[XQH_LEN:], limit, C.MQRC_MSG_TOO_BIG_FOR_CHANNEL, False)
         except MQIError:
             return None
         # Each segment's descriptor is the original's with its own Format and CorrelId in the
@@ -156,32 +160,32 @@ class SegmentMixin:
             out.append((seg.pack(), header + piece))
         return out
 
-    def _put_segments(self, conn: Conn, h: Handle, res: Resolved, qs: QueueState, target: Any, md: MD, body: bytes,
+    def put(self, conn: Conn, h: Handle, res: Resolved, qs: QueueState, target: Any, md: MD, body: bytes,
                       header_len: int, expiry_at: float | None, persistent: bool, priority: int, syncpoint: bool,
                       reroutable: bool, new_ids: bool, now: float) -> None:
         """MQPUT of a message the queue manager segments: the segments, each wrapped in an MQXQH
         for a remote queue, put in the unit of work or made visible together."""
-        qmgr_max, queue_max = self.qmgr["MAXMSGL"], target["MAXMSGL"] - header_len   # type: ignore[attr-defined]
+        qmgr_max, queue_max = self.qm.qmgr["MAXMSGL"], target["MAXMSGL"] - header_len
         too_big = C.MQRC_MSG_TOO_BIG_FOR_Q_MGR if qmgr_max < queue_max else C.MQRC_MSG_TOO_BIG_FOR_Q
-        pieces = self._segments(md, body, min(qmgr_max, queue_max), too_big, new_ids)
-        if syncpoint and len(conn.uow) + len(pieces) > self.qmgr["MAXUMSGS"]:   # type: ignore[attr-defined]
+        pieces = self.cut(md, body, min(qmgr_max, queue_max), too_big, new_ids)
+        if syncpoint and len(conn.uow) + len(pieces) > self.qm.qmgr["MAXUMSGS"]:
             raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
         msgs = []
         for seg, piece in pieces:
             if res.kind == REMOTE:
-                seg, piece = self._xmit_wrap(res, seg, piece)     # type: ignore[attr-defined]
-            self._seq += 1                                       # type: ignore[attr-defined]
-            msg = Message(self._seq, seg, piece, expiry_at, persistent, qs.lane_for(priority))  # type: ignore[attr-defined]
+                seg, piece = self.qm._xmit_wrap(res, seg, piece)
+            self.qm._seq += 1
+            msg = Message(self.qm._seq, seg, piece, expiry_at, persistent, qs.lane_for(priority))
             if reroutable and res.kind == REMOTE:
-                self.cluster.not_fixed.add(msg.seq)             # type: ignore[attr-defined]
+                self.qm.cluster.not_fixed.add(msg.seq)
             msgs.append(msg)
         if syncpoint:
             for msg in msgs:
-                self._enqueue(conn, qs, msg, True, now)         # type: ignore[attr-defined]
+                self.qm._enqueue(conn, qs, msg, True, now)
             return
         qs.last_put = now
         self._commit_puts(conn, qs, msgs)
-        self.hooks.available(qs.name)                           # type: ignore[attr-defined]
+        self.qm.hooks.available(qs.name)
 
     def _commit_puts(self, conn: Conn, qs: QueueState, msgs: list[Message]) -> None:
         """Segments put outside a unit of work: visible together, journalled in one write (kill -9
@@ -190,57 +194,76 @@ class SegmentMixin:
         qs.enq += len(msgs)
         ops: list[JournalOp] = [PutMsg(m.seq, qs.name, m.packed_md(), m.body, m.expiry_at) for m in msgs if m.persistent]
         if ops:
-            conn.ticket = self.store.extend(ops)    # type: ignore[attr-defined]
+            conn.ticket = self.qm.store.extend(ops)
         for m in msgs:
             if m.md.peek("Report") & C.MQRO_COA:
-                self._report(conn, m.md, m.body, "coa", queue=qs.name)   # type: ignore[attr-defined]
+                self.qm._report(conn, m.md, m.body, "coa", queue=qs.name)
 
-    # --- MQGET ------------------------------------------------------------------------------------
-    @staticmethod
-    def _whole(qs: QueueState, m: Message) -> list[Message] | None:
-        """The segments of ``m``'s logical message in Offset order, if all are on the queue."""
-        md = m.md
-        if not md.MsgFlags & SEGMENT_FLAGS:
-            return [m]
-        seq = md.MsgSeqNumber
-        return whole([_piece(x) for x in qs.of_group(md.GroupId) if x.md.MsgSeqNumber == seq])
 
-    @staticmethod
-    def _group_complete(qs: QueueState, m: Message) -> bool:
-        """MQGMO_ALL_MSGS_AVAILABLE: every logical message of ``m``'s group, each with all its
-        segments, is on the queue (a message in no group: its own segments)."""
-        if not m.md.MsgFlags & GROUP_FLAGS:
-            return SegmentMixin._whole(qs, m) is not None
-        by_seq: dict[int, list[Any]] = {}
-        last = None
-        for x in qs.of_group(m.md.GroupId):
-            n = x.md.MsgSeqNumber
-            by_seq.setdefault(n, []).append(_piece(x))
-            if x.md.MsgFlags & C.MQMF_LAST_MSG_IN_GROUP:
-                last = n
-        return last is not None and all(n in by_seq and whole(by_seq[n]) is not None for n in range(1, last + 1))
+def check_segment(md: MD, body: bytes, shared: bool) -> None:
+    """MQPUT's checks of MsgFlags and Offset (2249, 2251, 2253; 2365 for a shared queue)."""
+    flags = md.MsgFlags
+    if flags & C.MQMF_REJECT_UNSUP_MASK & ~KNOWN_FLAGS:
+        raise MQIError(C.MQRC_MSG_FLAGS_ERROR)
+    offset = md.Offset
+    if not 0 <= offset <= MAX_OFFSET:
+        raise MQIError(C.MQRC_OFFSET_ERROR)
+    if not flags & SEGMENT_FLAGS:
+        return
+    if shared:
+        raise MQIError(C.MQRC_SEGMENTS_NOT_SUPPORTED)
+    if offset + len(body) > MAX_OFFSET:
+        raise MQIError(C.MQRC_OFFSET_ERROR)
+    if (not flags & C.MQMF_LAST_SEGMENT and md.MsgType != C.MQMT_REPORT
+            and len(body) - (_after_chain(md, body)[0] if not offset else 0) == 0):
+        raise MQIError(C.MQRC_SEGMENT_LENGTH_ZERO)
 
-    def _logical_message(self, qs: QueueState, first: Message) -> tuple[list[Message], MD, bytes, int]:
-        """MQGMO_COMPLETE_MSG: the segments taken, the descriptor and data returned, and a warning
-        (2243/2244: a segment in another CCSID or encoding ends the reassembly before it)."""
-        parts = self._whole(qs, first) or [first]
-        _head, _fmt, enc, ccsid = _after_chain(first.md, first.body)
-        reason = C.MQRC_NONE
-        for i, p in enumerate(parts[1:], 1):
-            if p.md.CodedCharSetId != ccsid or p.md.Encoding != enc:
-                reason = C.MQRC_INCONSISTENT_CCSIDS if p.md.CodedCharSetId != ccsid else C.MQRC_INCONSISTENT_ENCODINGS
-                parts = parts[:i]
-                break
-        md = first.md.copy()
-        flags = md.MsgFlags
-        md.MsgFlags = reassembled_flags(flags) if not reason else (flags & ~SEGMENT_FLAGS) | C.MQMF_SEGMENT
-        return parts, md, b"".join(p.body for p in parts), reason
 
-    def _advance_group(self, h: Handle, flags: int, gid: bytes, seq: int, offset: int, length: int) -> None:
-        """MQGMO_LOGICAL_ORDER: what the next get of this handle must take."""
-        if flags & C.MQMF_SEGMENT and not flags & C.MQMF_LAST_SEGMENT:
-            h.get_group = (gid, seq, offset + length)
-        elif flags & C.MQMF_MSG_IN_GROUP and not flags & C.MQMF_LAST_MSG_IN_GROUP:
-            h.get_group = (gid, seq + 1, 0)
-        else:
-            h.get_group = None
+def whole_message(qs: QueueState, m: Message) -> list[Message] | None:
+    """The segments of ``m``'s logical message in Offset order, if all are on the queue."""
+    md = m.md
+    if not md.MsgFlags & SEGMENT_FLAGS:
+        return [m]
+    seq = md.MsgSeqNumber
+    return whole([_piece(x) for x in qs.of_group(md.GroupId) if x.md.MsgSeqNumber == seq])
+
+def group_complete(qs: QueueState, m: Message) -> bool:
+    """MQGMO_ALL_MSGS_AVAILABLE: every logical message of ``m``'s group, each with all its
+    segments, is on the queue (a message in no group: its own segments)."""
+    if not m.md.MsgFlags & GROUP_FLAGS:
+        return whole_message(qs, m) is not None
+    by_seq: dict[int, list[Any]] = {}
+    last = None
+    for x in qs.of_group(m.md.GroupId):
+        n = x.md.MsgSeqNumber
+        by_seq.setdefault(n, []).append(_piece(x))
+        if x.md.MsgFlags & C.MQMF_LAST_MSG_IN_GROUP:
+            last = n
+    return last is not None and all(n in by_seq and whole(by_seq[n]) is not None for n in range(1, last + 1))
+
+
+def logical_message(qs: QueueState, first: Message) -> tuple[list[Message], MD, bytes, int]:
+    """MQGMO_COMPLETE_MSG: the segments taken, the descriptor and data returned, and a warning
+    (2243/2244: a segment in another CCSID or encoding ends the reassembly before it)."""
+    parts = whole_message(qs, first) or [first]
+    _head, _fmt, enc, ccsid = _after_chain(first.md, first.body)
+    reason = C.MQRC_NONE
+    for i, p in enumerate(parts[1:], 1):
+        if p.md.CodedCharSetId != ccsid or p.md.Encoding != enc:
+            reason = C.MQRC_INCONSISTENT_CCSIDS if p.md.CodedCharSetId != ccsid else C.MQRC_INCONSISTENT_ENCODINGS
+            parts = parts[:i]
+            break
+    md = first.md.copy()
+    flags = md.MsgFlags
+    md.MsgFlags = reassembled_flags(flags) if not reason else (flags & ~SEGMENT_FLAGS) | C.MQMF_SEGMENT
+    return parts, md, b"".join(p.body for p in parts), reason
+
+
+def advance_group(h: Handle, flags: int, gid: bytes, seq: int, offset: int, length: int) -> None:
+    """MQGMO_LOGICAL_ORDER: what the next get of this handle must take."""
+    if flags & C.MQMF_SEGMENT and not flags & C.MQMF_LAST_SEGMENT:
+        h.get_group = (gid, seq, offset + length)
+    elif flags & C.MQMF_MSG_IN_GROUP and not flags & C.MQMF_LAST_MSG_IN_GROUP:
+        h.get_group = (gid, seq + 1, 0)
+    else:
+        h.get_group = None
