@@ -139,7 +139,7 @@ class BatchMixin:
                         conn.ticket = self.store.append(DelMsg(m.seq))
                     out.append((*self._delivered(how, m, md), False))
                     if cod:
-                        self._report(conn, m.md, m.body, "cod", queue=qs.name)
+                        self.reports.send(conn, m.md, m.body, "cod", queue=qs.name)
                 break
             qs.remove(m)
             held.append((m, syncpoint))

@@ -3,16 +3,32 @@ a message too big for its channel, the IGQ agent): onto the queue manager's DEAD
 as MQ's agents do. Engine calls only: the caller holds the engine's lock."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable, Protocol
 
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.headers import DLH
 from mqlite.cmq.structs import MD, PMO, pad
+from mqlite.engine.clock import Clock
 from mqlite.engine.core import Conn, Handle, put_date_time
+from mqlite.objects.model import MQObject
 
 
-def dead_letter(qm: Any, conn: Conn, handle: Callable[[bytes, bytes], Handle], md: MD, data: bytes, dest_q: str,
+class DeadLetterHost(Protocol):
+    """What the dead-letter step needs of the queue manager."""
+    name: str
+    qmgr: MQObject
+    clock: Clock
+
+    def log(self, text: str) -> None: ...
+
+    def put(self, conn: Conn, hobj: int, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int: ...
+
+    def report(self, conn: Conn | None, md: MD, data: bytes, kind: str, feedback: int = C.MQFB_NONE,
+               queue: str | None = None) -> None: ...
+
+
+def dead_letter(qm: DeadLetterHost, conn: Conn, handle: Callable[[bytes, bytes], Handle], md: MD, data: bytes, dest_q: str,
                 dest_qm: str, reason: int, syncpoint: bool, use_dlq: bool, who: str) -> str:
     """Put the message to the dead-letter queue (``handle`` opens it, or returns the caller's open
     handle). Returns "" when it is there, else why it could not be (no DEADQ, USEDLQ(NO), the DLQ
@@ -21,7 +37,7 @@ def dead_letter(qm: Any, conn: Conn, handle: Callable[[bytes, bytes], Handle], m
     First, as MQ does: an exception report when the message asks for one (MQRO_EXCEPTION), and
     with MQRO_DISCARD_MSG the message is discarded instead of dead-lettered."""
     if md.Report & C.MQRO_EXCEPTION and md.MsgType != C.MQMT_REPORT:
-        qm._report(conn, md, data, "exception", reason)
+        qm.report(conn, md, data, "exception", reason)
     if md.Report & C.MQRO_DISCARD_MSG:
         qm.log(f"AMQ9544W: Message discarded (MQRO_DISCARD_MSG) by {who}. Reason {reason} for {dest_q} on {dest_qm}.")
         return ""

@@ -149,7 +149,7 @@ class GetMixin:
             elif msg.persistent:
                 conn.ticket = self.store.append(DelMsg(msg.seq))
             if report & C.MQRO_COD and not syncpoint:
-                self._report(conn, msg.md, msg.body, "cod", queue=qs.name)
+                self.reports.send(conn, msg.md, msg.body, "cod", queue=qs.name)
             if opts & C.MQGMO_LOGICAL_ORDER:
                 m = msg.md
                 advance_group(h, m.MsgFlags, m.GroupId, m.MsgSeqNumber, m.Offset, len(msg.body))
@@ -197,7 +197,7 @@ class GetMixin:
             elif ops:
                 conn.ticket = self.store.extend(ops)
             if first.md.peek("Report") & C.MQRO_COD and not syncpoint:
-                self._report(conn, out_md, data, "cod", queue=qs.name)   # one report for the whole message
+                self.reports.send(conn, out_md, data, "cod", queue=qs.name)   # one report for the whole message
             if opts & C.MQGMO_LOGICAL_ORDER:
                 advance_group(h, out_md.MsgFlags, out_md.GroupId, out_md.MsgSeqNumber, 0, length)
             elif h.get_group is not None and not comp:
@@ -432,7 +432,7 @@ class GetMixin:
             if md.peek("Format") == C.MQFMT_XMIT_Q_HEADER and len(data) >= XQH_LEN:
                 # Expired on its way: the report is about the application's message, not its MQXQH.
                 md, data = MD.from_bytes(original_md(msg.packed_md(), data)), data[XQH_LEN:]
-            self._report(None, md, data, "expiry")
+            self.reports.send(None, md, data, "expiry")
 
     def wait_queue(self, conn: Conn, hobj: int) -> str | None:
         """The queue a waiting MQGET on this handle waits for."""

@@ -279,7 +279,7 @@ class PutMixin:
         if msg.persistent:
             conn.ticket = self.store.append(PutMsg(msg.seq, qs.name, msg.packed_md(), msg.body, msg.expiry_at))
         if msg.md.peek("Report") & C.MQRO_COA:
-            self._report(conn, msg.md, msg.body, "coa", queue=qs.name)
+            self.reports.send(conn, msg.md, msg.body, "coa", queue=qs.name)
 
     def _set_context(self, conn: Conn, d: dict[str, Any], opts: int, now: float) -> None:
         """The context fields of a message descriptor (``d`` is its field dictionary)."""

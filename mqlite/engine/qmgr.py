@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from mqlite.cluster.state import ClusterState
-from mqlite.cmq.structs import pad
+from mqlite.cmq import CMQC as C
+from mqlite.cmq.structs import MD, pad
 from mqlite.engine.authority import AuthorityMixin
 from mqlite.engine.batch import BatchMixin
 from mqlite.engine.clock import Clock, IdGenerator
@@ -31,7 +32,7 @@ from mqlite.engine.pubhier import Hierarchy
 from mqlite.engine.pubsub import PubSub
 from mqlite.engine.put import PutMixin
 from mqlite.engine.queue import DEFAULT_BUFFERS, QueueState
-from mqlite.engine.report import ReportMixin
+from mqlite.engine.report import Reports
 from mqlite.engine.resolve import Resolved
 from mqlite.engine.route import ClusterRouteMixin
 from mqlite.engine.segments import Segments
@@ -47,7 +48,7 @@ __all__ = ["QueueManager"]
 
 
 class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, GetMixin,
-                   BatchMixin, UnitOfWorkMixin, StreamMixin, InquireMixin, ReportMixin,
+                   BatchMixin, UnitOfWorkMixin, StreamMixin, InquireMixin,
                    AuthorityMixin):
     """One queue manager's state and MQI behaviour."""
 
@@ -84,6 +85,7 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, Get
         self.group_objects: dict[tuple[str, str], MQObject] = {}   # QSGDISP(GROUP) definitions, by (ns, name)
         self._cl_targets: dict[tuple[Any, ...], tuple[Resolved, QueueState, Resolved]] = {}
         self.prepared: dict[str, Prepared] = {}        # two-phase units of work past phase one, by XID
+        self.reports = Reports(self)
         self.segments = Segments(self)
         # Publish/subscribe, as parts that hold their own state (engine/pubsub.py and beside it).
         self.pubsub = PubSub(self)
@@ -95,6 +97,11 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, Get
 
     def log(self, text: str) -> None:
         self.hooks.log(text)
+
+    def report(self, conn: Conn | None, md: MD, data: bytes, kind: str, feedback: int = C.MQFB_NONE,
+               queue: str | None = None) -> None:
+        """A report message, if ``md`` asks for one (engine/report.py)."""
+        self.reports.send(conn, md, data, kind, feedback, queue)
 
     # --- MQI verbs served by the parts ------------------------------------------------------------
     def subscribe(self, conn: Conn, sd: Any, hobj: int) -> tuple[Handle, int]:

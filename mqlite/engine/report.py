@@ -3,7 +3,7 @@ documents them and put to the original message's ReplyToQ at ReplyToQMgr like an
 (so a report for a message from another queue manager goes back over the channels).
 
 ``wanted`` and ``build`` are pure: which report a message's Report field asks for, and the report's
-descriptor and data. ``ReportMixin`` (part of the engine's QueueManager) sends them at the moments
+descriptor and data. ``Reports`` (the queue manager's ``qm.reports``) sends them at the moments
 MQ does: COA when the message is placed on its destination queue (at MQCMIT for a put in a unit of
 work), COD when an application removes it (at MQCMIT for a get in a unit of work), expiration when
 an expired message is found and discarded, exception when an agent cannot deliver it (the
@@ -12,14 +12,14 @@ queue; one that cannot go there either is dropped and logged, never failing the 
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.segments import SEGMENT_FLAGS
 from mqlite.cmq.structs import MD, OD, PMO, pad, text
-from mqlite.engine.core import Conn, put_date_time
-from mqlite.engine.deadletter import dead_letter
+from mqlite.engine.core import Conn, Handle, put_date_time
+from mqlite.engine.deadletter import DeadLetterHost, dead_letter
 
 # kind: (the report, with the first 100 bytes, with all the data) options, and its Feedback.
 KINDS = {
@@ -71,9 +71,29 @@ def build(orig: MD, data: bytes, kind: str, level: int, qmgr: str, now: float,
     return md, b""
 
 
-class ReportMixin:
-    def _report(self, conn: Conn | None, md: MD, data: bytes, kind: str, feedback: int = C.MQFB_NONE,
-                queue: str | None = None) -> None:
+class ReportsHost(DeadLetterHost, Protocol):
+    """What sending reports needs of the queue manager, beyond the dead-letter step's."""
+
+    def queue(self, name: str) -> Any: ...
+
+    def connect(self, appl_name: str = "", appl_type: int = C.MQAT_UNIX, user: str = "") -> Conn: ...
+
+    def open(self, conn: Conn, od: OD, options: int) -> Handle: ...
+
+    def close(self, conn: Conn, hobj: int, options: int = C.MQCO_NONE) -> None: ...
+
+    def put1(self, conn: Conn, od: OD, md: MD, pmo: PMO, body: bytes) -> int: ...
+
+
+class Reports:
+    """Sends reports as the queue manager's report agent (``agent``, connected on first use)."""
+
+    def __init__(self, qm: ReportsHost) -> None:
+        self.qm = qm
+        self.agent: Conn | None = None
+
+    def send(self, conn: Conn | None, md: MD, data: bytes, kind: str, feedback: int = C.MQFB_NONE,
+             queue: str | None = None) -> None:
         """Send the ``kind`` report ``md`` asks for, if it asks for one (``feedback``: an exception
         report's reason). ``queue``: where the message arrived or was taken; arriving at or leaving
         a transmission queue confirms nothing (the message is on its way). The caller has already
@@ -85,35 +105,31 @@ class ReportMixin:
         dest_q, dest_qm = text(md.ReplyToQ), text(md.ReplyToQMgr)
         if not dest_q:
             return
-        rmd, rdata = build(md, data, kind, level, self.name, self.clock.now(), feedback)
-        agent = self._report_conn()
+        qm = self.qm
+        rmd, rdata = build(md, data, kind, level, qm.name, qm.clock.now(), feedback)
+        agent = self.agent
+        if agent is None:
+            agent = self.agent = qm.connect("AMQRRMFA", C.MQAT_QMGR, "mqm")
         try:
-            self.put1(agent, OD(ObjectName=pad(dest_q, 48), ObjectQMgrName=pad(dest_qm, 48)), rmd,
-                      PMO(Options=C.MQPMO_NO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT), rdata)
+            qm.put1(agent, OD(ObjectName=pad(dest_q, 48), ObjectQMgrName=pad(dest_qm, 48)), rmd,
+                    PMO(Options=C.MQPMO_NO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT), rdata)
         except MQIError as e:
-            opened: list[Any] = []
+            opened: list[Handle] = []
 
-            def handle(q: bytes, m: bytes) -> Any:
-                h = self.open(agent, OD(ObjectName=q, ObjectQMgrName=m), C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT)
+            def handle(q: bytes, m: bytes) -> Handle:
+                h = qm.open(agent, OD(ObjectName=q, ObjectQMgrName=m), C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT)
                 opened.append(h)
                 return h
-            why = dead_letter(self, agent, handle, rmd, rdata, dest_q, dest_qm, e.reason, False, True,
+            why = dead_letter(qm, agent, handle, rmd, rdata, dest_q, dest_qm, e.reason, False, True,
                               "the report generator")
             for h in opened:
-                self.close(agent, h.hobj, C.MQCO_NONE)
+                qm.close(agent, h.hobj, C.MQCO_NONE)
             if why:
-                self.log(f"MQL8010W: A {kind} report for {dest_q} on {dest_qm} was discarded. {why}")
+                qm.log(f"MQL8010W: A {kind} report for {dest_q} on {dest_qm} was discarded. {why}")
         if conn is not None and agent.ticket > conn.ticket:
             conn.ticket = agent.ticket              # the report is as durable as the call's reply
 
-    def _report_conn(self) -> Conn:
-        agent: Any = getattr(self, "_reporter", None)
-        if agent is None:
-            agent = self.connect("AMQRRMFA", C.MQAT_QMGR, "mqm")
-            self._reporter = agent
-        return agent
-
     def _is_destination(self, qname: str) -> bool:
         """A queue messages arrive at for an application (not a transmission queue)."""
-        q = self.queue(qname)
+        q = self.qm.queue(qname)
         return q is not None and q["USAGE"] != C.MQUS_TRANSMISSION

@@ -29,6 +29,7 @@ from mqlite.engine.core import C, Conn, Handle
 from mqlite.engine.hooks import Hooks
 from mqlite.engine.ports import Journal, JournalOp, PutMsg
 from mqlite.engine.queue import Message, QueueState
+from mqlite.engine.report import Reports
 from mqlite.engine.resolve import REMOTE, Resolved
 from mqlite.objects.model import MQObject
 from mqlite.props.rfh2 import RFH2_FORMAT, RFHError, parse_chain
@@ -75,8 +76,8 @@ class SegmentsHost(Protocol):
 
     def _enqueue(self, conn: Conn, qs: QueueState, msg: Message, syncpoint: bool, now: float) -> None: ...
 
-    def _report(self, conn: Conn | None, md: MD, data: bytes, kind: str, feedback: int = C.MQFB_NONE,
-                queue: str | None = None) -> None: ...
+    @property
+    def reports(self) -> Reports: ...
 
 
 class Segments:
@@ -197,7 +198,7 @@ class Segments:
             conn.ticket = self.qm.store.extend(ops)
         for m in msgs:
             if m.md.peek("Report") & C.MQRO_COA:
-                self.qm._report(conn, m.md, m.body, "coa", queue=qs.name)
+                self.qm.reports.send(conn, m.md, m.body, "coa", queue=qs.name)
 
 
 def check_segment(md: MD, body: bytes, shared: bool) -> None:

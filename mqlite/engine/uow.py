@@ -68,7 +68,7 @@ class UnitOfWorkMixin:
         """The COA and COD reports of a committed unit, after its journal operations (a report is
         never durable before the commit it confirms) and as durable as the commit's reply."""
         for msg, kind, queue in reports:
-            self._report(conn, msg.md, msg.body, kind, queue=queue)
+            self.reports.send(conn, msg.md, msg.body, kind, queue=queue)
 
     def _end_unit(self, conn: Conn, ops: list[JournalOp], touched: set[str], detach: bool = True) -> None:
         """After a unit of work ended: the connection has none (``detach``), its journal operations
