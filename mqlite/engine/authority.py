@@ -1,5 +1,5 @@
-"""Object authority checks (the OAM) and connection authentication's configuration. Part of the
-engine's QueueManager (mqlite.engine.qmgr).
+"""Object authority checks (the OAM) and connection authentication's configuration: ``Authority``,
+the queue manager's ``qm.authority``, over the security state (mqlite.security) it is given.
 
 A connection carries the principal it runs as (``Conn.principal``; None for the queue manager's
 own agents, which have every authority). MQCONN needs ``connect`` on the queue manager; MQOPEN
@@ -10,12 +10,14 @@ the queue manager too. A refusal is MQRC_NOT_AUTHORIZED (2035) with AMQ8077W in 
 a principal has on an object is cached on the connection until the security state changes."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Protocol
 
 from mqlite.cmq import CMQZC as Z
 from mqlite.cmq.errors import MQIError
 from mqlite.engine.core import C, Conn
+from mqlite.objects.model import MQObject
 from mqlite.security.authority import AUTH_BITS, Entity, bits_of
+from mqlite.security.state import SecurityState
 
 # MQOPEN options -> the authority each needs on the object.
 _OPEN_AUTH = ((C.MQOO_INQUIRE, Z.MQZAO_INQUIRE), (C.MQOO_BROWSE, Z.MQZAO_BROWSE),
@@ -37,12 +39,20 @@ def open_authority(options: int) -> int:
     return need
 
 
-class AuthorityMixin:
-    security: Any
+class AuthorityHost(Protocol):
+    """What authority checks need of the queue manager: its name and definitions, and where a
+    refusal is logged."""
     name: str
-    objects: dict[str, dict[str, Any]]
-    qmgr: Any
-    log: Any
+    objects: dict[str, dict[str, MQObject]]
+    qmgr: MQObject
+
+    def log(self, text: str) -> None: ...
+
+
+class Authority:
+    def __init__(self, qm: AuthorityHost, security: SecurityState) -> None:
+        self.qm = qm
+        self.security = security
 
     def authority_of(self, conn: Conn, objtype: str, name: str) -> int:
         """Every authority bit the connection's principal has on the object (cached)."""
@@ -73,7 +83,7 @@ class AuthorityMixin:
         missing = need & ~have
         if missing:
             words = ", ".join(_WORD.get(b, str(b)) for b in _bits(missing))
-            self.log(f"AMQ8077W: Entity '{who}' has insufficient authority to access object "
+            self.qm.log(f"AMQ8077W: Entity '{who}' has insufficient authority to access object "
                      f"{name} ({objtype.lower()}). The following requested permissions are unauthorized: {words}.")
             raise MQIError(C.MQRC_NOT_AUTHORIZED, detail=f"{who} lacks {words} on {name}")
 
@@ -84,11 +94,11 @@ class AuthorityMixin:
             return
         alt = alt_user if options & C.MQOO_ALTERNATE_USER_AUTHORITY else ""
         if alt:
-            self.authorize(conn, "QMGR", self.name, Z.MQZAO_ALTERNATE_USER_AUTHORITY)
+            self.authorize(conn, "QMGR", self.qm.name, Z.MQZAO_ALTERNATE_USER_AUTHORITY)
         need = open_authority(options)
         self.authorize(conn, objtype, name, need, alt)
         if objtype != "QMGR" and need & _QMGR_TOO:
-            self.authorize(conn, "QMGR", self.name, need & _QMGR_TOO, alt)
+            self.authorize(conn, "QMGR", self.qm.name, need & _QMGR_TOO, alt)
 
     def grant_creator(self, conn: Conn, queue: str) -> None:
         """The creator of a dynamic queue has every authority on it, as MQ grants."""
@@ -100,11 +110,11 @@ class AuthorityMixin:
     def refresh_connauth(self) -> str:
         """Take the AUTHINFO that the queue manager's CONNAUTH names as the one in force (at start
         and on REFRESH SECURITY TYPE(CONNAUTH)); an error message if it cannot be used."""
-        name = self.qmgr["CONNAUTH"]
+        name = self.qm.qmgr["CONNAUTH"]
         if not name:
             self.security.connauth = None
             return ""
-        obj = self.objects["AUTHINFO"].get(name)
+        obj = self.qm.objects["AUTHINFO"].get(name)
         if obj is None or obj["AUTHTYPE"] not in (C.MQAIT_IDPW_OS, C.MQAIT_IDPW_LDAP):
             self.security.connauth = None
             return (f"AMQ8135E: CONNAUTH({name}) must name an AUTHINFO object of AUTHTYPE IDPWOS or IDPWLDAP; "

@@ -89,7 +89,7 @@ class DefinitionsMixin:
             qs.restore(by_prio)
             restored += sum(by_prio.values())
         self._recover_prepared()
-        problem = self.refresh_connauth()
+        problem = self.authority.refresh_connauth()
         if problem:
             self.log(problem)
         # Message numbers never repeat, even for nonpersistent messages lost in a crash: channels use

@@ -43,7 +43,7 @@ class OpenMixin:
                 raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
             if options & ~(C.MQOO_INQUIRE | C.MQOO_ALTERNATE_USER_AUTHORITY | C.MQOO_FAIL_IF_QUIESCING):
                 raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
-            self.authorize_open(conn, "QMGR", self.name, options, text(od.AlternateUserId))
+            self.authority.authorize_open(conn, "QMGR", self.name, options, text(od.AlternateUserId))
             od.ObjectName = pad(self.name, 48)
             return self._new_handle(conn, self.name, None, options, None, None)
         if otype == C.MQOT_NAMELIST:
@@ -52,7 +52,7 @@ class OpenMixin:
                 raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
             if options & ~(C.MQOO_INQUIRE | C.MQOO_ALTERNATE_USER_AUTHORITY | C.MQOO_FAIL_IF_QUIESCING):
                 raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
-            self.authorize_open(conn, "NAMELIST", name, options, text(od.AlternateUserId))
+            self.authority.authorize_open(conn, "NAMELIST", name, options, text(od.AlternateUserId))
             return self._new_handle(conn, name, nl, options, None, None)
         if otype == C.MQOT_TOPIC:
             return self.pubsub.open_topic(conn, od, options)
@@ -74,7 +74,7 @@ class OpenMixin:
             # cluster queue, on the cluster transmission queue (MQ's default).
             checked = res.path[0] if res.path else "SYSTEM.CLUSTER.TRANSMIT.QUEUE" if res.kind == CLUSTER \
                 else res.queue
-            self.authorize_open(conn, "QUEUE", checked, options, text(od.AlternateUserId))
+            self.authority.authorize_open(conn, "QUEUE", checked, options, text(od.AlternateUserId))
         if res.kind == CLUSTER:
             return self._open_cluster(conn, od, options, res, obj)
         if options & C.MQOO_OUTPUT and res.kind == LOCAL and conn.appl_type != C.MQAT_QMGR \
@@ -85,7 +85,7 @@ class OpenMixin:
         if res.kind == MODEL:
             created = self._instantiate_model(conn, od, self.queue(res.queue))  # type: ignore[arg-type]
             dynamic_owner = created["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC
-            self.grant_creator(conn, created.name)
+            self.authority.grant_creator(conn, created.name)
             res = Resolved(LOCAL, created.name, created.name, self.name, (created.name,))
             obj = created
             name = created.name

@@ -32,6 +32,7 @@ from mqlite.cmq import CMQZC as Z
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.packedmd import PackedMD, md_for_copy
 from mqlite.cmq.structs import MD, OD, PMO, pad, text
+from mqlite.engine.authority import Authority
 from mqlite.engine.clock import Clock, IdGenerator
 from mqlite.engine.core import C, Conn, Handle, qmgr_authority
 from mqlite.engine.hooks import Hooks
@@ -77,9 +78,8 @@ class PubSubHost(Protocol):
 
     def log(self, text: str) -> None: ...
 
-    def authorize(self, conn: Conn, objtype: str, name: str, need: int, alt_user: str = "") -> None: ...
-
-    def authority_of(self, conn: Conn, objtype: str, name: str) -> int: ...
+    @property
+    def authority(self) -> Authority: ...
 
     def open(self, conn: Conn, od: OD, options: int) -> Handle: ...
 
@@ -212,7 +212,7 @@ class PubSub:
         self.check_enabled()
         topic = self.topic_string(text(od.ObjectName), od.get_vs("ObjectString").decode("utf-8", "replace"))
         admin = self.admin_object(topic)
-        self.qm.authorize(conn, "TOPIC", admin.name, Z.MQZAO_PUBLISH)
+        self.qm.authority.authorize(conn, "TOPIC", admin.name, Z.MQZAO_PUBLISH)
         h = self.qm._new_handle(conn, topic, admin, options, None, None)
         h.topic = topic
         return h

@@ -16,7 +16,7 @@ from typing import Any
 from mqlite.cluster.state import ClusterState
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import MD, pad
-from mqlite.engine.authority import AuthorityMixin
+from mqlite.engine.authority import Authority
 from mqlite.engine.batch import BatchMixin
 from mqlite.engine.clock import Clock, IdGenerator
 from mqlite.engine.core import Conn, Handle, Prepared
@@ -48,8 +48,7 @@ __all__ = ["QueueManager"]
 
 
 class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, GetMixin,
-                   BatchMixin, UnitOfWorkMixin, StreamMixin, InquireMixin,
-                   AuthorityMixin):
+                   BatchMixin, UnitOfWorkMixin, StreamMixin, InquireMixin):
     """One queue manager's state and MQI behaviour."""
 
     def __init__(self, name: str, store: Journal, clock: Clock | None = None, pager: Pager | None = None,
@@ -85,6 +84,7 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, Get
         self.group_objects: dict[tuple[str, str], MQObject] = {}   # QSGDISP(GROUP) definitions, by (ns, name)
         self._cl_targets: dict[tuple[Any, ...], tuple[Resolved, QueueState, Resolved]] = {}
         self.prepared: dict[str, Prepared] = {}        # two-phase units of work past phase one, by XID
+        self.authority = Authority(self, self.security)
         self.reports = Reports(self)
         self.segments = Segments(self)
         # Publish/subscribe, as parts that hold their own state (engine/pubsub.py and beside it).

@@ -72,7 +72,7 @@ class Subscriptions:
             raise MQIError(C.MQRC_TOPIC_STRING_ERROR)
         tree = self.ps.tree()
         admin = topics.admin_node(tree, topic)
-        self.qm.authorize(conn, "TOPIC", admin.name, Z.MQZAO_SUBSCRIBE)
+        self.qm.authority.authorize(conn, "TOPIC", admin.name, Z.MQZAO_SUBSCRIBE)
         if topics.resolved(tree, topic, "SUB") == C.MQTA_SUB_INHIBITED:
             raise MQIError(C.MQRC_SUB_INHIBITED)
         if durable and topics.resolved(tree, topic, "DURSUB") == C.MQSUB_DURABLE_INHIBITED:
@@ -133,7 +133,7 @@ class Subscriptions:
         """MQSO_SET_IDENTITY_CONTEXT on a provided queue here needs what MQOPEN with
         MQOO_SET_IDENTITY_CONTEXT of that queue would (2035 without ``setid``)."""
         if opts & C.MQSO_SET_IDENTITY_CONTEXT and qmgr == self.qm.name:
-            self.qm.authorize(conn, "QUEUE", queue, Z.MQZAO_SET_IDENTITY_CONTEXT)
+            self.qm.authority.authorize(conn, "QUEUE", queue, Z.MQZAO_SET_IDENTITY_CONTEXT)
 
     def _sub_handle(self, conn: Conn, sub: Subscription, opts: int) -> Handle:
         h = self.qm._new_handle(conn, sub.name or sub.topic, None, opts, None, None)
@@ -148,9 +148,9 @@ class Subscriptions:
             raise MQIError(C.MQRC_IDENTITY_MISMATCH)
         admin = self.ps.admin_object(sub.topic)
         # sub creates, alters or resumes; resume only resumes what the user already owns.
-        have = self.qm.authority_of(conn, "TOPIC", admin.name)
+        have = self.qm.authority.authority_of(conn, "TOPIC", admin.name)
         if not have & Z.MQZAO_SUBSCRIBE and (other or opts & C.MQSO_ALTER or not have & Z.MQZAO_RESUME):
-            self.qm.authorize(conn, "TOPIC", admin.name, Z.MQZAO_SUBSCRIBE)
+            self.qm.authority.authorize(conn, "TOPIC", admin.name, Z.MQZAO_SUBSCRIBE)
         dest = self._altered_destination(conn, sub, sd, hobj) if opts & C.MQSO_ALTER else None
         changed = other
         if other:

@@ -310,7 +310,7 @@ class SecurityCommands:
         sec = self.qm.security
         sec.changed()
         if kind in ("CONNAUTH", "ALL"):
-            problem = self.qm.refresh_connauth()
+            problem = self.qm.authority.refresh_connauth()
             if problem:
                 return Result([problem], ERROR)
         if kind in ("SSL", "ALL"):
