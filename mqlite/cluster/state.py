@@ -57,7 +57,9 @@ class Host(Protocol):
     qmgr: MQObject
     objects: dict[str, dict[str, MQObject]]
     queues: dict[str, Any]
-    hooks: ChannelFacts
+
+    @property
+    def hooks(self) -> ChannelFacts: ...
 
     def queue(self, name: str) -> MQObject | None: ...
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import operator
 import struct
-from typing import Any, Callable, ClassVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Self
 
 from mqlite.cmq import CMQC
 
@@ -33,6 +33,10 @@ class MQStruct:
     _getter: ClassVar[Callable[[dict[str, Any]], tuple[Any, ...]]]
     _defaults: ClassVar[dict[str, Any]]
     __slots__ = ("__dict__",)
+
+    if TYPE_CHECKING:
+        # The fields are made from ``_fields`` at run time: to a type checker, any attribute.
+        def __getattr__(self, name: str) -> Any: ...
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
@@ -143,7 +147,7 @@ class MQStruct:
         except struct.error as exc:
             raise TypeError(f"{type(self).__name__}: cannot pack: {exc}") from None
 
-    def unpack(self, buf: bytes) -> "MQStruct":
+    def unpack(self, buf: bytes) -> Self:
         if len(buf) < self._struct.size:
             raise ValueError(f"{type(self).__name__}: buffer of {len(buf)} bytes, need {self._struct.size}")
         values = self._struct.unpack_from(buf)
@@ -163,12 +167,12 @@ class MQStruct:
         return self
 
     @classmethod
-    def from_bytes(cls, buf: bytes) -> "MQStruct":
+    def from_bytes(cls, buf: bytes) -> Self:
         obj = cls.__new__(cls)
         obj.unpack(buf)
         return obj
 
-    def copy(self) -> "MQStruct":
+    def copy(self) -> Self:
         obj = type(self).__new__(type(self))
         if self._list_fields:
             obj.__dict__.update({k: (list(v) if isinstance(v, list) else v) for k, v in self.__dict__.items()})

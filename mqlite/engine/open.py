@@ -270,7 +270,7 @@ class OpenMixin:
             return "S"
         return "S" if base["DEFSOPT"] == C.MQOO_INPUT_SHARED else "X"
 
-    def _instantiate_model(self, conn: Conn, od: OD, model: MQObject) -> MQObject:
+    def _instantiate_model(self, conn: Conn | None, od: OD, model: MQObject) -> MQObject:
         dyn = text(od.DynamicQName) or "AMQ.*"
         if "*" in dyn:
             if dyn.index("*") != len(dyn) - 1:

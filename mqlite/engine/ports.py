@@ -4,7 +4,7 @@ SQLite and PostgreSQL stores are ``SharedPort``s), with the records they exchang
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -29,7 +29,7 @@ class DelMsg(NamedTuple):
 class SetBackout(NamedTuple):
     """A stored message's BackoutCount hardened (HARDENBO)."""
     seq: int
-    count: int
+    backout: int
 
 
 class PurgeQueue(NamedTuple):
@@ -165,6 +165,8 @@ class Pager(Protocol):
     (read back including operations not yet written), nonpersistent ones are spilled to a scratch
     area that a restart discards. Called with the engine lock held; nothing here waits for a
     write to become durable."""
+    on_damaged: Callable[[int, str], None]       # a message failed its checksum (seq, queue)
+    on_unreadable: Callable[[str, str], None]    # a queue's stored part cannot be read (queue, why)
 
     def page(self, queue: str, prios: tuple[int, ...], after: int, before: int | None,
              limit: int) -> list[StoredRow]:

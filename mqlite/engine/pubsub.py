@@ -415,6 +415,7 @@ class PubSub:
         dest = None
         if qs is not None and not qs.shared:
             target = self.qm.queue(res.queue)
+            assert target is not None        # a local queue's state has its definition
             defs = list(map(self.qm.queue, res.path))
             inhibited = any(d is not None and d["PUT"] == C.MQQA_PUT_INHIBITED for d in defs)
             first = defs[0] if defs and defs[0] is not None else target

@@ -93,7 +93,7 @@ class Segments:
         state = h.put_group
         if state is not None and state[2] is not None:
             # A logical message is unfinished: only its next segment, in the same group state.
-            gid, seq, offset, was = state
+            gid, seq, offset, was = state[0], state[1], state[2], state[3]
             if not segment or grouped != was:
                 raise MQIError(C.MQRC_INCOMPLETE_MSG)
         elif state is not None:

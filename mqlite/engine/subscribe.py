@@ -240,7 +240,7 @@ class Subscriptions:
         """MQSUBRQ(MQSR_ACTION_PUBLICATION): the retained publications now; 2437 if there are none."""
         h = self.qm.handle(conn, hsub)
         if h.sub is None:
-            raise MQIError(C.MQRC_HSUB_ERROR)
+            raise MQIError(C.MQRC_HOBJ_ERROR, detail="not a subscription's handle")
         sent = self._send_retained(conn, h.sub)
         if not sent:
             raise MQIError(C.MQRC_NO_RETAINED_MSG)

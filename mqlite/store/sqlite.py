@@ -388,7 +388,7 @@ class Store:
             raise
 
     def _backout(self, cur: sqlite3.Cursor, op: SetBackout) -> None:
-        cur.execute("UPDATE messages SET backout=? WHERE seq=?", (op.count, op.seq))
+        cur.execute("UPDATE messages SET backout=? WHERE seq=?", (op.backout, op.seq))
 
     def _purge(self, cur: sqlite3.Cursor, op: PurgeQueue) -> None:
         cur.execute("DELETE FROM messages WHERE queue=?", (op.queue,))

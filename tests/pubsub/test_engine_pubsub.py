@@ -92,6 +92,11 @@ def test_retained_publications(eng):
     with pytest.raises(MQIError) as e:
         eng.qm.request_publications(eng.conn, h4[0].hobj)
     assert e.value.reason == C.MQRC_NO_RETAINED_MSG
+    # MQSUBRQ given a handle that is not a subscription's (the managed queue's): 2019, as for any
+    # handle the call cannot use.
+    with pytest.raises(MQIError) as e:
+        eng.qm.request_publications(eng.conn, qh3)
+    assert e.value.reason == C.MQRC_HOBJ_ERROR
 
 
 def test_durable_subscriptions_resume_and_remove(eng):
