@@ -88,7 +88,7 @@ class ChannelManager:
         self._initiator.start()
         qm = self.srv.qm
         with self.srv.lock:
-            for name, rec in qm.chsync.items():
+            for name, rec in qm.uow.chsync.items():
                 chl = self.channel(name)
                 if chl is not None and rec.get("stopped"):
                     self.status[name] = self.new_status(name, chl.kind, "STOPPED", xmitq=chl.get("XMITQ", ""))
@@ -214,7 +214,7 @@ class ChannelManager:
     def set_stopped(self, name: str, stopped: bool) -> None:
         qm = self.srv.qm
         with self.srv.lock:
-            rec = dict(qm.chsync.get(name, {}))
+            rec = qm.uow.record(name)
             if bool(rec.get("stopped")) == stopped:
                 return
             rec["stopped"] = stopped
@@ -267,7 +267,7 @@ class ChannelManager:
         if name in self.senders or name in self.receivers:
             return f"AMQ9514E: Channel '{name}' is in use."
         with self.srv.lock:
-            rec = dict(qm.chsync.get(name, {}))
+            rec = qm.uow.record(name)
             rec["seq"] = seqnum - 1 if seqnum > 0 else 0
             rec["luwid"] = ""
             rec["window"] = []
@@ -349,7 +349,7 @@ class ChannelManager:
             Receiver(self.srv, session.sock, session.reader or P.FrameReader(session.sock), name, partner,
                      self.new_status(name, chl.kind)).serve()
             return
-        rec = qm.chsync.get(key, {})
+        rec = qm.uow.record(key)
         if rec.get("partner") and partner and rec["partner"] != partner and not req.get("reset"):
             raise ChannelError("AMQ9535E", f"Channel '{name}' belongs to queue manager {rec['partner']}; "
                                f"{partner} may not use it until RESET CHANNEL.")

@@ -9,7 +9,6 @@ after a failure, so each persistent message is delivered exactly once.
 """
 from __future__ import annotations
 
-import json
 import socket
 import time
 from typing import Any
@@ -22,7 +21,6 @@ from mqlite.cmq.structs import MD, OD, text
 from mqlite.engine.core import Conn, Handle
 from mqlite.engine.deadletter import dead_letter
 from mqlite.engine.host import Host
-from mqlite.engine.ports import SaveChsync
 from mqlite.net import protocol as P
 
 TRANSIENT = (C.MQRC_Q_FULL, C.MQRC_PUT_INHIBITED)
@@ -114,7 +112,7 @@ class Receiver:
         keys = list(info.get("keys") or [])
         if len(keys) != len(batch):
             raise P.ProtocolError(f"batch of {len(batch)} messages with {len(keys)} keys")
-        rec = dict(qm.chsync.get(self.key, {}))
+        rec = qm.uow.record(self.key)
         durable = set(info.get("durable") or [])
         window = [w for w in rec.get("window", []) if w["luwid"] not in durable]
         already = {k for w in window for k in w["keys"]}
@@ -133,8 +131,7 @@ class Receiver:
         window.append({"luwid": luwid, "first": info.get("first", last) or last, "last": last, "keys": keys})
         rec.update(seq=last, luwid=luwid, partner=self.partner, window=window)
         with srv.lock:
-            qm.commit(conn, extra=[SaveChsync(self.key, json.dumps(rec))])
-            qm.chsync[self.key] = rec
+            qm.commit(conn, sync=(self.key, rec))
             ticket = conn.ticket
         if ticket:
             srv.store.sync(ticket)

@@ -16,7 +16,6 @@ neither lost nor delivered twice, with one forced write per batch (the receiver'
 """
 from __future__ import annotations
 
-import json
 import os
 import socket
 import ssl
@@ -37,7 +36,6 @@ from mqlite.cmq.structs import text as text_of
 from mqlite.engine.core import Conn
 from mqlite.engine.deadletter import dead_letter
 from mqlite.engine.host import Host
-from mqlite.engine.ports import SaveChsync
 from mqlite.net import protocol as P
 from mqlite.net.client import TransportError, parse_conname
 from mqlite.objects.model import MQObject
@@ -248,7 +246,7 @@ class SenderMCA(threading.Thread):
         assert self.conn is not None
         if old != new:
             moved = qm.move_messages(self.conn, old, new, self.correl) if old else 0
-            rec = dict(qm.chsync.get(self.name_, {}), xmitq=new)
+            rec = dict(qm.uow.record(self.name_), xmitq=new)
             qm.set_chsync(self.conn, self.name_, rec)
             cl.associate(self.name_, new)
             if old:
@@ -285,7 +283,7 @@ class SenderMCA(threading.Thread):
     def _session(self) -> bool:
         """Connect, settle what the receiver already has, then send batches. True: ended idle (DISCINT)."""
         qm, srv, st, chl = self.qm, self.srv, self.status, self.chl
-        rec = qm.chsync.get(self.name_, {})
+        rec = qm.uow.record(self.name_)
         conn = self.conn
         assert conn is not None
         st.set("STARTING", "NETCONNECT")
@@ -309,7 +307,7 @@ class SenderMCA(threading.Thread):
                 # After a crash, commits not yet forced are lost: those messages are back on the
                 # transmission queue although the receiver has them. Remove them now.
                 removed = qm.remove_messages(self.xmitq, sorted(committed))
-                new = dict(qm.chsync.get(self.name_, {}), seq=info.get("seq") or 0)
+                new = dict(qm.uow.record(self.name_), seq=info.get("seq") or 0)
                 new.pop("reset", None)
                 qm.set_chsync(conn, self.name_, new)
                 ticket = conn.ticket
@@ -333,11 +331,10 @@ class SenderMCA(threading.Thread):
 
     def _settle(self, conn: Conn, commit: bool, seq: int) -> None:
         """End the batch's unit of work; its sequence number and LUWID go with the commit."""
-        rec = dict(self.qm.chsync.get(self.name_, {}))
+        rec = self.qm.uow.record(self.name_)
         if commit:
             rec["seq"] = seq
-            self.qm.commit(conn, extra=[SaveChsync(self.name_, json.dumps(rec))])
-            self.qm.chsync[self.name_] = rec
+            self.qm.commit(conn, sync=(self.name_, rec))
         else:
             self.qm.backout(conn)
 
@@ -359,7 +356,7 @@ class SenderMCA(threading.Thread):
                 raise ConnectionError("the partner closed the connection")
             frames: list[bytes] = []
             keys: list[int] = []
-            seq = int(qm.chsync.get(self.name_, {}).get("seq", 0))
+            seq = int(qm.uow.record(self.name_).get("seq", 0))
             batch_deadline = None
             with srv.lock:
                 while len(keys) < batchsz and len(frames) < 4 * batchsz and not self.stop_event.is_set():

@@ -74,7 +74,7 @@ class DefinitionsMixin:
                 self.qmgr = obj
                 continue
             self._register(obj)
-        self.chsync = dict(self.store.chsync())
+        self.uow.chsync = dict(self.store.chsync())
         # The messages are counted, not read: each queue reads its front when it is first served
         # (a start takes as long with ten million messages as with ten). So they can only come
         # back through a pager: without one, recovering would lose them.
@@ -102,7 +102,7 @@ class DefinitionsMixin:
         """The persistent messages of ``qs`` that units of work (open or prepared) and read-ahead
         hold: off the queue, their rows still stored."""
         held = [m for c in self.conns.values() for kind, q, m in c.uow if kind == "get" and q is qs]
-        held += [m for u in self.prepared.values() for kind, q, m in u.entries if kind == "get" and q is qs]
+        held += [m for u in self.uow.prepared.values() for kind, q, m in u.entries if kind == "get" and q is qs]
         held += [m for c in self.conns.values() for h in c.handles.values() if h.qstate is qs
                  for m, _sp in h.read_ahead]
         return tuple({m.seq: m for m in held if m.persistent}.values())
@@ -125,7 +125,7 @@ class DefinitionsMixin:
         gets = [r[3] for r in rows if r[2] == "get" and r[3] is not None]
         stored = self.pager.load(gets) if gets and self.pager is not None else {}
         for xid, at, kind, seq, queue, md_bytes, body, expiry_at in rows:
-            unit = self.prepared.setdefault(xid, Prepared(xid, at, []))
+            unit = self.uow.prepared.setdefault(xid, Prepared(xid, at, []))
             qs = self.queues.get(queue or "")
             if qs is None or seq is None:
                 continue

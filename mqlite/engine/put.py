@@ -230,13 +230,6 @@ class PutMixin:
         if not self.store.room(body_len + STORED_OVERHEAD):
             raise MQIError(C.MQRC_RESOURCE_PROBLEM, detail="the queue manager's disk is full")
 
-    def _refuse_if_stalled(self, conn: Conn) -> None:
-        """MQCMIT or prepare of a unit with persistent work while the store cannot write: the unit
-        is backed out (its puts were accepted when there was room; now none can be written)."""
-        if self.store.stalled and any(m.persistent for kind, _q, m in conn.uow if kind[0] != "s"):
-            self.backout(conn)
-            raise MQIError(C.MQRC_BACKED_OUT, detail=f"the queue manager cannot write: {self.store.stalled}")
-
     def _enqueue(self, conn: Conn, qs: QueueState, msg: Message, syncpoint: bool, now: float) -> None:
         """A put message: into the unit of work, or onto the queue (and waiting getters woken)."""
         qs.last_put = now

@@ -19,7 +19,7 @@ from mqlite.cmq.structs import MD, pad
 from mqlite.engine.authority import Authority
 from mqlite.engine.batch import BatchMixin
 from mqlite.engine.clock import Clock, IdGenerator
-from mqlite.engine.core import Conn, Handle, Prepared
+from mqlite.engine.core import Conn, Handle
 from mqlite.engine.definitions import DefinitionsMixin
 from mqlite.engine.get import GetMixin
 from mqlite.engine.hooks import Hooks
@@ -39,7 +39,7 @@ from mqlite.engine.segments import Segments
 from mqlite.engine.shared import SharedPort
 from mqlite.engine.stream import StreamMixin
 from mqlite.engine.subscribe import Subscriptions
-from mqlite.engine.uow import UnitOfWorkMixin
+from mqlite.engine.uow import UnitsOfWork
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import QMGR, QUEUE, MQObject
 from mqlite.security.state import SecurityState
@@ -48,7 +48,7 @@ __all__ = ["QueueManager"]
 
 
 class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, GetMixin,
-                   BatchMixin, UnitOfWorkMixin, StreamMixin, InquireMixin):
+                   BatchMixin, StreamMixin, InquireMixin):
     """One queue manager's state and MQI behaviour."""
 
     def __init__(self, name: str, store: Journal, clock: Clock | None = None, pager: Pager | None = None,
@@ -72,7 +72,6 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, Get
         self.queues: dict[str, QueueState] = {}
         self.qmgr = MQObject(QMGR, name, TABLE.defaults(QMGR))
         self.conns: dict[int, Conn] = {}
-        self.chsync: dict[str, dict[str, Any]] = {}   # channel synchronisation records
         self._next_hconn = 1
         self._seq = 0
         self.quiescing = False
@@ -83,8 +82,8 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, Get
         self.qsg_members: frozenset[str] = frozenset()   # the other members (kept up to date by the server)
         self.group_objects: dict[tuple[str, str], MQObject] = {}   # QSGDISP(GROUP) definitions, by (ns, name)
         self._cl_targets: dict[tuple[Any, ...], tuple[Resolved, QueueState, Resolved]] = {}
-        self.prepared: dict[str, Prepared] = {}        # two-phase units of work past phase one, by XID
         self.authority = Authority(self, self.security)
+        self.uow = UnitsOfWork(self)             # MQCMIT, MQBACK, prepared units, sync records
         self.reports = Reports(self)
         self.segments = Segments(self)
         # Publish/subscribe, as parts that hold their own state (engine/pubsub.py and beside it).
@@ -104,6 +103,36 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, Get
         self.reports.send(conn, md, data, kind, feedback, queue)
 
     # --- MQI verbs served by the parts ------------------------------------------------------------
+    def commit(self, conn: Conn, sync: tuple[str, dict[str, Any]] | None = None) -> None:
+        """MQCMIT (engine/uow.py); ``sync``: a channel's synchronisation record committed with it."""
+        self.uow.commit(conn, sync)
+
+    def backout(self, conn: Conn) -> None:
+        """MQBACK (engine/uow.py)."""
+        self.uow.backout(conn)
+
+    def prepare(self, conn: Conn, xid: str) -> int:
+        """Phase one of two (engine/uow.py)."""
+        return self.uow.prepare(conn, xid)
+
+    def resolve_prepared(self, conn: Conn, commit: list[str], backout: list[str] | tuple[str, ...] = (),
+                         backout_prefix: str = "", mark: tuple[str, int] | None = None,
+                         end_prefix: bool = False, commit_prefix: str = "") -> dict[str, Any]:
+        """Phase two (engine/uow.py)."""
+        return self.uow.resolve_prepared(conn, commit, backout, backout_prefix, mark, end_prefix, commit_prefix)
+
+    def prepared_units(self) -> list[dict[str, Any]]:
+        """The units in doubt: dspmqtrn (engine/uow.py)."""
+        return self.uow.prepared_units()
+
+    def set_chsync(self, conn: Conn, channel: str, rec: dict[str, Any]) -> None:
+        """A channel's synchronisation record (engine/uow.py)."""
+        self.uow.set_chsync(conn, channel, rec)
+
+    def remove_messages(self, queue: str, seqs: list[int]) -> int:
+        """An in-doubt channel batch resolved as committed (engine/uow.py)."""
+        return self.uow.remove_messages(queue, seqs)
+
     def subscribe(self, conn: Conn, sd: Any, hobj: int) -> tuple[Handle, int]:
         """MQSUB (engine/subscribe.py)."""
         return self.subs.subscribe(conn, sd, hobj)

@@ -29,7 +29,7 @@ class StreamMixin:
         """No message below this position can still appear on the queue: the lowest position of a
         put in an open or prepared unit of work, else the next position to be given out."""
         low = self._seq + 1
-        for entries in [c.uow for c in self.conns.values()] + [u.entries for u in self.prepared.values()]:
+        for entries in [c.uow for c in self.conns.values()] + [u.entries for u in self.uow.prepared.values()]:
             for kind, q, m in entries:
                 if q is qs and kind == "put" and m.seq < low:
                     low = m.seq

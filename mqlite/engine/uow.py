@@ -1,12 +1,14 @@
-"""Units of work: MQCMIT, MQBACK, channel sync records, two-phase (prepared) units. Part of the
-engine's QueueManager (mqlite.engine.qmgr), which combines these classes: their methods reach
-each other and the shared state through ``self``."""
+"""Units of work: MQCMIT, MQBACK, channel sync records, two-phase (prepared) units.
+``UnitsOfWork`` is the queue manager's ``qm.uow``; it holds the prepared units and the channel
+synchronisation records, and reaches the rest through ``UowHost``. The queue manager's face
+(``commit``, ``backout``, ...) calls it."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable, Protocol
 
 from mqlite.cmq.errors import MQIError
+from mqlite.engine.clock import Clock
 from mqlite.engine.core import (
     XA_END,
     XA_END_DAYS,
@@ -14,9 +16,11 @@ from mqlite.engine.core import (
     Conn,
     Prepared,
 )
+from mqlite.engine.hooks import Hooks
 from mqlite.engine.ports import (
     DelMsg,
     DropChsync,
+    Journal,
     JournalOp,
     Prepare,
     PreparedRow,
@@ -24,20 +28,48 @@ from mqlite.engine.ports import (
     Resolve,
     SaveChsync,
     SetBackout,
+    SharedPort,
 )
 from mqlite.engine.queue import Message, QueueState
+from mqlite.engine.report import Reports
+from mqlite.objects.model import MQObject
 
 
-class UnitOfWorkMixin:
-    # --- units of work ----------------------------------------------------------------------------
+class UowHost(Protocol):
+    """What units of work need of the queue manager."""
+    store: Journal
+    queues: dict[str, QueueState]
+    clock: Clock
+    hooks: Hooks
+    shared: SharedPort | None
+
+    @property
+    def reports(self) -> Reports: ...
+
+    def queue(self, name: str) -> MQObject | None: ...
+
+    def log(self, text: str) -> None: ...
+
+    def _shared_call(self, fn: Callable[..., Any], *args: Any) -> Any: ...
+
+
+class UnitsOfWork:
+    """``prepared``: units past phase one, by XID; ``chsync``: the channels' synchronisation
+    records (and the XA marks kept beside them), by name."""
+
+    def __init__(self, qm: UowHost) -> None:
+        self.qm = qm
+        self.prepared: dict[str, Prepared] = {}
+        self.chsync: dict[str, dict[str, Any]] = {}
+
     def set_chsync(self, conn: Conn, channel: str, rec: dict[str, Any]) -> None:
         """Record a channel's synchronisation state (durable once the caller syncs conn.ticket)."""
         self.chsync[channel] = rec
-        conn.ticket = self.store.append(SaveChsync(channel, json.dumps(rec)))
+        conn.ticket = self.qm.store.append(SaveChsync(channel, json.dumps(rec)))
 
     def remove_messages(self, queue: str, seqs: list[int]) -> int:
         """Remove messages by their store numbers (an in-doubt channel batch resolved as committed)."""
-        qs = self.queues.get(queue)
+        qs = self.qm.queues.get(queue)
         if qs is None:
             return 0
         wanted = set(seqs)
@@ -46,29 +78,44 @@ class UnitOfWorkMixin:
             qs.remove(m)
             qs.deq += 1
         if gone:
-            self.store.extend([DelMsg(m.seq) for m in gone if m.persistent])
+            self.qm.store.extend([DelMsg(m.seq) for m in gone if m.persistent])
         return len(gone)
 
-    def commit(self, conn: Conn, extra: list[JournalOp] | None = None) -> None:
-        """MQCMIT. ``extra`` journal operations (a channel's sync record) commit atomically with it."""
+    def record(self, name: str) -> dict[str, Any]:
+        """A copy of the synchronisation record ``name`` (empty when there is none)."""
+        return dict(self.chsync.get(name, {}))
+
+    def commit(self, conn: Conn, sync: tuple[str, dict[str, Any]] | None = None) -> None:
+        """MQCMIT. ``sync``: a channel's (or agent's) synchronisation record, (name, record), which
+        commits atomically with the unit and is kept only if the commit happens."""
         if conn.uow_failed:
             self.backout(conn)
             raise MQIError(C.MQRC_BACKED_OUT, detail="an asynchronous put in the unit of work failed")
         self._refuse_if_stalled(conn)
-        ops: list[JournalOp] = list(extra or ())
+        ops: list[JournalOp] = [] if sync is None else [SaveChsync(sync[0], json.dumps(sync[1]))]
         touched: set[str] = set()
         if conn.shared_uow:
             self._commit_shared(conn)
         reports: list[tuple[Message, str, str]] = []
         self._commit_entries(conn.uow, ops, touched, reports)
+        if sync is not None:
+            self.chsync[sync[0]] = sync[1]
         self._end_unit(conn, ops, touched)
         self._send_reports(conn, reports)
+
+    def _refuse_if_stalled(self, conn: Conn) -> None:
+        """MQCMIT or prepare of a unit with persistent work while the store cannot write: the unit
+        is backed out (its puts were accepted when there was room; now none can be written)."""
+        store = self.qm.store
+        if store.stalled and any(m.persistent for kind, _q, m in conn.uow if kind[0] != "s"):
+            self.backout(conn)
+            raise MQIError(C.MQRC_BACKED_OUT, detail=f"the queue manager cannot write: {store.stalled}")
 
     def _send_reports(self, conn: Conn, reports: list[tuple[Message, str, str]]) -> None:
         """The COA and COD reports of a committed unit, after its journal operations (a report is
         never durable before the commit it confirms) and as durable as the commit's reply."""
         for msg, kind, queue in reports:
-            self.reports.send(conn, msg.md, msg.body, kind, queue=queue)
+            self.qm.reports.send(conn, msg.md, msg.body, kind, queue=queue)
 
     def _end_unit(self, conn: Conn, ops: list[JournalOp], touched: set[str], detach: bool = True) -> None:
         """After a unit of work ended: the connection has none (``detach``), its journal operations
@@ -77,9 +124,9 @@ class UnitOfWorkMixin:
             conn.uow = []
             conn.shared_uow = False
         if ops:
-            conn.ticket = self.store.extend(ops)
+            conn.ticket = self.qm.store.extend(ops)
         for q in touched:
-            self.hooks.available(q)
+            self.qm.hooks.available(q)
 
     def _commit_entries(self, entries: list[tuple[str, QueueState, Message]], ops: list[JournalOp],
                         touched: set[str], reports: list[tuple[Message, str, str]]) -> None:
@@ -91,7 +138,7 @@ class UnitOfWorkMixin:
                 continue
             qs.uncommitted -= 1
             if kind == "put":
-                if self.queues.get(qs.name) is not qs:
+                if self.qm.queues.get(qs.name) is not qs:
                     continue
                 puts.setdefault(qs.name, (qs, []))[1].append(msg)
                 if msg.persistent:
@@ -118,11 +165,11 @@ class UnitOfWorkMixin:
         gets = [e for e in conn.uow if e[0] == "sget"]
         if not puts and not gets:
             return
-        port = self.shared
+        port = self.qm.shared
         assert port is not None
         try:
-            self._shared_call(port.commit, [e[2].new for e in puts],  # type: ignore[attr-defined]
-                              [(e[2].row.id, e[1].name) for e in gets],  # type: ignore[attr-defined]
+            self.qm._shared_call(port.commit, [e[2].new for e in puts],
+                              [(e[2].row.id, e[1].name) for e in gets],
                               any(e[2].persistent for e in puts + gets))
         except MQIError as e:
             self.backout(conn)
@@ -131,18 +178,18 @@ class UnitOfWorkMixin:
             qs.uncommitted -= 1
             qs.enq += 1
         for name in {e[1].name for e in puts}:
-            self.hooks.available(name)
+            self.qm.hooks.available(name)
 
     def backout(self, conn: Conn) -> None:
         conn.uow_failed = False
         touched: set[str] = set()
         ops: list[JournalOp] = []
-        shared_gets = [e[2].row.id for e in conn.uow if e[0] == "sget"] if conn.shared_uow else []  # type: ignore[attr-defined]
-        if shared_gets and self.shared is not None:
+        shared_gets = [e[2].row.id for e in conn.uow if e[0] == "sget"] if conn.shared_uow else []
+        if shared_gets and self.qm.shared is not None:
             try:
-                self.shared.finish([], shared_gets)
+                self.qm.shared.finish([], shared_gets)
             except Exception as e:  # noqa: BLE001 - the claims come back when this member restarts
-                self.log(f"Shared store backout failed: {e!r}")
+                self.qm.log(f"Shared store backout failed: {e!r}")
         self._backout_entries(conn.uow, ops, touched)
         self._end_unit(conn, ops, touched)
 
@@ -155,12 +202,12 @@ class UnitOfWorkMixin:
                     qs.uncommitted -= 1
                 continue
             qs.uncommitted -= 1
-            if kind == "get" and self.queues.get(qs.name) is qs:
+            if kind == "get" and self.qm.queues.get(qs.name) is qs:
                 msg.md.BackoutCount += 1
                 msg.touch()
                 qs.insert(msg)
                 touched.add(qs.name)
-                obj = self.queue(qs.name)
+                obj = self.qm.queue(qs.name)
                 if msg.persistent and obj is not None and obj["HARDENBO"]:
                     ops.append(SetBackout(msg.seq, msg.md.BackoutCount))
 
@@ -188,14 +235,14 @@ class UnitOfWorkMixin:
             raise MQIError(C.MQRC_BACKED_OUT, detail=f"the units of work under {ended!r} were already resolved")
         self._refuse_if_stalled(conn)
         entries, conn.uow = conn.uow, []
-        now = self.clock.now()
+        now = self.qm.clock.now()
         self.prepared[xid] = Prepared(xid, now, entries)
         rows = [PreparedRow(kind, m.seq, qs.name, m.packed_md() if kind == "put" else None, m.body if kind == "put" else None,
                  m.expiry_at if kind == "put" else None) for kind, qs, m in entries if m.persistent]
-        conn.ticket = self.store.append(Prepare(xid, now, rows))
+        conn.ticket = self.qm.store.append(Prepare(xid, now, rows))
         return len(entries)
 
-    def resolve_prepared(self, conn: Conn, commit: list[str], backout: list[str] = (),  # type: ignore[assignment]
+    def resolve_prepared(self, conn: Conn, commit: list[str], backout: list[str] | tuple[str, ...] = (),
                          backout_prefix: str = "", mark: tuple[str, int] | None = None,
                          end_prefix: bool = False, commit_prefix: str = "") -> dict[str, Any]:
         """Phase two, for several prepared units at once, in one store transaction: commit the XIDs
@@ -245,7 +292,7 @@ class UnitOfWorkMixin:
     def _end_prefix(self, prefix: str) -> list[JournalOp]:
         """Close an XID prefix (journal operations for it); closed prefixes are forgotten after
         XA_END_DAYS, long after any task of the job can still be running."""
-        now = self.clock.now()
+        now = self.qm.clock.now()
         ops: list[JournalOp] = []
         for key in [k for k, rec in self.chsync.items() if k.startswith(XA_END)
                     and now - rec.get("at", now) > XA_END_DAYS * 86400]:

@@ -19,7 +19,6 @@ are tried again every ``RETRY`` seconds until they are delivered.
 """
 from __future__ import annotations
 
-import json
 import queue
 import threading
 import time
@@ -32,7 +31,6 @@ from mqlite.cmq.structs import MD, OD, text
 from mqlite.engine.core import Conn, Handle
 from mqlite.engine.deadletter import dead_letter
 from mqlite.engine.host import Host
-from mqlite.engine.ports import SaveChsync
 from mqlite.engine.shared import QSG_XMITQ
 from mqlite.store.shared import Row, SharedStore, open_shared
 
@@ -96,7 +94,7 @@ class IGQAgent:
         # deletion was cut short): delete it before anything else. A batch record holds up to two
         # batches, and the next record written replaces it, so those ids must be gone by then or
         # the rest of them would be delivered a second time.
-        leftover = [(int(i), QSG_XMITQ) for i in srv.qm.chsync.get(SYNC_KEY, {}).get("ids", ())]
+        leftover = [(int(i), QSG_XMITQ) for i in srv.qm.uow.record(SYNC_KEY).get("ids", ())]
         while leftover and not self.stop_event.is_set():
             try:
                 self.deleter.finish(leftover, [], durable=True)
@@ -171,7 +169,7 @@ class IGQAgent:
         store (and whether that deletion must be forced to disk)."""
         srv, qm, conn = self.srv, self.srv.qm, self.conn
         assert conn is not None
-        done_before = set(qm.chsync.get(SYNC_KEY, {}).get("ids", ()))
+        done_before = set(qm.uow.record(SYNC_KEY).get("ids", ()))
         deleting = list(self.inflight)
         finished: list[int] = []
         retry: list[int] = []
@@ -209,8 +207,7 @@ class IGQAgent:
         with srv.lock:
             if persistent:
                 rec = {"ids": finished + deleting}
-                qm.commit(conn, extra=[SaveChsync(SYNC_KEY, json.dumps(rec))])
-                qm.chsync[SYNC_KEY] = rec
+                qm.commit(conn, sync=(SYNC_KEY, rec))
             else:
                 # Nonpersistent only: nothing to record (ids never repeat, so an older record
                 # cannot match a later message), nothing to force to disk.

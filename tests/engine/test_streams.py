@@ -230,7 +230,7 @@ def test_closed_prefixes_are_forgotten_after_a_week(eng: Engine) -> None:
     assert reason(eng.qm.prepare, eng.conn, "old/1") == C.MQRC_BACKED_OUT
     eng.clock.advance(8 * 86400)
     eng.qm.resolve_prepared(eng.conn, [], backout_prefix="new/", end_prefix=True)
-    assert not any(k.startswith("XAEND:old/") for k in eng.qm.chsync)
+    assert not any(k.startswith("XAEND:old/") for k in eng.qm.uow.chsync)
     eng.put(w, b"b", pmo_options=C.MQPMO_SYNCPOINT)
     assert eng.qm.prepare(eng.conn, "old/2") == 1
 
