@@ -1,22 +1,39 @@
-"""MQINQ and MQSET. Part of the engine's QueueManager (mqlite.engine.qmgr), which combines these
-classes: their methods reach each other and the shared state through ``self``."""
+"""MQINQ and MQSET: ``Inquiry``, the queue manager's ``qm.inquiry``, over ``InquiryHost``; the
+queue manager's ``inquire`` and ``set`` call it."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
+from mqlite.cluster.state import ClusterState
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import pad, text
-from mqlite.engine.core import (
-    C,
-    Conn,
-    Handle,
-)
+from mqlite.engine.core import C, Conn, Handle
+from mqlite.engine.ports import Journal
+from mqlite.engine.queue import QueueState
 from mqlite.objects.attrs import QTYPE_VALUES, QUEUE_KINDS, TABLE
 from mqlite.objects.model import QMGR, MQObject
 
 
-class InquireMixin:
-    # --- MQINQ / MQSET ----------------------------------------------------------------------------
+class InquiryHost(Protocol):
+    """What MQINQ and MQSET need of the queue manager."""
+    name: str
+    qmgr: MQObject
+    objects: dict[str, dict[str, MQObject]]
+    queues: dict[str, QueueState]
+    cluster: ClusterState
+    store: Journal
+
+    def handle(self, conn: Conn, hobj: int) -> Handle: ...
+
+    def queue(self, name: str) -> MQObject | None: ...
+
+    def replace_object(self, obj: MQObject) -> None: ...
+
+
+class Inquiry:
+    def __init__(self, qm: InquiryHost) -> None:
+        self.qm = qm
+
     def inquire(self, conn: Conn, hobj: int, selectors: list[int]) -> list[int | bytes]:
         return self.inquire_reason(conn, hobj, selectors)[0]
 
@@ -24,7 +41,7 @@ class InquireMixin:
         """MQINQ: the values and the reason: MQRC_NONE, or MQRC_SELECTOR_NOT_FOR_TYPE (a warning)
         when a selector of a queue belongs to another type of queue; its value is then
         MQIAV_NOT_APPLICABLE, or asterisks for a character attribute, as MQ returns them."""
-        h = self.handle(conn, hobj)
+        h = self.qm.handle(conn, hobj)
         if not h.options & C.MQOO_INQUIRE:
             raise MQIError(C.MQRC_NOT_OPEN_FOR_INQUIRE)
         obj = self._handle_object(h)
@@ -44,7 +61,7 @@ class InquireMixin:
     def _inq_one(self, h: Handle, obj: MQObject, sel: int) -> int | bytes:
         if obj.kind == QMGR:
             if sel == C.MQCA_Q_MGR_NAME:
-                return pad(self.name, 48)
+                return pad(self.qm.name, 48)
         else:
             if sel in (C.MQCA_Q_NAME, C.MQCA_NAMELIST_NAME):
                 return pad(obj.name, 48)
@@ -52,7 +69,7 @@ class InquireMixin:
                 return C.MQQT_CLUSTER
             if sel == C.MQIA_Q_TYPE and obj.kind in QTYPE_VALUES:
                 return QTYPE_VALUES[obj.kind]
-            qs = self.queues.get(obj.name) if obj.kind == "QLOCAL" else None
+            qs = self.qm.queues.get(obj.name) if obj.kind == "QLOCAL" else None
             if qs is not None:
                 if sel == C.MQIA_CURRENT_Q_DEPTH:
                     return qs.depth
@@ -72,7 +89,7 @@ class InquireMixin:
         return value
 
     def set(self, conn: Conn, hobj: int, selectors: list[int], values: list[Any]) -> None:
-        h = self.handle(conn, hobj)
+        h = self.qm.handle(conn, hobj)
         if not h.options & C.MQOO_SET:
             raise MQIError(C.MQRC_NOT_OPEN_FOR_SET)
         obj = self._handle_object(h)
@@ -95,19 +112,19 @@ class InquireMixin:
             changes[attr.name] = value
         new = obj.copy()
         new.attrs.update(changes)
-        self.replace_object(new)
-        conn.ticket = self.store.last_ticket
+        self.qm.replace_object(new)
+        conn.ticket = self.qm.store.last_ticket
 
     def _handle_object(self, h: Handle) -> MQObject:
         """The definition a handle refers to, as it is now (MQSET or ALTER may have replaced it)."""
         if h.res is None:
             if h.obj is None:
-                return self.qmgr
-            current = self.objects["NAMELIST"].get(h.name)
+                return self.qm.qmgr
+            current = self.qm.objects["NAMELIST"].get(h.name)
         elif h.obj is None and h.cluster_name:
-            return self.cluster.definition(h.cluster_name)
+            return self.qm.cluster.definition(h.cluster_name)
         else:
-            current = self.queue(h.res.path[0])
+            current = self.qm.queue(h.res.path[0])
         if current is None:
             raise MQIError(C.MQRC_Q_DELETED)
         return current

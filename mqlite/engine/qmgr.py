@@ -23,7 +23,7 @@ from mqlite.engine.core import Conn, Handle
 from mqlite.engine.definitions import DefinitionsMixin
 from mqlite.engine.get import GetMixin
 from mqlite.engine.hooks import Hooks
-from mqlite.engine.inquire import InquireMixin
+from mqlite.engine.inquire import Inquiry
 from mqlite.engine.open import OpenMixin
 from mqlite.engine.ports import Journal, ObjectSaver, Pager
 from mqlite.engine.pubadmin import PubAdmin
@@ -37,7 +37,7 @@ from mqlite.engine.resolve import Resolved
 from mqlite.engine.route import ClusterRouteMixin
 from mqlite.engine.segments import Segments
 from mqlite.engine.shared import SharedPort
-from mqlite.engine.stream import StreamMixin
+from mqlite.engine.stream import Streams
 from mqlite.engine.subscribe import Subscriptions
 from mqlite.engine.uow import UnitsOfWork
 from mqlite.objects.attrs import TABLE
@@ -48,7 +48,7 @@ __all__ = ["QueueManager"]
 
 
 class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, GetMixin,
-                   BatchMixin, StreamMixin, InquireMixin):
+                   BatchMixin):
     """One queue manager's state and MQI behaviour."""
 
     def __init__(self, name: str, store: Journal, clock: Clock | None = None, pager: Pager | None = None,
@@ -84,6 +84,8 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, Get
         self._cl_targets: dict[tuple[Any, ...], tuple[Resolved, QueueState, Resolved]] = {}
         self.authority = Authority(self, self.security)
         self.uow = UnitsOfWork(self)             # MQCMIT, MQBACK, prepared units, sync records
+        self.inquiry = Inquiry(self)             # MQINQ, MQSET
+        self.streams = Streams(self)             # queues read by position
         self.reports = Reports(self)
         self.segments = Segments(self)
         # Publish/subscribe, as parts that hold their own state (engine/pubsub.py and beside it).
@@ -103,6 +105,18 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, Get
         self.reports.send(conn, md, data, kind, feedback, queue)
 
     # --- MQI verbs served by the parts ------------------------------------------------------------
+    def inquire(self, conn: Conn, hobj: int, selectors: list[int]) -> list[int | bytes]:
+        """MQINQ (engine/inquire.py)."""
+        return self.inquiry.inquire(conn, hobj, selectors)
+
+    def inquire_reason(self, conn: Conn, hobj: int, selectors: list[int]) -> tuple[list[int | bytes], int]:
+        """MQINQ with its reason (a warning for a selector of another type of queue)."""
+        return self.inquiry.inquire_reason(conn, hobj, selectors)
+
+    def set(self, conn: Conn, hobj: int, selectors: list[int], values: list[Any]) -> None:
+        """MQSET (engine/inquire.py)."""
+        self.inquiry.set(conn, hobj, selectors, values)
+
     def commit(self, conn: Conn, sync: tuple[str, dict[str, Any]] | None = None) -> None:
         """MQCMIT (engine/uow.py); ``sync``: a channel's synchronisation record committed with it."""
         self.uow.commit(conn, sync)

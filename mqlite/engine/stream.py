@@ -1,41 +1,63 @@
-"""Queues read by position (the Spark source's streams). Part of the engine's QueueManager
-(mqlite.engine.qmgr), which combines these classes: their methods reach each other and the
-shared state through ``self``."""
+"""Queues read by position (mqlite's extension, for the Spark source): ``Streams``, the queue
+manager's ``qm.streams``, over ``StreamsHost``."""
 from __future__ import annotations
 
+from typing import Protocol
+
 from mqlite.cmq.errors import MQIError
-from mqlite.engine.core import (
-    INPUT_OPTS,
-    C,
-    Conn,
-)
-from mqlite.engine.ports import DelMsg, JournalOp
-from mqlite.engine.queue import QueueState
+from mqlite.engine.clock import Clock
+from mqlite.engine.core import INPUT_OPTS, C, Conn, Handle
+from mqlite.engine.ports import DelMsg, Journal, JournalOp
+from mqlite.engine.queue import Message, QueueState
+from mqlite.engine.resolve import Resolved
+from mqlite.engine.uow import UnitsOfWork
+from mqlite.objects.model import MQObject
 
 
-class StreamMixin:
-    # --- streams: a queue read by position (mqlite's extension, for the Spark source) ------------
+class StreamsHost(Protocol):
+    """What reading a queue by position needs of the queue manager."""
+    queues: dict[str, QueueState]
+    conns: dict[int, Conn]
+    qmgr: MQObject
+    store: Journal
+    clock: Clock
+    _seq: int
+
+    @property
+    def uow(self) -> UnitsOfWork: ...
+
+    def handle(self, conn: Conn, hobj: int) -> Handle: ...
+
+    def _check_get_allowed(self, res: Resolved) -> None: ...
+
+    def _out_md(self, m: Message, now: float) -> bytes: ...
+
+
+class Streams:
+    def __init__(self, qm: StreamsHost) -> None:
+        self.qm = qm
+
     def _stream_queue(self, conn: Conn, hobj: int, need: int, reason: int) -> QueueState:
-        h = self.handle(conn, hobj)
+        h = self.qm.handle(conn, hobj)
         if not h.options & need:
             raise MQIError(reason)
         qs = h.qstate
-        if h.res is None or qs is None or qs.shared or qs is not self.queues.get(h.res.queue):
+        if h.res is None or qs is None or qs.shared or qs is not self.qm.queues.get(h.res.queue):
             raise MQIError(C.MQRC_FUNCTION_NOT_SUPPORTED, detail="a stream reads a local queue of this queue manager")
-        self._check_get_allowed(h.res)
+        self.qm._check_get_allowed(h.res)
         return qs
 
     def stable_position(self, qs: QueueState) -> int:
         """No message below this position can still appear on the queue: the lowest position of a
         put in an open or prepared unit of work, else the next position to be given out."""
-        low = self._seq + 1
-        for entries in [c.uow for c in self.conns.values()] + [u.entries for u in self.uow.prepared.values()]:
+        low = self.qm._seq + 1
+        for entries in [c.uow for c in self.qm.conns.values()] + [u.entries for u in self.qm.uow.prepared.values()]:
             for kind, q, m in entries:
                 if q is qs and kind == "put" and m.seq < low:
                     low = m.seq
         return low
 
-    def stream_mark(self, conn: Conn, hobj: int, start: int, max_msgs: int,
+    def mark(self, conn: Conn, hobj: int, start: int, max_msgs: int,
                     committed: bool = False) -> tuple[int, int, int]:
         """The end of the next range to read from ``start``, the messages in it, and how many
         committed messages lie beyond it only because an open or prepared unit of work holds a
@@ -45,8 +67,8 @@ class StreamMixin:
         (when positive); ``start`` when there is nothing new. Without a limit the count is not
         taken (-1)."""
         qs = self._stream_queue(conn, hobj, C.MQOO_BROWSE, C.MQRC_NOT_OPEN_FOR_BROWSE)
-        limit = self._seq + 1 if committed else self.stable_position(qs)
-        held = 0 if limit > self._seq else sum(1 for _m in qs.positions(max(start, limit), self._seq + 1))
+        limit = self.qm._seq + 1 if committed else self.stable_position(qs)
+        held = 0 if limit > self.qm._seq else sum(1 for _m in qs.positions(max(start, limit), self.qm._seq + 1))
         if max_msgs <= 0:
             last = qs.last_below(limit)
             return (start, 0, held) if last is None or last < start else (last + 1, -1, held)
@@ -57,23 +79,23 @@ class StreamMixin:
                 break
         return end, n, held
 
-    def stream_read(self, conn: Conn, hobj: int, start: int, end: int, max_msgs: int,
+    def read(self, conn: Conn, hobj: int, start: int, end: int, max_msgs: int,
                     max_bytes: int) -> list[tuple[int, bytes, bytes]]:
         """Browse the messages whose positions are in [start, end), in position (arrival) order,
         up to ``max_msgs`` or ``max_bytes``: (position, packed MQMD, data) each. Read again, a
         range gives the same messages unless something removed them."""
         qs = self._stream_queue(conn, hobj, C.MQOO_BROWSE, C.MQRC_NOT_OPEN_FOR_BROWSE)
-        now = self.clock.now()
+        now = self.qm.clock.now()
         out: list[tuple[int, bytes, bytes]] = []
         size = 0
         for m in qs.positions(start, end):
-            out.append((m.seq, self._out_md(m, now), m.body))
+            out.append((m.seq, self.qm._out_md(m, now), m.body))
             size += len(m.body)
             if len(out) >= max_msgs or size >= max_bytes:
                 break
         return out
 
-    def stream_delete(self, conn: Conn, hobj: int, start: int, end: int, syncpoint: bool = False) -> int:
+    def delete(self, conn: Conn, hobj: int, start: int, end: int, syncpoint: bool = False) -> int:
         """Remove every message whose position is in [start, end) (a stream reader's commit: start
         0): outside any unit of work, durable once the caller syncs ``conn.ticket``; with
         ``syncpoint`` as gets in the connection's unit of work (a batch read's task, which prepares
@@ -81,18 +103,18 @@ class StreamMixin:
         qs = self._stream_queue(conn, hobj, INPUT_OPTS, C.MQRC_NOT_OPEN_FOR_INPUT)
         gone = qs.take_range(start, end)
         if syncpoint:
-            if len(conn.uow) + len(gone) > self.qmgr["MAXUMSGS"]:
+            if len(conn.uow) + len(gone) > self.qm.qmgr["MAXUMSGS"]:
                 for m in gone:
                     qs.insert(m)
                 raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED,
-                               detail=f"{len(gone)} messages in the range, MAXUMSGS {self.qmgr['MAXUMSGS']}")
+                               detail=f"{len(gone)} messages in the range, MAXUMSGS {self.qm.qmgr['MAXUMSGS']}")
             conn.uow.extend(("get", qs, m) for m in gone)
             qs.uncommitted += len(gone)
         else:
             ops: list[JournalOp] = [DelMsg(m.seq) for m in gone if m.persistent]
             if ops:
-                conn.ticket = self.store.extend(ops)
+                conn.ticket = self.qm.store.extend(ops)
         qs.deq += len(gone)
         if gone:
-            qs.last_get = self.clock.now()
+            qs.last_get = self.qm.clock.now()
         return len(gone)

@@ -175,13 +175,13 @@ def _stream(s: Any, p: bytes) -> bytes:
     qm = s.server.qm
     try:
         if op in (P.STREAM_MARK, P.STREAM_MARK_COMMITTED):
-            mark = s._call(qm.stream_mark, hobj, start, max_msgs, op == P.STREAM_MARK_COMMITTED)
+            mark = s._call(qm.streams.mark, hobj, start, max_msgs, op == P.STREAM_MARK_COMMITTED)
             return V.Stream.mark_reply(*mark)
         if op in (P.STREAM_DELETE, P.STREAM_DELETE_SYNCPOINT):
-            return V.Stream.delete_reply(s._call(qm.stream_delete, hobj, start, end, op == P.STREAM_DELETE_SYNCPOINT))
+            return V.Stream.delete_reply(s._call(qm.streams.delete, hobj, start, end, op == P.STREAM_DELETE_SYNCPOINT))
         if op != P.STREAM_READ:
             raise P.ProtocolError(f"STREAM operation {op}")
-        batch = s._call(qm.stream_read, hobj, start, end, max(1, max_msgs), max_bytes)
+        batch = s._call(qm.streams.read, hobj, start, end, max(1, max_msgs), max_bytes)
     except MQIError as e:
         return s._failed(e)
     return V.Stream.read_reply(batch)

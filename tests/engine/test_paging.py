@@ -141,7 +141,7 @@ class PagedQueue(RuleBasedStateMachine):
         i = data.draw(st.integers(0, len(pos) - 1))
         j = data.draw(st.integers(i, len(pos)))
         start, end = pos[i][0], pos[j][0] if j < len(pos) else pos[-1][0] + 1
-        assert self.e.qm.stream_delete(self.e.conn, self.h, start, end) == j - i
+        assert self.e.qm.streams.delete(self.e.conn, self.h, start, end) == j - i
         taken = {b for _, b in pos[i:j]}
         self.m.visible = [m for m in self.m.visible if m.body not in taken]
 

@@ -25,9 +25,9 @@ def reason(fn, *args) -> int:
 
 def drain_stream(eng: Engine, hobj: int, start: int, max_msgs: int = 0) -> tuple[list[bytes], int]:
     """One reader step as the Spark source takes it: mark, read the range, delete below its end."""
-    end, _, _ = eng.qm.stream_mark(eng.conn, hobj, start, max_msgs)
-    got = [body for _pos, _md, body in eng.qm.stream_read(eng.conn, hobj, start, end, 10**6, 1 << 30)]
-    eng.qm.stream_delete(eng.conn, hobj, start, end)
+    end, _, _ = eng.qm.streams.mark(eng.conn, hobj, start, max_msgs)
+    got = [body for _pos, _md, body in eng.qm.streams.read(eng.conn, hobj, start, end, 10**6, 1 << 30)]
+    eng.qm.streams.delete(eng.conn, hobj, start, end)
     return got, end
 
 
@@ -104,33 +104,33 @@ def test_mark_waits_for_an_open_unit_and_limits(eng: Engine) -> None:
     eng.put(w, b"a")
     eng.put(ow, b"held", conn=other, pmo_options=C.MQPMO_SYNCPOINT)
     eng.put(w, b"b", Priority=9)
-    end, count, held = eng.qm.stream_mark(eng.conn, r, 0, 0)
-    assert [b for _p, _m, b in eng.qm.stream_read(eng.conn, r, 0, end, 100, 1 << 20)] == [b"a"]
+    end, count, held = eng.qm.streams.mark(eng.conn, r, 0, 0)
+    assert [b for _p, _m, b in eng.qm.streams.read(eng.conn, r, 0, end, 100, 1 << 20)] == [b"a"]
     assert held == 1                    # "b" waits behind the open unit's put
     # A batch read (committed) takes every committed message, the held put aside.
-    snap, _, held = eng.qm.stream_mark(eng.conn, r, 0, 0, True)
-    assert held == 0 and [b for _p, _m, b in eng.qm.stream_read(eng.conn, r, 0, snap, 100, 1 << 20)] == [b"a", b"b"]
+    snap, _, held = eng.qm.streams.mark(eng.conn, r, 0, 0, True)
+    assert held == 0 and [b for _p, _m, b in eng.qm.streams.read(eng.conn, r, 0, snap, 100, 1 << 20)] == [b"a", b"b"]
     eng.qm.commit(other)
-    end2, count, held = eng.qm.stream_mark(eng.conn, r, end, 1)
+    end2, count, held = eng.qm.streams.mark(eng.conn, r, end, 1)
     assert held == 0
-    assert count == 1 and [b for _p, _m, b in eng.qm.stream_read(eng.conn, r, end, end2, 100, 1 << 20)] == [b"held"]
-    assert eng.qm.stream_mark(eng.conn, r, end2, 0)[1] == -1
-    assert eng.qm.stream_delete(eng.conn, r, 0, end2) == 2 and eng.qm.queues["Q1"].depth == 1
+    assert count == 1 and [b for _p, _m, b in eng.qm.streams.read(eng.conn, r, end, end2, 100, 1 << 20)] == [b"held"]
+    assert eng.qm.streams.mark(eng.conn, r, end2, 0)[1] == -1
+    assert eng.qm.streams.delete(eng.conn, r, 0, end2) == 2 and eng.qm.queues["Q1"].depth == 1
     # A range in the middle of the queue goes alone (a batch read in mode "get", one range a task).
     for body in (b"c", b"d", b"e"):
         eng.put(w, body, Priority=3)
-    rows = eng.qm.stream_read(eng.conn, r, end2, 1 << 62, 100, 1 << 20)
+    rows = eng.qm.streams.read(eng.conn, r, end2, 1 << 62, 100, 1 << 20)
     assert [b for _p, _m, b in rows] == [b"b", b"c", b"d", b"e"]
-    assert eng.qm.stream_delete(eng.conn, r, rows[2][0], rows[3][0]) == 1
-    assert [b for _p, _m, b in eng.qm.stream_read(eng.conn, r, 0, 1 << 62, 100, 1 << 20)] == [b"b", b"c", b"e"]
+    assert eng.qm.streams.delete(eng.conn, r, rows[2][0], rows[3][0]) == 1
+    assert [b for _p, _m, b in eng.qm.streams.read(eng.conn, r, 0, 1 << 62, 100, 1 << 20)] == [b"b", b"c", b"e"]
     # Browse and input are needed, as for MQGET; a remote queue cannot be read by position.
-    assert reason(eng.qm.stream_mark, eng.conn, w, 0, 0) == C.MQRC_NOT_OPEN_FOR_BROWSE
+    assert reason(eng.qm.streams.mark, eng.conn, w, 0, 0) == C.MQRC_NOT_OPEN_FOR_BROWSE
     b_only = eng.open("Q1", C.MQOO_BROWSE)[0].hobj
-    assert reason(eng.qm.stream_delete, eng.conn, b_only, 0, end2) == C.MQRC_NOT_OPEN_FOR_INPUT
+    assert reason(eng.qm.streams.delete, eng.conn, b_only, 0, end2) == C.MQRC_NOT_OPEN_FOR_INPUT
     eng.mqsc("DEFINE QLOCAL(XQ) USAGE(XMITQ)\nDEFINE QREMOTE(RQ) RNAME(A) RQMNAME(QM2) XMITQ(XQ)")
     assert reason(eng.open, "RQ", C.MQOO_BROWSE) == C.MQRC_OPTION_NOT_VALID_FOR_TYPE
     eng.mqsc("ALTER QLOCAL(Q1) GET(DISABLED)")
-    assert reason(eng.qm.stream_read, eng.conn, r, 0, 1 << 62, 10, 100) == C.MQRC_GET_INHIBITED
+    assert reason(eng.qm.streams.read, eng.conn, r, 0, 1 << 62, 10, 100) == C.MQRC_GET_INHIBITED
 
 
 def test_prepare_errors(eng: Engine) -> None:
