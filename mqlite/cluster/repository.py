@@ -399,14 +399,14 @@ class Repository:
                         self.publish(key.cluster, key.kind, key.name, rec.attrs)
             elif now >= rec.expires + GRACE:
                 self._drop(key)
-        for key, sub in list(self.subs.items()):
+        for skey, sub in list(self.subs.items()):
             if now >= sub.made + RESUBSCRIBE_AFTER and sub.used:
-                self._subscribe(*key).answered = sub.answered    # renewed: a fresh 30 days
+                self._subscribe(*skey).answered = sub.answered    # renewed: a fresh 30 days
             elif now >= sub.expires:
-                del self.subs[key]
-                for k in [k for k in self.records if (k.cluster, k.kind, k.name) == key and k.owner != self.qmgr
-                          and key[0] not in self.full_for]:
+                del self.subs[skey]
+                for k in [k for k in self.records if (k.cluster, k.kind, k.name) == skey and k.owner != self.qmgr
+                          and skey[0] not in self.full_for]:
                     self._drop(k)
-        for key, expiry in list(self.held.items()):
+        for hkey, expiry in list(self.held.items()):
             if now >= expiry:
-                del self.held[key]
+                del self.held[hkey]

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from mqlite.cluster import pubsub, wlm
-from mqlite.cluster.repository import QMGR, QUEUE, Record, Repository, Subscription
+from mqlite.cluster.repository import QMGR, QUEUE, TOPIC, Record, Repository, Subscription
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq.errors import MQIError
@@ -211,7 +211,7 @@ class ClusterState:
         if self._topics[0] != stamp and self.qm.qmgr["PSCLUS"] != C.MQPSCLUS_ENABLED:
             self._topics = (stamp, {})
         elif self._topics[0] != stamp:
-            records = [r for r in self.repo.records.values() if r.key.kind == pubsub.TOPIC and self.repo.live(r)]
+            records = [r for r in self.repo.records.values() if r.key.kind == TOPIC and self.repo.live(r)]
             self._topics = (stamp, pubsub.cluster_topics(records, self.qm.objects["TOPIC"].values(), self.qm.name,
                                                          self.member_of()) if records or self.member_of() else {})
         return self._topics[1]
@@ -511,8 +511,8 @@ class ClusterState:
             repo._drop(key)
             dropped += 1
         interest = sorted(k for k in repo.subs if generic_match(cluster, k[0]))
-        for key in interest:
-            del repo.subs[key]
+        for skey in interest:
+            del repo.subs[skey]
         if repos:
             self.bootstrapped = {k for k in self.bootstrapped
                                  if not any(generic_match(cluster, c) for c in
@@ -573,7 +573,7 @@ class ClusterState:
         repo.generation += 1
         self.suspended = set(snap.get("suspended", []))
         self.assoc = dict(snap.get("assoc", {}))
-        self.bootstrapped = {tuple(x) for x in snap.get("bootstrapped", [])}  # type: ignore[misc]
+        self.bootstrapped = {tuple(x) for x in snap.get("bootstrapped", [])}
         self.proxies.restore(snap.get("proxies", {}))
 
 

@@ -67,7 +67,7 @@ _REPORT_TO_FORMAT = struct.Struct("@8xi12xii8s")
 def report_and_format(raw: bytes) -> tuple[int, int, int, bytes]:
     """Report, Encoding, CodedCharSetId and Format of a packed MQMD in one read: what an MQGET
     decides on for every message."""
-    return _REPORT_TO_FORMAT.unpack_from(raw)  # type: ignore[return-value]
+    return _REPORT_TO_FORMAT.unpack_from(raw)
 
 
 def md_with_format(raw: bytes, fmt: bytes, encoding: int, ccsid: int) -> bytes:

@@ -58,7 +58,7 @@ class MQStruct:
         cls._names = tuple(names)
         cls._bytes_fields = frozenset(bytes_fields)
         cls._list_fields = list_fields
-        cls._getter = operator.itemgetter(*names)  # type: ignore[assignment]
+        cls._getter = operator.itemgetter(*names)
         cls._defaults = {n: d for n, d, _c in cls._fields}
 
     @classmethod
@@ -132,7 +132,7 @@ class MQStruct:
         d = self.__dict__
         if not self._list_fields:
             try:
-                return self._struct.pack(*self._getter(d))
+                return self._struct.pack(*type(self)._getter(d))
             except struct.error as exc:
                 raise TypeError(f"{type(self).__name__}: cannot pack: {exc}") from None
         values: list[Any] = []
@@ -181,7 +181,7 @@ class MQStruct:
         return obj
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self.get() == other.get()  # type: ignore[union-attr]
+        return isinstance(other, type(self)) and type(other) is type(self) and self.get() == other.get()
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{n}={self.__dict__[n]!r}" for n in self._names)

@@ -86,7 +86,8 @@ class Inquiry:
         if isinstance(value, str):
             length = attr.length or {"CRDATE": 12, "ALTDATE": 12, "CRTIME": 8, "ALTTIME": 8}.get(attr.name, 48)
             return pad(value, length)
-        return value
+        number: int = value
+        return number
 
     def set(self, conn: Conn, hobj: int, selectors: list[int], values: list[Any]) -> None:
         h = self.qm.handle(conn, hobj)

@@ -111,7 +111,7 @@ class PubSubHost(Protocol):
 
     def _reply_to(self, d: dict[str, Any]) -> None: ...
 
-    def commit(self, conn: Conn, extra: list[JournalOp] | None = None) -> None: ...
+    def commit(self, conn: Conn) -> None: ...
 
     def backout(self, conn: Conn) -> None: ...
 
@@ -119,6 +119,9 @@ class PubSubHost(Protocol):
 
 
 Forward = Callable[[Conn, str, str, MD, bytes, int], None]
+# A local queue a subscription's copies go to: its resolution, state and definition, the longest
+# message the path takes (-1: a definition on it inhibits puts), the first definition's DEFPRTY.
+CopyDestination = tuple[Resolved, QueueState, MQObject, int, int]
 
 
 class Relay(Protocol):
@@ -146,7 +149,7 @@ class PubSub:
         self.gen = 0
         self._matched: tuple[int, dict[str, list[Subscription]]] = (0, {})
         self._expiry: tuple[int, float | None] = (-1, None)
-        self._dests: dict[tuple[str, str], tuple[int, Any]] = {}
+        self._dests: dict[tuple[str, str], tuple[int, CopyDestination | None]] = {}
         self._heads: dict[tuple[Any, ...], tuple[bytes, int, int, bytes]] = {}
         self._tree_memo: tuple[tuple[int, int], dict[str, Any]] | None = None
 
@@ -363,7 +366,7 @@ class PubSub:
         """The data a copy carries: the publisher's, with the mqps properties in front (made once
         per publication for each distinct SubUserData)."""
         key = (user_data, retained)
-        got = cache.get(key)
+        got: tuple[bytes, int, int, bytes] | None = cache.get(key)
         if got is not None:
             return got
         if md.Format == rfh2.RFH2_FORMAT:
@@ -397,7 +400,7 @@ class PubSub:
             self.qm.log(f"MQL8020W: A publication on {topic} could not be delivered to subscription "
                      f"'{sub.name or sub.subid}' (queue {sub.queue}): reason {e.reason}.")
 
-    def _copy_destination(self, conn: Conn, sub: Subscription) -> tuple[Any, Any, Any, int, int] | None:
+    def _copy_destination(self, conn: Conn, sub: Subscription) -> CopyDestination | None:
         """Where the subscription's copies go when that is a local queue of this queue manager: (its
         resolution, its state, its definition, and the longest message the definitions on the path
         take, -1 when one of them inhibits puts). Kept by destination name while no definition

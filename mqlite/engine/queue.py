@@ -10,7 +10,7 @@ import heapq
 from bisect import bisect_left, bisect_right
 from collections import deque
 from itertools import islice
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from mqlite.cmq import CMQC
 from mqlite.cmq.packedmd import PackedMD
@@ -37,7 +37,7 @@ class Message:
         self.persistent = persistent
         self.lane = lane
         self._packed: bytes | None = None
-        self.props: dict | None = None       # its properties, read once when a selector asks
+        self.props: dict[str, Any] | None = None       # its properties, read once when a selector asks
 
     def packed_md(self) -> bytes:
         """The descriptor in MQ's layout, packed once (a backout changes it: see ``touch``)."""
