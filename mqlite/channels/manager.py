@@ -310,7 +310,11 @@ class ChannelManager:
         srv = self.srv
         qm = srv.qm
         P.checked(req, "channel HELLO", from_qmgr="str", sslciph="str", seq="int", batchsz="int", ping="bool",
-                  reset="bool")
+                  reset="bool", seqwrap="int")
+        # The sender's sequence numbers wrap where its SEQWRAP says (the batches are checked by it).
+        seqwrap = req.get("seqwrap") or 999_999_999
+        if not 100 <= seqwrap <= 999_999_999:
+            raise ChannelError("AMQ9504E", f"Channel HELLO: SEQWRAP {seqwrap} outside 100..999999999.")
         name = str(req.get("channel") or "")
         if "+QMNAME+" in name:
             # A manual CLUSSDR named TO.+QMNAME+: the name it reaches is the one with ours in it.
@@ -347,7 +351,7 @@ class ChannelManager:
         if req.get("ping"):
             P.send_frame(session.sock, P.HELLO_OK, P.encode_json({"qmgr": qm.name, "proto": P.PROTOCOL_VERSION}))
             Receiver(self.srv, session.sock, session.reader or P.FrameReader(session.sock), name, partner,
-                     self.new_status(name, chl.kind)).serve()
+                     self.new_status(name, chl.kind), seqwrap=seqwrap).serve()
             return
         rec = qm.uow.record(key)
         if rec.get("partner") and partner and rec["partner"] != partner and not req.get("reset"):
@@ -383,7 +387,7 @@ class ChannelManager:
                 "batchsz": min(req.get("batchsz") or 50, chl["BATCHSZ"]),
                 "maxmsgl": min(req.get("maxmsgl") or 4194304, chl["MAXMSGL"] or 104857600)}))
             Receiver(self.srv, session.sock, session.reader or P.FrameReader(session.sock), name, partner,
-                     status, key).serve()
+                     status, key, seqwrap).serve()
         finally:
             self.receivers.pop(key, None)
             if self.status.get(key) is status:

@@ -11,8 +11,19 @@ from __future__ import annotations
 
 import socket
 import time
-from typing import Any
 
+from mqlite.channels.conversation import (
+    RECEIVER,
+    Close,
+    Confirm,
+    Conversation,
+    EndBatch,
+    Heartbeat,
+    HeartbeatReply,
+    Message,
+    Ping,
+    PingReply,
+)
 from mqlite.channels.status import ChannelStatus
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
@@ -34,7 +45,7 @@ class BatchFailed(Exception):
 
 class Receiver:
     def __init__(self, host: Host, sock: socket.socket, reader: P.FrameReader, name: str,
-                 partner: str, status: ChannelStatus, key: str = "") -> None:
+                 partner: str, status: ChannelStatus, key: str = "", seqwrap: int = 999_999_999) -> None:
         self.srv = host
         self.qm = host.qm
         self.sock = sock
@@ -46,6 +57,7 @@ class Receiver:
         self.chl = self.qm.lookup("CHANNEL", name)
         self.conn: Conn | None = None
         self.handles: dict[tuple[bytes, bytes], Handle] = {}
+        self.conversation = Conversation(RECEIVER, seqwrap)
 
     # --- the session ------------------------------------------------------------------------
     def serve(self) -> None:
@@ -55,39 +67,30 @@ class Receiver:
         hb = max(self.chl["HBINT"], 1) if self.chl is not None else 300
         self.sock.settimeout(hb * 2 + 30)     # a sender that says nothing for this long is gone
         batch: list[tuple[int, bytes, bytes]] = []
+        conv, reader, sock = self.conversation, self.reader, self.sock
         try:
             while True:
-                ftype, payload = self.reader.read()
-                if ftype == P.CH_MSG:
-                    if len(payload) < 8 + P.MD_LEN + XQH_LEN:
-                        raise P.ProtocolError("channel message shorter than its headers")
-                    flags, seq = P.II.unpack_from(payload)
-                    md = payload[8:8 + P.MD_LEN]
-                    body = payload[8 + P.MD_LEN:]
-                    if len(body) < XQH_LEN:
-                        raise P.ProtocolError("channel message without MQXQH")
-                    if flags & P.CH_FAST:
-                        self._fast(md, body)
-                        if not self.reader.buffered():
+                ev = conv.event_of(*reader.read())
+                if isinstance(ev, Message):
+                    if ev.seq is None:
+                        self._fast(ev.md, ev.body)
+                        if not reader.buffered():
                             self._close_handles()
                     else:
-                        batch.append((seq, md, body))
-                elif ftype == P.CH_END:
-                    info = P.checked(P.decode_json(payload), "batch end", keys="ints", durable="strs",
-                                     last="int", first="int", luwid="str")
-                    reply = self._end_batch(batch, info)
+                        batch.append((ev.seq, ev.md, ev.body))
+                elif isinstance(ev, EndBatch):
+                    sock.sendall(conv.send(self._end_batch(batch, ev)))
                     batch = []
-                    P.send_frame(self.sock, P.CH_END | P.REPLY, P.encode_json(reply))
-                    if not self.reader.buffered():
+                    if not reader.buffered():
                         self._close_handles()
-                elif ftype == P.CH_HEARTBEAT:
-                    P.send_frame(self.sock, P.CH_HEARTBEAT | P.REPLY, b"")
-                elif ftype == P.CH_PING:
-                    P.send_frame(self.sock, P.CH_PING | P.REPLY, payload)
-                elif ftype == P.CH_CLOSE:
+                elif isinstance(ev, Heartbeat):
+                    sock.sendall(conv.send(HeartbeatReply()))
+                elif isinstance(ev, Ping):
+                    sock.sendall(conv.send(PingReply(ev.data)))
+                elif isinstance(ev, Close):
                     return
                 else:
-                    raise P.ProtocolError(f"frame type {ftype:#x} on channel {self.name}")
+                    raise P.ProtocolError(f"{ev!r} on channel {self.name}")
         finally:
             with srv.lock:
                 if self.conn is not None:
@@ -106,14 +109,14 @@ class Receiver:
         self.handles.clear()
 
     # --- batches ------------------------------------------------------------------------------
-    def _end_batch(self, batch: list[tuple[int, bytes, bytes]], info: dict[str, Any]) -> dict[str, Any]:
+    def _end_batch(self, batch: list[tuple[int, bytes, bytes]], end: EndBatch) -> Confirm:
+        """Put the batch in one unit of work and commit it with the channel's record; the
+        confirmation to send (the conversation has checked the batch's numbers and keys)."""
         srv, qm, conn = self.srv, self.qm, self.conn
         assert conn is not None
-        keys = list(info.get("keys") or [])
-        if len(keys) != len(batch):
-            raise P.ProtocolError(f"batch of {len(batch)} messages with {len(keys)} keys")
+        keys = end.keys
         rec = qm.uow.record(self.key)
-        durable = set(info.get("durable") or [])
+        durable = set(end.durable)
         window = [w for w in rec.get("window", []) if w["luwid"] not in durable]
         already = {k for w in window for k in w["keys"]}
         try:
@@ -126,9 +129,9 @@ class Receiver:
             srv.log.write("AMQ9544E", f"Messages not put to destination queue on channel '{self.name}'.",
                           f"{e.text} The batch was backed out; the messages stay on the sending queue manager's "
                           "transmission queue and the sender stops.")
-            return {"ok": False, "reason": e.reason, "text": e.text}
-        last, luwid = info.get("last") or 0, info.get("luwid") or ""
-        window.append({"luwid": luwid, "first": info.get("first", last) or last, "last": last, "keys": keys})
+            return Confirm(False, reason=e.reason, text=e.text)
+        last, luwid = end.last, end.luwid
+        window.append({"luwid": luwid, "first": end.first, "last": last, "keys": keys})
         rec.update(seq=last, luwid=luwid, partner=self.partner, window=window)
         with srv.lock:
             qm.commit(conn, sync=(self.key, rec))
@@ -141,7 +144,7 @@ class Receiver:
         st.curseqno = st.lstseqno = last
         st.lstluwid = luwid
         st.last_msg = time.time()
-        return {"ok": True, "last": last, "luwid": luwid}
+        return Confirm(True, last=last, luwid=luwid)
 
     def _fast(self, md: bytes, body: bytes) -> None:
         try:

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
+from mqlite.channels.conversation import SENDER, Close, Confirm, Conversation, EndBatch, Heartbeat, next_seq
 from mqlite.channels.status import ChannelError, ChannelStatus
 from mqlite.cluster.state import correl_of
 from mqlite.cmq import CMQC as C
@@ -42,7 +43,6 @@ from mqlite.objects.model import MQObject
 from mqlite.security import tls
 
 CONFIRM_TIMEOUT = 60.0
-FAST_HEADER = P.II.pack(P.CH_FAST, 0)
 
 
 class SenderOwner(Protocol):
@@ -108,6 +108,7 @@ def connect_channel(qmgr: str, chl: MQObject, ping: bool = False, extra: dict[st
     hello = {"proto": P.PROTOCOL_VERSION, "kind": "channel", "channel": chl.name, "from_qmgr": qmgr,
              "sslciph": chl.get("SSLCIPH", ""),
              "batchsz": chl["BATCHSZ"], "maxmsgl": chl["MAXMSGL"], "hbint": chl["HBINT"], "ping": ping,
+             "seqwrap": chl["SEQWRAP"],
              **(extra or {})}
     try:
         P.send_frame(sock, P.HELLO, P.encode_json(hello))
@@ -321,7 +322,7 @@ class SenderMCA(threading.Thread):
             self.maxmsgl = info.get("maxmsgl") or chl["MAXMSGL"]
             st.set("RUNNING", "MQGET")
             st.curseqno = st.lstseqno = info.get("seq") or 0
-            return self._send_batches(sock, reader, batchsz)
+            return self._send_batches(sock, reader, Conversation(SENDER, chl["SEQWRAP"]), batchsz)
         finally:
             self.sock = None
             try:
@@ -338,12 +339,16 @@ class SenderMCA(threading.Thread):
         else:
             self.qm.backout(conn)
 
-    def _send_batches(self, sock: socket.socket, reader: P.FrameReader, batchsz: int) -> bool:
+    def _send_batches(self, sock: socket.socket, reader: P.FrameReader, conv: Conversation, batchsz: int) -> bool:
+        """Batches until stopped or idle for DISCINT (True); the conversation (``conv``) makes the
+        frames and holds the rules of their order, this loop the policy: what goes in a batch and
+        when, heartbeats, and the engine calls."""
         qm, srv, st, chl = self.qm, self.srv, self.status, self.chl
         conn = self.conn
         assert conn is not None
         xmitq = self.xmitq
         fast_np = chl["NPMSPEED"] == C.MQNPMS_FAST
+        seqwrap = chl["SEQWRAP"]
         discint = 1 if "+QMNAME+" in self.name_ else chl["DISCINT"]
         hbint = max(chl["HBINT"], 1)
         batchint = chl["BATCHINT"] / 1000.0
@@ -365,10 +370,9 @@ class SenderMCA(threading.Thread):
                         run = qm.take_nonpersistent(conn, self.hobj, 4 * batchsz - len(frames))
                         for md, body in run:
                             if len(body) - XQH_LEN > self.maxmsgl:
-                                frames.extend(P.frame(P.CH_MSG, FAST_HEADER + m + b)
-                                              for m, b in self._fit(conn, md, body, False))
+                                frames.extend(conv.send_message(None, m, b) for m, b in self._fit(conn, md, body, False))
                                 continue
-                            frames.append(P.frame(P.CH_MSG, FAST_HEADER + md + body))
+                            frames.append(conv.send_message(None, md, body))
                         if run:
                             if batch_deadline is None:
                                 batch_deadline = time.monotonic() + batchint
@@ -390,23 +394,20 @@ class SenderMCA(threading.Thread):
                             continue
                         for pmd, pbody in pieces[:-1]:
                             if in_batch:
-                                seq = seq + 1 if seq < chl["SEQWRAP"] else 1
+                                seq = next_seq(seq, seqwrap)
                                 keys.append(key)
-                            frames.append(P.frame(P.CH_MSG, (P.II.pack(0, seq) if in_batch else FAST_HEADER)
-                                                  + pmd + pbody))
+                            frames.append(conv.send_message(seq if in_batch else None, pmd, pbody))
                         md, body = pieces[-1]
                     if in_batch:
-                        seq = seq + 1 if seq < chl["SEQWRAP"] else 1
+                        seq = next_seq(seq, seqwrap)
                         keys.append(key)
-                        frames.append(P.frame(P.CH_MSG, P.II.pack(0, seq) + md + body))
-                    else:
-                        frames.append(P.frame(P.CH_MSG, FAST_HEADER + md + body))
+                    frames.append(conv.send_message(seq if in_batch else None, md, body))
                     if batch_deadline is None:
                         batch_deadline = time.monotonic() + batchint
                 if not frames:
                     now = time.monotonic()
                     if discint and now - idle_since >= discint:
-                        P.send_frame(sock, P.CH_CLOSE, b"")
+                        sock.sendall(conv.send(Close()))
                         return True
                     st.substate = "MQGET"
                     srv.cond_for(xmitq).wait(min(0.5, hbint))
@@ -417,12 +418,11 @@ class SenderMCA(threading.Thread):
                     srv.store.sync(self.pending[-1][1])
                 if time.monotonic() - last_beat >= hbint:
                     st.substate = "HEARTBEATING"
-                    P.send_frame(sock, P.CH_HEARTBEAT, b"")
+                    sock.sendall(conv.send(Heartbeat()))
                     sock.settimeout(CONFIRM_TIMEOUT)
-                    ftype, _ = reader.read()
+                    conv.receive_frame(*reader.read())      # only the heartbeat's reply is in turn
                     sock.settimeout(None)
-                    if ftype != P.CH_HEARTBEAT | P.REPLY:
-                        raise P.ProtocolError(f"unexpected frame {ftype:#x} for a heartbeat")
+                    conv.next_event()
                     last_beat = time.monotonic()
                 continue
             idle_since = last_beat = time.monotonic()
@@ -431,10 +431,10 @@ class SenderMCA(threading.Thread):
                 st.substate = "SEND"
                 sock.sendall(b"".join(frames))
                 continue
-            self._batch(sock, reader, conn, frames, keys, seq)
+            self._batch(sock, reader, conv, conn, frames, keys)
         if not self.force:
             try:
-                P.send_frame(sock, P.CH_CLOSE, b"")
+                sock.sendall(conv.send(Close()))
             except OSError:
                 pass
         return False
@@ -496,34 +496,33 @@ class SenderMCA(threading.Thread):
             out.append(self.pending.popleft()[0])
         return out
 
-    def _batch(self, sock: socket.socket, reader: P.FrameReader, conn: Conn, frames: list[bytes],
-               keys: list[int], last: int) -> None:
+    def _batch(self, sock: socket.socket, reader: P.FrameReader, conv: Conversation, conn: Conn, frames: list[bytes],
+               keys: list[int]) -> None:
         """Send a batch and its end, wait for the confirmation, commit (not forced)."""
         srv, st = self.srv, self.status
         luwid = os.urandom(8).hex().upper()
         if len(self.pending) >= 16:
             srv.store.sync(self.pending[-1][1])     # keep the receiver's window small
-        end = {"last": last, "first": last - len(keys) + 1, "luwid": luwid, "keys": keys,
-               "durable": self._durable_batches()}
+        first, last, _n = conv.batch_bounds()
+        end = conv.send(EndBatch(last, first, luwid, keys, self._durable_batches()))
         self.outstanding = keys
         st.indoubt = True
         st.substate = "SEND"
-        sock.sendall(b"".join(frames) + P.frame(P.CH_END, P.encode_json(end)))
+        sock.sendall(b"".join(frames) + end)
         st.substate = "ENDBATCH"
         sock.settimeout(CONFIRM_TIMEOUT)
-        ftype, payload = reader.read()
+        conv.receive_frame(*reader.read())          # only the confirmation is in turn
         sock.settimeout(None)
-        if ftype != P.CH_END | P.REPLY:
-            raise P.ProtocolError(f"unexpected frame {ftype:#x} instead of a batch confirmation")
-        reply = P.checked(P.decode_json(payload), "batch confirmation", reason="int", text="str")
+        reply = conv.next_event()
+        assert isinstance(reply, Confirm)
         with srv.lock:
-            self._settle(conn, bool(reply.get("ok")), last)
+            self._settle(conn, reply.ok, last)
             ticket = conn.ticket
         self.outstanding = []
         st.indoubt = False
-        if not reply.get("ok"):
+        if not reply.ok:
             raise ChannelError("AMQ9544E", f"Channel '{self.name_}': the receiving queue manager could not put "
-                               f"the batch (reason {reply.get('reason')}): {reply.get('text', '')}", stop=True)
+                               f"the batch (reason {reply.reason}): {reply.text}", stop=True)
         self.pending.append((luwid, ticket))
         st.msgs += len(keys)
         st.batches += 1

@@ -287,6 +287,24 @@ def test_sequence_number_mismatch_and_reset(harness):
     c1.disconnect()
 
 
+def test_sequence_numbers_wrap_at_seqwrap_inside_a_batch(harness):
+    """SEQWRAP(100): a batch that runs 96..100 then 1..5 is one batch whose first and last the
+    receiver checks (both conversations follow the sender's SEQWRAP, sent in its HELLO)."""
+    qm1, qm2 = pair(harness, chl_extra="SEQWRAP(100) BATCHSZ(10)", rcvr_extra="SEQWRAP(100)")
+    qm1.mqsc("STOP CHANNEL(QM1.TO.QM2)")
+    assert wait_for(lambda: "STATUS(STOPPED)" in qm1.mqsc("DISPLAY CHSTATUS(QM1.TO.QM2)").stdout)
+    assert "AMQ8023I" in qm1.mqsc("RESET CHANNEL(QM1.TO.QM2) SEQNUM(96)").stdout
+    c1 = qm1.client()
+    q = pymqi.Queue(c1, "REMOTE.Q")
+    for i in range(12):
+        q.put(b"m%d" % i, pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))
+    qm1.mqsc("START CHANNEL(QM1.TO.QM2)")
+    assert get_all(qm2, "TARGET.Q", 12) == [b"m%d" % i for i in range(12)]
+    assert wait_for(lambda: "CURSEQNO(7)" in qm1.mqsc("DISPLAY CHSTATUS(QM1.TO.QM2) ALL").stdout)
+    assert "AMQ9504E" not in log_of(qm2)
+    c1.disconnect()
+
+
 def channel_hello(qm, **fields) -> socket.socket:
     s = socket.create_connection(("127.0.0.1", qm.port))
     hello = {"proto": P.PROTOCOL_VERSION, "kind": "channel", **fields}
