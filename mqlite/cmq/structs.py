@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import operator
 import struct
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from mqlite.cmq import CMQC
 
@@ -30,7 +30,7 @@ class MQStruct:
     _struct: ClassVar[struct.Struct]
     _bytes_fields: ClassVar[frozenset[str]] = frozenset()
     _list_fields: ClassVar[dict[str, int]] = {}
-    _getter: ClassVar[Callable[[dict[str, Any]], tuple[Any, ...]]]
+    _getter: ClassVar[operator.itemgetter[Any]]     # the fields' values from __dict__, in order
     _defaults: ClassVar[dict[str, Any]]
     __slots__ = ("__dict__",)
 
@@ -132,7 +132,7 @@ class MQStruct:
         d = self.__dict__
         if not self._list_fields:
             try:
-                return self._struct.pack(*type(self)._getter(d))
+                return self._struct.pack(*self._getter(d))
             except struct.error as exc:
                 raise TypeError(f"{type(self).__name__}: cannot pack: {exc}") from None
         values: list[Any] = []

@@ -407,14 +407,15 @@ class PubSub:
         changes (cluster.gen counts every DEFINE, ALTER, DELETE, ALTER QMGR included): a local
         queue's resolution and those checks depend on them alone. None for any other destination
         (MQPUT1 takes the copy there)."""
-        gen = self.qm.cluster.gen
+        qm = self.qm
+        gen = qm.cluster.gen
         dests = self._dests
         key = (sub.queue, sub.qmgr)
         hit = dests.get(key)
         if hit is not None and hit[0] == gen:
             return hit[1]
-        res = self.qm._resolve(conn, sub.queue, sub.qmgr if sub.qmgr != self.qm.name else "", C.MQOO_OUTPUT)
-        qs = self.qm.queues.get(res.queue) if res.kind == LOCAL else None
+        res = qm._resolve(conn, sub.queue, sub.qmgr if sub.qmgr != qm.name else "", C.MQOO_OUTPUT)
+        qs = qm.queues.get(res.queue) if res.kind == LOCAL else None
         dest = None
         if qs is not None and not qs.shared:
             target = self.qm.queue(res.queue)
@@ -435,31 +436,32 @@ class PubSub:
         manager) to any other destination."""
         # PubPriority: 0-9, as published (-3), or as the destination queue's default (-1, which
         # MQPUT1 resolves on the way to another queue manager).
+        qm = self.qm                    # the innermost step of every copy: one attribute read
         priority = sub.priority if sub.priority >= C.MQPRI_PRIORITY_AS_Q_DEF else md.Priority
         dest = self._copy_destination(conn, sub)
         if dest is None:
             copy = md.copy()
             d = copy.__dict__
             d.update(sub.copy_fields())
-            d["MsgId"], d["Format"], d["Encoding"], d["CodedCharSetId"] = self.qm.ids.next(), fmt, enc, ccsid
+            d["MsgId"], d["Format"], d["Encoding"], d["CodedCharSetId"] = qm.ids.next(), fmt, enc, ccsid
             d["Priority"] = priority
             with qmgr_authority(conn):
-                self.qm.put1(conn, OD(ObjectName=pad(sub.queue, 48), ObjectQMgrName=pad(sub.qmgr, 48)), copy,
-                          PMO(Options=C.MQPMO_SET_ALL_CONTEXT | (C.MQPMO_SYNCPOINT if syncpoint
-                                                                 else C.MQPMO_NO_SYNCPOINT)), data)
+                qm.put1(conn, OD(ObjectName=pad(sub.queue, 48), ObjectQMgrName=pad(sub.qmgr, 48)), copy,
+                        PMO(Options=C.MQPMO_SET_ALL_CONTEXT | (C.MQPMO_SYNCPOINT if syncpoint
+                                                               else C.MQPMO_NO_SYNCPOINT)), data)
             return
         res, qs, target, limit, defprty = dest
         # MQPUT's checks (_check_put decides every refusal): skipped only when the definitions kept
         # with the destination and the queue's depth show that none of them can refuse this copy.
         if limit < 0 or len(data) > limit or qs.depth >= target["MAXDEPTH"] \
-                or (syncpoint and len(conn.uow) >= self.qm.qmgr["MAXUMSGS"]):
-            target = self.qm._check_put(conn, res, qs, len(data), 0, syncpoint)
+                or (syncpoint and len(conn.uow) >= qm.qmgr["MAXUMSGS"]):
+            target = qm._check_put(conn, res, qs, len(data), 0, syncpoint)
         if priority == C.MQPRI_PRIORITY_AS_Q_DEF:
             priority = defprty          # the first definition's on the way (an alias's), as MQPUT takes it
         # A temporary dynamic queue holds no persistent message.
         persistent = md.Persistence == C.MQPER_PERSISTENT and target["DEFTYPE"] != C.MQQDT_TEMPORARY_DYNAMIC
         if persistent:
-            self.qm._need_room(len(data))
+            qm._need_room(len(data))
         # The copies of one publication share a descriptor but for MsgId, CorrelId and identity
         # context: packed once (per SubUserData, priority and persistence), spliced for each.
         key = ("md", sub.user_data, retained, priority, persistent)
@@ -470,15 +472,14 @@ class PubSub:
                                  Persistence=C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT)
             template = cache[key] = copy.pack()
         correl, identity = sub.copy_block()
-        packed = md_for_copy(template, self.qm.ids.next(), correl, identity)
+        packed = md_for_copy(template, qm.ids.next(), correl, identity)
         now = cache["now"]
         expiry_at = None if md.Expiry == C.MQEI_UNLIMITED else now + md.Expiry / 10.0
-        qm = self.qm
         qm._seq += 1
         msg = Message(qm._seq, PackedMD.of(packed), data, expiry_at, persistent, qs.lane_for(priority))
         msg._packed = packed
         if syncpoint or md.Report & C.MQRO_COA:
-            self.qm._enqueue(conn, qs, msg, syncpoint, now)
+            qm._enqueue(conn, qs, msg, syncpoint, now)
             return
         # Outside syncpoint onto a local queue (not shared), no confirmation of arrival asked: what
         # _enqueue and _commit_put then do, in line. This is the innermost step of every copy;
@@ -487,8 +488,8 @@ class PubSub:
         qs.insert(msg)
         qs.enq += 1
         if persistent:
-            conn.ticket = self.qm.store.append(PutMsg(msg.seq, qs.name, packed, data, expiry_at))
-        self.qm.hooks.available(qs.name)
+            conn.ticket = qm.store.append(PutMsg(msg.seq, qs.name, packed, data, expiry_at))
+        qm.hooks.available(qs.name)
 
 
 def _with_mqps(fmt: bytes, encoding: int, ccsid: int, body: bytes, topic: str, user_data: str,
