@@ -1,8 +1,12 @@
-"""The queue-manager engine's face: ``QueueManager`` combines one class per concept, each in its
-own module over the records of ``engine.core`` — definitions (creation, recovery, the object
+"""The queue-manager engine's face: ``QueueManager``, the MQI verbs by their names and the state
+every part reads. Concepts with state of their own are parts it constructs in ``__init__``, each
+in its own module with a Protocol of what it needs (docs/design.md, "The engine as parts"):
+``pubsub``, ``subs``, ``pubadmin``, ``pubhier``, ``pubcluster``, ``uow``, ``segments``,
+``reports``, ``authority``, ``inquiry``, ``streams``. The MQI core is still combined from classes
+(mixins) over the records of ``engine.core``: definitions (creation, recovery, the object
 registry, connections), open (MQOPEN/MQCLOSE), put (MQPUT/MQPUT1), route (cluster puts and moves
-between transmission queues), get (MQGET), batch (asynchronous put, read-ahead, channel batches,
-MQSTAT), uow (MQCMIT/MQBACK, two-phase units), stream (positions) and inquire (MQINQ/MQSET).
+between transmission queues), get (MQGET) and batch (asynchronous put, read-ahead, channel
+batches, MQSTAT).
 
 Plain synchronous Python: no sockets, threads or sleeps.  The caller (the server, or a test)
 serialises calls, supplies the clock, and after each call makes the journal durable up to the
