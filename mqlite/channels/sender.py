@@ -242,11 +242,11 @@ class SenderMCA(threading.Thread):
         change (DEFCLXQ, CLCHNAME), its waiting messages move to the new queue now."""
         qm, cl = self.qm, self.qm.cluster
         new = cl.xmitq_for(self.name_)
-        qm.ensure_cluster_xmitq(new, self.name_)
+        qm.routing.ensure_cluster_xmitq(new, self.name_)
         old = cl.assoc.get(self.name_)
         assert self.conn is not None
         if old != new:
-            moved = qm.move_messages(self.conn, old, new, self.correl) if old else 0
+            moved = qm.routing.move_messages(self.conn, old, new, self.correl) if old else 0
             rec = dict(qm.uow.record(self.name_), xmitq=new)
             qm.set_chsync(self.conn, self.name_, rec)
             cl.associate(self.name_, new)
@@ -277,7 +277,7 @@ class SenderMCA(threading.Thread):
         if final == "INACTIVE" and not self.stop_event.is_set():
             with self.srv.lock:
                 qs = self.qm.queues.get(self.xmitq)
-                if qs is not None and qs.visible and (not self.cluster or self.qm.has_correl(self.xmitq, self.correl)):
+                if qs is not None and qs.visible and (not self.cluster or self.qm.routing.has_correl(self.xmitq, self.correl)):
                     self.mgr.want(self.name_)
 
     # --- one connection -----------------------------------------------------------------------

@@ -163,7 +163,7 @@ class DefinitionsMixin:
     def cluster_route(self, qmgr: str) -> tuple[str, str] | None:
         cl = self.cluster
         channel = cl.route(qmgr) if cl.active else None
-        return None if channel is None else (self.cluster_xmitq(channel), channel)
+        return None if channel is None else (self.routing.cluster_xmitq(channel), channel)
 
     def lookup(self, ns: str, name: str) -> MQObject | None:
         if ns == QMGR:

@@ -229,7 +229,7 @@ class OpenMixin:
             else:
                 target = Resolved(LOCAL, cname, cname, self.name, res.path or (cname,))
         else:
-            xq = self.cluster_xmitq(d.channel)
+            xq = self.routing.cluster_xmitq(d.channel)
             dest_qm = res.remote_qm or d.qmgr
             target = Resolved(REMOTE, xq, res.resolved_q, dest_qm, res.path + (xq,), res.resolved_q, dest_qm,
                               d.channel)

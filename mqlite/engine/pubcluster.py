@@ -67,7 +67,7 @@ class ClusterTopics:
             self.qm.log(f"MQL8021W: A publication on {topic} could not be sent to {target}: "
                      "no cluster channel leads there.")
             return
-        xq = self.qm.cluster_xmitq(channel)
+        xq = self.qm.routing.cluster_xmitq(channel)
         res = Resolved(REMOTE, xq, cps.PUBSQ, target, (xq,), cps.PUBSQ, target, channel)
         h = Handle(0, xq, None, C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT, res, self.qm.queues[xq])
         self.qm._put(conn, h, md.copy(), PMO(Options=C.MQPMO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT),

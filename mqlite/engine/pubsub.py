@@ -39,6 +39,7 @@ from mqlite.engine.hooks import Hooks
 from mqlite.engine.ports import DropObject, Journal, JournalOp, PutMsg, SaveObject
 from mqlite.engine.queue import Message, QueueState
 from mqlite.engine.resolve import LOCAL, Resolved
+from mqlite.engine.route import Routing
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 from mqlite.props import rfh2
@@ -115,7 +116,8 @@ class PubSubHost(Protocol):
 
     def backout(self, conn: Conn) -> None: ...
 
-    def cluster_xmitq(self, channel: str) -> str: ...
+    @property
+    def routing(self) -> Routing: ...
 
 
 Forward = Callable[[Conn, str, str, MD, bytes, int], None]

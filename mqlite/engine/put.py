@@ -82,7 +82,7 @@ class PutMixin:
         reroutable = False
         if res.kind == CLUSTER:
             reroutable = h.bind != C.MQBND_BIND_ON_GROUP or not opts & C.MQPMO_LOGICAL_ORDER
-            res, qs = self._cluster_put_target(h, res, md, opts)
+            res, qs = self.routing.put_target(h, res, md, opts)
         else:
             qs = h.qstate  # type: ignore[assignment]
         opened = self._first_definition(h, res)

@@ -2,10 +2,9 @@
 every part reads. Concepts with state of their own are parts it constructs in ``__init__``, each
 in its own module with a Protocol of what it needs (docs/design.md, "The engine as parts"):
 ``pubsub``, ``subs``, ``pubadmin``, ``pubhier``, ``pubcluster``, ``uow``, ``segments``,
-``reports``, ``authority``, ``inquiry``, ``streams``. The MQI core is still combined from classes
+``reports``, ``authority``, ``inquiry``, ``streams``, ``routing``. The MQI core is still combined from classes
 (mixins) over the records of ``engine.core``: definitions (creation, recovery, the object
-registry, connections), open (MQOPEN/MQCLOSE), put (MQPUT/MQPUT1), route (cluster puts and moves
-between transmission queues), get (MQGET) and batch (asynchronous put, read-ahead, channel
+registry, connections), open (MQOPEN/MQCLOSE), put (MQPUT/MQPUT1), get (MQGET) and batch (asynchronous put, read-ahead, channel
 batches, MQSTAT).
 
 Plain synchronous Python: no sockets, threads or sleeps.  The caller (the server, or a test)
@@ -15,6 +14,7 @@ business too: the engine answers 2033 at once and reports which queue to wait on
 """
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 from mqlite.cluster.state import ClusterState
@@ -38,7 +38,7 @@ from mqlite.engine.put import PutMixin
 from mqlite.engine.queue import DEFAULT_BUFFERS, QueueState
 from mqlite.engine.report import Reports
 from mqlite.engine.resolve import Resolved
-from mqlite.engine.route import ClusterRouteMixin
+from mqlite.engine.route import Routing
 from mqlite.engine.segments import Segments
 from mqlite.engine.shared import SharedPort
 from mqlite.engine.stream import Streams
@@ -51,8 +51,7 @@ from mqlite.security.state import SecurityState
 __all__ = ["QueueManager"]
 
 
-class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, GetMixin,
-                   BatchMixin):
+class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, GetMixin, BatchMixin):
     """One queue manager's state and MQI behaviour."""
 
     def __init__(self, name: str, store: Journal, clock: Clock | None = None, pager: Pager | None = None,
@@ -87,6 +86,7 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, Get
         self.group_objects: dict[tuple[str, str], MQObject] = {}   # QSGDISP(GROUP) definitions, by (ns, name)
         self._cl_targets: dict[tuple[Any, ...], tuple[Resolved, QueueState, Resolved]] = {}
         self.authority = Authority(self, self.security)
+        self.routing = Routing(self)             # cluster puts, cluster transmission queues, moves
         self.uow = UnitsOfWork(self)             # MQCMIT, MQBACK, prepared units, sync records
         self.inquiry = Inquiry(self)             # MQINQ, MQSET
         self.streams = Streams(self)             # queues read by position
@@ -150,6 +150,10 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, ClusterRouteMixin, Get
     def remove_messages(self, queue: str, seqs: list[int]) -> int:
         """An in-doubt channel batch resolved as committed (engine/uow.py)."""
         return self.uow.remove_messages(queue, seqs)
+
+    def correl_ids(self, queue: str) -> builtins.set[bytes]:     # (``set`` here is MQSET)
+        """The CorrelIds on a cluster transmission queue (the cluster state's Host asks)."""
+        return self.routing.correl_ids(queue)
 
     def subscribe(self, conn: Conn, sd: Any, hobj: int) -> tuple[Handle, int]:
         """MQSUB (engine/subscribe.py)."""

@@ -1,30 +1,53 @@
-"""Where a cluster put goes, and messages moved between transmission queues (BIND_NOT_FIXED
-rerouting, a channel's messages moved when its transmission queue changes). Part of the engine's
-QueueManager (mqlite.engine.qmgr), which combines these classes: their methods reach each other
-and the shared state through ``self``."""
+"""Where a cluster put goes, the cluster transmission queues made from their model, and messages
+moved between transmission queues (BIND_NOT_FIXED rerouting, a channel's messages moved when its
+transmission queue changes): ``Routing``, the queue manager's ``qm.routing``, over ``RoutingHost``."""
 from __future__ import annotations
 
+from typing import Protocol
+
 from mqlite.cluster import wlm
-from mqlite.cluster.state import SCTQ, XMIT_MODEL, XMIT_PREFIX, correl_of
+from mqlite.cluster.state import SCTQ, XMIT_MODEL, XMIT_PREFIX, ClusterState, correl_of
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.headers import XQH_LEN, XQH_REMOTE_Q, XQH_REMOTE_QM, original_md
 from mqlite.cmq.structs import MD, PMO, pad, text
 from mqlite.engine.core import C, Conn, Handle
-from mqlite.engine.ports import DelMsg, PutMsg
+from mqlite.engine.hooks import Hooks
+from mqlite.engine.ports import DelMsg, Journal, PutMsg
 from mqlite.engine.queue import Message, QueueState
 from mqlite.engine.resolve import REMOTE, Resolved
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 
 
-class ClusterRouteMixin:
-    def _cluster_put_target(self, h: Handle, res: Resolved, md: MD, opts: int) -> tuple[Resolved, QueueState]:
+class RoutingHost(Protocol):
+    """What cluster routing needs of the queue manager."""
+    queues: dict[str, QueueState]
+    conns: dict[int, Conn]
+    store: Journal
+    hooks: Hooks
+    cluster: ClusterState
+    _seq: int
+
+    def queue(self, name: str) -> MQObject | None: ...
+
+    def add_object(self, obj: MQObject) -> None: ...
+
+    def _cluster_target(self, res: Resolved) -> tuple[Resolved, QueueState]: ...
+
+    def _put(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int: ...
+
+
+class Routing:
+    def __init__(self, qm: RoutingHost) -> None:
+        self.qm = qm
+
+    def put_target(self, h: Handle, res: Resolved, md: MD, opts: int) -> tuple[Resolved, QueueState]:
         """The instance for this MQPUT on a NOT_FIXED or ON_GROUP handle (2085 when the queue has
         left every cluster: the workload algorithm finds no destination)."""
         in_group = bool(md.MsgFlags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP))
         logical = bool(opts & C.MQPMO_LOGICAL_ORDER)
         if wlm.chooses_at_put(h.bind, in_group, logical, h.put_group is None) or h.group_target is None:
-            target = self._cluster_target(res)
+            target = self.qm._cluster_target(res)
         else:
             target = h.group_target
         if h.bind == C.MQBND_BIND_ON_GROUP and in_group and logical:
@@ -34,22 +57,22 @@ class ClusterRouteMixin:
     def cluster_xmitq(self, channel: str) -> str:
         """The transmission queue a message for the cluster-sender ``channel`` goes on now, made
         first if it is a SYSTEM.CLUSTER.TRANSMIT.<channel> that does not exist yet."""
-        name = self.cluster.xmitq_now(channel)
+        name = self.qm.cluster.xmitq_now(channel)
         self.ensure_cluster_xmitq(name, channel)
         return name
 
     def ensure_cluster_xmitq(self, name: str, channel: str) -> None:
         """DEFCLXQ(CHANNEL): SYSTEM.CLUSTER.TRANSMIT.<channel> made from the model queue."""
-        if self.queue(name) is not None or not name.startswith(XMIT_PREFIX) or name == SCTQ:
+        if self.qm.queue(name) is not None or not name.startswith(XMIT_PREFIX) or name == SCTQ:
             return
-        model = self.queue(XMIT_MODEL)
+        model = self.qm.queue(XMIT_MODEL)
         obj = MQObject("QLOCAL", name, TABLE.defaults("QLOCAL"))
         if model is not None:
             for k, v in model.attrs.items():
                 if k in obj.attrs and k not in ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME"):
                     obj.attrs[k] = v
         obj.attrs.update(DEFTYPE=C.MQQDT_PERMANENT_DYNAMIC, USAGE=C.MQUS_TRANSMISSION, CLCHNAME=channel)
-        self.add_object(obj)
+        self.qm.add_object(obj)
 
     def send_cluster(self, conn: Conn, channel: str, target: str, queue: str, body: bytes) -> None:
         """The repository manager sends a control message: onto the channel's cluster transmission
@@ -57,35 +80,35 @@ class ClusterRouteMixin:
         other end of the channel (a manual CLUSSDR whose full repository is not known yet)."""
         xq = self.cluster_xmitq(channel)
         res = Resolved(REMOTE, xq, queue, target, (xq,), queue, target, channel)
-        h = Handle(0, xq, None, C.MQOO_OUTPUT, res, self.queues[xq])
+        h = Handle(0, xq, None, C.MQOO_OUTPUT, res, self.qm.queues[xq])
         md = MD(Persistence=C.MQPER_PERSISTENT, Format=C.MQFMT_STRING)
-        self._put(conn, h, md, PMO(Options=C.MQPMO_SYNCPOINT), body, owned=True)
+        self.qm._put(conn, h, md, PMO(Options=C.MQPMO_SYNCPOINT), body, owned=True)
 
     def _relocate(self, conn: Conn, src: QueueState, m: Message, dst: QueueState, md: MD, body: bytes) -> Message:
         """Move a visible message to another queue in one step (a new store number; persistent
         ones through the journal: the old record deleted, the new one written)."""
         src.remove(m)
-        self._seq += 1
-        new = Message(self._seq, md, body, m.expiry_at, m.persistent, dst.lane_for(md.Priority))
+        self.qm._seq += 1
+        new = Message(self.qm._seq, md, body, m.expiry_at, m.persistent, dst.lane_for(md.Priority))
         dst.insert(new)
         if m.persistent:
-            self.store.append(DelMsg(m.seq))
-            conn.ticket = self.store.append(PutMsg(new.seq, dst.name, new.packed_md(), new.body, new.expiry_at))
+            self.qm.store.append(DelMsg(m.seq))
+            conn.ticket = self.qm.store.append(PutMsg(new.seq, dst.name, new.packed_md(), new.body, new.expiry_at))
         return new
 
     def move_messages(self, conn: Conn, source: str, dest: str, correl: bytes) -> int:
         """A cluster-sender channel switches transmission queue: its messages (by CorrelId) move
         from ``source`` to ``dest``."""
-        src, dst = self.queues.get(source), self.queues.get(dest)
+        src, dst = self.qm.queues.get(source), self.qm.queues.get(dest)
         if src is None or dst is None or src is dst:
             return 0
         moving = [m for m in src if m.md.CorrelId == correl]
         for m in moving:
             new = self._relocate(conn, src, m, dst, m.md, m.body)
-            if m.seq in self.cluster.not_fixed:
-                self.cluster.not_fixed.add(new.seq)
+            if m.seq in self.qm.cluster.not_fixed:
+                self.qm.cluster.not_fixed.add(new.seq)
         if moving:
-            self.hooks.available(dest)
+            self.qm.hooks.available(dest)
         return len(moving)
 
     def reroute(self, conn: Conn, channel: str) -> int:
@@ -93,8 +116,8 @@ class ClusterRouteMixin:
         manager) go through the workload algorithm again, which ranks a retrying channel below
         running ones; those it sends elsewhere move to that channel's transmission queue (or to
         the local instance). Messages bound on open or by group stay."""
-        cl = self.cluster
-        qs = self.queues.get(cl.assoc.get(channel) or cl.xmitq_for(channel))
+        cl = self.qm.cluster
+        qs = self.qm.queues.get(cl.assoc.get(channel) or cl.xmitq_for(channel))
         if qs is None or not cl.not_fixed:
             return 0
         correl = correl_of(channel)
@@ -108,10 +131,10 @@ class ClusterRouteMixin:
             if d.channel == channel:
                 continue
             if d.local:
-                dest = self.queues.get(name)
+                dest = self.qm.queues.get(name)
                 md, data = MD.from_bytes(original_md(m.packed_md(), m.body)), m.body[XQH_LEN:]
             else:
-                dest = self.queues.get(self.cluster_xmitq(d.channel))
+                dest = self.qm.queues.get(self.cluster_xmitq(d.channel))
                 md = m.md.copy()
                 md.CorrelId = correl_of(d.channel)
                 data = m.body[:XQH_REMOTE_QM.start] + pad(d.qmgr, 48) + m.body[XQH_REMOTE_QM.stop:]
@@ -119,28 +142,28 @@ class ClusterRouteMixin:
                 continue
             cl.not_fixed.discard(m.seq)
             new = self._relocate(conn, qs, m, dest, md, data)
-            self.hooks.available(dest.name)
+            self.qm.hooks.available(dest.name)
             if not d.local:
                 cl.not_fixed.add(new.seq)
-                self.hooks.channel_wanted(d.channel)
+                self.qm.hooks.channel_wanted(d.channel)
             moved += 1
         return moved
 
     def prune_not_fixed(self) -> None:
         """Forget the NOT_FIXED marks of messages that have left the cluster transmission queues
         (sent, or expired); those inside a unit of work (a batch in flight) keep theirs."""
-        cl = self.cluster
+        cl = self.qm.cluster
         if not cl.not_fixed:
             return
-        here = {m.seq for name, qs in self.queues.items() if cl.is_cluster_xmitq(name) for m in qs}
-        here.update(m.seq for c in self.conns.values() for _op, _qs, m in c.uow)
+        here = {m.seq for name, qs in self.qm.queues.items() if cl.is_cluster_xmitq(name) for m in qs}
+        here.update(m.seq for c in self.qm.conns.values() for _op, _qs, m in c.uow)
         cl.not_fixed &= here
 
     def correl_ids(self, queue: str) -> set[bytes]:
         """The CorrelIds of the messages on a cluster transmission queue (which channels have work)."""
-        qs = self.queues.get(queue)
+        qs = self.qm.queues.get(queue)
         return set() if qs is None else {m.md.CorrelId for m in qs}
 
     def has_correl(self, queue: str, correl: bytes) -> bool:
-        qs = self.queues.get(queue)
+        qs = self.qm.queues.get(queue)
         return qs is not None and any(m.md.CorrelId == correl for m in qs)

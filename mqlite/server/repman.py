@@ -96,16 +96,16 @@ class RepositoryManager(threading.Thread):
         cl.tick()
         cl.sync()
         proxied = cl.send_proxies(qm.pubcluster.wanted_proxies())
-        qm.prune_not_fixed()
+        qm.routing.prune_not_fixed()
         for channel, st in list(self.channels.status.items()):
             if st.chltype == "CLUSSDR" and st.state in ("RETRYING", "STOPPED"):
-                moved = qm.reroute(conn, channel)
+                moved = qm.routing.reroute(conn, channel)
                 if moved:
                     self.srv.log.write("AMQ9486I", f"{moved} message(s) for channel {channel} were re-routed.",
                                        "The channel cannot reach its queue manager; the messages were put "
                                        "with BIND_NOT_FIXED.")
         for channel, target, msg in cl.outgoing():
-            qm.send_cluster(conn, channel, target, CMDQ, json.dumps(msg, separators=(",", ":")).encode())
+            qm.routing.send_cluster(conn, channel, target, CMDQ, json.dumps(msg, separators=(",", ":")).encode())
         if cl.repo.generation != self._saved_gen or got or proxied:
             self._saved_gen = cl.repo.generation
             qm.store.append(SaveMeta(CACHE_KEY, json.dumps(cl.snapshot(), separators=(",", ":"))))
