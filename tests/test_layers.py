@@ -11,7 +11,7 @@ import os
 from tests.conftest import ROOT
 
 # Lowest first, one package (or top-level module) a rank: a package may import only those before it.
-LAYERS = ["cmq", "paths", "props", "objects", "pubsub", "security", "cluster", "engine", "store", "net", "mqsc",
+LAYERS = ["cmq", "paths", "props", "objects", "pubsub", "security", "cluster", "engine", "store", "net", "mqsc", "admin",
           "channels", "qsg", "server", "pymqi", "ibmmq", "spark", "cli", "testing"]
 RANK = {pkg: rank for rank, pkg in enumerate(LAYERS)}
 

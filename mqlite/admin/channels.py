@@ -1,0 +1,80 @@
+"""PCF commands on channels: Inquire Channel and Channel Status, Start, Stop and Ping
+Channel (through the MQSC services, which drive the channel initiator)."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from mqlite.admin import params as p
+from mqlite.admin.context import Admin
+from mqlite.admin.params import CommandError
+from mqlite.cmq import CMQC as C
+from mqlite.cmq import CMQCFC as F
+from mqlite.cmq import pcf
+from mqlite.cmq.structs import pad
+from mqlite.objects.attrs import CHLTYPE_VALUES
+from mqlite.objects.names import generic_match
+
+CHSTATUS = {"INACTIVE": F.MQCHS_INACTIVE, "BINDING": F.MQCHS_BINDING, "STARTING": F.MQCHS_STARTING,
+            "RUNNING": F.MQCHS_RUNNING, "STOPPING": F.MQCHS_STOPPING, "RETRYING": F.MQCHS_RETRYING,
+            "STOPPED": F.MQCHS_STOPPED, "PAUSED": F.MQCHS_PAUSED, "INITIALIZING": F.MQCHS_INITIALIZING}
+
+def inquire_channel(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    pattern = p.s(p.need(msg, F.MQCACH_CHANNEL_NAME))
+    ctype = msg.first(F.MQIACH_CHANNEL_TYPE, C.MQCHT_ALL)
+    wanted = p.wanted(msg, F.MQIACF_CHANNEL_ATTRS)
+    out = []
+    for name, obj in sorted(a.qm.objects["CHANNEL"].items()):
+        if generic_match(pattern, name) and ctype in (C.MQCHT_ALL, CHLTYPE_VALUES[obj.kind]):
+            if not p.passes(msg, obj.kind, obj.attrs, {}):
+                continue
+            out.append([pcf.enc_str(F.MQCACH_CHANNEL_NAME, pad(name, 20)),
+                        pcf.enc_int(F.MQIACH_CHANNEL_TYPE, CHLTYPE_VALUES[obj.kind])]
+                       + p.encode_attrs(obj.kind, obj.attrs, wanted))
+    if not out:
+        raise CommandError(C.MQRC_UNKNOWN_OBJECT_NAME, F.MQCACH_CHANNEL_NAME)
+    return out
+
+
+def inquire_chstatus(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    pattern = p.s(p.need(msg, F.MQCACH_CHANNEL_NAME))
+    out = []
+    for st in a.services.channel_status(pattern):
+        out.append([pcf.enc_str(F.MQCACH_CHANNEL_NAME, pad(st["CHANNEL"], 20)),
+                    pcf.enc_int(F.MQIACH_CHANNEL_TYPE, CHLTYPE_VALUES[st["CHLTYPE"]]),
+                    pcf.enc_int(F.MQIACH_CHANNEL_STATUS, CHSTATUS.get(st["STATUS"], F.MQCHS_INACTIVE)),
+                    pcf.enc_str(F.MQCACH_CONNECTION_NAME, pad(st["CONNAME"], 264)),
+                    pcf.enc_str(F.MQCACH_XMIT_Q_NAME, pad(st["XMITQ"], 48)),
+                    pcf.enc_str(C.MQCA_REMOTE_Q_MGR_NAME, pad(st["RQMNAME"], 48)),
+                    pcf.enc_int(F.MQIACH_MSGS, st["MSGS"]), pcf.enc_int(F.MQIACH_BATCHES, st["BATCHES"]),
+                    pcf.enc_int(F.MQIACH_CURRENT_SEQ_NUMBER, st["CURSEQNO"]),
+                    pcf.enc_int(F.MQIACH_LAST_SEQ_NUMBER, st["LSTSEQNO"]),
+                    pcf.enc_int(F.MQIACH_INDOUBT_STATUS, 1 if st["INDOUBT"] == "YES" else 0)])
+    if not out:
+        raise CommandError(F.MQRCCF_CHL_STATUS_NOT_FOUND, F.MQCACH_CHANNEL_NAME)
+    return out
+
+
+def _channel_op(a: Admin, msg: pcf.Message, run: Callable[..., str | None], *args: Any) -> list[list[bytes]]:
+    name = p.s(p.need(msg, F.MQCACH_CHANNEL_NAME))
+    if a.qm.lookup("CHANNEL", name) is None:
+        raise CommandError(F.MQRCCF_CHANNEL_NOT_FOUND, F.MQCACH_CHANNEL_NAME)
+    err = run(name, *args)
+    if err:
+        reason = F.MQRCCF_CHANNEL_IN_USE if "AMQ9514E" in err else (
+            F.MQRCCF_HOST_NOT_AVAILABLE if "AMQ9202E" in err else F.MQRCCF_COMMAND_FAILED)
+        raise CommandError(reason, detail=err)
+    return [[]]
+
+
+def start_channel(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    return _channel_op(a, msg, a.services.start_channel)
+
+
+def stop_channel(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    mode = "FORCE" if msg.first(F.MQIACF_MODE, F.MQMODE_QUIESCE) == F.MQMODE_FORCE else "QUIESCE"
+    status = "INACTIVE" if msg.first(F.MQIACH_CHANNEL_STATUS) == F.MQCHS_INACTIVE else "STOPPED"
+    return _channel_op(a, msg, a.services.stop_channel, mode, status)
+
+
+def ping_channel(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    return _channel_op(a, msg, a.services.ping_channel)

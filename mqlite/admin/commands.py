@@ -1,0 +1,112 @@
+"""The PCF command table: every command the command server answers, declared once — its handler
+(a function over the ``Admin`` context and the decoded request) and the authority it needs on what
+(MQ's tables on distributed platforms). ``needs`` reads the table for the dispatcher, which checks
+authority in one place before any handler runs; a command not in the table is
+MQRCCF_CFH_COMMAND_ERROR, and one the table gives no authority for needs an administrator.
+
+Inquiries need ``dsp`` on the object named (on the queue manager for a generic name, since each
+object found would need it); CREATE and COPY ``crt`` on the queue manager (MQ keeps it on the
+object type's @class profile); CHANGE ``chg``; DELETE ``dlt``; CLEAR ``clr``; START/STOP/PING
+CHANNEL ``ctrl`` on the channel; queue-manager-wide commands (CHANGE QMGR, security, cluster
+commands) ``chg`` or ``ctrl`` on the queue manager. Members of mqm need nothing."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mqlite.admin import channels, cluster, escape, pubsub, qmgr, queues, security
+from mqlite.admin.authority import QMGR, Need, mqsc_needs, object_need
+from mqlite.admin.context import Admin
+from mqlite.admin.params import s
+from mqlite.cmq import CMQC as C
+from mqlite.cmq import CMQCFC as F
+from mqlite.cmq import CMQZC as Z
+from mqlite.cmq import pcf
+
+Handler = Callable[[Admin, pcf.Message], list[list[bytes]]]
+DSP, CRT, CHG, DLT, CLR, CTRL = (Z.MQZAO_DISPLAY, Z.MQZAO_CREATE, Z.MQZAO_CHANGE, Z.MQZAO_DELETE, Z.MQZAO_CLEAR,
+                                 Z.MQZAO_CONTROL)
+
+
+@dataclass(frozen=True)
+class Command:
+    """One PCF command: its handler, and the authority ``auth`` it needs on the queue manager, or
+    (``on`` an object type) on the object its parameter ``name`` names."""
+    handler: Handler
+    auth: int
+    on: str = QMGR
+    name: int = 0
+
+
+def _queue(handler: Handler, auth: int) -> Command:
+    return Command(handler, auth, "QUEUE", C.MQCA_Q_NAME)
+
+
+def _channel(handler: Handler, auth: int) -> Command:
+    return Command(handler, auth, "CHANNEL", F.MQCACH_CHANNEL_NAME)
+
+
+def _topic(handler: Handler, auth: int) -> Command:
+    return Command(handler, auth, "TOPIC", C.MQCA_TOPIC_NAME)
+
+
+COMMANDS: dict[int, Command] = {
+    # queues
+    F.MQCMD_INQUIRE_Q: _queue(queues.inquire_q, DSP),
+    F.MQCMD_INQUIRE_Q_NAMES: _queue(queues.inquire_q_names, DSP),
+    F.MQCMD_INQUIRE_Q_STATUS: _queue(queues.inquire_q_status, DSP),
+    F.MQCMD_CREATE_Q: Command(queues.create_q, CRT),
+    F.MQCMD_COPY_Q: Command(queues.copy_q, CRT),
+    F.MQCMD_CHANGE_Q: _queue(queues.change_q, CHG),
+    F.MQCMD_DELETE_Q: _queue(queues.delete_q, DLT),
+    F.MQCMD_CLEAR_Q: _queue(queues.clear_q, CLR),
+    # the queue manager, namelists
+    F.MQCMD_INQUIRE_Q_MGR: Command(qmgr.inquire_q_mgr, DSP),
+    F.MQCMD_CHANGE_Q_MGR: Command(qmgr.change_q_mgr, CHG),
+    F.MQCMD_PING_Q_MGR: Command(qmgr.ping_q_mgr, DSP),
+    F.MQCMD_INQUIRE_NAMELIST: Command(qmgr.inquire_namelist, DSP, "NAMELIST", C.MQCA_NAMELIST_NAME),
+    # channels
+    F.MQCMD_INQUIRE_CHANNEL: _channel(channels.inquire_channel, DSP),
+    F.MQCMD_INQUIRE_CHANNEL_STATUS: _channel(channels.inquire_chstatus, DSP),
+    F.MQCMD_START_CHANNEL: _channel(channels.start_channel, CTRL),
+    F.MQCMD_STOP_CHANNEL: _channel(channels.stop_channel, CTRL),
+    F.MQCMD_PING_CHANNEL: _channel(channels.ping_channel, CTRL),
+    # clusters
+    F.MQCMD_INQUIRE_CLUSTER_Q_MGR: Command(cluster.inquire_cluster_q_mgr, DSP),
+    F.MQCMD_REFRESH_CLUSTER: Command(cluster.refresh_cluster, CTRL),
+    F.MQCMD_RESET_CLUSTER: Command(cluster.reset_cluster, CTRL),
+    F.MQCMD_SUSPEND_Q_MGR_CLUSTER: Command(cluster.suspend_q_mgr_cluster, CTRL),
+    F.MQCMD_RESUME_Q_MGR_CLUSTER: Command(cluster.resume_q_mgr_cluster, CTRL),
+    # security
+    F.MQCMD_SET_AUTH_REC: Command(security.set_auth_rec, CHG),
+    F.MQCMD_DELETE_AUTH_REC: Command(security.delete_auth_rec, CHG),
+    F.MQCMD_INQUIRE_AUTH_RECS: Command(security.inquire_auth_recs, DSP),
+    F.MQCMD_INQUIRE_ENTITY_AUTH: Command(security.inquire_entity_auth, DSP),
+    F.MQCMD_SET_CHLAUTH_REC: Command(security.set_chlauth_rec, CHG),
+    F.MQCMD_INQUIRE_CHLAUTH_RECS: Command(security.inquire_chlauth_recs, DSP),
+    # publish/subscribe
+    F.MQCMD_CREATE_TOPIC: Command(pubsub.create_topic, CRT),
+    F.MQCMD_CHANGE_TOPIC: _topic(pubsub.change_topic, CHG),
+    F.MQCMD_DELETE_TOPIC: _topic(pubsub.delete_topic, DLT),
+    F.MQCMD_INQUIRE_TOPIC: _topic(pubsub.inquire_topic, DSP),
+    F.MQCMD_CREATE_SUBSCRIPTION: Command(pubsub.create_subscription, CHG),
+    F.MQCMD_CHANGE_SUBSCRIPTION: Command(pubsub.change_subscription, CHG),
+    F.MQCMD_DELETE_SUBSCRIPTION: Command(pubsub.delete_subscription, CHG),
+    F.MQCMD_INQUIRE_SUBSCRIPTION: Command(pubsub.inquire_subscription, DSP),
+    F.MQCMD_INQUIRE_PUBSUB_STATUS: Command(pubsub.inquire_pubsub_status, DSP),
+    F.MQCMD_CLEAR_TOPIC_STRING: Command(pubsub.clear_topic_string, Z.MQZAO_ALL_ADMIN),  # as CLEAR TOPICSTR in Escape
+    # MQSC in Escape PCF: what the MQSC command needs (mqsc_needs)
+    F.MQCMD_ESCAPE: Command(escape.escape, 0),
+}
+
+
+def needs(command: int, msg: pcf.Message, qmgr: str) -> list[Need]:
+    """What ``command`` (``msg``) needs, by its declaration."""
+    if command == F.MQCMD_ESCAPE:
+        return mqsc_needs(s(msg.first(F.MQCACF_ESCAPE_TEXT, "")), qmgr)
+    cmd = COMMANDS.get(command)
+    if cmd is None:
+        return [(QMGR, qmgr, Z.MQZAO_ALL_ADMIN)]
+    if cmd.on == QMGR:
+        return [(QMGR, qmgr, cmd.auth)]
+    return [object_need(cmd.on, s(msg.first(cmd.name, "")).strip(), cmd.auth, qmgr)]
