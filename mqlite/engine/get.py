@@ -9,7 +9,7 @@ from typing import Callable
 
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.headers import XQH_LEN, original_md
-from mqlite.cmq.packedmd import md_with_format, report_and_format
+from mqlite.cmq.packedmd import PackedMD, md_with_format, report_and_format
 from mqlite.cmq.segments import GROUP_FLAGS, SEGMENT_FLAGS, statuses
 from mqlite.cmq.structs import GMO, MD, pad
 from mqlite.engine.core import (
@@ -26,7 +26,7 @@ from mqlite.engine.ports import DelMsg, Select
 from mqlite.engine.queue import Message, QueueState, matcher, wanted_ids
 from mqlite.engine.resolve import Resolved
 from mqlite.engine.segments import advance_group, group_complete, logical_message, whole_message
-from mqlite.engine.shared import SharedGot
+from mqlite.engine.shared import SharedGot, SharedQueueState
 from mqlite.props import rfh2
 from mqlite.props.deliver import HANDLE, PROPERTY_GMO, RFH2, DeliveryError, deliver
 from mqlite.props.deliver import mode as delivery_mode
@@ -240,7 +240,7 @@ class GetMixin:
         property folders, or None when no handle asked), and the completion (2421 warns)."""
         if how == RFH2 or (how != HANDLE and out_md.peek("Format") != RFH2_FORMAT):
             return body, None, C.MQCC_OK, C.MQRC_NONE
-        d = out_md._decode() if "_raw" in out_md.__dict__ else out_md.__dict__     # type: ignore[attr-defined]
+        d = out_md._decode() if isinstance(out_md, PackedMD) else out_md.__dict__
         got = deliver(how, d["Format"], d["Encoding"], d["CodedCharSetId"], body)
         d["Format"], d["Encoding"], d["CodedCharSetId"] = got.format, got.encoding, got.ccsid
         if got.reason:
@@ -274,7 +274,8 @@ class GetMixin:
         owner = f"{self.name}/{conn.hconn}"
         limit = None if opts & C.MQGMO_ACCEPT_TRUNCATED_MSG else max_length
         now = self.clock.now()
-        port = qs.port  # type: ignore[attr-defined]
+        assert isinstance(qs, SharedQueueState)
+        port = qs.port
         row, _taken = self._shared_call(port.take, qs.name, qs.fifo, sel, now, mode, owner, limit)
         if row is None:
             if sel.id is not None:

@@ -17,7 +17,7 @@ from mqlite.engine.queue import Message, QueueState
 from mqlite.engine.report import ANY_REPORT
 from mqlite.engine.resolve import CLUSTER, LOCAL, REMOTE, Resolved
 from mqlite.engine.segments import check_segment
-from mqlite.engine.shared import QSG_XMITQ, SharedPut
+from mqlite.engine.shared import QSG_XMITQ, SharedPut, SharedQueueState
 from mqlite.objects.model import QUEUE, MQObject
 from mqlite.props.rfh2 import RFH2_FORMAT, RFHError
 from mqlite.props.rfh2 import check as rfh2_check
@@ -216,9 +216,9 @@ class PutMixin:
                 raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q)
         if syncpoint and len(conn.uow) >= qmgr["MAXUMSGS"]:
             raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
-        if qs.shared:
+        if isinstance(qs, SharedQueueState):
             # Outside syncpoint the store checks MAXDEPTH in the put's own transaction.
-            if syncpoint and self._shared_call(qs.recent_depth, self.clock.now()) >= attrs["MAXDEPTH"]:  # type: ignore[attr-defined]
+            if syncpoint and self._shared_call(qs.recent_depth, self.clock.now()) >= attrs["MAXDEPTH"]:
                 raise MQIError(C.MQRC_Q_FULL)
         elif qs.depth >= attrs["MAXDEPTH"]:
             raise MQIError(C.MQRC_Q_FULL)
@@ -246,7 +246,8 @@ class PutMixin:
                 qs.enq += 1
             else:
                 target = self.queue(qs.name)
-                self._shared_call(qs.port.put, [new], {qs.name: target["MAXDEPTH"] if target else 0})  # type: ignore[attr-defined]
+                assert isinstance(qs, SharedQueueState)
+                self._shared_call(qs.port.put, [new], {qs.name: target["MAXDEPTH"] if target else 0})
                 qs.enq += 1
                 self.hooks.available(qs.name)
             return

@@ -19,7 +19,9 @@ from mqlite.cluster.pubsub import PUBSQ
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import GMO, OD
+from mqlite.engine.core import Conn
 from mqlite.engine.host import Host
+from mqlite.engine.qmgr import QueueManager
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 from mqlite.pubsub.hierarchy import CONTROLQ
@@ -29,15 +31,15 @@ IDLE_WAIT = 1.0
 HIERARCHY_WAIT = 0.2            # in a hierarchy: how soon a new subscription's proxy goes out
 
 
-def ensure_queue(qm: object) -> None:
+def ensure_queue(qm: QueueManager) -> None:
     """SYSTEM.INTER.QMGR.PUBS and .CONTROL, for a queue manager made before they were among
     crtmqm's objects."""
     for name, descr in ((PUBSQ, "IBM MQ publications from other queue managers"),
                         (CONTROLQ, "IBM MQ publish/subscribe hierarchy control")):
-        if qm.queue(name) is None:                               # type: ignore[attr-defined]
+        if qm.queue(name) is None:
             obj = MQObject("QLOCAL", name, TABLE.defaults("QLOCAL"))
             obj.attrs.update(DESCR=descr, MAXDEPTH=999999999)
-            qm.add_object(obj)                                   # type: ignore[attr-defined]
+            qm.add_object(obj)
 
 
 class PubSubAgent(threading.Thread):
@@ -88,7 +90,7 @@ class PubSubAgent(threading.Thread):
         with srv.lock:
             qm.disconnect(conn, commit=False)
 
-    def _round(self, conn: object, hobj: int, ctl: int, gmo: GMO) -> int:
+    def _round(self, conn: Conn, hobj: int, ctl: int, gmo: GMO) -> int:
         qm = self.qm
         got = self._drain(conn, ctl, gmo, BATCH, lambda r: qm.pubhier.control_inbound(conn, r.body),
                           f"A message on {CONTROLQ} is not a control message and was discarded.")
@@ -97,10 +99,10 @@ class PubSubAgent(threading.Thread):
                            f"A message on {PUBSQ} is not a publication and was discarded.")
         if got or sent:
             qm.commit(conn)
-            conn.ticket = qm.store.last_ticket        # type: ignore[attr-defined]
+            conn.ticket = qm.store.last_ticket
         return got
 
-    def _drain(self, conn: object, hobj: int, gmo: GMO, limit: int, handle: Callable[[Any], object],
+    def _drain(self, conn: Conn, hobj: int, gmo: GMO, limit: int, handle: Callable[[Any], object],
                discarded: str) -> int:
         """Up to ``limit`` messages from the queue, each handed to ``handle`` under syncpoint; one
         that is not what the queue is for is logged and taken off (the round commits)."""
