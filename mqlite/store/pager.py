@@ -28,8 +28,9 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
 from mqlite.engine.ports import MoveDamaged, StoredRow
 from mqlite.engine.queue import DEFAULT_BUFFERS
+from mqlite.store.rows import BODY, checksum, id_key, loaded_md, md_keys
 from mqlite.store.scratch import ScratchLog
-from mqlite.store.sqlite import BODY, Store, checksum, id_key, loaded_md, md_keys
+from mqlite.store.sqlite import Store
 
 _ID_COLUMNS = ("msgh", "corh", "grph")
 MAX_BUFFER = 104857600        # MQ's limit for both buffer sizes

@@ -102,7 +102,7 @@ def test_a_store_keyed_by_the_first_id_key_is_rekeyed_once_at_open(tmp_path: os.
 
     from mqlite.cmq.structs import MD
     from mqlite.store.pager import StorePager
-    from mqlite.store.sqlite import ID_KEYS, id_key
+    from mqlite.store.rows import ID_KEYS, id_key
     path = os.path.join(tmp_path, "qmgr.db")
     s = Store(path)
     ids = [b"AMQ QM1         " + i.to_bytes(8, "big") for i in range(1, 51)]

@@ -8,7 +8,8 @@ import os
 from mqlite.cmq.structs import MD
 from mqlite.engine.ports import DelMsg, PurgeQueue, PutMsg
 from mqlite.store.pager import StorePager
-from mqlite.store.sqlite import SHARE_MIN, Store
+from mqlite.store.rows import SHARE_MIN
+from mqlite.store.sqlite import Store
 
 PRIOS = tuple(range(10))
 
