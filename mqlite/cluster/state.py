@@ -28,13 +28,13 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from mqlite.cluster import pubsub, wlm
-from mqlite.cluster.repository import QMGR, QUEUE, TOPIC, Record, Repository, Subscription
+from mqlite.cluster.repository import QMGR, QUEUE, TOPIC, Record, Repository
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq.errors import MQIError
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
-from mqlite.objects.names import generic_match, wildcard_match
+from mqlite.objects.names import wildcard_match
 
 
 class ChannelFacts(Protocol):
@@ -488,93 +488,6 @@ class ClusterState:
 
     def tick(self) -> None:
         self.repo.tick()
-
-    def refresh(self, cluster: str, repos: bool) -> int:
-        """REFRESH CLUSTER: forget what was learnt about others in ``cluster`` (generic) and ask
-        again. Own records stay; full repositories' records stay unless ``repos``; a full
-        repository keeps everything it holds. The records of queue managers whose cluster-sender
-        channel has messages on a cluster transmission queue stay too, so that no
-        message is stranded. The names this queue manager had subscribed to are subscribed to
-        afresh, so the cache is rebuilt from the full repositories at once. Returns how many
-        records were dropped."""
-        repo = self.repo
-        dropped = 0
-        waiting = self.channels_with_work()
-        for key, rec in list(repo.records.items()):
-            if not generic_match(cluster, key.cluster) or key.owner == self.qm.name:
-                continue
-            if key.cluster in repo.full_for:
-                continue
-            if key.kind == QMGR and ((rec.attrs.get("QMTYPE") == "REPOS" and not repos)
-                                     or rec.attrs.get("CHANNEL") in waiting):
-                continue
-            repo._drop(key)
-            dropped += 1
-        interest = sorted(k for k in repo.subs if generic_match(cluster, k[0]))
-        for skey in interest:
-            del repo.subs[skey]
-        if repos:
-            self.bootstrapped = {k for k in self.bootstrapped
-                                 if not any(generic_match(cluster, c) for c in
-                                            self.clusters_of(self.qm.objects["CHANNEL"].get(k[0])))}
-        # Publish again, so full repositories send the information back.
-        for key, rec in sorted(repo.records.items()):
-            if key.owner == self.qm.name and generic_match(cluster, key.cluster) and not rec.deleted:
-                repo.publish(key.cluster, key.kind, key.name, rec.attrs)
-        repo.manual = self.manual_targets()
-        for c, kind, name in interest:
-            if c not in repo.full_for:
-                repo._subscribe(c, kind, name)
-        self.use.reset()
-        self.proxies.resend()            # proxy subscriptions are sent again, as MQ resynchronises them
-        return dropped
-
-    def force_remove(self, cluster: str, qmname: str = "", qmid: str = "", queues: bool = False) -> int:
-        """RESET CLUSTER ACTION(FORCEREMOVE) at a full repository: the queue manager's records become
-        deletions spread to the cluster; its queues too with QUEUES(YES) (else they expire)."""
-        repo = self.repo
-        owners = {r.key.owner for r in self._qmgr_records(cluster)
-                  if (qmname and r.key.owner == qmname) or (qmid and r.attrs.get("QMID") == qmid)}
-        n = 0
-        for owner in owners:
-            self.removed[owner] = self.qm.clock.now()
-            for key, rec in sorted(repo.records.items()):
-                if key.cluster != cluster or key.owner != owner or rec.deleted:
-                    continue
-                if key.kind == QUEUE and not queues:
-                    continue
-                gone = Record(key, {**rec.attrs, FORCE_REMOVED: True}, rec.version + 1, self.qm.clock.now(),
-                              deleted=True)
-                repo._put(gone)
-                repo._spread(gone, came_from=None)
-                n += 1
-        return n
-
-    # --- persistence of the cache ---------------------------------------------------------------
-    def snapshot(self) -> dict[str, Any]:
-        repo = self.repo
-        return {"records": [r.to_wire() for r in repo.records.values()],
-                "subs": [[s.cluster, s.kind, s.name, s.made, s.targets, s.used, s.answered]
-                         for s in repo.subs.values()],
-                "held": [[*k, v] for k, v in repo.held.items()], "version": repo._version,
-                "suspended": sorted(self.suspended), "assoc": self.assoc, "bootstrapped": sorted(self.bootstrapped),
-                "proxies": self.proxies.snapshot()}
-
-    def restore(self, snap: dict[str, Any]) -> None:
-        repo = self.repo
-        for d in snap.get("records", []):
-            rec = Record.from_wire(d)
-            repo.records[rec.key] = rec
-        for c, k, n, made, targets, used, answered in snap.get("subs", []):
-            repo.subs[(c, k, n)] = Subscription(c, k, n, made, list(targets), used, answered)
-        for who, c, k, n, exp in snap.get("held", []):
-            repo.held[(who, c, k, n)] = exp
-        repo._version = int(snap.get("version", 0))
-        repo.generation += 1
-        self.suspended = set(snap.get("suspended", []))
-        self.assoc = dict(snap.get("assoc", {}))
-        self.bootstrapped = {tuple(x) for x in snap.get("bootstrapped", [])}
-        self.proxies.restore(snap.get("proxies", {}))
 
 
 def channel_matches(manual: str, clusrcvr: str, owner: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mqlite.cluster import operations
 from mqlite.cluster.repository import QUEUE, TOPIC
 from mqlite.cluster.state import channel_matches
 from mqlite.cmq import CMQC
@@ -218,7 +219,7 @@ class ClusterCommands:
                            f"cluster {pattern}."], ERROR)
         if not any(generic_match(pattern, c) for c in cl.member_of()):
             return Result([f"AMQ9400E: Queue manager {self.qm.name} is not in cluster {pattern}."], ERROR)
-        cl.refresh(pattern, want_repos)
+        operations.refresh(cl, pattern, want_repos)
         return Result(["AMQ8573I: IBM MQ refresh cluster accepted."])
 
     def _reset_cluster(self, cmd: "Command") -> Any:
@@ -237,7 +238,7 @@ class ClusterCommands:
             if len(qmids) > 1:
                 return Result([f"AMQ9426E: More than one queue manager named {name} is in cluster {cluster}; "
                                "use QMID."], ERROR)
-        n = cl.force_remove(cluster, qmname=name, qmid=opts.get("QMID", ""), queues=opts.get("QUEUES") == "YES")
+        n = operations.force_remove(cl, cluster, qmname=name, qmid=opts.get("QMID", ""), queues=opts.get("QUEUES") == "YES")
         if not n:
             return Result([f"AMQ9427E: Queue manager {name or opts.get('QMID')} is not in cluster {cluster}."],
                           ERROR)

@@ -16,6 +16,7 @@ import traceback
 from typing import Any
 
 from mqlite.channels.manager import ChannelManager
+from mqlite.cluster import operations
 from mqlite.cluster.state import CMDQ
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
@@ -108,7 +109,7 @@ class RepositoryManager(threading.Thread):
             qm.routing.send_cluster(conn, channel, target, CMDQ, json.dumps(msg, separators=(",", ":")).encode())
         if cl.repo.generation != self._saved_gen or got or proxied:
             self._saved_gen = cl.repo.generation
-            qm.store.append(SaveMeta(CACHE_KEY, json.dumps(cl.snapshot(), separators=(",", ":"))))
+            qm.store.append(SaveMeta(CACHE_KEY, json.dumps(operations.snapshot(cl), separators=(",", ":"))))
         qm.commit(conn)
         conn.ticket = qm.store.last_ticket
         return got

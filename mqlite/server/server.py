@@ -22,6 +22,7 @@ from typing import Any
 
 from mqlite.channels.limits import channel_limits
 from mqlite.channels.manager import ChannelManager
+from mqlite.cluster import operations
 from mqlite.cluster.state import RESOLVE_WAIT, ClusterPending
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
@@ -107,7 +108,7 @@ class QMServer:
             self.qsg.start()
         cache = self.store.meta(CACHE_KEY)
         if cache:
-            self.qm.cluster.restore(json.loads(cache))
+            operations.restore(self.qm.cluster, json.loads(cache))
         self.log.write("AMQ8003I", f"IBM MQ queue manager '{self.name}' started.",
                        f"Recovered {stats['messages']} persistent messages on {stats['queues']} queues.")
         for obj in list(self.qm.objects["LISTENER"].values()):
