@@ -81,10 +81,13 @@ def get_versions() -> dict[str, Any]:
 
 
 class _Strings:
+    _names: tuple[str, ...]             # the MQ structure's (MQStruct's) fields, in order
+    _bytes_fields: frozenset[str]
+
     def to_string(self, encoding: str = "utf-8") -> "_Strings":
         """The structure's text fields as str, in place (binary ones such as MsgId stay bytes)."""
-        for name in self._names:                                  # type: ignore[attr-defined]
-            if name in self._bytes_fields and name not in _BINARY:  # type: ignore[attr-defined]
+        for name in self._names:
+            if name in self._bytes_fields and name not in _BINARY:
                 value = to_string(self.__dict__[name], encoding)
                 if isinstance(value, str):
                     self.__dict__[name] = value

@@ -7,6 +7,7 @@ nothing.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from mqlite.cmq import CMQC
@@ -76,6 +77,13 @@ def _syntax(cmd_text: str, segment: str | None = None, reason: str = "") -> Resu
     if reason:
         lines.append(reason)
     return Result(lines, SYNTAX)
+
+
+@dataclass(frozen=True)
+class Where:
+    """A DISPLAY's WHERE clause: the attribute it filters on (always displayed), and its test."""
+    attr: str
+    test: Callable[[str, dict[str, Any]], bool]
 
 
 class Executor(ClusterCommands, SecurityCommands, TopicCommands, SubscriptionCommands, PubSubStatus,
@@ -386,7 +394,7 @@ class Executor(ClusterCommands, SecurityCommands, TopicCommands, SubscriptionCom
             wanted.append(attr.name)
         return all_, wanted
 
-    def _where(self, cmd: Command, kinds: list[str]) -> Callable[[str, dict[str, Any]], bool] | None:
+    def _where(self, cmd: Command, kinds: list[str]) -> Where | None:
         p = cmd.param("WHERE")
         if p is None:
             return None
@@ -422,8 +430,7 @@ class Executor(ClusterCommands, SecurityCommands, TopicCommands, SubscriptionCom
             if op in ("LK", "NL"):
                 return filter_match(MQSC_OPS[op], str(v).upper(), str(want).upper())
             return filter_match(MQSC_OPS[op], v, want)
-        test.attr = attr.name  # type: ignore[attr-defined]
-        return test
+        return Where(attr.name, test)
 
     def _display_objects(self, cmd: Command, ns: str, key: str) -> Result:
         pattern = self._need_name(cmd)
@@ -460,7 +467,7 @@ class Executor(ClusterCommands, SecurityCommands, TopicCommands, SubscriptionCom
         all_, wanted = self._requested(cmd, kinds, extra)
         where = self._where(cmd, kinds)
         if where is not None:
-            wanted.append(where.attr)  # type: ignore[attr-defined]
+            wanted.append(where.attr)
         disp = self._disp(cmd, ("LIVE", "ALL", "QMGR", "COPY", "SHARED", "GROUP"), "LIVE") \
             if ns == "QUEUE" else "LIVE"
         pool = [o for _n, o in sorted(self.qm.objects[ns].items())]
@@ -476,7 +483,7 @@ class Executor(ClusterCommands, SecurityCommands, TopicCommands, SubscriptionCom
         lines: list[str] = []
         for obj in objs:
             values = admin.display_values(self.qm, obj)
-            if where is not None and not where(obj.kind, values):
+            if where is not None and not where.test(obj.kind, values):
                 continue
             lines.append(DISPLAY_HEADER[ns])
             lines.extend(format_fields(self._render(ns, obj, values, all_, wanted)))

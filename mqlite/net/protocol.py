@@ -247,7 +247,8 @@ class FrameReader:
 
     def _nowait_tls(self, n: int) -> bytes:
         sock = self.sock
-        if sock.pending() or self._poll.poll(0):     # type: ignore[attr-defined]
+        assert isinstance(sock, ssl.SSLSocket)
+        if sock.pending() or self._poll.poll(0):
             return sock.recv(n)
         raise BlockingIOError
 
