@@ -345,6 +345,39 @@ def test_the_command_server_checks_the_authority_of_each_command(secured):
     qm.disconnect()
 
 
+def test_every_declared_pcf_command_is_refused_without_its_authority(secured):
+    """Every command in the administration package's table is checked before its handler runs:
+    a user with no administrative authority ('app': connect and inq on the queue manager, MQI
+    authorities on DEV.**) gets 2035 for each, and nothing changes."""
+    from mqlite.admin.commands import COMMANDS
+    from mqlite.cmq import CMQCFC
+    secured.mqsc(DEV_MQSC + "SET AUTHREC PROFILE('SYSTEM.ADMIN.COMMAND.QUEUE') PRINCIPAL('app') OBJTYPE(QUEUE) "
+                            "AUTHADD(PUT,INQ)\nSET AUTHREC PROFILE('SYSTEM.DEFAULT.MODEL.QUEUE') PRINCIPAL('app') "
+                            "OBJTYPE(QUEUE) AUTHADD(GET,INQ,DSP)\n", check=True)
+    before = secured.mqsc("DISPLAY QLOCAL(DEV.QUEUE.2) ALL\n").stdout
+    names = {"QUEUE": b"DEV.QUEUE.2", "CHANNEL": b"DEV.APP.SVRCONN", "TOPIC": b"DEV.BASE.TOPIC",
+             "NAMELIST": b"DEV.NAMELIST"}
+    by_code = {v: k for k, v in vars(CMQCFC).items() if k.startswith("MQCMD_") and isinstance(v, int)}
+    qm = _connect(secured, "DEV.APP.SVRCONN", "app", "passw0rd")
+    p = pymqi.PCFExecute(qm)
+    refused = []
+    for code, cmd in sorted(COMMANDS.items()):
+        if code == CMQCFC.MQCMD_ESCAPE:
+            continue                # what an MQSC command needs: test_the_command_server_checks_...
+        args = {cmd.name: names[cmd.on]} if cmd.on != "QMGR" else {}
+        try:
+            getattr(p, by_code[code])(args)
+        except pymqi.MQMIError as e:
+            if e.reason == CMQC.MQRC_NOT_AUTHORIZED:
+                refused.append(code)
+    assert [by_code[c] for c in sorted(COMMANDS) if c not in refused and c != CMQCFC.MQCMD_ESCAPE] == []
+    assert _log(secured).count("AMQ8077W") >= len(refused)
+    assert secured.mqsc("DISPLAY QLOCAL(DEV.QUEUE.2) ALL\n").stdout.replace(" ", "") \
+        .split("ALTDATE")[0] == before.replace(" ", "").split("ALTDATE")[0]
+    p.disconnect()
+    qm.disconnect()
+
+
 def test_alternate_user_authority_and_chcklocl(secured):
     secured.mqsc(DEV_MQSC, check=True)
     qm = _connect(secured, "DEV.APP.SVRCONN", "app", "passw0rd")
