@@ -367,7 +367,7 @@ class SenderMCA(threading.Thread):
                 while len(keys) < batchsz and len(frames) < 4 * batchsz and not self.stop_event.is_set():
                     if fast_np and not self.cluster:
                         # A run of fast nonpersistent messages at the head: one engine call for all.
-                        run = qm.take_nonpersistent(conn, self.hobj, 4 * batchsz - len(frames))
+                        run = qm.batches.take_nonpersistent(conn, self.hobj, 4 * batchsz - len(frames))
                         for md, body in run:
                             if len(body) - XQH_LEN > self.maxmsgl:
                                 frames.extend(conv.send_message(None, m, b) for m, b in self._fit(conn, md, body, False))

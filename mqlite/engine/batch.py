@@ -1,31 +1,76 @@
-"""Asynchronous put, read-ahead and channel batches, bulk browse, MQSTAT. Part of the engine's
-QueueManager (mqlite.engine.qmgr), which combines these classes: their methods reach each other
-and the shared state through ``self``."""
+"""Asynchronous put, read-ahead and channel batches, bulk browse, MQSTAT: ``Batches``, the queue
+manager's ``qm.batches``, over ``BatchesHost``; the queue manager's ``put_async``, ``stat``,
+``get_batch``, ``browse_batch`` and ``settle`` call it."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable, Protocol
 
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.packedmd import report_and_format
 from mqlite.cmq.structs import GMO, MD, PMO
-from mqlite.engine.core import INPUT_OPTS, C, Conn
-from mqlite.engine.ports import DelMsg
-from mqlite.engine.queue import Message
+from mqlite.engine.clock import Clock
+from mqlite.engine.core import INPUT_OPTS, C, Conn, GetResult, Handle
+from mqlite.engine.hooks import Hooks
+from mqlite.engine.ports import DelMsg, Journal, SharedPort
+from mqlite.engine.queue import Message, QueueState
+from mqlite.engine.report import Reports
+from mqlite.engine.resolve import Resolved
+from mqlite.objects.model import MQObject
 from mqlite.props.deliver import RFH2
 from mqlite.props.rfh2 import RFH2_FORMAT
 
 _BROWSE_GMO = GMO()         # a bulk browse returns properties as a plain MQGET would (PROPCTL)
 
 
-class BatchMixin:
+class BatchesHost(Protocol):
+    """What batches of puts and gets need of the queue manager."""
+    qmgr: MQObject
+    queues: dict[str, QueueState]
+    store: Journal
+    clock: Clock
+    hooks: Hooks
+    quiescing: bool
+    shared: SharedPort | None
+
+    @property
+    def reports(self) -> Reports: ...
+
+    def queue(self, name: str) -> MQObject | None: ...
+
+    def handle(self, conn: Conn, hobj: int) -> Handle: ...
+
+    def put(self, conn: Conn, hobj: int, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int: ...
+
+    def get(self, conn: Conn, hobj: int, md: MD, gmo: GMO, max_length: int) -> GetResult: ...
+
+    def _shared_call(self, fn: Callable[..., Any], *args: Any) -> Any: ...
+
+    def _check_get_allowed(self, res: Resolved) -> None: ...
+
+    def _property_mode(self, h: Handle, gmo: GMO) -> str: ...
+
+    def _discard_expired(self, msg: Message) -> None: ...
+
+    def _delivered(self, how: str, m: Message, md_bytes: bytes) -> tuple[bytes, bytes]: ...
+
+    def _properties_out(self, how: str, md_bytes: bytes, fmt: bytes, encoding: int, ccsid: int,
+                        body: bytes) -> tuple[bytes, bytes]: ...
+
+    def _with_selector(self, h: Handle, base: Callable[[Message], bool] | None) -> Callable[[Message], bool]: ...
+
+
+class Batches:
+    def __init__(self, qm: BatchesHost) -> None:
+        self.qm = qm
+
     # --- asynchronous put, read-ahead and MQSTAT -------------------------------------------------
     def put_async(self, conn: Conn, hobj: int, md: MD, pmo: PMO, body: bytes) -> None:
         """MQPUT with an asynchronous response: no answer now; the outcome is counted for MQSTAT."""
         try:
             conn.async_now = True
             try:
-                warn = self.put(conn, hobj, md, pmo, body, owned=True)
+                warn = self.qm.put(conn, hobj, md, pmo, body, owned=True)
             finally:
                 conn.async_now = False
         except MQIError as e:
@@ -45,19 +90,19 @@ class BatchMixin:
         """Write the connection's pending asynchronous shared puts; failures count for MQSTAT as
         each put's own would have (a batch that would overfill a queue is retried one by one)."""
         msgs, conn.shared_async = conn.shared_async, []
-        if not msgs or self.shared is None:
+        if not msgs or self.qm.shared is None:
             return
         limits = {}
         for m in msgs:
-            d = self.queue(m.queue)
+            d = self.qm.queue(m.queue)
             limits[m.queue] = d["MAXDEPTH"] if d is not None else 0
         try:
-            self._shared_call(self.shared.put, msgs, limits)
+            self.qm._shared_call(self.qm.shared.put, msgs, limits)
         except MQIError:
             ok = 0
             for m in msgs:
                 try:
-                    self._shared_call(self.shared.put, [m], limits)
+                    self.qm._shared_call(self.qm.shared.put, [m], limits)
                     ok += 1
                 except MQIError as e:
                     conn.put_fail += 1
@@ -65,7 +110,7 @@ class BatchMixin:
                     if conn.first_error is None:
                         conn.first_error = (e.comp, e.reason, m.queue)
         for q in {m.queue for m in msgs}:
-            self.hooks.available(q)
+            self.qm.hooks.available(q)
 
     def stat(self, conn: Conn) -> dict[str, Any]:
         """MQSTAT(MQSTAT_TYPE_ASYNC_ERROR): the asynchronous put outcomes since the last call."""
@@ -95,27 +140,27 @@ class BatchMixin:
         and the ones the client has not consumed go back (uncounted) before the commit or backout.
         Raises 2033 when the queue has nothing to get (a speculative request gets an empty batch).
         """
-        h = self.handle(conn, hobj)
+        h = self.qm.handle(conn, hobj)
         self.settle(conn, hobj, acked, release=False)
         if max_msgs <= 0:
             return []
         if not h.options & INPUT_OPTS:
             raise MQIError(C.MQRC_NOT_OPEN_FOR_INPUT)
         res, qs = h.res, h.qstate
-        if res is None or qs is None or qs is not self.queues.get(res.queue):
+        if res is None or qs is None or qs is not self.qm.queues.get(res.queue):
             raise MQIError(C.MQRC_Q_DELETED)
         if qs.shared:
             raise MQIError(C.MQRC_OPTIONS_ERROR, detail="no read-ahead on a shared queue")
-        self._check_get_allowed(res)
-        if self.quiescing and gmo.Options & C.MQGMO_FAIL_IF_QUIESCING:
+        self.qm._check_get_allowed(res)
+        if self.qm.quiescing and gmo.Options & C.MQGMO_FAIL_IF_QUIESCING:
             raise MQIError(C.MQRC_Q_MGR_QUIESCING)
-        how = self._property_mode(h, gmo)
-        now = self.clock.now()
+        how = self.qm._property_mode(h, gmo)
+        now = self.qm.clock.now()
         out: list[tuple[bytes, bytes, bool]] = []
         held = h.read_ahead
         size = 0
         if syncpoint:
-            room = self.qmgr["MAXUMSGS"] - len(conn.uow)
+            room = self.qm.qmgr["MAXUMSGS"] - len(conn.uow)
             if room <= 0:
                 raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
             max_msgs = min(max_msgs, room)
@@ -126,9 +171,9 @@ class BatchMixin:
                 break
             if m.expiry_at is not None and now >= m.expiry_at:
                 qs.remove(m)
-                self._discard_expired(m)
+                self.qm._discard_expired(m)
                 continue
-            md = m._packed if m.expiry_at is None and m._packed is not None else self._out_md(m, now)
+            md = m._packed if m.expiry_at is None and m._packed is not None else out_md(m, now)
             report, enc, ccsid, fmt = report_and_format(md)
             cod = report & C.MQRO_COD
             if (m.persistent or cod) and not syncpoint:
@@ -136,10 +181,10 @@ class BatchMixin:
                 if not out and not speculative:
                     qs.remove(m)
                     if m.persistent:
-                        conn.ticket = self.store.append(DelMsg(m.seq))
-                    out.append((*self._delivered(how, m, md), False))
+                        conn.ticket = self.qm.store.append(DelMsg(m.seq))
+                    out.append((*self.qm._delivered(how, m, md), False))
                     if cod:
-                        self.reports.send(conn, m.md, m.body, "cod", queue=qs.name)
+                        self.qm.reports.send(conn, m.md, m.body, "cod", queue=qs.name)
                 break
             qs.remove(m)
             held.append((m, syncpoint))
@@ -147,7 +192,7 @@ class BatchMixin:
                 uow.append(("get", qs, m))
                 qs.uncommitted += 1
             if fmt == RFH2_FORMAT and how != RFH2:
-                out.append((*self._properties_out(how, md, fmt, enc, ccsid, m.body), True))
+                out.append((*self.qm._properties_out(how, md, fmt, enc, ccsid, m.body), True))
             else:
                 out.append((md, m.body, True))
             size += len(m.body) + 400
@@ -163,13 +208,13 @@ class BatchMixin:
         """Remove up to ``max_msgs`` nonpersistent messages from the head of the handle's queue,
         outside syncpoint, stopping at the first persistent one: a sending channel's fast messages.
         One call for the run, with the checks an MQGET makes (GET inhibited, expiry)."""
-        h = self.handle(conn, hobj)
+        h = self.qm.handle(conn, hobj)
         res, qs = h.res, h.qstate
-        if res is None or qs is None or qs is not self.queues.get(res.queue) or not h.options & INPUT_OPTS \
+        if res is None or qs is None or qs is not self.qm.queues.get(res.queue) or not h.options & INPUT_OPTS \
                 or qs.shared:
             raise MQIError(C.MQRC_HOBJ_ERROR)
-        self._check_get_allowed(res)
-        now = self.clock.now()
+        self.qm._check_get_allowed(res)
+        now = self.qm.clock.now()
         out: list[tuple[bytes, bytes]] = []
         while len(out) < max_msgs:
             m = qs.first_fast()
@@ -177,9 +222,9 @@ class BatchMixin:
                 break
             qs.remove(m)
             if m.expiry_at is not None and now >= m.expiry_at:
-                self._discard_expired(m)
+                self.qm._discard_expired(m)
                 continue
-            out.append((self._out_md(m, now), m.body))
+            out.append((out_md(m, now), m.body))
         qs.deq += len(out)
         if out:
             qs.last_get = now
@@ -193,23 +238,23 @@ class BatchMixin:
         whole (no truncation); an empty list when the cursor is at the end."""
         out: list[tuple[bytes, bytes]] = []
         size = 0
-        h = self.handle(conn, hobj)
+        h = self.qm.handle(conn, hobj)
         qs = h.qstate
         if h.options & C.MQOO_BROWSE and h.res is not None and qs is not None and not qs.shared \
-                and qs is self.queues.get(h.res.queue):
+                and qs is self.qm.queues.get(h.res.queue):
             # A local queue: walk its lanes from the cursor (what the MQGET loop below does, without
             # building an MQGMO and a descriptor copy per message).
-            self._check_get_allowed(h.res)
-            how = self._property_mode(h, _BROWSE_GMO)
-            picked = self._with_selector(h, None) if h.selector is not None else None
-            now = self.clock.now()
+            self.qm._check_get_allowed(h.res)
+            how = self.qm._property_mode(h, _BROWSE_GMO)
+            picked = self.qm._with_selector(h, None) if h.selector is not None else None
+            now = self.qm.clock.now()
             last = None
             for m in qs.after(None if first else h.browse_at):
                 if m.expired(now):
                     continue          # left for a get to discard, as a browse does
                 if picked is not None and not picked(m):
                     continue
-                out.append(self._delivered(how, m, self._out_md(m, now)))
+                out.append(self.qm._delivered(how, m, out_md(m, now)))
                 last = m
                 size += len(m.body)
                 if len(out) >= max_msgs or size >= max_bytes:
@@ -221,7 +266,7 @@ class BatchMixin:
         while len(out) < max_msgs and size < max_bytes:
             gmo = GMO(Options=option | C.MQGMO_NO_WAIT)
             try:
-                r = self.get(conn, hobj, MD(), gmo, 1 << 30)
+                r = self.qm.get(conn, hobj, MD(), gmo, 1 << 30)
             except MQIError as e:
                 if e.reason == C.MQRC_NO_MSG_AVAILABLE:
                     break
@@ -230,15 +275,6 @@ class BatchMixin:
             size += len(r.body)
             option = C.MQGMO_BROWSE_NEXT
         return out
-
-    @staticmethod
-    def _out_md(m: Message, now: float) -> bytes:
-        """The packed descriptor a getter receives (Expiry counted down)."""
-        if m.expiry_at is None:
-            return m.packed_md()
-        md = m.md.copy()
-        md.Expiry = max(1, math.ceil((m.expiry_at - now) * 10))
-        return md.pack()
 
     def settle(self, conn: Conn, hobj: int, acked: int, release: bool = True) -> None:
         """The client consumed ``acked`` more read-ahead messages (the oldest ones it holds).
@@ -261,10 +297,19 @@ class BatchMixin:
         in_uow = {id(m) for m, sp in back if sp}
         if in_uow:
             conn.uow = [e for e in conn.uow if id(e[2]) not in in_uow]
-        if qs is not None and qs is self.queues.get(qs.name):
+        if qs is not None and qs is self.qm.queues.get(qs.name):
             for m, sp in back:
                 if sp:
                     qs.uncommitted -= 1
                 qs.insert(m)
                 qs.deq -= 1
-            self.hooks.available(qs.name)
+            self.qm.hooks.available(qs.name)
+
+
+def out_md(m: Message, now: float) -> bytes:
+    """The packed descriptor a getter receives (Expiry counted down)."""
+    if m.expiry_at is None:
+        return m.packed_md()
+    md = m.md.copy()
+    md.Expiry = max(1, math.ceil((m.expiry_at - now) * 10))
+    return md.pack()

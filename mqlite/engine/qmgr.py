@@ -2,10 +2,10 @@
 every part reads. Concepts with state of their own are parts it constructs in ``__init__``, each
 in its own module with a Protocol of what it needs (docs/design.md, "The engine as parts"):
 ``pubsub``, ``subs``, ``pubadmin``, ``pubhier``, ``pubcluster``, ``uow``, ``segments``,
-``reports``, ``authority``, ``inquiry``, ``streams``, ``routing``. The MQI core is still combined from classes
-(mixins) over the records of ``engine.core``: definitions (creation, recovery, the object
-registry, connections), open (MQOPEN/MQCLOSE), put (MQPUT/MQPUT1), get (MQGET) and batch (asynchronous put, read-ahead, channel
-batches, MQSTAT).
+``reports``, ``authority``, ``inquiry``, ``streams``, ``routing``, ``batches``. The MQI core is
+still combined from classes (mixins) over the records of ``engine.core``: definitions (creation,
+recovery, the object registry, connections), open (MQOPEN/MQCLOSE), put (MQPUT/MQPUT1) and get
+(MQGET).
 
 Plain synchronous Python: no sockets, threads or sleeps.  The caller (the server, or a test)
 serialises calls, supplies the clock, and after each call makes the journal durable up to the
@@ -19,9 +19,9 @@ from typing import Any
 
 from mqlite.cluster.state import ClusterState
 from mqlite.cmq import CMQC as C
-from mqlite.cmq.structs import MD, pad
+from mqlite.cmq.structs import GMO, MD, PMO, pad
 from mqlite.engine.authority import Authority
-from mqlite.engine.batch import BatchMixin
+from mqlite.engine.batch import Batches
 from mqlite.engine.clock import Clock, IdGenerator
 from mqlite.engine.core import Conn, Handle
 from mqlite.engine.definitions import DefinitionsMixin
@@ -51,7 +51,7 @@ from mqlite.security.state import SecurityState
 __all__ = ["QueueManager"]
 
 
-class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, GetMixin, BatchMixin):
+class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, GetMixin):
     """One queue manager's state and MQI behaviour."""
 
     def __init__(self, name: str, store: Journal, clock: Clock | None = None, pager: Pager | None = None,
@@ -87,6 +87,7 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, GetMixin, BatchMixin):
         self._cl_targets: dict[tuple[Any, ...], tuple[Resolved, QueueState, Resolved]] = {}
         self.authority = Authority(self, self.security)
         self.routing = Routing(self)             # cluster puts, cluster transmission queues, moves
+        self.batches = Batches(self)             # asynchronous put, read-ahead, bulk browse, MQSTAT
         self.uow = UnitsOfWork(self)             # MQCMIT, MQBACK, prepared units, sync records
         self.inquiry = Inquiry(self)             # MQINQ, MQSET
         self.streams = Streams(self)             # queues read by position
@@ -109,6 +110,31 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, GetMixin, BatchMixin):
         self.reports.send(conn, md, data, kind, feedback, queue)
 
     # --- MQI verbs served by the parts ------------------------------------------------------------
+    def put_async(self, conn: Conn, hobj: int, md: MD, pmo: PMO, body: bytes) -> None:
+        """MQPUT with an asynchronous response (engine/batch.py)."""
+        self.batches.put_async(conn, hobj, md, pmo, body)
+
+    def flush_shared_async(self, conn: Conn) -> None:
+        """Shared-queue puts of an asynchronous burst, written (engine/batch.py)."""
+        self.batches.flush_shared_async(conn)
+
+    def stat(self, conn: Conn) -> dict[str, Any]:
+        """MQSTAT (engine/batch.py)."""
+        return self.batches.stat(conn)
+
+    def get_batch(self, conn: Conn, hobj: int, acked: int, max_msgs: int, max_bytes: int,
+                  gmo: GMO, speculative: bool = False, syncpoint: bool = False) -> list[tuple[bytes, bytes, bool]]:
+        """Read-ahead: messages sent ahead to a client (engine/batch.py)."""
+        return self.batches.get_batch(conn, hobj, acked, max_msgs, max_bytes, gmo, speculative, syncpoint)
+
+    def browse_batch(self, conn: Conn, hobj: int, first: bool, max_msgs: int, max_bytes: int) -> list[tuple[bytes, bytes]]:
+        """A bulk browse (engine/batch.py)."""
+        return self.batches.browse_batch(conn, hobj, first, max_msgs, max_bytes)
+
+    def settle(self, conn: Conn, hobj: int, acked: int, release: bool = True) -> None:
+        """Messages sent ahead: those consumed taken, the rest given back (engine/batch.py)."""
+        self.batches.settle(conn, hobj, acked, release)
+
     def inquire(self, conn: Conn, hobj: int, selectors: list[int]) -> list[int | bytes]:
         """MQINQ (engine/inquire.py)."""
         return self.inquiry.inquire(conn, hobj, selectors)

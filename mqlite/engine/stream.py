@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Protocol
 
 from mqlite.cmq.errors import MQIError
+from mqlite.engine.batch import out_md
 from mqlite.engine.clock import Clock
 from mqlite.engine.core import INPUT_OPTS, C, Conn, Handle
 from mqlite.engine.ports import DelMsg, Journal, JournalOp
-from mqlite.engine.queue import Message, QueueState
+from mqlite.engine.queue import QueueState
 from mqlite.engine.resolve import Resolved
 from mqlite.engine.uow import UnitsOfWork
 from mqlite.objects.model import MQObject
@@ -30,7 +31,6 @@ class StreamsHost(Protocol):
 
     def _check_get_allowed(self, res: Resolved) -> None: ...
 
-    def _out_md(self, m: Message, now: float) -> bytes: ...
 
 
 class Streams:
@@ -89,7 +89,7 @@ class Streams:
         out: list[tuple[int, bytes, bytes]] = []
         size = 0
         for m in qs.positions(start, end):
-            out.append((m.seq, self.qm._out_md(m, now), m.body))
+            out.append((m.seq, out_md(m, now), m.body))
             size += len(m.body)
             if len(out) >= max_msgs or size >= max_bytes:
                 break
