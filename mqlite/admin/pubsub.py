@@ -24,7 +24,7 @@ def _str(value: Any) -> str:
 def _topic_values(a: Admin, msg: pcf.Message) -> dict[str, Any]:
     """The attribute parameters (the name and TopicString are the command's own)."""
     own = (C.MQCA_TOPIC_NAME, C.MQCA_TOPIC_STRING)
-    return prm.values(pcf.Message(msg.header, [p for p in msg.params if p[1] not in own]), "TOPIC")  # type: ignore[no-any-return]
+    return prm.values(pcf.Message(msg.header, [p for p in msg.params if p[1] not in own]), "TOPIC")
 
 
 def create_topic(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
