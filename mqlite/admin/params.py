@@ -45,6 +45,11 @@ def s(value: Any) -> str:
     return text(value) if isinstance(value, (bytes, bytearray)) else str(value)
 
 
+def trimmed(value: Any) -> str:
+    """A string parameter as text, blanks and nulls trimmed ("" when absent)."""
+    return text(value) if isinstance(value, (bytes, bytearray)) else str(value or "").strip()
+
+
 def need(msg: pcf.Message, selector: int) -> Any:
     value = msg.first(selector)
     if value is None:

@@ -12,13 +12,9 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import pcf
 from mqlite.cmq.errors import MQIError
-from mqlite.cmq.structs import pad, text
+from mqlite.cmq.structs import pad
 from mqlite.engine import admin
 from mqlite.objects.names import generic_match
-
-
-def _str(value: Any) -> str:
-    return text(value) if isinstance(value, (bytes, bytearray)) else str(value or "").strip()
 
 
 def _topic_values(a: Admin, msg: pcf.Message) -> dict[str, Any]:
@@ -28,9 +24,9 @@ def _topic_values(a: Admin, msg: pcf.Message) -> dict[str, Any]:
 
 
 def create_topic(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
-    name = _str(prm.need(msg, C.MQCA_TOPIC_NAME))
+    name = prm.trimmed(prm.need(msg, C.MQCA_TOPIC_NAME))
     values = _topic_values(a, msg)
-    topicstr = _str(msg.first(C.MQCA_TOPIC_STRING))
+    topicstr = prm.trimmed(msg.first(C.MQCA_TOPIC_STRING))
     if not topicstr:
         raise CommandError(F.MQRCCF_PARM_COUNT_TOO_SMALL, C.MQCA_TOPIC_STRING, "TopicString is required")
     if any(o["TOPICSTR"] == topicstr and o.name != name for o in a.qm.objects["TOPIC"].values()):
@@ -44,17 +40,17 @@ def create_topic(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
 def change_topic(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
     if msg.first(C.MQCA_TOPIC_STRING) is not None:
         raise CommandError(F.MQRCCF_CFST_PARM_ID_ERROR, C.MQCA_TOPIC_STRING, "TopicString cannot be changed")
-    a.run(admin.alter, "TOPIC", _str(prm.need(msg, C.MQCA_TOPIC_NAME)), _topic_values(a, msg))
+    a.run(admin.alter, "TOPIC", prm.trimmed(prm.need(msg, C.MQCA_TOPIC_NAME)), _topic_values(a, msg))
     return [[]]
 
 
 def delete_topic(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
-    a.run(admin.delete, "TOPIC", _str(prm.need(msg, C.MQCA_TOPIC_NAME)))
+    a.run(admin.delete, "TOPIC", prm.trimmed(prm.need(msg, C.MQCA_TOPIC_NAME)))
     return [[]]
 
 
 def inquire_topic(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
-    pattern = _str(prm.need(msg, C.MQCA_TOPIC_NAME))
+    pattern = prm.trimmed(prm.need(msg, C.MQCA_TOPIC_NAME))
     wanted = prm.wanted(msg, F.MQIACF_TOPIC_ATTRS)
     out = [[pcf.enc_str(C.MQCA_TOPIC_NAME, pad(name, 48))] + prm.encode_attrs("TOPIC", obj.attrs, wanted)
            for name, obj in sorted(a.qm.objects["TOPIC"].items()) if generic_match(pattern, name)]
@@ -86,7 +82,7 @@ def inquire_pubsub_status(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
 def clear_topic_string(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
     """Clear Topic String: ClearType MQCLRT_RETAINED (required), Scope MQCLRS_LOCAL (the only
     one on distributed platforms), as CLEAR TOPICSTR."""
-    topic = _str(prm.need(msg, C.MQCA_TOPIC_STRING))
+    topic = prm.trimmed(prm.need(msg, C.MQCA_TOPIC_STRING))
     if prm.need(msg, F.MQIACF_CLEAR_TYPE) != F.MQCLRT_RETAINED:
         raise CommandError(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACF_CLEAR_TYPE)
     if msg.first(F.MQIACF_CLEAR_SCOPE, F.MQCLRS_LOCAL) != F.MQCLRS_LOCAL:
@@ -96,7 +92,7 @@ def clear_topic_string(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
 
 
 def create_subscription(a: Admin, msg: pcf.Message, alter: bool = False) -> list[list[bytes]]:
-    name = _str(prm.need(msg, F.MQCACF_SUB_NAME))
+    name = prm.trimmed(prm.need(msg, F.MQCACF_SUB_NAME))
     existing = next((s for s in a.qm.pubsub.subscriptions.values() if s.name == name), None)
     if alter and existing is None:
         raise CommandError(C.MQRC_NO_SUBSCRIPTION, F.MQCACF_SUB_NAME)
@@ -107,14 +103,14 @@ def create_subscription(a: Admin, msg: pcf.Message, alter: bool = False) -> list
         raise CommandError(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACF_VARIABLE_USER_ID)
     try:
         a.qm.pubadmin.define_subscription(
-            name, existing.topic if alter else _str(msg.first(C.MQCA_TOPIC_STRING)),
-            "" if alter else _str(msg.first(C.MQCA_TOPIC_NAME)),
-            _str(msg.first(F.MQCACF_DESTINATION)) or (existing.queue if existing is not None else ""),
-            _str(msg.first(F.MQCACF_DESTINATION_Q_MGR)) or (existing.qmgr if existing is not None else ""),
-            managed, _str(msg.first(F.MQCACF_SUB_USER_DATA)) or (existing.user_data if existing is not None else ""),
+            name, existing.topic if alter else prm.trimmed(msg.first(C.MQCA_TOPIC_STRING)),
+            "" if alter else prm.trimmed(msg.first(C.MQCA_TOPIC_NAME)),
+            prm.trimmed(msg.first(F.MQCACF_DESTINATION)) or (existing.queue if existing is not None else ""),
+            prm.trimmed(msg.first(F.MQCACF_DESTINATION_Q_MGR)) or (existing.qmgr if existing is not None else ""),
+            managed, prm.trimmed(msg.first(F.MQCACF_SUB_USER_DATA)) or (existing.user_data if existing is not None else ""),
             bool(existing.char_wildcards) if existing is not None else False,
             replace=alter or msg.first(F.MQIACF_REPLACE, F.MQRP_NO) == F.MQRP_YES,
-            user=_str(msg.first(F.MQCACF_SUB_USER_ID)),
+            user=prm.trimmed(msg.first(F.MQCACF_SUB_USER_ID)),
             any_user=None if varuser is None else varuser == C.MQVU_ANY_USER, given=_sub_settings(msg))
     except MQIError as e:
         raise CommandError(e.reason, F.MQCACF_SUB_NAME) from None
@@ -132,14 +128,14 @@ def delete_subscription(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
         if subid is not None:
             a.qm.pubadmin.delete_subscription("", bytes(subid).hex())
         else:
-            a.qm.pubadmin.delete_subscription(_str(prm.need(msg, F.MQCACF_SUB_NAME)))
+            a.qm.pubadmin.delete_subscription(prm.trimmed(prm.need(msg, F.MQCACF_SUB_NAME)))
     except MQIError as e:
         raise CommandError(e.reason, F.MQBACF_SUB_ID if subid is not None else F.MQCACF_SUB_NAME) from None
     return [[]]
 
 
 def inquire_subscription(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
-    pattern = _str(msg.first(F.MQCACF_SUB_NAME)) or "*"
+    pattern = prm.trimmed(msg.first(F.MQCACF_SUB_NAME)) or "*"
     subid = msg.first(F.MQBACF_SUB_ID)
     out = []
     for s in sorted(a.qm.pubsub.subscriptions.values(), key=lambda s: s.name or s.subid):
@@ -176,7 +172,7 @@ def _sub_settings(msg: pcf.Message) -> dict[str, Any]:
     given: dict[str, Any] = {}
     for param, key in ((F.MQCACF_SUB_SELECTOR, "SELECTOR"), (F.MQCACF_APPL_IDENTITY_DATA, "PUBAPPID")):
         if msg.first(param) is not None:
-            given[key] = _str(msg.first(param))
+            given[key] = prm.trimmed(msg.first(param))
     for param, key in ((F.MQIACF_PUB_PRIORITY, "PUBPRTY"), (F.MQIACF_EXPIRY, "EXPIRY"),
                        (F.MQIACF_PUBSUB_PROPERTIES, "PSPROP"), (F.MQIACF_SUB_LEVEL, "SUBLEVEL")):
         if msg.first(param) is not None:

@@ -13,7 +13,6 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import CMQZC as Z
 from mqlite.cmq import pcf
-from mqlite.cmq.structs import text
 from mqlite.objects.names import generic_match
 from mqlite.security.authority import APPLICABLE, AUTH_BITS, Entity, effective
 from mqlite.security.chlauth import TYPES as CHLAUTH_TYPES
@@ -48,13 +47,6 @@ def _bits(values: list[int], objtype: str, fail: Any) -> int:
     return out
 
 
-def _str(value: Any) -> str:
-    """A PCF string parameter, blanks and nulls trimmed ("" when absent)."""
-    if isinstance(value, (bytes, bytearray)):
-        return text(value)
-    return str(value or "").strip()
-
-
 def _mqauth(bits: int) -> list[int]:
     return [v for v, name in MQAUTH.items() if bits & AUTH_BITS[name]] or [F.MQAUTH_NONE]
 
@@ -81,7 +73,7 @@ def _quote(value: str) -> str:
 
 
 def set_chlauth_rec(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
-    profile = _str(prm.need(msg, F.MQCACH_CHANNEL_NAME))
+    profile = prm.trimmed(prm.need(msg, F.MQCACH_CHANNEL_NAME))
     rtype = CAUT.get(prm.need(msg, F.MQIACF_CHLAUTH_TYPE))
     if rtype is None:
         raise CommandError(F.MQRCCF_CHLAUTH_TYPE_ERROR, F.MQIACF_CHLAUTH_TYPE)
@@ -92,11 +84,11 @@ def set_chlauth_rec(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
     for sel, key in _CHL_STR:
         value = msg.first(sel)
         if value is not None:
-            words.append(f"{key}({_quote(_str(value))})")
+            words.append(f"{key}({_quote(prm.trimmed(value))})")
     for sel, key in ((F.MQCACH_MCA_USER_ID_LIST, "USERLIST"), (F.MQCACH_CONNECTION_NAME_LIST, "ADDRLIST")):
         values = msg.first(sel)
         if values:
-            words.append(f"{key}({','.join(_quote(_str(v)) for v in values)})")
+            words.append(f"{key}({','.join(_quote(prm.trimmed(v)) for v in values)})")
     for sel, key, table in ((F.MQIACH_USER_SOURCE, "USERSRC", USRC), (C.MQIA_CHECK_CLIENT_BINDING, "CHCKCLNT", CHK),
                             (F.MQIACH_WARNING, "WARN", {C.MQWARN_NO: "NO", C.MQWARN_YES: "YES"})):
         value = msg.first(sel)
@@ -114,7 +106,7 @@ def set_chlauth_rec(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
 
 
 def inquire_chlauth_recs(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
-    pattern = _str(msg.first(F.MQCACH_CHANNEL_NAME)) or "*"
+    pattern = prm.trimmed(msg.first(F.MQCACH_CHANNEL_NAME)) or "*"
     want = CAUT.get(msg.first(F.MQIACF_CHLAUTH_TYPE, F.MQCAUT_ALL))
     rows = []
     for r in sorted(a.qm.security.rules, key=lambda r: (r.profile, CHLAUTH_TYPES.index(r.type))):
@@ -149,7 +141,7 @@ def _auth_target(a: Admin, msg: pcf.Message) -> tuple[str, str]:
     objtype = MQOT.get(ot)
     if objtype is None:
         raise CommandError(F.MQRCCF_OBJECT_TYPE_MISSING, F.MQIACF_OBJECT_TYPE, f"object type {ot}")
-    profile = _str(msg.first(F.MQCACF_AUTH_PROFILE_NAME)) or (a.qm.name if objtype == "QMGR" else "")
+    profile = prm.trimmed(msg.first(F.MQCACF_AUTH_PROFILE_NAME)) or (a.qm.name if objtype == "QMGR" else "")
     if not profile:
         raise CommandError(F.MQRCCF_PROFILE_NAME_ERROR, F.MQCACF_AUTH_PROFILE_NAME, "ProfileName is required")
     return objtype, profile
@@ -159,7 +151,7 @@ def _entities(msg: pcf.Message) -> list[Entity]:
     out = []
     for sel, group in ((F.MQCACF_PRINCIPAL_ENTITY_NAMES, False), (F.MQCACF_GROUP_ENTITY_NAMES, True)):
         for v in msg.first(sel, []) or []:
-            name = _str(v)
+            name = prm.trimmed(v)
             if name:
                 out.append(Entity(name, group))
     return out
@@ -190,7 +182,7 @@ def delete_auth_rec(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
 
 
 def _entity(msg: pcf.Message) -> Entity | None:
-    name = _str(msg.first(F.MQCACF_ENTITY_NAME))
+    name = prm.trimmed(msg.first(F.MQCACF_ENTITY_NAME))
     return Entity(name, msg.first(F.MQIACF_ENTITY_TYPE, Z.MQZAET_PRINCIPAL) == Z.MQZAET_GROUP) if name else None
 
 
@@ -198,7 +190,7 @@ def inquire_auth_recs(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
     options = msg.first(F.MQIACF_AUTH_OPTIONS, F.MQAUTHOPT_NAME_ALL_MATCHING | F.MQAUTHOPT_ENTITY_SET)
     ot = msg.first(F.MQIACF_OBJECT_TYPE)
     objtype = MQOT.get(ot) if ot not in (None, C.MQOT_ALL) else None
-    profile = _str(msg.first(F.MQCACF_AUTH_PROFILE_NAME))
+    profile = prm.trimmed(msg.first(F.MQCACF_AUTH_PROFILE_NAME))
     entity = _entity(msg)
     rows = []
     for t, p, e, bits in a.qm.security.records.matching(objtype):
@@ -224,7 +216,7 @@ def inquire_entity_auth(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
     entity = _entity(msg)
     if objtype is None or entity is None:
         raise CommandError(F.MQRCCF_ENTITY_NAME_MISSING, F.MQCACF_ENTITY_NAME, "EntityName and ObjectType are required")
-    name = _str(msg.first(F.MQCACF_OBJECT_NAME)) or a.qm.name
+    name = prm.trimmed(msg.first(F.MQCACF_OBJECT_NAME)) or a.qm.name
     sec = a.qm.security
     if entity.group:
         bits = effective(sec.records, objtype, name, [entity])

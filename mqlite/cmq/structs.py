@@ -181,7 +181,7 @@ class MQStruct:
         return obj
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, type(self)) and type(other) is type(self) and self.get() == other.get()
+        return isinstance(other, MQStruct) and type(other) is type(self) and self.get() == other.get()
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{n}={self.__dict__[n]!r}" for n in self._names)
@@ -543,7 +543,7 @@ def pad(value: str | bytes, length: int) -> bytes:
     return value[:length].ljust(length, b" ")
 
 
-def text(value: bytes | str) -> str:
+def text(value: bytes | bytearray | str) -> str:
     """The trimmed text of an MQCHAR field (NULs and blanks end it)."""
     if isinstance(value, str):
         return value.rstrip(" \0")

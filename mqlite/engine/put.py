@@ -216,8 +216,9 @@ class PutMixin:
                 raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q)
         if syncpoint and len(conn.uow) >= qmgr["MAXUMSGS"]:
             raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
-        if isinstance(qs, SharedQueueState):
+        if qs.shared:
             # Outside syncpoint the store checks MAXDEPTH in the put's own transaction.
+            assert isinstance(qs, SharedQueueState)
             if syncpoint and self._shared_call(qs.recent_depth, self.clock.now()) >= attrs["MAXDEPTH"]:
                 raise MQIError(C.MQRC_Q_FULL)
         elif qs.depth >= attrs["MAXDEPTH"]:
