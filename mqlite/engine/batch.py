@@ -12,8 +12,9 @@ from mqlite.cmq.structs import GMO, MD, PMO
 from mqlite.engine.clock import Clock
 from mqlite.engine.core import INPUT_OPTS, C, Conn, GetResult, Handle
 from mqlite.engine.hooks import Hooks
+from mqlite.engine.message import Message
 from mqlite.engine.ports import DelMsg, Journal, SharedPort
-from mqlite.engine.queue import Message, QueueState
+from mqlite.engine.queue import QueueState
 from mqlite.engine.report import Reports
 from mqlite.engine.resolve import Resolved
 from mqlite.objects.model import MQObject

@@ -12,8 +12,9 @@ from typing import Any, Callable
 
 from mqlite.cmq import CMQC
 from mqlite.cmq.structs import GMO, MD
+from mqlite.engine.message import Message
 from mqlite.engine.ports import NewMessage
-from mqlite.engine.queue import Message, QueueState
+from mqlite.engine.queue import QueueState
 from mqlite.engine.resolve import Resolved
 from mqlite.objects.model import MQObject
 from mqlite.security.users import Principal

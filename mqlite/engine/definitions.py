@@ -16,10 +16,11 @@ from mqlite.engine.core import (
     Conn,
     Prepared,
 )
+from mqlite.engine.message import Message
 from mqlite.engine.ports import DropObject, PurgeQueue, QueueFull, SaveMeta, SaveObject, SharedStoreError
 from mqlite.engine.pubhier import PSCHILD_NS
 from mqlite.engine.pubsub import RETAINED_NS, SUB_NS
-from mqlite.engine.queue import Message, QueueState
+from mqlite.engine.queue import QueueState
 from mqlite.engine.shared import SHARED, SharedQueueState
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import IDPWOS_DEFAULT, QMGR, QUEUE, MQObject, system_default_objects

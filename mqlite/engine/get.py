@@ -22,8 +22,9 @@ from mqlite.engine.core import (
     bits,
     format_report,
 )
+from mqlite.engine.message import Message
 from mqlite.engine.ports import DelMsg, Select
-from mqlite.engine.queue import Message, QueueState, matcher, wanted_ids
+from mqlite.engine.queue import QueueState, matcher, wanted_ids
 from mqlite.engine.resolve import Resolved
 from mqlite.engine.segments import advance_group, group_complete, logical_message, whole_message
 from mqlite.engine.shared import SharedGot, SharedQueueState

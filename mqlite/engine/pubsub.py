@@ -36,8 +36,9 @@ from mqlite.engine.authority import Authority
 from mqlite.engine.clock import Clock, IdGenerator
 from mqlite.engine.core import C, Conn, Handle, qmgr_authority
 from mqlite.engine.hooks import Hooks
+from mqlite.engine.message import Message
 from mqlite.engine.ports import DropObject, Journal, JournalOp, PutMsg, SaveObject
-from mqlite.engine.queue import Message, QueueState
+from mqlite.engine.queue import QueueState
 from mqlite.engine.resolve import LOCAL, Resolved
 from mqlite.engine.route import Routing
 from mqlite.objects.attrs import TABLE

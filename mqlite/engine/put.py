@@ -12,8 +12,9 @@ from mqlite.cmq.packedmd import PackedMD
 from mqlite.cmq.segments import GROUP_FLAGS, SEGMENT_FLAGS
 from mqlite.cmq.structs import MD, OD, PMO, pad, text
 from mqlite.engine.core import BLANK32, CONTEXT_PMO, MD_HOT, STORED_OVERHEAD, C, Conn, Handle, bits, put_date_time
+from mqlite.engine.message import Message
 from mqlite.engine.ports import NewMessage, PutMsg
-from mqlite.engine.queue import Message, QueueState
+from mqlite.engine.queue import QueueState
 from mqlite.engine.report import ANY_REPORT
 from mqlite.engine.resolve import CLUSTER, LOCAL, REMOTE, Resolved
 from mqlite.engine.segments import check_segment

@@ -12,8 +12,9 @@ from mqlite.cmq.headers import XQH_LEN, XQH_REMOTE_Q, XQH_REMOTE_QM, original_md
 from mqlite.cmq.structs import MD, PMO, pad, text
 from mqlite.engine.core import C, Conn, Handle
 from mqlite.engine.hooks import Hooks
+from mqlite.engine.message import Message
 from mqlite.engine.ports import DelMsg, Journal, PutMsg
-from mqlite.engine.queue import Message, QueueState
+from mqlite.engine.queue import QueueState
 from mqlite.engine.resolve import REMOTE, Resolved
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject

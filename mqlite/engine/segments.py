@@ -27,8 +27,9 @@ from mqlite.cmq.structs import MD
 from mqlite.engine.clock import IdGenerator
 from mqlite.engine.core import C, Conn, Handle
 from mqlite.engine.hooks import Hooks
+from mqlite.engine.message import Message
 from mqlite.engine.ports import Journal, JournalOp, PutMsg
-from mqlite.engine.queue import Message, QueueState
+from mqlite.engine.queue import QueueState
 from mqlite.engine.report import Reports
 from mqlite.engine.resolve import REMOTE, Resolved
 from mqlite.objects.model import MQObject

@@ -17,6 +17,7 @@ from mqlite.engine.core import (
     Prepared,
 )
 from mqlite.engine.hooks import Hooks
+from mqlite.engine.message import Message
 from mqlite.engine.ports import (
     DelMsg,
     DropChsync,
@@ -30,7 +31,7 @@ from mqlite.engine.ports import (
     SetBackout,
     SharedPort,
 )
-from mqlite.engine.queue import Message, QueueState
+from mqlite.engine.queue import QueueState
 from mqlite.engine.report import Reports
 from mqlite.objects.model import MQObject
 

@@ -1,0 +1,50 @@
+"""A message on a local queue, and the lanes queues order messages in."""
+from __future__ import annotations
+
+from typing import Any
+
+from mqlite.cmq.structs import MD
+
+LANES = 10                    # one lane per priority (MSGDLVSQ(PRIORITY)); FIFO queues use lane 0
+MD_SIZE = len(MD().pack())    # a descriptor's bytes, counted with the data against the buffers
+
+
+class Message:
+    __slots__ = ("seq", "md", "body", "expiry_at", "persistent", "lane", "_packed", "props")
+
+    def __init__(self, seq: int, md: MD, body: bytes, expiry_at: float | None, persistent: bool, lane: int) -> None:
+        self.seq = seq
+        self.md = md
+        self.body = body
+        self.expiry_at = expiry_at
+        self.persistent = persistent
+        self.lane = lane
+        self._packed: bytes | None = None
+        self.props: dict[str, Any] | None = None       # its properties, read once when a selector asks
+
+    def packed_md(self) -> bytes:
+        """The descriptor in MQ's layout, packed once (a backout changes it: see ``touch``)."""
+        if self._packed is None:
+            self._packed = self.md.pack()
+        return self._packed
+
+    def touch(self) -> None:
+        self._packed = None
+
+    @property
+    def size(self) -> int:
+        """What the message counts against its queue's buffer: descriptor and data."""
+        return MD_SIZE + len(self.body)
+
+    @property
+    def order(self) -> tuple[int, int]:
+        """Position in queue order: smaller comes first."""
+        return (-self.lane, self.seq)
+
+    def expired(self, now: float) -> bool:
+        return self.expiry_at is not None and now >= self.expiry_at
+
+
+def seq_of(m: Message) -> int:
+    """A message's position (arrival order), the key lanes are sorted by."""
+    return m.seq
