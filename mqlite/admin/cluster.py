@@ -30,11 +30,11 @@ def inquire_cluster_q_mgr(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
     channel = p.s(msg.first(F.MQCACH_CHANNEL_NAME, "*")) or "*"
     wanted = p.wanted(msg, F.MQIACF_CLUSTER_Q_MGR_ATTRS)
     out = []
-    for row in a.executor.clusqmgr_rows():
+    for row in a.executor.cluster.clusqmgr_rows():
         if not (generic_match(pattern, row["CLUSQMGR"]) and generic_match(cluster, row["CLUSTER"])
                 and generic_match(channel, row["CHANNEL"])):
             continue
-        values = {C.MQCA_Q_MGR_IDENTIFIER: pad(row.get("QMID", ""), 48),
+        values: dict[int, int | bytes | str] = {C.MQCA_Q_MGR_IDENTIFIER: pad(row.get("QMID", ""), 48),
                   F.MQIACF_Q_MGR_DEFINITION_TYPE: QMDT[row["DEFTYPE"]],
                   F.MQIACF_Q_MGR_TYPE: F.MQQMT_REPOSITORY if row["QMTYPE"] == "REPOS" else F.MQQMT_NORMAL,
                   F.MQIACF_SUSPEND: F.MQSUS_YES if row["SUSPEND"] == "YES" else F.MQSUS_NO,

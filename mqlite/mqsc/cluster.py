@@ -1,21 +1,25 @@
 """MQSC for clusters: DISPLAY CLUSQMGR, DISPLAY QCLUSTER (and QUEUE ... CLUSINFO), SUSPEND and
-RESUME QMGR, REFRESH CLUSTER, RESET CLUSTER. Mixed into the Executor; the cluster state is the
+RESUME QMGR, REFRESH CLUSTER, RESET CLUSTER: a part of the Executor; the cluster state is the
 engine's (``qm.cluster``) and channel states come from the server's services."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from mqlite.cluster import operations
 from mqlite.cluster.repository import QUEUE, TOPIC
 from mqlite.cluster.state import channel_matches
 from mqlite.cmq import CMQC
 from mqlite.engine.clock import mq_date_time
+from mqlite.mqsc.base import Part
 from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.names import MQSC_OPS, filter_match, generic_match
 
 if TYPE_CHECKING:
-    from mqlite.mqsc.parser import Command
+    from mqlite.engine.qmgr import QueueManager
+    from mqlite.mqsc.parser import Command, Param
+    from mqlite.mqsc.security import SecurityCommands
+    from mqlite.mqsc.services import Services
 
 CLUSQMGR_HEADER = "AMQ8441I: Display Cluster Queue Manager details."
 QUEUE_HEADER = "AMQ8409I: Display Queue details."
@@ -42,17 +46,37 @@ def _item(key: str, value: Any) -> str:
     return f"{key}({value})" if value != "" else f"{key}( )"
 
 
-class ClusterCommands:
+def row_where(cmd: Command, p: Param, known: tuple[str, ...]) -> Callable[[dict[str, Any]], bool]:
+    """A WHERE clause over rows of strings and numbers (DISPLAY CLUSQMGR, QCLUSTER, CHSTATUS)."""
+    parts = (p.value or "").split(None, 2)
+    if len(parts) != 3 or parts[0].upper() not in known or parts[1].upper() not in MQSC_OPS:
+        raise SyntaxProblem(cmd.text, p.text, "WHERE needs: attribute operator value.")
+    key, op, want = parts[0].upper(), MQSC_OPS[parts[1].upper()], parts[2].upper()
+
+    def test(row: dict[str, Any]) -> bool:
+        have = row.get(key, "")
+        if isinstance(have, int) and not isinstance(have, bool) and want.lstrip("-").isdigit():
+            return filter_match(op, have, int(want))
+        value = ENUMS.get(key, {}).get(have, have) if isinstance(have, int) else have
+        return filter_match(op, str(value).upper(), want)
+    return test
+
+
+class ClusterCommands(Part):
     """The cluster commands of the MQSC executor."""
 
+    def __init__(self, qm: QueueManager, services: Services, security: SecurityCommands) -> None:
+        super().__init__(qm, services)
+        self.security = security
+
     # --- DISPLAY CLUSQMGR and DISPLAY QCLUSTER: rows of strings, filtered and rendered alike ------
-    def _display_rows(self, cmd: "Command", header: str, keys: tuple[str, ...],
+    def _display_rows(self, cmd: Command, header: str, keys: tuple[str, ...],
                       attrs: tuple[str, ...], filters: tuple[str, ...], rows: list[dict[str, Any]],
                       strict: bool = True) -> list[str]:
         """Render ``rows`` for a cluster DISPLAY: the name (generic), the filter parameters given
         with a value (generic), WHERE, then ``keys`` always and ``attrs`` as requested or ALL.
         ``strict`` False: other parameters were checked by the caller (DISPLAY QUEUE ... CLUSINFO)."""
-        pattern = self._need_name(cmd)
+        pattern = self.need_name(cmd)
         all_, wanted, where = False, [], None
         tests = {keys[0]: pattern}
         for p in cmd.params:
@@ -61,7 +85,7 @@ class ClusterCommands:
             elif p.keyword in filters and p.value is not None:
                 tests[p.keyword] = p.value
             elif p.keyword == "WHERE":
-                where = self._row_where(cmd, p, keys + attrs)
+                where = row_where(cmd, p, keys + attrs)
             elif p.keyword in attrs + keys and p.value is None:
                 wanted.append(p.keyword)
             elif strict and p.keyword not in ("CMDSCOPE", "CLUSINFO", "TYPE"):
@@ -77,21 +101,7 @@ class ClusterCommands:
             lines.extend(format_fields([_item(k, row.get(k, "")) for k in keys + tuple(names)]))
         return lines
 
-    def _row_where(self, cmd: "Command", p: Any, known: tuple[str, ...]) -> Any:
-        parts = (p.value or "").split(None, 2)
-        if len(parts) != 3 or parts[0].upper() not in known or parts[1].upper() not in MQSC_OPS:
-            raise SyntaxProblem(cmd.text, p.text, "WHERE needs: attribute operator value.")
-        key, op, want = parts[0].upper(), MQSC_OPS[parts[1].upper()], parts[2].upper()
-
-        def test(row: dict[str, Any]) -> bool:
-            have = row.get(key, "")
-            if isinstance(have, int) and not isinstance(have, bool) and want.lstrip("-").isdigit():
-                return filter_match(op, have, int(want))
-            value = ENUMS.get(key, {}).get(have, have) if isinstance(have, int) else have
-            return filter_match(op, str(value).upper(), want)
-        return test
-
-    def _display_clusqmgr(self, cmd: "Command") -> Any:
+    def display_clusqmgr(self, cmd: Command) -> Any:
         lines = self._display_rows(cmd, CLUSQMGR_HEADER, ("CLUSQMGR", "CHANNEL", "CLUSTER"), CLUSQMGR_ATTRS,
                                    ("CLUSTER", "CHANNEL"), self.clusqmgr_rows())
         if not lines:
@@ -122,18 +132,18 @@ class ClusterCommands:
                        SUSPEND=a.get("SUSPEND", "NO"),
                        XMITQ=cl.assoc.get(ch, cl.xmitq_for(ch)) if owner != qm.name else "")
             rows.append(row)
-        for ch in cl.manual_senders():
-            if any(channel_matches(ch.name, r["CHANNEL"], r["CLUSQMGR"]) for r in rows if r["CLUSQMGR"] != qm.name):
+        for sdr in cl.manual_senders():
+            if any(channel_matches(sdr.name, r["CHANNEL"], r["CLUSQMGR"]) for r in rows if r["CLUSQMGR"] != qm.name):
                 continue
-            for c in cl.clusters_of(ch):
-                rows.append({"CLUSQMGR": f"SYSTEM.TEMPQMGR.{ch['CONNAME']}"[:48], "CHANNEL": ch.name, "CLUSTER": c,
-                             "DEFTYPE": "CLUSSDR", "QMTYPE": "REPOS", "CONNAME": ch["CONNAME"],
-                             "STATUS": self._channel_state(ch.name), "SUSPEND": "NO",
-                             "XMITQ": cl.xmitq_for(ch.name)})
+            for c in cl.clusters_of(sdr):
+                rows.append({"CLUSQMGR": f"SYSTEM.TEMPQMGR.{sdr['CONNAME']}"[:48], "CHANNEL": sdr.name, "CLUSTER": c,
+                             "DEFTYPE": "CLUSSDR", "QMTYPE": "REPOS", "CONNAME": sdr["CONNAME"],
+                             "STATUS": self._channel_state(sdr.name), "SUSPEND": "NO",
+                             "XMITQ": cl.xmitq_for(sdr.name)})
         rows.sort(key=lambda r: (r["CLUSQMGR"], r["CLUSTER"]))
         return rows
 
-    def _qcluster_lines(self, cmd: "Command", strict: bool = True) -> list[str]:
+    def qcluster_lines(self, cmd: Command, strict: bool = True) -> list[str]:
         """DISPLAY QCLUSTER, and the cluster part of DISPLAY QUEUE ... CLUSINFO: one entry per
         live instance this queue manager knows (its own included)."""
         cl = self.qm.cluster
@@ -146,14 +156,14 @@ class ClusterCommands:
         return self._display_rows(cmd, QUEUE_HEADER, ("QUEUE", "TYPE", "CLUSQMGR", "CLUSTER"), QCLUSTER_ATTRS,
                                   ("CLUSTER", "CLUSQMGR"), rows, strict)
 
-    def _display_qcluster(self, cmd: "Command") -> Any:
-        lines = self._qcluster_lines(cmd)
+    def display_qcluster(self, cmd: Command) -> Any:
+        lines = self.qcluster_lines(cmd)
         if not lines:
             return Result([f"AMQ8147E: IBM MQ object {cmd.name} not found."], ERROR)
         return Result(lines)
 
     # --- SUSPEND / RESUME QMGR, REFRESH / RESET CLUSTER -----------------------------------------
-    def _options(self, cmd: "Command", allowed: dict[str, tuple[str, ...]]) -> dict[str, str]:
+    def _options(self, cmd: Command, allowed: dict[str, tuple[str, ...]]) -> dict[str, str]:
         """The command's parameters, each one of ``allowed`` with a value among its choices (any
         value when there are none); anything else is a syntax error, as runmqsc gives it."""
         out = {}
@@ -166,7 +176,7 @@ class ClusterCommands:
             out[p.keyword] = value.upper() if choices else value
         return out
 
-    def _clusters_param(self, cmd: "Command", opts: dict[str, str]) -> list[str]:
+    def _clusters_param(self, cmd: Command, opts: dict[str, str]) -> list[str]:
         if ("CLUSTER" in opts) == ("CLUSNL" in opts):
             raise SyntaxProblem(cmd.text, cmd.text, "Give CLUSTER(name) or CLUSNL(namelist), one of them.")
         if "CLUSTER" in opts:
@@ -176,15 +186,15 @@ class ClusterCommands:
             raise SyntaxProblem(cmd.text, cmd.text, f"Namelist {opts['CLUSNL']} not found.")
         return list(obj["NAMES"])
 
-    def _suspend(self, cmd: "Command") -> Any:
+    def suspend(self, cmd: Command) -> Any:
         return self._suspend_resume(cmd, True)
 
-    def _resume(self, cmd: "Command") -> Any:
+    def resume(self, cmd: Command) -> Any:
         return self._suspend_resume(cmd, False)
 
-    def _suspend_resume(self, cmd: "Command", suspend: bool) -> Any:
+    def _suspend_resume(self, cmd: Command, suspend: bool) -> Any:
         if cmd.objtype != "QMGR":
-            return self._unsupported(cmd)
+            return self.unsupported(cmd)
         allowed: dict[str, tuple[str, ...]] = {"CLUSTER": (), "CLUSNL": ()}
         if suspend:
             allowed["MODE"] = ("QUIESCE", "FORCE")
@@ -206,12 +216,12 @@ class ClusterCommands:
         return Result(["AMQ8560I: IBM MQ suspend queue manager cluster accepted." if suspend
                        else "AMQ8559I: IBM MQ resume queue manager cluster accepted."])
 
-    def _refresh(self, cmd: "Command") -> Any:
+    def refresh(self, cmd: Command) -> Any:
         if cmd.objtype == "SECURITY":
-            return self._refresh_security(cmd)  # type: ignore[attr-defined]
+            return self.security.refresh_security(cmd)
         if cmd.objtype != "CLUSTER":
-            return self._unsupported(cmd)
-        pattern = self._need_name(cmd)
+            return self.unsupported(cmd)
+        pattern = self.need_name(cmd)
         want_repos = self._options(cmd, {"REPOS": ("YES", "NO")}).get("REPOS") == "YES"
         cl = self.qm.cluster
         if want_repos and any(generic_match(pattern, c) for c in cl.full_for()):
@@ -222,8 +232,8 @@ class ClusterCommands:
         operations.refresh(cl, pattern, want_repos)
         return Result(["AMQ8573I: IBM MQ refresh cluster accepted."])
 
-    def _reset_cluster(self, cmd: "Command") -> Any:
-        cluster = self._need_name(cmd)
+    def reset_cluster(self, cmd: Command) -> Any:
+        cluster = self.need_name(cmd)
         opts = self._options(cmd, {"ACTION": ("FORCEREMOVE",), "QMNAME": (), "QMID": (), "QUEUES": ("YES", "NO")})
         if "ACTION" not in opts:
             raise SyntaxProblem(cmd.text, cmd.text, "ACTION(FORCEREMOVE) is required.")
@@ -244,7 +254,7 @@ class ClusterCommands:
                           ERROR)
         return Result(["MQL0020I: Reset cluster accepted."])
 
-    def _display_topic_cluster(self, cmd: "Command") -> Result:
+    def display_topic_cluster(self, cmd: Command) -> Result:
         """DISPLAY TOPIC(...) TYPE(CLUSTER): the clustered topics of the cluster cache, one entry per
         host (this queue manager's own included)."""
         cl = self.qm.cluster

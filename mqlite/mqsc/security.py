@@ -1,5 +1,5 @@
 """MQSC for security: SET/DISPLAY CHLAUTH (with MATCH(RUNCHECK)), SET/DELETE/DISPLAY AUTHREC,
-REFRESH SECURITY. Mixed into the Executor; the state is the engine's (``qm.security``), the
+REFRESH SECURITY: a part of the Executor; the state is the engine's (``qm.security``), the
 decisions are mqlite.security's. AUTHINFO objects go through DEFINE/ALTER/DELETE/DISPLAY like
 every other object (the attribute table)."""
 from __future__ import annotations
@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from mqlite.engine.clock import mq_date_time
+from mqlite.mqsc.base import Part
 from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.names import generic_match
@@ -51,12 +52,10 @@ def _rule_items(rule: Rule) -> list[str]:
     return items
 
 
-class SecurityCommands:
+class SecurityCommands(Part):
     """The security commands of the MQSC executor."""
 
-    qm: Any
-
-    def _authtype(self, cmd: Command) -> int:
+    def authtype(self, cmd: Command) -> int:
         """AUTHINFO's AUTHTYPE, required on DEFINE and ALTER."""
         p = cmd.param("AUTHTYPE")
         attr = TABLE.lookup("AUTHINFO", "AUTHTYPE")
@@ -64,28 +63,20 @@ class SecurityCommands:
             raise SyntaxProblem(cmd.text, p.text if p else cmd.text, "AUTHTYPE(CRLLDAP|OCSP|IDPWOS|IDPWLDAP) is required.")
         return attr.values[p.value.upper()]
 
-    def _set(self, cmd: Command) -> Result:
+    def run_set(self, cmd: Command) -> Result:
         if cmd.objtype == "CHLAUTH":
             return self._set_chlauth(cmd)
         if cmd.objtype == "AUTHREC":
-            return self._set_authrec(cmd, delete=False)
+            return self.set_authrec(cmd, delete=False)
         raise SyntaxProblem(cmd.text, cmd.text, f"SET {cmd.objtype} is not valid.")
 
     # --- SET CHLAUTH ------------------------------------------------------------------------------
-    def _word(self, cmd: Command, key: str, choices: tuple[str, ...], default: str) -> str:
-        p = cmd.param(key)
-        if p is None:
-            return default
-        if p.value is None or p.value.upper() not in choices:
-            raise SyntaxProblem(cmd.text, p.text, f"{key} must be one of {', '.join(choices)}.")
-        return p.value.upper()
-
     def _set_chlauth(self, cmd: Command) -> Result:
-        profile = self._need_name(cmd)  # type: ignore[attr-defined]
-        rtype = self._word(cmd, "TYPE", chlauth.TYPES, "")
+        profile = self.need_name(cmd)
+        rtype = self.word(cmd, "TYPE", chlauth.TYPES, "")
         if not rtype:
             raise SyntaxProblem(cmd.text, cmd.text, "TYPE is required.")
-        action = self._word(cmd, "ACTION", ("ADD", "REPLACE", "REMOVE", "REMOVEALL"), "ADD")
+        action = self.word(cmd, "ACTION", ("ADD", "REPLACE", "REMOVE", "REMOVEALL"), "ADD")
         allowed = _COMMON | _TYPE_PARAMS[rtype]
         for p in cmd.params:
             if p.keyword not in allowed:
@@ -103,9 +94,9 @@ class SecurityCommands:
             return Result(["AMQ8877I: IBM MQ channel authentication record set."])
         rule = Rule(profile, rtype)
         for key in ("ADDRESS", "CLNTUSER", "QMNAME", "SSLPEER", "SSLCERTI", "MCAUSER", "DESCR", "CUSTOM"):
-            p = cmd.param(key)
-            if p is not None:
-                setattr(rule, key.lower(), p.value)
+            given = cmd.param(key)
+            if given is not None:
+                setattr(rule, key.lower(), given.value)
         if rule.address:
             try:
                 check_address_pattern(rule.address)
@@ -114,18 +105,18 @@ class SecurityCommands:
         if "*" in rule.clntuser:
             return Result(["AMQ8886E: CLNTUSER cannot be generic (MQRCCF_CHLAUTH_CLNTUSER_ERROR)."], ERROR)
         for key, attr in (("USERLIST", "userlist"), ("ADDRLIST", "addrlist")):
-            p = cmd.param(key)
-            if p is not None:
-                setattr(rule, attr, [v for v in (p.items or []) if v])
+            given = cmd.param(key)
+            if given is not None:
+                setattr(rule, attr, [v for v in (given.items or []) if v])
         for a in rule.addrlist:
             try:
                 check_address_pattern(a)
             except AddressPatternError:
                 return Result([f"AMQ8885E: Address '{a}' is not valid."], ERROR)
         if rtype in ("ADDRESSMAP", "USERMAP", "QMGRMAP", "SSLPEERMAP"):
-            rule.usersrc = self._word(cmd, "USERSRC", chlauth.USERSRC, "MAP")
-            rule.chckclnt = self._word(cmd, "CHCKCLNT", chlauth.CHCKCLNT, "ASQMGR")
-        rule.warn = self._word(cmd, "WARN", ("YES", "NO"), "NO") == "YES"
+            rule.usersrc = self.word(cmd, "USERSRC", chlauth.USERSRC, "MAP")
+            rule.chckclnt = self.word(cmd, "CHCKCLNT", chlauth.CHCKCLNT, "ASQMGR")
+        rule.warn = self.word(cmd, "WARN", ("YES", "NO"), "NO") == "YES"
         need = {"ADDRESSMAP": "ADDRESS", "USERMAP": "CLNTUSER", "QMGRMAP": "QMNAME", "SSLPEERMAP": "SSLPEER",
                 "BLOCKUSER": "USERLIST", "BLOCKADDR": "ADDRLIST"}[rtype]
         existing = sec.find_rule(rule.key())
@@ -154,10 +145,10 @@ class SecurityCommands:
         return Result(["AMQ8877I: IBM MQ channel authentication record set."])
 
     # --- DISPLAY CHLAUTH --------------------------------------------------------------------------
-    def _display_chlauth(self, cmd: Command) -> Result:
-        pattern = self._need_name(cmd)  # type: ignore[attr-defined]
-        match = self._word(cmd, "MATCH", ("GENERIC", "ALL", "EXACT", "RUNCHECK"), "GENERIC")
-        rtype = self._word(cmd, "TYPE", ("ALL",) + chlauth.TYPES, "ALL")
+    def display_chlauth(self, cmd: Command) -> Result:
+        pattern = self.need_name(cmd)
+        match = self.word(cmd, "MATCH", ("GENERIC", "ALL", "EXACT", "RUNCHECK"), "GENERIC")
+        rtype = self.word(cmd, "TYPE", ("ALL",) + chlauth.TYPES, "ALL")
         allowed = {"MATCH", "TYPE", "ALL", "ADDRESS", "CLNTUSER", "QMNAME", "SSLPEER", "SSLCERTI", "WHERE",
                    "CHLTYPE"}
         for p in cmd.params:
@@ -234,7 +225,7 @@ class SecurityCommands:
             raise SyntaxProblem(cmd.text, cmd.text, "PRINCIPAL or GROUP is required.")
         return out
 
-    def _set_authrec(self, cmd: Command, delete: bool) -> Result:
+    def set_authrec(self, cmd: Command, delete: bool) -> Result:
         allowed = {"PROFILE", "OBJTYPE", "PRINCIPAL", "GROUP"} | (set() if delete else {"AUTHADD", "AUTHRMV"})
         for p in cmd.params:
             if p.keyword not in allowed:
@@ -249,11 +240,11 @@ class SecurityCommands:
             return Result(["AMQ8863I: IBM MQ authority record deleted."])
         lists = {}
         for key in ("AUTHADD", "AUTHRMV"):
-            p = cmd.param(key)
+            given = cmd.param(key)
             try:
-                lists[key] = bits_of(p.items or [], objtype) if p is not None else 0
-            except AuthorityError as e:
-                return Result([f"AMQ8886E: Authority value not valid: {e}."], ERROR)
+                lists[key] = bits_of(given.items or [], objtype) if given is not None else 0
+            except AuthorityError as why:
+                return Result([f"AMQ8886E: Authority value not valid: {why}."], ERROR)
         if cmd.param("AUTHADD") is None and cmd.param("AUTHRMV") is None:
             raise SyntaxProblem(cmd.text, cmd.text, "AUTHADD or AUTHRMV is required.")
         unknown = sec.first_unknown(entities)
@@ -263,7 +254,7 @@ class SecurityCommands:
             sec.set_authrec(objtype, profile, e, lists["AUTHADD"], lists["AUTHRMV"])
         return Result(["AMQ8862I: IBM MQ authority record set."])
 
-    def _display_authrec(self, cmd: Command) -> Result:
+    def display_authrec(self, cmd: Command) -> Result:
         allowed = {"PROFILE", "OBJTYPE", "PRINCIPAL", "GROUP", "MATCH", "ALL", "AUTHLIST", "ENTITY", "ENTTYPE",
                    "SERVCOMP"}
         for p in cmd.params:
@@ -275,35 +266,35 @@ class SecurityCommands:
             raise SyntaxProblem(cmd.text, otp.text if otp else cmd.text, f"OBJTYPE({objtype}) is not valid.")
         prof = cmd.param("PROFILE")
         profile = prof.value if prof is not None and prof.value else None
-        match = self._word(cmd, "MATCH", ("PROFILE", "MEMBERSHIP", "EXACT"), "PROFILE")
+        match = self.word(cmd, "MATCH", ("PROFILE", "MEMBERSHIP", "EXACT"), "PROFILE")
         entities = self._entities(cmd, required=False)
         sec = self.qm.security
         if match == "MEMBERSHIP" and entities:
             entities = entities + [Entity(g, True) for e in entities if not e.group
                                    for g in sec.principal(e.name).groups]
         rows = []
-        for t, p, e, bits in sec.records.matching(objtype):
+        for t, found, ent, bits in sec.records.matching(objtype):
             if profile is not None:
-                if match == "EXACT" and p != profile:
+                if match == "EXACT" and found != profile:
                     continue
-                if match != "EXACT" and not (p == profile or oam_match(p, profile) or generic_match(profile, p)):
+                if match != "EXACT" and not (found == profile or oam_match(found, profile) or generic_match(profile, found)):
                     continue
-            if entities and e not in entities:
+            if entities and ent not in entities:
                 continue
-            rows.append((t, p, e, bits))
+            rows.append((t, found, ent, bits))
         if not rows:
             return Result(["AMQ8459I: Not found."], ERROR)
         lines: list[str] = []
-        for t, p, e, bits in rows:
+        for t, found, ent, bits in rows:
             lines.append(AUTHREC_HEADER)
-            lines.extend(format_fields([f"PROFILE({p})", f"ENTITY({e.name})",
-                                        f"ENTTYPE({'GROUP' if e.group else 'PRINCIPAL'})", f"OBJTYPE({t})",
+            lines.extend(format_fields([f"PROFILE({found})", f"ENTITY({ent.name})",
+                                        f"ENTTYPE({'GROUP' if ent.group else 'PRINCIPAL'})", f"OBJTYPE({t})",
                                         f"AUTHLIST({','.join(names_of(bits))})"]))
         return Result(lines)
 
     # --- REFRESH SECURITY -------------------------------------------------------------------------
-    def _refresh_security(self, cmd: Command) -> Result:
-        kind = self._word(cmd, "TYPE", ("AUTHSERV", "CONNAUTH", "SSL", "ALL"), "AUTHSERV")
+    def refresh_security(self, cmd: Command) -> Result:
+        kind = self.word(cmd, "TYPE", ("AUTHSERV", "CONNAUTH", "SSL", "ALL"), "AUTHSERV")
         for p in cmd.params:
             if p.keyword != "TYPE":
                 raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for REFRESH SECURITY.")
@@ -314,5 +305,5 @@ class SecurityCommands:
             if problem:
                 return Result([problem], ERROR)
         if kind in ("SSL", "ALL"):
-            self.services.refresh_ssl()  # type: ignore[attr-defined]
+            self.services.refresh_ssl()
         return Result(["AMQ8560I: IBM MQ security cache refreshed."])

@@ -1,5 +1,5 @@
-"""MQSC's status displays: DISPLAY QSTATUS (TYPE QUEUE and HANDLE), CHSTATUS and LSSTATUS. Mixed
-into the Executor (mqsc.commands), whose DISPLAY dispatches here."""
+"""MQSC's status displays: DISPLAY QSTATUS (TYPE QUEUE and HANDLE), CHSTATUS and LSSTATUS: a part
+of the Executor (mqsc.commands), whose DISPLAY dispatches here."""
 from __future__ import annotations
 
 import time
@@ -7,6 +7,8 @@ from typing import Any
 
 from mqlite.cmq import CMQC
 from mqlite.engine.clock import mq_date_time
+from mqlite.mqsc.base import Part
+from mqlite.mqsc.cluster import row_where
 from mqlite.mqsc.parser import Command
 from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields
 from mqlite.objects.names import generic_match
@@ -19,13 +21,11 @@ CHSTATUS_ALL = CHSTATUS_DEFAULT + ["BATCHES", "CURSEQNO", "INDOUBT", "LONGRTS", 
                                    "SHORTRTS"]
 
 
-class StatusCommands:
-    qm: Any
-    services: Any
-    _need_name: Any
+class StatusCommands(Part):
+    """DISPLAY QSTATUS, CHSTATUS and LSSTATUS."""
 
-    def _display_qstatus(self, cmd: Command) -> Result:
-        pattern = self._need_name(cmd)
+    def display_qstatus(self, cmd: Command) -> Result:
+        pattern = self.need_name(cmd)
         tp = cmd.param("TYPE")
         stype = (tp.value or "").upper() if tp is not None else "QUEUE"
         if stype not in ("QUEUE", "HANDLE"):
@@ -87,8 +87,8 @@ class StatusCommands:
             return 0
         return max(0, int(self.qm.clock.now() - t))
 
-    def _display_chstatus(self, cmd: Command) -> Result:
-        pattern = self._need_name(cmd)
+    def display_chstatus(self, cmd: Command) -> Result:
+        pattern = self.need_name(cmd)
         wanted: list[str] = []
         all_ = False
         where = None
@@ -98,7 +98,7 @@ class StatusCommands:
             elif p.keyword in CHSTATUS_ALL and p.value is None:
                 wanted.append(p.keyword)
             elif p.keyword == "WHERE":
-                where = self._row_where(cmd, p, tuple(CHSTATUS_ALL))
+                where = row_where(cmd, p, tuple(CHSTATUS_ALL))
             elif p.keyword not in ("CURRENT", "CHLTYPE", "CMDSCOPE"):
                 raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for DISPLAY CHSTATUS.")
         names = CHSTATUS_ALL if all_ else CHSTATUS_DEFAULT + [w for w in wanted if w not in CHSTATUS_DEFAULT]
@@ -113,8 +113,8 @@ class StatusCommands:
             return Result(["AMQ8420I: Channel Status not found."], ERROR)
         return Result(lines)
 
-    def _display_lsstatus(self, cmd: Command) -> Result:
-        pattern = self._need_name(cmd)
+    def display_lsstatus(self, cmd: Command) -> Result:
+        pattern = self.need_name(cmd)
         lines: list[str] = []
         for name in sorted(self.qm.objects["LISTENER"]):
             if not generic_match(pattern, name):

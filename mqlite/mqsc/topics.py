@@ -1,7 +1,7 @@
 """MQSC for the topic tree: DEFINE/ALTER/DELETE/DISPLAY TOPIC run through the attribute table
-like every object (this mixin adds what is particular to topics: TOPICSTR, set once at DEFINE and
+like every object (this part adds what is particular to topics: TOPICSTR, set once at DEFINE and
 unique), and DISPLAY TPSTATUS TYPE(TOPIC), a node's attributes resolved up the tree
-(mqlite.pubsub.topics). Mixed into the Executor."""
+(mqlite.pubsub.topics). Parts of the Executor."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
 from mqlite.engine.clock import mq_date_time
+from mqlite.mqsc.base import Part
 from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.names import generic_match
@@ -24,10 +25,10 @@ _TPSTATUS_ATTRS = ("CLUSTER", "COMMINFO", "DEFPRESP", "DEFPRTY", "DEFPSIST", "DU
 _TPSTATUS_ALL = ("ADMIN", *_TPSTATUS_ATTRS, "CLROUTE", "PUBCOUNT", "SUBCOUNT", "RETAINED")
 
 
-class TopicCommands:
-    qm: Any
+class TopicCommands(Part):
+    """DISPLAY TPSTATUS, and DEFINE TOPIC's topic string."""
 
-    def _topicstr(self, cmd: Command, name: str) -> str:
+    def topicstr(self, cmd: Command, name: str) -> str:
         """DEFINE TOPIC's TOPICSTR: required, and no other topic object may have it."""
         p = cmd.param("TOPICSTR")
         if p is None or not p.value:
@@ -43,7 +44,7 @@ class TopicCommands:
     def _tree(self) -> dict[str, Any]:
         return self.qm.pubsub.tree()       # clustered topics included
 
-    def _display_tpstatus(self, cmd: Command) -> Result:
+    def display_tpstatus(self, cmd: Command) -> Result:
         pattern = cmd.name or ""
         kind = "TOPIC"
         p = cmd.param("TYPE")
@@ -65,7 +66,7 @@ class TopicCommands:
         # The tree's nodes: administrative objects', subscriptions', publishers' and retained
         # publications' topic strings, and the levels above them.
         used = set(tree) | {s.topic for s in subs} | {h.topic for _c, h in publishers} | set(self.qm.pubsub.retained)
-        nodes = sorted({n for s in used for n in topics.ancestors(s) if n})
+        nodes = sorted({n for s in used if s is not None for n in topics.ancestors(s) if n})
         if "#" in pattern or "+" in pattern:
             wanted = [n for n in nodes if topic_match(pattern, n)]
         else:
@@ -110,10 +111,10 @@ PUBSUB_HEADER = "AMQ8723I: Display pub/sub status details."
 _PS_STATUS = {0: "INACTIVE", 1: "STARTING", 2: "STOPPING", 3: "ACTIVE", 4: "COMPAT", 5: "ERROR", 6: "REFUSED"}
 
 
-class PubSubStatus:
-    qm: Any
+class PubSubStatus(Part):
+    """CLEAR TOPICSTR and DISPLAY PUBSUB."""
 
-    def _clear_topicstr(self, cmd: Command) -> Result:
+    def clear_topicstr(self, cmd: Command) -> Result:
         """CLEAR TOPICSTR('string') CLRTYPE(RETAINED) [SCOPE(LOCAL)]: the retained publications of
         the topic strings it matches (`#` and `+` as whole levels) are removed here."""
         if not cmd.name:
@@ -127,7 +128,7 @@ class PubSubStatus:
         cleared = self.qm.pubadmin.clear_retained(cmd.name)
         return Result([f"MQL8024I: Topic string {cmd.name} cleared: {cleared} retained publication(s) removed."])
 
-    def _display_pubsub(self, cmd: Command) -> Result:
+    def display_pubsub(self, cmd: Command) -> Result:
         """DISPLAY PUBSUB: this queue manager's publish/subscribe engine (TYPE(LOCAL)), its
         hierarchy connections (TYPE(PARENT), TYPE(CHILD)), or all of them (TYPE(ALL)). LOCAL's
         SUBCOUNT counts the subscriptions here, proxy subscriptions held for other queue managers
@@ -174,17 +175,15 @@ _SUB_REASONS = {2432: "AMQ8097E: IBM MQ subscription already exists.", 2428: "AM
                 2522: "AMQ8404E: DEST is required with DESTCLAS(PROVIDED)."}
 
 
-class SubscriptionCommands:
+class SubscriptionCommands(Part):
     """DEFINE/ALTER/DELETE/DISPLAY SUB and DISPLAY SBSTATUS (administrative subscriptions are
     durable; API ones show as SUBTYPE(API))."""
-
-    qm: Any
 
     def _sub_value(self, cmd: Command, key: str, default: str = "") -> str:
         p = cmd.param(key)
         return (p.value or "") if p is not None else default
 
-    def _define_sub(self, cmd: Command, alter: bool = False) -> Result:
+    def define_sub(self, cmd: Command, alter: bool = False) -> Result:
         name = cmd.name or ""
         if not name:
             raise SyntaxProblem(cmd.text, cmd.text, "A subscription name is required.")
@@ -225,7 +224,7 @@ class SubscriptionCommands:
     def _sub_settings(self, cmd: Command) -> dict[str, Any]:
         """SELECTOR, PUBPRTY, REQONLY, EXPIRY, PUBACCT, PUBAPPID, PSPROP, SUBLEVEL, SUBSCOPE and
         DESTCORL as the engine takes them (only those the command names)."""
-        words = {"PUBPRTY": {"ASPUB": C.MQPRI_PRIORITY_AS_PUBLISHED, "ASQDEF": C.MQPRI_PRIORITY_AS_Q_DEF},
+        words: dict[str, dict[str, Any]] = {"PUBPRTY": {"ASPUB": C.MQPRI_PRIORITY_AS_PUBLISHED, "ASQDEF": C.MQPRI_PRIORITY_AS_Q_DEF},
                  "REQONLY": {"YES": True, "NO": False},
                  "EXPIRY": {"UNLIMITED": C.MQEI_UNLIMITED},
                  "PSPROP": {"NONE": C.MQPSPROP_NONE, "COMPAT": C.MQPSPROP_COMPAT, "RFH2": C.MQPSPROP_RFH2,
@@ -255,7 +254,7 @@ class SubscriptionCommands:
                 given[key] = value
         return given
 
-    def _delete_sub(self, cmd: Command) -> Result:
+    def delete_sub(self, cmd: Command) -> Result:
         try:
             self.qm.pubadmin.delete_subscription(cmd.name or "")
         except MQIError as e:
@@ -289,8 +288,8 @@ class SubscriptionCommands:
                     "SUBSCOPE(ALL)"]))
         return lines
 
-    def _display_sub(self, cmd: Command) -> Result:
-        subtype = (cmd.param("SUBTYPE").value or "USER").upper() if cmd.param("SUBTYPE") is not None else "USER"
+    def display_sub(self, cmd: Command) -> Result:
+        subtype = (p.value or "USER").upper() if (p := cmd.param("SUBTYPE")) is not None else "USER"
         if subtype not in ("USER", "PROXY", "ADMIN", "API", "ALL"):
             raise SyntaxProblem(cmd.text, cmd.param("SUBTYPE").text, "SUBTYPE must be USER, PROXY, ADMIN, API or ALL.")  # type: ignore[union-attr]
         subs = [s for s in self._subs_named(cmd) if subtype in ("USER", "ALL", s.subtype)]
@@ -322,7 +321,7 @@ class SubscriptionCommands:
             return "UNLIMITED"
         return str(max(0, int((s.expires_at - self.qm.clock.now()) * 10)))
 
-    def _display_sbstatus(self, cmd: Command) -> Result:
+    def display_sbstatus(self, cmd: Command) -> Result:
         subs = self._subs_named(cmd)
         if not subs:
             return Result([_SUB_REASONS[2428]], ERROR)

@@ -1,0 +1,201 @@
+"""MQSC DISPLAY of objects by the attribute table: DISPLAY QUEUE (and its kinds), CHANNEL,
+NAMELIST, LISTENER, AUTHINFO, TOPIC, QMGR; each with its WHERE, QSGDISP, TYPE and ALL."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from mqlite.cmq import CMQC
+from mqlite.engine import admin
+from mqlite.mqsc.base import Part
+from mqlite.mqsc.parser import Command
+from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields
+from mqlite.objects.attrs import CHANNEL_TYPES, CHLTYPE_VALUES, ENUM, FLAG, INT, QUEUE_KINDS, TABLE
+from mqlite.objects.model import QMGR, MQObject
+from mqlite.objects.names import MQSC_OPS, filter_match, generic_match
+
+if TYPE_CHECKING:
+    from mqlite.engine.qmgr import QueueManager
+    from mqlite.mqsc.cluster import ClusterCommands
+    from mqlite.mqsc.security import SecurityCommands
+    from mqlite.mqsc.services import Services
+
+DISPLAY_HEADER = {
+    "QUEUE": "AMQ8409I: Display Queue details.",
+    "QMGR": "AMQ8408I: Display Queue Manager details.",
+    "CHANNEL": "AMQ8414I: Display Channel details.",
+    "NAMELIST": "AMQ8550I: Display namelist details.",
+    "LISTENER": "AMQ8630I: Display listener information details.",
+    "AUTHINFO": "AMQ8566I: Display authentication information details.",
+    "TOPIC": "AMQ8633I: Display topic details.",
+}
+QUEUE_DISPLAY_TYPES = {"QLOCAL", "QALIAS", "QREMOTE", "QMODEL", "QCLUSTER", "ALL"}
+
+
+@dataclass(frozen=True)
+class Where:
+    """A DISPLAY's WHERE clause: the attribute it filters on (always displayed), and its test."""
+    attr: str
+    test: Callable[[str, dict[str, Any]], bool]
+
+
+class ObjectDisplay(Part):
+    """DISPLAY of the objects the attribute table describes."""
+
+    def __init__(self, qm: QueueManager, services: Services, cluster: ClusterCommands,
+                 security: SecurityCommands) -> None:
+        super().__init__(qm, services)
+        self.cluster = cluster
+        self.security = security
+
+    def requested(self, cmd: Command, kinds: list[str], extra: set[str]) -> tuple[bool, list[str]]:
+        """(ALL given, explicitly requested attribute names) for a DISPLAY."""
+        all_ = False
+        wanted: list[str] = []
+        for p in cmd.params:
+            if p.keyword in extra:
+                continue
+            if p.keyword == "ALL":
+                all_ = True
+                continue
+            attr = next((TABLE.lookup(k, p.keyword) for k in kinds if TABLE.lookup(k, p.keyword)), None)
+            if attr is None or p.value is not None:
+                raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not a displayable attribute.")
+            wanted.append(attr.name)
+        return all_, wanted
+
+    def where(self, cmd: Command, kinds: list[str]) -> Where | None:
+        p = cmd.param("WHERE")
+        if p is None:
+            return None
+        if p.value is None:
+            raise SyntaxProblem(cmd.text, p.text, "WHERE needs a condition.")
+        parts = p.value.split(None, 2)
+        if len(parts) != 3:
+            raise SyntaxProblem(cmd.text, p.text, "WHERE needs: attribute operator value.")
+        key, op, raw = parts[0].upper(), parts[1].upper(), parts[2]
+        attr = next((TABLE.lookup(k, key) for k in kinds if TABLE.lookup(k, key)), None)
+        if attr is None:
+            raise SyntaxProblem(cmd.text, p.text, f"{key} cannot be used in WHERE.")
+        if op not in MQSC_OPS:
+            raise SyntaxProblem(cmd.text, p.text, f"{op} is not a WHERE operator.")
+        if attr.kind == INT:
+            try:
+                want: Any = int(raw)
+            except ValueError:
+                raise SyntaxProblem(cmd.text, p.text, f"{raw} is not a number.") from None
+        elif attr.kind == ENUM:
+            want = attr.values.get(raw.upper())
+            if want is None:
+                raise SyntaxProblem(cmd.text, p.text, f"{raw} is not a value of {key}.")
+        elif attr.kind == FLAG:
+            want = 1 if raw.upper() == attr.name else 0
+        else:
+            want = raw
+
+        def test(kind: str, values: dict[str, Any]) -> bool:
+            if attr.name not in values or TABLE.lookup(kind, attr.name) is None:
+                return False
+            v = values[attr.name]
+            if op in ("LK", "NL"):
+                return filter_match(MQSC_OPS[op], str(v).upper(), str(want).upper())
+            return filter_match(MQSC_OPS[op], v, want)
+        return Where(attr.name, test)
+
+    def objects(self, cmd: Command, ns: str) -> Result:
+        """DISPLAY of a kind of object (``ns``, its namespace): QUEUE, CHANNEL, NAMELIST, ..."""
+        pattern = self.need_name(cmd)
+        want_type = None
+        if ns == "QUEUE":
+            kinds = list(QUEUE_KINDS)
+            tp = cmd.param("TYPE")
+            want_kind = cmd.objtype if cmd.objtype != "QUEUE" else None
+            if tp is not None:
+                if tp.value is None or tp.value.upper() not in QUEUE_DISPLAY_TYPES:
+                    raise SyntaxProblem(cmd.text, tp.text, "TYPE must be QLOCAL, QALIAS, QREMOTE, QMODEL, QCLUSTER or ALL.")
+                if tp.value.upper() == "QCLUSTER":
+                    return self.cluster.display_qcluster(cmd)
+                if tp.value.upper() != "ALL":
+                    want_kind = tp.value.upper()
+            extra = {"TYPE", "WHERE", "QSGDISP", "CMDSCOPE", "CLUSINFO"}
+        elif ns == "CHANNEL":
+            kinds = list(CHANNEL_TYPES)
+            tp = cmd.param("CHLTYPE")
+            want_kind = tp.value.upper() if tp is not None and tp.value else None
+            if want_kind is not None and want_kind not in CHLTYPE_VALUES and want_kind != "ALL":
+                raise SyntaxProblem(cmd.text, tp.text if tp else cmd.text, "CHLTYPE is not a channel type.")
+            if want_kind == "ALL":
+                want_kind = None
+            extra = {"CHLTYPE", "WHERE", "QSGDISP", "CMDSCOPE"}
+        else:
+            kinds = [ns]
+            want_kind = None
+            extra = {"WHERE", "CMDSCOPE"} | ({"AUTHTYPE"} if ns == "AUTHINFO" else {"TYPE", "CLUSINFO"} if ns == "TOPIC"
+                                             else set())
+            tp = cmd.param("AUTHTYPE")
+            if ns == "AUTHINFO" and tp is not None and (tp.value or "").upper() != "ALL":
+                want_type = self.security.authtype(cmd)
+        all_, wanted = self.requested(cmd, kinds, extra)
+        where = self.where(cmd, kinds)
+        if where is not None:
+            wanted.append(where.attr)
+        disp = self.disp(cmd, ("LIVE", "ALL", "QMGR", "COPY", "SHARED", "GROUP"), "LIVE") \
+            if ns == "QUEUE" else "LIVE"
+        pool = [o for _n, o in sorted(self.qm.objects[ns].items())]
+        if disp in ("ALL", CMQC.MQQSGD_GROUP):
+            pool += [o for (gns, _n), o in sorted(self.qm.group_objects.items()) if gns == ns]
+        if want_type is not None:
+            pool = [o for o in pool if o["AUTHTYPE"] == want_type]
+        objs = [o for o in pool
+                if generic_match(pattern, o.name) and (want_kind is None or o.kind == want_kind)
+                and (disp in ("LIVE", "ALL") or o.attrs.get("QSGDISP", CMQC.MQQSGD_Q_MGR) == disp)]
+        if ns == "QUEUE" and disp in ("ALL", CMQC.MQQSGD_GROUP):
+            objs.sort(key=lambda o: o.name)
+        lines: list[str] = []
+        for obj in objs:
+            values = admin.display_values(self.qm, obj)
+            if where is not None and not where.test(obj.kind, values):
+                continue
+            lines.append(DISPLAY_HEADER[ns])
+            lines.extend(format_fields(self._render(ns, obj, values, all_, wanted)))
+        if ns == "QUEUE" and cmd.param("CLUSINFO") is not None and where is None:
+            # CLUSINFO: the cluster queues this queue manager knows, each instance as TYPE(QCLUSTER).
+            lines.extend(self.cluster.qcluster_lines(cmd, strict=False))
+        if not lines:
+            if where is not None and objs:
+                return Result([])
+            return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)
+        return Result(lines)
+
+    def _render(self, ns: str, obj: MQObject, values: dict[str, Any], all_: bool, wanted: list[str]) -> list[str]:
+        table = TABLE.attrs(obj.kind)
+        if ns == "QUEUE":
+            items = [f"QUEUE({obj.name})", f"TYPE({obj.kind})"]
+        elif ns == "CHANNEL":
+            items = [f"CHANNEL({obj.name})", f"CHLTYPE({obj.kind})"]
+        elif ns == "TOPIC":
+            items = [f"TOPIC({obj.name})", "TYPE(LOCAL)"]
+        elif ns == "AUTHINFO":
+            items = [f"AUTHINFO({obj.name})", table["AUTHTYPE"].render(values["AUTHTYPE"])]
+            values = {k: v for k, v in values.items() if k != "LDAPPWD" or not v} | \
+                ({"LDAPPWD": "********"} if values.get("LDAPPWD") else {})
+        else:
+            items = [f"{ns}({obj.name})"]
+        names = sorted(table) if all_ else [w for w in dict.fromkeys(wanted) if w in table]
+        if ns == "AUTHINFO":
+            names = [n for n in names if n != "AUTHTYPE"]
+        if ns == "QUEUE" and self.qm.shared is not None and "QSGDISP" not in names:
+            names.insert(0, "QSGDISP")   # a group member shows every queue's disposition, as z/OS does
+        for n in names:
+            items.append(table[n].render(values.get(n, table[n].default_for(obj.kind))))
+        return items
+
+    def qmgr(self, cmd: Command) -> Result:
+        """DISPLAY QMGR."""
+        all_, wanted = self.requested(cmd, [QMGR], {"CMDSCOPE"})
+        values = self.qm.qmgr.attrs
+        table = TABLE.attrs(QMGR)
+        names = sorted(table) if all_ or not wanted else [w for w in dict.fromkeys(wanted)]
+        items = [f"QMNAME({self.qm.name})"] + [table[n].render(values[n]) for n in names]
+        return Result([DISPLAY_HEADER["QMGR"]] + format_fields(items))
