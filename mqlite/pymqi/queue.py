@@ -2,7 +2,6 @@
 position and bulk-browse extensions."""
 from __future__ import annotations
 
-from collections import deque
 from typing import Any, NamedTuple
 
 from mqlite.cmq import CMQC, structs
@@ -10,10 +9,10 @@ from mqlite.cmq.segments import statuses
 from mqlite.cmq.structs import GMO, MD, OD, PMO
 from mqlite.net import protocol as P
 from mqlite.net import verbs as V
-from mqlite.net.protocol import II
 from mqlite.pymqi import msghandle
 from mqlite.pymqi.errors import MQMIError, PYIFError, check_reply
 from mqlite.pymqi.qmgr import QueueManager, _inquire, ensure_bytes
+from mqlite.pymqi.readahead import PLAIN, ReadAhead
 from mqlite.pymqi.rfh2 import RFH2, pack_chain, unpack_chain
 
 MQ_MAX_MSG = 104857600    # 100 MB: the largest MAXMSGL MQ allows (mqlite's own name; MQ has no constant for it)
@@ -33,10 +32,6 @@ _NOT_READ_AHEAD = (CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT | CMQC.MQGMO
                    | CMQC.MQGMO_LOCK | CMQC.MQGMO_UNLOCK | CMQC.MQGMO_MARK_SKIP_BACKOUT
                    | CMQC.MQGMO_PROPERTIES_FORCE_MQRFH2 | CMQC.MQGMO_NO_PROPERTIES | CMQC.MQGMO_PROPERTIES_IN_HANDLE
                    | CMQC.MQGMO_PROPERTIES_COMPATIBILITY)
-_PLAIN = statuses(0)          # what MQGET says of a message in no group and not a segment
-_READ_AHEAD_MSGS = 512
-_READ_AHEAD_BYTES = 1 << 20
-_NO_WAIT_GMO = GMO()
 _MD_NAMES, _MD_STRUCT = MD._names, MD._struct
 _NO_ID = MD().MsgId                  # MQMI_NONE as a new MD holds it (one object: compared by identity first)
 _SYNCPOINT, _ACCEPT_TRUNCATED, _GMO_V2 = CMQC.MQGMO_SYNCPOINT, CMQC.MQGMO_ACCEPT_TRUNCATED_MSG, CMQC.MQGMO_VERSION_2
@@ -52,14 +47,8 @@ class Queue:
         self.__openOpts: int | None = None
         self.__async_put = False
         self.__read_ahead = False
-        self.__buffer: deque[tuple[bytes, bytes, bool]] = deque()   # (MD bytes, body, read ahead)
-        self.__consumed = 0             # read-ahead messages consumed and not yet acknowledged
-        self.__inflight = False         # a batch request sent ahead, reply not read yet
-        self.__drained = False          # the last batch sent ahead found the queue empty
-        self.__under_sync = False       # the messages held were taken under syncpoint
+        self.__ahead = ReadAhead(qMgr)  # the messages sent ahead (used when the open allows read-ahead)
         self.__resolved = b""           # ResolvedQName from MQOPEN, for gets served from read-ahead
-        self.__per_unit = 32            # messages the application consumed in its last unit of work
-        self.__in_unit = 0              # ... and in this one so far
         if qDesc is not None:
             self.__qDesc = self.__make_od(qDesc)
             if openOpts is not None:
@@ -124,7 +113,7 @@ class Queue:
         if hobj is not None and qmgr._transport is not None:
             self.__qHandle = None
             try:
-                qmgr._orphan(hobj, self.__consumed)
+                qmgr._orphan(hobj, self.__ahead.consumed)
             except Exception:           # at interpreter exit, say: nothing more can be done
                 pass
 
@@ -162,14 +151,15 @@ class Queue:
     def get(self, maxLength: int | None = None, mDesc: MD | None = None, getOpts: GMO | None = None) -> bytes:
         md_ = mDesc if mDesc is not None else MD()
         gmo_ = getOpts if getOpts is not None else GMO()
-        buf = self.__buffer
+        ra = self.__ahead
+        buf = ra.buffer
         if buf:
             # The common case with read-ahead, kept short: a message is held and the get is a plain
             # one in the same syncpoint mode as the batch it came from.
             g = gmo_.__dict__
             opts = g["Options"]
             d = md_.__dict__
-            if (not opts & _NOT_READ_AHEAD and not g["MsgHandle"] and bool(opts & _SYNCPOINT) == self.__under_sync
+            if (not opts & _NOT_READ_AHEAD and not g["MsgHandle"] and bool(opts & _SYNCPOINT) == ra.under_sync
                     and ((mid := d["MsgId"]) is _NO_ID or not mid.strip(b"\0"))
                     and ((cid := d["CorrelId"]) is _NO_ID or not cid.strip(b"\0"))
                     and (g["Version"] < _GMO_V2 or not g["MatchOptions"] & ~3)):
@@ -179,10 +169,10 @@ class Queue:
                     d.update(zip(_MD_NAMES, _MD_STRUCT.unpack(md_bytes), strict=False))
                     flags = d["MsgFlags"]
                     g["ResolvedQName"] = self.__resolved
-                    g["GroupStatus"], g["SegmentStatus"], g["Segmentation"] = statuses(flags) if flags else _PLAIN
+                    g["GroupStatus"], g["SegmentStatus"], g["Segmentation"] = statuses(flags) if flags else PLAIN
                     g["ReturnedLength"] = len(body)
                     assert self.__qHandle is not None
-                    self.__take(self.__qHandle, ahead)
+                    ra.take(self.__qHandle, ahead)
                     return body
         hobj = self.__ensure_open(CMQC.MQOO_INPUT_AS_Q_DEF)
         if maxLength is None:
@@ -192,11 +182,11 @@ class Queue:
         if self.__read_ahead:
             if self.__simple_get(md_, gmo_):
                 under_sync = bool(gmo_.Options & CMQC.MQGMO_SYNCPOINT)
-                if under_sync != self.__under_sync:
-                    self._settle()
-                    self.__under_sync = under_sync
-                return self.__get_ahead(hobj, length, md_, gmo_)
-            self._settle()
+                if under_sync != ra.under_sync:
+                    ra.settle(hobj)
+                    ra.under_sync = under_sync
+                return ra.get(hobj, length, md_, gmo_, self.__resolved)
+            ra.settle(hobj)
         hmsg = gmo_.MsgHandle
         if hmsg:
             msghandle.check(hmsg)
@@ -222,113 +212,17 @@ class Queue:
             return False
         return not match & ~(CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID)
 
-    def __request(self, hobj: int, gmo_: GMO, max_msgs: int, speculative: bool = False) -> bytes:
-        flags = (P.BATCH_SPECULATIVE if speculative else 0) | (P.BATCH_SYNCPOINT if self.__under_sync else 0)
-        payload = V.GetBatch.request(hobj, self.__consumed, max_msgs, _READ_AHEAD_BYTES, flags, gmo_)
-        self.__consumed = 0
-        return payload
-
-    def __fill(self, reply: bytes) -> None:
-        """Add a read-ahead batch to the buffer (also the consumer of batches requested ahead)."""
-        self.__inflight = False
-        comp, reason = II.unpack_from(reply)
-        if comp == CMQC.MQCC_FAILED:
-            self.__drained = True
-            return
-        batch = V.GetBatch.parse_reply(reply)
-        self.__buffer.extend(batch)
-        if not batch:
-            self.__drained = True
-
-    def __get_ahead(self, hobj: int, length: int, md_: MD, gmo_: GMO) -> bytes:
-        buf = self.__buffer
-        qmgr = self.__qMgr
-        if not buf and self.__inflight:
-            assert qmgr._transport is not None
-            qmgr._transport.collect()
-        if not buf:
-            # Nothing held: ask now, with the application's wait options.
-            self.__drained = False
-            reply = qmgr._call(P.GET_BATCH, self.__request(hobj, gmo_, self.__batch_size()))
-            check_reply(reply)
-            self.__fill(reply)
-            self.__drained = False
-        md_bytes, body, ahead = buf[0]
-        d = gmo_.__dict__
-        md_.unpack(md_bytes)
-        d["ResolvedQName"] = self.__resolved
-        flags = md_.MsgFlags
-        d["GroupStatus"], d["SegmentStatus"], d["Segmentation"] = statuses(flags) if flags else _PLAIN
-        if len(body) > length:
-            d["ReturnedLength"] = length
-            if not gmo_.Options & CMQC.MQGMO_ACCEPT_TRUNCATED_MSG:
-                raise MQMIError(CMQC.MQCC_WARNING, CMQC.MQRC_TRUNCATED_MSG_FAILED, message=body[:length],
-                                original_length=len(body))
-            self.__take(hobj, ahead)
-            raise MQMIError(CMQC.MQCC_WARNING, CMQC.MQRC_TRUNCATED_MSG_ACCEPTED, message=body[:length],
-                            original_length=len(body))
-        d["ReturnedLength"] = len(body)
-        self.__take(hobj, ahead)
-        return body
-
-    def __batch_size(self) -> int:
-        """How many to ask for: a full batch, or under syncpoint what the unit of work still wants
-        (messages taken ahead but not consumed by MQCMIT go back, which costs a round trip each)."""
-        if not self.__under_sync:
-            return _READ_AHEAD_MSGS
-        return max(1, min(_READ_AHEAD_MSGS, self.__per_unit - self.__in_unit))
-
-    def __take(self, hobj: int, ahead: bool) -> None:
-        buf = self.__buffer
-        buf.popleft()
-        self.__consumed += ahead
-        self.__in_unit += 1
-        # What __ask_ahead needs, at its least (a batch is at most _READ_AHEAD_MSGS): most gets
-        # find a batch still well filled or one already asked for, and stop here.
-        if (len(buf) < _READ_AHEAD_MSGS // 2 and not self.__inflight) or self.__under_sync:
-            self.__ask_ahead(hobj)
-
-    def __ask_ahead(self, hobj: int) -> None:
-        buf = self.__buffer
-        want = self.__batch_size()
-        if (len(buf) < want // 2 or (self.__under_sync and not buf and want > 1)) and not self.__inflight \
-                and not self.__drained:
-            # Ask for the next batch while the application works through this one.
-            self.__inflight = True
-            assert self.__qMgr._transport is not None
-            self.__qMgr._transport.post(P.GET_BATCH, self.__request(hobj, _NO_WAIT_GMO, want, True), self.__fill)
-
     def _settle(self) -> None:
         """Give back read-ahead messages not consumed, so they stay on the queue in order."""
-        if self.__qHandle is None:
-            return
-        if self.__inflight and self.__qMgr._transport is not None:
-            self.__qMgr._transport.collect()
-        if not self.__buffer and not self.__consumed:
-            return
-        self.__buffer.clear()
-        self.__drained = False
-        check_reply(self.__qMgr._call(P.GET_BATCH, self.__request(self.__qHandle, _NO_WAIT_GMO, 0)))
+        if self.__qHandle is not None:
+            self.__ahead.settle(self.__qHandle)
 
     def _end_of_unit(self) -> tuple[int, int] | None:
-        """At MQCMIT/MQBACK: (handle, consumed) for the read-ahead messages held under syncpoint,
-        which the queue manager gives back before ending the unit of work."""
-        if self.__in_unit:
-            self.__per_unit = self.__in_unit
-            self.__in_unit = 0
-        if self.__qHandle is None or not self.__under_sync or (not self.__buffer and not self.__consumed
-                                                                 and not self.__inflight):
-            return None
-        consumed = self.__consumed
-        self.__consumed = 0
-        self.__buffer.clear()
-        self.__drained = False
-        return self.__qHandle, consumed
+        """At MQCMIT/MQBACK: (handle, consumed) for the read-ahead messages held under syncpoint."""
+        return self.__ahead.end_of_unit(self.__qHandle)
 
     def _after_end_of_unit(self) -> None:
-        if self.__under_sync:
-            self.__buffer.clear()       # a batch requested ahead was given back with the rest
-            self.__inflight = False
+        self.__ahead.after_end_of_unit()
 
     def get_no_jms(self, maxLength: int | None = None, mDesc: MD | None = None, getOpts: GMO | None = None) -> bytes:
         gmo_ = getOpts if getOpts is not None else GMO()
@@ -409,11 +303,7 @@ class Queue:
     def close(self, options: int = CMQC.MQCO_NONE) -> None:
         if self.__qHandle is None:
             raise PYIFError("not open")
-        if self.__inflight and self.__qMgr._transport is not None:
-            self.__qMgr._transport.collect()
-        consumed = self.__consumed
-        self.__buffer.clear()
-        self.__consumed = 0
+        consumed = self.__ahead.release()
         check_reply(self.__qMgr._call(P.CLOSE, V.Close.request(self.__qHandle, options, consumed)))
         self.__qHandle = None
         self.__openOpts = None
