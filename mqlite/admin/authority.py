@@ -54,7 +54,7 @@ def mqsc_needs(text: str, qmgr: str) -> list[Need]:
             needs.append((_MQSC_OBJTYPE.get(ot, "QUEUE"), like.value, Z.MQZAO_DISPLAY))
         return needs
     objtype = _MQSC_OBJTYPE.get(ot)
-    auth = _VERB_AUTH.get(verb)
-    if objtype is None or auth is None:
+    verb_auth = _VERB_AUTH.get(verb)
+    if objtype is None or verb_auth is None:
         return [(QMGR, qmgr, Z.MQZAO_ALL_ADMIN)]
-    return [object_need(objtype, name, auth, qmgr)]
+    return [object_need(objtype, name, verb_auth, qmgr)]

@@ -103,7 +103,7 @@ def create_subscription(a: Admin, msg: pcf.Message, alter: bool = False) -> list
         raise CommandError(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACF_VARIABLE_USER_ID)
     try:
         a.qm.pubadmin.define_subscription(
-            name, existing.topic if alter else prm.trimmed(msg.first(C.MQCA_TOPIC_STRING)),
+            name, existing.topic if existing is not None and alter else prm.trimmed(msg.first(C.MQCA_TOPIC_STRING)),
             "" if alter else prm.trimmed(msg.first(C.MQCA_TOPIC_NAME)),
             prm.trimmed(msg.first(F.MQCACF_DESTINATION)) or (existing.queue if existing is not None else ""),
             prm.trimmed(msg.first(F.MQCACF_DESTINATION_Q_MGR)) or (existing.qmgr if existing is not None else ""),

@@ -7,6 +7,7 @@ multiple of four bytes. Both the command server and ``PCFExecute`` use this modu
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,7 +102,7 @@ def enc_int_list(selector: int, values: list[int]) -> bytes:
         struct.pack(f"<{len(values)}i", *values)
 
 
-def enc_str_list(selector: int, values: list[bytes | str], ccsid: int = 0) -> bytes:
+def enc_str_list(selector: int, values: Sequence[bytes | str], ccsid: int = 0) -> bytes:
     bs = [v.encode() if isinstance(v, str) else v for v in values]
     width = max((len(b) for b in bs), default=0)
     body = _pad4(b"".join(b.ljust(width) for b in bs))
