@@ -149,7 +149,10 @@ def main() -> int:
         if args.pymqi:
             # pymqi's config: queue manager MQTEST, channel CH1 (its create_mq_objects.py).
             _qm, env = suite_qm(h, "MQTEST", "CH1", "OPTIONAL")
-            env["PYTHONPATH"] = os.path.join(work, "shim")
+            # The application user its tox.ini's docker environment names (test_queue_manager's
+            # setUpClass grants it authorities by name; an empty name is a malformed PCF list).
+            env.update(PYTHONPATH=os.path.join(work, "shim"), PYMQI_TEST_QM_APP_USER="app",
+                       PYMQI_TEST_QM_APP_PASSWORD="password")
             results["pymqi tests"] = pytest_run(os.path.join(args.pymqi, "code", "tests"), env, work, "pymqi")
         if args.ibmmq:
             # ibmmq's config and examples: QM1, DEV.ADMIN.SVRCONN / DEV.APP.SVRCONN, users admin and app.

@@ -1,4 +1,4 @@
-"""PCF commands on channels: Inquire Channel and Channel Status, Start, Stop and Ping
+"""PCF commands on channels besides their definitions (``admin.objects``): Inquire Channel Status, Start, Stop and Ping
 Channel (through the MQSC services, which drive the channel initiator)."""
 from __future__ import annotations
 
@@ -12,28 +12,10 @@ from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import pcf
 from mqlite.cmq.structs import pad
 from mqlite.objects.attrs import CHLTYPE_VALUES
-from mqlite.objects.names import generic_match
 
 CHSTATUS = {"INACTIVE": F.MQCHS_INACTIVE, "BINDING": F.MQCHS_BINDING, "STARTING": F.MQCHS_STARTING,
             "RUNNING": F.MQCHS_RUNNING, "STOPPING": F.MQCHS_STOPPING, "RETRYING": F.MQCHS_RETRYING,
             "STOPPED": F.MQCHS_STOPPED, "PAUSED": F.MQCHS_PAUSED, "INITIALIZING": F.MQCHS_INITIALIZING}
-
-def inquire_channel(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
-    pattern = p.s(p.need(msg, F.MQCACH_CHANNEL_NAME))
-    ctype = msg.first(F.MQIACH_CHANNEL_TYPE, C.MQCHT_ALL)
-    wanted = p.wanted(msg, F.MQIACF_CHANNEL_ATTRS)
-    out = []
-    for name, obj in sorted(a.qm.objects["CHANNEL"].items()):
-        if generic_match(pattern, name) and ctype in (C.MQCHT_ALL, CHLTYPE_VALUES[obj.kind]):
-            if not p.passes(msg, obj.kind, obj.attrs, {}):
-                continue
-            out.append([pcf.enc_str(F.MQCACH_CHANNEL_NAME, pad(name, 20)),
-                        pcf.enc_int(F.MQIACH_CHANNEL_TYPE, CHLTYPE_VALUES[obj.kind])]
-                       + p.encode_attrs(obj.kind, obj.attrs, wanted))
-    if not out:
-        raise CommandError(C.MQRC_UNKNOWN_OBJECT_NAME, F.MQCACH_CHANNEL_NAME)
-    return out
-
 
 def inquire_chstatus(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
     pattern = p.s(p.need(msg, F.MQCACH_CHANNEL_NAME))

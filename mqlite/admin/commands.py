@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from mqlite.admin import channels, cluster, escape, pubsub, qmgr, queues, security
+from mqlite.admin import channels, cluster, connections, escape, objects, pubsub, qmgr, queues, security
 from mqlite.admin.authority import QMGR, Need, mqsc_needs, object_need
 from mqlite.admin.context import Admin
 from mqlite.admin.params import s
@@ -38,6 +38,16 @@ class Command:
     name: int = 0
 
 
+def _definitions(k: objects.Kind, **commands: int) -> dict[int, Command]:
+    """A kind of object's Create, Copy, Change, Delete, Inquire and Inquire Names, with the
+    authority each needs: crt on the queue manager to create or copy, chg/dlt/dsp on the object."""
+    auth = {"CREATE": CRT, "COPY": CRT, "CHANGE": CHG, "DELETE": DLT, "INQUIRE": DSP, "INQUIRE_NAMES": DSP}
+    return {command: Command(handler, auth[verb]) if verb in ("CREATE", "COPY")
+            else Command(handler, auth[verb], k.ns, k.name)
+            for verb, command in commands.items()
+            for handler in [objects.family(k, {verb: command})[command]]}
+
+
 def _queue(handler: Handler, auth: int) -> Command:
     return Command(handler, auth, "QUEUE", C.MQCA_Q_NAME)
 
@@ -51,22 +61,34 @@ def _topic(handler: Handler, auth: int) -> Command:
 
 
 COMMANDS: dict[int, Command] = {
+    # definitions, every kind of object alike (admin/objects.py)
+    **_definitions(objects.QUEUE, CREATE=F.MQCMD_CREATE_Q, COPY=F.MQCMD_COPY_Q, CHANGE=F.MQCMD_CHANGE_Q,
+                   DELETE=F.MQCMD_DELETE_Q, INQUIRE=F.MQCMD_INQUIRE_Q, INQUIRE_NAMES=F.MQCMD_INQUIRE_Q_NAMES),
+    **_definitions(objects.CHANNEL, CREATE=F.MQCMD_CREATE_CHANNEL, COPY=F.MQCMD_COPY_CHANNEL,
+                   CHANGE=F.MQCMD_CHANGE_CHANNEL, DELETE=F.MQCMD_DELETE_CHANNEL, INQUIRE=F.MQCMD_INQUIRE_CHANNEL,
+                   INQUIRE_NAMES=F.MQCMD_INQUIRE_CHANNEL_NAMES),
+    **_definitions(objects.NAMELIST, CREATE=F.MQCMD_CREATE_NAMELIST, COPY=F.MQCMD_COPY_NAMELIST,
+                   CHANGE=F.MQCMD_CHANGE_NAMELIST, DELETE=F.MQCMD_DELETE_NAMELIST,
+                   INQUIRE=F.MQCMD_INQUIRE_NAMELIST, INQUIRE_NAMES=F.MQCMD_INQUIRE_NAMELIST_NAMES),
+    **_definitions(objects.LISTENER, CREATE=F.MQCMD_CREATE_LISTENER, COPY=F.MQCMD_COPY_LISTENER,
+                   CHANGE=F.MQCMD_CHANGE_LISTENER, DELETE=F.MQCMD_DELETE_LISTENER,
+                   INQUIRE=F.MQCMD_INQUIRE_LISTENER),
+    **_definitions(objects.AUTHINFO, CREATE=F.MQCMD_CREATE_AUTH_INFO, COPY=F.MQCMD_COPY_AUTH_INFO,
+                   CHANGE=F.MQCMD_CHANGE_AUTH_INFO, DELETE=F.MQCMD_DELETE_AUTH_INFO,
+                   INQUIRE=F.MQCMD_INQUIRE_AUTH_INFO, INQUIRE_NAMES=F.MQCMD_INQUIRE_AUTH_INFO_NAMES),
+    **_definitions(objects.TOPIC, DELETE=F.MQCMD_DELETE_TOPIC, INQUIRE=F.MQCMD_INQUIRE_TOPIC,
+                   INQUIRE_NAMES=F.MQCMD_INQUIRE_TOPIC_NAMES),
     # queues
-    F.MQCMD_INQUIRE_Q: _queue(queues.inquire_q, DSP),
-    F.MQCMD_INQUIRE_Q_NAMES: _queue(queues.inquire_q_names, DSP),
     F.MQCMD_INQUIRE_Q_STATUS: _queue(queues.inquire_q_status, DSP),
-    F.MQCMD_CREATE_Q: Command(queues.create_q, CRT),
-    F.MQCMD_COPY_Q: Command(queues.copy_q, CRT),
-    F.MQCMD_CHANGE_Q: _queue(queues.change_q, CHG),
-    F.MQCMD_DELETE_Q: _queue(queues.delete_q, DLT),
     F.MQCMD_CLEAR_Q: _queue(queues.clear_q, CLR),
-    # the queue manager, namelists
+    # the queue manager
     F.MQCMD_INQUIRE_Q_MGR: Command(qmgr.inquire_q_mgr, DSP),
     F.MQCMD_CHANGE_Q_MGR: Command(qmgr.change_q_mgr, CHG),
     F.MQCMD_PING_Q_MGR: Command(qmgr.ping_q_mgr, DSP),
-    F.MQCMD_INQUIRE_NAMELIST: Command(qmgr.inquire_namelist, DSP, "NAMELIST", C.MQCA_NAMELIST_NAME),
+    # who is connected
+    F.MQCMD_INQUIRE_CONNECTION: Command(connections.inquire_connection, DSP),
+    F.MQCMD_STOP_CONNECTION: Command(connections.stop_connection, CTRL),
     # channels
-    F.MQCMD_INQUIRE_CHANNEL: _channel(channels.inquire_channel, DSP),
     F.MQCMD_INQUIRE_CHANNEL_STATUS: _channel(channels.inquire_chstatus, DSP),
     F.MQCMD_START_CHANNEL: _channel(channels.start_channel, CTRL),
     F.MQCMD_STOP_CHANNEL: _channel(channels.stop_channel, CTRL),
@@ -86,9 +108,8 @@ COMMANDS: dict[int, Command] = {
     F.MQCMD_INQUIRE_CHLAUTH_RECS: Command(security.inquire_chlauth_recs, DSP),
     # publish/subscribe
     F.MQCMD_CREATE_TOPIC: Command(pubsub.create_topic, CRT),
+    F.MQCMD_COPY_TOPIC: Command(pubsub.copy_topic, CRT),
     F.MQCMD_CHANGE_TOPIC: _topic(pubsub.change_topic, CHG),
-    F.MQCMD_DELETE_TOPIC: _topic(pubsub.delete_topic, DLT),
-    F.MQCMD_INQUIRE_TOPIC: _topic(pubsub.inquire_topic, DSP),
     F.MQCMD_CREATE_SUBSCRIPTION: Command(pubsub.create_subscription, CHG),
     F.MQCMD_CHANGE_SUBSCRIPTION: Command(pubsub.change_subscription, CHG),
     F.MQCMD_DELETE_SUBSCRIPTION: Command(pubsub.delete_subscription, CHG),

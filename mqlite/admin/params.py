@@ -57,11 +57,12 @@ def need(msg: pcf.Message, selector: int) -> Any:
     return value
 
 
-def values(msg: pcf.Message, kind: str) -> dict[str, Any]:
-    """Attribute parameters of a create/change command, converted by the attribute table."""
+def values(msg: pcf.Message, kind: str, control: frozenset[int] = frozenset()) -> dict[str, Any]:
+    """Attribute parameters of a create/change command, converted by the attribute table
+    (``control``: the command's own parameters besides ``CONTROL_PARMS``)."""
     out: dict[str, Any] = {}
     for ptype, sel, value in msg.params:
-        if sel in CONTROL_PARMS or ptype in (F.MQCFT_INTEGER_FILTER, F.MQCFT_STRING_FILTER):
+        if sel in CONTROL_PARMS or sel in control or ptype in (F.MQCFT_INTEGER_FILTER, F.MQCFT_STRING_FILTER):
             continue
         attr = TABLE.by_selector(kind, sel)
         if attr is None or not attr.alterable:

@@ -1,12 +1,14 @@
-"""PCF publish/subscribe commands: Create/Change/Delete/Inquire Topic
-through the attribute table, as queues are, and Create/Change/Delete/Inquire Subscription over
-the engine's administrative subscriptions."""
+"""PCF publish/subscribe commands: Create, Copy and Change Topic (their topic string is the
+command's own; Delete, Inquire and Inquire Names are ``admin.objects``'), Inquire Pub/Sub Status,
+Clear Topic String, and Create/Change/Delete/Inquire Subscription over the engine's
+administrative subscriptions."""
 from __future__ import annotations
 
 from typing import Any
 
 from mqlite.admin import params as prm
 from mqlite.admin.context import Admin
+from mqlite.admin.objects import TOPIC
 from mqlite.admin.params import CommandError
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
@@ -18,13 +20,24 @@ from mqlite.objects.names import generic_match
 
 
 def _topic_values(a: Admin, msg: pcf.Message) -> dict[str, Any]:
-    """The attribute parameters (the name and TopicString are the command's own)."""
-    own = (C.MQCA_TOPIC_NAME, C.MQCA_TOPIC_STRING)
-    return prm.values(pcf.Message(msg.header, [p for p in msg.params if p[1] not in own]), "TOPIC")
+    """The attribute parameters (the names and TopicString are the command's own)."""
+    return prm.values(msg, "TOPIC", TOPIC.control | {C.MQCA_TOPIC_STRING})
 
 
 def create_topic(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
-    name = prm.trimmed(prm.need(msg, C.MQCA_TOPIC_NAME))
+    return _define_topic(a, msg, prm.trimmed(prm.need(msg, C.MQCA_TOPIC_NAME)), None)
+
+
+def copy_topic(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    """Copy Topic: a new topic object like another, with a topic string of its own (required,
+    since no two topic objects may share one)."""
+    src = prm.trimmed(prm.need(msg, F.MQCACF_FROM_TOPIC_NAME))
+    if a.qm.lookup("TOPIC", src) is None:
+        raise CommandError(C.MQRC_UNKNOWN_OBJECT_NAME, F.MQCACF_FROM_TOPIC_NAME)
+    return _define_topic(a, msg, prm.trimmed(prm.need(msg, F.MQCACF_TO_TOPIC_NAME)), src)
+
+
+def _define_topic(a: Admin, msg: pcf.Message, name: str, like: str | None) -> list[list[bytes]]:
     values = _topic_values(a, msg)
     topicstr = prm.trimmed(msg.first(C.MQCA_TOPIC_STRING))
     if not topicstr:
@@ -33,7 +46,7 @@ def create_topic(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
         raise CommandError(F.MQRCCF_TOPICSTR_ALREADY_EXISTS, C.MQCA_TOPIC_STRING)
     values["TOPICSTR"] = topicstr
     replace = msg.first(F.MQIACF_REPLACE, F.MQRP_NO) == F.MQRP_YES
-    a.run(admin.define, "TOPIC", name, values, None, replace)
+    a.run(admin.define, "TOPIC", name, values, like, replace)
     return [[]]
 
 
@@ -42,21 +55,6 @@ def change_topic(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
         raise CommandError(F.MQRCCF_CFST_PARM_ID_ERROR, C.MQCA_TOPIC_STRING, "TopicString cannot be changed")
     a.run(admin.alter, "TOPIC", prm.trimmed(prm.need(msg, C.MQCA_TOPIC_NAME)), _topic_values(a, msg))
     return [[]]
-
-
-def delete_topic(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
-    a.run(admin.delete, "TOPIC", prm.trimmed(prm.need(msg, C.MQCA_TOPIC_NAME)))
-    return [[]]
-
-
-def inquire_topic(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
-    pattern = prm.trimmed(prm.need(msg, C.MQCA_TOPIC_NAME))
-    wanted = prm.wanted(msg, F.MQIACF_TOPIC_ATTRS)
-    out = [[pcf.enc_str(C.MQCA_TOPIC_NAME, pad(name, 48))] + prm.encode_attrs("TOPIC", obj.attrs, wanted)
-           for name, obj in sorted(a.qm.objects["TOPIC"].items()) if generic_match(pattern, name)]
-    if not out:
-        raise CommandError(C.MQRC_UNKNOWN_OBJECT_NAME, C.MQCA_TOPIC_NAME)
-    return out
 
 
 def inquire_pubsub_status(a: Admin, msg: pcf.Message) -> list[list[bytes]]:

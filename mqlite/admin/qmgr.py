@@ -1,17 +1,14 @@
-"""PCF commands on the queue manager and namelists: Inquire and Change Queue Manager, Ping
-Queue Manager, Inquire Namelist."""
+"""PCF commands on the queue manager: Inquire and Change Queue Manager, Ping Queue Manager."""
 from __future__ import annotations
 
 from mqlite.admin import params as p
 from mqlite.admin.context import Admin
-from mqlite.admin.params import CommandError
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import pcf
 from mqlite.cmq.structs import pad
 from mqlite.engine import admin
 from mqlite.objects.model import QMGR
-from mqlite.objects.names import generic_match
 
 
 def ping_q_mgr(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
@@ -25,15 +22,3 @@ def inquire_q_mgr(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
 def change_q_mgr(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
     a.run(admin.alter, QMGR, a.qm.name, p.values(msg, QMGR))
     return [[]]
-
-
-def inquire_namelist(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
-    pattern = p.s(p.need(msg, C.MQCA_NAMELIST_NAME))
-    out = []
-    for name, obj in sorted(a.qm.objects["NAMELIST"].items()):
-        if generic_match(pattern, name):
-            out.append([pcf.enc_str(C.MQCA_NAMELIST_NAME, pad(name, 48))]
-                       + p.encode_attrs("NAMELIST", obj.attrs, None))
-    if not out:
-        raise CommandError(C.MQRC_UNKNOWN_OBJECT_NAME, C.MQCA_NAMELIST_NAME)
-    return out

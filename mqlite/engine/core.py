@@ -117,6 +117,16 @@ class Conn:
     principal: Principal | None = None   # whom authority is checked for (None: the queue manager's own)
     auth_cache: dict[tuple[str, str], int] = field(default_factory=dict)
     auth_version: int = -1
+    # Who it is, as DISPLAY CONN shows it (engine/connections.py): given by whoever connects.
+    conn_id: bytes = b""            # MQ's 24-byte ConnectionId
+    started: float = 0.0
+    channel: str = ""               # the SVRCONN of a client connection
+    conname: str = ""               # the client's address
+    pid: int = 0                    # the application's process (bindings), or its channel agent's (client)
+    tid: int = 0
+    conn_opts: int = C.MQCNO_SHARED_BINDING
+    uow_since: float | None = None  # when the unit of work began (its first MQPUT or MQGET under syncpoint)
+    waiting: int = 0                # the handle an MQGET waits on (0: none)
 
 
 @contextmanager

@@ -11,6 +11,7 @@ from typing import Any, Callable
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import MD, pad
 from mqlite.engine.clock import mq_date_time
+from mqlite.engine.connections import connection_id
 from mqlite.engine.core import (
     C,
     Conn,
@@ -296,11 +297,17 @@ class DefinitionsMixin:
         return n
 
     # --- connections ----------------------------------------------------------------------------
-    def connect(self, appl_name: str = "", appl_type: int = C.MQAT_UNIX, user: str = "") -> Conn:
+    def connect(self, appl_name: str = "", appl_type: int = C.MQAT_UNIX, user: str = "", *, channel: str = "",
+                conname: str = "", pid: int = 0, tid: int = 0, conn_opts: int = C.MQCNO_SHARED_BINDING) -> Conn:
+        """MQCONN(X): a connection, with the facts DISPLAY CONN shows of it (``channel``, ``conname``,
+        ``pid``, ``tid``, ``conn_opts``: whoever connects knows them)."""
         if self.quiescing:
             raise MQIError(C.MQRC_Q_MGR_QUIESCING)
         conn = Conn(self._next_hconn, appl_name[-28:], appl_type, user[:12])
         conn.user12, conn.appl28 = pad(conn.user, 12), pad(conn.appl_name, 28)
+        conn.started = self.clock.now()
+        conn.conn_id = connection_id(self.name, int(self.started), conn.hconn)
+        conn.channel, conn.conname, conn.pid, conn.tid, conn.conn_opts = channel, conname, pid, tid, conn_opts
         self._next_hconn += 1
         self.conns[conn.hconn] = conn
         return conn

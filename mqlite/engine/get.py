@@ -145,6 +145,8 @@ class GetMixin:
                 if len(conn.uow) >= self.qmgr["MAXUMSGS"]:
                     qs.insert(msg)
                     raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
+                if not conn.uow:
+                    conn.uow_since = self.clock.now()
                 conn.uow.append(("get", qs, msg))
                 qs.uncommitted += 1
             elif msg.persistent:
@@ -188,6 +190,8 @@ class GetMixin:
                 if h.browse_seq == m.seq:
                     h.browse_seq = None
                 if syncpoint:
+                    if not conn.uow:
+                        conn.uow_since = self.clock.now()
                     conn.uow.append(("get", qs, m))
                 elif m.persistent:
                     ops.append(DelMsg(m.seq))
@@ -305,6 +309,8 @@ class GetMixin:
             if in_uow and opts & C.MQGMO_SYNCPOINT_IF_PERSISTENT and not row.persistent:
                 self._shared_call(port.finish, [(row.id, qs.name)], [])
             elif in_uow:
+                if not conn.uow:
+                    conn.uow_since = self.clock.now()
                 conn.uow.append(("sget", qs, SharedGot(row)))  # type: ignore[arg-type]
                 conn.shared_uow = True
             qs.deq += 1

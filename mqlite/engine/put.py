@@ -238,6 +238,8 @@ class PutMixin:
         if qs.shared:
             new = self._shared_message(qs, msg)
             if syncpoint:
+                if not conn.uow:
+                    conn.uow_since = now
                 conn.uow.append(("sput", qs, SharedPut(new)))   # type: ignore[arg-type]
                 conn.shared_uow = True
                 qs.uncommitted += 1
@@ -254,6 +256,8 @@ class PutMixin:
                 self.hooks.available(qs.name)
             return
         if syncpoint:
+            if not conn.uow:
+                conn.uow_since = now
             conn.uow.append(("put", qs, msg))
             qs.uncommitted += 1
         else:

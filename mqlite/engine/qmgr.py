@@ -68,6 +68,7 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, GetMixin):
             pager.on_damaged = self._damaged
             pager.on_unreadable = self._unreadable
         self.clock = clock or Clock()
+        self.started = self.clock.now()
         self.ids = IdGenerator(name, self.clock)
         self.objects: dict[str, dict[str, MQObject]] = {QUEUE: {}, "CHANNEL": {}, "NAMELIST": {}, "LISTENER": {},
                                                         "AUTHINFO": {}, "TOPIC": {}}

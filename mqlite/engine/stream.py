@@ -108,6 +108,8 @@ class Streams:
                     qs.insert(m)
                 raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED,
                                detail=f"{len(gone)} messages in the range, MAXUMSGS {self.qm.qmgr['MAXUMSGS']}")
+            if gone and not conn.uow:
+                conn.uow_since = self.qm.clock.now()
             conn.uow.extend(("get", qs, m) for m in gone)
             qs.uncommitted += len(gone)
         else:

@@ -193,6 +193,10 @@ class Subscriptions:
         sd.set_vs("SelectionString", sub.selector)
         sd.PubPriority = sub.priority
         sd.SubExpiry = sub.expiry
+        # ... and its durability and destination class, whatever the resuming MQSD said (an
+        # application that resumes by name learns whether to delete the queue it reads).
+        sd.Options = opts & ~(C.MQSO_DURABLE | C.MQSO_MANAGED) | (C.MQSO_DURABLE if sub.durable else 0) | (
+            C.MQSO_MANAGED if sub.managed else 0)
         sub.resumed = self.qm.clock.now()
         return self._sub_handle(conn, sub, sd.Options), qh
 

@@ -297,8 +297,22 @@ def connect(queue_manager: Any, channel: Any = None, conn_info: Any = None, user
     return qmgr
 
 
+def is_unicode(s: Any) -> bool:
+    """ibmmq's helper: a Python ``str`` (text, not bytes)."""
+    return isinstance(s, str)
+
+
+def ensure_strings_are_bytes(s: Any, encoding: str = "ascii") -> Any:
+    """ibmmq's helper for MQI CHAR fields: text encoded, anything else as it is."""
+    return s.encode(encoding) if isinstance(s, str) else s
+
+
+ensure_bytes = ensure_strings_are_bytes      # ibmmq's name for it too
+
+
 __all__ = ["CMQC", "CMQCFC", "CMQXC", "CMQZC", "CMQSTRC", "Error", "MQMIError", "PYIFError", "QueueManager", "Queue",
            "PCFExecute", "connect", "to_string", "get_versions", "MD", "OD", "PMO", "GMO", "CD", "SCO", "CNO", "CSP",
            "STS", "XQH", "DLH", "MDE", "BNO", "MQOpts", "CFH", "CFBF", "CFBS", "CFGR", "CFIF", "CFIL", "CFIL64", "CFIN",
            "CFIN64", "CFSF", "CFSL", "CFST", "ByteString", "Filter", "SHIM_PATH", "MessageHandle", "RFH2", "CMHO",
-           "DMHO", "DMPO", "IMPO", "PD", "SMPO", "SD", "SRO", "Topic", "Subscription"]
+           "DMHO", "DMPO", "IMPO", "PD", "SMPO", "SD", "SRO", "Topic", "Subscription", "is_unicode",
+           "ensure_strings_are_bytes", "ensure_bytes"]

@@ -14,6 +14,7 @@ from mqlite.engine.admin import AdminError
 from mqlite.engine.qmgr import QueueManager
 from mqlite.mqsc.base import Part
 from mqlite.mqsc.cluster import ClusterCommands
+from mqlite.mqsc.connections import ConnectionCommands
 from mqlite.mqsc.display import ObjectDisplay
 from mqlite.mqsc.parser import Command, MQSCSyntaxError, _upto, parse
 from mqlite.mqsc.result import ERROR, OK, SYNTAX, Result, SyntaxProblem
@@ -71,6 +72,7 @@ class Executor(Part):
         self.pubsub = PubSubStatus(qm, self.services)
         self.subs = SubscriptionCommands(qm, self.services)
         self.status = StatusCommands(qm, self.services)
+        self.conns = ConnectionCommands(qm, self.services)
         self.display = ObjectDisplay(qm, self.services, self.cluster, self.security)
         self.verbs: dict[str, Callable[[Command], Result]] = {
             "END": self._end, "DEFINE": self._define, "ALTER": self._alter, "DELETE": self._delete,
@@ -244,6 +246,8 @@ class Executor(Part):
         return Result(["AMQ8021I: Request to start IBM MQ Listener accepted."])
 
     def _stop(self, cmd: Command) -> Result:
+        if cmd.objtype == "CONN":
+            return self.conns.stop_conn(cmd)
         if cmd.objtype == "CHANNEL":
             mode = (p.value or "QUIESCE").upper() if (p := cmd.param("MODE")) else "QUIESCE"
             status = (p.value or "STOPPED").upper() if (p := cmd.param("STATUS")) else "STOPPED"
@@ -312,6 +316,8 @@ class Executor(Part):
             return self.status.display_qstatus(cmd)
         if ot == "LSSTATUS":
             return self.status.display_lsstatus(cmd)
+        if ot == "CONN":
+            return self.conns.display_conn(cmd)
         if ot == "CHSTATUS":
             return self.status.display_chstatus(cmd)
         if ot == "CLUSQMGR":

@@ -31,6 +31,8 @@ class Services(Protocol):
 
     def refresh_ssl(self) -> None: ...
 
+    def stop_connection(self, hconn: int) -> str | None: ...
+
 
 class NoServices:
     """Used when MQSC runs without a server (engine tests): listeners only change state here."""
@@ -61,3 +63,6 @@ class NoServices:
 
     def refresh_ssl(self) -> None:
         return None
+
+    def stop_connection(self, hconn: int) -> str | None:
+        return "MQL0021E: Connections are stopped only in a queue manager server (strmqm)."

@@ -5,6 +5,7 @@ import getpass
 import itertools
 import os
 import sys
+import threading
 import weakref
 from typing import Any
 
@@ -178,7 +179,7 @@ class QueueManager:
         try:
             info = transport.hello(qmgr=name, appl=os.path.basename(sys.argv[0] or "python")[-28:],
                                    appl_type=CMQC.MQAT_UNIX, user=extra.pop("user", None) or _os_user(),
-                                   os_user=_os_user(), **extra)
+                                   os_user=_os_user(), tid=threading.get_native_id(), **extra)
         except TransportError as e:
             raise failure(e) from None
         self._transport = transport

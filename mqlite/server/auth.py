@@ -42,6 +42,12 @@ def peer_user(sock: socket.socket) -> str:
     return os_user_of_uid(uid)
 
 
+def peer_pid(sock: socket.socket) -> int:
+    """The process at the other end of a Unix socket."""
+    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    return int(struct.unpack("3i", creds)[0])
+
+
 def check_tls(s: Any, chl: Any, remote_spec: str) -> tuple[int, str, str] | None:
     """The SVRCONN's TLS settings against the connection (security.tls.check_channel): (reason for
     the client, msgid, text) when they do not agree: 2393 for CipherSpecs, 2059 for certificates."""

@@ -4,6 +4,8 @@ against the queue manager's channel limits and the channel's MAXINST/MAXINSTC. `
 server's :class:`~mqlite.server.server.Session`."""
 from __future__ import annotations
 
+import os
+import threading
 from typing import Any
 
 from mqlite.channels.status import ChannelError
@@ -11,7 +13,7 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
 from mqlite.net import protocol as P
 from mqlite.objects.model import MQObject
-from mqlite.server.auth import Refused, check_tls, identify, peer_user, refuse_later
+from mqlite.server.auth import Refused, check_tls, identify, peer_pid, peer_user, refuse_later
 
 
 def greet(s: Any, req: Any) -> bool:
@@ -84,8 +86,15 @@ def greet(s: Any, req: Any) -> bool:
         return refuse(s, C.MQRC_NOT_AUTHORIZED, e.why)
     with srv.lock:
         try:
+            if s.kind == "bindings":
+                # The application's own process (as the kernel says) and the thread it names.
+                pid, tid, conname = peer_pid(s.sock), int(req.get("tid") or 0), ""
+            else:
+                # A client's, as MQ shows them: the channel agent serving it, and its address.
+                pid, tid, conname = os.getpid(), threading.get_native_id(), s.peer.split("(")[0]
             s.conn = srv.qm.connect(str(req.get("appl") or "")[-28:], int(req.get("appl_type") or C.MQAT_UNIX),
-                                       principal.user)
+                                    principal.user, channel=s.channel, conname=conname, pid=pid, tid=tid,
+                                    conn_opts=C.MQCNO_HANDLE_SHARE_BLOCK | C.MQCNO_SHARED_BINDING)
         except MQIError as e:
             return refuse(s, e.reason, "queue manager quiescing")
         s.conn.principal = principal

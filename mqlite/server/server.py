@@ -316,6 +316,17 @@ class QMServer:
     def channel_status(self, pattern: str) -> list[dict[str, Any]]:
         return self.channels.channel_status(pattern)
 
+    def stop_connection(self, hconn: int) -> str | None:
+        """STOP CONN: the session holding the connection is ended (its socket shut down); the
+        application's next call fails with MQRC_CONNECTION_BROKEN and the session's end backs its
+        unit of work out. The queue manager's own connections have no session and are refused."""
+        with self.sessions_lock:
+            found = [s for s in self.sessions if s.conn is not None and s.conn.hconn == hconn]
+        if not found:
+            return "AMQ8463E: The connection belongs to the queue manager and cannot be stopped."
+        found[0].kill()
+        return None
+
     def cond_for(self, queue: str) -> threading.Condition:
         cond = self.conds.get(queue)
         if cond is None:

@@ -120,7 +120,11 @@ def _waiting(s: Any, hobj: int, gmo: GMO, attempt: Any) -> tuple[Any, int]:
                 qname = srv.qm.wait_queue(conn, hobj)
                 if qname is None:
                     raise
-                srv.cond_for(qname).wait(min(remaining, WAIT_SLICE))
+                conn.waiting = hobj                 # DISPLAY CONN: the handle is ACTIVE
+                try:
+                    srv.cond_for(qname).wait(min(remaining, WAIT_SLICE))
+                finally:
+                    conn.waiting = 0
                 if s.closed or _peer_gone(s):
                     raise ConnectionError("client went away during MQGET wait") from None
         return result, conn.ticket

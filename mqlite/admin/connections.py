@@ -1,0 +1,93 @@
+"""PCF Inquire Connection and Stop Connection, over the fields DISPLAY CONN shows
+(``engine.connections``): one reply per connection (ConnInfoType CONN), one per open handle
+(HANDLE), or both (ALL); filters on any field; a connection named by its 24-byte ConnectionId or
+all of them by an empty GenericConnectionId."""
+from __future__ import annotations
+
+from typing import Any
+
+from mqlite.admin import params as p
+from mqlite.admin.context import Admin
+from mqlite.admin.params import CommandError
+from mqlite.cmq import CMQCFC as F
+from mqlite.cmq import pcf
+from mqlite.engine.connections import CONN_FIELDS, HANDLE_FIELDS, Field, conn_row, handle_rows
+from mqlite.engine.core import Conn
+
+_TYPES = (F.MQIACF_CONN_INFO_CONN, F.MQIACF_CONN_INFO_HANDLE, F.MQIACF_CONN_INFO_ALL)
+
+
+def _selected(a: Admin, msg: pcf.Message) -> list[Conn]:
+    conn_id = msg.first(F.MQBACF_CONNECTION_ID)
+    generic = msg.first(F.MQBACF_GENERIC_CONNECTION_ID)
+    if conn_id is None and generic is None:
+        raise CommandError(F.MQRCCF_PARM_COUNT_TOO_SMALL, F.MQBACF_GENERIC_CONNECTION_ID)
+    conns = [c for _h, c in sorted(a.qm.conns.items())]
+    if conn_id is not None:
+        found = [c for c in conns if c.conn_id == bytes(conn_id)]
+        if not found:
+            raise CommandError(F.MQRCCF_NONE_FOUND, F.MQBACF_CONNECTION_ID)
+        return found
+    prefix = bytes(generic or b"").rstrip(b"\0")
+    return [c for c in conns if c.conn_id.startswith(prefix)]
+
+
+def _encode(fields: tuple[Field, ...], row: dict[str, Any], wanted: list[int] | None) -> list[bytes]:
+    out = []
+    for f in fields:
+        if wanted is not None and f.selector not in wanted:
+            continue
+        value = f.pcf_value(row[f.keyword])
+        out.append(pcf.enc_int(f.selector, value) if isinstance(value, int) else pcf.enc_str(f.selector, value))
+    return out
+
+
+def _values(fields: tuple[Field, ...], row: dict[str, Any]) -> dict[int, Any]:
+    return {f.selector: f.pcf_value(row[f.keyword]) for f in fields}
+
+
+_KNOWN = {f.selector for f in CONN_FIELDS + HANDLE_FIELDS}
+
+
+def _passes(msg: pcf.Message, values: dict[int, Any]) -> bool:
+    """The inquiry's filters; one on a field the reply does not have (a handle's, on a
+    connection's reply) passes over it."""
+    for ptype, sel, _v in msg.params:
+        if ptype in (F.MQCFT_INTEGER_FILTER, F.MQCFT_STRING_FILTER) and sel in _KNOWN and sel not in values:
+            return False
+    return p.passes_values(msg, values)
+
+
+def inquire_connection(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    info = msg.first(F.MQIACF_CONN_INFO_TYPE, F.MQIACF_CONN_INFO_CONN)
+    if info not in _TYPES:
+        raise CommandError(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACF_CONN_INFO_TYPE)
+    wanted = p.wanted(msg, F.MQIACF_CONNECTION_ATTRS)
+    out: list[list[bytes]] = []
+    for c in _selected(a, msg):
+        head = [pcf.enc_bytes(F.MQBACF_CONNECTION_ID, c.conn_id)]
+        row = conn_row(c)
+        conn_values = _values(CONN_FIELDS, row)
+        if info != F.MQIACF_CONN_INFO_HANDLE and _passes(msg, conn_values):
+            out.append(head + [pcf.enc_int(F.MQIACF_CONN_INFO_TYPE, F.MQIACF_CONN_INFO_CONN)]
+                       + _encode(CONN_FIELDS, row, wanted))
+        if info != F.MQIACF_CONN_INFO_CONN:
+            for h in handle_rows(c):
+                if _passes(msg, conn_values | _values(HANDLE_FIELDS, h)):
+                    out.append(head + [pcf.enc_int(F.MQIACF_CONN_INFO_TYPE, F.MQIACF_CONN_INFO_HANDLE)]
+                               + _encode(HANDLE_FIELDS, h, wanted))
+    if not out:
+        raise CommandError(F.MQRCCF_NONE_FOUND)
+    return out
+
+
+def stop_connection(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    conn_id = bytes(p.need(msg, F.MQBACF_CONNECTION_ID))
+    found = [c for c in a.qm.conns.values() if c.conn_id == conn_id]
+    if not found:
+        raise CommandError(F.MQRCCF_CONNECTION_ID_ERROR, F.MQBACF_CONNECTION_ID)
+    err = a.services.stop_connection(found[0].hconn)
+    if err:
+        raise CommandError(F.MQRCCF_CONN_NOT_STOPPED, F.MQBACF_CONNECTION_ID, err)
+    return [[]]
+
