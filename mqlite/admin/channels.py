@@ -17,6 +17,17 @@ CHSTATUS = {"INACTIVE": F.MQCHS_INACTIVE, "BINDING": F.MQCHS_BINDING, "STARTING"
             "RUNNING": F.MQCHS_RUNNING, "STOPPING": F.MQCHS_STOPPING, "RETRYING": F.MQCHS_RETRYING,
             "STOPPED": F.MQCHS_STOPPED, "PAUSED": F.MQCHS_PAUSED, "INITIALIZING": F.MQCHS_INITIALIZING}
 
+# What a status row may have besides the common part (a SVRCONN instance's counters, a sender's
+# retries), as PCF names them: (parameter, string length or 0 for a number).
+_MORE = {"SHORTRTS": (F.MQIACH_SHORT_RETRIES_LEFT, 0), "LONGRTS": (F.MQIACH_LONG_RETRIES_LEFT, 0),
+         "BYTSSENT": (F.MQIACH_BYTES_SENT, 0), "BYTSRCVD": (F.MQIACH_BYTES_RECEIVED, 0),
+         "LSTMSGDA": (F.MQCACH_LAST_MSG_DATE, 12), "LSTMSGTI": (F.MQCACH_LAST_MSG_TIME, 8),
+         "CHSTADA": (F.MQCACH_CHANNEL_START_DATE, 12), "CHSTATI": (F.MQCACH_CHANNEL_START_TIME, 8),
+         "CURSHCNV": (F.MQIACH_CURRENT_SHARING_CONVS, 0), "MAXSHCNV": (F.MQIACH_MAX_SHARING_CONVS, 0),
+         "RAPPLTAG": (F.MQCACH_REMOTE_APPL_TAG, 28), "MCAUSER": (F.MQCACH_MCA_USER_ID, 64),
+         "HBINT": (F.MQIACH_HB_INTERVAL, 0)}
+
+
 def inquire_chstatus(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
     pattern = p.s(p.need(msg, F.MQCACH_CHANNEL_NAME))
     out = []
@@ -30,7 +41,9 @@ def inquire_chstatus(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
                     pcf.enc_int(F.MQIACH_MSGS, st["MSGS"]), pcf.enc_int(F.MQIACH_BATCHES, st["BATCHES"]),
                     pcf.enc_int(F.MQIACH_CURRENT_SEQ_NUMBER, st["CURSEQNO"]),
                     pcf.enc_int(F.MQIACH_LAST_SEQ_NUMBER, st["LSTSEQNO"]),
-                    pcf.enc_int(F.MQIACH_INDOUBT_STATUS, 1 if st["INDOUBT"] == "YES" else 0)])
+                    pcf.enc_int(F.MQIACH_INDOUBT_STATUS, 1 if st["INDOUBT"] == "YES" else 0)]
+                   + [pcf.enc_int(sel, int(st[key])) if not width else pcf.enc_str(sel, pad(str(st[key]), width))
+                      for key, (sel, width) in _MORE.items() if key in st])
     if not out:
         raise CommandError(F.MQRCCF_CHL_STATUS_NOT_FOUND, F.MQCACH_CHANNEL_NAME)
     return out

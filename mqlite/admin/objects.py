@@ -62,8 +62,8 @@ class Kind:
     def control(self) -> frozenset[int]:
         """The command's own parameters, which are not attributes."""
         own = {self.name, self.attrs, *self.copy, F.MQIACF_REPLACE, F.MQIACF_PURGE, F.MQIACF_IGNORE_STATE}
-        if self.type_parm is not None and self.type_attr is None:
-            own.add(self.type_parm)
+        if self.type_parm is not None:
+            own.add(self.type_parm)          # (an AUTHINFO's type is set from it by _values)
         return frozenset(own)
 
 
@@ -172,14 +172,18 @@ def matching(a: Admin, k: Kind, msg: pcf.Message) -> list[MQObject]:
     """The definitions an inquiry's name (generic or not) and type select, in name order."""
     pattern = p.trimmed(p.need(msg, k.name))
     kind = _type(k, msg, required=False) if k.type_parm is not None else None
-    found = [o for n, o in sorted(a.qm.objects[k.ns].items())
-             if generic_match(pattern, n) and (kind is None or o.kind == kind or (
-                 k.type_attr is not None and o[k.type_attr] == msg.first(k.type_parm or 0)))]
+    if kind is not None and k.type_attr is not None:
+        want = msg.first(k.type_parm or 0)
+        chosen = [o for n, o in sorted(a.qm.objects[k.ns].items())
+                  if generic_match(pattern, n) and o[k.type_attr] == want]
+    else:
+        chosen = [o for n, o in sorted(a.qm.objects[k.ns].items())
+                  if generic_match(pattern, n) and (kind is None or o.kind == kind)]
     if k.ns == "LISTENER" and msg.first(F.MQIACH_XMIT_PROTOCOL_TYPE) is not None:
-        found = [o for o in found if o["TRPTYPE"] == msg.first(F.MQIACH_XMIT_PROTOCOL_TYPE)]
-    if not found and "*" not in pattern:
+        chosen = [o for o in chosen if o["TRPTYPE"] == msg.first(F.MQIACH_XMIT_PROTOCOL_TYPE)]
+    if not chosen and "*" not in pattern:
         raise CommandError(C.MQRC_UNKNOWN_OBJECT_NAME, k.name)
-    return found
+    return chosen
 
 
 def inquire(k: Kind) -> Handler:

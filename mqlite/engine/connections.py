@@ -107,7 +107,8 @@ def conn_row(conn: Conn) -> dict[str, Any]:
     """A connection's CONN_FIELDS values, by keyword."""
     date, time_ = mq_date_time(conn.uow_since) if conn.uow and conn.uow_since is not None else ("", "")
     return {"PID": conn.pid, "TID": conn.tid, "APPLDESC": "", "APPLTAG": conn.appl_name,
-            "APPLTYPE": C.MQAT_QMGR if conn.appl_type == C.MQAT_QMGR else C.MQAT_USER, "ASTATE": F.MQAS_NONE, "CHANNEL": conn.channel, "CONNAME": conn.conname,
+            "APPLTYPE": C.MQAT_QMGR if conn.appl_type == C.MQAT_QMGR else C.MQAT_USER, "ASTATE": F.MQAS_NONE,
+            "CHANNEL": conn.channel, "CONNAME": conn.conname,
             "CONNOPTS": conn.conn_opts, "USERID": conn.user,
             "UOWSTATE": F.MQUOWST_ACTIVE if conn.uow or conn.shared_uow else F.MQUOWST_NONE,
             "UOWSTDA": date, "UOWSTTI": time_, "URTYPE": F.MQUOWT_Q_MGR}

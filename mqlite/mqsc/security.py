@@ -277,7 +277,8 @@ class SecurityCommands(Part):
             if profile is not None:
                 if match == "EXACT" and found != profile:
                     continue
-                if match != "EXACT" and not (found == profile or oam_match(found, profile) or generic_match(profile, found)):
+                if match != "EXACT" and not (found == profile or oam_match(found, profile)
+                                             or generic_match(profile, found)):
                     continue
             if entities and ent not in entities:
                 continue

@@ -18,7 +18,10 @@ CHSTATUS_HEADER = "AMQ8417I: Display Channel Status details."
 LSSTATUS_HEADER = "AMQ8631I: Display listener status details."
 CHSTATUS_DEFAULT = ["CHANNEL", "CHLTYPE", "CONNAME", "CURRENT", "RQMNAME", "STATUS", "SUBSTATE", "XMITQ"]
 CHSTATUS_ALL = CHSTATUS_DEFAULT + ["BATCHES", "CURSEQNO", "INDOUBT", "LONGRTS", "LSTLUWID", "LSTSEQNO", "MSGS",
-                                   "SHORTRTS"]
+                                   "SHORTRTS",
+                                   # a SVRCONN instance's (a row shows those it has)
+                                   "BYTSRCVD", "BYTSSENT", "CHSTADA", "CHSTATI", "CURSHCNV", "HBINT", "LSTMSGDA",
+                                   "LSTMSGTI", "MAXSHCNV", "MCAUSER", "RAPPLTAG"]
 
 
 class StatusCommands(Part):
@@ -106,7 +109,8 @@ class StatusCommands(Part):
         for st in self.services.channel_status(pattern):
             if where is not None and not where(st):
                 continue
-            items = [n if st[n] is None else (f"{n}({st[n]})" if st[n] != "" else f"{n}( )") for n in names]
+            items = [n if st[n] is None else (f"{n}({st[n]})" if st[n] != "" else f"{n}( )") for n in names
+                     if n in st]
             lines.append(CHSTATUS_HEADER)
             lines.extend(format_fields(items))
         if not lines:

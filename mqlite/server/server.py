@@ -26,13 +26,14 @@ from mqlite.cluster import operations
 from mqlite.cluster.state import RESOLVE_WAIT, ClusterPending
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
-from mqlite.engine.clock import Clock, OffsetClock
+from mqlite.engine.clock import Clock, OffsetClock, mq_date_time
 from mqlite.engine.core import Conn
 from mqlite.engine.qmgr import QueueManager
 from mqlite.mqsc.commands import Executor
 from mqlite.net import protocol as P
 from mqlite.net import verbs as V
 from mqlite.objects.model import MQObject
+from mqlite.objects.names import generic_match
 from mqlite.paths import QMPaths, clock_file, process_start, read_ini
 from mqlite.qsg.service import STORE_KEY as QSG_STORE_KEY
 from mqlite.qsg.service import QSGService
@@ -314,7 +315,15 @@ class QMServer:
         return self.channels.resolve_channel(name, action)
 
     def channel_status(self, pattern: str) -> list[dict[str, Any]]:
-        return self.channels.channel_status(pattern)
+        return self.channels.channel_status(pattern) + self.svrconn_status(pattern)
+
+    def svrconn_status(self, pattern: str) -> list[dict[str, Any]]:
+        """DISPLAY CHSTATUS rows of the SVRCONN instances (one per client conversation) whose
+        channel ``pattern`` matches."""
+        with self.sessions_lock:
+            found = [s for s in self.sessions
+                     if s.channel and s.conn is not None and generic_match(pattern, s.channel)]
+        return [s.status_row() for s in sorted(found, key=lambda s: (s.channel, s.started_at))]
 
     def stop_connection(self, hconn: int) -> str | None:
         """STOP CONN: the session holding the connection is ended (its socket shut down); the
@@ -366,6 +375,12 @@ class Session:
         self.send_lock = threading.Lock()
         self.due = 0                     # journal ticket the current call's reply must wait for
         self.outbox: deque[tuple[int, bytes]] = deque()   # replies waiting for their ticket, in order
+        # DISPLAY CHSTATUS of a SVRCONN instance: when it began, the calls served (MSGS), bytes.
+        self.started_at = time.time()
+        self.calls = 0
+        self.last_call = 0.0
+        self.bytes_in = 0
+        self.bytes_out = 0
 
     def kill(self) -> None:
         self.closed = True
@@ -373,6 +388,19 @@ class Session:
             self.sock.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
+
+    def status_row(self) -> dict[str, Any]:
+        """This client conversation as a SVRCONN channel instance (DISPLAY CHSTATUS): MSGS counts
+        the MQI calls it served, as MQ counts them for server-connection channels."""
+        conn = self.conn
+        started, last = mq_date_time(self.started_at), mq_date_time(self.last_call) if self.last_call else ("", "")
+        return {"CHANNEL": self.channel, "CHLTYPE": "SVRCONN", "CONNAME": self.peer.split("(")[0], "CURRENT": None,
+                "RQMNAME": "", "STATUS": "RUNNING", "SUBSTATE": "MQGET" if conn is not None and conn.waiting
+                else "RECEIVE", "XMITQ": "", "MSGS": self.calls, "BATCHES": 0, "CURSEQNO": 0, "LSTSEQNO": 0,
+                "INDOUBT": "NO", "BYTSSENT": self.bytes_out, "BYTSRCVD": self.bytes_in, "LSTMSGDA": last[0],
+                "LSTMSGTI": last[1], "CHSTADA": started[0], "CHSTATI": started[1], "CURSHCNV": 1, "MAXSHCNV": 1,
+                "RAPPLTAG": conn.appl_name if conn is not None else "",
+                "MCAUSER": conn.user if conn is not None else "", "HBINT": self.hbint}
 
     def run(self) -> None:
         srv = self.server
@@ -396,6 +424,9 @@ class Session:
                 ftype, payload = reader.read()
                 self.in_call = True
                 self.last_heard, self.hb_sent = time.monotonic(), 0.0
+                self.calls += 1
+                self.bytes_in += len(payload)
+                self.last_call = time.time()
                 if ftype == P.HEARTBEAT | P.REPLY:
                     continue
                 if ftype == P.DISC:
@@ -522,6 +553,7 @@ class Session:
         due, self.due = self.due, 0
         store = self.server.store
         data = P.frame(ftype | P.REPLY, reply)
+        self.bytes_out += len(data)
         with self.send_lock:
             if not self.outbox and due <= store.durable_ticket:
                 self.sock.sendall(data)

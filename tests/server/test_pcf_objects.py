@@ -1,0 +1,277 @@
+"""PCF on every kind of definition (admin/objects.py) and on who is connected (Inquire and Stop
+Connection, DISPLAY CONN, STOP CONN), through pymqi's PCFExecute against a real queue manager,
+with MQSC's view of the same object checked beside each change."""
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from mqlite import pymqi
+from mqlite.pymqi import CMQC, CMQCFC
+from mqlite.testing import Harness
+
+C, F = CMQC, CMQCFC
+
+
+@pytest.fixture(scope="module")
+def qm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    h = Harness(str(tmp_path_factory.mktemp("pcfobj")))
+    try:
+        yield h.add("OBJQM", "DEFINE QLOCAL(CONN.Q)\nDEFINE NAMELIST(NL.ONE) NAMES(A,B) DESCR('one')\n"
+                             "DEFINE LISTENER(L.ONE) TRPTYPE(TCP) PORT(0) CONTROL(MANUAL)\n")
+    finally:
+        h.close()
+
+
+@pytest.fixture
+def pcf(qm: Any) -> Iterator[Any]:
+    conn = qm.bindings()
+    p = pymqi.PCFExecute(conn)
+    yield p
+    p.disconnect()
+    conn.disconnect()
+
+
+def rc(fn: Any, *args: Any) -> int:
+    with pytest.raises(pymqi.MQMIError) as e:
+        fn(*args)
+    return e.value.reason
+
+
+# --- one family for every kind of definition --------------------------------------------------
+# (name parameter, create, copy, change, delete, inquire, names command or None, names list,
+#  from/to parameters, the type parameter and value a create needs, an attribute set and read back
+#  (selector, value, MQSC keyword and display), the MQSC object word)
+KINDS = [
+    ("channel", F.MQCACH_CHANNEL_NAME, F.MQCMD_CREATE_CHANNEL, F.MQCMD_COPY_CHANNEL, F.MQCMD_CHANGE_CHANNEL,
+     F.MQCMD_DELETE_CHANNEL, F.MQCMD_INQUIRE_CHANNEL, F.MQCMD_INQUIRE_CHANNEL_NAMES, F.MQCACH_CHANNEL_NAMES,
+     (F.MQCACF_FROM_CHANNEL_NAME, F.MQCACF_TO_CHANNEL_NAME), (F.MQIACH_CHANNEL_TYPE, C.MQCHT_SVRCONN),
+     (F.MQIACH_MAX_INSTANCES, 7, "MAXINST(7)"), "CHANNEL"),
+    ("namelist", C.MQCA_NAMELIST_NAME, F.MQCMD_CREATE_NAMELIST, F.MQCMD_COPY_NAMELIST, F.MQCMD_CHANGE_NAMELIST,
+     F.MQCMD_DELETE_NAMELIST, F.MQCMD_INQUIRE_NAMELIST, F.MQCMD_INQUIRE_NAMELIST_NAMES, F.MQCACF_NAMELIST_NAMES,
+     (F.MQCACF_FROM_NAMELIST_NAME, F.MQCACF_TO_NAMELIST_NAME), None,
+     (C.MQCA_NAMELIST_DESC, b"made by PCF", "DESCR(made by PCF)"), "NAMELIST"),
+    ("listener", F.MQCACH_LISTENER_NAME, F.MQCMD_CREATE_LISTENER, F.MQCMD_COPY_LISTENER, F.MQCMD_CHANGE_LISTENER,
+     F.MQCMD_DELETE_LISTENER, F.MQCMD_INQUIRE_LISTENER, None, None,
+     (F.MQCACF_FROM_LISTENER_NAME, F.MQCACF_TO_LISTENER_NAME), None,
+     (F.MQIACH_BACKLOG, 42, "BACKLOG(42)"), "LISTENER"),
+    ("authinfo", C.MQCA_AUTH_INFO_NAME, F.MQCMD_CREATE_AUTH_INFO, F.MQCMD_COPY_AUTH_INFO, F.MQCMD_CHANGE_AUTH_INFO,
+     F.MQCMD_DELETE_AUTH_INFO, F.MQCMD_INQUIRE_AUTH_INFO, F.MQCMD_INQUIRE_AUTH_INFO_NAMES, F.MQCACF_AUTH_INFO_NAMES,
+     (F.MQCACF_FROM_AUTH_INFO_NAME, F.MQCACF_TO_AUTH_INFO_NAME), (C.MQIA_AUTH_INFO_TYPE, C.MQAIT_IDPW_OS),
+     (C.MQIA_AUTHENTICATION_FAIL_DELAY, 3, "FAILDLAY(3)"), "AUTHINFO"),
+]
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=[k[0] for k in KINDS])
+def test_every_kind_is_created_copied_changed_inquired_and_deleted(qm: Any, pcf: Any, kind: tuple) -> None:
+    (word, name, create, copy, change, delete, inquire, names_cmd, names_list, (frm, to), type_parm,
+     (sel, value, shown), mqsc) = kind
+    run = pcf.run
+    base = f"PCF.{word.upper()}".encode()
+    typed = {type_parm[0]: type_parm[1]} if type_parm else {}
+    run(create, {name: base, **typed, sel: value})
+    (got,) = run(inquire, {name: base})
+    assert got[name].strip() == base and got[sel] == (value.ljust(64) if isinstance(value, bytes) else value)
+    assert shown in qm.mqsc(f"DISPLAY {mqsc}({base.decode()}) ALL").stdout
+    # A second create is refused (4001), and REPLACE replaces.
+    assert rc(run, create, {name: base, **typed}) == F.MQRCCF_OBJECT_ALREADY_EXISTS
+    run(create, {name: base, **typed, sel: value, F.MQIACF_REPLACE: F.MQRP_YES})
+    # Copy takes the source's attributes; change alters one and leaves the copy as it was.
+    run(copy, {frm: base, to: base + b".COPY"})
+    changed = b"changed" if isinstance(value, bytes) else value + 1
+    run(change, {name: base, sel: changed, **typed})
+    (orig,) = run(inquire, {name: base, _attrs(inquire): [sel]})
+    (cp,) = run(inquire, {name: base + b".COPY"})
+    assert orig[sel] == (changed.ljust(64) if isinstance(changed, bytes) else changed)
+    assert cp[sel] == (value.ljust(64) if isinstance(value, bytes) else value)
+    # Generic inquiries, and the names command where MQ has one.
+    found = run(inquire, {name: base + b"*"})
+    assert sorted(r[name].strip() for r in found) == [base, base + b".COPY"]
+    if names_cmd is not None:
+        (listed,) = run(names_cmd, {name: base + b"*"})
+        assert [n.strip() for n in listed[names_list]] == [base, base + b".COPY"]
+        assert run(names_cmd, {name: b"NO.SUCH*"}) == [{names_list: []}]
+    # Unknown names and wrong attributes get MQ's reasons, and nothing changes.
+    assert rc(run, inquire, {name: b"NO.SUCH.OBJECT"}) == C.MQRC_UNKNOWN_OBJECT_NAME
+    assert rc(run, change, {name: b"NO.SUCH.OBJECT", **typed}) == C.MQRC_UNKNOWN_OBJECT_NAME
+    assert rc(run, copy, {frm: b"NO.SUCH.OBJECT", to: b"X"}) == C.MQRC_UNKNOWN_OBJECT_NAME
+    assert rc(run, change, {name: base, C.MQIA_MAX_Q_DEPTH: 5, **typed}) == F.MQRCCF_CFIN_PARM_ID_ERROR
+    (after,) = run(inquire, {name: base, _attrs(inquire): [sel]})
+    assert after[sel] == orig[sel]
+    run(delete, {name: base})
+    run(delete, {name: base + b".COPY"})
+    assert rc(run, inquire, {name: base}) == C.MQRC_UNKNOWN_OBJECT_NAME
+    assert rc(run, delete, {name: base}) == C.MQRC_UNKNOWN_OBJECT_NAME
+
+
+def _attrs(inquire: int) -> int:
+    return {F.MQCMD_INQUIRE_CHANNEL: F.MQIACF_CHANNEL_ATTRS, F.MQCMD_INQUIRE_NAMELIST: F.MQIACF_NAMELIST_ATTRS,
+            F.MQCMD_INQUIRE_LISTENER: F.MQIACF_LISTENER_ATTRS,
+            F.MQCMD_INQUIRE_AUTH_INFO: F.MQIACF_AUTH_INFO_ATTRS}[inquire]
+
+
+def test_types_are_checked_and_selected(pcf: Any) -> None:
+    """A channel needs its type to be created, a wrong one is 3034; an inquiry's type selects;
+    an AUTHINFO's type cannot change (4002) and selects too."""
+    run = pcf.run
+    assert rc(run, F.MQCMD_CREATE_CHANNEL, {F.MQCACH_CHANNEL_NAME: b"T.CHL"}) == F.MQRCCF_PARM_COUNT_TOO_SMALL
+    assert rc(run, F.MQCMD_CREATE_CHANNEL, {F.MQCACH_CHANNEL_NAME: b"T.CHL", F.MQIACH_CHANNEL_TYPE: 99}) == \
+        F.MQRCCF_CHANNEL_TYPE_ERROR
+    run(F.MQCMD_CREATE_CHANNEL, {F.MQCACH_CHANNEL_NAME: b"T.CHL", F.MQIACH_CHANNEL_TYPE: C.MQCHT_RECEIVER})
+    rcvrs = run(F.MQCMD_INQUIRE_CHANNEL, {F.MQCACH_CHANNEL_NAME: b"*", F.MQIACH_CHANNEL_TYPE: C.MQCHT_RECEIVER})
+    assert {r[F.MQIACH_CHANNEL_TYPE] for r in rcvrs} == {C.MQCHT_RECEIVER}
+    assert b"T.CHL" in [r[F.MQCACH_CHANNEL_NAME].strip() for r in rcvrs]
+    assert rc(run, F.MQCMD_CHANGE_CHANNEL, {F.MQCACH_CHANNEL_NAME: b"T.CHL",
+                                            F.MQIACH_CHANNEL_TYPE: C.MQCHT_SENDER}) == F.MQRCCF_OBJECT_WRONG_TYPE
+    run(F.MQCMD_DELETE_CHANNEL, {F.MQCACH_CHANNEL_NAME: b"T.CHL"})
+    run(F.MQCMD_CREATE_AUTH_INFO, {C.MQCA_AUTH_INFO_NAME: b"T.AI", C.MQIA_AUTH_INFO_TYPE: C.MQAIT_OCSP})
+    assert rc(run, F.MQCMD_CHANGE_AUTH_INFO, {C.MQCA_AUTH_INFO_NAME: b"T.AI",
+                                              C.MQIA_AUTH_INFO_TYPE: C.MQAIT_IDPW_OS}) == F.MQRCCF_OBJECT_WRONG_TYPE
+    ocsp = run(F.MQCMD_INQUIRE_AUTH_INFO_NAMES, {C.MQCA_AUTH_INFO_NAME: b"*", C.MQIA_AUTH_INFO_TYPE: C.MQAIT_OCSP})
+    assert [n.strip() for n in ocsp[0][F.MQCACF_AUTH_INFO_NAMES]] == [b"SYSTEM.DEFAULT.AUTHINFO.OCSP", b"T.AI"]
+    run(F.MQCMD_DELETE_AUTH_INFO, {C.MQCA_AUTH_INFO_NAME: b"T.AI"})
+
+
+def test_topic_copy_needs_its_own_topic_string(qm: Any, pcf: Any) -> None:
+    run = pcf.run
+    run(F.MQCMD_CREATE_TOPIC, {C.MQCA_TOPIC_NAME: b"T.TOP", C.MQCA_TOPIC_STRING: b"t/one",
+                               C.MQIA_DEF_PRIORITY: 6})
+    assert rc(run, F.MQCMD_COPY_TOPIC, {F.MQCACF_FROM_TOPIC_NAME: b"T.TOP", F.MQCACF_TO_TOPIC_NAME: b"T.TOP2",
+                                        C.MQCA_TOPIC_STRING: b"t/one"}) == F.MQRCCF_TOPICSTR_ALREADY_EXISTS
+    run(F.MQCMD_COPY_TOPIC, {F.MQCACF_FROM_TOPIC_NAME: b"T.TOP", F.MQCACF_TO_TOPIC_NAME: b"T.TOP2",
+                             C.MQCA_TOPIC_STRING: b"t/two"})
+    assert "DEFPRTY(6)" in qm.mqsc("DISPLAY TOPIC(T.TOP2) DEFPRTY").stdout
+    (names,) = run(F.MQCMD_INQUIRE_TOPIC_NAMES, {C.MQCA_TOPIC_NAME: b"T.TOP*"})
+    assert [n.strip() for n in names[F.MQCACF_TOPIC_NAMES]] == [b"T.TOP", b"T.TOP2"]
+    (t,) = run(F.MQCMD_INQUIRE_TOPIC, {C.MQCA_TOPIC_NAME: b"T.TOP2"})
+    assert t[C.MQIA_TOPIC_TYPE] == C.MQTOPT_LOCAL and t[C.MQCA_TOPIC_STRING].strip() == b"t/two"
+    for n in (b"T.TOP", b"T.TOP2"):
+        run(F.MQCMD_DELETE_TOPIC, {C.MQCA_TOPIC_NAME: n})
+
+
+def test_channel_attributes_mq_returns(pcf: Any) -> None:
+    """Inquire Channel answers SHARECNV, KAINT, MAXINST and MAXINSTC of a SVRCONN (DataDog reads them)."""
+    (ch,) = pcf.run(F.MQCMD_INQUIRE_CHANNEL, {F.MQCACH_CHANNEL_NAME: b"SYSTEM.DEF.SVRCONN"})
+    assert (ch[F.MQIACH_SHARING_CONVERSATIONS], ch[F.MQIACH_KEEP_ALIVE_INTERVAL], ch[F.MQIACH_MAX_INSTANCES],
+            ch[F.MQIACH_MAX_INSTS_PER_CLIENT]) == (10, -1, 999999999, 999999999)
+
+
+# --- who is connected -------------------------------------------------------------------------
+def _client_conn(pcf: Any, appl: bytes) -> bytes:
+    conns = pcf.run(F.MQCMD_INQUIRE_CONNECTION, {F.MQBACF_GENERIC_CONNECTION_ID: b""})
+    return next(c[F.MQBACF_CONNECTION_ID] for c in conns if c[F.MQCACF_APPL_TAG].strip() == appl
+                and c[F.MQCACH_CHANNEL_NAME].strip())
+
+
+def test_inquire_connection_shows_a_client_its_handles_and_its_unit_of_work(qm: Any, pcf: Any) -> None:
+    client = qm.client()
+    try:
+        q = pymqi.Queue(client, "CONN.Q", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+        q.put(b"held", pymqi.MD(), pymqi.PMO(Options=C.MQPMO_SYNCPOINT))
+        appl = pcf.run(F.MQCMD_INQUIRE_CONNECTION, {F.MQBACF_GENERIC_CONNECTION_ID: b""})
+        mine = [c for c in appl if c[F.MQCACH_CHANNEL_NAME].strip() == b"APP.SVRCONN"]
+        assert len(mine) == 1
+        c = mine[0]
+        assert c[F.MQBACF_CONNECTION_ID][:16] == b"AMQCOBJQM".ljust(16)
+        assert (c[C.MQIA_APPL_TYPE], c[F.MQIACF_UOW_STATE], c[F.MQCACH_CONNECTION_NAME].strip()) == (
+            C.MQAT_USER, F.MQUOWST_ACTIVE, b"127.0.0.1")
+        assert c[F.MQCACF_UOW_START_DATE].strip() and c[F.MQIACF_PROCESS_ID] > 0
+        # The queue manager's own connections are SYSTEM and never match an ApplType(USER) filter.
+        users = pcf.run(F.MQCMD_INQUIRE_CONNECTION, {F.MQBACF_GENERIC_CONNECTION_ID: b""},
+                        [pymqi.Filter(C.MQIA_APPL_TYPE).equal(C.MQAT_USER)])
+        assert all(u[C.MQIA_APPL_TYPE] == C.MQAT_USER for u in users) and len(users) >= 2   # the client, us
+        handles = pcf.run(F.MQCMD_INQUIRE_CONNECTION, {F.MQBACF_CONNECTION_ID: c[F.MQBACF_CONNECTION_ID],
+                                                       F.MQIACF_CONN_INFO_TYPE: F.MQIACF_CONN_INFO_HANDLE})
+        assert [(h[F.MQCACF_OBJECT_NAME].strip(), h[F.MQIACF_OBJECT_TYPE], h[F.MQIACF_OPEN_OPTIONS])
+                for h in handles] == [(b"CONN.Q", C.MQOT_Q, C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)]
+        # The same, in MQSC.
+        name = c[F.MQBACF_CONNECTION_ID][16:].hex().upper()
+        out = qm.mqsc(f"DISPLAY CONN({name}) TYPE(ALL) ALL").stdout
+        for item in (f"CONN({name})", "TYPE(CONN)", "CHANNEL(APP.SVRCONN)", "UOWSTATE(ACTIVE)", "APPLTYPE(USER)",
+                     "TYPE(HANDLE)", "OBJNAME(CONN.Q)", "OPENOPTS(MQOO_INPUT_SHARED,MQOO_OUTPUT)"):
+            assert item in out, (item, out)
+        where = qm.mqsc("DISPLAY CONN(*) WHERE(CHANNEL EQ APP.SVRCONN) APPLTAG").stdout
+        assert where.count("AMQ8276I") == 1 and f"CONN({name})" in where
+        assert "AMQ8461E" in qm.mqsc("DISPLAY CONN(0000000000000000)").stdout
+        q.close()
+    finally:
+        client.backout()
+        client.disconnect()
+
+
+def test_stop_connection_breaks_it_and_backs_out_its_unit_of_work(qm: Any, pcf: Any) -> None:
+    client = qm.client()
+    q = pymqi.Queue(client, "CONN.Q", C.MQOO_OUTPUT)
+    q.put(b"never committed", pymqi.MD(), pymqi.PMO(Options=C.MQPMO_SYNCPOINT))
+    conn_id = _client_conn(pcf, _tag())
+    pcf.run(F.MQCMD_STOP_CONNECTION, {F.MQBACF_CONNECTION_ID: conn_id})
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            q.put(b"after")
+        except pymqi.MQMIError as e:
+            assert e.reason == C.MQRC_CONNECTION_BROKEN
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the stopped connection still works")
+    deadline = time.monotonic() + 10
+    while "UNCOM(NO)" not in qm.mqsc("DISPLAY QSTATUS(CONN.Q) UNCOM").stdout and time.monotonic() < deadline:
+        time.sleep(0.05)
+    out = qm.mqsc("DISPLAY QSTATUS(CONN.Q) CURDEPTH UNCOM").stdout
+    assert "CURDEPTH(0)" in out and "UNCOM(NO)" in out
+    # Gone from the list; stopping it again, or a connection of the queue manager's own, is refused.
+    ids = [c[F.MQBACF_CONNECTION_ID] for c in pcf.run(F.MQCMD_INQUIRE_CONNECTION,
+                                                          {F.MQBACF_GENERIC_CONNECTION_ID: b""})]
+    assert conn_id not in ids
+    assert rc(pcf.run, F.MQCMD_STOP_CONNECTION, {F.MQBACF_CONNECTION_ID: conn_id}) == F.MQRCCF_CONNECTION_ID_ERROR
+    system = next(c[F.MQBACF_CONNECTION_ID] for c in pcf.run(F.MQCMD_INQUIRE_CONNECTION,
+                                                              {F.MQBACF_GENERIC_CONNECTION_ID: b""})
+                  if c[C.MQIA_APPL_TYPE] == C.MQAT_QMGR)
+    assert rc(pcf.run, F.MQCMD_STOP_CONNECTION, {F.MQBACF_CONNECTION_ID: system}) == F.MQRCCF_CONN_NOT_STOPPED
+    # STOP CONN in MQSC does the same.
+    other = qm.client()
+    name = _client_conn(pcf, _tag())[16:].hex().upper()
+    assert "AMQ8457I" in qm.mqsc(f"STOP CONN({name})").stdout
+    with pytest.raises(pymqi.MQMIError) as e:
+        for _ in range(200):
+            pymqi.Queue(other, "CONN.Q", C.MQOO_OUTPUT).put(b"x")
+            time.sleep(0.05)
+    assert e.value.reason == C.MQRC_CONNECTION_BROKEN
+
+
+def _tag() -> bytes:
+    import os
+    import sys
+    return os.path.basename(sys.argv[0] or "python")[-28:].encode()
+
+
+def test_client_conversations_are_svrconn_instances_in_channel_status(qm: Any, pcf: Any) -> None:
+    """While a client is connected its SVRCONN has a status (MQSC and PCF), with the calls it has
+    served, the bytes both ways and its application; when it disconnects the status goes (3065)."""
+    client = qm.client()
+    try:
+        q = pymqi.Queue(client, "CONN.Q", C.MQOO_OUTPUT)
+        for _ in range(3):
+            q.put(b"counted")
+        (st,) = pcf.run(F.MQCMD_INQUIRE_CHANNEL_STATUS, {F.MQCACH_CHANNEL_NAME: b"APP.SVRCONN"})
+        assert (st[F.MQIACH_CHANNEL_TYPE], st[F.MQIACH_CHANNEL_STATUS]) == (C.MQCHT_SVRCONN, F.MQCHS_RUNNING)
+        assert st[F.MQIACH_MSGS] >= 4 and st[F.MQIACH_BYTES_SENT] > 0 and st[F.MQIACH_BYTES_RECEIVED] > 3 * 7
+        assert st[F.MQCACH_REMOTE_APPL_TAG].strip() == _tag() and st[F.MQCACH_LAST_MSG_DATE].strip()
+        out = qm.mqsc("DISPLAY CHSTATUS(APP.SVRCONN) ALL").stdout
+        for item in ("CHLTYPE(SVRCONN)", "STATUS(RUNNING)", "SUBSTATE(RECEIVE)", "CONNAME(127.0.0.1)", "CURSHCNV(1)"):
+            assert item in out, (item, out)
+        assert "LONGRTS" not in out            # a sender's field, not a server connection's
+        q.close()
+    finally:
+        client.disconnect()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if "AMQ8420I" in qm.mqsc("DISPLAY CHSTATUS(APP.SVRCONN)").stdout:
+            break
+        time.sleep(0.05)
+    assert rc(pcf.run, F.MQCMD_INQUIRE_CHANNEL_STATUS, {F.MQCACH_CHANNEL_NAME: b"APP.SVRCONN"}) == \
+        F.MQRCCF_CHL_STATUS_NOT_FOUND
