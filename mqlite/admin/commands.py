@@ -81,6 +81,7 @@ COMMANDS: dict[int, Command] = {
     # queues
     F.MQCMD_INQUIRE_Q_STATUS: _queue(queues.inquire_q_status, DSP),
     F.MQCMD_CLEAR_Q: _queue(queues.clear_q, CLR),
+    F.MQCMD_RESET_Q_STATS: _queue(queues.reset_q_stats, DSP | CHG),
     # the queue manager
     F.MQCMD_INQUIRE_Q_MGR: Command(qmgr.inquire_q_mgr, DSP),
     F.MQCMD_CHANGE_Q_MGR: Command(qmgr.change_q_mgr, CHG),

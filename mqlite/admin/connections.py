@@ -11,7 +11,7 @@ from mqlite.admin.context import Admin
 from mqlite.admin.params import CommandError
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import pcf
-from mqlite.engine.connections import CONN_FIELDS, HANDLE_FIELDS, Field, conn_row, handle_rows
+from mqlite.engine.connections import CONN_FIELDS, HANDLE_FIELDS, conn_row, handle_rows
 from mqlite.engine.core import Conn
 
 _TYPES = (F.MQIACF_CONN_INFO_CONN, F.MQIACF_CONN_INFO_HANDLE, F.MQIACF_CONN_INFO_ALL)
@@ -30,20 +30,6 @@ def _selected(a: Admin, msg: pcf.Message) -> list[Conn]:
         return found
     prefix = bytes(generic or b"").rstrip(b"\0")
     return [c for c in conns if c.conn_id.startswith(prefix)]
-
-
-def _encode(fields: tuple[Field, ...], row: dict[str, Any], wanted: list[int] | None) -> list[bytes]:
-    out = []
-    for f in fields:
-        if wanted is not None and f.selector not in wanted:
-            continue
-        value = f.pcf_value(row[f.keyword])
-        out.append(pcf.enc_int(f.selector, value) if isinstance(value, int) else pcf.enc_str(f.selector, value))
-    return out
-
-
-def _values(fields: tuple[Field, ...], row: dict[str, Any]) -> dict[int, Any]:
-    return {f.selector: f.pcf_value(row[f.keyword]) for f in fields}
 
 
 _KNOWN = {f.selector for f in CONN_FIELDS + HANDLE_FIELDS}
@@ -67,15 +53,15 @@ def inquire_connection(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
     for c in _selected(a, msg):
         head = [pcf.enc_bytes(F.MQBACF_CONNECTION_ID, c.conn_id)]
         row = conn_row(c)
-        conn_values = _values(CONN_FIELDS, row)
+        conn_values = p.field_values(CONN_FIELDS, row)
         if info != F.MQIACF_CONN_INFO_HANDLE and _passes(msg, conn_values):
             out.append(head + [pcf.enc_int(F.MQIACF_CONN_INFO_TYPE, F.MQIACF_CONN_INFO_CONN)]
-                       + _encode(CONN_FIELDS, row, wanted))
+                       + p.encode_fields(CONN_FIELDS, row, wanted))
         if info != F.MQIACF_CONN_INFO_CONN:
             for h in handle_rows(c):
-                if _passes(msg, conn_values | _values(HANDLE_FIELDS, h)):
+                if _passes(msg, conn_values | p.field_values(HANDLE_FIELDS, h)):
                     out.append(head + [pcf.enc_int(F.MQIACF_CONN_INFO_TYPE, F.MQIACF_CONN_INFO_HANDLE)]
-                               + _encode(HANDLE_FIELDS, h, wanted))
+                               + p.encode_fields(HANDLE_FIELDS, h, wanted))
     if not out:
         raise CommandError(F.MQRCCF_NONE_FOUND)
     return out

@@ -5,12 +5,14 @@ attributes an inquiry asks for (``wanted``) and encodes (``encode_attrs``), its 
 ``pcf.Message``; a fault is a ``CommandError`` carrying MQ's MQRCCF reason and the parameter."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import pcf
 from mqlite.cmq.structs import pad, text
+from mqlite.engine.fields import Field
 from mqlite.objects.attrs import ENUM, FLAG, INT, LIST, QTYPE_VALUES, TABLE, Attr, AttrError
 from mqlite.objects.attrs import convert as convert_value
 from mqlite.objects.names import filter_match, valid_name
@@ -102,6 +104,27 @@ def encode_attrs(kind: str, values: dict[str, Any], wanted: list[int] | None) ->
         else:
             out.append(pcf.enc_int(attr.selector, int(value)))
     return out
+
+
+def encode_fields(fields: Iterable[Field], row: dict[str, Any], wanted: list[int] | None) -> list[bytes]:
+    """A status row's fields (``engine.fields``) as PCF parameters, those ``wanted`` (None: all)."""
+    out = []
+    for f in fields:
+        if wanted is not None and f.selector not in wanted:
+            continue
+        value = f.pcf_value(row[f.keyword])
+        if isinstance(value, list):
+            out.append(pcf.enc_int_list(f.selector, value))
+        elif isinstance(value, int):
+            out.append(pcf.enc_int(f.selector, value))
+        else:
+            out.append(pcf.enc_str(f.selector, value))
+    return out
+
+
+def field_values(fields: Iterable[Field], row: dict[str, Any]) -> dict[int, Any]:
+    """A status row's fields by PCF parameter, as a filter compares them."""
+    return {f.selector: f.pcf_value(row[f.keyword]) for f in fields}
 
 
 def wanted(msg: pcf.Message, selector: int) -> list[int] | None:

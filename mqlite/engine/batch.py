@@ -17,6 +17,7 @@ from mqlite.engine.ports import DelMsg, Journal, SharedPort
 from mqlite.engine.queue import QueueState
 from mqlite.engine.report import Reports
 from mqlite.engine.resolve import Resolved
+from mqlite.engine.status import note_got
 from mqlite.objects.model import MQObject
 from mqlite.props.deliver import RFH2
 from mqlite.props.rfh2 import RFH2_FORMAT
@@ -166,6 +167,7 @@ class Batches:
                 raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
             max_msgs = min(max_msgs, room)
         uow = conn.uow
+        got: list[Message] = []             # for QTIME, when the queue is monitored
         while len(out) < max_msgs and size < max_bytes:
             m = qs.first_fast()
             if m is None:
@@ -181,6 +183,7 @@ class Batches:
                 # Taken as a plain MQGET would take it (not ahead): made final, and confirmed (COD).
                 if not out and not speculative:
                     qs.remove(m)
+                    got.append(m)
                     if m.persistent:
                         conn.ticket = self.qm.store.append(DelMsg(m.seq))
                     out.append((*self.qm._delivered(how, m, md), False))
@@ -188,8 +191,11 @@ class Batches:
                         self.qm.reports.send(conn, m.md, m.body, "cod", queue=qs.name)
                 break
             qs.remove(m)
+            got.append(m)
             held.append((m, syncpoint))
             if syncpoint:
+                if not uow:
+                    conn.uow_since = now
                 uow.append(("get", qs, m))
                 qs.uncommitted += 1
             if fmt == RFH2_FORMAT and how != RFH2:
@@ -203,6 +209,8 @@ class Batches:
                 return out
             raise MQIError(C.MQRC_NO_MSG_AVAILABLE)
         qs.last_get = now
+        if qs.monitored:
+            note_got(qs, got, now)
         return out
 
     def take_nonpersistent(self, conn: Conn, hobj: int, max_msgs: int) -> list[tuple[bytes, bytes]]:
@@ -226,6 +234,8 @@ class Batches:
                 self.qm._discard_expired(m)
                 continue
             out.append((out_md(m, now), m.body))
+            if qs.monitored:
+                note_got(qs, (m,), now)
         qs.deq += len(out)
         if out:
             qs.last_get = now

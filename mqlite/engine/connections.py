@@ -5,8 +5,6 @@ their values for one connection, so the two commands cannot disagree."""
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from mqlite.cmq import CMQC as C
@@ -14,6 +12,7 @@ from mqlite.cmq import CMQCFC as F
 from mqlite.cmq.structs import pad
 from mqlite.engine.clock import mq_date_time
 from mqlite.engine.core import Conn, Handle
+from mqlite.engine.fields import Field, enum, flags
 
 
 def connection_id(qmgr: str, started: int, hconn: int) -> bytes:
@@ -28,19 +27,6 @@ def conn_name(conn_id: bytes) -> str:
     return conn_id[16:].hex().upper()
 
 
-def _flags(prefix: str, names: tuple[str, ...]) -> Callable[[int], str]:
-    """A bit-mask's MQSC form: the names of the bits set, comma-separated."""
-    bits = [(getattr(C, n), n) for n in names]
-
-    def word(value: int) -> str:
-        return ",".join(n for b, n in bits if value & b) or f"{prefix}NONE"
-    return word
-
-
-def _enum(words: dict[int, str], default: str = "") -> Callable[[int], str]:
-    return lambda value: words.get(value, default or str(value))
-
-
 OPEN_OPTIONS = ("MQOO_INPUT_AS_Q_DEF", "MQOO_INPUT_SHARED", "MQOO_INPUT_EXCLUSIVE", "MQOO_BROWSE", "MQOO_OUTPUT",
                 "MQOO_INQUIRE", "MQOO_SET", "MQOO_BIND_ON_OPEN", "MQOO_BIND_NOT_FIXED", "MQOO_BIND_ON_GROUP",
                 "MQOO_SAVE_ALL_CONTEXT", "MQOO_PASS_IDENTITY_CONTEXT", "MQOO_PASS_ALL_CONTEXT",
@@ -48,57 +34,36 @@ OPEN_OPTIONS = ("MQOO_INPUT_AS_Q_DEF", "MQOO_INPUT_SHARED", "MQOO_INPUT_EXCLUSIV
                 "MQOO_FAIL_IF_QUIESCING", "MQOO_CO_OP", "MQOO_READ_AHEAD", "MQOO_NO_READ_AHEAD")
 
 
-@dataclass(frozen=True)
-class Field:
-    """One thing DISPLAY CONN and Inquire Connection show."""
-    keyword: str                                  # DISPLAY CONN's
-    selector: int                                 # Inquire Connection's parameter
-    width: int = 0                                # a string's length in PCF (0: a number; -1: as long as it is)
-    word: Callable[[int], str] | None = None      # a number's MQSC form (None: the number)
-
-    def pcf_value(self, value: Any) -> Any:
-        """The value as PCF carries it: a string padded to its length, or the number."""
-        if self.width == 0:
-            return int(value)
-        text = str(value)
-        return pad(text, self.width) if self.width > 0 else text.encode()
-
-    def mqsc(self, value: Any) -> str:
-        if self.word is not None and isinstance(value, int):
-            return self.word(value)
-        return str(value)
-
-
 CONN_FIELDS = (
     Field("PID", F.MQIACF_PROCESS_ID),
     Field("TID", F.MQIACF_THREAD_ID),
     Field("APPLDESC", F.MQCACF_APPL_DESC, 64),
     Field("APPLTAG", F.MQCACF_APPL_TAG, 28),
-    Field("APPLTYPE", C.MQIA_APPL_TYPE, word=_enum({C.MQAT_QMGR: "SYSTEM", C.MQAT_USER: "USER"})),
-    Field("ASTATE", F.MQIACF_ASYNC_STATE, word=_enum({F.MQAS_NONE: "NONE", F.MQAS_STARTED: "STARTED",
+    Field("APPLTYPE", C.MQIA_APPL_TYPE, word=enum({C.MQAT_QMGR: "SYSTEM", C.MQAT_USER: "USER"})),
+    Field("ASTATE", F.MQIACF_ASYNC_STATE, word=enum({F.MQAS_NONE: "NONE", F.MQAS_STARTED: "STARTED",
                                                        F.MQAS_STOPPED: "STOPPED", F.MQAS_SUSPENDED: "SUSPENDED"})),
     Field("CHANNEL", F.MQCACH_CHANNEL_NAME, 20),
     Field("CONNAME", F.MQCACH_CONNECTION_NAME, 264),
-    Field("CONNOPTS", F.MQIACF_CONNECT_OPTIONS, word=_flags("MQCNO_", (
+    Field("CONNOPTS", F.MQIACF_CONNECT_OPTIONS, word=flags("MQCNO_", (
         "MQCNO_FASTPATH_BINDING", "MQCNO_HANDLE_SHARE_BLOCK", "MQCNO_HANDLE_SHARE_NO_BLOCK", "MQCNO_SHARED_BINDING",
         "MQCNO_ISOLATED_BINDING", "MQCNO_RECONNECT", "MQCNO_RECONNECT_Q_MGR", "MQCNO_RECONNECT_DISABLED"))),
     Field("USERID", F.MQCACF_USER_IDENTIFIER, 12),
-    Field("UOWSTATE", F.MQIACF_UOW_STATE, word=_enum({F.MQUOWST_NONE: "NONE", F.MQUOWST_ACTIVE: "ACTIVE",
+    Field("UOWSTATE", F.MQIACF_UOW_STATE, word=enum({F.MQUOWST_NONE: "NONE", F.MQUOWST_ACTIVE: "ACTIVE",
                                                        F.MQUOWST_PREPARED: "PREPARED",
                                                        F.MQUOWST_UNRESOLVED: "UNRESOLVED"})),
     Field("UOWSTDA", F.MQCACF_UOW_START_DATE, 12),
     Field("UOWSTTI", F.MQCACF_UOW_START_TIME, 8),
-    Field("URTYPE", F.MQIACF_UOW_TYPE, word=_enum({F.MQUOWT_Q_MGR: "QMGR", F.MQUOWT_XA: "XA"})),
+    Field("URTYPE", F.MQIACF_UOW_TYPE, word=enum({F.MQUOWT_Q_MGR: "QMGR", F.MQUOWT_XA: "XA"})),
 )
 HANDLE_FIELDS = (
     Field("OBJNAME", F.MQCACF_OBJECT_NAME, 48),
-    Field("OBJTYPE", F.MQIACF_OBJECT_TYPE, word=_enum({C.MQOT_Q: "QUEUE", C.MQOT_Q_MGR: "QMGR",
+    Field("OBJTYPE", F.MQIACF_OBJECT_TYPE, word=enum({C.MQOT_Q: "QUEUE", C.MQOT_Q_MGR: "QMGR",
                                                        C.MQOT_TOPIC: "TOPIC"})),
-    Field("OPENOPTS", F.MQIACF_OPEN_OPTIONS, word=_flags("MQOO_", OPEN_OPTIONS)),
-    Field("HSTATE", F.MQIACF_HANDLE_STATE, word=_enum({F.MQHSTATE_ACTIVE: "ACTIVE", F.MQHSTATE_INACTIVE: "INACTIVE"})),
-    Field("READA", C.MQIA_READ_AHEAD, word=_enum({C.MQREADA_NO: "NO", C.MQREADA_YES: "YES",
+    Field("OPENOPTS", F.MQIACF_OPEN_OPTIONS, word=flags("MQOO_", OPEN_OPTIONS)),
+    Field("HSTATE", F.MQIACF_HANDLE_STATE, word=enum({F.MQHSTATE_ACTIVE: "ACTIVE", F.MQHSTATE_INACTIVE: "INACTIVE"})),
+    Field("READA", C.MQIA_READ_AHEAD, word=enum({C.MQREADA_NO: "NO", C.MQREADA_YES: "YES",
                                                   C.MQREADA_BACKLOG: "BACKLOG", C.MQREADA_INHIBITED: "INHIBITED"})),
-    Field("ASTATE", F.MQIACF_ASYNC_STATE, word=_enum({F.MQAS_NONE: "NONE"})),
+    Field("ASTATE", F.MQIACF_ASYNC_STATE, word=enum({F.MQAS_NONE: "NONE"})),
     Field("SUBNAME", F.MQCACF_SUB_NAME, -1),
 )
 

@@ -23,6 +23,7 @@ from mqlite.engine.pubhier import PSCHILD_NS
 from mqlite.engine.pubsub import RETAINED_NS, SUB_NS
 from mqlite.engine.queue import QueueState
 from mqlite.engine.shared import SHARED, SharedQueueState
+from mqlite.engine.status import monitoring
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import IDPWOS_DEFAULT, QMGR, QUEUE, MQObject, system_default_objects
 from mqlite.security.state import DEFAULT_RULES
@@ -76,6 +77,7 @@ class DefinitionsMixin:
                 self.qmgr = obj
                 continue
             self._register(obj)
+        self._refresh_monitoring()
         self.uow.chsync = dict(self.store.chsync())
         # The messages are counted, not read: each queue reads its front when it is first served
         # (a start takes as long with ten million messages as with ten). So they can only come
@@ -192,6 +194,9 @@ class DefinitionsMixin:
                 self.queues[obj.name] = SharedQueueState(obj.name, self.shared, fifo)
             else:
                 self.queues[obj.name] = QueueState(obj.name, fifo, self.pager, self.buffers)
+            self.queues[obj.name].reset_at = self.clock.now()
+        if obj.kind == "QLOCAL" and obj.name in self.queues:
+            self.queues[obj.name].monitored = monitoring(obj, self.qmgr) != C.MQMON_OFF
 
     def save(self, obj: MQObject) -> None:
         if obj.kind == "QLOCAL" and obj["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC:
@@ -209,12 +214,18 @@ class DefinitionsMixin:
         self.cluster.changed()
         self.hooks.object_changed(obj, obj.objtype, obj.name)
 
+    def _refresh_monitoring(self) -> None:
+        """Whether each queue is monitored (MONQ in force: engine/status.py)."""
+        for name, qs in self.queues.items():
+            qs.monitored = monitoring(self.objects[QUEUE].get(name), self.qmgr) != C.MQMON_OFF
+
     def replace_object(self, obj: MQObject) -> None:
         """An ALTER or DEFINE REPLACE: same name, new attribute values."""
         old = self.lookup(obj.objtype if obj.kind != QMGR else QMGR, obj.name)
         self._stamp(obj, created=False)
         if obj.kind == QMGR:
             self.qmgr = obj
+            self._refresh_monitoring()                 # MONQ at the queue manager: every queue's
         else:
             if old is not None and old.kind != obj.kind and old.kind == "QLOCAL":
                 self.queues.pop(obj.name, None)

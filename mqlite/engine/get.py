@@ -28,6 +28,7 @@ from mqlite.engine.queue import QueueState, matcher, wanted_ids
 from mqlite.engine.resolve import Resolved
 from mqlite.engine.segments import advance_group, group_complete, logical_message, whole_message
 from mqlite.engine.shared import SharedGot, SharedQueueState
+from mqlite.engine.status import note_got
 from mqlite.props import rfh2
 from mqlite.props.deliver import HANDLE, PROPERTY_GMO, RFH2, DeliveryError, deliver
 from mqlite.props.deliver import mode as delivery_mode
@@ -138,6 +139,8 @@ class GetMixin:
             qs.remove(msg)
             qs.deq += 1
             qs.last_get = now
+            if qs.monitored:
+                note_got(qs, (msg,), now)
             if h.browse_seq == msg.seq:
                 h.browse_seq = None
             syncpoint = opts & C.MQGMO_SYNCPOINT or (opts & C.MQGMO_SYNCPOINT_IF_PERSISTENT and msg.persistent)
@@ -197,6 +200,8 @@ class GetMixin:
                     ops.append(DelMsg(m.seq))
             qs.deq += len(parts)
             qs.last_get = now
+            if qs.monitored:
+                note_got(qs, parts, now)
             if syncpoint:
                 qs.uncommitted += len(parts)
             elif ops:

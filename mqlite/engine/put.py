@@ -260,6 +260,7 @@ class PutMixin:
                 conn.uow_since = now
             conn.uow.append(("put", qs, msg))
             qs.uncommitted += 1
+            qs.note_depth()
         else:
             self._commit_put(conn, qs, msg)
             self.hooks.available(qs.name)

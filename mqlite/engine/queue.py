@@ -40,7 +40,8 @@ class QueueState:
 
     __slots__ = ("name", "lanes", "visible", "uncommitted", "fifo", "input_shared", "input_exclusive",
                  "output", "browse", "inquire", "refs", "last_put", "last_get", "enq", "deq", "top",
-                 "disk", "qbuf", "pqbuf", "mem", "pmem", "inserts", "selecting", "recent")
+                 "disk", "qbuf", "pqbuf", "mem", "pmem", "inserts", "selecting", "recent", "high_depth", "reset_at",
+                 "monitored", "qtime")
     shared = False                # a shared queue (engine/shared.py) keeps its messages elsewhere
 
     def __init__(self, name: str, fifo: bool = False, pager: Pager | None = None,
@@ -68,6 +69,12 @@ class QueueState:
         self.inserts = 0              # messages made visible, counted
         self.selecting = 0            # open handles with a selector: while any, ``recent`` is kept
         self.recent: deque[tuple[int, tuple[int, int]]] = deque(maxlen=4096)   # (count, order) of inserts
+        # Statistics since RESET QSTATS (enq and deq above count too), and online monitoring
+        # (MONQ in force: the time messages spent on the queue, engine/status.py).
+        self.high_depth = 0
+        self.reset_at = 0.0
+        self.monitored = False
+        self.qtime: list[float] | None = None     # short- and long-term averages, seconds
 
     @property
     def depth(self) -> int:
@@ -100,6 +107,12 @@ class QueueState:
     def lost(self) -> None:
         self.visible -= 1
 
+    def note_depth(self) -> None:
+        """The depth may have risen: HighQDepth since the last reset."""
+        depth = self.visible + self.uncommitted
+        if depth > self.high_depth:
+            self.high_depth = depth
+
     # --- into the queue ---------------------------------------------------------------------------
     def insert(self, msg: Message) -> None:
         self.inserts += 1
@@ -115,6 +128,7 @@ class QueueState:
             if cut is not None and msg.seq > cut:
                 disk.add(msg)
                 self.visible += 1
+                self.note_depth()
                 return
         if not lane or lane[-1].seq < msg.seq:
             if disk is not None and msg.seq > disk.high[lane_no] and self.full(msg):
@@ -123,6 +137,7 @@ class QueueState:
                 disk.cut[lane_no] = msg.seq - 1
                 disk.add(msg)
                 self.visible += 1
+                self.note_depth()
                 return
             lane.append(msg)
             if disk is not None and msg.seq > disk.high[lane_no]:
@@ -133,6 +148,7 @@ class QueueState:
         if disk is not None:
             self.held(msg, 1)
         self.visible += 1
+        self.note_depth()
 
     def insert_many(self, msgs: list[Message]) -> None:
         """Insert several messages (a unit of work's puts at commit): each lane takes its new
@@ -153,6 +169,7 @@ class QueueState:
             if n:
                 self.lanes[lane_no] = deque(heapq.merge(lane, new[:n], key=seq_of))
                 self.visible += n
+                self.note_depth()
                 if self.disk is not None:
                     for m in new[:n]:
                         self.held(m, 1)
@@ -281,6 +298,14 @@ class QueueState:
         if not self.recent or self.recent[0][0] > since + 1:
             return False                       # not all recorded: assume the worst
         return all(o > order for n, o in self.recent if n > since)
+
+    def heads(self) -> Iterator[Message]:
+        """The first message of each lane that has one (the oldest of each: a lane is in arrival
+        order)."""
+        for i in range(LANES - 1, -1, -1):
+            for m in self._lane(i):
+                yield m
+                break
 
     def first_fast(self) -> Message | None:
         lanes = self.lanes

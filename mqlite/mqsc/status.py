@@ -2,11 +2,8 @@
 of the Executor (mqsc.commands), whose DISPLAY dispatches here."""
 from __future__ import annotations
 
-import time
-from typing import Any
-
 from mqlite.cmq import CMQC
-from mqlite.engine.clock import mq_date_time
+from mqlite.engine.status import QSTATUS_FIELDS, qstatus_row
 from mqlite.mqsc.base import Part
 from mqlite.mqsc.cluster import row_where
 from mqlite.mqsc.parser import Command
@@ -46,11 +43,11 @@ class StatusCommands(Part):
             found = True
             if stype == "QUEUE":
                 lines.append(QSTATUS_HEADER)
-                items = [f"QUEUE({name})", "TYPE(QUEUE)", f"CURDEPTH({qs.depth})",
-                         f"IPPROCS({qs.input_shared + qs.input_exclusive})", f"OPPROCS({qs.output})",
-                         f"UNCOM({qs.uncommitted if qs.uncommitted else 'NO'})"]
-                items += self._stamp_items("LGET", qs.last_get) + self._stamp_items("LPUT", qs.last_put)
-                items.append(f"MSGAGE({self._msg_age(qs)})")
+                row = qstatus_row(qs, self.qm.queue(name), self.qm.qmgr, self.qm.clock.now())
+                items = [f"QUEUE({name})", "TYPE(QUEUE)"]
+                for f in QSTATUS_FIELDS:
+                    text = f.mqsc(row[f.keyword])
+                    items.append(f"{f.keyword}({text})" if text != "" else f"{f.keyword}( )")
                 lines.extend(format_fields(items))
             else:
                 for conn in self.qm.conns.values():
@@ -69,26 +66,6 @@ class StatusCommands(Part):
         if not found:
             return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)
         return Result(lines)
-
-    def _stamp_items(self, prefix: str, t: float) -> list[str]:
-        if not t:
-            return [f"{prefix}DATE( )", f"{prefix}TIME( )"]
-        d, tm = mq_date_time(t)
-        return [f"{prefix}DATE({d})", f"{prefix}TIME({tm})"]
-
-    def _msg_age(self, qs: Any) -> int:
-        oldest = None
-        for m in qs:
-            oldest = m
-            break
-        if oldest is None or not oldest.md.PutDate.strip():
-            return 0
-        try:
-            t = time.mktime(time.strptime((oldest.md.PutDate + oldest.md.PutTime[:6]).decode(), "%Y%m%d%H%M%S"))
-            t -= time.timezone
-        except ValueError:
-            return 0
-        return max(0, int(self.qm.clock.now() - t))
 
     def display_chstatus(self, cmd: Command) -> Result:
         pattern = self.need_name(cmd)

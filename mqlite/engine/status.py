@@ -1,0 +1,114 @@
+"""A local queue's status as DISPLAY QSTATUS TYPE(QUEUE) and PCF Inquire Queue Status show it, its
+statistics since RESET QSTATS, and online monitoring (MONQ): the fields declared once
+(``QSTATUS_FIELDS``: MQSC keyword, PCF parameter), their values computed here for both.
+
+Monitoring as MQ does it: the queue's MONQ, or the queue manager's when the queue says QMGR (and
+NONE at the queue manager turns it off whatever the queue says). While it is on, MSGAGE is the age
+in seconds of the oldest message on the queue and QTIME two averages of the time the messages got
+from it spent there, in microseconds: a short-term one (each get weighs 1/4) and a long-term one
+(1/32). While it is off they are blank in MQSC and -1 in PCF, as MQ answers."""
+from __future__ import annotations
+
+import calendar
+import time
+from typing import Any, Iterable
+
+from mqlite.cmq import CMQC as C
+from mqlite.cmq import CMQCFC as F
+from mqlite.engine.clock import mq_date_time
+from mqlite.engine.fields import Field, enum
+from mqlite.engine.message import Message
+from mqlite.engine.queue import QueueState
+from mqlite.objects.model import MQObject
+
+SHORT, LONG = 1 / 4, 1 / 32              # QTIME's weights of the latest message
+_MONQ = enum({C.MQMON_Q_MGR: "QMGR", C.MQMON_OFF: "OFF", C.MQMON_LOW: "LOW", C.MQMON_MEDIUM: "MEDIUM",
+              C.MQMON_HIGH: "HIGH", C.MQMON_NONE: "NONE"})
+
+
+def _blank_if_off(value: Any) -> str:
+    return "" if value == -1 else str(value)
+
+
+def _qtime(value: Any) -> str:
+    short, long_ = value
+    return " , " if short < 0 else f"{short}, {long_}"
+
+
+QSTATUS_FIELDS = (                       # in DISPLAY QSTATUS's order
+    Field("CURDEPTH", C.MQIA_CURRENT_Q_DEPTH),
+    Field("IPPROCS", C.MQIA_OPEN_INPUT_COUNT),
+    Field("LGETDATE", F.MQCACF_LAST_GET_DATE, 12),
+    Field("LGETTIME", F.MQCACF_LAST_GET_TIME, 8),
+    Field("LPUTDATE", F.MQCACF_LAST_PUT_DATE, 12),
+    Field("LPUTTIME", F.MQCACF_LAST_PUT_TIME, 8),
+    Field("MONQ", C.MQIA_MONITORING_Q, word=_MONQ),
+    Field("MSGAGE", F.MQIACF_OLDEST_MSG_AGE, word=_blank_if_off),
+    Field("OPPROCS", C.MQIA_OPEN_OUTPUT_COUNT),
+    Field("QTIME", F.MQIACF_Q_TIME_INDICATOR, word=_qtime),
+    Field("UNCOM", F.MQIACF_UNCOMMITTED_MSGS, word=lambda v: "NO" if v == 0 else str(v)),
+)
+
+
+def monitoring(obj: MQObject | None, qmgr: MQObject) -> int:
+    """The monitoring level in force for a queue: its MONQ, or the queue manager's for QMGR; the
+    queue manager's NONE turns it off everywhere."""
+    at_qmgr = qmgr["MONQ"]
+    if at_qmgr == C.MQMON_NONE:
+        return C.MQMON_OFF
+    level = obj.attrs.get("MONQ", C.MQMON_Q_MGR) if obj is not None else C.MQMON_Q_MGR
+    return at_qmgr if level == C.MQMON_Q_MGR else level
+
+
+def put_time(m: Message) -> float | None:
+    """When a message was put, from its descriptor's PutDate and PutTime (GMT, to hundredths)."""
+    date, hms = m.md.PutDate, m.md.PutTime
+    try:
+        t = calendar.timegm(time.strptime(date.decode() + hms[:6].decode(), "%Y%m%d%H%M%S"))
+        return t + int(hms[6:8] or b"0") / 100
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def note_got(qs: QueueState, msgs: Iterable[Message], now: float) -> None:
+    """Messages left a monitored queue: QTIME's averages take in how long they were on it."""
+    for m in msgs:
+        t = put_time(m)
+        if t is None:
+            continue
+        spent = max(0.0, now - t)
+        if qs.qtime is None:
+            qs.qtime = [spent, spent]
+        else:
+            qs.qtime[0] += (spent - qs.qtime[0]) * SHORT
+            qs.qtime[1] += (spent - qs.qtime[1]) * LONG
+
+
+def oldest_age(qs: QueueState, now: float) -> int:
+    """MSGAGE: seconds since the oldest message on the queue was put (0 when it is empty)."""
+    times = [t for t in (put_time(m) for m in qs.heads()) if t is not None]
+    return int(now - min(times)) if times else 0
+
+
+def qstatus_row(qs: QueueState, obj: MQObject | None, qmgr: MQObject, now: float) -> dict[str, Any]:
+    """QSTATUS_FIELDS' values for a queue, by keyword."""
+    lget = mq_date_time(qs.last_get) if qs.last_get else ("", "")
+    lput = mq_date_time(qs.last_put) if qs.last_put else ("", "")
+    monq = obj.attrs.get("MONQ", C.MQMON_Q_MGR) if obj is not None else C.MQMON_Q_MGR
+    on = monitoring(obj, qmgr) != C.MQMON_OFF
+    qtime = [int(v * 1_000_000) for v in qs.qtime] if on and qs.qtime is not None else ([0, 0] if on else [-1, -1])
+    return {"CURDEPTH": qs.depth, "IPPROCS": qs.input_shared + qs.input_exclusive, "OPPROCS": qs.output,
+            "UNCOM": qs.uncommitted, "LGETDATE": lget[0], "LGETTIME": lget[1], "LPUTDATE": lput[0],
+            "LPUTTIME": lput[1], "MONQ": monq, "MSGAGE": oldest_age(qs, now) if on else -1, "QTIME": qtime}
+
+
+def reset_stats(qs: QueueState, now: float) -> dict[str, int]:
+    """RESET QSTATS: the statistics since the last reset (or the start), then zeroed: HighQDepth
+    starts again from the depth now."""
+    since = qs.reset_at or now
+    out = {"HIGHQDPH": max(qs.high_depth, qs.depth), "MSGSIN": qs.enq, "MSGSOUT": qs.deq,
+           "RESETINT": int(now - since)}
+    qs.enq = qs.deq = 0
+    qs.high_depth = qs.depth
+    qs.reset_at = now
+    return out
