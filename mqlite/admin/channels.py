@@ -49,7 +49,7 @@ def inquire_chstatus(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
     return out
 
 
-def _channel_op(a: Admin, msg: pcf.Message, run: Callable[..., str | None], *args: Any) -> list[list[bytes]]:
+def channel_op(a: Admin, msg: pcf.Message, run: Callable[..., str | None], *args: Any) -> list[list[bytes]]:
     name = p.s(p.need(msg, F.MQCACH_CHANNEL_NAME))
     if a.qm.lookup("CHANNEL", name) is None:
         raise CommandError(F.MQRCCF_CHANNEL_NOT_FOUND, F.MQCACH_CHANNEL_NAME)
@@ -62,14 +62,14 @@ def _channel_op(a: Admin, msg: pcf.Message, run: Callable[..., str | None], *arg
 
 
 def start_channel(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
-    return _channel_op(a, msg, a.services.start_channel)
+    return channel_op(a, msg, a.services.start_channel)
 
 
 def stop_channel(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
     mode = "FORCE" if msg.first(F.MQIACF_MODE, F.MQMODE_QUIESCE) == F.MQMODE_FORCE else "QUIESCE"
     status = "INACTIVE" if msg.first(F.MQIACH_CHANNEL_STATUS) == F.MQCHS_INACTIVE else "STOPPED"
-    return _channel_op(a, msg, a.services.stop_channel, mode, status)
+    return channel_op(a, msg, a.services.stop_channel, mode, status)
 
 
 def ping_channel(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
-    return _channel_op(a, msg, a.services.ping_channel)
+    return channel_op(a, msg, a.services.ping_channel)

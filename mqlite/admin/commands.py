@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from mqlite.admin import channels, cluster, connections, escape, objects, pubsub, qmgr, queues, security
+from mqlite.admin import channels, cluster, connections, control, escape, objects, pubsub, qmgr, queues, security
 from mqlite.admin.authority import QMGR, Need, mqsc_needs, object_need
 from mqlite.admin.context import Admin
 from mqlite.admin.params import s
@@ -86,6 +86,17 @@ COMMANDS: dict[int, Command] = {
     F.MQCMD_INQUIRE_Q_MGR: Command(qmgr.inquire_q_mgr, DSP),
     F.MQCMD_CHANGE_Q_MGR: Command(qmgr.change_q_mgr, CHG),
     F.MQCMD_PING_Q_MGR: Command(qmgr.ping_q_mgr, DSP),
+    # status and operator commands (admin/control.py)
+    F.MQCMD_INQUIRE_Q_MGR_STATUS: Command(control.inquire_q_mgr_status, DSP),
+    F.MQCMD_INQUIRE_LISTENER_STATUS: Command(control.inquire_listener_status, DSP, "LISTENER",
+                                             F.MQCACH_LISTENER_NAME),
+    F.MQCMD_START_CHANNEL_LISTENER: Command(control.start_channel_listener, CTRL, "LISTENER", F.MQCACH_LISTENER_NAME),
+    F.MQCMD_STOP_CHANNEL_LISTENER: Command(control.stop_channel_listener, CTRL, "LISTENER", F.MQCACH_LISTENER_NAME),
+    F.MQCMD_RESET_CHANNEL: _channel(control.reset_channel, CTRL),
+    F.MQCMD_RESOLVE_CHANNEL: _channel(control.resolve_channel, CTRL),
+    F.MQCMD_REFRESH_SECURITY: Command(control.refresh_security, CHG),
+    F.MQCMD_INQUIRE_SUB_STATUS: Command(control.inquire_sub_status, DSP),
+    F.MQCMD_INQUIRE_TOPIC_STATUS: Command(control.inquire_topic_status, DSP),
     # who is connected
     F.MQCMD_INQUIRE_CONNECTION: Command(connections.inquire_connection, DSP),
     F.MQCMD_STOP_CONNECTION: Command(connections.stop_connection, CTRL),

@@ -18,6 +18,7 @@ from mqlite.engine.core import (
     Prepared,
 )
 from mqlite.engine.message import Message
+from mqlite.engine.mqicore import CoreState
 from mqlite.engine.ports import DropObject, PurgeQueue, QueueFull, SaveMeta, SaveObject, SharedStoreError
 from mqlite.engine.pubhier import PSCHILD_NS
 from mqlite.engine.pubsub import RETAINED_NS, SUB_NS
@@ -31,7 +32,7 @@ from mqlite.security.state import NAMESPACES as SECURITY_NAMESPACES
 from mqlite.security.users import ADMIN_GROUP
 
 
-class DefinitionsMixin:
+class DefinitionsMixin(CoreState):
     # --- creation and recovery ------------------------------------------------------------------
     def create(self, deadq: str = "", qmid: str | None = None, admin: str = "", oam: bool = True) -> int:
         """Lay down the system objects of a new queue manager (crtmqm). Returns how many.

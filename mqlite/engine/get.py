@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Callable
+from typing import Any, Callable
 
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.headers import XQH_LEN, original_md
@@ -23,7 +23,8 @@ from mqlite.engine.core import (
     format_report,
 )
 from mqlite.engine.message import Message
-from mqlite.engine.ports import DelMsg, Select
+from mqlite.engine.mqicore import CoreState
+from mqlite.engine.ports import DelMsg, JournalOp, Select
 from mqlite.engine.queue import QueueState, matcher, wanted_ids
 from mqlite.engine.resolve import Resolved
 from mqlite.engine.segments import advance_group, group_complete, logical_message, whole_message
@@ -45,7 +46,7 @@ def _incomplete(h: Handle) -> int:
     return C.MQRC_INCOMPLETE_MSG if h.get_group[2] else C.MQRC_INCOMPLETE_GROUP
 
 
-def message_props(m: Message) -> dict:
+def message_props(m: Message) -> dict[str, Any]:
     """A message's properties as a selector reads them, parsed from its MQRFH2 once and kept."""
     props = m.props
     if props is None:
@@ -59,7 +60,7 @@ def message_props(m: Message) -> dict:
     return props
 
 
-class GetMixin:
+class GetMixin(CoreState):
     # --- MQGET ------------------------------------------------------------------------------------
     def drain(self, conn: Conn, hobj: int, gmo: GMO, limit: int) -> Iterator[GetResult]:
         """MQGET after MQGET until the queue has nothing (2033) or ``limit`` were taken: how the
@@ -187,7 +188,7 @@ class GetMixin:
             syncpoint = opts & C.MQGMO_SYNCPOINT or (opts & C.MQGMO_SYNCPOINT_IF_PERSISTENT and first.persistent)
             if syncpoint and len(conn.uow) + len(parts) > self.qmgr["MAXUMSGS"]:
                 raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
-            ops = []
+            ops: list[JournalOp] = []
             for m in parts:
                 qs.remove(m)
                 if h.browse_seq == m.seq:

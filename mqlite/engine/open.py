@@ -19,6 +19,7 @@ from mqlite.engine.core import (
     Handle,
     bits,
 )
+from mqlite.engine.mqicore import CoreState
 from mqlite.engine.queue import QueueState
 from mqlite.engine.resolve import CLUSTER, LOCAL, MODEL, REMOTE, Resolved, resolve
 from mqlite.objects.attrs import TABLE
@@ -27,7 +28,7 @@ from mqlite.objects.names import valid_name
 from mqlite.props.selector import SelectorError, compile_selector
 
 
-class OpenMixin:
+class OpenMixin(CoreState):
     # --- MQOPEN -----------------------------------------------------------------------------------
     def open(self, conn: Conn, od: OD, options: int) -> Handle:
         self._check_open_options(options)

@@ -129,6 +129,8 @@ class Journal(Protocol):
 
     def meta(self, key: str) -> str | None: ...
 
+    def message_counts(self) -> dict[str, dict[int, int]]: ...   # by queue and priority (recovery)
+
     def max_seq(self) -> int: ...
 
 

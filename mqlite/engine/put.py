@@ -13,6 +13,7 @@ from mqlite.cmq.segments import GROUP_FLAGS, SEGMENT_FLAGS
 from mqlite.cmq.structs import MD, OD, PMO, pad, text
 from mqlite.engine.core import BLANK32, CONTEXT_PMO, MD_HOT, STORED_OVERHEAD, C, Conn, Handle, bits, put_date_time
 from mqlite.engine.message import Message
+from mqlite.engine.mqicore import CoreState
 from mqlite.engine.ports import NewMessage, PutMsg
 from mqlite.engine.queue import QueueState
 from mqlite.engine.report import ANY_REPORT
@@ -24,7 +25,7 @@ from mqlite.props.rfh2 import RFH2_FORMAT, RFHError
 from mqlite.props.rfh2 import check as rfh2_check
 
 
-class PutMixin:
+class PutMixin(CoreState):
     # --- MQPUT ------------------------------------------------------------------------------------
     def put(self, conn: Conn, hobj: int, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int:
         """MQPUT. Returns a warning reason (MQRC_NONE normally); md and pmo are updated.

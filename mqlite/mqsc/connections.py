@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from mqlite.engine.connections import CONN_FIELDS, HANDLE_FIELDS, Field, conn_name, conn_row, handle_rows
+from mqlite.engine.connections import CONN_FIELDS, HANDLE_FIELDS, conn_name, conn_row, handle_rows
 from mqlite.engine.core import Conn
+from mqlite.engine.fields import Field
 from mqlite.mqsc.base import Part
 from mqlite.mqsc.parser import Command
 from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields

@@ -51,7 +51,7 @@ class NoServices:
 
     def listener_status(self, name: str) -> dict[str, Any] | None:
         obj = self.running.get(name)
-        return None if obj is None else {"PORT": obj["PORT"], "STATUS": "RUNNING"}
+        return None if obj is None else {"PORT": obj["PORT"], "STATUS": "RUNNING", "STARTED": 0.0}
 
     def _no_channels(self, *args: Any) -> str:
         return "MQL0008E: Channels run only in a queue manager server (strmqm)."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from collections.abc import Callable
 
 from mqlite.objects.model import MQObject
@@ -20,6 +21,7 @@ class Listener:
         self.sock.bind((host, obj["PORT"]))
         self.sock.listen(obj["BACKLOG"] or 128)
         self.port = self.sock.getsockname()[1]
+        self.started = time.time()
         self.thread = threading.Thread(target=accept_loop, args=(self.sock, "tcp"),
                                        name=f"listener-{obj.name}", daemon=True)
         self.thread.start()

@@ -236,7 +236,7 @@ class QMServer:
 
     def listener_status(self, name: str) -> dict[str, Any] | None:
         lst = self.listeners.get(name)
-        return None if lst is None else {"PORT": lst.port, "STATUS": "RUNNING"}
+        return None if lst is None else {"PORT": lst.port, "STATUS": "RUNNING", "STARTED": lst.started}
 
     # --- connections --------------------------------------------------------------------------
     def accept_loop(self, sock: socket.socket, kind: str) -> None:

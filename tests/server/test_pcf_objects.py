@@ -275,3 +275,103 @@ def test_client_conversations_are_svrconn_instances_in_channel_status(qm: Any, p
         time.sleep(0.05)
     assert rc(pcf.run, F.MQCMD_INQUIRE_CHANNEL_STATUS, {F.MQCACH_CHANNEL_NAME: b"APP.SVRCONN"}) == \
         F.MQRCCF_CHL_STATUS_NOT_FOUND
+
+
+# --- status and operator commands -------------------------------------------------------------
+def test_queue_status_monitoring_and_reset_statistics(qm: Any, pcf: Any) -> None:
+    """MONQ turns on MSGAGE and QTIME (PCF -1 and MQSC blank without it); Reset Queue Statistics
+    gives what happened since the last reset and starts again."""
+    run = pcf.run
+    qm.mqsc("DEFINE QLOCAL(MON.Q) MONQ(HIGH)\nDEFINE QLOCAL(QUIET.Q)\n", check=True)
+    run(F.MQCMD_RESET_Q_STATS, {C.MQCA_Q_NAME: b"MON.Q"})
+    client = qm.client()
+    try:
+        q = pymqi.Queue(client, "MON.Q", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+        for i in range(4):
+            q.put(b"m%d" % i)
+        time.sleep(0.3)
+        q.get()
+        q.get()
+        (st,) = run(F.MQCMD_INQUIRE_Q_STATUS, {C.MQCA_Q_NAME: b"MON.Q"})
+        assert (st[C.MQIA_CURRENT_Q_DEPTH], st[C.MQIA_MONITORING_Q], st[F.MQIACF_UNCOMMITTED_MSGS]) == (2, C.MQMON_HIGH, 0)
+        assert st[F.MQIACF_OLDEST_MSG_AGE] >= 0 and st[F.MQCACF_LAST_GET_DATE].strip()
+        short, long_ = st[F.MQIACF_Q_TIME_INDICATOR]
+        assert short >= 250_000 and long_ >= 250_000             # microseconds on the queue
+        (quiet,) = run(F.MQCMD_INQUIRE_Q_STATUS, {C.MQCA_Q_NAME: b"QUIET.Q"})
+        assert quiet[F.MQIACF_OLDEST_MSG_AGE] == -1 and quiet[F.MQIACF_Q_TIME_INDICATOR] == [-1, -1]
+        out = qm.mqsc("DISPLAY QSTATUS(QUIET.Q)").stdout
+        assert "MSGAGE( )" in out and "QTIME( , )" in out and "MONQ(QMGR)" in out
+        assert "MONQ(HIGH)" in qm.mqsc("DISPLAY QSTATUS(MON.Q)").stdout
+        # The queue manager's MONQ reaches the queues that say QMGR.
+        qm.mqsc("ALTER QMGR MONQ(LOW)", check=True)
+        (quiet,) = run(F.MQCMD_INQUIRE_Q_STATUS, {C.MQCA_Q_NAME: b"QUIET.Q"})
+        assert quiet[F.MQIACF_OLDEST_MSG_AGE] == 0
+        qm.mqsc("ALTER QMGR MONQ(OFF)", check=True)
+        # Who has it open.
+        (h,) = run(F.MQCMD_INQUIRE_Q_STATUS, {C.MQCA_Q_NAME: b"MON.Q", F.MQIACF_Q_STATUS_TYPE: F.MQIACF_Q_HANDLE})
+        assert (h[F.MQIACF_OPEN_INPUT_TYPE], h[F.MQIACF_OPEN_OUTPUT], h[F.MQCACF_APPL_TAG].strip()) == (
+            F.MQQSO_SHARED, F.MQQSO_YES, _tag())
+        assert run(F.MQCMD_INQUIRE_Q_STATUS, {C.MQCA_Q_NAME: b"MON.Q", F.MQIACF_Q_STATUS_TYPE: F.MQIACF_Q_HANDLE,
+                                             F.MQIACF_OPEN_TYPE: F.MQQSOT_INPUT})
+        (r,) = run(F.MQCMD_RESET_Q_STATS, {C.MQCA_Q_NAME: b"MON.Q"})
+        assert (r[C.MQIA_MSG_ENQ_COUNT], r[C.MQIA_MSG_DEQ_COUNT], r[C.MQIA_HIGH_Q_DEPTH]) == (4, 2, 4)
+        (r,) = run(F.MQCMD_RESET_Q_STATS, {C.MQCA_Q_NAME: b"MON.Q"})
+        assert (r[C.MQIA_MSG_ENQ_COUNT], r[C.MQIA_MSG_DEQ_COUNT], r[C.MQIA_HIGH_Q_DEPTH]) == (0, 0, 2)
+        assert r[C.MQIA_TIME_SINCE_RESET] >= 0
+        q.close()
+    finally:
+        client.disconnect()
+    assert rc(run, F.MQCMD_RESET_Q_STATS, {C.MQCA_Q_NAME: b"NO.SUCH.Q"}) == C.MQRC_UNKNOWN_OBJECT_NAME
+    qm.mqsc("DEFINE QALIAS(MON.ALIAS) TARGET(MON.Q)", check=True)
+    assert rc(run, F.MQCMD_RESET_Q_STATS, {C.MQCA_Q_NAME: b"MON.ALIAS"}) == F.MQRCCF_Q_WRONG_TYPE
+
+
+def test_queue_manager_and_listener_status_and_control(qm: Any, pcf: Any) -> None:
+    run = pcf.run
+    (st,) = run(F.MQCMD_INQUIRE_Q_MGR_STATUS)
+    assert (st[C.MQCA_Q_MGR_NAME].strip(), st[F.MQIACF_Q_MGR_STATUS], st[F.MQIACF_CMD_SERVER_STATUS]) == (
+        b"OBJQM", F.MQQMSTA_RUNNING, C.MQSVC_STATUS_RUNNING)
+    assert st[F.MQIACF_CONNECTION_COUNT] >= 1 and st[F.MQCACF_Q_MGR_START_DATE].strip()
+    assert rc(run, F.MQCMD_INQUIRE_LISTENER_STATUS, {F.MQCACH_LISTENER_NAME: b"L.ONE"}) == \
+        F.MQRCCF_LSTR_STATUS_NOT_FOUND
+    run(F.MQCMD_START_CHANNEL_LISTENER, {F.MQCACH_LISTENER_NAME: b"L.ONE"})
+    try:
+        (ls,) = run(F.MQCMD_INQUIRE_LISTENER_STATUS, {F.MQCACH_LISTENER_NAME: b"L.*"})
+        assert ls[F.MQIACH_LISTENER_STATUS] == C.MQSVC_STATUS_RUNNING and ls[F.MQIACH_PORT] > 0
+        assert "STATUS(RUNNING)" in qm.mqsc("DISPLAY LSSTATUS(L.ONE)").stdout
+        assert rc(run, F.MQCMD_START_CHANNEL_LISTENER, {F.MQCACH_LISTENER_NAME: b"L.ONE"}) == \
+            F.MQRCCF_LISTENER_RUNNING
+    finally:
+        run(F.MQCMD_STOP_CHANNEL_LISTENER, {F.MQCACH_LISTENER_NAME: b"L.ONE"})
+    assert rc(run, F.MQCMD_STOP_CHANNEL_LISTENER, {F.MQCACH_LISTENER_NAME: b"L.ONE"}) == F.MQRCCF_LISTENER_STOPPED
+    assert rc(run, F.MQCMD_START_CHANNEL_LISTENER, {F.MQCACH_LISTENER_NAME: b"NO.SUCH"}) == \
+        C.MQRC_UNKNOWN_OBJECT_NAME
+    # Refresh Security by type; channels' reset and resolve checked before anything is done.
+    run(F.MQCMD_REFRESH_SECURITY)
+    run(F.MQCMD_REFRESH_SECURITY, {F.MQIACF_SECURITY_TYPE: F.MQSECTYPE_CONNAUTH})
+    assert rc(run, F.MQCMD_REFRESH_SECURITY, {F.MQIACF_SECURITY_TYPE: 99}) == F.MQRCCF_PARM_VALUE_ERROR
+    assert rc(run, F.MQCMD_RESET_CHANNEL, {F.MQCACH_CHANNEL_NAME: b"NO.SUCH"}) == F.MQRCCF_CHANNEL_NOT_FOUND
+    assert rc(run, F.MQCMD_RESOLVE_CHANNEL, {F.MQCACH_CHANNEL_NAME: b"APP.SVRCONN", F.MQIACH_IN_DOUBT: 9}) == \
+        F.MQRCCF_INDOUBT_VALUE_ERROR
+    assert rc(run, F.MQCMD_RESET_CHANNEL, {F.MQCACH_CHANNEL_NAME: b"APP.SVRCONN",
+                                          F.MQIACH_MSG_SEQUENCE_NUMBER: 0}) == F.MQRCCF_MSG_SEQ_NUMBER_ERROR
+
+
+def test_subscription_and_topic_status(qm: Any, pcf: Any) -> None:
+    run = pcf.run
+    qm.mqsc("DEFINE SUB(ST.SUB) TOPICSTR('st/one') DEST(CONN.Q)", check=True)
+    try:
+        (s,) = run(F.MQCMD_INQUIRE_SUB_STATUS, {F.MQCACF_SUB_NAME: b"ST.*"})
+        assert (s[F.MQCACF_SUB_NAME].strip(), s[F.MQIACF_DURABLE_SUBSCRIPTION], s[F.MQIACF_SUB_TYPE]) == (
+            b"ST.SUB", C.MQSUB_DURABLE_YES, F.MQSUBTYPE_ADMIN)
+        (by_id,) = run(F.MQCMD_INQUIRE_SUB_STATUS, {F.MQBACF_SUB_ID: s[F.MQBACF_SUB_ID]})
+        assert by_id[F.MQCACF_SUB_NAME].strip() == b"ST.SUB"
+        (t,) = run(F.MQCMD_INQUIRE_TOPIC_STATUS, {C.MQCA_TOPIC_STRING: b"st/one"})
+        assert (t[C.MQIA_SUB_COUNT], t[C.MQIA_PUB_COUNT], t[F.MQIACF_RETAINED_PUBLICATION]) == (1, 0, F.MQQSO_NO)
+        found = run(F.MQCMD_INQUIRE_TOPIC_STATUS, {C.MQCA_TOPIC_STRING: b"st/#"})
+        assert [r[C.MQCA_TOPIC_STRING].strip() for r in found] == [b"st", b"st/one"]
+        assert rc(run, F.MQCMD_INQUIRE_TOPIC_STATUS, {C.MQCA_TOPIC_STRING: b"no/such"}) == \
+            F.MQRCCF_TOPIC_STRING_NOT_FOUND
+        assert rc(run, F.MQCMD_INQUIRE_SUB_STATUS, {F.MQCACF_SUB_NAME: b"NO.SUCH"}) == C.MQRC_NO_SUBSCRIPTION
+    finally:
+        qm.mqsc("DELETE SUB(ST.SUB)", check=True)

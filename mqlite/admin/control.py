@@ -1,0 +1,185 @@
+"""PCF status inquiries and operator commands besides queues', channels' definitions and
+connections': the queue manager's status, listeners (Inquire Listener Status, Start and Stop
+Channel Listener), Reset and Resolve Channel, Refresh Security, and subscription and topic status.
+Each answers as MQ documents the command, from the same state the MQSC twin shows."""
+from __future__ import annotations
+
+from typing import Any
+
+from mqlite.admin import params as p
+from mqlite.admin.channels import channel_op
+from mqlite.admin.context import Admin
+from mqlite.admin.params import CommandError
+from mqlite.cmq import CMQC as C
+from mqlite.cmq import CMQCFC as F
+from mqlite.cmq import pcf
+from mqlite.cmq.structs import pad
+from mqlite.engine.clock import mq_date_time
+from mqlite.objects.names import generic_match
+from mqlite.pubsub import topics
+from mqlite.pubsub.matching import topic_match
+
+
+def _stamp(date_sel: int, time_sel: int, t: float) -> list[bytes]:
+    d, tm = mq_date_time(t) if t else ("", "")
+    return [pcf.enc_str(date_sel, pad(d, 12)), pcf.enc_str(time_sel, pad(tm, 8))]
+
+
+# --- the queue manager --------------------------------------------------------------------------
+def inquire_q_mgr_status(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    """Inquire Queue Manager Status: running, its command server and channel initiator running,
+    when it started, how many connections it has."""
+    qm = a.qm
+    values: dict[int, Any] = {C.MQCA_Q_MGR_NAME: pad(qm.name, 48), F.MQIACF_Q_MGR_STATUS: F.MQQMSTA_RUNNING,
+                              F.MQIACF_CHINIT_STATUS: C.MQSVC_STATUS_RUNNING,
+                              F.MQIACF_CMD_SERVER_STATUS: C.MQSVC_STATUS_RUNNING,
+                              F.MQIACF_CONNECTION_COUNT: len(qm.conns)}
+    d, t = mq_date_time(qm.started)
+    values[F.MQCACF_Q_MGR_START_DATE], values[F.MQCACF_Q_MGR_START_TIME] = pad(d, 12), pad(t, 8)
+    wanted = p.wanted(msg, F.MQIACF_Q_MGR_STATUS_ATTRS)
+    return [[pcf.enc_int(sel, v) if isinstance(v, int) else pcf.enc_str(sel, v) for sel, v in values.items()
+             if wanted is None or sel in wanted or sel == C.MQCA_Q_MGR_NAME]]
+
+
+# --- listeners ----------------------------------------------------------------------------------
+def inquire_listener_status(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    pattern = p.trimmed(p.need(msg, F.MQCACH_LISTENER_NAME))
+    out = []
+    for name, obj in sorted(a.qm.objects["LISTENER"].items()):
+        st = a.services.listener_status(name) if generic_match(pattern, name) else None
+        if st is None:
+            continue
+        out.append([pcf.enc_str(F.MQCACH_LISTENER_NAME, pad(name, 48)),
+                    pcf.enc_int(F.MQIACH_LISTENER_STATUS, C.MQSVC_STATUS_RUNNING),
+                    pcf.enc_int(F.MQIACH_PORT, int(st["PORT"])),
+                    pcf.enc_int(F.MQIACH_XMIT_PROTOCOL_TYPE, obj["TRPTYPE"]),
+                    pcf.enc_int(F.MQIACH_BACKLOG, obj["BACKLOG"]),
+                    pcf.enc_str(F.MQCACH_IP_ADDRESS, pad(obj["IPADDR"], 48)),
+                    pcf.enc_str(F.MQCACH_LISTENER_DESC, pad(obj["DESCR"], 64))]
+                   + _stamp(F.MQCACH_LISTENER_START_DATE, F.MQCACH_LISTENER_START_TIME, st.get("STARTED", 0.0)))
+    if not out:
+        raise CommandError(F.MQRCCF_LSTR_STATUS_NOT_FOUND, F.MQCACH_LISTENER_NAME)
+    return out
+
+
+def start_channel_listener(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    name = p.trimmed(p.need(msg, F.MQCACH_LISTENER_NAME))
+    obj = a.qm.lookup("LISTENER", name)
+    if obj is None:
+        raise CommandError(C.MQRC_UNKNOWN_OBJECT_NAME, F.MQCACH_LISTENER_NAME)
+    if a.services.listener_status(name) is not None:
+        raise CommandError(F.MQRCCF_LISTENER_RUNNING, F.MQCACH_LISTENER_NAME)
+    err = a.services.start_listener(obj)
+    if err:
+        raise CommandError(F.MQRCCF_LISTENER_NOT_STARTED, F.MQCACH_LISTENER_NAME, err)
+    return [[]]
+
+
+def stop_channel_listener(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    name = p.trimmed(p.need(msg, F.MQCACH_LISTENER_NAME))
+    if a.qm.lookup("LISTENER", name) is None:
+        raise CommandError(C.MQRC_UNKNOWN_OBJECT_NAME, F.MQCACH_LISTENER_NAME)
+    if a.services.stop_listener(name):
+        raise CommandError(F.MQRCCF_LISTENER_STOPPED, F.MQCACH_LISTENER_NAME)
+    return [[]]
+
+
+# --- channels -----------------------------------------------------------------------------------
+def reset_channel(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    seq = msg.first(F.MQIACH_MSG_SEQUENCE_NUMBER, 1)
+    if not 1 <= seq <= 999_999_999:
+        raise CommandError(F.MQRCCF_MSG_SEQ_NUMBER_ERROR, F.MQIACH_MSG_SEQUENCE_NUMBER)
+    return channel_op(a, msg, a.services.reset_channel, seq)
+
+
+def resolve_channel(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    action = p.need(msg, F.MQIACH_IN_DOUBT)
+    if action not in (F.MQIDO_COMMIT, F.MQIDO_BACKOUT):
+        raise CommandError(F.MQRCCF_INDOUBT_VALUE_ERROR, F.MQIACH_IN_DOUBT)
+    return channel_op(a, msg, a.services.resolve_channel, "COMMIT" if action == F.MQIDO_COMMIT else "BACKOUT")
+
+
+# --- security -----------------------------------------------------------------------------------
+_SECURITY_TYPES = {F.MQSECTYPE_AUTHSERV: "AUTHSERV", F.MQSECTYPE_SSL: "SSL", F.MQSECTYPE_CONNAUTH: "CONNAUTH"}
+
+
+def refresh_security(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    """Refresh Security: the OAM's cache (AUTHSERV, the default), the TLS key repository (SSL) or
+    connection authentication's settings (CONNAUTH), as REFRESH SECURITY does."""
+    kind = _SECURITY_TYPES.get(msg.first(F.MQIACF_SECURITY_TYPE, F.MQSECTYPE_AUTHSERV))
+    if kind is None:
+        raise CommandError(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACF_SECURITY_TYPE)
+    return a.mqsc(f"REFRESH SECURITY TYPE({kind})")
+
+
+# --- publish/subscribe --------------------------------------------------------------------------
+def inquire_sub_status(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    """Inquire Subscription Status, by SubName (generic) or SubId: what DISPLAY SBSTATUS shows."""
+    name = msg.first(F.MQCACF_SUB_NAME)
+    subid = msg.first(F.MQBACF_SUB_ID)
+    if name is None and subid is None:
+        raise CommandError(F.MQRCCF_PARM_COUNT_TOO_SMALL, F.MQCACF_SUB_NAME)
+    pattern = p.trimmed(name) if name is not None else ""
+    qm = a.qm
+    active = {id(h.sub) for c in qm.conns.values() for h in c.handles.values() if h.sub is not None}
+    out = []
+    for s in sorted(qm.pubsub.subscriptions.values(), key=lambda s: (s.name, s.subid)):
+        if subid is not None and bytes.fromhex(s.subid) != bytes(subid):
+            continue
+        if name is not None and not generic_match(pattern, s.name):
+            continue
+        out.append([pcf.enc_str(F.MQCACF_SUB_NAME, s.name.encode()),
+                    pcf.enc_bytes(F.MQBACF_SUB_ID, bytes.fromhex(s.subid)),
+                    pcf.enc_int(F.MQIACF_DURABLE_SUBSCRIPTION,
+                                C.MQSUB_DURABLE_YES if s.durable else C.MQSUB_DURABLE_NO),
+                    pcf.enc_int(F.MQIACF_SUB_TYPE, _SUBTYPE.get(s.subtype, F.MQSUBTYPE_API)),
+                    pcf.enc_int(F.MQIACF_MESSAGE_COUNT, s.publications),
+                    pcf.enc_bytes(F.MQBACF_CONNECTION_ID, b"\0" * 24 if id(s) not in active else _owner(qm, s))]
+                   + _stamp(C.MQCA_RESUME_DATE, C.MQCA_RESUME_TIME, s.resumed or s.created)
+                   + _stamp(F.MQCACF_LAST_MSG_DATE, F.MQCACF_LAST_MSG_TIME, s.last_msg or 0.0))
+    if not out:
+        raise CommandError(C.MQRC_NO_SUBSCRIPTION, F.MQCACF_SUB_NAME)
+    return out
+
+
+_SUBTYPE = {"API": F.MQSUBTYPE_API, "ADMIN": F.MQSUBTYPE_ADMIN, "PROXY": F.MQSUBTYPE_PROXY}
+
+
+def _owner(qm: Any, sub: Any) -> bytes:
+    for c in qm.conns.values():
+        if any(h.sub is sub for h in c.handles.values()):
+            return bytes(c.conn_id)
+    return b"\0" * 24
+
+
+def inquire_topic_status(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    """Inquire Topic Status of StatusType TOPIC: a topic-tree node's publisher and subscriber
+    counts, whether it holds a retained publication, and the administrative topic it inherits
+    from (SUB and PUB status types: DISPLAY TPSTATUS in Escape)."""
+    if msg.first(F.MQIACF_TOPIC_STATUS_TYPE, F.MQIACF_TOPIC_STATUS) != F.MQIACF_TOPIC_STATUS:
+        raise CommandError(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACF_TOPIC_STATUS_TYPE)
+    wanted = p.trimmed(p.need(msg, C.MQCA_TOPIC_STRING))
+    qm = a.qm
+    tree = qm.pubsub.tree()
+    subs = list(qm.pubsub.subscriptions.values())
+    pubs = [h.topic for c in qm.conns.values() for h in c.handles.values() if h.topic is not None]
+    used = set(tree) | {s.topic for s in subs} | set(pubs) | set(qm.pubsub.retained)
+    nodes = sorted({n for s in used if s for n in topics.ancestors(s) if n})
+    chosen = [n for n in nodes if topics_match(wanted, n)]
+    if not chosen:
+        raise CommandError(F.MQRCCF_TOPIC_STRING_NOT_FOUND, C.MQCA_TOPIC_STRING)
+    out = []
+    for node in chosen:
+        admin = tree.get(node)
+        out.append([pcf.enc_str(C.MQCA_TOPIC_STRING, node.encode()),
+                    pcf.enc_str(C.MQCA_ADMIN_TOPIC_NAME, pad(admin.name if admin is not None else "", 48)),
+                    pcf.enc_int(C.MQIA_PUB_COUNT, sum(1 for t in pubs if t == node)),
+                    pcf.enc_int(C.MQIA_SUB_COUNT, sum(1 for s in subs if s.topic == node)),
+                    pcf.enc_int(F.MQIACF_RETAINED_PUBLICATION, F.MQQSO_YES if node in qm.pubsub.retained
+                                else F.MQQSO_NO)])
+    return out
+
+
+def topics_match(pattern: str, node: str) -> bool:
+    """A topic string with # and + as whole levels, or a plain one."""
+    return topic_match(pattern, node) if "#" in pattern or "+" in pattern else pattern == node

@@ -1,0 +1,99 @@
+"""The queue manager's state as its MQI core reads it: ``CoreState`` declares, for the type
+checker and the reader, the attributes ``QueueManager.__init__`` sets and the four classes it is
+combined from (definitions, open, put, get) use through ``self``. Nothing here runs: the values
+are the queue manager's."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mqlite.cluster.state import ClusterState
+    from mqlite.cmq.structs import OD
+    from mqlite.engine.authority import Authority
+    from mqlite.engine.batch import Batches
+    from mqlite.engine.clock import Clock, IdGenerator
+    from mqlite.engine.core import Conn, Handle
+    from mqlite.engine.hooks import Hooks
+    from mqlite.engine.inquire import Inquiry
+    from mqlite.engine.ports import Journal, Pager, SharedPort
+    from mqlite.engine.pubadmin import PubAdmin
+    from mqlite.engine.pubcluster import ClusterTopics
+    from mqlite.engine.pubhier import Hierarchy
+    from mqlite.engine.pubsub import PubSub
+    from mqlite.engine.queue import QueueState
+    from mqlite.engine.report import Reports
+    from mqlite.engine.resolve import Resolved
+    from mqlite.engine.route import Routing
+    from mqlite.engine.segments import Segments
+    from mqlite.engine.stream import Streams
+    from mqlite.engine.subscribe import Subscriptions
+    from mqlite.engine.uow import UnitsOfWork
+    from mqlite.objects.model import MQObject
+    from mqlite.security.state import SecurityState
+
+
+class CoreState:
+    """What the MQI core's classes share (set in ``QueueManager.__init__``)."""
+
+    name: str
+    qmgr_name: str
+    name48: bytes
+    qmgr: MQObject
+    objects: dict[str, dict[str, MQObject]]
+    group_objects: dict[tuple[str, str], MQObject]
+    queues: dict[str, QueueState]
+    conns: dict[int, Conn]
+    _next_hconn: int
+    _seq: int
+    quiescing: bool
+    store: Journal
+    pager: Pager | None
+    buffers: tuple[int, int]
+    clock: Clock
+    started: float
+    ids: IdGenerator
+    hooks: Hooks
+    cluster: ClusterState
+    shared: SharedPort | None
+    qsg_members: frozenset[str]
+    security: SecurityState
+    _cl_targets: dict[tuple[Any, ...], tuple[Resolved, QueueState, Resolved]]
+    # the parts
+    authority: Authority
+    routing: Routing
+    batches: Batches
+    uow: UnitsOfWork
+    inquiry: Inquiry
+    streams: Streams
+    reports: Reports
+    segments: Segments
+    pubsub: PubSub
+    subs: Subscriptions
+    pubhier: Hierarchy
+    pubcluster: ClusterTopics
+    pubadmin: PubAdmin
+
+    if TYPE_CHECKING:
+        # The core's methods each class of it calls on another (defined in definitions, open,
+        # batch and the queue manager's face).
+        def log(self, text: str) -> None: ...
+        def queue(self, name: str) -> MQObject | None: ...
+        def lookup(self, ns: str, name: str) -> MQObject | None: ...
+        def add_object(self, obj: MQObject) -> None: ...
+        def remove_object(self, obj: MQObject, purge: bool = True) -> None: ...
+        def _shared_call(self, fn: Callable[..., Any], *args: Any) -> Any: ...
+        def open(self, conn: Conn, od: OD, options: int) -> Handle: ...
+        def handle(self, conn: Conn, hobj: int) -> Handle: ...
+        def close(self, conn: Conn, hobj: int, options: int = 0) -> None: ...
+        def _first_definition(self, h: Handle, res: Resolved) -> MQObject: ...
+        def settle(self, conn: Conn, hobj: int, acked: int, release: bool = True) -> None: ...
+        def flush_shared_async(self, conn: Conn) -> None: ...
+        def commit(self, conn: Conn, sync: tuple[str, dict[str, Any]] | None = None) -> None: ...
+        def backout(self, conn: Conn) -> None: ...
+        # ... and what name resolution asks of it (engine.resolve.View)
+        def qmgr_attr(self, key: str) -> Any: ...
+        def cluster_queue(self, name: str) -> bool: ...
+        def cluster_qmgr_alias(self, name: str) -> bool: ...
+        def cluster_route(self, qmgr: str) -> tuple[str, str] | None: ...
+        def qsg_member(self, qmgr: str) -> bool: ...
