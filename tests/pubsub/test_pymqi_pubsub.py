@@ -52,6 +52,27 @@ def test_managed_durable_and_non_durable(qm):
     c.disconnect()
 
 
+def test_resume_returns_the_subscriptions_durability_and_destination_class(qm):
+    """MQSUB with MQSO_RESUME alone gives back, in the MQSD's Options, whether the subscription is
+    durable and managed (pymqi's suite decides from them whether to delete the queue it reads)."""
+    C = pymqi.CMQC
+    qm.mqsc("DEFINE SUB(RESUMED.MANAGED) TOPICSTR('resume/managed') DESTCLAS(MANAGED)\n"
+            "DEFINE SUB(RESUMED.PROVIDED) TOPICSTR('resume/provided') DEST(PROVIDED.Q)\n", check=True)
+    c = qm.client()
+    try:
+        for name, managed in (("RESUMED.MANAGED", True), ("RESUMED.PROVIDED", False)):
+            sd = pymqi.SD(Options=C.MQSO_RESUME)
+            sd.set_vs("SubName", name)
+            sub = pymqi.Subscription(c)
+            sub.sub(sub_desc=sd, sub_queue=None if managed else pymqi.Queue(c, "PROVIDED.Q", C.MQOO_INPUT_AS_Q_DEF))
+            assert sd.Options & C.MQSO_DURABLE and bool(sd.Options & C.MQSO_MANAGED) == managed
+            assert sd.Options & C.MQSO_RESUME
+            sub.close(sub_close_options=C.MQCO_KEEP_SUB)
+    finally:
+        c.disconnect()
+        qm.mqsc("DELETE SUB(RESUMED.MANAGED)\nDELETE SUB(RESUMED.PROVIDED)\n")
+
+
 def test_one_to_many(qm):
     c = qm.client()
     topic = "/UNITTEST/PUBSUB/API/MANY"
