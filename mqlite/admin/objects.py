@@ -42,6 +42,7 @@ class Kind:
     type_error: int = F.MQRCCF_PARM_VALUE_ERROR            # an unknown type
     type_attr: str | None = None            # the attribute type_parm sets (AUTHINFO's AUTHTYPE)
     names_types: int | None = None          # Inquire Names' list of types beside the names
+    type_required: bool = True              # Create needs type_parm (when the kind has one)
 
     def kind_of(self, value: int) -> str:
         """The kind ``value`` of type_parm names."""
@@ -83,7 +84,14 @@ AUTHINFO = Kind("AUTHINFO", C.MQCA_AUTH_INFO_NAME, 48, F.MQIACF_AUTH_INFO_ATTRS,
 TOPIC = Kind("TOPIC", C.MQCA_TOPIC_NAME, 48, F.MQIACF_TOPIC_ATTRS, F.MQCACF_TOPIC_NAMES,
              (F.MQCACF_FROM_TOPIC_NAME, F.MQCACF_TO_TOPIC_NAME), C.MQIA_TOPIC_TYPE, {"TOPIC": C.MQTOPT_LOCAL},
              C.MQTOPT_ALL)
-KINDS = (QUEUE, CHANNEL, NAMELIST, LISTENER, AUTHINFO, TOPIC)
+PROCESS = Kind("PROCESS", C.MQCA_PROCESS_NAME, 48, F.MQIACF_PROCESS_ATTRS, F.MQCACF_PROCESS_NAMES,
+               (F.MQCACF_FROM_PROCESS_NAME, F.MQCACF_TO_PROCESS_NAME), types={"PROCESS": 0})
+SERVICE = Kind("SERVICE", C.MQCA_SERVICE_NAME, 32, F.MQIACF_SERVICE_ATTRS, None,
+               (F.MQCACF_FROM_SERVICE_NAME, F.MQCACF_TO_SERVICE_NAME), types={"SERVICE": 0})
+COMMINFO = Kind("COMMINFO", C.MQCA_COMM_INFO_NAME, 48, F.MQIACF_COMM_INFO_ATTRS, None,
+                (F.MQCACF_FROM_COMM_INFO_NAME, F.MQCACF_TO_COMM_INFO_NAME), C.MQIA_COMM_INFO_TYPE,
+                type_error=F.MQRCCF_COMM_INFO_TYPE_ERROR, type_attr="TYPE", type_required=False)
+KINDS = (QUEUE, CHANNEL, NAMELIST, LISTENER, AUTHINFO, TOPIC, PROCESS, SERVICE, COMMINFO)
 
 
 # --- the handlers, made for a kind --------------------------------------------------------------
@@ -118,7 +126,7 @@ def _existing(a: Admin, k: Kind, name: str, selector: int) -> MQObject:
 def create(k: Kind) -> Handler:
     def handler(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
         name = p.trimmed(p.need(msg, k.name))
-        kind = _type(k, msg, required=True)
+        kind = _type(k, msg, required=k.type_required) or k.ns
         assert kind is not None
         replace = msg.first(F.MQIACF_REPLACE, F.MQRP_NO) == F.MQRP_YES
         a.run(admin.define, kind, name, _values(k, msg, kind), None, replace)

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mqlite.cli import security as cli_security
+from mqlite.cmq import CMQC
 from mqlite.engine.clock import Clock
 from mqlite.engine.ports import SaveMeta
 from mqlite.engine.qmgr import QueueManager
@@ -97,7 +98,7 @@ def crtmqm(args: argparse.Namespace) -> int:
         qm.save(qm.qmgr)
     if args.p is not None:
         lst = MQObject("LISTENER", "SYSTEM.LISTENER.TCP.1", TABLE.defaults("LISTENER"))
-        lst.attrs.update({"PORT": args.p, "CONTROL": 1})
+        lst.attrs.update({"PORT": args.p, "CONTROL": CMQC.MQSVC_CONTROL_Q_MGR})   # started with the queue manager
         qm.add_object(lst)
         count += 1
     store.close()

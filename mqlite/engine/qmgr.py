@@ -71,7 +71,8 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, GetMixin):
         self.started = self.clock.now()
         self.ids = IdGenerator(name, self.clock)
         self.objects: dict[str, dict[str, MQObject]] = {QUEUE: {}, "CHANNEL": {}, "NAMELIST": {}, "LISTENER": {},
-                                                        "AUTHINFO": {}, "TOPIC": {}}
+                                                        "AUTHINFO": {}, "TOPIC": {}, "PROCESS": {}, "SERVICE": {},
+                                                        "COMMINFO": {}}
         self.security = SecurityState(ObjectSaver(store))    # CHLAUTH rules, authority records, users
         self.queues: dict[str, QueueState] = {}
         self.qmgr = MQObject(QMGR, name, TABLE.defaults(QMGR))

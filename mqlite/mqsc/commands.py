@@ -48,8 +48,19 @@ MSG = {
     ("DEFINE", "TOPIC"): "AMQ8690I: IBM MQ topic created.",
     ("ALTER", "TOPIC"): "AMQ8691I: IBM MQ topic changed.",
     ("DELETE", "TOPIC"): "AMQ8692I: IBM MQ topic deleted.",
+    ("DEFINE", "PROCESS"): "AMQ8010I: IBM MQ process created.",
+    ("ALTER", "PROCESS"): "AMQ8012I: IBM MQ process changed.",
+    ("DELETE", "PROCESS"): "AMQ8011I: IBM MQ process deleted.",
+    # (ids not yet checked against MQ's catalogue are mqlite's own: issue 35's catalogue table)
+    ("DEFINE", "SERVICE"): "MQL8001I: IBM MQ service created.",
+    ("ALTER", "SERVICE"): "MQL8002I: IBM MQ service changed.",
+    ("DELETE", "SERVICE"): "MQL8003I: IBM MQ service deleted.",
+    ("DEFINE", "COMMINFO"): "MQL8004I: IBM MQ communication information object created.",
+    ("ALTER", "COMMINFO"): "MQL8005I: IBM MQ communication information object changed.",
+    ("DELETE", "COMMINFO"): "MQL8006I: IBM MQ communication information object deleted.",
 }
-DEFINABLE = set(QUEUE_KINDS) | {"CHANNEL", "NAMELIST", "LISTENER", "AUTHINFO", "TOPIC"}
+DEFINABLE = set(QUEUE_KINDS) | {"CHANNEL", "NAMELIST", "LISTENER", "AUTHINFO", "TOPIC", "PROCESS", "SERVICE",
+                                "COMMINFO"}
 
 
 def _syntax(cmd_text: str, segment: str | None = None, reason: str = "") -> Result:
@@ -298,7 +309,7 @@ class Executor(Part):
             return self.display.objects(cmd, "QUEUE")
         if ot == "TOPIC" and (self.word(cmd, "TYPE", ("LOCAL", "CLUSTER", "ALL"), "LOCAL") == "CLUSTER"):
             return self.cluster.display_topic_cluster(cmd)
-        if ot in ("CHANNEL", "NAMELIST", "LISTENER", "AUTHINFO", "TOPIC"):
+        if ot in ("CHANNEL", "NAMELIST", "LISTENER", "AUTHINFO", "TOPIC", "PROCESS", "SERVICE", "COMMINFO"):
             return self.display.objects(cmd, ot)
         if ot == "TPSTATUS":
             return self.topics.display_tpstatus(cmd)

@@ -29,6 +29,9 @@ DISPLAY_HEADER = {
     "LISTENER": "AMQ8630I: Display listener information details.",
     "AUTHINFO": "AMQ8566I: Display authentication information details.",
     "TOPIC": "AMQ8633I: Display topic details.",
+    "PROCESS": "AMQ8407I: Display Process details.",
+    "SERVICE": "AMQ8629I: Display service information details.",
+    "COMMINFO": "MQL8007I: Display communication information details.",
 }
 QUEUE_DISPLAY_TYPES = {"QLOCAL", "QALIAS", "QREMOTE", "QMODEL", "QCLUSTER", "ALL"}
 

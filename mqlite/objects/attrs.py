@@ -18,6 +18,7 @@ from mqlite.cmq import CMQCFC as CH
 # Object kinds -----------------------------------------------------------------------------------
 QLOCAL, QMODEL, QALIAS, QREMOTE = "QLOCAL", "QMODEL", "QALIAS", "QREMOTE"
 QMGR, NAMELIST, LISTENER, AUTHINFO, TOPIC = "QMGR", "NAMELIST", "LISTENER", "AUTHINFO", "TOPIC"
+PROCESS, SERVICE, COMMINFO = "PROCESS", "SERVICE", "COMMINFO"
 CHANNEL_TYPES = ("SDR", "SVR", "RCVR", "RQSTR", "CLNTCONN", "SVRCONN", "CLUSSDR", "CLUSRCVR", "AMQP")
 QUEUE_KINDS = (QLOCAL, QMODEL, QALIAS, QREMOTE)
 
@@ -34,6 +35,9 @@ NL = frozenset({NAMELIST})
 LS = frozenset({LISTENER})
 AI = frozenset({AUTHINFO})
 TP = frozenset({TOPIC})
+PR = frozenset({PROCESS})
+SV = frozenset({SERVICE})
+CI = frozenset({COMMINFO})
 CH_ALL = frozenset(CHANNEL_TYPES) - {"AMQP"}
 CH_MSG = frozenset({"SDR", "SVR", "RCVR", "RQSTR", "CLUSSDR", "CLUSRCVR"})
 CH_SEND = frozenset({"SDR", "SVR", "CLUSSDR", "CLUSRCVR"})
@@ -109,6 +113,8 @@ def _enum(*pairs: tuple[str, int]) -> dict[str, int]:
 ENABLED_DISABLED_GET = _enum(("ENABLED", CMQC.MQQA_GET_ALLOWED), ("DISABLED", CMQC.MQQA_GET_INHIBITED))
 ENABLED_DISABLED_PUT = _enum(("ENABLED", CMQC.MQQA_PUT_ALLOWED), ("DISABLED", CMQC.MQQA_PUT_INHIBITED))
 NO_YES = _enum(("NO", 0), ("YES", 1))
+SERVICE_CONTROL = _enum(("MANUAL", CMQC.MQSVC_CONTROL_MANUAL), ("QMGR", CMQC.MQSVC_CONTROL_Q_MGR),
+                        ("STARTONLY", CMQC.MQSVC_CONTROL_Q_MGR_START))
 MON_LEVELS = _enum(("OFF", CMQC.MQMON_OFF), ("LOW", CMQC.MQMON_LOW), ("MEDIUM", CMQC.MQMON_MEDIUM),
                    ("HIGH", CMQC.MQMON_HIGH))
 ENABLED_DISABLED_EV = _enum(("ENABLED", CH.MQEVR_ENABLED), ("DISABLED", CH.MQEVR_DISABLED))
@@ -127,11 +133,13 @@ ATTRS: list[Attr] = [
     Attr("DESCR", STR, LS, "", length=64),
     Attr("DESCR", STR, AI, "", length=64, selector=S.MQCA_AUTH_INFO_DESC),
     Attr("DESCR", STR, CH_ALL, "", length=64, selector=CH.MQCACH_DESC),
-    Attr("CRDATE", STR, Q_ALL, "", alterable=False, selector=S.MQCA_CREATION_DATE),
-    Attr("CRTIME", STR, Q_ALL, "", alterable=False, selector=S.MQCA_CREATION_TIME),
+    Attr("CRDATE", STR, Q_ALL, "", alterable=False, selector=S.MQCA_CREATION_DATE, length=12),
+    Attr("CRTIME", STR, Q_ALL, "", alterable=False, selector=S.MQCA_CREATION_TIME, length=8),
     Attr("DESCR", STR, TP, "", length=64, selector=S.MQCA_TOPIC_DESC),
-    Attr("ALTDATE", STR, Q_ALL | QM | NL | LS | CH_ALL | AI | TP, "", alterable=False, selector=S.MQCA_ALTERATION_DATE),
-    Attr("ALTTIME", STR, Q_ALL | QM | NL | LS | CH_ALL | AI | TP, "", alterable=False, selector=S.MQCA_ALTERATION_TIME),
+    Attr("ALTDATE", STR, Q_ALL | QM | NL | LS | CH_ALL | AI | TP | PR | SV | CI, "", alterable=False,
+         selector=S.MQCA_ALTERATION_DATE, length=12),
+    Attr("ALTTIME", STR, Q_ALL | QM | NL | LS | CH_ALL | AI | TP | PR | SV | CI, "", alterable=False,
+         selector=S.MQCA_ALTERATION_TIME, length=8),
     # --- queues: common ---
     Attr("PUT", ENUM, Q_ALL, CMQC.MQQA_PUT_ALLOWED, S.MQIA_INHIBIT_PUT, values=ENABLED_DISABLED_PUT, mqset=True),
     Attr("DEFPRTY", INT, Q_ALL, 0, S.MQIA_DEF_PRIORITY, hi=9),
@@ -337,7 +345,7 @@ ATTRS: list[Attr] = [
     Attr("PORT", INT, LS, 0, S.MQIA_LISTENER_PORT_NUMBER, hi=65535),
     Attr("IPADDR", STR, LS, "", CH.MQCACH_IP_ADDRESS, length=48),
     Attr("BACKLOG", INT, LS, 0, CH.MQIACH_BACKLOG),
-    Attr("CONTROL", ENUM, LS, 0, CH.MQIACH_LISTENER_CONTROL, values=_enum(("MANUAL", 0), ("QMGR", 1), ("STARTONLY", 2))),
+    Attr("CONTROL", ENUM, LS, S.MQSVC_CONTROL_MANUAL, CH.MQIACH_LISTENER_CONTROL, values=SERVICE_CONTROL),
     # --- channels ---
     Attr("CONNAME", STR, CH_CONN, "", CH.MQCACH_CONNECTION_NAME, length=264),
     Attr("BATCHSZ", INT, CH_MSG, 50, CH.MQIACH_BATCH_SIZE, lo=1, hi=9999),
@@ -390,6 +398,49 @@ ATTRS: list[Attr] = [
     # distributed MQ, where it takes effect only on z/OS.
     Attr("KAINT", INT, CH_ALL, CMQXC.MQKAI_AUTO, CH.MQIACH_KEEP_ALIVE_INTERVAL, hi=99999,
          values={"AUTO": CMQXC.MQKAI_AUTO}),
+    # --- process definitions (PROCESS): what a trigger message names (triggering: issue 36) ---
+    Attr("DESCR", STR, PR, "", S.MQCA_PROCESS_DESC, length=64),
+    Attr("APPLICID", STR, PR, "", S.MQCA_APPL_ID, length=256),
+    Attr("APPLTYPE", INT, PR, CMQC.MQAT_UNIX, S.MQIA_APPL_TYPE, hi=999999999,
+         values=_enum(("CICS", CMQC.MQAT_CICS), ("MVS", CMQC.MQAT_MVS), ("IMS", CMQC.MQAT_IMS),
+                      ("OS2", CMQC.MQAT_OS2), ("DOS", CMQC.MQAT_DOS), ("UNIX", CMQC.MQAT_UNIX),
+                      ("OS400", CMQC.MQAT_OS400), ("WINDOWS", CMQC.MQAT_WINDOWS),
+                      ("WINDOWSNT", CMQC.MQAT_WINDOWS_NT), ("NSK", CMQC.MQAT_NSK),
+                      ("NOTESAGENT", CMQC.MQAT_NOTES_AGENT), ("WLM", CMQC.MQAT_WLM), ("DEF", CMQC.MQAT_DEFAULT))),
+    Attr("ENVRDATA", STR, PR, "", S.MQCA_ENV_DATA, length=128),
+    Attr("USERDATA", STR, PR, "", S.MQCA_USER_DATA, length=128),
+    # --- services (SERVICE): programs the queue manager starts and stops (issue 36) ---
+    Attr("DESCR", STR, SV, "", S.MQCA_SERVICE_DESC, length=64),
+    Attr("CONTROL", ENUM, SV, CMQC.MQSVC_CONTROL_MANUAL, S.MQIA_SERVICE_CONTROL, values=SERVICE_CONTROL),
+    Attr("SERVTYPE", ENUM, SV, CMQC.MQSVC_TYPE_COMMAND, S.MQIA_SERVICE_TYPE,
+         values=_enum(("SERVER", CMQC.MQSVC_TYPE_SERVER), ("COMMAND", CMQC.MQSVC_TYPE_COMMAND))),
+    Attr("STARTCMD", STR, SV, "", S.MQCA_SERVICE_START_COMMAND, length=255),
+    Attr("STARTARG", STR, SV, "", S.MQCA_SERVICE_START_ARGS, length=255),
+    Attr("STOPCMD", STR, SV, "", S.MQCA_SERVICE_STOP_COMMAND, length=255),
+    Attr("STOPARG", STR, SV, "", S.MQCA_SERVICE_STOP_ARGS, length=255),
+    Attr("STDOUT", STR, SV, "", S.MQCA_STDOUT_DESTINATION, length=255),
+    Attr("STDERR", STR, SV, "", S.MQCA_STDERR_DESTINATION, length=255),
+    # --- multicast communication information (COMMINFO): kept and shown; mqlite has no
+    # multicast transport, so none of it takes effect (docs/mqsc.md) ---
+    Attr("DESCR", STR, CI, "", S.MQCA_COMM_INFO_DESC, length=64),
+    Attr("TYPE", ENUM, CI, CMQC.MQCIT_MULTICAST, S.MQIA_COMM_INFO_TYPE, alterable=False,
+         values=_enum(("MULTICAST", CMQC.MQCIT_MULTICAST))),
+    Attr("GRPADDR", STR, CI, "239.0.0.0", CH.MQCACH_GROUP_ADDRESS, length=264),
+    Attr("PORT", INT, CI, 1414, CH.MQIACH_PORT, lo=1, hi=65535),
+    Attr("BRIDGE", ENUM, CI, CMQC.MQMCB_ENABLED, S.MQIA_MCAST_BRIDGE,
+         values=_enum(("ENABLED", CMQC.MQMCB_ENABLED), ("DISABLED", CMQC.MQMCB_DISABLED))),
+    Attr("CCSID", INT, CI, 0, S.MQIA_CODED_CHAR_SET_ID, hi=65535),
+    Attr("COMMEV", ENUM, CI, CH.MQEVR_DISABLED, S.MQIA_COMM_EVENT,
+         values=_enum(("DISABLED", CH.MQEVR_DISABLED), ("ENABLED", CH.MQEVR_ENABLED),
+                      ("EXCEPTION", CH.MQEVR_EXCEPTION))),
+    Attr("MCHBINT", INT, CI, 2000, CH.MQIACH_MC_HB_INTERVAL, hi=999999),
+    Attr("MCPROP", ENUM, CI, CH.MQMCP_REPLY, CH.MQIACH_MULTICAST_PROPERTIES,
+         values=_enum(("ALL", CH.MQMCP_ALL), ("REPLY", CH.MQMCP_REPLY), ("USER", CH.MQMCP_USER),
+                      ("NONE", CH.MQMCP_NONE), ("COMPAT", CH.MQMCP_COMPAT))),
+    Attr("MONINT", INT, CI, 60, S.MQIA_MONITOR_INTERVAL, hi=999999),
+    Attr("MSGHIST", INT, CI, 100, CH.MQIACH_MSG_HISTORY, hi=999999999),
+    Attr("NSUBHIST", ENUM, CI, CH.MQNSH_NONE, CH.MQIACH_NEW_SUBSCRIBER_HISTORY,
+         values=_enum(("NONE", CH.MQNSH_NONE), ("ALL", CH.MQNSH_ALL))),
 ]
 
 # Queue CLUSTER/CLUSNL and channel CLUSTER/CLUSNL share the keyword; give channels their own entries.
@@ -406,7 +457,8 @@ class AttrTable:
         self.by_kind: dict[str, dict[str, Attr]] = {}
         self.keywords: dict[str, dict[str, Attr]] = {}   # kind -> keyword or synonym -> Attr
         self.selectors: dict[str, dict[int, Attr]] = {}
-        kinds = set(QUEUE_KINDS) | {QMGR, NAMELIST, LISTENER, AUTHINFO, TOPIC} | set(CHANNEL_TYPES)
+        kinds = set(QUEUE_KINDS) | {QMGR, NAMELIST, LISTENER, AUTHINFO, TOPIC, PROCESS, SERVICE, COMMINFO} \
+            | set(CHANNEL_TYPES)
         for kind in kinds:
             self.by_kind[kind] = {}
             self.keywords[kind] = {}

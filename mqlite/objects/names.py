@@ -8,7 +8,7 @@ from mqlite.cmq import CMQCFC as F
 
 _NAME = re.compile(r"[A-Za-z0-9._/%]+\Z")
 
-LIMITS = {"QUEUE": 48, "QMGR": 48, "NAMELIST": 48, "LISTENER": 48, "CHANNEL": 20, "CLUSTER": 48}
+LIMITS = {"QUEUE": 48, "QMGR": 48, "NAMELIST": 48, "LISTENER": 48, "CHANNEL": 20, "CLUSTER": 48, "SERVICE": 32}
 
 
 def valid_name(name: str, objtype: str = "QUEUE") -> bool:

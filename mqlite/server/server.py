@@ -113,7 +113,7 @@ class QMServer:
         self.log.write("AMQ8003I", f"IBM MQ queue manager '{self.name}' started.",
                        f"Recovered {stats['messages']} persistent messages on {stats['queues']} queues.")
         for obj in list(self.qm.objects["LISTENER"].values()):
-            if obj["CONTROL"] in (1, 2):  # QMGR, STARTONLY
+            if obj["CONTROL"] in (C.MQSVC_CONTROL_Q_MGR, C.MQSVC_CONTROL_Q_MGR_START):
                 err = self.start_listener(obj)
                 if err:
                     self.log.write("AMQ9212E", f"Listener {obj.name} could not start: {err}")

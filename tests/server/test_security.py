@@ -356,7 +356,9 @@ def test_every_declared_pcf_command_is_refused_without_its_authority(secured):
                             "OBJTYPE(QUEUE) AUTHADD(GET,INQ,DSP)\n", check=True)
     before = secured.mqsc("DISPLAY QLOCAL(DEV.QUEUE.2) ALL\n").stdout
     names = {"QUEUE": b"DEV.QUEUE.2", "CHANNEL": b"DEV.APP.SVRCONN", "TOPIC": b"DEV.BASE.TOPIC",
-             "NAMELIST": b"DEV.NAMELIST", "AUTHINFO": b"DEV.AUTHINFO", "LISTENER": b"SYSTEM.DEFAULT.LISTENER.TCP"}
+             "NAMELIST": b"DEV.NAMELIST", "AUTHINFO": b"DEV.AUTHINFO", "LISTENER": b"SYSTEM.DEFAULT.LISTENER.TCP",
+             "PROCESS": b"SYSTEM.DEFAULT.PROCESS", "SERVICE": b"SYSTEM.DEF.SERVICE",
+             "COMMINFO": b"SYSTEM.DEFAULT.COMMINFO.MULTICAST"}
     by_code = {v: k for k, v in vars(CMQCFC).items() if k.startswith("MQCMD_") and isinstance(v, int)}
     qm = _connect(secured, "DEV.APP.SVRCONN", "app", "passw0rd")
     p = pymqi.PCFExecute(qm)
