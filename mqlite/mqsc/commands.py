@@ -228,7 +228,9 @@ class Executor(Part):
         return Result(["AMQ8415I: Ping IBM MQ Queue Manager command complete."])
 
     def _channel_op(self, cmd: Command, allowed: dict[str, set[str]], run: Callable[..., str | None],
-                    done: str, *args: Any) -> Result:
+                    done: str, *args: Any, already: tuple[str, ...] = ()) -> Result:
+        """A channel operation; with IGNSTATE(YES) a channel already in one of the ``already``
+        states (START of a running one, STOP of a stopped one) is success, as MQ answers."""
         name = self.need_name(cmd)
         for p in cmd.params:
             choices = allowed.get(p.keyword)
@@ -236,25 +238,43 @@ class Executor(Part):
                 raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid here.")
         if self.qm.lookup("CHANNEL", name) is None and self.qm.cluster.auto_channel(name) is None:
             raise AdminError(admin.NOT_FOUND, name)
+        if already and self._ignstate(cmd):
+            states = {st["STATUS"] for st in self.services.channel_status(name) if st["CHANNEL"] == name}
+            if (states or {"INACTIVE"}) <= set(already):
+                return Result([done])
         err = run(name, *args)
+        if err:
+            return Result([err], ERROR)
+        return Result([done])
+
+    def _ignstate(self, cmd: Command) -> bool:
+        return self.word(cmd, "IGNSTATE", ("YES", "NO"), "NO") == "YES"
+
+    def _listener_op(self, cmd: Command, start: bool) -> Result:
+        name = self.need_name(cmd)
+        for p in cmd.params:
+            if p.keyword not in ("IGNSTATE", "CMDSCOPE"):
+                raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid here.")
+        obj = self.qm.lookup("LISTENER", name)
+        if obj is None:
+            raise AdminError(admin.NOT_FOUND, name)
+        done = "AMQ8021I: Request to start IBM MQ Listener accepted." if start else \
+            "AMQ8706I: Request to stop IBM MQ Listener accepted."
+        running = self.services.listener_status(name) is not None
+        if running == start and self._ignstate(cmd):
+            return Result([done])           # already as asked, and IGNSTATE(YES): success
+        err = self.services.start_listener(obj) if start else self.services.stop_listener(name)
         if err:
             return Result([err], ERROR)
         return Result([done])
 
     def _start(self, cmd: Command) -> Result:
         if cmd.objtype == "CHANNEL":
-            return self._channel_op(cmd, {"CHLTYPE": set()}, self.services.start_channel,
-                                    "AMQ8018I: Start IBM MQ channel accepted.")
+            return self._channel_op(cmd, {"CHLTYPE": set(), "IGNSTATE": {"YES", "NO"}}, self.services.start_channel,
+                                    "AMQ8018I: Start IBM MQ channel accepted.", already=("RUNNING",))
         if cmd.objtype != "LISTENER":
             return self.unsupported(cmd)
-        name = self.need_name(cmd)
-        obj = self.qm.lookup("LISTENER", name)
-        if obj is None:
-            raise AdminError(admin.NOT_FOUND, name)
-        err = self.services.start_listener(obj)
-        if err:
-            return Result([err], ERROR)
-        return Result(["AMQ8021I: Request to start IBM MQ Listener accepted."])
+        return self._listener_op(cmd, start=True)
 
     def _stop(self, cmd: Command) -> Result:
         if cmd.objtype == "CONN":
@@ -263,18 +283,14 @@ class Executor(Part):
             mode = (p.value or "QUIESCE").upper() if (p := cmd.param("MODE")) else "QUIESCE"
             status = (p.value or "STOPPED").upper() if (p := cmd.param("STATUS")) else "STOPPED"
             return self._channel_op(cmd, {"MODE": {"QUIESCE", "FORCE", "TERMINATE"},
-                                          "STATUS": {"STOPPED", "INACTIVE"}, "CHLTYPE": set()},
+                                          "STATUS": {"STOPPED", "INACTIVE"}, "CHLTYPE": set(),
+                                          "IGNSTATE": {"YES", "NO"}},
                                     self.services.stop_channel, "AMQ8019I: Stop IBM MQ channel accepted.",
-                                    "QUIESCE" if mode == "QUIESCE" else "FORCE", status)
+                                    "QUIESCE" if mode == "QUIESCE" else "FORCE", status,
+                                    already=("STOPPED", "INACTIVE"))
         if cmd.objtype != "LISTENER":
             return self.unsupported(cmd)
-        name = self.need_name(cmd)
-        if self.qm.lookup("LISTENER", name) is None:
-            raise AdminError(admin.NOT_FOUND, name)
-        err = self.services.stop_listener(name)
-        if err:
-            return Result([err], ERROR)
-        return Result(["AMQ8706I: Request to stop IBM MQ Listener accepted."])
+        return self._listener_op(cmd, start=False)
 
     def _reset(self, cmd: Command) -> Result:
         if cmd.objtype == "CLUSTER":

@@ -140,6 +140,8 @@ class ObjectDisplay(Part):
             if ns == "AUTHINFO" and tp is not None and (tp.value or "").upper() != "ALL":
                 want_type = self.security.authtype(cmd)
         all_, wanted = self.requested(cmd, kinds, extra)
+        if not wanted and "*" not in pattern and cmd.param("WHERE") is None:
+            all_ = True             # a specific name with no attributes asked for shows them all, as MQ does
         where = self.where(cmd, kinds)
         if where is not None:
             wanted.append(where.attr)
@@ -196,9 +198,11 @@ class ObjectDisplay(Part):
 
     def qmgr(self, cmd: Command) -> Result:
         """DISPLAY QMGR."""
-        all_, wanted = self.requested(cmd, [QMGR], {"CMDSCOPE"})
+        all_, wanted = self.requested(cmd, [QMGR], {"CMDSCOPE", "QMNAME"})
         values = self.qm.qmgr.attrs
         table = TABLE.attrs(QMGR)
+        if cmd.param("QMNAME") is not None and not wanted and not all_:
+            return Result([DISPLAY_HEADER["QMGR"]] + format_fields([f"QMNAME({self.qm.name})"]))
         names = sorted(table) if all_ or not wanted else [w for w in dict.fromkeys(wanted)]
         items = [f"QMNAME({self.qm.name})"] + [table[n].render(values[n]) for n in names]
         return Result([DISPLAY_HEADER["QMGR"]] + format_fields(items))

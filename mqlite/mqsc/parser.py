@@ -79,7 +79,9 @@ def split_commands(script: str) -> list[ScriptCommand]:
     strip_next = False          # the previous line ended in '+': drop the next line's leading blanks
     for raw in script.splitlines():
         line = raw.rstrip()
-        if line.startswith("*") or (not lines and not line.strip()):
+        if line.startswith("*") or not line.strip():
+            # Comments and blank lines are passed over, inside a continued command too (runmqsc
+            # reads on to the line that continues it).
             if lines:
                 lines.append(raw)
             continue

@@ -20,6 +20,22 @@ def test_continuations_comments_and_terminator():
     assert cmds[0].lines == ["DEFINE QLOCAL(A) +", "     DESCR('x')"]
 
 
+def test_blank_and_comment_lines_inside_a_continued_command_are_passed_over():
+    cmds = split_commands("DEFINE QLOCAL(A) +\n\n* why the depth\n   MAXDEPTH(5) -\n\n  DESCR(x)\nDIS QL(A)\n")
+    assert [c.text for c in cmds] == ["DEFINE QLOCAL(A) MAXDEPTH(5)   DESCR(x)", "DIS QL(A)"]
+    assert cmds[0].lines[1:3] == ["", "* why the depth"]
+
+
+def test_display_of_a_specific_name_shows_all_and_qmgr_qmname():
+    e = Engine()
+    e.mqsc("DEFINE QLOCAL(SPECIFIC.Q) MAXDEPTH(7)")
+    one = e.mqsc("DISPLAY QLOCAL(SPECIFIC.Q)")
+    assert "MAXDEPTH(7)" in "\n".join(one.lines) and "DESCR( )" in "\n".join(one.lines)
+    generic = "\n".join(e.mqsc("DISPLAY QLOCAL(SPECIFIC.*)").lines)
+    assert "QUEUE(SPECIFIC.Q)" in generic and "MAXDEPTH" not in generic
+    assert e.mqsc("DISPLAY QMGR QMNAME").lines[1:] == [f"   QMNAME({e.qm.name})"]
+
+
 def test_case_folding_and_quoting():
     cmd = parse("define qlocal(low.q) descr('Keep Case') boqname(abc)")
     assert (cmd.verb, cmd.objtype, cmd.name) == ("DEFINE", "QLOCAL", "LOW.Q")

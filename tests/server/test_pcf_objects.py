@@ -357,6 +357,14 @@ def test_queue_manager_and_listener_status_and_control(qm: Any, pcf: Any) -> Non
     finally:
         run(F.MQCMD_STOP_CHANNEL_LISTENER, {F.MQCACH_LISTENER_NAME: b"L.ONE"})
     assert rc(run, F.MQCMD_STOP_CHANNEL_LISTENER, {F.MQCACH_LISTENER_NAME: b"L.ONE"}) == F.MQRCCF_LISTENER_STOPPED
+    # runmqsc's IGNSTATE(YES): stopping what is stopped (or starting what runs) is success.
+    refused = qm.mqsc("STOP LISTENER(L.ONE)")
+    assert refused.returncode == 10 and "not active" in refused.stdout
+    ignored = qm.mqsc("STOP LISTENER(L.ONE) IGNSTATE(YES)\nDEFINE CHANNEL(NEVER.RUN) CHLTYPE(SDR) "
+                      "CONNAME('127.0.0.1(1)') XMITQ(CONN.Q)\nSTOP CHANNEL(NEVER.RUN) IGNSTATE(YES)\n")
+    assert ignored.returncode == 0 and "AMQ8706I" in ignored.stdout and "AMQ8019I" in ignored.stdout, ignored.stdout
+    bad = qm.mqsc("STOP LISTENER(L.ONE) IGNSTATE(MAYBE)")
+    assert bad.returncode == 10 and "One command has a syntax error" in bad.stdout
     assert rc(run, F.MQCMD_START_CHANNEL_LISTENER, {F.MQCACH_LISTENER_NAME: b"NO.SUCH"}) == \
         C.MQRC_UNKNOWN_OBJECT_NAME
     # Refresh Security by type; channels' reset and resolve checked before anything is done.
