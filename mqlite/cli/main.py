@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from mqlite.cli import config as cli_config
 from mqlite.cli import security as cli_security
 from mqlite.cmq import CMQC
 from mqlite.engine.clock import Clock
@@ -543,6 +544,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=0, help="listener port (default: a free one)")
     p.set_defaults(fn=demo)
     cli_security.add_parsers(sub, _security)
+    cli_config.add_parsers(sub, _security)
     return ap
 
 
@@ -561,7 +563,7 @@ def _security(name: str, args: argparse.Namespace) -> int:
     paths = _running_paths(args.m)
     if isinstance(paths, int):
         return paths
-    fn: Any = cli_security.COMMANDS[name]
+    fn: Any = cli_security.COMMANDS.get(name) or cli_config.COMMANDS[name]
     if name == "setmqaut":
         return int(fn(args, args.auth_words, _control, paths))
     return int(fn(args, _control, paths))

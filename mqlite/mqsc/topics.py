@@ -31,6 +31,10 @@ class TopicCommands(Part):
     def topicstr(self, cmd: Command, name: str) -> str:
         """DEFINE TOPIC's TOPICSTR: required, and no other topic object may have it."""
         p = cmd.param("TOPICSTR")
+        if p is not None and not p.value and p.quoted and cmd.param("REPLACE") is not None:
+            existing = self.qm.objects["TOPIC"].get(name)
+            if existing is not None and existing["TOPICSTR"] == "":
+                return ""           # the root objects (SYSTEM.BASE.TOPIC) replaced as they are
         if p is None or not p.value:
             raise SyntaxProblem(cmd.text, p.text if p else cmd.text, "TOPICSTR is required.")
         value = p.value

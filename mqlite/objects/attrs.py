@@ -423,7 +423,7 @@ ATTRS: list[Attr] = [
     # --- multicast communication information (COMMINFO): kept and shown; mqlite has no
     # multicast transport, so none of it takes effect (docs/mqsc.md) ---
     Attr("DESCR", STR, CI, "", S.MQCA_COMM_INFO_DESC, length=64),
-    Attr("TYPE", ENUM, CI, CMQC.MQCIT_MULTICAST, S.MQIA_COMM_INFO_TYPE, alterable=False,
+    Attr("TYPE", ENUM, CI, CMQC.MQCIT_MULTICAST, S.MQIA_COMM_INFO_TYPE,
          values=_enum(("MULTICAST", CMQC.MQCIT_MULTICAST))),
     Attr("GRPADDR", STR, CI, "239.0.0.0", CH.MQCACH_GROUP_ADDRESS, length=264),
     Attr("PORT", INT, CI, 1414, CH.MQIACH_PORT, lo=1, hi=65535),

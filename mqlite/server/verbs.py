@@ -8,6 +8,7 @@ import os
 import time
 from typing import Any
 
+from mqlite.admin import dump
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import GMO
@@ -295,6 +296,15 @@ def _control(s: Any, p: bytes) -> bytes:
                               "connections": apps, "pid": os.getpid()})
     if op in ("setusr", "dspusr", "setaut", "dspaut", "dmpaut"):
         return P.encode_json(secop(srv, req))
+    if op == "dmpcfg":
+        opts = req.get("opts") or {}
+        try:
+            options = dump.Options(**{k: v for k, v in opts.items() if k in dump.Options.__dataclass_fields__})
+        except TypeError:
+            return P.encode_json({"ok": False, "msg": "dmpmqcfg: options not valid."})
+        with srv.lock:
+            lines = dump.dump(srv.qm, options, str(req.get("command") or "dmpmqcfg"))
+        return P.encode_json({"ok": True, "lines": lines})
     raise P.ProtocolError(f"unknown control operation {op!r}")
 
 
