@@ -25,7 +25,9 @@ _MORE = {"SHORTRTS": (F.MQIACH_SHORT_RETRIES_LEFT, 0), "LONGRTS": (F.MQIACH_LONG
          "CHSTADA": (F.MQCACH_CHANNEL_START_DATE, 12), "CHSTATI": (F.MQCACH_CHANNEL_START_TIME, 8),
          "CURSHCNV": (F.MQIACH_CURRENT_SHARING_CONVS, 0), "MAXSHCNV": (F.MQIACH_MAX_SHARING_CONVS, 0),
          "RAPPLTAG": (F.MQCACH_REMOTE_APPL_TAG, 28), "MCAUSER": (F.MQCACH_MCA_USER_ID, 64),
-         "HBINT": (F.MQIACH_HB_INTERVAL, 0)}
+         "HBINT": (F.MQIACH_HB_INTERVAL, 0), "BUFSSENT": (F.MQIACH_BUFFERS_SENT, 0),
+         "BUFSRCVD": (F.MQIACH_BUFFERS_RCVD, 0), "SSLRKEYS": (F.MQIACH_SSL_KEY_RESETS, 0)}
+_MCASTAT = {"RUNNING": F.MQMCAS_RUNNING, "STOPPED": F.MQMCAS_STOPPED}
 
 
 def inquire_chstatus(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
@@ -43,7 +45,8 @@ def inquire_chstatus(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
                     pcf.enc_int(F.MQIACH_LAST_SEQ_NUMBER, st["LSTSEQNO"]),
                     pcf.enc_int(F.MQIACH_INDOUBT_STATUS, 1 if st["INDOUBT"] == "YES" else 0)]
                    + [pcf.enc_int(sel, int(st[key])) if not width else pcf.enc_str(sel, pad(str(st[key]), width))
-                      for key, (sel, width) in _MORE.items() if key in st])
+                      for key, (sel, width) in _MORE.items() if key in st]
+                   + ([pcf.enc_int(F.MQIACH_MCA_STATUS, _MCASTAT[st["MCASTAT"]])] if "MCASTAT" in st else []))
     if not out:
         raise CommandError(F.MQRCCF_CHL_STATUS_NOT_FOUND, F.MQCACH_CHANNEL_NAME)
     return out

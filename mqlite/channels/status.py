@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from mqlite.engine.clock import mq_date_time
 from mqlite.net import protocol as P
 
 SENDING = ("SDR", "SVR", "CLUSSDR")
@@ -68,12 +69,15 @@ class ChannelStatus:
             self.substate = substate
 
     def display(self) -> dict[str, Any]:
+        started = mq_date_time(self.started)
+        last = mq_date_time(self.last_msg) if self.last_msg else ("", "")
         return {"CHANNEL": self.name, "CHLTYPE": self.chltype, "CONNAME": self.conname, "CURRENT": None,
                 "RQMNAME": self.rqmname, "STATUS": self.state, "SUBSTATE": self.substate or " ",
                 "XMITQ": self.xmitq, "MSGS": self.msgs, "BATCHES": self.batches, "CURSEQNO": self.curseqno,
                 "LSTSEQNO": self.lstseqno, "LSTLUWID": self.lstluwid or "0000000000000000",
                 "INDOUBT": "YES" if self.indoubt else "NO", "SHORTRTS": self.short_left,
-                "LONGRTS": self.long_left}
+                "LONGRTS": self.long_left, "MCASTAT": "RUNNING" if self.state == "RUNNING" else "STOPPED",
+                "CHSTADA": started[0], "CHSTATI": started[1], "LSTMSGDA": last[0], "LSTMSGTI": last[1]}
 
 
 class StatusTable(dict[str, ChannelStatus]):

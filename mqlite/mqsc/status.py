@@ -18,7 +18,8 @@ CHSTATUS_ALL = CHSTATUS_DEFAULT + ["BATCHES", "CURSEQNO", "INDOUBT", "LONGRTS", 
                                    "SHORTRTS",
                                    # a SVRCONN instance's (a row shows those it has)
                                    "BYTSRCVD", "BYTSSENT", "CHSTADA", "CHSTATI", "CURSHCNV", "HBINT", "LSTMSGDA",
-                                   "LSTMSGTI", "MAXSHCNV", "MCAUSER", "RAPPLTAG"]
+                                   "LSTMSGTI", "MAXSHCNV", "MCAUSER", "RAPPLTAG", "BUFSSENT", "BUFSRCVD",
+                                   "MCASTAT", "SSLRKEYS"]
 
 
 class StatusCommands(Part):

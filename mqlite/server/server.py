@@ -381,6 +381,7 @@ class Session:
         self.last_call = 0.0
         self.bytes_in = 0
         self.bytes_out = 0
+        self.frames_out = 0
 
     def kill(self) -> None:
         self.closed = True
@@ -400,7 +401,8 @@ class Session:
                 "INDOUBT": "NO", "BYTSSENT": self.bytes_out, "BYTSRCVD": self.bytes_in, "LSTMSGDA": last[0],
                 "LSTMSGTI": last[1], "CHSTADA": started[0], "CHSTATI": started[1], "CURSHCNV": 1, "MAXSHCNV": 1,
                 "RAPPLTAG": conn.appl_name if conn is not None else "",
-                "MCAUSER": conn.user if conn is not None else "", "HBINT": self.hbint}
+                "MCAUSER": conn.user if conn is not None else "", "HBINT": self.hbint,
+                "BUFSSENT": self.frames_out, "BUFSRCVD": self.calls, "MCASTAT": "RUNNING", "SSLRKEYS": 0}
 
     def run(self) -> None:
         srv = self.server
@@ -410,6 +412,7 @@ class Session:
             ftype, payload = P.recv_frame(self.sock, max_frame=65536, deadline=time.monotonic() + HELLO_TIMEOUT)
             if ftype != P.HELLO:
                 raise P.ProtocolError(f"first frame type {ftype:#x} is not HELLO")
+            self.calls, self.bytes_in = 1, len(payload)      # MQCONN counts as a call, as in MQ
             if not greet(self, P.decode_json(payload)):
                 return
             self.sock.settimeout(None)
@@ -554,6 +557,7 @@ class Session:
         store = self.server.store
         data = P.frame(ftype | P.REPLY, reply)
         self.bytes_out += len(data)
+        self.frames_out += 1
         with self.send_lock:
             if not self.outbox and due <= store.durable_ticket:
                 self.sock.sendall(data)

@@ -396,3 +396,53 @@ def test_subscription_and_topic_status(qm: Any, pcf: Any) -> None:
         assert rc(run, F.MQCMD_INQUIRE_SUB_STATUS, {F.MQCACF_SUB_NAME: b"NO.SUCH"}) == C.MQRC_NO_SUBSCRIPTION
     finally:
         qm.mqsc("DELETE SUB(ST.SUB)", check=True)
+
+
+# --- what monitoring tools read ---------------------------------------------------------------
+# DataDog's IBM MQ check (integrations-core, ibm_mq/datadog_checks/ibm_mq/metrics.py) reads these
+# from Inquire Queue, Inquire Queue Status, Reset Queue Statistics, Inquire Channel and Inquire
+# Channel Status; one missing is a metric lost (or, for the status ones, a KeyError in the check).
+QUEUE_ATTRS = (C.MQIA_Q_SERVICE_INTERVAL, C.MQIA_INHIBIT_PUT, C.MQIA_Q_DEPTH_LOW_LIMIT, C.MQIA_INHIBIT_GET,
+               C.MQIA_HARDEN_GET_BACKOUT, C.MQIA_Q_SERVICE_INTERVAL_EVENT, C.MQIA_TRIGGER_CONTROL, C.MQIA_USAGE,
+               C.MQIA_SCOPE, C.MQIA_Q_TYPE, C.MQIA_MAX_Q_DEPTH, C.MQIA_BACKOUT_THRESHOLD, C.MQIA_Q_DEPTH_HIGH_EVENT,
+               C.MQIA_Q_DEPTH_LOW_EVENT, C.MQIA_TRIGGER_MSG_PRIORITY, C.MQIA_CURRENT_Q_DEPTH,
+               C.MQIA_Q_DEPTH_MAX_EVENT, C.MQIA_OPEN_INPUT_COUNT, C.MQIA_DEF_PERSISTENCE, C.MQIA_TRIGGER_DEPTH,
+               C.MQIA_MAX_MSG_LENGTH, C.MQIA_Q_DEPTH_HIGH_LIMIT, C.MQIA_DEF_PRIORITY, C.MQIA_DEF_INPUT_OPEN_OPTION,
+               C.MQIA_MSG_DELIVERY_SEQUENCE, C.MQIA_RETENTION_INTERVAL, C.MQIA_OPEN_OUTPUT_COUNT,
+               C.MQIA_TRIGGER_TYPE)
+STATUS_ATTRS = (F.MQIACF_OLDEST_MSG_AGE, F.MQIACF_UNCOMMITTED_MSGS)
+RESET_ATTRS = (C.MQIA_HIGH_Q_DEPTH, C.MQIA_MSG_DEQ_COUNT, C.MQIA_MSG_ENQ_COUNT, C.MQIA_TIME_SINCE_RESET)
+CHANNEL_ATTRS = {"SDR": (F.MQIACH_BATCH_SIZE, F.MQIACH_BATCH_INTERVAL, F.MQIACH_LONG_RETRY, F.MQIACH_LONG_TIMER,
+                         F.MQIACH_MAX_MSG_LENGTH, F.MQIACH_SHORT_RETRY, F.MQIACH_DISC_INTERVAL,
+                         F.MQIACH_HB_INTERVAL, F.MQIACH_KEEP_ALIVE_INTERVAL, F.MQIACH_NPM_SPEED,
+                         F.MQIACH_SHORT_TIMER),
+                 "RCVR": (F.MQIACH_MR_COUNT, F.MQIACH_MR_INTERVAL, F.MQIACH_BATCH_SIZE, F.MQIACH_HB_INTERVAL),
+                 "CLUSRCVR": (F.MQIACH_NETWORK_PRIORITY,),
+                 "SVRCONN": (F.MQIACH_SHARING_CONVERSATIONS, F.MQIACH_MAX_MSG_LENGTH, F.MQIACH_HB_INTERVAL,
+                             F.MQIACH_KEEP_ALIVE_INTERVAL, F.MQIACH_DISC_INTERVAL)}
+CHSTATUS_ATTRS = (F.MQIACH_BUFFERS_RCVD, F.MQIACH_BUFFERS_SENT, F.MQIACH_BYTES_RECEIVED, F.MQIACH_BYTES_SENT,
+                  F.MQIACH_CHANNEL_STATUS, F.MQIACH_MCA_STATUS, F.MQIACH_MSGS, F.MQIACH_SSL_KEY_RESETS,
+                  F.MQIACH_BATCHES, F.MQIACH_INDOUBT_STATUS)
+
+
+def test_every_field_a_monitoring_tool_reads_is_answered(qm: Any, pcf: Any) -> None:
+    run = pcf.run
+    qm.mqsc("DEFINE QLOCAL(WATCHED.Q) MONQ(MEDIUM)\n", check=True)
+    (q,) = run(F.MQCMD_INQUIRE_Q, {C.MQCA_Q_NAME: b"WATCHED.Q", C.MQIA_Q_TYPE: C.MQQT_ALL})
+    assert [s for s in QUEUE_ATTRS if s not in q] == []
+    (st,) = run(F.MQCMD_INQUIRE_Q_STATUS, {C.MQCA_Q_NAME: b"WATCHED.Q", C.MQIA_Q_TYPE: C.MQQT_ALL,
+                                          F.MQIACF_Q_STATUS_ATTRS: F.MQIACF_ALL})
+    assert [s for s in STATUS_ATTRS if s not in st] == [] and st[F.MQIACF_OLDEST_MSG_AGE] > -1
+    (reset,) = run(F.MQCMD_RESET_Q_STATS, {C.MQCA_Q_NAME: b"WATCHED.Q"})
+    assert [s for s in RESET_ATTRS if s not in reset] == []
+    for chltype, selectors in CHANNEL_ATTRS.items():
+        name = f"SYSTEM.DEF.{ {'SDR': 'SENDER', 'RCVR': 'RECEIVER'}.get(chltype, chltype) }".encode()
+        (ch,) = run(F.MQCMD_INQUIRE_CHANNEL, {F.MQCACH_CHANNEL_NAME: name})
+        assert [s for s in selectors if s not in ch] == [], chltype
+    client = qm.client()
+    try:
+        (cs,) = run(F.MQCMD_INQUIRE_CHANNEL_STATUS, {F.MQCACH_CHANNEL_NAME: b"APP.SVRCONN"})
+        assert [s for s in CHSTATUS_ATTRS if s not in cs] == []
+        assert cs[F.MQIACH_MCA_STATUS] == F.MQMCAS_RUNNING and cs[F.MQIACH_BUFFERS_RCVD] >= 1
+    finally:
+        client.disconnect()
