@@ -20,6 +20,7 @@ from mqlite.objects.attrs import ENUM, FLAG, INT, LIST, TABLE, Attr
 from mqlite.objects.model import QMGR, MQObject
 from mqlite.objects.names import generic_match
 from mqlite.pubsub.subscription import Subscription
+from mqlite.security import chlauth
 from mqlite.security.authority import names_of
 from mqlite.security.chlauth import Rule
 
@@ -47,6 +48,11 @@ class Options:
 
 def quoted(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
+
+
+def optional(key: str, value: str) -> list[str]:
+    """A string parameter written only when it has a value."""
+    return [f"{key}({quoted(value)})"] if value else []
 
 
 def item(attr: Attr, value: Any) -> str:
@@ -126,16 +132,9 @@ def _authrecs(qm: QueueManager, opts: Options) -> Iterable[str]:
 
 _RULE_FIELDS = {"ADDRESS": "address", "CLNTUSER": "clntuser", "QMNAME": "qmname", "SSLPEER": "sslpeer",
                 "SSLCERTI": "sslcerti", "USERSRC": "usersrc", "MCAUSER": "mcauser", "CHCKCLNT": "chckclnt"}
-_RULE_SHOWN = {"BLOCKUSER": ("USERLIST",), "BLOCKADDR": ("ADDRLIST",),
-               "ADDRESSMAP": ("ADDRESS", "USERSRC", "MCAUSER", "CHCKCLNT"),
-               "USERMAP": ("CLNTUSER", "ADDRESS", "USERSRC", "MCAUSER", "CHCKCLNT"),
-               "QMGRMAP": ("QMNAME", "ADDRESS", "USERSRC", "MCAUSER"),
-               "SSLPEERMAP": ("SSLPEER", "SSLCERTI", "ADDRESS", "USERSRC", "MCAUSER", "CHCKCLNT")}
-
-
 def rule_items(rule: Rule) -> list[str]:
     out = [f"TYPE({rule.type})"]
-    for key in _RULE_SHOWN[rule.type]:
+    for key in chlauth.PARAMS[rule.type]:
         if key in ("USERLIST", "ADDRLIST"):
             values = rule.userlist if key == "USERLIST" else rule.addrlist
             out.append(f"{key}({','.join(quoted(v) for v in values)})")
@@ -145,10 +144,7 @@ def rule_items(rule: Rule) -> list[str]:
             out.append(f"{key}({value})")
         elif value:
             out.append(f"{key}({quoted(value)})")
-    if rule.descr:
-        out.append(f"DESCR({quoted(rule.descr)})")
-    if rule.custom:
-        out.append(f"CUSTOM({quoted(rule.custom)})")
+    out += optional("DESCR", rule.descr) + optional("CUSTOM", rule.custom)
     out.append(f"WARN({'YES' if rule.warn else 'NO'})")
     return out
 
@@ -164,18 +160,11 @@ _PSPROP = {C.MQPSPROP_NONE: "NONE", C.MQPSPROP_COMPAT: "COMPAT", C.MQPSPROP_RFH2
 
 
 def sub_items(s: Subscription, qmgr: str) -> list[str]:
-    out = [f"TOPICSTR({quoted(s.topic)})"]
-    if s.topicobj:
-        out.append(f"TOPICOBJ({quoted(s.topicobj)})")
-    out.append("DESTCLAS(MANAGED)" if s.managed else f"DEST({quoted(s.queue)})")
-    if s.qmgr and not s.managed and s.qmgr != qmgr:
-        out.append(f"DESTQMGR({quoted(s.qmgr)})")    # (this queue manager's own name is left out)
-    if s.user_data:
-        out.append(f"USERDATA({quoted(s.user_data)})")
-    if s.user:
-        out.append(f"SUBUSER({quoted(s.user)})")
-    if s.selector:
-        out.append(f"SELECTOR({quoted(s.selector)})")
+    out = [f"TOPICSTR({quoted(s.topic)})", *optional("TOPICOBJ", s.topicobj),
+           "DESTCLAS(MANAGED)" if s.managed else f"DEST({quoted(s.queue)})"]
+    # (this queue manager's own name as DESTQMGR is left out: the dump may be replayed elsewhere)
+    out += optional("DESTQMGR", s.qmgr if not s.managed and s.qmgr != qmgr else "")
+    out += optional("USERDATA", s.user_data) + optional("SUBUSER", s.user) + optional("SELECTOR", s.selector)
     out.append(f"WSCHEMA({'CHAR' if s.char_wildcards else 'TOPIC'})")
     out.append(f"VARUSER({'ANY' if s.options & C.MQSO_ANY_USERID else 'FIXED'})")
     out.append(f"REQONLY({'YES' if s.options & C.MQSO_PUBLICATIONS_ON_REQUEST else 'NO'})")

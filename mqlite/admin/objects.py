@@ -148,11 +148,16 @@ def copy(k: Kind) -> Handler:
     return handler
 
 
+def _target(a: Admin, k: Kind, msg: pcf.Message) -> tuple[str, MQObject, str]:
+    """The existing definition a Change or Delete names: (name, definition, kind)."""
+    name = p.trimmed(p.need(msg, k.name))
+    obj = _existing(a, k, name, k.name)
+    return name, obj, _type(k, msg, required=False) or obj.kind
+
+
 def change(k: Kind) -> Handler:
     def handler(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
-        name = p.trimmed(p.need(msg, k.name))
-        obj = _existing(a, k, name, k.name)
-        kind = _type(k, msg, required=False) or obj.kind
+        name, obj, kind = _target(a, k, msg)
         if kind != obj.kind:
             raise CommandError(F.MQRCCF_OBJECT_WRONG_TYPE, k.type_parm or 0)
         values = _values(k, msg, kind)
@@ -165,9 +170,7 @@ def change(k: Kind) -> Handler:
 
 def delete(k: Kind) -> Handler:
     def handler(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
-        name = p.trimmed(p.need(msg, k.name))
-        obj = _existing(a, k, name, k.name)
-        kind = _type(k, msg, required=False) or obj.kind
+        name, _obj, kind = _target(a, k, msg)
         if k.ns == "QUEUE":
             a.run(admin.delete, kind, name, msg.first(F.MQIACF_PURGE, F.MQPO_NO) == F.MQPO_YES)
         else:

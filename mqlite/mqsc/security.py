@@ -23,15 +23,7 @@ if TYPE_CHECKING:
 
 CHLAUTH_HEADER = "AMQ8878I: Display channel authentication record details."
 AUTHREC_HEADER = "AMQ8864I: Display authority record details."
-# SET CHLAUTH: which parameters each TYPE takes (besides TYPE, ACTION, DESCR, CUSTOM, WARN).
-_TYPE_PARAMS = {
-    "BLOCKUSER": {"USERLIST"},
-    "BLOCKADDR": {"ADDRLIST"},
-    "ADDRESSMAP": {"ADDRESS", "USERSRC", "MCAUSER", "CHCKCLNT"},
-    "USERMAP": {"CLNTUSER", "ADDRESS", "USERSRC", "MCAUSER", "CHCKCLNT"},
-    "QMGRMAP": {"QMNAME", "ADDRESS", "USERSRC", "MCAUSER"},
-    "SSLPEERMAP": {"SSLPEER", "SSLCERTI", "ADDRESS", "USERSRC", "MCAUSER", "CHCKCLNT"},
-}
+_TYPE_PARAMS = {t: set(params) for t, params in chlauth.PARAMS.items()}
 _COMMON = {"TYPE", "ACTION", "DESCR", "CUSTOM", "WARN"}
 _SHOWN = {"BLOCKUSER": ("USERLIST",), "BLOCKADDR": ("ADDRLIST",),
           "ADDRESSMAP": ("ADDRESS", "USERSRC", "MCAUSER", "CHCKCLNT"),

@@ -28,6 +28,13 @@ from mqlite.security.patterns import address_match, address_specificity, star_ma
 
 TYPES = ("BLOCKUSER", "BLOCKADDR", "SSLPEERMAP", "ADDRESSMAP", "USERMAP", "QMGRMAP")
 USERSRC = ("MAP", "NOACCESS", "CHANNEL")
+# SET CHLAUTH: the parameters each TYPE takes besides TYPE, ACTION, DESCR, CUSTOM and WARN, in the
+# order MQ writes them.
+PARAMS = {"BLOCKUSER": ("USERLIST",), "BLOCKADDR": ("ADDRLIST",),
+          "ADDRESSMAP": ("ADDRESS", "USERSRC", "MCAUSER", "CHCKCLNT"),
+          "USERMAP": ("CLNTUSER", "ADDRESS", "USERSRC", "MCAUSER", "CHCKCLNT"),
+          "QMGRMAP": ("QMNAME", "ADDRESS", "USERSRC", "MCAUSER"),
+          "SSLPEERMAP": ("SSLPEER", "SSLCERTI", "ADDRESS", "USERSRC", "MCAUSER", "CHCKCLNT")}
 CHCKCLNT = ("ASQMGR", "REQUIRED", "REQDADM")
 _KIND_ORDER = {"SSLPEERMAP": 0, "USERMAP": 1, "QMGRMAP": 1, "ADDRESSMAP": 2}
 
