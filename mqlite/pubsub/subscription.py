@@ -3,7 +3,7 @@ them): what it matches, what its selector selects, and the identity context its 
 from __future__ import annotations
 
 import functools
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from mqlite.cmq import CMQC as C
@@ -65,31 +65,32 @@ class Subscription:
     pub_appl: str = ""              # subscription was made with MQSO_SET_IDENTITY_CONTEXT
     psprop: int = C.MQPSPROP_MSGPROP    # DEFINE SUB's PSPROP and SUBLEVEL (kept and shown)
     sublevel: int = 1
+    # What every copy takes from it, worked out once (``copy_fields``, ``copy_block``) and dropped
+    # when the owner, identity or CorrelId changes.
+    _fields: dict[str, bytes] | None = field(default=None, init=False, repr=False, compare=False)
+    _block: tuple[bytes, bytes] | None = field(default=None, init=False, repr=False, compare=False)
 
     def copy_fields(self) -> dict[str, bytes]:
         """What every copy's MQMD takes from the subscription: its SubCorrelId as CorrelId and its
         identity context (kept until ``set_owner`` or ``set_identity`` changes them)."""
-        fields = self.__dict__.get("_fields")
-        if fields is None:
-            fields = self.__dict__["_fields"] = {
+        if self._fields is None:
+            self._fields = {
                 "CorrelId": bytes.fromhex(self.correl_id), "UserIdentifier": pad(self.user, 12),
                 "AccountingToken": bytes.fromhex(self.pub_acct), "ApplIdentityData": pad(self.pub_appl, 32)}
-        return fields  # type: ignore[no-any-return]
+        return self._fields
 
     def copy_block(self) -> tuple[bytes, bytes]:
         """``copy_fields`` as a copy's packed MQMD holds them: the CorrelId (24 bytes) and the
         identity context (``packedmd.identity_block``)."""
-        block = self.__dict__.get("_block")
-        if block is None:
+        if self._block is None:
             f = self.copy_fields()
-            block = self.__dict__["_block"] = (f["CorrelId"][:24].ljust(24, b"\0"), identity_block(
+            self._block = (f["CorrelId"][:24].ljust(24, b"\0"), identity_block(
                 f["UserIdentifier"], f["AccountingToken"], f["ApplIdentityData"]))
-        return block  # type: ignore[no-any-return]
+        return self._block
 
     def set_owner(self, user: str) -> None:
         self.user = user
-        self.__dict__.pop("_fields", None)
-        self.__dict__.pop("_block", None)
+        self._fields = self._block = None
 
     def set_identity(self, sd: Any) -> None:
         """MQSD's PubAccountingToken/PubApplIdentityData with MQSO_SET_IDENTITY_CONTEXT, else the
@@ -99,8 +100,7 @@ class Subscription:
             self.pub_appl = text(sd.PubApplIdentityData)
         else:
             self.pub_acct = self.pub_appl = ""
-        self.__dict__.pop("_fields", None)
-        self.__dict__.pop("_block", None)
+        self._fields = self._block = None
 
     def alter_refusal(self, topic: str, opts: int, selector: str) -> int:
         """Why MQSO_ALTER cannot bring this subscription to what an MQSD asks (0 when it can):
@@ -124,8 +124,7 @@ class Subscription:
 
     def set_correl_id(self, correl: bytes) -> None:
         self.correl_id = bytes(correl).ljust(24, b"\0")[:24].hex()
-        self.__dict__.pop("_fields", None)
-        self.__dict__.pop("_block", None)
+        self._fields = self._block = None
 
     def matches(self, topic: str) -> bool:
         return char_match(self.topic, topic) if self.char_wildcards else topic_match(self.topic, topic)
@@ -137,5 +136,6 @@ class Subscription:
 
     def record(self) -> dict[str, Any]:
         rec = asdict(self)
-        rec.pop("owner")
+        for transient in ("owner", "_fields", "_block"):
+            rec.pop(transient)
         return rec
