@@ -26,18 +26,18 @@ from mqlite.cluster import operations
 from mqlite.cluster.state import RESOLVE_WAIT, ClusterPending
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
-from mqlite.engine.clock import Clock, OffsetClock, mq_date_time
+from mqlite.engine.clock import Clock, OffsetClock
 from mqlite.engine.core import Conn
 from mqlite.engine.qmgr import QueueManager
 from mqlite.mqsc.commands import Executor
 from mqlite.net import protocol as P
 from mqlite.net import verbs as V
 from mqlite.objects.model import MQObject
-from mqlite.objects.names import generic_match
 from mqlite.paths import QMPaths, clock_file, process_start, read_ini
 from mqlite.qsg.service import STORE_KEY as QSG_STORE_KEY
 from mqlite.qsg.service import QSGService
 from mqlite.security import tls
+from mqlite.server import svrconn
 from mqlite.server.cmdserver import CommandServer
 from mqlite.server.errlog import ErrorLog
 from mqlite.server.hello import greet
@@ -315,20 +315,14 @@ class QMServer:
         return self.channels.resolve_channel(name, action)
 
     def channel_status(self, pattern: str) -> list[dict[str, Any]]:
-        return self.channels.channel_status(pattern) + self.svrconn_status(pattern)
-
-    def svrconn_status(self, pattern: str) -> list[dict[str, Any]]:
-        """DISPLAY CHSTATUS rows of the SVRCONN instances (one per client conversation) whose
-        channel ``pattern`` matches."""
+        """Message channels' statuses, then client conversations' as SVRCONN instances."""
         with self.sessions_lock:
-            found = [s for s in self.sessions
-                     if s.channel and s.conn is not None and generic_match(pattern, s.channel)]
-        return [s.status_row() for s in sorted(found, key=lambda s: (s.channel, s.started_at))]
+            sessions = list(self.sessions)
+        return self.channels.channel_status(pattern) + svrconn.status_rows(sessions, pattern)
 
     def stop_connection(self, hconn: int) -> str | None:
-        """STOP CONN: the session holding the connection is ended (its socket shut down); the
-        application's next call fails with MQRC_CONNECTION_BROKEN and the session's end backs its
-        unit of work out. The queue manager's own connections have no session and are refused."""
+        """STOP CONN: the session is ended (its socket shut down), so the application's next call
+        fails with 2009 and its unit of work is backed out; the queue manager's own are refused."""
         with self.sessions_lock:
             found = [s for s in self.sessions if s.conn is not None and s.conn.hconn == hconn]
         if not found:
@@ -389,20 +383,6 @@ class Session:
             self.sock.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
-
-    def status_row(self) -> dict[str, Any]:
-        """This client conversation as a SVRCONN channel instance (DISPLAY CHSTATUS): MSGS counts
-        the MQI calls it served, as MQ counts them for server-connection channels."""
-        conn = self.conn
-        started, last = mq_date_time(self.started_at), mq_date_time(self.last_call) if self.last_call else ("", "")
-        return {"CHANNEL": self.channel, "CHLTYPE": "SVRCONN", "CONNAME": self.peer.split("(")[0], "CURRENT": None,
-                "RQMNAME": "", "STATUS": "RUNNING", "SUBSTATE": "MQGET" if conn is not None and conn.waiting
-                else "RECEIVE", "XMITQ": "", "MSGS": self.calls, "BATCHES": 0, "CURSEQNO": 0, "LSTSEQNO": 0,
-                "INDOUBT": "NO", "BYTSSENT": self.bytes_out, "BYTSRCVD": self.bytes_in, "LSTMSGDA": last[0],
-                "LSTMSGTI": last[1], "CHSTADA": started[0], "CHSTATI": started[1], "CURSHCNV": 1, "MAXSHCNV": 1,
-                "RAPPLTAG": conn.appl_name if conn is not None else "",
-                "MCAUSER": conn.user if conn is not None else "", "HBINT": self.hbint,
-                "BUFSSENT": self.frames_out, "BUFSRCVD": self.calls, "MCASTAT": "RUNNING", "SSLRKEYS": 0}
 
     def run(self) -> None:
         srv = self.server

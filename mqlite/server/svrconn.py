@@ -1,0 +1,46 @@
+"""A client conversation as MQ shows it: a SVRCONN channel instance in DISPLAY CHSTATUS and PCF
+Inquire Channel Status, from what the session serving it counts (``Conversation``)."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+from mqlite.engine.clock import mq_date_time
+from mqlite.engine.core import Conn
+from mqlite.objects.names import generic_match
+
+
+class Conversation(Protocol):
+    """What a session (``server.Session``) counts of the conversation it serves."""
+    channel: str                  # the SVRCONN ("" for a bindings connection)
+    peer: str                     # host(port)
+    conn: Conn | None
+    started_at: float
+    last_call: float              # when the last MQI call came (0: none yet)
+    calls: int                    # MQI calls served, MQCONN included (MSGS, BUFSRCVD)
+    bytes_in: int
+    bytes_out: int
+    frames_out: int
+    hbint: int
+
+
+def status_row(s: Conversation) -> dict[str, Any]:
+    """One SVRCONN instance's status, keyed as DISPLAY CHSTATUS shows it: MSGS counts the MQI
+    calls served, as MQ counts them for server-connection channels."""
+    conn = s.conn
+    started, last = mq_date_time(s.started_at), mq_date_time(s.last_call) if s.last_call else ("", "")
+    return {"CHANNEL": s.channel, "CHLTYPE": "SVRCONN", "CONNAME": s.peer.split("(")[0], "CURRENT": None,
+            "RQMNAME": "", "STATUS": "RUNNING", "SUBSTATE": "MQGET" if conn is not None and conn.waiting
+            else "RECEIVE", "XMITQ": "", "MSGS": s.calls, "BATCHES": 0, "CURSEQNO": 0, "LSTSEQNO": 0,
+            "INDOUBT": "NO", "BYTSSENT": s.bytes_out, "BYTSRCVD": s.bytes_in, "LSTMSGDA": last[0],
+            "LSTMSGTI": last[1], "CHSTADA": started[0], "CHSTATI": started[1], "CURSHCNV": 1, "MAXSHCNV": 1,
+            "RAPPLTAG": conn.appl_name if conn is not None else "",
+            "MCAUSER": conn.user if conn is not None else "", "HBINT": s.hbint,
+            "BUFSSENT": s.frames_out, "BUFSRCVD": s.calls, "MCASTAT": "RUNNING", "SSLRKEYS": 0}
+
+
+def status_rows(sessions: Iterable[Conversation], pattern: str) -> list[dict[str, Any]]:
+    """The rows of the client conversations whose channel ``pattern`` matches, in channel and
+    start order."""
+    found = [s for s in sessions if s.channel and s.conn is not None and generic_match(pattern, s.channel)]
+    return [status_row(s) for s in sorted(found, key=lambda s: (s.channel, s.started_at))]
