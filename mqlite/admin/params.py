@@ -108,17 +108,21 @@ def encode_attrs(kind: str, values: dict[str, Any], wanted: list[int] | None) ->
 
 def encode_fields(fields: Iterable[Field], row: dict[str, Any], wanted: list[int] | None) -> list[bytes]:
     """A status row's fields (``engine.fields``) as PCF parameters, those ``wanted`` (None: all)."""
+    return encode_values(field_values(fields, row), wanted)
+
+
+def encode_values(values: dict[int, Any], wanted: list[int] | None) -> list[bytes]:
+    """Parameters by selector (``field_values``) as PCF: numbers, lists of numbers, strings."""
     out = []
-    for f in fields:
-        if wanted is not None and f.selector not in wanted:
+    for sel, value in values.items():
+        if wanted is not None and sel not in wanted:
             continue
-        value = f.pcf_value(row[f.keyword])
         if isinstance(value, list):
-            out.append(pcf.enc_int_list(f.selector, value))
+            out.append(pcf.enc_int_list(sel, value))
         elif isinstance(value, int):
-            out.append(pcf.enc_int(f.selector, value))
+            out.append(pcf.enc_int(sel, value))
         else:
-            out.append(pcf.enc_str(f.selector, value))
+            out.append(pcf.enc_str(sel, value))
     return out
 
 

@@ -35,9 +35,9 @@ def inquire_q_status(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
             continue
         head = [pcf.enc_str(C.MQCA_Q_NAME, pad(obj.name, 48)), pcf.enc_int(F.MQIACF_Q_STATUS_TYPE, kind)]
         if kind == F.MQIACF_Q_STATUS:
-            row = qstatus_row(qs, obj, qm.qmgr, now)
-            if p.passes_values(msg, p.field_values(QSTATUS_FIELDS, row)):
-                out.append(head + p.encode_fields(QSTATUS_FIELDS, row, wanted))
+            values = p.field_values(QSTATUS_FIELDS, qstatus_row(qs, obj, now))
+            if p.passes_values(msg, values):
+                out.append(head + p.encode_values(values, wanted))
             continue
         for conn in sorted(qm.conns.values(), key=lambda c: c.hconn):
             for h in sorted(conn.handles.values(), key=lambda h: h.hobj):

@@ -90,12 +90,12 @@ def oldest_age(qs: QueueState, now: float) -> int:
     return int(now - min(times)) if times else 0
 
 
-def qstatus_row(qs: QueueState, obj: MQObject | None, qmgr: MQObject, now: float) -> dict[str, Any]:
+def qstatus_row(qs: QueueState, obj: MQObject | None, now: float) -> dict[str, Any]:
     """QSTATUS_FIELDS' values for a queue, by keyword."""
     lget = mq_date_time(qs.last_get) if qs.last_get else ("", "")
     lput = mq_date_time(qs.last_put) if qs.last_put else ("", "")
     monq = obj.attrs.get("MONQ", C.MQMON_Q_MGR) if obj is not None else C.MQMON_Q_MGR
-    on = monitoring(obj, qmgr) != C.MQMON_OFF
+    on = qs.monitored                  # (kept up to date as MONQ changes: engine/definitions.py)
     qtime = [int(v * 1_000_000) for v in qs.qtime] if on and qs.qtime is not None else ([0, 0] if on else [-1, -1])
     return {"CURDEPTH": qs.depth, "IPPROCS": qs.input_shared + qs.input_exclusive, "OPPROCS": qs.output,
             "UNCOM": qs.uncommitted, "LGETDATE": lget[0], "LGETTIME": lget[1], "LPUTDATE": lput[0],

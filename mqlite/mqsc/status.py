@@ -44,7 +44,7 @@ class StatusCommands(Part):
             found = True
             if stype == "QUEUE":
                 lines.append(QSTATUS_HEADER)
-                row = qstatus_row(qs, self.qm.queue(name), self.qm.qmgr, self.qm.clock.now())
+                row = qstatus_row(qs, self.qm.queue(name), self.qm.clock.now())
                 items = [f"QUEUE({name})", "TYPE(QUEUE)"]
                 for f in QSTATUS_FIELDS:
                     text = f.mqsc(row[f.keyword])
