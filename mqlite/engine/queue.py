@@ -127,8 +127,10 @@ class QueueState:
             cut = disk.cut[lane_no]
             if cut is not None and msg.seq > cut:
                 disk.add(msg)
-                self.visible += 1
-                self.note_depth()
+                self.visible = depth = self.visible + 1
+                depth += self.uncommitted
+                if depth > self.high_depth:         # note_depth, inline: the hot path
+                    self.high_depth = depth
                 return
         if not lane or lane[-1].seq < msg.seq:
             if disk is not None and msg.seq > disk.high[lane_no] and self.full(msg):
@@ -137,7 +139,7 @@ class QueueState:
                 disk.cut[lane_no] = msg.seq - 1
                 disk.add(msg)
                 self.visible += 1
-                self.note_depth()
+                self.note_depth()           # (once per lane going to disk: no need to inline)
                 return
             lane.append(msg)
             if disk is not None and msg.seq > disk.high[lane_no]:
@@ -147,8 +149,10 @@ class QueueState:
             lane.insert(bisect_left(lane, msg.seq, key=seq_of), msg)
         if disk is not None:
             self.held(msg, 1)
-        self.visible += 1
-        self.note_depth()
+        self.visible = depth = self.visible + 1
+        depth += self.uncommitted
+        if depth > self.high_depth:                 # note_depth, inline: every put passes here
+            self.high_depth = depth
 
     def insert_many(self, msgs: list[Message]) -> None:
         """Insert several messages (a unit of work's puts at commit): each lane takes its new

@@ -372,7 +372,6 @@ class Session:
         # DISPLAY CHSTATUS of a SVRCONN instance: when it began, the calls served (MSGS), bytes.
         self.started_at = time.time()
         self.calls = 0
-        self.last_call = 0.0
         self.bytes_in = 0
         self.bytes_out = 0
         self.frames_out = 0
@@ -409,7 +408,6 @@ class Session:
                 self.last_heard, self.hb_sent = time.monotonic(), 0.0
                 self.calls += 1
                 self.bytes_in += len(payload)
-                self.last_call = time.time()
                 if ftype == P.HEARTBEAT | P.REPLY:
                     continue
                 if ftype == P.DISC:

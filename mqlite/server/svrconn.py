@@ -2,6 +2,7 @@
 Inquire Channel Status, from what the session serving it counts (``Conversation``)."""
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from typing import Any, Protocol
 
@@ -16,7 +17,7 @@ class Conversation(Protocol):
     peer: str                     # host(port)
     conn: Conn | None
     started_at: float
-    last_call: float              # when the last MQI call came (0: none yet)
+    last_heard: float             # when the last frame came (time.monotonic())
     calls: int                    # MQI calls served, MQCONN included (MSGS, BUFSRCVD)
     bytes_in: int
     bytes_out: int
@@ -28,7 +29,9 @@ def status_row(s: Conversation) -> dict[str, Any]:
     """One SVRCONN instance's status, keyed as DISPLAY CHSTATUS shows it: MSGS counts the MQI
     calls served, as MQ counts them for server-connection channels."""
     conn = s.conn
-    started, last = mq_date_time(s.started_at), mq_date_time(s.last_call) if s.last_call else ("", "")
+    # The last call's wall time, from the monotonic time the session keeps for its heartbeats.
+    last = mq_date_time(time.time() - (time.monotonic() - s.last_heard)) if s.calls > 1 else ("", "")
+    started = mq_date_time(s.started_at)
     return {"CHANNEL": s.channel, "CHLTYPE": "SVRCONN", "CONNAME": s.peer.split("(")[0], "CURRENT": None,
             "RQMNAME": "", "STATUS": "RUNNING", "SUBSTATE": "MQGET" if conn is not None and conn.waiting
             else "RECEIVE", "XMITQ": "", "MSGS": s.calls, "BATCHES": 0, "CURSEQNO": 0, "LSTSEQNO": 0,
