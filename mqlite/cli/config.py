@@ -21,7 +21,7 @@ def dmpmqcfg(args: argparse.Namespace, control: Callable[..., Any], paths: Any) 
         print("AMQ8146E: IBM MQ queue manager not available.", file=sys.stderr)
         return FAILED
     if not reply.get("ok"):
-        print(reply.get("msg", "AMQ8405E: dmpmqcfg failed."), file=sys.stderr)
+        print(reply.get("msg", "MQL0022E: dmpmqcfg failed."), file=sys.stderr)
         return FAILED
     for line in reply["lines"]:
         print(line)
