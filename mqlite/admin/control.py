@@ -84,6 +84,55 @@ def stop_channel_listener(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
     return [[]]
 
 
+# --- services -----------------------------------------------------------------------------------
+def _service(a: Admin, msg: pcf.Message) -> Any:
+    obj = a.qm.lookup("SERVICE", p.trimmed(p.need(msg, C.MQCA_SERVICE_NAME)))
+    if obj is None:
+        raise CommandError(C.MQRC_UNKNOWN_OBJECT_NAME, C.MQCA_SERVICE_NAME)
+    return obj
+
+
+def start_service(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    obj = _service(a, msg)
+    if obj["SERVTYPE"] == C.MQSVC_TYPE_SERVER and a.services.service_status(obj.name) is not None:
+        raise CommandError(F.MQRCCF_SERVICE_RUNNING, C.MQCA_SERVICE_NAME)
+    if not obj["STARTCMD"]:
+        raise CommandError(F.MQRCCF_NO_START_CMD, C.MQCA_SERVICE_NAME)
+    err = a.services.start_service(obj)
+    if err:
+        raise CommandError(F.MQRCCF_COMMAND_FAILED, C.MQCA_SERVICE_NAME, err)
+    return [[]]
+
+
+def stop_service(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    obj = _service(a, msg)
+    if not obj["STOPCMD"] and a.services.service_status(obj.name) is None:
+        raise CommandError(F.MQRCCF_SERVICE_STOPPED, C.MQCA_SERVICE_NAME)
+    err = a.services.stop_service(obj)
+    if err:
+        raise CommandError(F.MQRCCF_COMMAND_FAILED, C.MQCA_SERVICE_NAME, err)
+    return [[]]
+
+
+def inquire_service_status(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    pattern = p.trimmed(p.need(msg, C.MQCA_SERVICE_NAME))
+    out = []
+    for name, obj in sorted(a.qm.objects["SERVICE"].items()):
+        st = a.services.service_status(name) if generic_match(pattern, name) else None
+        if st is None:
+            continue
+        out.append([pcf.enc_str(C.MQCA_SERVICE_NAME, pad(name, 32)),
+                    pcf.enc_int(F.MQIACF_SERVICE_STATUS, C.MQSVC_STATUS_RUNNING),
+                    pcf.enc_int(F.MQIACF_PROCESS_ID, st["PID"]),
+                    pcf.enc_int(C.MQIA_SERVICE_CONTROL, obj["CONTROL"]),
+                    pcf.enc_str(C.MQCA_SERVICE_START_COMMAND, pad(obj["STARTCMD"], 255)),
+                    pcf.enc_str(C.MQCA_SERVICE_START_ARGS, pad(obj["STARTARG"], 255))]
+                   + _stamp(F.MQCACF_SERVICE_START_DATE, F.MQCACF_SERVICE_START_TIME, st["STARTED"]))
+    if not out:
+        raise CommandError(F.MQRCCF_SERV_STATUS_NOT_FOUND, C.MQCA_SERVICE_NAME)
+    return out
+
+
 # --- channels -----------------------------------------------------------------------------------
 def reset_channel(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
     seq = msg.first(F.MQIACH_MSG_SEQUENCE_NUMBER, 1)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from mqlite.cmq import CMQC as C
 from mqlite.engine import admin
 from mqlite.engine.admin import AdminError
 from mqlite.engine.qmgr import QueueManager
@@ -268,10 +269,31 @@ class Executor(Part):
             return Result([err], ERROR)
         return Result([done])
 
+    def _service_op(self, cmd: Command, start: bool) -> Result:
+        """START/STOP SERVICE: its program run (server/services.py); IGNSTATE(YES) as for listeners."""
+        name = self.need_name(cmd)
+        for p in cmd.params:
+            if p.keyword not in ("IGNSTATE", "CMDSCOPE"):
+                raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid here.")
+        obj = self.qm.lookup("SERVICE", name)
+        if obj is None:
+            raise AdminError(admin.NOT_FOUND, name)
+        done = "MQL8008I: Request to start IBM MQ service accepted." if start else \
+            "MQL8009I: Request to stop IBM MQ service accepted."
+        running = self.services.service_status(name) is not None
+        if obj["SERVTYPE"] == C.MQSVC_TYPE_SERVER and running == start and self._ignstate(cmd):
+            return Result([done])
+        err = self.services.start_service(obj) if start else self.services.stop_service(obj)
+        if err:
+            return Result([err], ERROR)
+        return Result([done])
+
     def _start(self, cmd: Command) -> Result:
         if cmd.objtype == "CHANNEL":
             return self._channel_op(cmd, {"CHLTYPE": set(), "IGNSTATE": {"YES", "NO"}}, self.services.start_channel,
                                     "AMQ8018I: Start IBM MQ channel accepted.", already=("RUNNING",))
+        if cmd.objtype == "SERVICE":
+            return self._service_op(cmd, start=True)
         if cmd.objtype != "LISTENER":
             return self.unsupported(cmd)
         return self._listener_op(cmd, start=True)
@@ -288,6 +310,8 @@ class Executor(Part):
                                     self.services.stop_channel, "AMQ8019I: Stop IBM MQ channel accepted.",
                                     "QUIESCE" if mode == "QUIESCE" else "FORCE", status,
                                     already=("STOPPED", "INACTIVE"))
+        if cmd.objtype == "SERVICE":
+            return self._service_op(cmd, start=False)
         if cmd.objtype != "LISTENER":
             return self.unsupported(cmd)
         return self._listener_op(cmd, start=False)
@@ -345,6 +369,8 @@ class Executor(Part):
             return self.status.display_lsstatus(cmd)
         if ot == "CONN":
             return self.conns.display_conn(cmd)
+        if ot == "SVSTATUS":
+            return self.status.display_svstatus(cmd)
         if ot == "CHSTATUS":
             return self.status.display_chstatus(cmd)
         if ot == "CLUSQMGR":

@@ -33,6 +33,12 @@ class Services(Protocol):
 
     def stop_connection(self, hconn: int) -> str | None: ...
 
+    def start_service(self, obj: MQObject) -> str | None: ...
+
+    def stop_service(self, obj: MQObject) -> str | None: ...
+
+    def service_status(self, name: str) -> dict[str, Any] | None: ...
+
 
 class NoServices:
     """Used when MQSC runs without a server (engine tests): listeners only change state here."""
@@ -66,3 +72,11 @@ class NoServices:
 
     def stop_connection(self, hconn: int) -> str | None:
         return "MQL0021E: Connections are stopped only in a queue manager server (strmqm)."
+
+    def start_service(self, obj: MQObject) -> str | None:
+        return "MQL0027E: Services run only in a queue manager server (strmqm)."
+
+    stop_service = start_service
+
+    def service_status(self, name: str) -> dict[str, Any] | None:
+        return None

@@ -3,6 +3,7 @@ of the Executor (mqsc.commands), whose DISPLAY dispatches here."""
 from __future__ import annotations
 
 from mqlite.cmq import CMQC
+from mqlite.engine.clock import mq_date_time
 from mqlite.engine.status import QSTATUS_FIELDS, qstatus_row
 from mqlite.mqsc.base import Part
 from mqlite.mqsc.cluster import row_where
@@ -13,6 +14,7 @@ from mqlite.objects.names import generic_match
 QSTATUS_HEADER = "AMQ8450I: Display queue status details."
 CHSTATUS_HEADER = "AMQ8417I: Display Channel Status details."
 LSSTATUS_HEADER = "AMQ8631I: Display listener status details."
+SVSTATUS_HEADER = "MQL8011I: Display service status details."
 CHSTATUS_DEFAULT = ["CHANNEL", "CHLTYPE", "CONNAME", "CURRENT", "RQMNAME", "STATUS", "SUBSTATE", "XMITQ"]
 CHSTATUS_ALL = CHSTATUS_DEFAULT + ["BATCHES", "CURSEQNO", "INDOUBT", "LONGRTS", "LSTLUWID", "LSTSEQNO", "MSGS",
                                    "SHORTRTS",
@@ -93,6 +95,22 @@ class StatusCommands(Part):
             lines.extend(format_fields(items))
         if not lines:
             return Result(["AMQ8420I: Channel Status not found."], ERROR)
+        return Result(lines)
+
+    def display_svstatus(self, cmd: Command) -> Result:
+        """DISPLAY SVSTATUS: the running SERVER services (COMMAND services have no status)."""
+        pattern = self.need_name(cmd)
+        lines: list[str] = []
+        for name in sorted(self.qm.objects["SERVICE"]):
+            st = self.services.service_status(name) if generic_match(pattern, name) else None
+            if st is None:
+                continue
+            d, t = mq_date_time(st["STARTED"])
+            lines.append(SVSTATUS_HEADER)
+            lines.extend(format_fields([f"SERVICE({name})", f"STATUS({st['STATUS']})", f"PID({st['PID']})",
+                                        f"STARTDA({d})", f"STARTTI({t})"]))
+        if not lines:
+            return Result([f"MQL8010I: No running service matches {pattern}."], ERROR)
         return Result(lines)
 
     def display_lsstatus(self, cmd: Command) -> Result:

@@ -6,6 +6,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from mqlite.objects.model import MQObject
 
@@ -32,3 +33,30 @@ class Listener:
         except OSError:
             pass
         self.sock.close()
+
+
+def start_listener(listeners: dict[str, Listener], obj: MQObject, accept_loop: Callable[[socket.socket, str], None],
+                   log: Callable[..., None]) -> str | None:
+    """START LISTENER: None, or why it did not start."""
+    if obj.name in listeners:
+        return f"MQL0004E: Listener {obj.name} is already running."
+    try:
+        listeners[obj.name] = Listener(accept_loop, obj)
+    except OSError as e:
+        log("AMQ9212E", f"A TCP/IP listener could not bind to port {obj['PORT']}: {e}")
+        return f"AMQ9212E: Listener {obj.name} could not bind to port {obj['PORT']}."
+    return None
+
+
+def stop_listener(listeners: dict[str, Listener], name: str) -> str | None:
+    lst = listeners.pop(name, None)
+    if lst is None:
+        return "MQL0003E: Listener not active."
+    lst.close()
+    return None
+
+
+def listener_status(listeners: dict[str, Listener], name: str) -> dict[str, Any] | None:
+    lst = listeners.get(name)
+    return None if lst is None else {"PORT": lst.port, "STATUS": "RUNNING", "STARTED": lst.started}
+

@@ -42,9 +42,10 @@ from mqlite.server.cmdserver import CommandServer
 from mqlite.server.errlog import ErrorLog
 from mqlite.server.hello import greet
 from mqlite.server.hooks import ServerHooks
-from mqlite.server.listener import Listener
+from mqlite.server.listener import Listener, listener_status, start_listener, stop_listener
 from mqlite.server.psagent import PubSubAgent
 from mqlite.server.repman import CACHE_KEY, RepositoryManager
+from mqlite.server.services import ServiceRunner
 from mqlite.server.verbs import DISPATCH
 from mqlite.store.check import open_store
 from mqlite.store.pager import StorePager, queue_buffers
@@ -86,6 +87,7 @@ class QMServer:
         self.repman = RepositoryManager(self, self.channels)
         self.psagent = PubSubAgent(self)
         self.listeners: dict[str, Listener] = {}
+        self.service_runner = ServiceRunner(self.paths, self.log.write)
         self.qm.hooks = ServerHooks(self.conds, self.channels, self.repman, self.log, self.listeners)
         self.store.on_state = self._store_state
         self.executor = Executor(self.qm, self)
@@ -117,6 +119,7 @@ class QMServer:
                 err = self.start_listener(obj)
                 if err:
                     self.log.write("AMQ9212E", f"Listener {obj.name} could not start: {err}")
+        self.service_runner.start_with_qmgr(list(self.qm.objects["SERVICE"].values()))
         if os.path.exists(self.paths.socket):
             os.unlink(self.paths.socket)
         us = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -194,6 +197,7 @@ class QMServer:
         for lst in list(self.listeners.values()):
             lst.close()
         self.listeners.clear()
+        self.service_runner.stop_with_qmgr(list(self.qm.objects["SERVICE"].values()))
         if self.unix_sock is not None:
             self.unix_sock.close()
         with self.sessions_lock:
@@ -218,25 +222,22 @@ class QMServer:
 
     # --- Services for MQSC (listeners) --------------------------------------------------------
     def start_listener(self, obj: MQObject) -> str | None:
-        if obj.name in self.listeners:
-            return f"MQL0004E: Listener {obj.name} is already running."
-        try:
-            self.listeners[obj.name] = Listener(self.accept_loop, obj)
-        except OSError as e:
-            self.log.write("AMQ9212E", f"A TCP/IP listener could not bind to port {obj['PORT']}: {e}")
-            return f"AMQ9212E: Listener {obj.name} could not bind to port {obj['PORT']}."
-        return None
+        return start_listener(self.listeners, obj, self.accept_loop, self.log.write)
 
     def stop_listener(self, name: str) -> str | None:
-        lst = self.listeners.pop(name, None)
-        if lst is None:
-            return "MQL0003E: Listener not active."
-        lst.close()
-        return None
+        return stop_listener(self.listeners, name)
 
     def listener_status(self, name: str) -> dict[str, Any] | None:
-        lst = self.listeners.get(name)
-        return None if lst is None else {"PORT": lst.port, "STATUS": "RUNNING", "STARTED": lst.started}
+        return listener_status(self.listeners, name)
+
+    def start_service(self, obj: MQObject) -> str | None:
+        return self.service_runner.start(obj)
+
+    def stop_service(self, obj: MQObject) -> str | None:
+        return self.service_runner.stop(obj)
+
+    def service_status(self, name: str) -> dict[str, Any] | None:
+        return self.service_runner.status(name)
 
     # --- connections --------------------------------------------------------------------------
     def accept_loop(self, sock: socket.socket, kind: str) -> None:

@@ -3,6 +3,8 @@ Connection, DISPLAY CONN, STOP CONN), through pymqi's PCFExecute against a real 
 with MQSC's view of the same object checked beside each change."""
 from __future__ import annotations
 
+import os
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -123,7 +125,8 @@ def _attrs(inquire: int) -> int:
     return {F.MQCMD_INQUIRE_CHANNEL: F.MQIACF_CHANNEL_ATTRS, F.MQCMD_INQUIRE_NAMELIST: F.MQIACF_NAMELIST_ATTRS,
             F.MQCMD_INQUIRE_LISTENER: F.MQIACF_LISTENER_ATTRS,
             F.MQCMD_INQUIRE_AUTH_INFO: F.MQIACF_AUTH_INFO_ATTRS, F.MQCMD_INQUIRE_PROCESS: F.MQIACF_PROCESS_ATTRS,
-            F.MQCMD_INQUIRE_SERVICE: F.MQIACF_SERVICE_ATTRS, F.MQCMD_INQUIRE_COMM_INFO: F.MQIACF_COMM_INFO_ATTRS}[inquire]
+            F.MQCMD_INQUIRE_SERVICE: F.MQIACF_SERVICE_ATTRS,
+            F.MQCMD_INQUIRE_COMM_INFO: F.MQIACF_COMM_INFO_ATTRS}[inquire]
 
 
 def test_types_are_checked_and_selected(pcf: Any) -> None:
@@ -306,7 +309,8 @@ def test_queue_status_monitoring_and_reset_statistics(qm: Any, pcf: Any) -> None
         q.get()
         q.get()
         (st,) = run(F.MQCMD_INQUIRE_Q_STATUS, {C.MQCA_Q_NAME: b"MON.Q"})
-        assert (st[C.MQIA_CURRENT_Q_DEPTH], st[C.MQIA_MONITORING_Q], st[F.MQIACF_UNCOMMITTED_MSGS]) == (2, C.MQMON_HIGH, 0)
+        assert (st[C.MQIA_CURRENT_Q_DEPTH], st[C.MQIA_MONITORING_Q], st[F.MQIACF_UNCOMMITTED_MSGS]) == (
+            2, C.MQMON_HIGH, 0)
         assert st[F.MQIACF_OLDEST_MSG_AGE] >= 0 and st[F.MQCACF_LAST_GET_DATE].strip()
         short, long_ = st[F.MQIACF_Q_TIME_INDICATOR]
         assert short >= 250_000 and long_ >= 250_000             # microseconds on the queue
@@ -446,3 +450,63 @@ def test_every_field_a_monitoring_tool_reads_is_answered(qm: Any, pcf: Any) -> N
         assert cs[F.MQIACH_MCA_STATUS] == F.MQMCAS_RUNNING and cs[F.MQIACH_BUFFERS_RCVD] >= 1
     finally:
         client.disconnect()
+
+
+# --- services ---------------------------------------------------------------------------------
+def test_services_start_stop_and_status(qm: Any, pcf: Any, tmp_path: Any) -> None:
+    """A SERVER service runs one process DISPLAY SVSTATUS shows until STOP SERVICE ends it; a
+    COMMAND service runs and is left; arguments name the queue manager (+QMNAME+) and output goes
+    to STDOUT; PCF's Start/Stop Service and Inquire Service Status give MQ's reasons."""
+    out = tmp_path / "command.out"
+    qm.mqsc(f"DEFINE SERVICE(SLEEPER) SERVTYPE(SERVER) STARTCMD('/bin/sleep') STARTARG('30')\n"
+            f"DEFINE SERVICE(ECHOER) SERVTYPE(COMMAND) STARTCMD('/bin/echo') STARTARG('hello +QMNAME+') "
+            f"STDOUT('{out}')\n", check=True)
+    run = pcf.run
+    assert rc(run, F.MQCMD_INQUIRE_SERVICE_STATUS, {C.MQCA_SERVICE_NAME: b"SLEEPER"}) == F.MQRCCF_SERV_STATUS_NOT_FOUND
+    started = qm.mqsc("START SERVICE(SLEEPER)\nSTART SERVICE(ECHOER)\n")
+    assert started.returncode == 0, started.stdout
+    (st,) = run(F.MQCMD_INQUIRE_SERVICE_STATUS, {C.MQCA_SERVICE_NAME: b"SLEEP*"})
+    pid = st[F.MQIACF_PROCESS_ID]
+    assert st[F.MQIACF_SERVICE_STATUS] == C.MQSVC_STATUS_RUNNING and os.path.exists(f"/proc/{pid}")
+    shown = qm.mqsc("DISPLAY SVSTATUS(*)").stdout
+    assert f"PID({pid})" in shown and "SERVICE(SLEEPER)" in shown and "ECHOER" not in shown
+    assert rc(run, F.MQCMD_START_SERVICE, {C.MQCA_SERVICE_NAME: b"SLEEPER"}) == F.MQRCCF_SERVICE_RUNNING
+    assert qm.mqsc("START SERVICE(SLEEPER) IGNSTATE(YES)").returncode == 0
+    deadline = time.monotonic() + 10
+    while (not out.exists() or not out.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert out.read_text() == "hello OBJQM\n"
+    run(F.MQCMD_STOP_SERVICE, {C.MQCA_SERVICE_NAME: b"SLEEPER"})
+    deadline = time.monotonic() + 10
+    while "SERVICE(SLEEPER)" in qm.mqsc("DISPLAY SVSTATUS(*)").stdout and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not os.path.exists(f"/proc/{pid}") or "Z" in open(f"/proc/{pid}/stat").read().split()[2]
+    assert rc(run, F.MQCMD_STOP_SERVICE, {C.MQCA_SERVICE_NAME: b"SLEEPER"}) == F.MQRCCF_SERVICE_STOPPED
+    assert rc(run, F.MQCMD_START_SERVICE, {C.MQCA_SERVICE_NAME: b"NO.SUCH"}) == C.MQRC_UNKNOWN_OBJECT_NAME
+    qm.mqsc("DEFINE SERVICE(EMPTY) SERVTYPE(SERVER)\n", check=True)
+    assert rc(run, F.MQCMD_START_SERVICE, {C.MQCA_SERVICE_NAME: b"EMPTY"}) == F.MQRCCF_NO_START_CMD
+
+
+def test_services_start_and_stop_with_the_queue_manager(tmp_path: Any) -> None:
+    """CONTROL(QMGR) and CONTROL(STARTONLY) services start with strmqm; at endmqm the QMGR one's
+    STOPCMD runs (with +MQ_SERVER_PID+, the running server's process) and the STARTONLY one is left."""
+    marker = tmp_path / "stopped.out"
+    with Harness(str(tmp_path / "data")) as h:
+        qm = h.add("SVCQM", f"DEFINE SERVICE(WITH.QMGR) SERVTYPE(SERVER) CONTROL(QMGR) STARTCMD('/bin/sleep') "
+                            f"STARTARG('30') STOPCMD('/bin/sh') STOPARG('-c \"echo +MQ_SERVER_PID+ > {marker}\"')\n"
+                            "DEFINE SERVICE(START.ONLY) SERVTYPE(SERVER) CONTROL(STARTONLY) STARTCMD('/bin/sleep') "
+                            "STARTARG('30')\n")
+        qm.stop()
+        qm.start()
+        shown = qm.mqsc("DISPLAY SVSTATUS(*)").stdout
+        pids = dict(re.findall(r"SERVICE\(([A-Z.]+)\)\s+STATUS\(RUNNING\)\s+PID\((\d+)\)", shown))
+        assert sorted(pids) == ["START.ONLY", "WITH.QMGR"], shown
+        qm.stop()
+        deadline = time.monotonic() + 10
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert marker.read_text().strip() == pids["WITH.QMGR"]
+        os.kill(int(pids["START.ONLY"]), 0)          # still running: STARTONLY is not stopped
+        os.kill(int(pids["START.ONLY"]), 15)
+        os.kill(int(pids["WITH.QMGR"]), 15)
+
