@@ -3,6 +3,7 @@ import and the connection settings changed. Nothing is fetched and nothing of th
 here: give checkouts of dsuch/pymqi and ibm-messaging/mq-mqi-python.
 
     python tools/real_suites.py [--pymqi CHECKOUT] [--ibmmq CHECKOUT] [--examples] [--json out.json]
+                                [--datadog CHECKOUT --datadog-python PYTHON]
 
 Their test_pcf.py needs ``ddt`` (their requirements.txt): ``pip install ddt`` first, or it is a
 collection error.
@@ -14,6 +15,15 @@ theirs: security on (the OAM), CHLAUTH disabled, no CONNAUTH, the SVRCONN channe
 configs and examples name, the users they name (and this process's OS user; admin in mqm, app in
 mqclient). ibmmq's examples are copied and their port 1414 replaced. Prints each test's outcome and
 the counts.
+
+``--datadog`` runs DataDog's IBM MQ check's own test suite (``ibm_mq/tests`` of a checkout of
+DataDog/integrations-core, or of a fork that renamed the ``datadog_checks`` package) with
+``--datadog-python``: a Python whose environment has datadog-checks-base, datadog-checks-dev, mock
+and psutil (the check's test requirements; pymqi is mqlite's face). The check is copied, its
+queue manager QM1 made as its docker compose file makes it (the developer image's DEV objects, its
+tests/compose/config.mqsc, then its ``prepare_queue_manager``), and its connection settings (port,
+password) replaced; its ``dd_environment`` fixture, which starts docker, yields the running queue
+manager instead.
 """
 from __future__ import annotations
 
@@ -72,12 +82,13 @@ sys.modules[__name__] = _face
 '''
 
 
-def pytest_run(tests_dir: str, env: dict[str, str], work: str, name: str) -> dict[str, str]:
+def pytest_run(tests_dir: str, env: dict[str, str], work: str, name: str, python: str = sys.executable,
+               cwd: str | None = None) -> dict[str, str]:
     """Each test's outcome (passed, failed, error, skipped) from a pytest run of ``tests_dir``."""
     report = os.path.join(work, f"{name}.xml")
-    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}",
+    subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}",
                     "--continue-on-collection-errors",
-                    tests_dir], cwd=tests_dir, env=env, capture_output=True, text=True,
+                    tests_dir], cwd=cwd or tests_dir, env=env, capture_output=True, text=True,
                    timeout=3600)
     out: dict[str, str] = {}
     if not os.path.exists(report):
@@ -109,6 +120,51 @@ def run_examples(examples_dir: str, env: dict[str, str]) -> dict[str, str]:
     return out
 
 
+def datadog_run(h: Harness, qm: Any, env: dict[str, str], checkout: str, python: str, work: str) -> dict[str, str]:
+    """DataDog's IBM MQ check's tests against ``qm`` (QM1, made by suite_qm)."""
+    src = os.path.join(checkout, "ibm_mq")
+    dst = os.path.join(work, "datadog", "ibm_mq")
+    shutil.copytree(src, dst)
+    package = next(d for d in os.listdir(dst) if d.endswith("_checks"))
+    prefix = package[:-len("_checks")]
+    if package != "datadog_checks":            # a fork's rename, undone so datadog_checks.base is found
+        os.rename(os.path.join(dst, package), os.path.join(dst, "datadog_checks"))
+    for root, _dirs, files in os.walk(dst):
+        for f in files:
+            if f.endswith(".py"):
+                path = os.path.join(root, f)
+                with open(path, encoding="utf-8") as fh:
+                    text = fh.read()
+                if package != "datadog_checks":
+                    text = text.replace(f"{prefix}_checks", "datadog_checks").replace(f"{prefix}_agent",
+                                                                                       "datadog_agent")
+                if f == "common.py" and root.endswith("tests"):
+                    text = (text.replace("PORT = '11414'", f"PORT = '{qm.port}'")
+                            .replace("PASSWORD = 'passw0rd'", "PASSWORD = 'password'"))
+                if f == "conftest.py" and root.endswith("tests"):
+                    # Its docker environment, replaced by the queue manager already running.
+                    text = text.replace("def dd_environment(", "def _docker_environment(") + (
+                        "\n\n@pytest.fixture(scope='session')\ndef dd_environment():\n"
+                        "    prepare_queue_manager()\n"
+                        "    yield common.INSTANCE, copy.deepcopy(common.E2E_METADATA)\n")
+                with open(path, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+    # What its compose file runs on the developer image: tests/compose/config.mqsc (statistics,
+    # accounting, queue monitoring). A line mqlite refuses is printed, not fatal: the suite says
+    # what it costs.
+    with open(os.path.join(dst, "tests", "compose", "config.mqsc"), encoding="utf-8") as fh:
+        out = qm.mqsc(fh.read()).stdout
+    for line in out.splitlines():
+        if re.match(r"\d+ : |AMQ8405I|AMQ\d{4}E|.* is not valid for", line.strip()):
+            print(f"   config.mqsc: {line.strip()}")
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(env, PYTHONPATH=os.pathsep.join([os.path.join(work, "shim"), dst, repo]),
+               DOCKER_HOST="tcp://127.0.0.1:2375",    # only its host name is read: 127.0.0.1
+               # What its hatch.toml sets, the version as mqlite's queue manager reports it.
+               IBM_MQ_VERSION="9", IBM_MQ_COMPOSE_VERSION="9", IBM_MQ_VERSION_RAW="9.4.0.0")
+    return pytest_run(os.path.join(dst, "tests"), env, work, "datadog", python=python, cwd=dst)
+
+
 def suite_qm(h: Harness, name: str, channel: str, chckclnt: str) -> tuple[Any, dict[str, str]]:
     """A queue manager as the suites' setup scripts make theirs (connection authentication with
     CHCKCLNT as their configs say), and the environment naming it."""
@@ -138,6 +194,9 @@ def main() -> int:
     ap.add_argument("--pymqi", help="a checkout of dsuch/pymqi")
     ap.add_argument("--ibmmq", help="a checkout of ibm-messaging/mq-mqi-python")
     ap.add_argument("--examples", action="store_true", help="also run ibmmq's examples")
+    ap.add_argument("--datadog", help="a checkout of DataDog/integrations-core (its ibm_mq check)")
+    ap.add_argument("--datadog-python", default=sys.executable,
+                    help="a Python with datadog-checks-base, datadog-checks-dev, mock and psutil")
     ap.add_argument("--json", help="write every outcome here")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="mqlite-suites-")
@@ -154,9 +213,13 @@ def main() -> int:
             env.update(PYTHONPATH=os.path.join(work, "shim"), PYMQI_TEST_QM_APP_USER="app",
                        PYMQI_TEST_QM_APP_PASSWORD="password")
             results["pymqi tests"] = pytest_run(os.path.join(args.pymqi, "code", "tests"), env, work, "pymqi")
-        if args.ibmmq:
-            # ibmmq's config and examples: QM1, DEV.ADMIN.SVRCONN / DEV.APP.SVRCONN, users admin and app.
+        if args.ibmmq or args.datadog:
+            # ibmmq's config and examples, and DataDog's check: QM1, DEV.ADMIN.SVRCONN /
+            # DEV.APP.SVRCONN, users admin and app.
             qm, env = suite_qm(h, "QM1", "DEV.ADMIN.SVRCONN", "REQUIRED")
+        if args.datadog:
+            results["datadog ibm_mq tests"] = datadog_run(h, qm, env, args.datadog, args.datadog_python, work)
+        if args.ibmmq:
             env.update(PYTHONPATH=SHIM_PATH, PY_IBMMQ_TEST_QM_APP_CHANNEL="DEV.APP.SVRCONN")
             results["ibmmq tests"] = pytest_run(os.path.join(args.ibmmq, "code", "tests"), env, work, "ibmmq")
             if args.examples:

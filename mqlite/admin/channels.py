@@ -17,9 +17,12 @@ CHSTATUS = {"INACTIVE": F.MQCHS_INACTIVE, "BINDING": F.MQCHS_BINDING, "STARTING"
             "RUNNING": F.MQCHS_RUNNING, "STOPPING": F.MQCHS_STOPPING, "RETRYING": F.MQCHS_RETRYING,
             "STOPPED": F.MQCHS_STOPPED, "PAUSED": F.MQCHS_PAUSED, "INITIALIZING": F.MQCHS_INITIALIZING}
 
-# What a status row may have besides the common part (a SVRCONN instance's counters, a sender's
-# retries), as PCF names them: (parameter, string length or 0 for a number).
-_MORE = {"SHORTRTS": (F.MQIACH_SHORT_RETRIES_LEFT, 0), "LONGRTS": (F.MQIACH_LONG_RETRIES_LEFT, 0),
+# What a status row may have besides the common part (a message channel's batches and sequence
+# numbers, a SVRCONN instance's counters, a sender's retries), as PCF names them: (parameter, string
+# length or 0 for a number).
+_MORE = {"BATCHES": (F.MQIACH_BATCHES, 0), "CURSEQNO": (F.MQIACH_CURRENT_SEQ_NUMBER, 0),
+         "LSTSEQNO": (F.MQIACH_LAST_SEQ_NUMBER, 0),
+         "SHORTRTS": (F.MQIACH_SHORT_RETRIES_LEFT, 0), "LONGRTS": (F.MQIACH_LONG_RETRIES_LEFT, 0),
          "BYTSSENT": (F.MQIACH_BYTES_SENT, 0), "BYTSRCVD": (F.MQIACH_BYTES_RECEIVED, 0),
          "LSTMSGDA": (F.MQCACH_LAST_MSG_DATE, 12), "LSTMSGTI": (F.MQCACH_LAST_MSG_TIME, 8),
          "CHSTADA": (F.MQCACH_CHANNEL_START_DATE, 12), "CHSTATI": (F.MQCACH_CHANNEL_START_TIME, 8),
@@ -40,10 +43,9 @@ def inquire_chstatus(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
                     pcf.enc_str(F.MQCACH_CONNECTION_NAME, pad(st["CONNAME"], 264)),
                     pcf.enc_str(F.MQCACH_XMIT_Q_NAME, pad(st["XMITQ"], 48)),
                     pcf.enc_str(C.MQCA_REMOTE_Q_MGR_NAME, pad(st["RQMNAME"], 48)),
-                    pcf.enc_int(F.MQIACH_MSGS, st["MSGS"]), pcf.enc_int(F.MQIACH_BATCHES, st["BATCHES"]),
-                    pcf.enc_int(F.MQIACH_CURRENT_SEQ_NUMBER, st["CURSEQNO"]),
-                    pcf.enc_int(F.MQIACH_LAST_SEQ_NUMBER, st["LSTSEQNO"]),
-                    pcf.enc_int(F.MQIACH_INDOUBT_STATUS, 1 if st["INDOUBT"] == "YES" else 0)]
+                    pcf.enc_int(F.MQIACH_MSGS, st["MSGS"])]
+                   + ([pcf.enc_int(F.MQIACH_INDOUBT_STATUS, 1 if st["INDOUBT"] == "YES" else 0)]
+                      if "INDOUBT" in st else [])
                    + [pcf.enc_int(sel, int(st[key])) if not width else pcf.enc_str(sel, pad(str(st[key]), width))
                       for key, (sel, width) in _MORE.items() if key in st]
                    + ([pcf.enc_int(F.MQIACH_MCA_STATUS, _MCASTAT[st["MCASTAT"]])] if "MCASTAT" in st else []))

@@ -87,6 +87,17 @@ SYSTEM_OBJECTS: list[tuple[str, str, dict[str, Any]]] = [
                                                        "DEFTYPE": CMQC.MQQDT_PERMANENT_DYNAMIC,
                                                        "DEFPSIST": 1, "MAXDEPTH": 999999999, **_XMITQ}),
     ("QMODEL", "SYSTEM.MQSC.REPLY.QUEUE", {"DESCR": "IBM MQ MQSC reply queue"}),
+    # Where a queue manager reports on itself: its statistics and accounting messages, its event
+    # messages (one queue per kind of event), activity reports and trace-route replies. Tools open
+    # them whether or not anything is collected yet (DataDog's check reads the statistics queue
+    # on every run; 2085 there fails the run).
+    *[("QLOCAL", f"SYSTEM.ADMIN.{name}", {"DESCR": f"IBM MQ {descr}"}) for name, descr in (
+        ("ACCOUNTING.QUEUE", "Accounting Queue"), ("ACTIVITY.QUEUE", "Activity Queue"),
+        ("CHANNEL.EVENT", "Channel Event Queue"), ("COMMAND.EVENT", "Command Event Queue"),
+        ("CONFIG.EVENT", "Configuration Event Queue"), ("LOGGER.EVENT", "Logger Event Queue"),
+        ("PERFM.EVENT", "Performance Event Queue"), ("PUBSUB.EVENT", "Publish/Subscribe Event Queue"),
+        ("QMGR.EVENT", "Queue Manager Event Queue"), ("STATISTICS.QUEUE", "Statistics Queue"),
+        ("TRACE.ROUTE.QUEUE", "Trace Route Queue"))],
     ("QMODEL", "SYSTEM.DURABLE.MODEL.QUEUE", {"DESCR": "IBM MQ durable subscription model",
                                              "DEFTYPE": CMQC.MQQDT_PERMANENT_DYNAMIC}),
     ("SVRCONN", "SYSTEM.AUTO.SVRCONN", {}),

@@ -27,15 +27,16 @@ class Conversation(Protocol):
 
 def status_row(s: Conversation) -> dict[str, Any]:
     """One SVRCONN instance's status, keyed as DISPLAY CHSTATUS shows it: MSGS counts the MQI
-    calls served, as MQ counts them for server-connection channels."""
+    calls served, as MQ counts them for server-connection channels. A message channel's batch,
+    sequence-number and in-doubt fields are not a server-connection channel's: MQ shows none of
+    them for one, and neither does this row."""
     conn = s.conn
     # The last call's wall time, from the monotonic time the session keeps for its heartbeats.
     last = mq_date_time(time.time() - (time.monotonic() - s.last_heard)) if s.calls > 1 else ("", "")
     started = mq_date_time(s.started_at)
     return {"CHANNEL": s.channel, "CHLTYPE": "SVRCONN", "CONNAME": s.peer.split("(")[0], "CURRENT": None,
             "RQMNAME": "", "STATUS": "RUNNING", "SUBSTATE": "MQGET" if conn is not None and conn.waiting
-            else "RECEIVE", "XMITQ": "", "MSGS": s.calls, "BATCHES": 0, "CURSEQNO": 0, "LSTSEQNO": 0,
-            "INDOUBT": "NO", "BYTSSENT": s.bytes_out, "BYTSRCVD": s.bytes_in, "LSTMSGDA": last[0],
+            else "RECEIVE", "XMITQ": "", "MSGS": s.calls, "BYTSSENT": s.bytes_out, "BYTSRCVD": s.bytes_in, "LSTMSGDA": last[0],
             "LSTMSGTI": last[1], "CHSTADA": started[0], "CHSTATI": started[1], "CURSHCNV": 1, "MAXSHCNV": 1,
             "RAPPLTAG": conn.appl_name if conn is not None else "",
             "MCAUSER": conn.user if conn is not None else "", "HBINT": s.hbint,
