@@ -77,6 +77,8 @@ def values(msg: pcf.Message, kind: str, control: frozenset[int] = frozenset()) -
 def convert(attr: Attr, ptype: int, sel: int, value: Any) -> Any:
     """One attribute parameter's value as the attribute table holds it (type and range checked)."""
     numeric = attr.kind in (INT, ENUM, FLAG)
+    if attr.intlist and ptype == F.MQCFT_INTEGER_LIST and len(value) == 1:     # COMPHDR, SUITEB
+        ptype, value = F.MQCFT_INTEGER, value[0]
     if numeric != (ptype == F.MQCFT_INTEGER) or (attr.kind == LIST) != (ptype == F.MQCFT_STRING_LIST):
         raise CommandError(F.MQRCCF_STRUCTURE_TYPE_ERROR, sel, f"{attr.name} given as type {ptype}")
     try:
@@ -101,6 +103,8 @@ def encode_attrs(kind: str, values: dict[str, Any], wanted: list[int] | None) ->
             out.append(pcf.enc_str_list(attr.selector, [pad(v, attr.length or 48) for v in value]))
         elif isinstance(value, str):
             out.append(pcf.enc_str(attr.selector, pad(value, attr.length or 48)))
+        elif attr.intlist:
+            out.append(pcf.enc_int_list(attr.selector, [int(value)]))
         else:
             out.append(pcf.enc_int(attr.selector, int(value)))
     return out

@@ -43,7 +43,7 @@ class DefinitionsMixin(CoreState):
         self.qmgr.attrs["QMID"] = qmid or f"{self.name}_{time.strftime('%Y-%m-%d_%H.%M.%S', time.gmtime(now))}"
         self.qmgr.attrs["DEADQ"] = deadq
         self.qmgr.attrs["CONNAUTH"] = IDPWOS_DEFAULT
-        self._stamp(self.qmgr, created=False)
+        self._stamp(self.qmgr, created=True)
         self.save(self.qmgr)
         objs = system_default_objects()
         for obj in objs:

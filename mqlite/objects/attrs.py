@@ -76,6 +76,7 @@ class Attr:
     mqset: bool = False         # may be changed by MQSET
     defaults: dict[str, Any] = field(default_factory=dict)  # per-kind default overrides
     generic: bool = False        # value may hold * wildcards (CLCHNAME)
+    intlist: bool = False        # PCF carries it as an integer list (MQCFIL) of one value (COMPHDR, SUITEB)
 
     def default_for(self, kind: str) -> Any:
         value = self.defaults.get(kind, self.default)
@@ -123,6 +124,13 @@ DELIVERY = _enum(("ASPARENT", CMQC.MQDLV_AS_PARENT), ("ALL", CMQC.MQDLV_ALL), ("
 SCOPES = _enum(("ASPARENT", CMQC.MQSCOPE_AS_PARENT), ("QMGR", CMQC.MQSCOPE_QMGR), ("ALL", CMQC.MQSCOPE_ALL))
 CHECKS = _enum(("NONE", CH.MQCHK_NONE), ("OPTIONAL", CH.MQCHK_OPTIONAL), ("REQUIRED", CH.MQCHK_REQUIRED),
                ("REQDADM", CH.MQCHK_REQUIRED_ADMIN))
+OFF_ON = _enum(("OFF", CMQC.MQMON_OFF), ("ON", CMQC.MQMON_ON))
+DISABLED_ENABLED = _enum(("DISABLED", CMQC.MQMON_DISABLED), ("ENABLED", CMQC.MQMON_ENABLED))
+RECORDING = _enum(("DISABLED", CMQC.MQRECORDING_DISABLED), ("MSG", CMQC.MQRECORDING_MSG),
+                  ("QUEUE", CMQC.MQRECORDING_Q))
+CAPABILITY = _enum(("DISABLED", CMQC.MQCAP_NOT_SUPPORTED), ("ENABLED", CMQC.MQCAP_SUPPORTED))
+IMGRCOV = _enum(("NO", CMQC.MQIMGRCOV_NO), ("YES", CMQC.MQIMGRCOV_YES))
+QMGR_MANUAL = _enum(("QMGR", CMQC.MQSVC_CONTROL_Q_MGR), ("MANUAL", CMQC.MQSVC_CONTROL_MANUAL))
 S = CMQC
 
 ATTRS: list[Attr] = [
@@ -133,8 +141,8 @@ ATTRS: list[Attr] = [
     Attr("DESCR", STR, LS, "", length=64),
     Attr("DESCR", STR, AI, "", length=64, selector=S.MQCA_AUTH_INFO_DESC),
     Attr("DESCR", STR, CH_ALL, "", length=64, selector=CH.MQCACH_DESC),
-    Attr("CRDATE", STR, Q_ALL, "", alterable=False, selector=S.MQCA_CREATION_DATE, length=12),
-    Attr("CRTIME", STR, Q_ALL, "", alterable=False, selector=S.MQCA_CREATION_TIME, length=8),
+    Attr("CRDATE", STR, Q_ALL | QM, "", alterable=False, selector=S.MQCA_CREATION_DATE, length=12),
+    Attr("CRTIME", STR, Q_ALL | QM, "", alterable=False, selector=S.MQCA_CREATION_TIME, length=8),
     Attr("DESCR", STR, TP, "", length=64, selector=S.MQCA_TOPIC_DESC),
     Attr("ALTDATE", STR, Q_ALL | QM | NL | LS | CH_ALL | AI | TP | PR | SV | CI, "", alterable=False,
          selector=S.MQCA_ALTERATION_DATE, length=12),
@@ -187,6 +195,19 @@ ATTRS: list[Attr] = [
     Attr("QDEPTHHI", INT, LM, 80, S.MQIA_Q_DEPTH_HIGH_LIMIT, hi=100),
     Attr("QDEPTHLO", INT, LM, 20, S.MQIA_Q_DEPTH_LOW_LIMIT, hi=100),
     Attr("RETINTVL", INT, LM, MAXINT, S.MQIA_RETENTION_INTERVAL),
+    Attr("STATQ", ENUM, LM, S.MQMON_Q_MGR, S.MQIA_STATISTICS_Q, values=OFF_ON | {"QMGR": S.MQMON_Q_MGR}),
+    Attr("ACCTQ", ENUM, LM, S.MQMON_Q_MGR, S.MQIA_ACCOUNTING_Q, values=OFF_ON | {"QMGR": S.MQMON_Q_MGR}),
+    Attr("CAPEXPRY", INT, Q_ALL, S.MQCEX_NOLIMIT, S.MQIA_CAP_EXPIRY, lo=1, values=_enum(("NOLIMIT", S.MQCEX_NOLIMIT))),
+    Attr("DISTL", ENUM, LM, 0, S.MQIA_DIST_LISTS, values=NO_YES),
+    Attr("MAXFSIZE", INT, LM, S.MQQFS_DEFAULT, S.MQIA_MAX_Q_FILE_SIZE, lo=20, hi=267386880,
+         values=_enum(("DEFAULT", S.MQQFS_DEFAULT))),
+    Attr("IMGRCOVQ", ENUM, LM, S.MQIMGRCOV_AS_Q_MGR, S.MQIA_MEDIA_IMAGE_RECOVER_Q,
+         values=IMGRCOV | {"QMGR": S.MQIMGRCOV_AS_Q_MGR}),
+    Attr("NPMCLASS", ENUM, LM, S.MQNPM_CLASS_NORMAL, S.MQIA_NPM_CLASS,
+         values=_enum(("NORMAL", S.MQNPM_CLASS_NORMAL), ("HIGH", S.MQNPM_CLASS_HIGH))),
+    Attr("STREAMQ", STR, LMA, "", S.MQCA_STREAM_QUEUE_NAME, length=48),
+    Attr("STRMQOS", ENUM, LMA, S.MQST_BEST_EFFORT, S.MQIA_STREAM_QUEUE_QOS,
+         values=_enum(("BESTEF", S.MQST_BEST_EFFORT), ("MUSTDUP", S.MQST_MUST_DUP))),
     # Performance events and the service interval: kept, shown and answered; no events are raised.
     Attr("QDPHIEV", ENUM, LM, CH.MQEVR_DISABLED, S.MQIA_Q_DEPTH_HIGH_EVENT, values=ENABLED_DISABLED_EV),
     Attr("QDPLOEV", ENUM, LM, CH.MQEVR_DISABLED, S.MQIA_Q_DEPTH_LOW_EVENT, values=ENABLED_DISABLED_EV),
@@ -201,6 +222,7 @@ ATTRS: list[Attr] = [
     Attr("MONCHL", ENUM, CH_MSG | {"SVRCONN"}, S.MQMON_Q_MGR, S.MQIA_MONITORING_CHANNEL,
          values=MON_LEVELS | {"QMGR": S.MQMON_Q_MGR}),
     Attr("MONCHL", ENUM, QM, S.MQMON_OFF, S.MQIA_MONITORING_CHANNEL, values=MON_LEVELS | {"NONE": S.MQMON_NONE}),
+    Attr("STATCHL", ENUM, CH_MSG, S.MQMON_Q_MGR, S.MQIA_STATISTICS_CHANNEL, values=MON_LEVELS | {"QMGR": S.MQMON_Q_MGR}),
     Attr("SCOPE", ENUM, Q_ALL, CH.MQSCO_Q_MGR, S.MQIA_SCOPE,
          values=_enum(("QMGR", CH.MQSCO_Q_MGR), ("CELL", CH.MQSCO_CELL))),
     Attr("DEFTYPE", ENUM, LM, CMQC.MQQDT_PREDEFINED, S.MQIA_DEFINITION_TYPE,
@@ -258,6 +280,75 @@ ATTRS: list[Attr] = [
     Attr("CERTLABL", STR, QM, "", S.MQCA_CERT_LABEL, length=64),
     Attr("SCYCASE", ENUM, QM, 1, S.MQIA_SECURITY_CASE, values=_enum(("UPPER", 0), ("MIXED", 1)),
          alterable=False),
+    # Events, statistics, accounting and activity recording (issue 36 gives each its effect; until
+    # then they are kept, shown and answered: docs/mqsc.md lists them).
+    *[Attr(name, ENUM, QM, default, sel, values=ENABLED_DISABLED_EV | extra) for name, default, sel, extra in (
+        ("AUTHOREV", CH.MQEVR_DISABLED, S.MQIA_AUTHORITY_EVENT, {}),
+        ("CHADEV", CH.MQEVR_DISABLED, S.MQIA_CHANNEL_AUTO_DEF_EVENT, {}),
+        ("CHLEV", CH.MQEVR_DISABLED, S.MQIA_CHANNEL_EVENT, {"EXCEPTION": CH.MQEVR_EXCEPTION}),
+        ("CMDEV", CH.MQEVR_DISABLED, S.MQIA_COMMAND_EVENT, {"NODISPLAY": CH.MQEVR_NO_DISPLAY}),
+        ("CONFIGEV", CH.MQEVR_DISABLED, S.MQIA_CONFIGURATION_EVENT, {}),
+        ("INHIBTEV", CH.MQEVR_DISABLED, S.MQIA_INHIBIT_EVENT, {}),
+        ("LOCALEV", CH.MQEVR_DISABLED, S.MQIA_LOCAL_EVENT, {}),
+        ("LOGGEREV", CH.MQEVR_DISABLED, S.MQIA_LOGGER_EVENT, {}),
+        ("PERFMEV", CH.MQEVR_DISABLED, S.MQIA_PERFORMANCE_EVENT, {}),
+        ("REMOTEEV", CH.MQEVR_DISABLED, S.MQIA_REMOTE_EVENT, {}),
+        ("SSLEV", CH.MQEVR_DISABLED, S.MQIA_SSL_EVENT, {}),
+        ("STRSTPEV", CH.MQEVR_ENABLED, S.MQIA_START_STOP_EVENT, {}))],
+    Attr("STATINT", INT, QM, 1800, S.MQIA_STATISTICS_INTERVAL, lo=1, hi=604800),
+    Attr("STATMQI", ENUM, QM, S.MQMON_OFF, S.MQIA_STATISTICS_MQI, values=OFF_ON),
+    Attr("STATQ", ENUM, QM, S.MQMON_OFF, S.MQIA_STATISTICS_Q, values=OFF_ON | {"NONE": S.MQMON_NONE}),
+    Attr("STATCHL", ENUM, QM, S.MQMON_OFF, S.MQIA_STATISTICS_CHANNEL, values=MON_LEVELS | {"NONE": S.MQMON_NONE}),
+    Attr("STATACLS", ENUM, QM, S.MQMON_Q_MGR, S.MQIA_STATISTICS_AUTO_CLUSSDR,
+         values=MON_LEVELS | {"QMGR": S.MQMON_Q_MGR}),
+    Attr("ACCTINT", INT, QM, 1800, S.MQIA_ACCOUNTING_INTERVAL, lo=1, hi=604800),
+    Attr("ACCTMQI", ENUM, QM, S.MQMON_OFF, S.MQIA_ACCOUNTING_MQI, values=OFF_ON),
+    Attr("ACCTQ", ENUM, QM, S.MQMON_OFF, S.MQIA_ACCOUNTING_Q, values=OFF_ON | {"NONE": S.MQMON_NONE}),
+    Attr("ACCTCONO", ENUM, QM, S.MQMON_DISABLED, S.MQIA_ACCOUNTING_CONN_OVERRIDE, values=DISABLED_ENABLED),
+    Attr("MONACLS", ENUM, QM, S.MQMON_Q_MGR, S.MQIA_MONITORING_AUTO_CLUSSDR,
+         values=MON_LEVELS | {"QMGR": S.MQMON_Q_MGR}),
+    Attr("ACTIVREC", ENUM, QM, S.MQRECORDING_MSG, S.MQIA_ACTIVITY_RECORDING, values=RECORDING),
+    Attr("ROUTEREC", ENUM, QM, S.MQRECORDING_MSG, S.MQIA_TRACE_ROUTE_RECORDING, values=RECORDING),
+    Attr("ACTVTRC", ENUM, QM, S.MQMON_OFF, S.MQIA_ACTIVITY_TRACE, values=OFF_ON),
+    Attr("ACTVCONO", ENUM, QM, S.MQMON_DISABLED, S.MQIA_ACTIVITY_CONN_OVERRIDE, values=DISABLED_ENABLED),
+    # Kept, shown and answered with no effect in mqlite (docs/mqsc.md says why for each).
+    Attr("ADVCAP", ENUM, QM, S.MQCAP_NOT_SUPPORTED, S.MQIA_ADVANCED_CAPABILITY, values=CAPABILITY,
+         alterable=False),
+    Attr("SPLCAP", ENUM, QM, S.MQCAP_NOT_SUPPORTED, S.MQIA_PROT_POLICY_CAPABILITY, values=CAPABILITY,
+         alterable=False),
+    Attr("AMQPCAP", ENUM, QM, S.MQCAP_NOT_SUPPORTED, S.MQIA_AMQP_CAPABILITY,
+         values=_enum(("NO", S.MQCAP_NOT_SUPPORTED), ("YES", S.MQCAP_SUPPORTED))),
+    Attr("CERTVPOL", ENUM, QM, S.MQ_CERT_VAL_POLICY_ANY, S.MQIA_CERT_VAL_POLICY,
+         values=_enum(("ANY", S.MQ_CERT_VAL_POLICY_ANY), ("RFC5280", S.MQ_CERT_VAL_POLICY_RFC5280))),
+    Attr("CHAD", ENUM, QM, S.MQCHAD_DISABLED, S.MQIA_CHANNEL_AUTO_DEF,
+         values=_enum(("DISABLED", S.MQCHAD_DISABLED), ("ENABLED", S.MQCHAD_ENABLED))),
+    Attr("CHADEXIT", STR, QM, "", S.MQCA_CHANNEL_AUTO_DEF_EXIT, length=128),
+    Attr("CLWLEXIT", STR, QM, "", S.MQCA_CLUSTER_WORKLOAD_EXIT, length=128),
+    Attr("CLWLDATA", STR, QM, "", S.MQCA_CLUSTER_WORKLOAD_DATA, length=32),
+    Attr("CLWLLEN", INT, QM, 100, S.MQIA_CLUSTER_WORKLOAD_LENGTH),
+    Attr("IMGINTVL", INT, QM, 60, S.MQIA_MEDIA_IMAGE_INTERVAL, lo=1),
+    Attr("IMGLOGLN", INT, QM, S.MQMEDIMGLOGLN_OFF, S.MQIA_MEDIA_IMAGE_LOG_LENGTH, lo=1,
+         values=_enum(("OFF", S.MQMEDIMGLOGLN_OFF))),
+    Attr("IMGRCOVO", ENUM, QM, S.MQIMGRCOV_YES, S.MQIA_MEDIA_IMAGE_RECOVER_OBJ, values=IMGRCOV),
+    Attr("IMGRCOVQ", ENUM, QM, S.MQIMGRCOV_YES, S.MQIA_MEDIA_IMAGE_RECOVER_Q, values=IMGRCOV),
+    Attr("IMGSCHED", ENUM, QM, S.MQMEDIMGSCHED_MANUAL, S.MQIA_MEDIA_IMAGE_SCHEDULING,
+         values=_enum(("MANUAL", S.MQMEDIMGSCHED_MANUAL), ("AUTO", S.MQMEDIMGSCHED_AUTO))),
+    Attr("IPADDRV", ENUM, QM, S.MQIPADDR_IPV4, S.MQIA_IP_ADDRESS_VERSION,
+         values=_enum(("IPV4", S.MQIPADDR_IPV4), ("IPV6", S.MQIPADDR_IPV6))),
+    Attr("MARKINT", INT, QM, 5000, S.MQIA_MSG_MARK_BROWSE_INTERVAL, values=_enum(("NOLIMIT", -1))),
+    Attr("MAXPROPL", INT, QM, S.MQPROP_UNRESTRICTED_LENGTH, S.MQIA_MAX_PROPERTIES_LENGTH, hi=104857600,
+         values=_enum(("NOLIMIT", S.MQPROP_UNRESTRICTED_LENGTH))),
+    Attr("REVDNS", ENUM, QM, CH.MQRDNS_ENABLED, S.MQIA_REVERSE_DNS_LOOKUP,
+         values=_enum(("ENABLED", CH.MQRDNS_ENABLED), ("DISABLED", CH.MQRDNS_DISABLED))),
+    Attr("SCHINIT", ENUM, QM, S.MQSVC_CONTROL_Q_MGR, S.MQIA_CHINIT_CONTROL, values=QMGR_MANUAL),
+    Attr("SCMDSERV", ENUM, QM, S.MQSVC_CONTROL_Q_MGR, S.MQIA_CMD_SERVER_CONTROL, values=QMGR_MANUAL),
+    Attr("SSLCRLNL", STR, QM, "", S.MQCA_SSL_CRL_NAMELIST, length=48),
+    Attr("SSLCRYP", STR, QM, "", S.MQCA_SSL_CRYPTO_HARDWARE, length=256),
+    Attr("SSLFIPS", ENUM, QM, S.MQSSL_FIPS_NO, S.MQIA_SSL_FIPS_REQUIRED, values=NO_YES),
+    Attr("SSLRKEYC", INT, QM, 0, S.MQIA_SSL_RESET_COUNT),
+    Attr("SUITEB", ENUM, QM, S.MQ_SUITE_B_NONE, S.MQIA_SUITE_B_STRENGTH, intlist=True,
+         values=_enum(("NONE", S.MQ_SUITE_B_NONE), ("128_BIT", S.MQ_SUITE_B_128_BIT),
+                      ("192_BIT", S.MQ_SUITE_B_192_BIT))),
     # --- authentication information (AUTHINFO) ---
     Attr("AUTHTYPE", ENUM, AI, CMQC.MQAIT_IDPW_OS, S.MQIA_AUTH_INFO_TYPE, alterable=False,
          values=_enum(("CRLLDAP", CMQC.MQAIT_CRL_LDAP), ("OCSP", CMQC.MQAIT_OCSP), ("IDPWOS", CMQC.MQAIT_IDPW_OS),
@@ -335,7 +426,9 @@ ATTRS: list[Attr] = [
     Attr("MCAST", ENUM, TP, CMQC.MQMC_AS_PARENT, S.MQIA_MULTICAST,
          values=_enum(("ASPARENT", CMQC.MQMC_AS_PARENT), ("ENABLED", CMQC.MQMC_ENABLED),
                       ("DISABLED", CMQC.MQMC_DISABLED), ("ONLY", CMQC.MQMC_ONLY))),
-    Attr("CUSTOM", STR, TP, "", S.MQCA_CUSTOM, length=128),
+    Attr("CUSTOM", STR, TP | Q_ALL | QM | CH_ALL, "", S.MQCA_CUSTOM, length=128),
+    Attr("CAPEXPRY", INT, TP, S.MQCEX_AS_PARENT, S.MQIA_CAP_EXPIRY, lo=1,
+         values=_enum(("ASPARENT", S.MQCEX_AS_PARENT), ("NOLIMIT", S.MQCEX_NOLIMIT))),
     # --- namelists ---
     Attr("NAMES", LIST, NL, [], S.MQCA_NAMES, length=48),
     Attr("NAMCOUNT", INT, NL, 0, S.MQIA_NAME_COUNT, alterable=False),
@@ -394,6 +487,26 @@ ATTRS: list[Attr] = [
     Attr("SSLPEER", STR, CH_ALL, "", CH.MQCACH_SSL_PEER_NAME, length=1024),
     Attr("CERTLABL", STR, CH_ALL, "", S.MQCA_CERT_LABEL, length=64),
     Attr("LOCLADDR", STR, CH_CONN, "", CH.MQCACH_LOCAL_ADDRESS, length=48),
+    # Exits, compression, LU 6.2 names and AMS policy protection: kept, shown and answered;
+    # mqlite loads no exits, compresses nothing and has no LU 6.2 (docs/mqsc.md).
+    *[Attr(name, STR, applies, "", sel, length=length) for name, applies, sel, length in (
+        ("SCYEXIT", CH_ALL, CH.MQCACH_SEC_EXIT_NAME, 128), ("SCYDATA", CH_ALL, CH.MQCACH_SEC_EXIT_USER_DATA, 32),
+        ("SENDEXIT", CH_ALL, CH.MQCACH_SEND_EXIT_NAME, 128), ("SENDDATA", CH_ALL, CH.MQCACH_SEND_EXIT_USER_DATA, 32),
+        ("RCVEXIT", CH_ALL, CH.MQCACH_RCV_EXIT_NAME, 128), ("RCVDATA", CH_ALL, CH.MQCACH_RCV_EXIT_USER_DATA, 32),
+        ("MSGEXIT", CH_MSG, CH.MQCACH_MSG_EXIT_NAME, 128), ("MSGDATA", CH_MSG, CH.MQCACH_MSG_EXIT_USER_DATA, 32),
+        ("MREXIT", CH_RECV, CH.MQCACH_MR_EXIT_NAME, 128), ("MRDATA", CH_RECV, CH.MQCACH_MR_EXIT_USER_DATA, 32),
+        ("MCANAME", CH_SEND | {"RQSTR"}, CH.MQCACH_MCA_NAME, 20),
+        ("MODENAME", CH_CONN, CH.MQCACH_MODE_NAME, 8), ("TPNAME", CH_CONN, CH.MQCACH_TP_NAME, 64))],
+    Attr("COMPHDR", ENUM, CH_ALL, CMQXC.MQCOMPRESS_NONE, CH.MQIACH_HDR_COMPRESSION, intlist=True,
+         values=_enum(("NONE", CMQXC.MQCOMPRESS_NONE), ("SYSTEM", CMQXC.MQCOMPRESS_SYSTEM))),
+    Attr("COMPMSG", ENUM, CH_ALL, CMQXC.MQCOMPRESS_NONE, CH.MQIACH_MSG_COMPRESSION, intlist=True,
+         values=_enum(("NONE", CMQXC.MQCOMPRESS_NONE), ("RLE", CMQXC.MQCOMPRESS_RLE),
+                      ("ZLIBFAST", CMQXC.MQCOMPRESS_ZLIBFAST), ("ZLIBHIGH", CMQXC.MQCOMPRESS_ZLIBHIGH),
+                      ("LZ4FAST", CMQXC.MQCOMPRESS_LZ4FAST), ("LZ4HIGH", CMQXC.MQCOMPRESS_LZ4HIGH),
+                      ("ANY", CMQXC.MQCOMPRESS_ANY))),
+    Attr("SPLPROT", ENUM, frozenset({"SDR", "SVR", "RCVR", "RQSTR"}), CMQXC.MQSPL_PASSTHRU, CH.MQIACH_SPL_PROTECTION,
+         values=_enum(("PASSTHRU", CMQXC.MQSPL_PASSTHRU), ("REMOVE", CMQXC.MQSPL_REMOVE),
+                      ("ASPOLICY", CMQXC.MQSPL_AS_POLICY))),
     # KAINT: TCP keepalive's interval (AUTO: from the heartbeat interval); kept and shown, as on
     # distributed MQ, where it takes effect only on z/OS.
     Attr("KAINT", INT, CH_ALL, CMQXC.MQKAI_AUTO, CH.MQIACH_KEEP_ALIVE_INTERVAL, hi=99999,

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from mqlite import pymqi
-from mqlite.pymqi import CMQC, CMQCFC
+from mqlite.pymqi import CMQC, CMQCFC, CMQXC
 from mqlite.testing import Harness
 
-C, F = CMQC, CMQCFC
+C, F, X = CMQC, CMQCFC, CMQXC
 
 
 @pytest.fixture(scope="module")
@@ -142,6 +142,15 @@ def test_types_are_checked_and_selected(pcf: Any) -> None:
     assert b"T.CHL" in [r[F.MQCACH_CHANNEL_NAME].strip() for r in rcvrs]
     assert rc(run, F.MQCMD_CHANGE_CHANNEL, {F.MQCACH_CHANNEL_NAME: b"T.CHL",
                                             F.MQIACH_CHANNEL_TYPE: C.MQCHT_SENDER}) == F.MQRCCF_OBJECT_WRONG_TYPE
+    # Compression is an integer list in PCF, as MQ carries it; statistics attributes are answered.
+    (ch,) = run(F.MQCMD_INQUIRE_CHANNEL, {F.MQCACH_CHANNEL_NAME: b"T.CHL"})
+    assert ch[F.MQIACH_HDR_COMPRESSION] == [X.MQCOMPRESS_NONE] and ch[C.MQIA_STATISTICS_CHANNEL] == C.MQMON_Q_MGR
+    run(F.MQCMD_CHANGE_CHANNEL, {F.MQCACH_CHANNEL_NAME: b"T.CHL", F.MQIACH_CHANNEL_TYPE: C.MQCHT_RECEIVER,
+                                 F.MQIACH_MSG_COMPRESSION: [X.MQCOMPRESS_ZLIBFAST]})
+    (ch,) = run(F.MQCMD_INQUIRE_CHANNEL, {F.MQCACH_CHANNEL_NAME: b"T.CHL"})
+    assert ch[F.MQIACH_MSG_COMPRESSION] == [X.MQCOMPRESS_ZLIBFAST]
+    (qmgr,) = run(F.MQCMD_INQUIRE_Q_MGR, {})
+    assert qmgr[C.MQIA_STATISTICS_Q] == C.MQMON_OFF and qmgr[C.MQIA_SUITE_B_STRENGTH] == [C.MQ_SUITE_B_NONE]
     run(F.MQCMD_DELETE_CHANNEL, {F.MQCACH_CHANNEL_NAME: b"T.CHL"})
     run(F.MQCMD_CREATE_AUTH_INFO, {C.MQCA_AUTH_INFO_NAME: b"T.AI", C.MQIA_AUTH_INFO_TYPE: C.MQAIT_OCSP})
     assert rc(run, F.MQCMD_CHANGE_AUTH_INFO, {C.MQCA_AUTH_INFO_NAME: b"T.AI",
@@ -452,6 +461,11 @@ def test_every_field_a_monitoring_tool_reads_is_answered(qm: Any, pcf: Any) -> N
         assert [s for s in CHSTATUS_ATTRS if s not in cs] == []
         assert [s for s in MESSAGE_CHANNEL_ONLY if s in cs] == []
         assert cs[F.MQIACH_MCA_STATUS] == F.MQMCAS_RUNNING and cs[F.MQIACH_BUFFERS_RCVD] >= 1
+        # The queues a monitor reads every run exist from crtmqm on: empty, not 2085.
+        for name in ("SYSTEM.ADMIN.STATISTICS.QUEUE", "SYSTEM.ADMIN.ACCOUNTING.QUEUE", "SYSTEM.ADMIN.QMGR.EVENT"):
+            with pytest.raises(pymqi.MQMIError) as e:
+                pymqi.Queue(client, name).get()
+            assert e.value.reason == C.MQRC_NO_MSG_AVAILABLE, name
     finally:
         client.disconnect()
 
