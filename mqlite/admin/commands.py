@@ -110,6 +110,7 @@ COMMANDS: dict[int, Command] = {
     F.MQCMD_INQUIRE_TOPIC_STATUS: Command(control.inquire_topic_status, DSP),
     # who is connected
     F.MQCMD_INQUIRE_CONNECTION: Command(connections.inquire_connection, DSP),
+    F.MQCMD_INQUIRE_APPL_STATUS: Command(connections.inquire_appl_status, DSP),
     F.MQCMD_STOP_CONNECTION: Command(connections.stop_connection, CTRL),
     # channels
     F.MQCMD_INQUIRE_CHANNEL_STATUS: _channel(channels.inquire_chstatus, DSP),

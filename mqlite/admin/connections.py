@@ -11,6 +11,8 @@ from mqlite.admin.context import Admin
 from mqlite.admin.params import CommandError
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import pcf
+from mqlite.cmq.structs import pad
+from mqlite.engine import applstatus
 from mqlite.engine.connections import CONN_FIELDS, HANDLE_FIELDS, conn_row, handle_rows
 from mqlite.engine.core import Conn
 
@@ -64,6 +66,31 @@ def inquire_connection(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
                                + p.encode_fields(HANDLE_FIELDS, h, wanted))
     if not out:
         raise CommandError(F.MQRCCF_NONE_FOUND)
+    return out
+
+
+_APPL_TYPES = {F.MQIACF_APPL_INFO_APPL: "APPL", F.MQIACF_APPL_INFO_QMGR: "QMGR", F.MQIACF_APPL_INFO_LOCAL: "LOCAL"}
+
+
+def inquire_appl_status(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    """Inquire Application Status: one reply per application (APPL, QMGR) or instance (LOCAL),
+    the fields DISPLAY APSTATUS shows (engine.applstatus), filters on any of them."""
+    pattern = p.s(p.need(msg, F.MQCACF_APPL_NAME))
+    info = msg.first(F.MQIACF_APPL_INFO_TYPE, F.MQIACF_APPL_INFO_APPL)
+    if info not in _APPL_TYPES:
+        raise CommandError(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACF_APPL_INFO_TYPE)
+    kind = _APPL_TYPES[info]
+    fields = applstatus.TYPES[kind]
+    wanted = p.wanted(msg, F.MQIACF_APPL_INFO_ATTRS)
+    out = []
+    for row in applstatus.rows(a.qm.conns.values(), pattern, kind, a.qm.name, a.qm.qmgr.attrs.get("QMID", ""),
+                               a.qm.clock.now()):
+        values = p.field_values(fields, row)
+        if p.passes_values(msg, values):
+            out.append([pcf.enc_str(F.MQCACF_APPL_NAME, pad(row["APPLNAME"], 28)), pcf.enc_int(F.MQIACF_APPL_INFO_TYPE, info)]
+                       + p.encode_values(values, wanted))
+    if not out:
+        raise CommandError(F.MQRCCF_APPL_STATUS_NOT_FOUND, F.MQCACF_APPL_NAME)
     return out
 
 

@@ -125,6 +125,8 @@ def encode_values(values: dict[int, Any], wanted: list[int] | None) -> list[byte
             out.append(pcf.enc_int_list(sel, value))
         elif isinstance(value, int):
             out.append(pcf.enc_int(sel, value))
+        elif isinstance(value, bytes) and F.MQBACF_FIRST <= sel <= F.MQBACF_LAST_USED:
+            out.append(pcf.enc_bytes(sel, value))
         else:
             out.append(pcf.enc_str(sel, value))
     return out

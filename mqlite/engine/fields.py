@@ -34,6 +34,8 @@ class Field:
     def pcf_value(self, value: Any) -> Any:
         """The value as PCF carries it: a string padded to its length, the number, or a list of
         numbers."""
+        if isinstance(value, bytes):
+            return value
         if self.width == 0:
             return [int(v) for v in value] if isinstance(value, (list, tuple)) else int(value)
         text = str(value)

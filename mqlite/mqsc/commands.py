@@ -371,6 +371,8 @@ class Executor(Part):
             return self.conns.display_conn(cmd)
         if ot == "SVSTATUS":
             return self.status.display_svstatus(cmd)
+        if ot == "APSTATUS":
+            return self.conns.display_apstatus(cmd)
         if ot == "CHSTATUS":
             return self.status.display_chstatus(cmd)
         if ot == "CLUSQMGR":

@@ -1,10 +1,11 @@
-"""MQSC for who is connected: DISPLAY CONN (TYPE CONN, HANDLE or ALL) and STOP CONN, a part of the
-Executor. The fields are the engine's (``engine.connections``), which PCF Inquire Connection
+"""MQSC for who is connected: DISPLAY CONN (TYPE CONN, HANDLE or ALL), STOP CONN and DISPLAY
+APSTATUS (TYPE APPL, QMGR or LOCAL), a part of the Executor. The fields are the engine's (``engine.connections``), which PCF Inquire Connection
 reads too; stopping a connection is the server's (it holds the sockets)."""
 from __future__ import annotations
 
 from typing import Any
 
+from mqlite.engine import applstatus
 from mqlite.engine.connections import CONN_FIELDS, HANDLE_FIELDS, conn_name, conn_row, handle_rows
 from mqlite.engine.core import Conn
 from mqlite.engine.fields import Field
@@ -14,6 +15,7 @@ from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields
 from mqlite.objects.names import MQSC_OPS, filter_match, generic_match
 
 CONN_HEADER = "AMQ8276I: Display Connection details."
+APSTATUS_HEADER = "MQL8012I: Display application status details."
 _BY_KEYWORD = {f.keyword: f for f in CONN_FIELDS + HANDLE_FIELDS}
 
 
@@ -70,6 +72,33 @@ class ConnectionCommands(Part):
                     lines.extend(format_fields([_item(f, h[f.keyword]) for f in handle_fields]))
         if not lines:
             return Result(["AMQ8461E: Connection identifier not found."], ERROR)
+        return Result(lines)
+
+    def display_apstatus(self, cmd: Command) -> Result:
+        """DISPLAY APSTATUS(name) TYPE(APPL|QMGR|LOCAL): each application (APPL), its status at
+        this queue manager (QMGR), or each of its instances here (LOCAL); engine.applstatus says
+        what an instance is and when it is movable."""
+        pattern = self.need_name(cmd)
+        kind = self.word(cmd, "TYPE", tuple(applstatus.TYPES), "APPL")
+        fields = applstatus.TYPES[kind]
+        by_kw = {f.keyword: f for f in fields}
+        all_, wanted = False, []
+        for p in cmd.params:
+            if p.keyword == "ALL":
+                all_ = True
+            elif p.keyword in by_kw and p.value is None:
+                wanted.append(p.keyword)
+            elif p.keyword not in ("TYPE", "CMDSCOPE"):
+                raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for DISPLAY APSTATUS TYPE({kind}).")
+        shown = [f for f in fields if all_ or not wanted or f.keyword in wanted]
+        lines: list[str] = []
+        for row in applstatus.rows(self.qm.conns.values(), pattern, kind, self.qm.name,
+                                   self.qm.qmgr.attrs.get("QMID", ""), self.qm.clock.now()):
+            lines.append(APSTATUS_HEADER)
+            lines.extend(format_fields([f"APPLNAME({row['APPLNAME']})", f"TYPE({kind})"]
+                                       + [_item(f, row[f.keyword]) for f in shown]))
+        if not lines:
+            return Result([f"MQL8013I: No application matches {pattern}."], ERROR)
         return Result(lines)
 
     def _where(self, cmd: Command, clause: str, text: str) -> tuple[str, Any]:

@@ -9,7 +9,7 @@ import threading
 import weakref
 from typing import Any
 
-from mqlite.cmq import CMQC, structs
+from mqlite.cmq import CMQC, CMQXC, structs
 from mqlite.cmq.structs import CD, MD, OD, PMO, STS
 from mqlite.net import ccdt
 from mqlite.net import protocol as P
@@ -140,7 +140,7 @@ class QueueManager:
         if cd_ is not None:
             channel = structs.text(cd_.ChannelName)
             conname = structs.text(cd_.ConnectionName)
-            self._connect_client(name, channel, conname, user, password, cd_, sco_)
+            self._connect_client(name, channel, conname, user, password, cd_, sco_, options=options)
         else:
             self._connect_by_name(name, user, password, sco_, _cno_url(cno_))
         assert self._transport is not None
@@ -186,7 +186,7 @@ class QueueManager:
         self._name = info.get("qmgr", name)
 
     def _connect_client(self, name: Any, channel: str, conname: str, user: Any, password: Any, cd_: CD,
-                        sco_: Any = None, cert_label: str = "") -> None:
+                        sco_: Any = None, cert_label: str = "", options: int = 0) -> None:
         if self._transport is not None:
             raise MQMIError(CMQC.MQCC_WARNING, CMQC.MQRC_ALREADY_CONNECTED)
         qname = structs.text(ensure_bytes(name or b""))
@@ -208,8 +208,15 @@ class QueueManager:
             raise failure(e) from None
         # The channel definition's MaxMsgLength and HeartbeatInterval are negotiated with the
         # SVRCONN's MAXMSGL (the lower) and HBINT (the higher), as MQ's client does.
+        # Reconnection as the connection asked for it (MQCNO), else as the channel definition's
+        # DefReconnect says: the queue manager shows it (DISPLAY CONN CONNOPTS, DISPLAY APSTATUS).
+        reconnect = options & (CMQC.MQCNO_RECONNECT | CMQC.MQCNO_RECONNECT_Q_MGR | CMQC.MQCNO_RECONNECT_DISABLED)
+        if not reconnect:
+            reconnect = {CMQXC.MQRCN_YES: CMQC.MQCNO_RECONNECT,
+                         CMQXC.MQRCN_Q_MGR: CMQC.MQCNO_RECONNECT_Q_MGR}.get(int(getattr(cd_, "DefReconnect", 0)), 0)
         self._hello(transport, qname, channel=channel, kind="client", user=_text(user), password=_text(password),
-                    maxmsgl=int(cd_.MaxMsgLength), hbint=int(cd_.HeartbeatInterval), sslciph=ciph)
+                    maxmsgl=int(cd_.MaxMsgLength), hbint=int(cd_.HeartbeatInterval), sslciph=ciph,
+                    reconnect=reconnect)
 
     def _connect_bindings(self, name: Any, user: Any = None, password: Any = None) -> None:
         if self._transport is not None:

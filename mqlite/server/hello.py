@@ -84,6 +84,9 @@ def greet(s: Any, req: Any) -> bool:
         refuse_later(e.delay)
         srv.forget(s)
         return refuse(s, C.MQRC_NOT_AUTHORIZED, e.why)
+    # The reconnection a client asked for (its MQCNO options or its channel definition's).
+    reconnect = int(req.get("reconnect") or 0) & (C.MQCNO_RECONNECT | C.MQCNO_RECONNECT_Q_MGR
+                                                  | C.MQCNO_RECONNECT_DISABLED)
     with srv.lock:
         try:
             if s.kind == "bindings":
@@ -94,7 +97,7 @@ def greet(s: Any, req: Any) -> bool:
                 pid, tid, conname = os.getpid(), threading.get_native_id(), s.peer.split("(")[0]
             s.conn = srv.qm.connect(str(req.get("appl") or "")[-28:], int(req.get("appl_type") or C.MQAT_UNIX),
                                     principal.user, channel=s.channel, conname=conname, pid=pid, tid=tid,
-                                    conn_opts=C.MQCNO_HANDLE_SHARE_BLOCK | C.MQCNO_SHARED_BINDING)
+                                    conn_opts=C.MQCNO_HANDLE_SHARE_BLOCK | C.MQCNO_SHARED_BINDING | reconnect)
         except MQIError as e:
             return refuse(s, e.reason, "queue manager quiescing")
         s.conn.principal = principal

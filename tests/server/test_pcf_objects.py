@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -225,6 +226,40 @@ def test_inquire_connection_shows_a_client_its_handles_and_its_unit_of_work(qm: 
     finally:
         client.backout()
         client.disconnect()
+
+
+def test_application_status_counts_instances_and_says_which_could_move(qm: Any, pcf: Any) -> None:
+    """Two bindings connections of one process are one instance (NOTCLIENT); a plain client is
+    another (NOTRECONN); a client that asked for reconnection is the movable one. MQSC and PCF
+    show the same, and a name nobody uses gets MQRCCF_APPL_STATUS_NOT_FOUND."""
+    extra = qm.bindings()
+    plain = qm.client()
+    cd = pymqi.CD(ChannelName=b"APP.SVRCONN", ConnectionName=qm.conname.encode())
+    movable = pymqi.QueueManager(None)
+    movable.connect_with_options(qm.name, cd=cd, opts=C.MQCNO_RECONNECT)
+    try:
+        name = os.path.basename(sys.argv[0])[-28:]
+        out = qm.mqsc(f"DISPLAY APSTATUS('{name}')\nDISPLAY APSTATUS('{name}') TYPE(LOCAL)\n").stdout
+        assert "COUNT(3)" in out and "MOVCOUNT(1)" in out and "BALANCED(NOTAPPLIC)" in out
+        local = [b for b in out.split("MQL8012I")[1:] if re.search(r"APPLNAME\([^)]*\)\s+TYPE\(LOCAL\)", b)]
+        assert sorted(re.search(r"IMMREASN\((\w+)\)", b).group(1) for b in local) == ["NONE", "NOTCLIENT", "NOTRECONN"]
+        assert [("CONNS(2)" in b, "MOVABLE(NO)" in b) for b in local if "NOTCLIENT" in b] == [(True, True)]
+        assert [("CONNS(1)" in b, "IMMCOUNT(0)" in b) for b in local if "MOVABLE(YES)" in b] == [(True, True)]
+        (appl,) = pcf.run(F.MQCMD_INQUIRE_APPL_STATUS, {F.MQCACF_APPL_NAME: name.encode()})
+        assert (appl[F.MQIACF_APPL_COUNT], appl[F.MQIACF_MOVABLE_APPL_COUNT]) == (3, 1)
+        rows = pcf.run(F.MQCMD_INQUIRE_APPL_STATUS, {F.MQCACF_APPL_NAME: name.encode(),
+                                                      F.MQIACF_APPL_INFO_TYPE: F.MQIACF_APPL_INFO_LOCAL})
+        assert sorted(r[F.MQIACF_APPL_IMMOVABLE_REASON] for r in rows) == \
+            [F.MQIMMREASON_NONE, F.MQIMMREASON_NOT_CLIENT, F.MQIMMREASON_NOT_RECONNECTABLE]
+        assert all(len(r[F.MQBACF_CONN_TAG]) == 24 for r in rows)
+        assert rc(pcf.run, F.MQCMD_INQUIRE_APPL_STATUS, {F.MQCACF_APPL_NAME: b"NOBODY.USES.THIS"}) == \
+            F.MQRCCF_APPL_STATUS_NOT_FOUND
+        assert "MQL8013I" in qm.mqsc("DISPLAY APSTATUS(NOBODY.USES.THIS)\n").stdout
+        # The reconnection asked for is the connection's, as DISPLAY CONN shows it.
+        assert "MQCNO_RECONNECT" in qm.mqsc("DISPLAY CONN(*) WHERE(CONNOPTS CT MQCNO_RECONNECT) CONNOPTS\n").stdout
+    finally:
+        for c in (extra, plain, movable):
+            c.disconnect()
 
 
 def test_stop_connection_breaks_it_and_backs_out_its_unit_of_work(qm: Any, pcf: Any) -> None:
