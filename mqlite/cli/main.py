@@ -357,6 +357,31 @@ def _escape_sender(qmgr: Any, target: str, wait: float) -> Callable[[str], Any]:
     return send
 
 
+def _verifier() -> Callable[[str], Any]:
+    """runmqsc -v: each command checked as the queue manager checks it (keywords, values, the
+    attribute table) against a scratch queue manager in memory, so nothing real changes and no
+    queue manager need exist; only syntax errors are reported, as MQ's -v does."""
+    from mqlite.engine.clock import Clock
+    from mqlite.engine.qmgr import QueueManager
+    from mqlite.engine.queue import DEFAULT_BUFFERS
+    from mqlite.mqsc.commands import Executor
+    from mqlite.mqsc.result import Result
+    from mqlite.store.sqlite import MemoryStore
+    scratch = QueueManager("VERIFY", MemoryStore(), Clock(), None, DEFAULT_BUFFERS)
+    scratch.create()
+    executor = Executor(scratch)
+
+    def verify(text: str) -> Any:
+        try:
+            parse(text)
+        except MQSCSyntaxError as e:
+            return Result(["AMQ8405I: Syntax error detected at or near end of command segment below:-",
+                           e.segment], "syntax")
+        result = executor.run(text)
+        return result if result.status == "syntax" else Result([])
+    return verify
+
+
 def runmqsc(args: argparse.Namespace) -> int:
     from mqlite import pymqi
     from mqlite.mqsc.result import Result, summary
@@ -394,6 +419,7 @@ def runmqsc(args: argparse.Namespace) -> int:
         return 20
     print(f"Starting MQSC for queue manager {qmgr}.\n\n")
     results: list[Result] = []
+    verify = _verifier() if send is None else None
     for cmd in split_commands(script):
         if not args.e:
             for i, line in enumerate(cmd.lines):
@@ -401,13 +427,8 @@ def runmqsc(args: argparse.Namespace) -> int:
                 print(prefix + line)
         if cmd.text.upper() == "END":
             break
-        if send is None:
-            try:
-                parse(cmd.text)
-                result = Result([])
-            except MQSCSyntaxError as e:
-                result = Result(["AMQ8405I: Syntax error detected at or near end of command segment below:-",
-                                 e.segment], "syntax")
+        if verify is not None:
+            result = verify(cmd.text)
         else:
             try:
                 result = send(cmd.text)

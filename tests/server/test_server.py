@@ -53,6 +53,14 @@ def test_runmqsc_output_and_exit_codes(running_qm: RunningQM):
     assert r.returncode == 20 and "AMQ8146E" in r.stdout
     r = mqlite("runmqsc", "-v", "NOT.THERE", stdin="PING QMGR\nDEFINE QLOCAL(\n")
     assert r.returncode == 10
+    # -v checks each command as the queue manager would (keywords, values), runs nothing, and
+    # reports only syntax errors: an object that does not exist is not one.
+    r = mqlite("runmqsc", "-v", running_qm.name, stdin="DEFINE QLOCAL(VERIFIED.ONLY)\nDEFINE QLOCAL(V2) BADATTR(1)\n"
+               "ALTER QLOCAL(NOT.THERE) MAXDEPTH(10)\nDEFINE QLOCAL(V3) MAXDEPTH(-5)\n")
+    assert r.returncode == 10 and "2 commands have a syntax error." in r.stdout
+    assert "BADATTR is not valid for QLOCAL." in r.stdout and "outside the range" in r.stdout
+    assert "AMQ8147E" not in r.stdout and "AMQ8006I" not in r.stdout
+    assert "AMQ8147E" in running_qm.mqsc("DISPLAY QLOCAL(VERIFIED.ONLY)\n").stdout
 
 
 def test_deferred_open_rules(running_qm: RunningQM):
