@@ -14,18 +14,16 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from typing import Any
 
 from mqlite.cli import config as cli_config
+from mqlite.cli import runmqsc as cli_runmqsc
 from mqlite.cli import security as cli_security
 from mqlite.cmq import CMQC
 from mqlite.engine.clock import Clock
 from mqlite.engine.ports import SaveMeta
 from mqlite.engine.qmgr import QueueManager
-from mqlite.mqsc.parser import MQSCSyntaxError, parse, split_commands
 from mqlite.net import protocol as P
-from mqlite.net.ccdt import location as ccdt_location
 from mqlite.net.client import Transport, TransportError
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
@@ -332,123 +330,6 @@ def rsvmqtrn(args: argparse.Namespace) -> int:
     return 0
 
 
-# --- runmqsc ------------------------------------------------------------------------------------
-def _escape_sender(qmgr: Any, target: str, wait: float) -> Callable[[str], Any]:
-    """MQSC commands as escape PCF to a command server (this queue manager's, or ``target``'s)."""
-    from mqlite import pymqi
-    from mqlite.cmq import CMQCFC
-    from mqlite.mqsc.result import Result
-    pcf = pymqi.PCFExecute(qmgr, model_queue_name=b"SYSTEM.MQSC.REPLY.QUEUE", dynamic_queue_name=b"MQSC.*",
-                           response_wait_interval=int(wait * 1000), command_queue_qmgr=target.encode())
-
-    def send(text: str) -> Any:
-        try:
-            replies = pcf.MQCMD_ESCAPE({CMQCFC.MQIACF_ESCAPE_TYPE: CMQCFC.MQET_MQSC,
-                                        CMQCFC.MQCACF_ESCAPE_TEXT: text.encode()})
-            body = replies[0].get(CMQCFC.MQCACF_ESCAPE_TEXT, b"") if replies else b""
-            return Result(body.decode(errors="replace").splitlines())
-        except pymqi.MQMIError as e:
-            if e.reason == pymqi.CMQC.MQRC_NO_MSG_AVAILABLE:
-                return Result(["AMQ8416E: MQSC timed out waiting for a response from the command server."], "error")
-            response = getattr(e, "response", {}) or {}
-            body = response.get(CMQCFC.MQCACF_ESCAPE_TEXT, b"")
-            lines = body.decode(errors="replace").splitlines() or [f"Reason {e.reason}: {e.errorAsString()}"]
-            return Result(lines, "syntax" if e.reason == CMQCFC.MQRCCF_PARM_SYNTAX_ERROR else "error")
-    return send
-
-
-def _verifier() -> Callable[[str], Any]:
-    """runmqsc -v: each command checked as the queue manager checks it (keywords, values, the
-    attribute table) against a scratch queue manager in memory, so nothing real changes and no
-    queue manager need exist; only syntax errors are reported, as MQ's -v does."""
-    from mqlite.engine.clock import Clock
-    from mqlite.engine.qmgr import QueueManager
-    from mqlite.engine.queue import DEFAULT_BUFFERS
-    from mqlite.mqsc.commands import Executor
-    from mqlite.mqsc.result import Result
-    from mqlite.store.sqlite import MemoryStore
-    scratch = QueueManager("VERIFY", MemoryStore(), Clock(), None, DEFAULT_BUFFERS)
-    scratch.create()
-    executor = Executor(scratch)
-
-    def verify(text: str) -> Any:
-        try:
-            parse(text)
-        except MQSCSyntaxError as e:
-            return Result(["AMQ8405I: Syntax error detected at or near end of command segment below:-",
-                           e.segment], "syntax")
-        result = executor.run(text)
-        return result if result.status == "syntax" else Result([])
-    return verify
-
-
-def runmqsc(args: argparse.Namespace) -> int:
-    from mqlite import pymqi
-    from mqlite.mqsc.result import Result, summary
-    qmgr = args.qmgr or ""
-    script = sys.stdin.read()
-    print("mqlite MQSC, compatible with IBM MQ runmqsc.")
-    send: Callable[[str], Any] | None = None
-    closer: Callable[[], None] = lambda: None
-    try:
-        if args.c or args.w is not None:
-            # Client mode (MQSERVER) or remote administration through a local queue manager.
-            local = args.m if args.w is not None else qmgr
-            if args.c and not os.environ.get("MQSERVER") and not ccdt_location("", os.environ):
-                # -c is a client connection: MQSERVER or a CCDT (MQCCDTURL, MQCHLLIB/MQCHLTAB)
-                # defines its channel, as with MQ; without either there is none to make
-                raise TransportError(pymqi.CMQC.MQRC_Q_MGR_NAME_ERROR, "runmqsc -c needs MQSERVER or a CCDT")
-            conn = pymqi.QueueManager(None)
-            conn.connect(local)       # MQSERVER makes it a client connection, as with MQ
-            send = _escape_sender(conn, qmgr if args.w is not None else "", args.w if args.w else 30.0)
-            closer = conn.disconnect
-        elif not args.v:
-            paths = QMPaths.of(qmgr) if qmgr and valid_name(qmgr, "QMGR") else None
-            if paths is None or not paths.exists() or not paths.running_pid():
-                raise TransportError(2059, "not running")
-            transport = Transport.unix(paths.socket)
-            transport.hello(qmgr=qmgr, control=True, appl="runmqsc")
-
-            def send(text: str) -> Any:
-                reply = P.decode_json(transport.call(P.MQSC, text.encode()))
-                return Result(reply["lines"], reply["status"])
-            closer = transport.close
-    except (TransportError, pymqi.MQMIError, pymqi.PYIFError):
-        print(f"Starting MQSC for queue manager {qmgr}.\n\n")
-        print("AMQ8146E: IBM MQ queue manager not available.")
-        return 20
-    print(f"Starting MQSC for queue manager {qmgr}.\n\n")
-    results: list[Result] = []
-    verify = _verifier() if send is None else None
-    for cmd in split_commands(script):
-        if not args.e:
-            for i, line in enumerate(cmd.lines):
-                prefix = f"{len(results) + 1:>6} : " if i == 0 else "       : "
-                print(prefix + line)
-        if cmd.text.upper() == "END":
-            break
-        if verify is not None:
-            result = verify(cmd.text)
-        else:
-            try:
-                result = send(cmd.text)
-            except (TransportError, P.ProtocolError, pymqi.MQMIError, pymqi.PYIFError):
-                print("AMQ8146E: IBM MQ queue manager not available.")
-                return 20
-        results.append(result)
-        for line in result.lines:
-            print(line)
-        print()
-    lines, code = summary(results)
-    for line in lines:
-        print(line)
-    try:
-        closer()
-    except Exception:
-        pass
-    return code
-
-
 def ccdt(args: argparse.Namespace) -> int:
     """mqlite ccdt QMGR [-o FILE]: the queue manager's CLNTCONN channels as a JSON CCDT (MQ writes
     them to its binary AMQCLCHL.TAB; clients here read the JSON form: MQCCDTURL=FILE)."""
@@ -547,7 +428,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-w", type=float, help="remote: wait this many seconds for each answer from QMGR's command server")
     p.add_argument("-m", help="with -w: the local queue manager that relays the commands")
     p.add_argument("qmgr", nargs="?")
-    p.set_defaults(fn=runmqsc)
+    p.set_defaults(fn=cli_runmqsc.runmqsc)
     p = sub.add_parser("ccdt", help="write the queue manager's CLNTCONN channels as a JSON CCDT")
     p.add_argument("-o", help="write to this file (default: standard output)")
     p.add_argument("qmgr")

@@ -1,0 +1,131 @@
+"""runmqsc: MQSC read from standard input, each command sent to a running queue manager (through
+its control socket, or as escape PCF to the command server for -c and -w) and answered as MQ's
+runmqsc answers; -v checks each command without running it."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from mqlite.mqsc.parser import MQSCSyntaxError, parse, split_commands
+from mqlite.net import protocol as P
+from mqlite.net.ccdt import location as ccdt_location
+from mqlite.net.client import Transport, TransportError
+from mqlite.objects.names import valid_name
+from mqlite.paths import QMPaths
+
+
+def _escape_sender(qmgr: Any, target: str, wait: float) -> Callable[[str], Any]:
+    """MQSC commands as escape PCF to a command server (this queue manager's, or ``target``'s)."""
+    from mqlite import pymqi
+    from mqlite.cmq import CMQCFC
+    from mqlite.mqsc.result import Result
+    pcf = pymqi.PCFExecute(qmgr, model_queue_name=b"SYSTEM.MQSC.REPLY.QUEUE", dynamic_queue_name=b"MQSC.*",
+                           response_wait_interval=int(wait * 1000), command_queue_qmgr=target.encode())
+
+    def send(text: str) -> Any:
+        try:
+            replies = pcf.MQCMD_ESCAPE({CMQCFC.MQIACF_ESCAPE_TYPE: CMQCFC.MQET_MQSC,
+                                        CMQCFC.MQCACF_ESCAPE_TEXT: text.encode()})
+            body = replies[0].get(CMQCFC.MQCACF_ESCAPE_TEXT, b"") if replies else b""
+            return Result(body.decode(errors="replace").splitlines())
+        except pymqi.MQMIError as e:
+            if e.reason == pymqi.CMQC.MQRC_NO_MSG_AVAILABLE:
+                return Result(["AMQ8416E: MQSC timed out waiting for a response from the command server."], "error")
+            response = getattr(e, "response", {}) or {}
+            body = response.get(CMQCFC.MQCACF_ESCAPE_TEXT, b"")
+            lines = body.decode(errors="replace").splitlines() or [f"Reason {e.reason}: {e.errorAsString()}"]
+            return Result(lines, "syntax" if e.reason == CMQCFC.MQRCCF_PARM_SYNTAX_ERROR else "error")
+    return send
+
+
+def _verifier() -> Callable[[str], Any]:
+    """runmqsc -v: each command checked as the queue manager checks it (keywords, values, the
+    attribute table) against a scratch queue manager in memory, so nothing real changes and no
+    queue manager need exist; only syntax errors are reported, as MQ's -v does."""
+    from mqlite.engine.clock import Clock
+    from mqlite.engine.qmgr import QueueManager
+    from mqlite.engine.queue import DEFAULT_BUFFERS
+    from mqlite.mqsc.commands import Executor
+    from mqlite.mqsc.result import Result
+    from mqlite.store.sqlite import MemoryStore
+    store: Any = MemoryStore()          # a journal in memory (MemoryStore is the tests' one too)
+    scratch = QueueManager("VERIFY", store, Clock(), None, DEFAULT_BUFFERS)
+    scratch.create()
+    executor = Executor(scratch)
+
+    def verify(text: str) -> Any:
+        try:
+            parse(text)
+        except MQSCSyntaxError as e:
+            return Result(["AMQ8405I: Syntax error detected at or near end of command segment below:-",
+                           e.segment], "syntax")
+        result = executor.run(text)
+        return result if result.status == "syntax" else Result([])
+    return verify
+
+
+def runmqsc(args: argparse.Namespace) -> int:
+    from mqlite import pymqi
+    from mqlite.mqsc.result import Result, summary
+    qmgr = args.qmgr or ""
+    script = sys.stdin.read()
+    print("mqlite MQSC, compatible with IBM MQ runmqsc.")
+    send: Callable[[str], Any] | None = None
+    closer: Callable[[], None] = lambda: None
+    try:
+        if args.c or args.w is not None:
+            # Client mode (MQSERVER) or remote administration through a local queue manager.
+            local = args.m if args.w is not None else qmgr
+            if args.c and not os.environ.get("MQSERVER") and not ccdt_location("", os.environ):
+                # -c is a client connection: MQSERVER or a CCDT (MQCCDTURL, MQCHLLIB/MQCHLTAB)
+                # defines its channel, as with MQ; without either there is none to make
+                raise TransportError(pymqi.CMQC.MQRC_Q_MGR_NAME_ERROR, "runmqsc -c needs MQSERVER or a CCDT")
+            conn = pymqi.QueueManager(None)
+            conn.connect(local)       # MQSERVER makes it a client connection, as with MQ
+            send = _escape_sender(conn, qmgr if args.w is not None else "", args.w if args.w else 30.0)
+            closer = conn.disconnect
+        elif not args.v:
+            paths = QMPaths.of(qmgr) if qmgr and valid_name(qmgr, "QMGR") else None
+            if paths is None or not paths.exists() or not paths.running_pid():
+                raise TransportError(2059, "not running")
+            transport = Transport.unix(paths.socket)
+            transport.hello(qmgr=qmgr, control=True, appl="runmqsc")
+
+            def send(text: str) -> Any:
+                reply = P.decode_json(transport.call(P.MQSC, text.encode()))
+                return Result(reply["lines"], reply["status"])
+            closer = transport.close
+    except (TransportError, pymqi.MQMIError, pymqi.PYIFError):
+        print(f"Starting MQSC for queue manager {qmgr}.\n\n")
+        print("AMQ8146E: IBM MQ queue manager not available.")
+        return 20
+    print(f"Starting MQSC for queue manager {qmgr}.\n\n")
+    results: list[Result] = []
+    run: Callable[[str], Any] = send if send is not None else _verifier()
+    for cmd in split_commands(script):
+        if not args.e:
+            for i, line in enumerate(cmd.lines):
+                prefix = f"{len(results) + 1:>6} : " if i == 0 else "       : "
+                print(prefix + line)
+        if cmd.text.upper() == "END":
+            break
+        try:
+            result = run(cmd.text)
+        except (TransportError, P.ProtocolError, pymqi.MQMIError, pymqi.PYIFError):
+            print("AMQ8146E: IBM MQ queue manager not available.")
+            return 20
+        results.append(result)
+        for line in result.lines:
+            print(line)
+        print()
+    lines, code = summary(results)
+    for line in lines:
+        print(line)
+    try:
+        closer()
+    except Exception:
+        pass
+    return code
