@@ -162,7 +162,48 @@ def datadog_run(h: Harness, qm: Any, env: dict[str, str], checkout: str, python:
                DOCKER_HOST="tcp://127.0.0.1:2375",    # only its host name is read: 127.0.0.1
                # What its hatch.toml sets, the version as mqlite's queue manager reports it.
                IBM_MQ_VERSION="9", IBM_MQ_COMPOSE_VERSION="9", IBM_MQ_VERSION_RAW="9.4.0.0")
-    return pytest_run(os.path.join(dst, "tests"), env, work, "datadog", python=python, cwd=dst)
+    out = pytest_run(os.path.join(dst, "tests"), env, work, "datadog", python=python, cwd=dst)
+    # Its statistics collection against this queue manager's own statistics messages (the suite
+    # feeds it messages recorded from IBM MQ): traffic on DEV.QUEUE.1, one STATINT, one check run.
+    probe = os.path.join(work, "datadog_stats.py")
+    with open(probe, "w", encoding="utf-8") as fh:
+        fh.write(DATADOG_STATS_PROBE)
+    qm.mqsc("ALTER QMGR STATQ(ON) STATINT(1)\n", check=True)
+    r = subprocess.run([python, probe, qm.conname, "admin", "password"], env=env, capture_output=True, text=True,
+                       timeout=120)
+    found = [ln for ln in r.stdout.splitlines() if ln.startswith("ibm_mq.stats.")]
+    out["live statistics collection"] = (f"passed: {len(found)} statistics metrics" if found
+                                         else f"failed: {(r.stdout + r.stderr).strip()[-300:]}")
+    for line in found:
+        print(f"   live statistics: {line}")
+    return out
+
+
+DATADOG_STATS_PROBE = '''import sys, time, datetime as dt
+import pymqi
+from datadog_checks.base.stubs import aggregator
+from datadog_checks.base.utils.time import ensure_aware_datetime
+from datadog_checks.ibm_mq import IbmMqCheck
+conname, user, password = sys.argv[1:4]
+c = pymqi.connect("QM1", "DEV.ADMIN.SVRCONN", conname, user, password)
+q = pymqi.Queue(c, "DEV.QUEUE.1")
+for _ in range(5):
+    q.put(b"counted")
+g = pymqi.Queue(c, "DEV.QUEUE.1", pymqi.CMQC.MQOO_INPUT_SHARED)
+for _ in range(3):
+    g.get()
+c.disconnect()
+time.sleep(2.5)
+host, port = conname.rstrip(")").split("(")
+check = IbmMqCheck("ibm_mq", {}, [{"channel": "DEV.ADMIN.SVRCONN", "queue_manager": "QM1", "host": host,
+                                   "port": port, "username": user, "password": password,
+                                   "queues": ["DEV.QUEUE.1"], "collect_statistics_metrics": True}])
+check._config.instance_creation_datetime = ensure_aware_datetime(dt.datetime(2000, 1, 1))
+check.run()
+for name in sorted(n for n in aggregator.metric_names if n.startswith("ibm_mq.stats.")):
+    print(name, [(m.value, [t for t in m.tags if t.startswith("persistent")])
+                 for m in aggregator.metrics(name) if "queue:DEV.QUEUE.1" in m.tags])
+'''
 
 
 def suite_qm(h: Harness, name: str, channel: str, chckclnt: str) -> tuple[Any, dict[str, str]]:

@@ -152,6 +152,15 @@ def resolve_channel(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
 _SECURITY_TYPES = {F.MQSECTYPE_AUTHSERV: "AUTHSERV", F.MQSECTYPE_SSL: "SSL", F.MQSECTYPE_CONNAUTH: "CONNAUTH"}
 
 
+def reset_q_mgr(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    """Reset Queue Manager with Action MQACT_COLLECT_STATISTICS: the statistics interval ends now
+    (RESET QMGR TYPE(STATISTICS)); the log and publish/subscribe actions are not mqlite's."""
+    action = p.need(msg, F.MQIACF_ACTION)
+    if action != F.MQACT_COLLECT_STATISTICS:
+        raise CommandError(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACF_ACTION)
+    return a.mqsc("RESET QMGR TYPE(STATISTICS)")
+
+
 def refresh_security(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
     """Refresh Security: the OAM's cache (AUTHSERV, the default), the TLS key repository (SSL) or
     connection authentication's settings (CONNAUTH), as REFRESH SECURITY does."""

@@ -91,6 +91,7 @@ class Handle:
     scanned: tuple[tuple[int, int], int] | None = None
     topic: str | None = None        # a topic opened for publishing: its topic string
     sub: Any = None                 # a subscription's handle (MQSUB): its engine.pubsub.Subscription
+    stats: Any = None               # the queue's QueueStats when it kept statistics at MQOPEN (engine/statistics.py)
 
 
 @dataclass
@@ -127,6 +128,7 @@ class Conn:
     conn_opts: int = C.MQCNO_SHARED_BINDING
     uow_since: float | None = None  # when the unit of work began (its first MQPUT or MQGET under syncpoint)
     waiting: int = 0                # the handle an MQGET waits on (0: none)
+    unmeasured: bool = False        # the statistics writer itself: its puts are not in the statistics
 
 
 @contextmanager

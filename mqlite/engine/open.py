@@ -22,6 +22,7 @@ from mqlite.engine.core import (
 from mqlite.engine.mqicore import CoreState
 from mqlite.engine.queue import QueueState
 from mqlite.engine.resolve import CLUSTER, LOCAL, MODEL, REMOTE, Resolved, resolve
+from mqlite.engine.statistics import QueueStats, queue_statistics_on
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 from mqlite.objects.names import valid_name
@@ -299,6 +300,12 @@ class OpenMixin(CoreState):
         conn.next_hobj += 1
         h = Handle(hobj, name, obj, options, res, qs)
         conn.handles[hobj] = h
+        if qs is not None and not qs.shared and self.qmgr["STATQ"] != C.MQMON_NONE and not conn.unmeasured:
+            local = self.queue(qs.name)
+            if local is not None and queue_statistics_on(self.qmgr["STATQ"], local["STATQ"]):
+                if qs.stats is None:
+                    qs.stats = QueueStats(qs.depth, qs.depth)
+                h.stats = qs.stats
         return h
 
     def handle(self, conn: Conn, hobj: int) -> Handle:

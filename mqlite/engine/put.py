@@ -38,7 +38,24 @@ class PutMixin(CoreState):
             raise MQIError(C.MQRC_NOT_OPEN_FOR_OUTPUT)
         if h.topic is not None:
             return self.pubsub.publish(conn, h, md, pmo, body)
+        if h.stats is not None:
+            return self._put_counted(conn, h, md, pmo, body, owned, False)
         return self._put(conn, h, md, pmo, body, owned)
+
+    def _put_counted(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool, put1: bool) -> int:
+        """MQPUT or MQPUT1 through a handle whose queue keeps statistics (engine/statistics.py)."""
+        st = h.stats
+        try:
+            warning = self._put(conn, h, md, pmo, body, owned)
+        except MQIError:
+            st.put_failed(put1)
+            raise
+        persistence = md.Persistence
+        if persistence == C.MQPER_PERSISTENCE_AS_Q_DEF and h.res is not None:
+            persistence = self._first_definition(h, h.res)["DEFPSIST"]
+        qs = h.qstate
+        st.put(persistence == C.MQPER_PERSISTENT, len(body), qs.depth if qs is not None else 0, put1)
+        return warning
 
     def put1(self, conn: Conn, od: OD, md: MD, pmo: PMO, body: bytes) -> int:
         if od.ObjectType == C.MQOT_Q:
@@ -54,6 +71,8 @@ class PutMixin(CoreState):
         try:
             if h.topic is not None:
                 return self.pubsub.publish(conn, h, md, pmo, body)
+            if h.stats is not None:
+                return self._put_counted(conn, h, md, pmo, body, False, True)
             return self._put(conn, h, md, pmo, body)
         finally:
             self.close(conn, h.hobj)
@@ -194,6 +213,8 @@ class PutMixin(CoreState):
                       qs.lane_for(max(0, min(priority, 9))))
         msg._packed = md
         self._enqueue(conn, qs, msg, syncpoint, now)
+        if h.stats is not None:
+            h.stats.put(msg.persistent, len(body), qs.depth, False)
 
     def _check_put(self, conn: Conn, res: Resolved, qs: QueueState, body_len: int, header_len: int,
                    syncpoint: bool, segmentable: bool = False) -> MQObject:

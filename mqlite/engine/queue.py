@@ -10,7 +10,7 @@ import heapq
 from bisect import bisect_left, bisect_right
 from collections import deque
 from itertools import islice
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from mqlite.cmq import CMQC
 from mqlite.cmq.structs import MD
@@ -41,7 +41,7 @@ class QueueState:
     __slots__ = ("name", "lanes", "visible", "uncommitted", "fifo", "input_shared", "input_exclusive",
                  "output", "browse", "inquire", "refs", "last_put", "last_get", "enq", "deq", "top",
                  "disk", "qbuf", "pqbuf", "mem", "pmem", "inserts", "selecting", "recent", "high_depth", "reset_at",
-                 "monitored", "qtime")
+                 "monitored", "qtime", "stats")
     shared = False                # a shared queue (engine/shared.py) keeps its messages elsewhere
 
     def __init__(self, name: str, fifo: bool = False, pager: Pager | None = None,
@@ -74,6 +74,7 @@ class QueueState:
         self.high_depth = 0
         self.reset_at = 0.0
         self.monitored = False
+        self.stats: Any = None            # QueueStats while statistics are kept (engine/statistics.py)
         self.qtime: list[float] | None = None     # short- and long-term averages, seconds
 
     @property

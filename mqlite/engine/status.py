@@ -62,7 +62,12 @@ def monitoring(obj: MQObject | None, qmgr: MQObject) -> int:
 
 def put_time(m: Message) -> float | None:
     """When a message was put, from its descriptor's PutDate and PutTime (GMT, to hundredths)."""
-    date, hms = m.md.PutDate, m.md.PutTime
+    return md_put_time(m.md)
+
+
+def md_put_time(md: Any) -> float | None:
+    """When a message was put, from a descriptor's PutDate and PutTime (GMT, to hundredths)."""
+    date, hms = md.PutDate, md.PutTime
     try:
         t = calendar.timegm(time.strptime(date.decode() + hms[:6].decode(), "%Y%m%d%H%M%S"))
         return t + int(hms[6:8] or b"0") / 100

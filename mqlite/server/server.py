@@ -43,6 +43,7 @@ from mqlite.server.errlog import ErrorLog
 from mqlite.server.hello import greet
 from mqlite.server.hooks import ServerHooks
 from mqlite.server.listener import Listener, listener_status, start_listener, stop_listener
+from mqlite.server.monitor import StatisticsInterval, store_state
 from mqlite.server.psagent import PubSubAgent
 from mqlite.server.repman import CACHE_KEY, RepositoryManager
 from mqlite.server.services import ServiceRunner
@@ -89,7 +90,7 @@ class QMServer:
         self.listeners: dict[str, Listener] = {}
         self.service_runner = ServiceRunner(self.paths, self.log.write)
         self.qm.hooks = ServerHooks(self.conds, self.channels, self.repman, self.log, self.listeners)
-        self.store.on_state = self._store_state
+        self.store.on_state = lambda state, why: store_state(self.log, self.name, state, why)
         self.executor = Executor(self.qm, self)
         self.sessions: set["Session"] = set()
         self.sessions_lock = threading.Lock()
@@ -136,6 +137,8 @@ class QMServer:
         self.command_server.start()
         self.repman.start()
         self.psagent.start()
+        self.statistics = StatisticsInterval(self)
+        self.statistics.start()
 
     def _heartbeats(self) -> None:
         """Client conversations' heartbeats (HBINT), checked twice a second: one thread for all,
@@ -146,22 +149,6 @@ class QMServer:
             now = time.monotonic()
             for s in sessions:
                 s.heartbeat(now)
-
-    def _store_state(self, state: str, why: str) -> None:
-        """The store stopped or resumed accepting persistent work (a full disk): MQ's log-full
-        messages in the error log."""
-        if state == "ok":
-            self.log.write("AMQ7464I", f"The log for queue manager {self.name} is no longer full.",
-                           "Persistent messages are accepted again.")
-        elif state == "full":
-            self.log.write("AMQ7463W", f"The log for queue manager {self.name} is full.",
-                           f"{why}. Persistent puts are refused with MQRC_RESOURCE_PROBLEM (2102) until "
-                           "space is freed on the queue manager's file system.")
-        else:
-            self.log.write("AMQ7463W", f"The log for queue manager {self.name} is full.",
-                           f"A write to the queue manager's store failed: {why}. It is retried until it "
-                           "succeeds; the applications waiting on it have not been answered, and new "
-                           "persistent work is refused with MQRC_RESOURCE_PROBLEM (2102).")
 
     def shutdown(self, immediate: bool) -> None:
         """End the queue manager: quiesce (wait for applications) or end immediately."""
@@ -204,6 +191,7 @@ class QMServer:
             sessions = [s for s in self.sessions if not s.control_only]
         for s in sessions:
             s.kill()   # control sessions (endmqm waiting for its answer) end with the process
+        self.statistics.write()             # the last interval's statistics, as MQ writes them at its end
         self.store.abandon()
         with self.lock:
             try:
@@ -221,6 +209,10 @@ class QMServer:
         self.stopped.set()
 
     # --- Services for MQSC (listeners) --------------------------------------------------------
+    def write_statistics(self) -> int:
+        """RESET QMGR TYPE(STATISTICS): the statistics interval ends now (server/monitor.py)."""
+        return self.statistics.write()
+
     def start_listener(self, obj: MQObject) -> str | None:
         return start_listener(self.listeners, obj, self.accept_loop, self.log.write)
 

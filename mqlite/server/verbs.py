@@ -117,6 +117,7 @@ def _waiting(s: Any, hobj: int, gmo: GMO, attempt: Any) -> tuple[Any, int]:
                                    else C.MQRC_NO_MSG_AVAILABLE) from None
                 remaining = WAIT_SLICE if deadline is None else deadline - time.monotonic()
                 if remaining <= 0:
+                    srv.qm.get_wait_ended(conn, hobj)
                     raise
                 qname = srv.qm.wait_queue(conn, hobj)
                 if qname is None:

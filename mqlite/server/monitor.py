@@ -1,0 +1,61 @@
+"""What the queue manager says about itself as it runs: the log-full messages, and the statistics
+interval: every STATINT seconds (checked each second, so an
+ALTER QMGR STATINT takes effect at once) the queue statistics are written
+(engine/statistics.py); RESET QMGR TYPE(STATISTICS) ends the interval at once, and so does the
+queue manager's end."""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from mqlite.cmq import CMQC as C
+from mqlite.engine.statistics import write_queue_statistics
+
+TICK = 1.0
+
+
+class StatisticsInterval:
+    def __init__(self, server: Any) -> None:
+        self.server = server
+        self.started = server.qm.clock.now()
+        self.agent: Any = None
+
+    def start(self) -> None:
+        threading.Thread(target=self._run, name="statistics", daemon=True).start()
+
+    def _run(self) -> None:
+        srv = self.server
+        while not srv.stopping.wait(TICK):
+            if srv.qm.clock.now() - self.started >= srv.qm.qmgr["STATINT"]:
+                self.write()
+
+    def write(self) -> int:
+        """End the interval now: the statistics of the queues used in it. The caller may hold
+        the queue manager's lock (it is re-entrant) or not."""
+        srv = self.server
+        with srv.lock:
+            qm = srv.qm
+            if self.agent is None:
+                self.agent = qm.connect("amqzmuc0", C.MQAT_QMGR, "mqm")
+                self.agent.unmeasured = True
+            now = qm.clock.now()
+            n = write_queue_statistics(qm, self.agent, self.started, now)
+            self.started = now
+            return n
+
+
+def store_state(log: Any, name: str, state: str, why: str) -> None:
+    """The store stopped or resumed accepting persistent work (a full disk): MQ's log-full
+    messages in the error log."""
+    if state == "ok":
+        log.write("AMQ7464I", f"The log for queue manager {name} is no longer full.",
+                  "Persistent messages are accepted again.")
+    elif state == "full":
+        log.write("AMQ7463W", f"The log for queue manager {name} is full.",
+                  f"{why}. Persistent puts are refused with MQRC_RESOURCE_PROBLEM (2102) until "
+                  "space is freed on the queue manager's file system.")
+    else:
+        log.write("AMQ7463W", f"The log for queue manager {name} is full.",
+                  f"A write to the queue manager's store failed: {why}. It is retried until it "
+                  "succeeds; the applications waiting on it have not been answered, and new "
+                  "persistent work is refused with MQRC_RESOURCE_PROBLEM (2102).")

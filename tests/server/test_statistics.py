@@ -1,0 +1,216 @@
+"""Queue statistics (STATQ, STATINT, RESET QMGR TYPE(STATISTICS)) through a real queue manager:
+the messages on SYSTEM.ADMIN.STATISTICS.QUEUE parsed by hand (MQCFH, then each parameter), the
+counts equal to what the test did, MQ's on/off rules, and a statistics queue that cannot take the
+message changing nothing for the applications."""
+from __future__ import annotations
+
+import struct
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from mqlite import pymqi
+from mqlite.pymqi import CMQC as C
+from mqlite.pymqi import CMQCFC as F
+from mqlite.testing import Harness
+
+STATQ = "SYSTEM.ADMIN.STATISTICS.QUEUE"
+
+
+@pytest.fixture(scope="module")
+def qm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    h = Harness(str(tmp_path_factory.mktemp("stats")), channel="APP.SVRCONN")
+    try:
+        yield h.add("STATSQM", "DEFINE QLOCAL(COUNTED) DEFPSIST(NO)\nDEFINE QLOCAL(NOT.COUNTED) STATQ(OFF)\n"
+                               "DEFINE QLOCAL(ALWAYS.COUNTED) STATQ(ON)\nALTER QMGR STATINT(600)\n")
+    finally:
+        h.close()
+
+
+def parse(body: bytes) -> tuple[tuple[int, ...], list[tuple[int, int, Any]]]:
+    """MQCFH and its parameters (type, parameter, value), groups as lists of the same, by hand."""
+    cfh = struct.unpack_from("<9i", body, 0)
+
+    def params(off: int, count: int) -> tuple[list[tuple[int, int, Any]], int]:
+        out = []
+        for _ in range(count):
+            ptype, length, par = struct.unpack_from("<3i", body, off)
+            if ptype == F.MQCFT_GROUP:
+                n = struct.unpack_from("<i", body, off + 12)[0]
+                inner, off = params(off + 16, n)
+                out.append((ptype, par, inner))
+                continue
+            if ptype == F.MQCFT_INTEGER:
+                value: Any = struct.unpack_from("<i", body, off + 12)[0]
+            elif ptype == F.MQCFT_INTEGER_LIST:
+                n = struct.unpack_from("<i", body, off + 12)[0]
+                value = list(struct.unpack_from(f"<{n}i", body, off + 16))
+            elif ptype == F.MQCFT_INTEGER64_LIST:
+                n = struct.unpack_from("<i", body, off + 12)[0]
+                value = list(struct.unpack_from(f"<{n}q", body, off + 16))
+            elif ptype == F.MQCFT_STRING:
+                n = struct.unpack_from("<i", body, off + 16)[0]
+                value = body[off + 20:off + 20 + n].decode().strip()
+            else:
+                raise AssertionError(f"unexpected parameter type {ptype}")
+            out.append((ptype, par, value))
+            off += length
+        return out, off
+    return cfh, params(36, cfh[8])[0]
+
+
+def collect(qm: Any, conn: Any) -> list[tuple[tuple[int, ...], list[tuple[int, int, Any]]]]:
+    """End the interval and take every statistics message written."""
+    assert "AMQ8005I" in qm.mqsc("RESET QMGR TYPE(STATISTICS)\n").stdout
+    q = pymqi.Queue(conn, STATQ)
+    out = []
+    while True:
+        try:
+            md = pymqi.MD()
+            out.append(parse(q.get(None, md)))
+            assert md.Format.strip() == C.MQFMT_ADMIN.strip() and md.MsgType == C.MQMT_DATAGRAM
+        except pymqi.MQMIError as e:
+            assert e.reason == C.MQRC_NO_MSG_AVAILABLE
+            break
+    q.close()
+    return out
+
+
+def groups(messages: list) -> dict[str, dict[int, Any]]:
+    out = {}
+    for _cfh, params in messages:
+        for ptype, par, value in params:
+            if ptype == F.MQCFT_GROUP:
+                assert par == F.MQGACF_Q_STATISTICS_DATA
+                g = {p: v for _t, p, v in value}
+                out[g[C.MQCA_Q_NAME]] = g
+    return out
+
+
+def test_counts_are_what_the_application_did(qm: Any) -> None:
+    qm.mqsc("ALTER QMGR STATQ(ON)\n", check=True)
+    c = qm.client()
+    try:
+        collect(qm, c)                                     # a clean interval
+        out = pymqi.Queue(c, "COUNTED")
+        for _ in range(3):
+            out.put(b"x" * 10)                             # nonpersistent (DEFPSIST(NO))
+        out.put(b"y" * 7, pymqi.MD(Persistence=C.MQPER_PERSISTENT))
+        c.put1("COUNTED", b"z" * 5)
+        pymqi.Queue(c, "NOT.COUNTED").put(b"never")
+        inq = pymqi.Queue(c, "COUNTED", C.MQOO_INPUT_SHARED | C.MQOO_BROWSE)
+        inq.get(None, None, pymqi.GMO(Options=C.MQGMO_BROWSE_FIRST))
+        for _ in range(5):
+            inq.get()
+        with pytest.raises(pymqi.MQMIError) as e:
+            inq.get()
+        assert e.value.reason == C.MQRC_NO_MSG_AVAILABLE
+        qm.mqsc("ALTER QLOCAL(COUNTED) PUT(DISABLED)\n", check=True)
+        with pytest.raises(pymqi.MQMIError) as e:
+            out.put(b"refused")                             # a failed put
+        assert e.value.reason == C.MQRC_PUT_INHIBITED
+        qm.mqsc("ALTER QLOCAL(COUNTED) PUT(ENABLED)\n", check=True)
+        msgs = collect(qm, c)
+        assert len(msgs) == 1
+        cfh, params = msgs[0]
+        assert cfh[:4] == (F.MQCFT_STATISTICS, 36, 3, F.MQCMD_STATISTICS_Q) and cfh[5] == F.MQCFC_LAST
+        head = {p: v for t, p, v in params if t != F.MQCFT_GROUP}
+        assert head[C.MQCA_Q_MGR_NAME] == "STATSQM" and head[C.MQIA_COMMAND_LEVEL] == 940
+        assert head[F.MQIAMO_OBJECT_COUNT] == len([p for p in params if p[0] == F.MQCFT_GROUP])
+        assert [p for _t, p, _v in params[:7]] == [C.MQCA_Q_MGR_NAME, F.MQCAMO_START_DATE, F.MQCAMO_START_TIME,
+                                                    F.MQCAMO_END_DATE, F.MQCAMO_END_TIME, C.MQIA_COMMAND_LEVEL,
+                                                    F.MQIAMO_OBJECT_COUNT]
+        g = groups(msgs)
+        assert "NOT.COUNTED" not in g
+        q = g["COUNTED"]
+        assert q[F.MQIAMO_PUTS] == [3, 1] and q[F.MQIAMO_PUT1S] == [1, 0]
+        assert q[F.MQIAMO64_PUT_BYTES] == [35, 7] and q[F.MQIAMO_PUTS_FAILED] == 1
+        assert q[F.MQIAMO_GETS] == [4, 1] and q[F.MQIAMO64_GET_BYTES] == [35, 7]
+        assert q[F.MQIAMO_GETS_FAILED] == 1
+        assert q[F.MQIAMO_BROWSES] == [1, 0] and q[F.MQIAMO64_BROWSE_BYTES] == [10, 0]
+        assert (q[F.MQIAMO_Q_MIN_DEPTH], q[F.MQIAMO_Q_MAX_DEPTH]) == (0, 5)
+        assert q[C.MQIA_Q_TYPE] == C.MQQT_LOCAL and q[C.MQIA_DEFINITION_TYPE] == C.MQQDT_PREDEFINED
+        assert all(t >= 0 for t in q[F.MQIAMO64_AVG_Q_TIME])
+        # Nothing used since but the statistics queue itself (read by collect, as any queue is
+        # counted when it is read): the next interval has no other group.
+        assert set(groups(collect(qm, c))) <= {STATQ}
+    finally:
+        c.disconnect()
+        qm.mqsc("ALTER QMGR STATQ(OFF)\n", check=True)
+
+
+def test_mq_rules_for_queue_and_queue_manager_values(qm: Any) -> None:
+    c = qm.client()
+    try:
+        collect(qm, c)
+        # STATQ(OFF) at the queue manager: only the queue that says ON is counted.
+        pymqi.Queue(c, "COUNTED").put(b"a")
+        pymqi.Queue(c, "ALWAYS.COUNTED").put(b"a")
+        assert set(groups(collect(qm, c))) == {"ALWAYS.COUNTED"}
+        # NONE: nothing at all, whatever the queue says.
+        qm.mqsc("ALTER QMGR STATQ(NONE)\n", check=True)
+        pymqi.Queue(c, "ALWAYS.COUNTED").put(b"a")
+        assert collect(qm, c) == []
+        # A handle opened before collection was turned on is not counted (MQ: queues opened after).
+        early = pymqi.Queue(c, "COUNTED", C.MQOO_OUTPUT)
+        qm.mqsc("ALTER QMGR STATQ(ON)\n", check=True)
+        early.put(b"a")
+        pymqi.Queue(c, "COUNTED").put(b"b")
+        g = groups(collect(qm, c))
+        assert g["COUNTED"][F.MQIAMO_PUTS] == [1, 0]
+        early.close()
+    finally:
+        c.disconnect()
+        qm.mqsc("ALTER QMGR STATQ(OFF)\n", check=True)
+        for q in ("COUNTED", "ALWAYS.COUNTED"):
+            qm.mqsc(f"CLEAR QLOCAL({q})\n")
+
+
+def test_the_interval_ends_by_itself_and_a_full_statistics_queue_changes_nothing(qm: Any) -> None:
+    c = qm.client()
+    try:
+        collect(qm, c)
+        qm.mqsc("ALTER QMGR STATQ(ON) STATINT(1)\n", check=True)
+        pymqi.Queue(c, "COUNTED").put(b"timed")
+        q = pymqi.Queue(c, STATQ)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                body = q.get()
+                break
+            except pymqi.MQMIError:
+                assert time.monotonic() < deadline, "no statistics message after STATINT"
+                time.sleep(0.2)
+        assert groups([parse(body)])["COUNTED"][F.MQIAMO_PUTS] == [1, 0]
+        # The statistics queue cannot take the message: the application sees nothing of it.
+        qm.mqsc(f"ALTER QMGR STATINT(600)\nALTER QLOCAL({STATQ}) PUT(DISABLED)\n", check=True)
+        pymqi.Queue(c, "COUNTED").put(b"still fine")
+        assert "AMQ8005I" in qm.mqsc("RESET QMGR TYPE(STATISTICS)\n").stdout
+        qm.mqsc(f"ALTER QLOCAL({STATQ}) PUT(ENABLED)\n", check=True)
+        assert collect(qm, c) == []                        # that interval's message was lost, as in MQ
+        pymqi.Queue(c, "COUNTED").put(b"counted again")
+        assert groups(collect(qm, c))["COUNTED"][F.MQIAMO_PUTS] == [1, 0]
+    finally:
+        c.disconnect()
+        qm.mqsc("ALTER QMGR STATQ(OFF) STATINT(600)\n", check=True)
+
+
+def test_reset_queue_manager_through_pcf(qm: Any) -> None:
+    conn = qm.bindings()
+    pcf = pymqi.PCFExecute(conn)
+    try:
+        qm.mqsc("ALTER QMGR STATQ(ON)\n", check=True)
+        pymqi.Queue(conn, "COUNTED").put(b"p")
+        pcf.MQCMD_RESET_Q_MGR({F.MQIACF_ACTION: F.MQACT_COLLECT_STATISTICS})
+        assert groups([parse(pymqi.Queue(conn, STATQ).get())])["COUNTED"][F.MQIAMO_PUTS] == [1, 0]
+        with pytest.raises(pymqi.MQMIError) as e:
+            pcf.MQCMD_RESET_Q_MGR({F.MQIACF_ACTION: F.MQACT_ADVANCE_LOG})
+        assert e.value.reason == F.MQRCCF_PARM_VALUE_ERROR
+        assert "AMQ8005I" in qm.mqsc("RESET QMGR TYPE(STATISTICS)\n").stdout
+        assert "AMQ8405I" in qm.mqsc("RESET QMGR TYPE(NONSENSE)\n").stdout
+    finally:
+        pcf.disconnect()
+        conn.disconnect()
+        qm.mqsc("ALTER QMGR STATQ(OFF)\nCLEAR QLOCAL(COUNTED)\n")
