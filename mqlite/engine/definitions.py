@@ -306,6 +306,9 @@ class DefinitionsMixin(CoreState):
             return self._shared_call(self.shared.clear, name)  # type: ignore[union-attr,no-any-return]
         n = qs.purge()
         self.store.append(PurgeQueue(name))
+        if qs.stats is not None:
+            qs.stats.purged += n
+            qs.stats.depth(0)
         return n
 
     # --- connections ----------------------------------------------------------------------------

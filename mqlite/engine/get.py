@@ -29,8 +29,8 @@ from mqlite.engine.queue import QueueState, matcher, wanted_ids
 from mqlite.engine.resolve import Resolved
 from mqlite.engine.segments import advance_group, group_complete, logical_message, whole_message
 from mqlite.engine.shared import SharedGot, SharedQueueState
-from mqlite.engine.statistics import QueueStats
-from mqlite.engine.status import md_put_time, note_got
+from mqlite.engine.statistics import counted_get
+from mqlite.engine.status import note_got
 from mqlite.props import rfh2
 from mqlite.props.deliver import HANDLE, PROPERTY_GMO, RFH2, DeliveryError, deliver
 from mqlite.props.deliver import mode as delivery_mode
@@ -78,34 +78,7 @@ class GetMixin(CoreState):
         h = self.handle(conn, hobj)
         if h.stats is None:
             return self._get(conn, h, md, gmo, max_length)
-        return self._get_counted(conn, h, md, gmo, max_length, h.stats)
-
-    def _get_counted(self, conn: Conn, h: Handle, md: MD, gmo: GMO, max_length: int, st: QueueStats) -> GetResult:
-        """MQGET through a handle whose queue keeps statistics (engine/statistics.py): the same
-        get, then what it did counted. A get that waits is counted once, when it ends."""
-        browse = bool(gmo.Options & (BROWSE_GMO | C.MQGMO_BROWSE_MSG_UNDER_CURSOR))
-        try:
-            r = self._get(conn, h, md, gmo, max_length)
-        except MQIError as e:
-            if e.reason != C.MQRC_NO_MSG_AVAILABLE or not gmo.Options & C.MQGMO_WAIT:
-                st.get_failed(browse)
-            raise
-        if r.reason == C.MQRC_TRUNCATED_MSG_FAILED:
-            st.get_failed(browse)
-        elif browse:
-            st.browsed(r.persistent, r.data_length)
-        else:
-            qs = h.qstate
-            t = md_put_time(r.md)
-            st.got(r.persistent, r.data_length, qs.depth if qs is not None else 0,
-                   None if t is None else max(0.0, self.clock.now() - t))
-        return r
-
-    def get_wait_ended(self, conn: Conn, hobj: int) -> None:
-        """An MQGET's wait ran out (the server's waiting loop): one failed get."""
-        h = conn.handles.get(hobj)
-        if h is not None and h.stats is not None:
-            h.stats.get_failed(False)
+        return counted_get(self, conn, h, md, gmo, max_length)
 
     def _get(self, conn: Conn, h: Handle, md: MD, gmo: GMO, max_length: int) -> GetResult:
         opts = gmo.Options

@@ -293,6 +293,8 @@ class QueueState:
         for m in dead:
             self.remove(m)
             expired(m)
+        if dead and self.stats is not None:
+            self.stats.expired += len(dead)
         return found
 
     def nothing_before(self, order: tuple[int, int], since: int) -> bool:

@@ -38,6 +38,8 @@ from mqlite.cmq import pcf
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import MD, OD, PMO, pad
 from mqlite.engine.clock import mq_date_time
+from mqlite.engine.core import BROWSE_GMO, GetResult
+from mqlite.engine.status import md_put_time
 
 STATISTICS_QUEUE = "SYSTEM.ADMIN.STATISTICS.QUEUE"
 
@@ -189,3 +191,33 @@ def write_queue_statistics(qm: Any, agent: Any, start: float, end: float) -> int
     except MQIError:
         return 0
     return len(groups)
+
+
+def counted_get(qm: Any, conn: Any, h: Any, md: MD, gmo: Any, max_length: int) -> GetResult:
+    """MQGET through a handle whose queue keeps statistics: the same get (``qm._get``), then what
+    it did counted. A get that waits is counted once, when it ends (``get_wait_ended``)."""
+    st: QueueStats = h.stats
+    browse = bool(gmo.Options & (BROWSE_GMO | C.MQGMO_BROWSE_MSG_UNDER_CURSOR))
+    try:
+        r: GetResult = qm._get(conn, h, md, gmo, max_length)
+    except MQIError as e:
+        if e.reason != C.MQRC_NO_MSG_AVAILABLE or not gmo.Options & C.MQGMO_WAIT:
+            st.get_failed(browse)
+        raise
+    if r.reason == C.MQRC_TRUNCATED_MSG_FAILED:
+        st.get_failed(browse)
+    elif browse:
+        st.browsed(r.persistent, r.data_length)
+    else:
+        qs = h.qstate
+        t = md_put_time(r.md)
+        st.got(r.persistent, r.data_length, qs.depth if qs is not None else 0,
+               None if t is None else max(0.0, qm.clock.now() - t))
+    return r
+
+
+def get_wait_ended(conn: Any, hobj: int) -> None:
+    """An MQGET's wait ran out (the server's waiting loop): one failed get for a counted queue."""
+    h = conn.handles.get(hobj)
+    if h is not None and h.stats is not None:
+        h.stats.get_failed(False)

@@ -323,8 +323,6 @@ class Executor(Part):
             # RESET QMGR TYPE(STATISTICS): the statistics interval ends now and a new one starts.
             if self.word(cmd, "TYPE", ("STATISTICS",), "") != "STATISTICS" or len(cmd.params) != 1:
                 raise SyntaxProblem(cmd.text, cmd.text, "RESET QMGR needs TYPE(STATISTICS).")
-            if self.services is None:
-                return Result(["AMQ8146E: IBM MQ queue manager not available."], ERROR)
             self.services.write_statistics()
             return Result(["AMQ8005I: IBM MQ queue manager changed."])
         if cmd.objtype != "CHANNEL":

@@ -39,6 +39,8 @@ class Services(Protocol):
 
     def service_status(self, name: str) -> dict[str, Any] | None: ...
 
+    def write_statistics(self) -> int: ...
+
 
 class NoServices:
     """Used when MQSC runs without a server (engine tests): listeners only change state here."""
@@ -80,3 +82,6 @@ class NoServices:
 
     def service_status(self, name: str) -> dict[str, Any] | None:
         return None
+
+    def write_statistics(self) -> int:
+        return 0                        # the statistics interval is the server's (server/monitor.py)

@@ -13,6 +13,7 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import GMO
 from mqlite.engine.core import Conn
+from mqlite.engine.statistics import get_wait_ended
 from mqlite.net import protocol as P
 from mqlite.net import verbs as V
 from mqlite.server.secops import secop
@@ -117,7 +118,7 @@ def _waiting(s: Any, hobj: int, gmo: GMO, attempt: Any) -> tuple[Any, int]:
                                    else C.MQRC_NO_MSG_AVAILABLE) from None
                 remaining = WAIT_SLICE if deadline is None else deadline - time.monotonic()
                 if remaining <= 0:
-                    srv.qm.get_wait_ended(conn, hobj)
+                    get_wait_ended(conn, hobj)
                     raise
                 qname = srv.qm.wait_queue(conn, hobj)
                 if qname is None:

@@ -133,6 +133,18 @@ def test_counts_are_what_the_application_did(qm: Any) -> None:
         assert (q[F.MQIAMO_Q_MIN_DEPTH], q[F.MQIAMO_Q_MAX_DEPTH]) == (0, 5)
         assert q[C.MQIA_Q_TYPE] == C.MQQT_LOCAL and q[C.MQIA_DEFINITION_TYPE] == C.MQQDT_PREDEFINED
         assert all(t >= 0 for t in q[F.MQIAMO64_AVG_Q_TIME])
+        assert (q[F.MQIAMO_MSGS_EXPIRED], q[F.MQIAMO_MSGS_PURGED], q[F.MQIAMO_MSGS_NOT_QUEUED]) == (0, 0, 0)
+        # A message that expires on the queue and one CLEAR QLOCAL removes.
+        out.put(b"short", pymqi.MD(Expiry=1))
+        time.sleep(0.3)
+        with pytest.raises(pymqi.MQMIError):
+            inq.get()                                       # passes over the expired one: 2033
+        out.put(b"cleared")
+        out.close()
+        inq.close()                                         # CLEAR QLOCAL needs the queue not open (MQ's rule)
+        assert "AMQ8022I" in qm.mqsc("CLEAR QLOCAL(COUNTED)\n").stdout
+        q = groups(collect(qm, c))["COUNTED"]
+        assert (q[F.MQIAMO_MSGS_EXPIRED], q[F.MQIAMO_MSGS_PURGED]) == (1, 1)
         # Nothing used since but the statistics queue itself (read by collect, as any queue is
         # counted when it is read): the next interval has no other group.
         assert set(groups(collect(qm, c))) <= {STATQ}
