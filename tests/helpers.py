@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import re
+import struct
 import time
 from collections.abc import Callable
 from typing import Any
 
 from mqlite import pymqi
 from mqlite.cmq import CMQC as C
+from mqlite.cmq import CMQCFC as F
 from mqlite.testing import Harness
 
 
@@ -76,3 +78,36 @@ def open_q(h: Harness, qm: str, name: str, options: int) -> tuple[Any, Any]:
     q = pymqi.Queue(conn)
     q.open(name, options)
     return conn, q
+
+
+def parse_pcf(body: bytes) -> tuple[tuple[int, ...], list[tuple[int, int, Any]]]:
+    """A PCF message (statistics, event) read by hand: MQCFH's nine fields and its parameters as
+    (type, parameter, value), a group's value the list of its own."""
+    cfh = struct.unpack_from("<9i", body, 0)
+
+    def params(off: int, count: int) -> tuple[list[tuple[int, int, Any]], int]:
+        out = []
+        for _ in range(count):
+            ptype, length, par = struct.unpack_from("<3i", body, off)
+            if ptype == F.MQCFT_GROUP:
+                n = struct.unpack_from("<i", body, off + 12)[0]
+                inner, off = params(off + 16, n)
+                out.append((ptype, par, inner))
+                continue
+            if ptype == F.MQCFT_INTEGER:
+                value: Any = struct.unpack_from("<i", body, off + 12)[0]
+            elif ptype == F.MQCFT_INTEGER_LIST:
+                n = struct.unpack_from("<i", body, off + 12)[0]
+                value = list(struct.unpack_from(f"<{n}i", body, off + 16))
+            elif ptype == F.MQCFT_INTEGER64_LIST:
+                n = struct.unpack_from("<i", body, off + 12)[0]
+                value = list(struct.unpack_from(f"<{n}q", body, off + 16))
+            elif ptype == F.MQCFT_STRING:
+                n = struct.unpack_from("<i", body, off + 16)[0]
+                value = body[off + 20:off + 20 + n].decode().strip()
+            else:
+                raise AssertionError(f"unexpected parameter type {ptype}")
+            out.append((ptype, par, value))
+            off += length
+        return out, off
+    return cfh, params(36, cfh[8])[0]

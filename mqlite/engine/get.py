@@ -22,6 +22,7 @@ from mqlite.engine.core import (
     bits,
     format_report,
 )
+from mqlite.engine.events import MQEVR_ENABLED
 from mqlite.engine.message import Message
 from mqlite.engine.mqicore import CoreState
 from mqlite.engine.ports import DelMsg, JournalOp, Select
@@ -61,6 +62,19 @@ def message_props(m: Message) -> dict[str, Any]:
     return props
 
 
+def _with_properties(how: str, out_md: MD, body: bytes) -> tuple[bytes, bytes | None, int, int]:
+    """The data as the application receives it, the properties for its handle (an MQRFH2 of
+    property folders, or None when no handle asked), and the completion (2421 warns)."""
+    if how == RFH2 or (how != HANDLE and out_md.peek("Format") != RFH2_FORMAT):
+        return body, None, C.MQCC_OK, C.MQRC_NONE
+    d = out_md._decode() if isinstance(out_md, PackedMD) else out_md.__dict__
+    got = deliver(how, d["Format"], d["Encoding"], d["CodedCharSetId"], body)
+    d["Format"], d["Encoding"], d["CodedCharSetId"] = got.format, got.encoding, got.ccsid
+    if got.reason:
+        return got.data, got.props, C.MQCC_WARNING, got.reason
+    return got.data, got.props, C.MQCC_OK, C.MQRC_NONE
+
+
 class GetMixin(CoreState):
     # --- MQGET ------------------------------------------------------------------------------------
     def drain(self, conn: Conn, hobj: int, gmo: GMO, limit: int) -> Iterator[GetResult]:
@@ -76,9 +90,18 @@ class GetMixin(CoreState):
 
     def get(self, conn: Conn, hobj: int, md: MD, gmo: GMO, max_length: int) -> GetResult:
         h = self.handle(conn, hobj)
-        if h.stats is None:
-            return self._get(conn, h, md, gmo, max_length)
-        return counted_get(self, conn, h, md, gmo, max_length)
+        try:
+            if h.stats is None:
+                r = self._get(conn, h, md, gmo, max_length)
+            else:
+                r = counted_get(self, conn, h, md, gmo, max_length)
+        except MQIError as e:
+            if e.reason == C.MQRC_GET_INHIBITED:
+                self.events.mqi_failed(conn, e.reason, h.name)
+            raise
+        if self.qmgr.attrs.get("PERFMEV") == MQEVR_ENABLED and h.qstate is not None:
+            self.events.depth(h.qstate, False)
+        return r
 
     def _get(self, conn: Conn, h: Handle, md: MD, gmo: GMO, max_length: int) -> GetResult:
         opts = gmo.Options
@@ -127,7 +150,7 @@ class GetMixin(CoreState):
             out_md.Expiry = max(1, math.ceil((msg.expiry_at - now) * 10))
         fmt, report = format_report(msg.md)
         if how == HANDLE or fmt == RFH2_FORMAT:
-            body, props, comp, reason = self._with_properties(how or self._property_mode(h, gmo), out_md, msg.body)
+            body, props, comp, reason = _with_properties(how or self._property_mode(h, gmo), out_md, msg.body)
         else:
             body, props, comp, reason = msg.body, None, C.MQCC_OK, C.MQRC_NONE
         packed = msg.packed_md() if msg.expiry_at is None and body is msg.body else None
@@ -179,7 +202,7 @@ class GetMixin(CoreState):
         parts, out_md, data, warn = logical_message(qs, first)
         if first.expiry_at is not None:
             out_md.Expiry = max(1, math.ceil((first.expiry_at - now) * 10))
-        body, props, comp, reason = self._with_properties(how or self._property_mode(h, gmo), out_md, data)
+        body, props, comp, reason = _with_properties(how or self._property_mode(h, gmo), out_md, data)
         length = len(body)
         if length > max_length and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
             self._fill_gmo(gmo, res, out_md, max_length)
@@ -251,19 +274,6 @@ class GetMixin(CoreState):
         except DeliveryError as e:
             raise MQIError(e.reason) from None
 
-    @staticmethod
-    def _with_properties(how: str, out_md: MD, body: bytes) -> tuple[bytes, bytes | None, int, int]:
-        """The data as the application receives it, the properties for its handle (an MQRFH2 of
-        property folders, or None when no handle asked), and the completion (2421 warns)."""
-        if how == RFH2 or (how != HANDLE and out_md.peek("Format") != RFH2_FORMAT):
-            return body, None, C.MQCC_OK, C.MQRC_NONE
-        d = out_md._decode() if isinstance(out_md, PackedMD) else out_md.__dict__
-        got = deliver(how, d["Format"], d["Encoding"], d["CodedCharSetId"], body)
-        d["Format"], d["Encoding"], d["CodedCharSetId"] = got.format, got.encoding, got.ccsid
-        if got.reason:
-            return got.data, got.props, C.MQCC_WARNING, got.reason
-        return got.data, got.props, C.MQCC_OK, C.MQRC_NONE
-
     def _shared_get(self, conn: Conn, h: Handle, qs: QueueState, res: Resolved, md: MD, gmo: GMO,
                     match_opts: int, max_length: int, how: str | None) -> GetResult:
         """MQGET from a shared queue: the store finds, and claims or removes, the message in one
@@ -309,7 +319,7 @@ class GetMixin(CoreState):
             self._fill_gmo(gmo, res, out_md, max_length)
             return GetResult(out_md, row.body[:max_length], len(row.body), gmo, C.MQCC_WARNING,
                              C.MQRC_TRUNCATED_MSG_FAILED)
-        body, props, comp, reason = self._with_properties(how or self._property_mode(h, gmo), out_md, row.body)
+        body, props, comp, reason = _with_properties(how or self._property_mode(h, gmo), out_md, row.body)
         length = len(body)
         if length > max_length:
             comp, reason = C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from mqlite.engine.batch import Batches
     from mqlite.engine.clock import Clock, IdGenerator
     from mqlite.engine.core import Conn, Handle
+    from mqlite.engine.events import Events
     from mqlite.engine.hooks import Hooks
     from mqlite.engine.inquire import Inquiry
     from mqlite.engine.ports import Journal, Pager, SharedPort
@@ -67,6 +68,7 @@ class CoreState:
     inquiry: Inquiry
     streams: Streams
     reports: Reports
+    events: Events
     segments: Segments
     pubsub: PubSub
     subs: Subscriptions

@@ -19,6 +19,7 @@ from mqlite.engine.core import (
     Handle,
     bits,
 )
+from mqlite.engine.events import QMGR_EVENTS
 from mqlite.engine.mqicore import CoreState
 from mqlite.engine.queue import QueueState
 from mqlite.engine.resolve import CLUSTER, LOCAL, MODEL, REMOTE, Resolved, resolve
@@ -32,6 +33,14 @@ from mqlite.props.selector import SelectorError, compile_selector
 class OpenMixin(CoreState):
     # --- MQOPEN -----------------------------------------------------------------------------------
     def open(self, conn: Conn, od: OD, options: int) -> Handle:
+        try:
+            return self._open(conn, od, options)
+        except MQIError as e:
+            if e.reason in QMGR_EVENTS:
+                self.events.mqi_failed(conn, e.reason, text(od.ObjectName), text(od.ObjectQMgrName))
+            raise
+
+    def _open(self, conn: Conn, od: OD, options: int) -> Handle:
         self._check_open_options(options)
         if len(conn.handles) >= self.qmgr["MAXHANDS"] and conn.appl_type != C.MQAT_QMGR:   # agents keep handles
             raise MQIError(C.MQRC_HANDLE_NOT_AVAILABLE, detail=f"MAXHANDS({self.qmgr['MAXHANDS']}) handles are open")

@@ -12,6 +12,7 @@ from mqlite.cmq.packedmd import PackedMD
 from mqlite.cmq.segments import GROUP_FLAGS, SEGMENT_FLAGS
 from mqlite.cmq.structs import MD, OD, PMO, pad, text
 from mqlite.engine.core import BLANK32, CONTEXT_PMO, MD_HOT, STORED_OVERHEAD, C, Conn, Handle, bits, put_date_time
+from mqlite.engine.events import MQEVR_ENABLED, QMGR_EVENTS
 from mqlite.engine.message import Message
 from mqlite.engine.mqicore import CoreState
 from mqlite.engine.ports import NewMessage, PutMsg
@@ -38,9 +39,25 @@ class PutMixin(CoreState):
             raise MQIError(C.MQRC_NOT_OPEN_FOR_OUTPUT)
         if h.topic is not None:
             return self.pubsub.publish(conn, h, md, pmo, body)
-        if h.stats is not None:
-            return self._put_counted(conn, h, md, pmo, body, owned, False)
-        return self._put(conn, h, md, pmo, body, owned)
+        try:
+            if h.stats is not None:
+                warning = self._put_counted(conn, h, md, pmo, body, owned, False)
+            else:
+                warning = self._put(conn, h, md, pmo, body, owned)
+        except MQIError as e:
+            self._put_failed(conn, h, e.reason)
+            raise
+        if self.qmgr.attrs.get("PERFMEV") == MQEVR_ENABLED and h.qstate is not None:
+            self.events.depth(h.qstate, True)
+        return warning
+
+    def _put_failed(self, conn: Conn, h: Handle, reason: int) -> None:
+        """A put refused: the queue manager event or Queue Full event it raises (engine/events.py)."""
+        if reason == C.MQRC_Q_FULL:
+            if h.qstate is not None:
+                self.events.depth(h.qstate, True, full=True)
+        elif reason in QMGR_EVENTS:
+            self.events.mqi_failed(conn, reason, h.name)
 
     def _put_counted(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool, put1: bool) -> int:
         """MQPUT or MQPUT1 through a handle whose queue keeps statistics (engine/statistics.py)."""
@@ -71,9 +88,17 @@ class PutMixin(CoreState):
         try:
             if h.topic is not None:
                 return self.pubsub.publish(conn, h, md, pmo, body)
-            if h.stats is not None:
-                return self._put_counted(conn, h, md, pmo, body, False, True)
-            return self._put(conn, h, md, pmo, body)
+            try:
+                if h.stats is not None:
+                    warning = self._put_counted(conn, h, md, pmo, body, False, True)
+                else:
+                    warning = self._put(conn, h, md, pmo, body)
+            except MQIError as e:
+                self._put_failed(conn, h, e.reason)
+                raise
+            if self.qmgr.attrs.get("PERFMEV") == MQEVR_ENABLED and h.qstate is not None:
+                self.events.depth(h.qstate, True)
+            return warning
         finally:
             self.close(conn, h.hobj)
 

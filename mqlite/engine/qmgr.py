@@ -25,6 +25,7 @@ from mqlite.engine.batch import Batches
 from mqlite.engine.clock import Clock, IdGenerator
 from mqlite.engine.core import Conn, Handle
 from mqlite.engine.definitions import DefinitionsMixin
+from mqlite.engine.events import Events
 from mqlite.engine.get import GetMixin
 from mqlite.engine.hooks import Hooks
 from mqlite.engine.inquire import Inquiry
@@ -94,6 +95,7 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, GetMixin):
         self.inquiry = Inquiry(self)             # MQINQ, MQSET
         self.streams = Streams(self)             # queues read by position
         self.reports = Reports(self)
+        self.events = Events(self)
         self.segments = Segments(self)
         # Publish/subscribe, as parts that hold their own state (engine/pubsub.py and beside it).
         self.pubsub = PubSub(self)

@@ -9,6 +9,7 @@ import threading
 from typing import Any
 
 from mqlite.cmq import CMQC as C
+from mqlite.cmq.errors import MQIError
 from mqlite.engine.statistics import write_queue_statistics
 
 TICK = 1.0
@@ -21,6 +22,7 @@ class StatisticsInterval:
         self.agent: Any = None
 
     def start(self) -> None:
+        self.write()                        # the agent connects now, before any quiesce refuses it
         threading.Thread(target=self._run, name="statistics", daemon=True).start()
 
     def _run(self) -> None:
@@ -36,7 +38,10 @@ class StatisticsInterval:
         with srv.lock:
             qm = srv.qm
             if self.agent is None:
-                self.agent = qm.connect("amqzmuc0", C.MQAT_QMGR, "mqm")
+                try:
+                    self.agent = qm.connect("amqzmuc0", C.MQAT_QMGR, "mqm")
+                except MQIError:
+                    return 0                # quiescing before it ever wrote: nothing was counted
                 self.agent.unmeasured = True
             now = qm.clock.now()
             n = write_queue_statistics(qm, self.agent, self.started, now)

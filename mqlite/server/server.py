@@ -139,6 +139,8 @@ class QMServer:
         self.psagent.start()
         self.statistics = StatisticsInterval(self)
         self.statistics.start()
+        with self.lock:
+            self.qm.events.started()                # STRSTPEV: Queue Manager Active
 
     def _heartbeats(self) -> None:
         """Client conversations' heartbeats (HBINT), checked twice a second: one thread for all,
@@ -155,6 +157,7 @@ class QMServer:
         if self.stopping.is_set():
             return
         with self.lock:
+            self.qm.events.stopping(not immediate)  # STRSTPEV: Queue Manager Not Active
             self.qm.quiescing = True
             for cond in self.conds.values():
                 cond.notify_all()

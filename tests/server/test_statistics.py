@@ -4,7 +4,6 @@ counts equal to what the test did, MQ's on/off rules, and a statistics queue tha
 message changing nothing for the applications."""
 from __future__ import annotations
 
-import struct
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -15,6 +14,7 @@ from mqlite import pymqi
 from mqlite.pymqi import CMQC as C
 from mqlite.pymqi import CMQCFC as F
 from mqlite.testing import Harness
+from tests.helpers import parse_pcf as parse
 
 STATQ = "SYSTEM.ADMIN.STATISTICS.QUEUE"
 
@@ -27,38 +27,6 @@ def qm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
                                "DEFINE QLOCAL(ALWAYS.COUNTED) STATQ(ON)\nALTER QMGR STATINT(600)\n")
     finally:
         h.close()
-
-
-def parse(body: bytes) -> tuple[tuple[int, ...], list[tuple[int, int, Any]]]:
-    """MQCFH and its parameters (type, parameter, value), groups as lists of the same, by hand."""
-    cfh = struct.unpack_from("<9i", body, 0)
-
-    def params(off: int, count: int) -> tuple[list[tuple[int, int, Any]], int]:
-        out = []
-        for _ in range(count):
-            ptype, length, par = struct.unpack_from("<3i", body, off)
-            if ptype == F.MQCFT_GROUP:
-                n = struct.unpack_from("<i", body, off + 12)[0]
-                inner, off = params(off + 16, n)
-                out.append((ptype, par, inner))
-                continue
-            if ptype == F.MQCFT_INTEGER:
-                value: Any = struct.unpack_from("<i", body, off + 12)[0]
-            elif ptype == F.MQCFT_INTEGER_LIST:
-                n = struct.unpack_from("<i", body, off + 12)[0]
-                value = list(struct.unpack_from(f"<{n}i", body, off + 16))
-            elif ptype == F.MQCFT_INTEGER64_LIST:
-                n = struct.unpack_from("<i", body, off + 12)[0]
-                value = list(struct.unpack_from(f"<{n}q", body, off + 16))
-            elif ptype == F.MQCFT_STRING:
-                n = struct.unpack_from("<i", body, off + 16)[0]
-                value = body[off + 20:off + 20 + n].decode().strip()
-            else:
-                raise AssertionError(f"unexpected parameter type {ptype}")
-            out.append((ptype, par, value))
-            off += length
-        return out, off
-    return cfh, params(36, cfh[8])[0]
 
 
 def collect(qm: Any, conn: Any) -> list[tuple[tuple[int, ...], list[tuple[int, int, Any]]]]:

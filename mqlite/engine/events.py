@@ -1,0 +1,173 @@
+"""Instrumentation events: PCF event messages (MQCFH Type MQCFT_EVENT, the event's Command and
+Reason, MQCC_WARNING, then its documented parameters in order) put to MQ's event queues when the
+queue manager's switch for the kind of event is ENABLED.
+
+Which events, and what decides each, read like MQ's rules:
+
+- Queue manager events, to SYSTEM.ADMIN.QMGR.EVENT. An MQI call that fails with the event's reason
+  raises it: INHIBTEV, Put Inhibited (MQPUT, MQPUT1) and Get Inhibited; LOCALEV, Unknown Object
+  Name (MQOPEN, MQPUT1); REMOTEEV, Unknown Remote Queue Manager and Remote Queue Name Error.
+  STRSTPEV: Queue Manager Active when it starts, Queue Manager Not Active (ReasonQualifier
+  stopping or quiescing) when it ends.
+- Performance events, to SYSTEM.ADMIN.PERFM.EVENT, when PERFMEV is ENABLED: Queue Depth High (a put
+  takes the depth to QDEPTHHI per cent of MAXDEPTH or more), Queue Depth Low (a get takes it to
+  QDEPTHLO per cent or less), Queue Full (a put refused with MQRC_Q_FULL), each only while the
+  queue's own switch (QDPHIEV, QDPLOEV, QDPMAXEV) is ENABLED. MQ's rules after one: High disables
+  itself and enables Low and Full; Low disables itself and enables High and Full; Full disables
+  itself and enables Low. The queue's event statistics (TimeSinceReset, HighQDepth, MsgEnqCount,
+  MsgDeqCount: those of Reset Queue Statistics) go in the message and are reset.
+- Writing an event never fails the operation that caused it: an event queue that is full,
+  inhibited or missing loses the event, as MQ loses it.
+
+The parameters of each queue manager event are declared once (``QMGR_EVENTS``): the order MQ's
+documentation gives for that event."""
+from __future__ import annotations
+
+from typing import Any
+
+from mqlite.cmq import CMQC as C
+from mqlite.cmq import CMQCFC as F
+from mqlite.cmq import pcf
+from mqlite.cmq.errors import MQIError
+from mqlite.cmq.structs import MD, OD, PMO, pad
+
+MQEVR_ENABLED = F.MQEVR_ENABLED
+QMGR_EVENT_QUEUE = "SYSTEM.ADMIN.QMGR.EVENT"
+PERFM_EVENT_QUEUE = "SYSTEM.ADMIN.PERFM.EVENT"
+
+# reason -> (the queue manager's switch, the event data in MQ's order). Tokens: QMGR (QMgrName),
+# QNAME (QName from the MQOD), APPLTYPE, APPLNAME, OBJQMGR (ObjectQMgrName, only when the MQOD named
+# another queue manager), CLIENT (ConnName and ChannelName, only for a client connection).
+QMGR_EVENTS: dict[int, tuple[str, tuple[str, ...]]] = {
+    C.MQRC_PUT_INHIBITED: ("INHIBTEV", ("QMGR", "QNAME", "APPLTYPE", "APPLNAME", "OBJQMGR", "CLIENT")),
+    C.MQRC_GET_INHIBITED: ("INHIBTEV", ("QMGR", "QNAME", "APPLTYPE", "APPLNAME", "CLIENT")),
+    C.MQRC_UNKNOWN_OBJECT_NAME: ("LOCALEV", ("QMGR", "APPLTYPE", "APPLNAME", "QNAME", "OBJQMGR", "CLIENT")),
+    C.MQRC_UNKNOWN_REMOTE_Q_MGR: ("REMOTEEV", ("QMGR", "QNAME", "APPLTYPE", "APPLNAME", "OBJQMGR", "CLIENT")),
+    C.MQRC_REMOTE_Q_NAME_ERROR: ("REMOTEEV", ("QMGR", "QNAME", "APPLTYPE", "APPLNAME", "OBJQMGR", "CLIENT")),
+}
+
+
+def event_message(command: int, reason: int, params: list[bytes]) -> bytes:
+    """An event message's data: MQCFH (MQCFT_EVENT, MQCC_WARNING, the reason) and its parameters."""
+    header = pcf.Header(type=F.MQCFT_EVENT, command=command, comp_code=C.MQCC_WARNING, reason=reason)
+    return pcf.encode(header, params)
+
+
+def depth_event(qs: Any, obj: Any, rising: bool, full: bool = False) -> str | None:
+    """MQ's queue depth rule: which event a depth change raises (``rising``: a put; ``full``: a
+    put refused as the queue is full), if its switch is on: "HIGH", "LOW", "FULL" or None."""
+    if full:
+        return "FULL" if obj["QDPMAXEV"] == F.MQEVR_ENABLED else None
+    depth, maxdepth = qs.depth, obj["MAXDEPTH"]
+    if rising:
+        if obj["QDPHIEV"] == F.MQEVR_ENABLED and maxdepth and depth * 100 >= obj["QDEPTHHI"] * maxdepth:
+            return "HIGH"
+        return None
+    if obj["QDPLOEV"] == F.MQEVR_ENABLED and depth * 100 <= obj["QDEPTHLO"] * maxdepth:
+        return "LOW"
+    return None
+
+
+# What each depth event turns off and on afterwards, and its reason code.
+DEPTH_RULES = {
+    "HIGH": (C.MQRC_Q_DEPTH_HIGH, {"QDPHIEV": F.MQEVR_DISABLED, "QDPLOEV": F.MQEVR_ENABLED,
+                                   "QDPMAXEV": F.MQEVR_ENABLED}),
+    "LOW": (C.MQRC_Q_DEPTH_LOW, {"QDPLOEV": F.MQEVR_DISABLED, "QDPHIEV": F.MQEVR_ENABLED,
+                                 "QDPMAXEV": F.MQEVR_ENABLED}),
+    "FULL": (C.MQRC_Q_FULL, {"QDPMAXEV": F.MQEVR_DISABLED, "QDPLOEV": F.MQEVR_ENABLED}),
+}
+
+
+class Events:
+    """The queue manager's event writer: one queue manager connection, whose own puts are not
+    measured and raise no events."""
+
+    def __init__(self, qm: Any) -> None:
+        self.qm = qm
+        self.agent: Any = None
+
+    def enabled(self, switch: str) -> bool:
+        return bool(self.qm.qmgr[switch] == F.MQEVR_ENABLED)
+
+    def write(self, queue: str, command: int, reason: int, params: list[bytes]) -> bool:
+        """Put one event message; False when the event queue could not take it (the event is
+        lost; the caller's operation goes on)."""
+        qm = self.qm
+        md = MD(Format=C.MQFMT_EVENT, MsgType=C.MQMT_DATAGRAM, Persistence=C.MQPER_PERSISTENCE_AS_Q_DEF)
+        try:
+            if self.agent is None:
+                self.agent = qm.connect("amqzmuc0", C.MQAT_QMGR, "mqm")    # refused while quiescing
+                self.agent.unmeasured = True
+            qm.put1(self.agent, OD(ObjectName=pad(queue, 48)), md, PMO(Options=C.MQPMO_NO_SYNCPOINT),
+                    event_message(command, reason, params))
+        except MQIError:
+            return False
+        return True
+
+    # --- queue manager events ------------------------------------------------------------------
+    def mqi_failed(self, conn: Any, reason: int, qname: str, objqmgr: str = "") -> None:
+        """An MQI call of ``conn`` on ``qname`` failed with ``reason``: its event, if it has one
+        and its switch is on. The queue manager's own connections raise none."""
+        spec = QMGR_EVENTS.get(reason)
+        if spec is None or conn is None or conn.unmeasured or not self.enabled(spec[0]):
+            return
+        qm = self.qm
+        params: list[bytes] = []
+        for token in spec[1]:
+            if token == "QMGR":
+                params.append(pcf.enc_str(C.MQCA_Q_MGR_NAME, pad(qm.name, 48)))
+            elif token == "QNAME":
+                params.append(pcf.enc_str(C.MQCA_Q_NAME, pad(qname, 48)))
+            elif token == "APPLTYPE":
+                params.append(pcf.enc_int(C.MQIA_APPL_TYPE, conn.appl_type))
+            elif token == "APPLNAME":
+                params.append(pcf.enc_str(F.MQCACF_APPL_NAME, pad(conn.appl_name, 28)))
+            elif token == "OBJQMGR":
+                if objqmgr and objqmgr != qm.name:
+                    params.append(pcf.enc_str(F.MQCACF_OBJECT_Q_MGR_NAME, pad(objqmgr, 48)))
+            elif token == "CLIENT" and conn.channel:
+                params.append(pcf.enc_str(F.MQCACH_CONNECTION_NAME, pad(conn.conname, 264)))
+                params.append(pcf.enc_str(F.MQCACH_CHANNEL_NAME, pad(conn.channel, 20)))
+        self.write(QMGR_EVENT_QUEUE, F.MQCMD_Q_MGR_EVENT, reason, params)
+
+    def started(self) -> None:
+        if self.enabled("STRSTPEV"):
+            self.write(QMGR_EVENT_QUEUE, F.MQCMD_Q_MGR_EVENT, C.MQRC_Q_MGR_ACTIVE,
+                       [pcf.enc_str(C.MQCA_Q_MGR_NAME, pad(self.qm.name, 48))])
+
+    def stopping(self, quiesce: bool) -> None:
+        if self.enabled("STRSTPEV"):
+            self.write(QMGR_EVENT_QUEUE, F.MQCMD_Q_MGR_EVENT, C.MQRC_Q_MGR_NOT_ACTIVE,
+                       [pcf.enc_str(C.MQCA_Q_MGR_NAME, pad(self.qm.name, 48)),
+                        pcf.enc_int(F.MQIACF_REASON_QUALIFIER,
+                                    F.MQRQ_Q_MGR_QUIESCING if quiesce else F.MQRQ_Q_MGR_STOPPING)])
+
+    # --- performance events --------------------------------------------------------------------
+    def depth(self, qs: Any, rising: bool, full: bool = False) -> None:
+        """After a put (``rising``), a get, or a put refused as the queue is full: a queue depth
+        event if MQ's rule says so (``depth_event``); then the queue's switches as MQ sets them
+        and its event statistics reset."""
+        qm = self.qm
+        if not self.enabled("PERFMEV") or qs.shared:
+            return
+        obj = qm.queue(qs.name)
+        if obj is None or obj.kind != "QLOCAL":
+            return
+        kind = depth_event(qs, obj, rising, full)
+        if kind is None:
+            return
+        reason, switches = DEPTH_RULES[kind]
+        now = qm.clock.now()
+        since = int(now - (qs.reset_at or now))
+        self.write(PERFM_EVENT_QUEUE, F.MQCMD_PERFM_EVENT, reason, [
+            pcf.enc_str(C.MQCA_Q_MGR_NAME, pad(qm.name, 48)),
+            pcf.enc_str(C.MQCA_BASE_Q_NAME, pad(qs.name, 48)),
+            pcf.enc_int(C.MQIA_TIME_SINCE_RESET, since),
+            pcf.enc_int(C.MQIA_HIGH_Q_DEPTH, qs.high_depth),
+            pcf.enc_int(C.MQIA_MSG_ENQ_COUNT, qs.enq),
+            pcf.enc_int(C.MQIA_MSG_DEQ_COUNT, qs.deq)])
+        obj.attrs.update(switches)          # the queue's switches change as MQ changes them
+        qm.save(obj)
+        qs.enq = qs.deq = 0
+        qs.high_depth = qs.depth
+        qs.reset_at = now

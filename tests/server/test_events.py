@@ -1,0 +1,168 @@
+"""Instrumentation events through a real queue manager: each event message read by hand (MQCFH,
+then each parameter), asserting its Type, Command, Reason and parameters in MQ's order; the
+switches that turn them on and off; MQ's queue depth rules; an event queue that cannot take the
+message changing nothing for the application."""
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from mqlite import pymqi
+from mqlite.pymqi import CMQC as C
+from mqlite.pymqi import CMQCFC as F
+from mqlite.testing import Harness, run_mqlite
+from tests.helpers import parse_pcf, reason
+
+QMGR_EVENTS = "SYSTEM.ADMIN.QMGR.EVENT"
+PERFM_EVENTS = "SYSTEM.ADMIN.PERFM.EVENT"
+
+
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]:
+    h = Harness(str(tmp_path_factory.mktemp("events")), channel="APP.SVRCONN")
+    try:
+        yield h
+    finally:
+        h.close()
+
+
+@pytest.fixture(scope="module")
+def qm(harness: Harness) -> Any:
+    return harness.add("EVQM", "DEFINE QLOCAL(INHIBITED) PUT(DISABLED) GET(DISABLED)\n"
+                               "DEFINE QLOCAL(DEEP) MAXDEPTH(10) QDEPTHHI(50) QDEPTHLO(20) QDPHIEV(ENABLED)\n")
+
+
+def events(conn: Any, queue: str) -> list[tuple[tuple[int, ...], list[tuple[int, int, Any]]]]:
+    q = pymqi.Queue(conn, queue)
+    out = []
+    while True:
+        md = pymqi.MD()
+        try:
+            body = q.get(None, md)
+        except pymqi.MQMIError as e:
+            assert e.reason == C.MQRC_NO_MSG_AVAILABLE
+            break
+        assert md.Format == C.MQFMT_EVENT and md.MsgType == C.MQMT_DATAGRAM
+        out.append(parse_pcf(body))
+    q.close()
+    return out
+
+
+def test_queue_manager_events_and_their_switches(qm: Any) -> None:
+    c = qm.client()
+    try:
+        events(c, QMGR_EVENTS)                        # whatever start-up wrote (Queue Manager Active)
+        # All switched off (MQ's defaults): failures raise nothing.
+        assert reason(pymqi.Queue, c, "NO.SUCH.Q", C.MQOO_OUTPUT)[1] == C.MQRC_UNKNOWN_OBJECT_NAME
+        assert events(c, QMGR_EVENTS) == []
+        qm.mqsc("ALTER QMGR LOCALEV(ENABLED) INHIBTEV(ENABLED) REMOTEEV(ENABLED)\n", check=True)
+        assert reason(pymqi.Queue, c, "NO.SUCH.Q", C.MQOO_OUTPUT)[1] == C.MQRC_UNKNOWN_OBJECT_NAME
+        assert reason(c.put1, "ALSO.MISSING", b"x")[1] == C.MQRC_UNKNOWN_OBJECT_NAME
+        assert reason(pymqi.Queue(c, "INHIBITED").put, b"x")[1] == C.MQRC_PUT_INHIBITED
+        assert reason(pymqi.Queue(c, "INHIBITED", C.MQOO_INPUT_SHARED).get)[1] == C.MQRC_GET_INHIBITED
+        od = pymqi.OD(ObjectName=b"ANY.Q", ObjectQMgrName=b"NOWHERE")
+        assert reason(pymqi.Queue, c, od, C.MQOO_OUTPUT)[1] == C.MQRC_UNKNOWN_REMOTE_Q_MGR
+        got = events(c, QMGR_EVENTS)
+        assert [(cfh[0], cfh[3], cfh[6], cfh[7]) for cfh, _p in got] == [
+            (F.MQCFT_EVENT, F.MQCMD_Q_MGR_EVENT, C.MQCC_WARNING, C.MQRC_UNKNOWN_OBJECT_NAME),
+            (F.MQCFT_EVENT, F.MQCMD_Q_MGR_EVENT, C.MQCC_WARNING, C.MQRC_UNKNOWN_OBJECT_NAME),
+            (F.MQCFT_EVENT, F.MQCMD_Q_MGR_EVENT, C.MQCC_WARNING, C.MQRC_PUT_INHIBITED),
+            (F.MQCFT_EVENT, F.MQCMD_Q_MGR_EVENT, C.MQCC_WARNING, C.MQRC_GET_INHIBITED),
+            (F.MQCFT_EVENT, F.MQCMD_Q_MGR_EVENT, C.MQCC_WARNING, C.MQRC_UNKNOWN_REMOTE_Q_MGR)]
+        unknown, _put1, inhibited, _get, remote = [[(p, v) for _t, p, v in params] for _c, params in got]
+        # Unknown Object Name: QMgrName, ApplType, ApplName, QName, then the client's ConnName and
+        # ChannelName (MQ's order for that event).
+        assert [p for p, _v in unknown] == [C.MQCA_Q_MGR_NAME, C.MQIA_APPL_TYPE, F.MQCACF_APPL_NAME, C.MQCA_Q_NAME,
+                                            F.MQCACH_CONNECTION_NAME, F.MQCACH_CHANNEL_NAME]
+        assert dict(unknown)[C.MQCA_Q_NAME] == "NO.SUCH.Q" and dict(unknown)[F.MQCACH_CHANNEL_NAME] == "APP.SVRCONN"
+        assert dict(unknown)[C.MQCA_Q_MGR_NAME] == "EVQM"
+        # Put Inhibited: QName comes second.
+        assert [p for p, _v in inhibited][:4] == [C.MQCA_Q_MGR_NAME, C.MQCA_Q_NAME, C.MQIA_APPL_TYPE,
+                                                  F.MQCACF_APPL_NAME]
+        # The MQOD named another queue manager: ObjectQMgrName is there.
+        assert dict(remote)[F.MQCACF_OBJECT_Q_MGR_NAME] == "NOWHERE"
+        assert F.MQCACF_OBJECT_Q_MGR_NAME not in dict(unknown)
+    finally:
+        qm.mqsc("ALTER QMGR LOCALEV(DISABLED) INHIBTEV(DISABLED) REMOTEEV(DISABLED)\n", check=True)
+        c.disconnect()
+
+
+def test_an_event_queue_that_cannot_take_the_event_changes_nothing(qm: Any) -> None:
+    c = qm.client()
+    try:
+        qm.mqsc(f"ALTER QMGR LOCALEV(ENABLED)\nALTER QLOCAL({QMGR_EVENTS}) PUT(DISABLED)\n", check=True)
+        assert reason(pymqi.Queue, c, "NO.SUCH.Q", C.MQOO_OUTPUT)[1] == C.MQRC_UNKNOWN_OBJECT_NAME
+        pymqi.Queue(c, "DEEP").put(b"still works")
+        qm.mqsc(f"ALTER QLOCAL({QMGR_EVENTS}) PUT(ENABLED)\n", check=True)
+        assert events(c, QMGR_EVENTS) == []            # lost, as MQ loses it
+        pymqi.Queue(c, "DEEP", C.MQOO_INPUT_SHARED).get()
+    finally:
+        qm.mqsc("ALTER QMGR LOCALEV(DISABLED)\n", check=True)
+        c.disconnect()
+
+
+def test_queue_depth_events_follow_mqs_rules(qm: Any) -> None:
+    """High at 50% of MAXDEPTH(10) disables itself and enables Low and Full; Full disables itself
+    and enables Low; Low (20%) disables itself and enables High and Full. Each carries the queue's
+    event statistics, which it resets."""
+    c = qm.client()
+    try:
+        events(c, PERFM_EVENTS)
+        q = pymqi.Queue(c, "DEEP", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+        q.put(b"m")
+        q.get()
+        assert events(c, PERFM_EVENTS) == []           # PERFMEV(DISABLED): nothing
+        qm.mqsc("ALTER QMGR PERFMEV(ENABLED)\n", check=True)
+        admin = qm.bindings()
+        pymqi.PCFExecute(admin).MQCMD_RESET_Q_STATS({C.MQCA_Q_NAME: b"DEEP"})   # the event statistics from nought
+        admin.disconnect()
+        for _ in range(10):
+            q.put(b"m")
+        assert reason(q.put, b"over")[1] == C.MQRC_Q_FULL
+        for _ in range(9):
+            q.get()
+        got = events(c, PERFM_EVENTS)
+        assert [(cfh[3], cfh[7]) for cfh, _p in got] == [(F.MQCMD_PERFM_EVENT, C.MQRC_Q_DEPTH_HIGH),
+                                                         (F.MQCMD_PERFM_EVENT, C.MQRC_Q_FULL),
+                                                         (F.MQCMD_PERFM_EVENT, C.MQRC_Q_DEPTH_LOW)]
+        stats = [{p: v for _t, p, v in params} for _c, params in got]
+        assert [list(s) for s in stats][0] == [C.MQCA_Q_MGR_NAME, C.MQCA_BASE_Q_NAME, C.MQIA_TIME_SINCE_RESET,
+                                               C.MQIA_HIGH_Q_DEPTH, C.MQIA_MSG_ENQ_COUNT, C.MQIA_MSG_DEQ_COUNT]
+        assert all(s[C.MQCA_BASE_Q_NAME] == "DEEP" for s in stats)
+        # High at the fifth put; Full after five more (the counts reset at High); Low at depth 2,
+        # after eight gets (reset at Full).
+        assert [(s[C.MQIA_HIGH_Q_DEPTH], s[C.MQIA_MSG_ENQ_COUNT], s[C.MQIA_MSG_DEQ_COUNT]) for s in stats] == \
+            [(5, 5, 0), (10, 5, 0), (10, 0, 8)]
+        out = qm.mqsc("DISPLAY QLOCAL(DEEP) QDPHIEV QDPLOEV QDPMAXEV\n").stdout
+        assert "QDPHIEV(ENABLED)" in out and "QDPLOEV(DISABLED)" in out and "QDPMAXEV(ENABLED)" in out
+        q.get()
+    finally:
+        qm.mqsc("ALTER QMGR PERFMEV(DISABLED)\n", check=True)
+        c.disconnect()
+
+
+def test_start_and_stop_events(harness: Harness) -> None:
+    """STRSTPEV (ENABLED by default): Queue Manager Active at strmqm, Not Active (quiescing, for
+    a controlled end) at endmqm; the event queue made persistent here so that one survives."""
+    qm = harness.add("STRSTP", f"ALTER QLOCAL({QMGR_EVENTS}) DEFPSIST(YES)\nALTER QMGR STATQ(ON) STATINT(1)\n")
+    c = qm.client()
+    pymqi.Queue(c, "SYSTEM.DEFAULT.LOCAL.QUEUE").put(b"counted")     # statistics to write at the end
+    c.disconnect()
+    started = time.monotonic()
+    run_mqlite("endmqm", qm.name)                   # controlled: quiesce
+    while qm.running():
+        assert time.monotonic() - started < 15, "endmqm did not end the queue manager"
+        time.sleep(0.1)
+    qm.start()
+    c = qm.bindings()
+    try:
+        got = events(c, QMGR_EVENTS)
+        reasons = [cfh[7] for cfh, _p in got]
+        assert reasons[-2:] == [C.MQRC_Q_MGR_NOT_ACTIVE, C.MQRC_Q_MGR_ACTIVE]
+        not_active = {p: v for _t, p, v in got[-2][1]}
+        assert not_active == {C.MQCA_Q_MGR_NAME: "STRSTP", F.MQIACF_REASON_QUALIFIER: F.MQRQ_Q_MGR_QUIESCING}
+    finally:
+        c.disconnect()
