@@ -19,6 +19,7 @@ from typing import Any
 from mqlite.cli import config as cli_config
 from mqlite.cli import runmqsc as cli_runmqsc
 from mqlite.cli import security as cli_security
+from mqlite.cli import trigmon as cli_trigmon
 from mqlite.cmq import CMQC
 from mqlite.engine.clock import Clock
 from mqlite.engine.ports import SaveMeta
@@ -429,6 +430,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-m", help="with -w: the local queue manager that relays the commands")
     p.add_argument("qmgr", nargs="?")
     p.set_defaults(fn=cli_runmqsc.runmqsc)
+    p = sub.add_parser("runmqtrm", help="the trigger monitor: start the applications trigger messages name")
+    p.add_argument("-m", help="queue manager (default: the default queue manager)")
+    p.add_argument("-q", help="initiation queue (default SYSTEM.DEFAULT.INITIATION.QUEUE)")
+    p.set_defaults(fn=lambda a: cli_trigmon.runmqtrm(a))
     p = sub.add_parser("ccdt", help="write the queue manager's CLNTCONN channels as a JSON CCDT")
     p.add_argument("-o", help="write to this file (default: standard output)")
     p.add_argument("qmgr")

@@ -35,6 +35,8 @@ class BatchesHost(Protocol):
     quiescing: bool
     shared: SharedPort | None
 
+    def message_available(self, queue: str) -> None: ...
+
     @property
     def reports(self) -> Reports: ...
 
@@ -112,7 +114,7 @@ class Batches:
                     if conn.first_error is None:
                         conn.first_error = (e.comp, e.reason, m.queue)
         for q in {m.queue for m in msgs}:
-            self.qm.hooks.available(q)
+            self.qm.message_available(q)
 
     def stat(self, conn: Conn) -> dict[str, Any]:
         """MQSTAT(MQSTAT_TYPE_ASYNC_ERROR): the asynchronous put outcomes since the last call."""
@@ -314,7 +316,7 @@ class Batches:
                     qs.uncommitted -= 1
                 qs.insert(m)
                 qs.deq -= 1
-            self.qm.hooks.available(qs.name)
+            self.qm.message_available(qs.name)
 
 
 def out_md(m: Message, now: float) -> bytes:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from mqlite.engine.segments import Segments
     from mqlite.engine.stream import Streams
     from mqlite.engine.subscribe import Subscriptions
+    from mqlite.engine.trigger import Triggers
     from mqlite.engine.uow import UnitsOfWork
     from mqlite.objects.model import MQObject
     from mqlite.security.state import SecurityState
@@ -69,6 +70,7 @@ class CoreState:
     streams: Streams
     reports: Reports
     events: Events
+    triggers: Triggers
     segments: Segments
     pubsub: PubSub
     subs: Subscriptions
@@ -80,6 +82,7 @@ class CoreState:
         # The core's methods each class of it calls on another (defined in definitions, open,
         # batch and the queue manager's face).
         def log(self, text: str) -> None: ...
+        def message_available(self, queue: str) -> None: ...
         def queue(self, name: str) -> MQObject | None: ...
         def lookup(self, ns: str, name: str) -> MQObject | None: ...
         def add_object(self, obj: MQObject) -> None: ...

@@ -130,6 +130,8 @@ class OpenMixin(CoreState):
             qs.input_exclusive += 1
         elif input_mode == "S":
             qs.input_shared += 1
+        if input_mode:
+            qs.trig_sent = None           # a FIRST trigger's application took over (engine/trigger.py)
         if options & C.MQOO_OUTPUT:
             qs.output += 1
         self._hold_path(res.path, 1)
@@ -370,6 +372,8 @@ class OpenMixin(CoreState):
             qs.input_exclusive -= 1
         elif h.input_mode == "S":
             qs.input_shared -= 1
+        if h.input_mode and not (qs.input_shared or qs.input_exclusive) and qs.visible:
+            self.triggers.closed(qs)      # MQ triggers again when the last getter leaves messages
         if h.options & C.MQOO_OUTPUT:
             qs.output -= 1
         if h.selector is not None:

@@ -76,6 +76,8 @@ class PubSubHost(Protocol):
     hooks: Hooks
     _seq: int
 
+    def message_available(self, queue: str) -> None: ...
+
     def queue(self, name: str) -> MQObject | None: ...
 
     def log(self, text: str) -> None: ...
@@ -492,7 +494,7 @@ class PubSub:
         qs.enq += 1
         if persistent:
             conn.ticket = qm.store.append(PutMsg(msg.seq, qs.name, packed, data, expiry_at))
-        qm.hooks.available(qs.name)
+        qm.message_available(qs.name)
 
 
 def _with_mqps(fmt: bytes, encoding: int, ccsid: int, body: bytes, topic: str, user_data: str,

@@ -300,7 +300,7 @@ class PutMixin(CoreState):
                 assert isinstance(qs, SharedQueueState)
                 self._shared_call(qs.port.put, [new], {qs.name: target["MAXDEPTH"] if target else 0})
                 qs.enq += 1
-                self.hooks.available(qs.name)
+                self.message_available(qs.name)
             return
         if syncpoint:
             if not conn.uow:
@@ -310,7 +310,7 @@ class PutMixin(CoreState):
             qs.note_depth()
         else:
             self._commit_put(conn, qs, msg)
-            self.hooks.available(qs.name)
+            self.message_available(qs.name)
 
     def _shared_message(self, qs: QueueState, msg: Message) -> NewMessage:
         md = msg.md

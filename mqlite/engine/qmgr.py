@@ -44,6 +44,7 @@ from mqlite.engine.segments import Segments
 from mqlite.engine.shared import SharedPort
 from mqlite.engine.stream import Streams
 from mqlite.engine.subscribe import Subscriptions
+from mqlite.engine.trigger import Triggers
 from mqlite.engine.uow import UnitsOfWork
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import QMGR, QUEUE, MQObject
@@ -96,6 +97,7 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, GetMixin):
         self.streams = Streams(self)             # queues read by position
         self.reports = Reports(self)
         self.events = Events(self)
+        self.triggers = Triggers(self)
         self.segments = Segments(self)
         # Publish/subscribe, as parts that hold their own state (engine/pubsub.py and beside it).
         self.pubsub = PubSub(self)
@@ -107,6 +109,12 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, GetMixin):
 
     def log(self, text: str) -> None:
         self.hooks.log(text)
+
+    def message_available(self, queue: str) -> None:
+        """Messages became visible on ``queue``: its trigger conditions (engine/trigger.py), then
+        the program running the engine is told (waiting getters, channels)."""
+        self.triggers.available(queue)
+        self.hooks.available(queue)
 
     def report(self, conn: Conn | None, md: MD, data: bytes, kind: str, feedback: int = C.MQFB_NONE,
                queue: str | None = None) -> None:

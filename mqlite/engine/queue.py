@@ -41,7 +41,7 @@ class QueueState:
     __slots__ = ("name", "lanes", "visible", "uncommitted", "fifo", "input_shared", "input_exclusive",
                  "output", "browse", "inquire", "refs", "last_put", "last_get", "enq", "deq", "top",
                  "disk", "qbuf", "pqbuf", "mem", "pmem", "inserts", "selecting", "recent", "high_depth", "reset_at",
-                 "monitored", "qtime", "stats")
+                 "monitored", "qtime", "stats", "trig_sent")
     shared = False                # a shared queue (engine/shared.py) keeps its messages elsewhere
 
     def __init__(self, name: str, fifo: bool = False, pager: Pager | None = None,
@@ -75,6 +75,7 @@ class QueueState:
         self.reset_at = 0.0
         self.monitored = False
         self.stats: Any = None            # QueueStats while statistics are kept (engine/statistics.py)
+        self.trig_sent: float | None = None   # when a FIRST trigger message was written (engine/trigger.py)
         self.qtime: list[float] | None = None     # short- and long-term averages, seconds
 
     @property

@@ -29,6 +29,8 @@ class RoutingHost(Protocol):
     cluster: ClusterState
     _seq: int
 
+    def message_available(self, queue: str) -> None: ...
+
     def queue(self, name: str) -> MQObject | None: ...
 
     def add_object(self, obj: MQObject) -> None: ...
@@ -109,7 +111,7 @@ class Routing:
             if m.seq in self.qm.cluster.not_fixed:
                 self.qm.cluster.not_fixed.add(new.seq)
         if moving:
-            self.qm.hooks.available(dest)
+            self.qm.message_available(dest)
         return len(moving)
 
     def reroute(self, conn: Conn, channel: str) -> int:
@@ -143,7 +145,7 @@ class Routing:
                 continue
             cl.not_fixed.discard(m.seq)
             new = self._relocate(conn, qs, m, dest, md, data)
-            self.qm.hooks.available(dest.name)
+            self.qm.message_available(dest.name)
             if not d.local:
                 cl.not_fixed.add(new.seq)
                 self.qm.hooks.channel_wanted(d.channel)

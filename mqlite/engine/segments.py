@@ -73,6 +73,8 @@ class SegmentsHost(Protocol):
     cluster: ClusterState
     _seq: int
 
+    def message_available(self, queue: str) -> None: ...
+
     def _xmit_wrap(self, res: Resolved, md: MD, body: bytes) -> tuple[MD, bytes]: ...
 
     def _enqueue(self, conn: Conn, qs: QueueState, msg: Message, syncpoint: bool, now: float) -> None: ...
@@ -187,7 +189,7 @@ class Segments:
             return
         qs.last_put = now
         self._commit_puts(conn, qs, msgs)
-        self.qm.hooks.available(qs.name)
+        self.qm.message_available(qs.name)
 
     def _commit_puts(self, conn: Conn, qs: QueueState, msgs: list[Message]) -> None:
         """Segments put outside a unit of work: visible together, journalled in one write (kill -9

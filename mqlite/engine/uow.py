@@ -44,6 +44,8 @@ class UowHost(Protocol):
     hooks: Hooks
     shared: SharedPort | None
 
+    def message_available(self, queue: str) -> None: ...
+
     @property
     def reports(self) -> Reports: ...
 
@@ -127,7 +129,7 @@ class UnitsOfWork:
         if ops:
             conn.ticket = self.qm.store.extend(ops)
         for q in touched:
-            self.qm.hooks.available(q)
+            self.qm.message_available(q)
 
     def _commit_entries(self, entries: list[tuple[str, QueueState, Message]], ops: list[JournalOp],
                         touched: set[str], reports: list[tuple[Message, str, str]]) -> None:
@@ -179,7 +181,7 @@ class UnitsOfWork:
             qs.uncommitted -= 1
             qs.enq += 1
         for name in {e[1].name for e in puts}:
-            self.qm.hooks.available(name)
+            self.qm.message_available(name)
 
     def backout(self, conn: Conn) -> None:
         conn.uow_failed = False

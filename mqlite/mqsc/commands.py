@@ -377,6 +377,8 @@ class Executor(Part):
             return self.conns.display_conn(cmd)
         if ot == "SVSTATUS":
             return self.status.display_svstatus(cmd)
+        if ot == "QMSTATUS":
+            return self.status.display_qmstatus(cmd)
         if ot == "APSTATUS":
             return self.conns.display_apstatus(cmd)
         if ot == "CHSTATUS":

@@ -97,6 +97,21 @@ class StatusCommands(Part):
             return Result(["AMQ8420I: Channel Status not found."], ERROR)
         return Result(lines)
 
+    def display_qmstatus(self, cmd: Command) -> Result:
+        """DISPLAY QMSTATUS [ALL | attributes]: the queue manager's status (what PCF Inquire Queue
+        Manager Status answers: admin/control.py)."""
+        fields = {"CHINIT": "RUNNING", "CMDSERV": "RUNNING", "CONNS": str(len(self.qm.conns)),
+                  "STANDBY": "NOPERMIT", "STATUS": "RUNNING"}
+        fields["STARTDA"], fields["STARTTI"] = mq_date_time(self.qm.started)
+        wanted = [p.keyword for p in cmd.params if p.value is None and p.keyword != "ALL"]
+        for p in cmd.params:
+            if p.keyword not in fields and p.keyword not in ("ALL", "TYPE", "QMNAME"):
+                raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for DISPLAY QMSTATUS.")
+        all_ = cmd.param("ALL") is not None
+        shown = sorted(k for k in fields if all_ or k in wanted or k == "STATUS")
+        return Result(["AMQ8705I: Display Queue Manager Status Details."]
+                      + format_fields([f"QMNAME({self.qm.name})", "TYPE(QMGR)"] + [f"{k}({fields[k]})" for k in shown]))
+
     def display_svstatus(self, cmd: Command) -> Result:
         """DISPLAY SVSTATUS: the running SERVER services (COMMAND services have no status)."""
         pattern = self.need_name(cmd)

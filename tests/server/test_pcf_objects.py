@@ -393,6 +393,10 @@ def test_queue_manager_and_listener_status_and_control(qm: Any, pcf: Any) -> Non
     assert (st[C.MQCA_Q_MGR_NAME].strip(), st[F.MQIACF_Q_MGR_STATUS], st[F.MQIACF_CMD_SERVER_STATUS]) == (
         b"OBJQM", F.MQQMSTA_RUNNING, C.MQSVC_STATUS_RUNNING)
     assert st[F.MQIACF_CONNECTION_COUNT] >= 1 and st[F.MQCACF_Q_MGR_START_DATE].strip()
+    shown = qm.mqsc("DISPLAY QMSTATUS ALL\n").stdout
+    assert "AMQ8705I" in shown and "QMNAME(OBJQM)" in shown and "STATUS(RUNNING)" in shown
+    assert f"STARTDA({st[F.MQCACF_Q_MGR_START_DATE].strip().decode()})" in shown and "CMDSERV(RUNNING)" in shown
+    assert "CONNS(" not in qm.mqsc("DISPLAY QMSTATUS\n").stdout           # STATUS only, unless asked
     assert rc(run, F.MQCMD_INQUIRE_LISTENER_STATUS, {F.MQCACH_LISTENER_NAME: b"L.ONE"}) == \
         F.MQRCCF_LSTR_STATUS_NOT_FOUND
     run(F.MQCMD_START_CHANNEL_LISTENER, {F.MQCACH_LISTENER_NAME: b"L.ONE"})
