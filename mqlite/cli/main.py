@@ -16,6 +16,7 @@ import sys
 import time
 from typing import Any
 
+from mqlite.cli import amqsmon as cli_amqsmon
 from mqlite.cli import config as cli_config
 from mqlite.cli import runmqsc as cli_runmqsc
 from mqlite.cli import security as cli_security
@@ -430,6 +431,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-m", help="with -w: the local queue manager that relays the commands")
     p.add_argument("qmgr", nargs="?")
     p.set_defaults(fn=cli_runmqsc.runmqsc)
+    p = sub.add_parser("amqsmon", help="print the statistics or accounting messages, as MQ's amqsmon sample")
+    p.add_argument("-m", help="queue manager")
+    p.add_argument("-t", choices=("statistics", "accounting"), default="statistics")
+    p.add_argument("-b", action="store_true", help="browse: leave the messages")
+    p.add_argument("-w", type=float, help="wait this many seconds for more")
+    p.set_defaults(fn=lambda a: cli_amqsmon.amqsmon(a))
     p = sub.add_parser("runmqtrm", help="the trigger monitor: start the applications trigger messages name")
     p.add_argument("-m", help="queue manager (default: the default queue manager)")
     p.add_argument("-q", help="initiation queue (default SYSTEM.DEFAULT.INITIATION.QUEUE)")

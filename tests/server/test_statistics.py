@@ -13,7 +13,7 @@ import pytest
 from mqlite import pymqi
 from mqlite.pymqi import CMQC as C
 from mqlite.pymqi import CMQCFC as F
-from mqlite.testing import Harness
+from mqlite.testing import Harness, run_mqlite
 from tests.helpers import parse_pcf as parse
 
 STATQ = "SYSTEM.ADMIN.STATISTICS.QUEUE"
@@ -193,4 +193,22 @@ def test_reset_queue_manager_through_pcf(qm: Any) -> None:
     finally:
         pcf.disconnect()
         conn.disconnect()
+        qm.mqsc("ALTER QMGR STATQ(OFF)\nCLEAR QLOCAL(COUNTED)\n")
+
+
+def test_amqsmon_prints_them_as_ibms_sample(qm: Any) -> None:
+    c = qm.client()
+    try:
+        collect(qm, c)
+        qm.mqsc("ALTER QMGR STATQ(ON)\n", check=True)
+        pymqi.Queue(c, "COUNTED").put(b"seen by amqsmon")
+        assert "AMQ8005I" in qm.mqsc("RESET QMGR TYPE(STATISTICS)\n").stdout
+        r = run_mqlite("amqsmon", "-m", qm.name, "-t", "statistics", "-b")
+        assert r.returncode == 0, r.stdout + r.stderr
+        block = r.stdout.split("QueueName: 'COUNTED'")[1].split("QueueStatistics:")[0]
+        assert "MonitoringType: QueueStatistics" in r.stdout and "QueueManager: 'STATSQM'" in r.stdout
+        assert "PutCount: [1, 0]" in block and "PutBytes: [15, 0]" in block and "QueueType: Local" in block
+        assert collect(qm, c) != []                      # -b browsed: the message is still there
+    finally:
+        c.disconnect()
         qm.mqsc("ALTER QMGR STATQ(OFF)\nCLEAR QLOCAL(COUNTED)\n")
