@@ -79,7 +79,7 @@ def md_put_time(md: Any) -> float | None:
         date, hms = raw[_PUT_AT:_PUT_AT + 8], raw[_PUT_AT + 8:_PUT_AT + 16]
     else:
         date, hms = md.PutDate, md.PutTime
-    day = _DAYS.get(date)
+    day: float | None = _DAYS.get(date)
     if day is None:
         if not (len(date) == 8 and date.isdigit()):
             return None
@@ -88,7 +88,7 @@ def md_put_time(md: Any) -> float | None:
         day = _DAYS[date] = calendar.timegm((int(date[:4]), int(date[4:6]), int(date[6:8]), 0, 0, 0))
     if not (len(hms) == 8 and hms.isdigit()):
         return None
-    h = hms                                   # digits as bytes: each h[i] - 48 is the digit
+    h: bytes = hms                            # digits as bytes: each h[i] - 48 is the digit
     return (day + (h[0] * 10 + h[1] - 528) * 3600 + (h[2] * 10 + h[3] - 528) * 60 + h[4] * 10 + h[5] - 528
             + (h[6] * 10 + h[7] - 528) / 100)
 
