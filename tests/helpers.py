@@ -96,6 +96,8 @@ def parse_pcf(body: bytes) -> tuple[tuple[int, ...], list[tuple[int, int, Any]]]
                 continue
             if ptype == F.MQCFT_INTEGER:
                 value: Any = struct.unpack_from("<i", body, off + 12)[0]
+            elif ptype == F.MQCFT_INTEGER64:
+                value = struct.unpack_from("<q", body, off + 16)[0]
             elif ptype == F.MQCFT_INTEGER_LIST:
                 n = struct.unpack_from("<i", body, off + 12)[0]
                 value = list(struct.unpack_from(f"<{n}i", body, off + 16))

@@ -140,6 +140,7 @@ class Receiver:
             srv.store.sync(ticket)
         st = self.status
         st.msgs += len(batch)
+        st.bytes += sum(len(body) for _seq, _md, body in batch)
         st.batches += 1
         st.curseqno = st.lstseqno = last
         st.lstluwid = luwid
@@ -147,6 +148,10 @@ class Receiver:
         return Confirm(True, last=last, luwid=luwid)
 
     def _fast(self, md: bytes, body: bytes) -> None:
+        st = self.status                  # a fast message is a message received (MSGS), batch or not
+        st.msgs += 1
+        st.bytes += len(body)
+        st.last_msg = time.time()
         try:
             self._deliver(md, body, syncpoint=False)
         except BatchFailed as e:

@@ -369,6 +369,7 @@ class SenderMCA(threading.Thread):
                         # A run of fast nonpersistent messages at the head: one engine call for all.
                         run = qm.batches.take_nonpersistent(conn, self.hobj, 4 * batchsz - len(frames))
                         for md, body in run:
+                            st.bytes += len(body)
                             if len(body) - XQH_LEN > self.maxmsgl:
                                 frames.extend(conv.send_message(None, m, b) for m, b in self._fit(conn, md, body, False))
                                 continue
@@ -386,6 +387,7 @@ class SenderMCA(threading.Thread):
                             continue
                         break
                     md, body, in_batch, key = msg
+                    st.bytes += len(body)
                     if len(body) - XQH_LEN > self.maxmsgl:
                         # Longer than the channel takes: its segments, all under the message's one key
                         # (they commit together); the last is sent below. Or the dead-letter queue.

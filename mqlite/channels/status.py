@@ -47,6 +47,7 @@ class ChannelStatus:
     rqmname: str = ""
     xmitq: str = ""
     msgs: int = 0
+    bytes: int = 0                # message data sent or received (channel statistics' Bytes)
     batches: int = 0
     curseqno: int = 0
     lstseqno: int = 0

@@ -44,6 +44,26 @@ from mqlite.engine.status import md_put_time
 STATISTICS_QUEUE = "SYSTEM.ADMIN.STATISTICS.QUEUE"
 
 
+def channel_statistics_on(qmgr_statchl: int, channel_statchl: int) -> bool:
+    """MQ's rule for STATCHL: the queue manager's NONE turns every channel off; a channel's QMGR
+    takes the queue manager's level (LOW, MEDIUM or HIGH: on); its own OFF is off, any level on."""
+    if qmgr_statchl == C.MQMON_NONE:
+        return False
+    level = qmgr_statchl if channel_statchl == C.MQMON_Q_MGR else channel_statchl
+    return level in (C.MQMON_LOW, C.MQMON_MEDIUM, C.MQMON_HIGH)
+
+
+def channel_group(name: str, chltype: int, rqmname: str, conname: str, msgs: int, nbytes: int) -> bytes:
+    """One channel's MQGACF_CHL_STATISTICS_DATA group: ChannelName, ChannelType, RemoteQmgr,
+    ConnectionName, Msgs, Bytes, PutRetries (mqlite's receiver does not retry puts: 0)."""
+    return pcf.enc_group(F.MQGACF_CHL_STATISTICS_DATA, [
+        pcf.enc_str(F.MQCACH_CHANNEL_NAME, pad(name, 20)), pcf.enc_int(F.MQIACH_CHANNEL_TYPE, chltype),
+        pcf.enc_str(C.MQCA_REMOTE_Q_MGR_NAME, pad(rqmname, 48)),
+        pcf.enc_str(F.MQCACH_CONNECTION_NAME, pad(conname, 264)),
+        pcf.enc_int(F.MQIAMO_MSGS, msgs), pcf.enc_int64(F.MQIAMO64_BYTES, nbytes),
+        pcf.enc_int(F.MQIAMO_PUT_RETRIES, 0)])
+
+
 def queue_statistics_on(qmgr_statq: int, queue_statq: int) -> bool:
     """MQ's rule for STATQ: the queue manager's NONE turns every queue off; otherwise a queue's ON
     or OFF decides, and its QMGR takes the queue manager's ON or OFF."""
@@ -169,6 +189,17 @@ def statistics_message(command: int, qmgr: str, cmdlevel: int, start: float, end
     return pcf.encode(pcf.Header(type=F.MQCFT_STATISTICS, version=F.MQCFH_VERSION_3, command=command), params)
 
 
+def put_statistics(qm: Any, agent: Any, body: bytes) -> bool:
+    """Put one statistics message; False when the statistics queue could not take it (lost, as
+    MQ loses it)."""
+    md = MD(Format=C.MQFMT_ADMIN, MsgType=C.MQMT_DATAGRAM, Persistence=C.MQPER_NOT_PERSISTENT)
+    try:
+        qm.put1(agent, OD(ObjectName=pad(STATISTICS_QUEUE, 48)), md, PMO(Options=C.MQPMO_NO_SYNCPOINT), body)
+    except MQIError:
+        return False
+    return True
+
+
 def write_queue_statistics(qm: Any, agent: Any, start: float, end: float) -> int:
     """End the interval from ``start`` to ``end``: one statistics message for the queues used in
     it, put to SYSTEM.ADMIN.STATISTICS.QUEUE by ``agent`` (a queue manager connection whose own
@@ -185,12 +216,7 @@ def write_queue_statistics(qm: Any, agent: Any, start: float, end: float) -> int
     if not groups:
         return 0
     body = statistics_message(F.MQCMD_STATISTICS_Q, qm.name, qm.qmgr["CMDLEVEL"], start, end, groups)
-    md = MD(Format=C.MQFMT_ADMIN, MsgType=C.MQMT_DATAGRAM, Persistence=C.MQPER_NOT_PERSISTENT)
-    try:
-        qm.put1(agent, OD(ObjectName=pad(STATISTICS_QUEUE, 48)), md, PMO(Options=C.MQPMO_NO_SYNCPOINT), body)
-    except MQIError:
-        return 0
-    return len(groups)
+    return len(groups) if put_statistics(qm, agent, body) else 0
 
 
 def counted_get(qm: Any, conn: Any, h: Any, md: MD, gmo: Any, max_length: int) -> GetResult:

@@ -9,8 +9,16 @@ import threading
 from typing import Any
 
 from mqlite.cmq import CMQC as C
+from mqlite.cmq import CMQCFC as F
 from mqlite.cmq.errors import MQIError
-from mqlite.engine.statistics import write_queue_statistics
+from mqlite.engine.statistics import (
+    channel_group,
+    channel_statistics_on,
+    put_statistics,
+    statistics_message,
+    write_queue_statistics,
+)
+from mqlite.objects.attrs import CHLTYPE_VALUES
 
 TICK = 1.0
 
@@ -20,6 +28,7 @@ class StatisticsInterval:
         self.server = server
         self.started = server.qm.clock.now()
         self.agent: Any = None
+        self.channel_seen: dict[str, tuple[int, int]] = {}    # each channel's (msgs, bytes) at the last interval
 
     def start(self) -> None:
         self.write()                        # the agent connects now, before any quiesce refuses it
@@ -45,8 +54,33 @@ class StatisticsInterval:
                 self.agent.unmeasured = True
             now = qm.clock.now()
             n = write_queue_statistics(qm, self.agent, self.started, now)
+            n += self._channels(now)
             self.started = now
             return n
+
+    def _channels(self, now: float) -> int:
+        """Channel statistics (STATCHL): a group for each message channel that moved messages in
+        the interval, from its status's counts since the last interval."""
+        srv, qm = self.server, self.server.qm
+        qmgr_level = qm.qmgr["STATCHL"]
+        groups = []
+        for name, st in sorted(srv.channels.status.items()):
+            seen = self.channel_seen.get(name, (0, 0))
+            self.channel_seen[name] = (st.msgs, st.bytes)
+            if st.msgs < seen[0]:
+                seen = (0, 0)                   # a new instance of the channel counts from nought
+            if st.msgs == seen[0] or st.chltype not in CHLTYPE_VALUES:
+                continue
+            chl = qm.lookup("CHANNEL", name)
+            if not channel_statistics_on(qmgr_level, chl["STATCHL"] if chl is not None else C.MQMON_Q_MGR):
+                continue
+            groups.append(channel_group(name, CHLTYPE_VALUES[st.chltype], st.rqmname, st.conname,
+                                        st.msgs - seen[0], st.bytes - seen[1]))
+        if not groups:
+            return 0
+        body = statistics_message(F.MQCMD_STATISTICS_CHANNEL, qm.name, qm.qmgr["CMDLEVEL"], self.started, now,
+                                  groups)
+        return len(groups) if put_statistics(qm, self.agent, body) else 0
 
 
 def store_state(log: Any, name: str, state: str, why: str) -> None:

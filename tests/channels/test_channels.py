@@ -14,7 +14,7 @@ from mqlite import pymqi
 from mqlite.cmq.headers import DLH
 from mqlite.cmq.structs import text
 from mqlite.net import protocol as P
-from mqlite.pymqi import CMQC
+from mqlite.pymqi import CMQC, CMQCFC
 from mqlite.testing import Harness, free_port
 
 WAIT = pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=10000)
@@ -446,3 +446,37 @@ def test_ping_to_a_silent_partner_does_not_hold_up_the_queue_manager(harness):
     assert "AMQ9202E" in result["r"].stdout and result["r"].returncode == 10
     silent.close()
     conn.disconnect()
+
+
+def test_channel_statistics_count_what_the_channel_moved(harness):
+    """STATCHL: a statistics message (MQCMD_STATISTICS_CHANNEL) at each end, a group for the channel
+    with the messages and bytes it moved in the interval; nothing once it moved nothing more."""
+    from tests.helpers import parse_pcf
+    qm1, qm2 = pair(harness, "ALTER QMGR STATCHL(HIGH)\n")
+    qm1.mqsc("ALTER QMGR STATCHL(MEDIUM)\n", check=True)
+    c1 = qm1.client()
+    for i in range(3):
+        pymqi.Queue(c1, "REMOTE.Q").put(b"payload %d" % i)
+    c1.disconnect()
+    assert len(get_all(qm2, "TARGET.Q", 3)) == 3
+
+    def channel_groups(qm):
+        assert "AMQ8005I" in qm.mqsc("RESET QMGR TYPE(STATISTICS)\n").stdout
+        c = qm.bindings()
+        q = pymqi.Queue(c, "SYSTEM.ADMIN.STATISTICS.QUEUE")
+        out = []
+        while True:
+            try:
+                cfh, params = parse_pcf(q.get())
+            except pymqi.MQMIError:
+                break
+            if cfh[3] == CMQCFC.MQCMD_STATISTICS_CHANNEL:
+                out += [{p: v for _t, p, v in g} for t, par, g in params if t == CMQCFC.MQCFT_GROUP]
+        c.disconnect()
+        return out
+    for qm, chltype, rqm in ((qm1, CMQC.MQCHT_SENDER, "QM2"), (qm2, CMQC.MQCHT_RECEIVER, "QM1")):
+        (g,) = channel_groups(qm)
+        assert g[CMQCFC.MQCACH_CHANNEL_NAME] == "QM1.TO.QM2" and g[CMQCFC.MQIACH_CHANNEL_TYPE] == chltype
+        assert g[CMQCFC.MQIAMO_MSGS] == 3 and g[CMQCFC.MQIAMO64_BYTES] >= 3 * len(b"payload 0")
+        assert g[CMQCFC.MQIAMO_PUT_RETRIES] == 0 and g[CMQC.MQCA_REMOTE_Q_MGR_NAME] in ("", rqm)
+        assert channel_groups(qm) == []               # the next interval: nothing moved
