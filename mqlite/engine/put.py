@@ -39,9 +39,14 @@ class PutMixin(CoreState):
             raise MQIError(C.MQRC_NOT_OPEN_FOR_OUTPUT)
         if h.topic is not None:
             return self.pubsub.publish(conn, h, md, pmo, body)
+        return self._put_watched(conn, h, md, pmo, body, owned, False)
+
+    def _put_watched(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool, put1: bool) -> int:
+        """MQPUT or MQPUT1 to a queue, with what watches it: its statistics, the events a refusal
+        raises, the queue depth events (engine/statistics.py, engine/events.py)."""
         try:
             if h.stats is not None:
-                warning = self._put_counted(conn, h, md, pmo, body, owned, False)
+                warning = self._put_counted(conn, h, md, pmo, body, owned, put1)
             else:
                 warning = self._put(conn, h, md, pmo, body, owned)
         except MQIError as e:
@@ -88,17 +93,7 @@ class PutMixin(CoreState):
         try:
             if h.topic is not None:
                 return self.pubsub.publish(conn, h, md, pmo, body)
-            try:
-                if h.stats is not None:
-                    warning = self._put_counted(conn, h, md, pmo, body, False, True)
-                else:
-                    warning = self._put(conn, h, md, pmo, body)
-            except MQIError as e:
-                self._put_failed(conn, h, e.reason)
-                raise
-            if self.qmgr.attrs.get("PERFMEV") == MQEVR_ENABLED and h.qstate is not None:
-                self.events.depth(h.qstate, True)
-            return warning
+            return self._put_watched(conn, h, md, pmo, body, False, True)
         finally:
             self.close(conn, h.hobj)
 
