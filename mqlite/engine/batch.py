@@ -17,7 +17,7 @@ from mqlite.engine.ports import DelMsg, Journal, SharedPort
 from mqlite.engine.queue import QueueState
 from mqlite.engine.report import Reports
 from mqlite.engine.resolve import Resolved
-from mqlite.engine.status import note_got, put_time
+from mqlite.engine.status import note_got
 from mqlite.objects.model import MQObject
 from mqlite.props.deliver import RFH2
 from mqlite.props.rfh2 import RFH2_FORMAT
@@ -214,9 +214,9 @@ class Batches:
         if qs.monitored:
             note_got(qs, got, now)
         if h.stats is not None:             # read ahead: counted when handed over (engine/statistics.py)
+            got_message, depth = h.stats.got_message, qs.depth
             for m in got:
-                t = put_time(m)
-                h.stats.got(m.persistent, len(m.body), qs.depth, None if t is None else max(0.0, now - t))
+                got_message(m, len(m.body), depth, now)
         return out
 
     def take_nonpersistent(self, conn: Conn, hobj: int, max_msgs: int) -> list[tuple[bytes, bytes]]:

@@ -30,7 +30,7 @@ from mqlite.engine.queue import QueueState, matcher, wanted_ids
 from mqlite.engine.resolve import Resolved
 from mqlite.engine.segments import advance_group, group_complete, logical_message, whole_message
 from mqlite.engine.shared import SharedGot, SharedQueueState
-from mqlite.engine.statistics import counted_get
+from mqlite.engine.statistics import get_failed
 from mqlite.engine.status import note_got
 from mqlite.props import rfh2
 from mqlite.props.deliver import HANDLE, PROPERTY_GMO, RFH2, DeliveryError, deliver
@@ -91,11 +91,10 @@ class GetMixin(CoreState):
     def get(self, conn: Conn, hobj: int, md: MD, gmo: GMO, max_length: int) -> GetResult:
         h = self.handle(conn, hobj)
         try:
-            if h.stats is None:
-                r = self._get(conn, h, md, gmo, max_length)
-            else:
-                r = counted_get(self, conn, h, md, gmo, max_length)
+            r = self._get(conn, h, md, gmo, max_length)
         except MQIError as e:
+            if h.stats is not None:
+                get_failed(h.stats, e.reason, gmo.Options)
             if e.reason == C.MQRC_GET_INHIBITED:
                 self.events.mqi_failed(conn, e.reason, h.name)
             raise
@@ -160,17 +159,23 @@ class GetMixin(CoreState):
             # The message stays where it is (and a browse cursor does not move), as MQ does.
             out = GetResult(out_md, body[:max_length], length, gmo, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
             self._fill_gmo(gmo, res, out_md, max_length)
+            if h.stats is not None:
+                h.stats.get_failed(bool(browse or opts & C.MQGMO_BROWSE_MSG_UNDER_CURSOR))
             return out
         if truncated:
             comp, reason = C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED
         if browse or opts & C.MQGMO_BROWSE_MSG_UNDER_CURSOR:
             h.browse_at, h.browse_seq = msg.order, msg.seq
+            if h.stats is not None:
+                h.stats.browsed(msg.persistent, length)
         else:
             qs.remove(msg)
             qs.deq += 1
             qs.last_get = now
             if qs.monitored:
                 note_got(qs, (msg,), now)
+            if h.stats is not None:         # statistics (engine/statistics.py)
+                h.stats.got_message(msg, length, qs.depth, now)
             if h.browse_seq == msg.seq:
                 h.browse_seq = None
             syncpoint = opts & C.MQGMO_SYNCPOINT or (opts & C.MQGMO_SYNCPOINT_IF_PERSISTENT and msg.persistent)

@@ -74,7 +74,8 @@ class PutMixin(CoreState):
             raise
         persistence = md.Persistence
         if persistence == C.MQPER_PERSISTENCE_AS_Q_DEF and h.res is not None:
-            persistence = self._first_definition(h, h.res)["DEFPSIST"]
+            first = h.obj if h.obj is not None else self._first_definition(h, h.res)
+            persistence = first.attrs.get("DEFPSIST", C.MQPER_NOT_PERSISTENT)   # the opened definition's
         qs = h.qstate
         st.put(persistence == C.MQPER_PERSISTENT, len(body), qs.depth if qs is not None else 0, put1)
         return warning

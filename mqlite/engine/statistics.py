@@ -38,7 +38,7 @@ from mqlite.cmq import pcf
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import MD, OD, PMO, pad
 from mqlite.engine.clock import mq_date_time
-from mqlite.engine.core import BROWSE_GMO, GetResult
+from mqlite.engine.core import BROWSE_GMO
 from mqlite.engine.status import md_put_time
 
 STATISTICS_QUEUE = "SYSTEM.ADMIN.STATISTICS.QUEUE"
@@ -126,13 +126,20 @@ class QueueStats:
             self.put_fails += 1
 
     def got(self, persistent: bool, length: int, depth: int, spent: float | None) -> None:
-        p = int(persistent)
+        p = 1 if persistent else 0
         self.gets[p] += 1
         self.get_bytes[p] += length
         if spent is not None:
             self.qtime[p] += spent
             self.timed[p] += 1
-        self.depth(depth)
+        self.used = True
+        if depth < self.min_depth:          # a get only lowers the depth: the maximum stands
+            self.min_depth = depth
+
+    def got_message(self, msg: Any, length: int, depth: int, now: float) -> None:
+        """A message taken by MQGET: ``got``, its time on the queue from its put time."""
+        t = md_put_time(msg.md)
+        self.got(msg.persistent, length, depth, None if t is None else (now - t if now > t else 0.0))
 
     def browsed(self, persistent: bool, length: int) -> None:
         self.used = True
@@ -219,27 +226,11 @@ def write_queue_statistics(qm: Any, agent: Any, start: float, end: float) -> int
     return len(groups) if put_statistics(qm, agent, body) else 0
 
 
-def counted_get(qm: Any, conn: Any, h: Any, md: MD, gmo: Any, max_length: int) -> GetResult:
-    """MQGET through a handle whose queue keeps statistics: the same get (``qm._get``), then what
-    it did counted. A get that waits is counted once, when it ends (``get_wait_ended``)."""
-    st: QueueStats = h.stats
-    browse = bool(gmo.Options & (BROWSE_GMO | C.MQGMO_BROWSE_MSG_UNDER_CURSOR))
-    try:
-        r: GetResult = qm._get(conn, h, md, gmo, max_length)
-    except MQIError as e:
-        if e.reason != C.MQRC_NO_MSG_AVAILABLE or not gmo.Options & C.MQGMO_WAIT:
-            st.get_failed(browse)
-        raise
-    if r.reason == C.MQRC_TRUNCATED_MSG_FAILED:
-        st.get_failed(browse)
-    elif browse:
-        st.browsed(r.persistent, r.data_length)
-    else:
-        qs = h.qstate
-        t = md_put_time(r.md)
-        st.got(r.persistent, r.data_length, qs.depth if qs is not None else 0,
-               None if t is None else max(0.0, qm.clock.now() - t))
-    return r
+def get_failed(st: QueueStats, reason: int, options: int) -> None:
+    """An MQGET that failed through a counted handle: one failure, except the 2033 of a get that
+    waits (the server tries it again until its wait ends: ``get_wait_ended``)."""
+    if reason != C.MQRC_NO_MSG_AVAILABLE or not options & C.MQGMO_WAIT:
+        st.get_failed(bool(options & (BROWSE_GMO | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)))
 
 
 def get_wait_ended(conn: Any, hobj: int) -> None:

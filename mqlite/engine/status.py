@@ -66,31 +66,34 @@ def put_time(m: Message) -> float | None:
 
 
 _DAYS: dict[bytes, float] = {}
+_LAST: list[Any] = [b"", 0.0]           # the last put second seen: its 14 digits and its start
 _PUT_AT = MD.field_slice("PutDate").start
 assert MD.field_slice("PutTime").start == _PUT_AT + 8
 
 
 def md_put_time(md: Any) -> float | None:
     """When a message was put, from a descriptor's PutDate and PutTime (GMT, to hundredths). A
-    packed descriptor is read where the two lie, unpacking nothing; the day's start is worked
-    out once per date: on the get path this is a slice and a little arithmetic."""
-    raw = md.__dict__.get("_raw")
-    if raw is not None:
-        date, hms = raw[_PUT_AT:_PUT_AT + 8], raw[_PUT_AT + 8:_PUT_AT + 16]
+    packed descriptor (or its bytes) is read where the two lie, unpacking nothing. The start of the
+    last second seen is kept: on the get path, messages put in the same second cost a slice and a
+    comparison; a new second, a little arithmetic; a new day, one ``calendar.timegm``."""
+    raw = md if isinstance(md, bytes) else md.__dict__.get("_raw")
+    stamp = raw[_PUT_AT:_PUT_AT + 16] if raw is not None else md.PutDate + md.PutTime
+    last = _LAST
+    if stamp[:14] == last[0]:
+        second = last[1]
     else:
-        date, hms = md.PutDate, md.PutTime
-    day: float | None = _DAYS.get(date)
-    if day is None:
-        if not (len(date) == 8 and date.isdigit()):
+        if not (len(stamp) == 16 and stamp[:14].isdigit()):
             return None
-        if len(_DAYS) > 64:
-            _DAYS.clear()
-        day = _DAYS[date] = calendar.timegm((int(date[:4]), int(date[4:6]), int(date[6:8]), 0, 0, 0))
-    if not (len(hms) == 8 and hms.isdigit()):
-        return None
-    h: bytes = hms                            # digits as bytes: each h[i] - 48 is the digit
-    return (day + (h[0] * 10 + h[1] - 528) * 3600 + (h[2] * 10 + h[3] - 528) * 60 + h[4] * 10 + h[5] - 528
-            + (h[6] * 10 + h[7] - 528) / 100)
+        date, h = stamp[:8], stamp[8:]
+        day = _DAYS.get(date)
+        if day is None:
+            if len(_DAYS) > 64:
+                _DAYS.clear()
+            day = _DAYS[date] = calendar.timegm((int(date[:4]), int(date[4:6]), int(date[6:8]), 0, 0, 0))
+        second = day + (h[0] * 10 + h[1] - 528) * 3600 + (h[2] * 10 + h[3] - 528) * 60 + h[4] * 10 + h[5] - 528
+        last[0], last[1] = stamp[:14], second
+    hundredths = stamp[14] * 10 + stamp[15] - 528
+    return float(second + hundredths / 100 if 0 <= hundredths < 100 else second)
 
 
 def note_got(qs: QueueState, msgs: Iterable[Message], now: float) -> None:
