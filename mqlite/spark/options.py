@@ -125,6 +125,19 @@ class Options:
                               f"{self.channel or 'local bindings'} {conname}".rstrip() + hint) from None
 
 
+def abandon(conn: Any, backout: bool) -> None:
+    """After a failure: the connection's unit of work backed out (MQDISC alone would commit it,
+    as MQ does on a normal end) and the connection ended, quietly, so that the failure that
+    brought us here is the one reported. A connection already broken needs neither: the queue
+    manager backs its unit of work out."""
+    from mqlite import pymqi
+    for step in ((conn.backout,) if backout else ()) + (conn.disconnect,):
+        try:
+            step()
+        except (pymqi.MQMIError, pymqi.PYIFError):
+            pass
+
+
 def open_queue(conn: Any, queue: str, options: int, qmgr: str, purpose: str, topic: str = "") -> Any:
     """The queue (or, with ``topic``, the topic string, for publishing) opened."""
     from mqlite import pymqi

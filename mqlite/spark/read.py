@@ -21,6 +21,7 @@ from mqlite.spark.options import (
     READ_CHUNK,
     MQLiteError,
     Options,
+    abandon,
     open_queue,
     reason_text,
 )
@@ -92,7 +93,6 @@ def read_range(opts: Options, schema: StructType, part: Range) -> Iterator[Any]:
     import pyarrow as pa
     from pyspark.sql.pandas.types import to_arrow_schema
 
-    from mqlite import pymqi
     from mqlite.cmq import CMQC as C
     columns = [f.name for f in schema.fields]
     arrow = to_arrow_schema(schema, timezone="UTC")
@@ -127,15 +127,9 @@ def read_range(opts: Options, schema: StructType, part: Range) -> Iterator[Any]:
                   f"preparing the removal of what was read from {part.queue}")
         q.close()
     except BaseException:
-        if prefix:
-            # A failed or abandoned attempt removes nothing (MQDISC alone would commit).
-            try:
-                conn.backout()
-            except (pymqi.MQMIError, pymqi.PYIFError):
-                pass
+        abandon(conn, backout=bool(prefix))     # a failed or abandoned attempt removes nothing
         raise
-    finally:
-        conn.disconnect()
+    conn.disconnect()
 
 
 def _attempt_prefix(part: Range) -> str:

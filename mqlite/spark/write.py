@@ -21,6 +21,7 @@ from mqlite.spark.options import (
     WRITABLE,
     MQLiteError,
     Options,
+    abandon,
     open_queue,
     reason_text,
 )
@@ -84,14 +85,10 @@ class Writing:
             q.close()
         except BaseException:
             # Any failure (a row that does not convert, a failing UDF upstream, an interrupt) backs
-            # the task's puts out: MQDISC alone would commit them, as MQ does on a normal end.
-            try:
-                conn.backout()
-            except (pymqi.MQMIError, pymqi.PYIFError):
-                pass                      # the connection is gone: the queue manager backs it out
+            # the task's puts out.
+            abandon(conn, backout=True)
             raise
-        finally:
-            conn.disconnect()
+        conn.disconnect()
         return Prepared(xid, count)
 
     def resolve(self, messages: list[Any], commit: bool, mark: tuple[str, int] | None = None,

@@ -29,7 +29,8 @@ def harness() -> Iterator[Harness]:
     try:
         h.add("STQM", "DEFINE QLOCAL(ORDERS) MAXDEPTH(100000) DEFPSIST(YES)\n"
                       "DEFINE QLOCAL(OUT) MAXDEPTH(100000) DEFPSIST(YES)\n"
-                      "DEFINE QLOCAL(KILLQ) MAXDEPTH(100000) DEFPSIST(YES)\n")
+                      "DEFINE QLOCAL(KILLQ) MAXDEPTH(100000) DEFPSIST(YES)\n"
+                      "DEFINE QLOCAL(CUTQ) DEFPSIST(YES)\n")
         yield h
     finally:
         h.close()
@@ -107,16 +108,40 @@ def test_queue_manager_killed_mid_stream(harness: Harness, spark: Any, workdir: 
     q = to_parquet(spark, options(qm, "KILLQ"), out, chk, maxMessagesPerTrigger="200")
     wait_until(lambda: len([p for p in q.recentProgress if p["numInputRows"]]) >= 3, 120, "three batches")
     qm.kill9()
-    with pytest.raises(Exception) as failure:
-        q.awaitTermination(120)
-    assert "(2538)" in str(failure.value) or "(2009)" in str(failure.value)
-    qm.start()
+    try:
+        with pytest.raises(Exception) as failure:
+            q.awaitTermination(120)
+        assert "(2538)" in str(failure.value) or "(2009)" in str(failure.value)
+    finally:
+        qm.start()                  # the module's other tests use this queue manager
     q = to_parquet(spark, options(qm, "KILLQ"), out, chk, maxMessagesPerTrigger="1000")
     q.awaitTermination(180)
     assert q.exception() is None
     texts = [r.text for r in spark.read.parquet(out).collect()]
     # Every persistent message exactly once, across the crash.
     assert len(texts) == n and set(texts) == {f"k{i}" for i in range(n)}
+
+
+def test_a_read_whose_queue_manager_dies_reports_the_broken_connection(harness: Harness) -> None:
+    """An executor's read cut off by the queue manager's death fails with MQ's reason, not with
+    the error of ending a connection that is already gone."""
+    from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+    from mqlite.spark import MQLiteError
+    from mqlite.spark.options import Options
+    from mqlite.spark.read import Range, read_range
+    qm = harness.qm("STQM")
+    put(qm, "CUTQ", [f"r{i}" for i in range(300)])
+    opts = Options.of({**options(qm, "CUTQ"), "batchSize": "100"})
+    schema = StructType([StructField("text", StringType()), StructField("position", LongType())])
+    batches = read_range(opts, schema, Range(qm.name, qm.conname, "CUTQ", 0, 1 << 60))
+    assert next(batches).num_rows == 100
+    qm.kill9()
+    try:
+        with pytest.raises(MQLiteError, match=r"\((2009|2162)\): reading CUTQ on STQM failed"):
+            list(batches)
+    finally:
+        qm.start()
 
 
 def test_streaming_write_is_exactly_once_when_a_batch_is_replayed(harness: Harness, spark: Any,
