@@ -65,4 +65,5 @@ def authorize(a: Admin, user: str, command: int, msg: pcf.Message) -> None:
             words = ", ".join(names_of(missing)).lower()
             qm.log(f"AMQ8077W: Entity '{user}' has insufficient authority to access object {name} "
                    f"({objtype.lower()}). The following requested permissions are unauthorized: {words}.")
+            qm.events.not_authorized(F.MQRQ_CMD_NOT_AUTHORIZED, command=command, user=user)
             raise CommandError(C.MQRC_NOT_AUTHORIZED, detail=f"{user} lacks {words} on {name}")

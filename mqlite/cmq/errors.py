@@ -18,3 +18,5 @@ class MQIError(Exception):
         self.comp = comp
         self.reason = reason
         self.detail = detail
+        # A refused authority check: (the object type, its name, the user checked), for the event.
+        self.checked: tuple[str, str, str] | None = None

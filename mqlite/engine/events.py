@@ -47,6 +47,68 @@ QMGR_EVENTS: dict[int, tuple[str, tuple[str, ...]]] = {
 }
 
 
+# MQRQ_* -> the Not Authorized event's data in MQ's order (types 1, 2, 4 and 5). Type 2's object
+# is one of QNAME, PROCESS, or TOPIC with ADMINTOPICS (the topic objects whose authority was checked).
+AUTHORITY_EVENTS: dict[int, tuple[str, ...]] = {
+    F.MQRQ_CONN_NOT_AUTHORIZED: ("QMGR", "RQ", "USER", "APPLTYPE", "APPLNAME", "CLIENT"),
+    F.MQRQ_CSP_NOT_AUTHORIZED: ("QMGR", "RQ", "USER", "APPLTYPE", "APPLNAME", "CLIENT", "CSPUSER"),
+    F.MQRQ_OPEN_NOT_AUTHORIZED: ("QMGR", "RQ", "OPTIONS", "USER", "APPLTYPE", "APPLNAME", "OBJQMGR", "QNAME",
+                                 "PROCESS", "TOPIC", "ADMINTOPICS", "CLIENT"),
+    F.MQRQ_CMD_NOT_AUTHORIZED: ("QMGR", "RQ", "COMMAND", "USER"),
+    F.MQRQ_SUB_NOT_AUTHORIZED: ("QMGR", "RQ", "SUBOPTIONS", "USER", "APPLTYPE", "APPLNAME", "TOPIC", "ADMINTOPICS",
+                                "CLIENT"),
+}
+
+
+def event_params(tokens: tuple[str, ...], qmgr: str, conn: Any, **v: Any) -> list[bytes]:
+    """An event's parameters from its tokens, in their order. The application's type, name,
+    connection name and channel come from ``v`` (appltype, applname, conname, channel) or else
+    from ``conn``; a token whose value is absent (an object of another type, ObjectQMgrName naming
+    this queue manager, CLIENT for a local application) is left out, as MQ leaves it out."""
+    def get(key: str, attr: str, default: Any) -> Any:
+        if key in v:
+            return v[key]
+        return getattr(conn, attr, default) if conn is not None else default
+    out: list[bytes] = []
+    for token in tokens:
+        if token == "QMGR":
+            out.append(pcf.enc_str(C.MQCA_Q_MGR_NAME, pad(qmgr, 48)))
+        elif token == "RQ":
+            out.append(pcf.enc_int(F.MQIACF_REASON_QUALIFIER, v["rq"]))
+        elif token == "OPTIONS":
+            out.append(pcf.enc_int(F.MQIACF_OPEN_OPTIONS, v["options"]))
+        elif token == "SUBOPTIONS":
+            out.append(pcf.enc_int(F.MQIACF_SUB_OPTIONS, v["options"]))
+        elif token == "COMMAND":
+            out.append(pcf.enc_int(F.MQIACF_COMMAND, v["command"]))
+        elif token == "USER":
+            out.append(pcf.enc_str(F.MQCACF_USER_IDENTIFIER, pad(v["user"], 12)))
+        elif token == "CSPUSER":
+            out.append(pcf.enc_str(F.MQCACF_CSP_USER_IDENTIFIER, v["csp_user"]))
+        elif token == "APPLTYPE":
+            out.append(pcf.enc_int(C.MQIA_APPL_TYPE, get("appltype", "appl_type", C.MQAT_UNIX)))
+        elif token == "APPLNAME":
+            out.append(pcf.enc_str(F.MQCACF_APPL_NAME, pad(get("applname", "appl_name", ""), 28)))
+        elif token == "OBJQMGR":
+            objqmgr = v.get("objqmgr", "")
+            if objqmgr and objqmgr != qmgr:
+                out.append(pcf.enc_str(F.MQCACF_OBJECT_Q_MGR_NAME, pad(objqmgr, 48)))
+        elif token == "QNAME" and v.get("qname") is not None:
+            out.append(pcf.enc_str(C.MQCA_Q_NAME, pad(v["qname"], 48)))
+        elif token == "PROCESS" and v.get("process") is not None:
+            out.append(pcf.enc_str(C.MQCA_PROCESS_NAME, pad(v["process"], 48)))
+        elif token == "TOPIC" and v.get("topic") is not None:
+            out.append(pcf.enc_str(C.MQCA_TOPIC_STRING, v["topic"]))
+        elif token == "ADMINTOPICS" and v.get("admin_topics") is not None:
+            out.append(pcf.enc_str_list(C.MQCA_ADMIN_TOPIC_NAME, [pad(n, 48) for n in v["admin_topics"]]))
+        elif token == "CLIENT":
+            channel = get("channel", "channel", "")
+            if channel:
+                out.append(pcf.enc_str(F.MQCACH_CONNECTION_NAME, pad(get("conname", "conname", ""), 264)))
+                out.append(pcf.enc_str(F.MQCACH_CHANNEL_NAME, pad(channel, 20)))
+    return out
+
+
 def event_message(command: int, reason: int, params: list[bytes]) -> bytes:
     """An event message's data: MQCFH (MQCFT_EVENT, MQCC_WARNING, the reason) and its parameters."""
     header = pcf.Header(type=F.MQCFT_EVENT, command=command, comp_code=C.MQCC_WARNING, reason=reason)
@@ -111,24 +173,18 @@ class Events:
         spec = QMGR_EVENTS.get(reason)
         if spec is None or conn is None or conn.unmeasured or not self.enabled(spec[0]):
             return
-        qm = self.qm
-        params: list[bytes] = []
-        for token in spec[1]:
-            if token == "QMGR":
-                params.append(pcf.enc_str(C.MQCA_Q_MGR_NAME, pad(qm.name, 48)))
-            elif token == "QNAME":
-                params.append(pcf.enc_str(C.MQCA_Q_NAME, pad(qname, 48)))
-            elif token == "APPLTYPE":
-                params.append(pcf.enc_int(C.MQIA_APPL_TYPE, conn.appl_type))
-            elif token == "APPLNAME":
-                params.append(pcf.enc_str(F.MQCACF_APPL_NAME, pad(conn.appl_name, 28)))
-            elif token == "OBJQMGR":
-                if objqmgr and objqmgr != qm.name:
-                    params.append(pcf.enc_str(F.MQCACF_OBJECT_Q_MGR_NAME, pad(objqmgr, 48)))
-            elif token == "CLIENT" and conn.channel:
-                params.append(pcf.enc_str(F.MQCACH_CONNECTION_NAME, pad(conn.conname, 264)))
-                params.append(pcf.enc_str(F.MQCACH_CHANNEL_NAME, pad(conn.channel, 20)))
-        self.write(QMGR_EVENT_QUEUE, F.MQCMD_Q_MGR_EVENT, reason, params)
+        self.write(QMGR_EVENT_QUEUE, F.MQCMD_Q_MGR_EVENT, reason,
+                   event_params(spec[1], self.qm.name, conn, qname=qname, objqmgr=objqmgr))
+
+    def not_authorized(self, qualifier: int, conn: Any = None, **values: Any) -> None:
+        """AUTHOREV: a Not Authorized event (MQRC_NOT_AUTHORIZED) of the type ``qualifier`` names
+        (MQRQ_CONN/CSP/OPEN/CMD/SUB_NOT_AUTHORIZED), its data in MQ's order (``AUTHORITY_EVENTS``).
+        ``conn``: the refused application's connection (None for MQCONN and commands, whose
+        values are given)."""
+        if conn is not None and conn.unmeasured or not self.enabled("AUTHOREV"):
+            return
+        self.write(QMGR_EVENT_QUEUE, F.MQCMD_Q_MGR_EVENT, C.MQRC_NOT_AUTHORIZED,
+                   event_params(AUTHORITY_EVENTS[qualifier], self.qm.name, conn, rq=qualifier, **values))
 
     def started(self) -> None:
         if self.enabled("STRSTPEV"):

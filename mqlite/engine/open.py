@@ -3,10 +3,13 @@ engine's QueueManager (mqlite.engine.qmgr), which combines these classes: their 
 each other and the shared state through ``self``."""
 from __future__ import annotations
 
+from typing import Any
+
 from mqlite.cluster import wlm
 from mqlite.cluster.repository import QMGR as CL_QMGR
 from mqlite.cluster.repository import QUEUE as CL_QUEUE
 from mqlite.cluster.state import ClusterPending
+from mqlite.cmq import CMQCFC as F
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import OD, pad, text
 from mqlite.engine.core import (
@@ -38,7 +41,26 @@ class OpenMixin(CoreState):
         except MQIError as e:
             if e.reason in QMGR_EVENTS:
                 self.events.mqi_failed(conn, e.reason, text(od.ObjectName), text(od.ObjectQMgrName))
+            elif e.checked is not None:
+                self._open_refused(conn, od, options, e.checked)
             raise
+
+    def _open_refused(self, conn: Conn, od: OD, options: int, checked: tuple[str, str, str]) -> None:
+        """Not Authorized (type 2): the object as the MQOD named it (a queue's name, a process's,
+        or a topic's string with the topic object whose authority was refused)."""
+        objtype, name, user = checked
+        found: dict[str, Any] = {}
+        if od.ObjectType == C.MQOT_TOPIC:
+            # The authority was checked on a resolved topic, so its string resolves again.
+            found["topic"] = self.pubsub.topic_string(text(od.ObjectName),
+                                                      od.get_vs("ObjectString").decode("utf-8", "replace"))
+            found["admin_topics"] = [name] if objtype == "TOPIC" else []
+        elif od.ObjectType == C.MQOT_PROCESS:
+            found["process"] = text(od.ObjectName)
+        elif od.ObjectType == C.MQOT_Q:
+            found["qname"] = text(od.ObjectName)
+        self.events.not_authorized(F.MQRQ_OPEN_NOT_AUTHORIZED, conn, options=options, user=user,
+                                   objqmgr=text(od.ObjectQMgrName), **found)
 
     def _open(self, conn: Conn, od: OD, options: int) -> Handle:
         self._check_open_options(options)

@@ -19,7 +19,9 @@ from typing import Any
 
 from mqlite.cluster.state import ClusterState
 from mqlite.cmq import CMQC as C
-from mqlite.cmq.structs import GMO, MD, PMO, pad
+from mqlite.cmq import CMQCFC as F
+from mqlite.cmq.errors import MQIError
+from mqlite.cmq.structs import GMO, MD, PMO, pad, text
 from mqlite.engine.authority import Authority
 from mqlite.engine.batch import Batches
 from mqlite.engine.clock import Clock, IdGenerator
@@ -194,8 +196,26 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, GetMixin):
         return self.routing.correl_ids(queue)
 
     def subscribe(self, conn: Conn, sd: Any, hobj: int) -> tuple[Handle, int]:
-        """MQSUB (engine/subscribe.py)."""
-        return self.subs.subscribe(conn, sd, hobj)
+        """MQSUB (engine/subscribe.py); a refused authority check raises Not Authorized (type 5)."""
+        try:
+            return self.subs.subscribe(conn, sd, hobj)
+        except MQIError as e:
+            if e.checked is not None and e.checked[0] == "TOPIC":
+                self.events.not_authorized(F.MQRQ_SUB_NOT_AUTHORIZED, conn, options=sd.Options, user=e.checked[2],
+                                           topic=self._sub_topic(sd), admin_topics=[e.checked[1]])
+            raise
+
+    def _sub_topic(self, sd: Any) -> str:
+        """The topic string an MQSD is about: the named subscription's, else the one it names."""
+        name = sd.get_vs("SubName").decode("utf-8", "replace").strip()
+        sub = next((s for s in self.pubsub.subscriptions.values() if name and s.name == name), None)
+        if sub is not None:
+            return str(sub.topic)
+        string = sd.get_vs("ObjectString").decode("utf-8", "replace")
+        try:
+            return self.pubsub.topic_string(text(sd.ObjectName), string)
+        except MQIError:
+            return string
 
     def request_publications(self, conn: Conn, hsub: int) -> int:
         """MQSUBRQ (engine/subscribe.py)."""

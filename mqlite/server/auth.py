@@ -29,10 +29,17 @@ _LEVEL = {F.MQCHK_NONE: "NONE", F.MQCHK_OPTIONAL: "OPTIONAL", F.MQCHK_REQUIRED: 
 
 
 class Refused(Exception):
-    def __init__(self, why: str, delay: float = 0.0) -> None:
+    """A connection refused. ``qualifier`` (MQRQ_CONN_NOT_AUTHORIZED, MQRQ_CSP_NOT_AUTHORIZED) when
+    it raises a Not Authorized (type 1) event for ``user`` (and the MQCSP's ``csp_user``); a
+    channel blocked by CHLAUTH raises none."""
+
+    def __init__(self, why: str, delay: float = 0.0, qualifier: int = 0, user: str = "", csp_user: str = "") -> None:
         super().__init__(why)
         self.why = why
         self.delay = delay
+        self.qualifier = qualifier
+        self.user = user
+        self.csp_user = csp_user
 
 
 def peer_user(sock: socket.socket) -> str:
@@ -110,7 +117,8 @@ def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
             for msgid, text in outcome.log:
                 log(msgid, text, f"Connection from {s.peer or 'local bindings'} refused: "
                                  f"MQRC_NOT_AUTHORIZED ({C.MQRC_NOT_AUTHORIZED}).")
-            raise Refused("authentication failed", delay=float(info["FAILDLAY"]))
+            raise Refused("authentication failed", delay=float(info["FAILDLAY"]), qualifier=F.MQRQ_CSP_NOT_AUTHORIZED,
+                          user=flowed, csp_user=csp_user)
         if outcome.checked and info["ADOPTCTX"] == F.MQADPCTX_YES:
             adopted = outcome.user
         if found:       # LDAP: the entry's short name is the user, its LDAP groups count as its groups
@@ -134,7 +142,7 @@ def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
         if sec.oam and not principal.admin and not sec.authority(principal, "QMGR", qm.name) & Z.MQZAO_CONNECT:
             srv.qm.log(f"AMQ8077W: Entity '{user}' has insufficient authority to access object {qm.name} (qmgr). "
                        "The following requested permissions are unauthorized: connect.")
-            raise Refused(f"{user} has no connect authority")
+            raise Refused(f"{user} has no connect authority", qualifier=F.MQRQ_CONN_NOT_AUTHORIZED, user=user)
     return principal
 
 

@@ -81,6 +81,12 @@ def greet(s: Any, req: Any) -> bool:
     try:
         principal = identify(s, req, obj)
     except Refused as e:
+        if e.qualifier:
+            with srv.lock:
+                srv.qm.events.not_authorized(e.qualifier, user=e.user, csp_user=e.csp_user,
+                                             appltype=int(req.get("appl_type") or C.MQAT_UNIX),
+                                             applname=str(req.get("appl") or "")[-28:], channel=s.channel,
+                                             conname=s.peer.split("(")[0] if obj is not None else "")
         refuse_later(e.delay)
         srv.forget(s)
         return refuse(s, C.MQRC_NOT_AUTHORIZED, e.why)

@@ -479,3 +479,82 @@ def test_channel_authentication_records_through_pcf(secured):
         == CMQCFC.MQRCCF_CHLAUTH_NOT_FOUND
     p.disconnect()
     qm.disconnect()
+
+
+def _events(qm) -> list:
+    """The queue manager events waiting on SYSTEM.ADMIN.QMGR.EVENT, read by hand."""
+    from tests.helpers import parse_pcf
+    conn = qm.bindings()
+    q = pymqi.Queue(conn, "SYSTEM.ADMIN.QMGR.EVENT", CMQC.MQOO_INPUT_SHARED)
+    out = []
+    while True:
+        md = pymqi.MD()
+        try:
+            body = q.get(None, md)
+        except pymqi.MQMIError as e:
+            assert e.reason == CMQC.MQRC_NO_MSG_AVAILABLE
+            break
+        assert md.Format == CMQC.MQFMT_EVENT
+        out.append(parse_pcf(body))
+    conn.disconnect()
+    return out
+
+
+def test_authority_events_say_who_was_refused_what(secured):
+    """AUTHOREV: Not Authorized types 1 (connect; MQCSP password), 2 (MQOPEN, MQPUT1), 4 (a
+    command) and 5 (MQSUB) as MQ writes them, each parameter in MQ's order; none while DISABLED."""
+    from mqlite.cmq import CMQCFC as F
+    secured.mqsc(DEV_MQSC + "DEFINE QLOCAL(SECRET.Q) REPLACE\n"
+                 "SET AUTHREC PROFILE('SYSTEM.ADMIN.COMMAND.QUEUE') PRINCIPAL('app') OBJTYPE(QUEUE) AUTHADD(PUT,INQ)\n"
+                 "SET AUTHREC PROFILE('SYSTEM.DEFAULT.MODEL.QUEUE') PRINCIPAL('app') OBJTYPE(QUEUE) "
+                 "AUTHADD(GET,INQ,DSP)\n", check=True)
+    r = run_mqlite("setmqusr", "-m", secured.name, "-u", "noconn", "--password-stdin", "-g", "nogroup",
+                   stdin="passw0rd\n")
+    assert r.returncode == 0, r.stdout + r.stderr
+    _events(secured)
+    app = _connect(secured, "DEV.APP.SVRCONN", "app", "passw0rd")
+    assert _reason(lambda: pymqi.Queue(app, "SECRET.Q", CMQC.MQOO_OUTPUT)) == CMQC.MQRC_NOT_AUTHORIZED
+    assert _events(secured) == []                      # AUTHOREV(DISABLED), MQ's default
+    secured.mqsc("ALTER QMGR AUTHOREV(ENABLED)\n", check=True)
+    try:
+        assert _reason(lambda: _connect(secured, "DEV.APP.SVRCONN", "app", "wrong")) == CMQC.MQRC_NOT_AUTHORIZED
+        assert _reason(lambda: _connect(secured, "DEV.APP.SVRCONN", "noconn", "passw0rd")) \
+            == CMQC.MQRC_NOT_AUTHORIZED
+        assert _reason(lambda: pymqi.Queue(app, "SECRET.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INQUIRE)) \
+            == CMQC.MQRC_NOT_AUTHORIZED
+        assert _reason(lambda: app.put1("SECRET.Q", b"x")) == CMQC.MQRC_NOT_AUTHORIZED
+        assert _reason(lambda: _subscribe(app, "secret/stuff")) == CMQC.MQRC_NOT_AUTHORIZED
+        pcf = pymqi.PCFExecute(app)
+        assert _reason(lambda: pcf.MQCMD_DELETE_Q({CMQC.MQCA_Q_NAME: b"SECRET.Q"})) == CMQC.MQRC_NOT_AUTHORIZED
+        pcf.disconnect()
+        got = _events(secured)
+    finally:
+        secured.mqsc("ALTER QMGR AUTHOREV(DISABLED)\n", check=True)
+        app.disconnect()
+    assert [(cfh[0], cfh[3], cfh[7]) for cfh, _p in got] == [(F.MQCFT_EVENT, F.MQCMD_Q_MGR_EVENT,
+                                                               CMQC.MQRC_NOT_AUTHORIZED)] * 6
+    csp, conn, opened, put1, sub, command = [[(p, v) for _t, p, v in params] for _c, params in got]
+    client = [(F.MQCACH_CONNECTION_NAME, "127.0.0.1"), (F.MQCACH_CHANNEL_NAME, "DEV.APP.SVRCONN")]
+    assert [p for p, _v in csp] == [CMQC.MQCA_Q_MGR_NAME, F.MQIACF_REASON_QUALIFIER, F.MQCACF_USER_IDENTIFIER,
+                                    CMQC.MQIA_APPL_TYPE, F.MQCACF_APPL_NAME, F.MQCACH_CONNECTION_NAME,
+                                    F.MQCACH_CHANNEL_NAME, F.MQCACF_CSP_USER_IDENTIFIER]
+    assert dict(csp)[F.MQIACF_REASON_QUALIFIER] == F.MQRQ_CSP_NOT_AUTHORIZED
+    assert dict(csp)[F.MQCACF_CSP_USER_IDENTIFIER] == "app" and csp[-3:-1] == client
+    assert conn[:3] == [(CMQC.MQCA_Q_MGR_NAME, "QMSEC"), (F.MQIACF_REASON_QUALIFIER, F.MQRQ_CONN_NOT_AUTHORIZED),
+                        (F.MQCACF_USER_IDENTIFIER, "noconn")] and conn[-2:] == client
+    assert [p for p, _v in opened] == [CMQC.MQCA_Q_MGR_NAME, F.MQIACF_REASON_QUALIFIER, F.MQIACF_OPEN_OPTIONS,
+                                       F.MQCACF_USER_IDENTIFIER, CMQC.MQIA_APPL_TYPE, F.MQCACF_APPL_NAME,
+                                       CMQC.MQCA_Q_NAME, F.MQCACH_CONNECTION_NAME, F.MQCACH_CHANNEL_NAME]
+    assert dict(opened)[F.MQIACF_REASON_QUALIFIER] == F.MQRQ_OPEN_NOT_AUTHORIZED
+    assert dict(opened)[F.MQIACF_OPEN_OPTIONS] == CMQC.MQOO_OUTPUT | CMQC.MQOO_INQUIRE
+    assert dict(opened)[F.MQCACF_USER_IDENTIFIER] == "app" and dict(opened)[CMQC.MQCA_Q_NAME] == "SECRET.Q"
+    assert dict(put1)[F.MQIACF_OPEN_OPTIONS] & CMQC.MQOO_OUTPUT and dict(put1)[CMQC.MQCA_Q_NAME] == "SECRET.Q"
+    assert [p for p, _v in sub] == [CMQC.MQCA_Q_MGR_NAME, F.MQIACF_REASON_QUALIFIER, F.MQIACF_SUB_OPTIONS,
+                                    F.MQCACF_USER_IDENTIFIER, CMQC.MQIA_APPL_TYPE, F.MQCACF_APPL_NAME,
+                                    CMQC.MQCA_TOPIC_STRING, CMQC.MQCA_ADMIN_TOPIC_NAME, F.MQCACH_CONNECTION_NAME,
+                                    F.MQCACH_CHANNEL_NAME]
+    assert dict(sub)[F.MQIACF_REASON_QUALIFIER] == F.MQRQ_SUB_NOT_AUTHORIZED
+    assert dict(sub)[CMQC.MQCA_TOPIC_STRING] == "secret/stuff"
+    assert dict(sub)[CMQC.MQCA_ADMIN_TOPIC_NAME] == ["SYSTEM.BASE.TOPIC"]
+    assert command == [(CMQC.MQCA_Q_MGR_NAME, "QMSEC"), (F.MQIACF_REASON_QUALIFIER, F.MQRQ_CMD_NOT_AUTHORIZED),
+                       (F.MQIACF_COMMAND, F.MQCMD_DELETE_Q), (F.MQCACF_USER_IDENTIFIER, "app")]
