@@ -107,6 +107,9 @@ def parse_pcf(body: bytes) -> tuple[tuple[int, ...], list[tuple[int, int, Any]]]
             elif ptype == F.MQCFT_STRING:
                 n = struct.unpack_from("<i", body, off + 16)[0]
                 value = body[off + 20:off + 20 + n].decode().strip()
+            elif ptype == F.MQCFT_BYTE_STRING:
+                n = struct.unpack_from("<i", body, off + 12)[0]
+                value = body[off + 16:off + 16 + n]
             elif ptype == F.MQCFT_STRING_LIST:
                 n, size = struct.unpack_from("<2i", body, off + 16)
                 value = [body[off + 24 + i * size:off + 24 + (i + 1) * size].decode().strip() for i in range(n)]

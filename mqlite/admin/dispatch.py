@@ -15,9 +15,12 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import pcf
 from mqlite.cmq.structs import MD, text
+from mqlite.engine.events import Issuer
 from mqlite.security.authority import names_of
 
 Reply = tuple[int, int, list[bytes]]        # CompCode, Reason, the response's parameters
+# The commands that only display (CMDEV(NODISPLAY) leaves them out).
+INQUIRIES = frozenset(v for k, v in vars(F).items() if k.startswith("MQCMD_INQUIRE_"))
 
 
 def dispatch(a: Admin, md: MD, body: bytes, log: Callable[[str, str, str], None]) -> tuple[int, list[Reply]]:
@@ -35,7 +38,11 @@ def dispatch(a: Admin, md: MD, body: bytes, log: Callable[[str, str, str], None]
         if cmd is None:
             raise CommandError(F.MQRCCF_CFH_COMMAND_ERROR, detail=f"command {command}")
         authorize(a, text(md.UserIdentifier), command, msg)
-        objects = cmd.handler(a, msg)
+        events = a.qm.events
+        with events.issued(Issuer.of_message(md, a.qm.name)):
+            objects = cmd.handler(a, msg)
+            # CMDEV: the command succeeded; its data as it was sent.
+            events.commanded(C.MQRC_COMMAND_PCF, command, pcf.raw_params(body), command in INQUIRIES)
         return command, [(C.MQCC_OK, 0, params) for params in objects] or [(C.MQCC_OK, 0, [])]
     except pcf.PCFError as e:
         log("MQL0012E", f"A malformed PCF command was rejected with reason {e.reason}.", e.detail)

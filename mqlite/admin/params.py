@@ -11,10 +11,11 @@ from typing import Any
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import pcf
-from mqlite.cmq.structs import pad, text
+from mqlite.cmq.structs import text
 from mqlite.engine.fields import Field
 from mqlite.objects.attrs import ENUM, FLAG, INT, LIST, QTYPE_VALUES, TABLE, Attr, AttrError
 from mqlite.objects.attrs import convert as convert_value
+from mqlite.objects.attrs import encode_attrs as encode_attrs  # (the handlers' p.encode_attrs)
 from mqlite.objects.names import filter_match, valid_name
 
 QTYPE_KIND = {v: k for k, v in QTYPE_VALUES.items()}
@@ -91,23 +92,6 @@ def convert(attr: Attr, ptype: int, sel: int, value: Any) -> Any:
         return convert_value(attr, value if numeric else s(value))
     except AttrError:
         raise CommandError(F.MQRCCF_ATTR_VALUE_ERROR, sel, f"value {value!r} for {attr.name}") from None
-
-
-def encode_attrs(kind: str, values: dict[str, Any], wanted: list[int] | None) -> list[bytes]:
-    out = []
-    for name, attr in sorted(TABLE.attrs(kind).items()):
-        if attr.selector is None or (wanted is not None and attr.selector not in wanted):
-            continue
-        value = values.get(name, attr.default_for(kind))
-        if attr.kind == LIST:
-            out.append(pcf.enc_str_list(attr.selector, [pad(v, attr.length or 48) for v in value]))
-        elif isinstance(value, str):
-            out.append(pcf.enc_str(attr.selector, pad(value, attr.length or 48)))
-        elif attr.intlist:
-            out.append(pcf.enc_int_list(attr.selector, [int(value)]))
-        else:
-            out.append(pcf.enc_int(attr.selector, int(value)))
-    return out
 
 
 def encode_fields(fields: Iterable[Field], row: dict[str, Any], wanted: list[int] | None) -> list[bytes]:

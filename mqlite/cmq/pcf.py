@@ -119,6 +119,26 @@ def enc_group(selector: int, params: list[bytes]) -> bytes:
     return I4.pack(F.MQCFT_GROUP, 16, selector, len(params)) + b"".join(params)
 
 
+def raw_params(data: bytes) -> list[bytes]:
+    """A PCF message's parameters as they were sent, one bytes each (a group with its members),
+    for an event that replicates a command's data."""
+    count = CFH.unpack_from(data, 0)[8]
+
+    def take(off: int) -> int:
+        ptype, length = struct.unpack_from("<2i", data, off)
+        end = off + length
+        if ptype == F.MQCFT_GROUP:
+            for _ in range(struct.unpack_from("<i", data, off + 12)[0]):
+                end = take(end)
+        return end
+    out, off = [], CFH.size
+    for _ in range(count):
+        end = take(off)
+        out.append(data[off:end])
+        off = end
+    return out
+
+
 def enc_int_filter(selector: int, operator: int, value: int) -> bytes:
     return I5.pack(F.MQCFT_INTEGER_FILTER, 20, selector, operator, value)
 

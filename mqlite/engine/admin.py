@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from mqlite.cmq import CMQC, CMQCFC
+from mqlite.engine.events import definition_values
 from mqlite.engine.qmgr import QueueManager
 from mqlite.objects.attrs import QUEUE_KINDS, TABLE
 from mqlite.objects.model import DEFAULT_OBJECT, QMGR, MQObject, namespace
@@ -116,10 +117,13 @@ def _define(qm: QueueManager, kind: str, name: str, values: dict[str, Any],
                                       obj.to_record(), True)
             if not created:
                 raise AdminError(EXISTS, name)
+    before = qm.events.before(existing)
     if existing is not None:
         qm.replace_object(obj)
     else:
         qm.add_object(obj)
+    # DEFINE REPLACE of an existing definition is a change, as MQ reports it.
+    qm.events.configured(CMQC.MQRC_CONFIG_CHANGE_OBJECT if existing else CMQC.MQRC_CONFIG_CREATE_OBJECT, obj, before)
     return obj
 
 
@@ -216,10 +220,13 @@ def _find(qm: QueueManager, kind: str, name: str, disp: int) -> MQObject:
 def alter(qm: QueueManager, kind: str, name: str, values: dict[str, Any],
           disp: int = CMQC.MQQSGD_Q_MGR) -> MQObject:
     if kind == QMGR:
-        new = qm.qmgr.copy()
+        old = qm.qmgr
+        new = old.copy()
         new.attrs.update(values)
         _check(kind, new.attrs, qm.name)
+        before = qm.events.before(old)
         qm.replace_object(new)
+        qm.events.configured(CMQC.MQRC_CONFIG_CHANGE_OBJECT, new, before)
         return new
     existing = _find(qm, kind, name, disp)
     if existing.kind != kind:
@@ -237,7 +244,9 @@ def alter(qm: QueueManager, kind: str, name: str, values: dict[str, Any],
         raise AdminError(CONFLICT, name, "QSGDISP(SHARED) needs a CFSTRUCT name.", CMQCFC.MQRCCF_CF_STRUC_ERROR)
     if kind == "QLOCAL" and existing["USAGE"] != new["USAGE"] and qm.queues[name].depth:
         raise AdminError(NOT_EMPTY, name, "USAGE cannot change while the queue holds messages.")
+    before = qm.events.before(existing)
     qm.replace_object(new)
+    qm.events.configured(CMQC.MQRC_CONFIG_CHANGE_OBJECT, new, before)
     return new
 
 
@@ -262,6 +271,7 @@ def delete(qm: QueueManager, kind: str, name: str, purge: bool = False,
     if existing.kind == "QLOCAL" and qm.queues[name].depth and not purge:
         raise AdminError(NOT_EMPTY, name)
     qm.remove_object(existing)
+    qm.events.configured(CMQC.MQRC_CONFIG_DELETE_OBJECT, existing)
 
 
 def clear(qm: QueueManager, name: str, disp: int = CMQC.MQQSGD_Q_MGR) -> int:
@@ -277,10 +287,4 @@ def clear(qm: QueueManager, name: str, disp: int = CMQC.MQQSGD_Q_MGR) -> int:
 
 def display_values(qm: QueueManager, obj: MQObject) -> dict[str, Any]:
     """An object's attributes with the runtime ones (CURDEPTH, IPPROCS, ...) filled in."""
-    values = dict(obj.attrs)
-    qs = qm.queues.get(obj.name) if obj.kind == "QLOCAL" and _disp_of(obj) != CMQC.MQQSGD_GROUP else None
-    if qs is not None:
-        values["CURDEPTH"] = qs.depth
-        values["IPPROCS"] = qs.input_shared + qs.input_exclusive
-        values["OPPROCS"] = qs.output
-    return values
+    return definition_values(qm.queues, obj)

@@ -23,17 +23,24 @@ The parameters of each queue manager event are declared once (``QMGR_EVENTS``): 
 documentation gives for that event."""
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import pcf
 from mqlite.cmq.errors import MQIError
-from mqlite.cmq.structs import MD, OD, PMO, pad
+from mqlite.cmq.structs import MD, OD, PMO, pad, text
+from mqlite.objects.attrs import CHLTYPE_VALUES, QTYPE_VALUES, encode_attrs
+from mqlite.objects.model import MQObject
 
 MQEVR_ENABLED = F.MQEVR_ENABLED
 QMGR_EVENT_QUEUE = "SYSTEM.ADMIN.QMGR.EVENT"
 PERFM_EVENT_QUEUE = "SYSTEM.ADMIN.PERFM.EVENT"
+CONFIG_EVENT_QUEUE = "SYSTEM.ADMIN.CONFIG.EVENT"
+COMMAND_EVENT_QUEUE = "SYSTEM.ADMIN.COMMAND.EVENT"
 
 # reason -> (the queue manager's switch, the event data in MQ's order). Tokens: QMGR (QMgrName),
 # QNAME (QName from the MQOD), APPLTYPE, APPLNAME, OBJQMGR (ObjectQMgrName, only when the MQOD named
@@ -109,10 +116,82 @@ def event_params(tokens: tuple[str, ...], qmgr: str, conn: Any, **v: Any) -> lis
     return out
 
 
-def event_message(command: int, reason: int, params: list[bytes]) -> bytes:
-    """An event message's data: MQCFH (MQCFT_EVENT, MQCC_WARNING, the reason) and its parameters."""
-    header = pcf.Header(type=F.MQCFT_EVENT, command=command, comp_code=C.MQCC_WARNING, reason=reason)
+def event_message(command: int, reason: int, params: list[bytes], seq: int = 1, last: bool = True) -> bytes:
+    """An event message's data: MQCFH (MQCFT_EVENT, MQCC_WARNING, the reason; ``seq`` and ``last``
+    for the two messages of a Change Object event) and its parameters."""
+    header = pcf.Header(type=F.MQCFT_EVENT, command=command, msg_seq_number=seq, comp_code=C.MQCC_WARNING,
+                        control=F.MQCFC_LAST if last else F.MQCFC_NOT_LAST, reason=reason)
     return pcf.encode(header, params)
+
+
+# --- who issued a command: configuration and command events' origin -----------------------------
+@dataclass(frozen=True)
+class Issuer:
+    """The origin of a command or call (MQEVO_*): runmqsc (CONSOLE), a command message (MSG, with
+    the message's context), an application's MQSET, or the queue manager itself (INTERNAL)."""
+    user: str
+    origin: int
+    qmgr: str = ""
+    accounting_token: bytes = b""
+    identity: str = ""
+    appl_type: int = 0
+    appl_name: str = ""
+    appl_origin: str = ""
+
+    @staticmethod
+    def of_message(md: MD, qmgr: str) -> Issuer:
+        """A command message's issuer: its MQMD's user and context (EventQMgr: ReplyToQMgr)."""
+        return Issuer(text(md.UserIdentifier), F.MQEVO_MSG, text(md.ReplyToQMgr) or qmgr, bytes(md.AccountingToken),
+                      text(md.ApplIdentityData), md.PutApplType, text(md.PutApplName), text(md.ApplOriginData))
+
+    def params(self, qmgr: str) -> list[bytes]:
+        """EventUserId, EventOrigin, EventQMgr, then for a command message its context."""
+        out = [pcf.enc_str(F.MQCACF_EVENT_USER_ID, pad(self.user, 12)), pcf.enc_int(F.MQIACF_EVENT_ORIGIN, self.origin),
+               pcf.enc_str(F.MQCACF_EVENT_Q_MGR, pad(self.qmgr or qmgr, 48))]
+        if self.origin == F.MQEVO_MSG:
+            out += [pcf.enc_bytes(F.MQBACF_EVENT_ACCOUNTING_TOKEN, self.accounting_token.ljust(32, b"\0")[:32]),
+                    pcf.enc_str(F.MQCACF_EVENT_APPL_IDENTITY, pad(self.identity, 32)),
+                    pcf.enc_int(F.MQIACF_EVENT_APPL_TYPE, self.appl_type),
+                    pcf.enc_str(F.MQCACF_EVENT_APPL_NAME, pad(self.appl_name, 28)),
+                    pcf.enc_str(F.MQCACF_EVENT_APPL_ORIGIN, pad(self.appl_origin, 4))]
+        return out
+
+
+INTERNAL = Issuer("mqm", F.MQEVO_INTERNAL)
+
+# A definition's namespace -> its ObjectType and name parameter in configuration events.
+CONFIG_OBJECTS: dict[str, tuple[int, int, int]] = {
+    "QUEUE": (C.MQOT_Q, C.MQCA_Q_NAME, 48), "CHANNEL": (C.MQOT_CHANNEL, F.MQCACH_CHANNEL_NAME, 20),
+    "NAMELIST": (C.MQOT_NAMELIST, C.MQCA_NAMELIST_NAME, 48), "PROCESS": (C.MQOT_PROCESS, C.MQCA_PROCESS_NAME, 48),
+    "QMGR": (C.MQOT_Q_MGR, C.MQCA_Q_MGR_NAME, 48), "AUTHINFO": (C.MQOT_AUTH_INFO, C.MQCA_AUTH_INFO_NAME, 48),
+    "TOPIC": (C.MQOT_TOPIC, C.MQCA_TOPIC_NAME, 48), "LISTENER": (C.MQOT_LISTENER, F.MQCACH_LISTENER_NAME, 48),
+    "SERVICE": (C.MQOT_SERVICE, C.MQCA_SERVICE_NAME, 32), "COMMINFO": (C.MQOT_COMM_INFO, C.MQCA_COMM_INFO_NAME, 48),
+}
+
+
+def definition_values(queues: dict[str, Any], obj: MQObject) -> dict[str, Any]:
+    """A definition's attributes with the runtime ones (CURDEPTH, IPPROCS, OPPROCS) filled in
+    from the queue's state (``queues``: the queue manager's), as DISPLAY and events show them."""
+    values = dict(obj.attrs)
+    qs = queues.get(obj.name) if obj.kind == "QLOCAL" and values.get("QSGDISP") != C.MQQSGD_GROUP else None
+    if qs is not None:
+        values["CURDEPTH"] = qs.depth
+        values["IPPROCS"] = qs.input_shared + qs.input_exclusive
+        values["OPPROCS"] = qs.output
+    return values
+
+
+def object_params(obj: MQObject, values: dict[str, Any]) -> list[bytes]:
+    """ObjectType, ObjectName, Disposition, then the definition's attributes (a queue's or a
+    channel's type first, as an inquiry answers)."""
+    otype, selector, width = CONFIG_OBJECTS[obj.objtype]
+    out = [pcf.enc_int(F.MQIACF_OBJECT_TYPE, otype), pcf.enc_str(selector, pad(obj.name, width)),
+           pcf.enc_int(C.MQIA_QSG_DISP, int(obj.attrs.get("QSGDISP", C.MQQSGD_Q_MGR)))]
+    if obj.objtype == "QUEUE":
+        out.append(pcf.enc_int(C.MQIA_Q_TYPE, QTYPE_VALUES[obj.kind]))
+    elif obj.objtype == "CHANNEL":
+        out.append(pcf.enc_int(F.MQIACH_CHANNEL_TYPE, CHLTYPE_VALUES[obj.kind]))
+    return out + encode_attrs(obj.kind, values, None)
 
 
 def depth_event(qs: Any, obj: Any, rising: bool, full: bool = False) -> str | None:
@@ -142,16 +221,27 @@ DEPTH_RULES = {
 
 class Events:
     """The queue manager's event writer: one queue manager connection, whose own puts are not
-    measured and raise no events."""
+    measured and raise no events. ``issuer``: who issued the command or call being carried out
+    (``issued``), the origin of configuration events; the queue manager itself otherwise."""
 
     def __init__(self, qm: Any) -> None:
         self.qm = qm
         self.agent: Any = None
+        self.issuer = INTERNAL
+
+    @contextmanager
+    def issued(self, issuer: Issuer) -> Iterator[None]:
+        outer, self.issuer = self.issuer, issuer
+        try:
+            yield
+        finally:
+            self.issuer = outer
 
     def enabled(self, switch: str) -> bool:
         return bool(self.qm.qmgr[switch] == F.MQEVR_ENABLED)
 
-    def write(self, queue: str, command: int, reason: int, params: list[bytes]) -> bool:
+    def write(self, queue: str, command: int, reason: int, params: list[bytes], seq: int = 1,
+              last: bool = True) -> bool:
         """Put one event message; False when the event queue could not take it (the event is
         lost; the caller's operation goes on)."""
         qm = self.qm
@@ -161,10 +251,44 @@ class Events:
                 self.agent = qm.connect("amqzmuc0", C.MQAT_QMGR, "mqm")    # refused while quiescing
                 self.agent.unmeasured = True
             qm.put1(self.agent, OD(ObjectName=pad(queue, 48)), md, PMO(Options=C.MQPMO_NO_SYNCPOINT),
-                    event_message(command, reason, params))
+                    event_message(command, reason, params, seq, last))
         except MQIError:
             return False
         return True
+
+    # --- configuration and command events ------------------------------------------------------
+    def before(self, obj: MQObject | None) -> tuple[MQObject, dict[str, Any]] | None:
+        """A definition about to change, as a Change Object event's first message shows it (None
+        when configuration events are off: nothing is kept)."""
+        if obj is None or not self.enabled("CONFIGEV"):
+            return None
+        return obj, definition_values(self.qm.queues, obj)
+
+    def configured(self, reason: int, obj: MQObject, before: tuple[MQObject, dict[str, Any]] | None = None) -> None:
+        """CONFIGEV: Create, Change or Delete Object (``reason``) of a definition, with its
+        attributes as an inquiry shows them; a change writes two messages, the definition before
+        it (``before``) and after, as MQ does."""
+        if not self.enabled("CONFIGEV") or obj.objtype not in CONFIG_OBJECTS:
+            return
+        if reason == C.MQRC_CONFIG_CHANGE_OBJECT and before is None:
+            return                  # the change that switched CONFIGEV on: no "before" was kept
+        origin = self.issuer.params(self.qm.name)
+        now = object_params(obj, definition_values(self.qm.queues, obj))
+        if before is not None:
+            self.write(CONFIG_EVENT_QUEUE, F.MQCMD_CONFIG_EVENT, reason, origin + object_params(*before), 1, False)
+            self.write(CONFIG_EVENT_QUEUE, F.MQCMD_CONFIG_EVENT, reason, origin + now, 2)
+            return
+        self.write(CONFIG_EVENT_QUEUE, F.MQCMD_CONFIG_EVENT, reason, origin + now)
+
+    def commanded(self, reason: int, command: int, data: list[bytes], display: bool) -> None:
+        """CMDEV: a command that succeeded (MQRC_COMMAND_PCF or MQRC_COMMAND_MQSC), its context
+        and its data (the PCF parameters, or the MQSC text); NODISPLAY leaves out inquiries."""
+        switch = self.qm.qmgr["CMDEV"]
+        if switch == F.MQEVR_DISABLED or switch == F.MQEVR_NO_DISPLAY and display:
+            return
+        context = self.issuer.params(self.qm.name) + [pcf.enc_int(F.MQIACF_COMMAND, command)]
+        self.write(COMMAND_EVENT_QUEUE, F.MQCMD_COMMAND_EVENT, reason,
+                   [pcf.enc_group(F.MQGACF_COMMAND_CONTEXT, context), pcf.enc_group(F.MQGACF_COMMAND_DATA, data)])
 
     # --- queue manager events ------------------------------------------------------------------
     def mqi_failed(self, conn: Any, reason: int, qname: str, objqmgr: str = "") -> None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from mqlite.cluster.state import ClusterState
+from mqlite.cmq import CMQCFC as F
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import pad, text
 from mqlite.engine.core import C, Conn, Handle
+from mqlite.engine.events import Events, Issuer
 from mqlite.engine.ports import Journal
 from mqlite.engine.queue import QueueState
 from mqlite.objects.attrs import QTYPE_VALUES, QUEUE_KINDS, TABLE
@@ -22,6 +24,7 @@ class InquiryHost(Protocol):
     queues: dict[str, QueueState]
     cluster: ClusterState
     store: Journal
+    events: Events
 
     def handle(self, conn: Conn, hobj: int) -> Handle: ...
 
@@ -113,7 +116,11 @@ class Inquiry:
             changes[attr.name] = value
         new = obj.copy()
         new.attrs.update(changes)
+        events = self.qm.events
+        before = events.before(obj)
         self.qm.replace_object(new)
+        with events.issued(Issuer(conn.user, F.MQEVO_MQSET)):
+            events.configured(C.MQRC_CONFIG_CHANGE_OBJECT, new, before)
         conn.ticket = self.qm.store.last_ticket
 
     def _handle_object(self, h: Handle) -> MQObject:

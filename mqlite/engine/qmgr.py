@@ -210,8 +210,8 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, GetMixin):
         name = sd.get_vs("SubName").decode("utf-8", "replace").strip()
         sub = next((s for s in self.pubsub.subscriptions.values() if name and s.name == name), None)
         if sub is not None:
-            return str(sub.topic)
-        string = sd.get_vs("ObjectString").decode("utf-8", "replace")
+            return sub.topic
+        string = str(sd.get_vs("ObjectString").decode("utf-8", "replace"))
         try:
             return self.pubsub.topic_string(text(sd.ObjectName), string)
         except MQIError:

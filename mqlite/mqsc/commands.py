@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mqlite.cmq import CMQC as C
+from mqlite.cmq import CMQCFC as F
 from mqlite.engine import admin
 from mqlite.engine.admin import AdminError
 from mqlite.engine.qmgr import QueueManager
@@ -62,6 +63,30 @@ MSG = {
 }
 DEFINABLE = set(QUEUE_KINDS) | {"CHANNEL", "NAMELIST", "LISTENER", "AUTHINFO", "TOPIC", "PROCESS", "SERVICE",
                                 "COMMINFO"}
+
+
+# MQSC verbs and object types as PCF names them (MQCMD_<verb>_<object>), for command events.
+_PCF_VERB = {"DEFINE": "CREATE", "ALTER": "CHANGE", "DISPLAY": "INQUIRE"}
+_PCF_OBJECT = {"QLOCAL": "Q", "QREMOTE": "Q", "QALIAS": "Q", "QMODEL": "Q", "QUEUE": "Q", "QMGR": "Q_MGR",
+               "QSTATUS": "Q_STATUS", "CHSTATUS": "CHANNEL_STATUS", "SUB": "SUBSCRIPTION", "SBSTATUS": "SUB_STATUS",
+               "TPSTATUS": "TOPIC_STATUS", "AUTHINFO": "AUTH_INFO", "COMMINFO": "COMM_INFO", "CONN": "CONNECTION",
+               "LSSTATUS": "LISTENER_STATUS", "SVSTATUS": "SERVICE_STATUS", "QMSTATUS": "Q_MGR_STATUS",
+               "CLUSQMGR": "CLUSTER_Q_MGR", "AUTHREC": "AUTH_RECS", "CHLAUTH": "CHLAUTH_RECS",
+               "APSTATUS": "APPL_STATUS", "PUBSUB": "PUBSUB_STATUS"}
+
+
+def pcf_equivalent(text: str) -> tuple[int, bool]:
+    """The PCF command an MQSC command is (MQCMD_ESCAPE, which carries MQSC, when PCF has no
+    twin), and whether it only displays."""
+    try:
+        cmd = parse(text)
+    except MQSCSyntaxError:
+        return F.MQCMD_ESCAPE, False
+    name = f"MQCMD_{_PCF_VERB.get(cmd.verb, cmd.verb)}_{_PCF_OBJECT.get(cmd.objtype, cmd.objtype)}"
+    if cmd.verb in ("SUSPEND", "RESUME"):
+        name += "_CLUSTER"                  # SUSPEND QMGR CLUSTER(...): Suspend Queue Manager Cluster
+    # (DISPLAY AUTHREC is Inquire Authority Records; SET AUTHREC, Set Authority Record.)
+    return int(getattr(F, name, getattr(F, name.rstrip("S"), F.MQCMD_ESCAPE))), cmd.verb == "DISPLAY"
 
 
 def _syntax(cmd_text: str, segment: str | None = None, reason: str = "") -> Result:

@@ -9,8 +9,11 @@ without padding, namelist names as a list of strings.
 """
 from __future__ import annotations
 
-from mqlite.cmq import CMQC, CMQXC
+from typing import Any
+
+from mqlite.cmq import CMQC, CMQXC, pcf
 from mqlite.cmq import CMQCFC as CH
+from mqlite.cmq.structs import pad
 from mqlite.objects.attrbase import (  # noqa: F401  (re-exported: the table's vocabulary)
     AI,
     AUTHINFO,
@@ -512,3 +515,22 @@ ATTRS += [
 
 
 TABLE = AttrTable(ATTRS)
+
+
+def encode_attrs(kind: str, values: dict[str, Any], wanted: list[int] | None) -> list[bytes]:
+    """A definition's attributes as PCF parameters (those ``wanted``; None: every one with a
+    selector), in the table's order: an Inquire reply's and a configuration event's."""
+    out = []
+    for name, attr in sorted(TABLE.attrs(kind).items()):
+        if attr.selector is None or (wanted is not None and attr.selector not in wanted):
+            continue
+        value = values.get(name, attr.default_for(kind))
+        if attr.kind == LIST:
+            out.append(pcf.enc_str_list(attr.selector, [pad(v, attr.length or 48) for v in value]))
+        elif isinstance(value, str):
+            out.append(pcf.enc_str(attr.selector, pad(value, attr.length or 48)))
+        elif attr.intlist:
+            out.append(pcf.enc_int_list(attr.selector, [int(value)]))
+        else:
+            out.append(pcf.enc_int(attr.selector, int(value)))
+    return out

@@ -53,6 +53,7 @@ def greet(s: Any, req: Any) -> bool:
                        f"{srv.name}: it is not a member of the mqm group.")
             return refuse(s, C.MQRC_NOT_AUTHORIZED, f"user {user} is not an administrator")
         s.control_only = True
+        s.control_user = user               # the issuer of its commands (command and configuration events)
         P.send_frame(s.sock, P.HELLO_OK, P.encode_json({"qmgr": srv.name, "proto": P.PROTOCOL_VERSION}))
         return True
     obj: MQObject | None = None

@@ -352,6 +352,7 @@ class Session:
         self.peer = peer
         self.conn: Conn | None = None
         self.control_only = False
+        self.control_user = ""
         self.closed = False
         self.reader: P.FrameReader | None = None
         self.after_reply: Any = None     # work to start once the current reply has been sent

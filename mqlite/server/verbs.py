@@ -10,10 +10,14 @@ from typing import Any
 
 from mqlite.admin import dump
 from mqlite.cmq import CMQC as C
+from mqlite.cmq import CMQCFC as F
+from mqlite.cmq import pcf
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import GMO
 from mqlite.engine.core import Conn
+from mqlite.engine.events import Issuer
 from mqlite.engine.statistics import get_wait_ended
+from mqlite.mqsc.commands import pcf_equivalent
 from mqlite.net import protocol as P
 from mqlite.net import verbs as V
 from mqlite.server.secops import secop
@@ -274,7 +278,13 @@ def _mqsc(s: Any, p: bytes) -> bytes:
     text = p.decode("utf-8", "replace")
     srv = s.server
     with srv.lock:
-        result = srv.executor.run(text)
+        events = srv.qm.events
+        with events.issued(Issuer(s.control_user, F.MQEVO_CONSOLE)):
+            result = srv.executor.run(text)
+            if result.status == "ok":
+                command, display = pcf_equivalent(text)
+                events.commanded(C.MQRC_COMMAND_MQSC, command, [pcf.enc_str(F.MQCACF_COMMAND_MQSC, text.strip())],
+                                 display)
         ticket = srv.store.last_ticket
     srv.store.sync(ticket)
     if result.status != "ok":

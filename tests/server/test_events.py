@@ -166,3 +166,75 @@ def test_start_and_stop_events(harness: Harness) -> None:
         assert not_active == {C.MQCA_Q_MGR_NAME: "STRSTP", F.MQIACF_REASON_QUALIFIER: F.MQRQ_Q_MGR_QUIESCING}
     finally:
         c.disconnect()
+
+
+def test_configuration_and_command_events_say_who_changed_what(qm: Any) -> None:
+    """CONFIGEV: Create, Change (two messages: before, after) and Delete Object from runmqsc
+    (MQEVO_CONSOLE), a PCF command message (MQEVO_MSG, with its context) and MQSET (MQEVO_MQSET),
+    each with the definition's attributes; CMDEV: each command that succeeded, MQSC as its text,
+    PCF as its parameters, NODISPLAY leaving out inquiries, a failed command leaving no event."""
+    import getpass
+    c = qm.client()
+    me = getpass.getuser()[:12]
+    qm.mqsc("ALTER QMGR CONFIGEV(ENABLED) CMDEV(ENABLED)\n", check=True)
+    try:
+        events(c, "SYSTEM.ADMIN.CONFIG.EVENT")
+        events(c, "SYSTEM.ADMIN.COMMAND.EVENT")
+        qm.mqsc("DEFINE QLOCAL(CFG.Q) MAXDEPTH(7)\n", check=True)
+        pcf = pymqi.PCFExecute(c)
+        pcf.MQCMD_CHANGE_Q({C.MQCA_Q_NAME: b"CFG.Q", C.MQIA_Q_TYPE: C.MQQT_LOCAL, C.MQIA_MAX_Q_DEPTH: 9})
+        q = pymqi.Queue(c, "CFG.Q", C.MQOO_SET)
+        q.set(C.MQIA_INHIBIT_PUT, C.MQQA_PUT_INHIBITED)
+        q.close()
+        assert qm.mqsc("DELETE QLOCAL(NO.SUCH.CFG.Q)\n").returncode != 0
+        qm.mqsc("DELETE QLOCAL(CFG.Q)\n", check=True)
+        config = events(c, "SYSTEM.ADMIN.CONFIG.EVENT")
+        commands = events(c, "SYSTEM.ADMIN.COMMAND.EVENT")
+        qm.mqsc("ALTER QMGR CMDEV(NODISPLAY)\n", check=True)
+        events(c, "SYSTEM.ADMIN.COMMAND.EVENT")
+        qm.mqsc("DISPLAY QMGR DESCR\n", check=True)
+        pcf.MQCMD_INQUIRE_Q_MGR({F.MQIACF_Q_MGR_ATTRS: [C.MQCA_Q_MGR_DESC]})
+        assert events(c, "SYSTEM.ADMIN.COMMAND.EVENT") == []
+        pcf.disconnect()
+    finally:
+        qm.mqsc("ALTER QMGR CONFIGEV(DISABLED) CMDEV(DISABLED)\n", check=True)
+        c.disconnect()
+    # Configuration: create; change as two messages (sequence 1 not last, 2 last) twice; delete.
+    assert [(cfh[3], cfh[4], cfh[5], cfh[7]) for cfh, _p in config] == [
+        (F.MQCMD_CONFIG_EVENT, 1, F.MQCFC_LAST, C.MQRC_CONFIG_CREATE_OBJECT),
+        (F.MQCMD_CONFIG_EVENT, 1, F.MQCFC_NOT_LAST, C.MQRC_CONFIG_CHANGE_OBJECT),
+        (F.MQCMD_CONFIG_EVENT, 2, F.MQCFC_LAST, C.MQRC_CONFIG_CHANGE_OBJECT),
+        (F.MQCMD_CONFIG_EVENT, 1, F.MQCFC_NOT_LAST, C.MQRC_CONFIG_CHANGE_OBJECT),
+        (F.MQCMD_CONFIG_EVENT, 2, F.MQCFC_LAST, C.MQRC_CONFIG_CHANGE_OBJECT),
+        (F.MQCMD_CONFIG_EVENT, 1, F.MQCFC_LAST, C.MQRC_CONFIG_DELETE_OBJECT)]
+    created, before, after, unset, inhibited, deleted = [[(p, v) for _t, p, v in ps] for _c, ps in config]
+    assert created[:6] == [(F.MQCACF_EVENT_USER_ID, me), (F.MQIACF_EVENT_ORIGIN, F.MQEVO_CONSOLE),
+                           (F.MQCACF_EVENT_Q_MGR, "EVQM"), (F.MQIACF_OBJECT_TYPE, C.MQOT_Q),
+                           (C.MQCA_Q_NAME, "CFG.Q"), (C.MQIA_QSG_DISP, C.MQQSGD_Q_MGR)]
+    assert dict(created)[C.MQIA_Q_TYPE] == C.MQQT_LOCAL and dict(created)[C.MQIA_MAX_Q_DEPTH] == 7
+    # A command message's context: its user, then its accounting token, identity, application.
+    assert [p for p, _v in before[:8]] == [F.MQCACF_EVENT_USER_ID, F.MQIACF_EVENT_ORIGIN, F.MQCACF_EVENT_Q_MGR,
+                                           F.MQBACF_EVENT_ACCOUNTING_TOKEN, F.MQCACF_EVENT_APPL_IDENTITY,
+                                           F.MQIACF_EVENT_APPL_TYPE, F.MQCACF_EVENT_APPL_NAME,
+                                           F.MQCACF_EVENT_APPL_ORIGIN]
+    assert dict(before)[F.MQIACF_EVENT_ORIGIN] == F.MQEVO_MSG and dict(before)[F.MQCACF_EVENT_USER_ID] == me
+    assert dict(before)[C.MQIA_MAX_Q_DEPTH] == 7 and dict(after)[C.MQIA_MAX_Q_DEPTH] == 9
+    assert dict(unset)[F.MQIACF_EVENT_ORIGIN] == F.MQEVO_MQSET
+    assert dict(unset)[C.MQIA_INHIBIT_PUT] == C.MQQA_PUT_ALLOWED
+    assert dict(inhibited)[C.MQIA_INHIBIT_PUT] == C.MQQA_PUT_INHIBITED
+    assert dict(deleted)[C.MQCA_Q_NAME] == "CFG.Q" and dict(deleted)[F.MQIACF_EVENT_ORIGIN] == F.MQEVO_CONSOLE
+    # Commands: the MQSC DEFINE, the PCF Change Queue, the MQSC DELETE (not the one that failed).
+    assert [(cfh[3], cfh[7]) for cfh, _p in commands] == [(F.MQCMD_COMMAND_EVENT, C.MQRC_COMMAND_MQSC),
+                                                         (F.MQCMD_COMMAND_EVENT, C.MQRC_COMMAND_PCF),
+                                                         (F.MQCMD_COMMAND_EVENT, C.MQRC_COMMAND_MQSC)]
+    (define, changed, delete) = [ps for _c, ps in commands]
+    assert [(t, p) for t, p, _v in define] == [(F.MQCFT_GROUP, F.MQGACF_COMMAND_CONTEXT),
+                                               (F.MQCFT_GROUP, F.MQGACF_COMMAND_DATA)]
+    context, data = define[0][2], define[1][2]
+    assert [(p, v) for _t, p, v in context] == [(F.MQCACF_EVENT_USER_ID, me), (F.MQIACF_EVENT_ORIGIN, F.MQEVO_CONSOLE),
+                                                (F.MQCACF_EVENT_Q_MGR, "EVQM"), (F.MQIACF_COMMAND, F.MQCMD_CREATE_Q)]
+    assert [(p, v) for _t, p, v in data] == [(F.MQCACF_COMMAND_MQSC, "DEFINE QLOCAL(CFG.Q) MAXDEPTH(7)")]
+    assert dict((p, v) for _t, p, v in changed[0][2])[F.MQIACF_COMMAND] == F.MQCMD_CHANGE_Q
+    assert dict((p, v) for _t, p, v in changed[1][2]) == {C.MQCA_Q_NAME: "CFG.Q", C.MQIA_Q_TYPE: C.MQQT_LOCAL,
+                                                         C.MQIA_MAX_Q_DEPTH: 9}
+    assert dict((p, v) for _t, p, v in delete[0][2])[F.MQIACF_COMMAND] == F.MQCMD_DELETE_Q
