@@ -10,6 +10,7 @@ sending MCA is ``channels.sender``; the receiving end, ``channels.receiver``.
 """
 from __future__ import annotations
 
+import collections
 import os
 import queue
 import ssl
@@ -20,7 +21,15 @@ from typing import Any
 from mqlite.channels.limits import LIMIT_NAMES, MAX_CHANNELS, ChannelLimits, instances, refusal
 from mqlite.channels.receiver import Receiver
 from mqlite.channels.sender import SenderMCA, connect_channel, released
-from mqlite.channels.status import RECEIVING, SENDING, ChannelError, ChannelStatus, Link, StatusTable
+from mqlite.channels.status import (
+    RECEIVING,
+    SENDING,
+    ChannelError,
+    ChannelStatus,
+    Link,
+    StatusTable,
+    channel_event,
+)
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.CMQCFC import MQCHLA_ENABLED
 from mqlite.cmq.CMQXC import MQSCA_REQUIRED
@@ -39,6 +48,8 @@ class ChannelManager:
     def __init__(self, host: Host) -> None:
         self.srv = host
         self.status = StatusTable()
+        self.status.observers.append(self._observe)
+        self._events: collections.deque[Any] = collections.deque()    # channel events to write
         self.senders: dict[str, SenderMCA] = {}
         self.receivers: dict[str, Link] = {}
         self._wanted: queue.SimpleQueue[str | None] = queue.SimpleQueue()
@@ -53,7 +64,23 @@ class ChannelManager:
         self.clients: Callable[[], int] = lambda: 0   # client conversations running (the server's count)
 
     def new_status(self, name: str, kind: str, state: str = "INACTIVE", **fields: Any) -> ChannelStatus:
-        return ChannelStatus(name, kind, state, changes=self.status.changes, **fields)
+        return ChannelStatus(name, kind, state, changes=self.status.changes, observers=self.status.observers,
+                             **fields)
+
+    def _observe(self, st: ChannelStatus, old: str, new: str) -> None:
+        """A channel's state changed (in any thread, any lock held or not): its channel event, if
+        it has one, is noted and written by the initiator's thread under the engine lock."""
+        event = channel_event(old, new, st.by_user, st.error)
+        if event is not None:
+            self._events.append((event, st.name.split("@")[0], st.chltype, st.xmitq, st.conname, st.error))
+            self._wanted.put("")
+
+    def _write_events(self) -> None:
+        """The channel events noted since the last call (engine lock held)."""
+        while self._events:
+            (reason, qualifier), name, chltype, xmitq, conname, error = self._events.popleft()
+            self.srv.qm.events.channel(reason, qualifier, name, xmitq if chltype in SENDING + ("CLUSRCVR",) else "",
+                                       conname, error)
 
     def generation(self) -> int:
         """Grows whenever a channel's state changes (the workload algorithm reads it)."""
@@ -135,7 +162,10 @@ class ChannelManager:
             if None in names:
                 return
             with self.srv.lock:
+                self._write_events()
                 for name in names:
+                    if not name:
+                        continue                # only woken for channel events
                     self._asked.discard(name)
                     if self.closing or name in self.senders:
                         continue
@@ -197,6 +227,9 @@ class ChannelManager:
         mca = self.senders.get(name)
         stopped = status == "STOPPED"
         self._for_slot.discard(name)
+        for key, st in list(self.status.items()):
+            if key == name or key.startswith(name + "@"):
+                st.by_user = True               # its end is reported as Channel Stopped By User
         if mca is not None:
             mca.request_stop(force=(mode == "FORCE"), final=status)
         sessions = [s for k, s in list(self.receivers.items()) if k == name or k.startswith(name + "@")]

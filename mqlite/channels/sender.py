@@ -72,6 +72,13 @@ def released(lock: Any) -> Iterator[None]:
         lock._acquire_restore(state)
 
 
+def close_quietly(sock: socket.socket) -> None:
+    try:
+        sock.close()
+    except OSError:
+        pass
+
+
 def connect_channel(qmgr: str, chl: MQObject, ping: bool = False, extra: dict[str, Any] | None = None,
                     qmobj: MQObject | None = None) -> tuple[socket.socket, P.FrameReader, dict[str, Any]]:
     """Open a channel connection to the partner named by CONNAME (tried in order) and handshake;
@@ -208,6 +215,7 @@ class SenderMCA(threading.Thread):
                         final = "INACTIVE"
                         break
                 except ChannelError as e:
+                    st.error = e.msgid
                     self.srv.log.write(e.msgid, e.text, f"Channel '{self.name_}' "
                                        + ("stopped." if e.stop else "will retry."))
                     if e.stop:
@@ -216,6 +224,7 @@ class SenderMCA(threading.Thread):
                 except (OSError, ConnectionError, P.ProtocolError) as e:
                     if self.stop_event.is_set():
                         break
+                    st.error = "AMQ9202E"
                     self.srv.log.write("AMQ9202E", f"Remote host not available for channel '{self.name_}'.",
                                        f"{e}. Retrying.")
                 if self.stop_event.is_set():
@@ -269,10 +278,7 @@ class SenderMCA(threading.Thread):
         if final == "STOPPED":
             self.mgr.set_stopped(self.name_, True)
         if self.sock is not None:
-            try:
-                self.sock.close()
-            except OSError:
-                pass
+            close_quietly(self.sock)
         # Work may have arrived while the channel was ending: the initiator starts it again.
         if final == "INACTIVE" and not self.stop_event.is_set():
             with self.srv.lock:
@@ -320,15 +326,13 @@ class SenderMCA(threading.Thread):
                               "removed from the transmission queue.")
             batchsz = max(1, info.get("batchsz") or chl["BATCHSZ"])
             self.maxmsgl = info.get("maxmsgl") or chl["MAXMSGL"]
+            st.error = ""
             st.set("RUNNING", "MQGET")
             st.curseqno = st.lstseqno = info.get("seq") or 0
             return self._send_batches(sock, reader, Conversation(SENDER, chl["SEQWRAP"]), batchsz)
         finally:
             self.sock = None
-            try:
-                sock.close()
-            except OSError:
-                pass
+            close_quietly(sock)
 
     def _settle(self, conn: Conn, commit: bool, seq: int) -> None:
         """End the batch's unit of work; its sequence number and LUWID go with the commit."""

@@ -8,14 +8,41 @@ from __future__ import annotations
 
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from mqlite.cmq import CMQC as C
+from mqlite.cmq import CMQCFC as F
 from mqlite.engine.clock import mq_date_time
 from mqlite.net import protocol as P
 
 SENDING = ("SDR", "SVR", "CLUSSDR")
 RECEIVING = ("RCVR", "RQSTR", "CLUSRCVR")
+ACTIVE = ("RUNNING", "PAUSED")              # the states in which a channel instance moves messages
+# Told of every state change: (the status, the state before, the state now).
+Observer = Callable[["ChannelStatus", str, str], None]
+
+
+def channel_event(old: str, new: str, by_user: bool, error: str) -> tuple[int, int] | None:
+    """MQ's channel events (CHLEV) for a state change, as (reason, ReasonQualifier): Channel
+    Started when an instance starts moving messages; when it stops, Channel Stopped By User after
+    STOP CHANNEL, else Channel Stopped: OK (ended normally, DISCINT), RETRY (an error, the channel
+    will retry), ERROR (an error, no retry), DISABLED (a channel that was starting stopped with
+    an error: no retries left, or an error that allows none). None: no event."""
+    if new == "RUNNING" and old not in ACTIVE:
+        return C.MQRC_CHANNEL_STARTED, 0
+    if old in ACTIVE and new not in ACTIVE:
+        if by_user:
+            return C.MQRC_CHANNEL_STOPPED_BY_USER, F.MQRQ_CHANNEL_STOPPED_DISABLED
+        if new == "RETRYING":
+            return C.MQRC_CHANNEL_STOPPED, F.MQRQ_CHANNEL_STOPPED_RETRY
+        if new == "STOPPED" or error:
+            return C.MQRC_CHANNEL_STOPPED, F.MQRQ_CHANNEL_STOPPED_ERROR
+        return C.MQRC_CHANNEL_STOPPED, F.MQRQ_CHANNEL_STOPPED_OK
+    if new == "STOPPED" and error and not by_user:
+        return C.MQRC_CHANNEL_STOPPED, F.MQRQ_CHANNEL_STOPPED_DISABLED     # it stopped trying to start
+    return None
 
 
 class Link(Protocol):
@@ -57,15 +84,21 @@ class ChannelStatus:
     long_left: int = 0
     started: float = field(default_factory=time.time)
     last_msg: float = 0.0
+    error: str = ""               # the AMQ message of the error that ended the instance, if one did
+    by_user: bool = False         # STOP CHANNEL is ending it
 
     # Shared by the statuses of one channel manager: grows whenever any of them changes state.
     changes: list[int] = field(default_factory=lambda: [0], repr=False, compare=False)
+    # Shared too: told of each change (the channel manager's, for channel events).
+    observers: list[Observer] = field(default_factory=list, repr=False, compare=False)
 
     def set(self, state: str, substate: str | None = None) -> None:
         """Change the state (and the substate, when given): the only way the state changes."""
         if state != self.state:
             self.changes[0] += 1
-            self.state = state
+            old, self.state = self.state, state
+            for observe in self.observers:
+                observe(self, old, state)
         if substate is not None:
             self.substate = substate
 
@@ -89,16 +122,32 @@ class StatusTable(dict[str, ChannelStatus]):
     def __init__(self) -> None:
         super().__init__()
         self.changes = [0]
+        self.observers: list[Observer] = []
 
     def __setitem__(self, name: str, status: ChannelStatus) -> None:
+        replaced = self.get(name)
         super().__setitem__(name, status)
         self.changes[0] += 1
+        if replaced is not None and replaced is not status:
+            replaced.set("INACTIVE")        # (STOP CHANNEL's STOPPED status replaces a running one)
+        self._told(status, "INACTIVE", status.state)
 
     def __delitem__(self, name: str) -> None:
+        status = self[name]
         super().__delitem__(name)
         self.changes[0] += 1
+        self._told(status, status.state, "INACTIVE")
 
     def pop(self, name: str, *default: Any) -> Any:  # type: ignore[override]
-        if name in self:
+        status = self.get(name)
+        if status is not None:
             self.changes[0] += 1
-        return super().pop(name, *default)
+        out = super().pop(name, *default)
+        if status is not None:
+            self._told(status, status.state, "INACTIVE")
+        return out
+
+    def _told(self, status: ChannelStatus, old: str, new: str) -> None:
+        if old != new:
+            for observe in self.observers:
+                observe(status, old, new)

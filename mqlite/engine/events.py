@@ -40,6 +40,7 @@ MQEVR_ENABLED = F.MQEVR_ENABLED
 QMGR_EVENT_QUEUE = "SYSTEM.ADMIN.QMGR.EVENT"
 PERFM_EVENT_QUEUE = "SYSTEM.ADMIN.PERFM.EVENT"
 CONFIG_EVENT_QUEUE = "SYSTEM.ADMIN.CONFIG.EVENT"
+CHANNEL_EVENT_QUEUE = "SYSTEM.ADMIN.CHANNEL.EVENT"
 COMMAND_EVENT_QUEUE = "SYSTEM.ADMIN.COMMAND.EVENT"
 
 # reason -> (the queue manager's switch, the event data in MQ's order). Tokens: QMGR (QMgrName),
@@ -255,6 +256,34 @@ class Events:
         except MQIError:
             return False
         return True
+
+    # --- channel events ------------------------------------------------------------------------
+    def channel(self, reason: int, qualifier: int, name: str, xmitq: str, conname: str, error: str) -> None:
+        """CHLEV: Channel Started, Channel Stopped (with the error that stopped it: ErrorIdentifier
+        is its AMQ message's number as MQ codes it, X'2000nnnn'), Channel Stopped By User, each
+        with MQ's data in order. EXCEPTION reports only channels stopped by an error. XmitQName is
+        given for the channel types that have one (``xmitq`` empty otherwise)."""
+        switch = self.qm.qmgr["CHLEV"]
+        exceptional = reason == C.MQRC_CHANNEL_STOPPED and qualifier != F.MQRQ_CHANNEL_STOPPED_OK
+        if switch == F.MQEVR_DISABLED or switch == F.MQEVR_EXCEPTION and not exceptional:
+            return
+        qmgr = pcf.enc_str(C.MQCA_Q_MGR_NAME, pad(self.qm.name, 48))
+        chl = pcf.enc_str(F.MQCACH_CHANNEL_NAME, pad(name, 20))
+        where = ([pcf.enc_str(F.MQCACH_XMIT_Q_NAME, pad(xmitq, 48))] if xmitq else []) + \
+            [pcf.enc_str(F.MQCACH_CONNECTION_NAME, pad(conname, 264))]
+        rq = pcf.enc_int(F.MQIACF_REASON_QUALIFIER, qualifier)
+        if reason == C.MQRC_CHANNEL_STARTED:
+            params = [qmgr, chl] + where
+        elif reason == C.MQRC_CHANNEL_STOPPED_BY_USER:
+            params = [qmgr, rq, chl]
+        else:
+            number = int(error[3:7], 16) + 0x20000000 if error.startswith("AMQ") and error[3:7].isdigit() else 0
+            params = [qmgr, rq, chl, pcf.enc_int(F.MQIACF_ERROR_IDENTIFIER, number),
+                      pcf.enc_int(F.MQIACF_AUX_ERROR_DATA_INT_1, 0), pcf.enc_int(F.MQIACF_AUX_ERROR_DATA_INT_2, 0),
+                      pcf.enc_str(F.MQCACF_AUX_ERROR_DATA_STR_1, pad("", 48)),
+                      pcf.enc_str(F.MQCACF_AUX_ERROR_DATA_STR_2, pad("", 48)),
+                      pcf.enc_str(F.MQCACF_AUX_ERROR_DATA_STR_3, pad("", 48))] + where
+        self.write(CHANNEL_EVENT_QUEUE, F.MQCMD_CHANNEL_EVENT, reason, params)
 
     # --- configuration and command events ------------------------------------------------------
     def before(self, obj: MQObject | None) -> tuple[MQObject, dict[str, Any]] | None:

@@ -480,3 +480,91 @@ def test_channel_statistics_count_what_the_channel_moved(harness):
         assert g[CMQCFC.MQIAMO_MSGS] == 3 and g[CMQCFC.MQIAMO64_BYTES] >= 3 * len(b"payload 0")
         assert g[CMQCFC.MQIAMO_PUT_RETRIES] == 0 and g[CMQC.MQCA_REMOTE_Q_MGR_NAME] in ("", rqm)
         assert channel_groups(qm) == []               # the next interval: nothing moved
+
+
+def test_channel_events_report_starts_and_stops(harness):
+    """CHLEV: Channel Started at both ends (XmitQName only at the sending end), Channel Stopped OK
+    when the channel ends after DISCINT, Channel Stopped By User after STOP CHANNEL, Channel
+    Stopped DISABLED with the error's identifier when a sender runs out of retries; with
+    EXCEPTION only the last of these."""
+    from tests.helpers import parse_pcf
+
+    def channel_events(qm):
+        c = qm.bindings()
+        q = pymqi.Queue(c, "SYSTEM.ADMIN.CHANNEL.EVENT")
+        out = []
+        while True:
+            try:
+                cfh, params = parse_pcf(q.get())
+            except pymqi.MQMIError:
+                break
+            assert cfh[3] == CMQCFC.MQCMD_CHANNEL_EVENT
+            out.append((cfh[7], [(p, v) for _t, p, v in params]))
+        c.disconnect()
+        return out
+
+    def reasons(qm, n):
+        got = []
+        assert wait_for(lambda: got.extend(channel_events(qm)) or len(got) >= n), got
+        return got
+    qm1, qm2 = pair(harness, "ALTER QMGR CHLEV(ENABLED)\n", chl_extra="DISCINT(1)")
+    qm1.mqsc("ALTER QMGR CHLEV(ENABLED)\n"
+             "DEFINE QLOCAL(NOWHERE) USAGE(XMITQ)\n"
+             f"DEFINE CHANNEL(TO.NOWHERE) CHLTYPE(SDR) CONNAME('127.0.0.1({free_port()})') XMITQ(NOWHERE) "
+             "SHORTRTY(1) SHORTTMR(1) LONGRTY(0)\n", check=True)
+    c1 = qm1.client()
+    pymqi.Queue(c1, "REMOTE.Q").put(b"one")
+    assert get_all(qm2, "TARGET.Q", 1) == [b"one"]
+    (started, stopped) = reasons(qm1, 2)              # started, then stopped after DISCINT(1)
+    assert started == (CMQC.MQRC_CHANNEL_STARTED, [
+        (CMQC.MQCA_Q_MGR_NAME, "QM1"), (CMQCFC.MQCACH_CHANNEL_NAME, "QM1.TO.QM2"),
+        (CMQCFC.MQCACH_XMIT_Q_NAME, "QM2"), (CMQCFC.MQCACH_CONNECTION_NAME, qm2.conname)])
+    assert stopped[0] == CMQC.MQRC_CHANNEL_STOPPED
+    assert [p for p, _v in stopped[1]] == [
+        CMQC.MQCA_Q_MGR_NAME, CMQCFC.MQIACF_REASON_QUALIFIER, CMQCFC.MQCACH_CHANNEL_NAME,
+        CMQCFC.MQIACF_ERROR_IDENTIFIER, CMQCFC.MQIACF_AUX_ERROR_DATA_INT_1, CMQCFC.MQIACF_AUX_ERROR_DATA_INT_2,
+        CMQCFC.MQCACF_AUX_ERROR_DATA_STR_1, CMQCFC.MQCACF_AUX_ERROR_DATA_STR_2, CMQCFC.MQCACF_AUX_ERROR_DATA_STR_3,
+        CMQCFC.MQCACH_XMIT_Q_NAME, CMQCFC.MQCACH_CONNECTION_NAME]
+    assert dict(stopped[1])[CMQCFC.MQIACF_REASON_QUALIFIER] == CMQCFC.MQRQ_CHANNEL_STOPPED_OK
+    assert dict(stopped[1])[CMQCFC.MQIACF_ERROR_IDENTIFIER] == 0
+    (rstarted, rstopped) = reasons(qm2, 2)
+    assert rstarted[0] == CMQC.MQRC_CHANNEL_STARTED and CMQCFC.MQCACH_XMIT_Q_NAME not in dict(rstarted[1])
+    assert rstopped[0] == CMQC.MQRC_CHANNEL_STOPPED
+    # Running again, then STOP CHANNEL.
+    pymqi.Queue(c1, "REMOTE.Q").put(b"two")
+    assert get_all(qm2, "TARGET.Q", 1) == [b"two"]
+    assert reasons(qm1, 1)[0][0] == CMQC.MQRC_CHANNEL_STARTED
+    qm1.mqsc("STOP CHANNEL(QM1.TO.QM2)\n", check=True)
+    (by_user,) = reasons(qm1, 1)
+    assert by_user == (CMQC.MQRC_CHANNEL_STOPPED_BY_USER, [
+        (CMQC.MQCA_Q_MGR_NAME, "QM1"), (CMQCFC.MQIACF_REASON_QUALIFIER, CMQCFC.MQRQ_CHANNEL_STOPPED_DISABLED),
+        (CMQCFC.MQCACH_CHANNEL_NAME, "QM1.TO.QM2")])
+    # EXCEPTION: only a channel stopped by an error (here, out of retries: no partner listens).
+    qm1.mqsc("ALTER QMGR CHLEV(EXCEPTION)\n", check=True)
+    pymqi.Queue(c1, "NOWHERE").put(b"lost")
+    (disabled,) = reasons(qm1, 1)
+    assert disabled[0] == CMQC.MQRC_CHANNEL_STOPPED
+    assert dict(disabled[1])[CMQCFC.MQIACF_REASON_QUALIFIER] == CMQCFC.MQRQ_CHANNEL_STOPPED_DISABLED
+    assert dict(disabled[1])[CMQCFC.MQIACF_ERROR_IDENTIFIER] == 0x20009202      # AMQ9202E
+    assert dict(disabled[1])[CMQCFC.MQCACH_CHANNEL_NAME] == "TO.NOWHERE"
+    c1.disconnect()
+
+
+@pytest.mark.parametrize("old,new,by_user,error,expected", [
+    ("STARTING", "RUNNING", False, "", (CMQC.MQRC_CHANNEL_STARTED, 0)),
+    ("INACTIVE", "RUNNING", False, "", (CMQC.MQRC_CHANNEL_STARTED, 0)),       # a receiver's instance
+    ("PAUSED", "RUNNING", False, "", None),                                   # message retry ends
+    ("RUNNING", "PAUSED", False, "", None),
+    ("RUNNING", "INACTIVE", False, "", (CMQC.MQRC_CHANNEL_STOPPED, CMQCFC.MQRQ_CHANNEL_STOPPED_OK)),
+    ("RUNNING", "INACTIVE", False, "AMQ9208E", (CMQC.MQRC_CHANNEL_STOPPED, CMQCFC.MQRQ_CHANNEL_STOPPED_ERROR)),
+    ("RUNNING", "RETRYING", False, "AMQ9202E", (CMQC.MQRC_CHANNEL_STOPPED, CMQCFC.MQRQ_CHANNEL_STOPPED_RETRY)),
+    ("RUNNING", "STOPPED", False, "AMQ9526E", (CMQC.MQRC_CHANNEL_STOPPED, CMQCFC.MQRQ_CHANNEL_STOPPED_ERROR)),
+    ("RUNNING", "STOPPED", True, "", (CMQC.MQRC_CHANNEL_STOPPED_BY_USER, CMQCFC.MQRQ_CHANNEL_STOPPED_DISABLED)),
+    ("RUNNING", "INACTIVE", True, "", (CMQC.MQRC_CHANNEL_STOPPED_BY_USER, CMQCFC.MQRQ_CHANNEL_STOPPED_DISABLED)),
+    ("BINDING", "STOPPED", False, "AMQ9202E", (CMQC.MQRC_CHANNEL_STOPPED, CMQCFC.MQRQ_CHANNEL_STOPPED_DISABLED)),
+    ("INACTIVE", "STOPPED", True, "", None),                                  # STOP CHANNEL of an idle one
+    ("RETRYING", "BINDING", False, "AMQ9202E", None),
+])
+def test_channel_event_rule(old, new, by_user, error, expected):
+    from mqlite.channels.status import channel_event
+    assert channel_event(old, new, by_user, error) == expected
