@@ -34,6 +34,15 @@ NAMES = {
     F.MQIAMO64_BROWSE_BYTES: "BrowseBytes", F.MQIAMO_BROWSES_FAILED: "BrowseFailCount",
     F.MQIAMO_MSGS_NOT_QUEUED: "NonQueuedMsgCount", F.MQIAMO_MSGS_EXPIRED: "ExpiredMsgCount",
     F.MQIAMO_MSGS_PURGED: "PurgedMsgCount",
+    # MQI statistics
+    F.MQIAMO_CONNS: "ConnCount", F.MQIAMO_CONNS_FAILED: "ConnFailCount", F.MQIAMO_CONNS_MAX: "ConnsMax",
+    F.MQIAMO_DISCS: "DiscCount", F.MQIAMO_OPENS: "OpenCount", F.MQIAMO_OPENS_FAILED: "OpenFailCount",
+    F.MQIAMO_CLOSES: "CloseCount", F.MQIAMO_CLOSES_FAILED: "CloseFailCount", F.MQIAMO_INQS: "InqCount",
+    F.MQIAMO_INQS_FAILED: "InqFailCount", F.MQIAMO_SETS: "SetCount", F.MQIAMO_SETS_FAILED: "SetFailCount",
+    F.MQIAMO_COMMITS: "CommitCount", F.MQIAMO_COMMITS_FAILED: "CommitFailCount", F.MQIAMO_BACKOUTS: "BackCount",
+    F.MQIAMO_SUBS_DUR: "SubCountDur", F.MQIAMO_SUBS_NDUR: "SubCountNDur", F.MQIAMO_SUBS_FAILED: "SubFailCount",
+    F.MQIAMO_SUBRQS: "SubRqCount", F.MQIAMO_SUBRQS_FAILED: "SubRqFailCount", F.MQIAMO_STATS: "StatCount",
+    F.MQIAMO_STATS_FAILED: "StatFailCount",
 }
 WORDS = {C.MQIA_Q_TYPE: {C.MQQT_LOCAL: "Local", C.MQQT_MODEL: "Model", C.MQQT_ALIAS: "Alias",
                          C.MQQT_REMOTE: "Remote"},

@@ -333,9 +333,13 @@ class OpenMixin(CoreState):
         conn.next_hobj += 1
         h = Handle(hobj, name, obj, options, res, qs)
         conn.handles[hobj] = h
-        if qs is not None and not qs.shared and self.qmgr["STATQ"] != C.MQMON_NONE and not conn.unmeasured:
+        if qs is not None and not qs.shared and not conn.unmeasured:
+            qmgr = self.qmgr
             local = self.queue(qs.name)
-            if local is not None and queue_statistics_on(self.qmgr["STATQ"], local["STATQ"]):
+            reported = local is not None and qmgr["STATQ"] != C.MQMON_NONE and \
+                queue_statistics_on(qmgr["STATQ"], local["STATQ"])
+            # The MQI statistics take their puts and gets from the queues' figures.
+            if reported or qmgr["STATMQI"] == C.MQMON_ON:
                 if qs.stats is None:
                     qs.stats = QueueStats(qs.depth, qs.depth)
                 h.stats = qs.stats

@@ -31,6 +31,7 @@ from mqlite.engine.events import Events
 from mqlite.engine.get import GetMixin
 from mqlite.engine.hooks import Hooks
 from mqlite.engine.inquire import Inquiry
+from mqlite.engine.mqistats import MQICounts
 from mqlite.engine.open import OpenMixin
 from mqlite.engine.ports import Journal, ObjectSaver, Pager
 from mqlite.engine.pubadmin import PubAdmin
@@ -99,6 +100,7 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, GetMixin):
         self.streams = Streams(self)             # queues read by position
         self.reports = Reports(self)
         self.events = Events(self)
+        self.mqi = MQICounts()              # the MQI calls of this statistics interval (engine/mqistats.py)
         self.triggers = Triggers(self)
         self.segments = Segments(self)
         # Publish/subscribe, as parts that hold their own state (engine/pubsub.py and beside it).

@@ -184,16 +184,19 @@ class QueueStats:
 
 
 def statistics_message(command: int, qmgr: str, cmdlevel: int, start: float, end: float,
-                       groups: list[bytes]) -> bytes:
+                       groups: list[bytes], objects: bool = True) -> bytes:
     """A statistics message: MQCFH (MQCFT_STATISTICS, version 3), the queue manager, the
-    interval's start and end, the command level, the object count and one group per object."""
+    interval's start and end, the command level, then the object count and one group per object
+    (``objects``), or the figures themselves (an MQI statistics message)."""
     sd, st = mq_date_time(start)
     ed, et = mq_date_time(end)
     params = [pcf.enc_str(C.MQCA_Q_MGR_NAME, pad(qmgr, 48)), pcf.enc_str(F.MQCAMO_START_DATE, sd),
               pcf.enc_str(F.MQCAMO_START_TIME, st), pcf.enc_str(F.MQCAMO_END_DATE, ed),
-              pcf.enc_str(F.MQCAMO_END_TIME, et), pcf.enc_int(C.MQIA_COMMAND_LEVEL, cmdlevel),
-              pcf.enc_int(F.MQIAMO_OBJECT_COUNT, len(groups))] + groups
-    return pcf.encode(pcf.Header(type=F.MQCFT_STATISTICS, version=F.MQCFH_VERSION_3, command=command), params)
+              pcf.enc_str(F.MQCAMO_END_TIME, et), pcf.enc_int(C.MQIA_COMMAND_LEVEL, cmdlevel)]
+    if objects:
+        params.append(pcf.enc_int(F.MQIAMO_OBJECT_COUNT, len(groups)))
+    return pcf.encode(pcf.Header(type=F.MQCFT_STATISTICS, version=F.MQCFH_VERSION_3, command=command),
+                      params + groups)
 
 
 def put_statistics(qm: Any, agent: Any, body: bytes) -> bool:
@@ -213,12 +216,15 @@ def write_queue_statistics(qm: Any, agent: Any, start: float, end: float) -> int
     puts are not counted); every queue's figures start again. Returns the number of queues
     reported (0: no message). A put that fails loses the message, as MQ loses it."""
     groups = []
+    qmgr_statq = qm.qmgr["STATQ"]
     for name, qs in sorted(qm.queues.items()):
         st = qs.stats
         if st is None:
             continue
-        if st.used:
-            groups.append(st.group(name, qm.queue(name)))
+        obj = qm.queue(name)
+        # Figures kept for the MQI statistics alone (STATMQI) are not the queue's to report.
+        if st.used and obj is not None and queue_statistics_on(qmgr_statq, obj["STATQ"]):
+            groups.append(st.group(name, obj))
         st.reset(qs.depth)
     if not groups:
         return 0

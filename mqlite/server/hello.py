@@ -82,6 +82,8 @@ def greet(s: Any, req: Any) -> bool:
     try:
         principal = identify(s, req, obj)
     except Refused as e:
+        with srv.lock:
+            srv.qm.mqi.conn_fails += 1
         if e.qualifier:
             with srv.lock:
                 srv.qm.events.not_authorized(e.qualifier, user=e.user, csp_user=e.csp_user,
@@ -105,7 +107,9 @@ def greet(s: Any, req: Any) -> bool:
             s.conn = srv.qm.connect(str(req.get("appl") or "")[-28:], int(req.get("appl_type") or C.MQAT_UNIX),
                                     principal.user, channel=s.channel, conname=conname, pid=pid, tid=tid,
                                     conn_opts=C.MQCNO_HANDLE_SHARE_BLOCK | C.MQCNO_SHARED_BINDING | reconnect)
+            srv.qm.mqi.connected(len(srv.qm.conns))
         except MQIError as e:
+            srv.qm.mqi.conn_fails += 1
             return refuse(s, e.reason, "queue manager quiescing")
         s.conn.principal = principal
     info = {"qmgr": srv.name, "proto": P.PROTOCOL_VERSION, "hconn": s.conn.hconn,

@@ -1,7 +1,7 @@
 """What the queue manager says about itself as it runs: the log-full messages, and the statistics
 interval: every STATINT seconds (checked each second, so an
-ALTER QMGR STATINT takes effect at once) the queue statistics are written
-(engine/statistics.py); RESET QMGR TYPE(STATISTICS) ends the interval at once, and so does the
+ALTER QMGR STATINT takes effect at once) the MQI, queue and channel statistics are written
+(engine/mqistats.py, engine/statistics.py); RESET QMGR TYPE(STATISTICS) ends the interval at once, and so does the
 queue manager's end."""
 from __future__ import annotations
 
@@ -53,10 +53,23 @@ class StatisticsInterval:
                     return 0                # quiescing before it ever wrote: nothing was counted
                 self.agent.unmeasured = True
             now = qm.clock.now()
-            n = write_queue_statistics(qm, self.agent, self.started, now)
+            n = self._mqi(now)
+            n += write_queue_statistics(qm, self.agent, self.started, now)
             n += self._channels(now)
             self.started = now
             return n
+
+    def _mqi(self, now: float) -> int:
+        """MQI statistics (STATMQI ON): the interval's MQI calls, its puts and gets summed from the
+        queues' figures (read here, before they start again)."""
+        qm = self.server.qm
+        n = 0
+        if qm.qmgr["STATMQI"] == C.MQMON_ON:
+            queues = [qs.stats for qs in qm.queues.values() if qs.stats is not None]
+            body = qm.mqi.message(qm.name, qm.qmgr["CMDLEVEL"], self.started, now, queues)
+            n = int(put_statistics(qm, self.agent, body))
+        qm.mqi.reset(len(qm.conns))
+        return n
 
     def _channels(self, now: float) -> int:
         """Channel statistics (STATCHL): a group for each message channel that moved messages in

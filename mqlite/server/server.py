@@ -28,6 +28,7 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
 from mqlite.engine.clock import Clock, OffsetClock
 from mqlite.engine.core import Conn
+from mqlite.engine.mqistats import DISC_IMPLICIT, DISC_NORMAL
 from mqlite.engine.qmgr import QueueManager
 from mqlite.mqsc.commands import Executor
 from mqlite.net import protocol as P
@@ -456,6 +457,7 @@ class Session:
                 with srv.lock:
                     if self.conn.hconn in srv.qm.conns:
                         srv.qm.disconnect(self.conn, commit=False)
+                        srv.qm.mqi.discs[DISC_IMPLICIT] += 1      # gone without MQDISC
                 try:
                     srv.store.sync()
                 except StoreUnavailable:
@@ -580,6 +582,7 @@ class Session:
 
     def _disconnect(self, conn: Conn) -> None:
         self.server.qm.disconnect(conn, commit=True)
+        self.server.qm.mqi.discs[DISC_NORMAL] += 1
         self.conn = None
 
     def _failed(self, e: MQIError) -> bytes:

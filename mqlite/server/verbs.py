@@ -16,6 +16,7 @@ from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import GMO
 from mqlite.engine.core import Conn
 from mqlite.engine.events import Issuer
+from mqlite.engine.mqistats import handle_type
 from mqlite.engine.statistics import get_wait_ended
 from mqlite.mqsc.commands import pcf_equivalent
 from mqlite.net import protocol as P
@@ -25,10 +26,28 @@ from mqlite.server.secops import secop
 WAIT_SLICE = 0.5          # a waiting MQGET checks its connection at least this often
 
 
+def counted(s: Any, fn: Any, ok: str, failed: str, index: Any = None) -> Any:
+    """``fn`` (an engine call) counted in the queue manager's MQI statistics as ``ok`` or
+    ``failed`` (engine/mqistats.py), under the engine lock the call runs under; ``index(conn)``:
+    the entry of a list by object type."""
+    mqi = s.server.qm.mqi
+
+    def call(conn: Conn, *args: Any) -> Any:
+        where = index(conn) if index is not None else None
+        try:
+            result = fn(conn, *args)
+        except MQIError:
+            mqi.call(ok, failed, False, where)
+            raise
+        mqi.call(ok, failed, True, where)
+        return result
+    return call
+
+
 def _open(s: Any, p: bytes) -> bytes:
     options, od = V.Open.parse_request(p)
     try:
-        h = s._call(s.server.qm.open, od, options)
+        h = s._call(counted(s, s.server.qm.open, "opens", "open_fails", lambda _c: od.ObjectType), od, options)
     except MQIError as e:
         return s._failed(e)
     flags = (P.OPEN_ASYNC_PUT if h.async_put else 0) | (P.OPEN_READ_AHEAD if h.read_ahead_ok else 0)
@@ -38,7 +57,8 @@ def _open(s: Any, p: bytes) -> bytes:
 def _sub(s: Any, p: bytes) -> bytes:
     hobj, sd = V.Sub.parse_request(p)
     try:
-        h, qh = s._call(s.server.qm.subscribe, sd, hobj)
+        h, qh = s._call(counted(s, s.server.qm.subscribe, "subs_dur" if sd.Options & C.MQSO_DURABLE else "subs_ndur",
+                                "sub_fails"), sd, hobj)
     except MQIError as e:
         return s._failed(e)
     queue = s.conn.handles.get(qh) if s.conn is not None else None
@@ -51,7 +71,7 @@ def _subrq(s: Any, p: bytes) -> bytes:
     if action != C.MQSR_ACTION_PUBLICATION:
         return V.status(C.MQCC_FAILED, C.MQRC_OPTIONS_ERROR)
     try:
-        count = s._call(s.server.qm.request_publications, hsub)
+        count = s._call(counted(s, s.server.qm.request_publications, "subrqs", "subrq_fails"), hsub)
     except MQIError as e:
         return s._failed(e)
     return V.SubRq.reply(count)
@@ -60,7 +80,9 @@ def _subrq(s: Any, p: bytes) -> bytes:
 def _close(s: Any, p: bytes) -> bytes:
     hobj, options, consumed = V.Close.parse_request(p)
     qm = s.server.qm
-    return s._answer(lambda conn: (qm.settle(conn, hobj, consumed, release=True), qm.close(conn, hobj, options)))
+    return s._answer(counted(s, lambda conn: (qm.settle(conn, hobj, consumed, release=True),
+                                              qm.close(conn, hobj, options)),
+                             "closes", "close_fails", lambda conn: handle_type(conn.handles.get(hobj))))
 
 
 def _putting(s: Any, body: bytes, call: Any, reply: Any) -> bytes:
@@ -91,7 +113,7 @@ def _put_async(s: Any, p: bytes) -> None:
 
 
 def _stat(s: Any, p: bytes) -> bytes:
-    return V.Json.reply(C.MQCC_OK, 0, s._call(s.server.qm.stat))
+    return V.Json.reply(C.MQCC_OK, 0, s._call(counted(s, s.server.qm.stat, "stats", "stat_fails")))
 
 
 def _put1(s: Any, p: bytes) -> bytes:
@@ -242,7 +264,8 @@ def _peer_gone(s: Any) -> bool:
 def _inq(s: Any, p: bytes) -> bytes:
     hobj, selectors = V.Inq.parse_request(p)
     try:
-        values, reason = s._call(s.server.qm.inquire_reason, hobj, selectors)
+        values, reason = s._call(counted(s, s.server.qm.inquire_reason, "inqs", "inq_fails",
+                                         lambda conn: handle_type(conn.handles.get(hobj))), hobj, selectors)
     except MQIError as e:
         return s._failed(e)
     return V.Inq.reply(values, reason)
@@ -250,7 +273,8 @@ def _inq(s: Any, p: bytes) -> bytes:
 
 def _set(s: Any, p: bytes) -> bytes:
     hobj, selectors, values = V.Set.parse_request(p)
-    return s._answer(s.server.qm.set, hobj, selectors, values)
+    return s._answer(counted(s, s.server.qm.set, "sets", "set_fails", lambda conn: handle_type(conn.handles.get(hobj))),
+                     hobj, selectors, values)
 
 
 def _release_then(s: Any, p: bytes, end: Any) -> bytes:
@@ -267,11 +291,11 @@ def _release_then(s: Any, p: bytes, end: Any) -> bytes:
 
 
 def _cmit(s: Any, p: bytes) -> bytes:
-    return _release_then(s, p, s.server.qm.commit)
+    return _release_then(s, p, counted(s, s.server.qm.commit, "commits", "commit_fails"))
 
 
 def _back(s: Any, p: bytes) -> bytes:
-    return _release_then(s, p, s.server.qm.backout)
+    return _release_then(s, p, counted(s, s.server.qm.backout, "backs", "backs"))
 
 
 def _mqsc(s: Any, p: bytes) -> bytes:

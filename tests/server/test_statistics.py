@@ -212,3 +212,59 @@ def test_amqsmon_prints_them_as_ibms_sample(qm: Any) -> None:
     finally:
         c.disconnect()
         qm.mqsc("ALTER QMGR STATQ(OFF)\nCLEAR QLOCAL(COUNTED)\n")
+
+
+def test_mqi_statistics_count_the_calls_made(qm: Any) -> None:
+    """STATMQI(ON): one MQCMD_STATISTICS_MQI message per interval, its counts those of the calls
+    the applications made (by object type, by persistence, failures apart), whatever the queues'
+    STATQ; nothing while STATMQI is OFF."""
+    qm.mqsc("ALTER QMGR STATMQI(ON) STATQ(OFF)\nCLEAR QLOCAL(NOT.COUNTED)\n", check=True)
+    c = qm.client()
+    try:
+        read = len(collect(qm, c))                # a clean interval; reading it counts in the next
+        app = qm.client()
+        q = pymqi.Queue(app, "NOT.COUNTED", C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_INPUT_SHARED)
+        q.put(b"a" * 10, pymqi.MD(Persistence=C.MQPER_NOT_PERSISTENT))
+        q.put(b"b" * 20, pymqi.MD(Persistence=C.MQPER_NOT_PERSISTENT))
+        app.put1("NOT.COUNTED", b"c" * 30, pymqi.MD(Persistence=C.MQPER_PERSISTENT))
+        assert q.inquire(C.MQIA_CURRENT_Q_DEPTH) == 3
+        with pytest.raises(pymqi.MQMIError):
+            pymqi.Queue(app, "NO.SUCH.QUEUE", C.MQOO_OUTPUT)
+        q.get(None, None, pymqi.GMO(Options=C.MQGMO_SYNCPOINT))
+        app.commit()
+        q.get(None, None, pymqi.GMO(Options=C.MQGMO_SYNCPOINT))
+        app.backout()
+        qmgr = pymqi.Queue(app, pymqi.OD(ObjectType=C.MQOT_Q_MGR), C.MQOO_INQUIRE)
+        qmgr.inquire(C.MQCA_Q_MGR_NAME)
+        qmgr.close()
+        q.close()
+        app.disconnect()
+        messages = collect(qm, c)
+    finally:
+        qm.mqsc("ALTER QMGR STATMQI(OFF)\n", check=True)
+        c.disconnect()
+    (mqi,) = [params for cfh, params in messages if cfh[3] == F.MQCMD_STATISTICS_MQI]
+    v = {p: val for _t, p, val in mqi}
+    assert [p for _t, p, _v in mqi][:6] == [C.MQCA_Q_MGR_NAME, F.MQCAMO_START_DATE, F.MQCAMO_START_TIME,
+                                            F.MQCAMO_END_DATE, F.MQCAMO_END_TIME, C.MQIA_COMMAND_LEVEL]
+    assert F.MQIAMO_OBJECT_COUNT not in v
+    assert v[F.MQIAMO_CONNS] == 1 and v[F.MQIAMO_CONNS_FAILED] == 0 and v[F.MQIAMO_CONNS_MAX] >= 2
+    assert v[F.MQIAMO_DISCS] == [1, 0, 0]
+    # The test's queue, the queue manager, and (counted here) the statistics queue read after the last interval.
+    assert v[F.MQIAMO_OPENS][C.MQOT_Q] == 2 and v[F.MQIAMO_OPENS][C.MQOT_Q_MGR] == 1
+    assert v[F.MQIAMO_OPENS_FAILED][C.MQOT_Q] == 1
+    assert v[F.MQIAMO_CLOSES][C.MQOT_Q] == 2 and v[F.MQIAMO_CLOSES][C.MQOT_Q_MGR] == 1
+    assert v[F.MQIAMO_INQS][C.MQOT_Q] == 1 and v[F.MQIAMO_INQS][C.MQOT_Q_MGR] == 1
+    assert v[F.MQIAMO_PUTS] == [2, 0] and v[F.MQIAMO_PUT1S] == [0, 1]
+    assert v[F.MQIAMO64_PUT_BYTES] == [30, 30]
+    assert v[F.MQIAMO_GETS] == [read + 2, 0]           # the statistics read, then a, b (a backed-out get counts)
+    assert v[F.MQIAMO_GETS_FAILED] == 1                                        # collect's last, empty get
+    assert v[F.MQIAMO_COMMITS] == 1 and v[F.MQIAMO_BACKOUTS] == 1
+    # STATQ(OFF): the queues' figures fed the MQI statistics but no queue statistics message.
+    assert [cfh[3] for cfh, _p in messages] == [F.MQCMD_STATISTICS_MQI]
+    c = qm.client()
+    try:
+        pymqi.Queue(c, "NOT.COUNTED").put(b"off")
+        assert [cfh[3] for cfh, _p in collect(qm, c)] == []                   # STATMQI(OFF): nothing
+    finally:
+        c.disconnect()
