@@ -20,3 +20,5 @@ class MQIError(Exception):
         self.detail = detail
         # A refused authority check: (the object type, its name, the user checked), for the event.
         self.checked: tuple[str, str, str] | None = None
+        # What the event this failure raises names besides the MQOD (xmitq, qtype, base, base_type).
+        self.event: dict[str, object] = {}

@@ -46,12 +46,24 @@ COMMAND_EVENT_QUEUE = "SYSTEM.ADMIN.COMMAND.EVENT"
 # reason -> (the queue manager's switch, the event data in MQ's order). Tokens: QMGR (QMgrName),
 # QNAME (QName from the MQOD), APPLTYPE, APPLNAME, OBJQMGR (ObjectQMgrName, only when the MQOD named
 # another queue manager), CLIENT (ConnName and ChannelName, only for a client connection).
+_XMITQ_EVENT = ("QMGR", "QNAME", "XMITQ", "APPLTYPE", "APPLNAME", "OBJQMGR", "CLIENT")
+_XMITQ_TYPE_EVENT = ("QMGR", "QNAME", "XMITQ", "QTYPE", "APPLTYPE", "APPLNAME", "OBJQMGR", "CLIENT")
 QMGR_EVENTS: dict[int, tuple[str, tuple[str, ...]]] = {
     C.MQRC_PUT_INHIBITED: ("INHIBTEV", ("QMGR", "QNAME", "APPLTYPE", "APPLNAME", "OBJQMGR", "CLIENT")),
     C.MQRC_GET_INHIBITED: ("INHIBTEV", ("QMGR", "QNAME", "APPLTYPE", "APPLNAME", "CLIENT")),
     C.MQRC_UNKNOWN_OBJECT_NAME: ("LOCALEV", ("QMGR", "APPLTYPE", "APPLNAME", "QNAME", "OBJQMGR", "CLIENT")),
+    C.MQRC_UNKNOWN_ALIAS_BASE_Q: ("LOCALEV", ("QMGR", "QNAME", "BASE", "APPLTYPE", "APPLNAME", "OBJQMGR", "BASETYPE",
+                                              "CLIENT")),
+    C.MQRC_ALIAS_BASE_Q_TYPE_ERROR: ("LOCALEV", ("QMGR", "QNAME", "BASE", "QTYPE", "APPLTYPE", "APPLNAME", "OBJQMGR",
+                                                 "CLIENT")),
     C.MQRC_UNKNOWN_REMOTE_Q_MGR: ("REMOTEEV", ("QMGR", "QNAME", "APPLTYPE", "APPLNAME", "OBJQMGR", "CLIENT")),
     C.MQRC_REMOTE_Q_NAME_ERROR: ("REMOTEEV", ("QMGR", "QNAME", "APPLTYPE", "APPLNAME", "OBJQMGR", "CLIENT")),
+    C.MQRC_UNKNOWN_XMIT_Q: ("REMOTEEV", _XMITQ_EVENT),
+    C.MQRC_XMIT_Q_TYPE_ERROR: ("REMOTEEV", _XMITQ_TYPE_EVENT),
+    C.MQRC_XMIT_Q_USAGE_ERROR: ("REMOTEEV", _XMITQ_EVENT),
+    C.MQRC_UNKNOWN_DEF_XMIT_Q: ("REMOTEEV", _XMITQ_EVENT),
+    C.MQRC_DEF_XMIT_Q_TYPE_ERROR: ("REMOTEEV", _XMITQ_TYPE_EVENT),
+    C.MQRC_DEF_XMIT_Q_USAGE_ERROR: ("REMOTEEV", _XMITQ_EVENT),
 }
 
 
@@ -101,6 +113,14 @@ def event_params(tokens: tuple[str, ...], qmgr: str, conn: Any, **v: Any) -> lis
             objqmgr = v.get("objqmgr", "")
             if objqmgr and objqmgr != qmgr:
                 out.append(pcf.enc_str(F.MQCACF_OBJECT_Q_MGR_NAME, pad(objqmgr, 48)))
+        elif token == "XMITQ" and v.get("xmitq") is not None:
+            out.append(pcf.enc_str(C.MQCA_XMIT_Q_NAME, pad(v["xmitq"], 48)))
+        elif token == "QTYPE" and v.get("qtype") is not None:
+            out.append(pcf.enc_int(C.MQIA_Q_TYPE, v["qtype"]))
+        elif token == "BASE" and v.get("base") is not None:
+            out.append(pcf.enc_str(C.MQCA_BASE_OBJECT_NAME, pad(v["base"], 48)))
+        elif token == "BASETYPE" and v.get("base_type") is not None:
+            out.append(pcf.enc_int(C.MQIA_BASE_TYPE, v["base_type"]))
         elif token == "QNAME" and v.get("qname") is not None:
             out.append(pcf.enc_str(C.MQCA_Q_NAME, pad(v["qname"], 48)))
         elif token == "PROCESS" and v.get("process") is not None:
@@ -320,14 +340,15 @@ class Events:
                    [pcf.enc_group(F.MQGACF_COMMAND_CONTEXT, context), pcf.enc_group(F.MQGACF_COMMAND_DATA, data)])
 
     # --- queue manager events ------------------------------------------------------------------
-    def mqi_failed(self, conn: Any, reason: int, qname: str, objqmgr: str = "") -> None:
+    def mqi_failed(self, conn: Any, reason: int, qname: str, objqmgr: str = "", **event: Any) -> None:
         """An MQI call of ``conn`` on ``qname`` failed with ``reason``: its event, if it has one
-        and its switch is on. The queue manager's own connections raise none."""
+        and its switch is on (``event``: what the failure noted for it, MQIError.event). The queue
+        manager's own connections raise none."""
         spec = QMGR_EVENTS.get(reason)
         if spec is None or conn is None or conn.unmeasured or not self.enabled(spec[0]):
             return
         self.write(QMGR_EVENT_QUEUE, F.MQCMD_Q_MGR_EVENT, reason,
-                   event_params(spec[1], self.qm.name, conn, qname=qname, objqmgr=objqmgr))
+                   event_params(spec[1], self.qm.name, conn, qname=qname, objqmgr=objqmgr, **event))
 
     def not_authorized(self, qualifier: int, conn: Any = None, **values: Any) -> None:
         """AUTHOREV: a Not Authorized event (MQRC_NOT_AUTHORIZED) of the type ``qualifier`` names

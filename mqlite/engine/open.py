@@ -40,7 +40,7 @@ class OpenMixin(CoreState):
             return self._open(conn, od, options)
         except MQIError as e:
             if e.reason in QMGR_EVENTS:
-                self.events.mqi_failed(conn, e.reason, text(od.ObjectName), text(od.ObjectQMgrName))
+                self.events.mqi_failed(conn, e.reason, text(od.ObjectName), text(od.ObjectQMgrName), **e.event)
             elif e.checked is not None:
                 self._open_refused(conn, od, options, e.checked)
             raise
@@ -113,7 +113,9 @@ class OpenMixin(CoreState):
         if options & C.MQOO_OUTPUT and res.kind == LOCAL and conn.appl_type != C.MQAT_QMGR \
                 and self.cluster.is_cluster_xmitq(res.queue):
             # Only the queue manager puts to a cluster transmission queue (with the channel's CorrelId).
-            raise MQIError(C.MQRC_XMIT_Q_USAGE_ERROR, detail=f"{res.queue} is a cluster transmission queue")
+            refused = MQIError(C.MQRC_XMIT_Q_USAGE_ERROR, detail=f"{res.queue} is a cluster transmission queue")
+            refused.event = {"xmitq": res.queue}
+            raise refused
         dynamic_owner = False
         if res.kind == MODEL:
             created = self._instantiate_model(conn, od, self.queue(res.queue))  # type: ignore[arg-type]

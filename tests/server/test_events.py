@@ -238,3 +238,44 @@ def test_configuration_and_command_events_say_who_changed_what(qm: Any) -> None:
     assert dict((p, v) for _t, p, v in changed[1][2]) == {C.MQCA_Q_NAME: "CFG.Q", C.MQIA_Q_TYPE: C.MQQT_LOCAL,
                                                          C.MQIA_MAX_Q_DEPTH: 9}
     assert dict((p, v) for _t, p, v in delete[0][2])[F.MQIACF_COMMAND] == F.MQCMD_DELETE_Q
+
+
+def test_alias_and_transmission_queue_events(qm: Any) -> None:
+    """LOCALEV: Unknown Alias Base Queue and Alias Base Queue Type Error; REMOTEEV: Unknown
+    Transmission Queue, Transmission Queue Type and Usage Errors, Unknown Default Transmission
+    Queue, each with the names MQ's event data gives (base, transmission queue, its type)."""
+    c = qm.client()
+    qm.mqsc("DEFINE QALIAS(ALIAS.NOBASE) TARGET(NOT.THERE)\nDEFINE QALIAS(ALIAS.MODEL) TARGET(SYSTEM.DEFAULT.MODEL.QUEUE)\n"
+            "DEFINE QREMOTE(R.NOXQ) RNAME(X) RQMNAME(FAR) XMITQ(NO.SUCH.XMITQ)\n"
+            "DEFINE QREMOTE(R.BADXQ) RNAME(X) RQMNAME(FAR) XMITQ(ALIAS.NOBASE)\n"
+            "DEFINE QLOCAL(PLAIN.LOCAL)\nALTER QMGR DEFXMITQ(NO.DEFAULT.XQ) LOCALEV(ENABLED) REMOTEEV(ENABLED)\n",
+            check=True)
+    try:
+        events(c, QMGR_EVENTS)
+        for name, qmgr, expected in (("ALIAS.NOBASE", "", C.MQRC_UNKNOWN_ALIAS_BASE_Q),
+                                     ("ALIAS.MODEL", "", C.MQRC_ALIAS_BASE_Q_TYPE_ERROR),
+                                     ("R.NOXQ", "", C.MQRC_UNKNOWN_XMIT_Q),
+                                     ("R.BADXQ", "", C.MQRC_XMIT_Q_TYPE_ERROR),
+                                     ("Q", "PLAIN.LOCAL", C.MQRC_XMIT_Q_USAGE_ERROR),
+                                     ("Q", "ELSEWHERE", C.MQRC_UNKNOWN_DEF_XMIT_Q)):
+            od = pymqi.OD(ObjectName=name.encode(), ObjectQMgrName=qmgr.encode())
+            assert reason(pymqi.Queue, c, od, C.MQOO_OUTPUT)[1] == expected, name
+        got = [(cfh[7], {p: v for _t, p, v in params}, [p for _t, p, _v in params])
+               for cfh, params in events(c, QMGR_EVENTS)]
+    finally:
+        qm.mqsc("ALTER QMGR DEFXMITQ(' ') LOCALEV(DISABLED) REMOTEEV(DISABLED)\n", check=True)
+        c.disconnect()
+    assert [r for r, _v, _o in got] == [C.MQRC_UNKNOWN_ALIAS_BASE_Q, C.MQRC_ALIAS_BASE_Q_TYPE_ERROR,
+                                        C.MQRC_UNKNOWN_XMIT_Q, C.MQRC_XMIT_Q_TYPE_ERROR, C.MQRC_XMIT_Q_USAGE_ERROR,
+                                        C.MQRC_UNKNOWN_DEF_XMIT_Q]
+    nobase, model, noxq, badxq, usage, nodef = got
+    assert nobase[2] == [C.MQCA_Q_MGR_NAME, C.MQCA_Q_NAME, C.MQCA_BASE_OBJECT_NAME, C.MQIA_APPL_TYPE,
+                         F.MQCACF_APPL_NAME, C.MQIA_BASE_TYPE, F.MQCACH_CONNECTION_NAME, F.MQCACH_CHANNEL_NAME]
+    assert nobase[1][C.MQCA_Q_NAME] == "ALIAS.NOBASE" and nobase[1][C.MQCA_BASE_OBJECT_NAME] == "NOT.THERE"
+    assert nobase[1][C.MQIA_BASE_TYPE] == C.MQOT_Q
+    assert model[1][C.MQCA_BASE_OBJECT_NAME] == "SYSTEM.DEFAULT.MODEL.QUEUE" and model[1][C.MQIA_Q_TYPE] == C.MQQT_MODEL
+    assert noxq[2][:3] == [C.MQCA_Q_MGR_NAME, C.MQCA_Q_NAME, C.MQCA_XMIT_Q_NAME]
+    assert noxq[1][C.MQCA_XMIT_Q_NAME] == "NO.SUCH.XMITQ"
+    assert badxq[1][C.MQCA_XMIT_Q_NAME] == "ALIAS.NOBASE" and badxq[1][C.MQIA_Q_TYPE] == C.MQQT_ALIAS
+    assert usage[1][C.MQCA_XMIT_Q_NAME] == "PLAIN.LOCAL" and usage[1][F.MQCACF_OBJECT_Q_MGR_NAME] == "PLAIN.LOCAL"
+    assert nodef[1][C.MQCA_XMIT_Q_NAME] == "NO.DEFAULT.XQ" and nodef[1][F.MQCACF_OBJECT_Q_MGR_NAME] == "ELSEWHERE"
