@@ -230,6 +230,20 @@ def depth_event(qs: Any, obj: Any, rising: bool, full: bool = False) -> str | No
     return None
 
 
+def service_event(setting: int, started: float | None, now: float, interval_ms: int, got: bool) -> str | None:
+    """MQ's queue service interval rule, checked at each put and each get of the queue: "HIGH"
+    when the timer (started by a put to an empty queue, restarted by each get) has run longer than
+    QSVCINT and QSVCIEV is HIGH; "OK" when a get comes within QSVCINT and QSVCIEV is OK; else None."""
+    if started is None:
+        return None
+    over = (now - started) * 1000 > interval_ms
+    if setting == F.MQQSIE_HIGH and over:
+        return "HIGH"
+    if setting == F.MQQSIE_OK and got and not over:
+        return "OK"
+    return None
+
+
 # What each depth event turns off and on afterwards, and its reason code.
 DEPTH_RULES = {
     "HIGH": (C.MQRC_Q_DEPTH_HIGH, {"QDPHIEV": F.MQEVR_DISABLED, "QDPLOEV": F.MQEVR_ENABLED,
@@ -237,6 +251,9 @@ DEPTH_RULES = {
     "LOW": (C.MQRC_Q_DEPTH_LOW, {"QDPLOEV": F.MQEVR_DISABLED, "QDPHIEV": F.MQEVR_ENABLED,
                                  "QDPMAXEV": F.MQEVR_ENABLED}),
     "FULL": (C.MQRC_Q_FULL, {"QDPMAXEV": F.MQEVR_DISABLED, "QDPLOEV": F.MQEVR_ENABLED}),
+    # Service interval: High enables OK, OK enables High (QSVCIEV holds one of them).
+    "SVC_HIGH": (C.MQRC_Q_SERVICE_INTERVAL_HIGH, {"QSVCIEV": F.MQQSIE_OK}),
+    "SVC_OK": (C.MQRC_Q_SERVICE_INTERVAL_OK, {"QSVCIEV": F.MQQSIE_HIGH}),
 }
 
 
@@ -374,18 +391,37 @@ class Events:
 
     # --- performance events --------------------------------------------------------------------
     def depth(self, qs: Any, rising: bool, full: bool = False) -> None:
-        """After a put (``rising``), a get, or a put refused as the queue is full: a queue depth
-        event if MQ's rule says so (``depth_event``); then the queue's switches as MQ sets them
-        and its event statistics reset."""
+        """After a put (``rising``), a get, or a put refused as the queue is full: a queue service
+        interval event and a queue depth event if MQ's rules say so (``service_event``,
+        ``depth_event``); then the queue's switches as MQ sets them and its event statistics reset."""
         qm = self.qm
         if not self.enabled("PERFMEV") or qs.shared:
             return
         obj = qm.queue(qs.name)
         if obj is None or obj.kind != "QLOCAL":
             return
+        if obj["QSVCIEV"] != F.MQQSIE_NONE and not full:
+            self._service(qs, obj, not rising)
         kind = depth_event(qs, obj, rising, full)
-        if kind is None:
-            return
+        if kind is not None:
+            self._performance(qs, obj, kind)
+
+    def _service(self, qs: Any, obj: Any, got: bool) -> None:
+        """A put or a get of a queue whose service interval is watched: its event, if MQ's rule
+        (``service_event``) says so, then the timer: a get restarts it (stops it on an empty
+        queue), a put to an empty queue starts it."""
+        now = self.qm.clock.now()
+        kind = service_event(obj["QSVCIEV"], qs.svc_started, now, obj["QSVCINT"], got)
+        if kind is not None:
+            self._performance(qs, obj, "SVC_" + kind)
+        if got:
+            qs.svc_started = now if qs.depth else None
+        elif qs.svc_started is None:
+            qs.svc_started = now
+
+    def _performance(self, qs: Any, obj: Any, kind: str) -> None:
+        """A performance event: the queue's event statistics, then its switches as MQ sets them."""
+        qm = self.qm
         reason, switches = DEPTH_RULES[kind]
         now = qm.clock.now()
         since = int(now - (qs.reset_at or now))

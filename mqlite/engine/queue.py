@@ -41,7 +41,7 @@ class QueueState:
     __slots__ = ("name", "lanes", "visible", "uncommitted", "fifo", "input_shared", "input_exclusive",
                  "output", "browse", "inquire", "refs", "last_put", "last_get", "enq", "deq", "top",
                  "disk", "qbuf", "pqbuf", "mem", "pmem", "inserts", "selecting", "recent", "high_depth", "reset_at",
-                 "monitored", "qtime", "stats", "trig_sent")
+                 "monitored", "qtime", "stats", "trig_sent", "svc_started")
     shared = False                # a shared queue (engine/shared.py) keeps its messages elsewhere
 
     def __init__(self, name: str, fifo: bool = False, pager: Pager | None = None,
@@ -75,7 +75,9 @@ class QueueState:
         self.reset_at = 0.0
         self.monitored = False
         self.stats: Any = None            # QueueStats while statistics are kept (engine/statistics.py)
-        self.trig_sent: float | None = None   # when a FIRST trigger message was written (engine/trigger.py)
+        # When a FIRST trigger message was written (trigger.py); the service interval timer (events.py).
+        self.trig_sent: float | None = None
+        self.svc_started: float | None = None
         self.qtime: list[float] | None = None     # short- and long-term averages, seconds
 
     @property
@@ -83,15 +85,13 @@ class QueueState:
         return self.visible + self.uncommitted
 
     @property
-    def paged(self) -> int:
-        """Messages of this queue that are on disk only."""
+    def paged(self) -> int:                 # messages of this queue that are on disk only
         return self.disk.count if self.disk is not None else 0
 
     def lane_for(self, priority: int) -> int:
         return 0 if self.fifo else priority
 
-    def prios(self, lane_no: int) -> tuple[int, ...]:
-        """The priorities whose messages a lane holds."""
+    def prios(self, lane_no: int) -> tuple[int, ...]:     # the priorities whose messages a lane holds
         return PRIORITIES if self.fifo else (lane_no,)
 
     # --- memory's share (the part on disk's Owner) ------------------------------------------------

@@ -279,3 +279,47 @@ def test_alias_and_transmission_queue_events(qm: Any) -> None:
     assert badxq[1][C.MQCA_XMIT_Q_NAME] == "ALIAS.NOBASE" and badxq[1][C.MQIA_Q_TYPE] == C.MQQT_ALIAS
     assert usage[1][C.MQCA_XMIT_Q_NAME] == "PLAIN.LOCAL" and usage[1][F.MQCACF_OBJECT_Q_MGR_NAME] == "PLAIN.LOCAL"
     assert nodef[1][C.MQCA_XMIT_Q_NAME] == "NO.DEFAULT.XQ" and nodef[1][F.MQCACF_OBJECT_Q_MGR_NAME] == "ELSEWHERE"
+
+
+def test_queue_service_interval_events(qm: Any) -> None:
+    """PERFMEV with QSVCIEV: Queue Service Interval High when a put or get finds the timer (started
+    by a put to an empty queue, restarted by each get) past QSVCINT; QSVCIEV then becomes OK, and a
+    get within QSVCINT of the last one raises Queue Service Interval OK, setting it back to HIGH."""
+    qm.mqsc("DEFINE QLOCAL(SERVICED) QSVCINT(300) QSVCIEV(HIGH)\nALTER QMGR PERFMEV(ENABLED)\n", check=True)
+    c = qm.client()
+    try:
+        events(c, PERFM_EVENTS)
+        q = pymqi.Queue(c, "SERVICED", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+        q.put(b"1")                                    # the timer starts: the queue was empty
+        q.put(b"2")
+        assert events(c, PERFM_EVENTS) == []           # within the interval
+        time.sleep(0.5)
+        q.put(b"3")                                    # past it: High
+        assert "QSVCIEV(OK)" in qm.mqsc("DISPLAY QLOCAL(SERVICED) QSVCIEV\n").stdout
+        q.get()                                        # restarts the timer (too late for OK)
+        q.get()                                        # within the interval of the last get: OK
+        q.close()
+        got = events(c, PERFM_EVENTS)
+    finally:
+        qm.mqsc("ALTER QMGR PERFMEV(DISABLED)\n", check=True)
+        c.disconnect()
+    assert [(cfh[3], cfh[7]) for cfh, _p in got] == [(F.MQCMD_PERFM_EVENT, C.MQRC_Q_SERVICE_INTERVAL_HIGH),
+                                                    (F.MQCMD_PERFM_EVENT, C.MQRC_Q_SERVICE_INTERVAL_OK)]
+    high = {p: v for _t, p, v in got[0][1]}
+    assert high[C.MQCA_BASE_Q_NAME] == "SERVICED" and high[C.MQIA_MSG_ENQ_COUNT] == 3
+    assert "QSVCIEV(HIGH)" in qm.mqsc("DISPLAY QLOCAL(SERVICED) QSVCIEV\n").stdout
+
+
+@pytest.mark.parametrize("setting,started,now,got,expected", [
+    (F.MQQSIE_HIGH, None, 10.0, False, None),          # no timer: the queue was empty
+    (F.MQQSIE_HIGH, 9.0, 10.0, False, "HIGH"),         # 1000 ms > 500 ms, at a put
+    (F.MQQSIE_HIGH, 9.0, 10.0, True, "HIGH"),          # ... or at a get
+    (F.MQQSIE_HIGH, 9.8, 10.0, True, None),            # within the interval, High enabled: nothing
+    (F.MQQSIE_OK, 9.8, 10.0, True, "OK"),              # a get within the interval
+    (F.MQQSIE_OK, 9.8, 10.0, False, None),             # a put is not service
+    (F.MQQSIE_OK, 9.0, 10.0, True, None),              # a get too late
+    (F.MQQSIE_NONE, 9.0, 10.0, True, None),
+])
+def test_service_interval_rule(setting: int, started: float | None, now: float, got: bool, expected: str | None) -> None:
+    from mqlite.engine.events import service_event
+    assert service_event(setting, started, now, 500, got) == expected
