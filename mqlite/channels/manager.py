@@ -361,6 +361,9 @@ class ChannelManager:
         mismatch = tls.check_channel(name, chl["SSLCIPH"], chl.get("SSLCAUTH") == MQSCA_REQUIRED,
                                      chl["SSLPEER"], session.sock, str(req.get("sslciph") or ""))
         if mismatch is not None:
+            with self.srv.lock:
+                qm.events.ssl_error(tls.SSL_QUALIFIERS[mismatch[1]], name, str(getattr(session, "peer", "")).split("(")[0],
+                                    peer=tls.peer_dn(session.sock))
             raise ChannelError(mismatch[1], mismatch[2])
         if qm.qmgr["CHLAUTH"] == MQCHLA_ENABLED:
             # CHLAUTH for message channels: BLOCKADDR, then QMGRMAP/ADDRESSMAP (NOACCESS refuses).

@@ -19,6 +19,7 @@ from mqlite.engine.core import (
 )
 from mqlite.engine.message import Message
 from mqlite.engine.mqicore import CoreState
+from mqlite.engine.mqistats import DISC_IMPLICIT, DISC_NORMAL
 from mqlite.engine.ports import DropObject, PurgeQueue, QueueFull, SaveMeta, SaveObject, SharedStoreError
 from mqlite.engine.pubhier import PSCHILD_NS
 from mqlite.engine.pubsub import RETAINED_NS, SUB_NS
@@ -355,3 +356,5 @@ class DefinitionsMixin(CoreState):
             except MQIError:
                 pass
         self.conns.pop(conn.hconn, None)
+        if conn.appl_type != C.MQAT_QMGR:      # (the queue manager's own are not counted)
+            self.mqi.discs[DISC_NORMAL if commit else DISC_IMPLICIT] += 1   # MQDISC, or gone without it

@@ -311,9 +311,8 @@ class Events:
         rq = pcf.enc_int(F.MQIACF_REASON_QUALIFIER, qualifier)
         if reason == C.MQRC_CHANNEL_STARTED:
             params = [qmgr, chl] + where
-        elif reason == C.MQRC_CHANNEL_STOPPED_BY_USER:
-            params = [qmgr, rq, chl]
         else:
+            # Channel Stopped, and Channel Stopped By User with the same data (no error: zeros).
             number = int(error[3:7], 16) + 0x20000000 if error.startswith("AMQ") and error[3:7].isdigit() else 0
             params = [qmgr, rq, chl, pcf.enc_int(F.MQIACF_ERROR_IDENTIFIER, number),
                       pcf.enc_int(F.MQIACF_AUX_ERROR_DATA_INT_1, 0), pcf.enc_int(F.MQIACF_AUX_ERROR_DATA_INT_2, 0),
@@ -321,6 +320,27 @@ class Events:
                       pcf.enc_str(F.MQCACF_AUX_ERROR_DATA_STR_2, pad("", 48)),
                       pcf.enc_str(F.MQCACF_AUX_ERROR_DATA_STR_3, pad("", 48))] + where
         self.write(CHANNEL_EVENT_QUEUE, F.MQCMD_CHANNEL_EVENT, reason, params)
+
+    def ssl_error(self, qualifier: int, channel: str, conname: str, xmitq: str = "", stage: str = "", code: int = 0,
+                  peer: str = "") -> None:
+        """SSLEV: Channel SSL Error (MQRQ_SSL_HANDSHAKE_ERROR with the failing stage and its return
+        code, CIPHER_SPEC_ERROR, CLIENT_AUTH_ERROR, PEER_NAME_ERROR with the name presented), on
+        SYSTEM.ADMIN.CHANNEL.EVENT; the channel name only once the channel got far enough to say it."""
+        if not self.enabled("SSLEV"):
+            return
+        params = [pcf.enc_str(C.MQCA_Q_MGR_NAME, pad(self.qm.name, 48)),
+                  pcf.enc_int(F.MQIACF_REASON_QUALIFIER, qualifier)]
+        if channel:
+            params.append(pcf.enc_str(F.MQCACH_CHANNEL_NAME, pad(channel, 20)))
+        if xmitq:
+            params.append(pcf.enc_str(F.MQCACH_XMIT_Q_NAME, pad(xmitq, 48)))
+        params.append(pcf.enc_str(F.MQCACH_CONNECTION_NAME, pad(conname, 264)))
+        if qualifier == F.MQRQ_SSL_HANDSHAKE_ERROR:
+            params += [pcf.enc_str(F.MQCACH_SSL_HANDSHAKE_STAGE, pad(stage, 32)),
+                       pcf.enc_int(F.MQIACH_SSL_RETURN_CODE, code)]
+        elif qualifier == F.MQRQ_SSL_PEER_NAME_ERROR:
+            params.append(pcf.enc_str(F.MQCACH_SSL_PEER_NAME, peer))
+        self.write(CHANNEL_EVENT_QUEUE, F.MQCMD_CHANNEL_EVENT, C.MQRC_CHANNEL_SSL_ERROR, params)
 
     # --- configuration and command events ------------------------------------------------------
     def before(self, obj: MQObject | None) -> tuple[MQObject, dict[str, Any]] | None:

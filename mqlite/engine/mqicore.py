@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from mqlite.engine.events import Events
     from mqlite.engine.hooks import Hooks
     from mqlite.engine.inquire import Inquiry
+    from mqlite.engine.mqistats import MQICounts
     from mqlite.engine.ports import Journal, Pager, SharedPort
     from mqlite.engine.pubadmin import PubAdmin
     from mqlite.engine.pubcluster import ClusterTopics
@@ -70,6 +71,7 @@ class CoreState:
     streams: Streams
     reports: Reports
     events: Events
+    mqi: MQICounts
     triggers: Triggers
     segments: Segments
     pubsub: PubSub

@@ -20,6 +20,7 @@ import ssl
 import tempfile
 from dataclasses import dataclass
 
+from mqlite.cmq import CMQCFC as F
 from mqlite.security.chlauth import dn_match
 
 TLS12, TLS13 = ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3
@@ -198,6 +199,16 @@ _SHORT = {"commonName": "CN", "organizationName": "O", "organizationalUnitName":
 def _dn(rdns: tuple) -> str:
     parts = [f"{_SHORT.get(k, k)}={v}" for rdn in rdns for k, v in rdn]
     return ",".join(parts)
+
+
+# A TLS refusal's message -> the ReasonQualifier of its Channel SSL Error event.
+SSL_QUALIFIERS = {"AMQ9631E": F.MQRQ_SSL_CIPHER_SPEC_ERROR, "AMQ9639E": F.MQRQ_SSL_CIPHER_SPEC_ERROR,
+                  "AMQ9637E": F.MQRQ_SSL_CLIENT_AUTH_ERROR, "AMQ9636E": F.MQRQ_SSL_PEER_NAME_ERROR}
+
+
+def peer_dn(sock: object) -> str:
+    """The distinguished name of the certificate the other end presented ("" for none)."""
+    return subject_dn(sock.getpeercert()) if isinstance(sock, ssl.SSLSocket) else ""
 
 
 def check_channel(name: str, local: str, cauth_required: bool, sslpeer: str, sock: object,

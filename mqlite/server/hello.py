@@ -13,6 +13,7 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
 from mqlite.net import protocol as P
 from mqlite.objects.model import MQObject
+from mqlite.security import tls
 from mqlite.server.auth import Refused, check_tls, identify, peer_pid, peer_user, refuse_later
 
 
@@ -71,6 +72,8 @@ def greet(s: Any, req: Any) -> bool:
         if mismatch is not None:
             reason, msgid, text = mismatch
             srv.log.write(msgid, text, f"The connection from {s.peer} was refused.")
+            with srv.lock:
+                srv.qm.events.ssl_error(tls.SSL_QUALIFIERS[msgid], chl, s.peer.split("(")[0], peer=tls.peer_dn(s.sock))
             return refuse(s, reason, text)
         refused = admit(s, chl, obj)
         if refused:

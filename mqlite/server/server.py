@@ -25,10 +25,10 @@ from mqlite.channels.manager import ChannelManager
 from mqlite.cluster import operations
 from mqlite.cluster.state import RESOLVE_WAIT, ClusterPending
 from mqlite.cmq import CMQC as C
+from mqlite.cmq import CMQCFC as F
 from mqlite.cmq.errors import MQIError
 from mqlite.engine.clock import Clock, OffsetClock
 from mqlite.engine.core import Conn
-from mqlite.engine.mqistats import DISC_IMPLICIT, DISC_NORMAL
 from mqlite.engine.qmgr import QueueManager
 from mqlite.mqsc.commands import Executor
 from mqlite.net import protocol as P
@@ -291,6 +291,9 @@ class QMServer:
             session.sock = self.tls.wrap_socket(session.sock, server_side=True)
         except (ssl.SSLError, OSError) as e:
             self.log.write("AMQ9665E", f"The TLS handshake with {session.peer} failed.", str(e))
+            with self.lock:      # (the channel has not said its name yet)
+                self.qm.events.ssl_error(F.MQRQ_SSL_HANDSHAKE_ERROR, "", session.peer.split("(")[0], stage=getattr(
+                    e, "reason", None) or "SSL_do_handshake", code=e.errno if isinstance(e.errno, int) else 0)
             return False
         session.tls = True
         return True
@@ -457,7 +460,6 @@ class Session:
                 with srv.lock:
                     if self.conn.hconn in srv.qm.conns:
                         srv.qm.disconnect(self.conn, commit=False)
-                        srv.qm.mqi.discs[DISC_IMPLICIT] += 1      # gone without MQDISC
                 try:
                     srv.store.sync()
                 except StoreUnavailable:
@@ -582,7 +584,6 @@ class Session:
 
     def _disconnect(self, conn: Conn) -> None:
         self.server.qm.disconnect(conn, commit=True)
-        self.server.qm.mqi.discs[DISC_NORMAL] += 1
         self.conn = None
 
     def _failed(self, e: MQIError) -> bytes:

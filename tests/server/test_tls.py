@@ -166,6 +166,56 @@ def test_each_mismatch_gets_mqs_answer(tlsqm):
     assert qm.running()
 
 
+def test_ssl_events(tlsqm):
+    """SSLEV: Channel SSL Error with MQ's ReasonQualifier for each refusal (a CipherSpec that does
+    not match, a missing client certificate, a peer name SSLPEER refuses with the name presented,
+    a handshake that failed with its stage); none while SSLEV is DISABLED."""
+    from mqlite.cmq import CMQCFC as F
+    from tests.helpers import parse_pcf
+    qm, pki = tlsqm
+    trust = pki.repo("trust3", None)
+
+    def ssl_events():
+        c = qm.bindings()
+        q = pymqi.Queue(c, "SYSTEM.ADMIN.CHANNEL.EVENT")
+        out = []
+        while True:
+            try:
+                cfh, params = parse_pcf(q.get())
+            except pymqi.MQMIError:
+                break
+            out.append((cfh[3], cfh[7], [(p, v) for _t, p, v in params]))
+        c.disconnect()
+        return out
+    ssl_events()
+    assert _reason(lambda: _connect(qm, "TLS13.SVRCONN", "TLS_AES_128_GCM_SHA256", trust)) \
+        == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+    assert ssl_events() == []                                       # SSLEV(DISABLED), MQ's default
+    qm.mqsc("ALTER QMGR SSLEV(ENABLED)\n", check=True)
+    try:
+        assert _reason(lambda: _connect(qm, "TLS13.SVRCONN", "TLS_AES_128_GCM_SHA256", trust)) \
+            == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+        assert _reason(lambda: _connect(qm, "MUTUAL.SVRCONN", "ANY_TLS13", trust)) == CMQC.MQRC_Q_MGR_NOT_AVAILABLE
+        bob = pki.repo("bob3", "bob")
+        assert _reason(lambda: _connect(qm, "MUTUAL.SVRCONN", "ANY_TLS13", bob)) == CMQC.MQRC_Q_MGR_NOT_AVAILABLE
+        stranger = PKI(pki.dir).repo("stranger3", None)
+        assert _reason(lambda: _connect(qm, "ANY.SVRCONN", "ANY_TLS13", stranger)) \
+            == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+        got = ssl_events()
+    finally:
+        qm.mqsc("ALTER QMGR SSLEV(DISABLED)\n", check=True)
+    assert [(cmd, reason) for cmd, reason, _p in got] == [(F.MQCMD_CHANNEL_EVENT, CMQC.MQRC_CHANNEL_SSL_ERROR)] * 4
+    spec, cauth, peer, handshake = [dict(p) for _c, _r, p in got]
+    assert spec[F.MQIACF_REASON_QUALIFIER] == F.MQRQ_SSL_CIPHER_SPEC_ERROR
+    assert spec[F.MQCACH_CHANNEL_NAME] == "TLS13.SVRCONN" and spec[F.MQCACH_CONNECTION_NAME] == "127.0.0.1"
+    assert cauth[F.MQIACF_REASON_QUALIFIER] == F.MQRQ_SSL_CLIENT_AUTH_ERROR
+    assert peer[F.MQIACF_REASON_QUALIFIER] == F.MQRQ_SSL_PEER_NAME_ERROR and "CN=bob" in peer[F.MQCACH_SSL_PEER_NAME]
+    assert handshake[F.MQIACF_REASON_QUALIFIER] == F.MQRQ_SSL_HANDSHAKE_ERROR
+    assert F.MQCACH_CHANNEL_NAME not in handshake and handshake[F.MQCACH_SSL_HANDSHAKE_STAGE]
+    assert [p for p, _v in got[3][2]] == [CMQC.MQCA_Q_MGR_NAME, F.MQIACF_REASON_QUALIFIER, F.MQCACH_CONNECTION_NAME,
+                                          F.MQCACH_SSL_HANDSHAKE_STAGE, F.MQIACH_SSL_RETURN_CODE]
+
+
 def test_sslpeermap_and_pkcs12_and_refresh_security_ssl(tlsqm):
     qm, pki = tlsqm
     carol = pki.p12("carol", "carol", "carolcert", b"stash-pass")
@@ -263,4 +313,5 @@ def test_pymqi_tls_test_as_it_is_written(tmp_path):
         c.connectWithOptions("MQTEST", cd, sco, opts=CMQC.MQCNO_HANDLE_SHARE_NO_BLOCK, user="app", password="Secret13")
         assert c.is_connected
         c.disconnect()
+
 
