@@ -372,6 +372,8 @@ class ChannelManager:
                                   sslpeer=tls.subject_dn(cert), sslcerti=tls.issuer_dn(cert))
             d = chlauth.decide(qm.security.rules, who, chl.get("MCAUSER", ""), qm.security.is_admin)
             if not d.allowed:
+                with self.srv.lock:
+                    qm.events.channel_blocked(chlauth.blocked_qualifier(d), name, who.address, rqmgr=partner)
                 raise ChannelError(d.msgid, f"Channel '{name}' was blocked from queue manager {partner}: {d.why}.")
         st = self.status.get(name)
         if st is not None and st.state == "STOPPED":

@@ -321,6 +321,23 @@ class Events:
                       pcf.enc_str(F.MQCACF_AUX_ERROR_DATA_STR_3, pad("", 48))] + where
         self.write(CHANNEL_EVENT_QUEUE, F.MQCMD_CHANNEL_EVENT, reason, params)
 
+    def channel_blocked(self, qualifier: int, channel: str, conname: str, user: str = "", rqmgr: str = "") -> None:
+        """CHLEV: Channel Blocked (a CHLAUTH rule refused an inbound channel): the channel (not
+        for a blocked address: it is refused before it names one), the user for a blocked user,
+        the partner's address, and the remote queue manager of a message channel."""
+        if self.qm.qmgr["CHLEV"] == F.MQEVR_DISABLED:
+            return
+        params = [pcf.enc_str(C.MQCA_Q_MGR_NAME, pad(self.qm.name, 48)),
+                  pcf.enc_int(F.MQIACF_REASON_QUALIFIER, qualifier)]
+        if qualifier != F.MQRQ_CHANNEL_BLOCKED_ADDRESS:
+            params.append(pcf.enc_str(F.MQCACH_CHANNEL_NAME, pad(channel, 20)))
+        if qualifier == F.MQRQ_CHANNEL_BLOCKED_USERID:
+            params.append(pcf.enc_str(F.MQCACF_USER_IDENTIFIER, pad(user, 12)))
+        params.append(pcf.enc_str(F.MQCACH_CONNECTION_NAME, pad(conname, 264)))
+        if rqmgr:
+            params.append(pcf.enc_str(C.MQCA_REMOTE_Q_MGR_NAME, pad(rqmgr, 48)))
+        self.write(CHANNEL_EVENT_QUEUE, F.MQCMD_CHANNEL_EVENT, C.MQRC_CHANNEL_BLOCKED, params)
+
     def ssl_error(self, qualifier: int, channel: str, conname: str, xmitq: str = "", stage: str = "", code: int = 0,
                   peer: str = "") -> None:
         """SSLEV: Channel SSL Error (MQRQ_SSL_HANDSHAKE_ERROR with the failing stage and its return

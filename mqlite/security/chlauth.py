@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
+from mqlite.cmq import CMQCFC
 from mqlite.security.patterns import address_match, address_specificity, star_match, star_specificity
 
 TYPES = ("BLOCKUSER", "BLOCKADDR", "SSLPEERMAP", "ADDRESSMAP", "USERMAP", "QMGRMAP")
@@ -96,6 +97,16 @@ class Decision:
     why: str = ""
     chckclnt: str = "ASQMGR"
     warnings: tuple[str, ...] = ()
+
+
+def blocked_qualifier(d: Decision) -> int:
+    """The ReasonQualifier of the Channel Blocked event a refusal raises: the address listed by
+    BLOCKADDR, a user listed by BLOCKUSER, or a mapping to no access (USERSRC(NOACCESS))."""
+    if d.rule is not None and d.rule.type == "BLOCKADDR":
+        return CMQCFC.MQRQ_CHANNEL_BLOCKED_ADDRESS
+    if d.msgid == "AMQ9776E":
+        return CMQCFC.MQRQ_CHANNEL_BLOCKED_USERID
+    return CMQCFC.MQRQ_CHANNEL_BLOCKED_NOACCESS
 
 
 def _identity_matches(rule: Rule, p: Partner) -> bool:

@@ -33,13 +33,15 @@ class Refused(Exception):
     it raises a Not Authorized (type 1) event for ``user`` (and the MQCSP's ``csp_user``); a
     channel blocked by CHLAUTH raises none."""
 
-    def __init__(self, why: str, delay: float = 0.0, qualifier: int = 0, user: str = "", csp_user: str = "") -> None:
+    def __init__(self, why: str, delay: float = 0.0, qualifier: int = 0, user: str = "", csp_user: str = "",
+                 blocked: int = 0) -> None:
         super().__init__(why)
         self.why = why
         self.delay = delay
         self.qualifier = qualifier
         self.user = user
         self.csp_user = csp_user
+        self.blocked = blocked              # a CHLAUTH refusal: its Channel Blocked ReasonQualifier
 
 
 def peer_user(sock: socket.socket) -> str:
@@ -91,7 +93,7 @@ def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
         admin_asserted = sec.is_admin(flowed)
     if first is not None and not first.allowed:    # blocked at channel start, before MQCONN
         log(first.msgid, f"Channel was blocked: channel {chl.name}, connection {s.peer}.", first.why)
-        raise Refused(first.why)
+        raise Refused(first.why, blocked=chlauth.blocked_qualifier(first), user=flowed)
     for w in first.warnings if first is not None else ():
         log("AMQ9787W", f"Channel would have been blocked (WARN): {w}.")
     # CONNAUTH.
@@ -134,7 +136,7 @@ def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
             if not final.allowed:
                 log(final.msgid, f"Channel was blocked: channel {chl.name}, connection {s.peer}, user '{final.user}'.",
                     final.why)
-                raise Refused(final.why)
+                raise Refused(final.why, blocked=chlauth.blocked_qualifier(final), user=final.user or adopted or flowed)
             user = final.user
         else:
             user = adopted or mcauser or flowed

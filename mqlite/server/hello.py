@@ -87,6 +87,9 @@ def greet(s: Any, req: Any) -> bool:
     except Refused as e:
         with srv.lock:
             srv.qm.mqi.conn_fails += 1
+        if e.blocked:
+            with srv.lock:
+                srv.qm.events.channel_blocked(e.blocked, s.channel, s.peer.split("(")[0], user=e.user)
         if e.qualifier:
             with srv.lock:
                 srv.qm.events.not_authorized(e.qualifier, user=e.user, csp_user=e.csp_user,

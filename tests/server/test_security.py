@@ -558,3 +558,54 @@ def test_authority_events_say_who_was_refused_what(secured):
     assert dict(sub)[CMQC.MQCA_ADMIN_TOPIC_NAME] == ["SYSTEM.BASE.TOPIC"]
     assert command == [(CMQC.MQCA_Q_MGR_NAME, "QMSEC"), (F.MQIACF_REASON_QUALIFIER, F.MQRQ_CMD_NOT_AUTHORIZED),
                        (F.MQIACF_COMMAND, F.MQCMD_DELETE_Q), (F.MQCACF_USER_IDENTIFIER, "app")]
+
+
+def test_channel_blocked_events(secured):
+    """CHLEV: Channel Blocked with MQ's ReasonQualifier for a channel mapped to no access, a user
+    BLOCKUSER lists (with the user) and an address BLOCKADDR lists (no channel name: it is refused
+    before it says one)."""
+    from mqlite.cmq import CMQCFC as F
+    from tests.helpers import parse_pcf
+    secured.mqsc(DEV_MQSC, check=True)
+
+    def blocked():
+        conn = secured.bindings()
+        q = pymqi.Queue(conn, "SYSTEM.ADMIN.CHANNEL.EVENT", CMQC.MQOO_INPUT_SHARED)
+        out = []
+        while True:
+            try:
+                cfh, params = parse_pcf(q.get())
+            except pymqi.MQMIError:
+                break
+            if cfh[7] == CMQC.MQRC_CHANNEL_BLOCKED:
+                out.append([(p, v) for _t, p, v in params])
+        conn.disconnect()
+        return out
+    secured.mqsc("ALTER QMGR CHLEV(ENABLED)\n", check=True)
+    try:
+        blocked()
+        assert _reason(lambda: _connect(secured, "SYSTEM.DEF.SVRCONN", "app", "passw0rd")) == CMQC.MQRC_NOT_AUTHORIZED
+        secured.mqsc("SET CHLAUTH('DEV.APP.SVRCONN') TYPE(BLOCKUSER) USERLIST('app') ACTION(REPLACE)\n", check=True)
+        try:
+            assert _reason(lambda: _connect(secured, "DEV.APP.SVRCONN", "app", "passw0rd")) \
+                == CMQC.MQRC_NOT_AUTHORIZED
+        finally:
+            secured.mqsc("SET CHLAUTH('DEV.APP.SVRCONN') TYPE(BLOCKUSER) ACTION(REMOVE)\n", check=True)
+        secured.mqsc("SET CHLAUTH('*') TYPE(BLOCKADDR) ADDRLIST('127.0.0.1') ACTION(REPLACE)\n", check=True)
+        try:
+            assert _reason(lambda: _connect(secured, "DEV.APP.SVRCONN", "app", "passw0rd")) \
+                == CMQC.MQRC_NOT_AUTHORIZED
+        finally:
+            secured.mqsc("SET CHLAUTH('*') TYPE(BLOCKADDR) ACTION(REMOVE)\n", check=True)
+        got = blocked()
+    finally:
+        secured.mqsc("ALTER QMGR CHLEV(DISABLED)\n", check=True)
+    _connect(secured, "DEV.APP.SVRCONN", "app", "passw0rd").disconnect()        # the rules are gone again
+    noaccess, user, address = got
+    assert noaccess == [(CMQC.MQCA_Q_MGR_NAME, "QMSEC"), (F.MQIACF_REASON_QUALIFIER, F.MQRQ_CHANNEL_BLOCKED_NOACCESS),
+                        (F.MQCACH_CHANNEL_NAME, "SYSTEM.DEF.SVRCONN"), (F.MQCACH_CONNECTION_NAME, "127.0.0.1")]
+    assert user == [(CMQC.MQCA_Q_MGR_NAME, "QMSEC"), (F.MQIACF_REASON_QUALIFIER, F.MQRQ_CHANNEL_BLOCKED_USERID),
+                    (F.MQCACH_CHANNEL_NAME, "DEV.APP.SVRCONN"), (F.MQCACF_USER_IDENTIFIER, "app"),
+                    (F.MQCACH_CONNECTION_NAME, "127.0.0.1")]
+    assert address == [(CMQC.MQCA_Q_MGR_NAME, "QMSEC"), (F.MQIACF_REASON_QUALIFIER, F.MQRQ_CHANNEL_BLOCKED_ADDRESS),
+                       (F.MQCACH_CONNECTION_NAME, "127.0.0.1")]
