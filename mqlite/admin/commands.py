@@ -106,6 +106,7 @@ COMMANDS: dict[int, Command] = {
     F.MQCMD_RESET_CHANNEL: _channel(control.reset_channel, CTRL),
     F.MQCMD_RESOLVE_CHANNEL: _channel(control.resolve_channel, CTRL),
     F.MQCMD_REFRESH_SECURITY: Command(control.refresh_security, CHG),
+    F.MQCMD_REFRESH_Q_MGR: Command(control.refresh_q_mgr, CHG),
     F.MQCMD_RESET_Q_MGR: Command(control.reset_q_mgr, CHG),
     F.MQCMD_INQUIRE_SUB_STATUS: Command(control.inquire_sub_status, DSP),
     F.MQCMD_INQUIRE_TOPIC_STATUS: Command(control.inquire_topic_status, DSP),

@@ -161,6 +161,28 @@ def reset_q_mgr(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
     return a.mqsc("RESET QMGR TYPE(STATISTICS)")
 
 
+# Refresh Queue Manager's ObjectType as REFRESH QMGR's OBJECT names it.
+_REFRESH_OBJECTS = {C.MQOT_ALL: "ALL", C.MQOT_Q: "QUEUE", C.MQOT_LOCAL_Q: "QLOCAL", C.MQOT_ALIAS_Q: "QALIAS",
+                    C.MQOT_MODEL_Q: "QMODEL", C.MQOT_REMOTE_Q: "QREMOTE", C.MQOT_Q_MGR: "QMGR",
+                    C.MQOT_CHANNEL: "CHANNEL", C.MQOT_NAMELIST: "NAMELIST", C.MQOT_PROCESS: "PROCESS",
+                    C.MQOT_AUTH_INFO: "AUTHINFO", C.MQOT_TOPIC: "TOPIC", C.MQOT_LISTENER: "LISTENER",
+                    C.MQOT_SERVICE: "SERVICE", C.MQOT_COMM_INFO: "COMMINFO"}
+
+
+def refresh_q_mgr(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    """Refresh Queue Manager with RefreshType MQRT_CONFIGURATION: Refresh Object events for the
+    definitions ObjectType, ObjectName and RefreshInterval choose (REFRESH QMGR TYPE(CONFIGEV))."""
+    if p.need(msg, F.MQIACF_REFRESH_TYPE) != F.MQRT_CONFIGURATION:
+        raise CommandError(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACF_REFRESH_TYPE)
+    word = _REFRESH_OBJECTS.get(msg.first(F.MQIACF_OBJECT_TYPE, C.MQOT_ALL))
+    if word is None:
+        raise CommandError(F.MQRCCF_OBJECT_TYPE_MISSING, F.MQIACF_OBJECT_TYPE)
+    name = p.trimmed(msg.first(F.MQCACF_OBJECT_NAME, b"*")) or "*"
+    interval = msg.first(F.MQIACF_REFRESH_INTERVAL, 0)
+    return a.mqsc(f"REFRESH QMGR TYPE(CONFIGEV) OBJECT({word}) NAME('{name}')"
+                  + (f" INCLINT({interval})" if interval else ""))
+
+
 def refresh_security(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
     """Refresh Security: the OAM's cache (AUTHSERV, the default), the TLS key repository (SSL) or
     connection authentication's settings (CONNAUTH), as REFRESH SECURITY does."""

@@ -13,6 +13,7 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.engine import admin
 from mqlite.engine.admin import AdminError
+from mqlite.engine.clock import mq_date_time
 from mqlite.engine.qmgr import QueueManager
 from mqlite.mqsc.base import Part
 from mqlite.mqsc.cluster import ClusterCommands
@@ -29,6 +30,7 @@ from mqlite.objects.attrs import (
     QUEUE_KINDS,
 )
 from mqlite.objects.model import QMGR, namespace
+from mqlite.objects.names import generic_match
 
 MSG = {
     ("DEFINE", "QUEUE"): "AMQ8006I: IBM MQ queue created.",
@@ -75,6 +77,14 @@ _PCF_OBJECT = {"QLOCAL": "Q", "QREMOTE": "Q", "QALIAS": "Q", "QMODEL": "Q", "QUE
                "APSTATUS": "APPL_STATUS", "PUBSUB": "PUBSUB_STATUS"}
 
 
+# REFRESH QMGR's OBJECT: the namespaces (or kinds of queue) it takes.
+_ALL_DEFINITIONS = ("QMGR", "QUEUE", "CHANNEL", "NAMELIST", "PROCESS", "AUTHINFO", "TOPIC", "LISTENER", "SERVICE",
+                    "COMMINFO")
+REFRESH_OBJECTS: dict[str, tuple[tuple[str, ...], str | None]] = {
+    "ALL": (_ALL_DEFINITIONS, None), **{kind: (("QUEUE",), kind) for kind in ("QLOCAL", "QALIAS", "QMODEL", "QREMOTE")},
+    **{ns: ((ns,), None) for ns in _ALL_DEFINITIONS}}
+
+
 def pcf_equivalent(text: str) -> tuple[int, bool]:
     """The PCF command an MQSC command is (MQCMD_ESCAPE, which carries MQSC, when PCF has no
     twin), and whether it only displays."""
@@ -116,7 +126,7 @@ class Executor(Part):
             "CLEAR": self._clear, "PING": self._ping, "START": self._start, "STOP": self._stop,
             "RESET": self._reset, "RESOLVE": self._resolve, "DISPLAY": self._display,
             "SET": self.security.run_set, "SUSPEND": self.cluster.suspend, "RESUME": self.cluster.resume,
-            "REFRESH": self.cluster.refresh}
+            "REFRESH": self._refresh}
 
     def run(self, text: str) -> Result:
         try:
@@ -136,6 +146,38 @@ class Executor(Part):
 
     def _end(self, cmd: Command) -> Result:
         return Result([], OK)
+
+    def _refresh(self, cmd: Command) -> Result:
+        return self._refresh_qmgr(cmd) if cmd.objtype == "QMGR" else self.cluster.refresh(cmd)
+
+    def _refresh_qmgr(self, cmd: Command) -> Result:
+        """REFRESH QMGR TYPE(CONFIGEV) [OBJECT(type)] [NAME(generic)] [INCLINT(minutes)]: a Refresh
+        Object configuration event for each definition chosen (with INCLINT, only those changed in
+        that many minutes), as monitoring tools ask to learn a queue manager's configuration."""
+        for p in cmd.params:
+            if p.keyword not in ("TYPE", "OBJECT", "NAME", "INCLINT"):
+                raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for REFRESH QMGR.")
+        if self.word(cmd, "TYPE", ("CONFIGEV", "EARLY", "EXPIRY", "PROXYSUB", ""), "") != "CONFIGEV":
+            return self.unsupported(cmd)
+        namespaces, kind = REFRESH_OBJECTS[self.word(cmd, "OBJECT", tuple(REFRESH_OBJECTS), "ALL")]
+        name = cmd.param("NAME")
+        pattern = name.value if name is not None and name.value else "*"
+        inclint = cmd.param("INCLINT")
+        minutes = int(inclint.value or "0") if inclint is not None and (inclint.value or "").isdigit() else 0
+        if inclint is not None and not 0 < minutes <= 999999:
+            raise SyntaxProblem(cmd.text, inclint.text, "INCLINT must be a number of minutes, 1 to 999999.")
+        qm = self.qm
+        if qm.qmgr["CONFIGEV"] != F.MQEVR_ENABLED:
+            return Result(["MQL8012E: Configuration events are not enabled (CONFIGEV): nothing was refreshed."],
+                          ERROR)
+        since = mq_date_time(qm.clock.now() - minutes * 60) if minutes else ("", "")
+        objects = [qm.qmgr] if "QMGR" in namespaces else []
+        objects += [o for ns in namespaces if ns != "QMGR" for o in qm.objects.get(ns, {}).values()]
+        for obj in sorted(objects, key=lambda o: (o.objtype, o.name)):
+            if (kind is None or obj.kind == kind) and generic_match(pattern, obj.name) and \
+                    (obj.attrs.get("ALTDATE", ""), obj.attrs.get("ALTTIME", "")) >= since:
+                qm.events.configured(C.MQRC_CONFIG_REFRESH_OBJECT, obj)
+        return Result(["MQL8013I: IBM MQ queue manager configuration refreshed (CONFIGEV)."])
 
     # --- answers -------------------------------------------------------------------------------
     def _admin_message(self, cmd: Command, e: AdminError) -> list[str]:

@@ -323,3 +323,35 @@ def test_queue_service_interval_events(qm: Any) -> None:
 def test_service_interval_rule(setting: int, started: float | None, now: float, got: bool, expected: str | None) -> None:
     from mqlite.engine.events import service_event
     assert service_event(setting, started, now, 500, got) == expected
+
+
+def test_refresh_queue_manager_writes_refresh_object_events(qm: Any) -> None:
+    """REFRESH QMGR TYPE(CONFIGEV) and PCF Refresh Queue Manager: a Refresh Object event (2370)
+    for each definition OBJECT and NAME choose, with its attributes; refused while CONFIGEV is off."""
+    r = qm.mqsc("REFRESH QMGR TYPE(CONFIGEV)\n")
+    assert r.returncode != 0 and "MQL8012E" in r.stdout
+    qm.mqsc("DEFINE QLOCAL(RF.A) DESCR('first')\nDEFINE QLOCAL(RF.B)\nDEFINE QALIAS(RF.ALIAS) TARGET(RF.A)\n"
+            "ALTER QMGR CONFIGEV(ENABLED)\n", check=True)
+    c = qm.client()
+    try:
+        events(c, "SYSTEM.ADMIN.CONFIG.EVENT")
+        assert "MQL8013I" in qm.mqsc("REFRESH QMGR TYPE(CONFIGEV) OBJECT(QLOCAL) NAME(RF.*)\n").stdout
+        by_mqsc = events(c, "SYSTEM.ADMIN.CONFIG.EVENT")
+        pcf = pymqi.PCFExecute(c)
+        pcf.MQCMD_REFRESH_Q_MGR({F.MQIACF_REFRESH_TYPE: F.MQRT_CONFIGURATION, F.MQIACF_OBJECT_TYPE: C.MQOT_Q_MGR})
+        with pytest.raises(pymqi.MQMIError) as e:
+            pcf.MQCMD_REFRESH_Q_MGR({F.MQIACF_REFRESH_TYPE: F.MQRT_EXPIRY})
+        assert e.value.reason == F.MQRCCF_PARM_VALUE_ERROR
+        pcf.disconnect()
+        by_pcf = events(c, "SYSTEM.ADMIN.CONFIG.EVENT")
+    finally:
+        qm.mqsc("ALTER QMGR CONFIGEV(DISABLED)\n", check=True)
+        c.disconnect()
+    assert [cfh[7] for cfh, _p in by_mqsc] == [C.MQRC_CONFIG_REFRESH_OBJECT] * 2
+    refreshed = [{p: v for _t, p, v in params} for _c, params in by_mqsc]
+    assert [g[C.MQCA_Q_NAME] for g in refreshed] == ["RF.A", "RF.B"]
+    assert refreshed[0][C.MQCA_Q_DESC] == "first" and refreshed[0][F.MQIACF_EVENT_ORIGIN] == F.MQEVO_CONSOLE
+    ((cfh, params),) = by_pcf
+    qmgr = {p: v for _t, p, v in params}
+    assert cfh[7] == C.MQRC_CONFIG_REFRESH_OBJECT and qmgr[F.MQIACF_OBJECT_TYPE] == C.MQOT_Q_MGR
+    assert qmgr[C.MQCA_Q_MGR_NAME] == "EVQM" and qmgr[F.MQIACF_EVENT_ORIGIN] == F.MQEVO_MSG
