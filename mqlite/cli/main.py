@@ -17,6 +17,7 @@ import time
 from typing import Any
 
 from mqlite.cli import amqsmon as cli_amqsmon
+from mqlite.cli import amqsrua as cli_amqsrua
 from mqlite.cli import config as cli_config
 from mqlite.cli import runmqsc as cli_runmqsc
 from mqlite.cli import security as cli_security
@@ -437,6 +438,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-b", action="store_true", help="browse: leave the messages")
     p.add_argument("-w", type=float, help="wait this many seconds for more")
     p.set_defaults(fn=lambda a: cli_amqsmon.amqsmon(a))
+    p = sub.add_parser("amqsrua", help="print the resource-usage publications, as MQ's amqsrua sample")
+    p.add_argument("-m", help="queue manager")
+    p.add_argument("-c", help="class (CPU, DISK): without it the classes are listed")
+    p.add_argument("-t", help="type within the class: without it the class's types are listed")
+    p.add_argument("-n", type=int, default=1, help="publications to print (default 1)")
+    p.add_argument("-w", type=float, default=30.0, help="seconds to wait for each publication")
+    p.set_defaults(fn=lambda a: cli_amqsrua.amqsrua(a))
     p = sub.add_parser("runmqtrm", help="the trigger monitor: start the applications trigger messages name")
     p.add_argument("-m", help="queue manager (default: the default queue manager)")
     p.add_argument("-q", help="initiation queue (default SYSTEM.DEFAULT.INITIATION.QUEUE)")

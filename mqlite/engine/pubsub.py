@@ -46,6 +46,7 @@ from mqlite.objects.model import MQObject
 from mqlite.props import rfh2
 from mqlite.props.values import Properties
 from mqlite.pubsub import topics
+from mqlite.pubsub.matching import in_admin_branch
 from mqlite.pubsub.subscription import Subscription
 
 SUB_NS, RETAINED_NS = "SUB", "RETAINED"
@@ -219,6 +220,8 @@ class PubSub:
             raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
         self.check_enabled()
         topic = self.topic_string(text(od.ObjectName), od.get_vs("ObjectString").decode("utf-8", "replace"))
+        if in_admin_branch(topic) and conn.appl_type != C.MQAT_QMGR:
+            raise MQIError(C.MQRC_ADMIN_TOPIC_STRING_ERROR, detail=f"{topic}: only the queue manager publishes there")
         admin = self.admin_object(topic)
         self.qm.authority.authorize(conn, "TOPIC", admin.name, Z.MQZAO_PUBLISH)
         h = self.qm._new_handle(conn, topic, admin, options, None, None)
@@ -332,6 +335,10 @@ class PubSub:
         for sub in [s for s in self.subscriptions.values() if s.expires_at is not None and s.expires_at <= now]:
             if not self.in_use(sub):
                 self.end_subscription(conn, sub)
+
+    def has_subscribers(self, topic: str) -> bool:
+        """Whether a publication on ``topic`` would reach anyone (the resource publisher asks)."""
+        return bool(self._matching(topic))
 
     def _matching(self, topic: str) -> list[Subscription]:
         """The subscriptions whose topic matches ``topic``, kept per topic string until a

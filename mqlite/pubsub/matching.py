@@ -12,6 +12,18 @@ import functools
 import re
 
 
+def in_admin_branch(topic: str) -> bool:
+    """A topic string of the queue manager's own branch, $SYS/MQ (SYSTEM.ADMIN.TOPIC): only the
+    queue manager publishes there (MQRC_ADMIN_TOPIC_STRING_ERROR for an application)."""
+    return topic == "$SYS/MQ" or topic.startswith("$SYS/MQ/")
+
+
+def admin_blocked(pattern: str, topic: str) -> bool:
+    """MQ's isolation of $SYS/MQ (SYSTEM.ADMIN.TOPIC's WILDCARD(BLOCK)): a subscription whose
+    wildcards stand higher in the tree than $SYS/MQ matches nothing within it."""
+    return in_admin_branch(topic) and not in_admin_branch(pattern)
+
+
 def topic_match(pattern: str, topic: str) -> bool:
     """Topic-based: ``#`` any number of whole levels (zero included), ``+`` one level."""
     return _levels(tuple(pattern.split("/")), tuple(topic.split("/")))

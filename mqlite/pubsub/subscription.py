@@ -10,7 +10,7 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq.packedmd import identity_block
 from mqlite.cmq.structs import MD, pad, text
 from mqlite.props.selector import compile_selector, md_lookup
-from mqlite.pubsub.matching import char_match, topic_match
+from mqlite.pubsub.matching import admin_blocked, char_match, topic_match
 
 
 @functools.lru_cache(maxsize=1024)
@@ -127,6 +127,8 @@ class Subscription:
         self._fields = self._block = None
 
     def matches(self, topic: str) -> bool:
+        if topic[:1] == "$" and admin_blocked(self.topic, topic):
+            return False
         return char_match(self.topic, topic) if self.char_wildcards else topic_match(self.topic, topic)
 
     def selects(self, md: MD, props: dict[str, tuple[int, Any]]) -> bool:

@@ -47,6 +47,7 @@ from mqlite.server.listener import Listener, listener_status, start_listener, st
 from mqlite.server.monitor import StatisticsInterval, store_state
 from mqlite.server.psagent import PubSubAgent
 from mqlite.server.repman import CACHE_KEY, RepositoryManager
+from mqlite.server.resources import ResourceMonitor
 from mqlite.server.services import ServiceRunner
 from mqlite.server.verbs import DISPATCH
 from mqlite.store.check import open_store
@@ -140,6 +141,7 @@ class QMServer:
         self.psagent.start()
         self.statistics = StatisticsInterval(self)
         self.statistics.start()
+        self.resources = ResourceMonitor(self).start()
         with self.lock:
             self.qm.events.started()                # STRSTPEV: Queue Manager Active
 

@@ -1,0 +1,134 @@
+"""Resource-usage publications through a real queue manager: the retained metadata under
+$SYS/MQ/INFO/QMGR/<qm>/Monitor/METADATA read by hand as IBM's amqsrua reads it (classes, their
+types, each type's elements and data topic), a data publication each MonitorPublishHeartBeat to a
+subscriber with its interval and one value per element, and `mqlite amqsrua` printing them."""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from mqlite import pymqi
+from mqlite.pymqi import CMQC as C
+from mqlite.pymqi import CMQCFC as F
+from mqlite.testing import Harness, run_mqlite
+from tests.helpers import parse_pcf
+
+
+@pytest.fixture(scope="module")
+def qm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    h = Harness(str(tmp_path_factory.mktemp("resources")), channel="APP.SVRCONN")
+    try:
+        q = h.add("RUAQM")
+        with open(os.path.join(h.data_dir, "qmgrs", q.name, "qm.ini"), "a", encoding="utf-8") as f:
+            f.write("TuningParameters:\n   MonitorPublishHeartBeat=0.5\n")
+        q.stop()
+        q.start()
+        yield q
+    finally:
+        h.close()
+
+
+def subscribe(conn: Any, topic: str) -> Any:
+    sd = pymqi.SD(Options=C.MQSO_CREATE | C.MQSO_NON_DURABLE | C.MQSO_MANAGED)
+    sd.set_vs("ObjectString", topic)
+    return pymqi.Subscription(conn, sd)
+
+
+def publication(sub: Any) -> tuple[tuple[int, ...], list[tuple[int, int, Any]]]:
+    return parse_pcf(sub.get(None, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_WAIT, WaitInterval=10000)))
+
+
+def group_dicts(params: list[tuple[int, int, Any]], selector: int) -> list[dict[int, Any]]:
+    return [{p: v for _t, p, v in value} for t, sel, value in params if t == F.MQCFT_GROUP and sel == selector]
+
+
+def test_metadata_describes_classes_types_and_elements(qm: Any) -> None:
+    c = qm.client()
+    try:
+        meta = "$SYS/MQ/INFO/QMGR/RUAQM/Monitor/METADATA/"
+        sub = subscribe(c, meta + "CLASSES")
+        _cfh, params = publication(sub)                       # retained: there at once
+        sub.close()
+        classes = group_dicts(params, F.MQGACF_MONITOR_CLASS)
+        assert [(g[F.MQIAMO_MONITOR_CLASS], g[F.MQCAMO_MONITOR_CLASS]) for g in classes] == [(0, "CPU"), (1, "DISK")]
+        assert classes[0][F.MQCAMO_MONITOR_DESC] == "Platform central processing units"
+        assert classes[0][C.MQCA_TOPIC_STRING] == meta + "CPU/TYPES"
+        sub = subscribe(c, meta + "CPU/TYPES")
+        _cfh, params = publication(sub)
+        sub.close()
+        types = group_dicts(params, F.MQGACF_MONITOR_TYPE)
+        assert [(g[F.MQIAMO_MONITOR_TYPE], g[F.MQCAMO_MONITOR_TYPE]) for g in types] == [(0, "SystemSummary"),
+                                                                                      (1, "QMgrSummary")]
+        sub = subscribe(c, types[1][C.MQCA_TOPIC_STRING])
+        _cfh, params = publication(sub)
+        sub.close()
+        top = {p: v for t, p, v in params if t != F.MQCFT_GROUP}
+        assert top[F.MQIAMO_MONITOR_CLASS] == 0 and top[F.MQIAMO_MONITOR_TYPE] == 1
+        assert top[C.MQCA_TOPIC_STRING] == "$SYS/MQ/INFO/QMGR/RUAQM/Monitor/CPU/QMgrSummary"
+        elements = group_dicts(params, F.MQGACF_MONITOR_ELEMENT)
+        assert [(g[F.MQIAMO_MONITOR_ELEMENT], g[F.MQIAMO_MONITOR_DATATYPE], g[F.MQCAMO_MONITOR_DESC]) for g in elements] \
+            == [(0, F.MQIAMO_MONITOR_PERCENT, "User CPU time - percentage estimate for queue manager"),
+                (1, F.MQIAMO_MONITOR_PERCENT, "System CPU time - percentage estimate for queue manager"),
+                (2, F.MQIAMO_MONITOR_MB, "RAM total bytes - estimate for queue manager")]
+    finally:
+        c.disconnect()
+
+
+def test_data_is_published_each_interval_to_subscribers(qm: Any) -> None:
+    c = qm.client()
+    try:
+        sub = subscribe(c, "$SYS/MQ/INFO/QMGR/RUAQM/Monitor/DISK/QMgrSummary")
+        for _ in range(2):
+            cfh, params = publication(sub)
+            assert cfh[0] == F.MQCFT_STATISTICS
+            values = {p: v for _t, p, v in params}
+            assert values[F.MQIAMO_MONITOR_CLASS] == 1 and values[F.MQIAMO_MONITOR_TYPE] == 1
+            assert 0 < values[F.MQIAMO64_MONITOR_INTERVAL] < 5_000_000          # microseconds: about 0.5 s
+            assert values[0] > 0 and 0 <= values[1] <= 10000                 # MB in use; free, hundredths of %
+        sub.close()
+        sub = subscribe(c, "$SYS/MQ/INFO/QMGR/RUAQM/Monitor/CPU/QMgrSummary")
+        _cfh, params = publication(sub)
+        values = {p: v for _t, p, v in params}
+        assert values[2] > 0 and values[0] >= 0                               # resident MB; user CPU
+        sub.close()
+    finally:
+        c.disconnect()
+
+
+def test_amqsrua_lists_and_prints_as_ibms_sample(qm: Any) -> None:
+    env = {"MQSERVER": f"APP.SVRCONN/TCP/{qm.conname}"}
+    r = run_mqlite("amqsrua", "-m", "RUAQM", env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.splitlines() == ["CPU : Platform central processing units", "DISK : Platform persistent data stores"]
+    r = run_mqlite("amqsrua", "-m", "RUAQM", "-c", "CPU", env=env)
+    assert "QMgrSummary : CPU performance - running queue manager" in r.stdout
+    r = run_mqlite("amqsrua", "-m", "RUAQM", "-c", "CPU", "-t", "SystemSummary", "-n", "2", env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert sum(1 for line in lines if line.startswith("Publication received Interval:")) == 2
+    assert any(line.startswith("User CPU time percentage ") and line.endswith("%") for line in lines)
+    assert any(line.startswith("RAM total bytes ") and line.endswith("MB") for line in lines)
+
+
+def test_the_admin_branch_is_the_queue_managers_own(qm: Any) -> None:
+    """$SYS/MQ is isolated as MQ isolates it: a wildcard above it matches nothing inside it, and
+    an application may not publish there (MQRC_ADMIN_TOPIC_STRING_ERROR)."""
+    c = qm.client()
+    try:
+        everything = subscribe(c, "#")
+        with pytest.raises(pymqi.MQMIError) as e:
+            everything.get(None, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_WAIT, WaitInterval=1500))
+        assert e.value.reason == C.MQRC_NO_MSG_AVAILABLE          # no retained metadata, no data
+        everything.close()
+        inside = subscribe(c, "$SYS/MQ/INFO/QMGR/RUAQM/Monitor/METADATA/#")
+        publication(inside)                                        # a wildcard within the branch matches
+        inside.close()
+        topic = pymqi.Topic(c, topic_string="$SYS/MQ/INFO/QMGR/RUAQM/Monitor/CPU/QMgrSummary")
+        with pytest.raises(pymqi.MQMIError) as e:
+            topic.open(open_opts=C.MQOO_OUTPUT)
+        assert e.value.reason == C.MQRC_ADMIN_TOPIC_STRING_ERROR
+    finally:
+        c.disconnect()
