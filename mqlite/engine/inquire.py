@@ -47,6 +47,8 @@ class Inquiry:
         h = self.qm.handle(conn, hobj)
         if not h.options & C.MQOO_INQUIRE:
             raise MQIError(C.MQRC_NOT_OPEN_FOR_INQUIRE)
+        if h.stats is not None:
+            h.stats.inqs += 1
         obj = self._handle_object(h)
         out: list[int | bytes] = []
         reason = C.MQRC_NONE
@@ -114,6 +116,8 @@ class Inquiry:
                 if value not in (0, 1):
                     raise MQIError(C.MQRC_SELECTOR_ERROR)
             changes[attr.name] = value
+        if h.stats is not None:
+            h.stats.sets += 1
         new = obj.copy()
         new.attrs.update(changes)
         events = self.qm.events

@@ -72,6 +72,7 @@ class CoreState:
     reports: Reports
     events: Events
     mqi: MQICounts
+    watched: set[str]
     triggers: Triggers
     segments: Segments
     pubsub: PubSub

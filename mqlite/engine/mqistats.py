@@ -61,18 +61,36 @@ class MQICounts:
     subrq_fails: int = 0
     stats: int = 0
     stat_fails: int = 0
+    # The counts of the intervals already ended, each list summed (the resource-usage publisher
+    # reads running totals: ``totals``), and its own high-water mark of connections.
+    carried: dict[str, int] = field(default_factory=dict)
+    published_max: int = 0
 
     def reset(self, connections: int) -> None:
-        """A new interval: every count back to nought; the most connections at once starts at
-        the number connected now."""
+        """A new interval: every count back to nought (carried into the running totals); the
+        most connections at once starts at the number connected now."""
+        carried, published_max = self.totals(), self.published_max
         fresh = MQICounts(conns_max=connections)
         for name in self.__slots__:
             setattr(self, name, getattr(fresh, name))
+        self.carried, self.published_max = carried, published_max
+
+    def totals(self) -> dict[str, int]:
+        """Every count since the queue manager started, by name, a list as its sum."""
+        out = dict(self.carried)
+        for name in self.__slots__:
+            if name in ("carried", "conns_max", "published_max"):
+                continue
+            value = getattr(self, name)
+            out[name] = out.get(name, 0) + (sum(value) if isinstance(value, list) else value)
+        return out
 
     def connected(self, connections: int) -> None:
         self.conns += 1
         if connections > self.conns_max:
             self.conns_max = connections
+        if connections > self.published_max:
+            self.published_max = connections
 
     def call(self, ok: str, failed: str, succeeded: bool, index: int | None = None) -> None:
         """One call, counted as ``ok`` or ``failed`` (a list's entry ``index``, or a count)."""

@@ -340,11 +340,14 @@ class OpenMixin(CoreState):
             local = self.queue(qs.name)
             reported = local is not None and qmgr["STATQ"] != C.MQMON_NONE and \
                 queue_statistics_on(qmgr["STATQ"], local["STATQ"])
-            # The MQI statistics take their puts and gets from the queues' figures.
-            if reported or qmgr["STATMQI"] == C.MQMON_ON:
+            # The MQI statistics take their puts and gets from the queues' figures, and so do
+            # the resource-usage publications someone subscribes to (``watched``).
+            if reported or qmgr["STATMQI"] == C.MQMON_ON or self.watched and (
+                    "*" in self.watched or qs.name in self.watched):
                 if qs.stats is None:
                     qs.stats = QueueStats(qs.depth, qs.depth)
                 h.stats = qs.stats
+                qs.stats.opens += 1
         return h
 
     def handle(self, conn: Conn, hobj: int) -> Handle:
@@ -366,6 +369,8 @@ class OpenMixin(CoreState):
         if h.topic is not None:
             del conn.handles[hobj]
             return
+        if h.stats is not None:
+            h.stats.closes += 1
         delete = options & (C.MQCO_DELETE | C.MQCO_DELETE_PURGE)
         obj = self.queue(h.name) if h.res is not None else None
         is_dynamic = obj is not None and obj.kind == "QLOCAL" and obj["DEFTYPE"] in (

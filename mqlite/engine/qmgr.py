@@ -101,6 +101,8 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, GetMixin):
         self.reports = Reports(self)
         self.events = Events(self)
         self.mqi = MQICounts()              # the MQI calls of this statistics interval (engine/mqistats.py)
+        # Queues whose figures resource-usage subscribers read ("*": every queue, for STATMQI).
+        self.watched: builtins.set[str] = builtins.set()
         self.triggers = Triggers(self)
         self.segments = Segments(self)
         # Publish/subscribe, as parts that hold their own state (engine/pubsub.py and beside it).

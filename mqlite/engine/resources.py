@@ -55,6 +55,35 @@ class MonitorClass:
     name: str
     desc: str
     types: tuple[MonitorType, ...]
+    per_object: bool = False        # MQIAMO_MONITOR_FLAGS_OBJNAME: published per queue, %s in its topics
+
+
+def _e(*elements: tuple[int, int, str, str]) -> tuple[Element, ...]:
+    return tuple(Element(*e) for e in elements)
+
+
+# STATMQI's and STATQ's puts and gets, as the queue figures' running totals name them (0 is
+# nonpersistent, 1 persistent; *_all both).
+_PUTS = ((0, DELTA, "Interval total MQPUT/MQPUT1 count", "puts_all"),
+         (1, DELTA, "Interval total MQPUT/MQPUT1 byte count", "put_bytes_all"),
+         (2, DELTA, "Non-persistent message MQPUT count", "puts0"), (3, DELTA, "Persistent message MQPUT count", "puts1"),
+         (4, DELTA, "Failed MQPUT count", "put_fails"),
+         (5, DELTA, "Non-persistent message MQPUT1 count", "put1s0"),
+         (6, DELTA, "Persistent message MQPUT1 count", "put1s1"), (7, DELTA, "Failed MQPUT1 count", "put1_fails"),
+         (8, DELTA, "Put non-persistent messages - byte count", "put_bytes0"),
+         (9, DELTA, "Put persistent messages - byte count", "put_bytes1"), (10, DELTA, "MQSTAT count", "stats"))
+_GETS = ((0, DELTA, "Interval total destructive get- count", "gets_all"),
+         (1, DELTA, "Interval total destructive get - byte count", "get_bytes_all"),
+         (2, DELTA, "Non-persistent message destructive get - count", "gets0"),
+         (3, DELTA, "Persistent message destructive get - count", "gets1"),
+         (4, DELTA, "Failed MQGET - count", "get_fails"),
+         (5, DELTA, "Got non-persistent messages - byte count", "get_bytes0"),
+         (6, DELTA, "Got persistent messages - byte count", "get_bytes1"),
+         (7, DELTA, "Non-persistent message browse - count", "browses0"),
+         (8, DELTA, "Persistent message browse - count", "browses1"), (9, DELTA, "Failed browse count", "browse_fails"),
+         (10, DELTA, "Non-persistent message browse - byte count", "browse_bytes0"),
+         (11, DELTA, "Persistent message browse - byte count", "browse_bytes1"),
+         (12, DELTA, "Expired message count", "expired"), (13, DELTA, "Purged queue count", "purged"))
 
 
 CLASSES = (
@@ -79,6 +108,48 @@ CLASSES = (
             Element(0, UNIT, "Log - bytes in use", "log_in_use"),
             Element(2, UNIT, "Log file system - bytes in use", "fs_bytes_used"),
             Element(3, UNIT, "Log file system - bytes max", "fs_bytes_max"))))),
+    MonitorClass(2, "STATMQI", "API usage statistics", (
+        MonitorType(0, "CONNDISC", "MQCONN and MQDISC", _e(
+            (0, DELTA, "MQCONN/MQCONNX count", "conns"), (1, DELTA, "Failed MQCONN/MQCONNX count", "conn_fails"),
+            (2, UNIT, "Concurrent connections - high water mark", "conns_hwm"), (3, DELTA, "MQDISC count", "discs"))),
+        MonitorType(1, "OPENCLOSE", "MQOPEN and MQCLOSE", _e(
+            (0, DELTA, "MQOPEN count", "opens"), (1, DELTA, "Failed MQOPEN count", "open_fails"),
+            (2, DELTA, "MQCLOSE count", "closes"), (3, DELTA, "Failed MQCLOSE count", "close_fails"))),
+        MonitorType(2, "INQSET", "MQINQ and MQSET", _e(
+            (0, DELTA, "MQINQ count", "inqs"), (1, DELTA, "Failed MQINQ count", "inq_fails"),
+            (2, DELTA, "MQSET count", "sets"), (3, DELTA, "Failed MQSET count", "set_fails"))),
+        MonitorType(3, "PUT", "MQPUT", _e(*_PUTS)),
+        MonitorType(4, "GET", "MQGET", _e(*_GETS)),
+        MonitorType(5, "SYNCPOINT", "Commit and rollback", _e(
+            (0, DELTA, "Commit count", "commits"), (2, DELTA, "Rollback count", "backs"))),
+        MonitorType(6, "SUBSCRIBE", "Subscribe", _e(
+            (0, DELTA, "Create durable subscription count", "subs_dur"),
+            (3, DELTA, "Create non-durable subscription count", "subs_ndur"),
+            (6, DELTA, "Failed create/alter/resume subscription count", "sub_fails"),
+            (10, DELTA, "MQSUBRQ count", "subrqs"), (11, DELTA, "Failed MQSUBRQ count", "subrq_fails"))))),
+    MonitorClass(3, "STATQ", "API per-queue usage statistics", (
+        MonitorType(0, "OPENCLOSE", "MQOPEN and MQCLOSE", _e(
+            (0, DELTA, "MQOPEN count", "opens"), (1, DELTA, "MQCLOSE count", "closes"))),
+        MonitorType(1, "INQSET", "MQINQ and MQSET", _e((0, DELTA, "MQINQ count", "inqs"), (1, DELTA, "MQSET count", "sets"))),
+        MonitorType(2, "PUT", "MQPUT and MQPUT1", _e(
+            (0, DELTA, "MQPUT/MQPUT1 count", "puts_all"), (1, DELTA, "MQPUT byte count", "put_bytes_all"),
+            (2, DELTA, "MQPUT non-persistent message count", "puts0"), (3, DELTA, "MQPUT persistent message count", "puts1"),
+            (4, DELTA, "MQPUT1 non-persistent message count", "put1s0"),
+            (5, DELTA, "MQPUT1 persistent message count", "put1s1"),
+            (6, DELTA, "non-persistent byte count", "put_bytes0"), (7, DELTA, "persistent byte count", "put_bytes1"))),
+        MonitorType(3, "GET", "MQGET and browse", _e(
+            (0, DELTA, "MQGET count", "gets_all"), (1, DELTA, "MQGET byte count", "get_bytes_all"),
+            (2, DELTA, "destructive MQGET non-persistent message count", "gets0"),
+            (3, DELTA, "destructive MQGET persistent message count", "gets1"),
+            (4, DELTA, "destructive MQGET non-persistent byte count", "get_bytes0"),
+            (5, DELTA, "destructive MQGET persistent byte count", "get_bytes1"),
+            (6, DELTA, "MQGET browse non-persistent message count", "browses0"),
+            (7, DELTA, "MQGET browse persistent message count", "browses1"),
+            (8, DELTA, "MQGET browse non-persistent byte count", "browse_bytes0"),
+            (9, DELTA, "MQGET browse persistent byte count", "browse_bytes1"),
+            (10, DELTA, "messages expired", "expired"), (11, DELTA, "queue purged count", "purged"),
+            (12, F.MQIAMO_MONITOR_MICROSEC, "average queue time", "qtime_avg"), (13, UNIT, "Queue depth", "depth")))),
+        per_object=True),
 )
 
 
@@ -86,26 +157,30 @@ def prefix(qmgr: str) -> str:
     return f"$SYS/MQ/INFO/QMGR/{qmgr}/Monitor/"
 
 
-def data_topic(qmgr: str, cls: MonitorClass, typ: MonitorType) -> str:
-    return f"{prefix(qmgr)}{cls.name}/{typ.name}"
+def data_topic(qmgr: str, cls: MonitorClass, typ: MonitorType, obj: str = "%s") -> str:
+    """A type's data topic: of one object (a queue's name for STATQ; ``%s`` in the metadata)."""
+    return f"{prefix(qmgr)}{cls.name}/{obj}/{typ.name}" if cls.per_object else f"{prefix(qmgr)}{cls.name}/{typ.name}"
 
 
 def _message(params: list[bytes]) -> bytes:
     return pcf.encode(pcf.Header(type=F.MQCFT_STATISTICS, command=F.MQCMD_NONE), params)
 
 
+def _flags(cls: MonitorClass) -> int:
+    return F.MQIAMO_MONITOR_FLAGS_OBJNAME if cls.per_object else F.MQIAMO_MONITOR_FLAGS_NONE
+
+
 def classes_message(qmgr: str) -> bytes:
     """METADATA/CLASSES: a group per class, with the topic of its types."""
     return _message([pcf.enc_group(F.MQGACF_MONITOR_CLASS, [
         pcf.enc_int(F.MQIAMO_MONITOR_CLASS, c.id), pcf.enc_str(F.MQCAMO_MONITOR_CLASS, c.name),
-        pcf.enc_str(F.MQCAMO_MONITOR_DESC, c.desc), pcf.enc_int(F.MQIAMO_MONITOR_FLAGS, F.MQIAMO_MONITOR_FLAGS_NONE),
+        pcf.enc_str(F.MQCAMO_MONITOR_DESC, c.desc), pcf.enc_int(F.MQIAMO_MONITOR_FLAGS, _flags(c)),
         pcf.enc_str(C.MQCA_TOPIC_STRING, f"{prefix(qmgr)}METADATA/{c.name}/TYPES")]) for c in CLASSES])
 
 
 def types_message(qmgr: str, cls: MonitorClass) -> bytes:
     """METADATA/<class>/TYPES: the class, then a group per type, with the topic of its elements."""
-    return _message([pcf.enc_int(F.MQIAMO_MONITOR_CLASS, cls.id),
-                     pcf.enc_int(F.MQIAMO_MONITOR_FLAGS, F.MQIAMO_MONITOR_FLAGS_NONE)] + [
+    return _message([pcf.enc_int(F.MQIAMO_MONITOR_CLASS, cls.id), pcf.enc_int(F.MQIAMO_MONITOR_FLAGS, _flags(cls))] + [
         pcf.enc_group(F.MQGACF_MONITOR_TYPE, [
             pcf.enc_int(F.MQIAMO_MONITOR_TYPE, t.id), pcf.enc_str(F.MQCAMO_MONITOR_TYPE, t.name),
             pcf.enc_str(F.MQCAMO_MONITOR_DESC, t.desc),
@@ -121,8 +196,26 @@ def elements_message(qmgr: str, cls: MonitorClass, typ: MonitorType) -> bytes:
             pcf.enc_str(F.MQCAMO_MONITOR_DESC, e.desc)]) for e in typ.elements])
 
 
-def data_message(cls: MonitorClass, typ: MonitorType, interval_us: int, values: dict[str, int]) -> bytes:
-    """One interval's values of a type: the ids, the interval, each element by its id."""
-    return _message([pcf.enc_int(F.MQIAMO_MONITOR_CLASS, cls.id), pcf.enc_int(F.MQIAMO_MONITOR_TYPE, typ.id),
-                     pcf.enc_int64(F.MQIAMO64_MONITOR_INTERVAL, interval_us)]
-                    + [pcf.enc_int64(e.id, int(values.get(e.key, 0))) for e in typ.elements])
+def data_message(cls: MonitorClass, typ: MonitorType, interval_us: int, values: dict[str, float],
+                 obj: str = "") -> bytes:
+    """One interval's values of a type: the ids, the interval, the queue (STATQ), each element
+    by its id."""
+    head = [pcf.enc_int(F.MQIAMO_MONITOR_CLASS, cls.id), pcf.enc_int(F.MQIAMO_MONITOR_TYPE, typ.id),
+            pcf.enc_int64(F.MQIAMO64_MONITOR_INTERVAL, interval_us)]
+    if obj:
+        head.append(pcf.enc_str(C.MQCA_Q_NAME, obj))
+    return _message(head + [pcf.enc_int64(e.id, int(values.get(e.key, 0))) for e in typ.elements])
+
+
+def deltas(now: dict[str, float], then: dict[str, float]) -> dict[str, float]:
+    """An interval's counts from two readings of running totals, with the sums the elements name:
+    puts, put1s and gets of both persistences (``*_all``) and the average time on the queue in
+    microseconds (``qtime_avg``)."""
+    d = {k: max(v - then.get(k, 0), 0) for k, v in now.items()}   # (a deleted queue takes its counts away)
+    d["puts_all"] = sum(d.get(k, 0) for k in ("puts0", "puts1", "put1s0", "put1s1"))
+    d["put_bytes_all"] = d.get("put_bytes0", 0) + d.get("put_bytes1", 0)
+    d["gets_all"] = d.get("gets0", 0) + d.get("gets1", 0)
+    d["get_bytes_all"] = d.get("get_bytes0", 0) + d.get("get_bytes1", 0)
+    timed = d.get("timed0", 0) + d.get("timed1", 0)
+    d["qtime_avg"] = (d.get("qtime0", 0) + d.get("qtime1", 0)) * 1_000_000 / timed if timed else 0
+    return d

@@ -74,6 +74,10 @@ def queue_statistics_on(qmgr_statq: int, queue_statq: int) -> bool:
     return queue_statq == C.MQMON_ON
 
 
+TOTALLED = ("puts", "put1s", "put_bytes", "put_fails", "put1_fails", "gets", "get_bytes", "get_fails", "browses",
+            "browse_bytes", "browse_fails", "expired", "purged", "qtime", "timed", "opens", "closes", "inqs", "sets")
+
+
 @dataclass(slots=True)
 class QueueStats:
     """One queue's figures since its last statistics message. Pairs are (nonpersistent,
@@ -97,13 +101,36 @@ class QueueStats:
     purged: int = 0
     qtime: list[float] = field(default_factory=lambda: [0.0, 0.0])     # seconds, summed
     timed: list[int] = field(default_factory=lambda: [0, 0])
+    opens: int = 0                  # MQOPEN, MQCLOSE, MQINQ, MQSET through a counted handle
+    closes: int = 0
+    inqs: int = 0
+    sets: int = 0
+    # The counts of the intervals already ended, added up (the resource-usage publisher reads
+    # running totals: ``totals``), and whether a resource-usage subscriber watches the queue.
+    carried: dict[str, float] = field(default_factory=dict)
 
     def reset(self, depth: int) -> None:
-        """A new interval: every count back to nought, the depth range the depth now. In place:
-        the handles that record into it keep doing so."""
+        """A new interval: every count back to nought, the depth range the depth now (the
+        counts carried into the running totals). In place: the handles that record into it keep
+        doing so."""
+        carried = self.totals()
         fresh = QueueStats(depth, depth)
         for name in self.__slots__:
             setattr(self, name, getattr(fresh, name))
+        self.carried = carried
+
+    def totals(self) -> dict[str, float]:
+        """Every count since the figures were first kept, by name (lists by persistence as
+        ``name0`` and ``name1``)."""
+        out = dict(self.carried)
+        for name in TOTALLED:
+            value = getattr(self, name)
+            if isinstance(value, list):
+                for i, v in enumerate(value):
+                    out[f"{name}{i}"] = out.get(f"{name}{i}", 0) + v
+            else:
+                out[name] = out.get(name, 0) + value
+        return out
 
     def depth(self, depth: int) -> None:
         self.used = True

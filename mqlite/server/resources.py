@@ -21,6 +21,7 @@ from mqlite.engine.resources import (
     classes_message,
     data_message,
     data_topic,
+    deltas,
     elements_message,
     prefix,
     types_message,
@@ -106,6 +107,8 @@ class ResourceMonitor:
         db = server.paths.db
         self.sampler = Sampler(server.paths.root, [db, db + "-wal"])
         self.agent: Any = None
+        self.seen: dict[str, dict[str, float]] = {}     # the last running totals read, by queue ("*": the MQI)
+        self.mqi_read: dict[str, float] | None = None
 
     def start(self) -> ResourceMonitor:
         """The metadata, retained (the agent connects now, before any quiesce refuses it), then
@@ -133,18 +136,70 @@ class ResourceMonitor:
             self.publish()
 
     def publish(self) -> int:
-        """This interval's publications, for the types someone subscribes to. Returns how many."""
+        """This interval's publications, for the types someone subscribes to. Returns how many.
+        STATMQI and STATQ are counts of the interval: the difference between this reading of the
+        running totals and the last (a queue or the MQI first seen now has its first reading
+        taken, and is published from the next interval on); the queues they need figures of are
+        ``qm.watched`` from now on ("*": every queue, for STATMQI)."""
         srv = self.server
         qm = srv.qm
         elapsed, values = self.sampler.sample()
+        interval = int(elapsed * 1_000_000)
         sent = 0
+        watched: set[str] = set()
         with srv.lock:
             for cls in CLASSES:
+                if cls.per_object:
+                    for name, qs in sorted(qm.queues.items()):
+                        live = [t for t in cls.types if qm.pubsub.has_subscribers(data_topic(qm.name, cls, t, name))]
+                        if not live:
+                            continue
+                        watched.add(name)
+                        counts = self._interval(name, qs.stats.totals() if qs.stats is not None else {})
+                        if counts is None:
+                            continue
+                        counts["depth"] = qs.depth
+                        for typ in live:
+                            sent += self._publish(data_topic(qm.name, cls, typ, name),
+                                                  data_message(cls, typ, interval, counts, name))
+                    continue
                 for typ in cls.types:
                     topic = data_topic(qm.name, cls, typ)
-                    if qm.pubsub.has_subscribers(topic):
-                        sent += self._publish(topic, data_message(cls, typ, int(elapsed * 1_000_000), values))
+                    if not qm.pubsub.has_subscribers(topic):
+                        continue
+                    data: dict[str, float] | None = dict(values)
+                    if cls.name == "STATMQI":
+                        watched.add("*")
+                        data = self._mqi()
+                    if data is not None:
+                        sent += self._publish(topic, data_message(cls, typ, interval, data))
+            self.mqi_read = None
+            qm.mqi.published_max = len(qm.conns)
+            qm.watched = watched
         return sent
+
+    def _mqi(self) -> dict[str, float] | None:
+        """The MQI's counts of the interval (read once per interval, for every STATMQI type): the
+        calls the server counted, and the puts and gets every queue's figures add up to."""
+        if self.mqi_read is None:
+            qm = self.server.qm
+            totals: dict[str, float] = dict(qm.mqi.totals())
+            for qs in qm.queues.values():
+                if qs.stats is not None:
+                    for key, value in qs.stats.totals().items():
+                        if key not in ("opens", "closes", "inqs", "sets"):
+                            totals[key] = totals.get(key, 0) + value
+            counts = self._interval("*", totals)
+            if counts is not None:
+                counts["conns_hwm"] = qm.mqi.published_max
+            self.mqi_read = counts or {}
+        return self.mqi_read or None
+
+    def _interval(self, key: str, totals: dict[str, float]) -> dict[str, float] | None:
+        """The counts since the last reading of ``key``'s running totals (None at the first)."""
+        then = self.seen.get(key)
+        self.seen[key] = totals
+        return None if then is None else deltas(totals, then)
 
     def _publish(self, topic: str, body: bytes, retain: bool = False) -> int:
         """One publication by the agent (engine lock held); 0 when it could not be made (the

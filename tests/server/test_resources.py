@@ -53,7 +53,9 @@ def test_metadata_describes_classes_types_and_elements(qm: Any) -> None:
         _cfh, params = publication(sub)                       # retained: there at once
         sub.close()
         classes = group_dicts(params, F.MQGACF_MONITOR_CLASS)
-        assert [(g[F.MQIAMO_MONITOR_CLASS], g[F.MQCAMO_MONITOR_CLASS]) for g in classes] == [(0, "CPU"), (1, "DISK")]
+        assert [(g[F.MQIAMO_MONITOR_CLASS], g[F.MQCAMO_MONITOR_CLASS]) for g in classes] == [
+            (0, "CPU"), (1, "DISK"), (2, "STATMQI"), (3, "STATQ")]
+        assert [g[F.MQIAMO_MONITOR_FLAGS] for g in classes] == [0, 0, 0, F.MQIAMO_MONITOR_FLAGS_OBJNAME]
         assert classes[0][F.MQCAMO_MONITOR_DESC] == "Platform central processing units"
         assert classes[0][C.MQCA_TOPIC_STRING] == meta + "CPU/TYPES"
         sub = subscribe(c, meta + "CPU/TYPES")
@@ -102,7 +104,8 @@ def test_amqsrua_lists_and_prints_as_ibms_sample(qm: Any) -> None:
     env = {"MQSERVER": f"APP.SVRCONN/TCP/{qm.conname}"}
     r = run_mqlite("amqsrua", "-m", "RUAQM", env=env)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert r.stdout.splitlines() == ["CPU : Platform central processing units", "DISK : Platform persistent data stores"]
+    assert r.stdout.splitlines() == ["CPU : Platform central processing units", "DISK : Platform persistent data stores",
+                                     "STATMQI : API usage statistics", "STATQ : API per-queue usage statistics"]
     r = run_mqlite("amqsrua", "-m", "RUAQM", "-c", "CPU", env=env)
     assert "QMgrSummary : CPU performance - running queue manager" in r.stdout
     r = run_mqlite("amqsrua", "-m", "RUAQM", "-c", "CPU", "-t", "SystemSummary", "-n", "2", env=env)
@@ -130,5 +133,52 @@ def test_the_admin_branch_is_the_queue_managers_own(qm: Any) -> None:
         with pytest.raises(pymqi.MQMIError) as e:
             topic.open(open_opts=C.MQOO_OUTPUT)
         assert e.value.reason == C.MQRC_ADMIN_TOPIC_STRING_ERROR
+    finally:
+        c.disconnect()
+
+
+def test_statq_and_statmqi_count_what_the_application_did(qm: Any) -> None:
+    """STATQ (per queue: %s in the metadata's topic, the queue's name in each publication) and
+    STATMQI publish the interval's counts of what applications did, the queue's depth with them."""
+    qm.mqsc("DEFINE QLOCAL(RUA.Q)\n", check=True)
+    c = qm.client()
+    try:
+        sub = subscribe(c, "$SYS/MQ/INFO/QMGR/RUAQM/Monitor/METADATA/STATQ/PUT")
+        _cfh, params = publication(sub)
+        sub.close()
+        assert {p: v for t, p, v in params if t != F.MQCFT_GROUP}[C.MQCA_TOPIC_STRING] \
+            == "$SYS/MQ/INFO/QMGR/RUAQM/Monitor/STATQ/%s/PUT"
+        puts = subscribe(c, "$SYS/MQ/INFO/QMGR/RUAQM/Monitor/STATQ/RUA.Q/PUT")
+        gets = subscribe(c, "$SYS/MQ/INFO/QMGR/RUAQM/Monitor/STATQ/RUA.Q/GET")
+        mqi = subscribe(c, "$SYS/MQ/INFO/QMGR/RUAQM/Monitor/STATMQI/PUT")
+        publication(puts)                                   # the queue is watched from here on
+        publication(mqi)
+        q = pymqi.Queue(c, "RUA.Q", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+        q.put(b"a" * 10, pymqi.MD(Persistence=C.MQPER_NOT_PERSISTENT))
+        q.put(b"b" * 20, pymqi.MD(Persistence=C.MQPER_NOT_PERSISTENT))
+        q.put(b"c" * 30, pymqi.MD(Persistence=C.MQPER_PERSISTENT))
+        q.get()
+        q.close()
+
+        def summed(s: Any, until: int, key: int) -> dict[int, int]:
+            total: dict[int, int] = {}
+            for _ in range(20):
+                _cfh, params = publication(s)
+                for _t, p, v in params:
+                    if isinstance(v, int) and p < 100:
+                        total[p] = total.get(p, 0) + v
+                    elif p == C.MQCA_Q_NAME:
+                        assert v == "RUA.Q"
+                if total.get(key, 0) >= until:
+                    return total
+            raise AssertionError(total)
+        q_puts = summed(puts, 3, 0)
+        assert q_puts[0] == 3 and q_puts[2] == 2 and q_puts[3] == 1 and q_puts[6] == 30 and q_puts[7] == 30
+        last = summed(gets, 1, 0)
+        assert last[0] == 1 and last[2] == 1 and last[4] == 10
+        mqi_puts = summed(mqi, 3, 0)
+        assert mqi_puts[0] >= 3 and mqi_puts[2] >= 2 and mqi_puts[3] >= 1
+        _cfh, params = publication(gets)
+        assert {p: v for _t, p, v in params}[13] == 2        # Queue depth
     finally:
         c.disconnect()
