@@ -119,3 +119,19 @@ def parse_pcf(body: bytes) -> tuple[tuple[int, ...], list[tuple[int, int, Any]]]
             off += length
         return out, off
     return cfh, params(36, cfh[8])[0]
+
+
+def admin_messages(qm: Any, queue: str) -> list[tuple[tuple[int, ...], list[tuple[int, int, Any]]]]:
+    """Every PCF message waiting on one of the queue manager's SYSTEM.ADMIN queues (events,
+    statistics), taken over local bindings and read by hand (``parse_pcf``)."""
+    conn = qm.bindings()
+    q = pymqi.Queue(conn, queue, C.MQOO_INPUT_SHARED)
+    out = []
+    while True:
+        try:
+            out.append(parse_pcf(q.get()))
+        except pymqi.MQMIError as e:
+            assert e.reason == C.MQRC_NO_MSG_AVAILABLE
+            break
+    conn.disconnect()
+    return out

@@ -487,21 +487,12 @@ def test_channel_events_report_starts_and_stops(harness):
     when the channel ends after DISCINT, Channel Stopped By User after STOP CHANNEL, Channel
     Stopped DISABLED with the error's identifier when a sender runs out of retries; with
     EXCEPTION only the last of these."""
-    from tests.helpers import parse_pcf
+    from tests.helpers import admin_messages
 
     def channel_events(qm):
-        c = qm.bindings()
-        q = pymqi.Queue(c, "SYSTEM.ADMIN.CHANNEL.EVENT")
-        out = []
-        while True:
-            try:
-                cfh, params = parse_pcf(q.get())
-            except pymqi.MQMIError:
-                break
-            assert cfh[3] == CMQCFC.MQCMD_CHANNEL_EVENT
-            out.append((cfh[7], [(p, v) for _t, p, v in params]))
-        c.disconnect()
-        return out
+        got = admin_messages(qm, "SYSTEM.ADMIN.CHANNEL.EVENT")
+        assert all(cfh[3] == CMQCFC.MQCMD_CHANNEL_EVENT for cfh, _p in got)
+        return [(cfh[7], [(p, v) for _t, p, v in params]) for cfh, params in got]
 
     def reasons(qm, n):
         got = []

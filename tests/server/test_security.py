@@ -483,21 +483,8 @@ def test_channel_authentication_records_through_pcf(secured):
 
 def _events(qm) -> list:
     """The queue manager events waiting on SYSTEM.ADMIN.QMGR.EVENT, read by hand."""
-    from tests.helpers import parse_pcf
-    conn = qm.bindings()
-    q = pymqi.Queue(conn, "SYSTEM.ADMIN.QMGR.EVENT", CMQC.MQOO_INPUT_SHARED)
-    out = []
-    while True:
-        md = pymqi.MD()
-        try:
-            body = q.get(None, md)
-        except pymqi.MQMIError as e:
-            assert e.reason == CMQC.MQRC_NO_MSG_AVAILABLE
-            break
-        assert md.Format == CMQC.MQFMT_EVENT
-        out.append(parse_pcf(body))
-    conn.disconnect()
-    return out
+    from tests.helpers import admin_messages
+    return admin_messages(qm, "SYSTEM.ADMIN.QMGR.EVENT")
 
 
 def test_authority_events_say_who_was_refused_what(secured):
@@ -565,22 +552,12 @@ def test_channel_blocked_events(secured):
     BLOCKUSER lists (with the user) and an address BLOCKADDR lists (no channel name: it is refused
     before it says one)."""
     from mqlite.cmq import CMQCFC as F
-    from tests.helpers import parse_pcf
+    from tests.helpers import admin_messages
     secured.mqsc(DEV_MQSC, check=True)
 
     def blocked():
-        conn = secured.bindings()
-        q = pymqi.Queue(conn, "SYSTEM.ADMIN.CHANNEL.EVENT", CMQC.MQOO_INPUT_SHARED)
-        out = []
-        while True:
-            try:
-                cfh, params = parse_pcf(q.get())
-            except pymqi.MQMIError:
-                break
-            if cfh[7] == CMQC.MQRC_CHANNEL_BLOCKED:
-                out.append([(p, v) for _t, p, v in params])
-        conn.disconnect()
-        return out
+        return [[(p, v) for _t, p, v in params] for cfh, params in admin_messages(secured, "SYSTEM.ADMIN.CHANNEL.EVENT")
+                if cfh[7] == CMQC.MQRC_CHANNEL_BLOCKED]
     secured.mqsc("ALTER QMGR CHLEV(ENABLED)\n", check=True)
     try:
         blocked()

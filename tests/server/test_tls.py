@@ -171,22 +171,13 @@ def test_ssl_events(tlsqm):
     not match, a missing client certificate, a peer name SSLPEER refuses with the name presented,
     a handshake that failed with its stage); none while SSLEV is DISABLED."""
     from mqlite.cmq import CMQCFC as F
-    from tests.helpers import parse_pcf
+    from tests.helpers import admin_messages
     qm, pki = tlsqm
     trust = pki.repo("trust3", None)
 
     def ssl_events():
-        c = qm.bindings()
-        q = pymqi.Queue(c, "SYSTEM.ADMIN.CHANNEL.EVENT")
-        out = []
-        while True:
-            try:
-                cfh, params = parse_pcf(q.get())
-            except pymqi.MQMIError:
-                break
-            out.append((cfh[3], cfh[7], [(p, v) for _t, p, v in params]))
-        c.disconnect()
-        return out
+        return [(cfh[3], cfh[7], [(p, v) for _t, p, v in params])
+                for cfh, params in admin_messages(qm, "SYSTEM.ADMIN.CHANNEL.EVENT")]
     ssl_events()
     assert _reason(lambda: _connect(qm, "TLS13.SVRCONN", "TLS_AES_128_GCM_SHA256", trust)) \
         == CMQC.MQRC_SSL_INITIALIZATION_ERROR
