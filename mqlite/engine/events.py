@@ -1,26 +1,23 @@
 """Instrumentation events: PCF event messages (MQCFH Type MQCFT_EVENT, the event's Command and
 Reason, MQCC_WARNING, then its documented parameters in order) put to MQ's event queues when the
-queue manager's switch for the kind of event is ENABLED.
+queue manager's switch for the kind of event is ENABLED (docs/instrumentation.md lists them all).
 
 Which events, and what decides each, read like MQ's rules:
 
-- Queue manager events, to SYSTEM.ADMIN.QMGR.EVENT. An MQI call that fails with the event's reason
-  raises it: INHIBTEV, Put Inhibited (MQPUT, MQPUT1) and Get Inhibited; LOCALEV, Unknown Object
-  Name (MQOPEN, MQPUT1); REMOTEEV, Unknown Remote Queue Manager and Remote Queue Name Error.
-  STRSTPEV: Queue Manager Active when it starts, Queue Manager Not Active (ReasonQualifier
-  stopping or quiescing) when it ends.
-- Performance events, to SYSTEM.ADMIN.PERFM.EVENT, when PERFMEV is ENABLED: Queue Depth High (a put
-  takes the depth to QDEPTHHI per cent of MAXDEPTH or more), Queue Depth Low (a get takes it to
-  QDEPTHLO per cent or less), Queue Full (a put refused with MQRC_Q_FULL), each only while the
-  queue's own switch (QDPHIEV, QDPLOEV, QDPMAXEV) is ENABLED. MQ's rules after one: High disables
-  itself and enables Low and Full; Low disables itself and enables High and Full; Full disables
-  itself and enables Low. The queue's event statistics (TimeSinceReset, HighQDepth, MsgEnqCount,
-  MsgDeqCount: those of Reset Queue Statistics) go in the message and are reset.
+- Queue manager events, to SYSTEM.ADMIN.QMGR.EVENT: an MQI call that fails with the event's reason
+  raises it (INHIBTEV, LOCALEV, REMOTEEV: ``QMGR_EVENTS``); a refused authority check raises Not
+  Authorized of its type (AUTHOREV: ``AUTHORITY_EVENTS``); STRSTPEV at start and end.
+- Performance events, to SYSTEM.ADMIN.PERFM.EVENT, when PERFMEV is ENABLED: queue depth High, Low
+  and Full (``depth_event``) and service interval High and OK (``service_event``), each switching
+  the queue's own switches as MQ does after it (``DEPTH_RULES``), with the queue's event
+  statistics (those of Reset Queue Statistics), which it resets.
+- Channel events (CHLEV, SSLEV), to SYSTEM.ADMIN.CHANNEL.EVENT: started, stopped, stopped by
+  user, blocked, SSL errors.
+- Configuration and command events (CONFIGEV, CMDEV) carry who issued the command (``Issuer``).
 - Writing an event never fails the operation that caused it: an event queue that is full,
   inhibited or missing loses the event, as MQ loses it.
 
-The parameters of each queue manager event are declared once (``QMGR_EVENTS``): the order MQ's
-documentation gives for that event."""
+The parameters of each event are declared once, in the order MQ's documentation gives for it."""
 from __future__ import annotations
 
 from collections.abc import Iterator
