@@ -150,6 +150,10 @@ class ResourceMonitor:
         with srv.lock:
             for cls in CLASSES:
                 if cls.per_object:
+                    # (each queue's topics are looked at only while someone subscribes in the class)
+                    branch = f"{prefix(qm.name)}{cls.name}/"
+                    if not any(sub.topic.startswith(branch) for sub in qm.pubsub.subscriptions.values()):
+                        continue
                     for name, qs in sorted(qm.queues.items()):
                         live = [t for t in cls.types if qm.pubsub.has_subscribers(data_topic(qm.name, cls, t, name))]
                         if not live:
