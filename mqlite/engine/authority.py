@@ -85,9 +85,7 @@ class Authority:
             words = ", ".join(_WORD.get(b, str(b)) for b in _bits(missing))
             self.qm.log(f"AMQ8077W: Entity '{who}' has insufficient authority to access object "
                      f"{name} ({objtype.lower()}). The following requested permissions are unauthorized: {words}.")
-            refused = MQIError(C.MQRC_NOT_AUTHORIZED, detail=f"{who} lacks {words} on {name}")
-            refused.checked = (objtype, name, who)
-            raise refused
+            raise MQIError(C.MQRC_NOT_AUTHORIZED, detail=f"{who} lacks {words} on {name}", checked=(objtype, name, who))
 
     def authorize_open(self, conn: Conn, objtype: str, name: str, options: int, alt_user: str = "") -> None:
         """MQOPEN's checks; with MQOO_ALTERNATE_USER_AUTHORITY the connection needs altusr on the

@@ -326,6 +326,16 @@ class DefinitionsMixin(CoreState):
         conn.channel, conn.conname, conn.pid, conn.tid, conn.conn_opts = channel, conname, pid, tid, conn_opts
         self._next_hconn += 1
         self.conns[conn.hconn] = conn
+        if appl_type != C.MQAT_QMGR:            # (the queue manager's own are not counted)
+            self.mqi.connected(len(self.conns))
+        return conn
+
+    def agent(self) -> Conn:
+        """A connection of the queue manager's own writers (events, statistics, resource
+        publications): its calls are not measured and raise no events. MQRC_Q_MGR_QUIESCING once
+        the queue manager is ending."""
+        conn = self.connect("amqzmuc0", C.MQAT_QMGR, "mqm")
+        conn.unmeasured = True
         return conn
 
     def conn(self, hconn: int) -> Conn:

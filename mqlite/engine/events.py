@@ -283,8 +283,7 @@ class Events:
         md = MD(Format=C.MQFMT_EVENT, MsgType=C.MQMT_DATAGRAM, Persistence=C.MQPER_PERSISTENCE_AS_Q_DEF)
         try:
             if self.agent is None:
-                self.agent = qm.connect("amqzmuc0", C.MQAT_QMGR, "mqm")    # refused while quiescing
-                self.agent.unmeasured = True
+                self.agent = qm.agent()             # refused while quiescing
             qm.put1(self.agent, OD(ObjectName=pad(queue, 48)), md, PMO(Options=C.MQPMO_NO_SYNCPOINT),
                     event_message(command, reason, params, seq, last))
         except MQIError:

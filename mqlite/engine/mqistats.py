@@ -93,8 +93,11 @@ class MQICounts:
             self.published_max = connections
 
     def call(self, ok: str, failed: str, succeeded: bool, index: int | None = None) -> None:
-        """One call, counted as ``ok`` or ``failed`` (a list's entry ``index``, or a count)."""
+        """One call, counted as ``ok`` or ``failed`` (a list's entry ``index``, or a count; a
+        failure MQ does not count has no name)."""
         name = ok if succeeded else failed
+        if not name:
+            return
         if index is None:
             setattr(self, name, getattr(self, name) + 1)
         elif 0 <= index < OBJECT_TYPES:

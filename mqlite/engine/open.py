@@ -113,9 +113,8 @@ class OpenMixin(CoreState):
         if options & C.MQOO_OUTPUT and res.kind == LOCAL and conn.appl_type != C.MQAT_QMGR \
                 and self.cluster.is_cluster_xmitq(res.queue):
             # Only the queue manager puts to a cluster transmission queue (with the channel's CorrelId).
-            refused = MQIError(C.MQRC_XMIT_Q_USAGE_ERROR, detail=f"{res.queue} is a cluster transmission queue")
-            refused.event = {"xmitq": res.queue}
-            raise refused
+            raise MQIError(C.MQRC_XMIT_Q_USAGE_ERROR, detail=f"{res.queue} is a cluster transmission queue",
+                           event={"xmitq": res.queue})
         dynamic_owner = False
         if res.kind == MODEL:
             created = self._instantiate_model(conn, od, self.queue(res.queue))  # type: ignore[arg-type]

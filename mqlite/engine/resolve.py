@@ -97,8 +97,8 @@ def _by_queue_name(view: View, name: str, options: int, path: tuple[str, ...],
         if cluster_ok and view.cluster_queue(name):
             # A cluster queue with no local definition: any instance, through the cluster.
             return Resolved(CLUSTER, "", name, "", path)
-        raise _noted(MQIError(CMQC.MQRC_UNKNOWN_ALIAS_BASE_Q if via_alias else CMQC.MQRC_UNKNOWN_OBJECT_NAME,
-                              detail=name), base=name, base_type=CMQC.MQOT_Q)
+        raise MQIError(CMQC.MQRC_UNKNOWN_ALIAS_BASE_Q if via_alias else CMQC.MQRC_UNKNOWN_OBJECT_NAME,
+                       detail=name, event={"base": name, "base_type": CMQC.MQOT_Q})
     kind = obj.kind
     if kind == "QLOCAL":
         if cluster_ok and (obj["CLUSTER"] or obj["CLUSNL"]) and view.cluster_queue(name):
@@ -110,22 +110,22 @@ def _by_queue_name(view: View, name: str, options: int, path: tuple[str, ...],
         return Resolved(LOCAL, name, name, local, path + (name,))
     if kind == "QMODEL":
         if via_alias or via_remote:
-            raise _noted(MQIError(CMQC.MQRC_ALIAS_BASE_Q_TYPE_ERROR, detail=f"{name} is a model queue"),
-                         base=name, qtype=CMQC.MQQT_MODEL)
+            raise MQIError(CMQC.MQRC_ALIAS_BASE_Q_TYPE_ERROR, detail=f"{name} is a model queue",
+                           event={"base": name, "qtype": CMQC.MQQT_MODEL})
         return Resolved(MODEL, name, name, local, path + (name,))
     if kind == "QALIAS":
         if via_alias or via_remote:
             # An alias may not resolve to another locally defined alias.
-            raise _noted(MQIError(CMQC.MQRC_ALIAS_BASE_Q_TYPE_ERROR, detail=f"{name} is an alias queue"),
-                         base=name, qtype=CMQC.MQQT_ALIAS)
+            raise MQIError(CMQC.MQRC_ALIAS_BASE_Q_TYPE_ERROR, detail=f"{name} is an alias queue",
+                           event={"base": name, "qtype": CMQC.MQQT_ALIAS})
         if obj["TARGTYPE"] != CMQC.MQOT_Q:
             raise MQIError(CMQC.MQRC_UNKNOWN_OBJECT_NAME, detail=f"{name} targets a topic")
         if obj["TARGET"] == name:
             # A (clustered) alias named like its base: only the instances elsewhere can be meant.
             if cluster_ok and view.cluster_queue(name):
                 return Resolved(CLUSTER, "", name, "", path + (name,))
-            raise _noted(MQIError(CMQC.MQRC_UNKNOWN_ALIAS_BASE_Q, detail=f"{name} names itself as its base"),
-                         base=name, base_type=CMQC.MQOT_Q)
+            raise MQIError(CMQC.MQRC_UNKNOWN_ALIAS_BASE_Q, detail=f"{name} names itself as its base",
+                           event={"base": name, "base_type": CMQC.MQOT_Q})
         return _by_queue_name(view, obj["TARGET"], options, path + (name,), via_alias=True, local_only=local_only)
     if kind == "QREMOTE":
         if via_remote:
@@ -177,12 +177,12 @@ def _by_qmgr_name(view: View, qname: str, qmgr: str, path: tuple[str, ...], alia
     if obj is not None and obj.kind == "QLOCAL":
         # ObjectQMgrName names a local transmission queue.
         if obj["USAGE"] != CMQC.MQUS_TRANSMISSION:
-            raise _noted(MQIError(CMQC.MQRC_XMIT_Q_USAGE_ERROR, detail=f"{qmgr} is not a transmission queue"),
-                         xmitq=qmgr)
+            raise MQIError(CMQC.MQRC_XMIT_Q_USAGE_ERROR, detail=f"{qmgr} is not a transmission queue",
+                           event={"xmitq": qmgr})
         return Resolved(REMOTE, qmgr, qname, qmgr, path + (qmgr,), qname, qmgr)
     if obj is not None and not alias_used:
-        raise _noted(MQIError(CMQC.MQRC_XMIT_Q_TYPE_ERROR, detail=f"{qmgr} is not a local queue"), xmitq=qmgr,
-                     qtype=QTYPE_VALUES[obj.kind])
+        raise MQIError(CMQC.MQRC_XMIT_Q_TYPE_ERROR, detail=f"{qmgr} is not a local queue",
+                       event={"xmitq": qmgr, "qtype": QTYPE_VALUES[obj.kind]})
     route = view.cluster_route(qmgr)
     if route is not None:
         # A cluster queue manager: its cluster-sender channel, whatever cluster it shares, ahead of
@@ -221,15 +221,10 @@ def _igq(view: View, qname: str, qmgr: str, path: tuple[str, ...]) -> Resolved |
 def _xmitq(view: View, name: str, unknown: int, wrong_type: int, wrong_usage: int) -> str:
     obj = view.queue(name)
     if obj is None:
-        raise _noted(MQIError(unknown, detail=name), xmitq=name)
+        raise MQIError(unknown, detail=name, event={"xmitq": name})
     if obj.kind != "QLOCAL":
-        raise _noted(MQIError(wrong_type, detail=name), xmitq=name, qtype=QTYPE_VALUES[obj.kind])
+        raise MQIError(wrong_type, detail=name, event={"xmitq": name, "qtype": QTYPE_VALUES[obj.kind]})
     if obj["USAGE"] != CMQC.MQUS_TRANSMISSION:
-        raise _noted(MQIError(wrong_usage, detail=name), xmitq=name)
+        raise MQIError(wrong_usage, detail=name, event={"xmitq": name})
     return name
 
-
-def _noted(e: MQIError, **event: object) -> MQIError:
-    """The failure with what its event names (engine/events.py QMGR_EVENTS)."""
-    e.event = event
-    return e

@@ -157,7 +157,9 @@ class Executor(Part):
         for p in cmd.params:
             if p.keyword not in ("TYPE", "OBJECT", "NAME", "INCLINT"):
                 raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for REFRESH QMGR.")
-        if self.word(cmd, "TYPE", ("CONFIGEV", "EARLY", "EXPIRY", "PROXYSUB", ""), "") != "CONFIGEV":
+        if cmd.param("TYPE") is None:
+            raise SyntaxProblem(cmd.text, cmd.text, "TYPE is required.")
+        if self.word(cmd, "TYPE", ("CONFIGEV", "EARLY", "EXPIRY", "PROXYSUB"), "") != "CONFIGEV":
             return self.unsupported(cmd)
         namespaces, kind = REFRESH_OBJECTS[self.word(cmd, "OBJECT", tuple(REFRESH_OBJECTS), "ALL")]
         name = cmd.param("NAME")

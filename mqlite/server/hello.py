@@ -87,11 +87,9 @@ def greet(s: Any, req: Any) -> bool:
     except Refused as e:
         with srv.lock:
             srv.qm.mqi.conn_fails += 1
-        if e.blocked:
-            with srv.lock:
+            if e.blocked:
                 srv.qm.events.channel_blocked(e.blocked, s.channel, s.peer.split("(")[0], user=e.user)
-        if e.qualifier:
-            with srv.lock:
+            if e.qualifier:
                 srv.qm.events.not_authorized(e.qualifier, user=e.user, csp_user=e.csp_user,
                                              appltype=int(req.get("appl_type") or C.MQAT_UNIX),
                                              applname=str(req.get("appl") or "")[-28:], channel=s.channel,
@@ -113,7 +111,6 @@ def greet(s: Any, req: Any) -> bool:
             s.conn = srv.qm.connect(str(req.get("appl") or "")[-28:], int(req.get("appl_type") or C.MQAT_UNIX),
                                     principal.user, channel=s.channel, conname=conname, pid=pid, tid=tid,
                                     conn_opts=C.MQCNO_HANDLE_SHARE_BLOCK | C.MQCNO_SHARED_BINDING | reconnect)
-            srv.qm.mqi.connected(len(srv.qm.conns))
         except MQIError as e:
             srv.qm.mqi.conn_fails += 1
             return refuse(s, e.reason, "queue manager quiescing")

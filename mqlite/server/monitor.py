@@ -48,10 +48,9 @@ class StatisticsInterval:
             qm = srv.qm
             if self.agent is None:
                 try:
-                    self.agent = qm.connect("amqzmuc0", C.MQAT_QMGR, "mqm")
+                    self.agent = qm.agent()
                 except MQIError:
                     return 0                # quiescing before it ever wrote: nothing was counted
-                self.agent.unmeasured = True
             now = qm.clock.now()
             n = self._mqi(now)
             n += write_queue_statistics(qm, self.agent, self.started, now)

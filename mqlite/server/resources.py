@@ -117,10 +117,9 @@ class ResourceMonitor:
         qm = srv.qm
         with srv.lock:
             try:
-                self.agent = qm.connect("amqzmuc0", C.MQAT_QMGR, "mqm")
+                self.agent = qm.agent()
             except MQIError:
                 return self
-            self.agent.unmeasured = True
             meta = prefix(qm.name) + "METADATA/"
             self._publish(meta + "CLASSES", classes_message(qm.name), retain=True)
             for cls in CLASSES:

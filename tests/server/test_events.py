@@ -330,6 +330,7 @@ def test_refresh_queue_manager_writes_refresh_object_events(qm: Any) -> None:
     for each definition OBJECT and NAME choose, with its attributes; refused while CONFIGEV is off."""
     r = qm.mqsc("REFRESH QMGR TYPE(CONFIGEV)\n")
     assert r.returncode != 0 and "MQL8012E" in r.stdout
+    assert "AMQ8405I" in qm.mqsc("REFRESH QMGR\n").stdout          # TYPE is required: a syntax error
     qm.mqsc("DEFINE QLOCAL(RF.A) DESCR('first')\nDEFINE QLOCAL(RF.B)\nDEFINE QALIAS(RF.ALIAS) TARGET(RF.A)\n"
             "ALTER QMGR CONFIGEV(ENABLED)\n", check=True)
     c = qm.client()
