@@ -43,12 +43,33 @@ NAMES = {
     F.MQIAMO_SUBS_DUR: "SubCountDur", F.MQIAMO_SUBS_NDUR: "SubCountNDur", F.MQIAMO_SUBS_FAILED: "SubFailCount",
     F.MQIAMO_SUBRQS: "SubRqCount", F.MQIAMO_SUBRQS_FAILED: "SubRqFailCount", F.MQIAMO_STATS: "StatCount",
     F.MQIAMO_STATS_FAILED: "StatFailCount",
+    # channel statistics
+    F.MQGACF_CHL_STATISTICS_DATA: "ChlStatisticsData", F.MQCACH_CHANNEL_NAME: "ChannelName",
+    F.MQIACH_CHANNEL_TYPE: "ChannelType", C.MQCA_REMOTE_Q_MGR_NAME: "RemoteQmgr", F.MQIAMO_MSGS: "MsgCount",
+    F.MQIAMO64_BYTES: "TotalBytes", F.MQIAMO_PUT_RETRIES: "PutRetryCount",
+    # accounting
+    F.MQBACF_CONNECTION_ID: "ConnectionId", F.MQIACF_SEQUENCE_NUMBER: "SeqNumber",
+    F.MQCACF_APPL_NAME: "ApplicationName", F.MQIACF_PROCESS_ID: "ApplicationPid",
+    F.MQIACF_THREAD_ID: "ApplicationTid", F.MQCACF_USER_IDENTIFIER: "UserId", F.MQCAMO_CONN_DATE: "ConnDate",
+    F.MQCAMO_CONN_TIME: "ConnTime", F.MQCACH_CONNECTION_NAME: "ConnName", F.MQCAMO_DISC_DATE: "DiscDate",
+    F.MQCAMO_DISC_TIME: "DiscTime", F.MQIAMO_DISC_TYPE: "DiscType", F.MQIAMO_PUT_MIN_BYTES: "PutMinBytes",
+    F.MQIAMO_PUT_MAX_BYTES: "PutMaxBytes", F.MQIAMO_GET_MIN_BYTES: "GetMinBytes",
+    F.MQIAMO_GET_MAX_BYTES: "GetMaxBytes", F.MQIAMO_BROWSE_MIN_BYTES: "BrowseMinBytes",
+    F.MQIAMO_BROWSE_MAX_BYTES: "BrowseMaxBytes", F.MQGACF_Q_ACCOUNTING_DATA: "QueueAccounting",
+    F.MQCAMO_OPEN_DATE: "OpenDate", F.MQCAMO_OPEN_TIME: "OpenTime", F.MQCAMO_CLOSE_DATE: "CloseDate",
+    F.MQCAMO_CLOSE_TIME: "CloseTime", F.MQIAMO64_Q_TIME_MIN: "TimeOnQMin", F.MQIAMO64_Q_TIME_AVG: "TimeOnQAvg",
+    F.MQIAMO64_Q_TIME_MAX: "TimeOnQMax",
 }
 WORDS = {C.MQIA_Q_TYPE: {C.MQQT_LOCAL: "Local", C.MQQT_MODEL: "Model", C.MQQT_ALIAS: "Alias",
                          C.MQQT_REMOTE: "Remote"},
          C.MQIA_DEFINITION_TYPE: {C.MQQDT_PREDEFINED: "Predefined", C.MQQDT_PERMANENT_DYNAMIC: "PermanentDynamic",
                                   C.MQQDT_TEMPORARY_DYNAMIC: "TemporaryDynamic",
-                                  C.MQQDT_SHARED_DYNAMIC: "SharedDynamic"}}
+                                  C.MQQDT_SHARED_DYNAMIC: "SharedDynamic"},
+         F.MQIAMO_DISC_TYPE: {F.MQDISCONNECT_NORMAL: "Normal", F.MQDISCONNECT_IMPLICIT: "Implicit",
+                              F.MQDISCONNECT_Q_MGR: "QMgr"},
+         F.MQIACH_CHANNEL_TYPE: {C.MQCHT_SENDER: "Sender", C.MQCHT_SERVER: "Server", C.MQCHT_RECEIVER: "Receiver",
+                                 C.MQCHT_REQUESTER: "Requester", C.MQCHT_CLUSSDR: "ClusterSender",
+                                 C.MQCHT_CLUSRCVR: "ClusterReceiver"}}
 
 
 def render(data: bytes) -> list[str]:
@@ -57,6 +78,8 @@ def render(data: bytes) -> list[str]:
     lines = [f"MonitoringType: {MONITORING_TYPE.get(msg.header.command, str(msg.header.command))}"]
 
     def value(sel: int, v: Any) -> str:
+        if sel == F.MQBACF_CONNECTION_ID:
+            return f"x'{bytes(v).hex()}'"
         if isinstance(v, (bytes, bytearray)):
             return "'" + bytes(v).decode(errors="replace").strip(" \0") + "'"
         if isinstance(v, list):

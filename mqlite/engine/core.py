@@ -129,6 +129,8 @@ class Conn:
     uow_since: float | None = None  # when the unit of work began (its first MQPUT or MQGET under syncpoint)
     waiting: int = 0                # the handle an MQGET waits on (0: none)
     unmeasured: bool = False        # the statistics writer itself: its puts are not in the statistics
+    acct: Any = None                # its accounting while accounted (engine/accounting.py's ConnAccount)
+    acct_level: int = C.MQMON_NONE  # the ACCTQ its queues with ACCTQ(QMGR) take (NONE: not accounted)
 
 
 @contextmanager

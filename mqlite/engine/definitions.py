@@ -19,7 +19,7 @@ from mqlite.engine.core import (
 )
 from mqlite.engine.message import Message
 from mqlite.engine.mqicore import CoreState
-from mqlite.engine.mqistats import DISC_IMPLICIT, DISC_NORMAL
+from mqlite.engine.mqistats import DISC_IMPLICIT, DISC_NORMAL, DISC_Q_MGR
 from mqlite.engine.ports import DropObject, PurgeQueue, QueueFull, SaveMeta, SaveObject, SharedStoreError
 from mqlite.engine.pubhier import PSCHILD_NS
 from mqlite.engine.pubsub import RETAINED_NS, SUB_NS
@@ -328,6 +328,7 @@ class DefinitionsMixin(CoreState):
         self.conns[conn.hconn] = conn
         if appl_type != C.MQAT_QMGR:            # (the queue manager's own are not counted)
             self.mqi.connected(len(self.conns))
+            self.accounting.connected(conn)
         return conn
 
     def agent(self) -> Conn:
@@ -367,4 +368,8 @@ class DefinitionsMixin(CoreState):
                 pass
         self.conns.pop(conn.hconn, None)
         if conn.appl_type != C.MQAT_QMGR:      # (the queue manager's own are not counted)
-            self.mqi.discs[DISC_NORMAL if commit else DISC_IMPLICIT] += 1   # MQDISC, or gone without it
+            # MQDISC; gone without it; or ended by the queue manager as it ends.
+            how = DISC_NORMAL if commit else DISC_Q_MGR if self.quiescing else DISC_IMPLICIT
+            self.mqi.discs[how] += 1
+            if conn.acct is not None:
+                self.accounting.record(conn, self.clock.now(), how)

@@ -48,7 +48,7 @@ class Inquiry:
         if not h.options & C.MQOO_INQUIRE:
             raise MQIError(C.MQRC_NOT_OPEN_FOR_INQUIRE)
         if h.stats is not None:
-            h.stats.inqs += 1
+            h.stats.inquired()
         obj = self._handle_object(h)
         out: list[int | bytes] = []
         reason = C.MQRC_NONE
@@ -117,7 +117,7 @@ class Inquiry:
                     raise MQIError(C.MQRC_SELECTOR_ERROR)
             changes[attr.name] = value
         if h.stats is not None:
-            h.stats.sets += 1
+            h.stats.altered()
         new = obj.copy()
         new.attrs.update(changes)
         events = self.qm.events

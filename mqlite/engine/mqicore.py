@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from mqlite.cluster.state import ClusterState
     from mqlite.cmq.structs import OD
+    from mqlite.engine.accounting import Accounting
     from mqlite.engine.authority import Authority
     from mqlite.engine.batch import Batches
     from mqlite.engine.clock import Clock, IdGenerator
@@ -72,6 +73,7 @@ class CoreState:
     reports: Reports
     events: Events
     mqi: MQICounts
+    accounting: Accounting
     watched: set[str]
     triggers: Triggers
     segments: Segments

@@ -5,8 +5,8 @@ the queue manager's STATMQI is ON.
 
 Where each figure comes from, so nothing is counted twice and nothing new sits on the message path:
 
-- MQCONN, MQDISC (normal, implicit: the application went without MQDISC, or the queue manager
-  ended it), MQOPEN and MQCLOSE (by object type), MQINQ and MQSET (by the object type of the
+- MQCONN, MQDISC (normal; implicit: the application went without MQDISC; queue manager: it
+  ended the connection as it ended), MQOPEN and MQCLOSE (by object type), MQINQ and MQSET (by the object type of the
   handle), MQCMIT, MQBACK, MQSUB (durable, nondurable), MQSUBRQ and MQSTAT are counted as the server
   serves them (``MQICounts.call``); the queue manager's own connections are not counted.
 - MQPUT, MQPUT1, MQGET and browse (by persistence, their bytes, their failures) and the expired

@@ -12,6 +12,7 @@ from mqlite.cluster.state import ClusterPending
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import OD, pad, text
+from mqlite.engine.accounting import Recorders
 from mqlite.engine.core import (
     ACCESS_OPTS,
     BLANK48,
@@ -346,7 +347,13 @@ class OpenMixin(CoreState):
                 if qs.stats is None:
                     qs.stats = QueueStats(qs.depth, qs.depth)
                 h.stats = qs.stats
-                qs.stats.opens += 1
+            # The connection's accounting (engine/accounting.py), beside the queue's figures.
+            if conn.acct is not None or conn.acct_level != C.MQMON_NONE:
+                account = self.accounting.for_queue(conn, qs.name, local)
+                if account is not None:
+                    h.stats = account if h.stats is None else Recorders(h.stats, account)
+            if h.stats is not None:
+                h.stats.opened(self.clock.now())
         return h
 
     def handle(self, conn: Conn, hobj: int) -> Handle:
@@ -369,7 +376,7 @@ class OpenMixin(CoreState):
             del conn.handles[hobj]
             return
         if h.stats is not None:
-            h.stats.closes += 1
+            h.stats.closed(self.clock.now())
         delete = options & (C.MQCO_DELETE | C.MQCO_DELETE_PURGE)
         obj = self.queue(h.name) if h.res is not None else None
         is_dynamic = obj is not None and obj.kind == "QLOCAL" and obj["DEFTYPE"] in (

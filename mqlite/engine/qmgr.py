@@ -22,6 +22,7 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import GMO, MD, PMO, pad, text
+from mqlite.engine.accounting import Accounting
 from mqlite.engine.authority import Authority
 from mqlite.engine.batch import Batches
 from mqlite.engine.clock import Clock, IdGenerator
@@ -101,6 +102,7 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, GetMixin):
         self.reports = Reports(self)
         self.events = Events(self)
         self.mqi = MQICounts()              # the MQI calls of this statistics interval (engine/mqistats.py)
+        self.accounting = Accounting(self)  # each application's calls (ACCTMQI, ACCTQ: engine/accounting.py)
         # Queues whose figures resource-usage subscribers read ("*": every queue, for STATMQI).
         self.watched: builtins.set[str] = builtins.set()
         self.triggers = Triggers(self)

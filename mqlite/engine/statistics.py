@@ -139,6 +139,18 @@ class QueueStats:
         if depth > self.max_depth:
             self.max_depth = depth
 
+    def opened(self, now: float) -> None:
+        self.opens += 1
+
+    def closed(self, now: float) -> None:
+        self.closes += 1
+
+    def inquired(self) -> None:
+        self.inqs += 1
+
+    def altered(self) -> None:
+        self.sets += 1
+
     def put(self, persistent: bool, length: int, depth: int, put1: bool) -> None:
         p = int(persistent)
         (self.put1s if put1 else self.puts)[p] += 1

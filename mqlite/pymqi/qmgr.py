@@ -47,6 +47,10 @@ def _qmgr_from_mqserver() -> tuple[str, str] | None:
     return parts[0].strip(), parts[2].strip()
 
 
+ACCOUNTING_OPTIONS = (CMQC.MQCNO_ACCOUNTING_MQI_ENABLED | CMQC.MQCNO_ACCOUNTING_MQI_DISABLED
+                      | CMQC.MQCNO_ACCOUNTING_Q_ENABLED | CMQC.MQCNO_ACCOUNTING_Q_DISABLED)
+
+
 class QueueManager:
     """A connection to a queue manager (MQCONN/MQCONNX)."""
 
@@ -59,6 +63,7 @@ class QueueManager:
         self._orphans: list[tuple[int, int]] = []   # handles of Queue objects collected mid-call: closed next
         self._connect_args: tuple[str, tuple[Any, ...], dict[str, Any]] | None = None   # for ``with qmgr:``
         self._ids = itertools.count(int.from_bytes(os.urandom(6), "big") << 16)
+        self._accounting = 0                # MQCNO_ACCOUNTING_* of connect_with_options
         self.disconnect_on_exit = disconnect_on_exit
         self.bytes_encoding = bytes_encoding
         self.default_ccsid = default_ccsid
@@ -133,6 +138,8 @@ class QueueManager:
         if csp_ is not None:
             user = user or csp_.CSPUserId
             password = password or csp_.CSPPassword
+        # The accounting the connection asks for (the queue manager heeds it under ACCTCONO(ENABLED)).
+        self._accounting = options & ACCOUNTING_OPTIONS
         share = options & (CMQC.MQCNO_HANDLE_SHARE_BLOCK | CMQC.MQCNO_HANDLE_SHARE_NO_BLOCK)
         if share and self._transport is not None:
             self._end_connection()
@@ -177,6 +184,8 @@ class QueueManager:
 
     def _hello(self, transport: Transport, name: str, **extra: Any) -> None:
         try:
+            if self._accounting:
+                extra["accounting"] = self._accounting
             info = transport.hello(qmgr=name, appl=os.path.basename(sys.argv[0] or "python")[-28:],
                                    appl_type=CMQC.MQAT_UNIX, user=extra.pop("user", None) or _os_user(),
                                    os_user=_os_user(), tid=threading.get_native_id(), **extra)

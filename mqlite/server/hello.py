@@ -97,9 +97,11 @@ def greet(s: Any, req: Any) -> bool:
         refuse_later(e.delay)
         srv.forget(s)
         return refuse(s, C.MQRC_NOT_AUTHORIZED, e.why)
-    # The reconnection a client asked for (its MQCNO options or its channel definition's).
-    reconnect = int(req.get("reconnect") or 0) & (C.MQCNO_RECONNECT | C.MQCNO_RECONNECT_Q_MGR
-                                                  | C.MQCNO_RECONNECT_DISABLED)
+    # The reconnection a client asked for (its MQCNO options or its channel definition's), and
+    # the accounting its MQCNO asks for (heeded under ACCTCONO(ENABLED): engine/accounting.py).
+    cno = int(req.get("reconnect") or 0) & (C.MQCNO_RECONNECT | C.MQCNO_RECONNECT_Q_MGR | C.MQCNO_RECONNECT_DISABLED)
+    cno |= int(req.get("accounting") or 0) & (C.MQCNO_ACCOUNTING_MQI_ENABLED | C.MQCNO_ACCOUNTING_MQI_DISABLED
+                                                    | C.MQCNO_ACCOUNTING_Q_ENABLED | C.MQCNO_ACCOUNTING_Q_DISABLED)
     with srv.lock:
         try:
             if s.kind == "bindings":
@@ -110,7 +112,7 @@ def greet(s: Any, req: Any) -> bool:
                 pid, tid, conname = os.getpid(), threading.get_native_id(), s.peer.split("(")[0]
             s.conn = srv.qm.connect(str(req.get("appl") or "")[-28:], int(req.get("appl_type") or C.MQAT_UNIX),
                                     principal.user, channel=s.channel, conname=conname, pid=pid, tid=tid,
-                                    conn_opts=C.MQCNO_HANDLE_SHARE_BLOCK | C.MQCNO_SHARED_BINDING | reconnect)
+                                    conn_opts=C.MQCNO_HANDLE_SHARE_BLOCK | C.MQCNO_SHARED_BINDING | cno)
         except MQIError as e:
             srv.qm.mqi.conn_fails += 1
             return refuse(s, e.reason, "queue manager quiescing")

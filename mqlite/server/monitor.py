@@ -2,7 +2,8 @@
 interval: every STATINT seconds (checked each second, so an
 ALTER QMGR STATINT takes effect at once) the MQI, queue and channel statistics are written
 (engine/mqistats.py, engine/statistics.py); RESET QMGR TYPE(STATISTICS) ends the interval at once, and so does the
-queue manager's end."""
+queue manager's end. The same tick writes the intermediate accounting records of connections
+accounted for ACCTINT seconds (engine/accounting.py)."""
 from __future__ import annotations
 
 import threading
@@ -32,6 +33,8 @@ class StatisticsInterval:
 
     def start(self) -> None:
         self.write()                        # the agent connects now, before any quiesce refuses it
+        with self.server.lock:
+            self.server.qm.accounting.start()   # and so does the accounting writer's
         threading.Thread(target=self._run, name="statistics", daemon=True).start()
 
     def _run(self) -> None:
@@ -39,6 +42,8 @@ class StatisticsInterval:
         while not srv.stopping.wait(TICK):
             if srv.qm.clock.now() - self.started >= srv.qm.qmgr["STATINT"]:
                 self.write()
+            with srv.lock:
+                srv.qm.accounting.due(srv.qm.clock.now())   # intermediate accounting records (ACCTINT)
 
     def write(self) -> int:
         """End the interval now: the statistics of the queues used in it. The caller may hold

@@ -28,18 +28,25 @@ WAIT_SLICE = 0.5          # a waiting MQGET checks its connection at least this 
 
 def counted(s: Any, fn: Any, ok: str, failed: str, index: Any = None) -> Any:
     """``fn`` (an engine call) counted in the queue manager's MQI statistics as ``ok`` or
-    ``failed`` (engine/mqistats.py), under the engine lock the call runs under; ``index(conn)``:
+    ``failed`` (engine/mqistats.py), and in the connection's MQI accounting, under the engine lock the call runs under; ``index(conn)``:
     the entry of a list by object type."""
     mqi = s.server.qm.mqi
 
     def call(conn: Conn, *args: Any) -> Any:
         where = index(conn) if index is not None else None
+        acct = conn.acct                    # the connection's own, while it is accounted (engine/accounting.py)
         try:
             result = fn(conn, *args)
         except MQIError:
             mqi.call(ok, failed, False, where)
+            if acct is not None:
+                acct.calls.call(ok, failed, False, where)
+                acct.active = True
             raise
         mqi.call(ok, failed, True, where)
+        if acct is not None:
+            acct.calls.call(ok, failed, True, where)
+            acct.active = True
         return result
     return call
 
