@@ -75,6 +75,12 @@ class ChannelManager:
             self._events.append((event, st.name.split("@")[0], st.chltype, st.xmitq, st.conname, st.error))
             self._wanted.put("")
 
+    def _slot_event(self, reason: int, chl: MQObject) -> None:
+        """Channel Not Activated (a sender waits for an active slot: MaxActiveChannels) or
+        Channel Activated (it got one), written with the other channel events."""
+        self._events.append(((reason, 0), chl.name, chl.kind, chl.get("XMITQ", ""), chl["CONNAME"], ""))
+        self._wanted.put("")
+
     def _write_events(self) -> None:
         """The channel events noted since the last call (engine lock held)."""
         while self._events:
@@ -193,7 +199,11 @@ class ChannelManager:
         if why is not None:
             if not waiting:
                 self.limit_reached(chl.name, why)
+                if why != MAX_CHANNELS:
+                    self._slot_event(C.MQRC_CHANNEL_NOT_ACTIVATED, chl)     # it waits for an active slot
             return f"AMQ9513E: {MAX_REACHED}" if why == MAX_CHANNELS and not waiting else None
+        if waiting:
+            self._slot_event(C.MQRC_CHANNEL_ACTIVATED, chl)                 # the slot it waited for
         self._for_slot.discard(chl.name)
         self.senders[chl.name] = mca
         mca.start()

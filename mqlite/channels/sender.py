@@ -436,8 +436,10 @@ class SenderMCA(threading.Thread):
             if not keys:
                 st.substate = "SEND"
                 sock.sendall(b"".join(frames))
+                st.figures.batch(len(frames), batchsz)      # fast messages: a batch with no confirmation
                 continue
-            self._batch(sock, reader, conv, conn, frames, keys)
+            net = self._batch(sock, reader, conv, conn, frames, keys)
+            st.figures.batch(len(frames), batchsz, net)
         if not self.force:
             try:
                 sock.sendall(conv.send(Close()))
@@ -503,8 +505,9 @@ class SenderMCA(threading.Thread):
         return out
 
     def _batch(self, sock: socket.socket, reader: P.FrameReader, conv: Conversation, conn: Conn, frames: list[bytes],
-               keys: list[int]) -> None:
-        """Send a batch and its end, wait for the confirmation, commit (not forced)."""
+               keys: list[int]) -> int:
+        """Send a batch and its end, wait for the confirmation, commit (not forced). Returns the
+        network time, in microseconds, from the batch sent to its confirmation."""
         srv, st = self.srv, self.status
         luwid = os.urandom(8).hex().upper()
         if len(self.pending) >= 16:
@@ -515,9 +518,11 @@ class SenderMCA(threading.Thread):
         st.indoubt = True
         st.substate = "SEND"
         sock.sendall(b"".join(frames) + end)
+        sent = time.perf_counter()
         st.substate = "ENDBATCH"
         sock.settimeout(CONFIRM_TIMEOUT)
         conv.receive_frame(*reader.read())          # only the confirmation is in turn
+        net = int((time.perf_counter() - sent) * 1_000_000)
         sock.settimeout(None)
         reply = conv.next_event()
         assert isinstance(reply, Confirm)
@@ -535,3 +540,4 @@ class SenderMCA(threading.Thread):
         st.curseqno = st.lstseqno = last
         st.lstluwid = luwid
         st.last_msg = time.time()
+        return net

@@ -64,6 +64,34 @@ class ChannelError(Exception):
         self.stop = stop          # True: the channel goes STOPPED instead of retrying
 
 
+@dataclass(slots=True)
+class BatchFigures:
+    """A sending channel's batches since the last statistics interval (STATCHL): how many were
+    full (BATCHSZ messages) and how many were not, the messages in them, and the network time of
+    the confirmed ones (from the end of the batch sent to its confirmation, in microseconds)."""
+    full: int = 0
+    incomplete: int = 0
+    msgs: int = 0
+    net_min: int = 0
+    net_max: int = 0
+    net_sum: int = 0
+    net_n: int = 0
+
+    def batch(self, size: int, batchsz: int, net_us: int | None = None) -> None:
+        if size >= batchsz:
+            self.full += 1
+        else:
+            self.incomplete += 1
+        self.msgs += size
+        if net_us is not None:
+            self.net_n += 1
+            self.net_sum += net_us
+            if self.net_n == 1 or net_us < self.net_min:
+                self.net_min = net_us
+            if net_us > self.net_max:
+                self.net_max = net_us
+
+
 @dataclass
 class ChannelStatus:
     name: str
@@ -86,6 +114,7 @@ class ChannelStatus:
     last_msg: float = 0.0
     error: str = ""               # the AMQ message of the error that ended the instance, if one did
     by_user: bool = False         # STOP CHANNEL is ending it
+    figures: BatchFigures = field(default_factory=BatchFigures)   # taken by each statistics interval
 
     # Shared by the statuses of one channel manager: grows whenever any of them changes state.
     changes: list[int] = field(default_factory=lambda: [0], repr=False, compare=False)

@@ -19,7 +19,8 @@ QUEUES = {"statistics": "SYSTEM.ADMIN.STATISTICS.QUEUE", "accounting": "SYSTEM.A
 MONITORING_TYPE = {F.MQCMD_STATISTICS_Q: "QueueStatistics", F.MQCMD_STATISTICS_MQI: "MQIStatistics",
                    F.MQCMD_STATISTICS_CHANNEL: "ChannelStatistics", F.MQCMD_ACCOUNTING_Q: "QueueAccounting",
                    F.MQCMD_ACCOUNTING_MQI: "MQIAccounting"}
-# The sample's name for each parameter it prints.
+# The sample's name for each parameter it prints (the labels of IBM's amqsmon, which are not
+# always the names its documentation gives the parameters).
 NAMES = {
     C.MQCA_Q_MGR_NAME: "QueueManager", F.MQCAMO_START_DATE: "IntervalStartDate",
     F.MQCAMO_START_TIME: "IntervalStartTime", F.MQCAMO_END_DATE: "IntervalEndDate",
@@ -33,20 +34,22 @@ NAMES = {
     F.MQIAMO64_GET_BYTES: "GetBytes", F.MQIAMO_GETS_FAILED: "GetFailCount", F.MQIAMO_BROWSES: "BrowseCount",
     F.MQIAMO64_BROWSE_BYTES: "BrowseBytes", F.MQIAMO_BROWSES_FAILED: "BrowseFailCount",
     F.MQIAMO_MSGS_NOT_QUEUED: "NonQueuedMsgCount", F.MQIAMO_MSGS_EXPIRED: "ExpiredMsgCount",
-    F.MQIAMO_MSGS_PURGED: "PurgedMsgCount",
+    F.MQIAMO_MSGS_PURGED: "PurgeCount",
     # MQI statistics
-    F.MQIAMO_CONNS: "ConnCount", F.MQIAMO_CONNS_FAILED: "ConnFailCount", F.MQIAMO_CONNS_MAX: "ConnsMax",
+    F.MQIAMO_CONNS: "ConnCount", F.MQIAMO_CONNS_FAILED: "ConnFailCount", F.MQIAMO_CONNS_MAX: "ConnHighwater",
     F.MQIAMO_DISCS: "DiscCount", F.MQIAMO_OPENS: "OpenCount", F.MQIAMO_OPENS_FAILED: "OpenFailCount",
     F.MQIAMO_CLOSES: "CloseCount", F.MQIAMO_CLOSES_FAILED: "CloseFailCount", F.MQIAMO_INQS: "InqCount",
     F.MQIAMO_INQS_FAILED: "InqFailCount", F.MQIAMO_SETS: "SetCount", F.MQIAMO_SETS_FAILED: "SetFailCount",
     F.MQIAMO_COMMITS: "CommitCount", F.MQIAMO_COMMITS_FAILED: "CommitFailCount", F.MQIAMO_BACKOUTS: "BackCount",
-    F.MQIAMO_SUBS_DUR: "SubCountDur", F.MQIAMO_SUBS_NDUR: "SubCountNDur", F.MQIAMO_SUBS_FAILED: "SubFailCount",
+    F.MQIAMO_SUBS_DUR: "DurableSubscribeCount", F.MQIAMO_SUBS_NDUR: "NonDurableSubscribeCount", F.MQIAMO_SUBS_FAILED: "SubscribeFailCount",
     F.MQIAMO_SUBRQS: "SubRqCount", F.MQIAMO_SUBRQS_FAILED: "SubRqFailCount", F.MQIAMO_STATS: "StatCount",
     F.MQIAMO_STATS_FAILED: "StatFailCount",
     # channel statistics
-    F.MQGACF_CHL_STATISTICS_DATA: "ChlStatisticsData", F.MQCACH_CHANNEL_NAME: "ChannelName",
-    F.MQIACH_CHANNEL_TYPE: "ChannelType", C.MQCA_REMOTE_Q_MGR_NAME: "RemoteQmgr", F.MQIAMO_MSGS: "MsgCount",
-    F.MQIAMO64_BYTES: "TotalBytes", F.MQIAMO_PUT_RETRIES: "PutRetryCount",
+    F.MQGACF_CHL_STATISTICS_DATA: "ChannelStatistics", F.MQCACH_CHANNEL_NAME: "ChannelName",
+    F.MQIACH_CHANNEL_TYPE: "ChannelType", C.MQCA_REMOTE_Q_MGR_NAME: "RemoteQMgr", F.MQIAMO_MSGS: "MsgCount",
+    F.MQIAMO64_BYTES: "TotalBytes", F.MQIAMO_PUT_RETRIES: "PutRetryCount", F.MQIAMO_FULL_BATCHES: "FullBatchCount",
+    F.MQIAMO_INCOMPLETE_BATCHES: "IncmplBatchCount", F.MQIAMO_AVG_BATCH_SIZE: "AverageBatchSize",
+    F.MQIAMO_NET_TIME_MIN: "NetMinTime", F.MQIAMO_NET_TIME_AVG: "NetMinAverage", F.MQIAMO_NET_TIME_MAX: "NetMaxTime",
     # accounting
     F.MQBACF_CONNECTION_ID: "ConnectionId", F.MQIACF_SEQUENCE_NUMBER: "SeqNumber",
     F.MQCACF_APPL_NAME: "ApplicationName", F.MQIACF_PROCESS_ID: "ApplicationPid",
@@ -61,15 +64,15 @@ NAMES = {
     F.MQIAMO64_Q_TIME_MAX: "TimeOnQMax",
 }
 WORDS = {C.MQIA_Q_TYPE: {C.MQQT_LOCAL: "Local", C.MQQT_MODEL: "Model", C.MQQT_ALIAS: "Alias",
-                         C.MQQT_REMOTE: "Remote"},
+                         C.MQQT_REMOTE: "Remote", C.MQQT_CLUSTER: "Cluster"},
          C.MQIA_DEFINITION_TYPE: {C.MQQDT_PREDEFINED: "Predefined", C.MQQDT_PERMANENT_DYNAMIC: "PermanentDynamic",
                                   C.MQQDT_TEMPORARY_DYNAMIC: "TemporaryDynamic",
                                   C.MQQDT_SHARED_DYNAMIC: "SharedDynamic"},
          F.MQIAMO_DISC_TYPE: {F.MQDISCONNECT_NORMAL: "Normal", F.MQDISCONNECT_IMPLICIT: "Implicit",
                               F.MQDISCONNECT_Q_MGR: "QMgr"},
          F.MQIACH_CHANNEL_TYPE: {C.MQCHT_SENDER: "Sender", C.MQCHT_SERVER: "Server", C.MQCHT_RECEIVER: "Receiver",
-                                 C.MQCHT_REQUESTER: "Requester", C.MQCHT_CLUSSDR: "ClusterSender",
-                                 C.MQCHT_CLUSRCVR: "ClusterReceiver"}}
+                                 C.MQCHT_REQUESTER: "Requester", C.MQCHT_SVRCONN: "SvrConn", C.MQCHT_CLUSSDR: "ClusSdr",
+                                 C.MQCHT_CLUSRCVR: "ClusRcvr"}}
 
 
 def render(data: bytes) -> list[str]:

@@ -71,7 +71,7 @@ class Handle:
     res: Resolved | None
     qstate: QueueState | None       # the local queue or transmission queue at the end of the path
     input_mode: str = ""            # "S" shared, "X" exclusive
-    dynamic_owner: bool = False     # this handle created a temporary dynamic queue
+    dynamic_owner: bool = False     # this handle's MQOPEN created its dynamic queue
     browse_at: tuple[int, int] | None = None
     browse_seq: int | None = None
     # MQPMO_LOGICAL_ORDER: (GroupId, MsgSeqNumber, next segment's Offset or None, group flags)

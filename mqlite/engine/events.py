@@ -64,16 +64,21 @@ QMGR_EVENTS: dict[int, tuple[str, tuple[str, ...]]] = {
 }
 
 
-# MQRQ_* -> the Not Authorized event's data in MQ's order (types 1, 2, 4 and 5). Type 2's object
-# is one of QNAME, PROCESS, or TOPIC with ADMINTOPICS (the topic objects whose authority was checked).
+# MQRQ_* -> the Not Authorized event's data in MQ's order (types 1 to 6). Type 2's object is one
+# of QNAME, PROCESS, or TOPIC with ADMINTOPICS (the topic objects whose authority was checked);
+# type 3's the permanent dynamic queue MQCLOSE would delete; type 6's the subscription's
+# destination queue (OBJQMGR when on another queue manager) and the options asked of it.
 AUTHORITY_EVENTS: dict[int, tuple[str, ...]] = {
     F.MQRQ_CONN_NOT_AUTHORIZED: ("QMGR", "RQ", "USER", "APPLTYPE", "APPLNAME", "CLIENT"),
     F.MQRQ_CSP_NOT_AUTHORIZED: ("QMGR", "RQ", "USER", "APPLTYPE", "APPLNAME", "CLIENT", "CSPUSER"),
     F.MQRQ_OPEN_NOT_AUTHORIZED: ("QMGR", "RQ", "OPTIONS", "USER", "APPLTYPE", "APPLNAME", "OBJQMGR", "QNAME",
                                  "PROCESS", "TOPIC", "ADMINTOPICS", "CLIENT"),
+    F.MQRQ_CLOSE_NOT_AUTHORIZED: ("QMGR", "RQ", "USER", "APPLTYPE", "APPLNAME", "QNAME", "CLIENT"),
     F.MQRQ_CMD_NOT_AUTHORIZED: ("QMGR", "RQ", "COMMAND", "USER"),
     F.MQRQ_SUB_NOT_AUTHORIZED: ("QMGR", "RQ", "SUBOPTIONS", "USER", "APPLTYPE", "APPLNAME", "TOPIC", "ADMINTOPICS",
                                 "CLIENT"),
+    F.MQRQ_SUB_DEST_NOT_AUTHORIZED: ("QMGR", "RQ", "SUBOPTIONS", "USER", "APPLTYPE", "APPLNAME", "TOPIC", "OBJQMGR",
+                                     "QNAME", "DESTOPTIONS", "CLIENT"),
 }
 
 
@@ -94,6 +99,8 @@ def event_params(tokens: tuple[str, ...], qmgr: str, conn: Any, **v: Any) -> lis
             out.append(pcf.enc_int(F.MQIACF_REASON_QUALIFIER, v["rq"]))
         elif token == "OPTIONS":
             out.append(pcf.enc_int(F.MQIACF_OPEN_OPTIONS, v["options"]))
+        elif token == "DESTOPTIONS":
+            out.append(pcf.enc_int(F.MQIACF_OPEN_OPTIONS, v["dest_options"]))
         elif token == "SUBOPTIONS":
             out.append(pcf.enc_int(F.MQIACF_SUB_OPTIONS, v["options"]))
         elif token == "COMMAND":
@@ -293,11 +300,14 @@ class Events:
     # --- channel events ------------------------------------------------------------------------
     def channel(self, reason: int, qualifier: int, name: str, xmitq: str, conname: str, error: str) -> None:
         """CHLEV: Channel Started, Channel Stopped (with the error that stopped it: ErrorIdentifier
-        is its AMQ message's number as MQ codes it, X'2000nnnn'), Channel Stopped By User, each
-        with MQ's data in order. EXCEPTION reports only channels stopped by an error. XmitQName is
-        given for the channel types that have one (``xmitq`` empty otherwise)."""
+        is its AMQ message's number as MQ codes it, X'2000nnnn'), Channel Stopped By User, Channel
+        Not Activated and Channel Activated (a sender waiting for an active slot, then given one),
+        each with MQ's data in order. EXCEPTION reports all but Channel Started and Channel
+        Stopped OK. XmitQName is given for the channel types that have one (``xmitq`` empty
+        otherwise)."""
         switch = self.qm.qmgr["CHLEV"]
-        exceptional = reason == C.MQRC_CHANNEL_STOPPED and qualifier != F.MQRQ_CHANNEL_STOPPED_OK
+        exceptional = reason != C.MQRC_CHANNEL_STARTED and not (
+            reason == C.MQRC_CHANNEL_STOPPED and qualifier == F.MQRQ_CHANNEL_STOPPED_OK)
         if switch == F.MQEVR_DISABLED or switch == F.MQEVR_EXCEPTION and not exceptional:
             return
         qmgr = pcf.enc_str(C.MQCA_Q_MGR_NAME, pad(self.qm.name, 48))
@@ -305,7 +315,7 @@ class Events:
         where = ([pcf.enc_str(F.MQCACH_XMIT_Q_NAME, pad(xmitq, 48))] if xmitq else []) + \
             [pcf.enc_str(F.MQCACH_CONNECTION_NAME, pad(conname, 264))]
         rq = pcf.enc_int(F.MQIACF_REASON_QUALIFIER, qualifier)
-        if reason == C.MQRC_CHANNEL_STARTED:
+        if reason in (C.MQRC_CHANNEL_STARTED, C.MQRC_CHANNEL_ACTIVATED, C.MQRC_CHANNEL_NOT_ACTIVATED):
             params = [qmgr, chl] + where
         else:
             # Channel Stopped, and Channel Stopped By User with the same data (no error: zeros).
@@ -402,7 +412,7 @@ class Events:
 
     def not_authorized(self, qualifier: int, conn: Any = None, **values: Any) -> None:
         """AUTHOREV: a Not Authorized event (MQRC_NOT_AUTHORIZED) of the type ``qualifier`` names
-        (MQRQ_CONN/CSP/OPEN/CMD/SUB_NOT_AUTHORIZED), its data in MQ's order (``AUTHORITY_EVENTS``).
+        (MQRQ_CONN/CSP/OPEN/CLOSE/CMD/SUB/SUB_DEST_NOT_AUTHORIZED), its data in MQ's order (``AUTHORITY_EVENTS``).
         ``conn``: the refused application's connection (None for MQCONN and commands, whose
         values are given)."""
         if conn is not None and conn.unmeasured or not self.enabled("AUTHOREV"):

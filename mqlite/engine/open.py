@@ -10,6 +10,7 @@ from mqlite.cluster.repository import QMGR as CL_QMGR
 from mqlite.cluster.repository import QUEUE as CL_QUEUE
 from mqlite.cluster.state import ClusterPending
 from mqlite.cmq import CMQCFC as F
+from mqlite.cmq import CMQZC as Z
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import OD, pad, text
 from mqlite.engine.accounting import Recorders
@@ -119,7 +120,7 @@ class OpenMixin(CoreState):
         dynamic_owner = False
         if res.kind == MODEL:
             created = self._instantiate_model(conn, od, self.queue(res.queue))  # type: ignore[arg-type]
-            dynamic_owner = created["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC
+            dynamic_owner = True
             self.authority.grant_creator(conn, created.name)
             res = Resolved(LOCAL, created.name, created.name, self.name, (created.name,))
             obj = created
@@ -383,6 +384,8 @@ class OpenMixin(CoreState):
             C.MQQDT_PERMANENT_DYNAMIC, C.MQQDT_TEMPORARY_DYNAMIC)
         if delete and not is_dynamic:
             raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+        if delete and not h.dynamic_owner and obj["DEFTYPE"] == C.MQQDT_PERMANENT_DYNAMIC:
+            self._may_delete(conn, h.name)
         qs = h.qstate
         if delete and qs is not None:
             others = any(o is not h and o.res is not None and h.name in o.res.path
@@ -400,6 +403,16 @@ class OpenMixin(CoreState):
             if qs is not None:
                 qs.uncommitted = 0
             self.remove_object(obj)
+
+    def _may_delete(self, conn: Conn, name: str) -> None:
+        """MQCLOSE deleting a permanent dynamic queue through a handle other than the one whose
+        MQOPEN created it needs ``dlt`` on the queue: 2035 and Not Authorized (type 3) without."""
+        try:
+            self.authority.authorize(conn, "QUEUE", name, Z.MQZAO_DELETE)
+        except MQIError as e:
+            if e.checked is not None:
+                self.events.not_authorized(F.MQRQ_CLOSE_NOT_AUTHORIZED, conn, user=e.checked[2], qname=name)
+            raise
 
     def _release(self, h: Handle) -> None:
         if h.res is not None:

@@ -47,7 +47,7 @@ from mqlite.engine.route import Routing
 from mqlite.engine.segments import Segments
 from mqlite.engine.shared import SharedPort
 from mqlite.engine.stream import Streams
-from mqlite.engine.subscribe import Subscriptions
+from mqlite.engine.subscribe import Subscriptions, destination_options
 from mqlite.engine.trigger import Triggers
 from mqlite.engine.uow import UnitsOfWork
 from mqlite.objects.attrs import TABLE
@@ -202,13 +202,18 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, GetMixin):
         return self.routing.correl_ids(queue)
 
     def subscribe(self, conn: Conn, sd: Any, hobj: int) -> tuple[Handle, int]:
-        """MQSUB (engine/subscribe.py); a refused authority check raises Not Authorized (type 5)."""
+        """MQSUB (engine/subscribe.py); a refused authority check raises Not Authorized: type 5
+        for the topic, type 6 for the destination queue a handle provides."""
         try:
             return self.subs.subscribe(conn, sd, hobj)
         except MQIError as e:
             if e.checked is not None and e.checked[0] == "TOPIC":
                 self.events.not_authorized(F.MQRQ_SUB_NOT_AUTHORIZED, conn, options=sd.Options, user=e.checked[2],
                                            topic=self._sub_topic(sd), admin_topics=[e.checked[1]])
+            elif e.checked is not None and e.checked[0] == "QUEUE":
+                self.events.not_authorized(F.MQRQ_SUB_DEST_NOT_AUTHORIZED, conn, options=sd.Options,
+                                           user=e.checked[2], topic=self._sub_topic(sd), qname=e.checked[1],
+                                           dest_options=destination_options(sd.Options))
             raise
 
     def _sub_topic(self, sd: Any) -> str:

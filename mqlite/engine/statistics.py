@@ -53,15 +53,28 @@ def channel_statistics_on(qmgr_statchl: int, channel_statchl: int) -> bool:
     return level in (C.MQMON_LOW, C.MQMON_MEDIUM, C.MQMON_HIGH)
 
 
-def channel_group(name: str, chltype: int, rqmname: str, conname: str, msgs: int, nbytes: int) -> bytes:
+def channel_group(name: str, chltype: int, rqmname: str, conname: str, msgs: int, nbytes: int,
+                  batches: Any = None) -> bytes:
     """One channel's MQGACF_CHL_STATISTICS_DATA group: ChannelName, ChannelType, RemoteQmgr,
-    ConnectionName, Msgs, Bytes, PutRetries (mqlite's receiver does not retry puts: 0)."""
-    return pcf.enc_group(F.MQGACF_CHL_STATISTICS_DATA, [
-        pcf.enc_str(F.MQCACH_CHANNEL_NAME, pad(name, 20)), pcf.enc_int(F.MQIACH_CHANNEL_TYPE, chltype),
-        pcf.enc_str(C.MQCA_REMOTE_Q_MGR_NAME, pad(rqmname, 48)),
-        pcf.enc_str(F.MQCACH_CONNECTION_NAME, pad(conname, 264)),
-        pcf.enc_int(F.MQIAMO_MSGS, msgs), pcf.enc_int64(F.MQIAMO64_BYTES, nbytes),
-        pcf.enc_int(F.MQIAMO_PUT_RETRIES, 0)])
+    ConnectionName, Msgs, Bytes, for a sending channel's ``batches`` (channels/status.py's
+    BatchFigures) NetTimeMin/Avg/Max (microseconds, when a batch was confirmed), FullBatches,
+    IncompleteBatches and AverageBatchSize, then PutRetries (mqlite's receiver does not retry
+    puts: 0), in MQ's order."""
+    params = [pcf.enc_str(F.MQCACH_CHANNEL_NAME, pad(name, 20)), pcf.enc_int(F.MQIACH_CHANNEL_TYPE, chltype),
+              pcf.enc_str(C.MQCA_REMOTE_Q_MGR_NAME, pad(rqmname, 48)),
+              pcf.enc_str(F.MQCACH_CONNECTION_NAME, pad(conname, 264)),
+              pcf.enc_int(F.MQIAMO_MSGS, msgs), pcf.enc_int64(F.MQIAMO64_BYTES, nbytes)]
+    if batches is not None and batches.net_n:
+        params += [pcf.enc_int(F.MQIAMO_NET_TIME_MIN, batches.net_min),
+                   pcf.enc_int(F.MQIAMO_NET_TIME_AVG, batches.net_sum // batches.net_n),
+                   pcf.enc_int(F.MQIAMO_NET_TIME_MAX, batches.net_max)]
+    count = batches.full + batches.incomplete if batches is not None else 0
+    if count:
+        params += [pcf.enc_int(F.MQIAMO_FULL_BATCHES, batches.full),
+                   pcf.enc_int(F.MQIAMO_INCOMPLETE_BATCHES, batches.incomplete),
+                   pcf.enc_int(F.MQIAMO_AVG_BATCH_SIZE, round(batches.msgs / count))]
+    params.append(pcf.enc_int(F.MQIAMO_PUT_RETRIES, 0))
+    return pcf.enc_group(F.MQGACF_CHL_STATISTICS_DATA, params)
 
 
 def queue_statistics_on(qmgr_statq: int, queue_statq: int) -> bool:

@@ -41,6 +41,12 @@ def check_values(sd: Any) -> None:
         raise MQIError(C.MQRC_EXPIRY_ERROR)
 
 
+
+def destination_options(sub_options: int) -> int:
+    """The open options a subscription's provided destination is checked for (Not Authorized
+    type 6's DestOpenOptions): output, and set identity context with MQSO_SET_IDENTITY_CONTEXT."""
+    return C.MQOO_OUTPUT | (C.MQOO_SET_IDENTITY_CONTEXT if sub_options & C.MQSO_SET_IDENTITY_CONTEXT else 0)
+
 class Subscriptions:
     def __init__(self, qm: PubSubHost, ps: PubSub) -> None:
         self.qm = qm
@@ -89,7 +95,7 @@ class Subscriptions:
         qh, queue, qmgr = self._destination(conn, opts, hobj, topics.resolved(
             tree, topic, "MDURMDL" if durable else "MNDURMDL"), subid, durable)
         if not opts & C.MQSO_MANAGED:
-            self._may_set_identity(conn, opts, queue, qmgr)
+            self._may_deliver(conn, opts, queue, qmgr)
         sub = Subscription(subid, name, topic, bool(opts & C.MQSO_WILDCARD_CHAR), queue, qmgr,
                            bool(opts & C.MQSO_MANAGED), durable, correl.hex(),
                            sd.get_vs("SubUserData").decode("utf-8", "replace"), opts,
@@ -129,11 +135,15 @@ class Subscriptions:
             raise MQIError(C.MQRC_HOBJ_ERROR)
         return h.res.resolved_q, h.res.resolved_qm
 
-    def _may_set_identity(self, conn: Conn, opts: int, queue: str, qmgr: str) -> None:
-        """MQSO_SET_IDENTITY_CONTEXT on a provided queue here needs what MQOPEN with
-        MQOO_SET_IDENTITY_CONTEXT of that queue would (2035 without ``setid``)."""
-        if opts & C.MQSO_SET_IDENTITY_CONTEXT and qmgr == self.qm.name:
-            self.qm.authority.authorize(conn, "QUEUE", queue, Z.MQZAO_SET_IDENTITY_CONTEXT)
+    def _may_deliver(self, conn: Conn, opts: int, queue: str, qmgr: str, provided: bool = True) -> None:
+        """A destination queue here needs what MQOPEN of it with ``destination_options`` would:
+        ``put`` on a queue a handle provides, ``setid`` for MQSO_SET_IDENTITY_CONTEXT; 2035
+        otherwise (MQSUB raises Not Authorized type 6)."""
+        if qmgr != self.qm.name:
+            return
+        need = (Z.MQZAO_OUTPUT if provided else 0) | (
+            Z.MQZAO_SET_IDENTITY_CONTEXT if opts & C.MQSO_SET_IDENTITY_CONTEXT else 0)
+        self.qm.authority.authorize(conn, "QUEUE", queue, need)
 
     def _sub_handle(self, conn: Conn, sub: Subscription, opts: int) -> Handle:
         h = self.qm._new_handle(conn, sub.name or sub.topic, None, opts, None, None)
@@ -216,7 +226,7 @@ class Subscriptions:
         if sub.managed:
             return None
         dest = self._provided_queue(conn, hobj) if hobj else None
-        self._may_set_identity(conn, sd.Options, *(dest or (sub.queue, sub.qmgr)))
+        self._may_deliver(conn, sd.Options, *(dest or (sub.queue, sub.qmgr)), provided=dest is not None)
         return dest
 
     def _open_destination(self, conn: Conn, sub: Subscription, opts: int) -> int:

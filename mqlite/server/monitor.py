@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from mqlite.channels.status import BatchFigures
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq.errors import MQIError
@@ -84,6 +85,7 @@ class StatisticsInterval:
         for name, st in sorted(srv.channels.status.items()):
             seen = self.channel_seen.get(name, (0, 0))
             self.channel_seen[name] = (st.msgs, st.bytes)
+            batches, st.figures = st.figures, BatchFigures()   # the batches of this interval
             if st.msgs < seen[0]:
                 seen = (0, 0)                   # a new instance of the channel counts from nought
             if st.msgs == seen[0] or st.chltype not in CHLTYPE_VALUES:
@@ -92,7 +94,7 @@ class StatisticsInterval:
             if not channel_statistics_on(qmgr_level, chl["STATCHL"] if chl is not None else C.MQMON_Q_MGR):
                 continue
             groups.append(channel_group(name, CHLTYPE_VALUES[st.chltype], st.rqmname, st.conname,
-                                        st.msgs - seen[0], st.bytes - seen[1]))
+                                        st.msgs - seen[0], st.bytes - seen[1], batches))
         if not groups:
             return 0
         body = statistics_message(F.MQCMD_STATISTICS_CHANNEL, qm.name, qm.qmgr["CMDLEVEL"], self.started, now,

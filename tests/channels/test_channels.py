@@ -450,13 +450,16 @@ def test_ping_to_a_silent_partner_does_not_hold_up_the_queue_manager(harness):
 
 def test_channel_statistics_count_what_the_channel_moved(harness):
     """STATCHL: a statistics message (MQCMD_STATISTICS_CHANNEL) at each end, a group for the channel
-    with the messages and bytes it moved in the interval; nothing once it moved nothing more."""
+    with the messages and bytes it moved in the interval, at the sending end its batches (one of
+    three messages, short of BATCHSZ) and their network time; nothing once it moved nothing more."""
     from tests.helpers import parse_pcf
     qm1, qm2 = pair(harness, "ALTER QMGR STATCHL(HIGH)\n")
     qm1.mqsc("ALTER QMGR STATCHL(MEDIUM)\n", check=True)
     c1 = qm1.client()
-    for i in range(3):
-        pymqi.Queue(c1, "REMOTE.Q").put(b"payload %d" % i)
+    q = pymqi.Queue(c1, "REMOTE.Q")
+    for i in range(3):                                  # one unit of work: one batch of three
+        q.put(b"payload %d" % i, pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT), pymqi.PMO(Options=CMQC.MQPMO_SYNCPOINT))
+    c1.commit()
     c1.disconnect()
     assert len(get_all(qm2, "TARGET.Q", 3)) == 3
 
@@ -479,6 +482,13 @@ def test_channel_statistics_count_what_the_channel_moved(harness):
         assert g[CMQCFC.MQCACH_CHANNEL_NAME] == "QM1.TO.QM2" and g[CMQCFC.MQIACH_CHANNEL_TYPE] == chltype
         assert g[CMQCFC.MQIAMO_MSGS] == 3 and g[CMQCFC.MQIAMO64_BYTES] >= 3 * len(b"payload 0")
         assert g[CMQCFC.MQIAMO_PUT_RETRIES] == 0 and g[CMQC.MQCA_REMOTE_Q_MGR_NAME] in ("", rqm)
+        if chltype == CMQC.MQCHT_SENDER:
+            assert (g[CMQCFC.MQIAMO_FULL_BATCHES], g[CMQCFC.MQIAMO_INCOMPLETE_BATCHES],
+                    g[CMQCFC.MQIAMO_AVG_BATCH_SIZE]) == (0, 1, 3)
+            assert 0 < g[CMQCFC.MQIAMO_NET_TIME_MIN] == g[CMQCFC.MQIAMO_NET_TIME_AVG] \
+                == g[CMQCFC.MQIAMO_NET_TIME_MAX] < 30_000_000
+        else:
+            assert CMQCFC.MQIAMO_FULL_BATCHES not in g and CMQCFC.MQIAMO_NET_TIME_AVG not in g
         assert channel_groups(qm) == []               # the next interval: nothing moved
 
 

@@ -17,7 +17,7 @@ from mqlite.channels.limits import (
     instances,
     refusal,
 )
-from mqlite.pymqi import CMQC
+from mqlite.pymqi import CMQC, CMQCFC
 from mqlite.testing import Harness
 from tests.channels.test_channels import depth, get_all, log_of, pair, restart_with, wait_for
 
@@ -85,14 +85,28 @@ def test_a_receiver_over_max_channels_is_refused_and_the_sender_retries(harness:
 
 
 def test_a_sender_waits_in_starting_for_an_active_slot(harness: Harness) -> None:
+    """Over MaxActiveChannels a sender waits in STARTING: Channel Not Activated, then Channel
+    Activated when it takes the slot (CHLEV(EXCEPTION) reports both), each with the channel, its
+    transmission queue and its CONNAME."""
+    from tests.helpers import admin_messages
     qm1, qm2 = pair(harness)
     restart_with(qm1, "CHANNELS:\n   MaxChannels=3\n   MaxActiveChannels=1\n")
+    qm1.mqsc("ALTER QMGR CHLEV(EXCEPTION)\n", check=True)
     c = qm1.client()                                 # QM1's one active slot
     pymqi.Queue(c, "REMOTE.Q").put(b"after the client")
     assert wait_for(lambda: "STATUS(STARTING)" in qm1.mqsc("DISPLAY CHSTATUS(QM1.TO.QM2) STATUS").stdout)
     assert depth(qm1, "QM2") == 1
     c.disconnect()                                   # the slot frees: the sender takes it
     assert get_all(qm2, "TARGET.Q", 1) == [b"after the client"]
+    events = admin_messages(qm1, "SYSTEM.ADMIN.CHANNEL.EVENT")
+    assert [(cfh[3], cfh[7]) for cfh, _p in events] == [
+        (CMQCFC.MQCMD_CHANNEL_EVENT, CMQC.MQRC_CHANNEL_NOT_ACTIVATED), (CMQCFC.MQCMD_CHANNEL_EVENT,
+                                                                        CMQC.MQRC_CHANNEL_ACTIVATED)]
+    conname = qm1.mqsc("DISPLAY CHANNEL(QM1.TO.QM2) CONNAME").stdout.split("CONNAME(")[1].split(")")[0] + ")"
+    for _cfh, params in events:
+        assert [(p, v) for _t, p, v in params] == [
+            (CMQC.MQCA_Q_MGR_NAME, "QM1"), (CMQCFC.MQCACH_CHANNEL_NAME, "QM1.TO.QM2"),
+            (CMQCFC.MQCACH_XMIT_Q_NAME, "QM2"), (CMQCFC.MQCACH_CONNECTION_NAME, conname)]
 
 
 def test_start_channel_over_max_channels_says_amq9513e(harness: Harness) -> None:

@@ -547,6 +547,60 @@ def test_authority_events_say_who_was_refused_what(secured):
                        (F.MQIACF_COMMAND, F.MQCMD_DELETE_Q), (F.MQCACF_USER_IDENTIFIER, "app")]
 
 
+def test_close_and_subscription_destination_refusals_raise_their_events(secured):
+    """Not Authorized type 3: MQCLOSE deleting a permanent dynamic queue through a handle that did
+    not create it, without ``dlt`` (2035, the queue still there; with ``dlt`` it goes); type 6:
+    MQSUB to a queue the application provides without ``put`` on it (2035, no subscription; with
+    ``put`` it is made). Each event's parameters in MQ's order."""
+    from mqlite.cmq import CMQCFC as F
+    secured.mqsc(DEV_MQSC + "DEFINE QMODEL(PERM.MODEL) DEFTYPE(PERMDYN) REPLACE\n"
+                 "DEFINE QLOCAL(APP.DEST) REPLACE\n"
+                 "SET AUTHREC PROFILE('APP.DEST') PRINCIPAL('app') OBJTYPE(QUEUE) AUTHADD(GET,BROWSE,INQ)\n"
+                 "SET AUTHREC PROFILE('PERM.Q1') PRINCIPAL('app') OBJTYPE(QUEUE) AUTHADD(INQ)\n"
+                 "ALTER QMGR AUTHOREV(ENABLED)\n", check=True)
+    admin = _connect(secured, "DEV.ADMIN.SVRCONN", "admin", "passw0rd")
+    app = _connect(secured, "DEV.APP.SVRCONN", "app", "passw0rd")
+    try:
+        made = pymqi.Queue(admin, pymqi.OD(ObjectName=b"PERM.MODEL", DynamicQName=b"PERM.Q1"), CMQC.MQOO_INPUT_SHARED)
+        made.close()
+        _events(secured)
+        q = pymqi.Queue(app, "PERM.Q1", CMQC.MQOO_INQUIRE)
+        assert _reason(lambda: q.close(CMQC.MQCO_DELETE)) == CMQC.MQRC_NOT_AUTHORIZED
+        assert "QUEUE(PERM.Q1)" in secured.mqsc("DISPLAY QLOCAL(PERM.Q1)\n").stdout
+        dest = pymqi.Queue(app, "APP.DEST", CMQC.MQOO_INPUT_SHARED)
+        sd = pymqi.SD(Options=CMQC.MQSO_CREATE)
+        sd.set_vs("ObjectString", "dev/")                # DEV.BASE.TOPIC's: app may subscribe
+        sub = pymqi.Subscription(app)
+        assert _reason(lambda: sub.sub(sub_desc=sd, sub_queue=dest)) == CMQC.MQRC_NOT_AUTHORIZED
+        got = _events(secured)
+        assert "AMQ8098E" in secured.mqsc("DISPLAY SUB(*) WHERE(DEST EQ 'APP.DEST')\n").stdout   # none made
+        secured.mqsc("SET AUTHREC PROFILE('PERM.Q1') PRINCIPAL('app') OBJTYPE(QUEUE) AUTHADD(DLT)\n"
+                     "SET AUTHREC PROFILE('APP.DEST') PRINCIPAL('app') OBJTYPE(QUEUE) AUTHADD(PUT)\n", check=True)
+        q.close(CMQC.MQCO_DELETE)
+        assert "AMQ8147E" in secured.mqsc("DISPLAY QLOCAL(PERM.Q1)\n").stdout
+        sub.sub(sub_desc=sd, sub_queue=dest)
+        sub.close()
+        assert _events(secured) == []
+    finally:
+        secured.mqsc("ALTER QMGR AUTHOREV(DISABLED)\n", check=True)
+        app.disconnect()
+        admin.disconnect()
+    assert [(cfh[3], cfh[7]) for cfh, _p in got] == [(F.MQCMD_Q_MGR_EVENT, CMQC.MQRC_NOT_AUTHORIZED)] * 2
+    close, subdest = [[(p, v) for _t, p, v in params] for _c, params in got]
+    client = [(F.MQCACH_CONNECTION_NAME, "127.0.0.1"), (F.MQCACH_CHANNEL_NAME, "DEV.APP.SVRCONN")]
+    assert close == [(CMQC.MQCA_Q_MGR_NAME, "QMSEC"), (F.MQIACF_REASON_QUALIFIER, F.MQRQ_CLOSE_NOT_AUTHORIZED),
+                     (F.MQCACF_USER_IDENTIFIER, "app"), (CMQC.MQIA_APPL_TYPE, CMQC.MQAT_UNIX),
+                     (F.MQCACF_APPL_NAME, close[4][1]), (CMQC.MQCA_Q_NAME, "PERM.Q1"), *client]
+    assert [p for p, _v in subdest] == [CMQC.MQCA_Q_MGR_NAME, F.MQIACF_REASON_QUALIFIER, F.MQIACF_SUB_OPTIONS,
+                                        F.MQCACF_USER_IDENTIFIER, CMQC.MQIA_APPL_TYPE, F.MQCACF_APPL_NAME,
+                                        CMQC.MQCA_TOPIC_STRING, CMQC.MQCA_Q_NAME, F.MQIACF_OPEN_OPTIONS,
+                                        F.MQCACH_CONNECTION_NAME, F.MQCACH_CHANNEL_NAME]
+    v = dict(subdest)
+    assert v[F.MQIACF_REASON_QUALIFIER] == F.MQRQ_SUB_DEST_NOT_AUTHORIZED and v[CMQC.MQCA_TOPIC_STRING] == "dev/"
+    assert v[CMQC.MQCA_Q_NAME] == "APP.DEST" and v[F.MQIACF_OPEN_OPTIONS] == CMQC.MQOO_OUTPUT
+    assert v[F.MQIACF_SUB_OPTIONS] == CMQC.MQSO_CREATE
+
+
 def test_channel_blocked_events(secured):
     """CHLEV: Channel Blocked with MQ's ReasonQualifier for a channel mapped to no access, a user
     BLOCKUSER lists (with the user) and an address BLOCKADDR lists (no channel name: it is refused
