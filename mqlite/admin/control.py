@@ -166,7 +166,8 @@ _REFRESH_OBJECTS = {C.MQOT_ALL: "ALL", C.MQOT_Q: "QUEUE", C.MQOT_LOCAL_Q: "QLOCA
                     C.MQOT_MODEL_Q: "QMODEL", C.MQOT_REMOTE_Q: "QREMOTE", C.MQOT_Q_MGR: "QMGR",
                     C.MQOT_CHANNEL: "CHANNEL", C.MQOT_NAMELIST: "NAMELIST", C.MQOT_PROCESS: "PROCESS",
                     C.MQOT_AUTH_INFO: "AUTHINFO", C.MQOT_TOPIC: "TOPIC", C.MQOT_LISTENER: "LISTENER",
-                    C.MQOT_SERVICE: "SERVICE", C.MQOT_COMM_INFO: "COMMINFO"}
+                    C.MQOT_SERVICE: "SERVICE", C.MQOT_COMM_INFO: "COMMINFO", C.MQOT_AUTH_REC: "AUTHREC",
+                    C.MQOT_CHLAUTH: "CHLAUTH"}
 
 
 def refresh_q_mgr(a: Admin, msg: pcf.Message) -> list[list[bytes]]:

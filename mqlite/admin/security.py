@@ -17,22 +17,20 @@ from mqlite.objects.names import generic_match
 from mqlite.security.authority import APPLICABLE, AUTH_BITS, Entity, effective
 from mqlite.security.chlauth import TYPES as CHLAUTH_TYPES
 from mqlite.security.patterns import oam_match
+from mqlite.security.pcfform import (
+    CAUT,
+    CHK,
+    MQAUTH,
+    MQOT,
+    OBJTYPE_MQOT,
+    USRC,
+    authority_list,
+    chlauth_params,
+    entity_params,
+)
 
-# MQAUTH_* (PCF) -> the authority's MQSC name.
-MQAUTH = {F.MQAUTH_ALT_USER_AUTHORITY: "ALTUSR", F.MQAUTH_BROWSE: "BROWSE", F.MQAUTH_CHANGE: "CHG",
-          F.MQAUTH_CLEAR: "CLR", F.MQAUTH_CONNECT: "CONNECT", F.MQAUTH_CREATE: "CRT", F.MQAUTH_DELETE: "DLT",
-          F.MQAUTH_DISPLAY: "DSP", F.MQAUTH_INPUT: "GET", F.MQAUTH_INQUIRE: "INQ", F.MQAUTH_OUTPUT: "PUT",
-          F.MQAUTH_PASS_ALL_CONTEXT: "PASSALL", F.MQAUTH_PASS_IDENTITY_CONTEXT: "PASSID", F.MQAUTH_SET: "SET",
-          F.MQAUTH_SET_ALL_CONTEXT: "SETALL", F.MQAUTH_SET_IDENTITY_CONTEXT: "SETID", F.MQAUTH_CONTROL: "CTRL",
-          F.MQAUTH_CONTROL_EXTENDED: "CTRLX", F.MQAUTH_PUBLISH: "PUB", F.MQAUTH_SUBSCRIBE: "SUB",
-          F.MQAUTH_RESUME: "RESUME", F.MQAUTH_SYSTEM: "SYSTEM"}
 MQAUTH_GROUPS = {F.MQAUTH_ALL: Z.MQZAO_ALL, F.MQAUTH_ALL_ADMIN: Z.MQZAO_ALL_ADMIN, F.MQAUTH_ALL_MQI: Z.MQZAO_ALL_MQI,
                  F.MQAUTH_NONE: 0}
-MQOT = {C.MQOT_Q: "QUEUE", C.MQOT_NAMELIST: "NAMELIST", C.MQOT_PROCESS: "PROCESS", C.MQOT_Q_MGR: "QMGR",
-        C.MQOT_CHANNEL: "CHANNEL", C.MQOT_AUTH_INFO: "AUTHINFO", C.MQOT_TOPIC: "TOPIC", C.MQOT_COMM_INFO: "COMMINFO",
-        C.MQOT_LISTENER: "LISTENER", C.MQOT_SERVICE: "SERVICE", C.MQOT_REMOTE_Q_MGR_NAME: "RQMNAME",
-        C.MQOT_CLNTCONN_CHANNEL: "CLNTCONN"}
-OBJTYPE_MQOT = {v: k for k, v in MQOT.items()}
 
 
 def _bits(values: list[int], objtype: str, fail: Any) -> int:
@@ -47,16 +45,7 @@ def _bits(values: list[int], objtype: str, fail: Any) -> int:
     return out
 
 
-def _mqauth(bits: int) -> list[int]:
-    return [v for v, name in MQAUTH.items() if bits & AUTH_BITS[name]] or [F.MQAUTH_NONE]
-
-
-CAUT = {F.MQCAUT_BLOCKUSER: "BLOCKUSER", F.MQCAUT_BLOCKADDR: "BLOCKADDR", F.MQCAUT_SSLPEERMAP: "SSLPEERMAP",
-        F.MQCAUT_ADDRESSMAP: "ADDRESSMAP", F.MQCAUT_USERMAP: "USERMAP", F.MQCAUT_QMGRMAP: "QMGRMAP"}
-CAUT_VALUE = {v: k for k, v in CAUT.items()}
 ACTIONS = {F.MQACT_ADD: "ADD", F.MQACT_REPLACE: "REPLACE", F.MQACT_REMOVE: "REMOVE", F.MQACT_REMOVEALL: "REMOVEALL"}
-USRC = {C.MQUSRC_MAP: "MAP", C.MQUSRC_NOACCESS: "NOACCESS", C.MQUSRC_CHANNEL: "CHANNEL"}
-CHK = {F.MQCHK_AS_Q_MGR: "ASQMGR", F.MQCHK_REQUIRED: "REQUIRED", F.MQCHK_REQUIRED_ADMIN: "REQDADM"}
 # PCF string parameter -> SET CHLAUTH keyword.
 _CHL_STR = ((F.MQCACH_CONNECTION_NAME, "ADDRESS"), (F.MQCACH_CLIENT_USER_ID, "CLNTUSER"),
             (C.MQCA_REMOTE_Q_MGR_NAME, "QMNAME"), (F.MQCACH_SSL_PEER_NAME, "SSLPEER"),
@@ -112,25 +101,7 @@ def inquire_chlauth_recs(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
     for r in sorted(a.qm.security.rules, key=lambda r: (r.profile, CHLAUTH_TYPES.index(r.type))):
         if not generic_match(pattern, r.profile) or (want is not None and r.type != want):
             continue
-        row = [pcf.enc_str(F.MQCACH_CHANNEL_NAME, r.profile), pcf.enc_int(F.MQIACF_CHLAUTH_TYPE, CAUT_VALUE[r.type]),
-               pcf.enc_str(F.MQCACH_DESC, r.descr), pcf.enc_str(C.MQCA_CUSTOM, r.custom),
-               pcf.enc_int(F.MQIACH_WARNING, C.MQWARN_YES if r.warn else C.MQWARN_NO),
-               pcf.enc_str(C.MQCA_ALTERATION_DATE, r.altdate), pcf.enc_str(C.MQCA_ALTERATION_TIME, r.alttime)]
-        if r.type == "BLOCKUSER":
-            row.append(pcf.enc_str_list(F.MQCACH_MCA_USER_ID_LIST, r.userlist))
-        elif r.type == "BLOCKADDR":
-            row.append(pcf.enc_str_list(F.MQCACH_CONNECTION_NAME_LIST, r.addrlist))
-        else:
-            row += [pcf.enc_str(F.MQCACH_CONNECTION_NAME, r.address),
-                    pcf.enc_int(F.MQIACH_USER_SOURCE, {v: k for k, v in USRC.items()}[r.usersrc]),
-                    pcf.enc_str(F.MQCACH_MCA_USER_ID, r.mcauser)]
-            row += {"USERMAP": [pcf.enc_str(F.MQCACH_CLIENT_USER_ID, r.clntuser)],
-                    "QMGRMAP": [pcf.enc_str(C.MQCA_REMOTE_Q_MGR_NAME, r.qmname)],
-                    "SSLPEERMAP": [pcf.enc_str(F.MQCACH_SSL_PEER_NAME, r.sslpeer),
-                                   pcf.enc_str(F.MQCACH_SSL_CERT_ISSUER_NAME, r.sslcerti)]}.get(r.type, [])
-            if r.type != "QMGRMAP":
-                row.append(pcf.enc_int(C.MQIA_CHECK_CLIENT_BINDING, {v: k for k, v in CHK.items()}[r.chckclnt]))
-        rows.append(row)
+        rows.append(chlauth_params(r))
     if not rows:
         raise CommandError(F.MQRCCF_CHLAUTH_NOT_FOUND, F.MQCACH_CHANNEL_NAME)
     return rows
@@ -202,9 +173,7 @@ def inquire_auth_recs(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
         if entity is not None and e != entity:
             continue
         rows.append([pcf.enc_str(F.MQCACF_AUTH_PROFILE_NAME, p), pcf.enc_int(F.MQIACF_OBJECT_TYPE, OBJTYPE_MQOT[t]),
-                     pcf.enc_str(F.MQCACF_ENTITY_NAME, e.name),
-                     pcf.enc_int(F.MQIACF_ENTITY_TYPE, Z.MQZAET_GROUP if e.group else Z.MQZAET_PRINCIPAL),
-                     pcf.enc_int_list(F.MQIACF_AUTHORIZATION_LIST, _mqauth(bits))])
+                     *entity_params(e, bits)])
     if not rows:
         raise CommandError(C.MQRC_UNKNOWN_OBJECT_NAME, F.MQCACF_AUTH_PROFILE_NAME, "no matching records")
     return rows
@@ -223,6 +192,6 @@ def inquire_entity_auth(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
     else:
         bits = sec.authority(sec.principal(entity.name), objtype, name) & Z.MQZAO_ALL
     return [[pcf.enc_str(F.MQCACF_ENTITY_NAME, entity.name), pcf.enc_int(F.MQIACF_OBJECT_TYPE, ot),
-             pcf.enc_int_list(F.MQIACF_AUTHORIZATION_LIST, _mqauth(bits))]]
+             pcf.enc_int_list(F.MQIACF_AUTHORIZATION_LIST, authority_list(bits))]]
 
 

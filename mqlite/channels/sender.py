@@ -155,8 +155,7 @@ class SenderMCA(threading.Thread):
         self.xmitq = host.qm.cluster.xmitq_for(chl.name) if self.cluster else chl["XMITQ"]
         self.correl = correl_of(chl.name) if self.cluster else b""
         self.stop_event = threading.Event()
-        self.force = False
-        self.final = "INACTIVE"
+        self.force, self.final = False, "INACTIVE"
         self.sock: socket.socket | None = None
         self.status = owner.new_status(chl.name, chl.kind, "INITIALIZING", xmitq=self.xmitq, conname=chl["CONNAME"])
         owner.status[chl.name] = self.status
@@ -187,8 +186,7 @@ class SenderMCA(threading.Thread):
 
     # --- lifecycle ----------------------------------------------------------------------------
     def run(self) -> None:
-        st = self.status
-        chl = self.chl
+        st, chl = self.status, self.chl
         short_left, long_left = chl["SHORTRTY"], chl["LONGRTY"]
         final = "INACTIVE"
         try:
@@ -438,8 +436,7 @@ class SenderMCA(threading.Thread):
                 sock.sendall(b"".join(frames))
                 st.figures.batch(len(frames), batchsz)      # fast messages: a batch with no confirmation
                 continue
-            net = self._batch(sock, reader, conv, conn, frames, keys)
-            st.figures.batch(len(frames), batchsz, net)
+            st.figures.batch(len(frames), batchsz, self._batch(sock, reader, conv, conn, frames, keys))
         if not self.force:
             try:
                 sock.sendall(conv.send(Close()))
@@ -506,8 +503,7 @@ class SenderMCA(threading.Thread):
 
     def _batch(self, sock: socket.socket, reader: P.FrameReader, conv: Conversation, conn: Conn, frames: list[bytes],
                keys: list[int]) -> int:
-        """Send a batch and its end, wait for the confirmation, commit (not forced). Returns the
-        network time, in microseconds, from the batch sent to its confirmation."""
+        """Send a batch and its end, wait for the confirmation, commit (not forced): its NetTime (µs)."""
         srv, st = self.srv, self.status
         luwid = os.urandom(8).hex().upper()
         if len(self.pending) >= 16:

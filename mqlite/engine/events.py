@@ -32,6 +32,7 @@ from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import MD, OD, PMO, pad, text
 from mqlite.objects.attrs import CHLTYPE_VALUES, QTYPE_VALUES, encode_attrs
 from mqlite.objects.model import MQObject
+from mqlite.security.pcfform import OBJTYPE_MQOT, chlauth_params, entity_params
 
 MQEVR_ENABLED = F.MQEVR_ENABLED
 QMGR_EVENT_QUEUE = "SYSTEM.ADMIN.QMGR.EVENT"
@@ -388,6 +389,36 @@ class Events:
             self.write(CONFIG_EVENT_QUEUE, F.MQCMD_CONFIG_EVENT, reason, origin + now, 2)
             return
         self.write(CONFIG_EVENT_QUEUE, F.MQCMD_CONFIG_EVENT, reason, origin + now)
+
+    def security_changed(self, kind: str, before: Any, after: Any,
+                         reason: int | None = None) -> None:
+        """CONFIGEV for an authority record (Create, Change, Delete, Refresh Authority Record:
+        EventQMgr first, then ObjectType MQOT_AUTH_REC, ProfileName, AuthorityRecordType, EntityName,
+        EntityType, AuthorizationList) or a channel authentication record (ObjectType MQOT_CHLAUTH,
+        then the record as Inquire Channel Authentication Records gives it). ``before`` and
+        ``after`` are the record before and after (None: it did not exist, or is gone); a change
+        writes both, as for objects. The security state tells of each change (its ``observer``)."""
+        if not self.enabled("CONFIGEV"):
+            return
+        if reason is None:
+            reason = C.MQRC_CONFIG_CREATE_OBJECT if before is None else \
+                C.MQRC_CONFIG_DELETE_OBJECT if after is None else C.MQRC_CONFIG_CHANGE_OBJECT
+        origin = self.issuer.params(self.qm.name)
+        if kind == "AUTHREC":
+            origin = [origin[2], origin[0], origin[1], *origin[3:]]        # EventQMgr first, as MQ lists it
+
+        def record(r: Any) -> list[bytes]:
+            if kind == "CHLAUTH":
+                return [pcf.enc_int(F.MQIACF_OBJECT_TYPE, C.MQOT_CHLAUTH), *chlauth_params(r)]
+            objtype, profile, entity, bits = r
+            return [pcf.enc_int(F.MQIACF_OBJECT_TYPE, C.MQOT_AUTH_REC),
+                    pcf.enc_str(F.MQCACF_AUTH_PROFILE_NAME, pad(profile, 48)),
+                    pcf.enc_int(F.MQIACF_AUTH_REC_TYPE, OBJTYPE_MQOT[objtype]), *entity_params(entity, bits)]
+        if before is not None and after is not None:
+            self.write(CONFIG_EVENT_QUEUE, F.MQCMD_CONFIG_EVENT, reason, origin + record(before), 1, False)
+            self.write(CONFIG_EVENT_QUEUE, F.MQCMD_CONFIG_EVENT, reason, origin + record(after), 2)
+            return
+        self.write(CONFIG_EVENT_QUEUE, F.MQCMD_CONFIG_EVENT, reason, origin + record(after or before))
 
     def commanded(self, reason: int, command: int, data: list[bytes], display: bool) -> None:
         """CMDEV: a command that succeeded (MQRC_COMMAND_PCF or MQRC_COMMAND_MQSC), its context

@@ -384,7 +384,7 @@ class OpenMixin(CoreState):
             C.MQQDT_PERMANENT_DYNAMIC, C.MQQDT_TEMPORARY_DYNAMIC)
         if delete and not is_dynamic:
             raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
-        if delete and not h.dynamic_owner and obj["DEFTYPE"] == C.MQQDT_PERMANENT_DYNAMIC:
+        if delete and not h.dynamic_owner and obj is not None and obj["DEFTYPE"] == C.MQQDT_PERMANENT_DYNAMIC:
             self._may_delete(conn, h.name)
         qs = h.qstate
         if delete and qs is not None:

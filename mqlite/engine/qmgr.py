@@ -101,6 +101,7 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, GetMixin):
         self.streams = Streams(self)             # queues read by position
         self.reports = Reports(self)
         self.events = Events(self)
+        self.security.observer = self.events.security_changed   # authority and CHLAUTH records' CONFIGEV
         self.mqi = MQICounts()              # the MQI calls of this statistics interval (engine/mqistats.py)
         self.accounting = Accounting(self)  # each application's calls (ACCTMQI, ACCTQ: engine/accounting.py)
         # Queues whose figures resource-usage subscribers read ("*": every queue, for STATMQI).

@@ -82,7 +82,7 @@ _ALL_DEFINITIONS = ("QMGR", "QUEUE", "CHANNEL", "NAMELIST", "PROCESS", "AUTHINFO
                     "COMMINFO")
 REFRESH_OBJECTS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "ALL": (_ALL_DEFINITIONS, None), **{kind: (("QUEUE",), kind) for kind in ("QLOCAL", "QALIAS", "QMODEL", "QREMOTE")},
-    **{ns: ((ns,), None) for ns in _ALL_DEFINITIONS}}
+    **{ns: ((ns,), None) for ns in _ALL_DEFINITIONS}, "AUTHREC": ((), None), "CHLAUTH": ((), None)}
 
 
 def pcf_equivalent(text: str) -> tuple[int, bool]:
@@ -153,7 +153,8 @@ class Executor(Part):
     def _refresh_qmgr(self, cmd: Command) -> Result:
         """REFRESH QMGR TYPE(CONFIGEV) [OBJECT(type)] [NAME(generic)] [INCLINT(minutes)]: a Refresh
         Object configuration event for each definition chosen (with INCLINT, only those changed in
-        that many minutes), as monitoring tools ask to learn a queue manager's configuration."""
+        that many minutes), authority record and CHLAUTH record (OBJECT(AUTHREC), OBJECT(CHLAUTH),
+        or ALL), as monitoring tools ask to learn a queue manager's configuration."""
         for p in cmd.params:
             if p.keyword not in ("TYPE", "OBJECT", "NAME", "INCLINT"):
                 raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for REFRESH QMGR.")
@@ -161,7 +162,8 @@ class Executor(Part):
             raise SyntaxProblem(cmd.text, cmd.text, "TYPE is required.")
         if self.word(cmd, "TYPE", ("CONFIGEV", "EARLY", "EXPIRY", "PROXYSUB"), "") != "CONFIGEV":
             return self.unsupported(cmd)
-        namespaces, kind = REFRESH_OBJECTS[self.word(cmd, "OBJECT", tuple(REFRESH_OBJECTS), "ALL")]
+        word = self.word(cmd, "OBJECT", tuple(REFRESH_OBJECTS), "ALL")
+        namespaces, kind = REFRESH_OBJECTS[word]
         name = cmd.param("NAME")
         pattern = name.value if name is not None and name.value else "*"
         inclint = cmd.param("INCLINT")
@@ -179,6 +181,16 @@ class Executor(Part):
             if (kind is None or obj.kind == kind) and generic_match(pattern, obj.name) and \
                     (obj.attrs.get("ALTDATE", ""), obj.attrs.get("ALTTIME", "")) >= since:
                 qm.events.configured(C.MQRC_CONFIG_REFRESH_OBJECT, obj)
+        # Authority records (which have no alteration time: not with INCLINT) and CHLAUTH records.
+        refreshed = C.MQRC_CONFIG_REFRESH_OBJECT
+        if word in ("ALL", "AUTHREC") and not minutes:
+            for rec in qm.security.records.matching():
+                if generic_match(pattern, rec[1]):
+                    qm.events.security_changed("AUTHREC", None, rec, refreshed)
+        if word in ("ALL", "CHLAUTH"):
+            for rule in sorted(qm.security.rules, key=lambda r: (r.profile, r.key())):
+                if generic_match(pattern, rule.profile) and (rule.altdate, rule.alttime) >= since:
+                    qm.events.security_changed("CHLAUTH", None, rule, refreshed)
         return Result(["MQL8013I: IBM MQ queue manager configuration refreshed (CONFIGEV)."])
 
     # --- answers -------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ with the rest of the definitions; :meth:`load` takes them back at recovery."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from mqlite.cmq import CMQC
@@ -48,6 +49,10 @@ class SecurityState:
         self.connauth: dict[str, Any] | None = None    # the AUTHINFO in force (REFRESH SECURITY)
         self._principals: dict[str, Principal] = {}
         self.external_groups: dict[str, tuple[str, ...]] = {}   # groups an LDAP server gave a user
+        # Told of each record created, changed or deleted: (kind "AUTHREC" or "CHLAUTH", the
+        # record before or None, the record after or None); the queue manager's configuration
+        # events (engine/events.py). An authority record is (objtype, profile, entity, bits).
+        self.observer: Callable[[str, Any, Any], None] | None = None
 
     # --- recovery -------------------------------------------------------------------------------
     def load(self, ns: str, rec: dict[str, Any]) -> None:
@@ -75,25 +80,36 @@ class SecurityState:
             self.rules.append(rule)
         self.saver.save("CHLAUTH", rule.key(), json.dumps(rule.to_record()))
         self.changed()
+        if self.observer is not None:
+            self.observer("CHLAUTH", old, rule)
 
     def remove_rule(self, rule: Rule) -> None:
         self.rules.remove(rule)
         self.saver.drop("CHLAUTH", rule.key())
         self.changed()
+        if self.observer is not None:
+            self.observer("CHLAUTH", rule, None)
 
     # --- authority records ----------------------------------------------------------------------
     def set_authrec(self, objtype: str, profile: str, entity: Entity, add: int, remove: int) -> int:
+        before = self.records.table.get((objtype, profile, entity))
         bits = self.records.set(objtype, profile, entity, add, remove)
         rec = {"objtype": objtype, "profile": profile, "entity": entity.name, "group": entity.group, "bits": bits}
         self.saver.save("AUTHREC", _authrec_key(objtype, profile, entity), json.dumps(rec))
         self.changed()
+        if self.observer is not None:
+            self.observer("AUTHREC", None if before is None else (objtype, profile, entity, before),
+                          (objtype, profile, entity, bits))
         return bits
 
     def delete_authrec(self, objtype: str, profile: str, entity: Entity) -> bool:
+        before = self.records.table.get((objtype, profile, entity))
         if not self.records.delete(objtype, profile, entity):
             return False
         self.saver.drop("AUTHREC", _authrec_key(objtype, profile, entity))
         self.changed()
+        if self.observer is not None:
+            self.observer("AUTHREC", (objtype, profile, entity, before), None)
         return True
 
     def delete_object_records(self, objtype: str, name: str) -> None:

@@ -356,3 +356,56 @@ def test_refresh_queue_manager_writes_refresh_object_events(qm: Any) -> None:
     qmgr = {p: v for _t, p, v in params}
     assert cfh[7] == C.MQRC_CONFIG_REFRESH_OBJECT and qmgr[F.MQIACF_OBJECT_TYPE] == C.MQOT_Q_MGR
     assert qmgr[C.MQCA_Q_MGR_NAME] == "EVQM" and qmgr[F.MQIACF_EVENT_ORIGIN] == F.MQEVO_MSG
+
+
+def test_authority_and_chlauth_records_raise_configuration_events(qm: Any) -> None:
+    """CONFIGEV for security records: SET AUTHREC creating a record (Create), changing it (Change:
+    the record before, then after), DELETE AUTHREC (Delete), each with ObjectType MQOT_AUTH_REC, the
+    profile, its object type, the entity and its authorities (EventQMgr first, as MQ lists it);
+    SET CHLAUTH ADD, REPLACE and REMOVE alike with ObjectType MQOT_CHLAUTH and the record as an
+    inquiry shows it; REFRESH QMGR OBJECT(AUTHREC) and OBJECT(CHLAUTH) a Refresh event for each."""
+    c = qm.client()
+    qm.mqsc("ALTER QMGR CONFIGEV(ENABLED)\n", check=True)
+    try:
+        events(c, "SYSTEM.ADMIN.CONFIG.EVENT")
+        qm.mqsc("SET AUTHREC PROFILE('RF.**') OBJTYPE(QUEUE) GROUP('mqm') AUTHADD(PUT)\n"
+                "SET AUTHREC PROFILE('RF.**') OBJTYPE(QUEUE) GROUP('mqm') AUTHADD(GET)\n"
+                "DELETE AUTHREC PROFILE('RF.**') OBJTYPE(QUEUE) GROUP('mqm')\n"
+                "SET CHLAUTH('RF.CHL') TYPE(ADDRESSMAP) ADDRESS('10.1.2.3') USERSRC(CHANNEL) DESCR('one')\n"
+                "SET CHLAUTH('RF.CHL') TYPE(ADDRESSMAP) ADDRESS('10.1.2.3') USERSRC(CHANNEL) DESCR('two') "
+                "ACTION(REPLACE)\n"
+                "SET CHLAUTH('RF.CHL') TYPE(ADDRESSMAP) ADDRESS('10.1.2.3') ACTION(REMOVE)\n", check=True)
+        changed = events(c, "SYSTEM.ADMIN.CONFIG.EVENT")
+        qm.mqsc("SET AUTHREC PROFILE('RF.KEPT') OBJTYPE(TOPIC) GROUP('mqm') AUTHADD(SUB)\n"
+                "SET CHLAUTH('RF.KEPT') TYPE(BLOCKUSER) USERLIST('nobody')\n", check=True)
+        events(c, "SYSTEM.ADMIN.CONFIG.EVENT")
+        assert "MQL8013I" in qm.mqsc("REFRESH QMGR TYPE(CONFIGEV) OBJECT(AUTHREC) NAME(RF.*)\n").stdout
+        assert "MQL8013I" in qm.mqsc("REFRESH QMGR TYPE(CONFIGEV) OBJECT(CHLAUTH) NAME(RF.*)\n").stdout
+        refreshed = events(c, "SYSTEM.ADMIN.CONFIG.EVENT")
+    finally:
+        qm.mqsc("ALTER QMGR CONFIGEV(DISABLED)\nDELETE AUTHREC PROFILE('RF.KEPT') OBJTYPE(TOPIC) GROUP('mqm')\n"
+                "SET CHLAUTH('RF.KEPT') TYPE(BLOCKUSER) ACTION(REMOVEALL)\n", check=True)
+        c.disconnect()
+    create, change = C.MQRC_CONFIG_CREATE_OBJECT, C.MQRC_CONFIG_CHANGE_OBJECT
+    delete, refresh = C.MQRC_CONFIG_DELETE_OBJECT, C.MQRC_CONFIG_REFRESH_OBJECT
+    assert [(cfh[3], cfh[7], cfh[4], cfh[5]) for cfh, _p in changed] == [
+        (F.MQCMD_CONFIG_EVENT, create, 1, F.MQCFC_LAST), (F.MQCMD_CONFIG_EVENT, change, 1, F.MQCFC_NOT_LAST),
+        (F.MQCMD_CONFIG_EVENT, change, 2, F.MQCFC_LAST), (F.MQCMD_CONFIG_EVENT, delete, 1, F.MQCFC_LAST)] * 2
+    auth = [params for _c, params in changed[:4]]
+    assert [p for _t, p, _v in auth[0]] == [
+        F.MQCACF_EVENT_Q_MGR, F.MQCACF_EVENT_USER_ID, F.MQIACF_EVENT_ORIGIN, F.MQIACF_OBJECT_TYPE,
+        F.MQCACF_AUTH_PROFILE_NAME, F.MQIACF_AUTH_REC_TYPE, F.MQCACF_ENTITY_NAME, F.MQIACF_ENTITY_TYPE,
+        F.MQIACF_AUTHORIZATION_LIST]
+    a = [{p: v for _t, p, v in params} for params in auth]
+    assert a[0][F.MQIACF_OBJECT_TYPE] == C.MQOT_AUTH_REC and a[0][F.MQCACF_AUTH_PROFILE_NAME] == "RF.**"
+    assert a[0][F.MQIACF_AUTH_REC_TYPE] == C.MQOT_Q and a[0][F.MQCACF_ENTITY_NAME] == "mqm"
+    assert a[0][F.MQIACF_ENTITY_TYPE] == 2 and a[0][F.MQIACF_EVENT_ORIGIN] == F.MQEVO_CONSOLE   # MQZAET_GROUP
+    assert [sorted(x[F.MQIACF_AUTHORIZATION_LIST]) for x in a] == [
+        [F.MQAUTH_OUTPUT], [F.MQAUTH_OUTPUT], sorted([F.MQAUTH_OUTPUT, F.MQAUTH_INPUT]),
+        sorted([F.MQAUTH_OUTPUT, F.MQAUTH_INPUT])]
+    chl = [{p: v for _t, p, v in params} for _c, params in changed[4:]]
+    assert all(x[F.MQIACF_OBJECT_TYPE] == C.MQOT_CHLAUTH and x[F.MQCACH_CHANNEL_NAME] == "RF.CHL" for x in chl)
+    assert [x[F.MQCACH_DESC] for x in chl] == ["one", "one", "two", "two"]
+    assert chl[0][F.MQIACF_CHLAUTH_TYPE] == F.MQCAUT_ADDRESSMAP and chl[0][F.MQCACH_CONNECTION_NAME] == "10.1.2.3"
+    assert [(cfh[7], {p: v for _t, p, v in params}[F.MQIACF_OBJECT_TYPE]) for cfh, params in refreshed] == [
+        (refresh, C.MQOT_AUTH_REC), (refresh, C.MQOT_CHLAUTH)]
