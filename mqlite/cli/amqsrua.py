@@ -4,9 +4,11 @@ manager publishes from the retained metadata under ``$SYS/MQ/INFO/QMGR/<qm>/Moni
 not told which, then subscribes to the chosen type's data topic and prints each publication as
 IBM's sample does: the interval, then one line per element, formatted by its unit.
 
-    mqlite amqsrua -m QMGR [-c CLASS] [-t TYPE] [-n COUNT]
+    mqlite amqsrua -m QMGR [-c CLASS] [-t TYPE] [-o OBJECT] [-n COUNT]
 
-Without ``-c`` it prints the classes and ends; with ``-c`` and no ``-t``, the class's types."""
+Without ``-c`` it prints the classes and ends; with ``-c`` and no ``-t``, the class's types. A
+class published per object (STATQ, STATAPP) needs ``-o``, the queue or application, a '/' in it
+written '&' in the topic as the sample writes it; each line then starts with the object's name."""
 from __future__ import annotations
 
 import argparse
@@ -98,21 +100,29 @@ def amqsrua(args: argparse.Namespace) -> int:
         meta_elements = reader.retained(text(typ[C.MQCA_TOPIC_STRING]))
         elements = {g[F.MQIAMO_MONITOR_ELEMENT]: g for g in groups(meta_elements, F.MQGACF_MONITOR_ELEMENT)}
         data = text(meta_elements.first(C.MQCA_TOPIC_STRING))
+        if "%s" in data:
+            if not args.o:
+                print(f"amqsrua: class {args.c} is published per object: name one with -o")
+                return 1
+            data = data.replace("%s", args.o.replace("/", "&"))
         sub = reader.subscribe(data)
         try:
             for _ in range(args.n):
                 msg = reader.next(sub, int(max(args.w, 1) * 1000))
                 interval = msg.first(F.MQIAMO64_MONITOR_INTERVAL, 0)
                 print(f"Publication received Interval:{interval_text(interval)}")
-                for _t, sel, value in msg.params:
-                    if sel in (F.MQIAMO_MONITOR_CLASS, F.MQIAMO_MONITOR_TYPE, F.MQIAMO64_MONITOR_INTERVAL):
+                obj = msg.first(C.MQCA_Q_NAME) or msg.first(F.MQCACF_APPL_NAME)
+                lead = f"{text(obj):<48}" if obj else ""
+                for ptype, sel, value in msg.params:
+                    if sel in (F.MQIAMO_MONITOR_CLASS, F.MQIAMO_MONITOR_TYPE, F.MQIAMO64_MONITOR_INTERVAL) \
+                            or ptype == F.MQCFT_STRING:
                         continue
                     element = elements.get(sel)
                     if element is None:
                         print(f"Parameter({sel}) Value({value}) not recognised")
                     else:
-                        print(element_line(text(element[F.MQCAMO_MONITOR_DESC]), element[F.MQIAMO_MONITOR_DATATYPE],
-                                           value, interval))
+                        print(lead + element_line(text(element[F.MQCAMO_MONITOR_DESC]),
+                                                  element[F.MQIAMO_MONITOR_DATATYPE], value, interval))
                 print(flush=True)
         finally:
             sub.close()

@@ -442,6 +442,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-m", help="queue manager")
     p.add_argument("-c", help="class (CPU, DISK): without it the classes are listed")
     p.add_argument("-t", help="type within the class: without it the class's types are listed")
+    p.add_argument("-o", help="the object of a per-object class (STATQ's queue, STATAPP's application)")
     p.add_argument("-n", type=int, default=1, help="publications to print (default 1)")
     p.add_argument("-w", type=float, default=30.0, help="seconds to wait for each publication")
     p.set_defaults(fn=lambda a: cli_amqsrua.amqsrua(a))

@@ -329,6 +329,7 @@ class DefinitionsMixin(CoreState):
         if appl_type != C.MQAT_QMGR:            # (the queue manager's own are not counted)
             self.mqi.connected(len(self.conns))
             self.accounting.connected(conn)
+            self.applications.setdefault(conn.appl_name, [0, 0])[0] += 1
         return conn
 
     def agent(self) -> Conn:
@@ -371,5 +372,6 @@ class DefinitionsMixin(CoreState):
             # MQDISC; gone without it; or ended by the queue manager as it ends.
             how = DISC_NORMAL if commit else DISC_Q_MGR if self.quiescing else DISC_IMPLICIT
             self.mqi.discs[how] += 1
+            self.applications.setdefault(conn.appl_name, [0, 0])[1] += 1
             if conn.acct is not None:
                 self.accounting.record(conn, self.clock.now(), how)

@@ -74,6 +74,7 @@ class CoreState:
     events: Events
     mqi: MQICounts
     accounting: Accounting
+    applications: dict[str, list[int]]
     watched: set[str]
     triggers: Triggers
     segments: Segments

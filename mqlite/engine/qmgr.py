@@ -104,6 +104,7 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, GetMixin):
         self.security.observer = self.events.security_changed   # authority and CHLAUTH records' CONFIGEV
         self.mqi = MQICounts()              # the MQI calls of this statistics interval (engine/mqistats.py)
         self.accounting = Accounting(self)  # each application's calls (ACCTMQI, ACCTQ: engine/accounting.py)
+        self.applications: dict[str, list[int]] = {}   # by application name: [connections made, ended] so far
         # Queues whose figures resource-usage subscribers read ("*": every queue, for STATMQI).
         self.watched: builtins.set[str] = builtins.set()
         self.triggers = Triggers(self)

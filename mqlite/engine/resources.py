@@ -55,7 +55,8 @@ class MonitorClass:
     name: str
     desc: str
     types: tuple[MonitorType, ...]
-    per_object: bool = False        # MQIAMO_MONITOR_FLAGS_OBJNAME: published per queue, %s in its topics
+    per_object: bool = False        # MQIAMO_MONITOR_FLAGS_OBJNAME: published per object, %s in its topics
+    object_param: int = C.MQCA_Q_NAME   # the parameter naming the object in each publication
 
 
 def _e(*elements: tuple[int, int, str, str]) -> tuple[Element, ...]:
@@ -147,9 +148,22 @@ CLASSES = (
             (7, DELTA, "MQGET browse persistent message count", "browses1"),
             (8, DELTA, "MQGET browse non-persistent byte count", "browse_bytes0"),
             (9, DELTA, "MQGET browse persistent byte count", "browse_bytes1"),
-            (10, DELTA, "messages expired", "expired"), (11, DELTA, "queue purged count", "purged"),
-            (12, F.MQIAMO_MONITOR_MICROSEC, "average queue time", "qtime_avg"), (13, UNIT, "Queue depth", "depth")))),
+            (10, DELTA, "destructive MQGET fails", "get_fails"), (13, DELTA, "MQGET browse fails", "browse_fails"))),
+        MonitorType(4, "GENERAL", "General queue metrics", _e(
+            (0, DELTA, "messages expired", "expired"), (1, DELTA, "queue purged count", "purged"),
+            (2, F.MQIAMO_MONITOR_MICROSEC, "average queue time", "qtime_avg"), (3, UNIT, "Queue depth", "depth")))),
         per_object=True),
+    # Per application name (DISPLAY APSTATUS's): its instances now, and those started and ended in
+    # the interval. mqlite has no uniform clusters: no shortfall and no moves (0).
+    MonitorClass(4, "STATAPP", "Per-application statistics", (
+        MonitorType(0, "INSTANCE", "Application instance statistics", _e(
+            (0, UNIT, "Instance count", "instances"), (1, UNIT, "Movable instance count", "movable"),
+            (2, UNIT, "Instance shortfall count", "shortfall"), (3, DELTA, "Instances started", "started"),
+            (4, DELTA, "Initiated outbound instance moves", "moves_initiated"),
+            (5, DELTA, "Completed outbound instance moves", "moves_completed"),
+            (6, DELTA, "Instances ended during reconnect", "ended_reconnect"),
+            (7, DELTA, "Instances ended", "ended"))),),
+        per_object=True, object_param=F.MQCACF_APPL_NAME),
 )
 
 
@@ -158,8 +172,11 @@ def prefix(qmgr: str) -> str:
 
 
 def data_topic(qmgr: str, cls: MonitorClass, typ: MonitorType, obj: str = "%s") -> str:
-    """A type's data topic: of one object (a queue's name for STATQ; ``%s`` in the metadata)."""
-    return f"{prefix(qmgr)}{cls.name}/{obj}/{typ.name}" if cls.per_object else f"{prefix(qmgr)}{cls.name}/{typ.name}"
+    """A type's data topic: of one object (a queue's name for STATQ, an application's for
+    STATAPP, a '/' in it written '&' as MQ writes it; ``%s`` in the metadata)."""
+    if not cls.per_object:
+        return f"{prefix(qmgr)}{cls.name}/{typ.name}"
+    return f"{prefix(qmgr)}{cls.name}/{obj.replace('/', '&')}/{typ.name}"
 
 
 def _message(params: list[bytes]) -> bytes:
@@ -198,12 +215,12 @@ def elements_message(qmgr: str, cls: MonitorClass, typ: MonitorType) -> bytes:
 
 def data_message(cls: MonitorClass, typ: MonitorType, interval_us: int, values: dict[str, float],
                  obj: str = "") -> bytes:
-    """One interval's values of a type: the ids, the interval, the queue (STATQ), each element
-    by its id."""
+    """One interval's values of a type: the ids, the interval, the object (STATQ's queue,
+    STATAPP's application), each element by its id."""
     head = [pcf.enc_int(F.MQIAMO_MONITOR_CLASS, cls.id), pcf.enc_int(F.MQIAMO_MONITOR_TYPE, typ.id),
             pcf.enc_int64(F.MQIAMO64_MONITOR_INTERVAL, interval_us)]
     if obj:
-        head.append(pcf.enc_str(C.MQCA_Q_NAME, obj))
+        head.append(pcf.enc_str(cls.object_param, obj))
     return _message(head + [pcf.enc_int64(e.id, int(values.get(e.key, 0))) for e in typ.elements])
 
 

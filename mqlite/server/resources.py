@@ -16,6 +16,7 @@ from typing import Any
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import MD, OD, PMO
+from mqlite.engine.applstatus import instances
 from mqlite.engine.resources import (
     CLASSES,
     classes_message,
@@ -107,8 +108,9 @@ class ResourceMonitor:
         db = server.paths.db
         self.sampler = Sampler(server.paths.root, [db, db + "-wal"])
         self.agent: Any = None
-        self.seen: dict[str, dict[str, float]] = {}     # the last running totals read, by queue ("*": the MQI)
+        self.seen: dict[str, dict[str, float]] = {}     # the last running totals read: by queue, "*" (the MQI), "\\0app:" and an application's name
         self.mqi_read: dict[str, float] | None = None
+        self.apps_read = False              # STATAPP has read the applications once: new ones count from nought
 
     def start(self) -> ResourceMonitor:
         """The metadata, retained (the agent connects now, before any quiesce refuses it), then
@@ -149,19 +151,17 @@ class ResourceMonitor:
         with srv.lock:
             for cls in CLASSES:
                 if cls.per_object:
-                    # (each queue's topics are looked at only while someone subscribes in the class)
+                    # (each object's topics are looked at only while someone subscribes in the class)
                     branch = f"{prefix(qm.name)}{cls.name}/"
                     if not any(sub.topic.startswith(branch) for sub in qm.pubsub.subscriptions.values()):
                         continue
-                    for name, qs in sorted(qm.queues.items()):
+                    for name in self._objects(cls):
                         live = [t for t in cls.types if qm.pubsub.has_subscribers(data_topic(qm.name, cls, t, name))]
-                        if not live:
+                        if not live and cls.name != "STATAPP":   # (every application is read: see _object_counts)
                             continue
-                        watched.add(name)
-                        counts = self._interval(name, qs.stats.totals() if qs.stats is not None else {})
-                        if counts is None:
+                        counts = self._object_counts(cls, name, watched)
+                        if counts is None or not live:
                             continue
-                        counts["depth"] = qs.depth
                         for typ in live:
                             sent += self._publish(data_topic(qm.name, cls, typ, name),
                                                   data_message(cls, typ, interval, counts, name))
@@ -177,9 +177,40 @@ class ResourceMonitor:
                     if data is not None:
                         sent += self._publish(topic, data_message(cls, typ, interval, data))
             self.mqi_read = None
+            self.apps_read = any(k.startswith("\0app:") for k in self.seen) or self.apps_read
             qm.mqi.published_max = len(qm.conns)
             qm.watched = watched
         return sent
+
+    def _objects(self, cls: Any) -> list[str]:
+        """The objects a per-object class publishes about: STATQ's queues, STATAPP's applications
+        (those connected and those that were)."""
+        qm = self.server.qm
+        if cls.name == "STATAPP":
+            return sorted(set(qm.applications) | {c.appl_name for c in qm.conns.values() if c.appl_type != C.MQAT_QMGR})
+        return sorted(qm.queues)
+
+    def _object_counts(self, cls: Any, name: str, watched: set[str]) -> dict[str, float] | None:
+        """One object's values of the interval (None at its first reading): a queue's counts and
+        depth (the queue is ``watched`` from now on), an application's instances now, movable or
+        not (engine/applstatus.py's rule), and those started and ended."""
+        qm = self.server.qm
+        if cls.name == "STATAPP":
+            # Every application is read each interval while STATAPP has subscribers, so one that
+            # first connects between two readings counts from nought (not from a baseline).
+            started, ended = qm.applications.get(name, (0, 0))
+            counts = self._interval("\0app:" + name, {"started": started, "ended": ended}, fresh=self.apps_read)
+            if counts is not None:
+                mine = [i for i in instances(qm.conns.values()) if i.appl == name]
+                counts["instances"] = len(mine)
+                counts["movable"] = sum(1 for i in mine if not i.immovable)
+            return counts
+        watched.add(name)
+        qs = qm.queues[name]
+        counts = self._interval(name, qs.stats.totals() if qs.stats is not None else {})
+        if counts is not None:
+            counts["depth"] = qs.depth
+        return counts
 
     def _mqi(self) -> dict[str, float] | None:
         """The MQI's counts of the interval (read once per interval, for every STATMQI type): the
@@ -198,9 +229,10 @@ class ResourceMonitor:
             self.mqi_read = counts or {}
         return self.mqi_read or None
 
-    def _interval(self, key: str, totals: dict[str, float]) -> dict[str, float] | None:
-        """The counts since the last reading of ``key``'s running totals (None at the first)."""
-        then = self.seen.get(key)
+    def _interval(self, key: str, totals: dict[str, float], fresh: bool = False) -> dict[str, float] | None:
+        """The counts since the last reading of ``key``'s running totals (None at the first,
+        unless ``fresh``: the totals are all new)."""
+        then = self.seen.get(key, {} if fresh else None)
         self.seen[key] = totals
         return None if then is None else deltas(totals, then)
 

@@ -54,8 +54,8 @@ def test_metadata_describes_classes_types_and_elements(qm: Any) -> None:
         sub.close()
         classes = group_dicts(params, F.MQGACF_MONITOR_CLASS)
         assert [(g[F.MQIAMO_MONITOR_CLASS], g[F.MQCAMO_MONITOR_CLASS]) for g in classes] == [
-            (0, "CPU"), (1, "DISK"), (2, "STATMQI"), (3, "STATQ")]
-        assert [g[F.MQIAMO_MONITOR_FLAGS] for g in classes] == [0, 0, 0, F.MQIAMO_MONITOR_FLAGS_OBJNAME]
+            (0, "CPU"), (1, "DISK"), (2, "STATMQI"), (3, "STATQ"), (4, "STATAPP")]
+        assert [g[F.MQIAMO_MONITOR_FLAGS] for g in classes] == [0, 0, 0] + [F.MQIAMO_MONITOR_FLAGS_OBJNAME] * 2
         assert classes[0][F.MQCAMO_MONITOR_DESC] == "Platform central processing units"
         assert classes[0][C.MQCA_TOPIC_STRING] == meta + "CPU/TYPES"
         sub = subscribe(c, meta + "CPU/TYPES")
@@ -105,7 +105,8 @@ def test_amqsrua_lists_and_prints_as_ibms_sample(qm: Any) -> None:
     r = run_mqlite("amqsrua", "-m", "RUAQM", env=env)
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.splitlines() == ["CPU : Platform central processing units", "DISK : Platform persistent data stores",
-                                     "STATMQI : API usage statistics", "STATQ : API per-queue usage statistics"]
+                                     "STATMQI : API usage statistics", "STATQ : API per-queue usage statistics",
+                                     "STATAPP : Per-application statistics"]
     r = run_mqlite("amqsrua", "-m", "RUAQM", "-c", "CPU", env=env)
     assert "QMgrSummary : CPU performance - running queue manager" in r.stdout
     r = run_mqlite("amqsrua", "-m", "RUAQM", "-c", "CPU", "-t", "SystemSummary", "-n", "2", env=env)
@@ -150,6 +151,7 @@ def test_statq_and_statmqi_count_what_the_application_did(qm: Any) -> None:
             == "$SYS/MQ/INFO/QMGR/RUAQM/Monitor/STATQ/%s/PUT"
         puts = subscribe(c, "$SYS/MQ/INFO/QMGR/RUAQM/Monitor/STATQ/RUA.Q/PUT")
         gets = subscribe(c, "$SYS/MQ/INFO/QMGR/RUAQM/Monitor/STATQ/RUA.Q/GET")
+        general = subscribe(c, "$SYS/MQ/INFO/QMGR/RUAQM/Monitor/STATQ/RUA.Q/GENERAL")
         mqi = subscribe(c, "$SYS/MQ/INFO/QMGR/RUAQM/Monitor/STATMQI/PUT")
         publication(puts)                                   # the queue is watched from here on
         publication(mqi)
@@ -178,7 +180,65 @@ def test_statq_and_statmqi_count_what_the_application_did(qm: Any) -> None:
         assert last[0] == 1 and last[2] == 1 and last[4] == 10
         mqi_puts = summed(mqi, 3, 0)
         assert mqi_puts[0] >= 3 and mqi_puts[2] >= 2 and mqi_puts[3] >= 1
-        _cfh, params = publication(gets)
-        assert {p: v for _t, p, v in params}[13] == 2        # Queue depth
+        depths = []
+        while 2 not in depths and len(depths) < 20:     # (published before the puts: 0; then 3, then 2)
+            depths.append({p: v for _t, p, v in publication(general)[1]}[3])
+        assert depths[-1] == 2                          # Queue depth (STATQ GENERAL, as MQ 9.4 has it)
     finally:
         c.disconnect()
+
+
+def test_statapp_counts_an_applications_instances(qm: Any) -> None:
+    """STATAPP INSTANCE, per application name (MQCACF_APPL_NAME in each publication, a '/' in
+    the name written '&' in the topic): the instances connected now, the movable ones (clients
+    that asked for reconnection), and those started and ended in the interval; amqsrua -o prints
+    them."""
+    name = "rua/app"
+    topic = "$SYS/MQ/INFO/QMGR/RUAQM/Monitor/STATAPP/rua&app/INSTANCE"
+
+    def connect(appl: str, reconnect: bool = False) -> Any:
+        cd = pymqi.CD(ChannelName=b"APP.SVRCONN", ConnectionName=qm.conname.encode())
+        cno = pymqi.CNO(Version=C.MQCNO_VERSION_7, ApplName=appl.encode(),      # the name MQ takes first
+                        Options=C.MQCNO_RECONNECT if reconnect else C.MQCNO_NONE)
+        return pymqi.QueueManager(None).connect_with_options(qm.name, cd=cd, cno=cno)
+    watcher = connect("rua.watcher")
+    try:
+        # The watcher's own publication: STATAPP has read the applications (a new one counts from nought).
+        own = subscribe(watcher, "$SYS/MQ/INFO/QMGR/RUAQM/Monitor/STATAPP/rua.watcher/INSTANCE")
+        assert {p: v for _t, p, v in publication(own)[1]}[0] == 1
+        own.close()
+        sub = subscribe(watcher, "$SYS/MQ/INFO/QMGR/RUAQM/Monitor/METADATA/STATAPP/INSTANCE")
+        _cfh, params = publication(sub)
+        sub.close()
+        assert {p: v for t, p, v in params if t != F.MQCFT_GROUP}[C.MQCA_TOPIC_STRING] \
+            == "$SYS/MQ/INFO/QMGR/RUAQM/Monitor/STATAPP/%s/INSTANCE"
+        assert [(g[F.MQIAMO_MONITOR_ELEMENT], g[F.MQCAMO_MONITOR_DESC]) for g in
+                group_dicts(params, F.MQGACF_MONITOR_ELEMENT)][:4] == [
+            (0, "Instance count"), (1, "Movable instance count"), (2, "Instance shortfall count"),
+            (3, "Instances started")]
+        apps = subscribe(watcher, topic)
+
+        held = [connect(name, True), connect(name), connect(name)]
+        held.pop().disconnect()
+        totals = {3: 0, 7: 0}
+        for _ in range(20):
+            _cfh, params = publication(apps)
+            values = {p: v for _t, p, v in params}
+            assert values[F.MQCACF_APPL_NAME] == name
+            totals[3] += values[3]
+            totals[7] += values[7]
+            if totals[3] >= 3 and totals[7] >= 1:
+                break
+        assert totals == {3: 3, 7: 1}
+        assert (values[0], values[1], values[2]) == (2, 1, 0)         # instances, movable, shortfall
+        env = {"MQSERVER": f"APP.SVRCONN/TCP/{qm.conname}"}
+        r = run_mqlite("amqsrua", "-m", "RUAQM", "-c", "STATAPP", "-t", "INSTANCE", "-o", name, env=env)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert any(line.startswith(f"{name:<48}Instance count 2") for line in r.stdout.splitlines()), r.stdout
+        r = run_mqlite("amqsrua", "-m", "RUAQM", "-c", "STATAPP", "-t", "INSTANCE", env=env)
+        assert r.returncode == 1 and "-o" in r.stdout
+        for q in held:
+            q.disconnect()
+        apps.close()
+    finally:
+        watcher.disconnect()
