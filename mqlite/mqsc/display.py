@@ -43,6 +43,8 @@ class Where:
     test: Callable[[str, dict[str, Any]], bool]
 
 
+QSG_ONLY = ("IGQ", "IGQAUT", "IGQUSER", "SQQMNAME")   # DISPLAY QMGR ALL shows them in a queue-sharing group
+
 class ObjectDisplay(Part):
     """DISPLAY of the objects the attribute table describes."""
 
@@ -204,5 +206,8 @@ class ObjectDisplay(Part):
         if cmd.param("QMNAME") is not None and not wanted and not all_:
             return Result([DISPLAY_HEADER["QMGR"]] + format_fields([f"QMNAME({self.qm.name})"]))
         names = sorted(table) if all_ or not wanted else [w for w in dict.fromkeys(wanted)]
+        if (all_ or not wanted) and not values.get("QSGNAME"):
+            # Intra-group queuing is z/OS's, for a queue-sharing group: shown for a member only.
+            names = [n for n in names if n not in QSG_ONLY]
         items = [f"QMNAME({self.qm.name})"] + [table[n].render(values[n]) for n in names]
         return Result([DISPLAY_HEADER["QMGR"]] + format_fields(items))

@@ -36,7 +36,9 @@ class StatusCommands(Part):
         for p in cmd.params:
             if p.keyword not in ("TYPE", "ALL", "CURDEPTH", "IPPROCS", "OPPROCS", "UNCOM", "LGETDATE",
                                  "LGETTIME", "LPUTDATE", "LPUTTIME", "MONQ", "MSGAGE", "QTIME",
-                                 "OPENTYPE", "CMDSCOPE", "APPLTAG", "OPENOPTS", "WHERE"):
+                                 "OPENTYPE", "CMDSCOPE", "APPLTAG", "APPLTYPE", "APPLDESC", "ASTATE", "BROWSE",
+                                 "CHANNEL", "CONNAME", "HSTATE", "INPUT", "INQUIRE", "OUTPUT", "PID", "QMURID",
+                                 "SET", "TID", "URID", "URTYPE", "USERID", "WHERE"):
                 raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for DISPLAY QSTATUS.")
         lines: list[str] = []
         found = False
@@ -58,13 +60,17 @@ class StatusCommands(Part):
                         if h.qstate is not qs:
                             continue
                         lines.append(QSTATUS_HEADER)
-                        items = [f"QUEUE({name})", "TYPE(HANDLE)", f"APPLTAG({conn.appl_name})",
-                                 f"USERID({conn.user})", f"BROWSE({'YES' if h.options & CMQC.MQOO_BROWSE else 'NO'})",
+                        # MQ's handle status fields (the MQOO_* options as its BROWSE, INPUT, ...).
+                        items = [f"QUEUE({name})", "TYPE(HANDLE)", "APPLDESC( )", f"APPLTAG({conn.appl_name})",
+                                 f"APPLTYPE({'SYSTEM' if conn.appl_type == CMQC.MQAT_QMGR else 'USER'})",
+                                 "ASTATE(NONE)", f"BROWSE({'YES' if h.options & CMQC.MQOO_BROWSE else 'NO'})",
+                                 f"CHANNEL({conn.channel or ' '})", f"CONNAME({conn.conname or ' '})",
+                                 f"HSTATE({'ACTIVE' if conn.uow else 'INACTIVE'})",
                                  f"INPUT({ {'S': 'SHARED', 'X': 'EXCL'}.get(h.input_mode, 'NO') })",
                                  f"INQUIRE({'YES' if h.options & CMQC.MQOO_INQUIRE else 'NO'})",
-                                 f"OUTPUT({'YES' if h.options & CMQC.MQOO_OUTPUT else 'NO'})",
-                                 f"SET({'YES' if h.options & CMQC.MQOO_SET else 'NO'})",
-                                 f"OPENOPTS({h.options})", f"HSTATE({'ACTIVE' if conn.uow else 'INACTIVE'})"]
+                                 f"OUTPUT({'YES' if h.options & CMQC.MQOO_OUTPUT else 'NO'})", f"PID({conn.pid})",
+                                 f"SET({'YES' if h.options & CMQC.MQOO_SET else 'NO'})", f"TID({conn.tid or '*'})",
+                                 "URTYPE(QMGR)", f"USERID({conn.user})"]
                         lines.extend(format_fields(items))
         if not found:
             return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)

@@ -51,6 +51,12 @@ ACCOUNTING_OPTIONS = (CMQC.MQCNO_ACCOUNTING_MQI_ENABLED | CMQC.MQCNO_ACCOUNTING_
                       | CMQC.MQCNO_ACCOUNTING_Q_ENABLED | CMQC.MQCNO_ACCOUNTING_Q_DISABLED)
 
 
+def _appl_name(given: str) -> str:
+    """The application's name as MQ takes it: MQCNO's ApplName, else the MQAPPLNAME environment
+    variable, else the program's name (its last 28 characters)."""
+    return (given or os.environ.get("MQAPPLNAME", "").strip() or os.path.basename(sys.argv[0] or "python"))[-28:]
+
+
 class QueueManager:
     """A connection to a queue manager (MQCONN/MQCONNX)."""
 
@@ -63,8 +69,7 @@ class QueueManager:
         self._orphans: list[tuple[int, int]] = []   # handles of Queue objects collected mid-call: closed next
         self._connect_args: tuple[str, tuple[Any, ...], dict[str, Any]] | None = None   # for ``with qmgr:``
         self._ids = itertools.count(int.from_bytes(os.urandom(6), "big") << 16)
-        self._accounting = 0                # MQCNO_ACCOUNTING_* of connect_with_options
-        self._appl_name = ""                # MQCNO ApplName of connect_with_options
+        self._cno: tuple[int, str] = (0, "")    # connect_with_options' MQCNO_ACCOUNTING_* and ApplName
         self.disconnect_on_exit = disconnect_on_exit
         self.bytes_encoding = bytes_encoding
         self.default_ccsid = default_ccsid
@@ -139,10 +144,8 @@ class QueueManager:
         if csp_ is not None:
             user = user or csp_.CSPUserId
             password = password or csp_.CSPPassword
-        # The accounting the connection asks for (the queue manager heeds it under ACCTCONO(ENABLED)),
-        # and the application name it gives (MQCNO version 7's ApplName).
-        self._accounting = options & ACCOUNTING_OPTIONS
-        self._appl_name = structs.text(cno_.ApplName) if cno_ is not None and cno_.Version >= 7 else ""
+        # The accounting asked for (heeded under ACCTCONO(ENABLED)), the name given (MQCNO version 7).
+        self._cno = (options & ACCOUNTING_OPTIONS, structs.text(cno_.ApplName) if cno_ and cno_.Version >= 7 else "")
         share = options & (CMQC.MQCNO_HANDLE_SHARE_BLOCK | CMQC.MQCNO_HANDLE_SHARE_NO_BLOCK)
         if share and self._transport is not None:
             self._end_connection()
@@ -187,11 +190,7 @@ class QueueManager:
 
     def _hello(self, transport: Transport, name: str, **extra: Any) -> None:
         try:
-            if self._accounting:
-                extra["accounting"] = self._accounting
-            # The application's name as MQ takes it: MQCNO ApplName, else MQAPPLNAME, else the program's.
-            appl = self._appl_name or os.environ.get("MQAPPLNAME", "").strip() or os.path.basename(sys.argv[0] or "python")
-            info = transport.hello(qmgr=name, appl=appl[-28:],
+            info = transport.hello(qmgr=name, appl=_appl_name(self._cno[1]), accounting=self._cno[0],
                                    appl_type=CMQC.MQAT_UNIX, user=extra.pop("user", None) or _os_user(),
                                    os_user=_os_user(), tid=threading.get_native_id(), **extra)
         except TransportError as e:

@@ -1,0 +1,210 @@
+"""mqweb's HTTP face: IBM MQ's administrative and messaging REST APIs (``/ibmmq/rest/v1|v2|v3``)
+as Starlette routes over the queue managers' own interfaces (web/qmgrs.py).
+
+Every route answers as IBM documents: JSON bodies, MQ's error envelope (``{"error": [{"type",
+"messageId", "message", "explanation", "action"}]}``) with the status MQ gives, the caller named by
+HTTP basic authentication, and the ``ibm-mq-rest-csrf-token`` header required on POST, PATCH and
+DELETE. The endpoints are plain functions: Starlette runs them in its thread pool, as the pymqi
+face they call blocks."""
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import os
+import platform
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from mqlite import pymqi
+from mqlite.paths import data_root
+from mqlite.web import mqsc as M
+from mqlite.web.qmgrs import BROKEN, Connections, NotFound, NotRunning, Refused, known, mqsc, state
+
+VERSION = "9.4.0.0"
+COMMAND_LEVEL = 940
+MAX_BODY = 4 * 1024 * 1024          # MQ's messaging REST API takes messages up to 4 MB; MQSC less
+CSRF = "ibm-mq-rest-csrf-token"
+
+
+class Problem(Exception):
+    """An answer other than success: the HTTP status and MQ's error object."""
+
+    def __init__(self, status: int, message_id: str, message: str, explanation: str = "", action: str = "",
+                 kind: str = "rest", completion: int | None = None, reason: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body: dict[str, Any] = {"type": kind, "messageId": message_id, "message": f"{message_id}: {message}",
+                                     "explanation": explanation or message, "action": action or
+                                     "Resubmit the request, correcting any issues."}
+        if completion is not None:
+            self.body.update(completionCode=completion, reasonCode=reason)
+
+
+def error_response(p: Problem) -> JSONResponse:
+    headers = {"WWW-Authenticate": 'Basic realm="mqweb"'} if p.status == 401 else None
+    return JSONResponse({"error": [p.body]}, status_code=p.status, headers=headers)
+
+
+def caller(request: Request) -> tuple[str, str]:
+    """The user and password of HTTP basic authentication (401 without them)."""
+    raw = request.headers.get("authorization", "")
+    scheme, _, token = raw.partition(" ")
+    if scheme.lower() != "basic" or not token:
+        raise Problem(401, "MQWB0103E", "Not authorized.", "The request gave no user and password.",
+                      "Resubmit the request with HTTP basic authentication.")
+    try:
+        user, sep, password = base64.b64decode(token, validate=True).decode("utf-8").partition(":")
+    except (binascii.Error, UnicodeDecodeError):
+        sep, user, password = "", "", ""
+    if not sep or not user:
+        raise Problem(401, "MQWB0103E", "Not authorized.", "The request's basic authentication could not be read.")
+    return user, password
+
+
+def need_csrf(request: Request) -> None:
+    if request.method in ("POST", "PATCH", "DELETE") and CSRF not in request.headers:
+        raise Problem(403, "MQWB0100E", f"The CSRF header {CSRF} was omitted from the request.",
+                      "The REST API request cannot be completed because the CSRF header was omitted.",
+                      "Resubmit the request with the correct CSRF header.")
+
+
+def _qmgr_problem(e: Exception, name: str) -> Problem:
+    if isinstance(e, NotFound):
+        return Problem(404, "MQWB0009E", f"Could not find the queue manager '{name}'.",
+                       "The queue manager named in the request does not exist.",
+                       "Resubmit the request with the name of an existing queue manager.")
+    if isinstance(e, NotRunning):
+        return Problem(503, "MQWB0008E", f"The queue manager '{name}' is not running.",
+                       "The request needs the queue manager to be running.", "Start the queue manager (strmqm).")
+    return Problem(401, "MQWB0103E", "Not authorized.",
+                   f"The queue manager '{name}' refused the user's credentials.",
+                   "Resubmit the request with a user and password the queue manager accepts.")
+
+
+class Web:
+    """The routes, over one pool of queue-manager connections."""
+
+    def __init__(self) -> None:
+        self.connections = Connections()
+
+    def handle(self, request: Request, fn: Any, *args: Any) -> Response:
+        try:
+            if request.path_params.get("version") not in ("v1", "v2", "v3"):
+                raise Problem(404, "MQWB0006E", f"The resource {request.url.path} was not found.")
+            need_csrf(request)
+            response: Response = fn(request, *args)
+            return response
+        except Problem as p:
+            return error_response(p)
+
+    def work(self, request: Request, qmgr: str, fn: Callable[[Any], Any]) -> Any:
+        """``fn`` on the caller's connection to ``qmgr``; a kept connection that proves broken (the
+        queue manager restarted) is replaced once. The queue manager's refusals as MQ's errors
+        (404 no such queue manager, 503 not running, 401 credentials refused)."""
+        user, password = caller(request)
+        for attempt in (0, 1):
+            try:
+                with self.connections.connection(qmgr, user, password, fresh=attempt == 1) as qm:
+                    return fn(qm)
+            except (NotFound, NotRunning, Refused) as e:
+                raise _qmgr_problem(e, qmgr) from None
+            except pymqi.MQMIError as e:
+                if e.reason in BROKEN and attempt == 0:
+                    continue
+                raise Problem(500, "MQWB0003E", f"An unexpected MQ related exception {e.reason} occurred.",
+                              kind="pcf", completion=e.comp, reason=e.reason) from None
+        raise AssertionError("unreachable")
+
+    # --- /admin/installation, /admin/qmgr ---------------------------------------------------------
+    def installation(self, request: Request) -> Response:
+        caller(request)
+        return JSONResponse({"installation": [{
+            "name": "Installation1", "version": VERSION, "platform": platform.system().lower(),
+            "architecture": 64, "installationPath": os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+            "dataPath": data_root(), "maximumCommandLevel": COMMAND_LEVEL, "primaryInstallation": True}]})
+
+    def qmgrs(self, request: Request, name: str | None = None) -> Response:
+        caller(request)
+        names = known()
+        if name is not None:
+            if name not in names:
+                raise _qmgr_problem(NotFound(name), name)
+            names = [name]
+        return JSONResponse({"qmgr": [{"name": n, "state": state(n)} for n in names]})
+
+    # --- /admin/action/qmgr/{qmgr}/mqsc -----------------------------------------------------------
+    def mqsc(self, request: Request, qmgr: str) -> Response:
+        body = _json_body(request)
+        kind = body.get("type")
+        if kind == "runCommand":
+            params = body.get("parameters")
+            command = params.get("command") if isinstance(params, dict) else None
+            if not isinstance(command, str) or not command.strip():
+                raise Problem(400, "MQWB1102E", "Mandatory arguments missing from command.")
+            if any(c in command for c in "\r\n\0"):
+                raise Problem(400, "MQWB1104E", "Unknown arguments specified.")
+        elif kind == "runCommandJSON":
+            try:
+                command = M.command_text(body)
+            except M.BadRequest as e:
+                raise Problem(400, e.message_id, str(e)) from None
+        else:
+            raise Problem(400, "MQWB1104E", "Unknown arguments specified.",
+                          'The request\'s "type" must be "runCommand" or "runCommandJSON".')
+        text, ok = self.work(request, qmgr, lambda qm: mqsc(qm, command))
+        items = M.text_items(text, ok) if kind == "runCommand" else M.json_items(text, ok)
+        cc, rc = M.overall(items)
+        return JSONResponse({"commandResponse": items, "overallCompletionCode": cc, "overallReasonCode": rc})
+
+
+def _json_body(request: Request) -> dict[str, Any]:
+    raw = request.state.body
+    try:
+        body = json.loads(raw.decode("utf-8")) if raw else None
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        body = None
+    if not isinstance(body, dict):
+        raise Problem(400, "MQWB2004E", "The body of the request could not be parsed.",
+                      "The body of the HTTP request could not be parsed, possibly due to bad formatting of the data.",
+                      "Ensure the request contains valid data that matches the data format expected for the "
+                      "specified HTTP resource, HTTP method, and HTTP content type.")
+    return body
+
+
+def create_app() -> Starlette:
+    web = Web()
+
+    def route(path: str, fn: Any, methods: list[str]) -> Route:
+        async def endpoint(request: Request) -> Response:
+            from starlette.concurrency import run_in_threadpool
+            body = await request.body()
+            if len(body) > MAX_BODY:
+                return error_response(Problem(413, "MQWB0306E", "The request body is too large."))
+            request.state.body = body
+            args = [request.path_params[k] for k in ("qmgr",) if k in request.path_params]
+            return await run_in_threadpool(web.handle, request, fn, *args)   # (the pymqi face blocks)
+        return Route(path, endpoint, methods=methods)
+
+    base = "/ibmmq/rest/{version:str}"
+    routes = [
+        route(base + "/admin/installation", web.installation, ["GET"]),
+        route(base + "/admin/qmgr", web.qmgrs, ["GET"]),
+        route(base + "/admin/qmgr/{qmgr:str}", web.qmgrs, ["GET"]),
+        route(base + "/admin/action/qmgr/{qmgr:str}/mqsc", web.mqsc, ["POST"]),
+    ]
+    @asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        yield
+        web.connections.close()             # the queue managers see mqweb's connections end
+
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.web = web
+    return app
+
