@@ -24,6 +24,7 @@ from starlette.routing import Route
 
 from mqlite import pymqi
 from mqlite.paths import data_root
+from mqlite.web import messaging as Q
 from mqlite.web import mqsc as M
 from mqlite.web.qmgrs import BROKEN, Connections, NotFound, NotRunning, Refused, known, mqsc, state
 
@@ -31,6 +32,18 @@ VERSION = "9.4.0.0"
 COMMAND_LEVEL = 940
 MAX_BODY = 4 * 1024 * 1024          # MQ's messaging REST API takes messages up to 4 MB; MQSC less
 CSRF = "ibm-mq-rest-csrf-token"
+
+
+# The MQI's refusals on the messaging API -> the HTTP status and MQ's message.
+MESSAGING_REFUSALS = {
+    2085: (404, "MQWB0300E", "Cannot create messaging connection to {queue}: the queue does not exist."),
+    2035: (403, "MQWB0103E", "Not authorized to open {queue}."),
+    2051: (403, "MQWB0303E", "The queue {queue} is inhibited for put."),
+    2016: (403, "MQWB0303E", "The queue {queue} is inhibited for get."),
+    2053: (503, "MQWB0303E", "The queue {queue} is full."),
+    2030: (413, "MQWB0303E", "The message is longer than the queue {queue} takes."),
+    2031: (413, "MQWB0303E", "The message is longer than the queue manager takes."),
+}
 
 
 class Problem(Exception):
@@ -163,6 +176,45 @@ class Web:
         cc, rc = M.overall(items)
         return JSONResponse({"commandResponse": items, "overallCompletionCode": cc, "overallReasonCode": rc})
 
+    # --- /messaging/qmgr/{qmgr}/queue/{queue}/message, messagelist ------------------------------
+    def messaging(self, request: Request, qmgr: str, fn: Callable[[Any], Any]) -> Any:
+        """``fn`` on the caller's connection, the MQI's refusals as MQ's messaging errors."""
+        queue = request.path_params["queue"]
+
+        def call(qm: Any) -> Any:
+            try:
+                return fn(qm)
+            except Q.MessageError as e:
+                raise Problem(e.status, e.message_id, str(e)) from None
+            except pymqi.MQMIError as e:
+                if e.reason in BROKEN:
+                    raise
+                status, message_id, text = MESSAGING_REFUSALS.get(
+                    e.reason, (500, "MQWB0303E", "An unforeseen error occurred while sending, publishing, "
+                                                 "receiving, or browsing the message."))
+                raise Problem(status, message_id, text.format(queue=queue), kind="pcf", completion=e.comp,
+                              reason=e.reason) from None
+        return self.work(request, qmgr, call)
+
+    def message(self, request: Request, qmgr: str) -> Response:
+        version, queue = request.path_params["version"], request.path_params["queue"]
+        if request.method == "POST":
+            msgid = self.messaging(request, qmgr, lambda qm: Q.put(
+                qm, queue, request.state.body, request.headers.get("content-type", "text/plain"), request.headers,
+                version))
+            return Response(status_code=201, headers={"ibm-mq-md-messageId": Q.format_id(msgid, version)})
+        got = self.messaging(request, qmgr, lambda qm: Q.take(qm, queue, request.query_params, version,
+                                                               destructive=request.method == "DELETE"))
+        if got is None:
+            return Response(status_code=204)
+        body, headers = got
+        return Response(body, status_code=200, headers=headers, media_type="text/plain;charset=utf-8")
+
+    def message_list(self, request: Request, qmgr: str) -> Response:
+        version, queue = request.path_params["version"], request.path_params["queue"]
+        return JSONResponse(self.messaging(request, qmgr, lambda qm: Q.message_list(
+            qm, queue, request.query_params, version)))
+
 
 def _json_body(request: Request) -> dict[str, Any]:
     raw = request.state.body
@@ -198,6 +250,8 @@ def create_app() -> Starlette:
         route(base + "/admin/qmgr", web.qmgrs, ["GET"]),
         route(base + "/admin/qmgr/{qmgr:str}", web.qmgrs, ["GET"]),
         route(base + "/admin/action/qmgr/{qmgr:str}/mqsc", web.mqsc, ["POST"]),
+        route(base + "/messaging/qmgr/{qmgr:str}/queue/{queue:str}/message", web.message, ["POST", "DELETE", "GET"]),
+        route(base + "/messaging/qmgr/{qmgr:str}/queue/{queue:str}/messagelist", web.message_list, ["GET"]),
     ]
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:

@@ -104,22 +104,27 @@ def command_text(body: dict[str, Any]) -> str:
 
 @dataclass
 class Block:
-    """One MQSC response: its AMQ message and the KEY(value) fields under it."""
-    message: str
+    """One MQSC response: its AMQ message (with the lines that continue it, such as the segment
+    a syntax error shows) and the KEY(value) fields under it."""
+    message: list[str]
     fields: list[tuple[str, str]]
 
 
 def blocks(text: str) -> list[Block]:
-    """MQSC response text split into responses: each begins with an AMQ message line, the
+    """MQSC response text split into responses: each begins with an AMQ message line; the
     indented lines after it carry its KEY(value) fields (a value may hold balanced parentheses
-    and spaces)."""
+    and spaces), other lines continue its message."""
     out: list[Block] = []
     for line in text.splitlines():
-        if re.match(r"^AMQ\d{4}[A-Z]:", line) or not line.startswith(" ") or not out:
-            out.append(Block(line.strip(), []))
+        if not line.strip():
             continue
-        out[-1].fields += fields(line)
-    return [b for b in out if b.message or b.fields]
+        if re.match(r"^AMQ\d{4}[A-Z]:", line) or not out:
+            out.append(Block([line.strip()], []))
+        elif line.startswith(" ") and fields(line):
+            out[-1].fields += fields(line)
+        else:
+            out[-1].message.append(line.strip())
+    return out
 
 
 def fields(line: str) -> list[tuple[str, str]]:
@@ -170,9 +175,9 @@ def json_items(text: str, ok: bool) -> list[dict[str, Any]]:
             items.append({"completionCode": 0, "reasonCode": 0,
                           "parameters": {k.lower(): _value(k, v) for k, v in b.fields}})
         elif ok:
-            items.append({"completionCode": 0, "reasonCode": 0, "message": [b.message]})
+            items.append({"completionCode": 0, "reasonCode": 0, "message": b.message})
         else:
-            items.append({"completionCode": 2, "reasonCode": _reason(b.message), "message": [b.message]})
+            items.append({"completionCode": 2, "reasonCode": _reason(b.message[0]), "message": b.message})
     return items
 
 

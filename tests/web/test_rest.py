@@ -211,3 +211,88 @@ def test_a_stopped_queue_manager_is_503_and_back_when_started(web: dict[str, Any
     status, _h, body = mqsc(web, {"type": "runCommand", "parameters": {"command": "DISPLAY QMGR QMNAME"}})
     assert status == 200 and body["overallCompletionCode"] == 0
     assert os.path.exists(os.path.join(web["env"]["MQLITE_DATA"], "web", "mqweb.pid"))
+
+
+def message_call(web: dict[str, Any], method: str, version: str = "v2", queue: str = "WEB.MSG", query: str = "",
+                 body: bytes | None = None, headers: dict[str, str] | None = None,
+                 csrf: bool = True) -> tuple[int, dict[str, str], bytes]:
+    url = f"{web['base']}/{version}/messaging/qmgr/WEBQM/queue/{queue}/message" + (f"?{query}" if query else "")
+    h = {"Authorization": AUTH} | ({"ibm-mq-rest-csrf-token": "x"} if csrf else {}) | (headers or {})
+    req = urllib.request.Request(url, data=body, method=method, headers=h)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return resp.status, {k.lower(): v for k, v in resp.headers.items()}, resp.read()
+    except urllib.error.HTTPError as e:
+        return e.code, {k.lower(): v for k, v in e.headers.items()}, e.read()
+
+
+def test_messaging_put_browse_get_as_mq_documents(web: dict[str, Any]) -> None:
+    """POST puts a text message (201, its MsgId as 48 hex digits, the ibm-mq-md-* headers in its
+    descriptor: a pymqi application sees them); GET browses it, DELETE takes it (200, the body and
+    its headers; v3 writes ids with ID:); then 204; a pymqi application's message comes out too."""
+    from mqlite import pymqi
+    from mqlite.pymqi import CMQC
+    mqsc(web, {"type": "runCommand", "parameters": {"command": "DEFINE QLOCAL(WEB.MSG) REPLACE"}})
+    correl = "ab" * 24
+    status, headers, _b = message_call(web, "POST", body="héllo REST".encode(), headers={
+        "Content-Type": "text/plain;charset=utf-8", "ibm-mq-md-persistence": "persistent",
+        "ibm-mq-md-correlationId": correl, "ibm-mq-md-expiry": "600000", "ibm-mq-md-replyTo": "REPLY.Q@QMX"})
+    assert status == 201 and len(headers["ibm-mq-md-messageid"]) == 48
+    msgid = headers["ibm-mq-md-messageid"]
+    c = web["qm"].client()
+    try:
+        md = pymqi.MD()
+        body = pymqi.Queue(c, "WEB.MSG", CMQC.MQOO_BROWSE).get(
+            None, md, pymqi.GMO(Options=CMQC.MQGMO_BROWSE_FIRST))
+        assert body == "héllo REST".encode() and md.MsgId.hex() == msgid and md.CorrelId.hex() == correl
+        assert md.Format == CMQC.MQFMT_STRING and md.CodedCharSetId == 1208
+        assert md.Persistence == CMQC.MQPER_PERSISTENT and 0 < md.Expiry <= 6000
+        assert md.ReplyToQ.strip() == b"REPLY.Q" and md.ReplyToQMgr.strip() == b"QMX"
+        status, headers, body = message_call(web, "GET", "v3")
+        assert status == 200 and body == "héllo REST".encode()
+        assert headers["ibm-mq-md-messageid"] == "ID:" + msgid and headers["ibm-mq-md-priority"] == "0"
+        assert headers["content-type"].startswith("text/plain")
+        status, headers, body = message_call(web, "DELETE", query=f"correlationId={correl}")
+        assert status == 200 and body == "héllo REST".encode() and headers["ibm-mq-md-messageid"] == msgid
+        assert headers["ibm-mq-md-persistence"] == "persistent" and headers["ibm-mq-md-replyto"] == "REPLY.Q@QMX"
+        assert headers["ibm-mq-md-correlationid"] == correl and int(headers["ibm-mq-md-expiry"]) <= 600000
+        assert message_call(web, "DELETE")[0] == 204
+        pymqi.Queue(c, "WEB.MSG").put(b"from pymqi", pymqi.MD(Format=CMQC.MQFMT_STRING))
+        status, _h, listed = call(f"{web['base']}/v2/messaging/qmgr/WEBQM/queue/WEB.MSG/messagelist")
+        assert status == 200 and [m["format"] for m in listed] == ["MQSTR"] and "putDateTime" in listed[0]
+        status, _h, body = message_call(web, "DELETE", query="wait=2000")
+        assert status == 200 and body == b"from pymqi"
+    finally:
+        c.disconnect()
+
+
+def test_messaging_refusals(web: dict[str, Any]) -> None:
+    """A message that is not text stays on the queue (400 MQWB0307E); bad headers are 400
+    MQWB0302E; an unknown queue is 404 with MQ's reason; no CSRF header is 403; media types MQ
+    does not take are 415; nothing is put by a refused request."""
+    from mqlite import pymqi
+    from mqlite.pymqi import CMQC
+    mqsc(web, {"type": "runCommand", "parameters": {"command": "DEFINE QLOCAL(WEB.REFUSE) REPLACE"}})
+    c = web["qm"].client()
+    try:
+        pymqi.Queue(c, "WEB.REFUSE").put(b"\x00\x01binary", pymqi.MD(Format=CMQC.MQFMT_NONE))
+        status, _h, body = message_call(web, "DELETE", queue="WEB.REFUSE")
+        assert status == 400 and json.loads(body)["error"][0]["messageId"] == "MQWB0307E"
+        for headers in ({"ibm-mq-md-persistence": "sometimes"}, {"ibm-mq-md-correlationId": "zz"},
+                        {"ibm-mq-md-expiry": "soon"}, {"ibm-mq-md-priority": "5"}):       # priority: v3 only
+            status, _h, body = message_call(web, "POST", queue="WEB.REFUSE", body=b"x",
+                                            headers={"Content-Type": "text/plain"} | headers)
+            assert status == 400 and json.loads(body)["error"][0]["messageId"] == "MQWB0302E", headers
+        status, _h, body = message_call(web, "POST", queue="WEB.REFUSE", body=b"x", csrf=False)
+        assert status == 403 and json.loads(body)["error"][0]["messageId"] == "MQWB0100E"
+        status, _h, body = message_call(web, "POST", queue="WEB.REFUSE", body=b"x",
+                                        headers={"Content-Type": "image/png"})
+        assert status == 415
+        status, _h, body = message_call(web, "POST", queue="NO.SUCH.Q", body=b"x",
+                                        headers={"Content-Type": "text/plain"})
+        error = json.loads(body)["error"][0]
+        assert status == 404 and (error["completionCode"], error["reasonCode"]) == (2, 2085)
+        depth = pymqi.Queue(c, "WEB.REFUSE", CMQC.MQOO_INQUIRE).inquire(CMQC.MQIA_CURRENT_Q_DEPTH)
+        assert depth == 1                                   # only the binary message, left where it was
+    finally:
+        c.disconnect()
