@@ -1,9 +1,17 @@
 """The mqweb server process and MQ's commands for it: ``strmqweb`` starts it in the background
-(ready when its port answers), ``endmqweb`` ends it, ``dspmqweb`` says whether it runs and where,
+(ready when its ports answer), ``endmqweb`` ends it, ``dspmqweb`` says whether it runs and where,
 ``setmqweb properties -k KEY -v VALUE`` sets MQ's server properties, kept in
-``<data>/web/settings.json``: httpHost (default localhost) and httpPort (default 9080; -1 turns
-HTTP off). The server is uvicorn running web/app.py's Starlette application; ``python -m
-mqlite.web.server`` is the process itself (``--foreground`` of strmqweb runs it attached)."""
+``<data>/web/settings.json``:
+
+- ``httpHost`` (default localhost), ``httpsPort`` (default 9443, as MQ's) and ``httpPort``
+  (default -1: HTTP off until asked for, as MQ's); -1 turns a port off.
+- ``keyRepository``: the key repository whose certificate HTTPS presents, a stem as SSLKEYR's
+  (``<stem>.pem`` or ``<stem>.p12`` with ``<stem>.sth``: security/tls.py), and
+  ``certificateLabel`` to pick one in a PKCS#12 repository. Without one, strmqweb makes a
+  self-signed certificate for the host in ``<data>/web/key.pem``, as MQ ships a default one.
+
+The server is uvicorn running web/app.py's Starlette application, one server a port in one event
+loop; ``python -m mqlite.web.server`` is the process itself (``--foreground`` runs it attached)."""
 from __future__ import annotations
 
 import json
@@ -17,8 +25,9 @@ from typing import Any
 
 from mqlite.paths import data_root, pid_alive
 
-DEFAULTS: dict[str, Any] = {"httpHost": "localhost", "httpPort": 9080}
-INTEGER_KEYS = ("httpPort",)
+DEFAULTS: dict[str, Any] = {"httpHost": "localhost", "httpPort": -1, "httpsPort": 9443, "keyRepository": "",
+                            "certificateLabel": ""}
+INTEGER_KEYS = ("httpPort", "httpsPort")
 READY_WAIT = 30.0
 
 
@@ -76,12 +85,56 @@ def running_pid() -> int | None:
     return pid if pid_alive(pid) else None
 
 
-def urls() -> list[str]:
+def ports() -> list[tuple[str, int]]:
+    """The (scheme, port) pairs the server listens on."""
     s = settings()
-    if int(s["httpPort"]) == -1:
-        return []
-    base = f"http://{s['httpHost']}:{s['httpPort']}/ibmmq/"
-    return [base + "rest/"]
+    return [(scheme, int(s[key])) for scheme, key in (("https", "httpsPort"), ("http", "httpPort"))
+            if int(s[key]) != -1]
+
+
+def urls() -> list[str]:
+    host = settings()["httpHost"]
+    return [f"{scheme}://{host}:{port}/ibmmq/rest/" for scheme, port in ports()]
+
+
+def key_repository() -> str:
+    """The stem HTTPS takes its certificate from: keyRepository, else the default self-signed one
+    (made at the first start)."""
+    stem = str(settings()["keyRepository"])
+    if stem:
+        return stem
+    stem = os.path.join(web_dir(), "key")
+    if not os.path.exists(stem + ".pem"):
+        _self_signed(stem + ".pem", str(settings()["httpHost"]))
+    return stem
+
+
+def _self_signed(path: str, host: str) -> None:
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host), x509.NameAttribute(NameOID.ORGANIZATION_NAME,
+                                                                                        "mqlite mqweb")])
+    alt: list[x509.GeneralName] = [x509.DNSName(host), x509.DNSName("localhost")]
+    for ip in ("127.0.0.1", "::1"):
+        alt.append(x509.IPAddress(ipaddress.ip_address(ip)))
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=3650))
+            .add_extension(x509.SubjectAlternativeName(alt), critical=False).sign(key, hashes.SHA256()))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
+        f.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                  serialization.NoEncryption()))
+        f.write(cert.public_bytes(serialization.Encoding.PEM))
+    os.replace(tmp, path)
 
 
 def _answers(host: str, port: int) -> bool:
@@ -98,8 +151,8 @@ def start(foreground: bool = False) -> int:
         print("MQWB1118E: Server 'mqweb' is already running.")
         return 1
     s = settings()
-    if int(s["httpPort"]) == -1:
-        print("MQWB1104E: No port to listen on: httpPort is -1 (setmqweb properties -k httpPort -v PORT).")
+    if not ports():
+        print("MQWB1104E: No port to listen on: httpsPort and httpPort are -1 (setmqweb properties -k ...).")
         return 1
     if foreground:
         return serve()
@@ -114,7 +167,7 @@ def start(foreground: bool = False) -> int:
             print(f"MQWB1106E: Failed to start the server 'mqweb' (exit code {proc.returncode}); see "
                   f"{os.path.join(web_dir(), 'mqweb.log')}.")
             return 1
-        if _answers(str(s["httpHost"]), int(s["httpPort"])):
+        if all(_answers(str(s["httpHost"]), port) for _scheme, port in ports()):
             print("Starting server mqweb.")
             print(f"Server mqweb started with process ID {proc.pid}.")
             return 0
@@ -154,19 +207,39 @@ def display() -> int:
 
 
 def serve() -> int:
-    """The server process: uvicorn on httpHost:httpPort, its pid in the web directory while it runs."""
+    """The server process: a uvicorn server a port (HTTPS with the key repository's certificate,
+    HTTP if asked for) in one event loop, its pid in the web directory while it runs."""
+    import asyncio
+
     import uvicorn
 
+    from mqlite.security import tls
     from mqlite.web.app import create_app
     for name in ("MQSERVER", "MQCCDTURL", "MQCHLLIB", "MQCHLTAB"):
         os.environ.pop(name, None)          # mqweb reaches its queue managers by local bindings
     s = settings()
+    app = create_app()
+    servers = []
+    for scheme, port in ports():
+        config = uvicorn.Config(app, host=str(s["httpHost"]), port=port, log_level="warning", access_log=False,
+                                timeout_keep_alive=30, limit_concurrency=1000, lifespan="on")
+        config.load()
+        if scheme == "https":
+            config.ssl = tls.server_context(key_repository(), str(s["certificateLabel"]))
+        servers.append(uvicorn.Server(config))
     os.makedirs(web_dir(), exist_ok=True)
     with open(pid_path(), "w", encoding="ascii") as f:
         f.write(str(os.getpid()))
+
+    async def run_all() -> None:
+        # (each server takes SIGTERM for itself; when one ends, all do)
+        tasks = [asyncio.create_task(server.serve()) for server in servers]
+        _done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for server in servers:
+            server.should_exit = True
+        await asyncio.gather(*pending)
     try:
-        uvicorn.run(create_app(), host=str(s["httpHost"]), port=int(s["httpPort"]), log_level="warning",
-                    access_log=False, timeout_keep_alive=30, limit_concurrency=1000)
+        asyncio.run(run_all())
     finally:
         try:
             os.unlink(pid_path())

@@ -24,12 +24,14 @@ def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         qm = h.add("WEBQM", "DEFINE QLOCAL(WEB.KEPT) DESCR('kept')\n")
         port = free_port()
         env = dict(os.environ, MQLITE_DATA=h.data_dir)
-        assert run_mqlite("setmqweb", "properties", "-k", "httpHost", "-v", "127.0.0.1", env=env).returncode == 0
-        r = run_mqlite("setmqweb", "properties", "-k", "httpPort", "-v", str(port), env=env)
-        assert r.returncode == 0 and "MQWB1100I" in r.stdout
+        https = free_port()
+        for key, value in (("httpHost", "127.0.0.1"), ("httpPort", str(port)), ("httpsPort", str(https))):
+            r = run_mqlite("setmqweb", "properties", "-k", key, "-v", value, env=env)
+            assert r.returncode == 0 and "MQWB1100I" in r.stdout
         r = run_mqlite("strmqweb", env=env)
         assert r.returncode == 0, r.stdout + r.stderr
-        yield {"qm": qm, "base": f"http://127.0.0.1:{port}/ibmmq/rest", "env": env}
+        yield {"qm": qm, "base": f"http://127.0.0.1:{port}/ibmmq/rest", "env": env,
+               "https": f"https://127.0.0.1:{https}/ibmmq/rest"}
         r = run_mqlite("endmqweb", env=env)
         assert r.returncode == 0 and "Server mqweb stopped." in r.stdout
     finally:
@@ -65,7 +67,7 @@ def mqsc(web: dict[str, Any], body: Any, **kw: Any) -> tuple[int, dict[str, str]
 def test_dspmqweb_and_the_server_commands(web: dict[str, Any]) -> None:
     r = run_mqlite("dspmqweb", env=web["env"])
     assert r.returncode == 0 and "MQWB1124I: Server 'mqweb' is running." in r.stdout
-    assert f"  {web['base']}/" in r.stdout
+    assert f"  {web['base']}/" in r.stdout and f"  {web['https']}/" in r.stdout
     r = run_mqlite("strmqweb", env=web["env"])
     assert r.returncode == 1 and "MQWB1118E" in r.stdout                      # one server a data directory
     r = run_mqlite("setmqweb", "properties", "-k", "httpPort", "-v", "99999", env=web["env"])
@@ -296,3 +298,18 @@ def test_messaging_refusals(web: dict[str, Any]) -> None:
         assert depth == 1                                   # only the binary message, left where it was
     finally:
         c.disconnect()
+
+
+def test_https_with_the_default_certificate_and_a_key_repository(web: dict[str, Any]) -> None:
+    """HTTPS (MQ's default) presents the self-signed certificate strmqweb made when no key
+    repository is set: a client that trusts it is answered; one that trusts nothing refuses it."""
+    import ssl
+    pem = os.path.join(web["env"]["MQLITE_DATA"], "web", "key.pem")
+    assert os.path.exists(pem) and os.stat(pem).st_mode & 0o077 == 0
+    trusting = ssl.create_default_context(cafile=pem)
+    req = urllib.request.Request(f"{web['https']}/v1/admin/qmgr", headers={"Authorization": AUTH})
+    with urllib.request.urlopen(req, timeout=30, context=trusting) as resp:
+        assert resp.status == 200 and json.loads(resp.read()) == {"qmgr": [{"name": "WEBQM", "state": "running"}]}
+    with pytest.raises(urllib.error.URLError) as e:
+        urllib.request.urlopen(req, timeout=30, context=ssl.create_default_context())
+    assert "CERTIFICATE_VERIFY_FAILED" in str(e.value)
