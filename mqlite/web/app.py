@@ -26,12 +26,13 @@ from mqlite import pymqi
 from mqlite.paths import data_root
 from mqlite.web import messaging as Q
 from mqlite.web import mqsc as M
-from mqlite.web.qmgrs import BROKEN, Connections, NotFound, NotRunning, Refused, known, mqsc, state
+from mqlite.web.qmgrs import BROKEN, Connections, NoAnswer, NotFound, NotRunning, Refused, known, mqsc, state
 
 VERSION = "9.4.0.0"
 COMMAND_LEVEL = 940
 MAX_BODY = 4 * 1024 * 1024          # MQ's messaging REST API takes messages up to 4 MB; MQSC less
 CSRF = "ibm-mq-rest-csrf-token"
+GATEWAY = "ibm-mq-rest-gateway-qmgr"
 
 
 # The MQI's refusals on the messaging API -> the HTTP status and MQ's message.
@@ -144,6 +145,11 @@ class Web:
             "dataPath": data_root(), "maximumCommandLevel": COMMAND_LEVEL, "primaryInstallation": True}]})
 
     def qmgrs(self, request: Request, name: str | None = None) -> Response:
+        gateway = request.headers.get(GATEWAY, "").strip()
+        if name is not None and gateway and gateway != name:
+            # A remote queue manager, asked through the gateway: running if its command server answers.
+            self.work(request, gateway, lambda qm: self._remote(qm, "DISPLAY QMSTATUS", name, gateway))
+            return JSONResponse({"qmgr": [{"name": name, "state": "running"}]})
         caller(request)
         names = known()
         if name is not None:
@@ -171,10 +177,33 @@ class Web:
         else:
             raise Problem(400, "MQWB1104E", "Unknown arguments specified.",
                           'The request\'s "type" must be "runCommand" or "runCommandJSON".')
-        text, ok = self.work(request, qmgr, lambda qm: mqsc(qm, command))
+        gateway = request.headers.get(GATEWAY, "").strip()
+        if gateway and gateway != qmgr:
+            # Through the gateway queue manager: the command reaches ``qmgr`` over its channels.
+            text, ok = self.work(request, gateway, lambda qm: self._remote(qm, command, qmgr, gateway))
+        else:
+            text, ok = self.work(request, qmgr, lambda qm: mqsc(qm, command))
         items = M.text_items(text, ok) if kind == "runCommand" else M.json_items(text, ok)
         cc, rc = M.overall(items)
         return JSONResponse({"commandResponse": items, "overallCompletionCode": cc, "overallReasonCode": rc})
+
+    @staticmethod
+    def _remote(qm: Any, command: str, qmgr: str, gateway: str) -> tuple[str, bool]:
+        try:
+            return mqsc(qm, command, remote=qmgr)
+        except NoAnswer:
+            raise Problem(504, "MQWB0004E", f"An internal error occurred while communicating with the queue "
+                                            f"manager '{qmgr}' through the gateway queue manager '{gateway}'.",
+                          f"The queue manager '{qmgr}' did not answer through '{gateway}' in time.",
+                          "Check the channels between the gateway and the queue manager, and that the queue "
+                          "manager's command server runs.") from None
+        except pymqi.MQMIError as e:
+            if e.reason in (2085, 2087, 2196, 2197):
+                raise Problem(404, "MQWB0009E", f"Could not find the queue manager '{qmgr}'.",
+                              f"The gateway queue manager '{gateway}' has no route to '{qmgr}' (reason {e.reason}).",
+                              "Define a transmission queue or queue manager alias for it on the gateway.",
+                              kind="pcf", completion=e.comp, reason=e.reason) from None
+            raise
 
     # --- /messaging/qmgr/{qmgr}/queue/{queue}/message, messagelist ------------------------------
     def messaging(self, request: Request, qmgr: str, fn: Callable[[Any], Any]) -> Any:

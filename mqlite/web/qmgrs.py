@@ -21,6 +21,7 @@ from mqlite.pymqi import CMQC, CMQCFC
 BROKEN = (CMQC.MQRC_CONNECTION_BROKEN, CMQC.MQRC_Q_MGR_NOT_AVAILABLE, CMQC.MQRC_HCONN_ERROR,
           CMQC.MQRC_Q_MGR_QUIESCING, CMQC.MQRC_Q_MGR_STOPPING, CMQC.MQRC_CONNECTION_QUIESCING)
 IDLE_PER_KEY = 4
+GATEWAY_WAIT_MS = 20000            # how long a remote queue manager's answer is waited for
 
 
 class NotFound(LookupError):
@@ -113,18 +114,29 @@ class Connections:
                     pass
 
 
-def mqsc(qm: Any, command: str) -> tuple[str, bool]:
+class NoAnswer(TimeoutError):
+    """A remote queue manager's command server did not answer through the gateway in time."""
+
+
+def mqsc(qm: Any, command: str, remote: str = "") -> tuple[str, bool]:
     """Run one MQSC command through the command server (PCF Escape): its response text, and
-    whether it succeeded."""
-    pcf = getattr(qm, "_mqweb_pcf", None)      # one reply queue a connection, made at its first command
+    whether it succeeded. ``remote``: the queue manager the command is for when ``qm`` is a
+    gateway (the command goes to its SYSTEM.ADMIN.COMMAND.QUEUE through the gateway's channels,
+    the answer comes back to a queue on the gateway)."""
+    attr = "_mqweb_pcf_" + remote              # one reply queue a connection and target, made at first use
+    pcf = getattr(qm, attr, None)
     if pcf is None:
-        pcf = qm._mqweb_pcf = pymqi.PCFExecute(qm, response_wait_interval=30000)
+        pcf = pymqi.PCFExecute(qm, response_wait_interval=GATEWAY_WAIT_MS if remote else 30000,
+                               command_queue_qmgr=remote.encode())
+        setattr(qm, attr, pcf)
     responses: list[tuple[dict[int, Any], Any]] = []
     ok = True
     try:
         pcf.run(CMQCFC.MQCMD_ESCAPE, {CMQCFC.MQIACF_ESCAPE_TYPE: CMQCFC.MQET_MQSC,
                                       CMQCFC.MQCACF_ESCAPE_TEXT: command.encode()}, responses=responses)
     except pymqi.MQMIError as e:
+        if remote and e.reason == CMQC.MQRC_NO_MSG_AVAILABLE:
+            raise NoAnswer(remote) from None
         if not responses or e.reason in BROKEN:
             raise
         ok = False
