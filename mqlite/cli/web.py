@@ -16,7 +16,8 @@ def add_web_commands(sub: Any) -> None:
     p.set_defaults(fn=lambda a: _server().display())
     p = sub.add_parser("setmqweb", help="set the mqweb server's properties (setmqweb properties -k KEY -v VALUE)")
     p.add_argument("what", choices=["properties"])
-    p.add_argument("-k", required=True, help="httpHost or httpPort")
+    p.add_argument("-k", required=True, help="the property: httpHost, httpPort, httpsPort, keyRepository, "
+                   "certificateLabel, ltpaExpiration, ltpaCookieName, authFailDelay, MQWebAdmin, MQWebAdminRO, MQWebUser")
     p.add_argument("-v", required=True, help="the value")
     p.set_defaults(fn=_setmqweb)
 
@@ -27,7 +28,8 @@ def _server() -> Any:
 
 
 def _setmqweb(a: argparse.Namespace) -> int:
-    problem = _server().set_property(a.k, a.v)
+    from mqlite.web.settings import set_property
+    problem = set_property(a.k, a.v)
     if problem:
         print(problem)
         return 1

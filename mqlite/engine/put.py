@@ -90,6 +90,8 @@ class PutMixin(CoreState):
             options |= C.MQOO_SET_ALL_CONTEXT
         elif pmo.Options & C.MQPMO_SET_IDENTITY_CONTEXT:
             options |= C.MQOO_SET_IDENTITY_CONTEXT
+        if pmo.Options & C.MQPMO_ALTERNATE_USER_AUTHORITY:      # the checks are the MQOD AlternateUserId's
+            options |= C.MQOO_ALTERNATE_USER_AUTHORITY
         h = self.open(conn, od, options)
         try:
             if h.topic is not None:

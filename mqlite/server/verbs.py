@@ -337,7 +337,7 @@ def _control(s: Any, p: bytes) -> bytes:
             apps = sum(1 for x in srv.sessions if x.conn is not None)
         return P.encode_json({"ok": True, "status": "Quiescing" if srv.stopping.is_set() else "Running",
                               "connections": apps, "pid": os.getpid()})
-    if op in ("setusr", "dspusr", "setaut", "dspaut", "dmpaut"):
+    if op in ("setusr", "dspusr", "setaut", "dspaut", "dmpaut", "authenticate"):
         return P.encode_json(secop(srv, req))
     if op == "dmpcfg":
         opts = req.get("opts") or {}

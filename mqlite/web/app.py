@@ -8,8 +8,7 @@ DELETE. The endpoints are plain functions: Starlette runs them in its thread poo
 face they call blocks."""
 from __future__ import annotations
 
-import base64
-import binascii
+import asyncio
 import json
 import os
 import platform
@@ -18,15 +17,19 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from mqlite import pymqi
 from mqlite.paths import data_root
+from mqlite.web import auth as A
 from mqlite.web import messaging as Q
 from mqlite.web import mqsc as M
+from mqlite.web import qmgrs as W
 from mqlite.web.qmgrs import BROKEN, Connections, NoAnswer, NotFound, NotRunning, Refused, known, mqsc, state
+from mqlite.web.settings import settings_now
 
 VERSION = "9.4.0.0"
 COMMAND_LEVEL = 940
@@ -66,24 +69,20 @@ def error_response(p: Problem) -> JSONResponse:
     return JSONResponse({"error": [p.body]}, status_code=p.status, headers=headers)
 
 
-def caller(request: Request) -> tuple[str, str]:
-    """The user and password of HTTP basic authentication (401 without them)."""
-    raw = request.headers.get("authorization", "")
-    scheme, _, token = raw.partition(" ")
-    if scheme.lower() != "basic" or not token:
-        raise Problem(401, "MQWB0103E", "Not authorized.", "The request gave no user and password.",
-                      "Resubmit the request with HTTP basic authentication.")
-    try:
-        user, sep, password = base64.b64decode(token, validate=True).decode("utf-8").partition(":")
-    except (binascii.Error, UnicodeDecodeError):
-        sep, user, password = "", "", ""
-    if not sep or not user:
-        raise Problem(401, "MQWB0103E", "Not authorized.", "The request's basic authentication could not be read.")
-    return user, password
+def not_authenticated(why: str) -> Problem:
+    return Problem(401, "MQWB0103E", "Not authorized.", why,
+                   "Resubmit the request with HTTP basic authentication or the token POST /login gives.")
+
+
+def no_role(ident: A.Identity, what: str) -> Problem:
+    return Problem(403, "MQWB0103E", f"Not authorized to {what}.",
+                   f"The user '{ident.user}' has no role that allows this request.",
+                   "Ask for a role that allows it: MQWebAdmin, MQWebAdminRO or MQWebUser (setmqweb properties).")
 
 
 def need_csrf(request: Request) -> None:
-    if request.method in ("POST", "PATCH", "DELETE") and CSRF not in request.headers:
+    if request.method in ("POST", "PATCH", "DELETE") and CSRF not in request.headers \
+            and not (request.method == "POST" and request.url.path.endswith("/login")):
         raise Problem(403, "MQWB0100E", f"The CSRF header {CSRF} was omitted from the request.",
                       "The REST API request cannot be completed because the CSRF header was omitted.",
                       "Resubmit the request with the correct CSRF header.")
@@ -97,36 +96,61 @@ def _qmgr_problem(e: Exception, name: str) -> Problem:
     if isinstance(e, NotRunning):
         return Problem(503, "MQWB0008E", f"The queue manager '{name}' is not running.",
                        "The request needs the queue manager to be running.", "Start the queue manager (strmqm).")
-    return Problem(401, "MQWB0103E", "Not authorized.",
-                   f"The queue manager '{name}' refused the user's credentials.",
-                   "Resubmit the request with a user and password the queue manager accepts.")
+    return Problem(500, "MQWB0003E", f"The queue manager '{name}' refused mqweb's connection (2035).",
+                   "mqweb connects as the user that started it; the queue manager did not accept that user.",
+                   "Give that user connect authority on the queue manager (setmqaut), or start mqweb as one it accepts.",
+                   kind="pcf", completion=2, reason=2035)
 
 
 class Web:
-    """The routes, over one pool of queue-manager connections."""
+    """The routes, over one pool of queue-manager connections and one authenticator."""
 
     def __init__(self) -> None:
         self.connections = Connections()
+        self.auth = A.Authenticator(W.registry_check, settings_now)
 
     def handle(self, request: Request, fn: Any, *args: Any) -> Response:
         try:
-            if request.path_params.get("version") not in ("v1", "v2", "v3"):
-                raise Problem(404, "MQWB0006E", f"The resource {request.url.path} was not found.")
-            need_csrf(request)
             response: Response = fn(request, *args)
             return response
         except Problem as p:
             return error_response(p)
 
-    def work(self, request: Request, qmgr: str, fn: Callable[[Any], Any]) -> Any:
-        """``fn`` on the caller's connection to ``qmgr``; a kept connection that proves broken (the
-        queue manager restarted) is replaced once. The queue manager's refusals as MQ's errors
-        (404 no such queue manager, 503 not running, 401 credentials refused)."""
-        user, password = caller(request)
+    async def identify(self, request: Request) -> A.Identity:
+        """The caller: the login token's session, else HTTP basic authentication checked against the
+        queue managers' registries (a refusal waits authFailDelay, in this request alone)."""
+        token = request.cookies.get(self.auth.cookie)
+        if token:
+            ident = self.auth.session(token)
+            if ident is None:
+                raise not_authenticated("The login token is not valid or has expired.")
+            return ident
+        creds = A.basic_credentials(request.headers.get("authorization", ""))
+        if creds is None:
+            raise not_authenticated("The request gave no user and password, or they could not be read.")
+        try:
+            return await self.auth.check(creds[0], creds[1], request.path_params.get("qmgr", ""))
+        except A.AuthError as e:
+            await asyncio.sleep(e.delay)
+            raise not_authenticated("The user and password were not accepted.") from None
+
+    def work(self, request: Request, qmgr: str, fn: Callable[[Any, str], Any], read_only: bool = False,
+             messaging: bool = False) -> Any:
+        """``fn(connection, user)`` on a connection to ``qmgr`` in the context the caller's roles give
+        (``user`` empty for mqweb's own, the caller's for MQWebUser's; the messaging API is
+        MQWebUser's only); a kept connection that proves broken (the queue manager restarted) is
+        replaced once. The queue manager's refusals as MQ's errors (404 no such queue manager, 503
+        not running)."""
+        ident: A.Identity = request.state.identity
+        context = (A.USER if "MQWebUser" in ident.roles else None) if messaging \
+            else A.context_for(ident.roles, read_only)
+        if context is None:
+            raise no_role(ident, "use the messaging API" if messaging else "run this command")
+        user = ident.user if context == A.USER else ""
         for attempt in (0, 1):
             try:
-                with self.connections.connection(qmgr, user, password, fresh=attempt == 1) as qm:
-                    return fn(qm)
+                with self.connections.connection(qmgr, fresh=attempt == 1) as qm:
+                    return fn(qm, user)
             except (NotFound, NotRunning, Refused) as e:
                 raise _qmgr_problem(e, qmgr) from None
             except pymqi.MQMIError as e:
@@ -138,7 +162,6 @@ class Web:
 
     # --- /admin/installation, /admin/qmgr ---------------------------------------------------------
     def installation(self, request: Request) -> Response:
-        caller(request)
         return JSONResponse({"installation": [{
             "name": "Installation1", "version": VERSION, "platform": platform.system().lower(),
             "architecture": 64, "installationPath": os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
@@ -148,9 +171,9 @@ class Web:
         gateway = request.headers.get(GATEWAY, "").strip()
         if name is not None and gateway and gateway != name:
             # A remote queue manager, asked through the gateway: running if its command server answers.
-            self.work(request, gateway, lambda qm: self._remote(qm, "DISPLAY QMSTATUS", name, gateway))
+            self.work(request, gateway, lambda qm, user: self._remote(qm, "DISPLAY QMSTATUS", name, gateway, user),
+                      read_only=True)
             return JSONResponse({"qmgr": [{"name": name, "state": "running"}]})
-        caller(request)
         names = known()
         if name is not None:
             if name not in names:
@@ -177,20 +200,22 @@ class Web:
         else:
             raise Problem(400, "MQWB1104E", "Unknown arguments specified.",
                           'The request\'s "type" must be "runCommand" or "runCommandJSON".')
+        read_only = M.read_only(command)
         gateway = request.headers.get(GATEWAY, "").strip()
         if gateway and gateway != qmgr:
             # Through the gateway queue manager: the command reaches ``qmgr`` over its channels.
-            text, ok = self.work(request, gateway, lambda qm: self._remote(qm, command, qmgr, gateway))
+            text, ok = self.work(request, gateway, lambda qm, user: self._remote(qm, command, qmgr, gateway, user),
+                                 read_only)
         else:
-            text, ok = self.work(request, qmgr, lambda qm: mqsc(qm, command))
+            text, ok = self.work(request, qmgr, lambda qm, user: mqsc(qm, command, user=user), read_only)
         items = M.text_items(text, ok) if kind == "runCommand" else M.json_items(text, ok)
         cc, rc = M.overall(items)
         return JSONResponse({"commandResponse": items, "overallCompletionCode": cc, "overallReasonCode": rc})
 
     @staticmethod
-    def _remote(qm: Any, command: str, qmgr: str, gateway: str) -> tuple[str, bool]:
+    def _remote(qm: Any, command: str, qmgr: str, gateway: str, user: str) -> tuple[str, bool]:
         try:
-            return mqsc(qm, command, remote=qmgr)
+            return mqsc(qm, command, remote=qmgr, user=user)
         except NoAnswer:
             raise Problem(504, "MQWB0004E", f"An internal error occurred while communicating with the queue "
                                             f"manager '{qmgr}' through the gateway queue manager '{gateway}'.",
@@ -206,13 +231,13 @@ class Web:
             raise
 
     # --- /messaging/qmgr/{qmgr}/queue/{queue}/message, messagelist ------------------------------
-    def messaging(self, request: Request, qmgr: str, fn: Callable[[Any], Any]) -> Any:
-        """``fn`` on the caller's connection, the MQI's refusals as MQ's messaging errors."""
+    def messaging(self, request: Request, qmgr: str, fn: Callable[[Any, str], Any]) -> Any:
+        """``fn(connection, user)`` as the caller (MQWebUser), the MQI's refusals as MQ's messaging errors."""
         queue = request.path_params["queue"]
 
-        def call(qm: Any) -> Any:
+        def call(qm: Any, user: str) -> Any:
             try:
-                return fn(qm)
+                return fn(qm, user)
             except Q.MessageError as e:
                 raise Problem(e.status, e.message_id, str(e)) from None
             except pymqi.MQMIError as e:
@@ -223,17 +248,17 @@ class Web:
                                                  "receiving, or browsing the message."))
                 raise Problem(status, message_id, text.format(queue=queue), kind="pcf", completion=e.comp,
                               reason=e.reason) from None
-        return self.work(request, qmgr, call)
+        return self.work(request, qmgr, call, messaging=True)
 
     def message(self, request: Request, qmgr: str) -> Response:
         version, queue = request.path_params["version"], request.path_params["queue"]
         if request.method == "POST":
-            msgid = self.messaging(request, qmgr, lambda qm: Q.put(
+            msgid = self.messaging(request, qmgr, lambda qm, user: Q.put(
                 qm, queue, request.state.body, request.headers.get("content-type", "text/plain"), request.headers,
-                version))
+                version, user))
             return Response(status_code=201, headers={"ibm-mq-md-messageId": Q.format_id(msgid, version)})
-        got = self.messaging(request, qmgr, lambda qm: Q.take(qm, queue, request.query_params, version,
-                                                               destructive=request.method == "DELETE"))
+        got = self.messaging(request, qmgr, lambda qm, user: Q.take(qm, queue, request.query_params, version,
+                                                                     request.method == "DELETE", user))
         if got is None:
             return Response(status_code=204)
         body, headers = got
@@ -241,8 +266,41 @@ class Web:
 
     def message_list(self, request: Request, qmgr: str) -> Response:
         version, queue = request.path_params["version"], request.path_params["queue"]
-        return JSONResponse(self.messaging(request, qmgr, lambda qm: Q.message_list(
-            qm, queue, request.query_params, version)))
+        return JSONResponse(self.messaging(request, qmgr, lambda qm, user: Q.message_list(
+            qm, queue, request.query_params, version, user)))
+
+    # --- /login -----------------------------------------------------------------------------------
+    def who(self, request: Request) -> Response:
+        ident: A.Identity = request.state.identity
+        return JSONResponse({"user": [{"name": ident.user, "role": sorted(ident.roles),
+                                       "authenticationMechanism": ident.mechanism}]})
+
+    def logout(self, request: Request) -> Response:
+        token = request.cookies.get(self.auth.cookie, "")
+        if not self.auth.logout(token):
+            raise not_authenticated("The request gave no login token to end.")
+        response = Response(status_code=204)
+        response.delete_cookie(self.auth.cookie, path="/")
+        return response
+
+    async def login(self, request: Request) -> Response:
+        """POST /login: the user and password of the JSON body checked, a session and its cookie."""
+        body = _json_body(request)
+        user, password = body.get("username"), body.get("password")
+        if not isinstance(user, str) or not isinstance(password, str) or not user:
+            raise Problem(400, "MQWB1102E", "Mandatory arguments missing from command.",
+                          'The request\'s body must give "username" and "password" as strings.')
+        try:
+            ident = await self.auth.check(user, password, "")
+        except A.AuthError as e:
+            await asyncio.sleep(e.delay)
+            raise not_authenticated("The user and password were not accepted.") from None
+        if not ident.roles:
+            raise no_role(ident, "log in")
+        response = Response(status_code=204)
+        response.set_cookie(self.auth.cookie, self.auth.login(ident), path="/", httponly=True,
+                            secure=request.url.scheme == "https", samesite="strict")
+        return response
 
 
 def _json_body(request: Request) -> dict[str, Any]:
@@ -262,19 +320,33 @@ def _json_body(request: Request) -> dict[str, Any]:
 def create_app() -> Starlette:
     web = Web()
 
-    def route(path: str, fn: Any, methods: list[str]) -> Route:
+    def route(path: str, fn: Any, methods: list[str], who: bool = True) -> Route:
         async def endpoint(request: Request) -> Response:
-            from starlette.concurrency import run_in_threadpool
             body = await request.body()
             if len(body) > MAX_BODY:
                 return error_response(Problem(413, "MQWB0306E", "The request body is too large."))
             request.state.body = body
+            try:
+                if request.path_params.get("version") not in ("v1", "v2", "v3"):
+                    raise Problem(404, "MQWB0006E", f"The resource {request.url.path} was not found.")
+                need_csrf(request)
+                if not who:                    # (POST /login checks its body's user itself)
+                    response: Response = await fn(request)
+                    return response
+                request.state.identity = ident = await web.identify(request)
+                if not ident.roles:
+                    raise no_role(ident, "use mqweb")
+            except Problem as p:
+                return error_response(p)
             args = [request.path_params[k] for k in ("qmgr",) if k in request.path_params]
             return await run_in_threadpool(web.handle, request, fn, *args)   # (the pymqi face blocks)
         return Route(path, endpoint, methods=methods)
 
     base = "/ibmmq/rest/{version:str}"
     routes = [
+        route(base + "/login", web.login, ["POST"], who=False),
+        route(base + "/login", web.who, ["GET"]),
+        route(base + "/login", web.logout, ["DELETE"]),
         route(base + "/admin/installation", web.installation, ["GET"]),
         route(base + "/admin/qmgr", web.qmgrs, ["GET"]),
         route(base + "/admin/qmgr/{qmgr:str}", web.qmgrs, ["GET"]),

@@ -1,5 +1,7 @@
 """The messaging REST API (``/messaging/qmgr/{qmgr}/queue/{queue}/message`` and ``/messagelist``)
-as MQ documents it, over an MQI connection made as the caller:
+as MQ documents it, over mqweb's MQI connection, the queue opened with the caller as the
+alternate user (MQ's default, mqRestMessagingAdoptWebUserContext): the caller's OAM authority
+decides:
 
 - POST puts the request body as a text message (MQFMT_STRING, CCSID 1208) and answers 201 with
   its ``ibm-mq-md-messageId``; the ``ibm-mq-md-correlationId``, ``-expiry`` (milliseconds or
@@ -118,7 +120,16 @@ def get_headers(md: Any, version: str) -> dict[str, str]:
     return out
 
 
-def put(qm: Any, queue: str, body: bytes, content_type: str, headers: Any, version: str) -> bytes:
+def _od(queue: str, user: str) -> Any:
+    """The queue's descriptor, with the caller as the alternate user whose authority is checked."""
+    return pymqi.OD(ObjectName=queue.encode("utf-8"), AlternateUserId=user.encode("utf-8")[:12]) if user else queue
+
+
+def _alt(user: str) -> int:
+    return CMQC.MQOO_ALTERNATE_USER_AUTHORITY if user else 0
+
+
+def put(qm: Any, queue: str, body: bytes, content_type: str, headers: Any, version: str, user: str = "") -> bytes:
     """POST: the message put; its MsgId."""
     kind = content_type.split(";")[0].strip().lower()
     if kind and not any(kind.startswith(t) for t in TEXT_TYPES):
@@ -128,7 +139,8 @@ def put(qm: Any, queue: str, body: bytes, content_type: str, headers: Any, versi
     except UnicodeDecodeError:
         raise MessageError(400, "MQWB0305E", "The character set is not acceptable for the request.") from None
     md = put_descriptor(headers, version)
-    qm.put1(queue, body, md, pymqi.PMO(Options=CMQC.MQPMO_NO_SYNCPOINT | CMQC.MQPMO_FAIL_IF_QUIESCING))
+    qm.put1(_od(queue, user), body, md, pymqi.PMO(Options=CMQC.MQPMO_NO_SYNCPOINT | CMQC.MQPMO_FAIL_IF_QUIESCING
+                                                  | (CMQC.MQPMO_ALTERNATE_USER_AUTHORITY if user else 0)))
     return bytes(md.MsgId)
 
 
@@ -137,7 +149,8 @@ def _gmo(options: int, wait_ms: int) -> Any:
                      | (CMQC.MQGMO_WAIT if wait_ms else 0), WaitInterval=wait_ms, Version=CMQC.MQGMO_VERSION_2)
 
 
-def take(qm: Any, queue: str, query: Any, version: str, destructive: bool) -> tuple[bytes, dict[str, str]] | None:
+def take(qm: Any, queue: str, query: Any, version: str, destructive: bool,
+         user: str = "") -> tuple[bytes, dict[str, str]] | None:
     """DELETE (``destructive``) or GET of the next message the query matches: its body and
     headers, None when there is none. The message is browsed first, and one that is not text
     stays on the queue (MQ returns only MQSTR messages here); a destructive get then takes that
@@ -152,8 +165,8 @@ def take(qm: Any, queue: str, query: Any, version: str, destructive: bool) -> tu
     if query.get("correlationId"):
         want.CorrelId = parse_id(query["correlationId"], version, "correlationId", True)
         match |= CMQC.MQMO_MATCH_CORREL_ID
-    q = pymqi.Queue(qm, queue, CMQC.MQOO_BROWSE | (CMQC.MQOO_INPUT_AS_Q_DEF if destructive else 0)
-                    | CMQC.MQOO_FAIL_IF_QUIESCING)
+    q = pymqi.Queue(qm, _od(queue, user), CMQC.MQOO_BROWSE | (CMQC.MQOO_INPUT_AS_Q_DEF if destructive else 0)
+                    | CMQC.MQOO_FAIL_IF_QUIESCING | _alt(user))
     try:
         for _attempt in range(3):          # (another getter may take the browsed message first)
             md = pymqi.MD(MsgId=want.MsgId, CorrelId=want.CorrelId)
@@ -185,12 +198,12 @@ def take(qm: Any, queue: str, query: Any, version: str, destructive: bool) -> tu
         q.close()
 
 
-def message_list(qm: Any, queue: str, query: Any, version: str) -> list[dict[str, Any]]:
+def message_list(qm: Any, queue: str, query: Any, version: str, user: str = "") -> list[dict[str, Any]]:
     """GET messagelist: each message's summary, browsed (``limit``, at most 1000 by default)."""
     limit = query.get("limit", str(LIST_LIMIT))
     if not limit.isdigit():
         raise MessageError(400, "MQWB0302E", f"The limit query parameter cannot be set as {limit} is not valid.")
-    q = pymqi.Queue(qm, queue, CMQC.MQOO_BROWSE | CMQC.MQOO_FAIL_IF_QUIESCING)
+    q = pymqi.Queue(qm, _od(queue, user), CMQC.MQOO_BROWSE | CMQC.MQOO_FAIL_IF_QUIESCING | _alt(user))
     out: list[dict[str, Any]] = []
     try:
         option = CMQC.MQGMO_BROWSE_FIRST

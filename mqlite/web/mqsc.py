@@ -55,6 +55,12 @@ def _quoted(value: Any) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+def read_only(command: str) -> bool:
+    """Whether an MQSC command only reads (DISPLAY, as MQSC abbreviates it too: MQWebAdminRO's)."""
+    words = command.split(None, 1)
+    return bool(words) and len(words[0]) >= 3 and "DISPLAY".startswith(words[0].upper())
+
+
 def command_text(body: dict[str, Any]) -> str:
     """The MQSC a ``runCommandJSON`` request stands for: COMMAND QUALIFIER('name') KEY('value') ...
     then, for a DISPLAY, the response parameters asked for ("all" by default)."""

@@ -1,27 +1,34 @@
 """How mqweb reaches the queue managers of its data directory: through their normal interfaces,
 never their stores. ``Connections`` keeps MQI connections (local bindings, through the pymqi
-face) by queue manager and caller, the caller's user and password given as the connection's
-MQCSP, so the queue manager's CONNAUTH rules judge the caller and its OAM what the caller does.
-A connection is taken for one request and given back; one that broke is dropped.
+face) by queue manager, made as mqweb's own user (the server context MQWebAdmin and
+MQWebAdminRO run in); an MQWebUser's operations go through the same connections in the caller's
+context: commands carry the caller's user id as their identity context, which the command
+server checks, and queues are opened with the caller as the alternate user. A connection is
+taken for one request and given back; one that broke is dropped.
+
+``registry_check`` asks the queue managers' control interface (the one setmqusr uses) whether a
+user and password are right, and the user's groups.
 
 Administration is the command server's: ``mqsc`` sends a PCF Escape (MQCMD_ESCAPE) carrying the
 MQSC text and returns the response text and whether the command succeeded, as MQ's mqweb does."""
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from mqlite import pymqi
+from mqlite.net import protocol as P
+from mqlite.net.client import Transport, TransportError
 from mqlite.paths import QMPaths, all_qmgrs
 from mqlite.pymqi import CMQC, CMQCFC
 
 BROKEN = (CMQC.MQRC_CONNECTION_BROKEN, CMQC.MQRC_Q_MGR_NOT_AVAILABLE, CMQC.MQRC_HCONN_ERROR,
           CMQC.MQRC_Q_MGR_QUIESCING, CMQC.MQRC_Q_MGR_STOPPING, CMQC.MQRC_CONNECTION_QUIESCING)
-IDLE_PER_KEY = 4
-GATEWAY_WAIT_MS = 20000            # how long a remote queue manager's answer is waited for
+IDLE_PER_KEY = 16
+GATEWAY_WAIT_MS = 20000
+NO_TEXT = {CMQC.MQRC_NOT_AUTHORIZED: "AMQ8135E: Not authorized."}            # how long a remote queue manager's answer is waited for
 
 
 class NotFound(LookupError):
@@ -33,7 +40,7 @@ class NotRunning(RuntimeError):
 
 
 class Refused(PermissionError):
-    """The queue manager refused the caller's credentials (MQRC_NOT_AUTHORIZED at MQCONN)."""
+    """The queue manager refused mqweb's connection (MQRC_NOT_AUTHORIZED at MQCONN)."""
 
 
 def state(name: str) -> str:
@@ -45,17 +52,40 @@ def known() -> list[str]:
     return all_qmgrs()
 
 
+def _control(name: str, op: dict[str, Any]) -> dict[str, Any] | None:
+    try:
+        t = Transport.unix(QMPaths.of(name).socket)
+        try:
+            t.hello(qmgr=name, control=True, appl="mqweb")
+            reply = P.decode_json(t.call(P.CONTROL, P.encode_json(op)))
+        finally:
+            t.close()
+    except (TransportError, P.ProtocolError, OSError):
+        return None
+    return reply if isinstance(reply, dict) else None
+
+
+def registry_check(user: str, password: str, hint: str = "") -> tuple[str, tuple[str, ...]] | None:
+    """The user (as the registry names it) and its groups when the password is right, else None.
+    Asked of the running queue managers, ``hint`` (the one the request names) first; the first
+    that knows the user decides."""
+    names = [n for n in known() if n != hint]
+    for name in ([hint] if hint in known() else []) + names:
+        if state(name) != "running":
+            continue
+        reply = _control(name, {"op": "authenticate", "user": user, "password": password})
+        if not reply or not reply.get("ok") or not reply.get("known"):
+            continue
+        return (str(reply["user"]), tuple(reply["groups"])) if reply.get("valid") else None
+    return None
+
+
 class Connections:
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.idle: dict[tuple[str, str, str], list[Any]] = {}
+        self.idle: dict[str, list[Any]] = {}
 
-    @staticmethod
-    def _key(qmgr: str, user: str, password: str) -> tuple[str, str, str]:
-        # (the password is kept only as a digest, to tell callers apart)
-        return qmgr, user, hashlib.sha256(password.encode()).hexdigest()
-
-    def _connect(self, qmgr: str, user: str, password: str) -> Any:
+    def _connect(self, qmgr: str) -> Any:
         if qmgr not in known():
             raise NotFound(qmgr)
         if state(qmgr) != "running":
@@ -63,25 +93,25 @@ class Connections:
         qm = pymqi.QueueManager(None)
         cno = pymqi.CNO(Version=CMQC.MQCNO_VERSION_7, ApplName=b"mqweb")
         try:
-            qm.connect_with_options(qmgr, user=user or None, password=password if user else None, cno=cno)
+            qm.connect_with_options(qmgr, cno=cno)
         except pymqi.MQMIError as e:
             if e.reason == CMQC.MQRC_NOT_AUTHORIZED:
-                raise Refused(user) from None
+                raise Refused(qmgr) from None
             if e.reason in BROKEN:
                 raise NotRunning(qmgr) from None
             raise
         return qm
 
     @contextmanager
-    def connection(self, qmgr: str, user: str, password: str, fresh: bool = False) -> Iterator[Any]:
-        """A connection to ``qmgr`` as the caller for the length of a request (``fresh``: a new
-        one, not one kept from an earlier request)."""
-        key = self._key(qmgr, user, password)
+    def connection(self, qmgr: str, fresh: bool = False) -> Iterator[Any]:
+        """A connection to ``qmgr`` for the length of a request (``fresh``: a new one, not one
+        kept from an earlier request)."""
+        key = qmgr
         with self.lock:
             pool = self.idle.get(key) or []
             qm = pool.pop() if pool and not fresh else None
         if qm is None:
-            qm = self._connect(qmgr, user, password)
+            qm = self._connect(qmgr)
         healthy = True
         try:
             yield qm
@@ -118,19 +148,43 @@ class NoAnswer(TimeoutError):
     """A remote queue manager's command server did not answer through the gateway in time."""
 
 
-def mqsc(qm: Any, command: str, remote: str = "") -> tuple[str, bool]:
+class AsUser:
+    """The command queue, put to with the caller's user id as the message's identity context: the
+    command server checks that user's authority (MQWebUser's context)."""
+
+    def __init__(self, qm: Any, remote: str, user: str) -> None:
+        self.user = user.encode("utf-8")[:12]
+        self.queue = pymqi.Queue(qm, pymqi.OD(ObjectName=b"SYSTEM.ADMIN.COMMAND.QUEUE", ObjectQMgrName=remote.encode()),
+                                 CMQC.MQOO_OUTPUT | CMQC.MQOO_SET_IDENTITY_CONTEXT | CMQC.MQOO_FAIL_IF_QUIESCING)
+
+    def put(self, body: bytes, md: Any, pmo: Any) -> None:
+        md.UserIdentifier = self.user
+        pmo.Options |= CMQC.MQPMO_SET_IDENTITY_CONTEXT
+        self.queue.put(body, md, pmo)
+
+
+def pcf_for(qm: Any, remote: str = "", user: str = "") -> Any:
+    """The connection's PCFExecute for commands to ``remote`` (a queue manager behind a gateway)
+    as ``user`` (none: mqweb's own): one reply queue each, made at first use."""
+    cache = qm.__dict__.setdefault("_mqweb_pcf", {})
+    pcf = cache.get((remote, user))
+    if pcf is None:
+        pcf = pymqi.PCFExecute(qm, response_wait_interval=GATEWAY_WAIT_MS if remote else 30000,
+                               command_queue_qmgr=remote.encode(),
+                               command_queue=AsUser(qm, remote, user) if user else None)  # type: ignore[arg-type]
+        cache[(remote, user)] = pcf
+    return pcf
+
+
+def mqsc(qm: Any, command: str, remote: str = "", user: str = "") -> tuple[str, bool]:
     """Run one MQSC command through the command server (PCF Escape): its response text, and
     whether it succeeded. ``remote``: the queue manager the command is for when ``qm`` is a
     gateway (the command goes to its SYSTEM.ADMIN.COMMAND.QUEUE through the gateway's channels,
-    the answer comes back to a queue on the gateway)."""
-    attr = "_mqweb_pcf_" + remote              # one reply queue a connection and target, made at first use
-    pcf = getattr(qm, attr, None)
-    if pcf is None:
-        pcf = pymqi.PCFExecute(qm, response_wait_interval=GATEWAY_WAIT_MS if remote else 30000,
-                               command_queue_qmgr=remote.encode())
-        setattr(qm, attr, pcf)
+    the answer comes back to a queue on the gateway); ``user``: the caller whose authority the
+    command server checks (MQWebUser), none for mqweb's own."""
+    pcf = pcf_for(qm, remote, user)
     responses: list[tuple[dict[int, Any], Any]] = []
-    ok = True
+    ok, reason = True, 0
     try:
         pcf.run(CMQCFC.MQCMD_ESCAPE, {CMQCFC.MQIACF_ESCAPE_TYPE: CMQCFC.MQET_MQSC,
                                       CMQCFC.MQCACF_ESCAPE_TEXT: command.encode()}, responses=responses)
@@ -139,9 +193,13 @@ def mqsc(qm: Any, command: str, remote: str = "") -> tuple[str, bool]:
             raise NoAnswer(remote) from None
         if not responses or e.reason in BROKEN:
             raise
-        ok = False
+        ok, reason = False, e.reason
     texts = []
     for values, _cfh in responses:
         text = values.get(CMQCFC.MQCACF_ESCAPE_TEXT, b"")
         texts.append(text.decode("utf-8", "replace") if isinstance(text, (bytes, bytearray)) else str(text))
-    return "\n".join(t.rstrip() for t in texts if t), ok
+    out = "\n".join(t.rstrip() for t in texts if t)
+    if not out and reason:
+        # The command server refused the command itself (no MQSC text): runmqsc's message for it.
+        out = NO_TEXT.get(reason, f"AMQ8101S: IBM MQ error ({reason:X}) has occurred.")
+    return out, ok

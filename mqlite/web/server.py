@@ -1,7 +1,6 @@
 """The mqweb server process and MQ's commands for it: ``strmqweb`` starts it in the background
 (ready when its ports answer), ``endmqweb`` ends it, ``dspmqweb`` says whether it runs and where,
-``setmqweb properties -k KEY -v VALUE`` sets MQ's server properties, kept in
-``<data>/web/settings.json``:
+``setmqweb properties -k KEY -v VALUE`` sets MQ's server properties (web/settings.py):
 
 - ``httpHost`` (default localhost), ``httpsPort`` (default 9443, as MQ's) and ``httpPort``
   (default -1: HTTP off until asked for, as MQ's); -1 turns a port off.
@@ -14,66 +13,21 @@ The server is uvicorn running web/app.py's Starlette application, one server a p
 loop; ``python -m mqlite.web.server`` is the process itself (``--foreground`` runs it attached)."""
 from __future__ import annotations
 
-import json
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
-from typing import Any
 
-from mqlite.paths import data_root, pid_alive
+from mqlite.paths import pid_alive
+from mqlite.web.settings import settings, web_dir
 
-DEFAULTS: dict[str, Any] = {"httpHost": "localhost", "httpPort": -1, "httpsPort": 9443, "keyRepository": "",
-                            "certificateLabel": ""}
-INTEGER_KEYS = ("httpPort", "httpsPort")
 READY_WAIT = 30.0
-
-
-def web_dir() -> str:
-    return os.path.join(data_root(), "web")
-
-
-def settings_path() -> str:
-    return os.path.join(web_dir(), "settings.json")
 
 
 def pid_path() -> str:
     return os.path.join(web_dir(), "mqweb.pid")
-
-
-def settings() -> dict[str, Any]:
-    out = dict(DEFAULTS)
-    try:
-        with open(settings_path(), encoding="utf-8") as f:
-            out.update(json.load(f))
-    except (OSError, ValueError):
-        pass
-    return out
-
-
-def set_property(key: str, value: str) -> str | None:
-    """setmqweb properties -k KEY -v VALUE: an error message, or None when set."""
-    if key not in DEFAULTS:
-        return f"MQWB1104E: Unknown arguments specified: the property '{key}' is not one mqlite's mqweb has."
-    current = settings()
-    if key in INTEGER_KEYS:
-        try:
-            number = int(value)
-        except ValueError:
-            return f"MQWB1103E: No value specified for argument {key}: '{value}' is not a port number."
-        if number != -1 and not 1 <= number <= 65535:
-            return f"MQWB1103E: No value specified for argument {key}: {number} is not a port number."
-        current[key] = number
-    else:
-        current[key] = value
-    os.makedirs(web_dir(), exist_ok=True)
-    tmp = settings_path() + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump({k: v for k, v in current.items() if k in DEFAULTS}, f, indent=1)
-    os.replace(tmp, settings_path())
-    return None
 
 
 def running_pid() -> int | None:

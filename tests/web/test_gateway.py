@@ -11,7 +11,7 @@ import pytest
 
 from mqlite.cli.proc import free_port
 from mqlite.testing import Harness, run_mqlite
-from tests.web.test_rest import call
+from tests.web.test_rest import call, web_user
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +29,8 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         env = dict(os.environ, MQLITE_DATA=h.data_dir)
         for key, value in (("httpHost", "127.0.0.1"), ("httpPort", str(port)), ("httpsPort", "-1")):
             assert run_mqlite("setmqweb", "properties", "-k", key, "-v", value, env=env).returncode == 0
+        for qmgr in ("REMOTEQM", "GWQM"):
+            web_user(env, qmgr, "admin", "passw0rd", "MQWebAdminGroup")
         assert run_mqlite("strmqweb", env=env).returncode == 0
         yield {"gateway": gateway, "remote": remote, "base": f"http://127.0.0.1:{port}/ibmmq/rest"}
         run_mqlite("endmqweb", env=env)

@@ -25,9 +25,11 @@ def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         port = free_port()
         env = dict(os.environ, MQLITE_DATA=h.data_dir)
         https = free_port()
-        for key, value in (("httpHost", "127.0.0.1"), ("httpPort", str(port)), ("httpsPort", str(https))):
+        for key, value in (("httpHost", "127.0.0.1"), ("httpPort", str(port)), ("httpsPort", str(https)),
+                           ("authFailDelay", "0.2")):
             r = run_mqlite("setmqweb", "properties", "-k", key, "-v", value, env=env)
             assert r.returncode == 0 and "MQWB1100I" in r.stdout
+        web_user(env, "WEBQM", "admin", "passw0rd", "MQWebAdminGroup", "MQWebUserGroup")
         r = run_mqlite("strmqweb", env=env)
         assert r.returncode == 0, r.stdout + r.stderr
         yield {"qm": qm, "base": f"http://127.0.0.1:{port}/ibmmq/rest", "env": env,
@@ -39,6 +41,13 @@ def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
 
 
 AUTH = "Basic " + base64.b64encode(b"admin:passw0rd").decode()
+
+
+def web_user(env: dict[str, str], qmgr: str, user: str, password: str, *groups: str) -> None:
+    """A user of the queue manager's registry, in groups mqweb maps to roles."""
+    r = run_mqlite("setmqusr", "-m", qmgr, "-u", user, "-p", password, *[a for g in groups for a in ("-g", g)],
+                   env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
 
 
 def call(url: str, method: str = "GET", body: Any = None, headers: dict[str, str] | None = None,
@@ -72,6 +81,9 @@ def test_dspmqweb_and_the_server_commands(web: dict[str, Any]) -> None:
     assert r.returncode == 1 and "MQWB1118E" in r.stdout                      # one server a data directory
     r = run_mqlite("setmqweb", "properties", "-k", "httpPort", "-v", "99999", env=web["env"])
     assert r.returncode == 1 and "MQWB1103E" in r.stdout
+    for key, value in (("authFailDelay", "-1"), ("authFailDelay", "soon"), ("ltpaExpiration", "0")):
+        r = run_mqlite("setmqweb", "properties", "-k", key, "-v", value, env=web["env"])
+        assert r.returncode == 1 and "MQWB1103E" in r.stdout, (key, value)
     r = run_mqlite("setmqweb", "properties", "-k", "nosuch", "-v", "1", env=web["env"])
     assert r.returncode == 1 and "MQWB1104E" in r.stdout
 
