@@ -233,7 +233,7 @@ class Web:
     # --- /messaging/qmgr/{qmgr}/queue/{queue}/message, messagelist ------------------------------
     def messaging(self, request: Request, qmgr: str, fn: Callable[[Any, str], Any]) -> Any:
         """``fn(connection, user)`` as the caller (MQWebUser), the MQI's refusals as MQ's messaging errors."""
-        queue = request.path_params["queue"]
+        queue = request.path_params.get("queue") or request.path_params.get("topic", "")
 
         def call(qm: Any, user: str) -> Any:
             try:
@@ -251,11 +251,13 @@ class Web:
         return self.work(request, qmgr, call, messaging=True)
 
     def message(self, request: Request, qmgr: str) -> Response:
-        version, queue = request.path_params["version"], request.path_params["queue"]
+        version = request.path_params["version"]
+        topic = "topic" in request.path_params
+        queue = request.path_params["topic" if topic else "queue"]
         if request.method == "POST":
             msgid = self.messaging(request, qmgr, lambda qm, user: Q.put(
                 qm, queue, request.state.body, request.headers.get("content-type", "text/plain"), request.headers,
-                version, user))
+                version, user, topic))
             return Response(status_code=201, headers={"ibm-mq-md-messageId": Q.format_id(msgid, version)})
         got = self.messaging(request, qmgr, lambda qm, user: Q.take(qm, queue, request.query_params, version,
                                                                      request.method == "DELETE", user))
@@ -353,13 +355,21 @@ def create_app() -> Starlette:
         route(base + "/admin/action/qmgr/{qmgr:str}/mqsc", web.mqsc, ["POST"]),
         route(base + "/messaging/qmgr/{qmgr:str}/queue/{queue:str}/message", web.message, ["POST", "DELETE", "GET"]),
         route(base + "/messaging/qmgr/{qmgr:str}/queue/{queue:str}/messagelist", web.message_list, ["GET"]),
+        route(base + "/messaging/qmgr/{qmgr:str}/topic/{topic:path}/message", web.message, ["POST"]),
     ]
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         yield
         web.connections.close()             # the queue managers see mqweb's connections end
 
-    app = Starlette(routes=routes, lifespan=lifespan)
+    async def not_routed(request: Request, exc: Exception) -> Response:
+        # (Starlette's own 404 and 405, as MQ's error bodies)
+        if getattr(exc, "status_code", 404) == 405:
+            return error_response(Problem(405, "MQWB2005E", f"The {request.method} HTTP method is not allowed for the "
+                                                             f"{request.url.path} resource request."))
+        return error_response(Problem(404, "MQWB0006E", f"The resource {request.url.path} was not found."))
+
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={404: not_routed, 405: not_routed})
     app.state.web = web
     return app
 

@@ -129,8 +129,18 @@ def _alt(user: str) -> int:
     return CMQC.MQOO_ALTERNATE_USER_AUTHORITY if user else 0
 
 
-def put(qm: Any, queue: str, body: bytes, content_type: str, headers: Any, version: str, user: str = "") -> bytes:
-    """POST: the message put; its MsgId."""
+def topic_od(topic: str, user: str) -> Any:
+    """The descriptor of a topic string (``/messaging/qmgr/{qmgr}/topic/{topicString}/message``)."""
+    od = pymqi.OD(Version=CMQC.MQOD_VERSION_4, ObjectType=CMQC.MQOT_TOPIC)
+    od.set_vs("ObjectString", topic.encode("utf-8"))
+    if user:
+        od.AlternateUserId = user.encode("utf-8")[:12]
+    return od
+
+
+def put(qm: Any, queue: str, body: bytes, content_type: str, headers: Any, version: str, user: str = "",
+        topic: bool = False) -> bytes:
+    """POST: the message put (``topic``: published on the topic string ``queue``); its MsgId."""
     kind = content_type.split(";")[0].strip().lower()
     if kind and not any(kind.startswith(t) for t in TEXT_TYPES):
         raise MessageError(415, "MQWB0306E", "The media type is unsupported for this type of request.")
@@ -139,7 +149,7 @@ def put(qm: Any, queue: str, body: bytes, content_type: str, headers: Any, versi
     except UnicodeDecodeError:
         raise MessageError(400, "MQWB0305E", "The character set is not acceptable for the request.") from None
     md = put_descriptor(headers, version)
-    qm.put1(_od(queue, user), body, md, pymqi.PMO(Options=CMQC.MQPMO_NO_SYNCPOINT | CMQC.MQPMO_FAIL_IF_QUIESCING
+    qm.put1(topic_od(queue, user) if topic else _od(queue, user), body, md, pymqi.PMO(Options=CMQC.MQPMO_NO_SYNCPOINT | CMQC.MQPMO_FAIL_IF_QUIESCING
                                                   | (CMQC.MQPMO_ALTERNATE_USER_AUTHORITY if user else 0)))
     return bytes(md.MsgId)
 

@@ -325,3 +325,25 @@ def test_https_with_the_default_certificate_and_a_key_repository(web: dict[str, 
     with pytest.raises(urllib.error.URLError) as e:
         urllib.request.urlopen(req, timeout=30, context=ssl.create_default_context())
     assert "CERTIFICATE_VERIFY_FAILED" in str(e.value)
+
+
+def test_publish_on_a_topic_reaches_its_subscribers(web: dict[str, Any]) -> None:
+    """POST .../topic/{topicString}/message publishes (201, a MsgId); an administrative
+    subscription's queue gets the publication, with the descriptor the headers asked for."""
+    mqsc(web, {"type": "runCommand", "parameters": {"command": "DEFINE QLOCAL(WEB.NEWS) REPLACE"}})
+    mqsc(web, {"type": "runCommand", "parameters": {
+        "command": "DEFINE SUB(WEB.NEWS.SUB) TOPICSTR('web/news/today') DEST(WEB.NEWS) REPLACE"}})
+    url = f"{web['base']}/v2/messaging/qmgr/WEBQM/topic/web/news/today/message"
+    status, headers, answer = call(url, "POST", raw=b"extra!", headers={
+        "Content-Type": "text/plain;charset=utf-8", "ibm-mq-md-persistence": "persistent"})
+    assert status == 201 and len(headers["ibm-mq-md-messageid"]) == 48, answer["error"][0]["reasonCode"]
+    status, headers, body = message_call(web, "DELETE", queue="WEB.NEWS")
+    assert status == 200 and body == b"extra!" and headers["ibm-mq-md-persistence"] == "persistent"
+    # No subscriber: still published (201), nothing anywhere; GET on a topic is not a resource (405).
+    status, _h, _b = call(f"{web['base']}/v2/messaging/qmgr/WEBQM/topic/nobody/listens/message", "POST",
+                          raw=b"x", headers={"Content-Type": "text/plain"})
+    assert status == 201
+    status, _h, body = call(url, "GET")
+    assert status == 405 and body["error"][0]["messageId"] == "MQWB2005E"
+    status, _h, body = call(f"{web['base']}/v2/admin/nothing/here")
+    assert status == 404 and body["error"][0]["messageId"] == "MQWB0006E"
