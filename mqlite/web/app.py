@@ -13,11 +13,11 @@ import json
 import os
 import platform
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -35,6 +35,7 @@ VERSION = "9.4.0.0"
 COMMAND_LEVEL = 940
 MAX_BODY = 4 * 1024 * 1024          # MQ's messaging REST API takes messages up to 4 MB; MQSC less
 CSRF = "ibm-mq-rest-csrf-token"
+WORKERS = 40                        # requests served at once (each holds a connection while it runs)
 GATEWAY = "ibm-mq-rest-gateway-qmgr"
 
 
@@ -108,6 +109,7 @@ class Web:
     def __init__(self) -> None:
         self.connections = Connections()
         self.auth = A.Authenticator(W.registry_check, settings_now)
+        self.threads = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="mqweb")
 
     def handle(self, request: Request, fn: Any, *args: Any) -> Response:
         try:
@@ -207,6 +209,8 @@ class Web:
             text, ok = self.work(request, gateway, lambda qm, user: self._remote(qm, command, qmgr, gateway, user),
                                  read_only)
         else:
+            if not read_only:
+                self.connections.sweep(0)      # (mqweb's own kept handles do not hold up a DELETE or ALTER)
             text, ok = self.work(request, qmgr, lambda qm, user: mqsc(qm, command, user=user), read_only)
         items = M.text_items(text, ok) if kind == "runCommand" else M.json_items(text, ok)
         cc, rc = M.overall(items)
@@ -341,7 +345,8 @@ def create_app() -> Starlette:
             except Problem as p:
                 return error_response(p)
             args = [request.path_params[k] for k in ("qmgr",) if k in request.path_params]
-            return await run_in_threadpool(web.handle, request, fn, *args)   # (the pymqi face blocks)
+            # (the pymqi face blocks: a plain executor, lighter than anyio's thread pool)
+            return await asyncio.get_running_loop().run_in_executor(web.threads, web.handle, request, fn, *args)
         return Route(path, endpoint, methods=methods)
 
     base = "/ibmmq/rest/{version:str}"
@@ -360,6 +365,7 @@ def create_app() -> Starlette:
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         yield
+        web.threads.shutdown(wait=False)
         web.connections.close()             # the queue managers see mqweb's connections end
 
     async def not_routed(request: Request, exc: Exception) -> Response:

@@ -23,7 +23,6 @@ import asyncio
 import base64
 import binascii
 import hashlib
-import hmac
 import secrets
 import threading
 import time
@@ -113,14 +112,24 @@ class Authenticator:
         self.known: dict[tuple[str, bytes], tuple[tuple[str, tuple[str, ...]], float]] = {}
         self.refused: dict[tuple[str, bytes], float] = {}
         self.sessions: dict[str, tuple[Identity, float]] = {}
+        self._identities: dict[tuple[str, tuple[str, ...], str], tuple[dict[str, Any], Identity]] = {}
         self.cookie = self.settings().get("ltpaCookieName") or "LtpaToken2_" + secrets.token_hex(8)
         self.checking: asyncio.Semaphore | None = None      # made in the server's loop
 
     def _digest(self, user: str, password: str) -> tuple[str, bytes]:
-        return user, hmac.new(self._key, password.encode("utf-8"), hashlib.sha256).digest()
+        return user, hashlib.blake2b(password.encode("utf-8"), key=self._key, digest_size=32).digest()
 
     def identity(self, user: str, groups: tuple[str, ...], mechanism: str) -> Identity:
-        return Identity(user, groups, roles_of(user, groups, self.settings()), mechanism)
+        """The identity with the roles the settings give now (kept while the settings are the same)."""
+        mapping = self.settings()
+        key = (user, groups, mechanism)
+        hit = self._identities.get(key)
+        if hit is None or hit[0] is not mapping:
+            hit = (mapping, Identity(user, groups, roles_of(user, groups, mapping), mechanism))
+            if len(self._identities) > CACHE_LIMIT:
+                self._identities.clear()
+            self._identities[key] = hit
+        return hit[1]
 
     async def check(self, user: str, password: str, hint: str) -> Identity:
         """The identity of a user and password (AuthError when refused, with the failure delay)."""

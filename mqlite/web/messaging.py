@@ -24,6 +24,7 @@ from typing import Any
 
 from mqlite import pymqi
 from mqlite.pymqi import CMQC
+from mqlite.web.qmgrs import drop_queue, kept_queue
 
 MAX_WAIT_MS = 3600 * 1000
 LIST_LIMIT = 1000
@@ -175,8 +176,9 @@ def take(qm: Any, queue: str, query: Any, version: str, destructive: bool,
     if query.get("correlationId"):
         want.CorrelId = parse_id(query["correlationId"], version, "correlationId", True)
         match |= CMQC.MQMO_MATCH_CORREL_ID
-    q = pymqi.Queue(qm, _od(queue, user), CMQC.MQOO_BROWSE | (CMQC.MQOO_INPUT_AS_Q_DEF if destructive else 0)
-                    | CMQC.MQOO_FAIL_IF_QUIESCING | _alt(user))
+    options = CMQC.MQOO_BROWSE | (CMQC.MQOO_INPUT_AS_Q_DEF if destructive else 0) | CMQC.MQOO_FAIL_IF_QUIESCING \
+        | _alt(user)
+    q = kept_queue(qm, _od(queue, user), (queue, user, options), options)
     try:
         for _attempt in range(3):          # (another getter may take the browsed message first)
             md = pymqi.MD(MsgId=want.MsgId, CorrelId=want.CorrelId)
@@ -204,8 +206,9 @@ def take(qm: Any, queue: str, query: Any, version: str, destructive: bool,
                 raise
             return bytes(body), get_headers(taken, version)
         return None
-    finally:
-        q.close()
+    except pymqi.MQMIError:
+        drop_queue(qm, q)                  # (a handle that failed is not kept: the queue may be gone)
+        raise
 
 
 def message_list(qm: Any, queue: str, query: Any, version: str, user: str = "") -> list[dict[str, Any]]:

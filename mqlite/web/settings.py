@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from typing import Any
 
 from mqlite.paths import data_root
@@ -37,19 +38,26 @@ def settings() -> dict[str, Any]:
     return out
 
 
-_cached: tuple[float, dict[str, Any]] | None = None
+_cached: tuple[float, float, dict[str, Any]] | None = None      # (checked at, file's mtime, settings)
+RECHECK_SECONDS = 1.0
 
 
 def settings_now() -> dict[str, Any]:
-    """settings(), read again only when the file changed (the server asks at every request)."""
+    """settings(), read again only when the file changed, which is looked at no more than once a
+    second (the server asks at every request). The same dict until it changes."""
     global _cached
+    now = time.monotonic()
+    if _cached is not None and now - _cached[0] < RECHECK_SECONDS:
+        return _cached[2]
     try:
         stamp = float(os.stat(settings_path()).st_mtime_ns)
     except OSError:
         stamp = 0.0
-    if _cached is None or _cached[0] != stamp:
-        _cached = (stamp, settings())
-    return _cached[1]
+    if _cached is None or _cached[1] != stamp:
+        _cached = (now, stamp, settings())
+    else:
+        _cached = (now, stamp, _cached[2])
+    return _cached[2]
 
 
 def set_property(key: str, value: str) -> str | None:

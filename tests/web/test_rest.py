@@ -347,3 +347,27 @@ def test_publish_on_a_topic_reaches_its_subscribers(web: dict[str, Any]) -> None
     assert status == 405 and body["error"][0]["messageId"] == "MQWB2005E"
     status, _h, body = call(f"{web['base']}/v2/admin/nothing/here")
     assert status == 404 and body["error"][0]["messageId"] == "MQWB0006E"
+
+
+def test_kept_handles_close_when_idle_and_before_a_change(web: dict[str, Any]) -> None:
+    """mqweb keeps a queue open between gets while they keep coming; unused for half a second
+    it closes it (IPPROCS back to 0), and a DELETE through mqweb right after a get is not held up."""
+    import time
+    for name in ("WEB.GONE", "WEB.KEEP"):
+        mqsc(web, {"type": "runCommand", "parameters": {"command": f"DEFINE QLOCAL({name}) REPLACE"}})
+
+    def got_one(name: str) -> None:
+        message_call(web, "POST", queue=name, body=b"m", headers={"Content-Type": "text/plain"})
+        assert message_call(web, "DELETE", queue=name)[0] == 200
+
+    def ipprocs() -> int:
+        _s, _h, body = mqsc(web, {"type": "runCommandJSON", "command": "display", "qualifier": "qstatus",
+                                  "name": "WEB.KEEP", "responseParameters": ["ipprocs"]})
+        return int(body["commandResponse"][0]["parameters"]["ipprocs"])
+    got_one("WEB.KEEP")
+    assert ipprocs() == 1
+    time.sleep(1.2)
+    assert ipprocs() == 0
+    got_one("WEB.GONE")
+    _s, _h, body = mqsc(web, {"type": "runCommand", "parameters": {"command": "DELETE QLOCAL(WEB.GONE)"}})
+    assert body["overallCompletionCode"] == 0, body
