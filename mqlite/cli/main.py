@@ -377,7 +377,7 @@ def topology(args: argparse.Namespace) -> int:
     try:
         if args.command == "up":
             t.up(args.dir, auto_ports=args.ports == "auto")
-            return 0
+            return t.web() if args.web else 0
         return t.down(args.dir, delete=args.delete)
     except (OSError, RuntimeError) as e:
         print(f"MQL0030E: {e}", file=sys.stderr)
@@ -460,6 +460,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir")
     p.add_argument("--ports", choices=("file", "auto"), default="file",
                    help="auto: free ports instead of those in cluster.ini (CONNAMEs follow)")
+    p.add_argument("--web", action="store_true", help="also start mqweb (strmqweb) and print the console's URLs")
     p.set_defaults(fn=topology)
     p = sub.add_parser("down", help="end the queue managers of a directory")
     p.add_argument("dir")

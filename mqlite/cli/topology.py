@@ -87,3 +87,14 @@ def down(directory: str, delete: bool = False) -> int:
             run_mqlite("dltmqm", m.name)
         code = max(code, 0 if r.returncode in (0, 16, 40) else r.returncode)
     return code
+
+
+def web() -> int:
+    """``mqlite up DIR --web``: mqweb for the data directory too (strmqweb, unless it runs), and
+    the console's URLs."""
+    from mqlite.web import server  # (Starlette and uvicorn only where mqweb is used)
+    if server.running_pid() is None and server.start() != 0:
+        return 1
+    for url in server.urls():
+        print(f"console: {url.replace('/ibmmq/rest/', '/ibmmq/console/')}")
+    return 0

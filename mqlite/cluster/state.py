@@ -25,6 +25,7 @@ for it on its previous queue move to the new one in the same step.
 """
 from __future__ import annotations
 
+from collections import deque
 from typing import Any, Protocol
 
 from mqlite.cluster import pubsub, wlm
@@ -35,6 +36,9 @@ from mqlite.cmq.errors import MQIError
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 from mqlite.objects.names import wildcard_match
+
+RECENT_CHOICES = 50                 # workload choices remembered a cluster queue
+RECENT_QUEUES = 256
 
 
 class ChannelFacts(Protocol):
@@ -112,6 +116,9 @@ class ClusterState:
         self.qm = qm
         self.repo = Repository(qm.name, qm.clock.now)
         self.use = wlm.UseRecord()
+        # The workload algorithm's latest choices a cluster queue: (time, chosen queue manager),
+        # for mqweb's cluster view (the control op ``wlmrecent``); at most RECENT_QUEUES queues.
+        self.recent: dict[str, deque[tuple[float, str]]] = {}
         self.suspended: set[str] = set()             # SUSPEND QMGR: the clusters this one is suspended in
         self.removed: dict[str, float] = {}          # RESET CLUSTER: queue manager -> when (rejoin guard)
         self.assoc: dict[str, str] = {}              # channel -> transmission queue it is associated with
@@ -460,6 +467,12 @@ class ClusterState:
         except wlm.WorkloadError as e:
             raise MQIError(e.reason, detail=str(e)) from None
         self.use.charge(d)
+        recent = self.recent.get(name)
+        if recent is None:
+            if len(self.recent) >= RECENT_QUEUES:
+                self.recent.pop(next(iter(self.recent)))
+            recent = self.recent[name] = deque(maxlen=RECENT_CHOICES)
+        recent.append((self.qm.clock.now(), d.qmgr))
         return d
 
     # --- repository-manager operations ----------------------------------------------------------

@@ -337,6 +337,11 @@ def _control(s: Any, p: bytes) -> bytes:
             apps = sum(1 for x in srv.sessions if x.conn is not None)
         return P.encode_json({"ok": True, "status": "Quiescing" if srv.stopping.is_set() else "Running",
                               "connections": apps, "pid": os.getpid()})
+    if op == "wlmrecent":            # mqweb's cluster view: the workload algorithm's latest choices
+        with srv.lock:
+            cluster = srv.qm.cluster
+            recent = {q: [list(c) for c in d] for q, d in cluster.recent.items()} if cluster is not None else {}
+        return P.encode_json({"ok": True, "recent": recent})
     if op in ("setusr", "dspusr", "setaut", "dspaut", "dmpaut", "authenticate"):
         return P.encode_json(secop(srv, req))
     if op == "dmpcfg":

@@ -19,12 +19,13 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from mqlite import pymqi
 from mqlite.paths import data_root
 from mqlite.web import auth as A
+from mqlite.web import console as C
 from mqlite.web import messaging as Q
 from mqlite.web import mqsc as M
 from mqlite.web import qmgrs as W
@@ -65,8 +66,12 @@ class Problem(Exception):
             self.body.update(completionCode=completion, reasonCode=reason)
 
 
-def error_response(p: Problem) -> JSONResponse:
-    headers = {"WWW-Authenticate": 'Basic realm="mqweb"'} if p.status == 401 else None
+def error_response(p: Problem, request: Request | None = None) -> JSONResponse:
+    """MQ's error body. A 401 challenges for basic authentication, except a script's request that
+    says it is one (X-Requested-With: XMLHttpRequest, as the console's), which a browser would
+    otherwise answer with its own password dialog."""
+    script = request is not None and request.headers.get("x-requested-with", "").lower() == "xmlhttprequest"
+    headers = {"WWW-Authenticate": 'Basic realm="mqweb"'} if p.status == 401 and not script else None
     return JSONResponse({"error": [p.body]}, status_code=p.status, headers=headers)
 
 
@@ -110,6 +115,33 @@ class Web:
         self.connections = Connections()
         self.auth = A.Authenticator(W.registry_check, settings_now)
         self.threads = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="mqweb")
+        self.snapshots = C.Snapshots(self.run_on)
+
+    def run_on(self, qmgr: str, fn: Callable[[Any], Any]) -> Any:
+        with self.connections.connection(qmgr) as qm:
+            return fn(qm)
+
+    async def console_api(self, request: Request) -> Response:
+        """GET /ibmmq/console/api/snapshot (one) and /stream (one a second, Server-Sent Events):
+        for any role, in the context a display runs in."""
+        try:
+            ident = await self.identify(request)
+            context = A.context_for(ident.roles, True)
+            if context is None:
+                raise no_role(ident, "use the console")
+        except Problem as p:
+            return error_response(p, request)
+        user = ident.user if context == A.USER else ""
+        loop = asyncio.get_running_loop()
+        if not request.url.path.endswith("/stream"):
+            return JSONResponse(await loop.run_in_executor(self.threads, self.snapshots.take, user))
+
+        async def events() -> AsyncIterator[str]:
+            while True:
+                snap = await loop.run_in_executor(self.threads, self.snapshots.take, user)
+                yield f"data: {json.dumps(snap)}\n\n"
+                await asyncio.sleep(C.KEEP_SECONDS)
+        return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
 
     def handle(self, request: Request, fn: Any, *args: Any) -> Response:
         try:
@@ -343,7 +375,7 @@ def create_app() -> Starlette:
                 if not ident.roles:
                     raise no_role(ident, "use mqweb")
             except Problem as p:
-                return error_response(p)
+                return error_response(p, request)
             args = [request.path_params[k] for k in ("qmgr",) if k in request.path_params]
             # (the pymqi face blocks: a plain executor, lighter than anyio's thread pool)
             return await asyncio.get_running_loop().run_in_executor(web.threads, web.handle, request, fn, *args)
@@ -362,6 +394,17 @@ def create_app() -> Starlette:
         route(base + "/messaging/qmgr/{qmgr:str}/queue/{queue:str}/messagelist", web.message_list, ["GET"]),
         route(base + "/messaging/qmgr/{qmgr:str}/topic/{topic:path}/message", web.message, ["POST"]),
     ]
+    page = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static", "console.html")
+
+    async def console_page(request: Request) -> Response:
+        if not request.url.path.endswith("/"):
+            return RedirectResponse("/ibmmq/console/")
+        return FileResponse(page, media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-cache"})
+    routes += [Route("/ibmmq/console", console_page, methods=["GET"]),
+               Route("/ibmmq/console/", console_page, methods=["GET"]),
+               Route("/ibmmq/console/api/snapshot", web.console_api, methods=["GET"]),
+               Route("/ibmmq/console/api/stream", web.console_api, methods=["GET"])]
+
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         yield

@@ -55,7 +55,7 @@ def known() -> list[str]:
     return all_qmgrs()
 
 
-def _control(name: str, op: dict[str, Any]) -> dict[str, Any] | None:
+def control(name: str, op: dict[str, Any]) -> dict[str, Any] | None:
     try:
         t = Transport.unix(QMPaths.of(name).socket)
         try:
@@ -76,7 +76,7 @@ def registry_check(user: str, password: str, hint: str = "") -> tuple[str, tuple
     for name in ([hint] if hint in known() else []) + names:
         if state(name) != "running":
             continue
-        reply = _control(name, {"op": "authenticate", "user": user, "password": password})
+        reply = control(name, {"op": "authenticate", "user": user, "password": password})
         if not reply or not reply.get("ok") or not reply.get("known"):
             continue
         return (str(reply["user"]), tuple(reply["groups"])) if reply.get("valid") else None
@@ -224,6 +224,7 @@ def pcf_for(qm: Any, remote: str = "", user: str = "") -> Any:
     pcf = cache.get((remote, user))
     if pcf is None:
         pcf = pymqi.PCFExecute(qm, response_wait_interval=GATEWAY_WAIT_MS if remote else 30000,
+                               dynamic_queue_name=b"SYSTEM.REST.REPLY.*",     # (as MQ's mqweb's replies)
                                command_queue_qmgr=remote.encode(),
                                command_queue=AsUser(qm, remote, user) if user else None)  # type: ignore[arg-type]
         cache[(remote, user)] = pcf

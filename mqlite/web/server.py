@@ -176,7 +176,8 @@ def serve() -> int:
     servers = []
     for scheme, port in ports():
         config = uvicorn.Config(app, host=str(s["httpHost"]), port=port, log_level="warning", access_log=False,
-                                timeout_keep_alive=30, limit_concurrency=1000, lifespan="on")
+                                timeout_keep_alive=30, limit_concurrency=1000, lifespan="on",
+                                timeout_graceful_shutdown=3)      # (console streams do not end by themselves)
         config.load()
         if scheme == "https":
             config.ssl = tls.server_context(key_repository(), str(s["certificateLabel"]))

@@ -1,0 +1,188 @@
+"""The mqweb console against the examples/sales cluster (``mqlite up examples/sales --web``): its
+data (one snapshot through the command servers) and the page in a real browser, headless
+Chromium from Debian's packages driven by Selenium with Debian's chromium-driver (installed by
+tools/services.sh): the cluster view shows the four queue managers and the two full
+repositories, a queue's depth sparkline moves after puts, and the workload algorithm's choices
+are drawn as flows."""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from mqlite.cli.proc import free_port
+from mqlite.testing import run_mqlite
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+AUTH = "Basic " + base64.b64encode(b"admin:passw0rd").decode()
+SHOTS = os.environ.get("MQLITE_SCREENSHOTS", "")          # a directory to leave screenshots in
+
+
+@pytest.fixture(scope="module")
+def sales() -> Iterator[dict[str, Any]]:
+    data = tempfile.mkdtemp(prefix="mqlite-console-")
+    env = dict(os.environ, MQLITE_DATA=data)
+    port = free_port()
+    try:
+        for key, value in (("httpHost", "127.0.0.1"), ("httpPort", str(port)), ("httpsPort", "-1")):
+            assert run_mqlite("setmqweb", "properties", "-k", key, "-v", value, env=env).returncode == 0
+        r = run_mqlite("up", os.path.join(ROOT, "examples", "sales"), "--ports", "auto", "--web", env=env,
+                       timeout=180)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert f"console: http://127.0.0.1:{port}/ibmmq/console/" in r.stdout
+        for qmgr in ("FR1", "FR2", "PR1", "PR2"):     # (an administrator of each: mqm, MQWebAdmin's default group)
+            r = run_mqlite("setmqusr", "-m", qmgr, "-u", "admin", "-p", "passw0rd", "-g", "mqm", "-g", "MQWebUserGroup",
+                           env=env)
+            assert r.returncode == 0, r.stdout + r.stderr
+        yield {"env": env, "base": f"http://127.0.0.1:{port}", "data": data}
+    finally:
+        run_mqlite("endmqweb", env=env)
+        run_mqlite("down", os.path.join(ROOT, "examples", "sales"), "--delete", env=env, timeout=120)
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def snapshot(sales: dict[str, Any]) -> dict[str, Any]:
+    req = urllib.request.Request(sales["base"] + "/ibmmq/console/api/snapshot", headers={"Authorization": AUTH})
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        return json.loads(resp.read())
+
+
+def put_orders(sales: dict[str, Any], qmgr: str, n: int) -> None:
+    """``n`` messages to the cluster queue SALES.ORDERS from ``qmgr`` (bindings, not fixed: the
+    workload algorithm chooses an instance for each)."""
+    from mqlite import pymqi
+    from mqlite.pymqi import CMQC
+    old = os.environ.get("MQLITE_DATA")
+    os.environ["MQLITE_DATA"] = sales["data"]
+    try:
+        qm = pymqi.QueueManager(qmgr)
+        q = pymqi.Queue(qm, "SALES.ORDERS", CMQC.MQOO_OUTPUT | CMQC.MQOO_BIND_NOT_FIXED)
+        for i in range(n):
+            q.put(f"order {i}".encode(), pymqi.MD(Format=CMQC.MQFMT_STRING))
+        q.close()
+        qm.disconnect()
+    finally:
+        if old is None:
+            os.environ.pop("MQLITE_DATA", None)
+        else:
+            os.environ["MQLITE_DATA"] = old
+
+
+def test_the_snapshot_shows_the_cluster_as_its_members_see_it(sales: dict[str, Any]) -> None:
+    snap = snapshot(sales)
+    by_name = {q["name"]: q for q in snap["qmgrs"]}
+    assert sorted(by_name) == ["FR1", "FR2", "PR1", "PR2"] and all(q["state"] == "running" for q in by_name.values())
+    fr1 = by_name["FR1"]
+    assert {c["clusqmgr"]: c["qmtype"] for c in fr1["clusqmgrs"]} == {"FR1": "REPOS", "FR2": "REPOS",
+                                                                     "PR1": "NORMAL", "PR2": "NORMAL"}
+    assert sorted(q["clusqmgr"] for q in fr1["qclusters"] if q["queue"] == "SALES.ORDERS") == ["PR1", "PR2"]
+    assert not any(q["queue"].startswith("SYSTEM.") for q in fr1["queues"])     # mqweb's own reply queues too
+    put_orders(sales, "FR1", 10)
+    time.sleep(1.1)                                                             # (a snapshot is kept a second)
+    choices = snapshot(sales)["qmgrs"][0]["workload"]["SALES.ORDERS"]
+    assert len(choices) == 10 and {c[1] for c in choices} == {"PR1", "PR2"}    # spread over both instances
+    # Without credentials: MQ's 401, nothing leaks.
+    try:
+        urllib.request.urlopen(sales["base"] + "/ibmmq/console/api/snapshot", timeout=30)
+        raise AssertionError("answered without credentials")
+    except urllib.error.HTTPError as e:
+        assert e.code == 401 and json.loads(e.read())["error"][0]["messageId"] == "MQWB0103E"
+
+
+# What the page shows, read in one script each (the page redraws every second).
+NODES = ("return [...document.querySelectorAll('#cluster-view g.node')]"
+         ".map(n => [n.dataset.qmgr, n.dataset.repos, n.textContent])")
+CHANNELS = ("return [...document.querySelectorAll('#cluster-view path.chl')]"
+            ".map(p => [p.dataset.from, p.dataset.to, p.dataset.status])")
+FLOWS = "return [...document.querySelectorAll('#cluster-view path.flow')].map(p => [p.dataset.from, p.dataset.to])"
+SPARK = ("const row = document.querySelector(\"#queues tr[data-queue='SALES.ORDERS']\");"
+         "return row ? [row.querySelector('polyline').getAttribute('points'), Number(row.dataset.depth)] : null")
+
+
+def js(browser: Any, script: str) -> Any:
+    return browser.execute_script(script)
+
+
+def click(browser: Any, css: str) -> None:
+    browser.execute_script("document.querySelector(arguments[0]).click()", css)
+
+
+def _browser() -> Any:
+    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
+    if not chromium or not driver:
+        if os.environ.get("CI") == "true":
+            pytest.fail("chromium and chromium-driver are missing: tools/services.sh installs them")
+        pytest.skip("chromium and chromium-driver are not installed (tools/services.sh)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1100"):
+        options.add_argument(arg)
+    return webdriver.Chrome(service=Service(driver), options=options)
+
+
+def test_the_console_in_a_real_browser(sales: dict[str, Any]) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+    browser = _browser()
+    try:
+        wait = WebDriverWait(browser, 30)
+        browser.get(sales["base"] + "/ibmmq/console")
+        wait.until(EC.visibility_of_element_located((By.ID, "username"))).send_keys("admin")
+        browser.find_element(By.ID, "password").send_keys("wrong")
+        browser.find_element(By.CSS_SELECTOR, "#login-form button").click()
+        wait.until(EC.text_to_be_present_in_element((By.ID, "login-error"), "MQWB0103E"))
+        browser.find_element(By.ID, "password").clear()
+        browser.find_element(By.ID, "password").send_keys("passw0rd")
+        browser.find_element(By.CSS_SELECTOR, "#login-form button").click()
+        wait.until(EC.text_to_be_present_in_element((By.ID, "who"), "admin (MQWebAdmin, MQWebUser)"))
+        # The cluster view: the four queue managers, FR1 and FR2 drawn as full repositories, the
+        # cluster channels between them, and SALES.ORDERS's instances on PR1 and PR2.
+        wait.until(lambda b: len(js(b, NODES)) == 4)
+        nodes = {name: (repos, text) for name, repos, text in js(browser, NODES)}
+        assert sorted(nodes) == ["FR1", "FR2", "PR1", "PR2"]
+        assert sorted(k for k, (repos, _t) in nodes.items() if repos == "true") == ["FR1", "FR2"]
+        assert "SALES.ORDERS" in nodes["PR1"][1] and "SALES.ORDERS" in nodes["PR2"][1]
+        running = {(a, b) for a, b, status in js(browser, CHANNELS) if status == "RUNNING"}
+        assert running >= {("PR1", "FR1"), ("PR2", "FR2")}
+        # PR1's queues: SALES.ORDERS's sparkline is flat, then rises after puts on PR1.
+        click(browser, "#qmgrs tr[data-qmgr=PR1]")
+        wait.until(lambda b: js(b, SPARK) is not None)
+        before, depth = js(browser, SPARK)
+        put_orders(sales, "PR1", 5)               # (PR1 has an instance: local puts stay on it, as MQ prefers)
+        wait.until(lambda b: (js(b, SPARK) or ["", -1])[1] == depth + 5)
+        wait.until(lambda b: js(b, SPARK)[0] != before)
+        ys = [float(p.split(",")[1]) for p in js(browser, SPARK)[0].split()]
+        assert min(ys) < max(ys)                                    # the line moved: depth over time
+        # The workload algorithm's choices from FR1, drawn as flows to both instances.
+        put_orders(sales, "FR1", 6)
+        wait.until(lambda b: {to for frm, to in js(b, FLOWS) if frm == "FR1"} == {"PR1", "PR2"})
+        # Put a test message and browse it, through the messaging REST API, as the page does.
+        row = "#queues tr[data-queue='SALES.ORDERS']"
+        click(browser, row + " button:nth-of-type(2)")
+        wait.until(EC.presence_of_element_located((By.ID, "put-result")))
+        assert browser.find_element(By.ID, "put-result").text.startswith("Put "), browser.find_element(
+            By.ID, "put-result").text
+        click(browser, row + " button:nth-of-type(1)")
+        wait.until(EC.presence_of_element_located((By.ID, "message-list")))
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#message-list tr")) >= 2
+        if SHOTS:
+            os.makedirs(SHOTS, exist_ok=True)
+            browser.save_screenshot(os.path.join(SHOTS, "console.png"))
+            view = browser.find_element(By.ID, "cluster-view")
+            browser.execute_script("arguments[0].scrollIntoView()", view)
+            view.screenshot(os.path.join(SHOTS, "cluster.png"))
+        browser.find_element(By.ID, "logout").click()
+        wait.until(EC.visibility_of_element_located((By.ID, "username")))
+    finally:
+        browser.quit()
