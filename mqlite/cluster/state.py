@@ -25,6 +25,7 @@ for it on its previous queue move to the new one in the same step.
 """
 from __future__ import annotations
 
+import time
 from collections import deque
 from typing import Any, Protocol
 
@@ -472,7 +473,7 @@ class ClusterState:
             if len(self.recent) >= RECENT_QUEUES:
                 self.recent.pop(next(iter(self.recent)))
             recent = self.recent[name] = deque(maxlen=RECENT_CHOICES)
-        recent.append((self.qm.clock.now(), d.qmgr))
+        recent.append((time.time(), d.qmgr))
         return d
 
     # --- repository-manager operations ----------------------------------------------------------
