@@ -36,6 +36,7 @@ VERSION = "9.4.0.0"
 COMMAND_LEVEL = 940
 MAX_BODY = 4 * 1024 * 1024          # MQ's messaging REST API takes messages up to 4 MB; MQSC less
 CSRF = "ibm-mq-rest-csrf-token"
+BODY_WAIT = 10.0                    # seconds a request's body may take to arrive (a slow client is 408)
 WORKERS = 40                        # requests served at once (each holds a connection while it runs)
 GATEWAY = "ibm-mq-rest-gateway-qmgr"
 
@@ -360,7 +361,12 @@ def create_app() -> Starlette:
 
     def route(path: str, fn: Any, methods: list[str], who: bool = True) -> Route:
         async def endpoint(request: Request) -> Response:
-            body = await request.body()
+            try:
+                body = await asyncio.wait_for(request.body(), BODY_WAIT)
+            except asyncio.TimeoutError:
+                return error_response(Problem(408, "MQWB0002E", "The request body did not arrive in time.",
+                                              f"The client sent less of the body than it announced within "
+                                              f"{BODY_WAIT:g} seconds.", "Resubmit the request with its whole body."))
             if len(body) > MAX_BODY:
                 return error_response(Problem(413, "MQWB0306E", "The request body is too large."))
             request.state.body = body

@@ -371,3 +371,27 @@ def test_kept_handles_close_when_idle_and_before_a_change(web: dict[str, Any]) -
     got_one("WEB.GONE")
     _s, _h, body = mqsc(web, {"type": "runCommand", "parameters": {"command": "DELETE QLOCAL(WEB.GONE)"}})
     assert body["overallCompletionCode"] == 0, body
+
+
+def test_a_slow_client_is_408_and_others_are_served_meanwhile(web: dict[str, Any]) -> None:
+    """A client that announces a body and stops sending is answered 408 with MQ's error body after
+    ten seconds, nothing run; another client is answered at once meanwhile."""
+    import socket
+    import time
+    host, port = web["base"].split("//")[1].split("/")[0].split(":")
+    slow = socket.create_connection((host, int(port)), timeout=30)
+    body = b'{"type": "runCommand", "parameters": {"command": "DELETE QLOCAL(WEB.KEPT)"}}'
+    slow.sendall(b"POST /ibmmq/rest/v2/admin/action/qmgr/WEBQM/mqsc HTTP/1.1\r\nHost: x\r\n"
+                 b"Authorization: " + AUTH.encode() + b"\r\nibm-mq-rest-csrf-token: x\r\n"
+                 b"Content-Type: application/json\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n"
+                 + body[:20])
+    started = time.monotonic()
+    status, _h, _b = call(f"{web['base']}/v1/admin/qmgr/WEBQM")
+    assert status == 200 and time.monotonic() - started < 5
+    answer = slow.recv(65536)
+    slow.close()
+    assert answer.startswith(b"HTTP/1.1 408") and b"MQWB0002E" in answer
+    assert 9 < time.monotonic() - started < 20
+    _s, _h, after = mqsc(web, {"type": "runCommandJSON", "command": "display", "qualifier": "qlocal",
+                               "name": "WEB.KEPT", "responseParameters": ["descr"]})
+    assert after["commandResponse"][0]["parameters"]["queue"] == "WEB.KEPT"        # not deleted
