@@ -123,8 +123,9 @@ class Web:
             return fn(qm)
 
     async def console_api(self, request: Request) -> Response:
-        """GET /ibmmq/console/api/snapshot (one) and /stream (one a second, Server-Sent Events):
-        for any role, in the context a display runs in."""
+        """GET /ibmmq/console/api/snapshot (one) and /stream (one a second, Server-Sent Events), and
+        /browse/{qmgr}/{queue} (the console's browse: MQWebAdminRO may browse, as MQ's console
+        lets it, which the messaging API does not): for any role, in the context a display runs in."""
         try:
             ident = await self.identify(request)
             context = A.context_for(ident.roles, True)
@@ -134,6 +135,10 @@ class Web:
             return error_response(p, request)
         user = ident.user if context == A.USER else ""
         loop = asyncio.get_running_loop()
+        if "queue" in request.path_params:
+            request.state.identity = ident
+            return await loop.run_in_executor(self.threads, self.handle, request, self.browse,
+                                              request.path_params["qmgr"], user)
         if not request.url.path.endswith("/stream"):
             return JSONResponse(await loop.run_in_executor(self.threads, self.snapshots.take, user))
 
@@ -143,6 +148,23 @@ class Web:
                 yield f"data: {json.dumps(snap)}\n\n"
                 await asyncio.sleep(C.KEEP_SECONDS)
         return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+    def browse(self, request: Request, qmgr: str, user: str) -> Response:
+        queue = request.path_params["queue"]
+
+        def listed(qm: Any) -> Any:
+            try:
+                return Q.message_list(qm, queue, request.query_params, "v2", user)
+            except Q.MessageError as e:
+                raise Problem(e.status, e.message_id, str(e)) from None
+            except pymqi.MQMIError as e:
+                status, message_id, text = MESSAGING_REFUSALS.get(e.reason, (500, "MQWB0303E", "Browse failed."))
+                raise Problem(status, message_id, text.format(queue=queue), kind="pcf", completion=e.comp,
+                              reason=e.reason) from None
+        try:
+            return JSONResponse(self.run_on(qmgr, listed))
+        except (NotFound, NotRunning, Refused) as e:
+            raise _qmgr_problem(e, qmgr) from None
 
     def handle(self, request: Request, fn: Any, *args: Any) -> Response:
         try:
@@ -409,7 +431,8 @@ def create_app() -> Starlette:
     routes += [Route("/ibmmq/console", console_page, methods=["GET"]),
                Route("/ibmmq/console/", console_page, methods=["GET"]),
                Route("/ibmmq/console/api/snapshot", web.console_api, methods=["GET"]),
-               Route("/ibmmq/console/api/stream", web.console_api, methods=["GET"])]
+               Route("/ibmmq/console/api/stream", web.console_api, methods=["GET"]),
+               Route("/ibmmq/console/api/browse/{qmgr:str}/{queue:str}", web.console_api, methods=["GET"])]
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
