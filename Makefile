@@ -29,6 +29,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/pcf.py
 	$(PY) bench/cluster.py
 	$(PY) bench/spark.py
+	$(PY) bench/rest.py
 
 constants:
 	$(PYTHON) tools/gen_constants.py
