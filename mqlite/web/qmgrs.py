@@ -30,8 +30,8 @@ BROKEN = (CMQC.MQRC_CONNECTION_BROKEN, CMQC.MQRC_Q_MGR_NOT_AVAILABLE, CMQC.MQRC_
 IDLE_PER_KEY = 16
 KEPT_LIMIT = 32                    # queue handles a connection keeps open
 HANDLE_IDLE = 0.5                  # seconds a kept handle stays open unused
-GATEWAY_WAIT_MS = 20000
-NO_TEXT = {CMQC.MQRC_NOT_AUTHORIZED: "AMQ8135E: Not authorized."}            # how long a remote queue manager's answer is waited for
+GATEWAY_WAIT_MS = 20000            # how long a remote queue manager's answer is waited for
+NO_TEXT = {CMQC.MQRC_NOT_AUTHORIZED: "AMQ8135E: Not authorized."}    # runmqsc's words for a refused command
 
 
 class NotFound(LookupError):
