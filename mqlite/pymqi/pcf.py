@@ -1,7 +1,7 @@
 """PCF: the parameter classes and PCFExecute, which sends commands to the command server."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from mqlite.cmq import CMQC, CMQCFC, pcf
 from mqlite.cmq.structs import GMO, MD, OD, PMO, MQStruct
@@ -166,6 +166,13 @@ def _pcf_param(selector: int, value: Any) -> bytes:
     raise TypeError(f"PCF parameter {selector}: cannot encode {type(value).__name__}")
 
 
+class CommandQueue(Protocol):
+    """What PCFExecute puts a command through (``command_queue=``): an open Queue, or anything that
+    puts the same way (mqweb's, which sets the caller's identity context)."""
+
+    def put(self, msg: Any, md: Any, pmo: Any, /) -> Any: ...
+
+
 class PCFExecute(QueueManager):
     """Sends PCF commands to the command server and returns its answers as pymqi does:
     ``pcf.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b'APP.*'})`` is a list of dicts keyed by selector.
@@ -180,7 +187,8 @@ class PCFExecute(QueueManager):
                  model_queue_name: Any = b"SYSTEM.DEFAULT.MODEL.QUEUE", dynamic_queue_name: Any = b"PYMQPCF.*",
                  command_queue_name: Any = b"SYSTEM.ADMIN.COMMAND.QUEUE", response_wait_interval: int = 5000,
                  convert: bool = False, command_queue_qmgr: Any = b"", reply_queue_name: Any = None,
-                 reply_queue_open_options: int = CMQC.MQOO_INPUT_EXCLUSIVE, command_queue: Queue | None = None,
+                 reply_queue_open_options: int = CMQC.MQOO_INPUT_EXCLUSIVE,
+                 command_queue: CommandQueue | None = None,
                  command_timeout: int = 0, max_length: int | None = None) -> None:
         if isinstance(name, QueueManager):
             # pymqi's form PCFExecute(qmgr): share that connection; it stays the caller's to end

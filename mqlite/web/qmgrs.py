@@ -226,7 +226,7 @@ def pcf_for(qm: Any, remote: str = "", user: str = "") -> Any:
         pcf = pymqi.PCFExecute(qm, response_wait_interval=GATEWAY_WAIT_MS if remote else 30000,
                                dynamic_queue_name=b"SYSTEM.REST.REPLY.*",     # (as MQ's mqweb's replies)
                                command_queue_qmgr=remote.encode(),
-                               command_queue=AsUser(qm, remote, user) if user else None)  # type: ignore[arg-type]
+                               command_queue=AsUser(qm, remote, user) if user else None)
         cache[(remote, user)] = pcf
     return pcf
 
