@@ -76,6 +76,15 @@ def _low(current: N, value: N, count: int) -> N:
     return value if count == 1 or value < current else current
 
 
+def _sized(total: list[int], low: list[int], high: list[int], p: int, length: int, count: int) -> None:
+    """One message's length into a (nonpersistent, persistent) byte total, minimum and maximum,
+    the message being the ``count``-th of its persistence."""
+    total[p] += length
+    low[p] = _low(low[p], length, count)
+    if length > high[p]:
+        high[p] = length
+
+
 @dataclass(slots=True)
 class QueueAccount:
     """What one connection did to one queue in the interval; pairs by persistence
@@ -132,11 +141,7 @@ class QueueAccount:
         p = int(persistent)
         counts = self.put1s if put1 else self.puts
         counts[p] += 1
-        n = self.puts[p] + self.put1s[p]
-        self.put_bytes[p] += length
-        self.put_min[p] = _low(self.put_min[p], length, n)
-        if length > self.put_max[p]:
-            self.put_max[p] = length
+        _sized(self.put_bytes, self.put_min, self.put_max, p, length, self.puts[p] + self.put1s[p])
         self.used = True
 
     def put_failed(self, put1: bool) -> None:
@@ -149,10 +154,7 @@ class QueueAccount:
     def got_message(self, msg: Any, length: int, depth: int, now: float) -> None:
         p = 1 if msg.persistent else 0
         self.gets[p] += 1
-        self.get_bytes[p] += length
-        self.get_min[p] = _low(self.get_min[p], length, self.gets[p])
-        if length > self.get_max[p]:
-            self.get_max[p] = length
+        _sized(self.get_bytes, self.get_min, self.get_max, p, length, self.gets[p])
         t = md_put_time(msg.md)
         if t is not None:
             spent = now - t if now > t else 0.0
@@ -166,10 +168,7 @@ class QueueAccount:
     def browsed(self, persistent: bool, length: int) -> None:
         p = int(persistent)
         self.browses[p] += 1
-        self.browse_bytes[p] += length
-        self.browse_min[p] = _low(self.browse_min[p], length, self.browses[p])
-        if length > self.browse_max[p]:
-            self.browse_max[p] = length
+        _sized(self.browse_bytes, self.browse_min, self.browse_max, p, length, self.browses[p])
         self.used = True
 
     def get_failed(self, browse: bool) -> None:
