@@ -28,7 +28,7 @@ from mqlite.engine.clock import Clock
 from mqlite.engine.ports import SaveMeta
 from mqlite.engine.qmgr import QueueManager
 from mqlite.net import protocol as P
-from mqlite.net.client import Transport, TransportError
+from mqlite.net.client import Transport, control_call
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 from mqlite.objects.names import valid_name
@@ -170,14 +170,7 @@ def strmqm(args: argparse.Namespace) -> int:
 
 # --- endmqm -------------------------------------------------------------------------------------
 def _control(paths: QMPaths, op: dict) -> dict | None:
-    try:
-        t = Transport.unix(paths.socket)
-        t.hello(qmgr=paths.name, control=True, appl="endmqm")
-        reply = P.decode_json(t.call(P.CONTROL, P.encode_json(op)))
-        t.close()
-        return reply
-    except (TransportError, P.ProtocolError):
-        return None
+    return control_call(paths.socket, paths.name, op, "endmqm")
 
 
 def _wait_ended(paths: QMPaths, timeout: float) -> bool:

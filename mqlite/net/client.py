@@ -219,3 +219,18 @@ class _Heartbeats:
 
 
 HEARTBEATS = _Heartbeats()
+
+
+def control_call(socket_path: str, qmgr: str, op: dict[str, Any], appl: str) -> dict[str, Any] | None:
+    """One control operation (the control commands' and mqweb's way in over local bindings): the
+    queue manager's JSON answer, or None when it cannot be reached."""
+    try:
+        t = Transport.unix(socket_path)
+        try:
+            t.hello(qmgr=qmgr, control=True, appl=appl)
+            reply = P.decode_json(t.call(P.CONTROL, P.encode_json(op)))
+        finally:
+            t.close()
+    except (TransportError, P.ProtocolError, OSError):
+        return None
+    return reply if isinstance(reply, dict) else None

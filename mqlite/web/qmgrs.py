@@ -20,8 +20,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from mqlite import pymqi
-from mqlite.net import protocol as P
-from mqlite.net.client import Transport, TransportError
+from mqlite.net.client import control_call
 from mqlite.paths import QMPaths, all_qmgrs
 from mqlite.pymqi import CMQC, CMQCFC
 
@@ -56,16 +55,7 @@ def known() -> list[str]:
 
 
 def control(name: str, op: dict[str, Any]) -> dict[str, Any] | None:
-    try:
-        t = Transport.unix(QMPaths.of(name).socket)
-        try:
-            t.hello(qmgr=name, control=True, appl="mqweb")
-            reply = P.decode_json(t.call(P.CONTROL, P.encode_json(op)))
-        finally:
-            t.close()
-    except (TransportError, P.ProtocolError, OSError):
-        return None
-    return reply if isinstance(reply, dict) else None
+    return control_call(QMPaths.of(name).socket, name, op, "mqweb")
 
 
 def registry_check(user: str, password: str, hint: str = "") -> tuple[str, tuple[str, ...]] | None:
