@@ -41,11 +41,11 @@ def check_values(sd: Any) -> None:
         raise MQIError(C.MQRC_EXPIRY_ERROR)
 
 
-
 def destination_options(sub_options: int) -> int:
     """The open options a subscription's provided destination is checked for (Not Authorized
     type 6's DestOpenOptions): output, and set identity context with MQSO_SET_IDENTITY_CONTEXT."""
     return C.MQOO_OUTPUT | (C.MQOO_SET_IDENTITY_CONTEXT if sub_options & C.MQSO_SET_IDENTITY_CONTEXT else 0)
+
 
 class Subscriptions:
     def __init__(self, qm: PubSubHost, ps: PubSub) -> None:
@@ -143,7 +143,8 @@ class Subscriptions:
             return
         need = (Z.MQZAO_OUTPUT if provided else 0) | (
             Z.MQZAO_SET_IDENTITY_CONTEXT if opts & C.MQSO_SET_IDENTITY_CONTEXT else 0)
-        self.qm.authority.authorize(conn, "QUEUE", queue, need)
+        if need:
+            self.qm.authority.authorize(conn, "QUEUE", queue, need)
 
     def _sub_handle(self, conn: Conn, sub: Subscription, opts: int) -> Handle:
         h = self.qm._new_handle(conn, sub.name or sub.topic, None, opts, None, None)

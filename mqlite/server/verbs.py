@@ -27,26 +27,28 @@ WAIT_SLICE = 0.5          # a waiting MQGET checks its connection at least this 
 
 
 def counted(s: Any, fn: Any, ok: str, failed: str, index: Any = None) -> Any:
-    """``fn`` (an engine call) counted in the queue manager's MQI statistics as ``ok`` or
-    ``failed`` (engine/mqistats.py), and in the connection's MQI accounting, under the engine lock the call runs under; ``index(conn)``:
-    the entry of a list by object type."""
+    """``fn`` (an engine call) counted as ``ok`` or ``failed`` in the queue manager's MQI
+    statistics (engine/mqistats.py) and in the connection's MQI accounting while it is accounted
+    (engine/accounting.py), under the engine lock the call runs under; ``index(conn)``: the entry
+    of a list by object type."""
     mqi = s.server.qm.mqi
 
+    def count(acct: Any, where: Any, succeeded: bool) -> None:
+        mqi.call(ok, failed, succeeded, where)
+        if acct is not None:
+            acct.calls.call(ok, failed, succeeded, where)
+            acct.active = True
+
     def call(conn: Conn, *args: Any) -> Any:
+        # (both taken before the call: an MQCLOSE ends the handle the index reads, an MQDISC the accounting)
         where = index(conn) if index is not None else None
-        acct = conn.acct                    # the connection's own, while it is accounted (engine/accounting.py)
+        acct = conn.acct
         try:
             result = fn(conn, *args)
         except MQIError:
-            mqi.call(ok, failed, False, where)
-            if acct is not None:
-                acct.calls.call(ok, failed, False, where)
-                acct.active = True
+            count(acct, where, False)
             raise
-        mqi.call(ok, failed, True, where)
-        if acct is not None:
-            acct.calls.call(ok, failed, True, where)
-            acct.active = True
+        count(acct, where, True)
         return result
     return call
 
@@ -339,8 +341,7 @@ def _control(s: Any, p: bytes) -> bytes:
                               "connections": apps, "pid": os.getpid()})
     if op == "wlmrecent":            # mqweb's cluster view: the workload algorithm's latest choices
         with srv.lock:
-            cluster = srv.qm.cluster
-            recent = {q: [list(c) for c in d] for q, d in cluster.recent.items()} if cluster is not None else {}
+            recent = {q: [list(c) for c in d] for q, d in srv.qm.cluster.recent.items()}
         return P.encode_json({"ok": True, "recent": recent})
     if op in ("setusr", "dspusr", "setaut", "dspaut", "dmpaut", "authenticate"):
         return P.encode_json(secop(srv, req))
