@@ -101,7 +101,7 @@ def greet(s: Any, req: Any) -> bool:
     # the accounting its MQCNO asks for (heeded under ACCTCONO(ENABLED): engine/accounting.py).
     cno = int(req.get("reconnect") or 0) & (C.MQCNO_RECONNECT | C.MQCNO_RECONNECT_Q_MGR | C.MQCNO_RECONNECT_DISABLED)
     cno |= int(req.get("accounting") or 0) & (C.MQCNO_ACCOUNTING_MQI_ENABLED | C.MQCNO_ACCOUNTING_MQI_DISABLED
-                                                    | C.MQCNO_ACCOUNTING_Q_ENABLED | C.MQCNO_ACCOUNTING_Q_DISABLED)
+                                              | C.MQCNO_ACCOUNTING_Q_ENABLED | C.MQCNO_ACCOUNTING_Q_DISABLED)
     with srv.lock:
         try:
             if s.kind == "bindings":
