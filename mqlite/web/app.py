@@ -29,6 +29,7 @@ from mqlite.web import console as C
 from mqlite.web import messaging as Q
 from mqlite.web import mqsc as M
 from mqlite.web import qmgrs as W
+from mqlite.web import queues as V
 from mqlite.web.qmgrs import BROKEN, Connections, NoAnswer, NotFound, NotRunning, Refused, known, mqsc, state
 from mqlite.web.settings import settings_now
 
@@ -257,19 +258,51 @@ class Web:
         else:
             raise Problem(400, "MQWB1104E", "Unknown arguments specified.",
                           'The request\'s "type" must be "runCommand" or "runCommandJSON".')
-        read_only = M.read_only(command)
-        gateway = request.headers.get(GATEWAY, "").strip()
-        if gateway and gateway != qmgr:
-            # Through the gateway queue manager: the command reaches ``qmgr`` over its channels.
-            text, ok = self.work(request, gateway, lambda qm, user: self._remote(qm, command, qmgr, gateway, user),
-                                 read_only)
-        else:
-            if not read_only:
-                self.connections.sweep(0)      # (mqweb's own kept handles do not hold up a DELETE or ALTER)
-            text, ok = self.work(request, qmgr, lambda qm, user: mqsc(qm, command, user=user), read_only)
+        text, ok = self.command(request, qmgr, command, M.read_only(command))
         items = M.text_items(text, ok) if kind == "runCommand" else M.json_items(text, ok)
         cc, rc = M.overall(items)
         return JSONResponse({"commandResponse": items, "overallCompletionCode": cc, "overallReasonCode": rc})
+
+    def command(self, request: Request, qmgr: str, command: str, read_only: bool) -> tuple[str, bool]:
+        """One MQSC command for ``qmgr``'s command server, in the caller's context: its response
+        text and whether it succeeded."""
+        gateway = request.headers.get(GATEWAY, "").strip()
+        if gateway and gateway != qmgr:
+            # Through the gateway queue manager: the command reaches ``qmgr`` over its channels.
+            result: tuple[str, bool] = self.work(
+                request, gateway, lambda qm, user: self._remote(qm, command, qmgr, gateway, user), read_only)
+            return result
+        if not read_only:
+            self.connections.sweep(0)          # (mqweb's own kept handles do not hold up a DELETE or ALTER)
+        result = self.work(request, qmgr, lambda qm, user: mqsc(qm, command, user=user), read_only)
+        return result
+
+    # --- /admin/qmgr/{qmgr}/queue[/{name}] (v1) ---------------------------------------------------
+    def queue(self, request: Request, qmgr: str) -> Response:
+        if request.path_params["version"] != "v1":
+            raise Problem(404, "MQWB0006E", f"The resource {request.url.path} was not found.",
+                          "The queue resource is in version 1 of the REST API only.",
+                          "Use /admin/action/qmgr/{qmgr}/mqsc in later versions.")
+        name = request.path_params.get("name")
+
+        def run(command: str, read_only: bool) -> tuple[str, bool]:
+            return self.command(request, qmgr, command, read_only)
+        try:
+            if request.method == "GET":
+                return JSONResponse(V.get(run, name, request.query_params))
+            if request.method == "POST":             # (the routes: POST without a name, the others with)
+                V.create(run, _json_body(request), request.query_params)
+                return Response(status_code=201)
+            assert name is not None
+            if request.method == "PATCH":
+                V.change(run, name, _json_body(request))
+            else:
+                V.delete(run, name, request.query_params)
+            return Response(status_code=204)
+        except M.BadRequest as e:
+            raise Problem(400, e.message_id, str(e)) from None
+        except V.Refused as e:
+            raise Problem(e.status, e.message_id, e.line[10:], kind="pcf", completion=2, reason=e.reason) from None
 
     @staticmethod
     def _remote(qm: Any, command: str, qmgr: str, gateway: str, user: str) -> tuple[str, bool]:
@@ -418,6 +451,8 @@ def create_app() -> Starlette:
         route(base + "/admin/qmgr", web.qmgrs, ["GET"]),
         route(base + "/admin/qmgr/{qmgr:str}", web.qmgrs, ["GET"]),
         route(base + "/admin/action/qmgr/{qmgr:str}/mqsc", web.mqsc, ["POST"]),
+        route(base + "/admin/qmgr/{qmgr:str}/queue", web.queue, ["GET", "POST"]),
+        route(base + "/admin/qmgr/{qmgr:str}/queue/{name:str}", web.queue, ["GET", "PATCH", "DELETE"]),
         route(base + "/messaging/qmgr/{qmgr:str}/queue/{queue:str}/message", web.message, ["POST", "DELETE", "GET"]),
         route(base + "/messaging/qmgr/{qmgr:str}/queue/{queue:str}/messagelist", web.message_list, ["GET"]),
         route(base + "/messaging/qmgr/{qmgr:str}/topic/{topic:path}/message", web.message, ["POST"]),

@@ -46,7 +46,7 @@ class BadRequest(ValueError):
         self.message_id = message_id
 
 
-def _quoted(value: Any) -> str:
+def quoted(value: Any) -> str:
     if isinstance(value, bool):
         value = "YES" if value else "NO"
     text = str(value)
@@ -79,7 +79,7 @@ def command_text(body: dict[str, Any]) -> str:
         if not isinstance(name, str) or not _NAME.match(name):
             raise BadRequest("MQWB1102E" if not name else "MQWB1104E",
                              "Mandatory arguments missing from command." if not name else "Unknown arguments specified.")
-        parts[-1] += f"({_quoted(name)})"
+        parts[-1] += f"({quoted(name)})"
     parameters = body.get("parameters") or {}
     if not isinstance(parameters, dict):
         raise BadRequest("MQWB1104E", "Unknown arguments specified.")
@@ -90,12 +90,12 @@ def command_text(body: dict[str, Any]) -> str:
         if word in FLAGS and isinstance(value, str) and value.lower() in ("yes", "no"):
             parts.append(word if value.lower() == "yes" else "NO" + word)
         elif isinstance(value, list):
-            parts.append(f"{word}({','.join(_quoted(v) for v in value)})")
+            parts.append(f"{word}({','.join(quoted(v) for v in value)})")
         elif isinstance(value, (dict, type(None))):
             raise BadRequest("MQWB1103E", f"No value specified for argument {key}.")
         else:
             parts.append(f"{word}({value})" if isinstance(value, int) and not isinstance(value, bool)
-                         else f"{word}({_quoted(value)})")
+                         else f"{word}({quoted(value)})")
     wanted = body.get("responseParameters")
     if wanted is not None:
         if not isinstance(wanted, list) or not all(isinstance(w, str) and _KEY.match(w) for w in wanted):

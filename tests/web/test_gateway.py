@@ -11,7 +11,7 @@ import pytest
 
 from mqlite.cli.proc import free_port
 from mqlite.testing import Harness, run_mqlite
-from tests.web.test_rest import call, web_user
+from tests.web.conftest import call, web_user
 
 
 @pytest.fixture(scope="module")
@@ -61,3 +61,17 @@ def test_a_queue_manager_the_gateway_cannot_reach_is_404(pair: dict[str, Any]) -
                             {"type": "runCommand", "parameters": {"command": "DISPLAY QMGR"}},
                             headers={"ibm-mq-rest-gateway-qmgr": "GWQM"})
     assert status == 404 and body["error"][0]["messageId"] == "MQWB0009E" and body["error"][0]["reasonCode"] == 2087
+
+
+def test_the_v1_queue_resource_through_the_gateway(pair: dict[str, Any]) -> None:
+    url = f"{pair['base']}/v1/admin/qmgr/REMOTEQM/queue"
+    gw = {"ibm-mq-rest-gateway-qmgr": "GWQM"}
+    status, _h, body = call(url, "POST", {"name": "V1.VIA.GATEWAY", "storage": {"maximumDepth": 42}}, headers=gw)
+    assert status == 201, body
+    assert "MAXDEPTH(42)" in pair["remote"].mqsc("DISPLAY QLOCAL(V1.VIA.GATEWAY) MAXDEPTH\n").stdout
+    status, _h, body = call(f"{url}/V1.VIA.GATEWAY?attributes=storage.maximumDepth&status=status.currentDepth",
+                            headers=gw)
+    assert status == 200 and body == {"queue": [{"name": "V1.VIA.GATEWAY", "type": "local", "storage": {
+        "maximumDepth": 42}, "status": {"currentDepth": 0}}]}
+    assert call(f"{url}/V1.VIA.GATEWAY", "DELETE", headers=gw)[0] == 204
+    assert "AMQ8147E" in pair["remote"].mqsc("DISPLAY QLOCAL(V1.VIA.GATEWAY)\n").stdout

@@ -18,7 +18,7 @@ import pytest
 
 from mqlite.cli.proc import free_port
 from mqlite.testing import Harness, run_mqlite
-from tests.web.test_rest import call, web_user
+from tests.web.conftest import call, web_user
 
 DELAY = 0.3
 

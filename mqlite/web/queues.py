@@ -1,0 +1,134 @@
+"""The v1 queue resource's requests (``GET``, ``POST``, ``PATCH``, ``DELETE`` on
+``/admin/qmgr/{qmgr}/queue[/{name}]``), each a few MQSC commands sent through ``run`` (the
+command server, directly or through the gateway queue manager, as the caller's role allows) and
+their answers turned into MQ's JSON by web/resources.py. A command MQ refuses is a ``Refused``
+with its reason (404 for an unknown queue, 403 not authorized, else 400)."""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from mqlite.web import mqsc as M
+from mqlite.web import resources as R
+
+Run = Callable[[str, bool], tuple[str, bool]]       # (MQSC, read only) -> (response text, succeeded)
+_MESSAGE = re.compile(r"^AMQ\d{4}[A-Z]:")
+NOT_FOUND = 2085
+
+
+class Refused(Exception):
+    """MQ refused the command: the HTTP status, the AMQ message and its reason code."""
+
+    def __init__(self, text: str) -> None:
+        self.line = next((ln.strip() for ln in text.splitlines() if _MESSAGE.match(ln)), text.strip())
+        self.message_id = self.line[:8]
+        self.reason = M.REASONS.get(self.message_id, M.COMMAND_FAILED)
+        self.status = {NOT_FOUND: 404, 2035: 403}.get(self.reason, 400)
+        super().__init__(self.line)
+
+
+def displayed(text: str) -> list[dict[str, str]]:
+    """A DISPLAY's answer as one field dictionary (``R.words``) per object shown."""
+    out: list[dict[str, str]] = []
+    lines: list[str] | None = None
+    for line in text.splitlines() + ["AMQ0000I: end"]:
+        if _MESSAGE.match(line):
+            if lines:
+                out.append(R.words(" ".join(lines)))
+            lines = [] if line.startswith(("AMQ8409I", "AMQ8450I")) else None
+        elif lines is not None and line.startswith(" "):
+            lines.append(line)
+    return out
+
+
+def _display(run: Run, command: str, generic: bool) -> list[dict[str, str]]:
+    text, ok = run(command, True)
+    if not ok:
+        refused = Refused(text)
+        if generic and refused.reason == NOT_FOUND:
+            return []
+        raise refused
+    return displayed(text)
+
+
+def _one(run: Run, name: str) -> dict[str, str]:
+    """The queue called ``name`` (any type): its DISPLAY fields, or Refused (404) if none."""
+    found = _display(run, f"DISPLAY QUEUE({M.quoted(name)}) ALL", False)
+    if not found:
+        raise Refused(f"AMQ8147E: IBM MQ object {name} not found.")
+    return found[0]
+
+
+def get(run: Run, name: str | None, query: Mapping[str, str]) -> dict[str, Any]:
+    """GET: the queues named (``name`` in the path, or the ``name`` query parameter, generic with
+    ``*``) of the ``type`` asked for (local by default), with the ``attributes`` and ``status``
+    asked for and those the ``filter`` keeps."""
+    if name is not None and "name" in query:
+        raise M.BadRequest("MQWB0119E", "The name query parameter cannot be given with a queue name in the URL.")
+    pattern = name if name is not None else query.get("name", "*")
+    if not re.fullmatch(r"[A-Za-z0-9._/%]{0,48}\*?", pattern) or not pattern:
+        raise M.BadRequest("MQWB0119E", "The queue name is missing or not a valid MQ object name.")
+    qtype = query.get("type", "local")
+    if qtype not in ("all", *R.QUALIFIER):
+        raise M.BadRequest("MQWB0115E", f"The type '{qtype}' is not valid: all, local, alias, remote, cluster or model.")
+    leaves = R.all_paths()
+    keep = R.wanted(query.get("attributes"), R.GROUPS, leaves, "attributes")
+    status_keep = R.wanted(query.get("status"), ["status"], {p for p in leaves if p.startswith("status.")}, "status")
+    flt = R.Filter.parse(query["filter"], leaves) if "filter" in query else None
+    generic = pattern.endswith("*")
+    qualifier = "QUEUE" if qtype == "all" else R.QUALIFIER[qtype]
+    objects = [R.queue_json(f) for f in _display(run, f"DISPLAY {qualifier}({M.quoted(pattern)}) ALL", generic)]
+    if qtype == "all":
+        objects = [o for o in objects if o["type"] != "cluster"] + \
+            [R.queue_json(f) for f in _display(run, f"DISPLAY QCLUSTER({M.quoted(pattern)}) ALL", True)]
+    wants_status = "status" in query or (flt is not None and flt.path.startswith("status."))
+    if wants_status and any(o["type"] == "local" for o in objects):
+        status = {f.get("QUEUE"): R.status_json(f) for f in _display(
+            run, f"DISPLAY QSTATUS({M.quoted(pattern)}) TYPE(QUEUE) ALL", True)}
+        for o in objects:
+            if o["type"] == "local" and o["name"] in status:
+                o["status"] = status[o["name"]]
+    if flt is not None:
+        objects = [o for o in objects if flt.keeps(o)]
+    base = {"name", "type"} | (set() if keep is None else keep)
+    out = []
+    for o in objects:
+        shown = R.project({k: v for k, v in o.items() if k != "status"}, None if keep is None else base)
+        if "status" in query and "status" in o:
+            shown["status"] = o["status"] if status_keep is None else \
+                R.project({"status": o["status"]}, status_keep).get("status", {})
+        out.append(shown)
+    return {"queue": out}
+
+
+def create(run: Run, body: dict[str, Any], query: Mapping[str, str]) -> None:
+    _changed(run, R.define_command(body, query.get("like")))
+
+
+def change(run: Run, name: str, body: dict[str, Any]) -> None:
+    fields = _one(run, name)
+    qtype = R.TYPES.get(fields.get("TYPE", ""), "local")
+    if qtype == "cluster":
+        raise Refused(f"AMQ8147E: IBM MQ object {name} not found.")
+    _changed(run, R.alter_command(name, qtype, body, fields.get("QSVCIEV", "")))
+
+
+def delete(run: Run, name: str, query: Mapping[str, str]) -> None:
+    """DELETE, with the ``purge`` and ``keepAuthorityRecords`` query parameters as MQ has them."""
+    fields = _one(run, name)
+    qualifier = fields.get("TYPE", "QLOCAL")
+    if qualifier == "QCLUSTER":
+        raise Refused(f"AMQ8147E: IBM MQ object {name} not found.")
+    command = f"DELETE {qualifier}({M.quoted(name)})"
+    if qualifier == "QLOCAL" and "purge" in query:
+        command += " PURGE"
+    if "keepAuthorityRecords" in query:
+        command += " AUTHREC(NO)"
+    _changed(run, command)
+
+
+def _changed(run: Run, command: str) -> None:
+    text, ok = run(command, False)
+    if not ok:
+        raise Refused(text)
