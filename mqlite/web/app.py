@@ -30,6 +30,7 @@ from mqlite.web import messaging as Q
 from mqlite.web import mqsc as M
 from mqlite.web import qmgrs as W
 from mqlite.web import queues as V
+from mqlite.web import resources as R
 from mqlite.web.qmgrs import BROKEN, Connections, NoAnswer, NotFound, NotRunning, Refused, known, mqsc, state
 from mqlite.web.settings import settings_now
 
@@ -226,18 +227,43 @@ class Web:
             "dataPath": data_root(), "maximumCommandLevel": COMMAND_LEVEL, "primaryInstallation": True}]})
 
     def qmgrs(self, request: Request, name: str | None = None) -> Response:
+        """GET /admin/qmgr[/{qm}]: name and state; ``state=`` keeps those in that state; ``status``
+        (``*``, ``status`` or ``status.x``) adds a running queue manager's status from DISPLAY QMSTATUS."""
+        query = request.query_params
+        try:
+            keep = R.wanted(query.get("status"), ["status"], {f"status.{k}" for k in R.QMGR_STATUS}, "status")
+        except M.BadRequest as e:
+            raise Problem(400, e.message_id, str(e)) from None
+        wanted_state = query.get("state")
+        if wanted_state not in (None, "running", "ended"):
+            raise Problem(400, "MQWB0115E", f"The state '{wanted_state}' is not valid: running or ended.")
         gateway = request.headers.get(GATEWAY, "").strip()
-        if name is not None and gateway and gateway != name:
+        remote = name is not None and bool(gateway) and gateway != name
+        if remote:
             # A remote queue manager, asked through the gateway: running if its command server answers.
-            self.work(request, gateway, lambda qm, user: self._remote(qm, "DISPLAY QMSTATUS", name, gateway, user),
-                      read_only=True)
-            return JSONResponse({"qmgr": [{"name": name, "state": "running"}]})
-        names = known()
-        if name is not None:
-            if name not in names:
-                raise _qmgr_problem(NotFound(name), name)
-            names = [name]
-        return JSONResponse({"qmgr": [{"name": n, "state": state(n)} for n in names]})
+            assert name is not None
+            names, states = [name], {name: "running"}
+        else:
+            names = known()
+            if name is not None:
+                if name not in names:
+                    raise _qmgr_problem(NotFound(name), name)
+                names = [name]
+            states = {n: state(n) for n in names}
+        out = []
+        for n in names:
+            if wanted_state is not None and states[n] != wanted_state:
+                continue
+            entry: dict[str, Any] = {"name": n, "state": states[n]}
+            if ("status" in query or remote) and states[n] == "running":
+                text, ok = self.command(request, n, "DISPLAY QMSTATUS ALL", True)    # (remote: it answers)
+                if ok and "status" in query:
+                    shown = V.displayed(text)
+                    if shown:
+                        st = R.qmgr_status_json(shown[0])
+                        entry["status"] = st if keep is None else R.project({"status": st}, keep).get("status", {})
+            out.append(entry)
+        return JSONResponse({"qmgr": out})
 
     # --- /admin/action/qmgr/{qmgr}/mqsc -----------------------------------------------------------
     def mqsc(self, request: Request, qmgr: str) -> Response:

@@ -36,7 +36,7 @@ def displayed(text: str) -> list[dict[str, str]]:
         if _MESSAGE.match(line):
             if lines:
                 out.append(R.words(" ".join(lines)))
-            lines = [] if line.startswith(("AMQ8409I", "AMQ8450I")) else None
+            lines = [] if line.startswith(("AMQ8409I", "AMQ8450I", "AMQ8705I")) else None
         elif lines is not None and line.startswith(" "):
             lines.append(line)
     return out

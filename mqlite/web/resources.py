@@ -394,3 +394,21 @@ def all_paths() -> set[str]:
     return {"name", "type", *BY_PATH, *SERVICE_EVENTS, *TIMESTAMPS,
             *(f"status.{p}" for p in STATUS_PATHS), "status.onQueueTime.shortSamplePeriod",
             "status.onQueueTime.longSamplePeriod"}
+
+
+# DISPLAY QMSTATUS's fields as GET /admin/qmgr's ``status`` object (IBM's PCF equivalents table:
+# started, channelInitiatorState, ldapConnectionState, connectionCount).
+QMGR_STATUS = ("started", "channelInitiatorState", "ldapConnectionState", "connectionCount")
+_CHINIT = {"STOPPED": "stopped", "STARTING": "starting", "RUNNING": "running", "STOPPING": "stopping"}
+_LDAP = {"CONNECTED": "connected", "ERROR": "error", "INACTIVE": "disconnected"}
+
+
+def qmgr_status_json(fields: dict[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    started = _stamp(fields.get("STARTDA", ""), fields.get("STARTTI", ""))
+    if started:
+        out["started"] = started
+    out["channelInitiatorState"] = _CHINIT.get(fields.get("CHINIT", ""), "stopped")
+    out["ldapConnectionState"] = _LDAP.get(fields.get("LDAPCONN", "INACTIVE"), "disconnected")
+    out["connectionCount"] = int(fields["CONNS"]) if fields.get("CONNS", "").isdigit() else 0
+    return out

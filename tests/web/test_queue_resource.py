@@ -206,3 +206,21 @@ def test_v1_only_and_the_roles(queues: dict[str, Any]) -> None:
     assert "AMQ8147E" in queues["qm"].mqsc("DISPLAY QUEUE(RO.Q)\n").stdout
     status, _h, body = call(queue_url(queues), "POST", {"name": "NO.CSRF"}, csrf=False)
     assert status == 403 and body["error"][0]["messageId"] == "MQWB0100E"
+
+
+def test_queue_manager_status_and_state(queues: dict[str, Any]) -> None:
+    base = f"{queues['base']}/v1/admin/qmgr"
+    _s, _h, body = call(f"{base}/WEBQM?status=*")
+    (entry,) = body["qmgr"]
+    st = entry.pop("status")
+    assert entry == {"name": "WEBQM", "state": "running"}
+    assert st["channelInitiatorState"] == "running" and st["ldapConnectionState"] == "disconnected"
+    assert st["started"].endswith(".000Z") and st["connectionCount"] >= 1
+    _s, _h, body = call(f"{base}?status=status.connectionCount&state=running")
+    assert set(body["qmgr"][0]["status"]) == {"connectionCount"}
+    assert call(f"{base}?state=ended")[2] == {"qmgr": []}
+    assert call(f"{base}/WEBQM")[2] == {"qmgr": [{"name": "WEBQM", "state": "running"}]}
+    status, _h, body = call(f"{base}?status=status.mood")
+    assert status == 400 and body["error"][0]["messageId"] == "MQWB0116E"
+    status, _h, body = call(f"{base}?state=sleepy")
+    assert status == 400 and body["error"][0]["messageId"] == "MQWB0115E"
