@@ -303,17 +303,26 @@ class Web:
         result = self.work(request, qmgr, lambda qm, user: mqsc(qm, command, user=user), read_only)
         return result
 
-    # --- /admin/qmgr/{qmgr}/queue[/{name}] (v1) ---------------------------------------------------
-    def queue(self, request: Request, qmgr: str) -> Response:
+    # --- /admin/qmgr/{qmgr}/queue[/{name}], /channel[/{name}] (v1) --------------------------------
+    def _v1(self, request: Request, qmgr: str, answer: Callable[[V.Run, str | None], Response]) -> Response:
+        """A v1 object resource's request: ``answer(run, name)`` with ``run`` sending MQSC to
+        ``qmgr`` in the caller's context; refusals as MQ's errors."""
         if request.path_params["version"] != "v1":
             raise Problem(404, "MQWB0006E", f"The resource {request.url.path} was not found.",
-                          "The queue resource is in version 1 of the REST API only.",
+                          "The object resources are in version 1 of the REST API only.",
                           "Use /admin/action/qmgr/{qmgr}/mqsc in later versions.")
-        name = request.path_params.get("name")
 
         def run(command: str, read_only: bool) -> tuple[str, bool]:
             return self.command(request, qmgr, command, read_only)
         try:
+            return answer(run, request.path_params.get("name"))
+        except M.BadRequest as e:
+            raise Problem(400, e.message_id, str(e)) from None
+        except V.Refused as e:
+            raise Problem(e.status, e.message_id, e.line[10:], kind="pcf", completion=2, reason=e.reason) from None
+
+    def queue(self, request: Request, qmgr: str) -> Response:
+        def answer(run: V.Run, name: str | None) -> Response:
             if request.method == "GET":
                 return JSONResponse(V.get(run, name, request.query_params))
             if request.method == "POST":             # (the routes: POST without a name, the others with)
@@ -325,10 +334,10 @@ class Web:
             else:
                 V.delete(run, name, request.query_params)
             return Response(status_code=204)
-        except M.BadRequest as e:
-            raise Problem(400, e.message_id, str(e)) from None
-        except V.Refused as e:
-            raise Problem(e.status, e.message_id, e.line[10:], kind="pcf", completion=2, reason=e.reason) from None
+        return self._v1(request, qmgr, answer)
+
+    def channel(self, request: Request, qmgr: str) -> Response:
+        return self._v1(request, qmgr, lambda run, name: JSONResponse(V.channels(run, name, request.query_params)))
 
     @staticmethod
     def _remote(qm: Any, command: str, qmgr: str, gateway: str, user: str) -> tuple[str, bool]:
@@ -479,6 +488,8 @@ def create_app() -> Starlette:
         route(base + "/admin/action/qmgr/{qmgr:str}/mqsc", web.mqsc, ["POST"]),
         route(base + "/admin/qmgr/{qmgr:str}/queue", web.queue, ["GET", "POST"]),
         route(base + "/admin/qmgr/{qmgr:str}/queue/{name:str}", web.queue, ["GET", "PATCH", "DELETE"]),
+        route(base + "/admin/qmgr/{qmgr:str}/channel", web.channel, ["GET"]),
+        route(base + "/admin/qmgr/{qmgr:str}/channel/{name:str}", web.channel, ["GET"]),
         route(base + "/messaging/qmgr/{qmgr:str}/queue/{queue:str}/message", web.message, ["POST", "DELETE", "GET"]),
         route(base + "/messaging/qmgr/{qmgr:str}/queue/{queue:str}/messagelist", web.message_list, ["GET"]),
         route(base + "/messaging/qmgr/{qmgr:str}/topic/{topic:path}/message", web.message, ["POST"]),

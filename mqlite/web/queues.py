@@ -36,7 +36,7 @@ def displayed(text: str) -> list[dict[str, str]]:
         if _MESSAGE.match(line):
             if lines:
                 out.append(R.words(" ".join(lines)))
-            lines = [] if line.startswith(("AMQ8409I", "AMQ8450I", "AMQ8705I")) else None
+            lines = [] if line.startswith(("AMQ8409I", "AMQ8450I", "AMQ8705I", "AMQ8414I")) else None
         elif lines is not None and line.startswith(" "):
             lines.append(line)
     return out
@@ -100,6 +100,36 @@ def get(run: Run, name: str | None, query: Mapping[str, str]) -> dict[str, Any]:
                 R.project({"status": o["status"]}, status_keep).get("status", {})
         out.append(shown)
     return {"queue": out}
+
+
+def channels(run: Run, name: str | None, query: Mapping[str, str]) -> dict[str, Any]:
+    """GET on the channel resource: the TCP message channels named (generic with ``*``) of the
+    ``type`` asked for (all by default); each with its name, type and its type's connection and
+    transmission queue, and ``clusterRouting`` when ``attributes`` asks for it; ``filter`` as
+    the queue resource's."""
+    if name is not None and "name" in query:
+        raise M.BadRequest("MQWB0119E", "The name query parameter cannot be given with a channel name in the URL.")
+    pattern = name if name is not None else query.get("name", "*")
+    if not re.fullmatch(r"[A-Za-z0-9._/%]{0,20}\*?", pattern) or not pattern:
+        raise M.BadRequest("MQWB0119E", "The channel name is missing or not a valid MQ channel name.")
+    kind = query.get("type", "all")
+    if kind not in ("all", *R.CHANNEL_TYPES.values()):
+        raise M.BadRequest("MQWB0115E", f"The type '{kind}' is not valid: all, {', '.join(R.CHANNEL_TYPES.values())}.")
+    leaves = {"name", "type", *(f"clusterRouting.{k}" for k in R.CLUSTER_ROUTING)}
+    keep = R.wanted(query.get("attributes"), ["clusterRouting"], leaves, "attributes")
+    flt = R.Filter.parse(query["filter"], leaves) if "filter" in query else None
+    out = []
+    for f in _display(run, f"DISPLAY CHANNEL({M.quoted(pattern)}) ALL", pattern.endswith("*")):
+        obj = R.channel_json(f)
+        if obj is None or kind not in ("all", obj["type"]) or (flt is not None and not flt.keeps(obj)):
+            continue
+        if keep is not None:
+            obj = {k: v for k, v in obj.items() if k != "clusterRouting"} | R.project(
+                {"clusterRouting": obj.get("clusterRouting", {})}, keep)
+        out.append(obj)
+    if name is not None and not pattern.endswith("*") and not out:
+        raise Refused(f"AMQ8147E: IBM MQ object {name} not found.")
+    return {"channel": out}
 
 
 def create(run: Run, body: dict[str, Any], query: Mapping[str, str]) -> None:

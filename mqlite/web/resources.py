@@ -239,8 +239,8 @@ def wanted(param: str | None, groups: tuple[str, ...] | list[str], leaves: set[s
         if item in groups or item in leaves:
             picked.add(item)
         else:
-            raise BadRequest("MQWB0116E", f"The {what} query parameter names '{item}', which is not a "
-                                          f"{'status attribute' if what == 'status' else 'queue attribute'}.")
+            raise BadRequest("MQWB0116E", f"The {what} query parameter names '{item}', which is not one of the "
+                                          f"resource's {'status attributes' if what == 'status' else 'attributes'}.")
     return picked
 
 
@@ -324,8 +324,8 @@ def _changes(body: dict[str, Any], qtype: str, current_svc: str) -> list[str]:
             elif path in BY_PATH and _applies(BY_PATH[path], qtype):
                 out.append(BY_PATH[path].to_mqsc(value))
             else:
-                raise BadRequest("MQWB0118E", f"The attribute '{path}' is not a {qtype} queue attribute that "
-                                              f"can be set.")
+                raise BadRequest("MQWB0118E", f"The attribute '{path}' is not one a {qtype} queue has that can "
+                                              f"be set.")
     if touched:
         if svc["HIGH"] and svc["OK"]:
             raise BadRequest("MQWB0115E", "events.serviceInterval.highEnabled and okEnabled cannot both be true.")
@@ -411,4 +411,48 @@ def qmgr_status_json(fields: dict[str, str]) -> dict[str, Any]:
     out["channelInitiatorState"] = _CHINIT.get(fields.get("CHINIT", ""), "stopped")
     out["ldapConnectionState"] = _LDAP.get(fields.get("LDAPCONN", "INACTIVE"), "disconnected")
     out["connectionCount"] = int(fields["CONNS"]) if fields.get("CONNS", "").isdigit() else 0
+    return out
+
+
+# The v1 channel resource (GET only, as MQ's): TCP message channels of these types. Its names as
+# IBM documents them: ``{type}.connection`` (host and port from CONNAME) and
+# ``{type}.transmissionQueueName`` always returned, and ``clusterRouting``.
+CHANNEL_TYPES = {"SDR": "sender", "RCVR": "receiver", "SVR": "server", "RQSTR": "requester",
+                 "CLUSSDR": "clusterSender", "CLUSRCVR": "clusterReceiver"}
+CLUSTER_ROUTING = {"workloadPriority": "CLWLPRTY", "workloadRank": "CLWLRANK", "workloadWeight": "CLWLWGHT",
+                   "networkPriority": "NETPRTY"}
+_CONNECTION = re.compile(r"^\s*([^(),\s]+)\s*(?:\(\s*(\d+)\s*\))?\s*$")
+
+
+def connections(conname: str) -> list[dict[str, Any]]:
+    """CONNAME as ``connection``: one {host, port} per comma-separated address; [] when empty; one
+    {host: the whole CONNAME} when it does not read as host(port) addresses."""
+    if not conname.strip():
+        return []
+    out: list[dict[str, Any]] = []
+    for part in conname.split(","):
+        m = _CONNECTION.match(part)
+        if m is None:
+            return [{"host": conname}]
+        out.append({"host": m.group(1)} | ({"port": int(m.group(2))} if m.group(2) else {}))
+    return out
+
+
+def channel_json(fields: dict[str, str]) -> dict[str, Any] | None:
+    """A DISPLAY CHANNEL's fields as the channel object, or None for a channel the resource does
+    not return (another type, or not TCP)."""
+    kind = CHANNEL_TYPES.get(fields.get("CHLTYPE", ""))
+    if kind is None or fields.get("TRPTYPE", "TCP") != "TCP":
+        return None
+    out: dict[str, Any] = {"name": fields["CHANNEL"], "type": kind}
+    own: dict[str, Any] = {}
+    if "CONNAME" in fields:
+        own["connection"] = connections(fields["CONNAME"])
+    if "XMITQ" in fields:
+        own["transmissionQueueName"] = fields["XMITQ"]
+    if own:
+        out[kind] = own
+    routing = {k: int(fields[v]) for k, v in CLUSTER_ROUTING.items() if fields.get(v, "").isdigit()}
+    if routing:
+        out["clusterRouting"] = routing
     return out

@@ -72,3 +72,11 @@ def test_a_filter_keeps_what_the_comparison_says(depths: list[int], bound: int, 
              "greaterThanOrEqualTo": int.__ge__, "equalTo": int.__eq__, "notEqualTo": int.__ne__}[op]
     assert [o["name"] for o in objs if f.keeps(o)] == [o["name"] for o in objs if model(o["status"]["currentDepth"],
                                                                                         bound)]
+
+
+@given(addresses=st.lists(st.tuples(st.from_regex(r"[a-z0-9][a-z0-9.-]{0,20}", fullmatch=True),
+                                    st.one_of(st.none(), st.integers(1, 65535))), max_size=4))
+def test_a_conname_reads_as_its_addresses(addresses: list[tuple[str, int | None]]) -> None:
+    conname = ",".join(h if p is None else f"{h}({p})" for h, p in addresses)
+    assert R.connections(conname) == [{"host": h} | ({"port": p} if p is not None else {}) for h, p in addresses]
+    assert R.connections("a(b)c") == [{"host": "a(b)c"}]

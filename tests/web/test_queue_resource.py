@@ -1,5 +1,5 @@
-"""The administrative REST API's v1 queue resource (``/admin/qmgr/{qmgr}/queue``) through a real
-mqweb server and queue manager: a default local queue answered exactly as IBM MQ answers it, the
+"""The administrative REST API's v1 queue and channel resources (``/admin/qmgr/{qmgr}/queue``,
+``/channel``) through a real mqweb server and queue manager: a default local queue answered exactly as IBM MQ answers it, the
 ``type``, ``name``, ``attributes``, ``status`` and ``filter`` query parameters, POST, PATCH and
 DELETE as MQSC's DEFINE, ALTER and DELETE, MQ's refusals with their reason codes, and bad input
 refused with nothing changed."""
@@ -224,3 +224,30 @@ def test_queue_manager_status_and_state(queues: dict[str, Any]) -> None:
     assert status == 400 and body["error"][0]["messageId"] == "MQWB0116E"
     status, _h, body = call(f"{base}?state=sleepy")
     assert status == 400 and body["error"][0]["messageId"] == "MQWB0115E"
+
+
+def test_the_channel_resource(queues: dict[str, Any]) -> None:
+    queues["qm"].mqsc("DEFINE CHANNEL(RES.TO.FAR) CHLTYPE(SDR) CONNAME('far.example(1415),10.0.0.2(1416)') "
+                      "XMITQ(RES.LOCAL)\nDEFINE CHANNEL(RES.IN) CHLTYPE(RCVR)\nDEFINE CHANNEL(RES.APP) "
+                      "CHLTYPE(SVRCONN)\nDEFINE CHANNEL(RES.CLUS) CHLTYPE(CLUSRCVR) CONNAME('here') CLWLRANK(3) "
+                      "CLWLWGHT(7)\n", check=True)
+    url = f"{queues['base']}/v1/admin/qmgr/WEBQM/channel"
+    _s, _h, body = call(f"{url}?name=RES.*")
+    assert body["channel"] == [                          # no server-connection channel: not a TCP message channel
+        {"name": "RES.CLUS", "type": "clusterReceiver", "clusterReceiver": {"connection": [{"host": "here"}]}},
+        {"name": "RES.IN", "type": "receiver"},
+        {"name": "RES.TO.FAR", "type": "sender", "sender": {
+            "connection": [{"host": "far.example", "port": 1415}, {"host": "10.0.0.2", "port": 1416}],
+            "transmissionQueueName": "RES.LOCAL"}}]
+    _s, _h, body = call(f"{url}/RES.CLUS?attributes=clusterRouting")
+    assert body["channel"][0]["clusterRouting"] == {"workloadPriority": 0, "workloadRank": 3, "workloadWeight": 7,
+                                                    "networkPriority": 0}
+    _s, _h, body = call(f"{url}?name=RES.*&filter=clusterRouting.workloadRank:greaterThan:2")
+    assert [c["name"] for c in body["channel"]] == ["RES.CLUS"]
+    _s, _h, body = call(f"{url}?name=RES.*&type=receiver")
+    assert body == {"channel": [{"name": "RES.IN", "type": "receiver"}]}
+    status, _h, body = call(f"{url}/RES.APP")
+    assert status == 404 and body["error"][0]["reasonCode"] == 2085
+    status, _h, body = call(f"{url}?type=svrconn")
+    assert status == 400 and body["error"][0]["messageId"] == "MQWB0115E"
+    assert call(url, "POST", {"name": "RES.NEW"})[0] == 405          # GET only, as MQ's
