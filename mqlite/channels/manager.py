@@ -16,7 +16,7 @@ import queue
 import ssl
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from mqlite.channels.limits import LIMIT_NAMES, MAX_CHANNELS, ChannelLimits, instances, refusal
 from mqlite.channels.receiver import Receiver
@@ -44,6 +44,23 @@ SLOT_RETRY = 1.0        # how often a sender waiting in STARTING for an active s
 MAX_REACHED = "Maximum number of channels reached."
 
 
+NO_TELEMETRY = "MQL0008E: MQTT channels run only in a queue manager server (strmqm)."
+
+
+class Telemetry(Protocol):
+    """The telemetry service's part in channel commands (server/mqxr.py)."""
+
+    def start_channel(self, name: str) -> str | None: ...
+
+    def stop_channel(self, name: str) -> str | None: ...
+
+    def channel_status(self, pattern: str, client: str | None) -> list[dict[str, Any]]: ...
+
+    def ensure(self) -> None: ...
+
+    def stop(self) -> str | None: ...
+
+
 class ChannelManager:
     def __init__(self, host: Host) -> None:
         self.srv = host
@@ -62,6 +79,7 @@ class ChannelManager:
         self.closing = False
         self.limits = ChannelLimits()             # qm.ini's CHANNELS stanza (channels.limits)
         self.clients: Callable[[], int] = lambda: 0   # client conversations running (the server's count)
+        self.telemetry: Telemetry | None = None   # the MQTT channels' service (server/mqxr.py)
 
     def new_status(self, name: str, kind: str, state: str = "INACTIVE", **fields: Any) -> ChannelStatus:
         return ChannelStatus(name, kind, state, changes=self.status.changes, observers=self.status.observers,
@@ -119,6 +137,8 @@ class ChannelManager:
         """At queue-manager start: stopped channels stay stopped; channels with work start."""
         self._initiator = threading.Thread(target=self._initiate, name="chinit", daemon=True)
         self._initiator.start()
+        if self.telemetry is not None:
+            self.telemetry.ensure()
         qm = self.srv.qm
         with self.srv.lock:
             for name, rec in qm.uow.chsync.items():
@@ -216,6 +236,10 @@ class ChannelManager:
             return f"AMQ8147E: IBM MQ object {name} not found."
         self.set_stopped(name, False)
         st = self.status.get(name)
+        if chl.kind == "MQTT":
+            if st is not None and st.state == "STOPPED":
+                del self.status[name]
+            return self.telemetry.start_channel(name) if self.telemetry else NO_TELEMETRY
         if chl.kind in RECEIVING and chl.kind != "RQSTR":
             if st is not None and st.state == "STOPPED":
                 del self.status[name]
@@ -236,6 +260,12 @@ class ChannelManager:
             return f"AMQ8147E: IBM MQ object {name} not found."
         mca = self.senders.get(name)
         stopped = status == "STOPPED"
+        if chl.kind == "MQTT":
+            err = self.telemetry.stop_channel(name) if self.telemetry else NO_TELEMETRY
+            if err is None and stopped:
+                self.set_stopped(name, True)
+                self.status[name] = self.new_status(name, chl.kind, "STOPPED")
+            return err
         self._for_slot.discard(name)
         for key, st in list(self.status.items()):
             if key == name or key.startswith(name + "@"):
@@ -282,25 +312,8 @@ class ChannelManager:
             return f"MQL0005E: Channel {name} of type {chl.kind} cannot be pinged from here."
         if name in self.senders:
             return f"AMQ9514E: Channel '{name}' is in use."
-        # The partner may be slow or silent: wait for it without holding up the queue manager.
-        with released(self.srv.lock):
-            try:
-                sock, reader, _info = connect_channel(self.srv.qm.name, chl, ping=True, qmobj=self.srv.qm.qmgr)
-                try:
-                    sock.settimeout(PING_TIMEOUT)
-                    data = os.urandom(16)
-                    P.send_frame(sock, P.CH_PING, data)
-                    ftype, echo = reader.read()
-                    P.send_frame(sock, P.CH_CLOSE, b"")
-                finally:
-                    sock.close()
-            except ChannelError as e:
-                return f"{e.msgid}: {e.text}"
-            except (OSError, ConnectionError, P.ProtocolError) as e:
-                return f"AMQ9202E: Remote host not available for channel '{name}' ({e})."
-        if ftype != P.CH_PING | P.REPLY or echo != data:
-            return f"AMQ9504E: A protocol error was detected for channel '{name}'."
-        return None
+        with released(self.srv.lock):     # (the partner may be slow or silent: the queue manager goes on)
+            return ping(self.srv.qm, chl)
 
     def reset_channel(self, name: str, seqnum: int) -> str | None:
         qm = self.srv.qm
@@ -331,14 +344,18 @@ class ChannelManager:
             return f"AMQ9514E: Channel '{name}' is in use."
         return None
 
-    def channel_status(self, pattern: str) -> list[dict[str, Any]]:
+    def channel_status(self, pattern: str, client: str | None = None) -> list[dict[str, Any]]:
+        """DISPLAY CHSTATUS: message channels' statuses and the MQTT channels' (with ``client``,
+        DISPLAY CHSTATUS CLIENTID: only the matching MQTT clients')."""
         out = []
-        for key in sorted(self.status):
+        for key in sorted(self.status) if client is None else ():
             if generic_match(pattern, self.status[key].name):
                 out.append(self.status[key].display())
-        return out
+        return out + (self.telemetry.channel_status(pattern, client) if self.telemetry else [])
 
     def shutdown(self) -> None:
+        if self.telemetry is not None:
+            self.telemetry.stop()
         with self.srv.lock:
             self.closing = True
         self._wanted.put(None)
@@ -441,3 +458,24 @@ class ChannelManager:
             if self.status.get(key) is status:
                 del self.status[key]
 
+
+def ping(qm: Any, chl: MQObject) -> str | None:
+    """PING CHANNEL's exchange with the partner: None, or why it failed."""
+    name = chl.name
+    try:
+        sock, reader, _info = connect_channel(qm.name, chl, ping=True, qmobj=qm.qmgr)
+        try:
+            sock.settimeout(PING_TIMEOUT)
+            data = os.urandom(16)
+            P.send_frame(sock, P.CH_PING, data)
+            ftype, echo = reader.read()
+            P.send_frame(sock, P.CH_CLOSE, b"")
+        finally:
+            sock.close()
+    except ChannelError as e:
+        return f"{e.msgid}: {e.text}"
+    except (OSError, ConnectionError, P.ProtocolError) as e:
+        return f"AMQ9202E: Remote host not available for channel '{name}' ({e})."
+    if ftype != P.CH_PING | P.REPLY or echo != data:
+        return f"AMQ9504E: A protocol error was detected for channel '{name}'."
+    return None

@@ -126,7 +126,7 @@ class Executor(Part):
             "CLEAR": self._clear, "PING": self._ping, "START": self._start, "STOP": self._stop,
             "RESET": self._reset, "RESOLVE": self._resolve, "DISPLAY": self._display,
             "SET": self.security.run_set, "SUSPEND": self.cluster.suspend, "RESUME": self.cluster.resume,
-            "REFRESH": self._refresh}
+            "REFRESH": self._refresh, "PURGE": self._purge}
 
     def run(self, text: str) -> Result:
         try:
@@ -396,6 +396,20 @@ class Executor(Part):
         if cmd.objtype != "LISTENER":
             return self.unsupported(cmd)
         return self._listener_op(cmd, start=False)
+
+    def _purge(self, cmd: Command) -> Result:
+        """PURGE CHANNEL(name) CHLTYPE(MQTT) CLIENTID(id): an MQTT client's session discarded (its
+        connection ended, its subscriptions and the messages waiting for it gone)."""
+        if cmd.objtype != "CHANNEL":
+            return self.unsupported(cmd)
+        p = cmd.param("CLIENTID")
+        if p is None or not p.value:
+            raise SyntaxProblem(cmd.text, cmd.text, "PURGE CHANNEL needs CLIENTID.")
+        obj = self.qm.lookup("CHANNEL", self.need_name(cmd))
+        if obj is not None and obj.kind != "MQTT":
+            raise SyntaxProblem(cmd.text, cmd.text, "PURGE CHANNEL is for MQTT channels.")
+        return self._channel_op(cmd, {"CLIENTID": set(), "CHLTYPE": {"MQTT"}}, self.services.purge_channel,
+                                "MQL8012I: The MQTT client's session was purged.", p.value)
 
     def _reset(self, cmd: Command) -> Result:
         if cmd.objtype == "CLUSTER":

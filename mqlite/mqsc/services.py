@@ -27,7 +27,9 @@ class Services(Protocol):
 
     def resolve_channel(self, name: str, action: str) -> str | None: ...
 
-    def channel_status(self, pattern: str) -> list[dict[str, Any]]: ...
+    def channel_status(self, pattern: str, client: str | None = None) -> list[dict[str, Any]]: ...
+
+    def purge_channel(self, name: str, client: str) -> str | None: ...
 
     def refresh_ssl(self) -> None: ...
 
@@ -64,9 +66,9 @@ class NoServices:
     def _no_channels(self, *args: Any) -> str:
         return "MQL0008E: Channels run only in a queue manager server (strmqm)."
 
-    start_channel = stop_channel = ping_channel = reset_channel = resolve_channel = _no_channels
+    start_channel = stop_channel = ping_channel = reset_channel = resolve_channel = purge_channel = _no_channels
 
-    def channel_status(self, pattern: str) -> list[dict[str, Any]]:
+    def channel_status(self, pattern: str, client: str | None = None) -> list[dict[str, Any]]:
         return []
 
     def refresh_ssl(self) -> None:

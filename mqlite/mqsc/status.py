@@ -15,13 +15,17 @@ QSTATUS_HEADER = "AMQ8450I: Display queue status details."
 CHSTATUS_HEADER = "AMQ8417I: Display Channel Status details."
 LSSTATUS_HEADER = "AMQ8631I: Display listener status details."
 SVSTATUS_HEADER = "MQL8011I: Display service status details."
-CHSTATUS_DEFAULT = ["CHANNEL", "CHLTYPE", "CONNAME", "CURRENT", "RQMNAME", "STATUS", "SUBSTATE", "XMITQ"]
+CHSTATUS_DEFAULT = ["CHANNEL", "CHLTYPE", "CLIENTID", "CONNAME", "CONNECTIONS", "CURRENT", "RQMNAME", "STATUS",
+                    "SUBSTATE", "XMITQ"]
 CHSTATUS_ALL = CHSTATUS_DEFAULT + ["BATCHES", "CURSEQNO", "INDOUBT", "LONGRTS", "LSTLUWID", "LSTSEQNO", "MSGS",
                                    "SHORTRTS",
                                    # a SVRCONN instance's (a row shows those it has)
                                    "BYTSRCVD", "BYTSSENT", "CHSTADA", "CHSTATI", "CURSHCNV", "HBINT", "LSTMSGDA",
                                    "LSTMSGTI", "MAXSHCNV", "MCAUSER", "RAPPLTAG", "BUFSSENT", "BUFSRCVD",
-                                   "MCASTAT", "SSLRKEYS"]
+                                   "MCASTAT", "SSLRKEYS",
+                                   # an MQTT client's (DISPLAY CHSTATUS CHLTYPE(MQTT) CLIENTID)
+                                   "INDOUBTIN", "INDOUBTOUT", "KAINT", "LMSGDATE", "LMSGTIME", "MSGRCVD", "MSGSNT",
+                                   "PROTOCOL", "SUBCOUNT"]
 
 
 class StatusCommands(Part):
@@ -88,11 +92,12 @@ class StatusCommands(Part):
                 wanted.append(p.keyword)
             elif p.keyword == "WHERE":
                 where = row_where(cmd, p, tuple(CHSTATUS_ALL))
-            elif p.keyword not in ("CURRENT", "CHLTYPE", "CMDSCOPE"):
+            elif p.keyword not in ("CURRENT", "CHLTYPE", "CMDSCOPE") and not (p.keyword == "CLIENTID" and p.value):
                 raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for DISPLAY CHSTATUS.")
         names = CHSTATUS_ALL if all_ else CHSTATUS_DEFAULT + [w for w in wanted if w not in CHSTATUS_DEFAULT]
         lines: list[str] = []
-        for st in self.services.channel_status(pattern):
+        client = cmd.param("CLIENTID")
+        for st in self.services.channel_status(pattern, client.value if client is not None else None):
             if where is not None and not where(st):
                 continue
             items = [n if st[n] is None else (f"{n}({st[n]})" if st[n] != "" else f"{n}( )") for n in names

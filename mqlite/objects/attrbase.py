@@ -14,7 +14,7 @@ from mqlite.cmq import CMQCFC as CH
 QLOCAL, QMODEL, QALIAS, QREMOTE = "QLOCAL", "QMODEL", "QALIAS", "QREMOTE"
 QMGR, NAMELIST, LISTENER, AUTHINFO, TOPIC = "QMGR", "NAMELIST", "LISTENER", "AUTHINFO", "TOPIC"
 PROCESS, SERVICE, COMMINFO = "PROCESS", "SERVICE", "COMMINFO"
-CHANNEL_TYPES = ("SDR", "SVR", "RCVR", "RQSTR", "CLNTCONN", "SVRCONN", "CLUSSDR", "CLUSRCVR", "AMQP")
+CHANNEL_TYPES = ("SDR", "SVR", "RCVR", "RQSTR", "CLNTCONN", "SVRCONN", "CLUSSDR", "CLUSRCVR", "AMQP", "MQTT")
 QUEUE_KINDS = (QLOCAL, QMODEL, QALIAS, QREMOTE)
 
 Q_ALL = frozenset(QUEUE_KINDS)
@@ -33,7 +33,8 @@ TP = frozenset({TOPIC})
 PR = frozenset({PROCESS})
 SV = frozenset({SERVICE})
 CI = frozenset({COMMINFO})
-CH_ALL = frozenset(CHANNEL_TYPES) - {"AMQP"}
+CH_ALL = frozenset(CHANNEL_TYPES) - {"AMQP", "MQTT"}
+MQTT = frozenset({"MQTT"})   # telemetry channels: their own attributes (MQ 9.4 DEFINE CHANNEL (MQTT))
 CH_MSG = frozenset({"SDR", "SVR", "RCVR", "RQSTR", "CLUSSDR", "CLUSRCVR"})
 CH_SEND = frozenset({"SDR", "SVR", "CLUSSDR", "CLUSRCVR"})
 CH_RECV = frozenset({"RCVR", "RQSTR", "CLUSSDR", "CLUSRCVR"})
@@ -46,6 +47,7 @@ CHLTYPE_VALUES = {
     "SDR": CMQC.MQCHT_SENDER, "SVR": CMQC.MQCHT_SERVER, "RCVR": CMQC.MQCHT_RECEIVER,
     "RQSTR": CMQC.MQCHT_REQUESTER, "CLNTCONN": CMQC.MQCHT_CLNTCONN, "SVRCONN": CMQC.MQCHT_SVRCONN,
     "CLUSSDR": CMQC.MQCHT_CLUSSDR, "CLUSRCVR": CMQC.MQCHT_CLUSRCVR, "AMQP": CMQXC.MQCHT_AMQP,
+    "MQTT": CMQXC.MQCHT_MQTT,
 }
 QTYPE_VALUES = {QLOCAL: CMQC.MQQT_LOCAL, QMODEL: CMQC.MQQT_MODEL, QALIAS: CMQC.MQQT_ALIAS,
                 QREMOTE: CMQC.MQQT_REMOTE}
@@ -211,6 +213,10 @@ def convert(attr: Attr, raw: Any) -> Any:
             v = str(item).rstrip(" ")
             if len(v) > attr.length:
                 raise AttrError(f"Name {v} in {attr.name} is longer than {attr.length} characters.")
+            if attr.values:                     # a list of words (MQTT's PROTOCOL)
+                v = v.upper()
+                if v not in attr.values:
+                    raise AttrError(f"Value {v} is not valid for {attr.name}.")
             if v:
                 out.append(v)
         return out

@@ -48,6 +48,7 @@ from mqlite.objects.attrbase import (  # noqa: F401  (re-exported: the table's v
     LS,
     MAXINT,
     MON_LEVELS,
+    MQTT,
     NAMELIST,
     NL,
     NO_YES,
@@ -95,9 +96,9 @@ ATTRS: list[Attr] = [
     Attr("CRDATE", STR, Q_ALL | QM, "", alterable=False, selector=S.MQCA_CREATION_DATE, length=12),
     Attr("CRTIME", STR, Q_ALL | QM, "", alterable=False, selector=S.MQCA_CREATION_TIME, length=8),
     Attr("DESCR", STR, TP, "", length=64, selector=S.MQCA_TOPIC_DESC),
-    Attr("ALTDATE", STR, Q_ALL | QM | NL | LS | CH_ALL | AI | TP | PR | SV | CI, "", alterable=False,
+    Attr("ALTDATE", STR, Q_ALL | QM | NL | LS | CH_ALL | MQTT | AI | TP | PR | SV | CI, "", alterable=False,
          selector=S.MQCA_ALTERATION_DATE, length=12),
-    Attr("ALTTIME", STR, Q_ALL | QM | NL | LS | CH_ALL | AI | TP | PR | SV | CI, "", alterable=False,
+    Attr("ALTTIME", STR, Q_ALL | QM | NL | LS | CH_ALL | MQTT | AI | TP | PR | SV | CI, "", alterable=False,
          selector=S.MQCA_ALTERATION_TIME, length=8),
     # --- queues: common ---
     Attr("PUT", ENUM, Q_ALL, CMQC.MQQA_PUT_ALLOWED, S.MQIA_INHIBIT_PUT, values=ENABLED_DISABLED_PUT, mqset=True),
@@ -384,7 +385,7 @@ ATTRS: list[Attr] = [
     Attr("NAMES", LIST, NL, [], S.MQCA_NAMES, length=48),
     Attr("NAMCOUNT", INT, NL, 0, S.MQIA_NAME_COUNT, alterable=False),
     # --- listeners ---
-    Attr("TRPTYPE", ENUM, LS | CH_ALL, CMQC.MQXPT_TCP, CH.MQIACH_XMIT_PROTOCOL_TYPE,
+    Attr("TRPTYPE", ENUM, LS | CH_ALL | MQTT, CMQC.MQXPT_TCP, CH.MQIACH_XMIT_PROTOCOL_TYPE,
          values=_enum(("TCP", CMQC.MQXPT_TCP), ("LU62", CMQC.MQXPT_LU62), ("NETBIOS", 3), ("SPX", 4))),
     Attr("PORT", INT, LS, 0, S.MQIA_LISTENER_PORT_NUMBER, hi=65535),
     Attr("IPADDR", STR, LS, "", CH.MQCACH_IP_ADDRESS, length=48),
@@ -438,6 +439,22 @@ ATTRS: list[Attr] = [
     Attr("SSLPEER", STR, CH_ALL, "", CH.MQCACH_SSL_PEER_NAME, length=1024),
     Attr("CERTLABL", STR, CH_ALL, "", S.MQCA_CERT_LABEL, length=64),
     Attr("LOCLADDR", STR, CH_CONN, "", CH.MQCACH_LOCAL_ADDRESS, length=48),
+    # MQTT (telemetry) channels, run by the SYSTEM.MQXR.SERVICE (mqlite/server/mqxr.py)
+    Attr("PORT", INT, MQTT, 1883, CH.MQIACH_PORT, hi=65535),
+    Attr("BACKLOG", INT, MQTT, 4096, CH.MQIACH_BACKLOG, hi=999999999),
+    Attr("LOCLADDR", STR, MQTT, "", CH.MQCACH_LOCAL_ADDRESS, length=48),
+    Attr("MCAUSER", STR, MQTT, "", CH.MQCACH_MCA_USER_ID, length=64),
+    Attr("JAASCFG", STR, MQTT, "", CH.MQCACH_JAAS_CONFIG, length=1024),
+    Attr("PROTOCOL", LIST, MQTT, ["MQTTV311", "MQTTV3", "HTTP"], length=8,
+         values=_enum(("MQTTV311", CMQXC.MQPROTO_MQTTV311), ("MQTTV3", CMQXC.MQPROTO_MQTTV3),
+                      ("HTTP", CMQXC.MQPROTO_HTTP))),
+    Attr("USECLTID", ENUM, MQTT, 0, CH.MQIACH_USE_CLIENT_ID, values=NO_YES),
+    Attr("SSLCAUTH", ENUM, MQTT, CMQXC.MQSCA_REQUIRED, CH.MQIACH_SSL_CLIENT_AUTH,
+         values=_enum(("NEVER", CMQXC.MQSCA_NEVER_REQUIRED), ("OPTIONAL", CMQXC.MQSCA_OPTIONAL),
+                      ("REQUIRED", CMQXC.MQSCA_REQUIRED))),
+    Attr("SSLCIPH", STR, MQTT, "", CH.MQCACH_SSL_CIPHER_SPEC, length=32),
+    Attr("SSLKEYR", STR, MQTT, "", S.MQCA_SSL_KEY_REPOSITORY, length=256),
+    Attr("SSLKEYP", STR, MQTT, "", CH.MQCACH_SSL_KEY_PASSPHRASE, length=64),
     # Exits, compression, LU 6.2 names and AMS policy protection: kept, shown and answered;
     # mqlite loads no exits, compresses nothing and has no LU 6.2 (docs/mqsc.md).
     *[Attr(name, STR, applies, "", sel, length=length) for name, applies, sel, length in (

@@ -1,12 +1,11 @@
 """The queue-manager server: the engine behind listeners, one thread per connection.
 
-Why threads rather than an event loop: every MQI call is a request and a reply on one
-connection, and a thread blocked in ``recv`` costs nothing while it waits; per call a thread does
-less work than an event loop's callbacks, which is what the put/get rates are made of.  The engine
-stays sans-IO: calls into it are serialised by one lock, MQGET waits sleep on a per-queue
-condition of that lock, and durability (group commit) happens after the lock is released so
-concurrent callers share one fsync.
-"""
+Why threads rather than an event loop: every MQI call is a request and a reply on one connection,
+and a thread blocked in ``recv`` costs nothing while it waits; per call a thread does less work
+than an event loop's callbacks, which is what the put/get rates are made of. The engine stays
+sans-IO: calls into it are serialised by one lock, MQGET waits sleep on a per-queue condition of
+that lock, and durability (group commit) happens after the lock is released so concurrent callers
+share one fsync."""
 from __future__ import annotations
 
 import errno
@@ -45,6 +44,7 @@ from mqlite.server.hello import greet
 from mqlite.server.hooks import ServerHooks
 from mqlite.server.listener import Listener, listener_status, start_listener, stop_listener
 from mqlite.server.monitor import StatisticsInterval, store_state
+from mqlite.server.mqxr import MQXR, TELEMETRY
 from mqlite.server.psagent import PubSubAgent
 from mqlite.server.repman import CACHE_KEY, RepositoryManager
 from mqlite.server.resources import ResourceMonitor
@@ -90,14 +90,14 @@ class QMServer:
         self.repman = RepositoryManager(self, self.channels)
         self.psagent = PubSubAgent(self)
         self.listeners: dict[str, Listener] = {}
-        self.service_runner = ServiceRunner(self.paths, self.log.write)
+        self.channels.telemetry = self.mqxr = MQXR(self)
+        self.service_runner = ServiceRunner(self.paths, self.log.write, {TELEMETRY: self.mqxr})
         self.qm.hooks = ServerHooks(self.conds, self.channels, self.repman, self.log, self.listeners)
         self.store.on_state = lambda state, why: store_state(self.log, self.name, state, why)
         self.executor = Executor(self.qm, self)
         self.sessions: set["Session"] = set()
         self.sessions_lock = threading.Lock()
-        self.stopping = threading.Event()
-        self.stopped = threading.Event()
+        self.stopping, self.stopped = threading.Event(), threading.Event()
         self.unix_sock: socket.socket | None = None
         self.tls: ssl.SSLContext | None = None          # the listeners' TLS context (SSLKEYR), if any
         self.qsg: QSGService | None = None
@@ -316,21 +316,18 @@ class QMServer:
     def resolve_channel(self, name: str, action: str) -> str | None:
         return self.channels.resolve_channel(name, action)
 
-    def channel_status(self, pattern: str) -> list[dict[str, Any]]:
-        """Message channels' statuses, then client conversations' as SVRCONN instances."""
+    def channel_status(self, pattern: str, client: str | None = None) -> list[dict[str, Any]]:
+        """Message and MQTT channels' statuses, then client conversations' as SVRCONN instances."""
         with self.sessions_lock:
-            sessions = list(self.sessions)
-        return self.channels.channel_status(pattern) + svrconn.status_rows(sessions, pattern)
+            sessions = list(self.sessions) if client is None else []
+        return self.channels.channel_status(pattern, client) + svrconn.status_rows(sessions, pattern)
 
     def stop_connection(self, hconn: int) -> str | None:
-        """STOP CONN: the session is ended (its socket shut down), so the application's next call
-        fails with 2009 and its unit of work is backed out; the queue manager's own are refused."""
         with self.sessions_lock:
-            found = [s for s in self.sessions if s.conn is not None and s.conn.hconn == hconn]
-        if not found:
-            return "AMQ8463E: The connection belongs to the queue manager and cannot be stopped."
-        found[0].kill()
-        return None
+            return svrconn.stop_connection(list(self.sessions), hconn)
+
+    def purge_channel(self, name: str, client: str) -> str | None:
+        return self.mqxr.purge(name, client)
 
     def cond_for(self, queue: str) -> threading.Condition:
         cond = self.conds.get(queue)

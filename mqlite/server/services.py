@@ -3,7 +3,9 @@ STARTARG (its output appended to STDOUT and STDERR); a SERVER service is one pro
 DISPLAY SVSTATUS shows until it ends, a COMMAND service is started and left; STOP SERVICE runs
 STOPCMD with STOPARG (a SERVER service without a STOPCMD is ended with SIGTERM: mqlite's choice).
 CONTROL(QMGR) and CONTROL(STARTONLY) services start with the queue manager; CONTROL(QMGR) ones are
-stopped when it ends. Arguments name the queue manager as MQ's do: +QMNAME+, +MQ_Q_MGR_DATA_PATH+,
+stopped when it ends. A service the queue manager runs itself (SYSTEM.MQXR.SERVICE, the telemetry
+service: server/mqxr.py) is a ``Builtin``: START, STOP and DISPLAY SVSTATUS reach it instead of a
+program. Arguments name the queue manager as MQ's do: +QMNAME+, +MQ_Q_MGR_DATA_PATH+,
 +MQ_Q_MGR_DATA_NAME+, +MQ_DATA_PATH+, +MQ_INSTALL_PATH+, +MQ_SERVER_PID+ (STOPARG: the server's)."""
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from mqlite.cmq import CMQC as C
 from mqlite.objects.model import MQObject
@@ -32,13 +34,24 @@ def expand(text: str, paths: QMPaths, server_pid: int | None = None) -> str:
     return text
 
 
+class Builtin(Protocol):
+    """A service run inside the queue manager."""
+
+    def start(self) -> str | None: ...
+
+    def stop(self) -> str | None: ...
+
+    def status(self) -> dict[str, Any] | None: ...
+
+
 class ServiceRunner:
     """The running SERVER services of one queue manager, by name: (process, when it started)."""
 
-    def __init__(self, paths: QMPaths, log: Log) -> None:
+    def __init__(self, paths: QMPaths, log: Log, builtin: dict[str, Builtin] | None = None) -> None:
         self.paths = paths
         self.log = log
         self.running: dict[str, tuple[subprocess.Popen[bytes], float]] = {}
+        self.builtin = builtin or {}
 
     def _spawn(self, obj: MQObject, cmd_key: str, arg_key: str,
                server_pid: int | None = None) -> subprocess.Popen[bytes]:
@@ -57,6 +70,8 @@ class ServiceRunner:
 
     def start(self, obj: MQObject) -> str | None:
         """START SERVICE: None, or why it could not start."""
+        if obj.name in self.builtin:
+            return self.builtin[obj.name].start()
         if not obj["STARTCMD"]:
             return f"MQL0023E: Service {obj.name} has no STARTCMD."
         server = obj["SERVTYPE"] == C.MQSVC_TYPE_SERVER
@@ -76,6 +91,8 @@ class ServiceRunner:
 
     def stop(self, obj: MQObject) -> str | None:
         """STOP SERVICE: its STOPCMD, or (a SERVER service without one) SIGTERM to its process."""
+        if obj.name in self.builtin:
+            return self.builtin[obj.name].stop()
         running = self.status(obj.name)
         if obj["STOPCMD"]:
             try:
@@ -92,6 +109,8 @@ class ServiceRunner:
     def status(self, name: str) -> dict[str, Any] | None:
         """A running SERVER service's status (DISPLAY SVSTATUS), or None; one that has ended is
         forgotten, and its end logged."""
+        if name in self.builtin:
+            return self.builtin[name].status()
         entry = self.running.get(name)
         if entry is None:
             return None
@@ -110,5 +129,6 @@ class ServiceRunner:
     def stop_with_qmgr(self, services: Iterable[MQObject]) -> None:
         """At endmqm: CONTROL(QMGR) services are stopped; STARTONLY and MANUAL ones run on."""
         for obj in services:
-            if obj["CONTROL"] == C.MQSVC_CONTROL_Q_MGR and (obj["STOPCMD"] or obj.name in self.running):
+            if obj["CONTROL"] == C.MQSVC_CONTROL_Q_MGR and (obj["STOPCMD"] or obj.name in self.running
+                                                            or obj.name in self.builtin):
                 self.stop(obj)

@@ -48,3 +48,13 @@ def status_rows(sessions: Iterable[Conversation], pattern: str) -> list[dict[str
     start order."""
     found = [s for s in sessions if s.channel and s.conn is not None and generic_match(pattern, s.channel)]
     return [status_row(s) for s in sorted(found, key=lambda s: (s.channel, s.started_at))]
+
+
+def stop_connection(sessions: Iterable[Any], hconn: int) -> str | None:
+    """STOP CONN: the session is ended (its socket shut down), so the application's next call
+    fails with 2009 and its unit of work is backed out; the queue manager's own are refused."""
+    found = [s for s in sessions if s.conn is not None and s.conn.hconn == hconn]
+    if not found:
+        return "AMQ8463E: The connection belongs to the queue manager and cannot be stopped."
+    found[0].kill()
+    return None

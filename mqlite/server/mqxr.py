@@ -1,0 +1,595 @@
+"""The telemetry (MQXR) service: SYSTEM.MQXR.SERVICE runs the queue manager's MQTT channels, each a
+listener on its PORT serving MQTT 3.1 and 3.1.1 clients (mqlite/mqtt: the codec and MQ's rules).
+
+A client is an MQI connection of the queue manager (DISPLAY CONN shows it, APPLTAG its
+ClientIdentifier, CHANNEL the MQTT channel) under the identity mqtt.session.identity gives, checked
+as a client channel's is (server/auth.identify: CHLAUTH, CONNAUTH with the MQTT user name and
+password, connect authority). Its PUBLISH is an MQPUT to the topic string (the OAM's pub
+authority), its SUBSCRIBE an MQSUB (sub authority) delivering to SYSTEM.MQTT.TRANSMIT.QUEUE, and a
+its delivering thread gets what waits for it there under syncpoint, up to WINDOW messages
+at a time, committing once the client has acknowledged them: a message is never lost between the
+queue and the client, and one the client did not acknowledge before it went is sent again (DUP)
+when it comes back with its session.
+
+Threads: one accepting per channel, one reading per client, one delivering per client. Every
+engine call is made under the server's lock and made durable before the client is answered."""
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from mqlite.cmq import CMQC as C
+from mqlite.cmq import CMQCFC as F
+from mqlite.cmq import CMQZC as Z
+from mqlite.cmq.errors import MQIError
+from mqlite.cmq.structs import GMO, MD, OD, PMO
+from mqlite.cmq.subs import SD
+from mqlite.engine.clock import mq_date_time
+from mqlite.engine.core import Conn, qmgr_authority
+from mqlite.mqtt import codec as K
+from mqlite.mqtt import session as S
+from mqlite.objects.attrs import TABLE
+from mqlite.objects.model import MQObject
+from mqlite.objects.names import generic_match
+from mqlite.props import rfh2
+from mqlite.pubsub import topics
+from mqlite.security.users import Principal, os_user_of_uid, verify_password
+from mqlite.server import auth
+
+APPL_TYPE = C.MQAT_JAVA                 # MQ's telemetry service is a Java program
+TELEMETRY = S.SERVICE
+CONNECT_WAIT = 10.0                     # seconds a new connection has to send CONNECT
+GET_SLICE = 0.5
+
+
+class MQXR:
+    """SYSTEM.MQXR.SERVICE of one queue manager: its state and its running MQTT channels."""
+
+    def __init__(self, srv: Any) -> None:
+        self.srv = srv
+        self.started = 0.0
+        self.channels: dict[str, Channel] = {}
+        self.lock = threading.Lock()
+
+    @property
+    def running(self) -> bool:
+        return self.started > 0
+
+    def start(self) -> str | None:
+        """START SERVICE: the transmission queue made if it is missing (MQ's sample configuration
+        does the same), then every MQTT channel not stopped by STOP CHANNEL."""
+        if self.running:
+            return None
+        qm = self.srv.qm
+        with self.srv.lock:
+            if qm.queue(S.TRANSMIT_QUEUE) is None:
+                obj = MQObject("QLOCAL", S.TRANSMIT_QUEUE, TABLE.defaults("QLOCAL"))
+                obj.attrs.update(USAGE=C.MQUS_TRANSMISSION, MAXDEPTH=100000, DESCR="IBM MQ Telemetry transmit queue")
+                qm.add_object(obj)
+            names = [o.name for o in qm.objects["CHANNEL"].values() if o.kind == "MQTT"]
+            stopped = {n for n in names if qm.uow.record(n).get("stopped")}
+        self.started = time.time()
+        for name in names:
+            if name not in stopped:
+                err = self.start_channel(name)
+                if err:
+                    self.srv.log.write("AMQ9212E", f"MQTT channel {name} could not start: {err}")
+        return None
+
+    def stop(self) -> str | None:
+        for name in list(self.channels):
+            self._end(name)
+        self.started = 0.0
+        return None
+
+    def status(self) -> dict[str, Any] | None:
+        return {"STATUS": "RUNNING", "PID": os.getpid(), "STARTED": self.started} if self.running else None
+
+    def start_channel(self, name: str) -> str | None:
+        obj = self.srv.qm.objects["CHANNEL"].get(name)
+        if obj is None:
+            return f"AMQ8147E: IBM MQ object {name} not found."
+        if not self.running:
+            return f"AMQ8148E: The telemetry service {S.SERVICE} is not running: START SERVICE({S.SERVICE})."
+        with self.lock:
+            if name in self.channels:
+                return None
+            try:
+                ch = Channel(self, obj)
+            except OSError as e:
+                return f"AMQ9212E: MQTT channel {name} cannot listen on port {obj['PORT']}: {e}."
+            self.channels[name] = ch
+        ch.start()
+        return None
+
+    def stop_channel(self, name: str) -> str | None:
+        if name not in self.channels:
+            return f"MQL0007E: Channel {name} is not currently active."
+        self._end(name)
+        return None
+
+    def ensure(self) -> None:
+        """SYSTEM.MQXR.SERVICE, for a queue manager made before crtmqm defined it."""
+        qm = self.srv.qm
+        with self.srv.lock:
+            if TELEMETRY not in qm.objects["SERVICE"]:
+                qm.add_object(service_object())
+
+    def _end(self, name: str) -> None:
+        with self.lock:
+            ch = self.channels.pop(name, None)
+        if ch is not None:
+            ch.close()
+
+    def channel_status(self, pattern: str, client: str | None) -> list[dict[str, Any]]:
+        """DISPLAY CHSTATUS of MQTT channels: one row a channel (CONNECTIONS), or with CLIENTID one
+        row a matching client."""
+        rows: list[dict[str, Any]] = []
+        for name, ch in sorted(self.channels.items()):
+            if not generic_match(pattern, name):
+                continue
+            if client is None:
+                rows.append({"CHANNEL": name, "CHLTYPE": "MQTT", "CONNECTIONS": len(ch.clients), "STATUS": "RUNNING"})
+                continue
+            for cid, c in sorted(ch.clients.items()):
+                if generic_match(client, cid):
+                    rows.append(c.status_row())
+        return rows
+
+    def purge(self, name: str, client: str) -> str | None:
+        """PURGE CHANNEL CLIENTID: the client's connection ended and its session (subscriptions and
+        the messages waiting for it) discarded."""
+        ch = self.channels.get(name)
+        live = ch.clients.get(client) if ch is not None else None
+        if live is not None:
+            live.close(publish_will=False)
+            live.join()
+        discard_session(self.srv, client)
+        return None
+
+
+def service_object() -> MQObject:
+    """SYSTEM.MQXR.SERVICE as crtmqm defines it: a SERVER service the queue manager runs itself,
+    CONTROL(MANUAL) until ALTER SERVICE CONTROL(QMGR) has it start with the queue manager."""
+    obj = MQObject("SERVICE", TELEMETRY, TABLE.defaults("SERVICE"))
+    obj.attrs.update(DESCR="Manages clients that use MQ Telemetry (MQTT)", SERVTYPE=C.MQSVC_TYPE_SERVER,
+                     STARTCMD="+MQ_INSTALL_PATH+/mqxr/bin/runMQXRService.sh", STOPCMD="+MQ_INSTALL_PATH+/mqxr/bin/"
+                     "endMQXRService.sh", STARTARG="-m +QMNAME+ -d \"+MQ_Q_MGR_DATA_PATH+\" -g \"+MQ_DATA_PATH+\"",
+                     STOPARG="-m +QMNAME+")
+    return obj
+
+
+def discard_session(srv: Any, client_id: str) -> None:
+    """A client's durable subscriptions and the publications waiting for it, gone."""
+    qm = srv.qm
+    with srv.lock:
+        for sub in [s for s in qm.pubsub.subscriptions.values() if s.durable and S.owns(client_id, s.name)]:
+            try:
+                qm.pubadmin.delete_subscription(sub.name)
+            except MQIError:
+                pass
+        conn = qm.connect("mqxr", C.MQAT_QMGR)
+        try:
+            h = qm.open(conn, OD(ObjectName=S.TRANSMIT_QUEUE.encode()), C.MQOO_INPUT_SHARED)
+            key = S.client_key(client_id)
+            while True:
+                try:
+                    qm.get(conn, h.hobj, MD(CorrelId=key), GMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_ACCEPT_TRUNCATED_MSG,
+                                                                  MatchOptions=C.MQMO_MATCH_CORREL_ID), 0)
+                except MQIError as e:
+                    if e.reason != C.MQRC_TRUNCATED_MSG_ACCEPTED:
+                        break
+        finally:
+            qm.disconnect(conn)
+        ticket = conn.ticket
+    srv.store.sync(ticket)
+
+
+class Channel:
+    """One running MQTT channel: its listening socket and its clients by ClientIdentifier."""
+
+    def __init__(self, service: MQXR, obj: MQObject) -> None:
+        self.service, self.srv, self.obj = service, service.srv, obj
+        self.clients: dict[str, Client] = {}
+        self.sock = socket.create_server((obj["LOCLADDR"].split("(")[0] or "", obj["PORT"]),
+                                         backlog=min(obj["BACKLOG"] or 4096, 4096), reuse_port=False)
+        self.closing = False
+
+    def start(self) -> None:
+        threading.Thread(target=self._accept, name=f"mqtt-{self.obj.name}", daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self.closing:
+            try:
+                sock, addr = self.sock.accept()
+            except OSError:
+                return
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            threading.Thread(target=Client(self, sock, f"{addr[0]}({addr[1]})").run, name="mqtt-client",
+                             daemon=True).start()
+
+    def close(self) -> None:
+        self.closing = True
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)        # (wakes the accepting thread)
+        except OSError:
+            pass
+        self.sock.close()
+        for c in list(self.clients.values()):
+            c.close(publish_will=True)
+
+
+class Client:
+    """One MQTT client connection: its reading thread (``run``) and delivering thread (``_deliver``)."""
+
+    def __init__(self, channel: Channel, sock: socket.socket, peer: str) -> None:
+        self.channel, self.srv, self.sock, self.peer = channel, channel.srv, sock, peer
+        self.server = self.srv                  # (what server.auth reads of a session)
+        self.tls = False
+        self.client_id = ""
+        self.protocol = ""
+        self.keepalive = 0
+        self.will: K.Publish | None = None
+        self.clean = True
+        self.conn: Conn | None = None
+        self.subs: dict[str, int] = {}          # topic filter -> subscription handle
+        self.inbound_qos2: set[int] = set()
+        self.out = S.Outbound()
+        self.cond = threading.Condition()
+        self.send_lock = threading.Lock()
+        self.closed = False
+        self.started_at = time.time()
+        self.last_msg = 0.0
+        self.sent = self.received = 0
+        self.deliverer: threading.Thread | None = None
+
+    # --- the reading side ------------------------------------------------------------------------
+    def run(self) -> None:
+        srv = self.srv
+        decoder = K.Decoder(max_packet=srv.qm.qmgr["MAXMSGL"] + 65536)
+        clean_end = False
+        try:
+            self.sock.settimeout(CONNECT_WAIT)
+            first = self._next(decoder)
+            if not isinstance(first, K.Connect):
+                raise K.ProtocolError("the first packet is not CONNECT")
+            if not self._connect(first):
+                return
+            self.sock.settimeout(self.keepalive * 1.5 if self.keepalive else None)
+            while not self.closed:
+                packet = self._next(decoder)
+                if isinstance(packet, K.Simple) and packet.kind == K.DISCONNECT:
+                    clean_end = True
+                    return
+                self._handle(packet)
+        except (K.ProtocolError, socket.timeout) as e:
+            if not self.closed:
+                srv.log.write("AMQ9504E", f"A protocol error was detected on MQTT channel '{self.channel.obj.name}' "
+                                          f"from {self.peer}.", f"{e}. The connection was closed.")
+        except (ConnectionError, OSError):
+            pass
+        except Exception:       # a defect: log it, end this client, keep the queue manager running
+            srv.log.write("MQL9999E", f"Unexpected error serving MQTT client {self.peer}.", traceback.format_exc())
+        finally:
+            self.close(publish_will=not clean_end)
+
+    def _next(self, decoder: K.Decoder) -> K.Packet:
+        while True:
+            packet = decoder.next()
+            if packet is not None:
+                return packet
+            data = self.sock.recv(65536)
+            if not data:
+                raise ConnectionError("the client closed the connection")
+            decoder.feed(data)
+
+    def _send(self, data: bytes) -> None:
+        with self.send_lock:
+            self.sock.sendall(data)
+
+    def _connect(self, c: K.Connect) -> bool:
+        """CONNECT: the protocol, the ClientIdentifier, who the client is; CONNACK."""
+        srv, obj = self.srv, self.channel.obj
+        if c.protocol not in obj["PROTOCOL"]:
+            self._send(K.connack(False, K.BAD_VERSION))
+            return False
+        cid = c.client_id or (S.generated_client_id() if c.clean else "")
+        if not S.valid_client_id(cid):
+            self._send(K.connack(False, K.ID_REJECTED))
+            return False
+        code, principal = self._identify(cid, c.username, c.password)
+        if principal is None:
+            self._send(K.connack(False, code))
+            return False
+        self.client_id, self.protocol, self.keepalive, self.will = cid, c.protocol, c.keepalive, c.will
+        self.clean = c.clean
+        old = self.channel.clients.get(cid)
+        if old is not None:                     # the same ClientIdentifier again: the old one goes
+            old.close(publish_will=True)
+            old.join()
+        if c.clean:
+            discard_session(srv, cid)
+        with srv.lock:
+            qm = srv.qm
+            present = not c.clean and any(s.durable and S.owns(cid, s.name) for s in qm.pubsub.subscriptions.values())
+            self.conn = conn = qm.connect(cid, APPL_TYPE, principal.user, channel=obj.name,
+                                          conname=self.peer.split("(")[0], pid=os.getpid(),
+                                          tid=threading.get_native_id())
+            conn.principal = principal
+            # The transmission queue is the service's, as MQ's telemetry service uses it: its
+            # handles are opened with the queue manager's authority, the client's own is checked
+            # on the topics it publishes and subscribes to. (Its puts are outside syncpoint, so
+            # the delivery's unit of work on the same connection holds only its gets.)
+            with qmgr_authority(conn):
+                self.queue = qm.open(conn, OD(ObjectName=S.TRANSMIT_QUEUE.encode()), C.MQOO_INPUT_SHARED).hobj
+                self.put_queue = qm.open(conn, OD(ObjectName=S.TRANSMIT_QUEUE.encode()), C.MQOO_OUTPUT).hobj
+        self.channel.clients[cid] = self
+        self._send(K.connack(present, K.ACCEPTED))
+        self.deliverer = threading.Thread(target=self._deliver, name="mqtt-deliver", daemon=True)
+        self.deliverer.start()
+        return True
+
+    def _identify(self, cid: str, username: str | None, password: bytes | None) -> tuple[int, Principal | None]:
+        """Who the client is (mqtt.session.identity), or the CONNACK code that refuses it. A user
+        name is checked with its password against the queue manager's users, as CONNAUTH checks a
+        client's (a wrong one waits FAILDLAY, then 4); the identity then needs connect authority
+        (5 without it, with MQ's Not Authorized event). CHLAUTH's rules are for the queue
+        manager's own channels: MQ's telemetry service does not apply them, nor does this."""
+        srv, obj = self.srv, self.channel.obj
+        sec = srv.qm.security
+        if username is not None:
+            with srv.lock:
+                stored, info = sec.password_hash(username), sec.connauth
+            if password is None or not verify_password(stored, password.decode("utf-8", "replace")):
+                srv.log.write("AMQ5534E", f"User ID '{username}' authentication failed.",
+                              f"MQTT client '{cid}' on channel '{obj.name}' from {self.peer}.")
+                auth.refuse_later(float(info["FAILDLAY"]) if info is not None else 1.0)
+                return K.BAD_CREDENTIALS, None
+        user = S.identity(obj["MCAUSER"], obj["USECLTID"] == 1, cid, username, os_user_of_uid(os.getuid()))
+        with srv.lock:
+            principal = sec.principal(user[:12])
+            if sec.oam and not principal.admin and not sec.authority(principal, "QMGR", srv.qm.name) & Z.MQZAO_CONNECT:
+                srv.qm.mqi.conn_fails += 1
+                srv.qm.events.not_authorized(F.MQRQ_CONN_NOT_AUTHORIZED, user=user, appltype=APPL_TYPE,
+                                             applname=cid[-28:], channel=obj.name, conname=self.peer.split("(")[0])
+                srv.qm.log(f"AMQ8077W: Entity '{user}' has insufficient authority to access object {srv.qm.name} "
+                           "(qmgr). The following requested permissions are unauthorized: connect.")
+                return K.NOT_AUTHORIZED, None
+        return K.ACCEPTED, principal
+
+    def _handle(self, p: K.Packet) -> None:
+        if isinstance(p, K.Publish):
+            self.received += 1
+            self.last_msg = time.time()
+            if p.qos == 2 and p.packet_id in self.inbound_qos2:
+                self._send(K.encode(K.Ack(K.PUBREC, p.packet_id)))     # a duplicate: published already
+                return
+            self._publish(p)
+            if p.qos == 1:
+                self._send(K.encode(K.Ack(K.PUBACK, p.packet_id)))
+            elif p.qos == 2:
+                self.inbound_qos2.add(p.packet_id)
+                self._send(K.encode(K.Ack(K.PUBREC, p.packet_id)))
+        elif isinstance(p, K.Ack):
+            if p.kind == K.PUBREL:
+                self.inbound_qos2.discard(p.packet_id)
+                self._send(K.encode(K.Ack(K.PUBCOMP, p.packet_id)))
+                return
+            kind = {K.PUBACK: "PUBACK", K.PUBREC: "PUBREC", K.PUBCOMP: "PUBCOMP"}.get(p.kind, "")
+            with self.cond:
+                known = self.out.acked(kind, p.packet_id)
+                self.cond.notify_all()
+            if known and p.kind == K.PUBREC:
+                self._send(K.encode(K.Ack(K.PUBREL, p.packet_id)))
+        elif isinstance(p, K.Subscribe):
+            self._send(K.suback(p.packet_id, [self._subscribe(f, q) for f, q in p.filters]))
+        elif isinstance(p, K.Unsubscribe):
+            for f in p.filters:
+                self._unsubscribe(f)
+            self._send(K.encode(K.Ack(K.UNSUBACK, p.packet_id)))
+        elif isinstance(p, K.Simple) and p.kind == K.PINGREQ:
+            self._send(K.encode(K.Simple(K.PINGRESP)))
+        else:
+            raise K.ProtocolError(f"{type(p).__name__} after CONNECT")
+
+    def _engine(self, fn: Callable[[Any, Conn], Any]) -> Any:
+        """``fn(qm, conn)`` under the engine lock, its journal entries durable before returning."""
+        conn = self.conn
+        assert conn is not None
+        with self.srv.lock:
+            result = fn(self.srv.qm, conn)
+            ticket = conn.ticket
+        self.srv.store.sync(ticket)
+        return result
+
+    def _publish(self, p: K.Publish) -> None:
+        """PUBLISH: an MQPUT to the topic string (retained: MQPMO_RETAIN; an empty retained one
+        clears the topic's retained publication, as MQTT says). A refusal ends the connection:
+        MQTT 3.1.1 has no way to refuse one publication."""
+        def put(qm: Any, conn: Conn) -> None:
+            od = OD(ObjectType=C.MQOT_TOPIC)
+            od.set_vs("ObjectString", p.topic)
+            h = qm.open(conn, od, C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING)
+            try:
+                if p.retain and not p.payload:
+                    qm.pubadmin.clear_retained(p.topic)
+                    return
+                md = MD(Format=C.MQFMT_NONE, CodedCharSetId=1208, Persistence=S.persistence(p.qos))
+                qm.put(conn, h.hobj, md, PMO(Options=(C.MQPMO_RETAIN if p.retain else 0) | C.MQPMO_NO_SYNCPOINT
+                                             | C.MQPMO_FAIL_IF_QUIESCING), p.payload)
+            finally:
+                qm.close(conn, h.hobj)
+        try:
+            self._engine(put)
+        except MQIError as e:
+            raise K.ProtocolError(f"the publication on '{p.topic}' was refused with reason {e.reason}") from None
+
+    def _subscribe(self, topic_filter: str, qos: int) -> int:
+        """One SUBSCRIBE filter: an MQSUB (replacing one of the same filter), the granted QoS or
+        0x80 when it is refused (a bad filter, no authority)."""
+        if not K.valid_filter(topic_filter):
+            return K.SUB_FAILURE
+        qos = min(qos, 2)
+        name = S.sub_name(self.client_id, topic_filter)
+
+        def sub(qm: Any, conn: Conn) -> int:
+            old = self.subs.pop(topic_filter, None)
+            if old is not None:
+                qm.close(conn, old, C.MQCO_REMOVE_SUB)
+            existing = next((s for s in qm.pubsub.subscriptions.values() if s.name == name), None)
+            if existing is not None and existing.durable and not qm.pubsub.in_use(existing):
+                qm.pubadmin.delete_subscription(name)
+            sd = SD(Options=C.MQSO_CREATE | C.MQSO_WILDCARD_TOPIC | C.MQSO_SET_CORREL_ID | C.MQSO_FAIL_IF_QUIESCING
+                    | (C.MQSO_DURABLE if self.persistent else 0), SubCorrelId=S.client_key(self.client_id),
+                    PubPriority=C.MQPRI_PRIORITY_AS_PUBLISHED)
+            sd.set_vs("ObjectString", topic_filter)
+            sd.set_vs("SubName", name)
+            sd.set_vs("SubUserData", S.sub_user_data(qos))
+            # sub authority on the topic, as the client; the delivery to the service's queue, as
+            # the queue manager (MQSUB would otherwise ask the client for put on it).
+            qm.authority.authorize(conn, "TOPIC", topics.admin_node(qm.pubsub.tree(), topic_filter).name,
+                                   Z.MQZAO_SUBSCRIBE)
+            with qmgr_authority(conn):
+                h, _q = qm.subscribe(conn, sd, self.put_queue)
+            self.subs[topic_filter] = h.hobj
+            return qos
+        try:
+            granted: int = self._engine(sub)
+        except MQIError:
+            return K.SUB_FAILURE
+        with self.cond:
+            self.cond.notify_all()
+        return granted
+
+    @property
+    def persistent(self) -> bool:
+        return not self.clean
+
+    def _unsubscribe(self, topic_filter: str) -> None:
+        """UNSUBSCRIBE: the subscription removed, whether this connection made it or an earlier
+        one of the same persistent session did."""
+        h = self.subs.pop(topic_filter, None)
+        name = S.sub_name(self.client_id, topic_filter)
+
+        def unsub(qm: Any, conn: Conn) -> None:
+            if h is not None:
+                qm.close(conn, h, C.MQCO_REMOVE_SUB)
+            elif any(s.name == name for s in qm.pubsub.subscriptions.values()):
+                qm.pubadmin.delete_subscription(name)
+        self._engine(unsub)
+
+    # --- the delivering side ---------------------------------------------------------------------
+    def _deliver(self) -> None:
+        """Get what waits for this client under syncpoint, up to WINDOW messages; send each at
+        the QoS it is owed; once all are acknowledged (QoS 0 at once), MQCMIT and go on. A
+        connection that ends first leaves the unit of work to be backed out: the messages wait
+        again, with their backout count telling the next delivery it is a duplicate."""
+        srv, key = self.srv, S.client_key(self.client_id)
+        try:
+            while not self.closed:
+                batch = 0
+                while batch < S.WINDOW and not self.closed:
+                    got = self._get(key, wait=batch == 0)
+                    if got is None:
+                        break
+                    batch += 1
+                    self._send_publication(*got)
+                if not batch:
+                    continue
+                with self.cond:
+                    while self.out.pending and not self.closed:
+                        self.cond.wait(GET_SLICE)
+                if self.closed:
+                    return
+                self._engine(lambda qm, conn: qm.commit(conn))
+        except (ConnectionError, OSError):
+            self.close(publish_will=True)
+        except Exception:
+            srv.log.write("MQL9999E", f"Unexpected error delivering to MQTT client {self.client_id}.",
+                          traceback.format_exc())
+            self.close(publish_will=True)
+
+    def _get(self, key: bytes, wait: bool) -> tuple[MD, bytes] | None:
+        """The next message for this client (waiting a slice of a second for one when ``wait``)."""
+        srv = self.srv
+        deadline = time.monotonic() + GET_SLICE
+        with srv.lock:
+            while not self.closed:
+                conn = self.conn
+                assert conn is not None
+                md = MD(CorrelId=key)
+                gmo = GMO(Options=C.MQGMO_SYNCPOINT | C.MQGMO_NO_WAIT | C.MQGMO_PROPERTIES_FORCE_MQRFH2
+                          | C.MQGMO_FAIL_IF_QUIESCING, MatchOptions=C.MQMO_MATCH_CORREL_ID)
+                try:
+                    r = srv.qm.get(conn, self.queue, md, gmo, srv.qm.qmgr["MAXMSGL"] + 65536)
+                    return r.md, r.body
+                except MQIError as e:
+                    if e.reason != C.MQRC_NO_MSG_AVAILABLE:
+                        raise
+                remaining = deadline - time.monotonic()
+                if not wait or remaining <= 0:
+                    return None
+                srv.cond_for(S.TRANSMIT_QUEUE).wait(remaining)
+        return None
+
+    def _send_publication(self, md: MD, body: bytes) -> None:
+        props = {k: v for k, (_t, v) in rfh2.properties_of(md.Format, md.Encoding, body).items()}
+        data = rfh2.split(md.Format, md.Encoding, md.CodedCharSetId, body).data
+        topic = str(props.get("mqps.Top") or "")
+        qos = S.delivered_qos(S.qos_of(str(props.get("mqps.Sud") or "")), md.Persistence == C.MQPER_PERSISTENT)
+        with self.cond:
+            pid = self.out.next_id() if qos else 0
+            if qos:
+                self.out.pending[pid] = qos
+        packet = K.Publish(topic, data, qos, bool(props.get("mqps.Ret")), qos > 0 and md.BackoutCount > 0, pid)
+        self._send(K.encode(packet))
+        self.sent += 1
+        self.last_msg = time.time()
+
+    # --- the end -----------------------------------------------------------------------------------
+    def close(self, publish_will: bool) -> None:
+        """End the connection (once): the will published when it ended without DISCONNECT, the
+        client's MQI connections ended (non-durable subscriptions with them; the delivery's
+        unit of work backed out)."""
+        with self.cond:
+            if self.closed:
+                return
+            self.closed = True
+            self.cond.notify_all()
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+        if publish_will and self.will is not None and self.conn is not None:
+            try:
+                self._publish(self.will)
+            except K.ProtocolError as e:
+                self.srv.log.write("AMQ9504E", f"The will of MQTT client {self.client_id} was not published.", str(e))
+        srv = self.srv
+        with srv.lock:
+            if self.conn is not None and self.conn.hconn in srv.qm.conns:
+                srv.qm.disconnect(self.conn, commit=False)
+        srv.store.sync()
+        if self.channel.clients.get(self.client_id) is self:
+            del self.channel.clients[self.client_id]
+
+    def join(self) -> None:
+        if self.deliverer is not None and self.deliverer is not threading.current_thread():
+            self.deliverer.join(5)
+
+    def status_row(self) -> dict[str, Any]:
+        """DISPLAY CHSTATUS CLIENTID's fields for this client."""
+        started = mq_date_time(self.started_at)
+        last = mq_date_time(self.last_msg) if self.last_msg else ("", "")
+        user = self.conn.user if self.conn is not None else ""
+        return {"CHANNEL": self.channel.obj.name, "CHLTYPE": "MQTT", "CLIENTID": self.client_id,
+                "CONNAME": self.peer.split("(")[0], "STATUS": "RUNNING", "PROTOCOL": self.protocol,
+                "KAINT": self.keepalive, "MSGSNT": self.sent, "MSGRCVD": self.received, "LMSGDATE": last[0],
+                "LMSGTIME": last[1], "CHSTADA": started[0], "CHSTATI": started[1], "SUBCOUNT": len(self.subs),
+                "INDOUBTOUT": len(self.out.pending), "INDOUBTIN": len(self.inbound_qos2), "MCAUSER": user}
