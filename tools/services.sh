@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the tests need that is not a Python package: OpenLDAP's slapd for the IDPWLDAP
 # tests (each test run starts its own slapd on a free loopback port; nothing listens otherwise),
-# and Debian's chromium and chromium-driver for the mqweb console's browser tests (Selenium runs
-# them headless).
+# Debian's chromium and chromium-driver for the mqweb console's browser tests (Selenium runs
+# them headless), and mosquitto-clients (mosquitto_pub, mosquitto_sub) for the MQTT channel tests.
 set -euo pipefail
 need=()
 command -v slapd >/dev/null 2>&1 || [ -x /usr/sbin/slapd ] || need+=(slapd ldap-utils)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
+command -v mosquitto_pub >/dev/null 2>&1 || need+=(mosquitto-clients)
 if [ ${#need[@]} -eq 0 ]; then
     exit 0
 fi

@@ -43,7 +43,7 @@ from mqlite.server import auth
 
 APPL_TYPE = C.MQAT_JAVA                 # MQ's telemetry service is a Java program
 TELEMETRY = S.SERVICE
-CONNECT_WAIT = 10.0                     # seconds a new connection has to send CONNECT
+CONNECT_WAIT = float(os.environ.get("MQLITE_MQTT_CONNECT_WAIT", "10"))   # seconds a new connection has to send CONNECT
 GET_SLICE = 0.5
 
 
