@@ -239,8 +239,10 @@ class QMServer:
 
     # --- connections --------------------------------------------------------------------------
     def accept_loop(self, sock: socket.socket, kind: str) -> None:
+        """Until the socket is closed: a quiescing queue manager goes on answering (dspmq, endmqm
+        -i, an application told MQRC_Q_MGR_QUIESCING), not just the first to come."""
         said = False
-        while not self.stopping.is_set():
+        while True:
             try:
                 s, addr = sock.accept()
             except OSError as e:

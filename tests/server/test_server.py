@@ -385,7 +385,11 @@ def test_quiesce_ends_after_applications_leave(running_qm: RunningQM):
     r = mqlite("endmqm", running_qm.name)
     assert r.returncode == 0 and "Quiesce request accepted" in r.stdout
     time.sleep(0.3)
-    assert "STATUS(Quiescing)" in mqlite("dspmq").stdout
+    for _ in range(3):               # each is answered while it quiesces, not only the first
+        assert "STATUS(Quiescing)" in mqlite("dspmq", timeout=15).stdout
+    with pytest.raises(pymqi.MQMIError) as e:
+        pymqi.connect(running_qm.name)
+    assert e.value.reason == CMQC.MQRC_Q_MGR_QUIESCING
     with pytest.raises(pymqi.MQMIError) as e:
         q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_FAIL_IF_QUIESCING,
                                            WaitInterval=5000))
