@@ -21,6 +21,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from mqlite.cmq import CMQC as C
@@ -45,6 +46,8 @@ APPL_TYPE = C.MQAT_JAVA                 # MQ's telemetry service is a Java progr
 TELEMETRY = S.SERVICE
 CONNECT_WAIT = float(os.environ.get("MQLITE_MQTT_CONNECT_WAIT", "10"))   # seconds a new connection has to send CONNECT
 GET_SLICE = 0.5
+ACK_SLICE = 0.01                        # how often a delivery waiting for acknowledgements looks for more
+TOPIC_HANDLES = 64                      # topics a client keeps open for its publications
 
 
 class MQXR:
@@ -190,6 +193,17 @@ def discard_session(srv: Any, client_id: str) -> None:
     srv.store.sync(ticket)
 
 
+@dataclass
+class Lane:
+    """One unit of work of a client's delivery: its connection, its handle to the transmission
+    queue, the messages got under it and not yet committed, their packet identifiers."""
+    conn: Conn
+    hobj: int
+    fetched: int = 0
+    exact: bool = False
+    ids: list[int] = field(default_factory=list)
+
+
 class Channel:
     """One running MQTT channel: its listening socket and its clients by ClientIdentifier."""
 
@@ -237,8 +251,12 @@ class Client:
         self.will: K.Publish | None = None
         self.clean = True
         self.conn: Conn | None = None
+        self.lanes: list[Lane] = []
         self.subs: dict[str, int] = {}          # topic filter -> subscription handle
+        self.topics: dict[str, int] = {}        # topic string -> the handle its publications are put with
         self.inbound_qos2: set[int] = set()
+        self.held: list[bytes] = []             # PUBACKs and PUBRECs waiting for their publications' sync
+        self.due = 0                            # the store ticket they wait for
         self.out = S.Outbound()
         self.cond = threading.Condition()
         self.send_lock = threading.Lock()
@@ -279,10 +297,17 @@ class Client:
             self.close(publish_will=not clean_end)
 
     def _next(self, decoder: K.Decoder) -> K.Packet:
+        """The next packet; before waiting for more bytes, the acknowledgements held back are sent
+        once what they acknowledge is durable (one sync for all the publications that came
+        together: the group commit a client's in-flight window allows)."""
         while True:
             packet = decoder.next()
             if packet is not None:
                 return packet
+            if self.held:
+                self.srv.store.sync(self.due)
+                acks, self.held = b"".join(self.held), []
+                self._send(acks)
             data = self.sock.recv(65536)
             if not data:
                 raise ConnectionError("the client closed the connection")
@@ -326,8 +351,17 @@ class Client:
             # on the topics it publishes and subscribes to. (Its puts are outside syncpoint, so
             # the delivery's unit of work on the same connection holds only its gets.)
             with qmgr_authority(conn):
-                self.queue = qm.open(conn, OD(ObjectName=S.TRANSMIT_QUEUE.encode()), C.MQOO_INPUT_SHARED).hobj
                 self.put_queue = qm.open(conn, OD(ObjectName=S.TRANSMIT_QUEUE.encode()), C.MQOO_OUTPUT).hobj
+            # Two units of work take turns delivering (``Lane``): one fills while the other's
+            # messages are being acknowledged, so the client is never left waiting for a commit.
+            # The second is a connection of the client's own, as DISPLAY CONN shows.
+            second = qm.connect(cid, APPL_TYPE, principal.user, channel=obj.name, conname=self.peer.split("(")[0],
+                                pid=os.getpid(), tid=threading.get_native_id())
+            second.principal = principal
+            for lc in (conn, second):
+                with qmgr_authority(lc):
+                    self.lanes.append(Lane(lc, qm.open(lc, OD(ObjectName=S.TRANSMIT_QUEUE.encode()),
+                                                       C.MQOO_INPUT_SHARED).hobj))
         self.channel.clients[cid] = self
         self._send(K.connack(present, K.ACCEPTED))
         self.deliverer = threading.Thread(target=self._deliver, name="mqtt-deliver", daemon=True)
@@ -371,10 +405,10 @@ class Client:
                 return
             self._publish(p)
             if p.qos == 1:
-                self._send(K.encode(K.Ack(K.PUBACK, p.packet_id)))
+                self.held.append(K.encode(K.Ack(K.PUBACK, p.packet_id)))
             elif p.qos == 2:
                 self.inbound_qos2.add(p.packet_id)
-                self._send(K.encode(K.Ack(K.PUBREC, p.packet_id)))
+                self.held.append(K.encode(K.Ack(K.PUBREC, p.packet_id)))
         elif isinstance(p, K.Ack):
             if p.kind == K.PUBREL:
                 self.inbound_qos2.discard(p.packet_id)
@@ -397,14 +431,18 @@ class Client:
         else:
             raise K.ProtocolError(f"{type(p).__name__} after CONNECT")
 
-    def _engine(self, fn: Callable[[Any, Conn], Any]) -> Any:
-        """``fn(qm, conn)`` under the engine lock, its journal entries durable before returning."""
+    def _engine(self, fn: Callable[[Any, Conn], Any], sync: bool = True) -> Any:
+        """``fn(qm, conn)`` under the engine lock, its journal entries durable before returning
+        (or, without ``sync``, before the acknowledgements held back go: ``_next``)."""
         conn = self.conn
         assert conn is not None
         with self.srv.lock:
             result = fn(self.srv.qm, conn)
             ticket = conn.ticket
-        self.srv.store.sync(ticket)
+        if sync:
+            self.srv.store.sync(ticket)
+        else:
+            self.due = max(self.due, ticket)
         return result
 
     def _publish(self, p: K.Publish) -> None:
@@ -412,20 +450,22 @@ class Client:
         clears the topic's retained publication, as MQTT says). A refusal ends the connection:
         MQTT 3.1.1 has no way to refuse one publication."""
         def put(qm: Any, conn: Conn) -> None:
-            od = OD(ObjectType=C.MQOT_TOPIC)
-            od.set_vs("ObjectString", p.topic)
-            h = qm.open(conn, od, C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING)
-            try:
-                if p.retain and not p.payload:
-                    qm.pubadmin.clear_retained(p.topic)
-                    return
-                md = MD(Format=C.MQFMT_NONE, CodedCharSetId=1208, Persistence=S.persistence(p.qos))
-                qm.put(conn, h.hobj, md, PMO(Options=(C.MQPMO_RETAIN if p.retain else 0) | C.MQPMO_NO_SYNCPOINT
-                                             | C.MQPMO_FAIL_IF_QUIESCING), p.payload)
-            finally:
-                qm.close(conn, h.hobj)
+            hobj = self.topics.get(p.topic)
+            if hobj is None:                    # (kept open: the next publication on it needs no MQOPEN)
+                od = OD(ObjectType=C.MQOT_TOPIC)
+                od.set_vs("ObjectString", p.topic)
+                hobj = qm.open(conn, od, C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING).hobj
+                if len(self.topics) >= TOPIC_HANDLES:
+                    qm.close(conn, self.topics.pop(next(iter(self.topics))))
+                self.topics[p.topic] = hobj
+            if p.retain and not p.payload:
+                qm.pubadmin.clear_retained(p.topic)
+                return
+            md = MD(Format=C.MQFMT_NONE, CodedCharSetId=1208, Persistence=S.persistence(p.qos))
+            qm.put(conn, hobj, md, PMO(Options=(C.MQPMO_RETAIN if p.retain else 0) | C.MQPMO_NO_SYNCPOINT
+                                       | C.MQPMO_FAIL_IF_QUIESCING), p.payload)
         try:
-            self._engine(put)
+            self._engine(put, sync=False)
         except MQIError as e:
             raise K.ProtocolError(f"the publication on '{p.topic}' was refused with reason {e.reason}") from None
 
@@ -485,28 +525,40 @@ class Client:
 
     # --- the delivering side ---------------------------------------------------------------------
     def _deliver(self) -> None:
-        """Get what waits for this client under syncpoint, up to WINDOW messages; send each at
-        the QoS it is owed; once all are acknowledged (QoS 0 at once), MQCMIT and go on. A
-        connection that ends first leaves the unit of work to be backed out: the messages wait
-        again, with their backout count telling the next delivery it is a duplicate."""
+        """Get what waits for this client under syncpoint and send each at the QoS it is owed,
+        filling one lane (unit of work) up to WINDOW messages while the other's are acknowledged;
+        a lane whose messages are all acknowledged (QoS 0 at once) is committed. A connection
+        that ends first leaves its lanes' units of work to be backed out: the messages wait again,
+        their backout count telling the next delivery they are duplicates. A commit is made
+        durable before going on only when it took a QoS 2 message (exactly once); otherwise a
+        commit lost with the queue manager means a message sent again, which QoS 1 allows."""
         srv, key = self.srv, S.client_key(self.client_id)
+        filling = 0
         try:
             while not self.closed:
-                batch = 0
-                while batch < S.WINDOW and not self.closed:
-                    got = self._get(key, wait=batch == 0)
-                    if got is None:
-                        break
-                    batch += 1
-                    self._send_publication(*got)
-                if not batch:
+                lane = self.lanes[filling]
+                idle = all(not ln.fetched for ln in self.lanes)
+                got = self._get(lane, key, wait=idle) if lane.fetched < S.WINDOW else None
+                if got is not None:
+                    lane.fetched += 1
+                    qos, pid = self._send_publication(*got)
+                    lane.exact |= qos == 2
+                    if qos:
+                        lane.ids.append(pid)
                     continue
-                with self.cond:
-                    while self.out.pending and not self.closed:
-                        self.cond.wait(GET_SLICE)
-                if self.closed:
-                    return
-                self._engine(lambda qm, conn: qm.commit(conn))
+                for ln in self.lanes:
+                    with self.cond:
+                        done = ln.fetched and not any(pid in self.out.pending for pid in ln.ids)
+                    if done and not self.closed:
+                        self._commit(ln)
+                other = self.lanes[1 - filling]
+                if lane.fetched >= S.WINDOW and not other.fetched:
+                    filling = 1 - filling           # this one is full: the other takes over
+                    continue
+                if any(ln.fetched for ln in self.lanes):
+                    with self.cond:
+                        if self.out.pending and not self.closed:
+                            self.cond.wait(ACK_SLICE)   # an acknowledgement, or more to send meanwhile
         except (ConnectionError, OSError):
             self.close(publish_will=True)
         except Exception:
@@ -514,19 +566,25 @@ class Client:
                           traceback.format_exc())
             self.close(publish_will=True)
 
-    def _get(self, key: bytes, wait: bool) -> tuple[MD, bytes] | None:
+    def _commit(self, lane: Lane) -> None:
+        with self.srv.lock:
+            self.srv.qm.commit(lane.conn)
+            ticket = lane.conn.ticket
+        if lane.exact:
+            self.srv.store.sync(ticket)
+        lane.fetched, lane.exact, lane.ids = 0, False, []
+
+    def _get(self, lane: Lane, key: bytes, wait: bool) -> tuple[MD, bytes] | None:
         """The next message for this client (waiting a slice of a second for one when ``wait``)."""
         srv = self.srv
         deadline = time.monotonic() + GET_SLICE
         with srv.lock:
             while not self.closed:
-                conn = self.conn
-                assert conn is not None
                 md = MD(CorrelId=key)
                 gmo = GMO(Options=C.MQGMO_SYNCPOINT | C.MQGMO_NO_WAIT | C.MQGMO_PROPERTIES_FORCE_MQRFH2
                           | C.MQGMO_FAIL_IF_QUIESCING, MatchOptions=C.MQMO_MATCH_CORREL_ID)
                 try:
-                    r = srv.qm.get(conn, self.queue, md, gmo, srv.qm.qmgr["MAXMSGL"] + 65536)
+                    r = srv.qm.get(lane.conn, lane.hobj, md, gmo, srv.qm.qmgr["MAXMSGL"] + 65536)
                     return r.md, r.body
                 except MQIError as e:
                     if e.reason != C.MQRC_NO_MSG_AVAILABLE:
@@ -537,7 +595,7 @@ class Client:
                 srv.cond_for(S.TRANSMIT_QUEUE).wait(remaining)
         return None
 
-    def _send_publication(self, md: MD, body: bytes) -> None:
+    def _send_publication(self, md: MD, body: bytes) -> tuple[int, int]:
         props = {k: v for k, (_t, v) in rfh2.properties_of(md.Format, md.Encoding, body).items()}
         data = rfh2.split(md.Format, md.Encoding, md.CodedCharSetId, body).data
         topic = str(props.get("mqps.Top") or "")
@@ -550,6 +608,7 @@ class Client:
         self._send(K.encode(packet))
         self.sent += 1
         self.last_msg = time.time()
+        return qos, pid
 
     # --- the end -----------------------------------------------------------------------------------
     def close(self, publish_will: bool) -> None:
@@ -573,8 +632,9 @@ class Client:
                 self.srv.log.write("AMQ9504E", f"The will of MQTT client {self.client_id} was not published.", str(e))
         srv = self.srv
         with srv.lock:
-            if self.conn is not None and self.conn.hconn in srv.qm.conns:
-                srv.qm.disconnect(self.conn, commit=False)
+            for conn in {id(c): c for c in [self.conn, *(ln.conn for ln in self.lanes)] if c is not None}.values():
+                if conn.hconn in srv.qm.conns:
+                    srv.qm.disconnect(conn, commit=False)
         srv.store.sync()
         if self.channel.clients.get(self.client_id) is self:
             del self.channel.clients[self.client_id]
