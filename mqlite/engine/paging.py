@@ -8,6 +8,12 @@ of the part on disk (a get by MsgId, a unit of work's prepared get, a stream ran
 in the lane's ``gone`` set until the cut passes it, because its row goes away only when the
 journal says so. ``DiskPart`` holds that state for one queue; the queue holds the lanes in memory
 and their byte counts, which the part reaches through ``Owner``.
+
+A reader that takes from the part on disk again and again (gets by CorrelId from a deep queue: an
+MQTT client's publications on SYSTEM.MQTT.TRANSMIT.QUEUE) would read past the same ``gone`` rows
+each time, the run growing with every get; the part remembers, per lane and identifiers, the
+position up to which every row such a read met was gone (``floors``) and starts there next time.
+A message coming back at or below a floor (a backout) forgets the floors; so does the cut moving.
 """
 from __future__ import annotations
 
@@ -34,7 +40,7 @@ class Owner(Protocol):
 class DiskPart:
     """One queue's messages beyond its buffers, lane by lane."""
 
-    __slots__ = ("name", "pager", "owner", "cut", "high", "ondisk", "gone", "backouts")
+    __slots__ = ("name", "pager", "owner", "cut", "high", "ondisk", "gone", "backouts", "floors")
 
     def __init__(self, name: str, pager: Pager, owner: Owner) -> None:
         self.name = name
@@ -45,6 +51,7 @@ class DiskPart:
         self.ondisk = [0] * LANES     # per lane: messages on disk (not counting ``gone``)
         self.gone: list[set[int]] = [set() for _ in range(LANES)]
         self.backouts: dict[int, int] = {}   # BackoutCount of paged-out persistent messages not hardened
+        self.floors: dict[tuple[int, Ids | None], int] = {}     # (lane, ids) -> all met up to here are gone
 
     @property
     def count(self) -> int:
@@ -58,6 +65,7 @@ class DiskPart:
         self.ondisk = [0] * LANES
         self.gone = [set() for _ in range(LANES)]
         self.backouts.clear()
+        self.floors.clear()
 
     def restore(self, ondisk: list[int]) -> None:
         """``ondisk`` messages per lane are in the store and none in memory's lanes belong after
@@ -66,12 +74,15 @@ class DiskPart:
         self.high = [-1] * LANES
         self.ondisk = ondisk
         self.gone = [set() for _ in range(LANES)]
+        self.floors.clear()
 
     # --- in and out -------------------------------------------------------------------------------
     def add(self, msg: Message) -> None:
         """``msg`` joins its lane's part on disk: a persistent message's row is (or will be, the
         journal is in order) in the store; a nonpersistent one is written to the scratch file."""
         lane_no = msg.lane
+        if self.floors and msg.seq <= max(self.floors.values()):
+            self.floors.clear()             # (a message back below a floor: reads start at the cut again)
         if msg.persistent:
             self.gone[lane_no].discard(msg.seq)
             if msg.md.BackoutCount:
@@ -131,6 +142,7 @@ class DiskPart:
         owner = self.owner
         prios = owner.prios(lane_no)
         rows = self.pager.page(self.name, prios, cut, None, PAGE + len(gone))
+        self.floors.clear()                 # (the cut moves)
         last = cut
         loaded = False                      # nonpersistent ones read: their scratch rows go
         for row in rows:
@@ -172,7 +184,13 @@ class DiskPart:
         cut = self.cut[lane_no]
         if cut is None or not self.ondisk[lane_no]:
             return
-        after = max(after, cut)
+        key = (lane_no, ids)
+        floor = self.floors.get(key)
+        base = cut if floor is None else max(cut, floor)      # every row up to here is gone
+        # A read from the front (not a browse cursor's later start) may start at the floor, and
+        # raises it while every row it meets is gone.
+        all_gone = after <= base
+        after = max(after, base)
         gone = self.gone[lane_no]
         prios = self.owner.prios(lane_no)
         # A reader that stops at the first match (a selector, a MsgId) usually needs few rows: the
@@ -187,7 +205,12 @@ class DiskPart:
                 if before is not None and row.seq >= before:
                     return
                 if row.seq in gone:
+                    if all_gone:
+                        if len(self.floors) >= 64:
+                            self.floors.clear()
+                        self.floors[key] = row.seq
                     continue
+                all_gone = False
                 if row.damaged:
                     self._lost(lane_no, row.seq)
                 else:

@@ -95,13 +95,20 @@ class PagedQueue(RuleBasedStateMachine):
         assert self._get(0, match=C.MQMO_MATCH_MSG_ID, MsgId=target.msgid) == target.body
         self.m.visible.remove(target)
 
-    @rule(which=st.integers(0, 2))
-    def get_by_correlid(self, which: int) -> None:
+    @rule(which=st.integers(0, 2), syncpoint=st.booleans(), times=st.integers(1, 4))
+    def get_by_correlid(self, which: int, syncpoint: bool, times: int) -> None:
+        """(Several in a row, under syncpoint or not: the reads the disk part's floors shorten,
+        with backouts bringing messages back below them.)"""
         correl = f"C{which}".encode().ljust(24, b"\0")
-        want = [m for m in self.m.ordered() if m.correlid == correl]
-        assert self._get(0, match=C.MQMO_MATCH_CORREL_ID, CorrelId=correl) == (want[0].body if want else None)
-        if want:
-            self.m.visible.remove(want[0])
+        for _ in range(times):
+            want = [m for m in self.m.ordered() if m.correlid == correl]
+            got = self._get(C.MQGMO_SYNCPOINT if syncpoint else C.MQGMO_NO_SYNCPOINT, match=C.MQMO_MATCH_CORREL_ID,
+                            CorrelId=correl)
+            assert got == (want[0].body if want else None)
+            if want:
+                self.m.visible.remove(want[0])
+                if syncpoint:
+                    self.m.got.append(want[0])
 
     @rule()
     def commit(self) -> None:
