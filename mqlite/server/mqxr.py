@@ -46,6 +46,7 @@ APPL_TYPE = C.MQAT_JAVA                 # MQ's telemetry service is a Java progr
 TELEMETRY = S.SERVICE
 CONNECT_WAIT = float(os.environ.get("MQLITE_MQTT_CONNECT_WAIT", "10"))   # seconds a new connection has to send CONNECT
 GET_SLICE = 0.5
+GET_BATCH = 16                          # messages a delivery gets in one hold of the engine lock
 ACK_SLICE = 0.01                        # how often a delivery waiting for acknowledgements looks for more
 TOPIC_HANDLES = 64                      # topics a client keeps open for its publications
 
@@ -538,13 +539,18 @@ class Client:
             while not self.closed:
                 lane = self.lanes[filling]
                 idle = all(not ln.fetched for ln in self.lanes)
-                got = self._get(lane, key, wait=idle) if lane.fetched < S.WINDOW else None
-                if got is not None:
-                    lane.fetched += 1
-                    qos, pid = self._send_publication(*got)
-                    lane.exact |= qos == 2
-                    if qos:
-                        lane.ids.append(pid)
+                room = min(GET_BATCH, S.WINDOW - lane.fetched)
+                got = self._get(lane, key, room, wait=idle) if room > 0 else []
+                if got:
+                    packets = []
+                    for md, body in got:
+                        lane.fetched += 1
+                        qos, pid, packet = self._publication(md, body)
+                        packets.append(packet)
+                        lane.exact |= qos == 2
+                        if qos:
+                            lane.ids.append(pid)
+                    self._send(b"".join(packets))       # (one write for what one get brought)
                     continue
                 for ln in self.lanes:
                     with self.cond:
@@ -574,28 +580,33 @@ class Client:
             self.srv.store.sync(ticket)
         lane.fetched, lane.exact, lane.ids = 0, False, []
 
-    def _get(self, lane: Lane, key: bytes, wait: bool) -> tuple[MD, bytes] | None:
-        """The next message for this client (waiting a slice of a second for one when ``wait``)."""
+    def _get(self, lane: Lane, key: bytes, most: int, wait: bool) -> list[tuple[MD, bytes]]:
+        """Up to ``most`` messages for this client in one hold of the engine lock (waiting a
+        slice of a second for the first when ``wait``)."""
         srv = self.srv
         deadline = time.monotonic() + GET_SLICE
+        out: list[tuple[MD, bytes]] = []
         with srv.lock:
-            while not self.closed:
+            while not self.closed and len(out) < most:
                 md = MD(CorrelId=key)
                 gmo = GMO(Options=C.MQGMO_SYNCPOINT | C.MQGMO_NO_WAIT | C.MQGMO_PROPERTIES_FORCE_MQRFH2
                           | C.MQGMO_FAIL_IF_QUIESCING, MatchOptions=C.MQMO_MATCH_CORREL_ID)
                 try:
                     r = srv.qm.get(lane.conn, lane.hobj, md, gmo, srv.qm.qmgr["MAXMSGL"] + 65536)
-                    return r.md, r.body
+                    out.append((r.md, r.body))
+                    continue
                 except MQIError as e:
                     if e.reason != C.MQRC_NO_MSG_AVAILABLE:
                         raise
                 remaining = deadline - time.monotonic()
-                if not wait or remaining <= 0:
-                    return None
+                if out or not wait or remaining <= 0:
+                    break
                 srv.cond_for(S.TRANSMIT_QUEUE).wait(remaining)
-        return None
+        return out
 
-    def _send_publication(self, md: MD, body: bytes) -> tuple[int, int]:
+    def _publication(self, md: MD, body: bytes) -> tuple[int, int, bytes]:
+        """A message from the transmission queue as the PUBLISH that carries it to the client:
+        its QoS, packet identifier (0 for QoS 0) and bytes."""
         props = {k: v for k, (_t, v) in rfh2.properties_of(md.Format, md.Encoding, body).items()}
         data = rfh2.split(md.Format, md.Encoding, md.CodedCharSetId, body).data
         topic = str(props.get("mqps.Top") or "")
@@ -605,10 +616,9 @@ class Client:
             if qos:
                 self.out.pending[pid] = qos
         packet = K.Publish(topic, data, qos, bool(props.get("mqps.Ret")), qos > 0 and md.BackoutCount > 0, pid)
-        self._send(K.encode(packet))
         self.sent += 1
         self.last_msg = time.time()
-        return qos, pid
+        return qos, pid, K.encode(packet)
 
     # --- the end -----------------------------------------------------------------------------------
     def close(self, publish_will: bool) -> None:
