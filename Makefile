@@ -30,6 +30,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/cluster.py
 	$(PY) bench/spark.py
 	$(PY) bench/rest.py
+	$(PY) bench/protocols.py
 
 constants:
 	$(PYTHON) tools/gen_constants.py

@@ -409,7 +409,7 @@ class Executor(Part):
         if obj is not None and obj.kind != "MQTT":
             raise SyntaxProblem(cmd.text, cmd.text, "PURGE CHANNEL is for MQTT channels.")
         return self._channel_op(cmd, {"CLIENTID": set(), "CHLTYPE": {"MQTT"}}, self.services.purge_channel,
-                                "MQL8012I: The MQTT client's session was purged.", p.value)
+                                "MQL8025I: The MQTT client's session was purged.", p.value)
 
     def _reset(self, cmd: Command) -> Result:
         if cmd.objtype == "CLUSTER":

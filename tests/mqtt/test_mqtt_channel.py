@@ -269,7 +269,7 @@ def test_chstatus_purge_stop_and_start(rig: dict[str, Any]) -> None:
     shown = qm.mqsc("DISPLAY CHSTATUS(MQTT.APP) CLIENTID('purge.*') ALL\n").stdout
     assert "CLIENTID(purge.me)" in shown and "SUBCOUNT(1)" in shown and "MCAUSER(mqttapp)" in shown
     c.c.loop_stop()                                    # (no reconnecting)
-    assert "MQL8012I" in qm.mqsc("PURGE CHANNEL(MQTT.APP) CHLTYPE(MQTT) CLIENTID('purge.me')\n").stdout
+    assert "MQL8025I" in qm.mqsc("PURGE CHANNEL(MQTT.APP) CHLTYPE(MQTT) CLIENTID('purge.me')\n").stdout
     assert closed_within(c.c.socket(), WAIT)
     assert "not found" in qm.mqsc("DISPLAY SUB('purge.me:purge/#')\n").stdout.lower() or \
         "AMQ8147E" in qm.mqsc("DISPLAY SUB('purge.me:purge/#')\n").stdout
