@@ -253,7 +253,6 @@ class Client:
         self.clean = True
         self.conn: Conn | None = None
         self.lanes: list[Lane] = []
-        self.subs: dict[str, int] = {}          # topic filter -> subscription handle
         self.topics: dict[str, int] = {}        # topic string -> the handle its publications are put with
         self.inbound_qos2: set[int] = set()
         self.held: list[bytes] = []             # PUBACKs and PUBRECs waiting for their publications' sync
@@ -472,32 +471,30 @@ class Client:
 
     def _subscribe(self, topic_filter: str, qos: int) -> int:
         """One SUBSCRIBE filter: an MQSUB (replacing one of the same filter), the granted QoS or
-        0x80 when it is refused (a bad filter, no authority)."""
+        0x80 when it is refused (a bad filter, no authority). Every subscription is made durable
+        and its handle closed at once, so a client may have thousands without holding thousands
+        of handles (MAXHANDS); a clean session's are removed when it ends (``close``)."""
         if not K.valid_filter(topic_filter):
             return K.SUB_FAILURE
         qos = min(qos, 2)
         name = S.sub_name(self.client_id, topic_filter)
 
         def sub(qm: Any, conn: Conn) -> int:
-            old = self.subs.pop(topic_filter, None)
-            if old is not None:
-                qm.close(conn, old, C.MQCO_REMOVE_SUB)
-            existing = next((s for s in qm.pubsub.subscriptions.values() if s.name == name), None)
-            if existing is not None and existing.durable and not qm.pubsub.in_use(existing):
-                qm.pubadmin.delete_subscription(name)
-            sd = SD(Options=C.MQSO_CREATE | C.MQSO_WILDCARD_TOPIC | C.MQSO_SET_CORREL_ID | C.MQSO_FAIL_IF_QUIESCING
-                    | (C.MQSO_DURABLE if self.persistent else 0), SubCorrelId=S.client_key(self.client_id),
-                    PubPriority=C.MQPRI_PRIORITY_AS_PUBLISHED)
-            sd.set_vs("ObjectString", topic_filter)
-            sd.set_vs("SubName", name)
-            sd.set_vs("SubUserData", S.sub_user_data(qos))
             # sub authority on the topic, as the client; the delivery to the service's queue, as
             # the queue manager (MQSUB would otherwise ask the client for put on it).
             qm.authority.authorize(conn, "TOPIC", topics.admin_node(qm.pubsub.tree(), topic_filter).name,
                                    Z.MQZAO_SUBSCRIBE)
+            if any(s.name == name for s in qm.pubsub.subscriptions.values()):
+                qm.pubadmin.delete_subscription(name)
+            sd = SD(Options=C.MQSO_CREATE | C.MQSO_WILDCARD_TOPIC | C.MQSO_SET_CORREL_ID | C.MQSO_FAIL_IF_QUIESCING
+                    | C.MQSO_DURABLE, SubCorrelId=S.client_key(self.client_id),
+                    PubPriority=C.MQPRI_PRIORITY_AS_PUBLISHED)
+            sd.set_vs("ObjectString", topic_filter)
+            sd.set_vs("SubName", name)
+            sd.set_vs("SubUserData", S.sub_user_data(qos))
             with qmgr_authority(conn):
                 h, _q = qm.subscribe(conn, sd, self.put_queue)
-            self.subs[topic_filter] = h.hobj
+                qm.close(conn, h.hobj)           # (MQCO_NONE: the durable subscription stays)
             return qos
         try:
             granted: int = self._engine(sub)
@@ -507,20 +504,13 @@ class Client:
             self.cond.notify_all()
         return granted
 
-    @property
-    def persistent(self) -> bool:
-        return not self.clean
-
     def _unsubscribe(self, topic_filter: str) -> None:
         """UNSUBSCRIBE: the subscription removed, whether this connection made it or an earlier
         one of the same persistent session did."""
-        h = self.subs.pop(topic_filter, None)
         name = S.sub_name(self.client_id, topic_filter)
 
         def unsub(qm: Any, conn: Conn) -> None:
-            if h is not None:
-                qm.close(conn, h, C.MQCO_REMOVE_SUB)
-            elif any(s.name == name for s in qm.pubsub.subscriptions.values()):
+            if any(s.name == name for s in qm.pubsub.subscriptions.values()):
                 qm.pubadmin.delete_subscription(name)
         self._engine(unsub)
 
@@ -646,6 +636,8 @@ class Client:
                 if conn.hconn in srv.qm.conns:
                     srv.qm.disconnect(conn, commit=False)
         srv.store.sync()
+        if self.clean and self.client_id and self.conn is not None:
+            discard_session(srv, self.client_id)     # a clean session's subscriptions end with it
         if self.channel.clients.get(self.client_id) is self:
             del self.channel.clients[self.client_id]
 
@@ -661,5 +653,5 @@ class Client:
         return {"CHANNEL": self.channel.obj.name, "CHLTYPE": "MQTT", "CLIENTID": self.client_id,
                 "CONNAME": self.peer.split("(")[0], "STATUS": "RUNNING", "PROTOCOL": self.protocol,
                 "KAINT": self.keepalive, "MSGSNT": self.sent, "MSGRCVD": self.received, "LMSGDATE": last[0],
-                "LMSGTIME": last[1], "CHSTADA": started[0], "CHSTATI": started[1], "SUBCOUNT": len(self.subs),
+                "LMSGTIME": last[1], "CHSTADA": started[0], "CHSTATI": started[1], "SUBCOUNT": sum(1 for s in self.srv.qm.pubsub.subscriptions.values() if S.owns(self.client_id, s.name)),
                 "INDOUBTOUT": len(self.out.pending), "INDOUBTIN": len(self.inbound_qos2), "MCAUSER": user}

@@ -342,3 +342,62 @@ def test_the_mosquitto_command_line_clients(rig: dict[str, Any]) -> None:
         assert out.splitlines() == ["cli/a one", "cli/b two"]
     finally:
         sub.kill()
+
+
+def test_a_client_that_never_acknowledges_holds_a_bounded_window(rig: dict[str, Any]) -> None:
+    """200 QoS 1 messages in flight at most (two units of work of 100), the rest waiting on the
+    transmission queue; the messages not acknowledged come again, marked DUP, to the next
+    connection of the session."""
+    s, ack = raw_connect(rig["port"], "flood.sink")
+    s.close()
+    s = socket.create_connection(("127.0.0.1", rig["port"]), timeout=WAIT)
+    s.sendall(K.encode(K.Connect("flood.sink", False, 60, "MQTTV311")))
+    assert s.recv(4)[:2] == bytes([0x20, 2])
+    s.sendall(K.encode(K.Subscribe(1, [("flood/#", 1)])))
+    assert s.recv(5) == K.suback(1, [1])
+    pub = Client(rig["port"], "flood.pub")
+    for i in range(300):
+        pub.c.publish(f"flood/{i % 7}", b"x" * 100, 1)
+    pub.c.publish("flood/last", b"last", 1).wait_for_publish(WAIT)
+    pub.close()
+    d = K.Decoder()
+    got: list[K.Publish] = []
+    s.settimeout(1.0)
+    try:
+        while True:
+            data = s.recv(65536)
+            if not data:
+                break
+            d.feed(data)
+            while (p := d.next()) is not None:
+                if isinstance(p, K.Publish):
+                    got.append(p)
+    except (socket.timeout, TimeoutError):
+        pass
+    assert len(got) == 200 and all(p.qos == 1 and not p.dup for p in got)
+    shown = rig["qm"].mqsc("DISPLAY CHSTATUS(MQTT.APP) CLIENTID('flood.sink') ALL\n").stdout
+    assert "INDOUBTOUT(200)" in shown
+    s.close()                                          # none acknowledged: all 301 wait again
+    again = Client(rig["port"], "flood.sink", clean=False)
+    msgs = again.take(301)
+    assert sum(m.dup for m in msgs) == 200 and msgs[-1].payload == b"last"
+    again.close()
+    Client(rig["port"], "flood.sink", clean=True).close()   # (the session goes)
+
+
+def test_thousands_of_topics_and_filters(rig: dict[str, Any]) -> None:
+    c = Client(rig["port"], "many.topics")
+    for i in range(0, 2000, 200):
+        done: queue.Queue[Any] = queue.Queue()
+        c.c.on_subscribe = lambda _c, _u, _mid, codes, _p: done.put(codes)
+        c.c.subscribe([(f"many/{j}", 0) for j in range(i, i + 200)])
+        assert len(done.get(timeout=WAIT)) == 200
+    for j in range(0, 2000, 97):
+        c.publish(f"many/{j}", str(j).encode(), 1)
+    got = sorted(int(m.payload) for m in c.take(len(range(0, 2000, 97))))
+    assert got == list(range(0, 2000, 97))
+    shown = rig["qm"].mqsc("DISPLAY CHSTATUS(MQTT.APP) CLIENTID('many.topics') SUBCOUNT\n").stdout
+    assert "SUBCOUNT(2000)" in shown
+    c.close()
+    assert "not found" in rig["qm"].mqsc("DISPLAY SUB('many.topics:many/1')\n").stdout.lower() or \
+        "AMQ8147E" in rig["qm"].mqsc("DISPLAY SUB('many.topics:many/1')\n").stdout
