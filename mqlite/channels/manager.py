@@ -60,6 +60,8 @@ class Telemetry(Protocol):
 
     def stop(self) -> str | None: ...
 
+    def xmitq_correl(self, xmitq: str, remote_qm: str) -> bytes | None: ...
+
 
 class ChannelManager:
     def __init__(self, host: Host) -> None:

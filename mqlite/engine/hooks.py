@@ -35,6 +35,13 @@ class Hooks:
         algorithm keep its answers until then)."""
         return 0
 
+    def xmitq_correl(self, xmitq: str, remote_qm: str) -> bytes | None:
+        """The CorrelId a message for ``remote_qm`` gets on transmission queue ``xmitq`` when a
+        part of the program serves that queue by correlation id, as a cluster-sender channel
+        serves SYSTEM.CLUSTER.TRANSMIT.QUEUE (MQ Telemetry's SYSTEM.MQTT.TRANSMIT.QUEUE: the
+        ClientIdentifier's key); None keeps the message's own."""
+        return None
+
     def default_conname(self) -> str:
         """The CONNAME a CLUSRCVR left blank advertises: this queue manager's first listener."""
         return ""

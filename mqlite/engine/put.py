@@ -376,6 +376,8 @@ class PutMixin(CoreState):
         if res.channel:
             outer.__dict__["CorrelId"] = correl_of(res.channel)
             self.hooks.channel_wanted(res.channel)
+        elif (served := self.hooks.xmitq_correl(res.queue, res.remote_qm)) is not None:
+            outer.__dict__["CorrelId"] = served
         return outer, header + packed[:C.MQMD_LENGTH_1] + body
 
 

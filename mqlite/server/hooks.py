@@ -49,6 +49,10 @@ class ServerHooks(Hooks):
     def channel_generation(self) -> int:
         return self.channels.generation()
 
+    def xmitq_correl(self, xmitq: str, remote_qm: str) -> bytes | None:
+        telemetry = self.channels.telemetry
+        return telemetry.xmitq_correl(xmitq, remote_qm) if telemetry is not None else None
+
     def default_conname(self) -> str:
         """CONNAME of a CLUSRCVR left blank: this queue manager's first running listener."""
         for lst in self.listeners.values():

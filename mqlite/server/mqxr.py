@@ -28,7 +28,8 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import CMQZC as Z
 from mqlite.cmq.errors import MQIError
-from mqlite.cmq.structs import GMO, MD, OD, PMO
+from mqlite.cmq.headers import XQH, XQH_LEN
+from mqlite.cmq.structs import GMO, MD, OD, PMO, text
 from mqlite.cmq.subs import SD
 from mqlite.engine.clock import mq_date_time
 from mqlite.engine.core import Conn, qmgr_authority
@@ -116,6 +117,12 @@ class MQXR:
             return f"MQL0007E: Channel {name} is not currently active."
         self._end(name)
         return None
+
+    def xmitq_correl(self, xmitq: str, remote_qm: str) -> bytes | None:
+        """A message an application puts for ObjectQMgrName = a ClientIdentifier (through a queue
+        manager alias to SYSTEM.MQTT.TRANSMIT.QUEUE, or its DEFXMITQ) waits there under the
+        client's key, where the client's delivery looks (engine hook, engine lock held)."""
+        return S.client_key(remote_qm) if xmitq == S.TRANSMIT_QUEUE else None
 
     def ensure(self) -> None:
         """SYSTEM.MQXR.SERVICE, for a queue manager made before crtmqm defined it."""
@@ -597,15 +604,24 @@ class Client:
     def _publication(self, md: MD, body: bytes) -> tuple[int, int, bytes]:
         """A message from the transmission queue as the PUBLISH that carries it to the client:
         its QoS, packet identifier (0 for QoS 0) and bytes."""
-        props = {k: v for k, (_t, v) in rfh2.properties_of(md.Format, md.Encoding, body).items()}
+        again = md.BackoutCount > 0                  # (the message on the queue: sent before)
+        if md.Format == C.MQFMT_XMIT_Q_HEADER and len(body) >= XQH_LEN:
+            # Put by an application for ObjectQMgrName = this ClientIdentifier: the MQTT topic is
+            # the queue name it gave; at least once if persistent, at most once if not.
+            xqh = XQH.from_bytes(body)
+            md, body, topic = xqh.MsgDesc, body[XQH_LEN:], text(xqh.RemoteQName)
+            props = {k: v for k, (_t, v) in rfh2.properties_of(md.Format, md.Encoding, body).items()}
+            qos = 1 if md.Persistence == C.MQPER_PERSISTENT else 0
+        else:
+            props = {k: v for k, (_t, v) in rfh2.properties_of(md.Format, md.Encoding, body).items()}
+            topic = str(props.get("mqps.Top") or "")
+            qos = S.delivered_qos(S.qos_of(str(props.get("mqps.Sud") or "")), md.Persistence == C.MQPER_PERSISTENT)
         data = rfh2.split(md.Format, md.Encoding, md.CodedCharSetId, body).data
-        topic = str(props.get("mqps.Top") or "")
-        qos = S.delivered_qos(S.qos_of(str(props.get("mqps.Sud") or "")), md.Persistence == C.MQPER_PERSISTENT)
         with self.cond:
             pid = self.out.next_id() if qos else 0
             if qos:
                 self.out.pending[pid] = qos
-        packet = K.Publish(topic, data, qos, bool(props.get("mqps.Ret")), qos > 0 and md.BackoutCount > 0, pid)
+        packet = K.Publish(topic, data, qos, bool(props.get("mqps.Ret")), qos > 0 and again, pid)
         self.sent += 1
         self.last_msg = time.time()
         return qos, pid, K.encode(packet)

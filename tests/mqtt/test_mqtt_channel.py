@@ -401,3 +401,28 @@ def test_thousands_of_topics_and_filters(rig: dict[str, Any]) -> None:
     c.close()
     assert "not found" in rig["qm"].mqsc("DISPLAY SUB('many.topics:many/1')\n").stdout.lower() or \
         "AMQ8147E" in rig["qm"].mqsc("DISPLAY SUB('many.topics:many/1')\n").stdout
+
+
+def test_an_mqi_application_reaches_one_client_by_its_identifier(rig: dict[str, Any]) -> None:
+    """MQPUT with ObjectQMgrName = the ClientIdentifier, through a queue manager alias to
+    SYSTEM.MQTT.TRANSMIT.QUEUE (MQ's documented way): the client gets it on the topic named by the
+    queue name, at QoS 1 when persistent; another client gets nothing."""
+    rig["qm"].mqsc("DEFINE QREMOTE('direct.one') RNAME(' ') RQMNAME('direct.one') "
+                   "XMITQ(SYSTEM.MQTT.TRANSMIT.QUEUE)\n", check=True)
+    one = Client(rig["port"], "direct.one")
+    other = Client(rig["port"], "direct.two")
+    qm = rig["qm"].bindings()
+    try:
+        od = pymqi.OD(ObjectName=b"commands/reboot", ObjectQMgrName=b"direct.one")
+        q = pymqi.Queue(qm, od, pymqi.CMQC.MQOO_OUTPUT)
+        q.put(b"now", pymqi.MD(Persistence=pymqi.CMQC.MQPER_PERSISTENT))
+        q.put(b"later", pymqi.MD(Persistence=pymqi.CMQC.MQPER_NOT_PERSISTENT))
+        q.close()
+    finally:
+        qm.disconnect()
+    got = [(m.topic, m.payload, m.qos) for m in one.take(2)]
+    assert got == [("commands/reboot", b"now", 1), ("commands/reboot", b"later", 0)]
+    with pytest.raises(queue.Empty):
+        other.take(1, wait=0.5)
+    one.close()
+    other.close()
