@@ -1,55 +1,28 @@
 """The telemetry (MQXR) service: SYSTEM.MQXR.SERVICE runs the queue manager's MQTT channels, each a
-listener on its PORT serving MQTT 3.1 and 3.1.1 clients (mqlite/mqtt: the codec and MQ's rules).
-
-A client is an MQI connection of the queue manager (DISPLAY CONN shows it, APPLTAG its
-ClientIdentifier, CHANNEL the MQTT channel) under the identity mqtt.session.identity gives, checked
-as a client channel's is (server/auth.identify: CHLAUTH, CONNAUTH with the MQTT user name and
-password, connect authority). Its PUBLISH is an MQPUT to the topic string (the OAM's pub
-authority), its SUBSCRIBE an MQSUB (sub authority) delivering to SYSTEM.MQTT.TRANSMIT.QUEUE, and a
-its delivering thread gets what waits for it there under syncpoint, up to WINDOW messages
-at a time, committing once the client has acknowledged them: a message is never lost between the
-queue and the client, and one the client did not acknowledge before it went is sent again (DUP)
-when it comes back with its session.
+listener on its PORT serving MQTT 3.1 and 3.1.1 clients (mqlite/mqtt: the codec and MQ's rules;
+server/mqttclient.py: one client's connection; server/mqttdelivery.py: what reaches it).
 
 Threads: one accepting per channel, one reading per client, one delivering per client. Every
-engine call is made under the server's lock and made durable before the client is answered."""
+engine call is made under the server's lock."""
 from __future__ import annotations
 
 import os
 import socket
+import ssl
 import threading
 import time
-import traceback
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from mqlite.cmq import CMQC as C
-from mqlite.cmq import CMQCFC as F
-from mqlite.cmq import CMQZC as Z
-from mqlite.cmq.errors import MQIError
-from mqlite.cmq.headers import XQH, XQH_LEN
-from mqlite.cmq.structs import GMO, MD, OD, PMO, text
-from mqlite.cmq.subs import SD
-from mqlite.engine.clock import mq_date_time
-from mqlite.engine.core import Conn, qmgr_authority
-from mqlite.mqtt import codec as K
+from mqlite.cmq import CMQXC
 from mqlite.mqtt import session as S
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 from mqlite.objects.names import generic_match
-from mqlite.props import rfh2
-from mqlite.pubsub import topics
-from mqlite.security.users import Principal, os_user_of_uid, verify_password
-from mqlite.server import auth
+from mqlite.security import tls
+from mqlite.server.mqttclient import Client, discard_session
 
-APPL_TYPE = C.MQAT_JAVA                 # MQ's telemetry service is a Java program
 TELEMETRY = S.SERVICE
-CONNECT_WAIT = float(os.environ.get("MQLITE_MQTT_CONNECT_WAIT", "10"))   # seconds a new connection has to send CONNECT
-GET_SLICE = 0.5
-GET_BATCH = 16                          # messages a delivery gets in one hold of the engine lock
-ACK_SLICE = 0.01                        # how often a delivery waiting for acknowledgements looks for more
-TOPIC_HANDLES = 64                      # topics a client keeps open for its publications
 
 
 class MQXR:
@@ -106,6 +79,8 @@ class MQXR:
                 return None
             try:
                 ch = Channel(self, obj)
+            except tls.TLSConfigError as e:
+                return f"AMQ9657E: The key repository of MQTT channel {name} could not be used: {e.text}"
             except OSError as e:
                 return f"AMQ9212E: MQTT channel {name} cannot listen on port {obj['PORT']}: {e}."
             self.channels[name] = ch
@@ -175,41 +150,21 @@ def service_object() -> MQObject:
     return obj
 
 
-def discard_session(srv: Any, client_id: str) -> None:
-    """A client's durable subscriptions and the publications waiting for it, gone."""
-    qm = srv.qm
-    with srv.lock:
-        for sub in [s for s in qm.pubsub.subscriptions.values() if s.durable and S.owns(client_id, s.name)]:
-            try:
-                qm.pubadmin.delete_subscription(sub.name)
-            except MQIError:
-                pass
-        conn = qm.connect("mqxr", C.MQAT_QMGR)
-        try:
-            h = qm.open(conn, OD(ObjectName=S.TRANSMIT_QUEUE.encode()), C.MQOO_INPUT_SHARED)
-            key = S.client_key(client_id)
-            while True:
-                try:
-                    qm.get(conn, h.hobj, MD(CorrelId=key), GMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_ACCEPT_TRUNCATED_MSG,
-                                                                  MatchOptions=C.MQMO_MATCH_CORREL_ID), 0)
-                except MQIError as e:
-                    if e.reason != C.MQRC_TRUNCATED_MSG_ACCEPTED:
-                        break
-        finally:
-            qm.disconnect(conn)
-        ticket = conn.ticket
-    srv.store.sync(ticket)
-
-
-@dataclass
-class Lane:
-    """One unit of work of a client's delivery: its connection, its handle to the transmission
-    queue, the messages got under it and not yet committed, their packet identifiers."""
-    conn: Conn
-    hobj: int
-    fetched: int = 0
-    exact: bool = False
-    ids: list[int] = field(default_factory=list)
+def channel_tls(srv: Any, obj: MQObject) -> ssl.SSLContext | None:
+    """An MQTT channel with SSLCIPH is TLS only: its certificate from the channel's SSLKEYR (a
+    stem, as the queue manager's: ``<stem>.pem``, or ``<stem>.p12`` with ``<stem>.sth``), else
+    the queue manager's; SSLCAUTH(REQUIRED) asks every client for a certificate that chains to
+    the repository's CAs, OPTIONAL verifies one if sent, NEVER asks for none."""
+    if not obj["SSLCIPH"].strip():
+        return None
+    tls.spec(obj["SSLCIPH"])                     # (an unknown CipherSpec: TLSConfigError)
+    stem = obj["SSLKEYR"] or srv.qm.qmgr["SSLKEYR"]
+    if not stem:
+        raise tls.TLSConfigError("MQRC_KEY_REPOSITORY_ERROR", "neither the channel nor the queue manager has SSLKEYR")
+    ctx = tls.server_context(stem, srv.qm.qmgr["CERTLABL"] or f"ibmwebspheremq{srv.name.lower()}")
+    ctx.verify_mode = {CMQXC.MQSCA_REQUIRED: ssl.CERT_REQUIRED, CMQXC.MQSCA_NEVER_REQUIRED: ssl.CERT_NONE}.get(
+        obj["SSLCAUTH"], ssl.CERT_OPTIONAL)
+    return ctx
 
 
 class Channel:
@@ -218,6 +173,7 @@ class Channel:
     def __init__(self, service: MQXR, obj: MQObject) -> None:
         self.service, self.srv, self.obj = service, service.srv, obj
         self.clients: dict[str, Client] = {}
+        self.tls = channel_tls(self.srv, obj)
         self.sock = socket.create_server((obj["LOCLADDR"].split("(")[0] or "", obj["PORT"]),
                                          backlog=min(obj["BACKLOG"] or 4096, 4096), reuse_port=False)
         self.closing = False
@@ -246,428 +202,3 @@ class Channel:
             c.close(publish_will=True)
 
 
-class Client:
-    """One MQTT client connection: its reading thread (``run``) and delivering thread (``_deliver``)."""
-
-    def __init__(self, channel: Channel, sock: socket.socket, peer: str) -> None:
-        self.channel, self.srv, self.sock, self.peer = channel, channel.srv, sock, peer
-        self.server = self.srv                  # (what server.auth reads of a session)
-        self.tls = False
-        self.client_id = ""
-        self.protocol = ""
-        self.keepalive = 0
-        self.will: K.Publish | None = None
-        self.clean = True
-        self.conn: Conn | None = None
-        self.lanes: list[Lane] = []
-        self.topics: dict[str, int] = {}        # topic string -> the handle its publications are put with
-        self.inbound_qos2: set[int] = set()
-        self.held: list[bytes] = []             # PUBACKs and PUBRECs waiting for their publications' sync
-        self.due = 0                            # the store ticket they wait for
-        self.out = S.Outbound()
-        self.cond = threading.Condition()
-        self.send_lock = threading.Lock()
-        self.closed = False
-        self.started_at = time.time()
-        self.last_msg = 0.0
-        self.sent = self.received = 0
-        self.deliverer: threading.Thread | None = None
-
-    # --- the reading side ------------------------------------------------------------------------
-    def run(self) -> None:
-        srv = self.srv
-        decoder = K.Decoder(max_packet=srv.qm.qmgr["MAXMSGL"] + 65536)
-        clean_end = False
-        try:
-            self.sock.settimeout(CONNECT_WAIT)
-            first = self._next(decoder)
-            if not isinstance(first, K.Connect):
-                raise K.ProtocolError("the first packet is not CONNECT")
-            if not self._connect(first):
-                return
-            self.sock.settimeout(self.keepalive * 1.5 if self.keepalive else None)
-            while not self.closed:
-                packet = self._next(decoder)
-                if isinstance(packet, K.Simple) and packet.kind == K.DISCONNECT:
-                    clean_end = True
-                    return
-                self._handle(packet)
-        except (K.ProtocolError, socket.timeout) as e:
-            if not self.closed:
-                srv.log.write("AMQ9504E", f"A protocol error was detected on MQTT channel '{self.channel.obj.name}' "
-                                          f"from {self.peer}.", f"{e}. The connection was closed.")
-        except (ConnectionError, OSError):
-            pass
-        except Exception:       # a defect: log it, end this client, keep the queue manager running
-            srv.log.write("MQL9999E", f"Unexpected error serving MQTT client {self.peer}.", traceback.format_exc())
-        finally:
-            self.close(publish_will=not clean_end)
-
-    def _next(self, decoder: K.Decoder) -> K.Packet:
-        """The next packet; before waiting for more bytes, the acknowledgements held back are sent
-        once what they acknowledge is durable (one sync for all the publications that came
-        together: the group commit a client's in-flight window allows)."""
-        while True:
-            packet = decoder.next()
-            if packet is not None:
-                return packet
-            if self.held:
-                self.srv.store.sync(self.due)
-                acks, self.held = b"".join(self.held), []
-                self._send(acks)
-            data = self.sock.recv(65536)
-            if not data:
-                raise ConnectionError("the client closed the connection")
-            decoder.feed(data)
-
-    def _send(self, data: bytes) -> None:
-        with self.send_lock:
-            self.sock.sendall(data)
-
-    def _connect(self, c: K.Connect) -> bool:
-        """CONNECT: the protocol, the ClientIdentifier, who the client is; CONNACK."""
-        srv, obj = self.srv, self.channel.obj
-        if c.protocol not in obj["PROTOCOL"]:
-            self._send(K.connack(False, K.BAD_VERSION))
-            return False
-        cid = c.client_id or (S.generated_client_id() if c.clean else "")
-        if not S.valid_client_id(cid):
-            self._send(K.connack(False, K.ID_REJECTED))
-            return False
-        code, principal = self._identify(cid, c.username, c.password)
-        if principal is None:
-            self._send(K.connack(False, code))
-            return False
-        self.client_id, self.protocol, self.keepalive, self.will = cid, c.protocol, c.keepalive, c.will
-        self.clean = c.clean
-        old = self.channel.clients.get(cid)
-        if old is not None:                     # the same ClientIdentifier again: the old one goes
-            old.close(publish_will=True)
-            old.join()
-        if c.clean:
-            discard_session(srv, cid)
-        with srv.lock:
-            qm = srv.qm
-            present = not c.clean and any(s.durable and S.owns(cid, s.name) for s in qm.pubsub.subscriptions.values())
-            self.conn = conn = qm.connect(cid, APPL_TYPE, principal.user, channel=obj.name,
-                                          conname=self.peer.split("(")[0], pid=os.getpid(),
-                                          tid=threading.get_native_id())
-            conn.principal = principal
-            # The transmission queue is the service's, as MQ's telemetry service uses it: its
-            # handles are opened with the queue manager's authority, the client's own is checked
-            # on the topics it publishes and subscribes to. (Its puts are outside syncpoint, so
-            # the delivery's unit of work on the same connection holds only its gets.)
-            with qmgr_authority(conn):
-                self.put_queue = qm.open(conn, OD(ObjectName=S.TRANSMIT_QUEUE.encode()), C.MQOO_OUTPUT).hobj
-            # Two units of work take turns delivering (``Lane``): one fills while the other's
-            # messages are being acknowledged, so the client is never left waiting for a commit.
-            # The second is a connection of the client's own, as DISPLAY CONN shows.
-            second = qm.connect(cid, APPL_TYPE, principal.user, channel=obj.name, conname=self.peer.split("(")[0],
-                                pid=os.getpid(), tid=threading.get_native_id())
-            second.principal = principal
-            for lc in (conn, second):
-                with qmgr_authority(lc):
-                    self.lanes.append(Lane(lc, qm.open(lc, OD(ObjectName=S.TRANSMIT_QUEUE.encode()),
-                                                       C.MQOO_INPUT_SHARED).hobj))
-        self.channel.clients[cid] = self
-        self._send(K.connack(present, K.ACCEPTED))
-        self.deliverer = threading.Thread(target=self._deliver, name="mqtt-deliver", daemon=True)
-        self.deliverer.start()
-        return True
-
-    def _identify(self, cid: str, username: str | None, password: bytes | None) -> tuple[int, Principal | None]:
-        """Who the client is (mqtt.session.identity), or the CONNACK code that refuses it. A user
-        name is checked with its password against the queue manager's users, as CONNAUTH checks a
-        client's (a wrong one waits FAILDLAY, then 4); the identity then needs connect authority
-        (5 without it, with MQ's Not Authorized event). CHLAUTH's rules are for the queue
-        manager's own channels: MQ's telemetry service does not apply them, nor does this."""
-        srv, obj = self.srv, self.channel.obj
-        sec = srv.qm.security
-        if username is not None:
-            with srv.lock:
-                stored, info = sec.password_hash(username), sec.connauth
-            if password is None or not verify_password(stored, password.decode("utf-8", "replace")):
-                srv.log.write("AMQ5534E", f"User ID '{username}' authentication failed.",
-                              f"MQTT client '{cid}' on channel '{obj.name}' from {self.peer}.")
-                auth.refuse_later(float(info["FAILDLAY"]) if info is not None else 1.0)
-                return K.BAD_CREDENTIALS, None
-        user = S.identity(obj["MCAUSER"], obj["USECLTID"] == 1, cid, username, os_user_of_uid(os.getuid()))
-        with srv.lock:
-            principal = sec.principal(user[:12])
-            if sec.oam and not principal.admin and not sec.authority(principal, "QMGR", srv.qm.name) & Z.MQZAO_CONNECT:
-                srv.qm.mqi.conn_fails += 1
-                srv.qm.events.not_authorized(F.MQRQ_CONN_NOT_AUTHORIZED, user=user, appltype=APPL_TYPE,
-                                             applname=cid[-28:], channel=obj.name, conname=self.peer.split("(")[0])
-                srv.qm.log(f"AMQ8077W: Entity '{user}' has insufficient authority to access object {srv.qm.name} "
-                           "(qmgr). The following requested permissions are unauthorized: connect.")
-                return K.NOT_AUTHORIZED, None
-        return K.ACCEPTED, principal
-
-    def _handle(self, p: K.Packet) -> None:
-        if isinstance(p, K.Publish):
-            self.received += 1
-            self.last_msg = time.time()
-            if p.qos == 2 and p.packet_id in self.inbound_qos2:
-                self._send(K.encode(K.Ack(K.PUBREC, p.packet_id)))     # a duplicate: published already
-                return
-            self._publish(p)
-            if p.qos == 1:
-                self.held.append(K.encode(K.Ack(K.PUBACK, p.packet_id)))
-            elif p.qos == 2:
-                self.inbound_qos2.add(p.packet_id)
-                self.held.append(K.encode(K.Ack(K.PUBREC, p.packet_id)))
-        elif isinstance(p, K.Ack):
-            if p.kind == K.PUBREL:
-                self.inbound_qos2.discard(p.packet_id)
-                self._send(K.encode(K.Ack(K.PUBCOMP, p.packet_id)))
-                return
-            kind = {K.PUBACK: "PUBACK", K.PUBREC: "PUBREC", K.PUBCOMP: "PUBCOMP"}.get(p.kind, "")
-            with self.cond:
-                known = self.out.acked(kind, p.packet_id)
-                self.cond.notify_all()
-            if known and p.kind == K.PUBREC:
-                self._send(K.encode(K.Ack(K.PUBREL, p.packet_id)))
-        elif isinstance(p, K.Subscribe):
-            self._send(K.suback(p.packet_id, [self._subscribe(f, q) for f, q in p.filters]))
-        elif isinstance(p, K.Unsubscribe):
-            for f in p.filters:
-                self._unsubscribe(f)
-            self._send(K.encode(K.Ack(K.UNSUBACK, p.packet_id)))
-        elif isinstance(p, K.Simple) and p.kind == K.PINGREQ:
-            self._send(K.encode(K.Simple(K.PINGRESP)))
-        else:
-            raise K.ProtocolError(f"{type(p).__name__} after CONNECT")
-
-    def _engine(self, fn: Callable[[Any, Conn], Any], sync: bool = True) -> Any:
-        """``fn(qm, conn)`` under the engine lock, its journal entries durable before returning
-        (or, without ``sync``, before the acknowledgements held back go: ``_next``)."""
-        conn = self.conn
-        assert conn is not None
-        with self.srv.lock:
-            result = fn(self.srv.qm, conn)
-            ticket = conn.ticket
-        if sync:
-            self.srv.store.sync(ticket)
-        else:
-            self.due = max(self.due, ticket)
-        return result
-
-    def _publish(self, p: K.Publish) -> None:
-        """PUBLISH: an MQPUT to the topic string (retained: MQPMO_RETAIN; an empty retained one
-        clears the topic's retained publication, as MQTT says). A refusal ends the connection:
-        MQTT 3.1.1 has no way to refuse one publication."""
-        def put(qm: Any, conn: Conn) -> None:
-            hobj = self.topics.get(p.topic)
-            if hobj is None:                    # (kept open: the next publication on it needs no MQOPEN)
-                od = OD(ObjectType=C.MQOT_TOPIC)
-                od.set_vs("ObjectString", p.topic)
-                hobj = qm.open(conn, od, C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING).hobj
-                if len(self.topics) >= TOPIC_HANDLES:
-                    qm.close(conn, self.topics.pop(next(iter(self.topics))))
-                self.topics[p.topic] = hobj
-            if p.retain and not p.payload:
-                qm.pubadmin.clear_retained(p.topic)
-                return
-            md = MD(Format=C.MQFMT_NONE, CodedCharSetId=1208, Persistence=S.persistence(p.qos))
-            qm.put(conn, hobj, md, PMO(Options=(C.MQPMO_RETAIN if p.retain else 0) | C.MQPMO_NO_SYNCPOINT
-                                       | C.MQPMO_FAIL_IF_QUIESCING), p.payload)
-        try:
-            self._engine(put, sync=False)
-        except MQIError as e:
-            raise K.ProtocolError(f"the publication on '{p.topic}' was refused with reason {e.reason}") from None
-
-    def _subscribe(self, topic_filter: str, qos: int) -> int:
-        """One SUBSCRIBE filter: an MQSUB (replacing one of the same filter), the granted QoS or
-        0x80 when it is refused (a bad filter, no authority). Every subscription is made durable
-        and its handle closed at once, so a client may have thousands without holding thousands
-        of handles (MAXHANDS); a clean session's are removed when it ends (``close``)."""
-        if not K.valid_filter(topic_filter):
-            return K.SUB_FAILURE
-        qos = min(qos, 2)
-        name = S.sub_name(self.client_id, topic_filter)
-
-        def sub(qm: Any, conn: Conn) -> int:
-            # sub authority on the topic, as the client; the delivery to the service's queue, as
-            # the queue manager (MQSUB would otherwise ask the client for put on it).
-            qm.authority.authorize(conn, "TOPIC", topics.admin_node(qm.pubsub.tree(), topic_filter).name,
-                                   Z.MQZAO_SUBSCRIBE)
-            if any(s.name == name for s in qm.pubsub.subscriptions.values()):
-                qm.pubadmin.delete_subscription(name)
-            sd = SD(Options=C.MQSO_CREATE | C.MQSO_WILDCARD_TOPIC | C.MQSO_SET_CORREL_ID | C.MQSO_FAIL_IF_QUIESCING
-                    | C.MQSO_DURABLE, SubCorrelId=S.client_key(self.client_id),
-                    PubPriority=C.MQPRI_PRIORITY_AS_PUBLISHED)
-            sd.set_vs("ObjectString", topic_filter)
-            sd.set_vs("SubName", name)
-            sd.set_vs("SubUserData", S.sub_user_data(qos))
-            with qmgr_authority(conn):
-                h, _q = qm.subscribe(conn, sd, self.put_queue)
-                qm.close(conn, h.hobj)           # (MQCO_NONE: the durable subscription stays)
-            return qos
-        try:
-            granted: int = self._engine(sub)
-        except MQIError:
-            return K.SUB_FAILURE
-        with self.cond:
-            self.cond.notify_all()
-        return granted
-
-    def _unsubscribe(self, topic_filter: str) -> None:
-        """UNSUBSCRIBE: the subscription removed, whether this connection made it or an earlier
-        one of the same persistent session did."""
-        name = S.sub_name(self.client_id, topic_filter)
-
-        def unsub(qm: Any, conn: Conn) -> None:
-            if any(s.name == name for s in qm.pubsub.subscriptions.values()):
-                qm.pubadmin.delete_subscription(name)
-        self._engine(unsub)
-
-    # --- the delivering side ---------------------------------------------------------------------
-    def _deliver(self) -> None:
-        """Get what waits for this client under syncpoint and send each at the QoS it is owed,
-        filling one lane (unit of work) up to WINDOW messages while the other's are acknowledged;
-        a lane whose messages are all acknowledged (QoS 0 at once) is committed. A connection
-        that ends first leaves its lanes' units of work to be backed out: the messages wait again,
-        their backout count telling the next delivery they are duplicates. A commit is made
-        durable before going on only when it took a QoS 2 message (exactly once); otherwise a
-        commit lost with the queue manager means a message sent again, which QoS 1 allows."""
-        srv, key = self.srv, S.client_key(self.client_id)
-        filling = 0
-        try:
-            while not self.closed:
-                lane = self.lanes[filling]
-                idle = all(not ln.fetched for ln in self.lanes)
-                room = min(GET_BATCH, S.WINDOW - lane.fetched)
-                got = self._get(lane, key, room, wait=idle) if room > 0 else []
-                if got:
-                    packets = []
-                    for md, body in got:
-                        lane.fetched += 1
-                        qos, pid, packet = self._publication(md, body)
-                        packets.append(packet)
-                        lane.exact |= qos == 2
-                        if qos:
-                            lane.ids.append(pid)
-                    self._send(b"".join(packets))       # (one write for what one get brought)
-                    continue
-                for ln in self.lanes:
-                    with self.cond:
-                        done = ln.fetched and not any(pid in self.out.pending for pid in ln.ids)
-                    if done and not self.closed:
-                        self._commit(ln)
-                other = self.lanes[1 - filling]
-                if lane.fetched >= S.WINDOW and not other.fetched:
-                    filling = 1 - filling           # this one is full: the other takes over
-                    continue
-                if any(ln.fetched for ln in self.lanes):
-                    with self.cond:
-                        if self.out.pending and not self.closed:
-                            self.cond.wait(ACK_SLICE)   # an acknowledgement, or more to send meanwhile
-        except (ConnectionError, OSError):
-            self.close(publish_will=True)
-        except Exception:
-            srv.log.write("MQL9999E", f"Unexpected error delivering to MQTT client {self.client_id}.",
-                          traceback.format_exc())
-            self.close(publish_will=True)
-
-    def _commit(self, lane: Lane) -> None:
-        with self.srv.lock:
-            self.srv.qm.commit(lane.conn)
-            ticket = lane.conn.ticket
-        if lane.exact:
-            self.srv.store.sync(ticket)
-        lane.fetched, lane.exact, lane.ids = 0, False, []
-
-    def _get(self, lane: Lane, key: bytes, most: int, wait: bool) -> list[tuple[MD, bytes]]:
-        """Up to ``most`` messages for this client in one hold of the engine lock (waiting a
-        slice of a second for the first when ``wait``)."""
-        srv = self.srv
-        deadline = time.monotonic() + GET_SLICE
-        out: list[tuple[MD, bytes]] = []
-        with srv.lock:
-            while not self.closed and len(out) < most:
-                md = MD(CorrelId=key)
-                gmo = GMO(Options=C.MQGMO_SYNCPOINT | C.MQGMO_NO_WAIT | C.MQGMO_PROPERTIES_FORCE_MQRFH2
-                          | C.MQGMO_FAIL_IF_QUIESCING, MatchOptions=C.MQMO_MATCH_CORREL_ID)
-                try:
-                    r = srv.qm.get(lane.conn, lane.hobj, md, gmo, srv.qm.qmgr["MAXMSGL"] + 65536)
-                    out.append((r.md, r.body))
-                    continue
-                except MQIError as e:
-                    if e.reason != C.MQRC_NO_MSG_AVAILABLE:
-                        raise
-                remaining = deadline - time.monotonic()
-                if out or not wait or remaining <= 0:
-                    break
-                srv.cond_for(S.TRANSMIT_QUEUE).wait(remaining)
-        return out
-
-    def _publication(self, md: MD, body: bytes) -> tuple[int, int, bytes]:
-        """A message from the transmission queue as the PUBLISH that carries it to the client:
-        its QoS, packet identifier (0 for QoS 0) and bytes."""
-        again = md.BackoutCount > 0                  # (the message on the queue: sent before)
-        if md.Format == C.MQFMT_XMIT_Q_HEADER and len(body) >= XQH_LEN:
-            # Put by an application for ObjectQMgrName = this ClientIdentifier: the MQTT topic is
-            # the queue name it gave; at least once if persistent, at most once if not.
-            xqh = XQH.from_bytes(body)
-            md, body, topic = xqh.MsgDesc, body[XQH_LEN:], text(xqh.RemoteQName)
-            props = {k: v for k, (_t, v) in rfh2.properties_of(md.Format, md.Encoding, body).items()}
-            qos = 1 if md.Persistence == C.MQPER_PERSISTENT else 0
-        else:
-            props = {k: v for k, (_t, v) in rfh2.properties_of(md.Format, md.Encoding, body).items()}
-            topic = str(props.get("mqps.Top") or "")
-            qos = S.delivered_qos(S.qos_of(str(props.get("mqps.Sud") or "")), md.Persistence == C.MQPER_PERSISTENT)
-        data = rfh2.split(md.Format, md.Encoding, md.CodedCharSetId, body).data
-        with self.cond:
-            pid = self.out.next_id() if qos else 0
-            if qos:
-                self.out.pending[pid] = qos
-        packet = K.Publish(topic, data, qos, bool(props.get("mqps.Ret")), qos > 0 and again, pid)
-        self.sent += 1
-        self.last_msg = time.time()
-        return qos, pid, K.encode(packet)
-
-    # --- the end -----------------------------------------------------------------------------------
-    def close(self, publish_will: bool) -> None:
-        """End the connection (once): the will published when it ended without DISCONNECT, the
-        client's MQI connections ended (non-durable subscriptions with them; the delivery's
-        unit of work backed out)."""
-        with self.cond:
-            if self.closed:
-                return
-            self.closed = True
-            self.cond.notify_all()
-        try:
-            self.sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self.sock.close()
-        if publish_will and self.will is not None and self.conn is not None:
-            try:
-                self._publish(self.will)
-            except K.ProtocolError as e:
-                self.srv.log.write("AMQ9504E", f"The will of MQTT client {self.client_id} was not published.", str(e))
-        srv = self.srv
-        with srv.lock:
-            for conn in {id(c): c for c in [self.conn, *(ln.conn for ln in self.lanes)] if c is not None}.values():
-                if conn.hconn in srv.qm.conns:
-                    srv.qm.disconnect(conn, commit=False)
-        srv.store.sync()
-        if self.clean and self.client_id and self.conn is not None:
-            discard_session(srv, self.client_id)     # a clean session's subscriptions end with it
-        if self.channel.clients.get(self.client_id) is self:
-            del self.channel.clients[self.client_id]
-
-    def join(self) -> None:
-        if self.deliverer is not None and self.deliverer is not threading.current_thread():
-            self.deliverer.join(5)
-
-    def status_row(self) -> dict[str, Any]:
-        """DISPLAY CHSTATUS CLIENTID's fields for this client."""
-        started = mq_date_time(self.started_at)
-        last = mq_date_time(self.last_msg) if self.last_msg else ("", "")
-        user = self.conn.user if self.conn is not None else ""
-        return {"CHANNEL": self.channel.obj.name, "CHLTYPE": "MQTT", "CLIENTID": self.client_id,
-                "CONNAME": self.peer.split("(")[0], "STATUS": "RUNNING", "PROTOCOL": self.protocol,
-                "KAINT": self.keepalive, "MSGSNT": self.sent, "MSGRCVD": self.received, "LMSGDATE": last[0],
-                "LMSGTIME": last[1], "CHSTADA": started[0], "CHSTATI": started[1], "SUBCOUNT": sum(1 for s in self.srv.qm.pubsub.subscriptions.values() if S.owns(self.client_id, s.name)),
-                "INDOUBTOUT": len(self.out.pending), "INDOUBTIN": len(self.inbound_qos2), "MCAUSER": user}

@@ -73,9 +73,13 @@ class Client:
         self.c.on_connect = lambda _c, _u, flags, rc, _p: self.connected.put((flags, rc))
         self.dropped = threading.Event()       # the server ended the connection (paho then reconnects)
         self.c.on_disconnect = lambda *_a: self.dropped.set()
+        self._prepare(self.c)
         self.c.connect("127.0.0.1", port, keepalive)
         self.c.loop_start()
         self.flags, self.rc = self.connected.get(timeout=WAIT)
+
+    def _prepare(self, c: mqtt.Client) -> None:
+        """Before CONNECT (TLS settings, in tests/mqtt/test_mqtt_tls.py)."""
 
     def subscribe(self, topic: str, qos: int) -> list[int]:
         done: queue.Queue[list[Any]] = queue.Queue()
