@@ -60,15 +60,22 @@ def _one(run: Run, name: str) -> dict[str, str]:
     return found[0]
 
 
+def _pattern(name: str | None, query: Mapping[str, str], longest: int, what: str) -> str:
+    """The object name a GET asks for: the URL's, or the ``name`` query parameter (generic with
+    a trailing ``*``; all by default), not both; an MQ object name of up to ``longest`` characters."""
+    if name is not None and "name" in query:
+        raise M.BadRequest("MQWB0119E", f"The name query parameter cannot be given with a {what} name in the URL.")
+    pattern = name if name is not None else query.get("name", "*")
+    if not re.fullmatch(rf"[A-Za-z0-9._/%]{{0,{longest}}}\*?", pattern) or not pattern:
+        raise M.BadRequest("MQWB0119E", f"The {what} name is missing or not a valid MQ object name.")
+    return pattern
+
+
 def get(run: Run, name: str | None, query: Mapping[str, str]) -> dict[str, Any]:
     """GET: the queues named (``name`` in the path, or the ``name`` query parameter, generic with
     ``*``) of the ``type`` asked for (local by default), with the ``attributes`` and ``status``
     asked for and those the ``filter`` keeps."""
-    if name is not None and "name" in query:
-        raise M.BadRequest("MQWB0119E", "The name query parameter cannot be given with a queue name in the URL.")
-    pattern = name if name is not None else query.get("name", "*")
-    if not re.fullmatch(r"[A-Za-z0-9._/%]{0,48}\*?", pattern) or not pattern:
-        raise M.BadRequest("MQWB0119E", "The queue name is missing or not a valid MQ object name.")
+    pattern = _pattern(name, query, 48, "queue")
     qtype = query.get("type", "local")
     if qtype not in ("all", *R.QUALIFIER):
         raise M.BadRequest("MQWB0115E", f"The type '{qtype}' is not valid: all, local, alias, remote, cluster or model.")
@@ -107,11 +114,7 @@ def channels(run: Run, name: str | None, query: Mapping[str, str]) -> dict[str, 
     ``type`` asked for (all by default); each with its name, type and its type's connection and
     transmission queue, and ``clusterRouting`` when ``attributes`` asks for it; ``filter`` as
     the queue resource's."""
-    if name is not None and "name" in query:
-        raise M.BadRequest("MQWB0119E", "The name query parameter cannot be given with a channel name in the URL.")
-    pattern = name if name is not None else query.get("name", "*")
-    if not re.fullmatch(r"[A-Za-z0-9._/%]{0,20}\*?", pattern) or not pattern:
-        raise M.BadRequest("MQWB0119E", "The channel name is missing or not a valid MQ channel name.")
+    pattern = _pattern(name, query, 20, "channel")
     kind = query.get("type", "all")
     if kind not in ("all", *R.CHANNEL_TYPES.values()):
         raise M.BadRequest("MQWB0115E", f"The type '{kind}' is not valid: all, {', '.join(R.CHANNEL_TYPES.values())}.")
