@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,spark,pg,web]' --config-settings editable_mode=compat
+	$(PY) -m pip install --quiet -e '.[test,spark,pg,web,amqp]' --config-settings editable_mode=compat
 	touch $@
 
 .PHONY: run test bench pipeline lint clean constants services

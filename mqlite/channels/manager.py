@@ -44,11 +44,19 @@ SLOT_RETRY = 1.0        # how often a sender waiting in STARTING for an active s
 MAX_REACHED = "Maximum number of channels reached."
 
 
-NO_TELEMETRY = "MQL0008E: MQTT channels run only in a queue manager server (strmqm)."
+NO_TELEMETRY = "MQL0008E: MQTT and AMQP channels run only in a queue manager server (strmqm)."
 
 
 class Telemetry(Protocol):
-    """The telemetry service's part in channel commands (server/mqxr.py)."""
+    """A protocol service's part in channel commands: the MQTT channels' (server/mqxr.py), the
+    AMQP channels' (server/amqpsvc.py)."""
+    service: str                 # its SERVICE object: SYSTEM.MQXR.SERVICE, SYSTEM.AMQP.SERVICE
+
+    def start(self) -> str | None: ...
+
+    def status(self) -> dict[str, Any] | None: ...
+
+    def purge(self, name: str, client: str) -> str | None: ...
 
     def start_channel(self, name: str) -> str | None: ...
 
@@ -81,7 +89,7 @@ class ChannelManager:
         self.closing = False
         self.limits = ChannelLimits()             # qm.ini's CHANNELS stanza (channels.limits)
         self.clients: Callable[[], int] = lambda: 0   # client conversations running (the server's count)
-        self.telemetry: Telemetry | None = None   # the MQTT channels' service (server/mqxr.py)
+        self.protocols: dict[str, Telemetry] = {}   # channel type (MQTT, AMQP) -> the service running them
 
     def new_status(self, name: str, kind: str, state: str = "INACTIVE", **fields: Any) -> ChannelStatus:
         return ChannelStatus(name, kind, state, changes=self.status.changes, observers=self.status.observers,
@@ -139,8 +147,8 @@ class ChannelManager:
         """At queue-manager start: stopped channels stay stopped; channels with work start."""
         self._initiator = threading.Thread(target=self._initiate, name="chinit", daemon=True)
         self._initiator.start()
-        if self.telemetry is not None:
-            self.telemetry.ensure()
+        for svc in self.protocols.values():
+            svc.ensure()
         qm = self.srv.qm
         with self.srv.lock:
             for name, rec in qm.uow.chsync.items():
@@ -238,10 +246,11 @@ class ChannelManager:
             return f"AMQ8147E: IBM MQ object {name} not found."
         self.set_stopped(name, False)
         st = self.status.get(name)
-        if chl.kind == "MQTT":
+        if chl.kind in ("MQTT", "AMQP"):
             if st is not None and st.state == "STOPPED":
                 del self.status[name]
-            return self.telemetry.start_channel(name) if self.telemetry else NO_TELEMETRY
+            svc = self.protocols.get(chl.kind)
+            return svc.start_channel(name) if svc is not None else NO_TELEMETRY
         if chl.kind in RECEIVING and chl.kind != "RQSTR":
             if st is not None and st.state == "STOPPED":
                 del self.status[name]
@@ -262,8 +271,9 @@ class ChannelManager:
             return f"AMQ8147E: IBM MQ object {name} not found."
         mca = self.senders.get(name)
         stopped = status == "STOPPED"
-        if chl.kind == "MQTT":
-            err = self.telemetry.stop_channel(name) if self.telemetry else NO_TELEMETRY
+        if chl.kind in ("MQTT", "AMQP"):
+            svc = self.protocols.get(chl.kind)
+            err = svc.stop_channel(name) if svc is not None else NO_TELEMETRY
             if err is None and stopped:
                 self.set_stopped(name, True)
                 self.status[name] = self.new_status(name, chl.kind, "STOPPED")
@@ -353,11 +363,11 @@ class ChannelManager:
         for key in sorted(self.status) if client is None else ():
             if generic_match(pattern, self.status[key].name):
                 out.append(self.status[key].display())
-        return out + (self.telemetry.channel_status(pattern, client) if self.telemetry else [])
+        return out + [row for svc in self.protocols.values() for row in svc.channel_status(pattern, client)]
 
     def shutdown(self) -> None:
-        if self.telemetry is not None:
-            self.telemetry.stop()
+        for svc in self.protocols.values():
+            svc.stop()
         with self.srv.lock:
             self.closing = True
         self._wanted.put(None)

@@ -35,6 +35,7 @@ SV = frozenset({SERVICE})
 CI = frozenset({COMMINFO})
 CH_ALL = frozenset(CHANNEL_TYPES) - {"AMQP", "MQTT"}
 MQTT = frozenset({"MQTT"})   # telemetry channels: their own attributes (MQ 9.4 DEFINE CHANNEL (MQTT))
+AMQP = frozenset({"AMQP"})   # AMQP 1.0 channels: theirs (MQ 9.4 DEFINE CHANNEL (AMQP))
 CH_MSG = frozenset({"SDR", "SVR", "RCVR", "RQSTR", "CLUSSDR", "CLUSRCVR"})
 CH_SEND = frozenset({"SDR", "SVR", "CLUSSDR", "CLUSRCVR"})
 CH_RECV = frozenset({"RCVR", "RQSTR", "CLUSSDR", "CLUSRCVR"})

@@ -16,6 +16,7 @@ from mqlite.cmq import CMQCFC as CH
 from mqlite.cmq.structs import pad
 from mqlite.objects.attrbase import (  # noqa: F401  (re-exported: the table's vocabulary)
     AI,
+    AMQP,
     AUTHINFO,
     CAPABILITY,
     CH_ALL,
@@ -96,9 +97,9 @@ ATTRS: list[Attr] = [
     Attr("CRDATE", STR, Q_ALL | QM, "", alterable=False, selector=S.MQCA_CREATION_DATE, length=12),
     Attr("CRTIME", STR, Q_ALL | QM, "", alterable=False, selector=S.MQCA_CREATION_TIME, length=8),
     Attr("DESCR", STR, TP, "", length=64, selector=S.MQCA_TOPIC_DESC),
-    Attr("ALTDATE", STR, Q_ALL | QM | NL | LS | CH_ALL | MQTT | AI | TP | PR | SV | CI, "", alterable=False,
+    Attr("ALTDATE", STR, Q_ALL | QM | NL | LS | CH_ALL | MQTT | AMQP | AI | TP | PR | SV | CI, "", alterable=False,
          selector=S.MQCA_ALTERATION_DATE, length=12),
-    Attr("ALTTIME", STR, Q_ALL | QM | NL | LS | CH_ALL | MQTT | AI | TP | PR | SV | CI, "", alterable=False,
+    Attr("ALTTIME", STR, Q_ALL | QM | NL | LS | CH_ALL | MQTT | AMQP | AI | TP | PR | SV | CI, "", alterable=False,
          selector=S.MQCA_ALTERATION_TIME, length=8),
     # --- queues: common ---
     Attr("PUT", ENUM, Q_ALL, CMQC.MQQA_PUT_ALLOWED, S.MQIA_INHIBIT_PUT, values=ENABLED_DISABLED_PUT, mqset=True),
@@ -385,7 +386,7 @@ ATTRS: list[Attr] = [
     Attr("NAMES", LIST, NL, [], S.MQCA_NAMES, length=48),
     Attr("NAMCOUNT", INT, NL, 0, S.MQIA_NAME_COUNT, alterable=False),
     # --- listeners ---
-    Attr("TRPTYPE", ENUM, LS | CH_ALL | MQTT, CMQC.MQXPT_TCP, CH.MQIACH_XMIT_PROTOCOL_TYPE,
+    Attr("TRPTYPE", ENUM, LS | CH_ALL | MQTT | AMQP, CMQC.MQXPT_TCP, CH.MQIACH_XMIT_PROTOCOL_TYPE,
          values=_enum(("TCP", CMQC.MQXPT_TCP), ("LU62", CMQC.MQXPT_LU62), ("NETBIOS", 3), ("SPX", 4))),
     Attr("PORT", INT, LS, 0, S.MQIA_LISTENER_PORT_NUMBER, hi=65535),
     Attr("IPADDR", STR, LS, "", CH.MQCACH_IP_ADDRESS, length=48),
@@ -455,6 +456,23 @@ ATTRS: list[Attr] = [
     Attr("SSLCIPH", STR, MQTT, "", CH.MQCACH_SSL_CIPHER_SPEC, length=32),
     Attr("SSLKEYR", STR, MQTT, "", S.MQCA_SSL_KEY_REPOSITORY, length=256),
     Attr("SSLKEYP", STR, MQTT, "", CH.MQCACH_SSL_KEY_PASSPHRASE, length=64),
+    # AMQP 1.0 channels, run by the SYSTEM.AMQP.SERVICE (mqlite/server/amqpsvc.py)
+    Attr("DESCR", STR, AMQP, "", length=64, selector=CH.MQCACH_DESC),
+    Attr("PORT", INT, AMQP, 5672, CH.MQIACH_PORT, hi=65535),
+    Attr("LOCLADDR", STR, AMQP, "", CH.MQCACH_LOCAL_ADDRESS, length=48),
+    Attr("MAXMSGL", INT, AMQP, 4194304, CH.MQIACH_MAX_MSG_LENGTH, hi=104857600),
+    Attr("MAXINST", INT, AMQP, MAXINT, CH.MQIACH_MAX_INSTANCES),
+    Attr("MCAUSER", STR, AMQP, "", CH.MQCACH_MCA_USER_ID, length=64),
+    Attr("TPROOT", STR, AMQP, "SYSTEM.BASE.TOPIC", CH.MQCACH_TOPIC_ROOT, length=48),
+    Attr("USECLTID", ENUM, AMQP, 0, CH.MQIACH_USE_CLIENT_ID, values=NO_YES),
+    Attr("AMQPKA", INT, AMQP, CMQXC.MQKAI_AUTO, CH.MQIACH_AMQP_KEEP_ALIVE, lo=-1, hi=99999999,
+         values=_enum(("AUTO", CMQXC.MQKAI_AUTO))),
+    Attr("SSLCAUTH", ENUM, AMQP, CMQXC.MQSCA_REQUIRED, CH.MQIACH_SSL_CLIENT_AUTH,
+         values=_enum(("OPTIONAL", CMQXC.MQSCA_OPTIONAL), ("REQUIRED", CMQXC.MQSCA_REQUIRED))),
+    Attr("SSLCIPH", STR, AMQP, "", CH.MQCACH_SSL_CIPHER_SPEC, length=32),
+    Attr("CERTLABL", STR, AMQP, "", S.MQCA_CERT_LABEL, length=64),
+    Attr("TMPMODEL", STR, AMQP, "SYSTEM.DEFAULT.MODEL.QUEUE", CH.MQCACH_TEMPORARY_MODEL_Q, length=48),
+    Attr("TMPQPRFX", STR, AMQP, "AMQP.*", CH.MQCACH_TEMPORARY_Q_PREFIX, length=32),
     # Exits, compression, LU 6.2 names and AMS policy protection: kept, shown and answered;
     # mqlite loads no exits, compresses nothing and has no LU 6.2 (docs/mqsc.md).
     *[Attr(name, STR, applies, "", sel, length=length) for name, applies, sel, length in (

@@ -50,7 +50,7 @@ class ServerHooks(Hooks):
         return self.channels.generation()
 
     def xmitq_correl(self, xmitq: str, remote_qm: str) -> bytes | None:
-        telemetry = self.channels.telemetry
+        telemetry = self.channels.protocols.get("MQTT")
         return telemetry.xmitq_correl(xmitq, remote_qm) if telemetry is not None else None
 
     def default_conname(self) -> str:

@@ -27,6 +27,7 @@ TELEMETRY = S.SERVICE
 
 class MQXR:
     """SYSTEM.MQXR.SERVICE of one queue manager: its state and its running MQTT channels."""
+    service = TELEMETRY
 
     def __init__(self, srv: Any) -> None:
         self.srv = srv

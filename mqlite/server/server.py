@@ -38,13 +38,14 @@ from mqlite.qsg.service import STORE_KEY as QSG_STORE_KEY
 from mqlite.qsg.service import QSGService
 from mqlite.security import tls
 from mqlite.server import svrconn
+from mqlite.server.amqpsvc import AMQPService
 from mqlite.server.cmdserver import CommandServer
 from mqlite.server.errlog import ErrorLog
 from mqlite.server.hello import greet
 from mqlite.server.hooks import ServerHooks
 from mqlite.server.listener import Listener, listener_status, start_listener, stop_listener
 from mqlite.server.monitor import StatisticsInterval, store_state
-from mqlite.server.mqxr import MQXR, TELEMETRY
+from mqlite.server.mqxr import MQXR
 from mqlite.server.psagent import PubSubAgent
 from mqlite.server.repman import CACHE_KEY, RepositoryManager
 from mqlite.server.resources import ResourceMonitor
@@ -90,8 +91,9 @@ class QMServer:
         self.repman = RepositoryManager(self, self.channels)
         self.psagent = PubSubAgent(self)
         self.listeners: dict[str, Listener] = {}
-        self.channels.telemetry = self.mqxr = MQXR(self)
-        self.service_runner = ServiceRunner(self.paths, self.log.write, {TELEMETRY: self.mqxr})
+        self.channels.protocols = {"MQTT": MQXR(self), "AMQP": AMQPService(self)}
+        self.service_runner = ServiceRunner(self.paths, self.log.write,
+                                            {p.service: p for p in self.channels.protocols.values()})
         self.qm.hooks = ServerHooks(self.conds, self.channels, self.repman, self.log, self.listeners)
         self.store.on_state = lambda state, why: store_state(self.log, self.name, state, why)
         self.executor = Executor(self.qm, self)
@@ -151,9 +153,8 @@ class QMServer:
         while not self.stopping.wait(HEARTBEAT_TICK):
             with self.sessions_lock:
                 sessions = list(self.sessions)
-            now = time.monotonic()
             for s in sessions:
-                s.heartbeat(now)
+                s.heartbeat(time.monotonic())
 
     def shutdown(self, immediate: bool) -> None:
         """End the queue manager: quiesce (wait for applications) or end immediately."""
@@ -329,7 +330,7 @@ class QMServer:
             return svrconn.stop_connection(list(self.sessions), hconn)
 
     def purge_channel(self, name: str, client: str) -> str | None:
-        return self.mqxr.purge(name, client)
+        return self.channels.protocols["MQTT"].purge(name, client)
 
     def cond_for(self, queue: str) -> threading.Condition:
         cond = self.conds.get(queue)

@@ -1,0 +1,156 @@
+"""SYSTEM.AMQP.SERVICE: the queue manager's AMQP 1.0 channels, each a listener on its PORT whose
+connections server/amqpconn.py serves (Qpid Proton's engine for AMQP, mqlite's SASL; docs/amqp.md).
+START SERVICE starts every AMQP channel not stopped; STOP SERVICE ends them."""
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from typing import Any
+
+from mqlite.cmq import CMQC as C
+from mqlite.objects.attrs import TABLE
+from mqlite.objects.model import MQObject
+from mqlite.objects.names import generic_match
+
+AMQP_SERVICE = "SYSTEM.AMQP.SERVICE"
+
+
+class AMQPService:
+    """SYSTEM.AMQP.SERVICE of one queue manager: its state and its running AMQP channels."""
+    service = AMQP_SERVICE
+
+    def __init__(self, srv: Any) -> None:
+        self.srv = srv
+        self.started = 0.0
+        self.channels: dict[str, AMQPChannel] = {}
+        self.lock = threading.Lock()
+
+    def start(self) -> str | None:
+        if self.started:
+            return None
+        qm = self.srv.qm
+        with self.srv.lock:
+            names = [o.name for o in qm.objects["CHANNEL"].values() if o.kind == "AMQP"]
+            stopped = {n for n in names if qm.uow.record(n).get("stopped")}
+        self.started = time.time()
+        for name in names:
+            if name not in stopped:
+                err = self.start_channel(name)
+                if err:
+                    self.srv.log.write("AMQ9212E", f"AMQP channel {name} could not start: {err}")
+        return None
+
+    def stop(self) -> str | None:
+        for name in list(self.channels):
+            self._end(name)
+        self.started = 0.0
+        return None
+
+    def status(self) -> dict[str, Any] | None:
+        return {"STATUS": "RUNNING", "PID": os.getpid(), "STARTED": self.started} if self.started else None
+
+    def ensure(self) -> None:
+        """SYSTEM.AMQP.SERVICE, for a queue manager made before it was defined."""
+        qm = self.srv.qm
+        with self.srv.lock:
+            if AMQP_SERVICE not in qm.objects["SERVICE"]:
+                obj = MQObject("SERVICE", AMQP_SERVICE, TABLE.defaults("SERVICE"))
+                obj.attrs.update(DESCR="Manages clients that use the AMQP protocol", SERVTYPE=C.MQSVC_TYPE_SERVER,
+                                 STARTCMD="+MQ_INSTALL_PATH+/amqp/bin/startAMQPService.sh",
+                                 STOPCMD="+MQ_INSTALL_PATH+/amqp/bin/endAMQPService.sh", STARTARG="-m +QMNAME+",
+                                 STOPARG="-m +QMNAME+")
+                qm.add_object(obj)
+
+    def start_channel(self, name: str) -> str | None:
+        obj = self.srv.qm.objects["CHANNEL"].get(name)
+        if obj is None:
+            return f"AMQ8147E: IBM MQ object {name} not found."
+        if not self.started:
+            return f"AMQ8148E: The AMQP service {AMQP_SERVICE} is not running: START SERVICE({AMQP_SERVICE})."
+        with self.lock:
+            if name in self.channels:
+                return None
+            try:
+                ch = AMQPChannel(self, obj)
+            except OSError as e:
+                return f"AMQ9212E: AMQP channel {name} cannot listen on port {obj['PORT']}: {e}."
+            self.channels[name] = ch
+        ch.start()
+        return None
+
+    def stop_channel(self, name: str) -> str | None:
+        if name not in self.channels:
+            return f"MQL0007E: Channel {name} is not currently active."
+        self._end(name)
+        return None
+
+    def _end(self, name: str) -> None:
+        with self.lock:
+            ch = self.channels.pop(name, None)
+        if ch is not None:
+            ch.close()
+
+    def xmitq_correl(self, xmitq: str, remote_qm: str) -> bytes | None:
+        return None
+
+    def channel_status(self, pattern: str, client: str | None) -> list[dict[str, Any]]:
+        """DISPLAY CHSTATUS of AMQP channels: one row a channel (CONNECTIONS), or with CLIENTID one
+        row a matching connection (its container id)."""
+        rows: list[dict[str, Any]] = []
+        for name, ch in sorted(self.channels.items()):
+            if not generic_match(pattern, name):
+                continue
+            if client is None:
+                rows.append({"CHANNEL": name, "CHLTYPE": "AMQP", "CONNECTIONS": len(ch.connections),
+                             "STATUS": "RUNNING"})
+                continue
+            rows += [c.status_row() for c in list(ch.connections) if generic_match(client, c.container)]
+        return rows
+
+    def purge(self, name: str, client: str) -> str | None:
+        """PURGE CHANNEL CLIENTID: the matching connections ended (their unsettled messages back)."""
+        ch = self.channels.get(name)
+        for c in list(ch.connections) if ch is not None else []:
+            if generic_match(client, c.container):
+                c.end()
+        return None
+
+
+class AMQPChannel:
+    """One running AMQP channel: its listening socket and its connections."""
+
+    def __init__(self, service: AMQPService, obj: MQObject) -> None:
+        self.service, self.srv, self.obj = service, service.srv, obj
+        self.connections: set[Any] = set()
+        self.sock = socket.create_server((obj["LOCLADDR"].split("(")[0] or "", obj["PORT"]), backlog=128)
+        self.closing = False
+
+    def start(self) -> None:
+        threading.Thread(target=self._accept, name=f"amqp-{self.obj.name}", daemon=True).start()
+
+    def _accept(self) -> None:
+        from mqlite.server.amqpconn import AMQPConnection  # (Qpid Proton: imported when first used)
+        while not self.closing:
+            try:
+                sock, addr = self.sock.accept()
+            except OSError:
+                return
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if len(self.connections) >= self.obj["MAXINST"]:
+                sock.close()                                 # MAXINST: no more instances
+                continue
+            conn = AMQPConnection(self, sock, f"{addr[0]}({addr[1]})")
+            self.connections.add(conn)
+            threading.Thread(target=conn.run, name="amqp-conn", daemon=True).start()
+
+    def close(self) -> None:
+        self.closing = True
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+        for c in list(self.connections):
+            c.end()

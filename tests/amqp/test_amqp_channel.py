@@ -1,0 +1,225 @@
+"""AMQP 1.0 channels through a real queue manager process with MQ's security on, driven by Apache
+Qpid Proton's Python client: the queue and topic capabilities, message mapping both ways with MQI
+applications, accept / release / browse, at-most-once links, SASL PLAIN and ANONYMOUS through
+CONNAUTH, CHLAUTH and the OAM, DISPLAY CHSTATUS, and bad input answered with the queue manager
+still running."""
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from proton import ConnectionException, Message, symbol
+from proton.reactor import AtMostOnce, DynamicNodeProperties, LinkOption
+from proton.utils import BlockingConnection, LinkDetached
+
+from mqlite import pymqi
+from mqlite.amqp import sasl
+from mqlite.cli.proc import free_port
+from mqlite.testing import Harness, run_mqlite
+
+WAIT = 10
+
+
+class Capability(LinkOption):
+    """ATTACH with a capability on the link's target (sending) or source (receiving)."""
+
+    def __init__(self, cap: str, copy: bool = False) -> None:
+        self.cap, self.copy = cap, copy
+
+    def apply(self, link: Any) -> None:
+        term = link.source if link.is_receiver else link.target
+        term.capabilities.put_object(symbol(self.cap))
+        if self.copy:
+            term.distribution_mode = term.DIST_MODE_COPY
+
+
+@pytest.fixture(scope="module")
+def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    h = Harness(str(tmp_path_factory.mktemp("amqp")), security=True)
+    try:
+        port, anon = free_port(), free_port()
+        qm = h.add("AMQPQM", f"DEFINE CHANNEL(AMQP.APPS) CHLTYPE(AMQP) PORT({port}) LOCLADDR('127.0.0.1')\n"
+                             f"DEFINE CHANNEL(AMQP.ANON) CHLTYPE(AMQP) PORT({anon}) LOCLADDR('127.0.0.1') "
+                             "MCAUSER('app')\n"
+                             "DEFINE QLOCAL(ORDERS)\nDEFINE QLOCAL(SECRET)\n"
+                             "START SERVICE(SYSTEM.AMQP.SERVICE)\n")
+        env = dict(os.environ, MQLITE_DATA=h.data_dir)
+        for user, pw in (("app", "apppw"), ("eve", "evepw")):
+            assert run_mqlite("setmqusr", "-m", "AMQPQM", "-u", user, "-p", pw, "-g", f"{user}grp",
+                              env=env).returncode == 0
+        for args in (("-t", "qmgr", "-p", "app", "+connect"), ("-t", "qmgr", "-p", "eve", "+connect"),
+                     ("-t", "topic", "-n", "SYSTEM.BASE.TOPIC", "-p", "app", "+pub", "+sub"),
+                     ("-t", "queue", "-n", "ORDERS", "-p", "app", "+put", "+get", "+browse")):
+            r = run_mqlite("setmqaut", "-m", "AMQPQM", *args, env=env)
+            assert r.returncode == 0, r.stdout + r.stderr
+        yield {"qm": qm, "port": port, "anon": anon, "env": env}
+    finally:
+        h.close()
+
+
+def connect(rig: dict[str, Any], user: str = "app", password: str = "apppw") -> BlockingConnection:
+    return BlockingConnection(f"amqp://127.0.0.1:{rig['port']}", user=user, password=password,
+                              allowed_mechs="PLAIN", timeout=WAIT)
+
+
+def mq_get(rig: dict[str, Any], queue: str) -> tuple[pymqi.MD, bytes] | None:
+    qm = rig["qm"].bindings()
+    try:
+        q = pymqi.Queue(qm, queue, pymqi.CMQC.MQOO_INPUT_SHARED)
+        md = pymqi.MD()
+        try:
+            body = q.get(None, md, pymqi.GMO(Options=pymqi.CMQC.MQGMO_NO_WAIT | pymqi.CMQC.MQGMO_NO_PROPERTIES))
+        except pymqi.MQMIError as e:
+            assert e.reason == pymqi.CMQC.MQRC_NO_MSG_AVAILABLE
+            return None
+        q.close()
+        return md, body
+    finally:
+        qm.disconnect()
+
+
+def depth(rig: dict[str, Any], queue: str) -> int:
+    out = rig["qm"].mqsc(f"DISPLAY QLOCAL({queue}) CURDEPTH\n").stdout
+    return int(out.split("CURDEPTH(")[1].split(")")[0])
+
+
+def test_a_queue_both_ways_with_mq_applications(rig: dict[str, Any]) -> None:
+    c = connect(rig)
+    snd = c.create_sender("ORDERS", options=Capability("queue"))
+    snd.send(Message(body="order 1", durable=True, priority=7, properties={"region": "EU", "qty": 3}))
+    snd.send(Message(body=b"\x00\x01binary", durable=False))
+    got = mq_get(rig, "ORDERS")
+    assert got is not None
+    md, body = got
+    assert body == b"order 1" and md.Format == pymqi.CMQC.MQFMT_STRING and md.Persistence == 1
+    assert md.Priority == 7 and md.PutApplType == pymqi.CMQC.MQAT_AMQP and md.CodedCharSetId == 1208
+    md, body = mq_get(rig, "ORDERS") or (None, b"")
+    assert body == b"\x00\x01binary" and md.Format == pymqi.CMQC.MQFMT_NONE and md.Persistence == 0
+    # An MQI put reaches an AMQP receiver with its properties; accepted, it is gone.
+    qm = rig["qm"].bindings()
+    q = pymqi.Queue(qm, "ORDERS", pymqi.CMQC.MQOO_OUTPUT)
+    q.put(b"from mqi", pymqi.MD(Format=pymqi.CMQC.MQFMT_STRING, Persistence=1))
+    q.close()
+    qm.disconnect()
+    rcv = c.create_receiver("ORDERS", credit=10, options=Capability("queue"))
+    m = rcv.receive(timeout=WAIT)
+    assert (m.body, m.durable) == ("from mqi", True)
+    rcv.accept()
+    c.close()
+    assert depth(rig, "ORDERS") == 0
+
+
+def test_release_brings_a_message_back_and_copy_browses(rig: dict[str, Any]) -> None:
+    c = connect(rig)
+    c.create_sender("ORDERS", options=Capability("queue")).send(Message(body="keep me", durable=True))
+    browser = c.create_receiver("ORDERS", credit=10, options=Capability("queue", copy=True))
+    assert browser.receive(timeout=WAIT).body == "keep me"       # (a browsed copy comes settled)
+    browser.close()
+    assert depth(rig, "ORDERS") == 1                    # a browse takes nothing
+    rcv = c.create_receiver("ORDERS", credit=1, options=Capability("queue"))
+    assert rcv.receive(timeout=WAIT).body == "keep me"
+    rcv.release()                                       # not taken: it comes again
+    assert rcv.receive(timeout=WAIT).body == "keep me"
+    rcv.accept()
+    c.close()
+    assert depth(rig, "ORDERS") == 0
+
+
+def test_topics_with_mqi_publishers_and_subscribers(rig: dict[str, Any]) -> None:
+    c = connect(rig)
+    rcv = c.create_receiver("prices/fx", credit=10)        # no capability: a topic
+    qm = rig["qm"].bindings()
+    try:
+        sub = pymqi.Subscription(qm)
+        sub.sub(sub_opts=pymqi.CMQC.MQSO_CREATE | pymqi.CMQC.MQSO_MANAGED | pymqi.CMQC.MQSO_DURABLE,
+                sub_name="FX.WATCH", topic_string="prices/fx")
+        c.create_sender("prices/fx").send(Message(body="1.08", durable=True))
+        assert rcv.receive(timeout=WAIT).body == "1.08"      # its own link's subscription
+        rcv.accept()
+        md = pymqi.MD()
+        body = sub.get(None, md, pymqi.GMO(Options=pymqi.CMQC.MQGMO_WAIT | pymqi.CMQC.MQGMO_NO_PROPERTIES,
+                                          WaitInterval=5000))
+        assert body == b"1.08" and md.Persistence == 1
+        t = pymqi.Topic(qm, topic_string="prices/fx")
+        t.open(open_opts=pymqi.CMQC.MQOO_OUTPUT)
+        t.pub(b"1.09", pymqi.MD(Format=pymqi.CMQC.MQFMT_STRING))
+        t.close()
+        m = rcv.receive(timeout=WAIT)
+        assert (m.body, m.subject) == ("1.09", "prices/fx")
+        rcv.accept()
+        sub.close(sub_close_options=pymqi.CMQC.MQCO_REMOVE_SUB, close_sub_queue=True)
+    finally:
+        qm.disconnect()
+        c.close()
+
+
+def test_at_most_once_links(rig: dict[str, Any]) -> None:
+    c = connect(rig)
+    c.create_sender("ORDERS", options=Capability("queue")).send(Message(body="once", durable=True))
+    rcv = c.create_receiver("ORDERS", credit=5, options=[Capability("queue"), AtMostOnce()])
+    assert rcv.receive(timeout=WAIT).body == "once"      # settled as sent: gone at once
+    assert depth(rig, "ORDERS") == 0
+    c.close()
+
+
+def test_security(rig: dict[str, Any]) -> None:
+    with pytest.raises(ConnectionException):
+        connect(rig, password="wrong")                    # CONNAUTH: SASL's auth outcome
+    eve = connect(rig, user="eve", password="evepw")       # may connect, nothing more
+    with pytest.raises(LinkDetached) as e:
+        eve.create_sender("SECRET", options=Capability("queue"))
+    assert "unauthorized-access" in str(e.value)
+    with pytest.raises(LinkDetached):
+        eve.create_receiver("prices/#", credit=1)
+    eve.close()
+    # ANONYMOUS on a channel with MCAUSER runs as it; without one it is no one, and refused.
+    anon = BlockingConnection(f"amqp://127.0.0.1:{rig['anon']}", allowed_mechs="ANONYMOUS", timeout=WAIT)
+    anon.create_sender("ORDERS", options=Capability("queue")).send(Message(body="anon", durable=True))
+    anon.close()
+    assert (mq_get(rig, "ORDERS") or (None, b""))[1] == b"anon"
+    with pytest.raises(ConnectionException):
+        BlockingConnection(f"amqp://127.0.0.1:{rig['port']}", allowed_mechs="ANONYMOUS", timeout=WAIT)
+
+
+def test_chstatus_and_conn(rig: dict[str, Any]) -> None:
+    c = connect(rig)
+    c.create_sender("ORDERS", options=Capability("queue"))
+    container = c.conn.container
+    shown = rig["qm"].mqsc("DISPLAY CHSTATUS(AMQP.APPS)\n").stdout
+    assert "CHLTYPE(AMQP)" in shown and "CONNECTIONS(1)" in shown
+    shown = rig["qm"].mqsc(f"DISPLAY CHSTATUS(AMQP.APPS) CLIENTID('{container}') ALL\n").stdout
+    assert f"CLIENTID({container})" in shown and "MCAUSER(app)" in shown
+    c.close()
+    assert "STATUS(STOPPED)" in rig["qm"].mqsc("STOP CHANNEL(AMQP.APPS)\nDISPLAY CHSTATUS(AMQP.APPS)\n").stdout
+    assert "AMQ8018I" in rig["qm"].mqsc("START CHANNEL(AMQP.APPS)\n").stdout
+    connect(rig).close()
+
+
+@pytest.mark.parametrize("data", [b"HTTP/1.1 200\r\n\r\n", sasl.SASL_HEADER + b"\x7f\xff\xff\xff" + b"x" * 20,
+                                  sasl.AMQP_HEADER + b"\x00\x00\x00\x10\x02\x00\x00\x00garbage!"])
+def test_bad_input_closes_the_connection_only(rig: dict[str, Any], data: bytes) -> None:
+    s = socket.create_connection(("127.0.0.1", rig["port"]), timeout=WAIT)
+    s.sendall(data)
+    s.settimeout(5)
+    try:
+        while s.recv(4096):
+            pass
+    except socket.timeout:
+        pytest.fail("the connection was not closed")
+    except ConnectionResetError:
+        pass                                             # (closed with our bytes unread: a reset)
+    s.close()
+    c = connect(rig)                                     # the channel serves the next one
+    c.close()
+    assert rig["qm"].running()
+
+
+def test_temporary_queues_are_not_there_yet(rig: dict[str, Any]) -> None:
+    """A dynamic (temporary-queue) ATTACH is refused, not served wrongly (docs/amqp.md)."""
+    c = connect(rig)
+    with pytest.raises(LinkDetached):
+        c.create_receiver(None, dynamic=True, options=DynamicNodeProperties({"lifetime-policy": "delete-on-close"}))
+    c.close()

@@ -1,0 +1,56 @@
+"""The AMQP mapping and SASL frames as pure functions: a message goes to MQ's descriptor and data
+and back with its body, durability, priority, time to live and application properties; SASL's
+sasl-init reads back what a client wrote; PLAIN's response; what the capabilities name."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from proton import Data, Message, symbol
+
+from mqlite.amqp import mapping as A
+from mqlite.amqp import sasl
+from mqlite.cmq import CMQC as C
+
+NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True)
+VALUES = st.one_of(st.integers(-2**31, 2**31 - 1), st.text(max_size=20).filter(lambda t: "\0" not in t), st.booleans())
+
+
+@given(body=st.one_of(st.text(max_size=50).filter(lambda t: "\0" not in t), st.binary(max_size=50)),
+       durable=st.booleans(), priority=st.integers(0, 9), ttl=st.one_of(st.none(), st.integers(1, 10**6)),
+       props=st.dictionaries(NAMES, VALUES, max_size=4))
+def test_a_message_goes_to_mq_and_back(body: str | bytes, durable: bool, priority: int, ttl: int | None,
+                                       props: dict) -> None:
+    msg = Message(body=body, durable=durable, priority=priority, properties=props or None)
+    if ttl:
+        msg.ttl = ttl / 1000
+    md, data = A.to_mq(msg)
+    assert md.Persistence == (C.MQPER_PERSISTENT if durable else C.MQPER_NOT_PERSISTENT)
+    assert md.Priority == priority and md.PutApplType == C.MQAT_AMQP
+    back = A.from_mq(md, data)
+    assert back.body == (body if isinstance(body, str) else bytes(body)) or (back.body == b"" and not body)
+    assert back.durable == durable and back.priority == priority
+    assert (back.properties or {}) == props
+    if ttl:
+        assert abs(back.ttl - max(ttl / 1000, 0.1)) < 0.11
+
+
+def test_sasl_init_plain_and_outcome() -> None:
+    def put(d: Data) -> None:
+        d.put_symbol(symbol("PLAIN"))
+        d.put_binary(b"\0alice\0s3cret")
+    init = sasl.read_init(sasl.frame(sasl.INIT, [put]))
+    assert init.mechanism == "PLAIN" and sasl.plain(init.response) == ("alice", "s3cret")
+    assert sasl.plain(b"alice") is None and sasl.plain(b"\0\0pw") is None
+    assert sasl.outcome(sasl.OK)[5] == 1                   # a SASL frame (type 1)
+    with pytest.raises(sasl.SaslError):
+        sasl.read_init(sasl.mechanisms(["PLAIN"]))           # not sasl-init
+    with pytest.raises(sasl.SaslError):
+        sasl.frame_size(b"\x7f\xff\xff\xff")
+
+
+@pytest.mark.parametrize("caps,kind", [([], "topic"), (["queue"], "queue"), (["topic", "queue"], "topic"),
+                                       (["temporary-queue"], "queue"), (["shared"], "topic")])
+def test_capabilities(caps: list[str], kind: str) -> None:
+    assert A.kind_of(caps) == kind
+    assert A.topic_of("private:/sports") == "/sports" and A.topic_of("a/b") == "a/b"
