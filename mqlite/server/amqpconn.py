@@ -278,9 +278,9 @@ class AMQPConnection:
     def _detach(self, link: Link) -> None:
         entry = self.handles.pop(link, None)
         if entry is not None and self.conn is not None:
-            with self.srv.lock:
-                for key in ("hobj", "sub"):
-                    if key in entry and not (key == "hobj" and "sub" in entry):
+            with self.srv.lock:               # (a topic's subscription first, then its managed queue)
+                for key in ("sub", "hobj"):
+                    if key in entry:
                         try:
                             self.srv.qm.close(self.conn, entry[key], C.MQCO_REMOVE_SUB if key == "sub" else 0)
                         except MQIError:
