@@ -3,53 +3,26 @@ connections server/amqpconn.py serves (Qpid Proton's engine for AMQP, mqlite's S
 START SERVICE starts every AMQP channel not stopped; STOP SERVICE ends them."""
 from __future__ import annotations
 
-import os
 import socket
 import threading
-import time
 from typing import Any
 
 from mqlite.cmq import CMQC as C
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 from mqlite.objects.names import generic_match
+from mqlite.server.protosvc import ProtocolService
 
 AMQP_SERVICE = "SYSTEM.AMQP.SERVICE"
 
 
-class AMQPService:
-    """SYSTEM.AMQP.SERVICE of one queue manager: its state and its running AMQP channels."""
+class AMQPService(ProtocolService):
+    """SYSTEM.AMQP.SERVICE of one queue manager: its running AMQP channels."""
     service = AMQP_SERVICE
+    kind = "AMQP"
 
-    def __init__(self, srv: Any) -> None:
-        self.srv = srv
-        self.started = 0.0
-        self.channels: dict[str, AMQPChannel] = {}
-        self.lock = threading.Lock()
-
-    def start(self) -> str | None:
-        if self.started:
-            return None
-        qm = self.srv.qm
-        with self.srv.lock:
-            names = [o.name for o in qm.objects["CHANNEL"].values() if o.kind == "AMQP"]
-            stopped = {n for n in names if qm.uow.record(n).get("stopped")}
-        self.started = time.time()
-        for name in names:
-            if name not in stopped:
-                err = self.start_channel(name)
-                if err:
-                    self.srv.log.write("AMQ9212E", f"AMQP channel {name} could not start: {err}")
-        return None
-
-    def stop(self) -> str | None:
-        for name in list(self.channels):
-            self._end(name)
-        self.started = 0.0
-        return None
-
-    def status(self) -> dict[str, Any] | None:
-        return {"STATUS": "RUNNING", "PID": os.getpid(), "STARTED": self.started} if self.started else None
+    def listener(self, obj: MQObject) -> AMQPChannel:
+        return AMQPChannel(self, obj)
 
     def ensure(self) -> None:
         """SYSTEM.AMQP.SERVICE, for a queue manager made before it was defined."""
@@ -62,35 +35,6 @@ class AMQPService:
                                  STOPCMD="+MQ_INSTALL_PATH+/amqp/bin/endAMQPService.sh", STARTARG="-m +QMNAME+",
                                  STOPARG="-m +QMNAME+")
                 qm.add_object(obj)
-
-    def start_channel(self, name: str) -> str | None:
-        obj = self.srv.qm.objects["CHANNEL"].get(name)
-        if obj is None:
-            return f"AMQ8147E: IBM MQ object {name} not found."
-        if not self.started:
-            return f"AMQ8148E: The AMQP service {AMQP_SERVICE} is not running: START SERVICE({AMQP_SERVICE})."
-        with self.lock:
-            if name in self.channels:
-                return None
-            try:
-                ch = AMQPChannel(self, obj)
-            except OSError as e:
-                return f"AMQ9212E: AMQP channel {name} cannot listen on port {obj['PORT']}: {e}."
-            self.channels[name] = ch
-        ch.start()
-        return None
-
-    def stop_channel(self, name: str) -> str | None:
-        if name not in self.channels:
-            return f"MQL0007E: Channel {name} is not currently active."
-        self._end(name)
-        return None
-
-    def _end(self, name: str) -> None:
-        with self.lock:
-            ch = self.channels.pop(name, None)
-        if ch is not None:
-            ch.close()
 
     def xmitq_correl(self, xmitq: str, remote_qm: str) -> bytes | None:
         return None

@@ -6,11 +6,9 @@ Threads: one accepting per channel, one reading per client, one delivering per c
 engine call is made under the server's lock."""
 from __future__ import annotations
 
-import os
 import socket
 import ssl
 import threading
-import time
 from typing import Any
 
 from mqlite.cmq import CMQC as C
@@ -21,77 +19,30 @@ from mqlite.objects.model import MQObject
 from mqlite.objects.names import generic_match
 from mqlite.security import tls
 from mqlite.server.mqttclient import Client, discard_session
+from mqlite.server.protosvc import ProtocolService
 
 TELEMETRY = S.SERVICE
 
 
-class MQXR:
-    """SYSTEM.MQXR.SERVICE of one queue manager: its state and its running MQTT channels."""
+class MQXR(ProtocolService):
+    """SYSTEM.MQXR.SERVICE of one queue manager: its running MQTT channels."""
     service = TELEMETRY
+    kind = "MQTT"
 
-    def __init__(self, srv: Any) -> None:
-        self.srv = srv
-        self.started = 0.0
-        self.channels: dict[str, Channel] = {}
-        self.lock = threading.Lock()
-
-    @property
-    def running(self) -> bool:
-        return self.started > 0
-
-    def start(self) -> str | None:
-        """START SERVICE: the transmission queue made if it is missing (MQ's sample configuration
-        does the same), then every MQTT channel not stopped by STOP CHANNEL."""
-        if self.running:
-            return None
+    def prepare(self) -> None:
+        """The transmission queue, made if it is missing (as MQ's sample configuration does)."""
         qm = self.srv.qm
-        with self.srv.lock:
-            if qm.queue(S.TRANSMIT_QUEUE) is None:
-                obj = MQObject("QLOCAL", S.TRANSMIT_QUEUE, TABLE.defaults("QLOCAL"))
-                obj.attrs.update(USAGE=C.MQUS_TRANSMISSION, MAXDEPTH=100000, DESCR="IBM MQ Telemetry transmit queue")
-                qm.add_object(obj)
-            names = [o.name for o in qm.objects["CHANNEL"].values() if o.kind == "MQTT"]
-            stopped = {n for n in names if qm.uow.record(n).get("stopped")}
-        self.started = time.time()
-        for name in names:
-            if name not in stopped:
-                err = self.start_channel(name)
-                if err:
-                    self.srv.log.write("AMQ9212E", f"MQTT channel {name} could not start: {err}")
-        return None
+        if qm.queue(S.TRANSMIT_QUEUE) is None:
+            obj = MQObject("QLOCAL", S.TRANSMIT_QUEUE, TABLE.defaults("QLOCAL"))
+            obj.attrs.update(USAGE=C.MQUS_TRANSMISSION, MAXDEPTH=100000, DESCR="IBM MQ Telemetry transmit queue")
+            qm.add_object(obj)
 
-    def stop(self) -> str | None:
-        for name in list(self.channels):
-            self._end(name)
-        self.started = 0.0
-        return None
+    def listener(self, obj: MQObject) -> Channel:
+        return Channel(self, obj)
 
-    def status(self) -> dict[str, Any] | None:
-        return {"STATUS": "RUNNING", "PID": os.getpid(), "STARTED": self.started} if self.running else None
-
-    def start_channel(self, name: str) -> str | None:
-        obj = self.srv.qm.objects["CHANNEL"].get(name)
-        if obj is None:
-            return f"AMQ8147E: IBM MQ object {name} not found."
-        if not self.running:
-            return f"AMQ8148E: The telemetry service {S.SERVICE} is not running: START SERVICE({S.SERVICE})."
-        with self.lock:
-            if name in self.channels:
-                return None
-            try:
-                ch = Channel(self, obj)
-            except tls.TLSConfigError as e:
-                return f"AMQ9657E: The key repository of MQTT channel {name} could not be used: {e.text}"
-            except OSError as e:
-                return f"AMQ9212E: MQTT channel {name} cannot listen on port {obj['PORT']}: {e}."
-            self.channels[name] = ch
-        ch.start()
-        return None
-
-    def stop_channel(self, name: str) -> str | None:
-        if name not in self.channels:
-            return f"MQL0007E: Channel {name} is not currently active."
-        self._end(name)
+    def refusal(self, obj: MQObject, e: Exception) -> str | None:
+        if isinstance(e, tls.TLSConfigError):
+            return f"AMQ9657E: The key repository of MQTT channel {obj.name} could not be used: {e.text}"
         return None
 
     def xmitq_correl(self, xmitq: str, remote_qm: str) -> bytes | None:
@@ -106,12 +57,6 @@ class MQXR:
         with self.srv.lock:
             if TELEMETRY not in qm.objects["SERVICE"]:
                 qm.add_object(service_object())
-
-    def _end(self, name: str) -> None:
-        with self.lock:
-            ch = self.channels.pop(name, None)
-        if ch is not None:
-            ch.close()
 
     def channel_status(self, pattern: str, client: str | None) -> list[dict[str, Any]]:
         """DISPLAY CHSTATUS of MQTT channels: one row a channel (CONNECTIONS), or with CLIENTID one
