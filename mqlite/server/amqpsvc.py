@@ -11,7 +11,7 @@ from mqlite.cmq import CMQC as C
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 from mqlite.objects.names import generic_match
-from mqlite.server.protosvc import ProtocolService
+from mqlite.server.protosvc import ProtocolService, accept_loop
 
 AMQP_SERVICE = "SYSTEM.AMQP.SERVICE"
 
@@ -21,8 +21,8 @@ class AMQPService(ProtocolService):
     service = AMQP_SERVICE
     kind = "AMQP"
 
-    def listener(self, obj: MQObject) -> AMQPChannel:
-        return AMQPChannel(self, obj)
+    def __init__(self, srv: Any) -> None:
+        super().__init__(srv, lambda obj: AMQPChannel(self, obj))
 
     def ensure(self) -> None:
         """SYSTEM.AMQP.SERVICE, for a queue manager made before it was defined."""
@@ -76,18 +76,15 @@ class AMQPChannel:
 
     def _accept(self) -> None:
         from mqlite.server.amqpconn import AMQPConnection  # (Qpid Proton: imported when first used)
-        while not self.closing:
-            try:
-                sock, addr = self.sock.accept()
-            except OSError:
-                return
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+        def serve(sock: socket.socket, peer: str) -> None:
             if len(self.connections) >= self.obj["MAXINST"]:
                 sock.close()                                 # MAXINST: no more instances
-                continue
-            conn = AMQPConnection(self, sock, f"{addr[0]}({addr[1]})")
+                return
+            conn = AMQPConnection(self, sock, peer)
             self.connections.add(conn)
             threading.Thread(target=conn.run, name="amqp-conn", daemon=True).start()
+        accept_loop(self.sock, lambda: self.closing, serve)
 
     def close(self) -> None:
         self.closing = True

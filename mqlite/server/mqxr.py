@@ -19,7 +19,7 @@ from mqlite.objects.model import MQObject
 from mqlite.objects.names import generic_match
 from mqlite.security import tls
 from mqlite.server.mqttclient import Client, discard_session
-from mqlite.server.protosvc import ProtocolService
+from mqlite.server.protosvc import ProtocolService, accept_loop
 
 TELEMETRY = S.SERVICE
 
@@ -29,6 +29,9 @@ class MQXR(ProtocolService):
     service = TELEMETRY
     kind = "MQTT"
 
+    def __init__(self, srv: Any) -> None:
+        super().__init__(srv, lambda obj: Channel(self, obj))
+
     def prepare(self) -> None:
         """The transmission queue, made if it is missing (as MQ's sample configuration does)."""
         qm = self.srv.qm
@@ -36,9 +39,6 @@ class MQXR(ProtocolService):
             obj = MQObject("QLOCAL", S.TRANSMIT_QUEUE, TABLE.defaults("QLOCAL"))
             obj.attrs.update(USAGE=C.MQUS_TRANSMISSION, MAXDEPTH=100000, DESCR="IBM MQ Telemetry transmit queue")
             qm.add_object(obj)
-
-    def listener(self, obj: MQObject) -> Channel:
-        return Channel(self, obj)
 
     def refusal(self, obj: MQObject, e: Exception) -> str | None:
         if isinstance(e, tls.TLSConfigError):
@@ -128,14 +128,8 @@ class Channel:
         threading.Thread(target=self._accept, name=f"mqtt-{self.obj.name}", daemon=True).start()
 
     def _accept(self) -> None:
-        while not self.closing:
-            try:
-                sock, addr = self.sock.accept()
-            except OSError:
-                return
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            threading.Thread(target=Client(self, sock, f"{addr[0]}({addr[1]})").run, name="mqtt-client",
-                             daemon=True).start()
+        accept_loop(self.sock, lambda: self.closing, lambda sock, peer: threading.Thread(
+            target=Client(self, sock, peer).run, name="mqtt-client", daemon=True).start())
 
     def close(self) -> None:
         self.closing = True

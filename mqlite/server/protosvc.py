@@ -5,8 +5,10 @@ START CHANNEL needs the service running; STOP SERVICE ends them all."""
 from __future__ import annotations
 
 import os
+import socket
 import threading
 import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from mqlite.objects.model import MQObject
@@ -20,21 +22,31 @@ class Listening(Protocol):
     def close(self) -> None: ...
 
 
+def accept_loop(sock: socket.socket, closing: Callable[[], bool], serve: Callable[[socket.socket, str], None]) -> None:
+    """A channel's listener: each connection (TCP_NODELAY) handed to ``serve`` with its peer as
+    host(port), until the socket is closed."""
+    while not closing():
+        try:
+            conn, addr = sock.accept()
+        except OSError:
+            return
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        serve(conn, f"{addr[0]}({addr[1]})")
+
+
 class ProtocolService:
-    """A built-in service's channels of one type (``kind``). A service says how one channel's
-    listener is made (``listener``) and what it prepares before its channels start (``prepare``)."""
+    """A built-in service's channels of one type (``kind``): ``listener(obj)`` makes one channel's
+    listener, listening (OSError, or a refusal the service words in ``refusal``); ``prepare`` is
+    what the service makes before its channels start."""
     service = ""                        # the SERVICE object's name
     kind = ""                           # the channels' CHLTYPE
 
-    def __init__(self, srv: Any) -> None:
+    def __init__(self, srv: Any, listener: Callable[[MQObject], Listening]) -> None:
         self.srv = srv
+        self.listener = listener
         self.started = 0.0
         self.channels: dict[str, Any] = {}
         self.lock = threading.Lock()
-
-    def listener(self, obj: MQObject) -> Listening:
-        """The channel's listener, listening (OSError, or a refusal of the service's own)."""
-        raise NotImplementedError
 
     def refusal(self, obj: MQObject, e: Exception) -> str | None:
         """The words for a listener that could not be made because of ``e`` (None: not ours)."""
