@@ -4,8 +4,11 @@ functions over Qpid Proton's ``Message``:
 - An ATTACH's capabilities name the object: ``topic`` (the default when none is known),
   ``temporary-queue``, ``queue``; with several, topic wins, then temporary-queue, then queue.
 - A link's address is a topic string under the channel's TPROOT (``private:<topic>`` a private
-  subscription, the same as a plain one here), or a queue name with the queue capability;
-  ``distribution-mode`` ``copy`` browses a queue, anything else gets (``move``).
+  subscription, the same as a plain one; ``share:<name>:<topic>`` a shared one), or a queue name
+  with the queue capability; ``distribution-mode`` ``copy`` browses a queue, anything else gets
+  (``move``).
+- A receiving link's subscription: MQ's name for it (``:private:<container>:<topic>``,
+  ``:share:<name>:<topic>``) when it is shared or outlives its link, and for how long it does.
 - A message: ``durable`` is persistence, ``priority`` Priority, ``ttl`` (milliseconds) Expiry
   (tenths), application-properties the MQ message properties (an MQRFH2 ``usr`` folder), a
   string body MQSTR and any other body bytes (MQFMT_NONE), CCSID 1208, PutApplType MQAT_AMQP;
@@ -13,7 +16,7 @@ functions over Qpid Proton's ``Message``:
   ``subject`` and ``address``."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from proton import Message
 
@@ -38,6 +41,34 @@ def kind_of(capabilities: list[str]) -> str:
 def topic_of(address: str) -> str:
     """The topic string an address names (``private:`` is a private subscription's)."""
     return address[len("private:"):] if address.startswith("private:") else address
+
+
+class Sub(NamedTuple):
+    topic: str
+    name: str | None            # MQ's subscription name; None: a non-durable one, the link's own
+    shared: bool
+    linger: int                 # once its last link has gone: kept this long (SubExpiry), 0: removed
+
+
+def subscription(address: str, container: str, link_name: str, shared: bool, expiry_policy: str,
+                 timeout: int) -> Sub:
+    """A receiving link's subscription, as MQ's AMQP channels make it. ``share:<name>:<topic>``,
+    or the ``shared`` capability (Qpid JMS's shared subscriptions: the share is the link's name up
+    to a ``|``), is shared by every link that names it, whatever its client. It outlives its links
+    forever with the source's expiry-policy ``never``, or for its ``timeout`` (seconds) with any
+    other; without either it ends with its (last) link. Shared or outliving, it is a durable MQ
+    subscription named ``:share:<name>:<topic>`` or ``:private:<container id>:<topic>``."""
+    share = None
+    if address.startswith("share:") and address.count(":") >= 2:
+        share, topic = address[len("share:"):].split(":", 1)
+    else:
+        topic = topic_of(address)
+        if shared:
+            share = link_name.split("|", 1)[0]
+    linger = C.MQEI_UNLIMITED if expiry_policy == "never" else max(0, int(timeout)) * 10
+    if share is not None:
+        return Sub(topic, f":share:{share}:{topic}", True, linger)
+    return Sub(topic, f":private:{container}:{topic}" if linger else None, False, linger)
 
 
 def to_mq(msg: Message) -> tuple[MD, bytes]:

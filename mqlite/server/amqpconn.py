@@ -1,18 +1,17 @@
 """One AMQP 1.0 connection to an AMQP channel: mqlite answers its SASL layer (amqp/sasl.py: PLAIN
 checked as CONNAUTH checks a client's password, ANONYMOUS as the channel's MCAUSER, both through
 CHLAUTH and connect authority as a client channel's are; ANONYMOUS without MCAUSER is no one, and
-refused), then Qpid Proton's engine speaks AMQP
-(frames, sessions, links, credit, settlement) and this maps its links onto MQI calls under the
-engine lock (amqp/mapping.py):
+refused), then Qpid Proton's engine speaks AMQP (frames, sessions, links, credit, settlement) and
+this maps its links' messages onto MQI calls under the engine lock (each link's MQ object:
+server/amqplinks.py; messages: amqp/mapping.py):
 
-- a link the client sends on: MQPUT to the topic (under the channel's TPROOT) or, with the queue
-  capability, the queue; an unsettled transfer is accepted once its message is durable (one sync
-  for the transfers that came together), refused with ``rejected`` and MQ's reason otherwise;
-- a link the client receives on: a managed non-durable subscription to the topic, or gets from
-  the queue (``copy``: browses); as much as the link's credit allows, got under syncpoint and
-  committed once every unsettled delivery is accepted (backed out, so sent again, when one was
-  released, modified or rejected); a link the client asked to be settled at once gets outside
-  syncpoint (at most once)."""
+- a link the client sends on: MQPUT to its object; an unsettled transfer is accepted once its
+  message is durable (the journal writer makes it so while this thread reads on: the client's
+  in-flight window is the group commit), refused with ``rejected`` and MQ's reason otherwise;
+- a link the client receives on: gets from its queue or subscription (``copy``: browses), as
+  much as the link's credit allows, under syncpoint, committed once every unsettled delivery is
+  accepted (backed out, so sent again, when one was released, modified or rejected); a link the
+  client asked to be settled at once gets outside syncpoint (at most once)."""
 from __future__ import annotations
 
 import os
@@ -21,26 +20,29 @@ import socket
 import time
 from typing import Any
 
-from proton import Collector, Condition, Connection, Delivery, Event, Link, Message, Terminus, Transport
+from cproton import pn_delivery
+from cproton_ffi import ffi
+from cproton_ffi import lib as pn
+from proton import Collector, Connection, Delivery, Event, Message, Transport
 
 from mqlite.amqp import mapping as A
 from mqlite.amqp import sasl
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
-from mqlite.cmq.structs import GMO, MD, OD, PMO
-from mqlite.cmq.subs import SD
+from mqlite.cmq.structs import GMO, MD, PMO
 from mqlite.engine.clock import mq_date_time
 from mqlite.engine.core import Conn
 from mqlite.security.users import Principal
+from mqlite.server import amqplinks as links
 from mqlite.server import auth
 
 HEADER_WAIT = 10.0                      # seconds for the protocol headers and SASL
-LINK_CREDIT = 100                       # credit a link the client sends on is given
 POLL = 0.02                             # how often links with credit look for messages
 IDLE_POLL = 0.5
-CONDITIONS = {C.MQRC_UNKNOWN_OBJECT_NAME: "amqp:not-found", C.MQRC_NOT_AUTHORIZED: "amqp:unauthorized-access",
-              C.MQRC_PUT_INHIBITED: "amqp:resource-locked", C.MQRC_GET_INHIBITED: "amqp:resource-locked",
-              C.MQRC_Q_FULL: "amqp:resource-limit-exceeded", C.MQRC_MSG_TOO_BIG_FOR_Q: "amqp:link:message-size-exceeded"}
+
+
+_ENDPOINT_EVENTS = {pn.PN_CONNECTION_REMOTE_OPEN, pn.PN_SESSION_REMOTE_OPEN, pn.PN_LINK_REMOTE_OPEN,
+                    pn.PN_LINK_REMOTE_CLOSE, pn.PN_LINK_REMOTE_DETACH, pn.PN_SESSION_REMOTE_CLOSE, pn.PN_CONNECTION_REMOTE_CLOSE}
 
 
 class Refused(Exception):
@@ -57,11 +59,12 @@ class AMQPConnection:
         self.container = ""
         self.principal: Principal | None = None
         self.conn: Conn | None = None
-        self.handles: dict[Link, dict[str, Any]] = {}     # link -> its MQ handle and what it is
-        self.unsettled: dict[Delivery, bool] = {}        # our deliveries waiting for an outcome
+        self.handles: dict[Any, dict[str, Any]] = {}      # link (Proton's pointer) -> what it is
+        self.unsettled: dict[Any, bool] = {}             # our deliveries waiting for an outcome
         self.back_out = False
-        self.held: list[Delivery] = []                   # the client's transfers waiting for a sync
-        self.due = 0
+        self.held: list[tuple[int, Delivery]] = []       # the client's transfers waiting to be durable
+        self.asked = 0                                   # the ticket the journal writer was asked for
+        self.wake_r, self.wake_w = socket.socketpair()   # (the journal writer: a ticket is durable)
         self.ended = False
         self.started_at = time.time()
         self.sent = self.received = 0
@@ -158,10 +161,15 @@ class AMQPConnection:
             self._flush()
             if t.closed:
                 return
-            wait = POLL if any(h["sender"] and link.credit > 0 for link, h in self.handles.items()) else IDLE_POLL
-            readable, _, _ = select.select([self.sock], [], [], wait)
-            if readable:
-                data = self.sock.recv(65536)
+            wait = POLL if any(h["sender"] and h["link"].credit > 0 for h in self.handles.values()) else IDLE_POLL
+            room = t.capacity()                 # (what Proton's input buffer takes: no more is read)
+            if room < 0:
+                return
+            readable, _, _ = select.select([self.sock, self.wake_r] if room else [self.wake_r], [], [], wait)
+            if self.wake_r in readable:
+                self.wake_r.recv(4096)
+            if self.sock in readable:
+                data = self.sock.recv(room)
                 if not data:
                     t.close_tail()
                     self._events(collector)
@@ -170,38 +178,63 @@ class AMQPConnection:
             t.tick(time.monotonic())
 
     def _flush(self) -> None:
+        """The transfers whose messages are durable accepted, the journal writer asked to make the
+        rest durable (this thread goes on reading while it writes: the client's in-flight window is
+        the group commit), and what Proton has to send sent."""
         if self.held:
-            self.srv.store.sync(self.due)
-            for d in self.held:
-                d.update(Delivery.ACCEPTED)
-                d.settle()
-            self.held = []
+            store = self.srv.store
+            last = self.held[-1][0]
+            if last > self.asked:
+                self.asked = last
+                if not store.when_durable(last, self._wake, hand_off=True):
+                    self._accept(last)
+            self._accept(store.durable_ticket)
         t = self.transport
         while t.pending() > 0:
             out = t.peek(t.pending()) or b""
             self.sock.sendall(out)
             t.pop(len(out))
 
+    def _accept(self, durable: int) -> None:
+        while self.held and self.held[0][0] <= durable:
+            d = self.held.pop(0)[1]
+            pn.pn_delivery_update(d, pn.PN_ACCEPTED)
+            pn.pn_delivery_settle(d)
+
+    def _wake(self) -> None:
+        """(The journal writer, once the ticket asked for is durable.)"""
+        try:
+            self.wake_w.send(b"\0", socket.MSG_DONTWAIT)
+        except OSError:                                 # (full: a wake-up is waiting already)
+            pass
+
     # --- events -----------------------------------------------------------------------------------
     def _events(self, collector: Collector) -> None:
-        while (ev := collector.peek()) is not None:
-            e: Any = ev                             # (Proton's event attributes are typed Optional)
-            kind = e.type
-            if kind == Event.CONNECTION_REMOTE_OPEN:
-                self._open(e.connection)
-            elif kind == Event.SESSION_REMOTE_OPEN:
-                e.session.open()
-            elif kind == Event.LINK_REMOTE_OPEN:
-                self._attach(e.link)
-            elif kind == Event.DELIVERY:
-                self._delivery(e.delivery)
-            elif kind == Event.LINK_REMOTE_CLOSE:
-                self._detach(e.link)
-            elif kind == Event.SESSION_REMOTE_CLOSE:
-                e.session.close()
-            elif kind == Event.CONNECTION_REMOTE_CLOSE:
-                e.connection.close()
-            collector.pop()
+        """Proton's events. A delivery's (one a message) are read through Proton's C API, as
+        pointers: its Python wrappers cost more than the message's MQPUT (docs/amqp.md)."""
+        impl = collector._impl
+        while (ev := pn.pn_collector_peek(impl)) != ffi.NULL:
+            kind = pn.pn_event_type(ev)
+            if kind == pn.PN_DELIVERY:
+                self._delivery(pn.pn_event_delivery(ev))
+            elif kind in _ENDPOINT_EVENTS:
+                self._endpoint(Event.wrap(ev))
+            pn.pn_collector_pop(impl)
+
+    def _endpoint(self, e: Any) -> None:            # (Proton's event attributes are typed Optional)
+        kind = e.type
+        if kind == Event.CONNECTION_REMOTE_OPEN:
+            self._open(e.connection)
+        elif kind == Event.SESSION_REMOTE_OPEN:
+            e.session.open()
+        elif kind == Event.LINK_REMOTE_OPEN:
+            links.attach(self, e.link)
+        elif kind in (Event.LINK_REMOTE_CLOSE, Event.LINK_REMOTE_DETACH):
+            links.detach(self, e.link, kind == Event.LINK_REMOTE_CLOSE)
+        elif kind == Event.SESSION_REMOTE_CLOSE:
+            e.session.close()
+        elif kind == Event.CONNECTION_REMOTE_CLOSE:
+            e.connection.close()
 
     def _open(self, pconn: Connection) -> None:
         """OPEN: the MQI connection, named by the client's container id."""
@@ -215,102 +248,33 @@ class AMQPConnection:
         pconn.container = srv.name
         pconn.open()
 
-    def _attach(self, link: Link) -> None:
-        """ATTACH: the MQ object the link names, opened as the client's identity; a refusal
-        detaches it with MQ's reason as the condition."""
-        sending = link.is_sender                   # (ours: the client receives on it)
-        term = link.remote_source if sending else link.remote_target
-        caps = []
-        data = term.capabilities
-        if data is not None and data.next():
-            obj = data.get_object()
-            caps = list(obj) if isinstance(obj, (list, tuple)) else [obj]
-        kind = A.kind_of(caps)
-        address = term.address or ""
-        entry: dict[str, Any] = {"sender": sending, "kind": kind, "address": address}
-        if term.dynamic or not address:
-            link.condition = Condition("amqp:not-implemented", "temporary queues (a dynamic node) are not there yet")
-            link.open()
-            link.close()
-            return
-        try:
-            with self.srv.lock:
-                if sending:
-                    self._open_source(link, entry)
-                else:
-                    entry["hobj"] = self.srv.qm.open(self.conn, self._od(kind, address), C.MQOO_OUTPUT).hobj
-        except MQIError as e:
-            link.condition = Condition(CONDITIONS.get(e.reason, "amqp:internal-error"),
-                                       f"MQ reason {e.reason} for '{address}'")
-            link.open()
-            link.close()
-            return
-        self.handles[link] = entry
-        (link.source if sending else link.target).address = address
-        if sending and kind == A.QUEUE and entry.get("browse"):
-            link.source.distribution_mode = Terminus.DIST_MODE_COPY
-        link.open()
-        if not sending:
-            link.flow(LINK_CREDIT)
-
-    def _od(self, kind: str, address: str) -> OD:
-        if kind == A.QUEUE:
-            return OD(ObjectName=address.encode())
-        od = OD(ObjectType=C.MQOT_TOPIC, ObjectName=self.channel.obj["TPROOT"].encode())
-        od.set_vs("ObjectString", A.topic_of(address))
-        return od
-
-    def _open_source(self, link: Link, entry: dict[str, Any]) -> None:
-        qm, conn = self.srv.qm, self.conn
-        if entry["kind"] == A.QUEUE:
-            browse = link.remote_source.distribution_mode == Terminus.DIST_MODE_COPY
-            entry["browse"] = browse
-            entry["hobj"] = qm.open(conn, OD(ObjectName=entry["address"].encode()),
-                                    C.MQOO_BROWSE if browse else C.MQOO_INPUT_SHARED).hobj
-        else:
-            sd = SD(Options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_WILDCARD_TOPIC | C.MQSO_FAIL_IF_QUIESCING,
-                    ObjectName=self.channel.obj["TPROOT"].encode())
-            sd.set_vs("ObjectString", A.topic_of(entry["address"]))
-            h, qh = qm.subscribe(conn, sd, 0)
-            entry["sub"], entry["hobj"] = h.hobj, qh
-        entry["settled"] = link.remote_snd_settle_mode == Link.SND_SETTLED
-
-    def _detach(self, link: Link) -> None:
-        entry = self.handles.pop(link, None)
-        if entry is not None and self.conn is not None:
-            with self.srv.lock:               # (a topic's subscription first, then its managed queue)
-                for key in ("sub", "hobj"):
-                    if key in entry:
-                        try:
-                            self.srv.qm.close(self.conn, entry[key], C.MQCO_REMOVE_SUB if key == "sub" else 0)
-                        except MQIError:
-                            pass
-        link.close()
-
-    def _delivery(self, d: Delivery) -> None:
-        link = d.link
-        if link.is_receiver:
-            if d.readable and not d.partial:
+    def _delivery(self, d: Any) -> None:
+        link = pn.pn_delivery_link(d)
+        if pn.pn_link_is_receiver(link):
+            if pn.pn_delivery_readable(d) and not pn.pn_delivery_partial(d):
                 self._transfer(link, d)
             return
-        if d in self.unsettled and d.remote_state:      # the client's outcome for one we sent
-            if d.remote_state != Delivery.ACCEPTED:
+        state = pn.pn_delivery_remote_state(d)
+        if state and d in self.unsettled:              # the client's outcome for one we sent
+            if state != pn.PN_ACCEPTED:
                 self.back_out = True
             del self.unsettled[d]
-            d.settle()
+            pn.pn_delivery_settle(d)
             if not self.unsettled:
                 self._settle_unit()
 
-    def _transfer(self, link: Link, d: Delivery) -> None:
+    def _transfer(self, link: Any, d: Any) -> None:
         """A message the client sent: MQPUT to the link's object."""
-        data = link.recv(d.pending)
-        link.advance()
+        size = pn.pn_delivery_pending(d)
+        data = bytearray(size)
+        pn.pn_link_recv(link, ffi.from_buffer(data), size)
+        pn.pn_link_advance(link)
         self.received += 1
         entry = self.handles.get(link)
         msg = Message()
-        reason = 0
+        reason = ticket = 0
         try:
-            msg.decode(data)
+            msg.decode(bytes(data))
             md, body = A.to_mq(msg)
             if len(body) > self.channel.obj["MAXMSGL"]:
                 raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q)
@@ -318,40 +282,44 @@ class AMQPConnection:
             with self.srv.lock:
                 self.srv.qm.put(self.conn, entry["hobj"], md, PMO(Options=C.MQPMO_NO_SYNCPOINT
                                                                   | C.MQPMO_FAIL_IF_QUIESCING), body)
-                self.due = max(self.due, self.conn.ticket)
+                ticket = self.conn.ticket
         except MQIError as e:
             reason = e.reason
         except Exception:                           # (a message Proton cannot decode)
             reason = C.MQRC_FORMAT_ERROR
         if reason:
-            d.local.condition = Condition(CONDITIONS.get(reason, "amqp:internal-error"), f"MQ reason {reason}")
-            d.update(Delivery.REJECTED)
-            d.settle()
-        elif not d.settled:                         # (Proton: settled by the client)
-            self.held.append(d)                     # accepted once durable (``_flush``)
+            refused = Delivery.wrap(d)
+            assert refused is not None
+            refused.local.condition = links.condition(reason, entry["address"] if entry else "")
+            refused.update(Delivery.REJECTED)
+            refused.settle()
+        elif not pn.pn_delivery_settled(d):         # (settled: the client sent it settled)
+            self.held.append((ticket, d))           # accepted once durable (``_flush``)
         else:
-            d.settle()
-        if link.credit < LINK_CREDIT // 2:
-            link.flow(LINK_CREDIT - link.credit)
+            pn.pn_delivery_settle(d)
+        credit = pn.pn_link_credit(link)
+        if credit < links.LINK_CREDIT // 2:
+            pn.pn_link_flow(link, links.LINK_CREDIT - credit)
 
     # --- sending ----------------------------------------------------------------------------------
     def _pump(self) -> None:
         """Messages for the links the client receives on, as far as their credit goes."""
         for link, entry in list(self.handles.items()):
-            if not entry["sender"] or link.credit <= 0 or self.conn is None:
+            if not entry["sender"] or self.conn is None:
                 continue
-            while link.credit > 0:
+            while pn.pn_link_credit(link) > 0:
                 got = self._get(entry)
                 if got is None:
                     break
                 md, body = got
                 self.tag += 1
-                d = link.delivery(str(self.tag))
-                link.send(A.from_mq(md, body).encode())
-                link.advance()
+                d = pn_delivery(link, str(self.tag))
+                data = A.from_mq(md, body).encode()
+                pn.pn_link_send(link, ffi.from_buffer(data), len(data))
+                pn.pn_link_advance(link)
                 self.sent += 1
                 if entry["settled"] or entry.get("browse"):
-                    d.settle()
+                    pn.pn_delivery_settle(d)
                 else:
                     self.unsettled[d] = True
 
@@ -394,12 +362,20 @@ class AMQPConnection:
         srv = self.srv
         with srv.lock:
             if self.conn is not None and self.conn.hconn in srv.qm.conns:
+                for entry in list(self.handles.values()):     # (a subscription per its lifetime)
+                    try:
+                        links.release(self, entry, closed=False)
+                    except MQIError as e:
+                        srv.log.write("MQL9999E", f"AMQP client {self.peer}: its link to '{entry['address']}' "
+                                                  f"could not be released (reason {e.reason}).")
+                self.handles.clear()
                 srv.qm.disconnect(self.conn, commit=False)
         srv.store.sync()
-        try:
-            self.sock.close()
-        except OSError:
-            pass
+        for s in (self.sock, self.wake_r, self.wake_w):
+            try:
+                s.close()
+            except OSError:
+                pass
         self.channel.connections.discard(self)
 
     def status_row(self) -> dict[str, Any]:

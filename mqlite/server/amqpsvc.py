@@ -23,6 +23,7 @@ class AMQPService(ProtocolService):
 
     def __init__(self, srv: Any) -> None:
         super().__init__(srv, lambda obj: AMQPChannel(self, obj))
+        self.sub_users: dict[str, int] = {}      # a durable subscription's name -> links holding it
 
     def ensure(self) -> None:
         """SYSTEM.AMQP.SERVICE, for a queue manager made before it was defined."""

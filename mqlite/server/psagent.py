@@ -92,6 +92,7 @@ class PubSubAgent(threading.Thread):
 
     def _round(self, conn: Conn, hobj: int, ctl: int, gmo: GMO) -> int:
         qm = self.qm
+        qm.pubsub.expire_subscriptions(conn)    # (on time, at least once a second: not only when published to)
         got = self._drain(conn, ctl, gmo, BATCH, lambda r: qm.pubhier.control_inbound(conn, r.body),
                           f"A message on {CONTROLQ} is not a control message and was discarded.")
         sent = qm.pubhier.round(conn)

@@ -54,3 +54,24 @@ def test_sasl_init_plain_and_outcome() -> None:
 def test_capabilities(caps: list[str], kind: str) -> None:
     assert A.kind_of(caps) == kind
     assert A.topic_of("private:/sports") == "/sports" and A.topic_of("a/b") == "a/b"
+
+
+TOPICS = st.from_regex(r"[a-z/#+]{1,20}", fullmatch=True)
+POLICIES = st.sampled_from(["link-detach", "session-end", "connection-close", "never"])
+
+
+@given(share=st.from_regex(r"[a-z0-9]{1,8}", fullmatch=True), topic=TOPICS, container=NAMES, policy=POLICIES,
+       timeout=st.integers(0, 100), capability=st.booleans())
+def test_a_subscription_is_named_and_kept_as_mq_does_it(share: str, topic: str, container: str, policy: str,
+                                                        timeout: int, capability: bool) -> None:
+    """MQ's rules (amqp/mapping.subscription) against a model: shared by its share name, private
+    to the container only when it outlives its link, for ever with ``never``, else the timeout."""
+    linger = C.MQEI_UNLIMITED if policy == "never" else timeout * 10
+    sub = A.subscription(f"share:{share}:{topic}", container, "link", capability, policy, timeout)
+    assert sub == A.Sub(topic, f":share:{share}:{topic}", True, linger)
+    sub = A.subscription(f"private:{topic}", container, f"{share}|global", capability, policy, timeout)
+    if capability:                                   # (Qpid JMS: the link's name up to '|' is the share)
+        assert sub == A.Sub(topic, f":share:{share}:{topic}", True, linger)
+    else:
+        assert sub == A.Sub(topic, f":private:{container}:{topic}" if linger else None, False, linger)
+    assert A.subscription(topic, container, "l", False, policy, timeout).topic == topic

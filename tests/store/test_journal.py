@@ -150,3 +150,21 @@ def test_free_space_is_read_after_commits_at_most_every_so_often_unless_it_runs_
     store.sync(_put(store, 22))
     assert len(readings) == 3                 # room() read it, and so did the commit after
     store.close()
+
+
+def test_a_hand_off_is_written_by_the_journal_writer_while_the_caller_goes_on(tmp_path: os.PathLike[str]) -> None:
+    """``hand_off``: nobody is writing, yet the caller does not write: the journal writer does,
+    then runs the callback (an AMQP connection reads its client's next transfers meanwhile)."""
+    store, writes = _store(tmp_path)
+    done = threading.Event()
+    by: list[str] = []
+    ticket = _put(store, 1)
+
+    def durable() -> None:
+        by.append(threading.current_thread().name)
+        done.set()
+    assert store.when_durable(ticket, durable, hand_off=True) is True
+    assert done.wait(10) and store.durable_ticket >= ticket and writes == [1]
+    assert by == ["journal-writer"]
+    assert store.when_durable(ticket, durable, hand_off=True) is False     # durable already: not kept
+    store.close()
