@@ -398,18 +398,22 @@ class Executor(Part):
         return self._listener_op(cmd, start=False)
 
     def _purge(self, cmd: Command) -> Result:
-        """PURGE CHANNEL(name) CHLTYPE(MQTT) CLIENTID(id): an MQTT client's session discarded (its
-        connection ended, its subscriptions and the messages waiting for it gone)."""
+        """PURGE CHANNEL(name) CHLTYPE(MQTT|AMQP) CLIENTID(id): a client's state discarded (its
+        connection ended, its subscriptions and the messages waiting for it gone). An AMQP
+        channel's without CLIENTID: every client's."""
         if cmd.objtype != "CHANNEL":
             return self.unsupported(cmd)
         p = cmd.param("CLIENTID")
-        if p is None or not p.value:
-            raise SyntaxProblem(cmd.text, cmd.text, "PURGE CHANNEL needs CLIENTID.")
         obj = self.qm.lookup("CHANNEL", self.need_name(cmd))
-        if obj is not None and obj.kind != "MQTT":
-            raise SyntaxProblem(cmd.text, cmd.text, "PURGE CHANNEL is for MQTT channels.")
-        return self._channel_op(cmd, {"CLIENTID": set(), "CHLTYPE": {"MQTT"}}, self.services.purge_channel,
-                                "MQL8025I: The MQTT client's session was purged.", p.value)
+        if obj is not None and obj.kind not in ("MQTT", "AMQP"):
+            raise SyntaxProblem(cmd.text, cmd.text, "PURGE CHANNEL is for MQTT and AMQP channels.")
+        if (p is None or not p.value) and (obj is None or obj.kind == "MQTT"):
+            raise SyntaxProblem(cmd.text, cmd.text, "PURGE CHANNEL of an MQTT channel needs CLIENTID.")
+        kind = obj.kind if obj is not None else "MQTT"
+        return self._channel_op(cmd, {"CLIENTID": set(), "CHLTYPE": {kind} if obj else {"MQTT", "AMQP"}},
+                                self.services.purge_channel,
+                                f"MQL8025I: The {kind} client's {'session' if kind == 'MQTT' else 'state'} was purged.",
+                                p.value if p is not None and p.value else "*")
 
     def _reset(self, cmd: Command) -> Result:
         if cmd.objtype == "CLUSTER":

@@ -17,13 +17,14 @@ from __future__ import annotations
 import os
 import select
 import socket
+import threading
 import time
 from typing import Any
 
 from cproton import pn_delivery
 from cproton_ffi import ffi
 from cproton_ffi import lib as pn
-from proton import Collector, Connection, Delivery, Event, Message, Transport
+from proton import Collector, Condition, Connection, Delivery, Event, Message, Transport
 
 from mqlite.amqp import mapping as A
 from mqlite.amqp import sasl
@@ -65,6 +66,7 @@ class AMQPConnection:
         self.held: list[tuple[int, Delivery]] = []       # the client's transfers waiting to be durable
         self.asked = 0                                   # the ticket the journal writer was asked for
         self.wake_r, self.wake_w = socket.socketpair()   # (the journal writer: a ticket is durable)
+        self.done = threading.Event()                    # the connection has ended (PURGE CHANNEL)
         self.ended = False
         self.started_at = time.time()
         self.sent = self.received = 0
@@ -129,6 +131,8 @@ class AMQPConnection:
         """Who the client is, as a client channel's is checked (server/auth.identify: CHLAUTH,
         CONNAUTH, connect authority); a refusal is SASL's auth outcome, after FAILDLAY."""
         obj, srv = self.channel.obj, self.srv
+        if user is None and self._by_client_id():
+            return True                         # ANONYMOUS, USECLTID(YES): judged at OPEN, as its container id
         # ANONYMOUS asserts no one: the channel's MCAUSER is who it is (none: no one, refused).
         req: dict[str, Any] = {"os_user": user or "", "appl": "amqp"}
         if user is not None:
@@ -137,15 +141,26 @@ class AMQPConnection:
             self.principal = auth.identify(self, req, obj)
         except auth.Refused as e:
             with srv.lock:
-                srv.qm.mqi.conn_fails += 1
-                if e.blocked:
-                    srv.qm.events.channel_blocked(e.blocked, obj.name, self.peer.split("(")[0], user=e.user)
-                if e.qualifier:
-                    srv.qm.events.not_authorized(e.qualifier, user=e.user, csp_user=e.csp_user, appltype=C.MQAT_AMQP,
-                                                 applname="amqp", channel=obj.name, conname=self.peer.split("(")[0])
+                self._refused(e)
             auth.refuse_later(e.delay)
             return False
         return True
+
+    def _by_client_id(self) -> bool:
+        """USECLTID(YES) without MCAUSER: the client's container id is who it runs as."""
+        obj = self.channel.obj
+        return obj["USECLTID"] == 1 and not obj["MCAUSER"].strip()
+
+    def _refused(self, e: auth.Refused) -> None:
+        """(Engine lock held.) A client refused: counted, and its event put (Channel Blocked, Not
+        Authorized)."""
+        qm, obj = self.srv.qm, self.channel.obj
+        qm.mqi.conn_fails += 1
+        if e.blocked:
+            qm.events.channel_blocked(e.blocked, obj.name, self.peer.split("(")[0], user=e.user)
+        if e.qualifier:
+            qm.events.not_authorized(e.qualifier, user=e.user, csp_user=e.csp_user, appltype=C.MQAT_AMQP,
+                                     applname="amqp", channel=obj.name, conname=self.peer.split("(")[0])
 
     def _engine(self, header: bytes) -> None:
         self.transport = t = Transport(Transport.SERVER)
@@ -154,6 +169,8 @@ class AMQPConnection:
         pconn.collect(collector)
         t.bind(pconn)
         t.max_frame_size = 65536
+        if self.channel.obj["AMQPKA"] > 0:      # AMQPKA: the idle timeout this end declares (AUTO: none)
+            t.idle_timeout = self.channel.obj["AMQPKA"] / 1000
         t.push(header)
         while not self.ended:
             self._events(collector)
@@ -237,11 +254,25 @@ class AMQPConnection:
             e.connection.close()
 
     def _open(self, pconn: Connection) -> None:
-        """OPEN: the MQI connection, named by the client's container id."""
+        """OPEN: the MQI connection, named by the client's container id. With USECLTID(YES) and
+        no MCAUSER, the container id is who the OAM judges the client as (as an MQTT channel's)."""
         self.container = pconn.remote_container or ""
         srv, obj = self.srv, self.channel.obj
-        assert self.principal is not None
         with srv.lock:
+            if self._by_client_id():
+                try:
+                    if self.principal is None:          # (ANONYMOUS: CHLAUTH and the OAM judge the container id)
+                        self.principal = auth.identify(self, {"os_user": self.container[:12], "appl": "amqp"}, obj)
+                    else:                               # (PLAIN: CONNAUTH checked the user; the container id runs)
+                        self.principal = srv.qm.security.principal(self.container[:12])
+                        auth.may_connect(srv, self.principal)
+                except auth.Refused as e:
+                    self._refused(e)
+                    pconn.condition = Condition("amqp:unauthorized-access", f"MQ reason {C.MQRC_NOT_AUTHORIZED}")
+                    pconn.open()
+                    pconn.close()
+                    return
+            assert self.principal is not None
             self.conn = srv.qm.connect(self.container[-28:], C.MQAT_AMQP, self.principal.user, channel=obj.name,
                                        conname=self.peer.split("(")[0], pid=os.getpid())
             self.conn.principal = self.principal
@@ -377,6 +408,7 @@ class AMQPConnection:
             except OSError:
                 pass
         self.channel.connections.discard(self)
+        self.done.set()
 
     def status_row(self) -> dict[str, Any]:
         started = mq_date_time(self.started_at)

@@ -56,6 +56,8 @@ def attach(c: AMQPConnection, link: Link) -> None:
     address = term.address or ""
     entry: dict[str, Any] = {"sender": sending, "kind": A.kind_of(caps), "address": address, "link": link,
                              "settled": link.remote_snd_settle_mode == Link.SND_SETTLED}
+    if c.conn is None:                          # (OPEN was refused: USECLTID's identity may not connect)
+        return refuse(link, Condition("amqp:unauthorized-access", "the connection was refused"))
     if not term.dynamic and not address:
         return refuse(link, Condition("amqp:invalid-field", "a link needs an address or a dynamic node"))
     try:

@@ -14,6 +14,7 @@ from mqlite.objects.names import generic_match
 from mqlite.server.protosvc import ProtocolService, accept_loop
 
 AMQP_SERVICE = "SYSTEM.AMQP.SERVICE"
+PURGE_WAIT = 10.0                       # seconds PURGE CHANNEL waits for a connection to end
 
 
 class AMQPService(ProtocolService):
@@ -55,11 +56,21 @@ class AMQPService(ProtocolService):
         return rows
 
     def purge(self, name: str, client: str) -> str | None:
-        """PURGE CHANNEL CLIENTID: the matching connections ended (their unsettled messages back)."""
+        """PURGE CHANNEL CLIENTID: the matching connections ended (their unsettled messages back)
+        and their clients' subscriptions removed (``:private:<container>:...``: a share is not a
+        client's own)."""
         ch = self.channels.get(name)
-        for c in list(ch.connections) if ch is not None else []:
-            if generic_match(client, c.container):
-                c.end()
+        ended = [c for c in (list(ch.connections) if ch is not None else []) if generic_match(client, c.container)]
+        for c in ended:
+            c.end()
+        for c in ended:
+            c.done.wait(PURGE_WAIT)
+        qm = self.srv.qm
+        with self.srv.lock:
+            for sub in list(qm.pubsub.subscriptions.values()):
+                parts = sub.name.split(":", 3)
+                if len(parts) == 4 and parts[1] == "private" and generic_match(client, parts[2]):
+                    qm.pubsub.end_subscription(None, sub)
         return None
 
 

@@ -141,11 +141,20 @@ def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
         else:
             user = adopted or mcauser or flowed
         principal = sec.principal(user)
-        if sec.oam and not principal.admin and not sec.authority(principal, "QMGR", qm.name) & Z.MQZAO_CONNECT:
-            srv.qm.log(f"AMQ8077W: Entity '{user}' has insufficient authority to access object {qm.name} (qmgr). "
-                       "The following requested permissions are unauthorized: connect.")
-            raise Refused(f"{user} has no connect authority", qualifier=F.MQRQ_CONN_NOT_AUTHORIZED, user=user)
+        may_connect(srv, principal)
     return principal
+
+
+def may_connect(srv: Any, principal: Principal) -> None:
+    """(Engine lock held.) Refused (Not Authorized type 1), with AMQ8077W logged, unless the OAM
+    lets ``principal`` connect."""
+    qm = srv.qm
+    sec = qm.security
+    if sec.oam and not principal.admin and not sec.authority(principal, "QMGR", qm.name) & Z.MQZAO_CONNECT:
+        qm.log(f"AMQ8077W: Entity '{principal.user}' has insufficient authority to access object {qm.name} "
+               "(qmgr). The following requested permissions are unauthorized: connect.")
+        raise Refused(f"{principal.user} has no connect authority", qualifier=F.MQRQ_CONN_NOT_AUTHORIZED,
+                      user=principal.user)
 
 
 def refuse_later(delay: float) -> None:

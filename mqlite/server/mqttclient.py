@@ -251,12 +251,12 @@ class Client:
         user = S.identity(obj["MCAUSER"], obj["USECLTID"] == 1, cid, username, os_user_of_uid(os.getuid()))
         with srv.lock:
             principal = sec.principal(user[:12])
-            if sec.oam and not principal.admin and not sec.authority(principal, "QMGR", srv.qm.name) & Z.MQZAO_CONNECT:
+            try:
+                auth.may_connect(srv, principal)
+            except auth.Refused:
                 srv.qm.mqi.conn_fails += 1
                 srv.qm.events.not_authorized(F.MQRQ_CONN_NOT_AUTHORIZED, user=user, appltype=APPL_TYPE,
                                              applname=cid[-28:], channel=obj.name, conname=self.peer.split("(")[0])
-                srv.qm.log(f"AMQ8077W: Entity '{user}' has insufficient authority to access object {srv.qm.name} "
-                           "(qmgr). The following requested permissions are unauthorized: connect.")
                 return K.NOT_AUTHORIZED, None
         return K.ACCEPTED, principal
 

@@ -36,10 +36,12 @@ class Capability(LinkOption):
 def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     h = Harness(str(tmp_path_factory.mktemp("amqp")), security=True)
     try:
-        port, anon = free_port(), free_port()
+        port, anon, cid = free_port(), free_port(), free_port()
         qm = h.add("AMQPQM", f"DEFINE CHANNEL(AMQP.APPS) CHLTYPE(AMQP) PORT({port}) LOCLADDR('127.0.0.1')\n"
                              f"DEFINE CHANNEL(AMQP.ANON) CHLTYPE(AMQP) PORT({anon}) LOCLADDR('127.0.0.1') "
                              "MCAUSER('app')\n"
+                             f"DEFINE CHANNEL(AMQP.CID) CHLTYPE(AMQP) PORT({cid}) LOCLADDR('127.0.0.1') USECLTID(YES) "
+                             "AMQPKA(1000)\n"
                              "DEFINE QLOCAL(ORDERS)\nDEFINE QLOCAL(SECRET)\n"
                              "START SERVICE(SYSTEM.AMQP.SERVICE)\n")
         env = dict(os.environ, MQLITE_DATA=h.data_dir)
@@ -52,7 +54,7 @@ def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
                      ("-t", "queue", "-n", "SYSTEM.DEFAULT.MODEL.QUEUE", "-p", "app", "+get", "+dsp")):
             r = run_mqlite("setmqaut", "-m", "AMQPQM", *args, env=env)
             assert r.returncode == 0, r.stdout + r.stderr
-        yield {"qm": qm, "port": port, "anon": anon, "env": env}
+        yield {"qm": qm, "port": port, "anon": anon, "cid": cid, "env": env}
     finally:
         h.close()
 

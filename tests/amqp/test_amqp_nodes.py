@@ -5,6 +5,7 @@ timeout), each checked through MQSC and MQI applications as well as the AMQP cli
 from __future__ import annotations
 
 import re
+import socket
 import time
 from typing import Any
 
@@ -147,3 +148,74 @@ def test_a_plain_subscription_ends_with_its_link_and_a_timeout_keeps_one_that_lo
         time.sleep(0.5)
     assert subs(rig, f":private:{container}:*") == []                                  # ... 2 s
     c.close()
+
+
+def test_purge_channel_ends_a_client_and_removes_its_subscriptions(rig: dict[str, Any]) -> None:
+    c = BlockingConnection(f"amqp://127.0.0.1:{rig['port']}", user="app", password="apppw",
+                           allowed_mechs="PLAIN", timeout=WAIT, container_id="purge-me")
+    c.create_receiver("audit/#", credit=1, options=DurableSubscription())
+    keep = connect(rig)                                     # another client: untouched
+    keep_rcv = keep.create_receiver("share:audit:audit/#", credit=1)
+    assert subs(rig, ":private:purge-me:*") == [":private:purge-me:audit/#"]
+    out = rig["qm"].mqsc("PURGE CHANNEL(AMQP.APPS) CHLTYPE(AMQP) CLIENTID('purge-me')\n").stdout
+    assert "MQL8025I" in out
+    assert subs(rig, ":private:purge-me:*") == []
+    assert subs(rig, ":share:audit:*") == [":share:audit:audit/#"]
+    shown = rig["qm"].mqsc("DISPLAY CHSTATUS(AMQP.APPS) CLIENTID('purge-me')\n").stdout
+    assert "CLIENTID(purge-me)" not in shown
+    publish(rig, "audit/x", [b"still served"])
+    assert drain(keep_rcv) == ["still served"]
+    keep_rcv.close()
+    keep.close()
+    with pytest.raises(Exception):
+        c.close()                                           # (its connection is gone)
+    # MQ's answers to what PURGE CHANNEL cannot do.
+    assert "AMQ8147E" in rig["qm"].mqsc("PURGE CHANNEL(NO.SUCH) CHLTYPE(AMQP) CLIENTID('x')\n").stdout
+    assert "One command has a syntax error" in rig["qm"].mqsc("PURGE CHANNEL(AMQP.APPS) CHLTYPE(MQTT) "
+                                                             "CLIENTID('x')\n").stdout
+
+
+def test_usecltid_makes_the_container_id_the_identity(rig: dict[str, Any]) -> None:
+    url = f"amqp://127.0.0.1:{rig['cid']}"
+    c = BlockingConnection(url, allowed_mechs="ANONYMOUS", timeout=WAIT, container_id="app")
+    c.create_sender("ORDERS", options=Capability("queue")).send(Message(body="as app", durable=True))
+    rcv = c.create_receiver("ORDERS", credit=1, options=Capability("queue"))
+    assert rcv.receive(timeout=WAIT).body == "as app"
+    rcv.accept()
+    # AMQPKA(1000) milliseconds: closed after 1 s of silence; OPEN asks for a frame every half of it.
+    assert c.conn.transport.remote_idle_timeout == 0.5
+    c.close()
+    with pytest.raises(Exception) as e:                      # no connect authority for this one
+        BlockingConnection(url, allowed_mechs="ANONYMOUS", timeout=WAIT, container_id="stranger")
+    assert "unauthorized-access" in str(e.value)
+
+
+def test_amqpka_closes_a_client_that_goes_silent(rig: dict[str, Any]) -> None:
+    """A client that opens and then sends nothing, not even empty frames, is closed once AMQPKA
+    (1 s here) has passed."""
+    from proton import Connection, Transport
+    t, conn = Transport(), Connection()
+    t.sasl().allowed_mechs("ANONYMOUS")
+    conn.container = "app"
+    t.bind(conn)
+    conn.open()
+    s = socket.create_connection(("127.0.0.1", rig["cid"]), timeout=WAIT)
+    start = time.monotonic()
+    closed = False
+    while time.monotonic() - start < 8 and not closed:
+        out = t.peek(t.pending()) if t.pending() > 0 else b""
+        if out:
+            s.sendall(out)
+            t.pop(len(out))
+        s.settimeout(0.5)
+        try:
+            data = s.recv(4096)
+        except socket.timeout:
+            continue
+        if not data:
+            closed = True
+        else:
+            t.push(data)                    # (read, never answered with a frame of ours)
+    s.close()
+    assert closed and 0.9 < time.monotonic() - start < 6
+    assert rig["qm"].running()
