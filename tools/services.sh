@@ -2,8 +2,14 @@
 # Installs what the tests need that is not a Python package: OpenLDAP's slapd for the IDPWLDAP
 # tests (each test run starts its own slapd on a free loopback port; nothing listens otherwise),
 # Debian's chromium and chromium-driver for the mqweb console's browser tests (Selenium runs
-# them headless), and mosquitto-clients (mosquitto_pub, mosquitto_sub) for the MQTT channel tests.
+# them headless), mosquitto-clients (mosquitto_pub, mosquitto_sub) for the MQTT channel tests, and
+# rhea (the Node.js AMQP 1.0 client, pinned in tests/amqp/node/package-lock.json) for the AMQP ones.
 set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+if [ ! -d "$here/tests/amqp/node/node_modules/rhea" ]; then
+    command -v npm >/dev/null 2>&1 || { echo "tools/services.sh: npm is needed for rhea (Node.js 20)" >&2; exit 1; }
+    npm ci --prefix "$here/tests/amqp/node" --no-audit --no-fund --silent
+fi
 need=()
 command -v slapd >/dev/null 2>&1 || [ -x /usr/sbin/slapd ] || need+=(slapd ldap-utils)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)

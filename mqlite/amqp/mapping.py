@@ -95,11 +95,21 @@ def to_mq(msg: Message) -> tuple[MD, bytes]:
     props = Properties()
     items: dict[Any, Any] = dict(msg.properties or {})
     for k, v in items.items():
-        props.set(str(k), v if type(v) in _TYPES else str(v))      # (PropertyError: a name MQ refuses)
+        props.set(str(k), _value(v))                # (PropertyError: a name MQ refuses)
     if props:
         fmt2, enc, ccsid, data = rfh2.join(props, md.Format, md.Encoding, md.CodedCharSetId, data)
         md.Format, md.Encoding, md.CodedCharSetId = fmt2, enc, ccsid
     return md, data
+
+
+def _value(v: Any) -> bool | int | float | str | bytes:
+    """An application property's value as an MQ property's: AMQP's sized numbers (Proton's uint,
+    ulong, byte, ...) as integers, float32 as a float, symbols and chars as strings; anything else
+    (a timestamp, a uuid, a list) as its text."""
+    for t in _TYPES:
+        if isinstance(v, t):
+            return t(v)
+    return str(v)
 
 
 def from_mq(md: MD, body: bytes) -> Message:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from proton import Condition, Link, Terminus
+from proton import Array, Condition, Link, Terminus
 
 from mqlite.amqp import mapping as A
 from mqlite.cmq import CMQC as C
@@ -45,6 +45,8 @@ def capabilities(term: Terminus) -> list[str]:
     if data is None or not data.next():
         return []
     obj = data.get_object()
+    if isinstance(obj, Array):                  # (an AMQP array of symbols, as rhea sends them)
+        obj = obj.elements
     return [str(c) for c in (obj if isinstance(obj, (list, tuple)) else [obj])]
 
 
