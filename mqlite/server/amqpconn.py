@@ -36,6 +36,7 @@ from mqlite.engine.core import Conn
 from mqlite.security.users import Principal
 from mqlite.server import amqplinks as links
 from mqlite.server import auth
+from mqlite.server.protosvc import start_tls
 
 HEADER_WAIT = 10.0                      # seconds for the protocol headers and SASL
 POLL = 0.02                             # how often links with credit look for messages
@@ -77,6 +78,11 @@ class AMQPConnection:
         srv = self.srv
         try:
             self.sock.settimeout(HEADER_WAIT)
+            if self.channel.tls is not None:
+                tls_sock = start_tls(srv, self.channel.obj, self.channel.tls, self.sock, self.peer, "AMQP")
+                if tls_sock is None:
+                    return
+                self.sock, self.tls = tls_sock, True
             header = self._sasl()
             if header is None:
                 return
@@ -111,11 +117,15 @@ class AMQPConnection:
         if header != sasl.SASL_HEADER:
             self.sock.sendall(sasl.SASL_HEADER)
             raise Refused(f"protocol header {header!r} is not AMQP 1.0's")
-        self.sock.sendall(sasl.SASL_HEADER + sasl.mechanisms(["PLAIN", "ANONYMOUS"]))
+        # EXTERNAL: a client whose certificate TLS verified; it runs as CHLAUTH's SSLPEERMAP (or
+        # the channel's MCAUSER) makes it, as ANONYMOUS does.
+        cert = self.tls and bool(self.sock.getpeercert())         # type: ignore[attr-defined]
+        offered = (["EXTERNAL"] if cert else []) + ["PLAIN", "ANONYMOUS"]
+        self.sock.sendall(sasl.SASL_HEADER + sasl.mechanisms(offered))
         head = self._recv(4)
         init = sasl.read_init(head + self._recv(sasl.frame_size(head) - 4))
         creds = sasl.plain(init.response) if init.mechanism == "PLAIN" else None
-        if init.mechanism not in ("PLAIN", "ANONYMOUS") or (init.mechanism == "PLAIN" and creds is None):
+        if init.mechanism not in offered or (init.mechanism == "PLAIN" and creds is None):
             self.sock.sendall(sasl.outcome(sasl.AUTH))
             return None
         ok = self._admit(*(creds or (None, None)))
@@ -182,10 +192,12 @@ class AMQPConnection:
             room = t.capacity()                 # (what Proton's input buffer takes: no more is read)
             if room < 0:
                 return
-            readable, _, _ = select.select([self.sock, self.wake_r] if room else [self.wake_r], [], [], wait)
+            buffered = room and self.tls and self.sock.pending()     # type: ignore[attr-defined]
+            readable, _, _ = select.select([self.sock, self.wake_r] if room else [self.wake_r], [], [],
+                                           0 if buffered else wait)
             if self.wake_r in readable:
                 self.wake_r.recv(4096)
-            if self.sock in readable:
+            if self.sock in readable or buffered:       # (TLS: what its record layer holds is not in select's view)
                 data = self.sock.recv(room)
                 if not data:
                     t.close_tail()

@@ -11,7 +11,7 @@ from mqlite.cmq import CMQC as C
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 from mqlite.objects.names import generic_match
-from mqlite.server.protosvc import ProtocolService, accept_loop
+from mqlite.server.protosvc import ProtocolService, accept_loop, channel_tls
 
 AMQP_SERVICE = "SYSTEM.AMQP.SERVICE"
 PURGE_WAIT = 10.0                       # seconds PURGE CHANNEL waits for a connection to end
@@ -80,6 +80,7 @@ class AMQPChannel:
     def __init__(self, service: AMQPService, obj: MQObject) -> None:
         self.service, self.srv, self.obj = service, service.srv, obj
         self.connections: set[Any] = set()
+        self.tls = channel_tls(self.srv, obj)
         self.sock = socket.create_server((obj["LOCLADDR"].split("(")[0] or "", obj["PORT"]), backlog=128)
         self.closing = False
 

@@ -31,10 +31,10 @@ from mqlite.mqtt import codec as K
 from mqlite.mqtt import session as S
 from mqlite.objects.model import MQObject
 from mqlite.pubsub import topics
-from mqlite.security import tls
 from mqlite.security.users import Principal, os_user_of_uid, verify_password
 from mqlite.server import auth
 from mqlite.server.mqttdelivery import Delivery, Lane
+from mqlite.server.protosvc import start_tls
 
 APPL_TYPE = C.MQAT_JAVA                 # MQ's telemetry service is a Java program
 CONNECT_WAIT = float(os.environ.get("MQLITE_MQTT_CONNECT_WAIT", "10"))   # seconds a new connection has to send CONNECT
@@ -136,28 +136,10 @@ class Client:
             self.close(publish_will=not clean_end)
 
     def _start_tls(self) -> bool:
-        """The TLS handshake of a TLS channel, and what it agreed against SSLCIPH (MQ's
-        AMQ9665E and AMQ9631E, with a Channel SSL Error event, when they fail)."""
-        srv, obj = self.srv, self.channel.obj
-        ctx = self.channel.tls
-        assert ctx is not None
-        try:
-            self.sock = ctx.wrap_socket(self.sock, server_side=True)
-        except (ssl.SSLError, OSError) as e:
-            srv.log.write("AMQ9665E", f"The TLS handshake with {self.peer} on MQTT channel '{obj.name}' failed.", str(e))
-            with srv.lock:
-                srv.qm.events.ssl_error(F.MQRQ_SSL_HANDSHAKE_ERROR, obj.name, self.peer.split("(")[0],
-                                        stage=getattr(e, "reason", None) or "SSL_do_handshake",
-                                        code=e.errno if isinstance(e.errno, int) else 0)
+        tls_sock = start_tls(self.srv, self.channel.obj, self.channel.tls, self.sock, self.peer, "MQTT")
+        if tls_sock is None:
             return False
-        version, cipher = self.sock.version(), (self.sock.cipher() or ("",))[0]
-        if not tls.agreed(obj["SSLCIPH"], version, cipher):
-            srv.log.write("AMQ9631E", f"The CipherSpec agreed with {self.peer} ({cipher} {version}) is not MQTT "
-                                      f"channel '{obj.name}''s {obj['SSLCIPH']}.")
-            with srv.lock:
-                srv.qm.events.ssl_error(F.MQRQ_SSL_CIPHER_SPEC_ERROR, obj.name, self.peer.split("(")[0])
-            return False
-        self.tls = True
+        self.sock, self.tls = tls_sock, True
         return True
 
     def _next(self, decoder: K.Decoder) -> K.Packet:

@@ -7,19 +7,16 @@ engine call is made under the server's lock."""
 from __future__ import annotations
 
 import socket
-import ssl
 import threading
 from typing import Any
 
 from mqlite.cmq import CMQC as C
-from mqlite.cmq import CMQXC
 from mqlite.mqtt import session as S
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 from mqlite.objects.names import generic_match
-from mqlite.security import tls
 from mqlite.server.mqttclient import Client, discard_session
-from mqlite.server.protosvc import ProtocolService, accept_loop
+from mqlite.server.protosvc import ProtocolService, accept_loop, channel_tls
 
 TELEMETRY = S.SERVICE
 
@@ -39,11 +36,6 @@ class MQXR(ProtocolService):
             obj = MQObject("QLOCAL", S.TRANSMIT_QUEUE, TABLE.defaults("QLOCAL"))
             obj.attrs.update(USAGE=C.MQUS_TRANSMISSION, MAXDEPTH=100000, DESCR="IBM MQ Telemetry transmit queue")
             qm.add_object(obj)
-
-    def refusal(self, obj: MQObject, e: Exception) -> str | None:
-        if isinstance(e, tls.TLSConfigError):
-            return f"AMQ9657E: The key repository of MQTT channel {obj.name} could not be used: {e.text}"
-        return None
 
     def xmitq_correl(self, xmitq: str, remote_qm: str) -> bytes | None:
         """A message an application puts for ObjectQMgrName = a ClientIdentifier (through a queue
@@ -94,23 +86,6 @@ def service_object() -> MQObject:
                      "endMQXRService.sh", STARTARG="-m +QMNAME+ -d \"+MQ_Q_MGR_DATA_PATH+\" -g \"+MQ_DATA_PATH+\"",
                      STOPARG="-m +QMNAME+")
     return obj
-
-
-def channel_tls(srv: Any, obj: MQObject) -> ssl.SSLContext | None:
-    """An MQTT channel with SSLCIPH is TLS only: its certificate from the channel's SSLKEYR (a
-    stem, as the queue manager's: ``<stem>.pem``, or ``<stem>.p12`` with ``<stem>.sth``), else
-    the queue manager's; SSLCAUTH(REQUIRED) asks every client for a certificate that chains to
-    the repository's CAs, OPTIONAL verifies one if sent, NEVER asks for none."""
-    if not obj["SSLCIPH"].strip():
-        return None
-    tls.spec(obj["SSLCIPH"])                     # (an unknown CipherSpec: TLSConfigError)
-    stem = obj["SSLKEYR"] or srv.qm.qmgr["SSLKEYR"]
-    if not stem:
-        raise tls.TLSConfigError("MQRC_KEY_REPOSITORY_ERROR", "neither the channel nor the queue manager has SSLKEYR")
-    ctx = tls.server_context(stem, srv.qm.qmgr["CERTLABL"] or f"ibmwebspheremq{srv.name.lower()}")
-    ctx.verify_mode = {CMQXC.MQSCA_REQUIRED: ssl.CERT_REQUIRED, CMQXC.MQSCA_NEVER_REQUIRED: ssl.CERT_NONE}.get(
-        obj["SSLCAUTH"], ssl.CERT_OPTIONAL)
-    return ctx
 
 
 class Channel:

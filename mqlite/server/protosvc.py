@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import os
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from mqlite.cmq import CMQCFC as F
+from mqlite.cmq import CMQXC
 from mqlite.objects.model import MQObject
+from mqlite.security import tls
 
 
 class Listening(Protocol):
@@ -20,6 +24,51 @@ class Listening(Protocol):
     def start(self) -> None: ...
 
     def close(self) -> None: ...
+
+
+def channel_tls(srv: Any, obj: MQObject) -> ssl.SSLContext | None:
+    """An MQTT or AMQP channel with SSLCIPH is TLS only: its certificate from the channel's SSLKEYR
+    (an MQTT channel's; a stem, as the queue manager's: ``<stem>.pem``, or ``<stem>.p12`` with
+    ``<stem>.sth``), else the queue manager's, labelled the channel's CERTLABL (an AMQP
+    channel's), else the queue manager's; SSLCAUTH(REQUIRED) asks every client for a
+    certificate that chains to the repository's CAs, OPTIONAL verifies one if sent, NEVER asks
+    for none."""
+    if not obj["SSLCIPH"].strip():
+        return None
+    tls.spec(obj["SSLCIPH"])                     # (an unknown CipherSpec: TLSConfigError)
+    stem = obj.attrs.get("SSLKEYR") or srv.qm.qmgr["SSLKEYR"]
+    if not stem:
+        raise tls.TLSConfigError("MQRC_KEY_REPOSITORY_ERROR", "neither the channel nor the queue manager has SSLKEYR")
+    ctx = tls.server_context(stem, obj.attrs.get("CERTLABL") or srv.qm.qmgr["CERTLABL"]
+                             or f"ibmwebspheremq{srv.name.lower()}")
+    ctx.verify_mode = {CMQXC.MQSCA_REQUIRED: ssl.CERT_REQUIRED, CMQXC.MQSCA_NEVER_REQUIRED: ssl.CERT_NONE}.get(
+        obj["SSLCAUTH"], ssl.CERT_OPTIONAL)
+    return ctx
+
+
+def start_tls(srv: Any, obj: MQObject, ctx: ssl.SSLContext | None, sock: socket.socket, peer: str,
+              kind: str) -> ssl.SSLSocket | None:
+    """The TLS handshake of a TLS channel's connection, and what it agreed against SSLCIPH; None
+    (MQ's AMQ9665E or AMQ9631E logged, a Channel SSL Error event put) when either fails."""
+    assert ctx is not None
+    try:
+        tls_sock = ctx.wrap_socket(sock, server_side=True)
+    except (ssl.SSLError, OSError) as e:
+        srv.log.write("AMQ9665E", f"The TLS handshake with {peer} on {kind} channel '{obj.name}' failed.", str(e))
+        with srv.lock:
+            srv.qm.events.ssl_error(F.MQRQ_SSL_HANDSHAKE_ERROR, obj.name, peer.split("(")[0],
+                                    stage=getattr(e, "reason", None) or "SSL_do_handshake",
+                                    code=e.errno if isinstance(e.errno, int) else 0)
+        return None
+    version, cipher = tls_sock.version(), (tls_sock.cipher() or ("",))[0]
+    if not tls.agreed(obj["SSLCIPH"], version, cipher):
+        srv.log.write("AMQ9631E", f"The CipherSpec agreed with {peer} ({cipher} {version}) is not {kind} "
+                                  f"channel '{obj.name}''s {obj['SSLCIPH']}.")
+        with srv.lock:
+            srv.qm.events.ssl_error(F.MQRQ_SSL_CIPHER_SPEC_ERROR, obj.name, peer.split("(")[0])
+        tls_sock.close()
+        return None
+    return tls_sock
 
 
 def accept_loop(sock: socket.socket, closing: Callable[[], bool], serve: Callable[[socket.socket, str], None]) -> None:
@@ -50,6 +99,8 @@ class ProtocolService:
 
     def refusal(self, obj: MQObject, e: Exception) -> str | None:
         """The words for a listener that could not be made because of ``e`` (None: not ours)."""
+        if isinstance(e, tls.TLSConfigError):
+            return f"AMQ9657E: The key repository of {self.kind} channel {obj.name} could not be used: {e.text}"
         return None
 
     def prepare(self) -> None:
