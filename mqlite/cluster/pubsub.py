@@ -241,25 +241,32 @@ def forward_to(ct: ClusterTopic, qmgr: str, topic: str, came_from: str, proxies:
 PUBLICATION, RETAINED, RESENT = "P", "R", "S"    # a publication; one to retain; a retained one sent again
 
 
-def wrap(topic: str, origin: str, body: bytes, kind: str = PUBLICATION) -> bytes:
+FORMAT = b"MQLPUB  "            # a forwarded publication's Format (the publisher's is in its envelope)
+
+
+def wrap(topic: str, origin: str, body: bytes, kind: str = PUBLICATION, fmt: bytes = b"") -> bytes:
     """A publication on its way to another member's SYSTEM.INTER.QMGR.PUBS: a small header (what it
-    is, the member it comes from, the topic string) before the publisher's data. ``kind``:
-    PUBLICATION; RETAINED, published with MQPMO_RETAIN (the member keeps it as the topic's
-    retained publication too); RESENT, a retained publication sent again to a member that placed a
-    new proxy subscription (delivered there only if it does not hold it yet)."""
-    head = f"{kind}{origin}\0{topic}".encode()
-    return HEADER + len(head).to_bytes(4, "big") + head + body
+    is, the member it comes from, the topic string, the publisher's Format) before the
+    publisher's data. ``kind``: PUBLICATION; RETAINED, published with MQPMO_RETAIN (the member
+    keeps it as the topic's retained publication too); RESENT, a retained publication sent again
+    to a member that placed a new proxy subscription (delivered there only if it does not hold it
+    yet). The message's own Format is FORMAT on the way: an envelope whose publisher's data is an
+    MQRFH2 (a publication with properties) is not an MQRFH2 itself."""
+    head = f"{kind}{origin}\0{topic}" + (f"\0{fmt.decode('latin-1')}" if fmt else "")
+    data = head.encode()
+    return HEADER + len(data).to_bytes(4, "big") + data + body
 
 
-def unwrap(data: bytes) -> tuple[str, str, str, bytes]:
-    """(topic string, origin, kind, publisher's data); ValueError if it is not a forwarded
-    publication."""
+def unwrap(data: bytes) -> tuple[str, str, str, bytes, bytes]:
+    """(topic string, origin, kind, the publisher's Format (b"" when the envelope has none), the
+    publisher's data); ValueError if it is not a forwarded publication."""
     if not data.startswith(HEADER) or len(data) < len(HEADER) + 5:
         raise ValueError("not a forwarded publication")
     n = int.from_bytes(data[len(HEADER):len(HEADER) + 4], "big")
     start = len(HEADER) + 4
     head = data[start:start + n].decode()
-    kind, (origin, _, topic) = head[:1], head[1:].partition("\0")
+    kind, (origin, _, rest) = head[:1], head[1:].partition("\0")
+    topic, _, fmt = rest.partition("\0")
     if kind not in (PUBLICATION, RETAINED, RESENT):
         raise ValueError(f"unknown forwarded publication kind {kind!r}")
-    return topic, origin, kind, data[start + n:]
+    return topic, origin, kind, fmt.encode("latin-1"), data[start + n:]

@@ -70,14 +70,18 @@ class ClusterTopics:
         xq = self.qm.routing.cluster_xmitq(channel)
         res = Resolved(REMOTE, xq, cps.PUBSQ, target, (xq,), cps.PUBSQ, target, channel)
         h = Handle(0, xq, None, C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT, res, self.qm.queues[xq])
-        self.qm._put(conn, h, md.copy(), PMO(Options=C.MQPMO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT),
-                  cps.wrap(topic, self.qm.name, body, kind), owned=True)
+        envelope = md.copy()
+        envelope.Format = cps.FORMAT
+        self.qm._put(conn, h, envelope, PMO(Options=C.MQPMO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT),
+                     cps.wrap(topic, self.qm.name, body, kind, md.Format), owned=True)
 
     def publish_inbound(self, conn: Conn, md: MD, data: bytes) -> int:
         """A publication another member forwarded (from SYSTEM.INTER.QMGR.PUBS, under the agent's
         syncpoint): delivered to the subscriptions here and, at a topic host, forwarded on.
         Returns how many copies went out."""
-        topic, origin, kind, body = cps.unwrap(data)
+        topic, origin, kind, fmt, body = cps.unwrap(data)
+        if fmt:
+            md.Format = fmt                     # (the publisher's, from its envelope)
         if kind == cps.RESENT:
             held = self.ps.retained.get(topic)
             if held is not None and MD.from_bytes(held[0]).MsgId == md.MsgId:

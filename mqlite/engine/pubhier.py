@@ -61,7 +61,9 @@ class Hierarchy:
         with the publisher's context (``kind``: as cluster.pubsub's wrap)."""
         kind = kind or (cps.RETAINED if opts & C.MQPMO_RETAIN else cps.PUBLICATION)
         try:
-            self._as_qmgr(conn, target, cps.PUBSQ, md.copy(), cps.wrap(topic, self.qm.name, body, kind))
+            envelope = md.copy()
+            envelope.Format = cps.FORMAT
+            self._as_qmgr(conn, target, cps.PUBSQ, envelope, cps.wrap(topic, self.qm.name, body, kind, md.Format))
         except MQIError as e:
             self.qm.log(f"MQL8021W: A publication on {topic} could not be sent to {target} "
                      f"(reason {e.reason}).")

@@ -122,8 +122,9 @@ def test_proxies_sent_as_whole_sets_withdrawn_and_resent():
 
 @given(st.text(max_size=40), st.text(max_size=20), st.binary(max_size=64))
 def test_wrap_round_trip(topic, origin, body):
-    origin = origin.replace("\0", "")
-    assert unwrap(wrap(topic, origin, body)) == (topic, origin, "P", body)
+    origin, topic = origin.replace("\0", ""), topic.replace("\0", "")
+    assert unwrap(wrap(topic, origin, body)) == (topic, origin, "P", b"", body)
+    assert unwrap(wrap(topic, origin, body, "P", b"MQHRF2  ")) == (topic, origin, "P", b"MQHRF2  ", body)
     assert unwrap(wrap(topic, origin, body, "S"))[2] == "S"
 
 

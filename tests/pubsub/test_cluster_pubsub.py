@@ -18,6 +18,8 @@ import pytest
 
 from mqlite import pymqi
 from mqlite.cmq import CMQC as C
+from mqlite.props import rfh2
+from mqlite.props.values import Properties
 from mqlite.testing import Harness, free_port
 from tests.helpers import depth, drain, wait_until
 
@@ -139,6 +141,36 @@ def test_subscope_qmgr_keeps_a_subscription_local(news: Harness) -> None:
     finally:
         conn.disconnect()
     assert drain(news, "PR3", "SUBQ") == [b"birdie"]
+
+
+def test_a_publication_with_properties_crosses_the_cluster(news: Harness) -> None:
+    """A publication whose data is an MQRFH2 (message properties) travels inside the cluster's
+    envelope and arrives with its properties (it was refused with 2334 when the envelope kept the
+    publisher's MQHRF2 Format)."""
+    props = Properties()
+    props.set("ball", "red")
+    fmt, enc, ccsid, data = rfh2.join(props, C.MQFMT_STRING, C.MQENC_NATIVE, 1208, b"over")
+    conn = news.qm("PR1").client()
+    try:
+        t = pymqi.Topic(conn, topic_string="sports/cricket")
+        t.open(open_opts=C.MQOO_OUTPUT)
+        t.pub(data, pymqi.MD(Format=fmt, Encoding=enc, CodedCharSetId=ccsid))
+        t.close()
+    finally:
+        conn.disconnect()
+    wait_until(lambda: depth(news, "PR3", "SUBQ") == 1, timeout=30, what="the PR3 copy of sports/cricket")
+    conn = news.qm("PR3").client()
+    try:
+        q = pymqi.Queue(conn, "SUBQ", C.MQOO_INPUT_SHARED)
+        hmsg = pymqi.MessageHandle(conn)
+        gmo = pymqi.GMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_PROPERTIES_IN_HANDLE)
+        gmo.MsgHandle = hmsg.msg_handle
+        md = pymqi.MD()
+        assert q.get(None, md, gmo) == b"over"
+        assert md.Format == C.MQFMT_STRING and hmsg.properties.get("ball") == "red"
+        q.close()
+    finally:
+        conn.disconnect()
 
 
 def managed_sub(conn, topic: str):
