@@ -26,7 +26,6 @@ from mqlite.props import rfh2
 from mqlite.props.values import Properties
 
 TOPIC, QUEUE = "topic", "queue"
-_TYPES = (bool, int, float, str, bytes)
 
 
 def kind_of(capabilities: list[str]) -> str:
@@ -106,10 +105,13 @@ def _value(v: Any) -> bool | int | float | str | bytes:
     """An application property's value as an MQ property's: AMQP's sized numbers (Proton's uint,
     ulong, byte, ...) as integers, float32 as a float, symbols and chars as strings; anything else
     (a timestamp, a uuid, a list) as its text."""
-    for t in _TYPES:
-        if isinstance(v, t):
-            return t(v)
-    return str(v)
+    if isinstance(v, bool):
+        return bool(v)
+    if isinstance(v, int):
+        return int(v)
+    if isinstance(v, float):
+        return float(v)
+    return bytes(v) if isinstance(v, bytes) else str(v)
 
 
 def from_mq(md: MD, body: bytes) -> Message:

@@ -330,7 +330,7 @@ class QMServer:
             return svrconn.stop_connection(list(self.sessions), hconn)
 
     def purge_channel(self, name: str, client: str) -> str | None:
-        return self.channels.protocols[self.qm.lookup("CHANNEL", name).kind].purge(name, client)
+        return self.channels.protocols[getattr(self.qm.lookup("CHANNEL", name), "kind", "MQTT")].purge(name, client)
 
     def cond_for(self, queue: str) -> threading.Condition:
         cond = self.conds.get(queue)
