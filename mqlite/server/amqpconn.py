@@ -88,7 +88,7 @@ class AMQPConnection:
                 return
             self.sock.settimeout(None)
             self._engine(header)
-        except (sasl.SaslError, socket.timeout, Refused) as e:
+        except (sasl.SaslError, socket.timeout, Refused, UnicodeDecodeError) as e:   # (bad UTF-8: a decode-error)
             srv.log.write("AMQ9504E", f"A protocol error was detected on AMQP channel '{self.channel.obj.name}' "
                                       f"from {self.peer}.", f"{e}. The connection was closed.")
         except (ConnectionError, OSError):
@@ -182,12 +182,15 @@ class AMQPConnection:
         if self.channel.obj["AMQPKA"] > 0:      # AMQPKA: the idle timeout this end declares (AUTO: none)
             t.idle_timeout = self.channel.obj["AMQPKA"] / 1000
         t.push(header)
+        deadline = time.monotonic() + HEADER_WAIT
         while not self.ended:
             self._events(collector)
             self._pump()
             self._flush()
             if t.closed:
                 return
+            if self.conn is None and time.monotonic() > deadline:
+                raise Refused(f"no OPEN within {HEADER_WAIT:g} seconds")
             wait = POLL if any(h["sender"] and h["link"].credit > 0 for h in self.handles.values()) else IDLE_POLL
             room = t.capacity()                 # (what Proton's input buffer takes: no more is read)
             if room < 0:
@@ -351,7 +354,12 @@ class AMQPConnection:
             if not entry["sender"] or self.conn is None:
                 continue
             while pn.pn_link_credit(link) > 0:
-                got = self._get(entry)
+                try:
+                    got = self._get(entry)
+                except MQIError as e:
+                    if e.reason != C.MQRC_SYNCPOINT_LIMIT_REACHED:      # (MAXUMSGS: wait for outcomes)
+                        links.fail(self, entry, e.reason)             # (its queue deleted, get inhibited)
+                    break
                 if got is None:
                     break
                 md, body = got

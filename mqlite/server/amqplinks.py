@@ -31,7 +31,8 @@ LINK_CREDIT = 500                       # credit a link the client sends on is g
 CONDITIONS = {C.MQRC_UNKNOWN_OBJECT_NAME: "amqp:not-found", C.MQRC_NOT_AUTHORIZED: "amqp:unauthorized-access",
               C.MQRC_PUT_INHIBITED: "amqp:resource-locked", C.MQRC_GET_INHIBITED: "amqp:resource-locked",
               C.MQRC_Q_FULL: "amqp:resource-limit-exceeded", C.MQRC_MSG_TOO_BIG_FOR_Q: "amqp:link:message-size-exceeded",
-              C.MQRC_OBJECT_IN_USE: "amqp:resource-locked", C.MQRC_SUBSCRIPTION_IN_USE: "amqp:resource-locked"}
+              C.MQRC_OBJECT_IN_USE: "amqp:resource-locked", C.MQRC_SUBSCRIPTION_IN_USE: "amqp:resource-locked",
+              C.MQRC_HANDLE_NOT_AVAILABLE: "amqp:resource-limit-exceeded"}
 _EXPIRY = {Terminus.EXPIRE_WITH_LINK: "link-detach", Terminus.EXPIRE_WITH_SESSION: "session-end",
            Terminus.EXPIRE_WITH_CONNECTION: "connection-close", Terminus.EXPIRE_NEVER: "never"}
 
@@ -155,6 +156,17 @@ def detach(c: AMQPConnection, link: Link, closed: bool) -> None:
         link.close()
     else:
         link.detach()
+
+
+def fail(c: AMQPConnection, entry: dict[str, Any], reason: int) -> None:
+    """A link whose MQ object failed (its queue deleted, gets inhibited): detached with MQ's
+    reason as its condition; the connection and its other links go on."""
+    link = entry["link"]
+    c.handles.pop(link._impl, None)
+    with c.srv.lock:
+        release(c, entry, closed=False)
+    link.condition = condition(reason, entry["address"])
+    link.close()
 
 
 def release(c: AMQPConnection, entry: dict[str, Any], closed: bool) -> None:
