@@ -88,3 +88,48 @@ def test_dataframe_write_publishes(harness: Harness, spark: Any) -> None:
     assert sorted(got) == sorted(f"price {i}".encode() for i in range(25))
     sub.close(close_sub_queue=True)
     conn.disconnect()
+
+
+def test_topic_stream_sees_mqtt_and_amqp_publications(harness: Harness, spark: Any, workdir: str) -> None:
+    """Issue 38's interoperability: publications from an MQTT client (paho-mqtt, QoS 1) and an
+    AMQP client (Qpid Proton) are MQ publications, so a Spark topic stream sees them, with their
+    persistence and (AMQP's application-properties) their properties."""
+    import paho.mqtt.client as mqtt
+    from proton import Message
+    from proton.utils import BlockingConnection
+
+    from mqlite.cli.proc import free_port
+    qm = harness.qm("TPQM")
+    mport, aport = free_port(), free_port()
+    qm.mqsc(f"DEFINE CHANNEL(MQTT.S) CHLTYPE(MQTT) PORT({mport}) LOCLADDR('127.0.0.1')\n"
+            f"DEFINE CHANNEL(AMQP.S) CHLTYPE(AMQP) PORT({aport}) LOCLADDR('127.0.0.1') MCAUSER('app')\n"
+            "START SERVICE(SYSTEM.MQXR.SERVICE)\nSTART SERVICE(SYSTEM.AMQP.SERVICE)\n", check=True)
+    opts = {"queueManager": qm.name, "channel": harness.channel, "conname": qm.conname, "topic": "iot/#",
+            "subscription": "IOT.STREAM"}
+    out, chk = os.path.join(workdir, "out"), os.path.join(workdir, "chk")
+
+    def stream() -> None:
+        df = spark.readStream.format("mqlite").options(**opts).load().selectExpr(
+            "cast(body as string) as data", "persistence", "properties")
+        q = df.writeStream.format("parquet").option("path", out).option("checkpointLocation", chk) \
+            .trigger(availableNow=True).start()
+        q.awaitTermination(120)
+        assert q.exception() is None
+    stream()                                        # the first run makes the durable subscription
+    device = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="spark.device")
+    device.connect("127.0.0.1", mport)
+    device.loop_start()
+    for i in range(5):
+        device.publish("iot/mqtt", f"mqtt {i}".encode(), 1).wait_for_publish(10)
+    device.disconnect()
+    device.loop_stop()
+    c = BlockingConnection(f"amqp://127.0.0.1:{aport}", allowed_mechs="ANONYMOUS", timeout=10)
+    snd = c.create_sender("iot/amqp")
+    for i in range(5):
+        snd.send(Message(body=f"amqp {i}", durable=True, properties={"n": i}))
+    c.close()
+    stream()
+    rows = spark.read.parquet(out).where("data is not null").collect()
+    assert sorted(r.data for r in rows) == sorted([f"mqtt {i}" for i in range(5)] + [f"amqp {i}" for i in range(5)])
+    assert all(r.persistence == 1 for r in rows)                   # QoS 1 and durable: persistent
+    assert sorted(r.properties["n"] for r in rows if r.data.startswith("amqp")) == ["0", "1", "2", "3", "4"]
