@@ -23,6 +23,7 @@ manager is made for the run, with its channels on free ports.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import socket
@@ -215,10 +216,10 @@ def main() -> int:
             report("AMQP durable, 1 KiB", results["amqp"], "RabbitMQ")
         if args.only != "amqp":
             mosquitto = mosquitto_ready()
+            runs = itertools.count()                # (client ids short enough for MQTT 3.1's 23 characters)
             results["mqtt"] = medians(args.runs, {
-                "mqlite": lambda: mqtt_run(mqtt_port, args.n, f"mqlite{time.monotonic_ns()}"),
-                "Mosquitto": (lambda: mqtt_run(MOSQUITTO[1], args.n, f"mosquitto{time.monotonic_ns()}"))
-                if mosquitto else None})
+                "mqlite": lambda: mqtt_run(mqtt_port, args.n, f"q{next(runs)}"),
+                "Mosquitto": (lambda: mqtt_run(MOSQUITTO[1], args.n, f"m{next(runs)}")) if mosquitto else None})
             report("MQTT QoS 1, 1 KiB", results["mqtt"], "Mosquitto")
     finally:
         mqlite_cmd("endmqm", "-i", QM)
