@@ -29,12 +29,14 @@ from mqlite.engine.clock import mq_date_time
 from mqlite.engine.core import Conn, qmgr_authority
 from mqlite.mqtt import codec as K
 from mqlite.mqtt import session as S
+from mqlite.mqtt import websocket as W
 from mqlite.objects.model import MQObject
 from mqlite.pubsub import topics
 from mqlite.security.users import Principal, os_user_of_uid, verify_password
 from mqlite.server import auth
 from mqlite.server.mqttdelivery import Delivery, Lane
 from mqlite.server.protosvc import start_tls
+from mqlite.server.wsstream import WebSocketStream
 
 APPL_TYPE = C.MQAT_JAVA                 # MQ's telemetry service is a Java program
 CONNECT_WAIT = float(os.environ.get("MQLITE_MQTT_CONNECT_WAIT", "10"))   # seconds a new connection has to send CONNECT
@@ -83,6 +85,7 @@ class Client:
         self.channel, self.srv, self.sock, self.peer = channel, channel.srv, sock, peer
         self.server = self.srv                  # (what server.auth reads of a session)
         self.tls = False
+        self.websocket = False
         self.client_id = ""
         self.protocol = ""
         self.keepalive = 0
@@ -112,6 +115,7 @@ class Client:
             self.sock.settimeout(CONNECT_WAIT)
             if self.channel.tls is not None and not self._start_tls():
                 return
+            self._transport(decoder)
             first = self._next(decoder)
             if not isinstance(first, K.Connect):
                 raise K.ProtocolError("the first packet is not CONNECT")
@@ -124,7 +128,7 @@ class Client:
                     clean_end = True
                     return
                 self._handle(packet)
-        except (K.ProtocolError, socket.timeout) as e:
+        except (K.ProtocolError, W.WebSocketError, socket.timeout) as e:
             if not self.closed:
                 srv.log.write("AMQ9504E", f"A protocol error was detected on MQTT channel '{self.channel.obj.name}' "
                                           f"from {self.peer}.", f"{e}. The connection was closed.")
@@ -134,6 +138,24 @@ class Client:
             srv.log.write("MQL9999E", f"Unexpected error serving MQTT client {self.peer}.", traceback.format_exc())
         finally:
             self.close(publish_will=not clean_end)
+
+    def _transport(self, decoder: K.Decoder) -> None:
+        """MQTT straight on the socket, or in WebSocket frames when the first bytes are an HTTP
+        request: PROTOCOL says which the channel takes (HTTP: WebSockets; MQTTV3, MQTTV311: TCP)."""
+        protocols = self.channel.obj["PROTOCOL"]
+        first = self.sock.recv(65536)
+        if not first:
+            raise ConnectionError("the client closed the connection")
+        if W.is_http(first):
+            if "HTTP" not in protocols:
+                self.sock.sendall(W.REFUSED)
+                raise K.ProtocolError("a WebSocket request on a channel without PROTOCOL(HTTP)")
+            self.sock = WebSocketStream(self.sock, first, decoder.max_packet)      # type: ignore[assignment]
+            self.websocket = True
+            return
+        if not {"MQTTV3", "MQTTV311"} & set(protocols):
+            raise K.ProtocolError("MQTT over TCP on a channel with PROTOCOL(HTTP) only")
+        decoder.feed(first)
 
     def _start_tls(self) -> bool:
         tls_sock = start_tls(self.srv, self.channel.obj, self.channel.tls, self.sock, self.peer, "MQTT")
@@ -166,7 +188,7 @@ class Client:
     def _connect(self, c: K.Connect) -> bool:
         """CONNECT: the protocol, the ClientIdentifier, who the client is; CONNACK."""
         srv, obj = self.srv, self.channel.obj
-        if c.protocol not in obj["PROTOCOL"]:
+        if c.protocol not in obj["PROTOCOL"] and not self.websocket:       # (HTTP: WebSockets carry either)
             self.send(K.connack(False, K.BAD_VERSION))
             return False
         cid = c.client_id or (S.generated_client_id() if c.clean else "")

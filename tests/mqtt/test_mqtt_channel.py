@@ -60,11 +60,11 @@ class Client:
 
     def __init__(self, port: int, client_id: str, clean: bool = True, username: str | None = None,
                  password: str | None = None, will: tuple[str, bytes] | None = None, keepalive: int = 60,
-                 protocol: int = mqtt.MQTTv311) -> None:
+                 protocol: int = mqtt.MQTTv311, transport: str = "tcp") -> None:
         self.got: queue.Queue[mqtt.MQTTMessage] = queue.Queue()
         self.connected: queue.Queue[tuple[Any, Any]] = queue.Queue()
         self.c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=clean,
-                             protocol=protocol)
+                             protocol=protocol, transport=transport)   # type: ignore[arg-type]
         if username is not None:
             self.c.username_pw_set(username, password)
         if will is not None:
