@@ -14,6 +14,7 @@ from mqlite.objects.names import generic_match
 from mqlite.server.protosvc import ProtocolService, accept_loop, channel_tls
 
 AMQP_SERVICE = "SYSTEM.AMQP.SERVICE"
+DEFAULT_CHANNEL = "SYSTEM.DEF.AMQP"      # where DEFINE CHANNEL CHLTYPE(AMQP) takes its defaults
 PURGE_WAIT = 10.0                       # seconds PURGE CHANNEL waits for a connection to end
 
 
@@ -27,9 +28,12 @@ class AMQPService(ProtocolService):
         self.sub_users: dict[str, int] = {}      # a durable subscription's name -> links holding it
 
     def ensure(self) -> None:
-        """SYSTEM.AMQP.SERVICE, for a queue manager made before it was defined."""
+        """SYSTEM.AMQP.SERVICE and SYSTEM.DEF.AMQP, for a queue manager made before they were
+        defined."""
         qm = self.srv.qm
         with self.srv.lock:
+            if qm.lookup("CHANNEL", DEFAULT_CHANNEL) is None:
+                qm.add_object(MQObject("AMQP", DEFAULT_CHANNEL, TABLE.defaults("AMQP")))
             if AMQP_SERVICE not in qm.objects["SERVICE"]:
                 obj = MQObject("SERVICE", AMQP_SERVICE, TABLE.defaults("SERVICE"))
                 obj.attrs.update(DESCR="Manages clients that use the AMQP protocol", SERVTYPE=C.MQSVC_TYPE_SERVER,

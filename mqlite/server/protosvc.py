@@ -112,7 +112,9 @@ class ProtocolService:
         qm = self.srv.qm
         with self.srv.lock:
             self.prepare()
-            names = [o.name for o in qm.objects["CHANNEL"].values() if o.kind == self.kind]
+            # (a SYSTEM.DEF. channel is a default definition: it runs only when START CHANNEL says)
+            names = [o.name for o in qm.objects["CHANNEL"].values()
+                     if o.kind == self.kind and not o.name.startswith("SYSTEM.DEF.")]
             stopped = {n for n in names if qm.uow.record(n).get("stopped")}
         self.started = time.time()
         for name in names:

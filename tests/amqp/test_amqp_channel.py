@@ -16,6 +16,7 @@ from proton.utils import BlockingConnection, LinkDetached
 
 from mqlite import pymqi
 from mqlite.amqp import sasl
+from mqlite.cli.proc import free_port
 from tests.amqp.conftest import WAIT, Capability, connect, depth, mq_get
 
 
@@ -200,3 +201,20 @@ def test_bad_input_closes_the_connection_only(rig: dict[str, Any], data: bytes) 
     c = connect(rig)                                     # the channel serves the next one
     c.close()
     assert rig["qm"].running()
+
+
+def test_system_def_amqp_gives_new_channels_their_defaults(rig: dict[str, Any]) -> None:
+    qm = rig["qm"]
+    shown = qm.mqsc("DISPLAY CHANNEL(SYSTEM.DEF.AMQP) ALL\n").stdout
+    assert "CHLTYPE(AMQP)" in shown and "PORT(5672)" in shown
+    # A default definition: the service does not start it (nothing listens on 5672 for it).
+    assert "AMQ8420I" in qm.mqsc("DISPLAY CHSTATUS(SYSTEM.DEF.AMQP)\n").stdout
+    port = free_port()
+    qm.mqsc("ALTER CHANNEL(SYSTEM.DEF.AMQP) CHLTYPE(AMQP) MAXMSGL(1000) TMPQPRFX('TMP.*')\n"
+            f"DEFINE CHANNEL(AMQP.NEW) CHLTYPE(AMQP) PORT({port}) LOCLADDR('127.0.0.1')\n", check=True)
+    try:
+        shown = qm.mqsc("DISPLAY CHANNEL(AMQP.NEW) MAXMSGL TMPQPRFX\n").stdout
+        assert "MAXMSGL(1000)" in shown and "TMPQPRFX(TMP.*)" in shown
+    finally:
+        qm.mqsc("DELETE CHANNEL(AMQP.NEW)\nALTER CHANNEL(SYSTEM.DEF.AMQP) CHLTYPE(AMQP) MAXMSGL(4194304) "
+                "TMPQPRFX('AMQP.*')\n")
