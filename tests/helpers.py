@@ -1,16 +1,17 @@
 """Helpers for the tests that run clusters of real queue-manager processes."""
 from __future__ import annotations
 
+import contextlib
 import re
 import struct
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from mqlite import pymqi
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
-from mqlite.testing import Harness
+from mqlite.testing import Harness, free_port
 
 
 def reason(fn: Callable[..., Any], *args: Any, **kw: Any) -> tuple[int, int]:
@@ -135,3 +136,35 @@ def admin_messages(qm: Any, queue: str) -> list[tuple[tuple[int, ...], list[tupl
             break
     conn.disconnect()
     return out
+
+
+@contextlib.contextmanager
+def scores_cluster(cb_extra: str) -> Iterator[Harness]:
+    """Two full repositories of cluster LIVE, CA and CB (processes, fast channel retries), with a
+    SUBQ on each, the clustered topic SCORES ('scores') defined on CA, an administrative
+    subscription SCORES.CA to 'scores/#' into CA's SUBQ, and ``cb_extra``'s MQSC on CB (a
+    protocol channel); ready once CB knows the topic (the proxy subscriptions a test makes are
+    for it to wait for: ``proxied``)."""
+    h = Harness()
+    try:
+        ports = {"CA": free_port(), "CB": free_port()}
+        retry = "SHORTRTY(60) SHORTTMR(1) LONGTMR(5)"
+        for name, other in (("CA", "CB"), ("CB", "CA")):
+            h.add(name, f"ALTER QMGR REPOS(LIVE)\n"
+                        f"DEFINE CHANNEL(TO.{name}) CHLTYPE(CLUSRCVR) CONNAME('127.0.0.1({ports[name]})') "
+                        f"CLUSTER(LIVE) {retry}\n"
+                        f"DEFINE CHANNEL(TO.{other}) CHLTYPE(CLUSSDR) CONNAME('127.0.0.1({ports[other]})') "
+                        f"CLUSTER(LIVE) {retry}\nDEFINE QLOCAL(SUBQ)\n"
+                        + ("DEFINE TOPIC(SCORES) TOPICSTR('scores') CLUSTER(LIVE)\n" if name == "CA" else cb_extra),
+                  port=ports[name])
+        wait_until(lambda: "CLUSTER(LIVE)" in h.qm("CB").mqsc("DISPLAY TPSTATUS('scores') CLUSTER\n").stdout,
+                   timeout=40, what="CB to know the clustered topic")
+        h.qm("CA").mqsc("DEFINE SUB(SCORES.CA) TOPICSTR('scores/#') DEST(SUBQ)\n", check=True)
+        yield h
+    finally:
+        h.close()
+
+
+def proxied(h: Harness, qm: str, origin: str) -> bool:
+    """Whether ``qm`` holds a proxy subscription from ``origin``."""
+    return f"DESTQMGR({origin})" in h.qm(qm).mqsc("DISPLAY SUB(*) SUBTYPE(PROXY) DESTQMGR\n").stdout

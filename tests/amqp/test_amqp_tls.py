@@ -15,17 +15,13 @@ from proton.utils import BlockingConnection
 from mqlite.cli.proc import free_port
 from mqlite.testing import Harness, run_mqlite
 from tests.amqp.conftest import WAIT, Capability, mq_get
-from tests.server.test_tls import PEM, PKI
+from tests.server.test_tls import server_pki
 
 
 @pytest.fixture(scope="module")
 def tlsrig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     d = str(tmp_path_factory.mktemp("pki"))
-    pki = PKI(d)
-    server = pki.repo("amqpserver", "AMQPTLS")
-    ca = os.path.join(d, "ca.pem")
-    with open(ca, "wb") as f:
-        f.write(pki.ca.public_bytes(PEM))
+    pki, server, ca = server_pki(d, "amqpserver", "AMQPTLS")
     port = free_port()
     h = Harness(str(tmp_path_factory.mktemp("data")), security=True)
     try:

@@ -18,17 +18,13 @@ from mqlite.cli.proc import free_port
 from mqlite.mqtt import codec as K
 from mqlite.testing import Harness
 from tests.mqtt.test_mqtt_channel import Client
-from tests.server.test_tls import PEM, PKI
+from tests.server.test_tls import server_pki
 
 
 @pytest.fixture(scope="module")
 def tlsrig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     d = str(tmp_path_factory.mktemp("pki"))
-    pki = PKI(d)
-    server = pki.repo("mqttserver", "MQTTQM")
-    ca = os.path.join(d, "ca.pem")
-    with open(ca, "wb") as f:
-        f.write(pki.ca.public_bytes(PEM))
+    pki, server, ca = server_pki(d, "mqttserver", "MQTTQM")
     one, two = free_port(), free_port()
     with Harness(str(tmp_path_factory.mktemp("data"))) as h:
         qm = h.add("MQTTTLS", f"DEFINE CHANNEL(MQTT.TLS) CHLTYPE(MQTT) PORT({one}) LOCLADDR('127.0.0.1') "

@@ -70,6 +70,17 @@ class PKI:
         return path
 
 
+def server_pki(d: str, stem: str, cn: str) -> tuple[PKI, str, str]:
+    """A CA in ``d``, a server's repository ``stem`` for ``cn`` signed by it, and the CA's
+    certificate alone as ca.pem (what a client trusts): (the PKI, the repository, ca.pem)."""
+    pki = PKI(d)
+    server = pki.repo(stem, cn)
+    ca = os.path.join(d, "ca.pem")
+    with open(ca, "wb") as f:
+        f.write(pki.ca.public_bytes(PEM))
+    return pki, server, ca
+
+
 @pytest.fixture(scope="module")
 def tlsqm(tmp_path_factory):
     d = str(tmp_path_factory.mktemp("pki"))
