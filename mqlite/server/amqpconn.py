@@ -389,6 +389,19 @@ class AMQPConnection:
                 raise
         return r.md, r.body
 
+    def forget_link(self, link: Any) -> None:
+        """A link the client receives on went (detached, or failed) with deliveries it never
+        settled: they count as not accepted, so the unit of work backs out (they come again, at
+        least once) once the other links' deliveries have their outcomes."""
+        gone = [d for d in self.unsettled if pn.pn_delivery_link(d) == link]
+        if not gone:
+            return
+        for d in gone:
+            del self.unsettled[d]
+        self.back_out = True
+        if not self.unsettled:
+            self._settle_unit()
+
     def _settle_unit(self) -> None:
         """Every delivery of the unit of work has its outcome: MQCMIT, or MQBACK when one was not
         accepted (the messages come again)."""

@@ -150,6 +150,7 @@ def detach(c: AMQPConnection, link: Link, closed: bool) -> None:
     handles closed; its subscription removed, or left as its lifetime says."""
     entry = c.handles.pop(link._impl, None)
     if entry is not None and c.conn is not None:
+        c.forget_link(link._impl)
         with c.srv.lock:
             release(c, entry, closed)
     if closed:
@@ -163,6 +164,7 @@ def fail(c: AMQPConnection, entry: dict[str, Any], reason: int) -> None:
     reason as its condition; the connection and its other links go on."""
     link = entry["link"]
     c.handles.pop(link._impl, None)
+    c.forget_link(link._impl)
     with c.srv.lock:
         release(c, entry, closed=False)
     link.condition = condition(reason, entry["address"])

@@ -218,3 +218,24 @@ def test_system_def_amqp_gives_new_channels_their_defaults(rig: dict[str, Any]) 
     finally:
         qm.mqsc("DELETE CHANNEL(AMQP.NEW)\nALTER CHANNEL(SYSTEM.DEF.AMQP) CHLTYPE(AMQP) MAXMSGL(4194304) "
                 "TMPQPRFX('AMQP.*')\n")
+
+
+def test_a_receiver_closed_with_unsettled_deliveries_gives_them_back(rig: dict[str, Any]) -> None:
+    """Deliveries the client never settled, on a link it closes, come again (at least once), and
+    the connection's other links go on committing."""
+    rig["qm"].mqsc("CLEAR QLOCAL(ORDERS)\n")
+    c = connect(rig)
+    snd = c.create_sender("ORDERS", options=Capability("queue"))
+    for i in range(3):
+        snd.send(Message(body=f"u{i}", durable=True))
+    rcv = c.create_receiver("ORDERS", credit=3, options=Capability("queue"))
+    assert rcv.receive(timeout=WAIT).body == "u0"          # (got, never settled)
+    rcv.close()
+    again = c.create_receiver("ORDERS", credit=10, options=Capability("queue"))
+    bodies = []
+    for _ in range(3):
+        bodies.append(again.receive(timeout=WAIT).body)
+        again.accept()
+    assert sorted(bodies) == ["u0", "u1", "u2"]
+    c.close()
+    assert depth(rig, "ORDERS") == 0
