@@ -1,7 +1,5 @@
-"""One AMQP 1.0 connection to an AMQP channel: mqlite answers its SASL layer (amqp/sasl.py: PLAIN
-checked as CONNAUTH checks a client's password, ANONYMOUS as the channel's MCAUSER, both through
-CHLAUTH and connect authority as a client channel's are; ANONYMOUS without MCAUSER is no one, and
-refused), then Qpid Proton's engine speaks AMQP (frames, sessions, links, credit, settlement) and
+"""One AMQP 1.0 connection to an AMQP channel: mqlite answers its SASL layer (who the client is:
+server/amqpident.py), then Qpid Proton's engine speaks AMQP (frames, sessions, links, credit, settlement) and
 this maps its links' messages onto MQI calls under the engine lock (each link's MQ object:
 server/amqplinks.py; messages: amqp/mapping.py):
 
@@ -34,8 +32,8 @@ from mqlite.cmq.structs import GMO, MD, PMO
 from mqlite.engine.clock import mq_date_time
 from mqlite.engine.core import Conn
 from mqlite.security.users import Principal
+from mqlite.server import amqpident as ident
 from mqlite.server import amqplinks as links
-from mqlite.server import auth
 from mqlite.server.protosvc import start_tls
 
 HEADER_WAIT = 10.0                      # seconds for the protocol headers and SASL
@@ -45,10 +43,6 @@ IDLE_POLL = 0.5
 
 _ENDPOINT_EVENTS = {pn.PN_CONNECTION_REMOTE_OPEN, pn.PN_SESSION_REMOTE_OPEN, pn.PN_LINK_REMOTE_OPEN,
                     pn.PN_LINK_REMOTE_CLOSE, pn.PN_LINK_REMOTE_DETACH, pn.PN_SESSION_REMOTE_CLOSE, pn.PN_CONNECTION_REMOTE_CLOSE}
-
-
-class Refused(Exception):
-    pass
 
 
 class AMQPConnection:
@@ -83,12 +77,12 @@ class AMQPConnection:
                 if tls_sock is None:
                     return
                 self.sock, self.tls = tls_sock, True
-            header = self._sasl()
+            header = ident.sasl_exchange(self)
             if header is None:
                 return
             self.sock.settimeout(None)
             self._engine(header)
-        except (sasl.SaslError, socket.timeout, Refused, UnicodeDecodeError) as e:   # (bad UTF-8: a decode-error)
+        except (sasl.SaslError, socket.timeout, ident.Refused, UnicodeDecodeError) as e:   # (bad UTF-8: a decode-error)
             srv.log.write("AMQ9504E", f"A protocol error was detected on AMQP channel '{self.channel.obj.name}' "
                                       f"from {self.peer}.", f"{e}. The connection was closed.")
         except (ConnectionError, OSError):
@@ -98,79 +92,6 @@ class AMQPConnection:
             srv.log.write("MQL9999E", f"Unexpected error serving AMQP client {self.peer}.", traceback.format_exc())
         finally:
             self._finish()
-
-    def _recv(self, n: int) -> bytes:
-        out = b""
-        while len(out) < n:
-            data = self.sock.recv(n - len(out))
-            if not data:
-                raise ConnectionError("the client closed the connection")
-            out += data
-        return out
-
-    def _sasl(self) -> bytes | None:
-        """The SASL exchange (or none: an AMQP header straight away is ANONYMOUS); the AMQP header
-        that follows, or None when the client was refused."""
-        header = self._recv(8)
-        if header == sasl.AMQP_HEADER:
-            return header if self._admit(None, None) else None
-        if header != sasl.SASL_HEADER:
-            self.sock.sendall(sasl.SASL_HEADER)
-            raise Refused(f"protocol header {header!r} is not AMQP 1.0's")
-        # EXTERNAL: a client whose certificate TLS verified; it runs as CHLAUTH's SSLPEERMAP (or
-        # the channel's MCAUSER) makes it, as ANONYMOUS does.
-        cert = self.tls and bool(self.sock.getpeercert())         # type: ignore[attr-defined]
-        offered = (["EXTERNAL"] if cert else []) + ["PLAIN", "ANONYMOUS"]
-        self.sock.sendall(sasl.SASL_HEADER + sasl.mechanisms(offered))
-        head = self._recv(4)
-        init = sasl.read_init(head + self._recv(sasl.frame_size(head) - 4))
-        creds = sasl.plain(init.response) if init.mechanism == "PLAIN" else None
-        if init.mechanism not in offered or (init.mechanism == "PLAIN" and creds is None):
-            self.sock.sendall(sasl.outcome(sasl.AUTH))
-            return None
-        ok = self._admit(*(creds or (None, None)))
-        self.sock.sendall(sasl.outcome(sasl.OK if ok else sasl.AUTH))
-        if not ok:
-            return None
-        header = self._recv(8)
-        if header != sasl.AMQP_HEADER:
-            raise Refused(f"after SASL, header {header!r} is not AMQP 1.0's")
-        return header
-
-    def _admit(self, user: str | None, password: str | None) -> bool:
-        """Who the client is, as a client channel's is checked (server/auth.identify: CHLAUTH,
-        CONNAUTH, connect authority); a refusal is SASL's auth outcome, after FAILDLAY."""
-        obj, srv = self.channel.obj, self.srv
-        if user is None and self._by_client_id():
-            return True                         # ANONYMOUS, USECLTID(YES): judged at OPEN, as its container id
-        # ANONYMOUS asserts no one: the channel's MCAUSER is who it is (none: no one, refused).
-        req: dict[str, Any] = {"os_user": user or "", "appl": "amqp"}
-        if user is not None:
-            req.update(user=user, password=password)
-        try:
-            self.principal = auth.identify(self, req, obj)
-        except auth.Refused as e:
-            with srv.lock:
-                self._refused(e)
-            auth.refuse_later(e.delay)
-            return False
-        return True
-
-    def _by_client_id(self) -> bool:
-        """USECLTID(YES) without MCAUSER: the client's container id is who it runs as."""
-        obj = self.channel.obj
-        return obj["USECLTID"] == 1 and not obj["MCAUSER"].strip()
-
-    def _refused(self, e: auth.Refused) -> None:
-        """(Engine lock held.) A client refused: counted, and its event put (Channel Blocked, Not
-        Authorized)."""
-        qm, obj = self.srv.qm, self.channel.obj
-        qm.mqi.conn_fails += 1
-        if e.blocked:
-            qm.events.channel_blocked(e.blocked, obj.name, self.peer.split("(")[0], user=e.user)
-        if e.qualifier:
-            qm.events.not_authorized(e.qualifier, user=e.user, csp_user=e.csp_user, appltype=C.MQAT_AMQP,
-                                     applname="amqp", channel=obj.name, conname=self.peer.split("(")[0])
 
     def _engine(self, header: bytes) -> None:
         self.transport = t = Transport(Transport.SERVER)
@@ -190,7 +111,7 @@ class AMQPConnection:
             if t.closed:
                 return
             if self.conn is None and time.monotonic() > deadline:
-                raise Refused(f"no OPEN within {HEADER_WAIT:g} seconds")
+                raise ident.Refused(f"no OPEN within {HEADER_WAIT:g} seconds")
             wait = POLL if any(h["sender"] and h["link"].credit > 0 for h in self.handles.values()) else IDLE_POLL
             room = t.capacity()                 # (what Proton's input buffer takes: no more is read)
             if room < 0:
@@ -274,19 +195,11 @@ class AMQPConnection:
         self.container = pconn.remote_container or ""
         srv, obj = self.srv, self.channel.obj
         with srv.lock:
-            if self._by_client_id():
-                try:
-                    if self.principal is None:          # (ANONYMOUS: CHLAUTH and the OAM judge the container id)
-                        self.principal = auth.identify(self, {"os_user": self.container[:12], "appl": "amqp"}, obj)
-                    else:                               # (PLAIN: CONNAUTH checked the user; the container id runs)
-                        self.principal = srv.qm.security.principal(self.container[:12])
-                        auth.may_connect(srv, self.principal)
-                except auth.Refused as e:
-                    self._refused(e)
-                    pconn.condition = Condition("amqp:unauthorized-access", f"MQ reason {C.MQRC_NOT_AUTHORIZED}")
-                    pconn.open()
-                    pconn.close()
-                    return
+            if not ident.at_open(self):
+                pconn.condition = Condition("amqp:unauthorized-access", f"MQ reason {C.MQRC_NOT_AUTHORIZED}")
+                pconn.open()
+                pconn.close()
+                return
             assert self.principal is not None
             self.conn = srv.qm.connect(self.container[-28:], C.MQAT_AMQP, self.principal.user, channel=obj.name,
                                        conname=self.peer.split("(")[0], pid=os.getpid())
