@@ -12,10 +12,12 @@ functions over Qpid Proton's ``Message``:
 - A message: ``durable`` is persistence, ``priority`` Priority, ``ttl`` (milliseconds) Expiry
   (tenths), application-properties the MQ message properties (an MQRFH2 ``usr`` folder), a
   string body MQSTR and any other body bytes (MQFMT_NONE), CCSID 1208, PutApplType MQAT_AMQP;
-  ``correlation_id`` (up to 24 bytes) CorrelId. Back: the same, the topic of a publication as
-  ``subject`` and ``address``."""
+  ``correlation_id`` (up to 24 bytes) CorrelId, ``reply_to`` ReplyToQ; a uuid or ulong
+  message-id or correlation-id is rejected, as MQ rejects it. Back: the same, the topic of a
+  publication as ``subject`` and ``address``."""
 from __future__ import annotations
 
+import uuid
 from typing import Any, NamedTuple
 
 from proton import Message
@@ -70,8 +72,16 @@ def subscription(address: str, container: str, link_name: str, shared: bool, exp
     return Sub(topic, f":private:{container}:{topic}" if linger else None, False, linger)
 
 
+class Unmappable(ValueError):
+    """A message MQ's AMQP channels reject: a message-id or correlation-id that is a uuid or a
+    ulong (MQ's mapping of incoming messages)."""
+
+
 def to_mq(msg: Message) -> tuple[MD, bytes]:
-    """An AMQP message as the descriptor and data an MQPUT takes."""
+    """An AMQP message as the descriptor and data an MQPUT takes (Unmappable: rejected)."""
+    for ident in (msg.id, msg.correlation_id):
+        if isinstance(ident, (uuid.UUID, int)):        # (Proton gives a ulong back as an int)
+            raise Unmappable(f"a {type(ident).__name__} message-id or correlation-id")
     body = msg.body
     if isinstance(body, str):
         fmt, data = C.MQFMT_STRING, body.encode("utf-8")
@@ -91,6 +101,8 @@ def to_mq(msg: Message) -> tuple[MD, bytes]:
         cid = cid.encode("utf-8")
     if isinstance(cid, (bytes, bytearray)) and 0 < len(cid) <= 24:
         md.CorrelId = bytes(cid).ljust(24, b"\0")
+    if msg.reply_to and len(msg.reply_to) <= 48:
+        md.ReplyToQ = msg.reply_to.encode("utf-8")
     props = Properties()
     items: dict[Any, Any] = dict(msg.properties or {})
     for k, v in items.items():
@@ -126,6 +138,9 @@ def from_mq(md: MD, body: bytes) -> Message:
         msg.ttl = md.Expiry / 10
     if md.CorrelId.strip(b"\0"):
         msg.correlation_id = bytes(md.CorrelId)
+    reply_to = md.ReplyToQ.rstrip(b" \0")
+    if reply_to:
+        msg.reply_to = reply_to.decode("utf-8", "replace")
     user: dict[str, Any] = {}
     for name, (_t, value) in props.items():
         if name == "mqps.Top":

@@ -244,7 +244,7 @@ class AMQPConnection:
                 ticket = self.conn.ticket
         except MQIError as e:
             reason = e.reason
-        except Exception:                           # (a message Proton cannot decode)
+        except Exception:                           # (a message Proton cannot decode, or MQ cannot map)
             reason = C.MQRC_FORMAT_ERROR
         if reason:
             refused = Delivery.wrap(d)

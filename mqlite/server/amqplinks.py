@@ -32,7 +32,7 @@ CONDITIONS = {C.MQRC_UNKNOWN_OBJECT_NAME: "amqp:not-found", C.MQRC_NOT_AUTHORIZE
               C.MQRC_PUT_INHIBITED: "amqp:resource-locked", C.MQRC_GET_INHIBITED: "amqp:resource-locked",
               C.MQRC_Q_FULL: "amqp:resource-limit-exceeded", C.MQRC_MSG_TOO_BIG_FOR_Q: "amqp:link:message-size-exceeded",
               C.MQRC_OBJECT_IN_USE: "amqp:resource-locked", C.MQRC_SUBSCRIPTION_IN_USE: "amqp:resource-locked",
-              C.MQRC_HANDLE_NOT_AVAILABLE: "amqp:resource-limit-exceeded"}
+              C.MQRC_HANDLE_NOT_AVAILABLE: "amqp:resource-limit-exceeded", C.MQRC_FORMAT_ERROR: "amqp:decode-error"}
 _EXPIRY = {Terminus.EXPIRE_WITH_LINK: "link-detach", Terminus.EXPIRE_WITH_SESSION: "session-end",
            Terminus.EXPIRE_WITH_CONNECTION: "connection-close", Terminus.EXPIRE_NEVER: "never"}
 

@@ -3,10 +3,12 @@ and back with its body, durability, priority, time to live and application prope
 sasl-init reads back what a client wrote; PLAIN's response; what the capabilities name."""
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from proton import Data, Message, symbol
+from proton import Data, Message, symbol, ulong
 
 from mqlite.amqp import mapping as A
 from mqlite.amqp import sasl
@@ -75,3 +77,22 @@ def test_a_subscription_is_named_and_kept_as_mq_does_it(share: str, topic: str, 
     else:
         assert sub == A.Sub(topic, f":private:{container}:{topic}" if linger else None, False, linger)
     assert A.subscription(topic, container, "l", False, policy, timeout).topic == topic
+
+
+@given(reply_to=st.from_regex(r"[A-Z][A-Z0-9.]{0,47}", fullmatch=True))
+def test_reply_to_is_the_reply_to_queue_and_back(reply_to: str) -> None:
+    md, data = A.to_mq(Message(body="q", reply_to=reply_to))
+    assert md.ReplyToQ.rstrip(b" \0") == reply_to.encode()
+    assert A.from_mq(md, data).reply_to == reply_to
+
+
+@pytest.mark.parametrize("field", ["id", "correlation_id"])
+@pytest.mark.parametrize("value", [uuid.uuid4(), ulong(7)])
+def test_a_uuid_or_ulong_identifier_is_rejected_as_mq_rejects_it(field: str, value: object) -> None:
+    msg = Message(body="x")
+    setattr(msg, field, value)
+    with pytest.raises(A.Unmappable):
+        A.to_mq(msg)
+    ok = Message(body="x")
+    setattr(ok, field, "order-17")                     # (a string is mapped: the CorrelId's bytes)
+    A.to_mq(ok)
