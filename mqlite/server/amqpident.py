@@ -44,7 +44,7 @@ def sasl_exchange(c: AMQPConnection) -> bytes | None:
     if header != S.SASL_HEADER:
         c.sock.sendall(S.SASL_HEADER)
         raise Refused(f"protocol header {header!r} is not AMQP 1.0's")
-    cert = c.tls and bool(c.sock.getpeercert())         # type: ignore[attr-defined]
+    cert = c.tls and bool(c.sock.getpeercert())
     offered = (["EXTERNAL"] if cert else []) + ["PLAIN", "ANONYMOUS"]
     c.sock.sendall(S.SASL_HEADER + S.mechanisms(offered))
     head = _recv(c, 4)
