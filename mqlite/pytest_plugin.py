@@ -27,9 +27,6 @@ from typing import Any
 import pytest
 
 from mqlite.mqsc.parser import split_commands
-from mqlite.net import protocol as P
-from mqlite.net.client import Transport
-from mqlite.paths import QMPaths
 from mqlite.testing import QM, Harness
 from mqlite.web.mqsc import _value, blocks
 
@@ -54,8 +51,6 @@ class TestQueueManager:
         self.qm = qm
         self.name, self.host, self.port = qm.name, "127.0.0.1", qm.port
         self.channel = channel
-        self.socket = QMPaths.of(qm.name).socket        # (read now: MQLITE_DATA is the harness's)
-        self._transport: Transport | None = None
 
     @property
     def conname(self) -> str:
@@ -79,10 +74,10 @@ class TestQueueManager:
         fails raises MQSCError with its response."""
         shown: list[dict[str, Any]] = []
         for cmd in split_commands(text):
-            reply = P.decode_json(self._control().call(P.MQSC, cmd.text.encode()))
-            if check and reply["status"] != "ok":
-                raise MQSCError(f"{cmd.text}\n" + "\n".join(reply["lines"]))
-            shown += [{k: _value(k, v) for k, v in b.fields} for b in blocks("\n".join(reply["lines"])) if b.fields]
+            status, lines = self.qm.command(cmd.text)
+            if check and status != "ok":
+                raise MQSCError(f"{cmd.text}\n" + "\n".join(lines))
+            shown += [{k: _value(k, v) for k, v in b.fields} for b in blocks("\n".join(lines)) if b.fields]
         return shown
 
     def depth(self, queue: str) -> int:
@@ -90,37 +85,20 @@ class TestQueueManager:
         (q,) = self.mqsc(f"DISPLAY QLOCAL({queue}) CURDEPTH")
         return int(q["CURDEPTH"])
 
-    def _control(self) -> Transport:
-        if self._transport is None:
-            t = Transport.unix(self.socket)
-            t.hello(qmgr=self.name, control=True, appl="mqlite-pytest")
-            self._transport = t
-        return self._transport
-
-    def _drop_control(self) -> None:
-        if self._transport is not None:
-            try:
-                self._transport.close()
-            except OSError:
-                pass
-            self._transport = None
-
     # --- failures -----------------------------------------------------------------------------
     def kill(self) -> None:
         """SIGKILL the queue manager's process (a crash: nothing is flushed or ended)."""
-        self._drop_control()
         self.qm.kill9()
 
     def restart(self) -> None:
         """Start it again (after ``kill()``: recovery from its store, as strmqm's), or end it with
         ``endmqm -i`` and start it."""
-        self._drop_control()
         if self.qm.running():
             self.qm.stop()
         self.qm.start()
 
     def close(self) -> None:
-        self._drop_control()
+        self.qm.drop_control()
 
 
 # --- pytest hooks -----------------------------------------------------------------------------

@@ -11,7 +11,6 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import time
 from typing import Any
@@ -22,6 +21,7 @@ from mqlite.cli import config as cli_config
 from mqlite.cli import runmqsc as cli_runmqsc
 from mqlite.cli import security as cli_security
 from mqlite.cli import trigmon as cli_trigmon
+from mqlite.cli.proc import start_server
 from mqlite.cli.web import add_web_commands
 from mqlite.cmq import CMQC
 from mqlite.engine.clock import Clock
@@ -146,22 +146,9 @@ def strmqm(args: argparse.Namespace) -> int:
     if isinstance(paths, int):
         return paths
     print(f"IBM MQ queue manager '{args.qmgr}' starting.")
-    extra = ["--accept-damage"] if args.accept_damage else []
-    proc = subprocess.Popen([sys.executable, "-m", "mqlite.server.main", args.qmgr, *extra],
-                            stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-                            close_fds=True)
-    assert proc.stdout is not None
-    deadline = time.monotonic() + START_TIMEOUT
-    line = b""
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line or line.strip() == b"READY" or line.startswith(b"ERROR"):
-            break
-    proc.stdout.close()
-    if line.strip() != b"READY":
-        print(f"IBM MQ queue manager '{args.qmgr}' could not start: "
-              f"{line.decode(errors='replace').strip() or 'no answer'}. See {paths.errors}/AMQERR01.LOG.",
+    failed = start_server(args.qmgr, ("--accept-damage",) if args.accept_damage else (), START_TIMEOUT)
+    if failed:
+        print(f"IBM MQ queue manager '{args.qmgr}' could not start: {failed}. See {paths.errors}/AMQERR01.LOG.",
               file=sys.stderr)
         return UNEXPECTED
     print(f"IBM MQ queue manager '{args.qmgr}' started.")

@@ -6,6 +6,7 @@ import random
 import socket
 import subprocess
 import sys
+import time
 
 _handed_out: set[int] = set()
 
@@ -43,3 +44,21 @@ def run_mqlite(*args: str, stdin: str | None = None, timeout: float = 60,
     """Run the ``mqlite`` command (crtmqm, runmqsc, ...) with this interpreter."""
     return subprocess.run([sys.executable, "-m", "mqlite.cli.main", *args], input=stdin, text=True,
                           capture_output=True, timeout=timeout, env=env)
+
+
+def start_server(name: str, extra: tuple[str, ...] = (), timeout: float = 60.0) -> str:
+    """Start queue manager ``name``'s server process (what strmqm does) and wait until it says it
+    is ready: "" then, else the line it ended with ("" replaced by "no answer")."""
+    proc = subprocess.Popen([sys.executable, "-m", "mqlite.server.main", name, *extra], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
+    assert proc.stdout is not None
+    deadline = time.monotonic() + timeout
+    line = b""
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line or line.strip() == b"READY" or line.startswith(b"ERROR"):
+            break
+    proc.stdout.close()
+    if line.strip() == b"READY":
+        return ""
+    return line.decode(errors="replace").strip() or "no answer"
