@@ -10,15 +10,25 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test,spark,pg,web,amqp]' --config-settings editable_mode=compat
 	touch $@
 
-.PHONY: run test bench pipeline lint clean constants services
+.PHONY: run test bench pipeline lint clean constants services plugin-wheel
 run: $(VENV)/.installed
 	$(VENV)/bin/mqlite demo
 
 pipeline: $(VENV)/.installed
 	$(PY) examples/pipeline/run.py
 
-test: $(VENV)/.installed services
+test: $(VENV)/.installed services plugin-wheel
 	$(PY) -m pytest -q
+
+# The pytest plugin as a user gets it: mqlite built as a wheel, installed in a virtual environment of
+# its own with pytest alone, and the plugin's tests run there, outside the checkout (docs/testing.md).
+plugin-wheel: $(VENV)/.installed
+	rm -rf build/wheeltest
+	$(PY) -m pip wheel --quiet --no-deps -w build/wheeltest/dist .
+	$(PYTHON) -m venv build/wheeltest/venv
+	build/wheeltest/venv/bin/pip install --quiet pytest==9.0.3 build/wheeltest/dist/*.whl
+	cp tests/testkit/test_pytest_plugin.py build/wheeltest/
+	cd build/wheeltest && venv/bin/python -m pytest -q -p no:cacheprovider test_pytest_plugin.py
 
 services:
 	tools/services.sh
