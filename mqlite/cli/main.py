@@ -21,6 +21,7 @@ from mqlite.cli import config as cli_config
 from mqlite.cli import runmqsc as cli_runmqsc
 from mqlite.cli import security as cli_security
 from mqlite.cli import trigmon as cli_trigmon
+from mqlite.cli.dev import add_dev_command
 from mqlite.cli.proc import start_server
 from mqlite.cli.web import add_web_commands
 from mqlite.cmq import CMQC
@@ -420,6 +421,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-w", type=float, help="wait this many seconds for more")
     p.set_defaults(fn=lambda a: cli_amqsmon.amqsmon(a))
     add_web_commands(sub)
+    add_dev_command(sub)
     p = sub.add_parser("amqsrua", help="print the resource-usage publications, as MQ's amqsrua sample")
     p.add_argument("-m", help="queue manager")
     p.add_argument("-c", help="class (CPU, DISK): without it the classes are listed")

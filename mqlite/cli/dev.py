@@ -1,0 +1,196 @@
+"""``mqlite dev``: what IBM's MQ Advanced for Developers container does, in one command and without
+Docker (docs/testing.md). A queue manager (QM1, listening on 1414) with IBM's developer objects:
+
+- DEV.QUEUE.1-3, DEV.DEAD.LETTER.QUEUE (its DEADQ) and DEV.BASE.TOPIC ('dev/');
+- DEV.APP.SVRCONN for applications (user ``app``, group mqclient: connect, and put, get, browse,
+  inquire, publish and subscribe on DEV.**; administrators blocked, as crtmqm's rules block them);
+- DEV.ADMIN.SVRCONN for the administrator alone (user ``admin``, group mqm; anyone else meets a
+  NOACCESS rule).
+
+Both channels need a user and password (CHCKCLNT(REQUIRED)), as IBM's image has needed since 9.4.
+The passwords are MQ_APP_PASSWORD and MQ_ADMIN_PASSWORD, or the secret files IBM's image reads
+(/run/secrets/mqAppPassword, mqAdminPassword), else generated and printed once, when the queue
+manager is made. A later run starts it if it is stopped, sets the passwords the environment gives,
+and prints how to connect. ``--foreground`` then runs the queue manager in this process (a
+container's or a service's entry point); it is ready when its port accepts connections."""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import secrets
+import sys
+from typing import Any
+
+from mqlite.cli.proc import start_server
+from mqlite.net import protocol as P
+from mqlite.net.client import Transport, control_call
+from mqlite.paths import QMPaths
+from mqlite.security.users import hash_password
+
+SECRETS = "/run/secrets"
+LISTENER = "SYSTEM.LISTENER.TCP.1"
+USERS = {"app": ("MQ_APP_PASSWORD", "mqAppPassword", ["mqclient"]),
+         "admin": ("MQ_ADMIN_PASSWORD", "mqAdminPassword", ["mqm"])}
+DEV_MQSC = """\
+DEFINE QLOCAL('DEV.QUEUE.1') REPLACE
+DEFINE QLOCAL('DEV.QUEUE.2') REPLACE
+DEFINE QLOCAL('DEV.QUEUE.3') REPLACE
+DEFINE QLOCAL('DEV.DEAD.LETTER.QUEUE') REPLACE
+ALTER QMGR DEADQ('DEV.DEAD.LETTER.QUEUE')
+DEFINE TOPIC('DEV.BASE.TOPIC') TOPICSTR('dev/') REPLACE
+DEFINE CHANNEL('DEV.APP.SVRCONN') CHLTYPE(SVRCONN) MCAUSER('app') REPLACE
+DEFINE CHANNEL('DEV.ADMIN.SVRCONN') CHLTYPE(SVRCONN) REPLACE
+SET CHLAUTH('DEV.APP.SVRCONN') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL) CHCKCLNT(REQUIRED) ACTION(REPLACE)
+SET CHLAUTH('DEV.ADMIN.SVRCONN') TYPE(BLOCKUSER) USERLIST('nobody') ACTION(REPLACE)
+SET CHLAUTH('DEV.ADMIN.SVRCONN') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(NOACCESS) ACTION(REPLACE)
+SET CHLAUTH('DEV.ADMIN.SVRCONN') TYPE(USERMAP) CLNTUSER('admin') USERSRC(CHANNEL) CHCKCLNT(REQUIRED) ACTION(REPLACE)
+SET AUTHREC PROFILE('DEV.**') OBJTYPE(QUEUE) GROUP('mqclient') AUTHADD(BROWSE,GET,INQ,PUT,DSP)
+SET AUTHREC PROFILE('DEV.**') OBJTYPE(TOPIC) GROUP('mqclient') AUTHADD(PUB,SUB,DSP)
+SET AUTHREC OBJTYPE(QMGR) GROUP('mqclient') AUTHADD(CONNECT,INQ)
+"""
+
+
+class DevError(Exception):
+    pass
+
+
+def password(user: str, environ: dict[str, str], secrets_dir: str = SECRETS) -> str | None:
+    """The password the environment gives ``user``: its variable, else its secret file; None when
+    neither does. DevError when it is shorter than 8 characters (IBM's image refuses those too)."""
+    variable, secret_file, _groups = USERS[user]
+    given = environ.get(variable)
+    if given is None:
+        try:
+            with open(os.path.join(secrets_dir, secret_file), encoding="utf-8") as f:
+                given = f.read().strip()
+        except OSError:
+            return None
+    if len(given) < 8:
+        raise DevError(f"the password of '{user}' ({variable}) must be at least 8 characters long")
+    return given
+
+
+def _create(name: str) -> None:
+    """crtmqm, with no listener yet: its port opens once the developer objects are there, so a
+    client that finds it open finds them too (``--foreground``'s readiness)."""
+    from mqlite.cli.main import crtmqm
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        rc = crtmqm(argparse.Namespace(qmgr=name, p=None, u="DEV.DEAD.LETTER.QUEUE", d=None, qsg=None,
+                                       qsgstore=None))
+    if rc != 0:
+        raise DevError(f"crtmqm {name}: {out.getvalue().strip()}")
+
+
+def _mqsc(paths: QMPaths, text: str, check: bool = True) -> bool:
+    """The script's commands over the control socket; whether all succeeded (with ``check``,
+    DevError on the first that fails)."""
+    t = Transport.unix(paths.socket)
+    try:
+        t.hello(qmgr=paths.name, control=True, appl="mqlite dev")
+        for line in text.splitlines():
+            reply = P.decode_json(t.call(P.MQSC, line.encode()))
+            if reply["status"] != "ok":
+                if check:
+                    raise DevError(f"{line}: " + " ".join(reply["lines"]))
+                return False
+        return True
+    finally:
+        t.close()
+
+
+def _port(paths: QMPaths, default: int) -> int:
+    """The port the queue manager's listener has (a queue manager made by an earlier run keeps
+    the one it was made with)."""
+    from mqlite.web.mqsc import blocks
+    t = Transport.unix(paths.socket)
+    try:
+        t.hello(qmgr=paths.name, control=True, appl="mqlite dev")
+        reply = P.decode_json(t.call(P.MQSC, f"DISPLAY LISTENER('{LISTENER}') PORT".encode()))
+    finally:
+        t.close()
+    for b in blocks("\n".join(reply["lines"])):
+        for key, value in b.fields:
+            if key == "PORT" and value.strip().isdigit():
+                return int(value)
+    return default
+
+
+def _set_user(paths: QMPaths, user: str, secret: str) -> None:
+    groups = USERS[user][2]
+    reply = control_call(paths.socket, paths.name, {"op": "setusr", "user": user, "add": groups, "remove": [],
+                                                    "delete": False, "hash": hash_password(secret)}, "mqlite dev")
+    if reply is None or not reply.get("ok"):
+        raise DevError(f"the user {user} could not be set: {reply and reply.get('msg')}")
+
+
+def dev(args: argparse.Namespace, environ: dict[str, str] | None = None) -> int:
+    environ = dict(os.environ) if environ is None else environ
+    name, port = args.name, args.port
+    paths = QMPaths.of(name)
+    try:
+        given = {u: password(u, environ, args.secrets) for u in USERS}
+        if not paths.exists():
+            _create(name)
+        if not paths.running_pid():
+            failed = start_server(name)
+            if failed:
+                raise DevError(f"{name} could not start: {failed}. See {paths.errors}/AMQERR01.LOG")
+        # The developer objects are made once (a later run keeps what the developer changed); the
+        # users first, so that their groups exist for the authority records.
+        fresh = not _mqsc(paths, "DISPLAY CHANNEL('DEV.APP.SVRCONN')", check=False)
+        generated = {u: secrets.token_urlsafe(12) for u, p in given.items() if p is None} if fresh else {}
+        for user, secret in {**generated, **{u: p for u, p in given.items() if p is not None}}.items():
+            _set_user(paths, user, secret)
+        if fresh:
+            _mqsc(paths, DEV_MQSC + f"DEFINE LISTENER('{LISTENER}') TRPTYPE(TCP) PORT({port}) CONTROL(QMGR) REPLACE"
+                  + ("" if args.foreground else f"\nSTART LISTENER('{LISTENER}')"))
+        port = _port(paths, port)
+    except DevError as e:
+        print(f"mqlite dev: {e}.", file=sys.stderr)
+        return 20
+    _describe(name, port, generated)
+    if args.foreground:
+        return _foreground(name, paths)
+    return 0
+
+
+def _describe(name: str, port: int, generated: dict[str, str]) -> None:
+    print(f"Queue manager {name} is running, listening on 127.0.0.1({port}) and every other address.")
+    print("  DEV.APP.SVRCONN    user app:   DEV.QUEUE.1-3, DEV.DEAD.LETTER.QUEUE, DEV.BASE.TOPIC ('dev/')")
+    print("  DEV.ADMIN.SVRCONN  user admin: the administrator (runmqsc -c, PCF)")
+    for user, secret in generated.items():
+        print(f"  Password of {user} (generated; printed this once): {secret}")
+    if not generated:
+        print("  Passwords: MQ_APP_PASSWORD and MQ_ADMIN_PASSWORD (or /run/secrets), as given when they were set.")
+    print()
+    print("  from mqlite import pymqi")
+    print(f"  qm = pymqi.connect('{name}', 'DEV.APP.SVRCONN', 'localhost({port})', 'app', APP_PASSWORD)")
+    print("  pymqi.Queue(qm, 'DEV.QUEUE.1').put(b'hello')")
+    print()
+    print(f"  export MQSERVER='DEV.APP.SVRCONN/TCP/localhost({port})'   # for IBM's samples; end it: mqlite endmqm {name}")
+
+
+def _foreground(name: str, paths: QMPaths) -> int:
+    """The queue manager in this process: the background server ends, and this one takes over
+    (ready when its listener accepts; SIGTERM ends it)."""
+    control_call(paths.socket, name, {"op": "end", "immediate": True}, "mqlite dev")
+    import time
+    deadline = time.monotonic() + 30
+    while paths.running_pid() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    sys.stdout.flush()
+    os.execv(sys.executable, [sys.executable, "-m", "mqlite.server.main", name])
+    return 0                                        # (not reached)
+
+
+def add_dev_command(sub: Any) -> None:
+    p = sub.add_parser("dev", help="a queue manager as IBM's developer container has it (QM1 on 1414, DEV objects)")
+    p.add_argument("--name", default="QM1", help="the queue manager's name (QM1)")
+    p.add_argument("--port", type=int, default=1414, help="its listener's port (1414)")
+    p.add_argument("--secrets", default=SECRETS, help="where the password files are (/run/secrets)")
+    p.add_argument("--foreground", action="store_true",
+                   help="run the queue manager in this process (a container's or service's entry point)")
+    p.set_defaults(fn=dev)
