@@ -27,10 +27,12 @@ from typing import Any
 import pytest
 
 from mqlite.mqsc.parser import split_commands
+from mqlite.paths import QMPaths
 from mqlite.testing import QM, Harness
 from mqlite.web.mqsc import _value, blocks
 
 SESSION_QMGR = "MQTEST"
+DEV_USERS = {"app": "app-passw0rd", "admin": "admin-passw0rd"}     # (mq_security's users)
 CHANNEL = "DEV.APP.SVRCONN"
 # What a test may define that the session's queue manager forgets after it: MQSC's object types,
 # each with the DISPLAY that lists them and the DELETE that removes one.
@@ -47,10 +49,11 @@ class TestQueueManager:
     does with it (connect, MQSC, depth, kill and restart)."""
     __test__ = False                                # (not a test class, whatever its name)
 
-    def __init__(self, qm: QM, channel: str) -> None:
+    def __init__(self, qm: QM, channel: str, user: tuple[str, str] | None = None) -> None:
         self.qm = qm
         self.name, self.host, self.port = qm.name, "127.0.0.1", qm.port
         self.channel = channel
+        self.user = user                            # (connect()'s user and password when none is given)
 
     @property
     def conname(self) -> str:
@@ -60,11 +63,15 @@ class TestQueueManager:
     def connect(self, user: str | None = None, password: str | None = None) -> Any:
         """A pymqi (mqlite.pymqi) client connection through the client channel."""
         from mqlite import pymqi
+        if user is None and self.user is not None:
+            user, password = self.user
         return pymqi.connect(self.name, self.channel, self.conname, user, password)
 
     def ibmmq_connect(self, user: str | None = None, password: str | None = None) -> Any:
         """The same through IBM's ``ibmmq`` face (mqlite.ibmmq)."""
         from mqlite import ibmmq
+        if user is None and self.user is not None:
+            user, password = self.user
         return ibmmq.connect(self.name, self.channel, self.conname, user, password)
 
     # --- administering ------------------------------------------------------------------------
@@ -113,6 +120,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "mq_fresh: the test gets a queue manager of its own (mq_qmgr)")
     config.addinivalue_line("markers", "mq_mqsc(text): a queue manager of the test's own with this MQSC applied")
+    config.addinivalue_line("markers", "mq_security: a queue manager of the test's own with security on, as IBM's "
+                                       "developer image has it (users app and admin, DEV objects)")
 
 
 def _start_mqsc(config: pytest.Config) -> str:
@@ -187,7 +196,8 @@ def mq_qmgr(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch,
     config = request.config
     fresh = request.node.get_closest_marker("mq_fresh")
     extra = request.node.get_closest_marker("mq_mqsc")
-    if fresh is None and extra is None:
+    secure = request.node.get_closest_marker("mq_security")
+    if fresh is None and extra is None and secure is None:
         qm, before = request.getfixturevalue("_mq_session_qmgr")
         _environment(qm, monkeypatch, str(tmp_path))
         try:
@@ -198,10 +208,133 @@ def mq_qmgr(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch,
     harness: Harness = request.getfixturevalue("_mq_harness")
     name = f"MQT{len(harness.qms):05d}"
     mqsc = _start_mqsc(config) + (str(extra.args[0]).rstrip("\n") + "\n" if extra and extra.args else "")
-    own = TestQueueManager(harness.add(name, mqsc), CHANNEL)
+    if secure is not None:
+        # As IBM's developer image: the OAM, CHLAUTH and CONNAUTH on, the users app and admin, the
+        # DEV objects; connect() is app's through DEV.APP.SVRCONN.
+        from mqlite.cli.dev import developer_objects
+        qm = harness.add(name, "", security=True)
+        developer_objects(QMPaths.of(name), dict(DEV_USERS))
+        if mqsc:
+            qm.command_script(mqsc)
+        own = TestQueueManager(qm, "DEV.APP.SVRCONN", ("app", DEV_USERS["app"]))
+    else:
+        own = TestQueueManager(harness.add(name, mqsc), CHANNEL)
     _environment(own, monkeypatch, str(tmp_path))
     try:
         yield own
     finally:
         own.close()
         own.qm.stop()
+
+
+# --- clusters and the clock -------------------------------------------------------------------
+class TestCluster:
+    """A cluster made for a test: its members by name (``members["FR1"]``, TestQueueManager)."""
+    __test__ = False
+
+    def __init__(self, name: str, members: dict[str, TestQueueManager]) -> None:
+        self.name, self.members = name, members
+
+    def __getitem__(self, member: str) -> TestQueueManager:
+        return self.members[member]
+
+
+def _converged(cluster: TestCluster, fulls: list[str], queues: dict[str, list[str]]) -> bool:
+    """Every member knows both the full repositories and, for each cluster queue, every
+    instance (each member has opened it once, so a partial repository has asked for it)."""
+    for qm in cluster.members.values():
+        known = {str(r.get("CLUSQMGR")) for r in qm.mqsc("DISPLAY CLUSQMGR(*)", check=False)}
+        if not set(fulls) <= known:
+            return False
+        for queue, hosts in queues.items():
+            shown = {str(r.get("CLUSQMGR")) for r in qm.mqsc(f"DISPLAY QCLUSTER('{queue}') CLUSQMGR", check=False)}
+            if not set(hosts) <= shown:
+                return False
+    return True
+
+
+@pytest.fixture
+def mq_cluster(pytestconfig: pytest.Config) -> Iterator[Any]:
+    """A factory: ``mq_cluster(full=["FR1", "FR2"], partial=["PR1"], queues={"ORDERS": ["PR1"]})``
+    makes the queue managers (processes, free ports), joins them in one cluster (each full
+    repository a cluster-sender to the first, each partial one to a full repository), defines the
+    cluster queues on their hosts and returns once every member knows every instance."""
+    import time
+    harnesses: list[Harness] = []
+
+    def make(full: list[str] | tuple[str, ...] = ("FR1", "FR2"), partial: list[str] | tuple[str, ...] = (),
+             queues: dict[str, list[str]] | None = None, name: str = "TESTCL", timeout: float = 60.0) -> TestCluster:
+        from mqlite.cli.proc import free_port
+        h = Harness(_data_dir(pytestconfig), channel=CHANNEL)
+        h._own_dir = True
+        harnesses.append(h)
+        names = [*full, *partial]
+        ports = {n: free_port() for n in names}
+        queues = queues or {}
+        retry = "SHORTRTY(60) SHORTTMR(1) LONGTMR(5)"
+        members: dict[str, TestQueueManager] = {}
+        for n in names:
+            target = full[0] if n != full[0] else (full[1] if len(full) > 1 else None)
+            mqsc = (f"ALTER QMGR REPOS({name})\n" if n in full else "") + \
+                f"DEFINE CHANNEL(TO.{n}) CHLTYPE(CLUSRCVR) CONNAME('127.0.0.1({ports[n]})') CLUSTER({name}) {retry}\n"
+            if target is not None:
+                mqsc += (f"DEFINE CHANNEL(TO.{target}) CHLTYPE(CLUSSDR) CONNAME('127.0.0.1({ports[target]})') "
+                         f"CLUSTER({name}) {retry}\n")
+            mqsc += "".join(f"DEFINE QLOCAL('{q}') CLUSTER({name})\n" for q, hosts in queues.items() if n in hosts)
+            members[n] = TestQueueManager(h.add(n, _start_mqsc(pytestconfig) + mqsc, port=ports[n]), CHANNEL)
+        cluster = TestCluster(name, members)
+        deadline = time.monotonic() + timeout
+        opened: set[tuple[str, str]] = set()
+        while not _converged(cluster, list(full), queues):
+            for n, qm in members.items():          # (a partial repository learns a queue when it is used)
+                for q in queues:
+                    if (n, q) not in opened and _opens(qm, q):
+                        opened.add((n, q))
+            if time.monotonic() > deadline:
+                raise AssertionError(f"cluster {name} did not converge in {timeout:g} s")
+            time.sleep(0.2)
+        return cluster
+
+    try:
+        yield make
+    finally:
+        for h in reversed(harnesses):
+            for qm in h.qms.values():
+                qm.drop_control()
+            h.close()
+
+
+def _opens(qm: TestQueueManager, queue: str) -> bool:
+    from mqlite import pymqi
+    conn = qm.connect()
+    try:
+        pymqi.Queue(conn, queue, pymqi.CMQC.MQOO_OUTPUT | pymqi.CMQC.MQOO_BIND_NOT_FIXED).close()
+        return True
+    except pymqi.MQMIError:
+        return False
+    finally:
+        conn.disconnect()
+
+
+class TestClock:
+    """A queue manager in this process whose clock a test moves (``advance``): message expiry,
+    subscription expiry, a cluster's records ageing, without waiting."""
+    __test__ = False
+
+    def __init__(self, harness: Harness, qmgr: TestQueueManager) -> None:
+        self.harness, self.qmgr = harness, qmgr
+
+    def advance(self, seconds: float) -> None:
+        self.harness.advance_clock(seconds)
+
+
+@pytest.fixture
+def mq_clock(pytestconfig: pytest.Config) -> Iterator[TestClock]:
+    """A queue manager of the test's own, in this process, with a clock the test moves
+    (``mq_clock.qmgr``, ``mq_clock.advance(seconds)``)."""
+    h = Harness(_data_dir(pytestconfig), channel=CHANNEL)
+    h._own_dir = True
+    try:
+        yield TestClock(h, TestQueueManager(h.add("MQCLOCK", _start_mqsc(pytestconfig), in_process=True), CHANNEL))
+    finally:
+        h.close()

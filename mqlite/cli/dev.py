@@ -118,6 +118,15 @@ def _port(paths: QMPaths, default: int) -> int:
     return default
 
 
+def developer_objects(paths: QMPaths, passwords: dict[str, str]) -> None:
+    """IBM's developer configuration on a running queue manager: the users app and admin with
+    these passwords (first, so that their groups exist for the authority records), then the DEV
+    objects, channel rules and authority records."""
+    for user, secret in passwords.items():
+        _set_user(paths, user, secret)
+    _mqsc(paths, DEV_MQSC)
+
+
 def _set_user(paths: QMPaths, user: str, secret: str) -> None:
     groups = USERS[user][2]
     reply = control_call(paths.socket, paths.name, {"op": "setusr", "user": user, "add": groups, "remove": [],
@@ -142,11 +151,14 @@ def dev(args: argparse.Namespace, environ: dict[str, str] | None = None) -> int:
         # users first, so that their groups exist for the authority records.
         fresh = not _mqsc(paths, "DISPLAY CHANNEL('DEV.APP.SVRCONN')", check=False)
         generated = {u: secrets.token_urlsafe(12) for u, p in given.items() if p is None} if fresh else {}
-        for user, secret in {**generated, **{u: p for u, p in given.items() if p is not None}}.items():
-            _set_user(paths, user, secret)
+        passwords = {**generated, **{u: p for u, p in given.items() if p is not None}}
         if fresh:
-            _mqsc(paths, DEV_MQSC + f"DEFINE LISTENER('{LISTENER}') TRPTYPE(TCP) PORT({port}) CONTROL(QMGR) REPLACE"
+            developer_objects(paths, passwords)
+            _mqsc(paths, f"DEFINE LISTENER('{LISTENER}') TRPTYPE(TCP) PORT({port}) CONTROL(QMGR) REPLACE"
                   + ("" if args.foreground else f"\nSTART LISTENER('{LISTENER}')"))
+        else:
+            for user, secret in passwords.items():
+                _set_user(paths, user, secret)
         port = _port(paths, port)
     except DevError as e:
         print(f"mqlite dev: {e}.", file=sys.stderr)

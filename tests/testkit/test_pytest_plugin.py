@@ -81,3 +81,69 @@ def test_file_applied(mq_qmgr):
     assert mq_qmgr.depth("FROM.FILE") == 0
 ''', "--mq-mqsc", "setup.mqsc")
     result.assert_outcomes(passed=1)
+
+
+def test_a_cluster_and_a_movable_clock(pytester: pytest.Pytester) -> None:
+    result = run(pytester, '''
+from mqlite import pymqi
+C = pymqi.CMQC
+
+def test_cluster(mq_cluster):
+    cl = mq_cluster(full=["FR1", "FR2"], partial=["PR1"], queues={"ORDERS": ["FR2", "PR1"]})
+    conn = cl["FR1"].connect()                     # FR1 hosts no instance: the workload spreads the puts
+    q = pymqi.Queue(conn, "ORDERS", C.MQOO_OUTPUT | C.MQOO_BIND_NOT_FIXED)
+    for i in range(20):
+        q.put(b"o%d" % i)
+    q.close()
+    conn.disconnect()
+    import time
+    deadline = time.monotonic() + 30
+    while cl["FR2"].depth("ORDERS") + cl["PR1"].depth("ORDERS") < 20 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert cl["FR2"].depth("ORDERS") + cl["PR1"].depth("ORDERS") == 20
+    assert cl["FR2"].depth("ORDERS") > 0 and cl["PR1"].depth("ORDERS") > 0
+
+def test_clock(mq_clock):
+    qm = mq_clock.qmgr
+    qm.mqsc("DEFINE QLOCAL(SHORTLIVED)")
+    conn = qm.connect()
+    q = pymqi.Queue(conn, "SHORTLIVED", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    q.put(b"soon gone", pymqi.MD(Expiry=50))        # five seconds
+    mq_clock.advance(60)
+    try:
+        q.get()
+        raise AssertionError("the expired message was got")
+    except pymqi.MQMIError as e:
+        assert e.reason == C.MQRC_NO_MSG_AVAILABLE
+    q.close()
+    conn.disconnect()
+''')
+    result.assert_outcomes(passed=2)
+
+
+def test_security_as_the_developer_image_has_it(pytester: pytest.Pytester) -> None:
+    result = run(pytester, '''
+import pytest
+from mqlite import pymqi
+from mqlite.pytest_plugin import DEV_USERS
+C = pymqi.CMQC
+
+@pytest.mark.mq_security
+def test_secured(mq_qmgr):
+    assert mq_qmgr.channel == "DEV.APP.SVRCONN"
+    conn = mq_qmgr.connect()                              # app, with its password
+    q = pymqi.Queue(conn, "DEV.QUEUE.1", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    q.put(b"hello")
+    assert q.get() == b"hello"
+    q.close()
+    with pytest.raises(pymqi.MQMIError) as e:
+        pymqi.Queue(conn, "SYSTEM.DEFAULT.LOCAL.QUEUE", C.MQOO_OUTPUT)
+    assert e.value.reason == C.MQRC_NOT_AUTHORIZED
+    conn.disconnect()
+    with pytest.raises(pymqi.MQMIError) as e:
+        mq_qmgr.connect("admin", DEV_USERS["admin"])      # an administrator on the application channel
+    assert e.value.reason == C.MQRC_NOT_AUTHORIZED
+    admin = pymqi.connect(mq_qmgr.name, "DEV.ADMIN.SVRCONN", mq_qmgr.conname, "admin", DEV_USERS["admin"])
+    admin.disconnect()
+''')
+    result.assert_outcomes(passed=1)
