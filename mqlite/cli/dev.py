@@ -2,10 +2,11 @@
 Docker (docs/testing.md). A queue manager (QM1, listening on 1414) with IBM's developer objects:
 
 - DEV.QUEUE.1-3, DEV.DEAD.LETTER.QUEUE (its DEADQ) and DEV.BASE.TOPIC ('dev/');
-- DEV.APP.SVRCONN for applications (user ``app``, group mqclient: connect, and put, get, browse,
-  inquire, publish and subscribe on DEV.**; administrators blocked, as crtmqm's rules block them);
-- DEV.ADMIN.SVRCONN for the administrator alone (user ``admin``, group mqm; anyone else meets a
-  NOACCESS rule).
+- DEV.APP.SVRCONN for applications (user ``app``: connect and inquire, and browse, get, inquire
+  and put on DEV.** queues, publish and subscribe on DEV.** topics; administrators blocked, as
+  crtmqm's rules block them);
+- DEV.ADMIN.SVRCONN for the administrator alone (user ``admin``, run as mqm);
+- a back-stop rule that blocks every other channel, and CONNAUTH through DEV.AUTHINFO.
 
 Both channels need a user and password (CHCKCLNT(REQUIRED)), as IBM's image has needed since 9.4.
 The passwords are MQ_APP_PASSWORD and MQ_ADMIN_PASSWORD, or the secret files IBM's image reads
@@ -24,6 +25,7 @@ import sys
 from typing import Any
 
 from mqlite.cli.proc import start_server
+from mqlite.mqsc.parser import split_commands
 from mqlite.net import protocol as P
 from mqlite.net.client import Transport, control_call
 from mqlite.paths import QMPaths
@@ -33,22 +35,31 @@ SECRETS = "/run/secrets"
 LISTENER = "SYSTEM.LISTENER.TCP.1"
 USERS = {"app": ("MQ_APP_PASSWORD", "mqAppPassword", ["mqclient"]),
          "admin": ("MQ_ADMIN_PASSWORD", "mqAdminPassword", ["mqm"])}
-DEV_MQSC = """\
+# IBM's developer configuration, as mq-container's 10-dev.mqsc.tpl has it with ChckClnt REQUIRED (the
+# image's MQ_APP_PASSWORD set): a back-stop rule blocks every channel but these two.
+DEV_MQSC = """
 DEFINE QLOCAL('DEV.QUEUE.1') REPLACE
 DEFINE QLOCAL('DEV.QUEUE.2') REPLACE
 DEFINE QLOCAL('DEV.QUEUE.3') REPLACE
 DEFINE QLOCAL('DEV.DEAD.LETTER.QUEUE') REPLACE
 ALTER QMGR DEADQ('DEV.DEAD.LETTER.QUEUE')
 DEFINE TOPIC('DEV.BASE.TOPIC') TOPICSTR('dev/') REPLACE
-DEFINE CHANNEL('DEV.APP.SVRCONN') CHLTYPE(SVRCONN) MCAUSER('app') REPLACE
+DEFINE AUTHINFO('DEV.AUTHINFO') AUTHTYPE(IDPWOS) CHCKCLNT(REQDADM) CHCKLOCL(OPTIONAL) ADOPTCTX(YES) REPLACE
+ALTER QMGR CONNAUTH('DEV.AUTHINFO')
+REFRESH SECURITY(*) TYPE(CONNAUTH)
 DEFINE CHANNEL('DEV.ADMIN.SVRCONN') CHLTYPE(SVRCONN) REPLACE
-SET CHLAUTH('DEV.APP.SVRCONN') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL) CHCKCLNT(REQUIRED) ACTION(REPLACE)
-SET CHLAUTH('DEV.ADMIN.SVRCONN') TYPE(BLOCKUSER) USERLIST('nobody') ACTION(REPLACE)
-SET CHLAUTH('DEV.ADMIN.SVRCONN') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(NOACCESS) ACTION(REPLACE)
-SET CHLAUTH('DEV.ADMIN.SVRCONN') TYPE(USERMAP) CLNTUSER('admin') USERSRC(CHANNEL) CHCKCLNT(REQUIRED) ACTION(REPLACE)
-SET AUTHREC PROFILE('DEV.**') OBJTYPE(QUEUE) GROUP('mqclient') AUTHADD(BROWSE,GET,INQ,PUT,DSP)
-SET AUTHREC PROFILE('DEV.**') OBJTYPE(TOPIC) GROUP('mqclient') AUTHADD(PUB,SUB,DSP)
-SET AUTHREC OBJTYPE(QMGR) GROUP('mqclient') AUTHADD(CONNECT,INQ)
+DEFINE CHANNEL('DEV.APP.SVRCONN') CHLTYPE(SVRCONN) MCAUSER('app') REPLACE
+SET CHLAUTH('*') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(NOACCESS) DESCR('Back-stop rule - Blocks everyone') ACTION(REPLACE)
+SET CHLAUTH('DEV.APP.SVRCONN') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL) CHCKCLNT(REQUIRED) +
+    DESCR('Allows connection via APP channel') ACTION(REPLACE)
+SET CHLAUTH('DEV.ADMIN.SVRCONN') TYPE(BLOCKUSER) USERLIST('nobody') DESCR('Allows admins on ADMIN channel') ACTION(REPLACE)
+SET CHLAUTH('DEV.ADMIN.SVRCONN') TYPE(USERMAP) CLNTUSER('admin') USERSRC(CHANNEL) +
+    DESCR('Allows admin user to connect via ADMIN channel') ACTION(REPLACE)
+SET CHLAUTH('DEV.ADMIN.SVRCONN') TYPE(USERMAP) CLNTUSER('admin') USERSRC(MAP) MCAUSER ('mqm') +
+    DESCR ('Allow admin as MQ-admin') ACTION(REPLACE)
+SET AUTHREC PRINCIPAL('app') OBJTYPE(QMGR) AUTHADD(CONNECT,INQ)
+SET AUTHREC PROFILE('DEV.**') PRINCIPAL('app') OBJTYPE(QUEUE) AUTHADD(BROWSE,GET,INQ,PUT)
+SET AUTHREC PROFILE('DEV.**') PRINCIPAL('app') OBJTYPE(TOPIC) AUTHADD(PUB,SUB)
 """
 
 
@@ -90,11 +101,11 @@ def _mqsc(paths: QMPaths, text: str, check: bool = True) -> bool:
     t = Transport.unix(paths.socket)
     try:
         t.hello(qmgr=paths.name, control=True, appl="mqlite dev")
-        for line in text.splitlines():
-            reply = P.decode_json(t.call(P.MQSC, line.encode()))
+        for cmd in split_commands(text):
+            reply = P.decode_json(t.call(P.MQSC, cmd.text.encode()))
             if reply["status"] != "ok":
                 if check:
-                    raise DevError(f"{line}: " + " ".join(reply["lines"]))
+                    raise DevError(f"{cmd.text}: " + " ".join(reply["lines"]))
                 return False
         return True
     finally:
