@@ -145,7 +145,7 @@ class QM:
 def _crtmqm(name: str, port: int, secure: bool, qsg: str | None, qsg_store: str | None) -> None:
     """crtmqm -p PORT -u SYSTEM.DEAD.LETTER.QUEUE, run in this process (the function the command
     runs: no interpreter to start); without ``secure``, as MQSNOAUT=yes makes it."""
-    from mqlite.cli.main import crtmqm
+    from mqlite.cli.create import crtmqm
     args = argparse.Namespace(qmgr=name, p=port, u="SYSTEM.DEAD.LETTER.QUEUE", d=None, qsg=qsg, qsgstore=qsg_store)
     saved = os.environ.get("MQSNOAUT")
     if not secure:

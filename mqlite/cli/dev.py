@@ -24,6 +24,7 @@ import secrets
 import sys
 from typing import Any
 
+from mqlite.cli.create import crtmqm
 from mqlite.cli.proc import start_server
 from mqlite.mqsc.parser import split_commands
 from mqlite.net import protocol as P
@@ -86,7 +87,6 @@ def password(user: str, environ: dict[str, str], secrets_dir: str = SECRETS) -> 
 def _create(name: str) -> None:
     """crtmqm, with no listener yet: its port opens once the developer objects are there, so a
     client that finds it open finds them too (``--foreground``'s readiness)."""
-    from mqlite.cli.main import crtmqm
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
         rc = crtmqm(argparse.Namespace(qmgr=name, p=None, u="DEV.DEAD.LETTER.QUEUE", d=None, qsg=None,

@@ -21,27 +21,18 @@ from mqlite.cli import config as cli_config
 from mqlite.cli import runmqsc as cli_runmqsc
 from mqlite.cli import security as cli_security
 from mqlite.cli import trigmon as cli_trigmon
+from mqlite.cli.create import NAME_ERROR, NOT_AVAILABLE, NOT_EXIST, RUNNING, UNEXPECTED, crtmqm
 from mqlite.cli.dev import add_dev_command
 from mqlite.cli.proc import start_server
 from mqlite.cli.web import add_web_commands
-from mqlite.cmq import CMQC
-from mqlite.engine.clock import Clock
-from mqlite.engine.ports import SaveMeta
-from mqlite.engine.qmgr import QueueManager
 from mqlite.net import protocol as P
 from mqlite.net.client import Transport, control_call
-from mqlite.objects.attrs import TABLE
-from mqlite.objects.model import MQObject
 from mqlite.objects.names import valid_name
-from mqlite.paths import DEFAULT_QM_INI, QMPaths, all_qmgrs, data_root
+from mqlite.paths import QMPaths, all_qmgrs
 from mqlite.qsg.service import STORE_KEY as QSG_STORE_KEY
-from mqlite.qsg.service import system_objects
-from mqlite.security.users import os_user_of_uid
-from mqlite.store.shared import SharedStore, open_shared
+from mqlite.store.shared import open_shared
 from mqlite.store.sqlite import Store
 
-EXISTS, RUNNING, NOT_EXIST, NOT_AVAILABLE, UNEXPECTED, NAME_ERROR = 8, 5, 16, 40, 71, 72
-STORE_ERROR = 71   # the shared store could not be opened: MQ's "unexpected error" exit code
 START_TIMEOUT = 60.0
 
 
@@ -63,82 +54,6 @@ def _stopped_paths(name: str) -> QMPaths | int:
         print(f"IBM MQ queue manager '{name}' running.", file=sys.stderr)
         return RUNNING
     return paths
-
-
-# --- crtmqm -------------------------------------------------------------------------------------
-def crtmqm(args: argparse.Namespace) -> int:
-    name = args.qmgr
-    if not valid_name(name, "QMGR"):
-        print("AMQ7048E: The queue manager name is either not valid or not known.", file=sys.stderr)
-        return NAME_ERROR
-    paths = QMPaths.of(name)
-    if paths.exists():
-        print("AMQ8110E: IBM MQ queue manager already exists.", file=sys.stderr)
-        return EXISTS
-    shared = None
-    if args.qsg:
-        shared = _join_group(name, args.qsg, args.qsgstore)
-        if isinstance(shared, int):
-            return shared
-    os.makedirs(paths.root, exist_ok=True)
-    store = Store(paths.db)
-    qm = QueueManager(name, store, Clock())
-    # The user creating it administers it (as IBM MQ's crtmqm needs a member of mqm); MQSNOAUT=yes
-    # creates it without the OAM, as on IBM MQ.
-    count = qm.create(deadq=args.u or "", admin=os_user_of_uid(os.getuid()),
-                      oam=os.environ.get("MQSNOAUT", "").lower() not in ("yes", "true", "1"))
-    if shared is not None:
-        qm.qmgr.attrs["QSGNAME"] = args.qsg
-        qm.save(qm.qmgr)
-        store.append(SaveMeta("qsg_name", args.qsg))
-        store.append(SaveMeta(QSG_STORE_KEY, shared.location))
-        qm.shared = shared
-        count += system_objects(qm)
-        shared.join(name, time.time())
-        shared.leave(name, time.time())
-        shared.close()
-    if args.d:
-        qm.qmgr.attrs["DEFXMITQ"] = args.d
-        qm.save(qm.qmgr)
-    if args.p is not None:
-        lst = MQObject("LISTENER", "SYSTEM.LISTENER.TCP.1", TABLE.defaults("LISTENER"))
-        lst.attrs.update({"PORT": args.p, "CONTROL": CMQC.MQSVC_CONTROL_Q_MGR})   # started with the queue manager
-        qm.add_object(lst)
-        count += 1
-    store.close()
-    if not os.path.exists(paths.ini):
-        with open(paths.ini, "w", encoding="utf-8") as f:
-            f.write(DEFAULT_QM_INI)
-    paths.write_config({"name": name, "port": args.p, "created": time.time()})
-    print("IBM MQ queue manager created.")
-    print(f"Directory '{paths.root}' created.")
-    print(f"Creating or replacing default objects for queue manager '{name}'.")
-    print(f"Default objects statistics : {count} created. 0 replaced. 0 failed.")
-    print("Completing setup.")
-    print("Setup completed.")
-    return 0
-
-
-def _join_group(name: str, qsg: str, location: str | None) -> SharedStore | int:
-    """Check a new member's group: a 1-4 character name that is no member's name, and a store
-    that can be reached. Returns the open store."""
-    if not (1 <= len(qsg) <= 4 and valid_name(qsg, "QMGR")) or qsg == name:
-        print(f"MQL7020E: '{qsg}' is not a valid queue-sharing group name (1-4 characters, not the queue"
-              " manager's own name).", file=sys.stderr)
-        return NAME_ERROR
-    location = location or os.path.join(data_root(), "qsg", f"{qsg}.db")
-    try:
-        shared = open_shared(qsg, location)
-    except Exception as e:  # noqa: BLE001 - a database driver's own errors
-        print(f"MQL7021E: The shared store of group {qsg} cannot be opened: {e}", file=sys.stderr)
-        return STORE_ERROR
-    names = {m for m, _s, _h in shared.members()}
-    if qsg in names or name in names:
-        print(f"MQL7022E: {name if name in names else qsg} is already the name of a member of group {qsg}.",
-              file=sys.stderr)
-        shared.close()
-        return EXISTS
-    return shared
 
 
 # --- strmqm -------------------------------------------------------------------------------------

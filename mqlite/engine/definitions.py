@@ -164,6 +164,19 @@ class DefinitionsMixin(CoreState):
         return cl.active and cl.remote_instances(name, qmgr_alias=True)
 
     def qsg_member(self, qmgr: str) -> bool:
+        """Whether ``qmgr`` is another member of this queue manager's group. A name the member list
+        does not hold is looked up in the shared store, at most every half second: a member that
+        joined since the server's last refresh is known at once, as MQ's members know each other."""
+        if qmgr in self.qsg_members:
+            return True
+        if self.shared is None or not qmgr.strip():
+            return False
+        now = self.clock.now()
+        if now - self._members_read < 0.5:
+            return False
+        self._members_read = now
+        members = self._shared_call(self.shared.members)
+        self.qsg_members = frozenset(m for m, _state, _hb in members if m != self.name)
         return qmgr in self.qsg_members
 
     def cluster_route(self, qmgr: str) -> tuple[str, str] | None:

@@ -61,6 +61,7 @@ class CoreState:
     cluster: ClusterState
     shared: SharedPort | None
     qsg_members: frozenset[str]
+    _members_read: float
     security: SecurityState
     _cl_targets: dict[tuple[Any, ...], tuple[Resolved, QueueState, Resolved]]
     # the parts

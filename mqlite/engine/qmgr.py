@@ -91,6 +91,7 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, GetMixin):
         self.cluster = ClusterState(self)
         self.shared: SharedPort | None = None          # the group's shared store, for a QSG member
         self.qsg_members: frozenset[str] = frozenset()   # the other members (kept up to date by the server)
+        self._members_read = float("-inf")              # when qsg_member last read them from the store
         self.group_objects: dict[tuple[str, str], MQObject] = {}   # QSGDISP(GROUP) definitions, by (ns, name)
         self._cl_targets: dict[tuple[Any, ...], tuple[Resolved, QueueState, Resolved]] = {}
         self.authority = Authority(self, self.security)
