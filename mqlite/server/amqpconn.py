@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import select
 import socket
+import ssl
 import threading
 import time
 from typing import Any
@@ -116,7 +117,7 @@ class AMQPConnection:
             room = t.capacity()                 # (what Proton's input buffer takes: no more is read)
             if room < 0:
                 return
-            buffered = room and self.tls and self.sock.pending()     # type: ignore[attr-defined]
+            buffered = room and isinstance(self.sock, ssl.SSLSocket) and self.sock.pending()
             readable, _, _ = select.select([self.sock, self.wake_r] if room else [self.wake_r], [], [],
                                            0 if buffered else wait)
             if self.wake_r in readable:

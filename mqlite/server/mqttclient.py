@@ -82,7 +82,8 @@ class Client:
     ``Delivery``'s."""
 
     def __init__(self, channel: Channel, sock: socket.socket, peer: str) -> None:
-        self.channel, self.srv, self.sock, self.peer = channel, channel.srv, sock, peer
+        self.channel, self.srv, self.peer = channel, channel.srv, peer
+        self.sock: socket.socket | WebSocketStream = sock       # (TLS's or WebSocket's wrapping, once begun)
         self.server = self.srv                  # (what server.auth reads of a session)
         self.tls = False
         self.websocket = False
@@ -150,7 +151,8 @@ class Client:
             if "HTTP" not in protocols:
                 self.sock.sendall(W.REFUSED)
                 raise K.ProtocolError("a WebSocket request on a channel without PROTOCOL(HTTP)")
-            self.sock = WebSocketStream(self.sock, first, decoder.max_packet)      # type: ignore[assignment]
+            assert isinstance(self.sock, socket.socket)          # (TLS's, if any: an SSLSocket is one)
+            self.sock = WebSocketStream(self.sock, first, decoder.max_packet)
             self.websocket = True
             return
         if not {"MQTTV3", "MQTTV311"} & set(protocols):
@@ -158,6 +160,7 @@ class Client:
         decoder.feed(first)
 
     def _start_tls(self) -> bool:
+        assert isinstance(self.sock, socket.socket)              # (TLS begins before anything else)
         tls_sock = start_tls(self.srv, self.channel.obj, self.channel.tls, self.sock, self.peer, "MQTT")
         if tls_sock is None:
             return False
