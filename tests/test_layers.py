@@ -12,7 +12,7 @@ from tests.conftest import ROOT
 
 # Lowest first, one package (or top-level module) a rank: a package may import only those before it.
 LAYERS = ["cmq", "paths", "props", "objects", "pubsub", "security", "cluster", "engine", "store", "net", "mqsc", "admin",
-          "channels", "mqtt", "amqp", "qsg", "server", "pymqi", "ibmmq", "spark", "web", "cli", "testing",
+          "channels", "mqtt", "amqp", "qsg", "server", "pymqi", "ibmmq", "aio", "spark", "web", "cli", "testing",
           "pytest_plugin"]
 RANK = {pkg: rank for rank, pkg in enumerate(LAYERS)}
 

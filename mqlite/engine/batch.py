@@ -130,7 +130,8 @@ class Batches:
         return out
 
     def get_batch(self, conn: Conn, hobj: int, acked: int, max_msgs: int, max_bytes: int,
-                  gmo: GMO, speculative: bool = False, syncpoint: bool = False) -> list[tuple[bytes, bytes, bool]]:
+                  gmo: GMO, speculative: bool = False, syncpoint: bool = False,
+                  hold: bool = False) -> list[tuple[bytes, bytes, bool]]:
         """Read-ahead: acknowledge ``acked`` consumed messages, then send up to ``max_msgs`` more.
 
         Outside syncpoint only nonpersistent messages are read ahead, as in MQ. A persistent
@@ -142,6 +143,11 @@ class Batches:
         Under ``syncpoint`` (mqlite's extension, on queues with read-ahead) every message may be
         sent ahead: each joins the connection's unit of work, so nothing is final before MQCMIT,
         and the ones the client has not consumed go back (uncounted) before the commit or backout.
+        With ``hold`` (the asyncio face's gets, which a cancelled task may give back) persistent
+        messages are held too, outside syncpoint as well: their removal is journalled, and COD
+        sent, when the client acknowledges them (``settle``); until then they are the handle's,
+        and go back to the queue with a release, a broken connection or a restart.
+
         Raises 2033 when the queue has nothing to get (a speculative request gets an empty batch).
         """
         h = self.qm.handle(conn, hobj)
@@ -153,8 +159,8 @@ class Batches:
         res, qs = h.res, h.qstate
         if res is None or qs is None or qs is not self.qm.queues.get(res.queue):
             raise MQIError(C.MQRC_Q_DELETED)
-        if qs.shared:
-            raise MQIError(C.MQRC_OPTIONS_ERROR, detail="no read-ahead on a shared queue")
+        if qs.shared or h.selector is not None:
+            raise MQIError(C.MQRC_OPTIONS_ERROR, detail="no read-ahead on a shared queue or with a selector")
         self.qm._check_get_allowed(res)
         if self.qm.quiescing and gmo.Options & C.MQGMO_FAIL_IF_QUIESCING:
             raise MQIError(C.MQRC_Q_MGR_QUIESCING)
@@ -181,7 +187,7 @@ class Batches:
             md = m._packed if m.expiry_at is None and m._packed is not None else out_md(m, now)
             report, enc, ccsid, fmt = report_and_format(md)
             cod = report & C.MQRO_COD
-            if (m.persistent or cod) and not syncpoint:
+            if (m.persistent or cod) and not syncpoint and not hold:
                 # Taken as a plain MQGET would take it (not ahead): made final, and confirmed (COD).
                 if not out and not speculative:
                     qs.remove(m)
@@ -305,7 +311,13 @@ class Batches:
             return
         held = h.read_ahead
         for _ in range(min(acked, len(held))):
-            held.popleft()
+            m, sp = held.popleft()
+            if not sp and (m.persistent or m.md.Report & C.MQRO_COD):
+                # Held outside syncpoint (``hold``): taken now, as an MQGET would have taken it.
+                if m.persistent:
+                    conn.ticket = self.qm.store.append(DelMsg(m.seq))
+                if m.md.Report & C.MQRO_COD and h.qstate is not None:
+                    self.qm.reports.send(conn, m.md, m.body, "cod", queue=h.qstate.name)
         if not release or not held:
             return
         back = list(held)

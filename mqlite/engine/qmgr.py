@@ -146,9 +146,10 @@ class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, GetMixin):
         return self.batches.stat(conn)
 
     def get_batch(self, conn: Conn, hobj: int, acked: int, max_msgs: int, max_bytes: int,
-                  gmo: GMO, speculative: bool = False, syncpoint: bool = False) -> list[tuple[bytes, bytes, bool]]:
+                  gmo: GMO, speculative: bool = False, syncpoint: bool = False,
+                  hold: bool = False) -> list[tuple[bytes, bytes, bool]]:
         """Read-ahead: messages sent ahead to a client (engine/batch.py)."""
-        return self.batches.get_batch(conn, hobj, acked, max_msgs, max_bytes, gmo, speculative, syncpoint)
+        return self.batches.get_batch(conn, hobj, acked, max_msgs, max_bytes, gmo, speculative, syncpoint, hold)
 
     def browse_batch(self, conn: Conn, hobj: int, first: bool, max_msgs: int, max_bytes: int) -> list[tuple[bytes, bytes]]:
         """A bulk browse (engine/batch.py)."""

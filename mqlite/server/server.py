@@ -411,7 +411,7 @@ class Session:
                 self.last_heard, self.hb_sent = time.monotonic(), 0.0
                 self.calls += 1
                 self.bytes_in += len(payload)
-                if ftype == P.HEARTBEAT | P.REPLY:
+                if ftype == P.HEARTBEAT | P.REPLY or ftype == P.CANCEL:    # (a CANCEL after its wait ended)
                     continue
                 if ftype == P.DISC:
                     if self.conn is not None:

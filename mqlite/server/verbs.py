@@ -14,7 +14,7 @@ from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import pcf
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import GMO
-from mqlite.engine.core import Conn
+from mqlite.engine.core import INPUT_OPTS, Conn
 from mqlite.engine.events import Issuer
 from mqlite.engine.mqistats import handle_type
 from mqlite.engine.statistics import get_wait_ended
@@ -22,6 +22,7 @@ from mqlite.mqsc.commands import pcf_equivalent
 from mqlite.net import protocol as P
 from mqlite.net import verbs as V
 from mqlite.server.secops import secop
+from mqlite.server.waits import WAITS
 
 WAIT_SLICE = 0.5          # a waiting MQGET checks its connection at least this often
 
@@ -59,8 +60,15 @@ def _open(s: Any, p: bytes) -> bytes:
         h = s._call(counted(s, s.server.qm.open, "opens", "open_fails", lambda _c: od.ObjectType), od, options)
     except MQIError as e:
         return s._failed(e)
-    flags = (P.OPEN_ASYNC_PUT if h.async_put else 0) | (P.OPEN_READ_AHEAD if h.read_ahead_ok else 0)
+    flags = (P.OPEN_ASYNC_PUT if h.async_put else 0) | (P.OPEN_READ_AHEAD if h.read_ahead_ok else 0) | _holds(h)
     return V.Open.reply(h.hobj, flags, od)
+
+
+def _holds(h: Any) -> int:
+    """OPEN_HOLD when gets on the handle can be held (GET_BATCH with BATCH_HOLD): input from a local
+    queue of this queue manager, with no selector."""
+    qs = h.qstate
+    return P.OPEN_HOLD if h.options & INPUT_OPTS and qs is not None and not qs.shared and h.selector is None else 0
 
 
 def _sub(s: Any, p: bytes) -> bytes:
@@ -71,7 +79,7 @@ def _sub(s: Any, p: bytes) -> bytes:
     except MQIError as e:
         return s._failed(e)
     queue = s.conn.handles.get(qh) if s.conn is not None else None
-    flags = P.OPEN_READ_AHEAD if queue is not None and queue.read_ahead_ok else 0
+    flags = (P.OPEN_READ_AHEAD if queue.read_ahead_ok else 0) | _holds(queue) if queue is not None else 0
     return V.Sub.reply(h.hobj, qh, flags, sd)
 
 
@@ -140,32 +148,63 @@ def _waiting(s: Any, hobj: int, gmo: GMO, attempt: Any) -> tuple[Any, int]:
     deadline = None
     if wait and gmo.WaitInterval != C.MQWI_UNLIMITED:
         deadline = time.monotonic() + gmo.WaitInterval / 1000.0
+    watched = False
     with srv.lock:
-        while True:
-            try:
-                result = attempt(conn)
-                break
-            except MQIError as e:
-                if e.reason != C.MQRC_NO_MSG_AVAILABLE or not wait:
-                    raise
-                if srv.qm.quiescing:
-                    raise MQIError(C.MQRC_Q_MGR_QUIESCING if gmo.Options & C.MQGMO_FAIL_IF_QUIESCING
-                                   else C.MQRC_NO_MSG_AVAILABLE) from None
-                remaining = WAIT_SLICE if deadline is None else deadline - time.monotonic()
-                if remaining <= 0:
-                    get_wait_ended(conn, hobj)
-                    raise
-                qname = srv.qm.wait_queue(conn, hobj)
-                if qname is None:
-                    raise
-                conn.waiting = hobj                 # DISPLAY CONN: the handle is ACTIVE
+        try:
+            while True:
                 try:
-                    srv.cond_for(qname).wait(min(remaining, WAIT_SLICE))
-                finally:
-                    conn.waiting = 0
-                if s.closed or _peer_gone(s):
-                    raise ConnectionError("client went away during MQGET wait") from None
+                    result = attempt(conn)
+                    break
+                except MQIError as e:
+                    if e.reason != C.MQRC_NO_MSG_AVAILABLE or not wait:
+                        raise
+                    if srv.qm.quiescing:
+                        raise MQIError(C.MQRC_Q_MGR_QUIESCING if gmo.Options & C.MQGMO_FAIL_IF_QUIESCING
+                                       else C.MQRC_NO_MSG_AVAILABLE) from None
+                    remaining = WAIT_SLICE if deadline is None else deadline - time.monotonic()
+                    if remaining <= 0:
+                        get_wait_ended(conn, hobj)
+                        raise
+                    qname = srv.qm.wait_queue(conn, hobj)
+                    if qname is None:
+                        raise
+                    cond = srv.cond_for(qname)
+                    if not watched:
+                        WAITS.watch(s.sock, lambda: _wake(cond))
+                        watched = True
+                    conn.waiting = hobj                 # DISPLAY CONN: the handle is ACTIVE
+                    try:
+                        cond.wait(min(remaining, WAIT_SLICE))
+                    finally:
+                        conn.waiting = 0
+                    if s.closed or _peer_gone(s):
+                        raise ConnectionError("client went away during MQGET wait") from None
+                    if _cancelled(s):
+                        get_wait_ended(conn, hobj)
+                        raise
+        finally:
+            if watched:
+                WAITS.unwatch(s.sock)
         return result, conn.ticket
+
+
+def _wake(cond: Any) -> None:
+    with cond:
+        cond.notify_all()
+
+
+def _cancelled(s: Any) -> bool:
+    """Whether the client sent CANCEL during the wait (it may send nothing else while a call is in
+    progress: a heartbeat's answer is passed over, anything more is a protocol error)."""
+    reader = s.reader
+    if reader is None or not (reader.buffered() or P.readable(s.sock, 0)):
+        return False
+    ftype, _ = reader.read()
+    if ftype == P.CANCEL:
+        return True
+    if ftype == P.HEARTBEAT | P.REPLY:
+        return False
+    raise P.ProtocolError(f"frame type {ftype:#x} while an MQGET waits")
 
 
 def _get(s: Any, p: bytes) -> bytes:
@@ -186,13 +225,15 @@ def _get_batch(s: Any, p: bytes) -> bytes:
     hobj, acked, max_msgs, max_bytes, flags, gmo = V.GetBatch.parse_request(p)
     speculative = bool(flags & P.BATCH_SPECULATIVE)
     syncpoint = bool(flags & P.BATCH_SYNCPOINT)
+    hold = bool(flags & P.BATCH_HOLD)
     qm = s.server.qm
-    if max_msgs <= 0:
-        s._call(lambda conn: qm.settle(conn, hobj, acked, release=True))
+    if max_msgs <= 0 or flags & P.BATCH_ACK:
+        release = not flags & P.BATCH_ACK
+        s._call(lambda conn: qm.settle(conn, hobj, acked, release=release))
         return V.GetBatch.reply((), 0)
     try:
-        batch, ticket = _waiting(s, hobj, gmo, lambda conn: qm.get_batch(conn, hobj, acked, max_msgs,
-                                                                        max_bytes, gmo, speculative, syncpoint))
+        batch, ticket = _waiting(s, hobj, gmo, lambda conn: qm.get_batch(conn, hobj, acked, max_msgs, max_bytes,
+                                                                        gmo, speculative, syncpoint, hold))
     except MQIError as e:
         return s._failed(e)
     s.due = max(s.due, ticket)
