@@ -15,8 +15,9 @@ import asyncio
 import math
 from collections import deque
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from mqlite.aio.wire import Wire
 from mqlite.cmq import CMQC
 from mqlite.cmq.segments import statuses
 from mqlite.cmq.structs import GMO, MD, PMO
@@ -24,9 +25,6 @@ from mqlite.net import protocol as P
 from mqlite.net import verbs as V
 from mqlite.net.protocol import II
 from mqlite.pymqi.errors import MQMIError, PYIFError, check_reply
-
-if TYPE_CHECKING:
-    from mqlite.aio.conn import Connection
 
 FOREVER = math.inf
 MAX_MSG = 104857600
@@ -57,10 +55,22 @@ def _wait_gmo(gmo: GMO, wait: float, syncpoint: bool) -> GMO:
     return gmo
 
 
+class Owner(Protocol):
+    """What a queue needs of its connection (mqlite.aio.conn.Connection)."""
+    _wire: Wire
+    _queues: set[Queue]
+
+    def _live(self) -> Wire: ...
+
+    def _syncpoint(self, given: bool | None) -> bool: ...
+
+    def _new_id(self) -> bytes: ...
+
+
 class Queue:
     """A queue handle of an asyncio connection (``await conn.open(...)``)."""
 
-    def __init__(self, conn: Connection, hobj: int, name: str, flags: int) -> None:
+    def __init__(self, conn: Owner, hobj: int, name: str, flags: int) -> None:
         self.conn = conn
         self.hobj: int | None = hobj
         self.name = name

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import Any, Callable
+from typing import Callable
 
 from mqlite.cmq import CMQC
 from mqlite.net import protocol as P
