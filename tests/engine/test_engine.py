@@ -376,6 +376,31 @@ def test_read_ahead_batches_and_release(eng: Engine):
     assert [(b, a) for _md, b, a in batch] == [(b"p", False)]   # a persistent message is got, not read ahead
 
 
+def test_held_batches_hold_persistent_and_cod_until_acknowledged(eng: Engine):
+    """BATCH_HOLD (the asyncio face): persistent and COD messages are held like the rest; nothing is
+    journalled or reported until they are acknowledged, and a release puts them back in order."""
+    eng.mqsc("DEFINE QLOCAL(HQ)\nDEFINE QLOCAL(HQ.REPLY)")
+    h, _ = eng.open("HQ", IO)
+    eng.put(h.hobj, b"p0", Persistence=C.MQPER_PERSISTENT)
+    eng.put(h.hobj, b"c1", Persistence=C.MQPER_NOT_PERSISTENT, Report=C.MQRO_COD, ReplyToQ=b"HQ.REPLY")
+    eng.put(h.hobj, b"p2", Persistence=C.MQPER_PERSISTENT)
+    before = eng.store.last_ticket
+    batch = eng.qm.get_batch(eng.conn, h.hobj, 0, 3, 1 << 20, GMO(), hold=True)
+    assert [(b, a) for _md, b, a in batch] == [(b"p0", True), (b"c1", True), (b"p2", True)]
+    assert eng.store.last_ticket == before and eng.qm.queues["HQ"].depth == 0
+    assert eng.qm.queues["HQ.REPLY"].depth == 0
+    eng.qm.settle(eng.conn, h.hobj, 2, release=False)          # p0 and c1 handed over
+    assert eng.store.last_ticket > before                       # p0's removal journalled
+    assert eng.qm.queues["HQ.REPLY"].depth == 1                 # c1's COD sent
+    eng.qm.settle(eng.conn, h.hobj, 0, release=True)            # p2 goes back
+    assert [eng.get(h.hobj).body for _ in range(1)] == [b"p2"]
+    od = OD(ObjectName=b"HQ", Version=C.MQOD_VERSION_4)
+    od.set_vs("SelectionString", b"JMSPriority > 4")
+    sel = eng.qm.open(eng.conn, od, IO)
+    assert reason(eng.qm.get_batch, eng.conn, sel.hobj, 0, 3, 1 << 20, GMO(), False, False, True) \
+        == C.MQRC_OPTIONS_ERROR
+
+
 def test_packed_descriptor_decodes_on_first_use():
     from mqlite.cmq.packedmd import PackedMD
     raw = MD(MsgId=b"M" * 24, Priority=6, Format=C.MQFMT_STRING).pack()
