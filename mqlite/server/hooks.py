@@ -1,7 +1,6 @@
 """What the server does with the engine's reports (``engine/hooks.py``)."""
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from mqlite.channels.manager import ChannelManager
@@ -9,6 +8,7 @@ from mqlite.engine.hooks import Hooks
 from mqlite.server.errlog import ErrorLog
 from mqlite.server.listener import Listener
 from mqlite.server.repman import RepositoryManager
+from mqlite.server.waits import QueueCondition
 
 
 class ServerHooks(Hooks):
@@ -16,7 +16,7 @@ class ServerHooks(Hooks):
     the MQGETs waiting on a queue, note the sender channels that have work (the channel
     initiator starts them on its own thread), poke the repository manager, write the error log."""
 
-    def __init__(self, conds: dict[str, threading.Condition], channels: ChannelManager,
+    def __init__(self, conds: dict[str, QueueCondition], channels: ChannelManager,
                  repman: RepositoryManager, errlog: ErrorLog, listeners: dict[str, Listener]) -> None:
         self.conds = conds
         self.channels = channels
@@ -27,7 +27,7 @@ class ServerHooks(Hooks):
     def available(self, queue: str) -> None:
         cond = self.conds.get(queue)
         if cond is not None:
-            cond.notify_all()
+            cond.wake()
         self.channels.xmitq_message(queue)
 
     def channel_wanted(self, channel: str) -> None:

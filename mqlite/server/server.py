@@ -51,6 +51,7 @@ from mqlite.server.repman import CACHE_KEY, RepositoryManager
 from mqlite.server.resources import ResourceMonitor
 from mqlite.server.services import ServiceRunner
 from mqlite.server.verbs import DISPATCH
+from mqlite.server.waits import QueueCondition
 from mqlite.store.check import open_store
 from mqlite.store.pager import StorePager, queue_buffers
 from mqlite.store.sqlite import StoreUnavailable
@@ -84,7 +85,7 @@ class QMServer:
         # One lock serialises the engine. Re-entrant: MQSC commands run under it and channel
         # operations they start take it again.
         self.lock = threading.RLock()
-        self.conds: dict[str, threading.Condition] = {}
+        self.conds: dict[str, QueueCondition] = {}
         self.channels = ChannelManager(self)
         self.channels.limits = channel_limits(ini, self.log.write)
         self.channels.clients = self.client_conversations
@@ -332,10 +333,9 @@ class QMServer:
     def purge_channel(self, name: str, client: str) -> str | None:
         return self.channels.protocols[getattr(self.qm.lookup("CHANNEL", name), "kind", "MQTT")].purge(name, client)
 
-    def cond_for(self, queue: str) -> threading.Condition:
-        cond = self.conds.get(queue)
-        if cond is None:
-            cond = self.conds[queue] = threading.Condition(self.lock)
+    def cond_for(self, queue: str) -> QueueCondition:
+        if (cond := self.conds.get(queue)) is None:
+            cond = self.conds[queue] = QueueCondition(self.lock)
         return cond
 
     def client_conversations(self) -> int:

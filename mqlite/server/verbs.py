@@ -139,8 +139,9 @@ def _put1(s: Any, p: bytes) -> bytes:
                     lambda comp, reason: V.Put1.reply(comp, reason, od, md, pmo))
 
 
-def _waiting(s: Any, hobj: int, gmo: GMO, attempt: Any) -> tuple[Any, int]:
-    """Run ``attempt`` under the lock, waiting for a message as MQGMO_WAIT asks; (result, ticket)."""
+def _waiting(s: Any, hobj: int, gmo: GMO, attempt: Any, plain: bool = True) -> tuple[Any, int]:
+    """Run ``attempt`` under the lock, waiting for a message as MQGMO_WAIT asks; (result, ticket).
+    ``plain``: the attempt takes any message there is (server/waits.py)."""
     srv = s.server
     conn = s.conn
     assert conn is not None
@@ -148,12 +149,16 @@ def _waiting(s: Any, hobj: int, gmo: GMO, attempt: Any) -> tuple[Any, int]:
     deadline = None
     if wait and gmo.WaitInterval != C.MQWI_UNLIMITED:
         deadline = time.monotonic() + gmo.WaitInterval / 1000.0
-    watched = False
+    watched: Any = None                   # the queue's condition, once this call has waited on it
     with srv.lock:
         try:
             while True:
                 try:
                     result = attempt(conn)
+                    if watched is not None and watched.waiters:
+                        qs = srv.qm.queues.get(srv.qm.wait_queue(conn, hobj) or "")
+                        if qs is not None and qs.visible:
+                            watched.wake()      # more to take: the next waiter's turn
                     break
                 except MQIError as e:
                     if e.reason != C.MQRC_NO_MSG_AVAILABLE or not wait:
@@ -169,9 +174,10 @@ def _waiting(s: Any, hobj: int, gmo: GMO, attempt: Any) -> tuple[Any, int]:
                     if qname is None:
                         raise
                     cond = srv.cond_for(qname)
-                    if not watched:
+                    if watched is None:
                         WAITS.watch(s.sock, lambda: _wake(cond))
-                        watched = True
+                        watched = cond
+                        cond.plain += plain
                     conn.waiting = hobj                 # DISPLAY CONN: the handle is ACTIVE
                     try:
                         cond.wait(min(remaining, WAIT_SLICE))
@@ -183,8 +189,9 @@ def _waiting(s: Any, hobj: int, gmo: GMO, attempt: Any) -> tuple[Any, int]:
                         get_wait_ended(conn, hobj)
                         raise
         finally:
-            if watched:
+            if watched is not None:
                 WAITS.unwatch(s.sock)
+                watched.plain -= plain
         return result, conn.ticket
 
 
@@ -207,11 +214,27 @@ def _cancelled(s: Any) -> bool:
     raise P.ProtocolError(f"frame type {ftype:#x} while an MQGET waits")
 
 
+_PICKY = (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR | C.MQGMO_LOGICAL_ORDER
+          | C.MQGMO_ALL_MSGS_AVAILABLE | C.MQGMO_ALL_SEGMENTS_AVAILABLE | C.MQGMO_COMPLETE_MSG)
+_NONE = b"\0" * 24
+
+
+def _takes_any(s: Any, hobj: int, gmo: GMO, md: Any) -> bool:
+    """Whether this MQGET takes whatever message comes first: no browse, group or segment
+    conditions, no identifiers to match, no selector."""
+    h = s.conn.handles.get(hobj) if s.conn is not None else None
+    return (h is not None and h.selector is None and not gmo.Options & _PICKY
+            and md.MsgId == _NONE and md.CorrelId == _NONE and md.GroupId == _NONE
+            and not (gmo.Version >= 2 and gmo.MatchOptions & (C.MQMO_MATCH_MSG_TOKEN | C.MQMO_MATCH_MSG_SEQ_NUMBER
+                                                             | C.MQMO_MATCH_OFFSET)))
+
+
 def _get(s: Any, p: bytes) -> bytes:
     hobj, maxlen, gmo, md = V.Get.parse_request(p)
     qm = s.server.qm
     try:
-        r, ticket = _waiting(s, hobj, gmo, lambda conn: qm.get(conn, hobj, md, gmo, maxlen))
+        r, ticket = _waiting(s, hobj, gmo, lambda conn: qm.get(conn, hobj, md, gmo, maxlen),
+                             _takes_any(s, hobj, gmo, md))
     except MQIError as e:
         return s._failed(e)
     s.due = max(s.due, ticket)
