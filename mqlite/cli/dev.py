@@ -6,7 +6,8 @@ Docker (docs/testing.md). A queue manager (QM1, listening on 1414) with IBM's de
   and put on DEV.** queues, publish and subscribe on DEV.** topics; administrators blocked, as
   crtmqm's rules block them);
 - DEV.ADMIN.SVRCONN for the administrator alone (user ``admin``, run as mqm);
-- a back-stop rule that blocks every other channel, and CONNAUTH through DEV.AUTHINFO.
+- a back-stop rule that blocks every other channel, and CONNAUTH through DEV.AUTHINFO;
+- mqweb, the console and REST APIs on HTTPS 9443, for admin (MQWebAdmin) and app (MQWebUser).
 
 Both channels need a user and password (CHCKCLNT(REQUIRED)), as IBM's image has needed since 9.4.
 The passwords are MQ_APP_PASSWORD and MQ_ADMIN_PASSWORD, or the secret files IBM's image reads
@@ -175,6 +176,7 @@ def dev(args: argparse.Namespace, environ: dict[str, str] | None = None) -> int:
         print(f"mqlite dev: {e}.", file=sys.stderr)
         return 20
     _describe(name, port, generated)
+    print(_console(args.web_port))
     if args.foreground:
         return _foreground(name, paths)
     return 0
@@ -196,6 +198,32 @@ def _describe(name: str, port: int, generated: dict[str, str]) -> None:
     print(f"  export MQSERVER='DEV.APP.SVRCONN/TCP/localhost({port})'   # for IBM's samples; end it: mqlite endmqm {name}")
 
 
+def _console(port: int) -> str:
+    """mqweb, as IBM's image starts it: the console and REST APIs on HTTPS ``port`` (9443), for
+    ``admin`` (MQWebAdmin, through its group mqm) and ``app`` (MQWebUser: the messaging REST API
+    and what its own authority allows); what to print about it."""
+    import importlib.util
+    if not port:
+        return "  Console: not started (--web-port 0)."
+    if importlib.util.find_spec("starlette") is None or importlib.util.find_spec("uvicorn") is None:
+        return "  Console: mqweb is not installed (pip install 'mqlite[web]')."
+    from mqlite.web import server
+    from mqlite.web.settings import set_property, settings
+    if server.running_pid() is None:
+        current = settings()
+        users = str(current["MQWebUser"])
+        if "user:app" not in [u.strip() for u in users.split(",")]:
+            set_property("MQWebUser", f"{users},user:app" if users else "user:app")
+        if int(current["httpsPort"]) != port:
+            set_property("httpsPort", str(port))
+        with contextlib.redirect_stdout(io.StringIO()) as said:
+            failed = server.start()
+        if failed:
+            return f"  Console: mqweb did not start: {said.getvalue().strip()}"
+    urls = [u.replace("/ibmmq/rest/", "/ibmmq/console/") for u in server.urls() if u.startswith("https")]
+    return f"  Console: {', '.join(urls)} (user admin; app for the messaging REST API); end it: mqlite endmqweb"
+
+
 def _foreground(name: str, paths: QMPaths) -> int:
     """The queue manager in this process: the background server ends, and this one takes over
     (ready when its listener accepts; SIGTERM ends it)."""
@@ -214,6 +242,8 @@ def add_dev_command(sub: Any) -> None:
     p.add_argument("--name", default="QM1", help="the queue manager's name (QM1)")
     p.add_argument("--port", type=int, default=1414, help="its listener's port (1414)")
     p.add_argument("--secrets", default=SECRETS, help="where the password files are (/run/secrets)")
+    p.add_argument("--web-port", type=int, default=9443,
+                   help="the mqweb console's HTTPS port (9443, as IBM's image; 0: no console)")
     p.add_argument("--foreground", action="store_true",
                    help="run the queue manager in this process (a container's or service's entry point)")
     p.set_defaults(fn=dev)

@@ -4,13 +4,18 @@ refusals as IBM's developer image gives them, a second run, and ``--foreground``
 entry point (ready when its port accepts)."""
 from __future__ import annotations
 
+import base64
+import json
 import os
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from typing import Any
 
 import pytest
@@ -22,7 +27,9 @@ C = pymqi.CMQC
 
 
 def mqlite_dev(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mqlite.cli.main", "dev", "--secrets", "/nonexistent", *args],
+    """``mqlite dev``; without the console unless ``--web-port`` is given."""
+    web = () if "--web-port" in args else ("--web-port", "0")
+    return subprocess.run([sys.executable, "-m", "mqlite.cli.main", "dev", "--secrets", "/nonexistent", *web, *args],
                           env=env, capture_output=True, text=True, timeout=60)
 
 
@@ -40,6 +47,7 @@ def clean(tmp_path: Any) -> Any:
     env["MQLITE_DATA"] = str(tmp_path)
     yield env
     subprocess.run([sys.executable, "-m", "mqlite.cli.main", "endmqm", "-i", "QM1"], env=env, capture_output=True)
+    subprocess.run([sys.executable, "-m", "mqlite.cli.main", "endmqweb"], env=env, capture_output=True)
 
 
 def test_mqlite_dev_is_the_developer_image(clean: dict[str, str]) -> None:
@@ -93,7 +101,7 @@ def test_passwords_are_generated_and_printed_once(clean: dict[str, str]) -> None
 def test_foreground_is_a_service_entry_point(clean: dict[str, str]) -> None:
     port = free_port()
     p = subprocess.Popen([sys.executable, "-m", "mqlite.cli.main", "dev", "--secrets", "/nonexistent",
-                          "--port", str(port), "--foreground"],
+                          "--port", str(port), "--web-port", "0", "--foreground"],
                          env={**clean, "MQ_APP_PASSWORD": "apppassw0rd", "MQ_ADMIN_PASSWORD": "adminpassw0rd"},
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -113,3 +121,35 @@ def test_foreground_is_a_service_entry_point(clean: dict[str, str]) -> None:
     finally:
         if p.poll() is None:
             p.kill()
+
+
+def test_the_console_comes_up_for_admin_and_app(clean: dict[str, str]) -> None:
+    """As IBM's image: mqweb on HTTPS, the administrative REST API for admin, the messaging REST
+    API for app (MQWebUser), neither without a password."""
+    port, web = free_port(), free_port()
+    r = mqlite_dev({**clean, "MQ_APP_PASSWORD": "apppassw0rd", "MQ_ADMIN_PASSWORD": "adminpassw0rd"},
+                   "--port", str(port), "--web-port", str(web))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"https://localhost:{web}/ibmmq/console/" in r.stdout, r.stdout
+    context = ssl.create_default_context()
+    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE      # mqweb's own certificate
+
+    def call(path: str, user: str | None, secret: str = "", body: bytes | None = None) -> tuple[int, bytes]:
+        req = urllib.request.Request(f"https://127.0.0.1:{web}/ibmmq/rest/{path}", data=body,
+                                     method="POST" if body is not None else "GET")
+        if user is not None:
+            req.add_header("Authorization", "Basic " + base64.b64encode(f"{user}:{secret}".encode()).decode())
+        req.add_header("ibm-mq-rest-csrf-token", "x")
+        req.add_header("Content-Type", "text/plain;charset=utf-8")
+        try:
+            with urllib.request.urlopen(req, context=context, timeout=10) as resp:
+                return resp.status, resp.read()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read()
+    status, body = call("v1/admin/qmgr/QM1", "admin", "adminpassw0rd")
+    assert status == 200 and json.loads(body)["qmgr"][0]["name"] == "QM1"
+    assert call("v3/messaging/qmgr/QM1/queue/DEV.QUEUE.1/message", "app", "apppassw0rd", b"by rest")[0] == 201
+    app = pymqi.connect("QM1", "DEV.APP.SVRCONN", f"127.0.0.1({port})", "app", "apppassw0rd")
+    assert pymqi.Queue(app, "DEV.QUEUE.1", C.MQOO_INPUT_SHARED).get() == b"by rest"
+    app.disconnect()
+    assert call("v1/admin/qmgr/QM1", None)[0] == 401
