@@ -34,13 +34,12 @@ services:
 	tools/services.sh
 
 bench: $(VENV)/.installed
-	$(PY) bench/putget.py
+	$(PY) bench/table.py
 	$(PY) bench/channel.py
 	$(PY) bench/pcf.py
 	$(PY) bench/cluster.py
 	$(PY) bench/spark.py
 	$(PY) bench/rest.py
-	$(PY) bench/protocols.py
 
 constants:
 	$(PYTHON) tools/gen_constants.py

@@ -13,11 +13,12 @@ distance from the ceiling is measured in the same run. Each cell gives the rate,
 server's CPU per request (from /proc) and the producers' (``time.process_time`` around their
 loops).
 
-    python bench/ceiling.py [--producers 1,8] [--per 3000] [--work-us 0,13] [--runs 3] [--mqlite]
+    python bench/ceiling.py [--producers 1,8] [--per 3000] [--work-us 0,13] [--runs 3] [--mqlite] [--json out.json]
 """
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing as mp
 import os
 import selectors
@@ -253,7 +254,9 @@ def main() -> int:
     ap.add_argument("--work-us", default="0,13")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--mqlite", action="store_true", help="the same producers against a queue manager too")
+    ap.add_argument("--json", help="write the rates here (requests/s by row and producer count)")
     args = ap.parse_args()
+    rows: dict[str, dict[str, float]] = {}
     producers = [int(x) for x in args.producers.split(",")]
     print("requests/s (server CPU µs per request, producers' CPU µs per request), run of median rate")
     print(f"{'':>19} " + " ".join(f"{k:>5} producers{'':>10}" for k in producers))
@@ -261,10 +264,18 @@ def main() -> int:
         path = os.path.join(d, "journal")
         for w in (float(x) for x in args.work_us.split(",")):
             for mode in ("threads", "loop"):
-                show(f"work {w:g} µs {mode}", [median_cell([run(mode, k, args.per, w / 1e6, path)
-                                                            for _ in range(args.runs)]) for k in producers])
+                label = f"work {w:g} µs {mode}"
+                cells = [median_cell([run(mode, k, args.per, w / 1e6, path) for _ in range(args.runs)])
+                         for k in producers]
+                show(label, cells)
+                rows[label] = {str(k): c[0] for k, c in zip(producers, cells)}
     if args.mqlite:
-        show("mqlite", run_mqlite(producers, args.per, args.runs))
+        cells = run_mqlite(producers, args.per, args.runs)
+        show("mqlite", cells)
+        rows["mqlite"] = {str(k): c[0] for k, c in zip(producers, cells)}
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(rows, f, indent=1)
     return 0
 
 

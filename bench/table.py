@@ -1,0 +1,207 @@
+"""The current table at the top of docs/performance.md: every benchmark, mqlite beside its peer or
+ceiling in the same run, the ratio, the target, the command. ``make bench`` runs this.
+
+Each benchmark script runs with ``--json`` into a scratch directory and its figures become rows.
+The table is rewritten between its two markers, headed with the date and the commit. Rows of a
+script that did not run (``--only``) are kept from the table as it was. With ``--from DIR`` the
+JSON files already in DIR (named ``<script>.json``) are read instead of running anything.
+
+    python bench/table.py [--only putget,pubsub,...] [--from DIR] [--doc docs/performance.md]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+BEGIN, END = "<!-- current table: begin (bench/table.py writes it) -->", "<!-- current table: end -->"
+
+
+class Row(NamedTuple):
+    script: str
+    case: str
+    mqlite: float
+    unit: str
+    peer: str
+    peer_figure: float | None
+    target: str               # "≥ 2×", "≤ 500 ms", ... ("" when none is set)
+
+
+def _pair(out: list[Row], script: str, case: str, m: dict[str, Any] | None, r: dict[str, Any] | None,
+          key: str, peer: str, target: str = "") -> None:
+    if m is not None:
+        out.append(Row(script, case, float(m[key]), "msgs/s", peer, float(r[key]) if r else None, target))
+
+
+def putget(j: dict[str, Any]) -> list[Row]:
+    out: list[Row] = []
+    for name, case, targets in (
+            ("a_nonpersistent", "nonpersistent (async put, read-ahead get)", ("≥ 2×", "≥ 2×")),
+            ("b_persistent", "persistent, each durable", ("", "")),
+            ("c_persistent_uow50", "persistent, units of 50", ("≥ 2×", "≥ 1.6×")),
+            ("d_persistent_8_producers", "persistent, 8 producers", ("≥ 1.6×", "")),
+            ("d_persistent_32_producers", "persistent, 32 producers", ("", ""))):
+        for key, target in zip(("put", "get"), targets):
+            _pair(out, "putget", f"{case}: {key}", j.get(f"mqlite_{name}"), j.get(f"rabbitmq_{name}"), key,
+                  "RabbitMQ", target)
+    return out
+
+
+def pubsub(j: dict[str, Any]) -> list[Row]:
+    out = []
+    summary = j.get("summary", {})
+    for pers in ("nonpersistent", "persistent"):
+        for k in (10, 100):
+            m = summary.get(f"mqlite {pers} k={k} exact")
+            if m is None:
+                continue
+            r = summary.get(f"rabbitmq {pers} k={k} exact")
+            target = ("≥ 2×" if pers == "nonpersistent" else "≥ 1.5×") if k == 100 else ""
+            out.append(Row("pubsub", f"fan-out {pers}, {k} subscribers (copies/s)", m, "copies/s", "RabbitMQ", r,
+                           target))
+    return out
+
+
+def protocols(j: dict[str, Any]) -> list[Row]:
+    out = []
+    for key, case, peer in (("amqp", "AMQP 1.0 durable, 1 KiB", "RabbitMQ"), ("mqtt", "MQTT QoS 1, 1 KiB", "Mosquitto")):
+        v = j.get(key)
+        if v and v.get("mqlite") is not None:
+            out.append(Row("protocols", case, float(v["mqlite"]), "msgs/s", peer, v.get(peer), ""))
+    return out
+
+
+def connections(j: dict[str, Any]) -> list[Row]:
+    if not j:
+        return []
+    return [Row("connections", "p99 put+get with 1,000 idle connections", j["p99_ms_with_idle"], "ms",
+                "alone (no idle connections)", j["p99_ms_alone"], "≤ 1.5× alone"),
+            Row("connections", "server RSS per idle connection", j["server_kib_per_idle_connection"], "KiB",
+                "", None, "≤ 64 KiB")]
+
+
+def aio(j: dict[str, Any]) -> list[Row]:
+    out = []
+    for phase in ("live", "drain"):
+        m, t = j.get(f"{phase}: asyncio face, one loop"), j.get(f"{phase}: pymqi face, threads")
+        if m:
+            out.append(Row("aio", f"100 consumers, {phase}: one event loop", m["msgs_per_s"], "msgs/s",
+                           "100 pymqi threads", t["msgs_per_s"] if t else None, ""))
+    return out
+
+
+def testkit(j: dict[str, Any]) -> list[Row]:
+    if not j:
+        return []
+    return [Row("testkit", "fresh queue manager ready for clients", j["fresh_ms"], "ms", "", None, "≤ 500 ms"),
+            Row("testkit", "session queue manager cleaned after a test", j["clean_ms"], "ms", "", None, "≤ 20 ms")]
+
+
+def ceiling(j: dict[str, Any]) -> list[Row]:
+    m, c = j.get("mqlite", {}), j.get("work 13 µs threads", {})
+    return [Row("ceiling", f"{k} persistent producers (group commit)", m[k], "puts/s",
+                "ceiling: 13 µs of work, thread per connection", c.get(k), "≥ 0.8×" if k == "8" else "")
+            for k in sorted(m, key=int)]
+
+
+# script, its arguments, what its JSON becomes
+SCRIPTS: dict[str, tuple[list[str], Callable[[dict[str, Any]], list[Row]]]] = {
+    "putget": (["--runs", "3"], putget),
+    "pubsub": (["--runs", "3"], pubsub),
+    "protocols": (["--runs", "3"], protocols),
+    "connections": (["--runs", "3"], connections),
+    "ceiling": (["--producers", "8,32", "--work-us", "13", "--runs", "3", "--mqlite"], ceiling),
+    "aio": (["--runs", "3"], aio),
+    "testkit": ([], testkit),
+}
+
+
+def _number(x: float, unit: str) -> str:
+    if unit in ("ms", "KiB"):
+        return f"{x:,.1f} {unit}"
+    return f"{x:,.0f}"
+
+
+def render(row: Row, when: str) -> str:
+    ratio = f"{row.mqlite / row.peer_figure:.2f}×" if row.peer_figure else ""
+    peer = f"{row.peer}: {_number(row.peer_figure, row.unit)}" if row.peer_figure is not None else row.peer
+    unit = "" if row.unit in ("ms", "KiB") else f" {row.unit}"
+    command = " ".join(["python", f"bench/{row.script}.py", *SCRIPTS[row.script][0]])
+    return f"| {row.script} | {row.case} | {_number(row.mqlite, row.unit)}{unit} | {peer} | {ratio} | {row.target} " \
+           f"| `{command}` | {when} |"
+
+
+def rewrite(doc: str, lines_by_script: dict[str, list[str]], header: str) -> None:
+    text = open(doc, encoding="utf-8").read()
+    kept: dict[str, list[str]] = {}
+    if BEGIN in text and END in text:
+        old = text[text.index(BEGIN):text.index(END)]
+        for line in old.splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if line.startswith("| ") and cells[0] in SCRIPTS:
+                kept.setdefault(cells[0], []).append(line)
+    kept.update(lines_by_script)
+    body = [BEGIN, "", header, "",
+            "| bench | case | mqlite | peer or ceiling, same run | ratio | target | command | run |",
+            "|---|---|---:|---|---:|---|---|---|"]
+    for script in SCRIPTS:
+        body += kept.get(script, [])
+    body += ["", END]
+    block = "\n".join(body)
+    if BEGIN in text and END in text:
+        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
+    else:
+        first = text.index("\n## ")
+        text = text[:first] + "\n" + block + "\n" + text[first:]
+    with open(doc, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", default=",".join(SCRIPTS))
+    ap.add_argument("--from", dest="source")
+    ap.add_argument("--doc", default=os.path.join(ROOT, "docs", "performance.md"))
+    args = ap.parse_args()
+    chosen = [s.strip() for s in args.only.split(",") if s.strip()]
+    unknown = [s for s in chosen if s not in SCRIPTS]
+    if unknown:
+        raise SystemExit(f"unknown benchmarks: {unknown}; known: {list(SCRIPTS)}")
+    scratch = args.source or tempfile.mkdtemp(prefix="mqlite-bench-table-")
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                            cwd=ROOT).stdout.strip() or "?"
+    when = f"{time.strftime('%Y-%m-%d')} {commit}"
+    lines: dict[str, list[str]] = {}
+    for script in chosen:
+        path = os.path.join(scratch, f"{script}.json")
+        if not args.source:
+            extra, _ = SCRIPTS[script]
+            print(f"== bench/{script}.py {' '.join(extra)}", flush=True)
+            subprocess.run([sys.executable, os.path.join(HERE, f"{script}.py"), *extra, "--json", path],
+                           check=True, cwd=ROOT)
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            rows = SCRIPTS[script][1](json.load(f))
+        lines[script] = [render(r, when) for r in rows]
+    header = ("**Current figures.** Each row says the run (date and commit) it comes from; a benchmark not run "
+              "this time keeps its earlier rows. Medians of 3 runs unless the command says otherwise. The ratio "
+              "is mqlite's figure over the peer's or the ceiling's (for times, lower is better). The sections "
+              "below are the history: what changed each figure, and why.")
+    rewrite(args.doc, lines, header)
+    for script in chosen:
+        for line in lines.get(script, []):
+            print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
