@@ -43,6 +43,8 @@ class Wire(asyncio.Protocol):
         self.transport = transport
 
     def data_received(self, data: bytes) -> None:
+        if self.error is not None:
+            return                      # broken: what still arrives is dropped
         buf = self.buf
         buf += data
         pos = 0
@@ -57,6 +59,8 @@ class Wire(asyncio.Protocol):
                 payload = bytes(buf[pos + 5:end])
                 pos = end
                 self._frame(ftype, payload)
+                if self.error is not None:
+                    return
         except P.ProtocolError as e:
             self._fail(broken(str(e)))
         finally:
@@ -68,14 +72,18 @@ class Wire(asyncio.Protocol):
             return
         if not self.pending:
             raise P.ProtocolError(f"frame {ftype:#x} answers nothing")
-        fut, expect, late = self.pending.popleft()
+        fut, expect, late = self.pending[0]
         if expect == P.HELLO and ftype in (P.HELLO_OK, P.ERROR):
             payload = bytes((ftype,)) + payload         # the connection's answer: accepted or refused
         elif ftype != expect | P.REPLY:
-            raise P.ProtocolError(f"answer type {ftype:#x} to {expect:#x}")
+            raise P.ProtocolError(f"answer type {ftype:#x} to {expect:#x}")   # (the call fails with the rest)
+        self.pending.popleft()
         if fut.cancelled():
             if late is not None:
-                late(payload)
+                try:
+                    late(payload)
+                except MQMIError:
+                    pass                # (the connection broke meanwhile: its calls all fail)
         else:
             fut.set_result(payload)
 
