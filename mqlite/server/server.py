@@ -57,19 +57,14 @@ from mqlite.store.pager import StorePager, queue_buffers
 from mqlite.store.sqlite import StoreUnavailable
 
 ASYNC_SHARED_BATCH = 200  # asynchronous puts to shared queues written in one transaction at most
-SPIN_SESSIONS = 1         # the server polls for requests only while one session is open
+SPIN_SESSIONS = 1         # the server polls for requests only while one session is in use
+IN_USE = 1.0              # a session is in use if it made a call in the last this many seconds
 HELLO_TIMEOUT = 10.0      # the whole HELLO must arrive within this
 FRAME_TIMEOUT = float(os.environ.get("MQLITE_FRAME_TIMEOUT", "60"))   # a frame begun must go on arriving
 FRAME_OVERHEAD = 65536    # what a request carries beside the message (descriptors, options)
 ACCEPT_BACKOFF = 0.2      # after accept() fails for want of descriptors, before trying again
 DEFER_MAX = 65536         # replies up to this size are sent by the journal writer after their fsync
 HEARTBEAT_TICK = 0.5      # how often idle client conversations are looked at for heartbeats
-
-
-def heartbeat_wait(hbint: int) -> float:
-    """How long a client has to answer a heartbeat: the interval itself (5 s at least: a busy
-    machine must not end a live client), at most 60 s."""
-    return float(min(max(hbint, 5), 60))
 
 
 class QMServer:
@@ -99,6 +94,7 @@ class QMServer:
         self.store.on_state = lambda state, why: store_state(self.log, self.name, state, why)
         self.executor = Executor(self.qm, self)
         self.sessions: set["Session"] = set()
+        self.in_use = 0                     # sessions in use (IN_USE), counted by the heartbeat thread
         self.sessions_lock = threading.Lock()
         self.stopping, self.stopped = threading.Event(), threading.Event()
         self.unix_sock: socket.socket | None = None
@@ -150,12 +146,15 @@ class QMServer:
 
     def _heartbeats(self) -> None:
         """Client conversations' heartbeats (HBINT), checked twice a second: one thread for all,
-        nothing on the request path but a timestamp."""
+        nothing on the request path but a timestamp. It counts the sessions in use too: idle
+        connections, however many, do not stop the one busy application's thread polling."""
         while not self.stopping.wait(HEARTBEAT_TICK):
             with self.sessions_lock:
                 sessions = list(self.sessions)
+            now = time.monotonic()
+            self.in_use = sum(1 for s in sessions if s.in_call or now - s.last_heard < IN_USE)
             for s in sessions:
-                s.heartbeat(time.monotonic())
+                svrconn.heartbeat(s, now)
 
     def shutdown(self, immediate: bool) -> None:
         """End the queue manager: quiesce (wait for applications) or end immediately."""
@@ -402,9 +401,9 @@ class Session:
             reader = P.FrameReader(self.sock, max_frame=limit, frame_timeout=FRAME_TIMEOUT)
             self.reader = reader
             while not self.closed:
-                # Poll briefly for the next request only while a single application is connected:
-                # with more, polling threads take the interpreter lock and CPU from the others.
-                reader.spin = P.SERVER_SPIN if len(srv.sessions) <= SPIN_SESSIONS else 0.0
+                # Poll briefly for the next request only while a single application is busy: with
+                # more, polling threads take the interpreter lock and CPU from the others.
+                reader.spin = P.SERVER_SPIN if min(srv.in_use, len(srv.sessions)) <= SPIN_SESSIONS else 0.0
                 self.in_call = False
                 ftype, payload = reader.read()
                 self.in_call = True
@@ -472,32 +471,6 @@ class Session:
             except OSError:
                 pass
             srv.forget(self)
-
-    def heartbeat(self, now: float) -> None:
-        """Called by the server's heartbeat thread. A client conversation that has said nothing
-        for its heartbeat interval between calls is asked, once; one that does not answer (its
-        process stopped, its host gone) is ended, and its unit of work backed out as for any
-        broken connection. Not while a call is in progress (an MQGET waiting, for one)."""
-        if not self.hbint or self.in_call or self.outbox or self.closed or self.conn is None:
-            return
-        if not self.hb_sent:
-            if now - self.last_heard >= self.hbint:
-                with self.send_lock:
-                    if self.in_call:
-                        return
-                    try:
-                        P.send_frame(self.sock, P.HEARTBEAT)
-                    except OSError:
-                        return
-                    self.hb_sent = now
-            return
-        wait = heartbeat_wait(self.hbint)
-        if now - self.hb_sent >= wait:
-            self.server.log.write("AMQ9259E", f"Connection timed out from host '{self.peer}'.",
-                                  f"The client on channel '{self.channel}' did not answer a heartbeat within "
-                                  f"{wait:g} s (HBINT {self.hbint}); the conversation was ended and its unit of "
-                                  "work backed out.")
-            self.kill()
 
     # --- calls --------------------------------------------------------------------------------
     def _call(self, fn: Any, *args: Any) -> Any:

@@ -1,5 +1,6 @@
 """A client conversation as MQ shows it: a SVRCONN channel instance in DISPLAY CHSTATUS and PCF
-Inquire Channel Status, from what the session serving it counts (``Conversation``)."""
+Inquire Channel Status, from what the session serving it counts (``Conversation``); and its
+heartbeats (HBINT), which the server's heartbeat thread checks."""
 from __future__ import annotations
 
 import time
@@ -8,6 +9,7 @@ from typing import Any, Protocol
 
 from mqlite.engine.clock import mq_date_time
 from mqlite.engine.core import Conn
+from mqlite.net import protocol as P
 from mqlite.objects.names import generic_match
 
 
@@ -58,3 +60,36 @@ def stop_connection(sessions: Iterable[Any], hconn: int) -> str | None:
         return "AMQ8463E: The connection belongs to the queue manager and cannot be stopped."
     found[0].kill()
     return None
+
+
+def heartbeat_wait(hbint: int) -> float:
+    """How long a client has to answer a heartbeat: the interval itself (5 s at least: a busy
+    machine must not end a live client), at most 60 s."""
+    return float(min(max(hbint, 5), 60))
+
+
+def heartbeat(s: Any, now: float) -> None:
+    """Called by the server's heartbeat thread. A client conversation that has said nothing
+    for its heartbeat interval between calls is asked, once; one that does not answer (its
+    process stopped, its host gone) is ended, and its unit of work backed out as for any
+    broken connection. Not while a call is in progress (an MQGET waiting, for one)."""
+    if not s.hbint or s.in_call or s.outbox or s.closed or s.conn is None:
+        return
+    if not s.hb_sent:
+        if now - s.last_heard >= s.hbint:
+            with s.send_lock:
+                if s.in_call:
+                    return
+                try:
+                    P.send_frame(s.sock, P.HEARTBEAT)
+                except OSError:
+                    return
+                s.hb_sent = now
+        return
+    wait = heartbeat_wait(s.hbint)
+    if now - s.hb_sent >= wait:
+        s.server.log.write("AMQ9259E", f"Connection timed out from host '{s.peer}'.",
+                           f"The client on channel '{s.channel}' did not answer a heartbeat within "
+                           f"{wait:g} s (HBINT {s.hbint}); the conversation was ended and its unit of "
+                           "work backed out.")
+        s.kill()
