@@ -26,6 +26,7 @@ import argparse
 import itertools
 import json
 import os
+import re
 import socket
 import statistics
 import sys
@@ -148,10 +149,17 @@ def rabbit_amqp10() -> bool:
     except OSError:
         return False
     plugins = subprocess.run(["rabbitmq-plugins", "list", "-e", "rabbitmq_amqp1_0"], capture_output=True, text=True)
-    if plugins.returncode == 0 and "rabbitmq_amqp1_0" not in plugins.stdout:
+    # (the listing repeats the pattern in its header: an enabled plugin is a line "[E*] name")
+    if plugins.returncode == 0 and not re.search(r"^\s*\[[Ee]\*?\]\s+rabbitmq_amqp1_0\b", plugins.stdout, re.M):
         if subprocess.run(["rabbitmq-plugins", "enable", "rabbitmq_amqp1_0"], capture_output=True).returncode:
             print("RabbitMQ's AMQP 1.0 plugin could not be enabled (not root?)", file=sys.stderr)
             return False
+    deadline = time.monotonic() + 30
+    while not _speaks_amqp10():                 # the plugin takes a moment to start
+        if time.monotonic() > deadline:
+            print("RabbitMQ's AMQP 1.0 plugin did not start", file=sys.stderr)
+            return False
+        time.sleep(0.5)
     import pika
     c = pika.BlockingConnection(pika.ConnectionParameters(*RABBIT_AMQP))
     ch = c.channel()
@@ -159,6 +167,16 @@ def rabbit_amqp10() -> bool:
     ch.queue_purge(RABBIT_QUEUE)
     c.close()
     return True
+
+
+def _speaks_amqp10() -> bool:
+    """Whether RabbitMQ answers AMQP 1.0's SASL protocol header with its own."""
+    try:
+        with socket.create_connection(RABBIT_AMQP, timeout=2) as sock:
+            sock.sendall(b"AMQP\x03\x01\x00\x00")
+            return sock.recv(8) == b"AMQP\x03\x01\x00\x00"
+    except OSError:
+        return False
 
 
 def mosquitto_ready() -> bool:
