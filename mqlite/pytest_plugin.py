@@ -74,6 +74,13 @@ class TestQueueManager:
             user, password = self.user
         return ibmmq.connect(self.name, self.channel, self.conname, user, password)
 
+    async def aio_connect(self, user: str | None = None, password: str | None = None) -> Any:
+        """The same through the asyncio face (mqlite.aio): ``conn = await mq_qmgr.aio_connect()``."""
+        from mqlite import aio
+        if user is None and self.user is not None:
+            user, password = self.user
+        return await aio.connect(self.name, self.channel, self.conname, user=user, password=password)
+
     # --- administering ------------------------------------------------------------------------
     def mqsc(self, text: str, check: bool = True) -> list[dict[str, Any]]:
         """Run MQSC (one command or a script) and return the fields of every object a DISPLAY

@@ -24,7 +24,8 @@ def run(coro: Any, limit: float = 60.0) -> Any:
 
 
 async def client(qm: Any) -> aio.Connection:
-    return await aio.connect(qm.name, qm.channel, qm.conname)
+    conn: aio.Connection = await qm.aio_connect()
+    return conn
 
 
 async def connect(qm: Any, transport: str) -> aio.Connection:
