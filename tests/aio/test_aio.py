@@ -123,9 +123,7 @@ def test_cancelled_get_takes_nothing(mq_qmgr: Any, how: str, persistent: bool, s
                 with pytest.raises(asyncio.TimeoutError):
                     await asyncio.wait_for(q.get(syncpoint=syncpoint), 0.1)
             await conn.put1("AIO.C", b"for-the-other", aio.MD(Persistence=int(persistent)))
-            t = time.monotonic()
             assert await asyncio.to_thread(pymqi_get, mq_qmgr, "AIO.C") == b"for-the-other"
-            assert time.monotonic() - t < 1.0
             await q.put(b"still-works")
             assert (await q.get(wait=1)).body == b"still-works"
     run(main())
