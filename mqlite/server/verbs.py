@@ -139,9 +139,10 @@ def _put1(s: Any, p: bytes) -> bytes:
                     lambda comp, reason: V.Put1.reply(comp, reason, od, md, pmo))
 
 
-def _waiting(s: Any, hobj: int, gmo: GMO, attempt: Any, plain: bool = True) -> tuple[Any, int]:
+def _waiting(s: Any, hobj: int, gmo: GMO, attempt: Any, takes_any: Any = None) -> tuple[Any, int]:
     """Run ``attempt`` under the lock, waiting for a message as MQGMO_WAIT asks; (result, ticket).
-    ``plain``: the attempt takes any message there is (server/waits.py)."""
+    ``takes_any()``, asked once the call is to wait: whether the attempt takes any message there
+    is (server/waits.py); without it, it does."""
     srv = s.server
     conn = s.conn
     assert conn is not None
@@ -175,8 +176,9 @@ def _waiting(s: Any, hobj: int, gmo: GMO, attempt: Any, plain: bool = True) -> t
                         raise
                     cond = srv.cond_for(qname)
                     if watched is None:
-                        WAITS.watch(s.sock, lambda: _wake(cond))
+                        WAITS.watch(s.sock, cond.rouse)
                         watched = cond
+                        plain = takes_any is None or takes_any()
                         cond.plain += plain
                     conn.waiting = hobj                 # DISPLAY CONN: the handle is ACTIVE
                     try:
@@ -193,11 +195,6 @@ def _waiting(s: Any, hobj: int, gmo: GMO, attempt: Any, plain: bool = True) -> t
                 WAITS.unwatch(s.sock)
                 watched.plain -= plain
         return result, conn.ticket
-
-
-def _wake(cond: Any) -> None:
-    with cond:
-        cond.notify_all()
 
 
 def _cancelled(s: Any) -> bool:
@@ -234,7 +231,7 @@ def _get(s: Any, p: bytes) -> bytes:
     qm = s.server.qm
     try:
         r, ticket = _waiting(s, hobj, gmo, lambda conn: qm.get(conn, hobj, md, gmo, maxlen),
-                             _takes_any(s, hobj, gmo, md))
+                             lambda: _takes_any(s, hobj, gmo, md))
     except MQIError as e:
         return s._failed(e)
     s.due = max(s.due, ticket)

@@ -34,6 +34,11 @@ class QueueCondition(threading.Condition):
         finally:
             self.waiters -= 1
 
+    def rouse(self) -> None:
+        """Wake every waiter, from a thread that does not hold the lock (a client spoke)."""
+        with self:
+            self.notify_all()
+
     def wake(self) -> None:
         """A message is there: one plain waiter is enough when all are plain."""
         if self.waiters and self.waiters <= self.plain:
@@ -54,26 +59,24 @@ class WaitWatch:
         ep = self.epoll
         if ep is None:
             return
-        try:
-            fd = sock.fileno()
-            with self.lock:
-                self.waiting[fd] = wake
+        fd = sock.fileno()
+        if fd < 0:
+            return                      # closed: the wait's own check finds that
+        with self.lock:
+            try:
                 ep.register(fd, select.EPOLLIN | select.EPOLLRDHUP | select.EPOLLONESHOT)
-                if self.thread is None:
-                    self.thread = threading.Thread(target=self._run, name="mqget-waits", daemon=True)
-                    self.thread.start()
-        except (OSError, ValueError):
-            with self.lock:
-                self.waiting.pop(fd, None)
+            except OSError:
+                return                  # (the wait notices within its slice)
+            self.waiting[fd] = wake
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._run, name="mqget-waits", daemon=True)
+                self.thread.start()
 
     def unwatch(self, sock: socket.socket) -> None:
         ep = self.epoll
         if ep is None:
             return
-        try:
-            fd = sock.fileno()
-        except (OSError, ValueError):
-            return
+        fd = sock.fileno()
         with self.lock:
             if self.waiting.pop(fd, None) is None:
                 return
