@@ -7,7 +7,6 @@ import contextvars
 import itertools
 import os
 import ssl
-import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -22,7 +21,7 @@ from mqlite.net import verbs as V
 from mqlite.net.client import parse_conname
 from mqlite.paths import QMPaths
 from mqlite.pymqi.errors import MQMIError, PYIFError, check_reply
-from mqlite.pymqi.qmgr import _appl_name, _os_user, _qmgr_from_mqserver
+from mqlite.pymqi.qmgr import _qmgr_from_mqserver, bindings_qmgr, hello_fields, message_body, new_msg_id
 from mqlite.security import tls
 
 # The connection whose unit of work the current task (and the tasks it starts) is in.
@@ -54,18 +53,14 @@ async def connect(qmgr: str = "", channel: str | None = None, conname: str | Non
         kind: dict[str, Any] = {"kind": "client", "channel": channel, "maxmsgl": 104857600, "hbint": 1,
                                 "sslciph": cipher}
     else:
-        paths = QMPaths.of(qmgr)
-        if not qmgr or not paths.exists():
-            raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_Q_MGR_NAME_ERROR)
+        qmgr = bindings_qmgr(qmgr)
         loop = asyncio.get_running_loop()
         try:
-            _t, wire = await loop.create_unix_connection(Wire, paths.socket)
+            _t, wire = await loop.create_unix_connection(Wire, QMPaths.of(qmgr).socket)
         except OSError:
             raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_Q_MGR_NOT_AVAILABLE) from None
         kind = {"kind": "bindings"}
-    hello = {"qmgr": qmgr, "appl": _appl_name(appl), "accounting": 0, "appl_type": CMQC.MQAT_UNIX,
-             "user": user or _os_user(), "os_user": _os_user(), "tid": threading.get_native_id(),
-             "password": password, "proto": P.PROTOCOL_VERSION, **kind}
+    hello = {**hello_fields(qmgr, appl, 0, user), "password": password, "proto": P.PROTOCOL_VERSION, **kind}
     try:
         answer = await asyncio.wait_for(wire.post(P.HELLO, P.encode_json(hello)), timeout)
         body = P.decode_json(answer[1:])
@@ -117,7 +112,14 @@ class Connection:
         return self._wire
 
     def _new_id(self) -> bytes:
-        return b"AMQ " + self.name.encode()[:12].ljust(12) + (next(self._ids) & (2 ** 64 - 1)).to_bytes(8, "big")
+        return new_msg_id(self.name, self._ids)
+
+    def _message(self, body: bytes | str, md: MD, pmo: PMO, syncpoint: bool | None) -> bytes:
+        """A put's data (as the pymqi face makes it: a str is MQSTR in 1208; 2010 beyond the
+        channel's MAXMSGL), its MQPMO set to the syncpoint asked for, or the unit's."""
+        pmo.Options = (pmo.Options & ~(CMQC.MQPMO_SYNCPOINT | CMQC.MQPMO_NO_SYNCPOINT)) | (
+            CMQC.MQPMO_SYNCPOINT if self._syncpoint(syncpoint) else CMQC.MQPMO_NO_SYNCPOINT)
+        return message_body(body, md, self.info)
 
     def _syncpoint(self, given: bool | None) -> bool:
         return given if given is not None else _UNIT.get() is self
@@ -174,12 +176,7 @@ class Connection:
         od = name if isinstance(name, OD) else OD(ObjectName=name.encode())
         md = md if md is not None else MD()
         pmo = pmo if pmo is not None else PMO()
-        data = body.encode() if isinstance(body, str) else body
-        if isinstance(body, str) and md.Format.strip() == b"":
-            md.Format = CMQC.MQFMT_STRING
-        sync = self._syncpoint(syncpoint)
-        pmo.Options = (pmo.Options & ~(CMQC.MQPMO_SYNCPOINT | CMQC.MQPMO_NO_SYNCPOINT)) | (
-            CMQC.MQPMO_SYNCPOINT if sync else CMQC.MQPMO_NO_SYNCPOINT)
+        data = self._message(body, md, pmo, syncpoint)
         reply = await self._live().call(P.PUT1, V.Put1.request(od, pmo, md, data))
         check_reply(reply)
         comp, reason = V.Put1.parse_reply(reply, od, md, pmo)

@@ -25,6 +25,7 @@ from mqlite.net import protocol as P
 from mqlite.net import verbs as V
 from mqlite.net.protocol import II
 from mqlite.pymqi.errors import MQMIError, PYIFError, check_reply
+from mqlite.pymqi.queue import async_put_request, is_async_put
 
 FOREVER = math.inf
 MAX_MSG = 104857600
@@ -66,6 +67,8 @@ class Owner(Protocol):
 
     def _new_id(self) -> bytes: ...
 
+    def _message(self, body: bytes | str, md: MD, pmo: PMO, syncpoint: bool | None) -> bytes: ...
+
 
 class Queue:
     """A queue handle of an asyncio connection (``await conn.open(...)``)."""
@@ -96,28 +99,15 @@ class Queue:
         hobj = self._handle()
         md = md if md is not None else MD()
         pmo = pmo if pmo is not None else PMO()
-        data = body.encode() if isinstance(body, str) else body
-        if isinstance(body, str) and md.Format.strip() == b"":
-            md.Format = CMQC.MQFMT_STRING
-        sync = self.conn._syncpoint(syncpoint)
-        pmo.Options = (pmo.Options & ~(CMQC.MQPMO_SYNCPOINT | CMQC.MQPMO_NO_SYNCPOINT)) | (
-            CMQC.MQPMO_SYNCPOINT if sync else CMQC.MQPMO_NO_SYNCPOINT)
+        data = self.conn._message(body, md, pmo, syncpoint)
         wire = self.conn._live()
-        opts = pmo.Options
-        if opts & CMQC.MQPMO_ASYNC_RESPONSE or (self.async_put and not opts & CMQC.MQPMO_SYNC_RESPONSE):
-            if opts & CMQC.MQPMO_NEW_MSG_ID or md.MsgId.strip(b"\0") == b"":
-                md.MsgId = self.conn._new_id()
-            if opts & CMQC.MQPMO_NEW_CORREL_ID:
-                md.CorrelId = self.conn._new_id()
-            pmo.Options = opts & ~(CMQC.MQPMO_NEW_MSG_ID | CMQC.MQPMO_NEW_CORREL_ID)
-            try:
-                if wire.lock.locked():       # nothing may follow a waiting MQGET: take a turn
-                    async with wire.lock:
-                        wire.write(P.PUT_ASYNC, V.Put.request(hobj, pmo, md, data))
-                else:
-                    wire.write(P.PUT_ASYNC, V.Put.request(hobj, pmo, md, data))
-            finally:
-                pmo.Options = opts
+        if is_async_put(pmo.Options, self.async_put):
+            request = async_put_request(hobj, pmo, md, data, self.conn._new_id)
+            if wire.lock.locked():       # nothing may follow a waiting MQGET: take a turn
+                async with wire.lock:
+                    wire.write(P.PUT_ASYNC, request)
+            else:
+                wire.write(P.PUT_ASYNC, request)
             await wire.drained()
             return md
         reply = await wire.call(P.PUT, V.Put.request(hobj, pmo, md, data))
@@ -167,13 +157,9 @@ class Queue:
         """A get served from the held messages, asking for more (with the get's wait) when none is."""
         if self.buffer and self.under_sync != sync:
             await self._settle()
-        if not self.buffer and self.prefetch is not None:
-            try:
-                await asyncio.shield(self.prefetch)
-            except MQMIError:
-                pass
         if not self.buffer:
-            await self._settle()
+            await self._prefetched()
+        if not self.buffer:
             self.under_sync = sync
             hobj = self._handle()
             wire = self.conn._live()
@@ -193,13 +179,24 @@ class Queue:
         if V.GetBatch.parse_reply(reply):
             self._release_now()
 
+    async def _prefetched(self) -> None:
+        """Wait for the batch asked for ahead, if one is (its answer fills the buffer)."""
+        if self.prefetch is not None:
+            try:
+                await asyncio.shield(self.prefetch)
+            except MQMIError:
+                pass                    # (the connection broke: the next call says so)
+
+    def _acknowledgement(self, release: bool) -> bytes:
+        """GET_BATCH acknowledging the messages handed over; with ``release`` the rest held go back."""
+        request = V.GetBatch.request(self._handle(), self.consumed, 0, 0, 0 if release else P.BATCH_ACK, GMO())
+        self.consumed = 0
+        return request
+
     def _release_now(self) -> None:
         """Give back every held message not handed over (the caller has the connection's turn)."""
-        assert self.hobj is not None
         self.buffer.clear()
-        fut = self.conn._live().post(P.GET_BATCH, V.GetBatch.request(self.hobj, self.consumed, 0, 0, 0, GMO()))
-        fut.cancel()                    # its answer is only the status
-        self.consumed = 0
+        self.conn._live().post(P.GET_BATCH, self._acknowledgement(release=True)).cancel()   # (only a status comes back)
 
     async def _take(self, md: MD, gmo: GMO) -> Message:
         """Hand over the first held message; a persistent one outside syncpoint is acknowledged
@@ -213,9 +210,7 @@ class Queue:
                 wire.lock.release()
             self.buffer.popleft()
             self.consumed += 1
-            fut = wire.post(P.GET_BATCH, V.GetBatch.request(self._handle(), self.consumed, 0, 0, P.BATCH_ACK, GMO()))
-            fut.cancel()
-            self.consumed = 0
+            wire.post(P.GET_BATCH, self._acknowledgement(release=False)).cancel()
         else:
             self.buffer.popleft()
             self.consumed += ahead
@@ -226,17 +221,11 @@ class Queue:
 
     async def _settle(self) -> None:
         """Give back held messages not handed over (a get they cannot serve, a close)."""
-        if self.prefetch is not None:
-            try:
-                await asyncio.shield(self.prefetch)
-            except MQMIError:
-                pass
+        await self._prefetched()
         if not self.buffer or self.hobj is None:
             return
         self.buffer.clear()
-        reply = await self.conn._live().call(P.GET_BATCH, V.GetBatch.request(self.hobj, self.consumed, 0, 0, 0, GMO()))
-        self.consumed = 0
-        check_reply(reply)
+        check_reply(await self.conn._live().call(P.GET_BATCH, self._acknowledgement(release=True)))
 
     # --- async for ----------------------------------------------------------------------------
     def __aiter__(self) -> AsyncIterator[Message]:
@@ -305,18 +294,13 @@ class Queue:
         """MQINQ of one attribute (the queue opened with MQOO_INQUIRE)."""
         reply = await self.conn._live().call(P.INQ, V.Inq.request(self._handle(), [selector]))
         check_reply(reply)
-        value = V.Inq.parse_reply(reply)[0]
-        return value
+        return V.Inq.parse_reply(reply)[0]
 
     async def close(self, options: int = CMQC.MQCO_NONE) -> None:
         """MQCLOSE; held messages not handed over go back to the queue."""
         if self.hobj is None:
             return
-        if self.prefetch is not None:
-            try:
-                await asyncio.shield(self.prefetch)
-            except MQMIError:
-                pass
+        await self._prefetched()
         hobj, self.hobj = self.hobj, None
         self.buffer.clear()
         consumed, self.consumed = self.consumed, 0

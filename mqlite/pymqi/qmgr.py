@@ -190,9 +190,7 @@ class QueueManager:
 
     def _hello(self, transport: Transport, name: str, **extra: Any) -> None:
         try:
-            info = transport.hello(qmgr=name, appl=_appl_name(self._cno[1]), accounting=self._cno[0],
-                                   appl_type=CMQC.MQAT_UNIX, user=extra.pop("user", None) or _os_user(),
-                                   os_user=_os_user(), tid=threading.get_native_id(), **extra)
+            info = transport.hello(**hello_fields(name, self._cno[1], self._cno[0], extra.pop("user", None)), **extra)
         except TransportError as e:
             raise failure(e) from None
         self._transport = transport
@@ -234,16 +232,8 @@ class QueueManager:
     def _connect_bindings(self, name: Any, user: Any = None, password: Any = None) -> None:
         if self._transport is not None:
             raise MQMIError(CMQC.MQCC_WARNING, CMQC.MQRC_ALREADY_CONNECTED)
-        qname = structs.text(ensure_bytes(name or b""))
-        if not qname:
-            known = all_qmgrs()
-            running = [q for q in known if QMPaths.of(q).running_pid()]
-            if len(running) != 1:
-                raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_Q_MGR_NAME_ERROR)
-            qname = running[0]
+        qname = bindings_qmgr(structs.text(ensure_bytes(name or b"")))
         paths = QMPaths.of(qname)
-        if not paths.exists():
-            raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_Q_MGR_NAME_ERROR)
         try:
             transport = Transport.unix(paths.socket)
         except TransportError as e:
@@ -296,8 +286,7 @@ class QueueManager:
             raise failure(e) from None
 
     def _new_id(self) -> bytes:
-        """A message identifier made here, for asynchronous puts (MQ's clients do the same)."""
-        return b"AMQ " + self._name.encode()[:12].ljust(12) + (next(self._ids) & (2 ** 64 - 1)).to_bytes(8, "big")
+        return new_msg_id(self._name, self._ids)
 
     def stat(self, stat_type: int = 0) -> STS:
         """MQSTAT(MQSTAT_TYPE_ASYNC_ERROR): outcomes of asynchronous puts since the last call."""
@@ -413,19 +402,8 @@ class QueueManager:
             send(body)
 
     def _body(self, msg: Any, md_: MD) -> bytes:
-        if isinstance(msg, str):
-            md_.Format = CMQC.MQFMT_STRING
-            md_.CodedCharSetId = self.default_ccsid
-            body = msg.encode(self.bytes_encoding)
-        elif isinstance(msg, (bytes, bytearray, memoryview)):
-            body = bytes(msg)
-        else:
-            raise TypeError(f"Message type is {type(msg)}. Convert to bytes.")
-        # A client channel carries messages up to the MAXMSGL both ends agreed at connect time.
-        limit = self._transport.info.get("maxmsgl") if self._transport is not None else None
-        if limit is not None and len(body) > limit:
-            raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_DATA_LENGTH_ERROR)
-        return body
+        return message_body(msg, md_, self._transport.info if self._transport is not None else {},
+                            self.bytes_encoding, self.default_ccsid)
 
     def inquire(self, attribute: int | list[int]) -> Any:
         if self._qmobj is None:
@@ -453,6 +431,48 @@ class QueueManager:
                 self.disconnect()
             except Exception:
                 pass
+
+
+def message_body(msg: Any, md_: MD, info: dict[str, Any], encoding: str = "utf8", ccsid: int = 1208) -> bytes:
+    """A message's data as both faces send it: a str encoded, MQSTR in ``ccsid``; and within the
+    MAXMSGL both ends agreed at connect time (``info``, the HELLO's answer), else 2010."""
+    if isinstance(msg, str):
+        md_.Format = CMQC.MQFMT_STRING
+        md_.CodedCharSetId = ccsid
+        body = msg.encode(encoding)
+    elif isinstance(msg, (bytes, bytearray, memoryview)):
+        body = bytes(msg)
+    else:
+        raise TypeError(f"Message type is {type(msg)}. Convert to bytes.")
+    limit = info.get("maxmsgl")
+    if limit is not None and len(body) > limit:
+        raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_DATA_LENGTH_ERROR)
+    return body
+
+
+def new_msg_id(qmgr: str, ids: Any) -> bytes:
+    """A message identifier made by the client, for asynchronous puts (MQ's clients do the same):
+    "AMQ ", the queue manager's name, and the connection's next number from ``ids``."""
+    return b"AMQ " + qmgr.encode()[:12].ljust(12) + (next(ids) & (2 ** 64 - 1)).to_bytes(8, "big")
+
+
+def bindings_qmgr(name: str) -> str:
+    """The queue manager a local-bindings connection is for: the one named, or with no name the one
+    running here (2058 when it does not exist, or when none or several run)."""
+    if not name:
+        running = [q for q in all_qmgrs() if QMPaths.of(q).running_pid()]
+        if len(running) != 1:
+            raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_Q_MGR_NAME_ERROR)
+        name = running[0]
+    if not QMPaths.of(name).exists():
+        raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_Q_MGR_NAME_ERROR)
+    return name
+
+
+def hello_fields(qmgr: str, appl: str, accounting: int, user: str | None) -> dict[str, Any]:
+    """What a connection says of itself in its HELLO, for both faces."""
+    return {"qmgr": qmgr, "appl": _appl_name(appl), "accounting": accounting, "appl_type": CMQC.MQAT_UNIX,
+            "user": user or _os_user(), "os_user": _os_user(), "tid": threading.get_native_id()}
 
 
 def _text(v: Any) -> str | None:

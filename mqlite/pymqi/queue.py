@@ -37,6 +37,26 @@ _NO_ID = MD().MsgId                  # MQMI_NONE as a new MD holds it (one objec
 _SYNCPOINT, _ACCEPT_TRUNCATED, _GMO_V2 = CMQC.MQGMO_SYNCPOINT, CMQC.MQGMO_ACCEPT_TRUNCATED_MSG, CMQC.MQGMO_VERSION_2
 
 
+def is_async_put(options: int, queue_default: bool) -> bool:
+    """MQPMO_ASYNC_RESPONSE, or the queue's DEFPRESP(ASYNC) unless MQPMO_SYNC_RESPONSE."""
+    return bool(options & CMQC.MQPMO_ASYNC_RESPONSE or (queue_default and not options & CMQC.MQPMO_SYNC_RESPONSE))
+
+
+def async_put_request(hobj: int, pmo_: PMO, md_: MD, body: bytes, new_id: Any) -> bytes:
+    """An asynchronous put's request: no answer comes, so the identifiers it asks for are made
+    here (``new_id()``) and set in the MQMD, as MQ's clients do."""
+    opts = pmo_.Options
+    if opts & CMQC.MQPMO_NEW_MSG_ID or md_.MsgId.strip(b"\0") == b"":
+        md_.MsgId = new_id()
+    if opts & CMQC.MQPMO_NEW_CORREL_ID:
+        md_.CorrelId = new_id()
+    pmo_.Options = opts & ~(CMQC.MQPMO_NEW_MSG_ID | CMQC.MQPMO_NEW_CORREL_ID)
+    try:
+        return V.Put.request(hobj, pmo_, md_, body)
+    finally:
+        pmo_.Options = opts
+
+
 class Queue:
     """An MQ queue: open, put, get, inquire, set and close, with pymqi's deferred-open rules."""
 
@@ -129,18 +149,8 @@ class Queue:
             self.__put(hobj, qmgr, md_, pmo_, body)
 
     def __put(self, hobj: int, qmgr: QueueManager, md_: MD, pmo_: PMO, body: bytes) -> None:
-        opts = pmo_.Options
-        if opts & CMQC.MQPMO_ASYNC_RESPONSE or (self.__async_put and not opts & CMQC.MQPMO_SYNC_RESPONSE):
-            # Asynchronous put: identifiers are made here and the call returns without an answer.
-            if opts & CMQC.MQPMO_NEW_MSG_ID or md_.MsgId.strip(b"\0") == b"":
-                md_.MsgId = qmgr._new_id()
-            if opts & CMQC.MQPMO_NEW_CORREL_ID:
-                md_.CorrelId = qmgr._new_id()
-            pmo_.Options = opts & ~(CMQC.MQPMO_NEW_MSG_ID | CMQC.MQPMO_NEW_CORREL_ID)
-            try:
-                qmgr._send(P.PUT_ASYNC, V.Put.request(hobj, pmo_, md_, body))
-            finally:
-                pmo_.Options = opts
+        if is_async_put(pmo_.Options, self.__async_put):
+            qmgr._send(P.PUT_ASYNC, async_put_request(hobj, pmo_, md_, body, qmgr._new_id))
             return
         reply = qmgr._call(P.PUT, V.Put.request(hobj, pmo_, md_, body))
         check_reply(reply)

@@ -433,3 +433,24 @@ def test_kill9_breaks_waits_and_keeps_held_persistent_messages(mq_qmgr: Any) -> 
     # the three handed over were acknowledged (their removal journalled); the ones held ahead
     # and never handed over were not, and are back after the restart
     assert mq_qmgr.depth("AIO.K") == 7
+
+
+def test_str_bodies_and_maxmsgl_as_the_pymqi_face(mq_qmgr: Any) -> None:
+    """A str is MQSTR in CCSID 1208, and data beyond the channel's MAXMSGL is 2010 before it is
+    sent (the connection goes on), as the pymqi face answers."""
+    mq_qmgr.mqsc("DEFINE QLOCAL(AIO.STR)\nDEFINE CHANNEL(AIO.SMALL) CHLTYPE(SVRCONN) MAXMSGL(4096)")
+
+    async def main() -> None:
+        async with await aio.connect(mq_qmgr.name, "AIO.SMALL", mq_qmgr.conname) as conn:
+            q = await conn.open("AIO.STR")
+            await q.put("héllo")
+            m = await q.get(wait=1)
+            assert (m.body, m.md.Format, m.md.CodedCharSetId) == ("héllo".encode(), C.MQFMT_STRING, 1208)
+            with pytest.raises(aio.MQMIError) as e:
+                await q.put(b"x" * 5000)
+            assert e.value.reason == C.MQRC_DATA_LENGTH_ERROR
+            with pytest.raises(aio.MQMIError) as e:
+                await conn.put1("AIO.STR", b"x" * 5000)
+            assert e.value.reason == C.MQRC_DATA_LENGTH_ERROR and conn.connected
+    run(main())
+    assert mq_qmgr.depth("AIO.STR") == 0
