@@ -68,10 +68,6 @@ def start_producer(conname: str, n: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, __file__, "--produce", conname, "--msgs", str(n)])
 
 
-def load(conname: str, n: int) -> None:
-    produce(conname, n)
-
-
 # --- 100 threads, the pymqi face ------------------------------------------------------------------
 def threaded(conname: str, consumers: int, n: int, live: bool) -> tuple[float, float, int]:
     from mqlite import pymqi
@@ -202,7 +198,7 @@ def main() -> int:
         for _ in range(args.runs):
             for name, case in cases:
                 if name.startswith("drain"):
-                    load(conname, args.msgs)
+                    produce(conname, args.msgs)
                 rows.setdefault(name, []).append(case())
     finally:
         mqlite_cmd("endmqm", "-i", QM)
