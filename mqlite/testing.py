@@ -16,9 +16,6 @@ Without ``data_dir`` the harness works in a temporary directory of its own and r
 """
 from __future__ import annotations
 
-import argparse
-import contextlib
-import io
 import os
 import shutil
 import signal
@@ -30,8 +27,7 @@ from typing import Any
 
 from mqlite.cli.proc import free_port, run_mqlite, start_server
 from mqlite.mqsc.parser import split_commands
-from mqlite.net import protocol as P
-from mqlite.net.client import Transport
+from mqlite.net.client import ControlSession
 from mqlite.paths import QMPaths, clock_file
 
 __all__ = ["OPEN_SECURITY", "QM", "Harness", "free_port", "run_mqlite"]
@@ -49,7 +45,7 @@ class QM:
     in_process: bool = False
     server: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
-    _control: Transport | None = field(default=None, repr=False)
+    _control: ControlSession | None = field(default=None, repr=False)
     _socket: str = field(default="", repr=False)
 
     def __post_init__(self) -> None:
@@ -70,11 +66,8 @@ class QM:
         """One MQSC command over the queue manager's control socket (no runmqsc process: about a
         millisecond): its status ("ok", "error", "syntax") and response lines."""
         if self._control is None:
-            t = Transport.unix(self._socket)
-            t.hello(qmgr=self.name, control=True, appl="mqlite-testing")
-            self._control = t
-        reply = P.decode_json(self._control.call(P.MQSC, text.encode()))
-        return reply["status"], reply["lines"]
+            self._control = ControlSession(self._socket, self.name, "mqlite-testing")
+        return self._control.mqsc(text)
 
     def command_script(self, text: str) -> None:
         """Every command of an MQSC script over the control socket; AssertionError on the first
@@ -143,24 +136,12 @@ class QM:
 
 
 def _crtmqm(name: str, port: int, secure: bool, qsg: str | None, qsg_store: str | None) -> None:
-    """crtmqm -p PORT -u SYSTEM.DEAD.LETTER.QUEUE, run in this process (the function the command
-    runs: no interpreter to start); without ``secure``, as MQSNOAUT=yes makes it."""
-    from mqlite.cli.create import crtmqm
-    args = argparse.Namespace(qmgr=name, p=port, u="SYSTEM.DEAD.LETTER.QUEUE", d=None, qsg=qsg, qsgstore=qsg_store)
-    saved = os.environ.get("MQSNOAUT")
-    if not secure:
-        os.environ["MQSNOAUT"] = "yes"
-    out = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-            rc = crtmqm(args)
-    finally:
-        if saved is None:
-            os.environ.pop("MQSNOAUT", None)
-        else:
-            os.environ["MQSNOAUT"] = saved
-    if rc != 0:
-        raise RuntimeError(f"crtmqm {name}: {out.getvalue()}")
+    """crtmqm -p PORT -u SYSTEM.DEAD.LETTER.QUEUE in this process; without ``secure``, as
+    MQSNOAUT=yes makes it."""
+    from mqlite.cli.create import crtmqm_here
+    failed = crtmqm_here(name, port, "SYSTEM.DEAD.LETTER.QUEUE", qsg, qsg_store, secure)
+    if failed:
+        raise RuntimeError(f"crtmqm {name}: {failed}")
 
 
 class Harness:

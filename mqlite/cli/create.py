@@ -4,6 +4,8 @@ process). Also the control commands' exit codes, as IBM MQ's."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import sys
 import time
@@ -100,3 +102,23 @@ def _join_group(name: str, qsg: str, location: str | None) -> SharedStore | int:
         shared.close()
         return EXISTS
     return shared
+
+
+def crtmqm_here(name: str, port: int | None, deadq: str, qsg: str | None = None, qsg_store: str | None = None,
+                secure: bool = True) -> str:
+    """crtmqm run in the caller's process (no interpreter to start), its output kept: "" when the
+    queue manager was made, else what crtmqm said. Without ``secure``, as MQSNOAUT=yes makes it."""
+    args = argparse.Namespace(qmgr=name, p=port, u=deadq, d=None, qsg=qsg, qsgstore=qsg_store)
+    saved = os.environ.get("MQSNOAUT")
+    if not secure:
+        os.environ["MQSNOAUT"] = "yes"
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            rc = crtmqm(args)
+    finally:
+        if saved is None:
+            os.environ.pop("MQSNOAUT", None)
+        else:
+            os.environ["MQSNOAUT"] = saved
+    return "" if rc == 0 else out.getvalue().strip() or f"exit code {rc}"

@@ -25,11 +25,10 @@ import secrets
 import sys
 from typing import Any
 
-from mqlite.cli.create import crtmqm
+from mqlite.cli.create import crtmqm_here
 from mqlite.cli.proc import start_server
 from mqlite.mqsc.parser import split_commands
-from mqlite.net import protocol as P
-from mqlite.net.client import Transport, control_call
+from mqlite.net.client import ControlSession, control_call
 from mqlite.paths import QMPaths
 from mqlite.security.users import hash_password
 
@@ -88,42 +87,31 @@ def password(user: str, environ: dict[str, str], secrets_dir: str = SECRETS) -> 
 def _create(name: str) -> None:
     """crtmqm, with no listener yet: its port opens once the developer objects are there, so a
     client that finds it open finds them too (``--foreground``'s readiness)."""
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        rc = crtmqm(argparse.Namespace(qmgr=name, p=None, u="DEV.DEAD.LETTER.QUEUE", d=None, qsg=None,
-                                       qsgstore=None))
-    if rc != 0:
-        raise DevError(f"crtmqm {name}: {out.getvalue().strip()}")
+    failed = crtmqm_here(name, None, "DEV.DEAD.LETTER.QUEUE")
+    if failed:
+        raise DevError(f"crtmqm {name}: {failed}")
 
 
 def _mqsc(paths: QMPaths, text: str, check: bool = True) -> bool:
     """The script's commands over the control socket; whether all succeeded (with ``check``,
     DevError on the first that fails)."""
-    t = Transport.unix(paths.socket)
-    try:
-        t.hello(qmgr=paths.name, control=True, appl="mqlite dev")
+    with ControlSession(paths.socket, paths.name, "mqlite dev") as session:
         for cmd in split_commands(text):
-            reply = P.decode_json(t.call(P.MQSC, cmd.text.encode()))
-            if reply["status"] != "ok":
+            status, lines = session.mqsc(cmd.text)
+            if status != "ok":
                 if check:
-                    raise DevError(f"{cmd.text}: " + " ".join(reply["lines"]))
+                    raise DevError(f"{cmd.text}: " + " ".join(lines))
                 return False
         return True
-    finally:
-        t.close()
 
 
 def _port(paths: QMPaths, default: int) -> int:
     """The port the queue manager's listener has (a queue manager made by an earlier run keeps
     the one it was made with)."""
     from mqlite.web.mqsc import blocks
-    t = Transport.unix(paths.socket)
-    try:
-        t.hello(qmgr=paths.name, control=True, appl="mqlite dev")
-        reply = P.decode_json(t.call(P.MQSC, f"DISPLAY LISTENER('{LISTENER}') PORT".encode()))
-    finally:
-        t.close()
-    for b in blocks("\n".join(reply["lines"])):
+    with ControlSession(paths.socket, paths.name, "mqlite dev") as session:
+        _status, lines = session.mqsc(f"DISPLAY LISTENER('{LISTENER}') PORT")
+    for b in blocks("\n".join(lines)):
         for key, value in b.fields:
             if key == "PORT" and value.strip().isdigit():
                 return int(value)

@@ -25,8 +25,7 @@ from mqlite.cli.create import NAME_ERROR, NOT_AVAILABLE, NOT_EXIST, RUNNING, UNE
 from mqlite.cli.dev import add_dev_command
 from mqlite.cli.proc import start_server
 from mqlite.cli.web import add_web_commands
-from mqlite.net import protocol as P
-from mqlite.net.client import Transport, control_call
+from mqlite.net.client import ControlSession, control_call
 from mqlite.objects.names import valid_name
 from mqlite.paths import QMPaths, all_qmgrs
 from mqlite.qsg.service import STORE_KEY as QSG_STORE_KEY
@@ -239,14 +238,10 @@ def ccdt(args: argparse.Namespace) -> int:
     paths = _running_paths(args.qmgr)
     if isinstance(paths, int):
         return paths
-    transport = Transport.unix(paths.socket)
-    try:
-        transport.hello(qmgr=args.qmgr, control=True, appl="mqlite ccdt")
-        reply = P.decode_json(transport.call(P.MQSC, b"DISPLAY CHANNEL(*) CHLTYPE(CLNTCONN) ALL"))
-    finally:
-        transport.close()
+    with ControlSession(paths.socket, args.qmgr, "mqlite ccdt") as session:
+        _status, lines = session.mqsc("DISPLAY CHANNEL(*) CHLTYPE(CLNTCONN) ALL")
     channels: list[dict[str, str]] = []
-    for line in reply["lines"]:
+    for line in lines:
         if line.startswith("AMQ8414I"):              # each channel's block begins here
             channels.append({})
         elif channels:

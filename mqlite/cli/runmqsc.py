@@ -12,7 +12,7 @@ from typing import Any
 from mqlite.mqsc.parser import MQSCSyntaxError, parse, split_commands
 from mqlite.net import protocol as P
 from mqlite.net.ccdt import location as ccdt_location
-from mqlite.net.client import Transport, TransportError
+from mqlite.net.client import ControlSession, TransportError
 from mqlite.objects.names import valid_name
 from mqlite.paths import QMPaths
 
@@ -91,13 +91,12 @@ def runmqsc(args: argparse.Namespace) -> int:
             paths = QMPaths.of(qmgr) if qmgr and valid_name(qmgr, "QMGR") else None
             if paths is None or not paths.exists() or not paths.running_pid():
                 raise TransportError(2059, "not running")
-            transport = Transport.unix(paths.socket)
-            transport.hello(qmgr=qmgr, control=True, appl="runmqsc")
+            session = ControlSession(paths.socket, qmgr, "runmqsc")
 
             def send(text: str) -> Any:
-                reply = P.decode_json(transport.call(P.MQSC, text.encode()))
-                return Result(reply["lines"], reply["status"])
-            closer = transport.close
+                status, lines = session.mqsc(text)
+                return Result(lines, status)
+            closer = session.close
     except (TransportError, pymqi.MQMIError, pymqi.PYIFError):
         print(f"Starting MQSC for queue manager {qmgr}.\n\n")
         print("AMQ8146E: IBM MQ queue manager not available.")

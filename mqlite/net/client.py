@@ -221,16 +221,38 @@ class _Heartbeats:
 HEARTBEATS = _Heartbeats()
 
 
+class ControlSession:
+    """An administration session over local bindings (runmqsc's, the control commands', the test
+    harness's): MQSC commands and control operations, one at a time."""
+
+    def __init__(self, socket_path: str, qmgr: str, appl: str) -> None:
+        self.transport = Transport.unix(socket_path)
+        self.transport.hello(qmgr=qmgr, control=True, appl=appl)     # (closes the transport if refused)
+
+    def mqsc(self, text: str) -> tuple[str, list[str]]:
+        """One MQSC command: its status ("ok", "error", "syntax") and response lines."""
+        reply = P.decode_json(self.transport.call(P.MQSC, text.encode()))
+        return reply["status"], reply["lines"]
+
+    def control(self, op: dict[str, Any]) -> Any:
+        return P.decode_json(self.transport.call(P.CONTROL, P.encode_json(op)))
+
+    def close(self) -> None:
+        self.transport.close()
+
+    def __enter__(self) -> "ControlSession":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
 def control_call(socket_path: str, qmgr: str, op: dict[str, Any], appl: str) -> dict[str, Any] | None:
     """One control operation (the control commands' and mqweb's way in over local bindings): the
     queue manager's JSON answer, or None when it cannot be reached."""
     try:
-        t = Transport.unix(socket_path)
-        try:
-            t.hello(qmgr=qmgr, control=True, appl=appl)
-            reply = P.decode_json(t.call(P.CONTROL, P.encode_json(op)))
-        finally:
-            t.close()
+        with ControlSession(socket_path, qmgr, appl) as session:
+            reply = session.control(op)
     except (TransportError, P.ProtocolError, OSError):
         return None
     return reply if isinstance(reply, dict) else None
