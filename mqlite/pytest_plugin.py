@@ -139,15 +139,18 @@ def _start_mqsc(config: pytest.Config) -> str:
         return f.read().rstrip("\n") + "\n"
 
 
-def _data_dir(config: pytest.Config) -> str:
+def _harness(config: pytest.Config) -> Harness:
+    """A harness in a directory of its own (on /dev/shm with --mq-tmpfs), removed at its close
+    once its queue managers have ended."""
     base = "/dev/shm" if config.getoption("--mq-tmpfs") and os.path.isdir("/dev/shm") else None
-    return tempfile.mkdtemp(prefix="mqlite-pytest-", dir=base)
+    h = Harness(tempfile.mkdtemp(prefix="mqlite-pytest-", dir=base), channel=CHANNEL)
+    h._own_dir = True
+    return h
 
 
 @pytest.fixture(scope="session")
 def _mq_harness(pytestconfig: pytest.Config) -> Iterator[Harness]:
-    h = Harness(_data_dir(pytestconfig), channel=CHANNEL)
-    h._own_dir = True                               # (removed at close once its queue managers end)
+    h = _harness(pytestconfig)
     try:
         yield h
     finally:
@@ -272,8 +275,7 @@ def mq_cluster(pytestconfig: pytest.Config) -> Iterator[Any]:
     def make(full: list[str] | tuple[str, ...] = ("FR1", "FR2"), partial: list[str] | tuple[str, ...] = (),
              queues: dict[str, list[str]] | None = None, name: str = "TESTCL", timeout: float = 60.0) -> TestCluster:
         from mqlite.cli.proc import free_port
-        h = Harness(_data_dir(pytestconfig), channel=CHANNEL)
-        h._own_dir = True
+        h = _harness(pytestconfig)
         harnesses.append(h)
         names = [*full, *partial]
         ports = {n: free_port() for n in names}
@@ -306,8 +308,6 @@ def mq_cluster(pytestconfig: pytest.Config) -> Iterator[Any]:
         yield make
     finally:
         for h in reversed(harnesses):
-            for qm in h.qms.values():
-                qm.drop_control()
             h.close()
 
 
@@ -339,8 +339,7 @@ class TestClock:
 def mq_clock(pytestconfig: pytest.Config) -> Iterator[TestClock]:
     """A queue manager of the test's own, in this process, with a clock the test moves
     (``mq_clock.qmgr``, ``mq_clock.advance(seconds)``)."""
-    h = Harness(_data_dir(pytestconfig), channel=CHANNEL)
-    h._own_dir = True
+    h = _harness(pytestconfig)
     try:
         yield TestClock(h, TestQueueManager(h.add("MQCLOCK", _start_mqsc(pytestconfig), in_process=True), CHANNEL))
     finally:
