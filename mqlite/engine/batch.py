@@ -200,7 +200,7 @@ class Batches:
                 break
             qs.remove(m)
             got.append(m)
-            held.append((m, syncpoint))
+            held.append((m, True if syncpoint else (None if hold else False)))
             if syncpoint:
                 if not uow:
                     conn.uow_since = now
@@ -312,8 +312,9 @@ class Batches:
         held = h.read_ahead
         for _ in range(min(acked, len(held))):
             m, sp = held.popleft()
-            if not sp and (m.persistent or m.md.Report & C.MQRO_COD):
+            if sp is None and (m.persistent or m.md.Report & C.MQRO_COD):
                 # Held outside syncpoint (``hold``): taken now, as an MQGET would have taken it.
+                # (A message read ahead, False, is nonpersistent without COD: nothing to do.)
                 if m.persistent:
                     conn.ticket = self.qm.store.append(DelMsg(m.seq))
                 if m.md.Report & C.MQRO_COD and h.qstate is not None:

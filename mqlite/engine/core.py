@@ -79,7 +79,9 @@ class Handle:
     get_group: tuple[bytes, int, int] | None = None   # MQGMO_LOGICAL_ORDER: the next (GroupId, MsgSeqNumber, Offset)
     # Messages sent ahead to the client and not yet consumed, each with whether it belongs to the
     # connection's unit of work (read-ahead under syncpoint).
-    read_ahead: deque[tuple[Message, bool]] = field(default_factory=deque)
+    # Messages sent ahead and not yet acknowledged: (message, True under syncpoint, False read ahead,
+    # None held outside syncpoint for a get that may be given back: engine/batch.py's ``hold``).
+    read_ahead: deque[tuple[Message, bool | None]] = field(default_factory=deque)
     async_put: bool = False         # DEFPRESP(ASYNC) of the queue opened
     read_ahead_ok: bool = False     # MQOO_READ_AHEAD, or DEFREADA(YES) of the queue opened
     bind: int = C.MQBND_BIND_ON_OPEN   # a cluster queue's binding (res.kind CLUSTER)
