@@ -35,7 +35,6 @@ class Wire(asyncio.Protocol):
         self.lock = asyncio.Lock()
         self.error: MQMIError | None = None
         self.writable: asyncio.Future[None] | None = None     # set while the socket's buffer is full
-        self.closed = asyncio.get_running_loop().create_future()
 
     # --- asyncio.Protocol -------------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -110,8 +109,6 @@ class Wire(asyncio.Protocol):
             elif not fut.done():
                 fut.set_exception(self.error)
         self.resume_writing()
-        if not self.closed.done():
-            self.closed.set_result(None)
         if self.transport is not None:
             self.transport.close()
 
