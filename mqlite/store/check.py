@@ -25,8 +25,9 @@ import sqlite3
 import struct
 import sys
 import time
-from typing import Callable, NoReturn
+from typing import Any, Callable, NoReturn
 
+from mqlite.store.log import RecoveryLog
 from mqlite.store.sqlite import Store
 
 QUICK_CHECK_ALWAYS = 256 << 20       # qmgr.db up to this size is checked at every start
@@ -134,6 +135,18 @@ def quick_check(db: sqlite3.Connection) -> str | None:
     return "qmgr.db is damaged: " + "; ".join(rows)
 
 
+def _rewrite(log_dir: str, frames: list[tuple[int, list[Any]]]) -> None:
+    """The intact frames of a damaged log, written again as a log of their own (their LSNs kept):
+    the store's open applies those qmgr.db does not hold yet."""
+    if not frames:
+        return
+    fresh = RecoveryLog(log_dir)
+    fresh.next_lsn = frames[0][0]
+    for _lsn, ops in frames:
+        fresh.append(ops)
+    fresh.close()
+
+
 def open_store(db: str, pid_file: str, qmgr: str, log: Callable[..., None], accept_damage: bool) -> Store:
     """Open a queue manager's store at strmqm after looking for damage: a log that lost committed
     work, or (after an abnormal end: a pid file or a WAL left behind) pages SQLite finds damaged.
@@ -143,7 +156,20 @@ def open_store(db: str, pid_file: str, qmgr: str, log: Callable[..., None], acce
         log("AMQ7017S", "Log not available.",
             f"Queue manager {qmgr} cannot use its store: {why}. The queue manager was not started.")
         raise StoreDamaged(f"AMQ7017S: Log not available: {why}")
-    unclean = os.path.exists(pid_file) or os.path.exists(db + "-wal")
+    log_dir = db + "-log"
+    unclean = os.path.exists(pid_file) or os.path.exists(db + "-wal") or \
+        (os.path.isdir(log_dir) and bool(os.listdir(log_dir)))
+    why = RecoveryLog(log_dir).damage()
+    if why is not None:
+        if not accept_damage:
+            refuse(why + ". Start with strmqm --accept-damage to recover what is intact")
+        suffix = f".damaged-{time.strftime('%Y%m%d%H%M%S')}"
+        frames = list(RecoveryLog(log_dir).frames())        # the intact frames, applied at the open
+        kept = RecoveryLog(log_dir).set_aside(suffix)
+        log("MQL7017W", f"Queue manager {qmgr} started from a damaged log.",
+            f"{why}. The work in the frames after the damage is lost; the damaged log was kept as "
+            f"{', '.join(kept)}.")
+        _rewrite(log_dir, frames)
     why = wal_damage(db)
     if why is not None:
         if not accept_damage:

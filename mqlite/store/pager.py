@@ -83,6 +83,9 @@ class StorePager:
     def page(self, queue: str, prios: tuple[int, ...], after: int, before: int | None,
              limit: int) -> list[StoredRow]:
         with self._reading(queue):
+            # What the log holds but qmgr.db may not yet is taken first: a frame applied between
+            # the two reads is then in both (merged), never in neither.
+            unwritten = self._unwritten(queue, prios, after, before)
             bound = "" if before is None else " AND seq<?"
             extra: tuple[Any, ...] = () if before is None else (before,)
             runs = [self._stored(queue, self.db.execute(
@@ -91,7 +94,7 @@ class StorePager:
                 for prio in prios]
             if self.scratch.live:
                 runs += self.scratch.page(queue, prios, after, before, limit)
-            runs.append(self._unwritten(queue, prios, after, before))
+            runs.append(unwritten)
             return self._merge(runs, limit)
 
     def find(self, queue: str, prios: tuple[int, ...], after: int,
@@ -100,29 +103,30 @@ class StorePager:
             # One identifier's index is enough to narrow the search; the caller matches the rest.
             col, ident = next((c, i) for c, i in zip(_ID_COLUMNS, ids, strict=True) if i is not None)
             key = id_key(ident)
+            at = _ID_COLUMNS.index(col)
+            unwritten = [r for r in self._unwritten(queue, prios, after, None) if md_keys(r.md)[at + 1] == key]
             marks = ",".join("?" * len(prios))
             args = (queue, key, after, *prios, limit)
             runs = [self._stored(queue, self.db.execute(
                 f"SELECT seq, md, {BODY}, expiry_at, backout, crc FROM messages "
                 f"WHERE queue=? AND {col}=? AND seq>? AND prio IN ({marks}) ORDER BY seq LIMIT ?", args))]
-            at = _ID_COLUMNS.index(col)
             if self.scratch.live:
                 runs += self.scratch.find(queue, prios, after, at, ident, limit)
-            at += 1
-            runs.append([r for r in self._unwritten(queue, prios, after, None) if md_keys(r.md)[at] == key])
+            runs.append(unwritten)
             return self._merge(runs, limit)
 
     def last_below(self, queue: str, prios: tuple[int, ...], after: int, before: int,
                    gone: set[int]) -> int | None:
         with self._reading(queue):
             marks = ",".join("?" * len(prios))
+            unwritten = self._unwritten(queue, prios, after, before)
             best = self.scratch.last_below(queue, prios, after, before, gone) if self.scratch.live else None
             for (seq,) in self.db.execute(f"SELECT seq FROM messages WHERE queue=? AND prio IN ({marks}) AND seq>? "
                                           "AND seq<? ORDER BY seq DESC", (queue, *prios, after, before)):
                 if seq not in gone:
                     best = seq if best is None else max(best, seq)
                     break
-            for r in self._unwritten(queue, prios, after, before):
+            for r in unwritten:
                 if r.seq not in gone:
                     best = r.seq if best is None else max(best, r.seq)
             return best
@@ -138,6 +142,7 @@ class StorePager:
             return out
 
     def counts(self, queue: str) -> dict[int, int]:
+        self.store.settle()                  # (the rows of everything logged, deletes included)
         with self._reading(queue):
             out: dict[int, int] = {}
             for prio, n in self.db.execute("SELECT prio, count(*) FROM messages WHERE queue=? GROUP BY prio", (queue,)):

@@ -38,6 +38,7 @@ from mqlite.engine.ports import (
     JournalOp,
     PutMsg,
 )
+from mqlite.store.log import Applier, RecoveryLog
 from mqlite.store.rows import ID_KEYS, Rows, loaded_md, md_keys
 
 _SCHEMA = """
@@ -121,6 +122,14 @@ class Store:
         # index page per queue. Keyed by the identifier alone, generated MsgIds only append to it.
         self.db.execute("DROP INDEX IF EXISTS messages_msgid")
         self.db.executescript(_INDEXES)
+        # The recovery log (store/log.py): a commit is a frame appended to it, and its applier
+        # writes the rows behind it. The in-memory store writes its rows at once.
+        self.log: RecoveryLog | None = None
+        self.applier: Applier | None = None
+        if self._dir is not None:
+            self.log = RecoveryLog(path + "-log")
+            self._recover()
+            self.applier = Applier(self._commit, self.log.release, self._apply_failed)
         self._inflight: list[JournalOp] = []      # operations being written (not yet committed)
         self._pending: list[JournalOp] = []
         self._appended = 0           # tickets handed out
@@ -175,7 +184,8 @@ class Store:
         if self._dir is None:
             return True
         if not self.stalled:
-            need = 2 * (self._accepted - self._reflected + nbytes) + self.reserve
+            # Written twice (SQLite's WAL, then the database), three times with the log.
+            need = (2 if self.log is None else 3) * (self._accepted - self._reflected + nbytes) + self.reserve
             if self._free < need:
                 self._free = self._free_bytes()          # another program may have freed some (cheap)
             if self._free >= need:
@@ -309,16 +319,19 @@ class Store:
     def _write_pending(self) -> bool:
         """Write what is pending and mark it durable, then run the callbacks it covers; False if
         the store was abandoned meanwhile."""
+        if self.applier is not None:
+            self.applier.wait_room()                 # qmgr.db is not left far behind the log
         with self._append_lock:
             ops, self._pending = self._pending, []
             self._inflight = ops
             top = self._appended
             accepted = self._accepted
+        lsn = 0
         while ops:
             try:
-                self._write(ops)
+                lsn = self._write(ops)
                 break
-            except sqlite3.OperationalError as e:       # SQLITE_FULL, SQLITE_IOERR, ...
+            except (sqlite3.OperationalError, OSError) as e:    # SQLITE_FULL, ENOSPC, EIO, ...
                 if not self.stalled:
                     self.stalled = str(e)
                     self.on_state("stalled", self.stalled)
@@ -331,6 +344,8 @@ class Store:
                     return False
                 time.sleep(RETRY_SECONDS)
         with self._append_lock:
+            if lsn:
+                self.applier.hand(lsn, ops)          # (in the same breath: never out of unwritten())
             self._inflight = []
         ready = []
         with self._lock:
@@ -350,18 +365,65 @@ class Store:
                 self.on_state("ok", "")
         return True
 
-    def _write(self, ops: list[JournalOp]) -> None:
+    def _write(self, ops: list[JournalOp]) -> int:
+        """Make ``ops`` durable: a frame of the log (its LSN), or (in memory) the rows at once (0)."""
+        if self.log is not None:
+            return self.log.append(ops)
+        self._commit(ops)
+        return 0
+
+    def _commit(self, ops: list[JournalOp], lsn: int = 0) -> None:
+        """Write ``ops`` into the tables in one transaction, noting the log's frame ``lsn`` they
+        end with (the applier, and recovery)."""
         cur = self.db.cursor()
         cur.execute("BEGIN")
         try:
             self.rows.apply(cur, ops)
+            if lsn:
+                cur.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('log_applied', ?)", (str(lsn),))
             cur.execute("COMMIT")
         except BaseException:
             if self.db.in_transaction:          # SQLite may have rolled back already (SQLITE_FULL)
                 cur.execute("ROLLBACK")
             raise
 
+    def _apply_failed(self, why: str) -> None:
+        """(The applier.) qmgr.db could not be written (``why``): its frames stay in the log and
+        are tried again, and meanwhile no new persistent data is accepted (room()); "": it can."""
+        if why and not self.stalled:
+            self.stalled = why
+            self.on_state("stalled", why)
+        elif not why and self.stalled:
+            self.stalled = ""
+            if not self.full:
+                self.on_state("ok", "")
+
+    def settle(self) -> None:
+        """Return once qmgr.db holds everything made durable so far (the applier has caught up):
+        for a reader of the tables that needs them exact (a queue laid out again)."""
+        self.sync()
+        if self.applier is not None and not self.applier.settle():
+            raise StoreUnavailable(self.applier.failed or "the store was closed")
+
     # --- recovery ------------------------------------------------------------------------------
+    def _recover(self) -> None:
+        """Apply the log's frames after the last one qmgr.db holds (an end without close: a crash,
+        kill -9), then start the log afresh."""
+        assert self.log is not None
+        applied = int(self.meta("log_applied") or 0)
+        top, run = applied, []
+        for lsn, ops in self.log.frames():
+            if lsn <= applied:
+                continue
+            run.extend(ops)
+            top = lsn
+            if len(run) >= 10_000:
+                self._commit(run, top)
+                run = []
+        if run:
+            self._commit(run, top)
+        self.log.reset(top + 1)
+
     def objects(self) -> Iterator[tuple[str, str, dict[str, Any]]]:
         for ns, name, rec in self.db.execute("SELECT ns, name, rec FROM objects ORDER BY rowid"):
             yield ns, name, json.loads(rec)
@@ -377,10 +439,10 @@ class Store:
     def unwritten(self, queue: str) -> list[PutMsg]:
         """The ``put`` operations for ``queue`` appended but not yet committed (being written or
         waiting): a reader of the database adds them to what it finds there."""
-        if self._durable >= self._appended:
+        if self._durable >= self._appended and (self.applier is None or self.applier.idle):
             return []
         with self._append_lock:
-            ops = self._inflight + self._pending
+            ops = (self.applier.unapplied() if self.applier is not None else []) + self._inflight + self._pending
         return [op for op in ops if type(op) is PutMsg and op.queue == queue]
 
     def _fill_keys(self) -> None:
@@ -412,8 +474,12 @@ class Store:
         """The queue manager is ending: a stalled write stops being retried (its waiters get
         StoreUnavailable: nothing of theirs was acknowledged)."""
         self._closing = True
+        if self.applier is not None:
+            self.applier.closing = True
 
     def close(self) -> None:
+        """Write everything, bring qmgr.db up to date and empty the log (a clean end: the next
+        start has nothing to recover); what cannot be applied stays in the log for that start."""
         try:
             self.sync()
         finally:
@@ -422,6 +488,10 @@ class Store:
                 self._turn.notify_all()
             if self._writer is not None and self._writer is not threading.current_thread():
                 self._writer.join(5)
+            if self.applier is not None and self.log is not None:
+                if self.applier.stop() and not self._pending:
+                    self.log.reset(self.log.next_lsn)
+                self.log.close()
             self.db.close()
 
 

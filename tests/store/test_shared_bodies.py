@@ -30,7 +30,7 @@ def test_copies_share_one_body_until_the_last_is_removed(tmp_path: os.PathLike[s
     body = os.urandom(SHARE_MIN * 4)
     _copies(store, 1, queues, body)
     store.append(PutMsg(6, "PLAIN", MD(Priority=0).pack(), bytes(bytearray(body)), None))   # equal, not the same: inline
-    store.sync()
+    store.settle()
     assert _count(store, "bodies") == 1
     assert store.db.execute("SELECT count(*) FROM messages WHERE bref = 1").fetchone()[0] == 5
     store.close()
@@ -45,10 +45,10 @@ def test_copies_share_one_body_until_the_last_is_removed(tmp_path: os.PathLike[s
 
     store.append(DelMsg(1))
     store.extend([DelMsg(2), DelMsg(3), DelMsg(4)])
-    store.sync()
+    store.settle()
     assert _count(store, "bodies") == 1                                  # SUB.4's copy still names it
     store.append(DelMsg(5))
-    store.sync()
+    store.settle()
     assert _count(store, "bodies") == 0
     assert [r.body for r in pager.page("PLAIN", PRIOS, 0, None, 10)] == [body]
     store.close()
@@ -57,7 +57,7 @@ def test_copies_share_one_body_until_the_last_is_removed(tmp_path: os.PathLike[s
 def test_small_bodies_are_kept_with_each_row(tmp_path: os.PathLike[str]) -> None:
     store = Store(os.path.join(tmp_path, "qmgr.db"))
     _copies(store, 1, ["A", "B", "C"], b"x" * (SHARE_MIN - 1))
-    store.sync()
+    store.settle()
     assert _count(store, "bodies") == 0
     assert [r.body for r in StorePager(store).page("B", PRIOS, 0, None, 10)] == [b"x" * (SHARE_MIN - 1)]
     store.close()
@@ -68,20 +68,20 @@ def test_purge_and_damage_leave_no_body_behind(tmp_path: os.PathLike[str]) -> No
     first, second = os.urandom(1000), os.urandom(1000)
     _copies(store, 1, ["A", "A", "B"], first)
     _copies(store, 4, ["A", "C"], second)
-    store.sync()
+    store.settle()
     assert _count(store, "bodies") == 2
     store.append(PurgeQueue("A"))
-    store.sync()
+    store.settle()
     assert _count(store, "bodies") == 2                                  # B and C still name one each
     # C's copy fails its checksum when read: moved to the damaged table with its whole body.
     store.db.execute("UPDATE messages SET crc = crc + 1 WHERE queue = 'C'")
     (row,) = StorePager(store).page("C", PRIOS, 0, None, 10)
     assert row.damaged
-    store.sync()
+    store.settle()
     assert store.db.execute("SELECT seq, body FROM damaged").fetchall() == [(5, second)]
     assert _count(store, "bodies") == 1
     store.append(PurgeQueue("B"))
-    store.sync()
+    store.settle()
     assert _count(store, "bodies") == 0 and _count(store, "messages") == 0
     store.close()
 
@@ -90,7 +90,7 @@ def test_a_store_made_before_shared_bodies_gains_them_at_open(tmp_path: os.PathL
     path = os.path.join(tmp_path, "qmgr.db")
     store = Store(path)
     store.append(PutMsg(1, "OLD", MD(Priority=0).pack(), b"old message" * 40, None))
-    store.sync()
+    store.settle()
     with store.db:                      # as an earlier mqlite left it: no bref column, no bodies table
         store.db.execute("DROP INDEX messages_bref")
         store.db.execute("ALTER TABLE messages DROP COLUMN bref")
@@ -98,7 +98,7 @@ def test_a_store_made_before_shared_bodies_gains_them_at_open(tmp_path: os.PathL
     store.close()
     store = Store(path)
     _copies(store, 2, ["N1", "N2"], b"new" * 200)
-    store.sync()
+    store.settle()
     pager = StorePager(store)
     assert [r.body for r in pager.page("OLD", PRIOS, 0, None, 10)] == [b"old message" * 40]
     assert [r.body for r in pager.page("N2", PRIOS, 0, None, 10)] == [b"new" * 200]

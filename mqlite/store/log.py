@@ -1,0 +1,361 @@
+"""The queue manager's recovery log: what makes a commit durable, with ``qmgr.db`` brought up to
+date behind it (docs/design.md, "The recovery log").
+
+A commit (one group-commit batch of journal operations) is one *frame* appended to the active
+extent of the log and one ``fdatasync``: a few kilobytes written in order, however many queues the
+operations touch. The rows of ``qmgr.db`` are written behind it by the ``Applier`` thread, a run of
+frames at a time in one SQLite transaction that also records the last frame it covers
+(``meta.log_applied``); an extent whose frames are all applied is deleted. Opening the store
+applies the frames after ``log_applied`` before anything is read, so recovery sees what every
+acknowledged commit did.
+
+Layout (little-endian): each extent ``S<n>.LOG`` begins with ``MQLX``, a version, a random salt and
+the LSN of its first frame; a frame is ``MQLF``, the payload's length, its LSN (frames are numbered
+from 1 with no gap), a CRC-32 of the LSN and payload seeded with the extent's salt, then the payload:
+the operations, each ``(tag, *fields)``, in ``marshal``'s format. A frame cut short by a crash was
+never acknowledged (its ``fdatasync`` did not return) and is dropped; a broken frame followed by
+intact ones of the same log is damage (``damage``), which strmqm refuses as it does a damaged WAL.
+"""
+from __future__ import annotations
+
+import marshal
+import os
+import secrets
+import struct
+import threading
+import time
+import zlib
+from collections import deque
+from typing import Any, Callable, Iterator
+
+from mqlite.engine.ports import (
+    DelMsg,
+    DropChsync,
+    DropObject,
+    JournalOp,
+    MoveDamaged,
+    Prepare,
+    PreparedRow,
+    PurgeQueue,
+    PutMsg,
+    Resolve,
+    SaveChsync,
+    SaveMeta,
+    SaveObject,
+    SetBackout,
+)
+
+EXTENT_HEADER = struct.Struct("<4sIIQ")      # magic, version, salt, first LSN
+FRAME_HEADER = struct.Struct("<4sIQI")       # magic, payload length, LSN, CRC-32
+VERSION = 1
+EXTENT_BYTES = 32 << 20      # a new extent is begun once the active one is this long
+BEHIND_OPS = 50_000          # the writer waits while the applier is this far behind ...
+BEHIND_BYTES = 64 << 20      # ... or holds this many bytes of message data not yet in qmgr.db
+RETRY_SECONDS = 0.5
+
+_TYPES: tuple[type, ...] = (PutMsg, DelMsg, SetBackout, PurgeQueue, MoveDamaged, SaveObject, DropObject,
+                            SaveMeta, SaveChsync, DropChsync, Prepare, Resolve)
+_TAG = {t: i for i, t in enumerate(_TYPES)}
+
+
+def encode(ops: list[JournalOp]) -> bytes:
+    """The payload of a frame (``marshal`` takes tuples, not named tuples)."""
+    out: list[tuple[Any, ...]] = []
+    for op in ops:
+        if type(op) is Prepare:
+            out.append((_TAG[Prepare], op.xid, op.at, [tuple(r) for r in op.rows]))
+        else:
+            out.append((_TAG[type(op)], *op))
+    return marshal.dumps(out)
+
+
+def decode(payload: bytes) -> list[JournalOp]:
+    ops: list[JournalOp] = []
+    for tag, *fields in marshal.loads(payload):
+        t = _TYPES[tag]
+        if t is Prepare:
+            ops.append(Prepare(fields[0], fields[1], [PreparedRow(*r) for r in fields[2]]))
+        else:
+            ops.append(t(*fields))
+    return ops
+
+
+def _crc(salt: int, lsn: int, payload: bytes) -> int:
+    return zlib.crc32(payload, zlib.crc32(lsn.to_bytes(8, "little"), salt))
+
+
+class _Extent:
+    __slots__ = ("path", "salt", "first", "last")
+
+    def __init__(self, path: str, salt: int, first: int) -> None:
+        self.path, self.salt, self.first, self.last = path, salt, first, first - 1
+
+
+class RecoveryLog:
+    """The extents of one store's log, in a directory of their own."""
+
+    def __init__(self, directory: str) -> None:
+        self.dir = directory
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        self._fd = -1
+        self._size = 0
+        self._active: _Extent | None = None
+        self._extents: list[_Extent] = []      # written by this run, oldest first
+        self.next_lsn = 1
+
+    def _paths(self) -> list[str]:
+        names = sorted(n for n in os.listdir(self.dir) if n.startswith("S") and n.endswith(".LOG"))
+        return [os.path.join(self.dir, n) for n in names]
+
+    # --- reading back (at open) -------------------------------------------------------------------
+    def _scan(self) -> Iterator[tuple[str, int, list[JournalOp] | None]]:
+        """(path, LSN, operations) of every intact frame in order; at the first broken one,
+        (path, offset, None) and no more."""
+        expect = None
+        for path in self._paths():
+            with open(path, "rb") as f:
+                data = f.read()
+            if len(data) < EXTENT_HEADER.size:
+                yield path, 0, None
+                return
+            magic, version, salt, first = EXTENT_HEADER.unpack_from(data)
+            if magic != b"MQLX" or version != VERSION or (expect is not None and first != expect):
+                yield path, 0, None
+                return
+            at, expect = EXTENT_HEADER.size, first
+            while at < len(data):
+                ops = self._frame(data, at, salt, expect)
+                if ops is None:
+                    yield path, at, None
+                    return
+                yield path, expect, ops
+                at += FRAME_HEADER.size + FRAME_HEADER.unpack_from(data, at)[1]
+                expect += 1
+
+    @staticmethod
+    def _frame(data: bytes, at: int, salt: int, lsn: int | None) -> list[JournalOp] | None:
+        if at + FRAME_HEADER.size > len(data):
+            return None
+        magic, length, got, crc = FRAME_HEADER.unpack_from(data, at)
+        payload = data[at + FRAME_HEADER.size:at + FRAME_HEADER.size + length]
+        if magic != b"MQLF" or len(payload) != length or (lsn is not None and got != lsn) \
+                or _crc(salt, got, payload) != crc:
+            return None
+        try:
+            return decode(payload)
+        except (ValueError, EOFError, TypeError, IndexError):
+            return None
+
+    def frames(self) -> Iterator[tuple[int, list[JournalOp]]]:
+        """Every intact frame, in order, up to the first broken one (a write cut short by a crash:
+        it was never acknowledged)."""
+        for _path, lsn, ops in self._scan():
+            if ops is None:
+                return
+            yield lsn, ops
+
+    def damage(self) -> str | None:
+        """Why the log lost acknowledged work, or None: a broken frame with intact frames of the
+        same log after it (in its extent, or a later extent)."""
+        paths = self._paths()
+        for path, at, ops in self._scan():
+            if ops is not None:
+                continue
+            if path != paths[-1]:
+                return f"log extent {os.path.basename(path)} is broken at byte {at} and later extents follow it"
+            with open(path, "rb") as f:
+                data = f.read()
+            if len(data) < EXTENT_HEADER.size:
+                return None
+            salt = EXTENT_HEADER.unpack_from(data)[2]
+            found = data.find(b"MQLF", at + 1)
+            while found != -1:
+                if self._frame(data, found, salt, None) is not None:
+                    return (f"log extent {os.path.basename(path)} is broken at byte {at} and committed "
+                            f"frames follow at byte {found}")
+                found = data.find(b"MQLF", found + 1)
+        return None
+
+    def set_aside(self, suffix: str) -> list[str]:
+        """Keep a damaged log's extents beside it (strmqm --accept-damage): renamed, not read."""
+        kept = []
+        for path in self._paths():
+            os.rename(path, path + suffix)
+            kept.append(path + suffix)
+        return kept
+
+    # --- writing ------------------------------------------------------------------------------------
+    def reset(self, next_lsn: int) -> None:
+        """Everything in the log is in qmgr.db: drop its extents; the next frame is ``next_lsn``."""
+        self._close_active()
+        for path in self._paths():
+            os.unlink(path)
+        self._extents.clear()
+        self.next_lsn = next_lsn
+        self._sync_dir()
+
+    def append(self, ops: list[JournalOp]) -> int:
+        """Write ``ops`` as the next frame and make it durable; its LSN. On an error (a full disk)
+        the extent is cut back to where it was and the error raised: the frame was not written."""
+        if self._active is None or self._size >= EXTENT_BYTES:
+            self._begin(self.next_lsn)
+        assert self._active is not None
+        lsn = self.next_lsn
+        payload = encode(ops)
+        frame = FRAME_HEADER.pack(b"MQLF", len(payload), lsn, _crc(self._active.salt, lsn, payload)) + payload
+        start = self._size
+        try:
+            view, at = memoryview(frame), start
+            while view:
+                n = os.pwrite(self._fd, view, at)
+                view, at = view[n:], at + n
+            os.fdatasync(self._fd)
+        except OSError:
+            try:
+                os.ftruncate(self._fd, start)
+            except OSError:
+                pass
+            raise
+        self._size = start + len(frame)
+        self._active.last = lsn
+        self.next_lsn = lsn + 1
+        return lsn
+
+    def _begin(self, first: int) -> None:
+        self._close_active()
+        path = os.path.join(self.dir, f"S{first:010d}.LOG")
+        salt = secrets.randbits(32)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.pwrite(fd, EXTENT_HEADER.pack(b"MQLX", VERSION, salt, first), 0)
+            os.fsync(fd)
+        except OSError:
+            os.close(fd)
+            os.unlink(path)
+            raise
+        self._sync_dir()
+        self._fd, self._size = fd, EXTENT_HEADER.size
+        self._active = _Extent(path, salt, first)
+        self._extents.append(self._active)
+
+    def release(self, applied: int) -> None:
+        """Extents whose frames are all in qmgr.db (``applied``), but the active one, go."""
+        gone = False
+        while len(self._extents) > 1 and self._extents[0].last <= applied:
+            os.unlink(self._extents.pop(0).path)
+            gone = True
+        if gone:
+            self._sync_dir()
+
+    def _close_active(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+        self._fd, self._active = -1, None
+
+    def _sync_dir(self) -> None:
+        fd = os.open(self.dir, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def close(self) -> None:
+        self._close_active()
+
+
+def _weight(op: JournalOp) -> int:
+    return len(op.md) + len(op.body) if type(op) is PutMsg else 64
+
+
+class Applier:
+    """The thread that writes logged frames into qmgr.db, in order, a run of frames per SQLite
+    transaction (``apply(ops, last_lsn)``); ``release(lsn)`` is told each LSN that became
+    applied, ``on_error(why)`` when applying fails and (``""``) when it works again. Until a frame is applied its operations are here (``unapplied``): the pager adds
+    the puts among them to what it reads from qmgr.db."""
+
+    def __init__(self, apply: Callable[[list[JournalOp], int], None], release: Callable[[int], None],
+                 on_error: Callable[[str], None]) -> None:
+        self._apply, self._release, self._on_error = apply, release, on_error
+        self._cv = threading.Condition()
+        self._queue: deque[tuple[int, list[JournalOp], int]] = deque()    # (LSN, ops, weight)
+        self._ops = 0
+        self._bytes = 0
+        self._thread: threading.Thread | None = None
+        self._stop = False
+        self.closing = False         # the queue manager is ending: a failing write is not retried
+        self.failed = ""             # why the last apply failed, until one succeeds
+
+    def hand(self, lsn: int, ops: list[JournalOp]) -> None:
+        """Frame ``lsn`` (``ops``) is durable in the log: apply it."""
+        weight = sum(map(_weight, ops))
+        with self._cv:
+            self._queue.append((lsn, ops, weight))
+            self._ops += len(ops)
+            self._bytes += weight
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="log-applier", daemon=True)
+                self._thread.start()
+            self._cv.notify_all()
+
+    def wait_room(self) -> None:
+        """(The log's writer, before it takes more.) Wait while qmgr.db is too far behind."""
+        with self._cv:
+            while (self._ops > BEHIND_OPS or self._bytes > BEHIND_BYTES) and not self._stop and not self.closing:
+                self._cv.wait(RETRY_SECONDS)
+
+    def unapplied(self) -> list[JournalOp]:
+        with self._cv:
+            return [op for _lsn, ops, _w in self._queue for op in ops]
+
+    @property
+    def idle(self) -> bool:
+        return not self._queue
+
+    def settle(self) -> bool:
+        """Wait until everything handed over is in qmgr.db; False if the applier stopped first."""
+        with self._cv:
+            while self._queue and not self._stop and not (self.closing and self.failed):
+                self._cv.wait(RETRY_SECONDS)
+            return not self._queue
+
+    def stop(self) -> bool:
+        """Apply what is left and end the thread; True if everything was applied."""
+        done = self.settle()
+        with self._cv:
+            self._stop = True
+            self._cv.notify_all()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(10)
+        return done
+
+    def _loop(self) -> None:
+        while True:
+            with self._cv:
+                while not self._queue and not self._stop:
+                    self._cv.wait()
+                if not self._queue:
+                    return
+                batch = list(self._queue)
+            ops = [op for _lsn, o, _w in batch for op in o]
+            top = batch[-1][0]
+            try:
+                self._apply(ops, top)
+            except Exception as e:       # SQLITE_FULL, an I/O error: the frames stay in the log
+                self.failed = str(e)
+                self._on_error(self.failed)
+                with self._cv:
+                    if self.closing or self._stop:
+                        self._cv.notify_all()
+                        return
+                time.sleep(RETRY_SECONDS)
+                continue
+            with self._cv:
+                for _ in batch:
+                    _lsn, o, w = self._queue.popleft()
+                    self._ops -= len(o)
+                    self._bytes -= w
+                self._cv.notify_all()
+            if self.failed:
+                self.failed = ""
+                self._on_error("")
+            self._release(top)
