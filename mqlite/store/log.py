@@ -49,9 +49,12 @@ EXTENT_HEADER = struct.Struct("<4sIIQ")      # magic, version, salt, first LSN
 FRAME_HEADER = struct.Struct("<4sIQI")       # magic, payload length, LSN, CRC-32
 VERSION = 1
 EXTENT_BYTES = 32 << 20      # a new extent is begun once the active one is this long
+FILL_BYTES = 1 << 20         # zeros written ahead of the frames, a step at a time (see append)
 BEHIND_OPS = 50_000          # the writer waits while the applier is this far behind ...
 BEHIND_BYTES = 64 << 20      # ... or holds this many bytes of message data not yet in qmgr.db
 RETRY_SECONDS = 0.5
+APPLY_DELAY = 0.05           # the applier lets frames gather this long (one SQLite commit for many) ...
+APPLY_OPS = 5_000            # ... unless this many operations are waiting, or a reader needs them now
 
 _TYPES: tuple[type, ...] = (PutMsg, DelMsg, SetBackout, PurgeQueue, MoveDamaged, SaveObject, DropObject,
                             SaveMeta, SaveChsync, DropChsync, Prepare, Resolve)
@@ -98,7 +101,8 @@ class RecoveryLog:
         self.dir = directory
         os.makedirs(directory, mode=0o700, exist_ok=True)
         self._fd = -1
-        self._size = 0
+        self._size = 0               # the end of the active extent's last frame
+        self._filled = 0             # its bytes written (zeros ahead of the frames)
         self._active: _Extent | None = None
         self._extents: list[_Extent] = []      # written by this run, oldest first
         self.next_lsn = 1
@@ -204,6 +208,8 @@ class RecoveryLog:
         payload = encode(ops)
         frame = FRAME_HEADER.pack(b"MQLF", len(payload), lsn, _crc(self._active.salt, lsn, payload)) + payload
         start = self._size
+        if start + len(frame) > self._filled:
+            self._fill(start + len(frame))
         try:
             view, at = memoryview(frame), start
             while view:
@@ -215,11 +221,28 @@ class RecoveryLog:
                 os.ftruncate(self._fd, start)
             except OSError:
                 pass
+            self._filled = start
             raise
         self._size = start + len(frame)
+        self._filled = max(self._filled, self._size)
         self._active.last = lsn
         self.next_lsn = lsn + 1
         return lsn
+
+    def _fill(self, need: int) -> None:
+        """Write zeros ahead of the frames, past ``need``: a frame then overwrites blocks the file
+        already has, and its fdatasync has no allocation or size to record (108 µs here against
+        171 µs appending). On a disk too full for them the frames are appended instead."""
+        end = max(need, self._filled) + FILL_BYTES
+        try:
+            os.pwrite(self._fd, bytes(end - self._filled), self._filled)
+            self._filled = end
+        except OSError:
+            try:
+                os.ftruncate(self._fd, max(self._size, 0))
+            except OSError:
+                pass
+            self._filled = self._size
 
     def _begin(self, first: int) -> None:
         self._close_active()
@@ -235,11 +258,16 @@ class RecoveryLog:
             raise
         self._sync_dir()
         self._fd, self._size = fd, EXTENT_HEADER.size
+        self._filled = self._size
         self._active = _Extent(path, salt, first)
         self._extents.append(self._active)
 
+    def releasable(self, applied: int) -> bool:
+        """Has an extent (not the active one) all its frames in qmgr.db (``applied``)?"""
+        return len(self._extents) > 1 and self._extents[0].last <= applied
+
     def release(self, applied: int) -> None:
-        """Extents whose frames are all in qmgr.db (``applied``), but the active one, go."""
+        """Extents whose frames are all in qmgr.db (``applied``, made durable), but the active one, go."""
         gone = False
         while len(self._extents) > 1 and self._extents[0].last <= applied:
             os.unlink(self._extents.pop(0).path)
@@ -282,6 +310,8 @@ class Applier:
         self._bytes = 0
         self._thread: threading.Thread | None = None
         self._stop = False
+        self._hurry = 0              # settle() callers waiting: apply at once
+        self._idle = False           # the thread waits for any frame at all
         self.closing = False         # the queue manager is ending: a failing write is not retried
         self.failed = ""             # why the last apply failed, until one succeeds
 
@@ -295,7 +325,8 @@ class Applier:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name="log-applier", daemon=True)
                 self._thread.start()
-            self._cv.notify_all()
+            if self._idle or self._ops >= APPLY_OPS:
+                self._cv.notify_all()        # (gathering frames, it is woken only when there are enough)
 
     def wait_room(self) -> None:
         """(The log's writer, before it takes more.) Wait while qmgr.db is too far behind."""
@@ -314,8 +345,13 @@ class Applier:
     def settle(self) -> bool:
         """Wait until everything handed over is in qmgr.db; False if the applier stopped first."""
         with self._cv:
-            while self._queue and not self._stop and not (self.closing and self.failed):
-                self._cv.wait(RETRY_SECONDS)
+            self._hurry += 1
+            self._cv.notify_all()
+            try:
+                while self._queue and not self._stop and not (self.closing and self.failed):
+                    self._cv.wait(RETRY_SECONDS)
+            finally:
+                self._hurry -= 1
             return not self._queue
 
     def stop(self) -> bool:
@@ -331,10 +367,20 @@ class Applier:
     def _loop(self) -> None:
         while True:
             with self._cv:
+                self._idle = True
                 while not self._queue and not self._stop:
                     self._cv.wait()
+                self._idle = False
                 if not self._queue:
                     return
+                # One SQLite commit per run of frames, not per frame: its cost (the B-tree pages
+                # and WAL frames written) is shared by everything in it.
+                due = time.monotonic() + APPLY_DELAY
+                while self._ops < APPLY_OPS and not self._hurry and not self._stop:
+                    left = due - time.monotonic()
+                    if left <= 0:
+                        break
+                    self._cv.wait(left)
                 batch = list(self._queue)
             ops = [op for _lsn, o, _w in batch for op in o]
             top = batch[-1][0]

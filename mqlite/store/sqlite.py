@@ -127,9 +127,13 @@ class Store:
         self.log: RecoveryLog | None = None
         self.applier: Applier | None = None
         if self._dir is not None:
+            # The rows are written behind the log without an fsync each (synchronous=NORMAL: a WAL
+            # commit is made durable by the next checkpoint, which syncs the WAL first); a log
+            # extent is dropped only after a checkpoint covers what it held (_release).
+            self.db.execute("PRAGMA synchronous=NORMAL")
             self.log = RecoveryLog(path + "-log")
             self._recover()
-            self.applier = Applier(self._commit, self.log.release, self._apply_failed)
+            self.applier = Applier(self._commit, self._release, self._apply_failed)
         self._inflight: list[JournalOp] = []      # operations being written (not yet committed)
         self._pending: list[JournalOp] = []
         self._appended = 0           # tickets handed out
@@ -422,7 +426,20 @@ class Store:
                 run = []
         if run:
             self._commit(run, top)
+        self._checkpoint()
         self.log.reset(top + 1)
+
+    def _checkpoint(self) -> None:
+        """Make every committed row durable in qmgr.db (SQLite syncs the WAL before it copies it)."""
+        self.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+
+    def _release(self, applied: int) -> None:
+        """(The applier, after a commit up to frame ``applied``.) Extents of the log it covers go,
+        once a checkpoint has made those rows durable."""
+        assert self.log is not None
+        if self.log.releasable(applied):
+            self._checkpoint()
+            self.log.release(applied)
 
     def objects(self) -> Iterator[tuple[str, str, dict[str, Any]]]:
         for ns, name, rec in self.db.execute("SELECT ns, name, rec FROM objects ORDER BY rowid"):
@@ -490,6 +507,7 @@ class Store:
                 self._writer.join(5)
             if self.applier is not None and self.log is not None:
                 if self.applier.stop() and not self._pending:
+                    self._checkpoint()
                     self.log.reset(self.log.next_lsn)
                 self.log.close()
             self.db.close()

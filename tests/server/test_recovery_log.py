@@ -159,7 +159,12 @@ def test_a_damaged_log_frame_refuses_the_start_and_accept_damage_keeps_the_intac
         db.close()
         (extent,) = sorted((qdir / "qmgr.db-log").iterdir())
         raw = bytearray(extent.read_bytes())
-        raw[len(raw) // 2] ^= 0xFF
+        frames, at = [], raw.find(b"MQLF")
+        while at != -1:
+            frames.append(at)
+            at = raw.find(b"MQLF", at + 1)
+        assert len(frames) >= 50
+        raw[frames[len(frames) // 2] + log_mod.FRAME_HEADER.size + 3] ^= 0xFF     # inside a frame in the middle
         extent.write_bytes(bytes(raw))
         r = mqlite("strmqm", "LOGQM")
         assert r.returncode != 0 and "AMQ7017S" in r.stdout + r.stderr
@@ -207,8 +212,9 @@ def test_a_torn_last_frame_is_dropped_and_is_not_damage(tmp_path_factory, frames
         log.append(ops)
     log.close()
     (path,) = [os.path.join(d, n) for n in os.listdir(d)]
-    size = os.path.getsize(path)
-    last = len(log_mod.FRAME_HEADER.pack(b"MQLF", 0, 0, 0)) + len(encode(frames[-1]))
+    sizes = [log_mod.FRAME_HEADER.size + len(encode(ops)) for ops in frames]
+    size = log_mod.EXTENT_HEADER.size + sum(sizes)       # (zeros follow the frames)
+    last = sizes[-1]
     cut = data.draw(st.integers(min_value=size - last, max_value=size - 1))
     os.truncate(path, cut)
     back = RecoveryLog(d)
