@@ -76,6 +76,18 @@ def checksum(md: bytes, body: bytes) -> int:
     return zlib.crc32(body, zlib.crc32(md))
 
 
+# Rows are written and removed a run at a time, one statement per CHUNK (each statement SQLite
+# runs is a release and a retaking of the GIL: one per row made the log's applier hand the GIL
+# back and forth with the sessions' threads).
+CHUNK = 256
+_INSERT_MESSAGES = ("INSERT OR REPLACE INTO messages(seq, queue, md, body, expiry_at, crc, prio, msgh, corh, grph, "
+                    "bref) VALUES ")
+
+
+def _chunks(items: list[Any]) -> list[list[Any]]:
+    return [items[i:i + CHUNK] for i in range(0, len(items), CHUNK)]
+
+
 class Rows:
     """Writes the journal's operations into the tables; ``sharing``: some message's body is kept
     once for several rows (the bodies table is in use), so deletes look for bodies left unused."""
@@ -174,19 +186,19 @@ class Rows:
         if bodies:
             cur.executemany("INSERT OR REPLACE INTO bodies(id, body) VALUES (?,?)", bodies)
             self.sharing = True
-        cur.executemany("INSERT OR REPLACE INTO messages(seq, queue, md, body, expiry_at, crc, prio, msgh, corh, "
-                        "grph, bref) VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows)
+        for chunk in _chunks(rows):
+            cur.execute(_INSERT_MESSAGES + ",".join(["(?,?,?,?,?,?,?,?,?,?,?)"] * len(chunk)),
+                        [v for row in chunk for v in row])
 
     def _delete(self, cur: sqlite3.Cursor, seqs: list[DelMsg]) -> None:
         """Messages removed for good, and the shared bodies no row names any more."""
         refs: set[int] = set()
-        if self.sharing:
-            for i in range(0, len(seqs), 500):
-                chunk = [s for (s,) in seqs[i:i + 500]]
+        for chunk in _chunks([s for (s,) in seqs]):
+            marks = ",".join("?" * len(chunk))
+            if self.sharing:
                 refs.update(r for (r,) in cur.execute(
-                    f"SELECT DISTINCT bref FROM messages WHERE bref IS NOT NULL AND seq IN ({','.join('?' * len(chunk))})",
-                    chunk))
-        cur.executemany("DELETE FROM messages WHERE seq=?", seqs)
-        if refs:
-            cur.executemany("DELETE FROM bodies WHERE id=? AND NOT EXISTS (SELECT 1 FROM messages WHERE bref=?)",
-                            [(r, r) for r in refs])
+                    f"SELECT DISTINCT bref FROM messages WHERE bref IS NOT NULL AND seq IN ({marks})", chunk))
+            cur.execute(f"DELETE FROM messages WHERE seq IN ({marks})", chunk)
+        for chunk in _chunks(sorted(refs)):
+            cur.execute(f"DELETE FROM bodies WHERE id IN ({','.join('?' * len(chunk))}) AND NOT EXISTS "
+                        "(SELECT 1 FROM messages WHERE messages.bref = bodies.id)", chunk)

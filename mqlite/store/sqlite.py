@@ -131,6 +131,9 @@ class Store:
             # commit is made durable by the next checkpoint, which syncs the WAL first); a log
             # extent is dropped only after a checkpoint covers what it held (_release).
             self.db.execute("PRAGMA synchronous=NORMAL")
+            # A run the applier writes can touch thousands of pages (a fan-out's copies land in a
+            # page of each subscriber's queue): SQLite's default 2 MiB cache spilled them mid-run.
+            self.db.execute("PRAGMA cache_size=-65536")
             self.log = RecoveryLog(path + "-log")
             self._recover()
             self.applier = Applier(self._commit, self._release, self._apply_failed)
