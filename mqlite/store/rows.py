@@ -61,7 +61,8 @@ def md_keys(md: bytes) -> tuple[int, int, int | None, int | None]:
 def stored_md(md: bytes) -> bytes:
     """A descriptor as the messages table keeps it: compressed (a packed MQMD is 364 bytes,
     mostly blank padding; compressed it is about a third of that), unless that is no shorter."""
-    packed = zlib.compress(md, 1)
+    z = zlib.compressobj(1, zlib.DEFLATED, 9, 2)     # a 512-byte window: 4.6 µs, not 6.9 (zlib.compress)
+    packed = z.compress(md) + z.flush()
     return packed if len(packed) < len(md) else md
 
 
