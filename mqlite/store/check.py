@@ -165,10 +165,10 @@ def open_store(db: str, pid_file: str, qmgr: str, log: Callable[..., None], acce
             refuse(why + ". Start with strmqm --accept-damage to recover what is intact")
         suffix = f".damaged-{time.strftime('%Y%m%d%H%M%S')}"
         frames = list(RecoveryLog(log_dir).frames())        # the intact frames, applied at the open
-        kept = RecoveryLog(log_dir).set_aside(suffix)
+        extents = RecoveryLog(log_dir).set_aside(suffix)
         log("MQL7017W", f"Queue manager {qmgr} started from a damaged log.",
             f"{why}. The work in the frames after the damage is lost; the damaged log was kept as "
-            f"{', '.join(kept)}.")
+            f"{', '.join(extents)}.")
         _rewrite(log_dir, frames)
     why = wal_damage(db)
     if why is not None:

@@ -1,11 +1,13 @@
-"""Durable state of one queue manager in SQLite (WAL mode), with group commit.
+"""Durable state of one queue manager: its recovery log and SQLite (WAL mode), with group commit.
 
 The engine appends *operations* to an in-memory journal while it holds its own lock, so the
 journal order is the order the engine made the changes.  ``sync(ticket)`` makes everything up to a
-ticket durable: the first caller becomes the leader, writes every pending operation in one
-transaction and commits it (one fsync); callers that arrive meanwhile find their ticket already
-covered by the next leader's commit.  Nothing is durable that the engine did not journal, and a
-reply to an application is sent only after ``sync`` returned for its ticket.
+ticket durable: the first caller becomes the leader and writes every pending operation as one
+frame of the recovery log (``store/log.py``: one append, one fdatasync); callers that arrive
+meanwhile find their ticket covered by the next leader's frame.  The log's applier writes the rows
+into SQLite behind it (``settle`` waits for that). Nothing is durable that the engine did not
+journal, and a reply to an application is sent only after ``sync`` returned for its ticket. The
+in-memory store (engine tests) has no log: its leader writes the rows at once.
 
 Operations are the typed records of ``engine.ports`` (``PutMsg``, ``DelMsg``, ``SetBackout``,
 ``PurgeQueue``, ``MoveDamaged``, ``SaveObject``, ``DropObject``, ``SaveMeta``, ``SaveChsync``,
@@ -80,7 +82,54 @@ class StoreUnavailable(Exception):
     was acknowledged."""
 
 
-class Store:
+class _Tables:
+    """What a store reads back from its tables (at a start: recovery), and its upkeep there."""
+
+    db: sqlite3.Connection
+
+    def objects(self) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        for ns, name, rec in self.db.execute("SELECT ns, name, rec FROM objects ORDER BY rowid"):
+            yield ns, name, json.loads(rec)
+
+    def message_counts(self) -> dict[str, dict[int, int]]:
+        """How many messages the store holds, by queue and priority (recovery reads no message:
+        a queue's messages are read back a page at a time as it is served)."""
+        out: dict[str, dict[int, int]] = {}
+        for queue, prio, n in self.db.execute("SELECT queue, prio, count(*) FROM messages GROUP BY queue, prio"):
+            out.setdefault(queue, {})[prio] = n
+        return out
+
+    def chsync(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        for name, rec in self.db.execute("SELECT name, rec FROM chsync"):
+            yield name, json.loads(rec)
+
+    def prepared(self) -> Iterator[tuple[str, float, str, int | None, str | None, bytes | None, bytes | None,
+                                         float | None]]:
+        yield from self.db.execute("SELECT xid, at, kind, seq, queue, md, body, expiry_at FROM prepared "
+                                   "ORDER BY rowid")
+
+    def meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def max_seq(self) -> int:
+        row = self.db.execute("SELECT MAX(seq) FROM messages UNION ALL SELECT MAX(seq) FROM prepared").fetchall()
+        return max(r[0] or 0 for r in row)
+
+    def _fill_keys(self) -> None:
+        """A store made before paging, or with an earlier ``id_key``: fill the priority and
+        identifier keys from each stored descriptor (once), and note the version."""
+        rows = [(*md_keys(loaded_md(md)), seq) for seq, md in self.db.execute("SELECT seq, md FROM messages")]
+        with self.db:
+            self.db.executemany("UPDATE messages SET prio=?, msgh=?, corh=?, grph=? WHERE seq=?", rows)
+            self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('id_keys', ?)", (ID_KEYS,))
+
+    def _checkpoint(self) -> None:
+        """Make every committed row durable in qmgr.db (SQLite syncs the WAL before it copies it)."""
+        self.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+
+
+class Store(_Tables):
     threaded = True      # a journal-writer thread takes over writes (MemoryStore: callers only)
 
     def __init__(self, path: str, synchronous: str = "FULL", reserve: int | None = None) -> None:
@@ -351,7 +400,7 @@ class Store:
                     return False
                 time.sleep(RETRY_SECONDS)
         with self._append_lock:
-            if lsn:
+            if lsn and self.applier is not None:
                 self.applier.hand(lsn, ops)          # (in the same breath: never out of unwritten())
             self._inflight = []
         ready = []
@@ -432,10 +481,6 @@ class Store:
         self._checkpoint()
         self.log.reset(top + 1)
 
-    def _checkpoint(self) -> None:
-        """Make every committed row durable in qmgr.db (SQLite syncs the WAL before it copies it)."""
-        self.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-
     def _release(self, applied: int) -> None:
         """(The applier, after a commit up to frame ``applied``.) Extents of the log it covers go,
         once a checkpoint has made those rows durable."""
@@ -443,18 +488,6 @@ class Store:
         if self.log.releasable(applied):
             self._checkpoint()
             self.log.release(applied)
-
-    def objects(self) -> Iterator[tuple[str, str, dict[str, Any]]]:
-        for ns, name, rec in self.db.execute("SELECT ns, name, rec FROM objects ORDER BY rowid"):
-            yield ns, name, json.loads(rec)
-
-    def message_counts(self) -> dict[str, dict[int, int]]:
-        """How many messages the store holds, by queue and priority (recovery reads no message:
-        a queue's messages are read back a page at a time as it is served)."""
-        out: dict[str, dict[int, int]] = {}
-        for queue, prio, n in self.db.execute("SELECT queue, prio, count(*) FROM messages GROUP BY queue, prio"):
-            out.setdefault(queue, {})[prio] = n
-        return out
 
     def unwritten(self, queue: str) -> list[PutMsg]:
         """The ``put`` operations for ``queue`` appended but not yet committed (being written or
@@ -464,31 +497,6 @@ class Store:
         with self._append_lock:
             ops = (self.applier.unapplied() if self.applier is not None else []) + self._inflight + self._pending
         return [op for op in ops if type(op) is PutMsg and op.queue == queue]
-
-    def _fill_keys(self) -> None:
-        """A store made before paging, or with an earlier ``id_key``: fill the priority and
-        identifier keys from each stored descriptor (once), and note the version."""
-        rows = [(*md_keys(loaded_md(md)), seq) for seq, md in self.db.execute("SELECT seq, md FROM messages")]
-        with self.db:
-            self.db.executemany("UPDATE messages SET prio=?, msgh=?, corh=?, grph=? WHERE seq=?", rows)
-            self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('id_keys', ?)", (ID_KEYS,))
-
-    def chsync(self) -> Iterator[tuple[str, dict[str, Any]]]:
-        for name, rec in self.db.execute("SELECT name, rec FROM chsync"):
-            yield name, json.loads(rec)
-
-    def prepared(self) -> Iterator[tuple[str, float, str, int | None, str | None, bytes | None, bytes | None,
-                                         float | None]]:
-        yield from self.db.execute("SELECT xid, at, kind, seq, queue, md, body, expiry_at FROM prepared "
-                                   "ORDER BY rowid")
-
-    def meta(self, key: str) -> str | None:
-        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
-        return row[0] if row else None
-
-    def max_seq(self) -> int:
-        row = self.db.execute("SELECT MAX(seq) FROM messages UNION ALL SELECT MAX(seq) FROM prepared").fetchall()
-        return max(r[0] or 0 for r in row)
 
     def abandon(self) -> None:
         """The queue manager is ending: a stalled write stops being retried (its waiters get
