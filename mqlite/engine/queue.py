@@ -426,16 +426,23 @@ class QueueState:
         return gone
 
 
+_ID_MATCHES = (CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID | CMQC.MQMO_MATCH_GROUP_ID
+               | CMQC.MQMO_MATCH_MSG_SEQ_NUMBER)
+
+
 def wanted_ids(md: MD, match_options: int) -> tuple[bytes | None, bytes | None, bytes | None, int | None]:
     """(MsgId, CorrelId, GroupId, MsgSeqNumber) that MQGET's MatchOptions ask for; None: any (an
     identifier of all nulls matches any message, as in MQ)."""
     def ident(value: bytes, option: int, none: bytes) -> bytes | None:
         want = value.ljust(24, b"\0")[:24]
         return want if match_options & option and want != none else None
-    return (ident(md.MsgId, CMQC.MQMO_MATCH_MSG_ID, CMQC.MQMI_NONE),
-            ident(md.CorrelId, CMQC.MQMO_MATCH_CORREL_ID, CMQC.MQCI_NONE),
-            ident(md.GroupId, CMQC.MQMO_MATCH_GROUP_ID, CMQC.MQGI_NONE),
-            md.MsgSeqNumber if match_options & CMQC.MQMO_MATCH_MSG_SEQ_NUMBER else None)
+    if not match_options & _ID_MATCHES:
+        return None, None, None, None
+    peek = md.peek                  # (a request's descriptor may be kept packed: PackedMD)
+    return (ident(peek("MsgId"), CMQC.MQMO_MATCH_MSG_ID, CMQC.MQMI_NONE),
+            ident(peek("CorrelId"), CMQC.MQMO_MATCH_CORREL_ID, CMQC.MQCI_NONE),
+            ident(peek("GroupId"), CMQC.MQMO_MATCH_GROUP_ID, CMQC.MQGI_NONE),
+            peek("MsgSeqNumber") if match_options & CMQC.MQMO_MATCH_MSG_SEQ_NUMBER else None)
 
 
 def matcher(md: MD, match_options: int) -> Callable[[Message], bool] | None:
@@ -451,7 +458,7 @@ def matcher(md: MD, match_options: int) -> Callable[[Message], bool] | None:
     if wants is not None:
         tests.append(lambda m: m.md.MsgSeqNumber == wants)
     if match_options & CMQC.MQMO_MATCH_OFFSET:
-        wanto = md.Offset
+        wanto = md.peek("Offset")
         tests.append(lambda m: m.md.Offset == wanto)
     if not tests:
         return None

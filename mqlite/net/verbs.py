@@ -13,6 +13,7 @@ import struct
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from mqlite.cmq.packedmd import PackedMD
 from mqlite.cmq.structs import GMO, MD, OD, PMO
 from mqlite.net.protocol import (
     GMO_LEN,
@@ -282,7 +283,9 @@ class Get:
         if len(p) != 8 + GMO_LEN + MD_LEN:
             raise ProtocolError("GET payload length")
         hobj, maxlen = II.unpack_from(p)
-        return hobj, maxlen, GMO.from_bytes(p[8:8 + GMO_LEN]), MD.from_bytes(p[8 + GMO_LEN:])
+        # The MQMD of a request is read for the identifiers it matches on, if at all (``peek``):
+        # decoding all of it was 6 µs, a fifth of the server's work for a round-trip MQGET.
+        return hobj, maxlen, GMO.from_bytes(p[8:8 + GMO_LEN]), PackedMD.of(p[8 + GMO_LEN:])
 
     @staticmethod
     def reply(comp: int, reason: int, data_length: int, gmo: GMO, md: MD, body: bytes,
