@@ -48,7 +48,8 @@ from mqlite.engine.ports import (
 EXTENT_HEADER = struct.Struct("<4sIIQ")      # magic, version, salt, first LSN
 FRAME_HEADER = struct.Struct("<4sIQI")       # magic, payload length, LSN, CRC-32
 VERSION = 1
-EXTENT_BYTES = 32 << 20      # a new extent is begun once the active one is this long
+EXTENT_BYTES = 4 << 20       # a new extent is begun once the active one is this long (the old one
+                             # goes once applied: the log holds what qmgr.db lacks, not a history)
 FILL_BYTES = 1 << 20         # zeros written ahead of the frames, a step at a time (see append)
 BEHIND_OPS = 50_000          # the writer waits while the applier is this far behind ...
 BEHIND_BYTES = 64 << 20      # ... or holds this many bytes of message data not yet in qmgr.db
@@ -115,26 +116,42 @@ class RecoveryLog:
     def _scan(self) -> Iterator[tuple[str, int, list[JournalOp] | None]]:
         """(path, LSN, operations) of every intact frame in order; at the first broken one,
         (path, offset, None) and no more."""
-        expect = None
-        for path in self._paths():
+        expect: int | None = None
+        paths = self._paths()
+        for i, path in enumerate(paths):
             with open(path, "rb") as f:
                 data = f.read()
-            if len(data) < EXTENT_HEADER.size:
+            header = self._header(data)
+            if header is None or (expect is not None and header[1] != expect):
                 yield path, 0, None
                 return
-            magic, version, salt, first = EXTENT_HEADER.unpack_from(data)
-            if magic != b"MQLX" or version != VERSION or (expect is not None and first != expect):
-                yield path, 0, None
-                return
-            at, expect = EXTENT_HEADER.size, first
+            salt, expect = header
+            at = EXTENT_HEADER.size
             while at < len(data):
                 ops = self._frame(data, at, salt, expect)
                 if ops is None:
-                    yield path, at, None
-                    return
+                    break
                 yield path, expect, ops
                 at += FRAME_HEADER.size + FRAME_HEADER.unpack_from(data, at)[1]
                 expect += 1
+            # An extent's frames end where the next extent begins (its first LSN is the next one:
+            # the rest of this one is the zeros filled ahead); anywhere else is a break.
+            if at < len(data) and not (i + 1 < len(paths) and self._first(paths[i + 1]) == expect):
+                yield path, at, None
+                return
+
+    @staticmethod
+    def _header(data: bytes) -> tuple[int, int] | None:
+        """(salt, first LSN) of an extent's bytes, or None if they do not begin with a header."""
+        if len(data) < EXTENT_HEADER.size:
+            return None
+        magic, version, salt, first = EXTENT_HEADER.unpack_from(data)
+        return (salt, first) if magic == b"MQLX" and version == VERSION else None
+
+    def _first(self, path: str) -> int | None:
+        with open(path, "rb") as f:
+            header = self._header(f.read(EXTENT_HEADER.size))
+        return None if header is None else header[1]
 
     @staticmethod
     def _frame(data: bytes, at: int, salt: int, lsn: int | None) -> list[JournalOp] | None:
@@ -169,9 +186,10 @@ class RecoveryLog:
                 return f"log extent {os.path.basename(path)} is broken at byte {at} and later extents follow it"
             with open(path, "rb") as f:
                 data = f.read()
-            if len(data) < EXTENT_HEADER.size:
+            header = self._header(data)
+            if header is None:
                 return None
-            salt = EXTENT_HEADER.unpack_from(data)[2]
+            salt = header[0]
             found = data.find(b"MQLF", at + 1)
             while found != -1:
                 if self._frame(data, found, salt, None) is not None:

@@ -9,6 +9,7 @@ import sqlite3
 import pytest
 
 from mqlite import ibmmq, pymqi
+from mqlite.store.sqlite import Store
 from mqlite.testing import Harness
 
 WAIT = 15000
@@ -273,11 +274,15 @@ def test_persistent_publication_reaches_every_durable_subscription_once_across_k
         for i in range(20):
             publish(c, f"ledger/{i}", entries[i], pymqi.MD(Persistence=pymqi.CMQC.MQPER_PERSISTENT))
         qm.kill9()
-        db = sqlite3.connect(os.path.join(str(tmp_path / "data"), "qmgrs", "QMKILL", "qmgr.db"))
-        # Each publication's three copies name one stored body.
+        # Each publication's three copies name one stored body (the store opened as strmqm opens
+        # it: the recovery log's frames applied to the tables first).
+        store = Store(os.path.join(str(tmp_path / "data"), "qmgrs", "QMKILL", "qmgr.db"))
+        db = store.db
         assert db.execute("SELECT count(*), count(DISTINCT bref) FROM messages WHERE bref IS NOT NULL").fetchone() \
             == (60, 20)
         assert db.execute("SELECT count(*) FROM bodies").fetchone() == (20,)
+        store.close()
+        db = sqlite3.connect(store.path)
         qm.start()
         c = qm.client()
         for name in ("D1", "D2", "D3"):

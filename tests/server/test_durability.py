@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -374,6 +375,7 @@ def test_a_damaged_message_is_reported_not_served(tmp_path) -> None:
         assert [g[:10] for g in got] == [b"message-0-", b"message-1-", b"message-2-", b"message-4-"]
         log = (qdir / "errors" / "AMQERR01.LOG").read_text()
         assert "AMQ7472W: Object D.Q, type queue damaged" in log
+        qm.stop()                          # (the move aside is in qmgr.db's tables once applied)
         import sqlite3
         with sqlite3.connect(db) as c:
             assert [bytes(r[0])[:10] for r in c.execute("SELECT body FROM damaged")] == [b"message-3-"]
@@ -423,6 +425,11 @@ def _wal_qm(h, name: str, n: int):
     for i in range(n):
         q.put(b"acknowledged-%03d-" % i + b"w" * 1000)
     conn.disconnect()
+    # The rows reach the WAL behind the recovery log (its applier): wait for them there.
+    wal = Path(h.data_dir) / "qmgrs" / name / "qmgr.db-wal"
+    deadline = time.monotonic() + 10
+    while (not wal.exists() or wal.stat().st_size < n * 1000) and time.monotonic() < deadline:
+        time.sleep(0.05)
     qm.kill9()
     return qm
 

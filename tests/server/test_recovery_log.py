@@ -267,3 +267,30 @@ def test_a_clean_close_leaves_no_log_and_the_frames_keep_counting(tmp_path) -> N
     again = Store(path)
     assert again.meta("log_applied") == "2" and again.log is not None and again.log.next_lsn == 3
     again.close()
+
+
+def test_frames_run_on_across_extents_and_a_break_inside_one_is_damage(tmp_path, monkeypatch) -> None:
+    """Extents filled with zeros ahead of their frames end where the next extent begins: every
+    frame comes back across them. A frame broken inside an extent that later extents follow is
+    damage, and the frames before it are what --accept-damage keeps."""
+    monkeypatch.setattr(log_mod, "EXTENT_BYTES", 4096)
+    monkeypatch.setattr(log_mod, "FILL_BYTES", 8192)
+    d = str(tmp_path / "log")
+    log = RecoveryLog(d)
+    frames = [[PutMsg(i, "Q", b"md", b"b" * 700, None), DelMsg(i)] for i in range(1, 40)]
+    for ops in frames:
+        log.append(ops)
+    log.close()
+    paths = sorted(os.listdir(d))
+    assert len(paths) > 3
+    back = RecoveryLog(d)
+    assert [ops for _lsn, ops in back.frames()] == frames and back.damage() is None
+    second = os.path.join(d, paths[1])
+    raw = bytearray(open(second, "rb").read())
+    at = raw.find(b"MQLF")
+    raw[at + log_mod.FRAME_HEADER.size + 5] ^= 0xFF          # the second extent's first frame
+    open(second, "wb").write(bytes(raw))
+    back = RecoveryLog(d)
+    kept = [ops for _lsn, ops in back.frames()]
+    assert kept == frames[:len(kept)] and 0 < len(kept) < len(frames)
+    assert "later extents follow" in (back.damage() or "")
