@@ -159,13 +159,14 @@ def open_store(db: str, pid_file: str, qmgr: str, log: Callable[..., None], acce
     log_dir = db + "-log"
     unclean = os.path.exists(pid_file) or os.path.exists(db + "-wal") or \
         (os.path.isdir(log_dir) and bool(os.listdir(log_dir)))
-    why = RecoveryLog(log_dir).damage()
+    recovery_log = RecoveryLog(log_dir)
+    why = recovery_log.damage()
     if why is not None:
         if not accept_damage:
             refuse(why + ". Start with strmqm --accept-damage to recover what is intact")
         suffix = f".damaged-{time.strftime('%Y%m%d%H%M%S')}"
-        frames = list(RecoveryLog(log_dir).frames())        # the intact frames, applied at the open
-        extents = RecoveryLog(log_dir).set_aside(suffix)
+        frames = list(recovery_log.frames())        # the intact frames, applied at the open
+        extents = recovery_log.set_aside(suffix)
         log("MQL7017W", f"Queue manager {qmgr} started from a damaged log.",
             f"{why}. The work in the frames after the damage is lost; the damaged log was kept as "
             f"{', '.join(extents)}.")

@@ -162,15 +162,20 @@ class PagedQueue(RuleBasedStateMachine):
         self.m.fifo = not self.m.fifo
         self.e.mqsc(f"ALTER QLOCAL(Q) MSGDLVSQ({'FIFO' if self.m.fifo else 'PRIORITY'})")
 
+    def _reopened(self):
+        """The store as the next start finds it (this one in memory: everything written)."""
+        self.e.store.sync()
+        return self.e.store
+
     @rule()
     def restart(self) -> None:
         """The queue manager ends (unwritten work written, as an orderly end does) and starts
         again: nonpersistent messages are gone, units of work backed out."""
-        self.e.store.sync()
-        pager = StorePager(self.e.store)
-        qm = QueueManager("QM1", self.e.store, self.e.clock, pager, TINY)
+        store = self._reopened()
+        pager = StorePager(store)
+        qm = QueueManager("QM1", store, self.e.clock, pager, TINY)
         qm.recover()
-        self.e.qm, self.e.pager = qm, pager
+        self.e.qm, self.e.pager, self.e.store = qm, pager, store
         self.e.conn = qm.connect("pytest", C.MQAT_UNIX, "tester")
         from mqlite.mqsc.commands import Executor
         self.e.mqsc_exec = Executor(qm)

@@ -55,22 +55,12 @@ class PagedQueueOnLog(PagedQueue):
         self.e.store.settle()
         assert self.e.store.applier is not None and self.e.store.applier.idle
 
-    @rule()
-    def restart(self) -> None:
-        """An orderly end (the store closed: rows applied, log emptied) and a start from the files."""
+    def _reopened(self) -> Store:
+        """An orderly end (the store closed: rows applied, log emptied), then the store opened
+        again from its files."""
         self.e.store.close()
         self.e.pager.close()
-        store = Store(self.path)
-        pager = StorePager(store)
-        qm = QueueManager("QM1", store, self.e.clock, pager, TINY)
-        qm.recover()
-        self.e.qm, self.e.pager, self.e.store = qm, pager, store
-        self.e.conn = qm.connect("pytest", C.MQAT_UNIX, "tester")
-        self.e.mqsc_exec = Executor(qm)
-        self._open()
-        self.m.visible = [m for m in self.m.visible + self.m.got if m.persistent]
-        self.late = 0
-        self.m.put, self.m.got = [], []
+        return Store(self.path)
 
     def teardown(self) -> None:
         try:
