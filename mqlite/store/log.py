@@ -54,8 +54,10 @@ FILL_BYTES = 1 << 20         # zeros written ahead of the frames, a step at a ti
 BEHIND_OPS = 50_000          # the writer waits while the applier is this far behind ...
 BEHIND_BYTES = 64 << 20      # ... or holds this many bytes of message data not yet in qmgr.db
 RETRY_SECONDS = 0.5
-APPLY_DELAY = 0.05           # the applier lets frames gather this long (one SQLite commit for many) ...
-APPLY_OPS = 5_000            # ... unless this many operations are waiting, or a reader needs them now
+APPLY_DELAY = 1.0            # the applier lets frames gather this long (one SQLite commit for many,
+                             # and a message put and got meanwhile never written there: ``cancelled``) ...
+APPLY_OPS = 20_000           # ... unless this many operations wait, or this many bytes of message
+APPLY_BYTES = 16 << 20       # data, or a reader needs them now
 
 _TYPES: tuple[type, ...] = (PutMsg, DelMsg, SetBackout, PurgeQueue, MoveDamaged, SaveObject, DropObject,
                             SaveMeta, SaveChsync, DropChsync, Prepare, Resolve)
@@ -82,6 +84,35 @@ def decode(payload: bytes) -> list[JournalOp]:
         else:
             ops.append(t(*fields))
     return ops
+
+
+def cancelled(ops: list[JournalOp]) -> list[JournalOp]:
+    """``ops`` without the messages both put and removed among them: applied, the rest leaves
+    ``qmgr.db`` as all of them would (a message put and got between two runs of the applier is
+    never written there, as MQ's queue files never see a message put and got between two
+    checkpoints). A row's BackoutCount hardened in between goes with it; a message set aside as
+    damaged or named by a prepared unit in between is kept (those read or record its row)."""
+    born: dict[int, list[int]] = {}       # seq -> positions of its PutMsg and SetBackouts so far
+    drop: list[int] = []
+    for i, op in enumerate(ops):
+        t = type(op)
+        if t is PutMsg:
+            born.setdefault(op.seq, []).append(i)
+        elif t is DelMsg:
+            at = born.pop(op.seq, None)
+            if at is not None:
+                drop += at
+                drop.append(i)
+        elif t is SetBackout:
+            if op.seq in born:
+                born[op.seq].append(i)
+        elif born and (t is MoveDamaged or t is Prepare):
+            for seq in [op.seq] if t is MoveDamaged else [r.seq for r in op.rows]:
+                born.pop(seq, None)
+    if not drop:
+        return ops
+    gone = set(drop)
+    return [op for i, op in enumerate(ops) if i not in gone]
 
 
 def _crc(salt: int, lsn: int, payload: bytes) -> int:
@@ -309,10 +340,6 @@ class RecoveryLog:
         self._close_active()
 
 
-def _weight(op: JournalOp) -> int:
-    return len(op.md) + len(op.body) if type(op) is PutMsg else 64
-
-
 class Applier:
     """The thread that writes logged frames into qmgr.db, in order, a run of frames per SQLite
     transaction (``apply(ops, last_lsn)``); ``release(lsn)`` is told each LSN that became
@@ -326,6 +353,8 @@ class Applier:
         self._queue: deque[tuple[int, list[JournalOp], int]] = deque()    # (LSN, ops, weight)
         self._ops = 0
         self._bytes = 0
+        self._puts: dict[str, deque[PutMsg]] = {}    # per queue, the puts not yet applied, in order
+        self.gather_bytes = APPLY_BYTES   # message data let gather (the store lowers it on a small disk)
         self._thread: threading.Thread | None = None
         self._stop = False
         self._hurry = 0              # settle() callers waiting: apply at once
@@ -335,15 +364,25 @@ class Applier:
 
     def hand(self, lsn: int, ops: list[JournalOp]) -> None:
         """Frame ``lsn`` (``ops``) is durable in the log: apply it."""
-        weight = sum(map(_weight, ops))
+        weight = 0
         with self._cv:
+            puts = self._puts
+            for op in ops:
+                if type(op) is PutMsg:
+                    weight += len(op.md) + len(op.body)
+                    waiting = puts.get(op.queue)
+                    if waiting is None:
+                        waiting = puts[op.queue] = deque()
+                    waiting.append(op)
+                else:
+                    weight += 64
             self._queue.append((lsn, ops, weight))
             self._ops += len(ops)
             self._bytes += weight
             if self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name="log-applier", daemon=True)
                 self._thread.start()
-            if self._idle or self._ops >= APPLY_OPS:
+            if self._idle or self._ops >= APPLY_OPS or self._bytes >= self.gather_bytes:
                 self._cv.notify_all()        # (gathering frames, it is woken only when there are enough)
 
     def wait_room(self) -> None:
@@ -352,9 +391,15 @@ class Applier:
             while (self._ops > BEHIND_OPS or self._bytes > BEHIND_BYTES) and not self._stop and not self.closing:
                 self._cv.wait(RETRY_SECONDS)
 
-    def unapplied(self) -> list[JournalOp]:
+    def unapplied(self, queue: str) -> list[PutMsg]:
+        """The puts for ``queue`` not yet applied, in order."""
         with self._cv:
-            return [op for _lsn, ops, _w in self._queue for op in ops]
+            return list(self._puts.get(queue, ()))
+
+    @property
+    def behind_bytes(self) -> int:
+        """Message data in frames not yet applied."""
+        return self._bytes
 
     @property
     def idle(self) -> bool:
@@ -394,13 +439,14 @@ class Applier:
                 # One SQLite commit per run of frames, not per frame: its cost (the B-tree pages
                 # and WAL frames written) is shared by everything in it.
                 due = time.monotonic() + APPLY_DELAY
-                while self._ops < APPLY_OPS and not self._hurry and not self._stop:
+                while self._ops < APPLY_OPS and self._bytes < self.gather_bytes and not self._hurry \
+                        and not self._stop:
                     left = due - time.monotonic()
                     if left <= 0:
                         break
                     self._cv.wait(left)
                 batch = list(self._queue)
-            ops = [op for _lsn, o, _w in batch for op in o]
+            ops = cancelled([op for _lsn, o, _w in batch for op in o])
             top = batch[-1][0]
             try:
                 self._apply(ops, top)
@@ -414,10 +460,17 @@ class Applier:
                 time.sleep(RETRY_SECONDS)
                 continue
             with self._cv:
+                puts = self._puts
                 for _ in batch:
                     _lsn, o, w = self._queue.popleft()
                     self._ops -= len(o)
                     self._bytes -= w
+                    for op in o:
+                        if type(op) is PutMsg:
+                            waiting = puts[op.queue]
+                            waiting.popleft()
+                            if not waiting:
+                                del puts[op.queue]
                 self._cv.notify_all()
             if self.failed:
                 self.failed = ""

@@ -40,7 +40,7 @@ from mqlite.engine.ports import (
     JournalOp,
     PutMsg,
 )
-from mqlite.store.log import Applier, RecoveryLog
+from mqlite.store.log import APPLY_BYTES, Applier, RecoveryLog, cancelled
 from mqlite.store.rows import ID_KEYS, Rows, loaded_md, md_keys
 
 _SCHEMA = """
@@ -86,6 +86,8 @@ class _Tables:
     """What a store reads back from its tables (at a start: recovery), and its upkeep there."""
 
     db: sqlite3.Connection
+    log: RecoveryLog | None
+    _commit: Callable[[list[JournalOp], int], None]
 
     def objects(self) -> Iterator[tuple[str, str, dict[str, Any]]]:
         for ns, name, rec in self.db.execute("SELECT ns, name, rec FROM objects ORDER BY rowid"):
@@ -127,6 +129,28 @@ class _Tables:
     def _checkpoint(self) -> None:
         """Make every committed row durable in qmgr.db (SQLite syncs the WAL before it copies it)."""
         self.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+
+    def _recover(self) -> None:
+        """Apply the log's frames after the last one qmgr.db holds (an end without close: a crash,
+        kill -9), a run at a time, each checkpointed (the WAL is reused, not grown by the whole
+        log: a small disk has room for this as it had for the queue manager's running), then
+        start the log afresh."""
+        assert self.log is not None
+        applied = int(self.meta("log_applied") or 0)
+        top, run = applied, []
+        for lsn, ops in self.log.frames():
+            if lsn <= applied:
+                continue
+            run.extend(ops)
+            top = lsn
+            if len(run) >= 10_000:
+                self._commit(cancelled(run), top)
+                self._checkpoint()
+                run = []
+        if run:
+            self._commit(cancelled(run), top)
+        self._checkpoint()
+        self.log.reset(top + 1)
 
 
 class Store(_Tables):
@@ -232,7 +256,10 @@ class Store(_Tables):
         if self._dir is None:
             return 1 << 62
         st = os.statvfs(self._dir)
-        return st.f_bavail * st.f_frsize
+        free = st.f_bavail * st.f_frsize
+        if self.applier is not None:     # on a small disk few frames gather (room() counts them twice more)
+            self.applier.gather_bytes = min(APPLY_BYTES, free // 8)
+        return free
 
     def room(self, nbytes: int) -> bool:
         """May ``nbytes`` of new persistent data be accepted? (Called by the engine, under its lock,
@@ -241,7 +268,9 @@ class Store(_Tables):
             return True
         if not self.stalled:
             # Written twice (SQLite's WAL, then the database), three times with the log.
-            need = (2 if self.log is None else 3) * (self._accepted - self._reflected + nbytes) + self.reserve
+            # The frames not yet applied still need the WAL's and the database's room.
+            need = (2 if self.log is None else 3) * (self._accepted - self._reflected + nbytes) + self.reserve \
+                + (2 * self.applier.behind_bytes if self.applier is not None else 0)
             if self._free < need:
                 self._free = self._free_bytes()          # another program may have freed some (cheap)
             if self._free >= need:
@@ -461,26 +490,6 @@ class Store(_Tables):
         if self.applier is not None and not self.applier.settle():
             raise StoreUnavailable(self.applier.failed or "the store was closed")
 
-    # --- recovery ------------------------------------------------------------------------------
-    def _recover(self) -> None:
-        """Apply the log's frames after the last one qmgr.db holds (an end without close: a crash,
-        kill -9), then start the log afresh."""
-        assert self.log is not None
-        applied = int(self.meta("log_applied") or 0)
-        top, run = applied, []
-        for lsn, ops in self.log.frames():
-            if lsn <= applied:
-                continue
-            run.extend(ops)
-            top = lsn
-            if len(run) >= 10_000:
-                self._commit(run, top)
-                run = []
-        if run:
-            self._commit(run, top)
-        self._checkpoint()
-        self.log.reset(top + 1)
-
     def _release(self, applied: int) -> None:
         """(The applier, after a commit up to frame ``applied``.) Extents of the log it covers go,
         once a checkpoint has made those rows durable."""
@@ -495,8 +504,9 @@ class Store(_Tables):
         if self._durable >= self._appended and (self.applier is None or self.applier.idle):
             return []
         with self._append_lock:
-            ops = (self.applier.unapplied() if self.applier is not None else []) + self._inflight + self._pending
-        return [op for op in ops if type(op) is PutMsg and op.queue == queue]
+            applied_later = self.applier.unapplied(queue) if self.applier is not None else []
+            ops = self._inflight + self._pending
+        return applied_later + [op for op in ops if type(op) is PutMsg and op.queue == queue]
 
     def abandon(self) -> None:
         """The queue manager is ending: a stalled write stops being retried (its waiters get

@@ -1,0 +1,97 @@
+"""The log's applier (store/log.py): a message put and removed among the frames of one run is never
+written to qmgr.db (``cancelled``), and what is applied leaves the tables as every operation would;
+the puts not yet applied are found per queue (``Store.unwritten``)."""
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mqlite.engine.ports import DelMsg, MoveDamaged, Prepare, PreparedRow, PurgeQueue, PutMsg, SaveMeta, SetBackout
+from mqlite.store import log as log_mod
+from mqlite.store.log import cancelled
+from mqlite.store.rows import BODY
+from mqlite.store.sqlite import MemoryStore, Store
+
+# A few positions and queues, so that puts, removals and the rest meet; bodies drawn from a few
+# objects long enough to be shared (a publication's copies carry one bytes object).
+_seqs = st.integers(1, 6)
+_queues = st.sampled_from(["A", "B"])
+_bodies = st.sampled_from([b"x" * 300, b"y" * 300, b"short"])
+_op = st.one_of(
+    st.builds(PutMsg, _seqs, _queues, st.sampled_from([b"md-1", b"md-2"]), _bodies, st.none()),
+    st.builds(DelMsg, _seqs), st.builds(DelMsg, _seqs),
+    st.builds(SetBackout, _seqs, st.integers(1, 9)),
+    st.builds(MoveDamaged, _seqs),
+    st.builds(PurgeQueue, _queues),
+    st.builds(SaveMeta, st.just("k"), st.text(max_size=3)),
+    st.builds(Prepare, st.just("xid"), st.just(1.0), st.lists(st.builds(
+        PreparedRow, st.just("get"), _seqs, _queues, st.none(), st.none(), st.none()), max_size=2)))
+
+
+def _tables(store: MemoryStore) -> tuple[list, list, list, list, int]:
+    db = store.db
+    return (db.execute(f"SELECT seq, queue, md, {BODY}, backout FROM messages ORDER BY seq").fetchall(),
+            db.execute("SELECT seq, queue, md, body FROM damaged ORDER BY rowid").fetchall(),
+            db.execute("SELECT xid, kind, seq FROM prepared ORDER BY rowid").fetchall(),
+            db.execute("SELECT key, value FROM meta WHERE key='k'").fetchall(),
+            db.execute("SELECT count(*) FROM bodies WHERE id NOT IN "
+                       "(SELECT bref FROM messages WHERE bref IS NOT NULL)").fetchone()[0])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(_op, max_size=12), min_size=1, max_size=3))
+def test_applying_the_cancelled_run_leaves_the_tables_as_every_operation_would(runs) -> None:
+    """Against SQLite itself: runs of operations applied one transaction each, with and without
+    the pairs ``cancelled`` leaves out, give the same messages (data, BackoutCount), damaged and
+    prepared rows, and no body left that no message uses."""
+    every, fewer = MemoryStore(), MemoryStore()
+    seen: set[int] = set()        # a position is put once (the queue manager never reuses one)
+    runs = [[op for op in ops if type(op) is not PutMsg or not (op.seq in seen or seen.add(op.seq))]
+            for ops in runs]
+    for ops in runs:
+        every._commit(list(ops))
+        kept = cancelled(list(ops))
+        assert len(kept) <= len(ops)
+        fewer._commit(kept)
+    assert _tables(fewer) == _tables(every)
+    assert _tables(fewer)[4] == 0
+
+
+def test_a_put_and_its_removal_in_one_run_leave_the_rest_in_order() -> None:
+    p1, p2, p3 = (PutMsg(s, "Q", b"md", b"m%d" % s, None) for s in (1, 2, 3))
+    ops = [p1, p2, SetBackout(1, 1), DelMsg(1), p3, DelMsg(7), SetBackout(2, 1)]
+    assert cancelled(ops) == [p2, p3, DelMsg(7), SetBackout(2, 1)]
+    # a message set aside as damaged, or held by a prepared unit, in between keeps its rows
+    held = Prepare("x", 1.0, [PreparedRow("get", 1, "Q", None, None, None)])
+    assert cancelled([p1, held, DelMsg(1)]) == [p1, held, DelMsg(1)]
+    assert cancelled([p1, MoveDamaged(1), DelMsg(1)]) == [p1, MoveDamaged(1), DelMsg(1)]
+    # put again after its removal: the second put stays; put twice, then removed: neither
+    assert cancelled([p1, DelMsg(1), p1]) == [p1]
+    assert cancelled([p1, p1._replace(body=b"again"), DelMsg(1)]) == []
+    assert cancelled([]) == []
+
+
+def test_messages_put_and_got_between_two_runs_never_reach_qmgr_db(tmp_path, monkeypatch) -> None:
+    """With the applier gathering (APPLY_DELAY), puts and gets committed meanwhile reach SQLite
+    as nothing; a message still on the queue is written; the pager meanwhile finds the unapplied
+    puts of the queue it asks for, in order, and none of another queue."""
+    monkeypatch.setattr(log_mod, "APPLY_DELAY", 3600.0)
+    store = Store(str(tmp_path / "qmgr.db"))
+    assert store.applier is not None
+    applied: list[list] = []
+    real = store.applier._apply
+    monkeypatch.setattr(store.applier, "_apply", lambda ops, lsn: (applied.append(list(ops)), real(ops, lsn)))
+    for seq in range(1, 11):
+        store.sync(store.append(PutMsg(seq, "A" if seq % 2 else "B", b"md", b"data%d" % seq, None)))
+    for seq in range(1, 10):
+        store.sync(store.append(DelMsg(seq)))
+    assert [op.seq for op in store.unwritten("B")] == [2, 4, 6, 8, 10]
+    assert [op.seq for op in store.unwritten("A")] == [1, 3, 5, 7, 9]
+    store.settle()
+    assert store.unwritten("A") == [] and store.unwritten("B") == []
+    assert applied == [[PutMsg(10, "B", b"md", b"data10", None)]]
+    assert store.db.execute("SELECT seq FROM messages").fetchall() == [(10,)]
+    store.close()
+    again = Store(str(tmp_path / "qmgr.db"))
+    assert again.db.execute("SELECT seq, queue FROM messages").fetchall() == [(10, "B")]
+    again.close()
