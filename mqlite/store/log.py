@@ -26,6 +26,7 @@ import threading
 import time
 import zlib
 from collections import deque
+from itertools import islice
 from typing import Any, Callable, Iterator
 
 from mqlite.engine.ports import (
@@ -86,12 +87,14 @@ def decode(payload: bytes) -> list[JournalOp]:
     return ops
 
 
-def cancelled(ops: list[JournalOp]) -> list[JournalOp]:
-    """``ops`` without the messages both put and removed among them: applied, the rest leaves
-    ``qmgr.db`` as all of them would (a message put and got between two runs of the applier is
-    never written there, as MQ's queue files never see a message put and got between two
-    checkpoints). A row's BackoutCount hardened in between goes with it; a message set aside as
-    damaged or named by a prepared unit in between is kept (those read or record its row)."""
+def cancelled(ops: list[JournalOp], removed_later: set[int] | frozenset[int] = frozenset()) -> list[JournalOp]:
+    """``ops`` without the messages both put and removed among them, or put among them and removed
+    in a later frame (``removed_later``, from ``removed``): applied, the rest leaves ``qmgr.db`` as
+    all of them would, a later removal of a row never written being nothing (a message put and got
+    while its frame waited is never written there, as MQ's queue files never see a message put and
+    got between two checkpoints). A row's BackoutCount hardened in between goes with it; a message
+    set aside as damaged or named by a prepared unit in between is kept (those read or record its
+    row)."""
     born: dict[int, list[int]] = {}       # seq -> positions of its PutMsg and SetBackouts so far
     drop: list[int] = []
     for i, op in enumerate(ops):
@@ -107,12 +110,37 @@ def cancelled(ops: list[JournalOp]) -> list[JournalOp]:
             if op.seq in born:
                 born[op.seq].append(i)
         elif born and (t is MoveDamaged or t is Prepare):
-            for seq in [op.seq] if t is MoveDamaged else [r.seq for r in op.rows]:
+            for seq in _named(op):
                 born.pop(seq, None)
+    if removed_later:
+        for seq, at in born.items():
+            if seq in removed_later:
+                drop += at
     if not drop:
         return ops
     gone = set(drop)
     return [op for i, op in enumerate(ops) if i not in gone]
+
+
+def removed(frames: list[list[JournalOp]]) -> set[int]:
+    """The messages these frames remove for good, less any they also set aside as damaged or
+    name in a prepared unit (``cancelled``'s ``removed_later`` for the frames before them)."""
+    gone: set[int] = set()
+    kept: set[int] = set()
+    for ops in frames:
+        for op in ops:
+            t = type(op)
+            if t is DelMsg:
+                gone.add(op.seq)
+            elif t is MoveDamaged or t is Prepare:
+                kept.update(_named(op))
+    return gone - kept
+
+
+def _named(op: JournalOp) -> list[int]:
+    if isinstance(op, MoveDamaged):
+        return [op.seq]
+    return [r.seq for r in op.rows] if isinstance(op, Prepare) else []
 
 
 def _crc(salt: int, lsn: int, payload: bytes) -> int:
@@ -350,7 +378,7 @@ class Applier:
                  on_error: Callable[[str], None]) -> None:
         self._apply, self._release, self._on_error = apply, release, on_error
         self._cv = threading.Condition()
-        self._queue: deque[tuple[int, list[JournalOp], int]] = deque()    # (LSN, ops, weight)
+        self._queue: deque[tuple[int, list[JournalOp], int, float]] = deque()    # (LSN, ops, weight, when)
         self._ops = 0
         self._bytes = 0
         self._puts: dict[str, deque[PutMsg]] = {}    # per queue, the puts not yet applied, in order
@@ -376,7 +404,7 @@ class Applier:
                     waiting.append(op)
                 else:
                     weight += 64
-            self._queue.append((lsn, ops, weight))
+            self._queue.append((lsn, ops, weight, time.monotonic()))
             self._ops += len(ops)
             self._bytes += weight
             if self._thread is None:
@@ -427,6 +455,25 @@ class Applier:
             self._thread.join(10)
         return done
 
+    def _pressed(self) -> bool:
+        """(Lock held.) Frames are to be applied now, whatever their age."""
+        return bool(self._hurry or self._stop or self._ops >= APPLY_OPS or self._bytes >= self.gather_bytes)
+
+    def _take(self) -> int:
+        """(Lock held.) How many of the oldest frames the next run applies: all of them for a
+        reader or an end; else those older than half of APPLY_DELAY, and more while what would be
+        left is over half the limits. The younger ones wait on: a message they put may yet be got
+        (``cancelled``), and a removal among them still spares an older frame's put its row."""
+        if self._hurry or self._stop:
+            return len(self._queue)
+        cut = time.monotonic() - APPLY_DELAY / 2
+        n, ops, size = 0, self._ops, self._bytes
+        for _lsn, o, w, at in self._queue:
+            if at > cut and ops < APPLY_OPS // 2 and size < self.gather_bytes // 2:
+                break
+            n, ops, size = n + 1, ops - len(o), size - w
+        return max(n, 1)
+
     def _loop(self) -> None:
         while True:
             with self._cv:
@@ -437,16 +484,17 @@ class Applier:
                 if not self._queue:
                     return
                 # One SQLite commit per run of frames, not per frame: its cost (the B-tree pages
-                # and WAL frames written) is shared by everything in it.
-                due = time.monotonic() + APPLY_DELAY
-                while self._ops < APPLY_OPS and self._bytes < self.gather_bytes and not self._hurry \
-                        and not self._stop:
-                    left = due - time.monotonic()
+                # and WAL frames written) is shared by everything in it. A run begins once its
+                # oldest frame has waited APPLY_DELAY (or too much waits, or a reader needs it).
+                while not self._pressed():
+                    left = self._queue[0][3] + APPLY_DELAY - time.monotonic()
                     if left <= 0:
                         break
                     self._cv.wait(left)
-                batch = list(self._queue)
-            ops = cancelled([op for _lsn, o, _w in batch for op in o])
+                n = self._take()
+                batch = list(islice(self._queue, n))
+                later = [o for _lsn, o, _w, _at in islice(self._queue, n, None)]
+            ops = cancelled([op for _lsn, o, _w, _at in batch for op in o], removed(later))
             top = batch[-1][0]
             try:
                 self._apply(ops, top)
@@ -462,7 +510,7 @@ class Applier:
             with self._cv:
                 puts = self._puts
                 for _ in batch:
-                    _lsn, o, w = self._queue.popleft()
+                    _lsn, o, w, _at = self._queue.popleft()
                     self._ops -= len(o)
                     self._bytes -= w
                     for op in o:
