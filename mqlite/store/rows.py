@@ -175,13 +175,15 @@ class Rows:
         shared: dict[int, int] = {}
         bodies, rows = [], []
         for seq, queue, md, body, expiry_at in run:
-            kept = stored_md(md)
             bref = None
             if uses.get(id(body), 0) > 1:
                 bref = shared.get(id(body))
                 if bref is None:
                     bref = shared[id(body)] = seq
                     bodies.append((seq, body))
+                kept = md          # (a copy's row is small either way: not worth compressing's 4.5 µs)
+            else:
+                kept = stored_md(md)
             rows.append((seq, queue, kept, body if bref is None else b"", expiry_at, checksum(kept, body),
                          *md_keys(md), bref))
         if bodies:
