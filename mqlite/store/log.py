@@ -55,8 +55,9 @@ FILL_BYTES = 1 << 20         # zeros written ahead of the frames, a step at a ti
 BEHIND_OPS = 50_000          # the writer waits while the applier is this far behind ...
 BEHIND_BYTES = 64 << 20      # ... or holds this many bytes of message data not yet in qmgr.db
 RETRY_SECONDS = 0.5
-APPLY_DELAY = 1.0            # the applier lets frames gather this long (one SQLite commit for many,
-                             # and a message put and got meanwhile never written there: ``cancelled``) ...
+APPLY_DELAY = 1.0            # a frame waits this long before its rows are written (a message put and got
+                             # meanwhile is never written there: ``cancelled``), the applier running at
+APPLY_EVERY = 0.05           # most this often (one SQLite commit for many frames) ...
 APPLY_OPS = 20_000           # ... unless this many operations wait, or this many bytes of message
 APPLY_BYTES = 16 << 20       # data, or a reader needs them now
 
@@ -383,6 +384,7 @@ class Applier:
         self._bytes = 0
         self._puts: dict[str, deque[PutMsg]] = {}    # per queue, the puts not yet applied, in order
         self.gather_bytes = APPLY_BYTES   # message data let gather (the store lowers it on a small disk)
+        self._last = 0.0             # when the last run was applied
         self._thread: threading.Thread | None = None
         self._stop = False
         self._hurry = 0              # settle() callers waiting: apply at once
@@ -461,12 +463,12 @@ class Applier:
 
     def _take(self) -> int:
         """(Lock held.) How many of the oldest frames the next run applies: all of them for a
-        reader or an end; else those older than half of APPLY_DELAY, and more while what would be
+        reader or an end; else those that have waited APPLY_DELAY, and more while what would be
         left is over half the limits. The younger ones wait on: a message they put may yet be got
         (``cancelled``), and a removal among them still spares an older frame's put its row."""
         if self._hurry or self._stop:
             return len(self._queue)
-        cut = time.monotonic() - APPLY_DELAY / 2
+        cut = time.monotonic() - APPLY_DELAY
         n, ops, size = 0, self._ops, self._bytes
         for _lsn, o, w, at in self._queue:
             if at > cut and ops < APPLY_OPS // 2 and size < self.gather_bytes // 2:
@@ -484,10 +486,12 @@ class Applier:
                 if not self._queue:
                     return
                 # One SQLite commit per run of frames, not per frame: its cost (the B-tree pages
-                # and WAL frames written) is shared by everything in it. A run begins once its
-                # oldest frame has waited APPLY_DELAY (or too much waits, or a reader needs it).
+                # and WAL frames written) is shared by everything in it. A run begins once the
+                # oldest frame has waited APPLY_DELAY and APPLY_EVERY has passed since the last
+                # (or too much waits, or a reader needs it): a steady load is applied in small
+                # runs, each a second behind, and not in bursts that make the log's fsyncs wait.
                 while not self._pressed():
-                    left = self._queue[0][3] + APPLY_DELAY - time.monotonic()
+                    left = max(self._queue[0][3] + APPLY_DELAY, self._last + APPLY_EVERY) - time.monotonic()
                     if left <= 0:
                         break
                     self._cv.wait(left)
@@ -520,6 +524,7 @@ class Applier:
                             if not waiting:
                                 del puts[op.queue]
                 self._cv.notify_all()
+            self._last = time.monotonic()
             if self.failed:
                 self.failed = ""
                 self._on_error("")
