@@ -99,18 +99,17 @@ def cancelled(ops: list[JournalOp], removed_later: set[int] | frozenset[int] = f
     born: dict[int, list[int]] = {}       # seq -> positions of its PutMsg and SetBackouts so far
     drop: list[int] = []
     for i, op in enumerate(ops):
-        t = type(op)
-        if t is PutMsg:
+        if isinstance(op, PutMsg):
             born.setdefault(op.seq, []).append(i)
-        elif t is DelMsg:
+        elif isinstance(op, DelMsg):
             at = born.pop(op.seq, None)
             if at is not None:
                 drop += at
                 drop.append(i)
-        elif t is SetBackout:
+        elif isinstance(op, SetBackout):
             if op.seq in born:
                 born[op.seq].append(i)
-        elif born and (t is MoveDamaged or t is Prepare):
+        elif born and isinstance(op, (MoveDamaged, Prepare)):
             for seq in _named(op):
                 born.pop(seq, None)
     if removed_later:
@@ -130,10 +129,9 @@ def removed(frames: list[list[JournalOp]]) -> set[int]:
     kept: set[int] = set()
     for ops in frames:
         for op in ops:
-            t = type(op)
-            if t is DelMsg:
+            if isinstance(op, DelMsg):
                 gone.add(op.seq)
-            elif t is MoveDamaged or t is Prepare:
+            elif isinstance(op, (MoveDamaged, Prepare)):
                 kept.update(_named(op))
     return gone - kept
 
