@@ -27,7 +27,7 @@ import time
 import zlib
 from collections import deque
 from itertools import islice
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 from mqlite.engine.ports import (
     DelMsg,
@@ -88,9 +88,10 @@ def decode(payload: bytes) -> list[JournalOp]:
     return ops
 
 
-def cancelled(ops: list[JournalOp], removed_later: set[int] | frozenset[int] = frozenset()) -> list[JournalOp]:
+def cancelled(ops: list[JournalOp], later: Sequence[list[JournalOp]] = ()) -> list[JournalOp]:
     """``ops`` without the messages both put and removed among them, or put among them and removed
-    in a later frame (``removed_later``, from ``removed``): applied, the rest leaves ``qmgr.db`` as
+    in one of the ``later`` frames (``removed``, read only when a put is left to spare, not on
+    every run: a run of removals alone has none): applied, the rest leaves ``qmgr.db`` as
     all of them would, a later removal of a row never written being nothing (a message put and got
     while its frame waited is never written there, as MQ's queue files never see a message put and
     got between two checkpoints). A row's BackoutCount hardened in between goes with it; a message
@@ -112,7 +113,8 @@ def cancelled(ops: list[JournalOp], removed_later: set[int] | frozenset[int] = f
         elif born and isinstance(op, (MoveDamaged, Prepare)):
             for seq in _named(op):
                 born.pop(seq, None)
-    if removed_later:
+    if born and later:
+        removed_later = removed(later)
         for seq, at in born.items():
             if seq in removed_later:
                 drop += at
@@ -122,9 +124,9 @@ def cancelled(ops: list[JournalOp], removed_later: set[int] | frozenset[int] = f
     return [op for i, op in enumerate(ops) if i not in gone]
 
 
-def removed(frames: list[list[JournalOp]]) -> set[int]:
+def removed(frames: Sequence[list[JournalOp]]) -> set[int]:
     """The messages these frames remove for good, less any they also set aside as damaged or
-    name in a prepared unit (``cancelled``'s ``removed_later`` for the frames before them)."""
+    name in a prepared unit (what spares a put of the frames before them its row)."""
     gone: set[int] = set()
     kept: set[int] = set()
     for ops in frames:
@@ -496,7 +498,7 @@ class Applier:
                 n = self._take()
                 batch = list(islice(self._queue, n))
                 later = [o for _lsn, o, _w, _at in islice(self._queue, n, None)]
-            ops = cancelled([op for _lsn, o, _w, _at in batch for op in o], removed(later))
+            ops = cancelled([op for _lsn, o, _w, _at in batch for op in o], later)
             top = batch[-1][0]
             try:
                 self._apply(ops, top)

@@ -504,9 +504,9 @@ class Store(_Tables):
         if self._durable >= self._appended and (self.applier is None or self.applier.idle):
             return []
         with self._append_lock:
-            applied_later = self.applier.unapplied(queue) if self.applier is not None else []
+            waiting = self.applier.unapplied(queue) if self.applier is not None else []
             ops = self._inflight + self._pending
-        return applied_later + [op for op in ops if type(op) is PutMsg and op.queue == queue]
+        return waiting + [op for op in ops if type(op) is PutMsg and op.queue == queue]
 
     def abandon(self) -> None:
         """The queue manager is ending: a stalled write stops being retried (its waiters get
