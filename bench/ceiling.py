@@ -1,19 +1,21 @@
 """What group commit can reach from Python on this machine, whatever the queue manager does.
 
 A minimal server: producer processes send 1,100-byte requests over loopback and wait for each
-answer; the server does ``--work-us`` of CPU per request where it arrives (the engine's share),
-hands it to one writer thread, which does twice that per request (the journal's share), appends
-the batch to a plain file, ``fdatasync``s it and then answers every request in the batch. No
-SQLite, no MQ structures. ``--work-us 0`` is the ceiling of the model itself; 13 is about what
-mqlite's engine and store cost in-process per persistent put (docs/performance.md, issue 16).
-Two ways of serving the connections: a thread per connection (as mqlite's server) and one
-selector loop. With ``--mqlite`` the same producers, as pymqi applications putting persistent
-1 KiB messages outside syncpoint, also run against a real queue manager, so that mqlite's
-distance from the ceiling is measured in the same run. Each cell gives the rate, then the
-server's CPU per request (from /proc) and the producers' (``time.process_time`` around their
-loops).
+answer; the server does some CPU work per request where it arrives (the engine's share), hands it
+to one writer thread, which does its own share per request (the journal's), appends the batch to a
+plain file, ``fdatasync``s it and then answers every request in the batch. No SQLite, no MQ
+structures. ``--work-us`` lists the work to model: a number W is W µs where a request arrives and
+2W in the writer (``0`` is the ceiling of the model itself); ``mqlite`` is mqlite's own CPU per
+persistent put, measured in this run on this machine (``measure_mqlite_work``): parsing the
+request, the engine's put and the answer where it arrives; the journal's Python and the applier's
+SQLite rows, without the write and fdatasync the model does itself, in the writer. Two ways of
+serving the connections: a thread per connection (as mqlite's server) and one selector loop. With
+``--mqlite`` the same producers, as pymqi applications putting persistent 1 KiB messages outside
+syncpoint, also run against a real queue manager, so that mqlite's distance from the ceiling is
+measured in the same run. Each cell gives the rate, then the server's CPU per request (from /proc)
+and the producers' (``time.process_time`` around their loops).
 
-    python bench/ceiling.py [--producers 1,8] [--per 3000] [--work-us 0,13] [--runs 3] [--mqlite] [--json out.json]
+    python bench/ceiling.py [--producers 1,8] [--per 3000] [--work-us 0,13,mqlite] [--runs 3] [--mqlite] [--json out.json]
 """
 from __future__ import annotations
 
@@ -45,6 +47,7 @@ class Writer:
     """Group commit: whatever arrived while the last write ran goes in the next, one fdatasync."""
 
     def __init__(self, path: str, work: float) -> None:
+        """``work``: seconds of CPU per request, before the write."""
         self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         self.work = work
         self.cond = threading.Condition()
@@ -62,7 +65,7 @@ class Writer:
                 while not self.pending:
                     self.cond.wait()
                 batch, self.pending = self.pending, []
-            busy(2 * self.work * len(batch))
+            busy(self.work * len(batch))
             os.write(self.fd, b"".join(d for d, _a in batch))
             os.fdatasync(self.fd)
             for _d, answer in batch:
@@ -161,6 +164,7 @@ def cpu_seconds(pid: int) -> float:
 
 
 Cell = tuple[float, float, float]     # requests/s, server CPU µs per request, producer CPU µs per request
+Work = tuple[float, float]            # seconds of CPU per request: where it arrives, in the writer
 
 
 def drive(target: Callable[..., None], port: int, server_pid: int, producers: int, per: int, lead: float) -> Cell:
@@ -182,16 +186,16 @@ def drive(target: Callable[..., None], port: int, server_pid: int, producers: in
     return n / (max(end for end, _c in done) - start), server / n * 1e6, sum(c for _e, c in done) / n * 1e6
 
 
-def server_main(mode: str, work: float, path: str, ready: Any) -> None:
+def server_main(mode: str, work: Work, path: str, ready: Any) -> None:
     sys.setswitchinterval(0.0005)        # as mqlite's server
     lsock = socket.socket()
     lsock.bind(("127.0.0.1", 0))
     lsock.listen(128)
     ready.put(lsock.getsockname()[1])
-    (serve_threads if mode == "threads" else serve_loop)(lsock, Writer(path, work), work)
+    (serve_threads if mode == "threads" else serve_loop)(lsock, Writer(path, work[1]), work[0])
 
 
-def run(mode: str, producers: int, per: int, work: float, path: str) -> Cell:
+def run(mode: str, producers: int, per: int, work: Work, path: str) -> Cell:
     ctx = mp.get_context("spawn")
     ready = ctx.Queue()
     srv = ctx.Process(target=server_main, args=(mode, work, path, ready), daemon=True)
@@ -206,6 +210,78 @@ def run(mode: str, producers: int, per: int, work: float, path: str) -> Cell:
 
 
 QM = "CEILING.QM"
+BATCH = 8          # puts per journal write in the measurement (as the group commit of 8 producers)
+
+
+def measure_mqlite_work(n: int, out: Any) -> None:
+    """mqlite's CPU per persistent 1 KiB put outside syncpoint, in one process (run in a fresh one):
+    a store and an engine in a temporary directory, the client's PUT request parsed, put and
+    answered as a session does (thread CPU), every BATCH puts made durable (the journal's CPU, less
+    what a bare write and fdatasync of the batch costs, which the model does itself), and the
+    applier's CPU writing the rows (the process's CPU beside this thread's, up to ``settle``).
+    Puts ``(where it arrives, in the writer)`` in seconds on ``out``."""
+    from mqlite.cmq import CMQC as C
+    from mqlite.cmq.structs import MD, OD, PMO
+    from mqlite.engine.clock import Clock
+    from mqlite.engine.qmgr import QueueManager
+    from mqlite.engine.queue import DEFAULT_BUFFERS
+    from mqlite.mqsc.commands import Executor
+    from mqlite.net import verbs as V
+    from mqlite.store.pager import StorePager
+    from mqlite.store.sqlite import Store
+    with tempfile.TemporaryDirectory(prefix="mqlite-work-") as d:
+        store = Store(os.path.join(d, "qmgr.db"))
+        qm = QueueManager("WORK", store, Clock(), StorePager(store, os.path.join(d, "scratch")), DEFAULT_BUFFERS)
+        qm.create()
+        Executor(qm).run("DEFINE QLOCAL(Q) MAXDEPTH(1000000)")
+        conn = qm.connect("ceiling", C.MQAT_UNIX, "ceiling")
+        hobj = qm.open(conn, OD(ObjectName=b"Q"), C.MQOO_OUTPUT).hobj
+        request = V.Put.request(hobj, PMO(Options=C.MQPMO_NO_SYNCPOINT), MD(Persistence=C.MQPER_PERSISTENT), b"x" * 1024)
+
+        def puts(k: int) -> tuple[float, float]:
+            arrive = journal = 0.0
+            for i in range(k):
+                t0 = time.thread_time()
+                h, pmo, md, body = V.Put.parse_request(request)
+                qm.put(conn, h, md, pmo, body)
+                V.Put.reply(C.MQCC_OK, C.MQRC_NONE, md, pmo)
+                t1 = time.thread_time()
+                arrive += t1 - t0
+                if (i + 1) % BATCH == 0:
+                    store.sync(conn.ticket)
+                    journal += time.thread_time() - t1
+            return arrive, journal
+
+        puts(2000)
+        store.settle()
+        p0, t0 = time.process_time(), time.thread_time()
+        arrive, journal = puts(n)
+        store.settle()
+        applier = (time.process_time() - p0) - (time.thread_time() - t0)
+        store.close()
+        fd = os.open(os.path.join(d, "bare"), os.O_WRONLY | os.O_CREAT, 0o600)
+        frame = b"x" * (1200 * BATCH)
+        os.pwrite(fd, bytes(1 << 20), 0)
+        bare = time.thread_time()
+        for i in range(n // BATCH):
+            os.pwrite(fd, frame, (i * len(frame)) % (1 << 20))
+            os.fdatasync(fd)
+        bare = time.thread_time() - bare
+        os.close(fd)
+    out.put((arrive / n, max(0.0, journal - bare + applier) / n))
+
+
+def mqlite_work(n: int = 10_000, runs: int = 3) -> Work:
+    """``measure_mqlite_work`` in fresh processes, the median of ``runs`` for each share."""
+    ctx = mp.get_context("spawn")
+    got = []
+    for _ in range(runs):
+        out = ctx.Queue()
+        p = ctx.Process(target=measure_mqlite_work, args=(n, out))
+        p.start()
+        got.append(out.get(timeout=300))
+        p.join(30)
+    return sorted(a for a, _w in got)[runs // 2], sorted(w for _a, w in got)[runs // 2]
 
 
 def run_mqlite(producers: list[int], per: int, runs: int) -> list[Cell]:
@@ -244,14 +320,15 @@ def median_cell(cells: list[Cell]) -> Cell:
 
 
 def show(label: str, cells: list[Cell]) -> None:
-    print(f"{label:>19} " + " ".join(f"{r:9,.0f} ({s:4.0f}, {c:3.0f})" for r, s, c in cells))
+    print(f"{label:>22} " + " ".join(f"{r:9,.0f} ({s:4.0f}, {c:3.0f})" for r, s, c in cells))
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--producers", default="1,8")
     ap.add_argument("--per", type=int, default=3000)
-    ap.add_argument("--work-us", default="0,13")
+    ap.add_argument("--work-us", default="0,13,mqlite", help="numbers (µs where a request arrives, twice "
+                    "that in the writer) or 'mqlite' (its measured work)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--mqlite", action="store_true", help="the same producers against a queue manager too")
     ap.add_argument("--json", help="write the rates here (requests/s by row and producer count)")
@@ -259,13 +336,22 @@ def main() -> int:
     rows: dict[str, dict[str, float]] = {}
     producers = [int(x) for x in args.producers.split(",")]
     print("requests/s (server CPU µs per request, producers' CPU µs per request), run of median rate")
-    print(f"{'':>19} " + " ".join(f"{k:>5} producers{'':>10}" for k in producers))
+    print(f"{'':>22} " + " ".join(f"{k:>5} producers{'':>10}" for k in producers))
     with tempfile.TemporaryDirectory(prefix="mqlite-ceiling-") as d:
         path = os.path.join(d, "journal")
-        for w in (float(x) for x in args.work_us.split(",")):
+        for spec in (x.strip() for x in args.work_us.split(",")):
+            if spec == "mqlite":
+                work = mqlite_work()
+                name = "mqlite's"
+                rows["mqlite work µs"] = {"arrive": work[0] * 1e6, "writer": work[1] * 1e6}
+                print(f"mqlite's work per persistent put, measured in-process: {work[0] * 1e6:.1f} µs where it "
+                      f"arrives, {work[1] * 1e6:.1f} µs in the writer")
+            else:
+                work = (float(spec) / 1e6, 2 * float(spec) / 1e6)
+                name = f"{float(spec):g} µs"
             for mode in ("threads", "loop"):
-                label = f"work {w:g} µs {mode}"
-                cells = [median_cell([run(mode, k, args.per, w / 1e6, path) for _ in range(args.runs)])
+                label = f"work {name} {mode}"
+                cells = [median_cell([run(mode, k, args.per, work, path) for _ in range(args.runs)])
                          for k in producers]
                 show(label, cells)
                 rows[label] = {str(k): c[0] for k, c in zip(producers, cells)}
