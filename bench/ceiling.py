@@ -124,10 +124,11 @@ def serve_loop(lsock: socket.socket, writer: Writer, work: float) -> None:
                 writer.submit(f, lambda c=c: c.send(b"ok"))
 
 
-def producer(port: int, n: int, start: float, out: Any) -> None:
+def producer(port: int, n: int, go: Any, out: Any) -> None:
     s = socket.create_connection(("127.0.0.1", port))
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    time.sleep(max(0.0, start - time.time()))
+    out.put(None)
+    go.wait()
     cpu = time.process_time()
     for _ in range(n):
         s.sendall(REQUEST)
@@ -137,7 +138,7 @@ def producer(port: int, n: int, start: float, out: Any) -> None:
     s.close()
 
 
-def mq_producer(port: int, n: int, start: float, out: Any) -> None:
+def mq_producer(port: int, n: int, go: Any, out: Any) -> None:
     """The same producer as a pymqi application: persistent puts outside syncpoint, each answered
     after its fsync (bench/putget.py's part d)."""
     from mqlite import pymqi
@@ -146,7 +147,8 @@ def mq_producer(port: int, n: int, start: float, out: Any) -> None:
     q = pymqi.Queue(qmgr, "BENCH.SYNC", C.MQOO_OUTPUT)
     md = pymqi.MD(Persistence=C.MQPER_PERSISTENT)
     body = b"x" * 1024
-    time.sleep(max(0.0, start - time.time()))
+    out.put(None)
+    go.wait()
     cpu = time.process_time()
     for _ in range(n):
         md.MsgId = C.MQMI_NONE
@@ -167,17 +169,19 @@ Cell = tuple[float, float, float]     # requests/s, server CPU µs per request, 
 Work = tuple[float, float]            # seconds of CPU per request: where it arrives, in the writer
 
 
-def drive(target: Callable[..., None], port: int, server_pid: int, producers: int, per: int, lead: float) -> Cell:
-    """Start ``producers`` processes together against ``port``; the rate over the common start to
-    the last finish, and the CPU each side spent per request meanwhile."""
+def drive(target: Callable[..., None], port: int, server_pid: int, producers: int, per: int) -> Cell:
+    """Start ``producers`` processes together against ``port`` (once every one has connected); the
+    rate over the common start to the last finish, and the CPU each side spent per request meanwhile."""
     ctx = mp.get_context("spawn")
-    out = ctx.Queue()
-    start = time.time() + lead
-    procs = [ctx.Process(target=target, args=(port, per, start, out)) for _ in range(producers)]
+    out, go = ctx.Queue(), ctx.Event()
+    procs = [ctx.Process(target=target, args=(port, per, go, out)) for _ in range(producers)]
     for p in procs:
         p.start()
-    time.sleep(max(0.0, start - time.time()))
+    for _ in procs:
+        out.get(timeout=300)
     before = cpu_seconds(server_pid)
+    start = time.time()
+    go.set()
     done = [out.get(timeout=300) for _ in procs]
     server = cpu_seconds(server_pid) - before
     for p in procs:
@@ -203,7 +207,7 @@ def run(mode: str, producers: int, per: int, work: Work, path: str) -> Cell:
     try:
         port = ready.get(timeout=30)
         assert srv.pid is not None
-        return drive(producer, port, srv.pid, producers, per, 1.0)
+        return drive(producer, port, srv.pid, producers, per)
     finally:
         srv.kill()
         srv.join(10)
@@ -304,7 +308,7 @@ def run_mqlite(producers: list[int], per: int, runs: int) -> list[Cell]:
         assert pid is not None
         cells = []
         for k in producers:
-            got = [drive(mq_producer, port, pid, k, per, 1.5 + 0.05 * k) for _ in range(runs)]
+            got = [drive(mq_producer, port, pid, k, per) for _ in range(runs)]
             mqlite_cmd("runmqsc", QM, stdin="CLEAR QLOCAL(BENCH.SYNC)\n")
             cells.append(median_cell(got))
         return cells

@@ -13,7 +13,7 @@ consumer acking each message, (c) publishes in AMQP transactions of 50.
 
 Concurrency (d): 1, 8 and 32 producer processes (--producers), each putting --per persistent
 messages outside syncpoint on BENCH.SYNC, every put acknowledged after its fsync, all started
-together; then 8 consumer processes get them all (persistent gets outside syncpoint, each also
+together once every process is connected; then 8 consumer processes get them all (persistent gets outside syncpoint, each also
 acknowledged after its fsync). The rate is all messages over the wall time from the common start
 to the last finish. RabbitMQ gets the same: publisher processes each waiting for every confirm,
 then 8 consumers acking each message.
@@ -31,6 +31,7 @@ import statistics
 import sys
 import tempfile
 import time
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -132,12 +133,13 @@ def rabbit_run(n: int, mode: str) -> tuple[float, float]:
 
 
 # --- (d) concurrency: processes started together -------------------------------------------------
-def _mq_worker(role: str, port: int, count: int, start: float, out: object) -> None:
+def _mq_worker(role: str, port: int, count: int, go: Any, out: Any) -> None:
     from mqlite import pymqi
     from mqlite.pymqi import CMQC as C
     qmgr = pymqi.connect(QM, "BENCH.SVRCONN", f"127.0.0.1({port})")
     q = pymqi.Queue(qmgr, "BENCH.SYNC", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
-    time.sleep(max(0.0, start - time.time()))
+    out.put(None)
+    go.wait()
     if role == "put":
         md = pymqi.MD(Persistence=C.MQPER_PERSISTENT)
         for _ in range(count):
@@ -147,16 +149,17 @@ def _mq_worker(role: str, port: int, count: int, start: float, out: object) -> N
         gmo = pymqi.GMO(Options=C.MQGMO_NO_SYNCPOINT | C.MQGMO_WAIT, WaitInterval=5000)
         for _ in range(count):
             q.get(2048, pymqi.MD(), gmo)
-    out.put(time.time())   # type: ignore[attr-defined]
+    out.put(time.time())
     q.close()
     qmgr.disconnect()
 
 
-def _rabbit_worker(role: str, port: int, count: int, start: float, out: object) -> None:
+def _rabbit_worker(role: str, port: int, count: int, go: Any, out: Any) -> None:
     import pika
     conn = pika.BlockingConnection(pika.ConnectionParameters("127.0.0.1", 5672))
     ch = conn.channel()
-    time.sleep(max(0.0, start - time.time()))
+    out.put(None)
+    go.wait()
     if role == "put":
         ch.confirm_delivery()
         props = pika.BasicProperties(delivery_mode=2)
@@ -171,7 +174,7 @@ def _rabbit_worker(role: str, port: int, count: int, start: float, out: object) 
             if got == count:
                 break
         ch.cancel()
-    out.put(time.time())   # type: ignore[attr-defined]
+    out.put(time.time())
     conn.close()
 
 
@@ -184,11 +187,14 @@ def concurrent(worker: object, port: int, producers: int, per: int, consumers: i
     total = producers * per
     shares = [total // consumers + (1 if i < total % consumers else 0) for i in range(consumers)]
     for role, counts in (("put", [per] * producers), ("get", shares)):
-        out = ctx.Queue()
-        start = time.time() + 1.5 + 0.05 * len(counts)      # all connected before the common start
-        procs = [ctx.Process(target=worker, args=(role, port, c, start, out)) for c in counts]
+        out, go = ctx.Queue(), ctx.Event()
+        procs = [ctx.Process(target=worker, args=(role, port, c, go, out)) for c in counts]
         for p in procs:
             p.start()
+        for _ in procs:                 # every process started and connected before the common start
+            out.get(timeout=600)
+        start = time.time()
+        go.set()
         ends = [out.get(timeout=600) for _ in procs]
         for p in procs:
             p.join(60)
