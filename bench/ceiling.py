@@ -12,26 +12,29 @@ SQLite rows, without the write and fdatasync the model does itself, in the write
 serving the connections: a thread per connection (as mqlite's server) and one selector loop. With
 ``--mqlite`` the same producers, as pymqi applications putting persistent 1 KiB messages outside
 syncpoint, also run against a real queue manager, so that mqlite's distance from the ceiling is
-measured in the same run. Each cell gives the rate, then the server's CPU per request (from /proc)
-and the producers' (``time.process_time`` around their loops).
+measured in the same run: every row runs once a round, the rounds in turn. Each cell gives the
+rate, then the server's CPU per request (from /proc) and the producers' (``time.process_time``
+around their loops), of the round with the median rate.
 
     python bench/ceiling.py [--producers 1,8] [--per 3000] [--work-us 0,13,mqlite] [--runs 3] [--mqlite] [--json out.json]
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing as mp
 import os
 import selectors
 import shutil
 import socket
+import statistics
 import struct
 import sys
 import tempfile
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 HEADER = struct.Struct("!I")
 REQUEST = HEADER.pack(1100) + b"x" * 1100
@@ -288,9 +291,10 @@ def mqlite_work(n: int = 10_000, runs: int = 3) -> Work:
     return sorted(a for a, _w in got)[runs // 2], sorted(w for _a, w in got)[runs // 2]
 
 
-def run_mqlite(producers: list[int], per: int, runs: int) -> list[Cell]:
-    """The producers against a queue manager of mqlite's (no security, as the other benchmarks),
-    one queue, every put acknowledged after its fsync."""
+@contextlib.contextmanager
+def mqlite_qm() -> Iterator[tuple[int, int, Callable[[], None]]]:
+    """A queue manager of mqlite's for the producers (no security, as the other benchmarks), one
+    queue; its port, its server's pid and a function that clears the queue."""
     from _common import mqlite_cmd  # (puts the repository on sys.path)
 
     from mqlite.cli.proc import free_port
@@ -306,12 +310,7 @@ def run_mqlite(producers: list[int], per: int, runs: int) -> list[Cell]:
                                         "DEFINE CHANNEL(BENCH.SVRCONN) CHLTYPE(SVRCONN)\n")
         pid = QMPaths.of(QM).running_pid()
         assert pid is not None
-        cells = []
-        for k in producers:
-            got = [drive(mq_producer, port, pid, k, per) for _ in range(runs)]
-            mqlite_cmd("runmqsc", QM, stdin="CLEAR QLOCAL(BENCH.SYNC)\n")
-            cells.append(median_cell(got))
-        return cells
+        yield port, pid, lambda: mqlite_cmd("runmqsc", QM, stdin="CLEAR QLOCAL(BENCH.SYNC)\n") and None
     finally:
         mqlite_cmd("endmqm", "-i", QM)
         mqlite_cmd("dltmqm", QM)
@@ -337,32 +336,40 @@ def main() -> int:
     ap.add_argument("--mqlite", action="store_true", help="the same producers against a queue manager too")
     ap.add_argument("--json", help="write the rates here (requests/s by row and producer count)")
     args = ap.parse_args()
-    rows: dict[str, dict[str, float]] = {}
     producers = [int(x) for x in args.producers.split(",")]
-    print("requests/s (server CPU µs per request, producers' CPU µs per request), run of median rate")
-    print(f"{'':>22} " + " ".join(f"{k:>5} producers{'':>10}" for k in producers))
-    with tempfile.TemporaryDirectory(prefix="mqlite-ceiling-") as d:
+    specs = [x.strip() for x in args.work_us.split(",")]
+    got: dict[str, dict[int, list[Cell]]] = {}
+    works: list[Work] = []
+    with tempfile.TemporaryDirectory(prefix="mqlite-ceiling-") as d, \
+            (mqlite_qm() if args.mqlite else contextlib.nullcontext()) as qm:
         path = os.path.join(d, "journal")
-        for spec in (x.strip() for x in args.work_us.split(",")):
-            if spec == "mqlite":
-                work = mqlite_work()
-                name = "mqlite's"
-                rows["mqlite work µs"] = {"arrive": work[0] * 1e6, "writer": work[1] * 1e6}
-                print(f"mqlite's work per persistent put, measured in-process: {work[0] * 1e6:.1f} µs where it "
-                      f"arrives, {work[1] * 1e6:.1f} µs in the writer")
-            else:
-                work = (float(spec) / 1e6, 2 * float(spec) / 1e6)
-                name = f"{float(spec):g} µs"
-            for mode in ("threads", "loop"):
-                label = f"work {name} {mode}"
-                cells = [median_cell([run(mode, k, args.per, work, path) for _ in range(args.runs)])
-                         for k in producers]
-                show(label, cells)
-                rows[label] = {str(k): c[0] for k, c in zip(producers, cells)}
-    if args.mqlite:
-        cells = run_mqlite(producers, args.per, args.runs)
-        show("mqlite", cells)
-        rows["mqlite"] = {str(k): c[0] for k, c in zip(producers, cells)}
+        for k in producers:
+            # Every row once a round, the rounds in turn: an hour's swings (this machine moves by
+            # half between minutes) fall on the model and on mqlite alike.
+            for _ in range(args.runs):
+                for spec in specs:
+                    if spec == "mqlite":
+                        work, name = mqlite_work(runs=1), "mqlite's"
+                        works.append(work)
+                    else:
+                        work, name = (float(spec) / 1e6, 2 * float(spec) / 1e6), f"{float(spec):g} µs"
+                    for mode in ("threads", "loop"):
+                        got.setdefault(f"work {name} {mode}", {}).setdefault(k, []).append(
+                            run(mode, k, args.per, work, path))
+                if qm is not None:
+                    got.setdefault("mqlite", {}).setdefault(k, []).append(drive(mq_producer, qm[0], qm[1], k, args.per))
+                    qm[2]()
+    print("requests/s (server CPU µs per request, producers' CPU µs per request), run of median rate")
+    if works:
+        arrive, writer = (statistics.median(w[i] for w in works) * 1e6 for i in (0, 1))
+        print(f"mqlite's work per persistent put, measured in-process (median of {len(works)}): {arrive:.1f} µs "
+              f"where it arrives, {writer:.1f} µs in the writer")
+    print(f"{'':>22} " + " ".join(f"{k:>5} producers{'':>10}" for k in producers))
+    rows: dict[str, dict[str, float]] = {"mqlite work µs": {"arrive": arrive, "writer": writer}} if works else {}
+    for label, cells in got.items():
+        medians = [median_cell(cells[k]) for k in producers]
+        show(label, medians)
+        rows[label] = {str(k): c[0] for k, c in zip(producers, medians)}
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(rows, f, indent=1)
