@@ -310,7 +310,11 @@ def mqlite_qm() -> Iterator[tuple[int, int, Callable[[], None]]]:
                                         "DEFINE CHANNEL(BENCH.SVRCONN) CHLTYPE(SVRCONN)\n")
         pid = QMPaths.of(QM).running_pid()
         assert pid is not None
-        yield port, pid, lambda: mqlite_cmd("runmqsc", QM, stdin="CLEAR QLOCAL(BENCH.SYNC)\n") and None
+
+        def clear() -> None:
+            mqlite_cmd("runmqsc", QM, stdin="CLEAR QLOCAL(BENCH.SYNC)\n")
+
+        yield port, pid, clear
     finally:
         mqlite_cmd("endmqm", "-i", QM)
         mqlite_cmd("dltmqm", QM)

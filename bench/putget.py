@@ -13,10 +13,10 @@ consumer acking each message, (c) publishes in AMQP transactions of 50.
 
 Concurrency (d): 1, 8 and 32 producer processes (--producers), each putting --per persistent
 messages outside syncpoint on BENCH.SYNC, every put acknowledged after its fsync, all started
-together once every process is connected; then 8 consumer processes get them all (persistent gets outside syncpoint, each also
-acknowledged after its fsync). The rate is all messages over the wall time from the common start
-to the last finish. RabbitMQ gets the same: publisher processes each waiting for every confirm,
-then 8 consumers acking each message.
+together once every process is connected; then 8 consumer processes get them all (persistent
+gets outside syncpoint, each also acknowledged after its fsync). The rate is all messages over
+the wall time from the common start to the last finish. RabbitMQ gets the same: publisher
+processes each waiting for every confirm, then 8 consumers acking each message.
 
 Prints medians of --runs runs per figure, in msgs/s.  Usage:
     python bench/putget.py [--n 20000] [--np 5000] [--runs 3] [--producers 1,8,32] [--per 400]
