@@ -113,6 +113,11 @@ class ReadAhead:
             self._ask_ahead(hobj)
 
     def _ask_ahead(self, hobj: int) -> None:
+        if self.under_sync and self.in_unit == self.per_unit:
+            # The unit has taken what the last one did: it most likely ends here, and MQCMIT
+            # would only give a batch asked for now back. A get past it asks for its batch itself
+            # (as many again), and the gets after that ask ahead again.
+            return
         buf = self.buffer
         want = self._batch_size()
         if (len(buf) < want // 2 or (self.under_sync and not buf and want > 1)) and not self.inflight \
