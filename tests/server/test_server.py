@@ -404,6 +404,36 @@ def test_quiesce_ends_after_applications_leave(running_qm: RunningQM):
     assert "STATUS(Ended normally)" in mqlite("dspmq").stdout
 
 
+def test_read_ahead_under_syncpoint_asks_no_batch_at_the_unit_boundary(running_qm: RunningQM):
+    """Units of 50 under syncpoint: once a unit has taken what the last one did, no batch is asked
+    ahead for the MQCMIT to give back; each later unit is one batch, and every message arrives
+    once, in order."""
+    from mqlite.net import protocol as P
+    running_qm.mqsc("DEFINE QLOCAL(RA.UNITS) DEFREADA(YES)")
+    qmgr = running_qm.client()
+    put = pymqi.Queue(qmgr, "RA.UNITS", CMQC.MQOO_OUTPUT)
+    for i in range(500):
+        put.put(b"%d" % i, pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))
+    q = pymqi.Queue(qmgr, "RA.UNITS", CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_INQUIRE)
+    transport = qmgr._transport
+    batches = []
+    call, post = transport.call, transport.post
+    transport.call = lambda ftype, payload: (batches.append(ftype == P.GET_BATCH), call(ftype, payload))[1]
+    transport.post = lambda ftype, payload, consumer: (batches.append(ftype == P.GET_BATCH),
+                                                       post(ftype, payload, consumer))[1]
+    gmo = pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT)
+    got, per_unit = [], []
+    for _unit in range(10):
+        before = sum(batches)
+        got += [int(q.get(None, pymqi.MD(), gmo)) for _ in range(50)]
+        qmgr.commit()
+        per_unit.append(sum(batches) - before)
+    assert got == list(range(500))
+    assert per_unit[1:] == [1] * 9              # (the first unit learns the size from 32 up)
+    assert q.inquire(CMQC.MQIA_CURRENT_Q_DEPTH) == 0
+    qmgr.disconnect()
+
+
 def test_read_ahead_under_syncpoint_commits_only_what_was_consumed(running_qm: RunningQM):
     running_qm.mqsc("DEFINE QLOCAL(RA.SYNC) DEFREADA(YES)\nALTER QMGR MAXUMSGS(300)")
     qmgr = running_qm.client()
