@@ -278,17 +278,15 @@ def measure_mqlite_work(n: int, out: Any) -> None:
     out.put((arrive / n, max(0.0, journal - bare + applier) / n))
 
 
-def mqlite_work(n: int = 10_000, runs: int = 3) -> Work:
-    """``measure_mqlite_work`` in fresh processes, the median of ``runs`` for each share."""
+def mqlite_work(n: int = 10_000) -> Work:
+    """``measure_mqlite_work`` in a fresh process."""
     ctx = mp.get_context("spawn")
-    got = []
-    for _ in range(runs):
-        out = ctx.Queue()
-        p = ctx.Process(target=measure_mqlite_work, args=(n, out))
-        p.start()
-        got.append(out.get(timeout=300))
-        p.join(30)
-    return sorted(a for a, _w in got)[runs // 2], sorted(w for _a, w in got)[runs // 2]
+    out = ctx.Queue()
+    p = ctx.Process(target=measure_mqlite_work, args=(n, out))
+    p.start()
+    work: Work = out.get(timeout=300)
+    p.join(30)
+    return work
 
 
 @contextlib.contextmanager
@@ -353,7 +351,7 @@ def main() -> int:
             for _ in range(args.runs):
                 for spec in specs:
                     if spec == "mqlite":
-                        work, name = mqlite_work(runs=1), "mqlite's"
+                        work, name = mqlite_work(), "mqlite's"
                         works.append(work)
                     else:
                         work, name = (float(spec) / 1e6, 2 * float(spec) / 1e6), f"{float(spec):g} µs"

@@ -417,10 +417,14 @@ def test_read_ahead_under_syncpoint_asks_no_batch_at_the_unit_boundary(running_q
     q = pymqi.Queue(qmgr, "RA.UNITS", CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_INQUIRE)
     transport = qmgr._transport
     batches = []
-    call, post = transport.call, transport.post
-    transport.call = lambda ftype, payload: (batches.append(ftype == P.GET_BATCH), call(ftype, payload))[1]
-    transport.post = lambda ftype, payload, consumer: (batches.append(ftype == P.GET_BATCH),
-                                                       post(ftype, payload, consumer))[1]
+
+    def counting(send):
+        def counted(ftype, *args):
+            batches.append(ftype == P.GET_BATCH)
+            return send(ftype, *args)
+        return counted
+
+    transport.call, transport.post = counting(transport.call), counting(transport.post)
     gmo = pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT)
     got, per_unit = [], []
     for _unit in range(10):
