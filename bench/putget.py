@@ -9,7 +9,9 @@ the same for both.  Case (b) is measured on BENCH.SYNC only: each put is acknowl
 which is what a publisher-confirmed persistent publish is compared with.
 RabbitMQ on 127.0.0.1:5672 gets the same workload when it is reachable: (a) transient publishes
 and an auto-ack consumer, (b) persistent publishes each confirmed (publisher confirms) and a
-consumer acking each message, (c) publishes in AMQP transactions of 50.
+consumer acking each message, (c) publishes in AMQP transactions of 50. Its run of a case follows
+mqlite's in each round (runs alternate, the peer's with them), so that the two medians of a ratio
+come from the same minutes.
 
 Concurrency (d): 1, 8 and 32 producer processes (--producers), each putting --per persistent
 messages outside syncpoint on BENCH.SYNC, every put acknowledged after its fsync, all started
@@ -204,6 +206,22 @@ def concurrent(worker: object, port: int, producers: int, per: int, consumers: i
     return rates[0], rates[1]
 
 
+def rabbit_concurrent(producers: int, per: int) -> tuple[float, float]:
+    """``concurrent`` against RabbitMQ, on a durable queue declared for the run and deleted after."""
+    import pika
+    conn = pika.BlockingConnection(pika.ConnectionParameters("127.0.0.1", 5672))
+    conn.channel().queue_declare("mqlite.bench.conc", durable=True)
+    try:
+        return concurrent(_rabbit_worker, 5672, producers, per)
+    finally:
+        conn.channel().queue_delete("mqlite.bench.conc")
+        conn.close()
+
+
+# RabbitMQ's workload for each mqlite case that has one (rabbit_run's modes)
+RABBIT_MODES = {"a_nonpersistent": "np", "b_persistent": "confirm", "c_persistent_uow50": "tx"}
+
+
 def big_buffers_qm() -> int:
     """A second queue manager, BENCH.BIG, with DefaultQBufferSize at MQ's maximum (100 MiB): case
     (a) on it keeps every message in memory. Returns its port."""
@@ -256,62 +274,50 @@ def main() -> int:
         # turn: with the defaults (8 MiB) most of the burst is spilled and read back, and the
         # spill must cost little more than keeping it.
         big = pymqi.connect(BIG, "BENCH.SVRCONN", f"127.0.0.1({big_port})") if "a" in args.parts else None
+        rabbit = rabbit_available()
         for name, queue, n, pers, uow in cases:
             if name[0] not in args.parts:
                 continue
-            puts, gets, big_puts, big_gets = [], [], [], []
+            puts, gets, big_puts, big_gets, r_puts, r_gets = [], [], [], [], [], []
             # With BENCH.BIG too, the two go first in turn: the same one first every time measured
-            # the order as much as the buffers.
+            # the order as much as the buffers. RabbitMQ's run of the same case follows each round,
+            # so that both sides of a ratio come from the same minutes (the machine's speed moves by
+            # half within an hour: run at the end, the peer's figures came from another one).
             pair = [qmgr, big] if big is not None and name == "a_nonpersistent" else [qmgr]
             for run in range(args.runs):
                 for which in pair if run % 2 == 0 else pair[::-1]:
                     p, g = mq_run(which, pymqi, C, queue, n, pers, uow)
                     (puts if which is qmgr else big_puts).append(p)
                     (gets if which is qmgr else big_gets).append(g)
+                if rabbit and name in RABBIT_MODES:
+                    p, g = rabbit_run(n, RABBIT_MODES[name])
+                    r_puts.append(p)
+                    r_gets.append(g)
             results[f"mqlite_{name}"] = {"put": statistics.median(puts), "get": statistics.median(gets)}
             if big_puts:
                 results["mqlite_a_nonpersistent_100MiB"] = {"put": statistics.median(big_puts),
                                                             "get": statistics.median(big_gets)}
+            if r_puts:
+                results[f"rabbitmq_{name}"] = {"put": statistics.median(r_puts), "get": statistics.median(r_gets)}
         if big is not None:
             big.disconnect()
         qmgr.disconnect()
         for k in [int(x) for x in args.producers.split(",") if x.strip() and "d" in args.parts]:
-            puts, gets = [], []
+            sides: dict[str, tuple[list[float], list[float]]] = {"mqlite": ([], []), "rabbitmq": ([], [])}
             for _ in range(args.runs):
-                p, g = concurrent(_mq_worker, port, k, args.per)
-                puts.append(p)
-                gets.append(g)
-            results[f"mqlite_d_persistent_{k}_producers"] = {"put": statistics.median(puts),
-                                                             "get": statistics.median(gets)}
+                for side in ("mqlite", "rabbitmq") if rabbit else ("mqlite",):
+                    p, g = concurrent(_mq_worker, port, k, args.per) if side == "mqlite" else rabbit_concurrent(k, args.per)
+                    sides[side][0].append(p)
+                    sides[side][1].append(g)
+            for side, (puts, gets) in sides.items():
+                if puts:
+                    results[f"{side}_d_persistent_{k}_producers"] = {"put": statistics.median(puts),
+                                                                     "get": statistics.median(gets)}
     finally:
         for name in (QM, BIG) if big_port else (QM,):
             mqlite_cmd("endmqm", "-i", name)
             mqlite_cmd("dltmqm", name)
-    if rabbit_available():
-        for name, n, mode in (("a_nonpersistent", args.n, "np"), ("b_persistent", args.np, "confirm"),
-                              ("c_persistent_uow50", args.np, "tx")):
-            if name[0] not in args.parts:
-                continue
-            puts, gets = [], []
-            for _ in range(args.runs):
-                p, g = rabbit_run(n, mode)
-                puts.append(p)
-                gets.append(g)
-            results[f"rabbitmq_{name}"] = {"put": statistics.median(puts), "get": statistics.median(gets)}
-        import pika
-        for k in [int(x) for x in args.producers.split(",") if x.strip() and "d" in args.parts]:
-            puts, gets = [], []
-            for _ in range(args.runs):
-                conn = pika.BlockingConnection(pika.ConnectionParameters("127.0.0.1", 5672))
-                conn.channel().queue_declare("mqlite.bench.conc", durable=True)
-                p, g = concurrent(_rabbit_worker, 5672, k, args.per)
-                conn.channel().queue_delete("mqlite.bench.conc")
-                conn.close()
-                puts.append(p)
-                gets.append(g)
-            results[f"rabbitmq_d_persistent_{k}_producers"] = {"put": statistics.median(puts),
-                                                               "get": statistics.median(gets)}
-    else:
+    if not rabbit:
         print("RabbitMQ not reachable on 127.0.0.1:5672 (or pika missing): peer figures skipped")
     print(f"{'case':36} {'put msgs/s':>12} {'get msgs/s':>12}")
     for k, v in results.items():
@@ -319,7 +325,7 @@ def main() -> int:
     m, b = results.get("mqlite_a_nonpersistent"), results.get("mqlite_a_nonpersistent_100MiB")
     if m and b:
         print(f"spill: default buffers / 100 MiB buffers: put {m['put'] / b['put']:.0%}  get {m['get'] / b['get']:.0%}")
-    for case in ["a_nonpersistent", "b_persistent"] + [f"d_persistent_{k}_producers" for k in
+    for case in ["a_nonpersistent", "b_persistent", "c_persistent_uow50"] + [f"d_persistent_{k}_producers" for k in
                                                         [int(x) for x in args.producers.split(",") if x.strip()]]:
         m, r = results.get(f"mqlite_{case}"), results.get(f"rabbitmq_{case}")
         if m and r:
