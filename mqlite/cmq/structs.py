@@ -147,10 +147,11 @@ class MQStruct:
         except struct.error as exc:
             raise TypeError(f"{type(self).__name__}: cannot pack: {exc}") from None
 
-    def unpack(self, buf: bytes) -> Self:
-        if len(buf) < self._struct.size:
-            raise ValueError(f"{type(self).__name__}: buffer of {len(buf)} bytes, need {self._struct.size}")
-        values = self._struct.unpack_from(buf)
+    def unpack(self, buf: bytes, offset: int = 0) -> Self:
+        """The fields from ``buf`` (at ``offset``: a reply's structures are read in place)."""
+        if len(buf) - offset < self._struct.size:
+            raise ValueError(f"{type(self).__name__}: buffer of {len(buf) - offset} bytes, need {self._struct.size}")
+        values = self._struct.unpack_from(buf, offset)
         d = self.__dict__
         if not self._list_fields:
             d.update(zip(self._names, values, strict=False))

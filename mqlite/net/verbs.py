@@ -228,8 +228,8 @@ class Put:
 
     @staticmethod
     def parse_reply(reply: bytes, md: MD, pmo: PMO) -> tuple[int, int]:
-        md.unpack(reply[8:8 + MD_LEN])
-        pmo.unpack(reply[8 + MD_LEN:])
+        md.unpack(reply, 8)
+        pmo.unpack(reply, 8 + MD_LEN)
         return II.unpack_from(reply)      # type: ignore[return-value]
 
 
@@ -262,10 +262,10 @@ class Put1:
     @staticmethod
     def parse_reply(reply: bytes, od: OD, md: MD, pmo: PMO) -> tuple[int, int]:
         off = 8
-        od.unpack(reply[off:off + OD_LEN])
+        od.unpack(reply, off)
         off += OD_LEN
-        md.unpack(reply[off:off + MD_LEN])
-        pmo.unpack(reply[off + MD_LEN:])
+        md.unpack(reply, off)
+        pmo.unpack(reply, off + MD_LEN)
         return II.unpack_from(reply)      # type: ignore[return-value]
 
 
@@ -299,9 +299,9 @@ class Get:
     def parse_reply(reply: bytes, gmo: GMO, md: MD) -> tuple[int, int, int, bytes, bytes | None]:
         """(comp, reason, data length, data, properties); MQGMO and MQMD are updated in place."""
         comp, reason, data_length = III.unpack_from(reply)
-        gmo.unpack(reply[12:12 + GMO_LEN])
+        gmo.unpack(reply, 12)
         off = 12 + GMO_LEN + MD_LEN
-        md.unpack(reply[12 + GMO_LEN:off])
+        md.unpack(reply, 12 + GMO_LEN)
         (n,) = I1.unpack_from(reply, off)
         if n < 0:
             return comp, reason, data_length, reply[off + 4:], None
