@@ -12,7 +12,9 @@ SQLite rows, without the write and fdatasync the model does itself, in the write
 serving the connections: a thread per connection (as mqlite's server) and one selector loop. With
 ``--mqlite`` the same producers, as pymqi applications putting persistent 1 KiB messages outside
 syncpoint, also run against a real queue manager, so that mqlite's distance from the ceiling is
-measured in the same run: every row runs once a round, the rounds in turn. Each cell gives the
+measured in the same run, and so do producers as cheap as the model's sending mqlite's PUT frame
+(``raw_mq_producer``: the server alone on the model's terms): every row runs once a round, the
+rounds in turn. Each cell gives the
 rate, then the server's CPU per request (from /proc) and the producers' (``time.process_time``
 around their loops), of the round with the median rate.
 
@@ -157,6 +159,41 @@ def mq_producer(port: int, n: int, go: Any, out: Any) -> None:
         md.MsgId = C.MQMI_NONE
         q.put(body, md)
     out.put((time.time(), time.process_time() - cpu))
+    q.close()
+    qmgr.disconnect()
+
+
+def raw_mq_producer(port: int, n: int, go: Any, out: Any) -> None:
+    """mqlite's server with producers as cheap as the model's: connected and the queue opened
+    through pymqi, then the same PUT frame (persistent, 1 KiB, a new MsgId each time) sent as it was
+    made once and each reply read by its length, holding the connection's lock so that nothing
+    else reads the socket. It tells the server's distance from the ceiling apart from the client
+    library's CPU, which shares the two cores with it."""
+    from mqlite import pymqi
+    from mqlite.net import protocol as P
+    from mqlite.net import verbs as V
+    from mqlite.pymqi import CMQC as C
+    qmgr = pymqi.connect(QM, "BENCH.SVRCONN", f"127.0.0.1({port})")
+    q = pymqi.Queue(qmgr, "BENCH.SYNC", C.MQOO_OUTPUT)
+    q.put(b"x", pymqi.MD())
+    transport = qmgr._transport
+    assert transport is not None and not transport.reader.buffered()
+    request = P.frame(P.PUT, V.Put.request(q._Queue__qHandle, pymqi.PMO(),   # type: ignore[attr-defined]
+                                           pymqi.MD(Persistence=C.MQPER_PERSISTENT), b"x" * 1024))
+    s = transport.sock
+    out.put(None)
+    go.wait()
+    with transport.lock:
+        cpu = time.process_time()
+        for _ in range(n):
+            s.sendall(request)
+            reply = s.recv(65536)
+            while len(reply) < 4 + HEADER.unpack_from(reply)[0]:
+                reply += s.recv(65536)
+            if reply[4] != P.PUT | P.REPLY or reply[5:9] != bytes(4):
+                raise SystemExit(f"unexpected reply {reply[:13]!r}")
+        cpu = time.process_time() - cpu
+    out.put((time.time(), cpu))
     q.close()
     qmgr.disconnect()
 
@@ -359,8 +396,9 @@ def main() -> int:
                         got.setdefault(f"work {name} {mode}", {}).setdefault(k, []).append(
                             run(mode, k, args.per, work, path))
                 if qm is not None:
-                    got.setdefault("mqlite", {}).setdefault(k, []).append(drive(mq_producer, qm[0], qm[1], k, args.per))
-                    qm[2]()
+                    for label, producer in (("mqlite", mq_producer), ("mqlite, raw producers", raw_mq_producer)):
+                        got.setdefault(label, {}).setdefault(k, []).append(drive(producer, qm[0], qm[1], k, args.per))
+                        qm[2]()
     print("requests/s (server CPU µs per request, producers' CPU µs per request), run of median rate")
     if works:
         arrive, writer = (statistics.median(w[i] for w in works) * 1e6 for i in (0, 1))
