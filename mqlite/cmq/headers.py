@@ -32,11 +32,11 @@ class XQH(MQStruct):
     def pack(self) -> bytes:
         return super().pack() + self.MsgDesc.pack()
 
-    def unpack(self, buf: bytes) -> "XQH":
-        if len(buf) < CMQC.MQXQH_CURRENT_LENGTH:
-            raise ValueError(f"XQH: buffer of {len(buf)} bytes, need {CMQC.MQXQH_CURRENT_LENGTH}")
-        super().unpack(buf[:104])
-        self.__dict__["MsgDesc"] = MD1.from_bytes(buf[104:CMQC.MQXQH_CURRENT_LENGTH])
+    def unpack(self, buf: bytes, offset: int = 0) -> "XQH":
+        if len(buf) - offset < CMQC.MQXQH_CURRENT_LENGTH:
+            raise ValueError(f"XQH: buffer of {len(buf) - offset} bytes, need {CMQC.MQXQH_CURRENT_LENGTH}")
+        super().unpack(buf[offset:offset + 104])
+        self.__dict__["MsgDesc"] = MD1.from_bytes(buf[offset + 104:offset + CMQC.MQXQH_CURRENT_LENGTH])
         return self
 
     @classmethod
