@@ -306,7 +306,8 @@ def main() -> int:
             sides: dict[str, tuple[list[float], list[float]]] = {"mqlite": ([], []), "rabbitmq": ([], [])}
             for _ in range(args.runs):
                 for side in ("mqlite", "rabbitmq") if rabbit else ("mqlite",):
-                    p, g = concurrent(_mq_worker, port, k, args.per) if side == "mqlite" else rabbit_concurrent(k, args.per)
+                    p, g = (concurrent(_mq_worker, port, k, args.per) if side == "mqlite"
+                            else rabbit_concurrent(k, args.per))
                     sides[side][0].append(p)
                     sides[side][1].append(g)
             for side, (puts, gets) in sides.items():
