@@ -14,9 +14,8 @@ serving the connections: a thread per connection (as mqlite's server) and one se
 syncpoint, also run against a real queue manager, so that mqlite's distance from the ceiling is
 measured in the same run, and so do producers as cheap as the model's sending mqlite's PUT frame
 (``raw_mq_producer``: the server alone on the model's terms): every row runs once a round, the
-rounds in turn. Each cell gives the
-rate, then the server's CPU per request (from /proc) and the producers' (``time.process_time``
-around their loops), of the round with the median rate.
+rounds in turn. Each cell gives the rate, then the server's CPU per request (from /proc) and the
+producers' (``time.process_time`` around their loops), of the round with the median rate.
 
     python bench/ceiling.py [--producers 1,8] [--per 3000] [--work-us 0,13,mqlite] [--runs 3] [--mqlite] [--json out.json]
 """
