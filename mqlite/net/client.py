@@ -8,8 +8,7 @@ import threading
 import time
 import weakref
 from collections import deque
-from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from mqlite.cmq import CMQC as C
 from mqlite.net import protocol as P
@@ -134,15 +133,16 @@ class Transport:
         else:
             raise P.ProtocolError(f"unexpected frame {ftype:#x} on an idle connection")
 
-    @contextmanager
-    def _io(self) -> Iterator[None]:
-        """Serialise use of the socket; a failure on it breaks the connection (2009). With
-        ``no_block`` (MQCNO_HANDLE_SHARE_NO_BLOCK) a call while another thread's is in progress
-        raises TransportBusy instead of waiting."""
+    def _locked(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` with the socket to itself; a failure on it breaks the connection (2009).
+        With ``no_block`` (MQCNO_HANDLE_SHARE_NO_BLOCK) a call while another thread's is in
+        progress raises TransportBusy instead of waiting. A plain call rather than a generator
+        context manager: every MQI call comes through here, and contextlib's cost about a tenth of
+        a put's client CPU."""
         if not self.lock.acquire(blocking=not self.no_block):
             raise TransportBusy()
         try:
-            yield
+            return fn(*args)
         except (OSError, ConnectionError, P.ProtocolError) as e:
             self.close()
             raise TransportError(C.MQRC_CONNECTION_BROKEN, str(e)) from None
@@ -150,37 +150,28 @@ class Transport:
             self.lock.release()
 
     def call(self, ftype: int, payload: bytes) -> bytes:
-        """A request and its reply. ``_io``'s rules written out: every synchronous MQI call comes
-        through here, and a generator-based context manager cost a tenth of a put's client CPU."""
-        if not self.lock.acquire(blocking=not self.no_block):
-            raise TransportBusy()
-        try:
-            P.send_frame(self.sock, ftype, payload)
-            if self.pending:
-                self._drain()
-            rtype, reply = self.reader.read()
-            if rtype == P.HEARTBEAT:
-                P.send_frame(self.sock, P.HEARTBEAT | P.REPLY)
-                rtype, reply = self._read()
-            if rtype != ftype | P.REPLY:
-                raise P.ProtocolError(f"reply type {rtype:#x} to {ftype:#x}")
-        except (OSError, ConnectionError, P.ProtocolError) as e:
-            self.close()
-            raise TransportError(C.MQRC_CONNECTION_BROKEN, str(e)) from None
-        finally:
-            self.lock.release()
+        return self._locked(self._exchange, ftype, payload)
+
+    def _exchange(self, ftype: int, payload: bytes) -> bytes:
+        P.send_frame(self.sock, ftype, payload)
+        if self.pending:
+            self._drain()
+        rtype, reply = self._read()
+        if rtype != ftype | P.REPLY:
+            raise P.ProtocolError(f"reply type {rtype:#x} to {ftype:#x}")
         return reply
 
     def post(self, ftype: int, payload: bytes, consumer: Callable[[bytes], None]) -> None:
         """Send a request now and hand its reply to ``consumer`` when it is read (by ``collect``
         or by the next ``call``): requests are answered in order, so nothing waits in between."""
-        with self._io():
-            P.send_frame(self.sock, ftype, payload)
-            self.pending.append((ftype, consumer))
+        self._locked(self._post, ftype, payload, consumer)
+
+    def _post(self, ftype: int, payload: bytes, consumer: Callable[[bytes], None]) -> None:
+        P.send_frame(self.sock, ftype, payload)
+        self.pending.append((ftype, consumer))
 
     def collect(self) -> None:
-        with self._io():
-            self._drain()
+        self._locked(self._drain)
 
     def _drain(self) -> None:
         while self.pending:
@@ -193,8 +184,7 @@ class Transport:
 
     def send(self, ftype: int, payload: bytes) -> None:
         """A request that has no reply (an asynchronous put)."""
-        with self._io():
-            P.send_frame(self.sock, ftype, payload)
+        self._locked(P.send_frame, self.sock, ftype, payload)
 
     def close(self) -> None:
         try:
