@@ -103,6 +103,8 @@ NODES = ("return [...document.querySelectorAll('#cluster-view g.node')]"
 CHANNELS = ("return [...document.querySelectorAll('#cluster-view path.chl')]"
             ".map(p => [p.dataset.from, p.dataset.to, p.dataset.status])")
 FLOWS = "return [...document.querySelectorAll('#cluster-view path.flow')].map(p => [p.dataset.from, p.dataset.to])"
+LOGGED_OUT = ("return document.readyState === 'complete' && !document.getElementById('login').hidden"
+              " && document.getElementById('app').hidden && document.getElementById('who').textContent === ''")
 SPARK = ("const row = document.querySelector(\"#queues tr[data-queue='SALES.ORDERS']\");"
          "return row ? [row.querySelector('polyline').getAttribute('points'), Number(row.dataset.depth)] : null")
 
@@ -129,6 +131,7 @@ def _browser() -> Any:
 
 
 def test_the_console_in_a_real_browser(sales: dict[str, Any]) -> None:
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import WebDriverWait
@@ -181,6 +184,10 @@ def test_the_console_in_a_real_browser(sales: dict[str, Any]) -> None:
             browser.execute_script("arguments[0].scrollIntoView()", view)
             view.screenshot(os.path.join(SHOTS, "cluster.png"))
         browser.find_element(By.ID, "logout").click()
-        wait.until(EC.visibility_of_element_located((By.ID, "username")))
+        # Logging out reloads the page: an element found in the old document can be swapped out
+        # under a command (chromedriver's "Node ... does not belong to the document"), so the new
+        # document is read in one script, and a command caught mid-reload is asked again.
+        WebDriverWait(browser, 30, ignored_exceptions=(WebDriverException,)).until(
+            lambda b: js(b, LOGGED_OUT))
     finally:
         browser.quit()
