@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 PLAIN = statuses(0)           # what MQGET says of a message in no group and not a segment
 BATCH_MSGS = 512
 BATCH_BYTES = 1 << 20
+# Outside syncpoint the next batch is asked for as soon as the one held is below a full batch: the
+# queue manager then makes it while the application works through nearly all of this one (asked at
+# half, the application waited for most of every batch: the two halves of the pipeline ran in turn).
+ASK_BELOW = BATCH_MSGS
 _NO_WAIT_GMO = GMO()
 
 
@@ -109,7 +113,7 @@ class ReadAhead:
         self.in_unit += 1
         # What _ask_ahead needs, at its least (a batch is at most BATCH_MSGS): most gets find a
         # batch still well filled or one already asked for, and stop here.
-        if (len(buf) < BATCH_MSGS // 2 and not self.inflight) or self.under_sync:
+        if (len(buf) < ASK_BELOW and not self.inflight) or self.under_sync:
             self._ask_ahead(hobj)
 
     def _ask_ahead(self, hobj: int) -> None:
@@ -120,8 +124,8 @@ class ReadAhead:
             return
         buf = self.buffer
         want = self._batch_size()
-        if (len(buf) < want // 2 or (self.under_sync and not buf and want > 1)) and not self.inflight \
-                and not self.drained:
+        below = want // 2 if self.under_sync else ASK_BELOW
+        if (len(buf) < below or (self.under_sync and not buf and want > 1)) and not self.inflight and not self.drained:
             # Ask for the next batch while the application works through this one.
             self.inflight = True
             assert self.qmgr._transport is not None
