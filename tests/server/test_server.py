@@ -404,6 +404,37 @@ def test_quiesce_ends_after_applications_leave(running_qm: RunningQM):
     assert "STATUS(Ended normally)" in mqlite("dspmq").stdout
 
 
+def test_read_ahead_asks_the_next_batch_while_the_application_works_through_this_one(running_qm: RunningQM):
+    """Outside syncpoint the next batch is asked for at the first get of a full one, so the queue
+    manager makes it while the application consumes this one: one batch request in flight, never
+    two, and every message arrives once, in order."""
+    from mqlite.net import protocol as P
+    from mqlite.pymqi.readahead import BATCH_MSGS
+    running_qm.mqsc("DEFINE QLOCAL(RA.AHEAD) DEFREADA(YES) MAXDEPTH(10000)")
+    qmgr = running_qm.client()
+    put = pymqi.Queue(qmgr, "RA.AHEAD", CMQC.MQOO_OUTPUT)
+    n = 4 * BATCH_MSGS + 100
+    for i in range(n):
+        put.put(b"%d" % i)
+    q = pymqi.Queue(qmgr, "RA.AHEAD", CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_INQUIRE)
+    transport = qmgr._transport
+    batches = []
+    call, post = transport.call, transport.post
+    transport.call = lambda ftype, payload: (batches.append(ftype == P.GET_BATCH), call(ftype, payload))[1]
+    transport.post = lambda ftype, payload, consumer: (batches.append(ftype == P.GET_BATCH),
+                                                       post(ftype, payload, consumer))[1]
+    got = [int(q.get(None, pymqi.MD()))]
+    assert sum(batches) == 2                    # the batch got, and the next one asked for at once
+    # (The inquiry follows the request sent ahead on the connection: two batches are off the queue.)
+    assert q.inquire(CMQC.MQIA_CURRENT_Q_DEPTH) == n - 2 * BATCH_MSGS
+    got += [int(q.get(None, pymqi.MD())) for _ in range(n - 1)]
+    assert got == list(range(n))
+    assert sum(batches) <= n // BATCH_MSGS + 3   # one request a batch (and one that finds the end)
+    assert q.inquire(CMQC.MQIA_CURRENT_Q_DEPTH) == 0
+    q.close()
+    qmgr.disconnect()
+
+
 def test_read_ahead_under_syncpoint_asks_no_batch_at_the_unit_boundary(running_qm: RunningQM):
     """Units of 50 under syncpoint: once a unit has taken what the last one did, no batch is asked
     ahead for the MQCMIT to give back; each later unit is one batch, and every message arrives
