@@ -406,8 +406,8 @@ def test_quiesce_ends_after_applications_leave(running_qm: RunningQM):
 
 def test_read_ahead_asks_the_next_batch_while_the_application_works_through_this_one(running_qm: RunningQM):
     """Outside syncpoint the next batch is asked for at the first get of a full one, so the queue
-    manager makes it while the application consumes this one: one batch request in flight, never
-    two, and every message arrives once, in order."""
+    manager makes it while the application consumes this one: one request a batch, and every
+    message arrives once, in order."""
     from mqlite.net import protocol as P
     from mqlite.pymqi.readahead import BATCH_MSGS
     running_qm.mqsc("DEFINE QLOCAL(RA.AHEAD) DEFREADA(YES) MAXDEPTH(10000)")
