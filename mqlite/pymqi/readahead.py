@@ -22,10 +22,6 @@ if TYPE_CHECKING:
 PLAIN = statuses(0)           # what MQGET says of a message in no group and not a segment
 BATCH_MSGS = 512
 BATCH_BYTES = 1 << 20
-# Outside syncpoint the next batch is asked for as soon as the one held is below a full batch: the
-# queue manager then makes it while the application works through nearly all of this one (asked at
-# half, the application waited for most of every batch: the two halves of the pipeline ran in turn).
-ASK_BELOW = BATCH_MSGS
 _NO_WAIT_GMO = GMO()
 
 
@@ -112,8 +108,8 @@ class ReadAhead:
         self.consumed += ahead
         self.in_unit += 1
         # What _ask_ahead needs, at its least (a batch is at most BATCH_MSGS): most gets find a
-        # batch still well filled or one already asked for, and stop here.
-        if (len(buf) < ASK_BELOW and not self.inflight) or self.under_sync:
+        # batch asked for already, or the queue found empty, and stop here.
+        if (len(buf) < BATCH_MSGS and not self.inflight and not self.drained) or self.under_sync:
             self._ask_ahead(hobj)
 
     def _ask_ahead(self, hobj: int) -> None:
@@ -124,9 +120,12 @@ class ReadAhead:
             return
         buf = self.buffer
         want = self._batch_size()
-        below = want // 2 if self.under_sync else ASK_BELOW
+        # Outside syncpoint, as soon as the batch held is less than a full one: the queue manager
+        # makes the next while the application works through nearly all of this one (asked at half,
+        # the application waited for most of every batch: the two sides ran in turn, not together).
+        # Under syncpoint at half of what the unit still wants, which MQCMIT may give back.
+        below = want // 2 if self.under_sync else want
         if (len(buf) < below or (self.under_sync and not buf and want > 1)) and not self.inflight and not self.drained:
-            # Ask for the next batch while the application works through this one.
             self.inflight = True
             assert self.qmgr._transport is not None
             self.qmgr._transport.post(P.GET_BATCH, self._request(hobj, _NO_WAIT_GMO, want, True), self._fill)

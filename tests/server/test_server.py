@@ -404,11 +404,27 @@ def test_quiesce_ends_after_applications_leave(running_qm: RunningQM):
     assert "STATUS(Ended normally)" in mqlite("dspmq").stdout
 
 
+def count_batch_requests(qmgr: pymqi.QueueManager) -> list[bool]:
+    """Every request the connection sends from now on, True for a read-ahead batch (GET_BATCH),
+    whether waited for (call) or sent ahead (post)."""
+    from mqlite.net import protocol as P
+    transport = qmgr._transport
+    batches: list[bool] = []
+
+    def counting(send):
+        def counted(ftype, *args):
+            batches.append(ftype == P.GET_BATCH)
+            return send(ftype, *args)
+        return counted
+
+    transport.call, transport.post = counting(transport.call), counting(transport.post)
+    return batches
+
+
 def test_read_ahead_asks_the_next_batch_while_the_application_works_through_this_one(running_qm: RunningQM):
     """Outside syncpoint the next batch is asked for at the first get of a full one, so the queue
     manager makes it while the application consumes this one: one request a batch, and every
     message arrives once, in order."""
-    from mqlite.net import protocol as P
     from mqlite.pymqi.readahead import BATCH_MSGS
     running_qm.mqsc("DEFINE QLOCAL(RA.AHEAD) DEFREADA(YES) MAXDEPTH(10000)")
     qmgr = running_qm.client()
@@ -417,12 +433,7 @@ def test_read_ahead_asks_the_next_batch_while_the_application_works_through_this
     for i in range(n):
         put.put(b"%d" % i)
     q = pymqi.Queue(qmgr, "RA.AHEAD", CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_INQUIRE)
-    transport = qmgr._transport
-    batches = []
-    call, post = transport.call, transport.post
-    transport.call = lambda ftype, payload: (batches.append(ftype == P.GET_BATCH), call(ftype, payload))[1]
-    transport.post = lambda ftype, payload, consumer: (batches.append(ftype == P.GET_BATCH),
-                                                       post(ftype, payload, consumer))[1]
+    batches = count_batch_requests(qmgr)
     got = [int(q.get(None, pymqi.MD()))]
     assert sum(batches) == 2                    # the batch got, and the next one asked for at once
     # (The inquiry follows the request sent ahead on the connection: two batches are off the queue.)
@@ -439,23 +450,13 @@ def test_read_ahead_under_syncpoint_asks_no_batch_at_the_unit_boundary(running_q
     """Units of 50 under syncpoint: once a unit has taken what the last one did, no batch is asked
     ahead for the MQCMIT to give back; each later unit is one batch, and every message arrives
     once, in order."""
-    from mqlite.net import protocol as P
     running_qm.mqsc("DEFINE QLOCAL(RA.UNITS) DEFREADA(YES)")
     qmgr = running_qm.client()
     put = pymqi.Queue(qmgr, "RA.UNITS", CMQC.MQOO_OUTPUT)
     for i in range(500):
         put.put(b"%d" % i, pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))
     q = pymqi.Queue(qmgr, "RA.UNITS", CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_INQUIRE)
-    transport = qmgr._transport
-    batches = []
-
-    def counting(send):
-        def counted(ftype, *args):
-            batches.append(ftype == P.GET_BATCH)
-            return send(ftype, *args)
-        return counted
-
-    transport.call, transport.post = counting(transport.call), counting(transport.post)
+    batches = count_batch_requests(qmgr)
     gmo = pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT)
     got, per_unit = [], []
     for _unit in range(10):
