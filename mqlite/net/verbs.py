@@ -203,8 +203,9 @@ class Put:
     """MQPUT: handle, MQPMO, MQMD, data; the reply gives MQMD and MQPMO back (MsgId, resolved
     names). PUT_ASYNC carries the same request and gets no reply."""
     @staticmethod
-    def request(hobj: int, pmo: PMO, md: MD, body: bytes) -> bytes:
-        return I1.pack(hobj) + pmo.pack() + md.pack() + body
+    def request(hobj: int, pmo: PMO | bytes, md: MD, body: bytes) -> bytes:
+        """``pmo`` may come packed (a client's default put options, packed once)."""
+        return b"".join((I1.pack(hobj), pmo if isinstance(pmo, bytes) else pmo.pack(), md.pack(), body))
 
     @staticmethod
     def parse_request(p: bytes) -> tuple[int, PMO, MD, bytes]:
@@ -227,9 +228,11 @@ class Put:
         return II.pack(comp, reason) + md.pack() + pmo.pack()
 
     @staticmethod
-    def parse_reply(reply: bytes, md: MD, pmo: PMO) -> tuple[int, int]:
+    def parse_reply(reply: bytes, md: MD, pmo: PMO | None) -> tuple[int, int]:
+        """The MQMD's output fields into ``md``, the MQPMO's into ``pmo`` (None: nobody will read them)."""
         md.unpack(reply, 8)
-        pmo.unpack(reply, 8 + MD_LEN)
+        if pmo is not None:
+            pmo.unpack(reply, 8 + MD_LEN)
         return II.unpack_from(reply)      # type: ignore[return-value]
 
 

@@ -33,6 +33,7 @@ _NOT_READ_AHEAD = (CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT | CMQC.MQGMO
                    | CMQC.MQGMO_PROPERTIES_FORCE_MQRFH2 | CMQC.MQGMO_NO_PROPERTIES | CMQC.MQGMO_PROPERTIES_IN_HANDLE
                    | CMQC.MQGMO_PROPERTIES_COMPATIBILITY)
 _MD_NAMES, _MD_STRUCT = MD._names, MD._struct
+_DEFAULT_PMO = PMO().pack()          # the MQPMO a put given none sends (Queue.put)
 _NO_ID = MD().MsgId                  # MQMI_NONE as a new MD holds it (one object: compared by identity first)
 _SYNCPOINT, _ACCEPT_TRUNCATED, _GMO_V2 = CMQC.MQGMO_SYNCPOINT, CMQC.MQGMO_ACCEPT_TRUNCATED_MSG, CMQC.MQGMO_VERSION_2
 
@@ -140,19 +141,21 @@ class Queue:
     def put(self, msg: Any, mDesc: MD | None = None, putOpts: PMO | None = None) -> None:
         hobj = self.__ensure_open(CMQC.MQOO_OUTPUT)
         md_ = mDesc if mDesc is not None else MD()
-        pmo_ = putOpts if putOpts is not None else PMO()
+        # No put options given, on a queue that answers puts: None stands for the default MQPMO,
+        # sent packed once (_DEFAULT_PMO) and not read back (the application has no MQPMO to see).
+        pmo_ = putOpts if putOpts is not None else (PMO() if self.__async_put else None)
         qmgr = self.__qMgr
         body = qmgr._body(msg, md_)
-        if pmo_.OriginalMsgHandle or pmo_.NewMsgHandle:
+        if pmo_ is not None and (pmo_.OriginalMsgHandle or pmo_.NewMsgHandle):
             msghandle.put_with(pmo_, md_, body, lambda data: self.__put(hobj, qmgr, md_, pmo_, data))
         else:
             self.__put(hobj, qmgr, md_, pmo_, body)
 
-    def __put(self, hobj: int, qmgr: QueueManager, md_: MD, pmo_: PMO, body: bytes) -> None:
-        if is_async_put(pmo_.Options, self.__async_put):
+    def __put(self, hobj: int, qmgr: QueueManager, md_: MD, pmo_: PMO | None, body: bytes) -> None:
+        if pmo_ is not None and is_async_put(pmo_.Options, self.__async_put):
             qmgr._send(P.PUT_ASYNC, async_put_request(hobj, pmo_, md_, body, qmgr._new_id))
             return
-        reply = qmgr._call(P.PUT, V.Put.request(hobj, pmo_, md_, body))
+        reply = qmgr._call(P.PUT, V.Put.request(hobj, pmo_ if pmo_ is not None else _DEFAULT_PMO, md_, body))
         check_reply(reply)
         comp, reason = V.Put.parse_reply(reply, md_, pmo_)
         if comp:
