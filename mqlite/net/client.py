@@ -144,33 +144,22 @@ class Transport:
         try:
             return fn(*args)
         except (OSError, ConnectionError, P.ProtocolError) as e:
-            raise self._broken(e) from None
+            self.close()
+            raise TransportError(C.MQRC_CONNECTION_BROKEN, str(e)) from None
         finally:
             self.lock.release()
-
-    def _broken(self, e: Exception) -> TransportError:
-        """A failure on the socket: the connection is closed, and the call gets 2009."""
-        self.close()
-        return TransportError(C.MQRC_CONNECTION_BROKEN, str(e))
 
     def call(self, ftype: int, payload: bytes) -> bytes:
-        """A request and its reply: ``_locked`` written out, since every MQI call that waits for
-        an answer comes here. The code a call runs is run cold, after the sleep on the reply, and
-        each layer costs several times its hot price (docs/performance.md, session 7)."""
-        if not self.lock.acquire(blocking=not self.no_block):
-            raise TransportBusy()
-        try:
-            P.send_frame(self.sock, ftype, payload)
-            if self.pending:
-                self._drain()
-            rtype, reply = self._read()
-            if rtype != ftype | P.REPLY:
-                raise P.ProtocolError(f"reply type {rtype:#x} to {ftype:#x}")
-            return reply
-        except (OSError, ConnectionError, P.ProtocolError) as e:
-            raise self._broken(e) from None
-        finally:
-            self.lock.release()
+        return self._locked(self._exchange, ftype, payload)
+
+    def _exchange(self, ftype: int, payload: bytes) -> bytes:
+        P.send_frame(self.sock, ftype, payload)
+        if self.pending:
+            self._drain()
+        rtype, reply = self._read()
+        if rtype != ftype | P.REPLY:
+            raise P.ProtocolError(f"reply type {rtype:#x} to {ftype:#x}")
+        return reply
 
     def post(self, ftype: int, payload: bytes, consumer: Callable[[bytes], None]) -> None:
         """Send a request now and hand its reply to ``consumer`` when it is read (by ``collect``
