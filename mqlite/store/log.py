@@ -27,7 +27,7 @@ import time
 import zlib
 from collections import deque
 from itertools import islice
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from mqlite.engine.ports import (
     DelMsg,
@@ -88,7 +88,7 @@ def decode(payload: bytes) -> list[JournalOp]:
     return ops
 
 
-def cancelled(ops: list[JournalOp], later: Sequence[list[JournalOp]] = ()) -> list[JournalOp]:
+def cancelled(ops: list[JournalOp], later: "Removals | Sequence[list[JournalOp]]" = ()) -> list[JournalOp]:
     """``ops`` without the messages both put and removed among them, or put among them and removed
     in one of the ``later`` frames (``removed``, read only when a put is left to spare, not on
     every run: a run of removals alone has none): applied, the rest leaves ``qmgr.db`` as
@@ -114,7 +114,7 @@ def cancelled(ops: list[JournalOp], later: Sequence[list[JournalOp]] = ()) -> li
             for seq in _named(op):
                 born.pop(seq, None)
     if born and later:
-        removed_later = removed(later)
+        removed_later = later if isinstance(later, Removals) else Removals(later)
         for seq, at in born.items():
             if seq in removed_later:
                 drop += at
@@ -124,24 +124,56 @@ def cancelled(ops: list[JournalOp], later: Sequence[list[JournalOp]] = ()) -> li
     return [op for i, op in enumerate(ops) if i not in gone]
 
 
+class Removals:
+    """What a run of frames removes for good: the messages it removes (``DelMsg``), less any it
+    also sets aside as damaged or names in a prepared unit (what spares a put of the frames before
+    them its row; ``seq in removals``). Counted per message as frames join the run (``add``) and
+    leave it (``drop``): the applier keeps one for the frames after the run it applies, so that
+    asking about a put is a look-up, not a pass over every frame waiting (a second of them)."""
+    __slots__ = ("gone", "kept")
+
+    def __init__(self, frames: Iterable[list[JournalOp]] = ()) -> None:
+        self.gone: dict[int, int] = {}
+        self.kept: dict[int, int] = {}
+        for ops in frames:
+            self.add(ops)
+
+    def add(self, ops: list[JournalOp], step: int = 1) -> None:
+        """(Changed under the applier's lock, read without it.) What keeps a row is counted before
+        the removals and taken away after them: a look-up meanwhile may miss a removal, which
+        only writes a row that was not needed, but never sees one without what keeps its row."""
+        kept = [seq for op in ops if type(op) is MoveDamaged or type(op) is Prepare for seq in _named(op)]
+        gone = [op.seq for op in ops if type(op) is DelMsg]
+        order = ((self.kept, kept), (self.gone, gone))
+        for counts, seqs in order if step > 0 else order[::-1]:
+            for seq in seqs:
+                _count(counts, seq, step)
+
+    def drop(self, ops: list[JournalOp]) -> None:
+        self.add(ops, -1)
+
+    def __contains__(self, seq: object) -> bool:
+        return seq in self.gone and seq not in self.kept
+
+
+def _count(counts: dict[int, int], key: int, step: int) -> None:
+    n = counts.get(key, 0) + step
+    if n:
+        counts[key] = n
+    else:
+        del counts[key]
+
+
 def removed(frames: Sequence[list[JournalOp]]) -> set[int]:
-    """The messages these frames remove for good, less any they also set aside as damaged or
-    name in a prepared unit (what spares a put of the frames before them its row)."""
-    gone: set[int] = set()
-    kept: set[int] = set()
-    for ops in frames:
-        for op in ops:
-            if isinstance(op, DelMsg):
-                gone.add(op.seq)
-            elif isinstance(op, (MoveDamaged, Prepare)):
-                kept.update(_named(op))
-    return gone - kept
+    """The messages these frames remove for good (``Removals``)."""
+    r = Removals(frames)
+    return {seq for seq in r.gone if seq in r}
 
 
 def _named(op: JournalOp) -> list[int]:
-    if isinstance(op, MoveDamaged):
+    if type(op) is MoveDamaged:
         return [op.seq]
-    return [r.seq for r in op.rows] if isinstance(op, Prepare) else []
+    return [r.seq for r in op.rows] if type(op) is Prepare else []
 
 
 def _crc(salt: int, lsn: int, payload: bytes) -> int:
@@ -383,6 +415,7 @@ class Applier:
         self._ops = 0
         self._bytes = 0
         self._puts: dict[str, deque[PutMsg]] = {}    # per queue, the puts not yet applied, in order
+        self._later = Removals()     # what the frames waiting remove (less the run being applied)
         self.gather_bytes = APPLY_BYTES   # message data let gather (the store lowers it on a small disk)
         self._last = 0.0             # when the last run was applied
         self._thread: threading.Thread | None = None
@@ -407,6 +440,7 @@ class Applier:
                 else:
                     weight += 64
             self._queue.append((lsn, ops, weight, time.monotonic()))
+            self._later.add(ops)
             self._ops += len(ops)
             self._bytes += weight
             if self._thread is None:
@@ -497,8 +531,9 @@ class Applier:
                     self._cv.wait(left)
                 n = self._take()
                 batch = list(islice(self._queue, n))
-                later = [o for _lsn, o, _w, _at in islice(self._queue, n, None)]
-            ops = cancelled([op for _lsn, o, _w, _at in batch for op in o], later)
+                for _lsn, o, _w, _at in batch:
+                    self._later.drop(o)      # (frames handed meanwhile join it: later still)
+            ops = cancelled([op for _lsn, o, _w, _at in batch for op in o], self._later)
             top = batch[-1][0]
             try:
                 self._apply(ops, top)
@@ -506,6 +541,8 @@ class Applier:
                 self.failed = str(e)
                 self._on_error(self.failed)
                 with self._cv:
+                    for _lsn, o, _w, _at in batch:
+                        self._later.add(o)   # (waiting again)
                     if self.closing or self._stop:
                         self._cv.notify_all()
                         return

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from mqlite.engine.ports import DelMsg, MoveDamaged, Prepare, PreparedRow, PurgeQueue, PutMsg, SaveMeta, SetBackout
 from mqlite.store import log as log_mod
-from mqlite.store.log import cancelled, removed
+from mqlite.store.log import Removals, cancelled, removed
 from mqlite.store.rows import BODY
 from mqlite.store.sqlite import MemoryStore, Store
 
@@ -56,6 +56,31 @@ def test_applying_the_cancelled_runs_leaves_the_tables_as_every_operation_would(
         fewer._commit(kept)
     assert _tables(fewer) == _tables(every)
     assert _tables(fewer)[4] == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(_op, max_size=8), max_size=12), st.lists(st.integers(0, 3), max_size=12))
+def test_the_removals_kept_as_frames_come_and_go_are_those_of_the_frames_waiting(frames, takes) -> None:
+    """The applier's ``Removals`` (frames added as they are handed, taken away a run at a time from
+    the front, a failed run's put back) answers as the frames still waiting would, counted afresh:
+    the same messages removed for good, and no count left for a message no waiting frame names."""
+    later, waiting = Removals(), []
+    for i, ops in enumerate(frames):
+        later.add(ops)
+        waiting.append(ops)
+        run = waiting[:takes[i] if i < len(takes) else 0]
+        for o in run:
+            later.drop(o)
+        if i % 3 == 2:                     # the run failed: its frames wait again, in front
+            for o in run:
+                later.add(o)
+        else:
+            waiting = waiting[len(run):]
+        fresh = Removals(waiting)
+        assert (later.gone, later.kept) == (fresh.gone, fresh.kept)
+        assert {seq for seq in range(1, 5) if seq in later} == removed(waiting)
+        kept = cancelled([PutMsg(s, "Q", b"md", b"x", None) for s in range(1, 5)], later)
+        assert [op.seq for op in kept] == [s for s in range(1, 5) if s not in removed(waiting)]
 
 
 def test_a_put_and_its_removal_in_one_run_leave_the_rest_in_order() -> None:
