@@ -90,8 +90,8 @@ def decode(payload: bytes) -> list[JournalOp]:
 
 def cancelled(ops: list[JournalOp], later: "Removals | Sequence[list[JournalOp]]" = ()) -> list[JournalOp]:
     """``ops`` without the messages both put and removed among them, or put among them and removed
-    in one of the ``later`` frames (``removed``, read only when a put is left to spare, not on
-    every run: a run of removals alone has none): applied, the rest leaves ``qmgr.db`` as
+    in one of the ``later`` frames (their ``Removals``: the applier keeps them counted; frames
+    given as a list are counted only when a put is left to spare): applied, the rest leaves ``qmgr.db`` as
     all of them would, a later removal of a row never written being nothing (a message put and got
     while its frame waited is never written there, as MQ's queue files never see a message put and
     got between two checkpoints). A row's BackoutCount hardened in between goes with it; a message
