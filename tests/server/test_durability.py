@@ -240,9 +240,10 @@ def test_a_full_disk_loses_no_acknowledged_message(tmp_path) -> None:
             assert 200 < len(acked) < 3000
             assert "AMQ7463W: The log for queue manager FULLQM is full." in log.read_text()
             ballast.unlink()                                   # 2. space returns
-            # The frames still waiting for qmgr.db count against the room until the applier, which
-            # retries a failed write every RETRY_SECONDS, has written them: within about that, puts
-            # are taken again (a put refused before then changed nothing).
+            # The store refuses new data while it is stalled (the journal writer retries its failed
+            # write every RETRY_SECONDS) and while the frames not yet in qmgr.db, whose write is
+            # retried as often, need more room than is free: within about a retry puts are taken
+            # again (a put refused meanwhile changed nothing).
             conn = qm.client()
             q = pymqi.Queue(conn, "FULL.Q", CMQC.MQOO_OUTPUT)
             body, deadline, waited = b"again-".ljust(8192, b"x"), time.monotonic() + 5, 0
