@@ -27,7 +27,7 @@ import time
 import zlib
 from collections import deque
 from itertools import islice
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator
 
 from mqlite.engine.ports import (
     DelMsg,
@@ -88,13 +88,12 @@ def decode(payload: bytes) -> list[JournalOp]:
     return ops
 
 
-def cancelled(ops: list[JournalOp], later: "Removals | Sequence[list[JournalOp]]" = ()) -> list[JournalOp]:
+def cancelled(ops: list[JournalOp], later: "Removals | None" = None) -> list[JournalOp]:
     """``ops`` without the messages both put and removed among them, or put among them and removed
-    in one of the ``later`` frames (their ``Removals``: the applier keeps them counted; frames
-    given as a list are counted only when a put is left to spare): applied, the rest leaves ``qmgr.db`` as
-    all of them would, a later removal of a row never written being nothing (a message put and got
-    while its frame waited is never written there, as MQ's queue files never see a message put and
-    got between two checkpoints). A row's BackoutCount hardened in between goes with it; a message
+    for good in the frames after them (``later``, which the applier keeps counted): applied, the
+    rest leaves ``qmgr.db`` as all of them would, a later removal of a row never written being
+    nothing (a message put and got while its frame waited is never written there, as MQ's queue
+    files never see a message put and got between two checkpoints). A row's BackoutCount hardened in between goes with it; a message
     set aside as damaged or named by a prepared unit in between is kept (those read or record its
     row)."""
     born: dict[int, list[int]] = {}       # seq -> positions of its PutMsg and SetBackouts so far
@@ -113,10 +112,9 @@ def cancelled(ops: list[JournalOp], later: "Removals | Sequence[list[JournalOp]]
         elif born and isinstance(op, (MoveDamaged, Prepare)):
             for seq in _named(op):
                 born.pop(seq, None)
-    if born and later:
-        removed_later = later if isinstance(later, Removals) else Removals(later)
+    if born and later is not None:
         for seq, at in born.items():
-            if seq in removed_later:
+            if seq in later:
                 drop += at
     if not drop:
         return ops
@@ -139,15 +137,17 @@ class Removals:
             self.add(ops)
 
     def add(self, ops: list[JournalOp], step: int = 1) -> None:
-        """(Changed under the applier's lock, read without it.) What keeps a row is counted before
-        the removals and taken away after them: a look-up meanwhile may miss a removal, which
-        only writes a row that was not needed, but never sees one without what keeps its row."""
-        kept = [seq for op in ops if type(op) is MoveDamaged or type(op) is Prepare for seq in _named(op)]
-        gone = [op.seq for op in ops if type(op) is DelMsg]
-        order = ((self.kept, kept), (self.gone, gone))
-        for counts, seqs in order if step > 0 else order[::-1]:
-            for seq in seqs:
-                _count(counts, seq, step)
+        """The journal writer adds a frame while the applier may be reading (``cancelled``, without
+        the lock): what keeps a row is counted before the removals, so a look-up meanwhile may miss
+        a removal (a row written that was not needed) but never sees one without what keeps its
+        row. Frames leave (``drop``) on the applier's own thread."""
+        for op in ops:
+            if type(op) is MoveDamaged or type(op) is Prepare:
+                for seq in _named(op):
+                    _count(self.kept, seq, step)
+        for op in ops:
+            if type(op) is DelMsg:
+                _count(self.gone, op.seq, step)
 
     def drop(self, ops: list[JournalOp]) -> None:
         self.add(ops, -1)
@@ -162,12 +162,6 @@ def _count(counts: dict[int, int], key: int, step: int) -> None:
         counts[key] = n
     else:
         del counts[key]
-
-
-def removed(frames: Sequence[list[JournalOp]]) -> set[int]:
-    """The messages these frames remove for good (``Removals``)."""
-    r = Removals(frames)
-    return {seq for seq in r.gone if seq in r}
 
 
 def _named(op: JournalOp) -> list[int]:

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from mqlite.engine.ports import DelMsg, MoveDamaged, Prepare, PreparedRow, PurgeQueue, PutMsg, SaveMeta, SetBackout
 from mqlite.store import log as log_mod
-from mqlite.store.log import Removals, cancelled, removed
+from mqlite.store.log import Removals, cancelled
 from mqlite.store.rows import BODY
 from mqlite.store.sqlite import MemoryStore, Store
 
@@ -26,6 +26,15 @@ _op = st.one_of(
     st.builds(SaveMeta, st.just("k"), st.text(max_size=3)),
     st.builds(Prepare, st.just("xid"), st.just(1.0), st.lists(st.builds(
         PreparedRow, st.just("get"), _seqs, _queues, st.none(), st.none(), st.none()), max_size=2)))
+
+
+def removed(frames: list[list]) -> set[int]:
+    """The simple model of ``Removals``: the messages these frames remove, less any they also set
+    aside as damaged or name in a prepared unit."""
+    gone = {op.seq for ops in frames for op in ops if isinstance(op, DelMsg)}
+    kept = {op.seq for ops in frames for op in ops if isinstance(op, MoveDamaged)} | {
+        r.seq for ops in frames for op in ops if isinstance(op, Prepare) for r in op.rows}
+    return gone - kept
 
 
 def _tables(store: MemoryStore) -> tuple[list, list, list, list, int]:
@@ -51,7 +60,7 @@ def test_applying_the_cancelled_runs_leaves_the_tables_as_every_operation_would(
             for ops in runs]
     for i, ops in enumerate(runs):
         every._commit(list(ops))
-        kept = cancelled(list(ops), runs[i + 1:])
+        kept = cancelled(list(ops), Removals(runs[i + 1:]))
         assert len(kept) <= len(ops)
         fewer._commit(kept)
     assert _tables(fewer) == _tables(every)
@@ -97,8 +106,8 @@ def test_a_put_and_its_removal_in_one_run_leave_the_rest_in_order() -> None:
     assert cancelled([]) == []
     # a put whose removal is in a later frame is left out; its removal, applied later, is nothing
     later = [[p3], [DelMsg(2), DelMsg(3), MoveDamaged(3)]]
-    assert removed(later) == {2}
-    assert cancelled([p1, p2, SetBackout(2, 1)], later) == [p1]
+    assert {seq for seq in (1, 2, 3) if seq in Removals(later)} == removed(later) == {2}
+    assert cancelled([p1, p2, SetBackout(2, 1)], Removals(later)) == [p1]
 
 
 def test_messages_put_and_got_between_two_runs_never_reach_qmgr_db(tmp_path, monkeypatch) -> None:
