@@ -93,9 +93,9 @@ def cancelled(ops: list[JournalOp], later: "Removals | None" = None) -> list[Jou
     for good in the frames after them (``later``, which the applier keeps counted): applied, the
     rest leaves ``qmgr.db`` as all of them would, a later removal of a row never written being
     nothing (a message put and got while its frame waited is never written there, as MQ's queue
-    files never see a message put and got between two checkpoints). A row's BackoutCount hardened in between goes with it; a message
-    set aside as damaged or named by a prepared unit in between is kept (those read or record its
-    row)."""
+    files never see a message put and got between two checkpoints). A row's BackoutCount hardened
+    in between goes with it; a message set aside as damaged or named by a prepared unit in between
+    is kept (those read or record its row)."""
     born: dict[int, list[int]] = {}       # seq -> positions of its PutMsg and SetBackouts so far
     drop: list[int] = []
     for i, op in enumerate(ops):
