@@ -181,17 +181,17 @@ def test_kill9_under_load_loses_nothing_acknowledged_and_doubles_nothing(running
 
 
 def test_a_full_disk_loses_no_acknowledged_message(tmp_path) -> None:
-    """A queue manager on a 24 MiB file system (tmpfs; CI runs as root). Four producers put 8 KB
+    """A queue manager on a 32 MiB file system (tmpfs; CI runs as root). Four producers put 8 KB
     persistent messages until MQ's answer for a full log (2102, nothing changed), space returns
     and puts go on, then another program fills the disk behind the queue manager's back while
-    producers and a consumer run (a write fails: it is retried, not dropped). After kill -9 the
+    producers and a consumer run (a write that fails is retried, not dropped). After kill -9 the
     queue holds exactly what was acknowledged and not got: nothing lost, nothing twice."""
     import threading
 
     from mqlite.testing import Harness
     disk = tmp_path / "disk"
     disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", str(disk)], capture_output=True)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=32m", "tmpfs", str(disk)], capture_output=True)
     if mounted.returncode != 0:
         why = mounted.stderr.decode(errors="replace").strip()
         if os.environ.get("CI") == "true":
@@ -203,10 +203,12 @@ def test_a_full_disk_loses_no_acknowledged_message(tmp_path) -> None:
     refused: list[int] = []
     lock = threading.Lock()
 
-    def produce(qm, tag: str, limit: int, stop_at_2102: bool) -> None:
+    def produce(qm, tag: str, limit: int, stop_at_2102: bool, until: threading.Event | None) -> None:
         conn = qm.client()
         q = pymqi.Queue(conn, "FULL.Q", CMQC.MQOO_OUTPUT)
         for i in range(limit):
+            if until is not None and until.is_set():
+                break
             body = f"{tag}-{i:05d}-".encode().ljust(8192, b"x")
             try:
                 q.put(body, pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))
@@ -221,8 +223,9 @@ def test_a_full_disk_loses_no_acknowledged_message(tmp_path) -> None:
                 acked.append(body)
         conn.disconnect()
 
-    def run(qm, tag: str, limit: int, stop_at_2102: bool) -> None:
-        threads = [threading.Thread(target=produce, args=(qm, f"{tag}{t}", limit, stop_at_2102)) for t in range(4)]
+    def run(qm, tag: str, limit: int, stop_at_2102: bool, until: threading.Event | None = None) -> None:
+        threads = [threading.Thread(target=produce, args=(qm, f"{tag}{t}", limit, stop_at_2102, until))
+                   for t in range(4)]
         for t in threads:
             t.start()
         for t in threads:
@@ -234,7 +237,10 @@ def test_a_full_disk_loses_no_acknowledged_message(tmp_path) -> None:
             qm = h.add("FULLQM", "DEFINE QLOCAL(FULL.Q) MAXDEPTH(100000)\n")
             log = disk / "qmgrs" / "FULLQM" / "errors" / "AMQERR01.LOG"
             ballast = disk / "ballast"
-            ballast.write_bytes(b"\0" * (6 << 20))
+            # What the ballast gives back is what step 2's 100 puts have: room() wants the 8 MiB
+            # reserve, three times their 800 KiB and twice the frames the applier gathers (up to an
+            # eighth of the free space) still free; with 6 MiB the margin was ~3 MiB here, <0 in CI.
+            ballast.write_bytes(b"\0" * (12 << 20))
             run(qm, "a", 3000, stop_at_2102=True)               # 1. until the disk is full
             assert set(refused) == {CMQC.MQRC_RESOURCE_PROBLEM} and len(refused) == 4
             assert 200 < len(acked) < 3000
@@ -261,12 +267,14 @@ def test_a_full_disk_loses_no_acknowledged_message(tmp_path) -> None:
             run(qm, "b", 25, stop_at_2102=True)
             assert refused == [] and "AMQ7464I" in log.read_text()
             # 3. Another program fills the disk while producers and a consumer run.
-            done = threading.Event()
+            # The producers go on until the filler is gone (their puts refused meanwhile), the
+            # consumer for 300 gets.
+            filled = threading.Event()
 
             def consume() -> None:
                 conn = qm.client()
                 q = pymqi.Queue(conn, "FULL.Q", CMQC.MQOO_INPUT_SHARED)
-                while not done.is_set() and len(got) < 300:
+                while not filled.is_set() and len(got) < 300:
                     try:
                         body = q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=200))
                     except pymqi.MQMIError:
@@ -276,7 +284,7 @@ def test_a_full_disk_loses_no_acknowledged_message(tmp_path) -> None:
                 conn.disconnect()
             consumer = threading.Thread(target=consume)
             consumer.start()
-            producers = threading.Thread(target=run, args=(qm, "c", 150, False))
+            producers = threading.Thread(target=run, args=(qm, "c", 100_000, False, filled))
             producers.start()
             time.sleep(0.3)
             filler = disk / "filler"
@@ -289,8 +297,9 @@ def test_a_full_disk_loses_no_acknowledged_message(tmp_path) -> None:
                     pass                                       # ENOSPC: the disk is full now
             time.sleep(1.5)
             filler.unlink()
+            time.sleep(0.5)
+            filled.set()
             producers.join(120)
-            done.set()
             consumer.join(30)
             assert not producers.is_alive() and not consumer.is_alive()
             assert "MQL9999E" not in log.read_text()
