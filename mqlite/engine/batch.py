@@ -59,7 +59,7 @@ class BatchesHost(Protocol):
     def _delivered(self, how: str, m: Message, md_bytes: bytes) -> tuple[bytes, bytes]: ...
 
     def _properties_out(self, how: str, md_bytes: bytes, fmt: bytes, encoding: int, ccsid: int,
-                        body: bytes) -> tuple[bytes, bytes]: ...
+                        body: bytes, shared: dict[str, Any] | None = None) -> tuple[bytes, bytes]: ...
 
     def _with_selector(self, h: Handle, base: Callable[[Message], bool] | None) -> Callable[[Message], bool]: ...
 
@@ -207,7 +207,7 @@ class Batches:
                 uow.append(("get", qs, m))
                 qs.uncommitted += 1
             if fmt == RFH2_FORMAT and how != RFH2:
-                out.append((*self.qm._properties_out(how, md, fmt, enc, ccsid, m.body), True))
+                out.append((*self.qm._properties_out(how, md, fmt, enc, ccsid, m.body, m.shared), True))
             else:
                 out.append((md, m.body, True))
             size += len(m.body) + 400

@@ -62,13 +62,15 @@ def message_props(m: Message) -> dict[str, Any]:
     return props
 
 
-def _with_properties(how: str, out_md: MD, body: bytes) -> tuple[bytes, bytes | None, int, int]:
+def _with_properties(how: str, out_md: MD, body: bytes,
+                     shared: dict[str, Any] | None = None) -> tuple[bytes, bytes | None, int, int]:
     """The data as the application receives it, the properties for its handle (an MQRFH2 of
-    property folders, or None when no handle asked), and the completion (2421 warns)."""
+    property folders, or None when no handle asked), and the completion (2421 warns).
+    ``shared``: what a publication's copies share (Message.shared)."""
     if how == RFH2 or (how != HANDLE and out_md.peek("Format") != RFH2_FORMAT):
         return body, None, C.MQCC_OK, C.MQRC_NONE
     d = out_md._decode() if isinstance(out_md, PackedMD) else out_md.__dict__
-    got = deliver(how, d["Format"], d["Encoding"], d["CodedCharSetId"], body)
+    got = deliver(how, d["Format"], d["Encoding"], d["CodedCharSetId"], body, shared)
     d["Format"], d["Encoding"], d["CodedCharSetId"] = got.format, got.encoding, got.ccsid
     if got.reason:
         return got.data, got.props, C.MQCC_WARNING, got.reason
@@ -149,7 +151,8 @@ class GetMixin(CoreState):
             out_md.Expiry = max(1, math.ceil((msg.expiry_at - now) * 10))
         fmt, report = format_report(msg.md)
         if how == HANDLE or fmt == RFH2_FORMAT:
-            body, props, comp, reason = _with_properties(how or self._property_mode(h, gmo), out_md, msg.body)
+            body, props, comp, reason = _with_properties(how or self._property_mode(h, gmo), out_md, msg.body,
+                                                         msg.shared)
         else:
             body, props, comp, reason = msg.body, None, C.MQCC_OK, C.MQRC_NONE
         packed = msg.packed_md() if msg.expiry_at is None and body is msg.body else None
@@ -256,16 +259,17 @@ class GetMixin(CoreState):
         if how == RFH2:
             return md_bytes, m.body
         _report, encoding, ccsid, fmt = report_and_format(md_bytes)
-        return self._properties_out(how, md_bytes, fmt, encoding, ccsid, m.body)
+        return self._properties_out(how, md_bytes, fmt, encoding, ccsid, m.body, m.shared)
 
     @staticmethod
     def _properties_out(how: str, md_bytes: bytes, fmt: bytes, encoding: int, ccsid: int,
-                        body: bytes) -> tuple[bytes, bytes]:
+                        body: bytes, shared: dict[str, Any] | None = None) -> tuple[bytes, bytes]:
         """A packed MQMD and its data as an MQGET returning properties ``how`` gives them, the
-        descriptor's Format, Encoding and CCSID already read (an MQRFH2 of properties taken out)."""
+        descriptor's Format, Encoding and CCSID already read (an MQRFH2 of properties taken out;
+        ``shared``: what a publication's copies share)."""
         if how == RFH2 or fmt != RFH2_FORMAT:
             return md_bytes, body
-        got = deliver(how, fmt, encoding, ccsid, body)
+        got = deliver(how, fmt, encoding, ccsid, body, shared)
         return md_with_format(md_bytes, got.format, got.encoding, got.ccsid), got.data
 
     def _property_mode(self, h: Handle, gmo: GMO) -> str:

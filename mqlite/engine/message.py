@@ -10,7 +10,7 @@ MD_SIZE = len(MD().pack())    # a descriptor's bytes, counted with the data agai
 
 
 class Message:
-    __slots__ = ("seq", "md", "body", "expiry_at", "persistent", "lane", "_packed", "props")
+    __slots__ = ("seq", "md", "body", "expiry_at", "persistent", "lane", "_packed", "props", "shared")
 
     def __init__(self, seq: int, md: MD, body: bytes, expiry_at: float | None, persistent: bool, lane: int) -> None:
         self.seq = seq
@@ -21,6 +21,9 @@ class Message:
         self.lane = lane
         self._packed: bytes | None = None
         self.props: dict[str, Any] | None = None       # its properties, read once when a selector asks
+        # A publication's copies share their data, and this: each way an MQGET has returned it
+        # (props.deliver), worked out for the first copy got (None: a message of its own).
+        self.shared: dict[str, Any] | None = None
 
     def packed_md(self) -> bytes:
         """The descriptor in MQ's layout, packed once (a backout changes it: see ``touch``)."""

@@ -374,16 +374,17 @@ class PubSub:
             self.journal(conn, DropObject(RETAINED_NS, topic))
 
     def _publication_data(self, md: MD, body: bytes, topic: str, user_data: str, retained: bool,
-                          cache: dict[Any, Any]) -> tuple[bytes, int, int, bytes]:
+                          cache: dict[Any, Any]) -> tuple[bytes, int, int, bytes, dict[str, Any]]:
         """The data a copy carries: the publisher's, with the mqps properties in front (made once
-        per publication for each distinct SubUserData)."""
+        per publication for each distinct SubUserData), and what the copies carrying it share
+        (Message.shared: the data as MQGETs return it, worked out once)."""
         key = (user_data, retained)
-        got: tuple[bytes, int, int, bytes] | None = cache.get(key)
+        got: tuple[bytes, int, int, bytes, dict[str, Any]] | None = cache.get(key)
         if got is not None:
             return got
         if md.Format == rfh2.RFH2_FORMAT:
-            got = cache[key] = _with_mqps(md.Format, md.Encoding, md.CodedCharSetId, body, topic, user_data,
-                                               retained)
+            got = cache[key] = (*_with_mqps(md.Format, md.Encoding, md.CodedCharSetId, body, topic, user_data,
+                                            retained), {})
             return got
         # Data with no MQRFH2 of its own: the header put in front depends only on the topic, the
         # SubUserData and the descriptor's Format, Encoding and CCSID, so it is kept across publications.
@@ -395,7 +396,7 @@ class PubSub:
                 heads.clear()
             head = heads[hkey] = _with_mqps(md.Format, md.Encoding, md.CodedCharSetId, b"", topic, user_data,
                                                  retained)
-        got = cache[key] = (head[0], head[1], head[2], head[3] + body)
+        got = cache[key] = (head[0], head[1], head[2], head[3] + body, {})
         return got
 
     def deliver(self, conn: Conn, sub: Subscription, topic: str, md: MD, body: bytes, syncpoint: bool,
@@ -403,9 +404,9 @@ class PubSub:
         """One copy of a publication to the subscription's queue, with the queue manager's authority.
         ``cache``: what the copies of one publication share (their data, their descriptors' template)."""
         cache = {"now": self.qm.clock.now()} if cache is None else cache
-        fmt, enc, ccsid, data = self._publication_data(md, body, topic, sub.user_data, retained, cache)
+        fmt, enc, ccsid, data, shared = self._publication_data(md, body, topic, sub.user_data, retained, cache)
         try:
-            self._put_copy(conn, sub, md, fmt, enc, ccsid, data, syncpoint, retained, cache)
+            self._put_copy(conn, sub, md, fmt, enc, ccsid, data, shared, syncpoint, retained, cache)
             sub.publications += 1
             sub.last_msg = cache["now"]
         except MQIError as e:
@@ -443,7 +444,7 @@ class PubSub:
         return dest
 
     def _put_copy(self, conn: Conn, sub: Subscription, md: MD, fmt: bytes, enc: int, ccsid: int, data: bytes,
-                  syncpoint: bool, retained: bool, cache: dict[Any, Any]) -> None:
+                  shared: dict[str, Any], syncpoint: bool, retained: bool, cache: dict[Any, Any]) -> None:
         """The copy onto a local queue directly, with MQPUT's checks; through MQPUT1 (as the queue
         manager) to any other destination."""
         # PubPriority: 0-9, as published (-3), or as the destination queue's default (-1, which
@@ -490,6 +491,7 @@ class PubSub:
         qm._seq += 1
         msg = Message(qm._seq, PackedMD.of(packed), data, expiry_at, persistent, qs.lane_for(priority))
         msg._packed = packed
+        msg.shared = shared
         if syncpoint or md.Report & C.MQRO_COA:
             qm._enqueue(conn, qs, msg, syncpoint, now)
             return

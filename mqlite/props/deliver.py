@@ -74,13 +74,20 @@ _SHARED: dict[tuple[str, bytes, int, int, bytes], Delivered] = {}
 _SHARED_MAX, _SHARED_BYTES = 128, 16384          # at most 2 MiB kept
 
 
-def deliver(how: str, fmt: bytes, encoding: int, ccsid: int, data: bytes) -> Delivered:
+def deliver(how: str, fmt: bytes, encoding: int, ccsid: int, data: bytes,
+            shared: dict[str, Delivered] | None = None) -> Delivered:
     """The message as the application receives it in mode ``how``. Data with no MQRFH2 in front
     has no properties and comes back untouched (the common case costs one comparison). The
-    copies of one publication share their data (one bytes object, its hash kept by Python): the
-    answer for one is kept for the others (a small table, emptied when full)."""
+    copies of one publication share their data: ``shared``, kept with each copy, holds the answer
+    for the others (as long as a copy is on a queue). Without it, equal data (one bytes object,
+    its hash kept by Python) finds the answer in a small table, emptied when full."""
     if fmt != RFH2_FORMAT or how == RFH2:
         return Delivered(fmt, encoding, ccsid, data, b"" if how == HANDLE else None, C.MQRC_NONE)
+    if shared is not None:
+        got = shared.get(how)
+        if got is None:
+            got = shared[how] = _deliver(how, fmt, encoding, ccsid, data)
+        return got
     if len(data) > _SHARED_BYTES:
         return _deliver(how, fmt, encoding, ccsid, data)
     key = (how, fmt, encoding, ccsid, data)

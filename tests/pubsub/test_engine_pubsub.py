@@ -505,3 +505,41 @@ def test_resume_returns_the_subscription_in_the_mqsd_to_alter_with(eng):
     eng.qm.subscribe(eng.conn, back, 0)
     shown = "\n".join(eng.mqsc_exec.run("DISPLAY SUB(RET.SUB) ALL").lines)
     assert "USERDATA(second)" in shown and "PUBPRTY(3)" in shown and "SELECTOR(Priority > 1)" in shown
+
+
+def test_a_publications_copies_share_the_properties_taken_out(eng, monkeypatch):
+    """More publications waiting than props.deliver's table of equal data holds (128): each
+    publication's copies still find how an MQGET returns them worked out once (Message.shared), by
+    plain MQGET and by read-ahead batches, in each property mode, and each copy is as MQ returns it
+    (the data without the MQRFH2, the subscription's own SubUserData)."""
+    from mqlite.props import deliver as delivery
+    calls: list[str] = []
+    real = delivery._deliver
+
+    def counted(how, fmt, encoding, ccsid, data):
+        calls.append(how)
+        return real(how, fmt, encoding, ccsid, data)
+    monkeypatch.setattr(delivery, "_deliver", counted)
+    eng.mqsc("ALTER QMODEL(SYSTEM.NDURABLE.MODEL.QUEUE) DEFREADA(YES)")
+    queues = [sub(eng, "news/all")[1], sub(eng, "news/all")[1], sub(eng, "news/all", user_data="mine")[1]]
+    n = 300
+    for i in range(n):
+        publish(eng, "news/all", b"story %d" % i, Persistence=C.MQPER_NOT_PERSISTENT)
+    # Plain MQGETs (no handle: PROPCTL(COMPAT), mqps alone: the properties dropped) on the first.
+    for i in range(n):
+        r = eng.qm.get(eng.conn, queues[0], MD(), GMO(Options=C.MQGMO_NO_WAIT), 1000)
+        assert (r.body, r.md.Format) == (b"story %d" % i, C.MQFMT_NONE)
+    assert len(calls) == n                   # one per publication
+    # Read-ahead batches on the second: the copies share the answer the first queue's gets made.
+    got = []
+    while len(got) < n:
+        got += eng.qm.get_batch(eng.conn, queues[1], 0, 64, 1 << 20, GMO(Options=C.MQGMO_NO_WAIT))
+    assert [body for _md, body, _ahead in got] == [b"story %d" % i for i in range(n)]
+    assert len(calls) == n
+    # The third subscription's copies carry its SubUserData: data of their own, worked out once each,
+    # and a get with a message handle is another mode: once more per publication.
+    for i in range(n):
+        r = eng.qm.get(eng.conn, queues[2], MD(), GMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_PROPERTIES_IN_HANDLE,
+                                                         Version=C.MQGMO_VERSION_4, MsgHandle=1), 1000)
+        assert r.body == b"story %d" % i and b"mine" in r.props
+    assert calls == [delivery.COMPAT] * n + [delivery.HANDLE] * n
