@@ -265,8 +265,7 @@ class GetMixin(CoreState):
     def _properties_out(how: str, md_bytes: bytes, fmt: bytes, encoding: int, ccsid: int,
                         body: bytes, shared: dict[str, Any] | None = None) -> tuple[bytes, bytes]:
         """A packed MQMD and its data as an MQGET returning properties ``how`` gives them, the
-        descriptor's Format, Encoding and CCSID already read (an MQRFH2 of properties taken out;
-        ``shared``: what a publication's copies share)."""
+        descriptor's Format, Encoding and CCSID already read (``shared``: see Message.shared)."""
         if how == RFH2 or fmt != RFH2_FORMAT:
             return md_bytes, body
         got = deliver(how, fmt, encoding, ccsid, body, shared)
