@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mqlite.cmq.packedmd import PackedMD
 from mqlite.cmq.structs import MD
 
 LANES = 10                    # one lane per priority (MSGDLVSQ(PRIORITY)); FIFO queues use lane 0
@@ -10,11 +11,12 @@ MD_SIZE = len(MD().pack())    # a descriptor's bytes, counted with the data agai
 
 
 class Message:
-    __slots__ = ("seq", "md", "body", "expiry_at", "persistent", "lane", "_packed", "props", "shared")
+    __slots__ = ("seq", "_md", "body", "expiry_at", "persistent", "lane", "_packed", "props", "shared")
 
-    def __init__(self, seq: int, md: MD, body: bytes, expiry_at: float | None, persistent: bool, lane: int) -> None:
+    def __init__(self, seq: int, md: MD | None, body: bytes, expiry_at: float | None, persistent: bool,
+                 lane: int) -> None:
         self.seq = seq
-        self.md = md
+        self._md = md
         self.body = body
         self.expiry_at = expiry_at
         self.persistent = persistent
@@ -25,6 +27,29 @@ class Message:
         # (props.deliver), worked out for the first copy got (None: a message of its own).
         self.shared: dict[str, Any] | None = None
 
+    @classmethod
+    def packed(cls, seq: int, raw: bytes, body: bytes, expiry_at: float | None, persistent: bool,
+               lane: int) -> Message:
+        """A message whose descriptor is kept as the packed bytes ``raw`` it came in, made an MQMD
+        object only if a field is used: a publication's copy or an asynchronous put taken by a
+        read-ahead get never is (two objects fewer a message to make, keep and free)."""
+        msg = cls(seq, None, body, expiry_at, persistent, lane)
+        msg._packed = raw
+        return msg
+
+    @property
+    def md(self) -> MD:
+        md = self._md
+        if md is None:
+            raw = self._packed
+            assert raw is not None                 # packed() gave it
+            md = self._md = PackedMD.of(raw)
+        return md
+
+    @md.setter
+    def md(self, value: MD) -> None:
+        self._md = value
+
     def packed_md(self) -> bytes:
         """The descriptor in MQ's layout, packed once (a backout changes it: see ``touch``)."""
         if self._packed is None:
@@ -32,6 +57,7 @@ class Message:
         return self._packed
 
     def touch(self) -> None:
+        """A field of ``md`` was changed (a backout): packed again when next needed."""
         self._packed = None
 
     @property

@@ -30,7 +30,7 @@ from mqlite.cluster import pubsub as cps
 from mqlite.cluster.state import ClusterState
 from mqlite.cmq import CMQZC as Z
 from mqlite.cmq.errors import MQIError
-from mqlite.cmq.packedmd import PackedMD, md_for_copy
+from mqlite.cmq.packedmd import md_for_copy
 from mqlite.cmq.structs import MD, OD, PMO, pad, text
 from mqlite.engine.authority import Authority
 from mqlite.engine.clock import Clock, IdGenerator
@@ -489,8 +489,7 @@ class PubSub:
         now = cache["now"]
         expiry_at = None if md.Expiry == C.MQEI_UNLIMITED else now + md.Expiry / 10.0
         qm._seq += 1
-        msg = Message(qm._seq, PackedMD.of(packed), data, expiry_at, persistent, qs.lane_for(priority))
-        msg._packed = packed
+        msg = Message.packed(qm._seq, packed, data, expiry_at, persistent, qs.lane_for(priority))
         msg.shared = shared
         if syncpoint or md.Report & C.MQRO_COA:
             qm._enqueue(conn, qs, msg, syncpoint, now)

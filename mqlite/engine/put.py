@@ -232,9 +232,8 @@ class PutMixin(CoreState):
         now = self.clock.now()
         expiry_at = None if expiry == C.MQEI_UNLIMITED else now + expiry / 10.0
         self._seq += 1
-        msg = Message(self._seq, PackedMD.of(md), body, expiry_at, persistence == C.MQPER_PERSISTENT,
-                      qs.lane_for(max(0, min(priority, 9))))
-        msg._packed = md
+        msg = Message.packed(self._seq, md, body, expiry_at, persistence == C.MQPER_PERSISTENT,
+                             qs.lane_for(max(0, min(priority, 9))))
         self._enqueue(conn, qs, msg, syncpoint, now)
         if h.stats is not None:
             h.stats.put(msg.persistent, len(body), qs.depth, False)
