@@ -37,6 +37,7 @@ from mqlite.cli.proc import free_port, run_mqlite
 from mqlite.testing import OPEN_SECURITY
 
 BODY = b"x" * 1024
+TAIL = BODY[8:]                 # each publication is a number in front of it
 QM = "BENCH.PS"
 
 
@@ -61,7 +62,7 @@ def mqlite_run(pymqi, C, port: int, n: int, k: int, persistent: bool, wildcard: 
     t0 = time.perf_counter()
     for i in range(n):
         md.MsgId = b""
-        topic.pub(b"%08d" % i + BODY[8:], md, pmo)
+        topic.pub(b"%08d" % i + TAIL, md, pmo)
     if not persistent:
         conn.stat()                     # every asynchronous publication has been delivered
     t1 = time.perf_counter()
@@ -105,7 +106,7 @@ def rabbit_run(n: int, k: int, persistent: bool, wildcard: bool) -> float:
     t0 = time.perf_counter()
     for i in range(n):
         # confirmed: returns once the broker has it
-        ch.basic_publish(exchange, "bench.fanout", b"%08d" % i + BODY[8:], props)
+        ch.basic_publish(exchange, "bench.fanout", b"%08d" % i + TAIL, props)
     got = 0
     ch.basic_qos(prefetch_count=1000)
     for q in queues:

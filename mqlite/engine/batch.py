@@ -19,7 +19,7 @@ from mqlite.engine.report import Reports
 from mqlite.engine.resolve import Resolved
 from mqlite.engine.status import note_got
 from mqlite.objects.model import MQObject
-from mqlite.props.deliver import RFH2
+from mqlite.props.deliver import RFH2, Shared
 from mqlite.props.rfh2 import RFH2_FORMAT
 
 _BROWSE_GMO = GMO()         # a bulk browse returns properties as a plain MQGET would (PROPCTL)
@@ -59,7 +59,7 @@ class BatchesHost(Protocol):
     def _delivered(self, how: str, m: Message, md_bytes: bytes) -> tuple[bytes, bytes]: ...
 
     def _properties_out(self, how: str, md_bytes: bytes, fmt: bytes, encoding: int, ccsid: int,
-                        body: bytes, shared: dict[str, Any] | None = None) -> tuple[bytes, bytes]: ...
+                        body: bytes, shared: Shared | None = None) -> tuple[bytes, bytes]: ...
 
     def _with_selector(self, h: Handle, base: Callable[[Message], bool] | None) -> Callable[[Message], bool]: ...
 

@@ -33,7 +33,7 @@ from mqlite.engine.shared import SharedGot, SharedQueueState
 from mqlite.engine.statistics import get_failed
 from mqlite.engine.status import note_got
 from mqlite.props import rfh2
-from mqlite.props.deliver import HANDLE, PROPERTY_GMO, RFH2, DeliveryError, deliver
+from mqlite.props.deliver import HANDLE, PROPERTY_GMO, RFH2, DeliveryError, Shared, deliver
 from mqlite.props.deliver import mode as delivery_mode
 from mqlite.props.rfh2 import RFH2_FORMAT, RFHError
 from mqlite.props.selector import md_lookup
@@ -63,7 +63,7 @@ def message_props(m: Message) -> dict[str, Any]:
 
 
 def _with_properties(how: str, out_md: MD, body: bytes,
-                     shared: dict[str, Any] | None = None) -> tuple[bytes, bytes | None, int, int]:
+                     shared: Shared | None = None) -> tuple[bytes, bytes | None, int, int]:
     """The data as the application receives it, the properties for its handle (an MQRFH2 of
     property folders, or None when no handle asked), and the completion (2421 warns).
     ``shared``: what a publication's copies share (Message.shared)."""
@@ -263,7 +263,7 @@ class GetMixin(CoreState):
 
     @staticmethod
     def _properties_out(how: str, md_bytes: bytes, fmt: bytes, encoding: int, ccsid: int,
-                        body: bytes, shared: dict[str, Any] | None = None) -> tuple[bytes, bytes]:
+                        body: bytes, shared: Shared | None = None) -> tuple[bytes, bytes]:
         """A packed MQMD and its data as an MQGET returning properties ``how`` gives them, the
         descriptor's Format, Encoding and CCSID already read (``shared``: see Message.shared)."""
         if how == RFH2 or fmt != RFH2_FORMAT:

@@ -1,10 +1,13 @@
 """A message on a local queue, and the lanes queues order messages in."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mqlite.cmq.packedmd import PackedMD
 from mqlite.cmq.structs import MD
+
+if TYPE_CHECKING:
+    from mqlite.props.deliver import Shared
 
 LANES = 10                    # one lane per priority (MSGDLVSQ(PRIORITY)); FIFO queues use lane 0
 MD_SIZE = len(MD().pack())    # a descriptor's bytes, counted with the data against the buffers
@@ -25,7 +28,7 @@ class Message:
         self.props: dict[str, Any] | None = None       # its properties, read once when a selector asks
         # A publication's copies share their data, and this: each way an MQGET has returned it
         # (props.deliver), worked out for the first copy got (None: a message of its own).
-        self.shared: dict[str, Any] | None = None
+        self.shared: Shared | None = None
 
     @classmethod
     def packed(cls, seq: int, raw: bytes, body: bytes, expiry_at: float | None, persistent: bool,

@@ -44,6 +44,7 @@ from mqlite.engine.route import Routing
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 from mqlite.props import rfh2
+from mqlite.props.deliver import Shared
 from mqlite.props.values import Properties
 from mqlite.pubsub import topics
 from mqlite.pubsub.matching import in_admin_branch
@@ -374,12 +375,12 @@ class PubSub:
             self.journal(conn, DropObject(RETAINED_NS, topic))
 
     def _publication_data(self, md: MD, body: bytes, topic: str, user_data: str, retained: bool,
-                          cache: dict[Any, Any]) -> tuple[bytes, int, int, bytes, dict[str, Any]]:
+                          cache: dict[Any, Any]) -> tuple[bytes, int, int, bytes, Shared]:
         """The data a copy carries: the publisher's, with the mqps properties in front (made once
         per publication for each distinct SubUserData), and what the copies carrying it share
         (Message.shared: the data as MQGETs return it, worked out once)."""
         key = (user_data, retained)
-        got: tuple[bytes, int, int, bytes, dict[str, Any]] | None = cache.get(key)
+        got: tuple[bytes, int, int, bytes, Shared] | None = cache.get(key)
         if got is not None:
             return got
         if md.Format == rfh2.RFH2_FORMAT:
@@ -444,7 +445,7 @@ class PubSub:
         return dest
 
     def _put_copy(self, conn: Conn, sub: Subscription, md: MD, fmt: bytes, enc: int, ccsid: int, data: bytes,
-                  shared: dict[str, Any], syncpoint: bool, retained: bool, cache: dict[Any, Any]) -> None:
+                  shared: Shared, syncpoint: bool, retained: bool, cache: dict[Any, Any]) -> None:
         """The copy onto a local queue directly, with MQPUT's checks; through MQPUT1 (as the queue
         manager) to any other destination."""
         # PubPriority: 0-9, as published (-3), or as the destination queue's default (-1, which

@@ -70,12 +70,14 @@ class Delivered(NamedTuple):
     reason: int                                 # MQRC_NONE, or 2421 (warning: data left as stored)
 
 
+Shared = dict[str, Delivered]   # kept with a publication's copies: the answer for each mode ``how``
+
 _SHARED: dict[tuple[str, bytes, int, int, bytes], Delivered] = {}
 _SHARED_MAX, _SHARED_BYTES = 128, 16384          # at most 2 MiB kept
 
 
 def deliver(how: str, fmt: bytes, encoding: int, ccsid: int, data: bytes,
-            shared: dict[str, Delivered] | None = None) -> Delivered:
+            shared: Shared | None = None) -> Delivered:
     """The message as the application receives it in mode ``how``. Data with no MQRFH2 in front
     has no properties and comes back untouched (the common case costs one comparison). The
     copies of one publication share their data: ``shared``, kept with each copy, holds the answer
