@@ -136,6 +136,11 @@ class _Tables:
         log: a small disk has room for this as it had for the queue manager's running), then
         start the log afresh."""
         assert self.log is not None
+        # The WAL left by a crash keeps its frames until a checkpoint copies them: before one,
+        # recovery's first commit would be appended after them, growing the WAL on a disk that may
+        # have room for no more (a consumer's removals are not refused on a full disk). Once copied,
+        # SQLite writes the WAL again from its start.
+        self._checkpoint()
         applied = int(self.meta("log_applied") or 0)
         top, run = applied, []
         for lsn, ops in self.log.frames():

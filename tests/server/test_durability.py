@@ -180,6 +180,20 @@ def test_kill9_under_load_loses_nothing_acknowledged_and_doubles_nothing(running
         assert count in (0, 10), (b, count, n)
 
 
+def small_disk(tmp_path: Path, mib: int) -> Path:
+    """A tmpfs of ``mib`` MiB under ``tmp_path`` (CI runs as root and must be able to mount it;
+    elsewhere the test is skipped); the caller unmounts it."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={mib}m", "tmpfs", str(disk)], capture_output=True)
+    if mounted.returncode != 0:
+        why = mounted.stderr.decode(errors="replace").strip()
+        if os.environ.get("CI") == "true":
+            raise AssertionError(f"CI runs as root and must mount a small tmpfs: {why}")
+        pytest.skip(f"cannot mount a tmpfs here: {why}")
+    return disk
+
+
 def test_a_full_disk_loses_no_acknowledged_message(tmp_path) -> None:
     """A queue manager on a 32 MiB file system (tmpfs; CI runs as root). Four producers put 8 KB
     persistent messages until MQ's answer for a full log (2102, nothing changed), space returns
@@ -189,15 +203,7 @@ def test_a_full_disk_loses_no_acknowledged_message(tmp_path) -> None:
     import threading
 
     from mqlite.testing import Harness
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=32m", "tmpfs", str(disk)], capture_output=True)
-    if mounted.returncode != 0:
-        why = mounted.stderr.decode(errors="replace").strip()
-        if os.environ.get("CI") == "true":
-            raise AssertionError(f"CI runs as root and must mount a small tmpfs: {why}")
-        import pytest
-        pytest.skip(f"cannot mount a tmpfs here: {why}")
+    disk = small_disk(tmp_path, 32)
     acked: list[bytes] = []
     got: list[bytes] = []
     refused: list[int] = []
@@ -313,6 +319,59 @@ def test_a_full_disk_loses_no_acknowledged_message(tmp_path) -> None:
             assert sorted(present + got) == sorted(acked), (len(present), len(got), len(acked))
             print(f"acknowledged {len(acked)}, got {len(got)}, present after kill -9 {len(present)}, "
                   f"refused {len(refused)}, refused as space returned {waited}")
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)
+
+
+_CRASH_WITH_A_FULL_WAL = textwrap.dedent("""
+    import os, sys
+    from mqlite.cmq.structs import MD
+    from mqlite.engine.ports import DelMsg, PutMsg
+    from mqlite.store.sqlite import Store
+    store, md, seq = Store(sys.argv[1], reserve=0), MD(Persistence=1).pack(), 1
+    def put(n):
+        global seq
+        for _ in range(n // 100):
+            store.sync(store.extend([PutMsg(s, "Q", md, s.to_bytes(8, "big") + os.urandom(1016), None)
+                                     for s in range(seq, seq + 100)]))
+            seq += 100
+    put(6000)
+    store.settle()                        # 6 MiB of rows through the WAL ...
+    store.sync(store.extend([DelMsg(s) for s in range(1, seq)]))
+    store.settle()                        # ... and got: the WAL stays as long
+    first = seq
+    put(1500)                             # acknowledged, in the recovery log, not yet applied
+    print(first, seq - 1, flush=True)
+    os._exit(0)                           # as kill -9: no close, no checkpoint
+""")
+
+
+def test_a_restart_after_a_crash_needs_no_more_disk_than_the_wal_it_left(tmp_path) -> None:
+    """A queue manager killed with a long WAL (rows written and their messages got since the last
+    start) and acknowledged puts not yet applied, then its disk filled to the last 256 KiB (a
+    consumer's removals are not refused on a full disk, and other programs write too): the store
+    opens, applies the log and holds exactly the acknowledged messages. Recovery checkpoints the
+    WAL before its first commit, so SQLite writes it again from its start instead of growing it
+    (before: "database or disk is full", and the queue manager could not start)."""
+    from mqlite.store.sqlite import Store
+    disk = small_disk(tmp_path, 40)
+    try:
+        path = disk / "qmgr.db"
+        child = subprocess.run([sys.executable, "-c", _CRASH_WITH_A_FULL_WAL, str(path)], cwd=ROOT,
+                               capture_output=True, text=True, timeout=120)
+        assert child.returncode == 0, child.stderr
+        first, last = map(int, child.stdout.split())
+        assert (disk / "qmgr.db-wal").stat().st_size > 6 << 20
+        free = os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize
+        with open(disk / "ballast", "wb") as f:
+            f.write(bytes(free - (256 << 10)))
+        store = Store(str(path), reserve=0)
+        try:
+            rows = store.db.execute("SELECT seq, body FROM messages ORDER BY seq").fetchall()
+            assert [seq for seq, _ in rows] == list(range(first, last + 1))
+            assert all(body[:8] == seq.to_bytes(8, "big") and len(body) == 1024 for seq, body in rows)
+        finally:
+            store.close()
     finally:
         subprocess.run(["umount", "-l", str(disk)], capture_output=True)
 
