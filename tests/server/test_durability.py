@@ -8,6 +8,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Callable, Iterator
 
 import pytest
 
@@ -180,21 +181,28 @@ def test_kill9_under_load_loses_nothing_acknowledged_and_doubles_nothing(running
         assert count in (0, 10), (b, count, n)
 
 
-def small_disk(tmp_path: Path, mib: int) -> Path:
-    """A tmpfs of ``mib`` MiB under ``tmp_path`` (CI runs as root and must be able to mount it;
-    elsewhere the test is skipped); the caller unmounts it."""
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Callable[[int], Path]]:
+    """``small_disk(mib)``: a tmpfs of that many MiB, unmounted after the test. CI runs as root and
+    must be able to mount it (an error otherwise); a developer's machine without the right skips."""
     disk = tmp_path / "disk"
-    disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={mib}m", "tmpfs", str(disk)], capture_output=True)
-    if mounted.returncode != 0:
-        why = mounted.stderr.decode(errors="replace").strip()
-        if os.environ.get("CI") == "true":
-            raise AssertionError(f"CI runs as root and must mount a small tmpfs: {why}")
-        pytest.skip(f"cannot mount a tmpfs here: {why}")
-    return disk
+
+    def mount(mib: int) -> Path:
+        disk.mkdir()
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={mib}m", "tmpfs", str(disk)],
+                                 capture_output=True)
+        if mounted.returncode != 0:
+            why = mounted.stderr.decode(errors="replace").strip()
+            if os.environ.get("CI") == "true":
+                raise AssertionError(f"CI runs as root and must mount a small tmpfs: {why}")
+            pytest.skip(f"cannot mount a tmpfs here: {why}")
+        return disk
+    yield mount
+    if disk.is_dir():
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)
 
 
-def test_a_full_disk_loses_no_acknowledged_message(tmp_path) -> None:
+def test_a_full_disk_loses_no_acknowledged_message(small_disk) -> None:
     """A queue manager on a 32 MiB file system (tmpfs; CI runs as root). Four producers put 8 KB
     persistent messages until MQ's answer for a full log (2102, nothing changed), space returns
     and puts go on, then another program fills the disk behind the queue manager's back while
@@ -203,7 +211,7 @@ def test_a_full_disk_loses_no_acknowledged_message(tmp_path) -> None:
     import threading
 
     from mqlite.testing import Harness
-    disk = small_disk(tmp_path, 32)
+    disk = small_disk(32)
     acked: list[bytes] = []
     got: list[bytes] = []
     refused: list[int] = []
@@ -238,89 +246,86 @@ def test_a_full_disk_loses_no_acknowledged_message(tmp_path) -> None:
             t.join(120)
         assert not any(t.is_alive() for t in threads)
 
-    try:
-        with Harness(data_dir=str(disk)) as h:
-            qm = h.add("FULLQM", "DEFINE QLOCAL(FULL.Q) MAXDEPTH(100000)\n")
-            log = disk / "qmgrs" / "FULLQM" / "errors" / "AMQERR01.LOG"
-            ballast = disk / "ballast"
-            # What the ballast gives back is what step 2's 100 puts have: room() wants the 8 MiB
-            # reserve, three times their 800 KiB and twice the frames the applier gathers (up to an
-            # eighth of the free space) still free; with 6 MiB the margin was ~3 MiB here, <0 in CI.
-            ballast.write_bytes(b"\0" * (12 << 20))
-            run(qm, "a", 3000, stop_at_2102=True)               # 1. until the disk is full
-            assert set(refused) == {CMQC.MQRC_RESOURCE_PROBLEM} and len(refused) == 4
-            assert 200 < len(acked) < 3000
-            assert "AMQ7463W: The log for queue manager FULLQM is full." in log.read_text()
-            ballast.unlink()                                   # 2. space returns
-            # The store refuses new data while it is stalled (the journal writer retries its failed
-            # write every RETRY_SECONDS) and while the frames not yet in qmgr.db, whose write is
-            # retried as often, need more room than is free: within about a retry puts are taken
-            # again (a put refused meanwhile changed nothing).
-            conn = qm.client()
-            q = pymqi.Queue(conn, "FULL.Q", CMQC.MQOO_OUTPUT)
-            body, deadline, waited = b"again-".ljust(8192, b"x"), time.monotonic() + 5, 0
-            while True:
-                try:
-                    q.put(body, pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))
-                    acked.append(body)
-                    break
-                except pymqi.MQMIError as e:
-                    assert e.reason == CMQC.MQRC_RESOURCE_PROBLEM and time.monotonic() < deadline
-                    waited += 1
-                    time.sleep(0.05)
-            conn.disconnect()
-            refused.clear()
-            run(qm, "b", 25, stop_at_2102=True)
-            assert refused == [] and "AMQ7464I" in log.read_text()
-            # 3. Another program fills the disk while producers and a consumer run.
-            # The producers go on until the filler is gone (their puts refused meanwhile), the
-            # consumer for 300 gets.
-            filled = threading.Event()
+    with Harness(data_dir=str(disk)) as h:
+        qm = h.add("FULLQM", "DEFINE QLOCAL(FULL.Q) MAXDEPTH(100000)\n")
+        log = disk / "qmgrs" / "FULLQM" / "errors" / "AMQERR01.LOG"
+        ballast = disk / "ballast"
+        # What the ballast gives back is what step 2's 100 puts have: room() wants the 8 MiB
+        # reserve, three times their 800 KiB and twice the frames the applier gathers (up to an
+        # eighth of the free space) still free; with 6 MiB the margin was ~3 MiB here, <0 in CI.
+        ballast.write_bytes(b"\0" * (12 << 20))
+        run(qm, "a", 3000, stop_at_2102=True)               # 1. until the disk is full
+        assert set(refused) == {CMQC.MQRC_RESOURCE_PROBLEM} and len(refused) == 4
+        assert 200 < len(acked) < 3000
+        assert "AMQ7463W: The log for queue manager FULLQM is full." in log.read_text()
+        ballast.unlink()                                   # 2. space returns
+        # The store refuses new data while it is stalled (the journal writer retries its failed
+        # write every RETRY_SECONDS) and while the frames not yet in qmgr.db, whose write is
+        # retried as often, need more room than is free: within about a retry puts are taken
+        # again (a put refused meanwhile changed nothing).
+        conn = qm.client()
+        q = pymqi.Queue(conn, "FULL.Q", CMQC.MQOO_OUTPUT)
+        body, deadline, waited = b"again-".ljust(8192, b"x"), time.monotonic() + 5, 0
+        while True:
+            try:
+                q.put(body, pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))
+                acked.append(body)
+                break
+            except pymqi.MQMIError as e:
+                assert e.reason == CMQC.MQRC_RESOURCE_PROBLEM and time.monotonic() < deadline
+                waited += 1
+                time.sleep(0.05)
+        conn.disconnect()
+        refused.clear()
+        run(qm, "b", 25, stop_at_2102=True)
+        assert refused == [] and "AMQ7464I" in log.read_text()
+        # 3. Another program fills the disk while producers and a consumer run.
+        # The producers go on until the filler is gone (their puts refused meanwhile), the
+        # consumer for 300 gets.
+        filled = threading.Event()
 
-            def consume() -> None:
-                conn = qm.client()
-                q = pymqi.Queue(conn, "FULL.Q", CMQC.MQOO_INPUT_SHARED)
-                while not filled.is_set() and len(got) < 300:
-                    try:
-                        body = q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=200))
-                    except pymqi.MQMIError:
-                        continue
-                    with lock:
-                        got.append(body)
-                conn.disconnect()
-            consumer = threading.Thread(target=consume)
-            consumer.start()
-            producers = threading.Thread(target=run, args=(qm, "c", 100_000, False, filled))
-            producers.start()
-            time.sleep(0.3)
-            filler = disk / "filler"
-            with open(filler, "wb") as f:
-                try:
-                    while True:
-                        f.write(b"\0" * (1 << 20))
-                        f.flush()
-                except OSError:
-                    pass                                       # ENOSPC: the disk is full now
-            time.sleep(1.5)
-            filler.unlink()
-            time.sleep(0.5)
-            filled.set()
-            producers.join(120)
-            consumer.join(30)
-            assert not producers.is_alive() and not consumer.is_alive()
-            assert "MQL9999E" not in log.read_text()
-            qm.kill9()
-            qm.start()
+        def consume() -> None:
             conn = qm.client()
-            present = drain(conn, "FULL.Q")
+            q = pymqi.Queue(conn, "FULL.Q", CMQC.MQOO_INPUT_SHARED)
+            while not filled.is_set() and len(got) < 300:
+                try:
+                    body = q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=200))
+                except pymqi.MQMIError:
+                    continue
+                with lock:
+                    got.append(body)
             conn.disconnect()
-            assert len(present) == len(set(present)) and not set(present) & set(got)
-            assert set(got) <= set(acked)
-            assert sorted(present + got) == sorted(acked), (len(present), len(got), len(acked))
-            print(f"acknowledged {len(acked)}, got {len(got)}, present after kill -9 {len(present)}, "
-                  f"refused {len(refused)}, refused as space returned {waited}")
-    finally:
-        subprocess.run(["umount", "-l", str(disk)], capture_output=True)
+        consumer = threading.Thread(target=consume)
+        consumer.start()
+        producers = threading.Thread(target=run, args=(qm, "c", 100_000, False, filled))
+        producers.start()
+        time.sleep(0.3)
+        filler = disk / "filler"
+        with open(filler, "wb") as f:
+            try:
+                while True:
+                    f.write(b"\0" * (1 << 20))
+                    f.flush()
+            except OSError:
+                pass                                       # ENOSPC: the disk is full now
+        time.sleep(1.5)
+        filler.unlink()
+        time.sleep(0.5)
+        filled.set()
+        producers.join(120)
+        consumer.join(30)
+        assert not producers.is_alive() and not consumer.is_alive()
+        assert "MQL9999E" not in log.read_text()
+        qm.kill9()
+        qm.start()
+        conn = qm.client()
+        present = drain(conn, "FULL.Q")
+        conn.disconnect()
+        assert len(present) == len(set(present)) and not set(present) & set(got)
+        assert set(got) <= set(acked)
+        assert sorted(present + got) == sorted(acked), (len(present), len(got), len(acked))
+        print(f"acknowledged {len(acked)}, got {len(got)}, present after kill -9 {len(present)}, "
+              f"refused {len(refused)}, refused as space returned {waited}")
 
 
 _CRASH_WITH_A_FULL_WAL = textwrap.dedent("""
@@ -346,7 +351,7 @@ _CRASH_WITH_A_FULL_WAL = textwrap.dedent("""
 """)
 
 
-def test_a_restart_after_a_crash_needs_no_more_disk_than_the_wal_it_left(tmp_path) -> None:
+def test_a_restart_after_a_crash_needs_no_more_disk_than_the_wal_it_left(small_disk) -> None:
     """A queue manager killed with a long WAL (rows written and their messages got since the last
     start) and acknowledged puts not yet applied, then its disk filled to the last 256 KiB (a
     consumer's removals are not refused on a full disk, and other programs write too): the store
@@ -354,26 +359,23 @@ def test_a_restart_after_a_crash_needs_no_more_disk_than_the_wal_it_left(tmp_pat
     WAL before its first commit, so SQLite writes it again from its start instead of growing it
     (before: "database or disk is full", and the queue manager could not start)."""
     from mqlite.store.sqlite import Store
-    disk = small_disk(tmp_path, 40)
+    disk = small_disk(40)
+    path = disk / "qmgr.db"
+    child = subprocess.run([sys.executable, "-c", _CRASH_WITH_A_FULL_WAL, str(path)], cwd=ROOT,
+                           capture_output=True, text=True, timeout=120)
+    assert child.returncode == 0, child.stderr
+    first, last = map(int, child.stdout.split())
+    assert (disk / "qmgr.db-wal").stat().st_size > 6 << 20
+    fs = os.statvfs(disk)
+    with open(disk / "ballast", "wb") as f:
+        f.write(bytes(fs.f_bavail * fs.f_frsize - (256 << 10)))
+    store = Store(str(path), reserve=0)
     try:
-        path = disk / "qmgr.db"
-        child = subprocess.run([sys.executable, "-c", _CRASH_WITH_A_FULL_WAL, str(path)], cwd=ROOT,
-                               capture_output=True, text=True, timeout=120)
-        assert child.returncode == 0, child.stderr
-        first, last = map(int, child.stdout.split())
-        assert (disk / "qmgr.db-wal").stat().st_size > 6 << 20
-        free = os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize
-        with open(disk / "ballast", "wb") as f:
-            f.write(bytes(free - (256 << 10)))
-        store = Store(str(path), reserve=0)
-        try:
-            rows = store.db.execute("SELECT seq, body FROM messages ORDER BY seq").fetchall()
-            assert [seq for seq, _ in rows] == list(range(first, last + 1))
-            assert all(body[:8] == seq.to_bytes(8, "big") and len(body) == 1024 for seq, body in rows)
-        finally:
-            store.close()
+        rows = store.db.execute("SELECT seq, body FROM messages ORDER BY seq").fetchall()
+        assert [seq for seq, _ in rows] == list(range(first, last + 1))
+        assert all(body[:8] == seq.to_bytes(8, "big") and len(body) == 1024 for seq, body in rows)
     finally:
-        subprocess.run(["umount", "-l", str(disk)], capture_output=True)
+        store.close()
 
 
 def test_a_failed_write_is_retried_not_dropped(tmp_path) -> None:
