@@ -288,9 +288,9 @@ def measure_mqlite_work(n: int, out: Any) -> None:
             arrive = journal = 0.0
             for i in range(k):
                 t0 = time.thread_time()
-                h, pmo, md, body = V.Put.parse_request(request)
-                qm.put(conn, h, md, pmo, body)
-                V.Put.reply(C.MQCC_OK, C.MQRC_NONE, md, pmo)
+                h, pmo, md, body = V.Put.split_request(request)     # as server/verbs.py's _put
+                warning, answer = qm.put_request(conn, h, md, pmo, body)
+                V.Put.reply_packed(C.MQCC_OK, warning, answer)
                 t1 = time.thread_time()
                 arrive += t1 - t0
                 if (i + 1) % BATCH == 0:

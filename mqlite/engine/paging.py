@@ -85,10 +85,11 @@ class DiskPart:
             self.floors.clear()             # (a message back below a floor: reads start at the cut again)
         if msg.persistent:
             self.gone[lane_no].discard(msg.seq)
-            if msg.md.BackoutCount:
-                self.backouts[msg.seq] = msg.md.BackoutCount
+            backouts = msg.md.peek("BackoutCount")      # (a descriptor kept packed is not decoded)
+            if backouts:
+                self.backouts[msg.seq] = backouts
         else:
-            self.pager.spill(self.name, [(msg.seq, msg.md.Priority, msg.packed_md(), msg.body, msg.expiry_at)])
+            self.pager.spill(self.name, [(msg.seq, msg.md.peek("Priority"), msg.packed_md(), msg.body, msg.expiry_at)])
         self.ondisk[lane_no] += 1
 
     def take(self, msg: Message) -> None:
@@ -97,7 +98,7 @@ class DiskPart:
         if msg.persistent:
             self.gone[msg.lane].add(msg.seq)
         else:
-            self.pager.unspill(self.name, msg.md.Priority, [msg.seq])
+            self.pager.unspill(self.name, msg.md.peek("Priority"), [msg.seq])
 
     def set_aside(self, lane: deque[Message]) -> None:
         """The lane's messages in memory go to the store for a new layout: nonpersistent ones

@@ -209,10 +209,15 @@ class Put:
 
     @staticmethod
     def parse_request(p: bytes) -> tuple[int, PMO, MD, bytes]:
+        hobj, pmo, md, body = Put.split_request(p)
+        return hobj, PMO.from_bytes(pmo), MD.from_bytes(md), body
+
+    @staticmethod
+    def split_request(p: bytes) -> tuple[int, bytes, bytes, bytes]:
+        """The request's handle, its MQPMO and MQMD still packed, and its data."""
         if len(p) < 4 + PMO_LEN + MD_LEN:
             raise ProtocolError("PUT payload length")
-        return (I1.unpack_from(p)[0], PMO.from_bytes(p[4:4 + PMO_LEN]),
-                MD.from_bytes(p[4 + PMO_LEN:4 + PMO_LEN + MD_LEN]), p[4 + PMO_LEN + MD_LEN:])
+        return I1.unpack_from(p)[0], p[4:4 + PMO_LEN], p[4 + PMO_LEN:4 + PMO_LEN + MD_LEN], p[4 + PMO_LEN + MD_LEN:]
 
     @staticmethod
     def parse_async(p: bytes) -> tuple[int, PMO, MD, bytes]:
@@ -226,6 +231,11 @@ class Put:
     @staticmethod
     def reply(comp: int, reason: int, md: MD, pmo: PMO) -> bytes:
         return II.pack(comp, reason) + md.pack() + pmo.pack()
+
+    @staticmethod
+    def reply_packed(comp: int, reason: int, md_pmo: bytes) -> bytes:
+        """The reply of a put whose MQMD and MQPMO are packed already (``md_pmo``, in that order)."""
+        return II.pack(comp, reason) + md_pmo
 
     @staticmethod
     def parse_reply(reply: bytes, md: MD, pmo: PMO | None) -> tuple[int, int]:

@@ -102,22 +102,22 @@ def _close(s: Any, p: bytes) -> bytes:
                              "closes", "close_fails", lambda conn: handle_type(conn.handles.get(hobj))))
 
 
-def _putting(s: Any, body: bytes, call: Any, reply: Any) -> bytes:
-    """MQPUT and MQPUT1: the channel's MAXMSGL, the engine call, the reply (a warning such as
-    2049 comes with the full reply)."""
+def _putting(s: Any, body: bytes, call: Any, reply: Any, *args: Any) -> bytes:
+    """MQPUT and MQPUT1: the channel's MAXMSGL, the engine call ``call(conn, *args)``, which gives
+    the warning reason and what ``reply`` answers with (a warning such as 2049 comes with the
+    full reply)."""
     if s.maxmsgl is not None and len(body) > s.maxmsgl:
         return V.status(C.MQCC_FAILED, C.MQRC_DATA_LENGTH_ERROR)
     try:
-        warn = s._call(call)
+        warn, out = s._call(call, *args)
     except MQIError as e:
         return s._failed(e)
-    return reply(C.MQCC_WARNING if warn else C.MQCC_OK, warn)
+    return reply(C.MQCC_WARNING if warn else C.MQCC_OK, warn, out)
 
 
 def _put(s: Any, p: bytes) -> bytes:
-    hobj, pmo, md, body = V.Put.parse_request(p)
-    return _putting(s, body, lambda conn: s.server.qm.put(conn, hobj, md, pmo, body),
-                    lambda comp, reason: V.Put.reply(comp, reason, md, pmo))
+    hobj, pmo, md, body = V.Put.split_request(p)       # (the engine reads the MQPMO and MQMD packed)
+    return _putting(s, body, s.server.qm.put_request, V.Put.reply_packed, hobj, md, pmo, body)
 
 
 def _put_async(s: Any, p: bytes) -> None:
@@ -135,8 +135,8 @@ def _stat(s: Any, p: bytes) -> bytes:
 
 def _put1(s: Any, p: bytes) -> bytes:
     od, pmo, md, body = V.Put1.parse_request(p)
-    return _putting(s, body, lambda conn: s.server.qm.put1(conn, od, md, pmo, body),
-                    lambda comp, reason: V.Put1.reply(comp, reason, od, md, pmo))
+    return _putting(s, body, lambda conn: (s.server.qm.put1(conn, od, md, pmo, body), None),
+                    lambda comp, reason, _out: V.Put1.reply(comp, reason, od, md, pmo))
 
 
 def _waiting(s: Any, hobj: int, gmo: GMO, attempt: Any, takes_any: Any = None) -> tuple[Any, int]:
