@@ -39,7 +39,7 @@ from mqlite.engine.pubadmin import PubAdmin
 from mqlite.engine.pubcluster import ClusterTopics
 from mqlite.engine.pubhier import Hierarchy
 from mqlite.engine.pubsub import PubSub
-from mqlite.engine.put import PutMixin
+from mqlite.engine.plainput import PlainPutMixin
 from mqlite.engine.queue import DEFAULT_BUFFERS, QueueState
 from mqlite.engine.report import Reports
 from mqlite.engine.resolve import Resolved
@@ -57,7 +57,7 @@ from mqlite.security.state import SecurityState
 __all__ = ["QueueManager"]
 
 
-class QueueManager(DefinitionsMixin, OpenMixin, PutMixin, GetMixin):
+class QueueManager(DefinitionsMixin, OpenMixin, PlainPutMixin, GetMixin):
     """One queue manager's state and MQI behaviour."""
 
     def __init__(self, name: str, store: Journal, clock: Clock | None = None, pager: Pager | None = None,

@@ -1,0 +1,134 @@
+"""MQPUT as a client's request carries it, the MQMD and MQPMO packed: a plain put is made on the
+packed descriptor, with no MQMD or MQPMO object made for it; any other goes through ``put``.
+Part of the engine's QueueManager (mqlite.engine.qmgr), as the other mixins."""
+from __future__ import annotations
+
+import struct
+
+from mqlite.cmq.errors import MQIError
+from mqlite.cmq.structs import MD, PMO, pad
+from mqlite.engine.core import BLANK32, BLANK48, C, Conn, Handle, put_date_time
+from mqlite.engine.message import Message
+from mqlite.engine.put import PutMixin
+from mqlite.engine.resolve import LOCAL
+from mqlite.props.rfh2 import RFH2_FORMAT
+
+
+class PlainPutMixin(PutMixin):
+    def put_request(self, conn: Conn, hobj: int, md: bytes, pmo: bytes, body: bytes) -> tuple[int, bytes]:
+        """MQPUT as a client's request carries it, the MQMD and MQPMO packed: the warning reason,
+        and the MQMD and MQPMO to answer with, packed. A plain put (``_plain_put``: a local queue,
+        default context, no options or descriptor fields that ask for more) is made on the packed
+        descriptor, with no MQMD or MQPMO object made; any other goes through ``put``."""
+        h = self.handle(conn, hobj)
+        res, qs = h.res, h.qstate
+        if (h.topic is None and h.stats is None and h.put_group is None and h.options & C.MQOO_OUTPUT
+                and res is not None and res.kind == LOCAL and qs is not None and not qs.shared
+                and (plain := _plain(md, pmo)) is not None):
+            try:
+                out = self._plain_put(conn, h, md, pmo, body, plain)
+            except MQIError as e:
+                self._put_failed(conn, h, e.reason)
+                raise
+            self._put_watch(h)
+            return C.MQRC_NONE, out
+        md_, pmo_ = MD.from_bytes(md), PMO.from_bytes(pmo)
+        warning = self.put(conn, hobj, md_, pmo_, body)
+        return warning, md_.pack() + pmo_.pack()
+
+    def _plain_put(self, conn: Conn, h: Handle, md: bytes, pmo: bytes, body: bytes,
+                   plain: tuple[int, int, int, int, bytes, bytes]) -> bytes:
+        """``_put``'s rules for a plain put (``_plain``) to a local queue, on the packed MQMD: the
+        stored descriptor is the request's with the queue manager's fields written in place, the
+        answer's is the request's with the output fields (MsgId, the context, ReplyToQMgr)."""
+        opts, expiry, priority, persistence, msg_id, fmt = plain
+        if self.quiescing and opts & C.MQPMO_FAIL_IF_QUIESCING:
+            raise MQIError(C.MQRC_Q_MGR_QUIESCING)
+        res, qs = h.res, h.qstate
+        assert res is not None and qs is not None
+        opened = self._first_definition(h, res)
+        syncpoint = bool(opts & C.MQPMO_SYNCPOINT)
+        target = self._check_put(conn, res, qs, len(body), 0, syncpoint)
+        if persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
+            persistence = opened["DEFPSIST"]
+        if priority == C.MQPRI_PRIORITY_AS_Q_DEF:
+            priority = opened["DEFPRTY"]
+        if persistence and target["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC:
+            raise MQIError(C.MQRC_PERSISTENT_NOT_ALLOWED)
+        if persistence:
+            self._need_room(len(body))
+        now = self.clock.now()
+        answer = bytearray(md)
+        if opts & C.MQPMO_NEW_MSG_ID or not msg_id.strip(b"\0"):
+            _MSG_ID.pack_into(answer, _MSG_ID_AT, self.ids.next())
+        date, time_ = put_date_time(now)
+        _CONTEXT.pack_into(answer, _CONTEXT_AT, self.name48, conn.user12, b"", BLANK32, conn.appl_type,
+                           conn.appl28, date, time_, b"    ")
+        stored = bytearray(answer)
+        _VERSION.pack_into(stored, _VERSION_AT, C.MQMD_VERSION_2)
+        _STORED.pack_into(stored, _STORED_AT, fmt, priority, persistence)
+        _BACKOUT_REPLY_TO.pack_into(stored, _BACKOUT_AT, 0, BLANK48)
+        self._seq += 1
+        self._enqueue(conn, qs, Message.packed(self._seq, bytes(stored), body,
+                                               None if expiry == C.MQEI_UNLIMITED else now + expiry / 10.0,
+                                               bool(persistence), qs.lane_for(priority)), syncpoint, now)
+        answer_pmo = bytearray(pmo)
+        _RESOLVED.pack_into(answer_pmo, _RESOLVED_AT, pad(res.resolved_q, 48), pad(res.resolved_qm, 48))
+        answer += answer_pmo
+        return bytes(answer)
+
+
+def _fields(cls: type[MD] | type[PMO], *names: str, write: bool = False) -> tuple[int, struct.Struct]:
+    """Where fields ``names`` (in layout order) lie in ``cls``'s packed form: the first one's
+    offset, and a struct that reads them there with the gaps between them skipped, or with
+    ``write`` writes them (adjacent fields only: ``pack_into`` would write zeros over a gap)."""
+    codes = {n: c for n, _d, c in cls._fields}
+    fmt, at, end = "=", -1, -1
+    for n in names:
+        where = cls.field_slice(n)
+        if at < 0:
+            at = end = where.start
+        if where.start > end and write:
+            raise ValueError(f"{n} does not follow the field before it")
+        fmt += f"{where.start - end}x{codes[n]}" if where.start > end else codes[n]
+        end = where.stop
+    return at, struct.Struct(fmt)
+
+
+# A plain put (``_plain``, ``PlainPutMixin._plain_put``): the fields it reads and writes in place.
+_PMO_OPTIONS_AT, _PMO_OPTIONS = _fields(PMO, "Options")
+_RESOLVED_AT, _RESOLVED = _fields(PMO, "ResolvedQName", "ResolvedQMgrName", write=True)
+_PLAIN_AT, _PLAIN = _fields(MD, "Report", "MsgType", "Expiry", "Format", "Priority", "Persistence", "MsgId",
+                            "ReplyToQ", "ReplyToQMgr", "Offset", "MsgFlags")
+_MSG_ID_AT, _MSG_ID = _fields(MD, "MsgId", write=True)
+_CONTEXT_AT, _CONTEXT = _fields(MD, "ReplyToQMgr", "UserIdentifier", "AccountingToken", "ApplIdentityData",
+                                "PutApplType", "PutApplName", "PutDate", "PutTime", "ApplOriginData", write=True)
+_VERSION_AT, _VERSION = _fields(MD, "Version", write=True)
+_STORED_AT, _STORED = _fields(MD, "Format", "Priority", "Persistence", write=True)
+_BACKOUT_AT, _BACKOUT_REPLY_TO = _fields(MD, "BackoutCount", "ReplyToQ", write=True)
+_PLAIN_PMO = (C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT | C.MQPMO_NEW_MSG_ID | C.MQPMO_FAIL_IF_QUIESCING
+              | C.MQPMO_DEFAULT_CONTEXT | C.MQPMO_SYNC_RESPONSE)
+_BOTH_SYNC = C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT
+
+
+def _plain(md: bytes, pmo: bytes) -> tuple[int, int, int, int, bytes, bytes] | None:
+    """A put that asks for nothing but what every put does, from its packed MQMD and MQPMO: no
+    put options but syncpoint, a new MsgId, fail-if-quiescing and default context; no report, no
+    reply-to names (so none to resolve) and no request; a datagram's or reply's fields all valid
+    (a field MQPUT refuses or warns about takes the full path, which answers it); no segment or
+    group; no MQRFH2 to check. Its options, Expiry, Priority, Persistence, MsgId and Format (a
+    NUL ends it, blanks fill it, as ``_blank_pad``), or None."""
+    (opts,) = _PMO_OPTIONS.unpack_from(pmo, _PMO_OPTIONS_AT)
+    if opts & ~_PLAIN_PMO or opts & _BOTH_SYNC == _BOTH_SYNC:
+        return None
+    (report, msg_type, expiry, fmt, priority, persistence, msg_id, reply_q, reply_qm, offset,
+     flags) = _PLAIN.unpack_from(md, _PLAIN_AT)
+    if (report or offset or flags or msg_type == C.MQMT_REQUEST or not -1 <= priority <= 9
+            or not 0 <= persistence <= 2 or (expiry <= 0 and expiry != C.MQEI_UNLIMITED)
+            or reply_q.strip(b" \0") or reply_qm.strip(b" \0")):
+        return None
+    if b"\0" in fmt:
+        fmt = fmt.split(b"\0", 1)[0].ljust(8, b" ")
+    if fmt == RFH2_FORMAT:
+        return None
+    return opts, expiry, priority, persistence, msg_id, fmt
