@@ -25,13 +25,7 @@ class PlainPutMixin(PutMixin):
         if (h.topic is None and h.stats is None and h.put_group is None and h.options & C.MQOO_OUTPUT
                 and res is not None and res.kind == LOCAL and qs is not None and not qs.shared
                 and (plain := _plain(md, pmo)) is not None):
-            try:
-                out = self._plain_put(conn, h, md, pmo, body, plain)
-            except MQIError as e:
-                self._put_failed(conn, h, e.reason)
-                raise
-            self._put_watch(h)
-            return C.MQRC_NONE, out
+            return C.MQRC_NONE, self._watching(conn, h, self._plain_put, conn, h, md, pmo, body, plain)
         md_, pmo_ = MD.from_bytes(md), PMO.from_bytes(pmo)
         warning = self.put(conn, hobj, md_, pmo_, body)
         return warning, md_.pack() + pmo_.pack()

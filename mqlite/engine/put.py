@@ -3,7 +3,7 @@ engine's QueueManager (mqlite.engine.qmgr), which combines these classes: their 
 each other and the shared state through ``self``."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from mqlite.cluster.state import correl_of
 from mqlite.cmq.errors import MQIError
@@ -25,6 +25,8 @@ from mqlite.objects.model import QUEUE, MQObject
 from mqlite.props.rfh2 import RFH2_FORMAT, RFHError
 from mqlite.props.rfh2 import check as rfh2_check
 
+_T = TypeVar("_T")
+
 
 class PutMixin(CoreState):
     # --- MQPUT ------------------------------------------------------------------------------------
@@ -42,23 +44,23 @@ class PutMixin(CoreState):
         return self._put_watched(conn, h, md, pmo, body, owned, False)
 
     def _put_watched(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool, put1: bool) -> int:
-        """MQPUT or MQPUT1 to a queue, with what watches it: its statistics, the events a refusal
-        raises, the queue depth events (engine/statistics.py, engine/events.py)."""
+        """MQPUT or MQPUT1 to a queue, with what watches it: its statistics (engine/statistics.py)
+        and ``_watching``'s events."""
+        if h.stats is not None:
+            return self._watching(conn, h, self._put_counted, conn, h, md, pmo, body, owned, put1)
+        return self._watching(conn, h, self._put, conn, h, md, pmo, body, owned)
+
+    def _watching(self, conn: Conn, h: Handle, put: Callable[..., _T], *args: Any) -> _T:
+        """``put(*args)``, a put through ``h``, with the events it raises (engine/events.py): a
+        refusal's, and the queue depth events after it."""
         try:
-            if h.stats is not None:
-                warning = self._put_counted(conn, h, md, pmo, body, owned, put1)
-            else:
-                warning = self._put(conn, h, md, pmo, body, owned)
+            result = put(*args)
         except MQIError as e:
             self._put_failed(conn, h, e.reason)
             raise
-        self._put_watch(h)
-        return warning
-
-    def _put_watch(self, h: Handle) -> None:
-        """After a put: the queue depth events (engine/events.py)."""
         if self.qmgr.attrs.get("PERFMEV") == MQEVR_ENABLED and h.qstate is not None:
             self.events.depth(h.qstate, True)
+        return result
 
     def _put_failed(self, conn: Conn, h: Handle, reason: int) -> None:
         """A put refused: the queue manager event or Queue Full event it raises (engine/events.py)."""
