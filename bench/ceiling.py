@@ -261,7 +261,7 @@ BATCH = 8          # puts per journal write in the measurement (as the group com
 
 def measure_mqlite_work(n: int, out: Any) -> None:
     """mqlite's CPU per persistent 1 KiB put outside syncpoint, in one process (run in a fresh one):
-    a store and an engine in a temporary directory, the client's PUT request parsed, put and
+    a store and an engine in a temporary directory, the client's PUT request split, put and
     answered as a session does (thread CPU), every BATCH puts made durable (the journal's CPU, less
     what a bare write and fdatasync of the batch costs, which the model does itself), and the
     applier's CPU writing the rows (the process's CPU beside this thread's, up to ``settle``).

@@ -73,6 +73,23 @@ class MQStruct:
         raise KeyError(name)
 
     @classmethod
+    def field_struct(cls, *names: str, write: bool = False) -> tuple[int, struct.Struct]:
+        """Where fields ``names`` (in layout order) lie in the packed layout: the first one's offset,
+        and a struct that reads them there with the gaps between them skipped, or with ``write``
+        writes them (adjacent fields only: ``pack_into`` would write zeros over a gap)."""
+        codes = {n: c for n, _d, c in cls._fields}
+        fmt, at, end = "=", -1, -1
+        for n in names:
+            where = cls.field_slice(n)
+            if at < 0:
+                at = end = where.start
+            if where.start > end and write:
+                raise ValueError(f"{n} does not follow the field before it")
+            fmt += f"{where.start - end}x{codes[n]}" if where.start > end else codes[n]
+            end = where.stop
+        return at, struct.Struct(fmt)
+
+    @classmethod
     def _tail_pad(cls) -> str:
         # C structures are padded to their widest member; struct adds no trailing padding itself.
         size = struct.calcsize("@" + "".join(c for _, _, c in cls._fields))

@@ -3,8 +3,6 @@ packed descriptor, with no MQMD or MQPMO object made for it; any other goes thro
 Part of the engine's QueueManager (mqlite.engine.qmgr), as the other mixins."""
 from __future__ import annotations
 
-import struct
-
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import MD, PMO, pad
 from mqlite.engine.core import BLANK32, BLANK48, C, Conn, Handle, put_date_time
@@ -43,14 +41,7 @@ class PlainPutMixin(PutMixin):
         opened = self._first_definition(h, res)
         syncpoint = bool(opts & C.MQPMO_SYNCPOINT)
         target = self._check_put(conn, res, qs, len(body), 0, syncpoint)
-        if persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
-            persistence = opened["DEFPSIST"]
-        if priority == C.MQPRI_PRIORITY_AS_Q_DEF:
-            priority = opened["DEFPRTY"]
-        if persistence and target["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC:
-            raise MQIError(C.MQRC_PERSISTENT_NOT_ALLOWED)
-        if persistence:
-            self._need_room(len(body))
+        persistence, priority, _ = self._stored_qos(opened, target, persistence, priority, len(body), False)
         now = self.clock.now()
         answer = bytearray(md)
         if opts & C.MQPMO_NEW_MSG_ID or not msg_id.strip(b"\0"):
@@ -72,34 +63,17 @@ class PlainPutMixin(PutMixin):
         return bytes(answer)
 
 
-def _fields(cls: type[MD] | type[PMO], *names: str, write: bool = False) -> tuple[int, struct.Struct]:
-    """Where fields ``names`` (in layout order) lie in ``cls``'s packed form: the first one's
-    offset, and a struct that reads them there with the gaps between them skipped, or with
-    ``write`` writes them (adjacent fields only: ``pack_into`` would write zeros over a gap)."""
-    codes = {n: c for n, _d, c in cls._fields}
-    fmt, at, end = "=", -1, -1
-    for n in names:
-        where = cls.field_slice(n)
-        if at < 0:
-            at = end = where.start
-        if where.start > end and write:
-            raise ValueError(f"{n} does not follow the field before it")
-        fmt += f"{where.start - end}x{codes[n]}" if where.start > end else codes[n]
-        end = where.stop
-    return at, struct.Struct(fmt)
-
-
 # A plain put (``_plain``, ``PlainPutMixin._plain_put``): the fields it reads and writes in place.
-_PMO_OPTIONS_AT, _PMO_OPTIONS = _fields(PMO, "Options")
-_RESOLVED_AT, _RESOLVED = _fields(PMO, "ResolvedQName", "ResolvedQMgrName", write=True)
-_PLAIN_AT, _PLAIN = _fields(MD, "Report", "MsgType", "Expiry", "Format", "Priority", "Persistence", "MsgId",
+_PMO_OPTIONS_AT, _PMO_OPTIONS = PMO.field_struct("Options")
+_RESOLVED_AT, _RESOLVED = PMO.field_struct("ResolvedQName", "ResolvedQMgrName", write=True)
+_PLAIN_AT, _PLAIN = MD.field_struct("Report", "MsgType", "Expiry", "Format", "Priority", "Persistence", "MsgId",
                             "ReplyToQ", "ReplyToQMgr", "Offset", "MsgFlags")
-_MSG_ID_AT, _MSG_ID = _fields(MD, "MsgId", write=True)
-_CONTEXT_AT, _CONTEXT = _fields(MD, "ReplyToQMgr", "UserIdentifier", "AccountingToken", "ApplIdentityData",
+_MSG_ID_AT, _MSG_ID = MD.field_struct("MsgId", write=True)
+_CONTEXT_AT, _CONTEXT = MD.field_struct("ReplyToQMgr", "UserIdentifier", "AccountingToken", "ApplIdentityData",
                                 "PutApplType", "PutApplName", "PutDate", "PutTime", "ApplOriginData", write=True)
-_VERSION_AT, _VERSION = _fields(MD, "Version", write=True)
-_STORED_AT, _STORED = _fields(MD, "Format", "Priority", "Persistence", write=True)
-_BACKOUT_AT, _BACKOUT_REPLY_TO = _fields(MD, "BackoutCount", "ReplyToQ", write=True)
+_VERSION_AT, _VERSION = MD.field_struct("Version", write=True)
+_STORED_AT, _STORED = MD.field_struct("Format", "Priority", "Persistence", write=True)
+_BACKOUT_AT, _BACKOUT_REPLY_TO = MD.field_struct("BackoutCount", "ReplyToQ", write=True)
 _PLAIN_PMO = (C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT | C.MQPMO_NEW_MSG_ID | C.MQPMO_FAIL_IF_QUIESCING
               | C.MQPMO_DEFAULT_CONTEXT | C.MQPMO_SYNC_RESPONSE)
 _BOTH_SYNC = C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT

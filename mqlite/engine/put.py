@@ -118,7 +118,6 @@ class PutMixin(CoreState):
             raise MQIError(C.MQRC_NOT_OPEN_FOR_SET_IDENT)
         if self.quiescing and opts & C.MQPMO_FAIL_IF_QUIESCING:
             raise MQIError(C.MQRC_Q_MGR_QUIESCING)
-        warning = C.MQRC_NONE
         if md.Persistence not in (0, 1, 2):
             raise MQIError(C.MQRC_PERSISTENCE_ERROR)
         if md.Priority < -1:
@@ -140,19 +139,8 @@ class PutMixin(CoreState):
         header_len = XQH_LEN if res.kind == REMOTE else 0
         segmentable = md.MsgFlags & C.MQMF_SEGMENTATION_ALLOWED and not qs.shared
         target = self._check_put(conn, res, qs, len(body), header_len, syncpoint, segmentable)
-        persistence = md.Persistence
-        if persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
-            persistence = opened["DEFPSIST"]
-        priority = md.Priority
-        if priority == C.MQPRI_PRIORITY_AS_Q_DEF:
-            priority = opened["DEFPRTY"]
-        elif priority > 9:
-            priority = 9
-            warning = C.MQRC_PRIORITY_EXCEEDS_MAXIMUM
-        if persistence and target["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC:
-            raise MQIError(C.MQRC_PERSISTENT_NOT_ALLOWED)
-        if persistence and not qs.shared:
-            self._need_room(len(body))
+        persistence, priority, warning = self._stored_qos(opened, target, md.Persistence, md.Priority, len(body),
+                                                          qs.shared)
         now = self.clock.now()
         # Message descriptor as stored.
         msg_md = md if owned else md.copy()
@@ -275,6 +263,26 @@ class PutMixin(CoreState):
         elif qs.depth >= attrs["MAXDEPTH"]:
             raise MQIError(C.MQRC_Q_FULL)
         return target
+
+    def _stored_qos(self, opened: MQObject, target: MQObject, persistence: int, priority: int, body_len: int,
+                    shared: bool) -> tuple[int, int, int]:
+        """A put's Persistence and Priority as stored, and the warning reason: AS_Q_DEF takes the
+        opened definition's DEFPSIST and DEFPRTY; a priority above 9 is stored as 9 with
+        MQRC_PRIORITY_EXCEEDS_MAXIMUM. A persistent message is refused on a temporary dynamic queue,
+        and when the store has no room for it (a shared queue's store checks its own)."""
+        warning = C.MQRC_NONE
+        if persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
+            persistence = opened["DEFPSIST"]
+        if priority == C.MQPRI_PRIORITY_AS_Q_DEF:
+            priority = opened["DEFPRTY"]
+        elif priority > 9:
+            priority = 9
+            warning = C.MQRC_PRIORITY_EXCEEDS_MAXIMUM
+        if persistence and target["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC:
+            raise MQIError(C.MQRC_PERSISTENT_NOT_ALLOWED)
+        if persistence and not shared:
+            self._need_room(body_len)
+        return persistence, priority, warning
 
     def _need_room(self, body_len: int) -> None:
         """A persistent message is accepted only if the store has room to write it: else MQ's

@@ -208,11 +208,6 @@ class Put:
         return b"".join((I1.pack(hobj), pmo if isinstance(pmo, bytes) else pmo.pack(), md.pack(), body))
 
     @staticmethod
-    def parse_request(p: bytes) -> tuple[int, PMO, MD, bytes]:
-        hobj, pmo, md, body = Put.split_request(p)
-        return hobj, PMO.from_bytes(pmo), MD.from_bytes(md), body
-
-    @staticmethod
     def split_request(p: bytes) -> tuple[int, bytes, bytes, bytes]:
         """The request's handle, its MQPMO and MQMD still packed, and its data."""
         if len(p) < 4 + PMO_LEN + MD_LEN:
@@ -227,10 +222,6 @@ class Put:
         pmo = PMO.__new__(PMO)
         pmo.__dict__.update(Options=I1.unpack_from(p, 12)[0], ResolvedQName=b"", ResolvedQMgrName=b"")
         return I1.unpack_from(p)[0], pmo, MD.from_bytes(p[4 + PMO_LEN:4 + PMO_LEN + MD_LEN]), p[4 + PMO_LEN + MD_LEN:]
-
-    @staticmethod
-    def reply(comp: int, reason: int, md: MD, pmo: PMO) -> bytes:
-        return II.pack(comp, reason) + md.pack() + pmo.pack()
 
     @staticmethod
     def reply_packed(comp: int, reason: int, md_pmo: bytes) -> bytes:
