@@ -9,7 +9,9 @@ from mqlite.cmq.structs import MD
 
 
 class PackedMD(MD):
-    """An MQMD that keeps its packed bytes and decodes them only when a field is first used.
+    """An MQMD that keeps its packed bytes and decodes them only when a field is first used
+    (``MD.held``), and decodes them before any field is set: while a PackedMD holds its bytes they
+    are the whole descriptor, so the server may store or send them on as they are.
 
     A message that crosses a channel is stored and sent on with its descriptor as it came; most are
     never looked into, so most never pay for decoding.
@@ -17,43 +19,13 @@ class PackedMD(MD):
 
     @classmethod
     def of(cls, raw: bytes) -> "PackedMD":
-        obj = cls.__new__(cls)
-        obj.__dict__["_raw"] = raw
-        return obj
-
-    def _decode(self) -> dict[str, Any]:
-        d = self.__dict__
-        raw = d.pop("_raw", None)
-        if raw is not None:
-            d.update(zip(self._names, self._struct.unpack(raw), strict=False))
-        return d
-
-    def peek(self, name: str) -> Any:
-        raw = self.__dict__.get("_raw")
-        if raw is None:
-            return self.__dict__[name]
-        code, at = _MD_AT[name]
-        return code.unpack_from(raw, at)[0]
-
-    def __getattr__(self, name: str) -> Any:          # only for names not in __dict__ yet
-        if name.startswith("__") or "_raw" not in self.__dict__:
-            raise AttributeError(name)
-        return self._decode()[name]
+        return cls.held(raw)
 
     def __setattr__(self, name: str, value: Any) -> None:
         self._decode()
         super().__setattr__(name, value)
 
-    def pack(self) -> bytes:
-        raw = self.__dict__.get("_raw")
-        return raw if raw is not None else super().pack()
 
-    def get(self) -> dict[str, Any]:
-        self._decode()
-        return super().get()
-
-
-_MD_AT = {n: (struct.Struct("@" + c), MD.field_slice(n).start) for n, _d, c in MD._fields}
 _ENC_AT, _FMT_AT = MD.field_slice("Encoding").start, MD.field_slice("Format")
 _ENC_CCSID = struct.Struct("@ii")
 assert MD.field_slice("CodedCharSetId").start == _ENC_AT + 4 == _FMT_AT.start - 4

@@ -69,7 +69,7 @@ def _with_properties(how: str, out_md: MD, body: bytes,
     ``shared``: what a publication's copies share (Message.shared)."""
     if how == RFH2 or (how != HANDLE and out_md.peek("Format") != RFH2_FORMAT):
         return body, None, C.MQCC_OK, C.MQRC_NONE
-    d = out_md._decode() if isinstance(out_md, PackedMD) else out_md.__dict__
+    d = out_md._decode()
     got = deliver(how, d["Format"], d["Encoding"], d["CodedCharSetId"], body, shared)
     d["Format"], d["Encoding"], d["CodedCharSetId"] = got.format, got.encoding, got.ccsid
     if got.reason:

@@ -42,7 +42,7 @@ PutState = tuple[bytes, int, "int | None", int]
 
 def _after_chain(md: MD, body: bytes) -> tuple[int, bytes, int, int]:
     """(length of the MQRFH2 chain in front, and the Format, Encoding, CCSID of what follows it)."""
-    d = md._decode() if isinstance(md, PackedMD) else md.__dict__
+    d = md._decode()
     if d["Format"] != RFH2_FORMAT:
         return 0, d["Format"], d["Encoding"], d["CodedCharSetId"]
     try:

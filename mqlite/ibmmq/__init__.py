@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import Any
+from typing import Any, Callable
 from xml.etree import ElementTree
 
 from mqlite.cmq import CMQC, CMQCFC, CMQSTRC, CMQXC, CMQZC, headers, structs, subs
@@ -83,14 +83,16 @@ def get_versions() -> dict[str, Any]:
 class _Strings:
     _names: tuple[str, ...]             # the MQ structure's (MQStruct's) fields, in order
     _bytes_fields: frozenset[str]
+    _decode: Callable[[], dict[str, Any]]
 
     def to_string(self, encoding: str = "utf-8") -> "_Strings":
         """The structure's text fields as str, in place (binary ones such as MsgId stay bytes)."""
+        d = self._decode()
         for name in self._names:
             if name in self._bytes_fields and name not in _BINARY:
-                value = to_string(self.__dict__[name], encoding)
+                value = to_string(d[name], encoding)
                 if isinstance(value, str):
-                    self.__dict__[name] = value
+                    d[name] = value
         return self
 
 
@@ -103,9 +105,13 @@ class _IbmNames:
     shared code checks it by that name)."""
 
     def __getattr__(self, name: str) -> Any:
-        if name == "StrucId" and "_StrucId" in self.__dict__:
-            return self.__dict__["_StrucId"]
-        raise AttributeError(name)
+        field = "_StrucId" if name == "StrucId" else name
+        if field in self.__dict__:
+            return self.__dict__[field]
+        held = getattr(super(), "__getattr__", None)      # an MQMD's fields held packed (MD.hold)
+        if held is None:
+            raise AttributeError(name)
+        return held(field)
 
 
 def _ibm_fields(fields: list[Any], version: int | None = None) -> list[Any]:

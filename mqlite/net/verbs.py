@@ -230,8 +230,9 @@ class Put:
 
     @staticmethod
     def parse_reply(reply: bytes, md: MD, pmo: PMO | None) -> tuple[int, int]:
-        """The MQMD's output fields into ``md``, the MQPMO's into ``pmo`` (None: nobody will read them)."""
-        md.unpack(reply, 8)
+        """The MQMD's output fields into ``md`` (held packed: ``MD.hold``), the MQPMO's into ``pmo``
+        (None: nobody will read them)."""
+        md.hold(reply[8:8 + MD_LEN])
         if pmo is not None:
             pmo.unpack(reply, 8 + MD_LEN)
         return II.unpack_from(reply)      # type: ignore[return-value]

@@ -34,6 +34,7 @@ _NOT_READ_AHEAD = (CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT | CMQC.MQGMO
                    | CMQC.MQGMO_PROPERTIES_COMPATIBILITY)
 _MD_NAMES, _MD_STRUCT = MD._names, MD._struct
 _DEFAULT_PMO = PMO().pack()          # the MQPMO a put given none sends (Queue.put)
+_DEFAULT_MD = MD().pack()            # and the MQMD, held packed (MD.held): nobody reads its answer
 _NO_ID = MD().MsgId                  # MQMI_NONE as a new MD holds it (one object: compared by identity first)
 _SYNCPOINT, _ACCEPT_TRUNCATED, _GMO_V2 = CMQC.MQGMO_SYNCPOINT, CMQC.MQGMO_ACCEPT_TRUNCATED_MSG, CMQC.MQGMO_VERSION_2
 
@@ -140,7 +141,7 @@ class Queue:
 
     def put(self, msg: Any, mDesc: MD | None = None, putOpts: PMO | None = None) -> None:
         hobj = self.__ensure_open(CMQC.MQOO_OUTPUT)
-        md_ = mDesc if mDesc is not None else MD()
+        md_ = mDesc if mDesc is not None else MD.held(_DEFAULT_MD)
         # No put options given, on a queue that answers puts: None stands for the default MQPMO,
         # sent packed once (_DEFAULT_PMO) and not read back (the application has no MQPMO to see).
         pmo_ = putOpts if putOpts is not None else (PMO() if self.__async_put else None)
@@ -172,6 +173,8 @@ class Queue:
             g = gmo_.__dict__
             opts = g["Options"]
             d = md_.__dict__
+            if "_raw" in d:                 # the MQMD of an MQPUT before, its answer not read yet
+                d = md_._decode()
             if (not opts & _NOT_READ_AHEAD and not g["MsgHandle"] and bool(opts & _SYNCPOINT) == ra.under_sync
                     and ((mid := d["MsgId"]) is _NO_ID or not mid.strip(b"\0"))
                     and ((cid := d["CorrelId"]) is _NO_ID or not cid.strip(b"\0"))

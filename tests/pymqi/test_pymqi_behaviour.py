@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from mqlite import pymqi
+from mqlite import ibmmq, pymqi
 from mqlite.cmq import pcf
 from mqlite.pymqi import CMQC, CMQCFC
 from tests.conftest import RunningQM
@@ -219,3 +219,42 @@ def test_pcfexecute_arguments_filters_and_disconnect(running_qm: RunningQM):
     assert own.MQCMD_PING_Q_MGR() == []
     own.disconnect()
     qm.disconnect()
+
+
+@pytest.mark.parametrize("face", ["pymqi", "ibmmq"])
+def test_the_mqmd_after_mqput_holds_its_answer(running_qm: RunningQM, face: str):
+    """After MQPUT the MQMD holds the fields the queue manager set (kept packed until one is read:
+    MD.hold); reused, it puts again what it holds with what was set since, and matches a get."""
+    mod = ibmmq if face == "ibmmq" else pymqi
+    qm = mod.connect(running_qm.name, "TEST.SVRCONN", f"127.0.0.1({running_qm.port})")
+    q = mod.Queue(qm, "TEST.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    try:
+        for persistence in (CMQC.MQPER_NOT_PERSISTENT, CMQC.MQPER_PERSISTENT):
+            for sync in (CMQC.MQPMO_NO_SYNCPOINT, CMQC.MQPMO_SYNCPOINT):
+                md = mod.MD(Persistence=persistence)
+                md.ReportOptions = "no field"           # an attribute that is no field stays
+                q.put(b"first", md, mod.PMO(Options=sync))
+                first = md.MsgId
+                assert len(first) == 24 and first != CMQC.MQMI_NONE and md.Persistence == persistence
+                assert md.PutDate.isdigit() and len(md.PutTime) == 8 and md.ReportOptions == "no field"
+                q.put(b"same id", md, mod.PMO(Options=sync))      # the MsgId it holds goes again
+                assert md.MsgId == first
+                md.MsgId = CMQC.MQMI_NONE
+                q.put("second", md, mod.PMO(Options=sync))        # a str: MQSTR over what it holds
+                second = md.MsgId
+                assert second not in (first, CMQC.MQMI_NONE) and md.Format == CMQC.MQFMT_STRING
+                qm.commit()
+                got = mod.MD()
+                got.MsgId = second
+                assert q.get(None, got, mod.GMO(MatchOptions=CMQC.MQMO_MATCH_MSG_ID)) == b"second"
+                q.put(b"read back", md)                           # the same MQMD, then got with it
+                assert q.get(None, md, mod.GMO(MatchOptions=CMQC.MQMO_MATCH_MSG_ID)) == b"read back"
+                assert md.Persistence == persistence
+                md = mod.MD()
+                for body in (b"first", b"same id"):
+                    assert q.get(None, md) == body
+                    md = mod.MD()
+                assert md.Persistence == CMQC.MQPER_PERSISTENCE_AS_Q_DEF
+    finally:
+        q.close()
+        qm.disconnect()
