@@ -202,8 +202,9 @@ class Queue:
         """Hand over the first held message; a persistent one outside syncpoint is acknowledged
         now (its removal journalled), in the same turn of the event loop as it is handed over."""
         md_bytes, body, ahead = self.buffer[0]
-        md.unpack(md_bytes)
-        if ahead and not self.under_sync and (md.Persistence == CMQC.MQPER_PERSISTENT or md.Report & CMQC.MQRO_COD):
+        md.hold(md_bytes)
+        if ahead and not self.under_sync and (md.peek("Persistence") == CMQC.MQPER_PERSISTENT
+                                              or md.peek("Report") & CMQC.MQRO_COD):
             wire = self.conn._live()
             if wire.lock.locked():
                 await wire.lock.acquire()           # cancelled here: the message stays first in the buffer

@@ -118,8 +118,11 @@ class MD(MQStruct):
     def pack(self) -> bytes:
         d = self.__dict__
         raw = d.get("_raw")
-        if raw is None:
-            return super().pack()
+        if raw is None:                      # MQStruct.pack, written out: every put and get packs one
+            try:
+                return self._struct.pack(*self._getter(d))
+            except struct.error as exc:
+                raise TypeError(f"{type(self).__name__}: cannot pack: {exc}") from None
         if len(d) == 1:
             return raw
         buf = bytearray(raw)
@@ -134,8 +137,13 @@ class MD(MQStruct):
         return bytes(buf)
 
     def unpack(self, buf: bytes, offset: int = 0) -> Self:
-        self.__dict__.pop("_raw", None)
-        return super().unpack(buf, offset)
+        if len(buf) - offset < self._struct.size:
+            raise ValueError(f"{type(self).__name__}: buffer of {len(buf) - offset} bytes, need {self._struct.size}")
+        d = self.__dict__
+        if "_raw" in d:
+            del d["_raw"]
+        d.update(zip(self._names, self._struct.unpack_from(buf, offset), strict=False))
+        return self
 
 
 MD._at = MD._offsets()

@@ -306,7 +306,7 @@ class Get:
         comp, reason, data_length = III.unpack_from(reply)
         gmo.unpack(reply, 12)
         off = 12 + GMO_LEN + MD_LEN
-        md.unpack(reply, 12 + GMO_LEN)
+        md.hold(reply[12 + GMO_LEN:off])
         (n,) = I1.unpack_from(reply, off)
         if n < 0:
             return comp, reason, data_length, reply[off + 4:], None

@@ -32,7 +32,7 @@ _NOT_READ_AHEAD = (CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT | CMQC.MQGMO
                    | CMQC.MQGMO_LOCK | CMQC.MQGMO_UNLOCK | CMQC.MQGMO_MARK_SKIP_BACKOUT
                    | CMQC.MQGMO_PROPERTIES_FORCE_MQRFH2 | CMQC.MQGMO_NO_PROPERTIES | CMQC.MQGMO_PROPERTIES_IN_HANDLE
                    | CMQC.MQGMO_PROPERTIES_COMPATIBILITY)
-_MD_NAMES, _MD_STRUCT = MD._names, MD._struct
+_MSG_FLAGS, _MSG_FLAGS_AT = MD._at["MsgFlags"]
 _DEFAULT_PMO = PMO().pack()          # the MQPMO a put given none sends (Queue.put)
 _DEFAULT_MD = MD().pack()            # and the MQMD, held packed (MD.held): nobody reads its answer
 _NO_ID = MD().MsgId                  # MQMI_NONE as a new MD holds it (one object: compared by identity first)
@@ -182,8 +182,8 @@ class Queue:
                 md_bytes, body, ahead = buf[0]
                 if (len(body) <= maxLength) if maxLength is not None else (
                         len(body) <= MQ_MAX_MSG and not opts & _ACCEPT_TRUNCATED):
-                    d.update(zip(_MD_NAMES, _MD_STRUCT.unpack(md_bytes), strict=False))
-                    flags = d["MsgFlags"]
+                    md_.hold(md_bytes)
+                    flags = _MSG_FLAGS.unpack_from(md_bytes, _MSG_FLAGS_AT)[0]
                     g["ResolvedQName"] = self.__resolved
                     g["GroupStatus"], g["SegmentStatus"], g["Segmentation"] = statuses(flags) if flags else PLAIN
                     g["ReturnedLength"] = len(body)

@@ -74,9 +74,9 @@ class ReadAhead:
             self.drained = False
         md_bytes, body, ahead = buf[0]
         d = gmo_.__dict__
-        md_.unpack(md_bytes)
+        md_.hold(md_bytes)
         d["ResolvedQName"] = resolved
-        flags = md_.MsgFlags
+        flags = md_.peek("MsgFlags")
         d["GroupStatus"], d["SegmentStatus"], d["Segmentation"] = statuses(flags) if flags else PLAIN
         if len(body) > length:
             d["ReturnedLength"] = length
