@@ -43,6 +43,7 @@ class Kind:
     type_attr: str | None = None            # the attribute type_parm sets (AUTHINFO's AUTHTYPE)
     names_types: int | None = None          # Inquire Names' list of types beside the names
     type_required: bool = True              # Create needs type_parm (when the kind has one)
+    shown: dict[str, int] = field(default_factory=dict)   # kinds an inquiry reports that no PCF verb takes
 
     def kind_of(self, value: int) -> str:
         """The kind ``value`` of type_parm names."""
@@ -57,7 +58,10 @@ class Kind:
         raise CommandError(self.type_error, self.type_parm or 0)
 
     def type_value(self, obj: MQObject) -> int:
-        return int(obj[self.type_attr]) if self.type_attr is not None else self.types[obj.kind]
+        if self.type_attr is not None:
+            return int(obj[self.type_attr])
+        value = self.types.get(obj.kind)
+        return value if value is not None else self.shown[obj.kind]
 
     @property
     def control(self) -> frozenset[int]:
@@ -73,7 +77,8 @@ QUEUE = Kind("QUEUE", C.MQCA_Q_NAME, 48, F.MQIACF_Q_ATTRS, F.MQCACF_Q_NAMES,
              F.MQRCCF_Q_TYPE_ERROR, names_types=F.MQIACF_Q_TYPES)
 CHANNEL = Kind("CHANNEL", F.MQCACH_CHANNEL_NAME, 20, F.MQIACF_CHANNEL_ATTRS, F.MQCACH_CHANNEL_NAMES,
                (F.MQCACF_FROM_CHANNEL_NAME, F.MQCACF_TO_CHANNEL_NAME), F.MQIACH_CHANNEL_TYPE,
-               {k: v for k, v in CHLTYPE_VALUES.items() if k != "AMQP"}, C.MQCHT_ALL, F.MQRCCF_CHANNEL_TYPE_ERROR)
+               {k: v for k, v in CHLTYPE_VALUES.items() if k != "AMQP"}, C.MQCHT_ALL, F.MQRCCF_CHANNEL_TYPE_ERROR,
+               shown={"AMQP": CHLTYPE_VALUES["AMQP"]})   # (defined with MQSC; an inquiry lists it)
 NAMELIST = Kind("NAMELIST", C.MQCA_NAMELIST_NAME, 48, F.MQIACF_NAMELIST_ATTRS, F.MQCACF_NAMELIST_NAMES,
                 (F.MQCACF_FROM_NAMELIST_NAME, F.MQCACF_TO_NAMELIST_NAME), types={"NAMELIST": 0})
 LISTENER = Kind("LISTENER", F.MQCACH_LISTENER_NAME, 48, F.MQIACF_LISTENER_ATTRS, None,

@@ -185,6 +185,16 @@ def test_channel_attributes_mq_returns(pcf: Any) -> None:
             ch[F.MQIACH_MAX_INSTS_PER_CLIENT]) == (10, -1, 999999999, 999999999)
 
 
+def test_a_generic_inquiry_lists_amqp_channels_with_their_type(pcf: Any) -> None:
+    """An AMQP channel (defined with MQSC) is listed by Inquire Channel with ChannelType MQCHT_AMQP;
+    IBM's ibmmq example dis_channels.py (SYSTEM.*) got 3008 while the type had no PCF value."""
+    chls = pcf.run(F.MQCMD_INQUIRE_CHANNEL, {F.MQCACH_CHANNEL_NAME: b"SYSTEM.*"})
+    types = {c[F.MQCACH_CHANNEL_NAME].strip(): c[F.MQIACH_CHANNEL_TYPE] for c in chls}
+    assert types[b"SYSTEM.DEF.AMQP"] == X.MQCHT_AMQP and types[b"SYSTEM.DEF.SVRCONN"] == C.MQCHT_SVRCONN
+    (names,) = pcf.run(F.MQCMD_INQUIRE_CHANNEL_NAMES, {F.MQCACH_CHANNEL_NAME: b"SYSTEM.DEF.*"})
+    assert b"SYSTEM.DEF.AMQP" in [n.strip() for n in names[F.MQCACH_CHANNEL_NAMES]]
+
+
 # --- who is connected -------------------------------------------------------------------------
 def _client_conn(pcf: Any, appl: bytes) -> bytes:
     conns = pcf.run(F.MQCMD_INQUIRE_CONNECTION, {F.MQBACF_GENERIC_CONNECTION_ID: b""})
