@@ -25,6 +25,9 @@ from mqlite.props.rfh2 import RFH2_FORMAT
 _BROWSE_GMO = GMO()         # a bulk browse returns properties as a plain MQGET would (PROPCTL)
 
 
+_PMO_OPTIONS_AT, _PMO_OPTIONS = PMO.field_struct("Options")
+
+
 class BatchesHost(Protocol):
     """What batches of puts and gets need of the queue manager."""
     qmgr: MQObject
@@ -45,6 +48,8 @@ class BatchesHost(Protocol):
     def handle(self, conn: Conn, hobj: int) -> Handle: ...
 
     def put(self, conn: Conn, hobj: int, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int: ...
+
+    def put_request(self, conn: Conn, hobj: int, md: bytes, pmo: bytes, body: bytes) -> tuple[int, bytes]: ...
 
     def get(self, conn: Conn, hobj: int, md: MD, gmo: GMO, max_length: int) -> GetResult: ...
 
@@ -69,12 +74,14 @@ class Batches:
         self.qm = qm
 
     # --- asynchronous put, read-ahead and MQSTAT -------------------------------------------------
-    def put_async(self, conn: Conn, hobj: int, md: MD, pmo: PMO, body: bytes) -> None:
-        """MQPUT with an asynchronous response: no answer now; the outcome is counted for MQSTAT."""
+    def put_async(self, conn: Conn, hobj: int, md: bytes, pmo: bytes, body: bytes) -> None:
+        """MQPUT with an asynchronous response, its MQMD and MQPMO packed as the request carries
+        them (``put_request``: a plain put is made on the bytes): no answer now; the outcome is
+        counted for MQSTAT."""
         try:
             conn.async_now = True
             try:
-                warn = self.qm.put(conn, hobj, md, pmo, body, owned=True)
+                warn, _answer = self.qm.put_request(conn, hobj, md, pmo, body)
             finally:
                 conn.async_now = False
         except MQIError as e:
@@ -82,7 +89,7 @@ class Batches:
             if conn.first_error is None:
                 h = conn.handles.get(hobj)
                 conn.first_error = (e.comp, e.reason, h.name if h else "")
-            if pmo.Options & C.MQPMO_SYNCPOINT:
+            if _PMO_OPTIONS.unpack_from(pmo, _PMO_OPTIONS_AT)[0] & C.MQPMO_SYNCPOINT:
                 conn.uow_failed = True
             return
         if warn:

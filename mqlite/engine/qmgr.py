@@ -133,8 +133,8 @@ class QueueManager(DefinitionsMixin, OpenMixin, PlainPutMixin, GetMixin):
         self.reports.send(conn, md, data, kind, feedback, queue)
 
     # --- MQI verbs served by the parts ------------------------------------------------------------
-    def put_async(self, conn: Conn, hobj: int, md: MD, pmo: PMO, body: bytes) -> None:
-        """MQPUT with an asynchronous response (engine/batch.py)."""
+    def put_async(self, conn: Conn, hobj: int, md: bytes, pmo: bytes, body: bytes) -> None:
+        """MQPUT with an asynchronous response, MQMD and MQPMO packed (engine/batch.py)."""
         self.batches.put_async(conn, hobj, md, pmo, body)
 
     def flush_shared_async(self, conn: Conn) -> None:

@@ -215,15 +215,6 @@ class Put:
         return I1.unpack_from(p)[0], p[4:4 + PMO_LEN], p[4 + PMO_LEN:4 + PMO_LEN + MD_LEN], p[4 + PMO_LEN + MD_LEN:]
 
     @staticmethod
-    def parse_async(p: bytes) -> tuple[int, PMO, MD, bytes]:
-        """PUT_ASYNC: only the put options of the MQPMO matter when no answer goes back."""
-        if len(p) < 4 + PMO_LEN + MD_LEN:
-            raise ProtocolError("PUT payload length")
-        pmo = PMO.__new__(PMO)
-        pmo.__dict__.update(Options=I1.unpack_from(p, 12)[0], ResolvedQName=b"", ResolvedQMgrName=b"")
-        return I1.unpack_from(p)[0], pmo, MD.from_bytes(p[4 + PMO_LEN:4 + PMO_LEN + MD_LEN]), p[4 + PMO_LEN + MD_LEN:]
-
-    @staticmethod
     def reply_packed(comp: int, reason: int, md_pmo: bytes) -> bytes:
         """The reply of a put whose MQMD and MQPMO are packed already (``md_pmo``, in that order)."""
         return II.pack(comp, reason) + md_pmo

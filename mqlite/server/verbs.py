@@ -121,7 +121,7 @@ def _put(s: Any, p: bytes) -> bytes:
 
 
 def _put_async(s: Any, p: bytes) -> None:
-    hobj, pmo, md, body = V.Put.parse_async(p)
+    hobj, pmo, md, body = V.Put.split_request(p)      # (the engine reads the MQPMO and MQMD packed)
     srv = s.server
     assert s.conn is not None
     with srv.lock:

@@ -347,13 +347,13 @@ def test_async_put_outcomes_and_failed_uow(eng: Engine):
     eng.mqsc("DEFINE QLOCAL(QA) MAXDEPTH(1) DEFPRESP(ASYNC)")
     h, _ = eng.open("QA", IO)
     assert h.async_put
-    eng.qm.put_async(eng.conn, h.hobj, MD(), PMO(), b"1")
-    eng.qm.put_async(eng.conn, h.hobj, MD(), PMO(), b"2")      # queue full
+    eng.qm.put_async(eng.conn, h.hobj, MD().pack(), PMO().pack(), b"1")
+    eng.qm.put_async(eng.conn, h.hobj, MD().pack(), PMO().pack(), b"2")      # queue full
     st = eng.qm.stat(eng.conn)
     assert (st["ok"], st["fail"], st["reason"], st["comp"]) == (1, 1, C.MQRC_Q_FULL, C.MQCC_FAILED)
     eng.get(h.hobj)
-    eng.qm.put_async(eng.conn, h.hobj, MD(), PMO(Options=C.MQPMO_SYNCPOINT), b"a")
-    eng.qm.put_async(eng.conn, h.hobj, MD(), PMO(Options=C.MQPMO_SYNCPOINT), b"b")   # full: UOW fails
+    eng.qm.put_async(eng.conn, h.hobj, MD().pack(), PMO(Options=C.MQPMO_SYNCPOINT).pack(), b"a")
+    eng.qm.put_async(eng.conn, h.hobj, MD().pack(), PMO(Options=C.MQPMO_SYNCPOINT).pack(), b"b")   # full: UOW fails
     assert reason(eng.qm.commit, eng.conn) == C.MQRC_BACKED_OUT
     assert eng.qm.queues["QA"].depth == 0
 
