@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.headers import XQH_LEN, original_md
-from mqlite.cmq.packedmd import PackedMD, md_with_format, report_and_format
+from mqlite.cmq.packedmd import md_with_format, report_and_format
 from mqlite.cmq.segments import GROUP_FLAGS, SEGMENT_FLAGS, statuses
 from mqlite.cmq.structs import GMO, MD, pad
 from mqlite.engine.core import (
