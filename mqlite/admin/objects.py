@@ -45,14 +45,14 @@ class Kind:
     type_required: bool = True              # Create needs type_parm (when the kind has one)
     shown: dict[str, int] = field(default_factory=dict)   # kinds an inquiry reports that no PCF verb takes
 
-    def kind_of(self, value: int) -> str:
-        """The kind ``value`` of type_parm names."""
+    def kind_of(self, value: int, listed: bool = False) -> str:
+        """The kind ``value`` of type_parm names (``listed``: an inquiry's, which may name ``shown``)."""
         if self.type_attr is not None:
             attr = TABLE.attrs(self.ns)[self.type_attr]
             if value not in attr.values.values():
                 raise CommandError(self.type_error, self.type_parm or 0)
             return self.ns
-        for kind, v in self.types.items():
+        for kind, v in (self.types | self.shown if listed else self.types).items():
             if v == value:
                 return kind
         raise CommandError(self.type_error, self.type_parm or 0)
@@ -100,7 +100,7 @@ KINDS = (QUEUE, CHANNEL, NAMELIST, LISTENER, AUTHINFO, TOPIC, PROCESS, SERVICE, 
 
 
 # --- the handlers, made for a kind --------------------------------------------------------------
-def _type(k: Kind, msg: pcf.Message, required: bool) -> str | None:
+def _type(k: Kind, msg: pcf.Message, required: bool, listed: bool = False) -> str | None:
     """The kind the command's type parameter names (None: not given, or "all")."""
     if k.type_parm is None:
         return next(iter(k.types))
@@ -111,7 +111,7 @@ def _type(k: Kind, msg: pcf.Message, required: bool) -> str | None:
         return None
     if k.type_all is not None and value == k.type_all and not required:
         return None
-    return k.kind_of(value)
+    return k.kind_of(value, listed)
 
 
 def _values(k: Kind, msg: pcf.Message, kind: str) -> dict[str, Any]:
@@ -187,7 +187,7 @@ def delete(k: Kind) -> Handler:
 def matching(a: Admin, k: Kind, msg: pcf.Message) -> list[MQObject]:
     """The definitions an inquiry's name (generic or not) and type select, in name order."""
     pattern = p.trimmed(p.need(msg, k.name))
-    kind = _type(k, msg, required=False) if k.type_parm is not None else None
+    kind = _type(k, msg, required=False, listed=True) if k.type_parm is not None else None
     if kind is not None and k.type_attr is not None:
         want = msg.first(k.type_parm or 0)
         chosen = [o for n, o in sorted(a.qm.objects[k.ns].items())

@@ -21,7 +21,7 @@ from mqlite.cluster.state import ClusterState
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq.errors import MQIError
-from mqlite.cmq.structs import GMO, MD, PMO, pad, text
+from mqlite.cmq.structs import GMO, MD, pad, text
 from mqlite.engine.accounting import Accounting
 from mqlite.engine.authority import Authority
 from mqlite.engine.batch import Batches

@@ -76,11 +76,7 @@ def md_put_time(md: Any) -> float | None:
     packed descriptor (or its bytes) is read where the two lie, unpacking nothing. The start of the
     last second seen is kept: on the get path, messages put in the same second cost a slice and a
     comparison; a new second, a little arithmetic; a new day, one ``calendar.timegm``."""
-    if isinstance(md, bytes):
-        raw: bytes | None = md
-    else:
-        d = md.__dict__
-        raw = d.get("_raw") if "PutDate" not in d and "PutTime" not in d else None
+    raw = md if isinstance(md, bytes) else md.__dict__.get("_raw")   # (a PackedMD: its bytes are all of it)
     stamp = raw[_PUT_AT:_PUT_AT + 16] if raw is not None else md.PutDate + md.PutTime
     last = _LAST
     if stamp[:14] == last[0]:

@@ -193,6 +193,10 @@ def test_a_generic_inquiry_lists_amqp_channels_with_their_type(pcf: Any) -> None
     assert types[b"SYSTEM.DEF.AMQP"] == X.MQCHT_AMQP and types[b"SYSTEM.DEF.SVRCONN"] == C.MQCHT_SVRCONN
     (names,) = pcf.run(F.MQCMD_INQUIRE_CHANNEL_NAMES, {F.MQCACH_CHANNEL_NAME: b"SYSTEM.DEF.*"})
     assert b"SYSTEM.DEF.AMQP" in [n.strip() for n in names[F.MQCACH_CHANNEL_NAMES]]
+    amqp = pcf.run(F.MQCMD_INQUIRE_CHANNEL, {F.MQCACH_CHANNEL_NAME: b"*", F.MQIACH_CHANNEL_TYPE: X.MQCHT_AMQP})
+    assert [c[F.MQCACH_CHANNEL_NAME].strip() for c in amqp] == [b"SYSTEM.DEF.AMQP"]
+    assert rc(pcf.run, F.MQCMD_CREATE_CHANNEL, {F.MQCACH_CHANNEL_NAME: b"T.AMQP",      # (MQSC defines them)
+                                                F.MQIACH_CHANNEL_TYPE: X.MQCHT_AMQP}) == F.MQRCCF_CHANNEL_TYPE_ERROR
 
 
 # --- who is connected -------------------------------------------------------------------------
