@@ -10,6 +10,8 @@ caches: L1 32 KiB 8-way, and the "last level" the L2 (1 MiB, 16-way), whose miss
 producer pays again after each wake-up.
 
     python bench/coldput.py [--n 200,600] [--modes mq,raw]
+
+It needs valgrind (Debian's package ``valgrind``) and takes about a minute and a half.
 """
 from __future__ import annotations
 
