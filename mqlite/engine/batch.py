@@ -8,9 +8,9 @@ from typing import Any, Callable, Protocol
 
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.packedmd import report_and_format
-from mqlite.cmq.structs import GMO, MD, PMO
+from mqlite.cmq.structs import GMO, MD
 from mqlite.engine.clock import Clock
-from mqlite.engine.core import INPUT_OPTS, C, Conn, GetResult, Handle
+from mqlite.engine.core import INPUT_OPTS, PMO_OPTIONS, PMO_OPTIONS_AT, C, Conn, GetResult, Handle
 from mqlite.engine.hooks import Hooks
 from mqlite.engine.message import Message
 from mqlite.engine.ports import DelMsg, Journal, SharedPort
@@ -23,9 +23,6 @@ from mqlite.props.deliver import RFH2, Shared
 from mqlite.props.rfh2 import RFH2_FORMAT
 
 _BROWSE_GMO = GMO()         # a bulk browse returns properties as a plain MQGET would (PROPCTL)
-
-
-_PMO_OPTIONS_AT, _PMO_OPTIONS = PMO.field_struct("Options")
 
 
 class BatchesHost(Protocol):
@@ -47,7 +44,8 @@ class BatchesHost(Protocol):
 
     def handle(self, conn: Conn, hobj: int) -> Handle: ...
 
-    def put_request(self, conn: Conn, hobj: int, md: bytes, pmo: bytes, body: bytes) -> tuple[int, bytes]: ...
+    def put_request(self, conn: Conn, hobj: int, md: bytes, pmo: bytes, body: bytes,
+                    answered: bool = True) -> tuple[int, bytes]: ...
 
     def get(self, conn: Conn, hobj: int, md: MD, gmo: GMO, max_length: int) -> GetResult: ...
 
@@ -79,7 +77,7 @@ class Batches:
         try:
             conn.async_now = True
             try:
-                warn, _answer = self.qm.put_request(conn, hobj, md, pmo, body)
+                warn, _ = self.qm.put_request(conn, hobj, md, pmo, body, answered=False)
             finally:
                 conn.async_now = False
         except MQIError as e:
@@ -87,7 +85,7 @@ class Batches:
             if conn.first_error is None:
                 h = conn.handles.get(hobj)
                 conn.first_error = (e.comp, e.reason, h.name if h else "")
-            if _PMO_OPTIONS.unpack_from(pmo, _PMO_OPTIONS_AT)[0] & C.MQPMO_SYNCPOINT:
+            if PMO_OPTIONS.unpack_from(pmo, PMO_OPTIONS_AT)[0] & C.MQPMO_SYNCPOINT:
                 conn.uow_failed = True
             return
         if warn:

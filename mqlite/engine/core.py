@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from mqlite.cmq import CMQC
-from mqlite.cmq.structs import GMO, MD
+from mqlite.cmq.structs import GMO, MD, PMO
 from mqlite.engine.message import Message
 from mqlite.engine.ports import NewMessage
 from mqlite.engine.queue import QueueState
@@ -32,6 +32,7 @@ CONTEXT_PMO = (C.MQPMO_DEFAULT_CONTEXT | C.MQPMO_NO_CONTEXT | C.MQPMO_PASS_ALL_C
 BROWSE_GMO = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
 BLANK48 = b" " * 48
 MD_HOT = struct.Struct("@16xi20xii")      # MQMD Expiry, Priority, Persistence (offsets 16, 40, 44)
+PMO_OPTIONS_AT, PMO_OPTIONS = PMO.field_struct("Options")    # a packed MQPMO's Options (plainput, batch)
 BLANK32 = b" " * 32
 STORED_OVERHEAD = 400               # a stored message's bytes beyond its body (descriptor, row, index)
 XA_END, XA_END_DAYS = "XAEND:", 7   # channel-record keys of closed XID prefixes, kept a week

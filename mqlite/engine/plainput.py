@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import MD, PMO, pad
-from mqlite.engine.core import BLANK32, BLANK48, C, Conn, Handle, put_date_time
+from mqlite.engine.core import BLANK32, BLANK48, PMO_OPTIONS, PMO_OPTIONS_AT, C, Conn, Handle, put_date_time
 from mqlite.engine.message import Message
 from mqlite.engine.put import PutMixin
 from mqlite.engine.resolve import LOCAL
@@ -13,23 +13,26 @@ from mqlite.props.rfh2 import RFH2_FORMAT
 
 
 class PlainPutMixin(PutMixin):
-    def put_request(self, conn: Conn, hobj: int, md: bytes, pmo: bytes, body: bytes) -> tuple[int, bytes]:
+    def put_request(self, conn: Conn, hobj: int, md: bytes, pmo: bytes, body: bytes,
+                    answered: bool = True) -> tuple[int, bytes]:
         """MQPUT as a client's request carries it, the MQMD and MQPMO packed: the warning reason,
-        and the MQMD and MQPMO to answer with, packed. A plain put (``_plain_put``: a local queue,
-        default context, no options or descriptor fields that ask for more) is made on the packed
-        descriptor, with no MQMD or MQPMO object made; any other goes through ``put``."""
+        and the MQMD and MQPMO to answer with, packed (``answered`` False: an asynchronous put, which
+        nobody answers: b""). A plain put (``_plain_put``: a local queue, default context, no options
+        or descriptor fields that ask for more) is made on the packed descriptor, with no MQMD or
+        MQPMO object made; any other goes through ``put``."""
         h = self.handle(conn, hobj)
         res, qs = h.res, h.qstate
         if (h.topic is None and h.stats is None and h.put_group is None and h.options & C.MQOO_OUTPUT
                 and res is not None and res.kind == LOCAL and qs is not None and not qs.shared
                 and (plain := _plain(md, pmo)) is not None):
-            return C.MQRC_NONE, self._watching(conn, h, self._plain_put, conn, h, md, pmo, body, plain)
+            return C.MQRC_NONE, self._watching(conn, h, self._plain_put, conn, h, md, pmo, body, plain, answered)
         md_, pmo_ = MD.from_bytes(md), PMO.from_bytes(pmo)
-        warning = self.put(conn, hobj, md_, pmo_, body)
-        return warning, md_.pack() + pmo_.pack()
+        # (Unanswered, the engine may keep md_ as the stored descriptor: nobody reads it back.)
+        warning = self.put(conn, hobj, md_, pmo_, body, owned=not answered)
+        return warning, (md_.pack() + pmo_.pack()) if answered else b""
 
     def _plain_put(self, conn: Conn, h: Handle, md: bytes, pmo: bytes, body: bytes,
-                   plain: tuple[int, int, int, int, bytes, bytes]) -> bytes:
+                   plain: tuple[int, int, int, int, bytes, bytes], answered: bool) -> bytes:
         """``_put``'s rules for a plain put (``_plain``) to a local queue, on the packed MQMD: the
         stored descriptor is the request's with the queue manager's fields written in place, the
         answer's is the request's with the output fields (MsgId, the context, ReplyToQMgr)."""
@@ -57,6 +60,8 @@ class PlainPutMixin(PutMixin):
         self._enqueue(conn, qs, Message.packed(self._seq, bytes(stored), body,
                                                None if expiry == C.MQEI_UNLIMITED else now + expiry / 10.0,
                                                bool(persistence), qs.lane_for(priority)), syncpoint, now)
+        if not answered:
+            return b""
         answer_pmo = bytearray(pmo)
         _RESOLVED.pack_into(answer_pmo, _RESOLVED_AT, pad(res.resolved_q, 48), pad(res.resolved_qm, 48))
         answer += answer_pmo
@@ -64,7 +69,6 @@ class PlainPutMixin(PutMixin):
 
 
 # A plain put (``_plain``, ``PlainPutMixin._plain_put``): the fields it reads and writes in place.
-_PMO_OPTIONS_AT, _PMO_OPTIONS = PMO.field_struct("Options")
 _RESOLVED_AT, _RESOLVED = PMO.field_struct("ResolvedQName", "ResolvedQMgrName", write=True)
 _PLAIN_AT, _PLAIN = MD.field_struct("Report", "MsgType", "Expiry", "Format", "Priority", "Persistence", "MsgId",
                             "ReplyToQ", "ReplyToQMgr", "Offset", "MsgFlags")
@@ -86,7 +90,7 @@ def _plain(md: bytes, pmo: bytes) -> tuple[int, int, int, int, bytes, bytes] | N
     (a field MQPUT refuses or warns about takes the full path, which answers it); no segment or
     group; no MQRFH2 to check. Its options, Expiry, Priority, Persistence, MsgId and Format (a
     NUL ends it, blanks fill it, as ``_blank_pad``), or None."""
-    (opts,) = _PMO_OPTIONS.unpack_from(pmo, _PMO_OPTIONS_AT)
+    (opts,) = PMO_OPTIONS.unpack_from(pmo, PMO_OPTIONS_AT)
     if opts & ~_PLAIN_PMO or opts & _BOTH_SYNC == _BOTH_SYNC:
         return None
     (report, msg_type, expiry, fmt, priority, persistence, msg_id, reply_q, reply_qm, offset,

@@ -358,6 +358,27 @@ def test_async_put_outcomes_and_failed_uow(eng: Engine):
     assert eng.qm.queues["QA"].depth == 0
 
 
+
+@pytest.mark.parametrize("fields", [{}, {"MsgType": C.MQMT_REQUEST, "ReplyToQ": b"REPLY.Q", "Priority": 7,
+                                         "Report": C.MQRO_PASS_MSG_ID}])
+def test_an_async_put_stores_what_the_answered_put_stores(eng: Engine, fields: dict):
+    """An asynchronous put is made unanswered (``answered=False``: no answer packed, and off the
+    plain path the engine keeps the decoded MQMD): the plain and the full path store what the
+    same put answered stores, the queue manager's context and a new MsgId included."""
+    eng.mqsc("DEFINE QLOCAL(QA2) DEFPRESP(ASYNC)")
+    h, _ = eng.open("QA2", IO)
+    md, pmo = MD(Persistence=C.MQPER_PERSISTENT, **fields).pack(), PMO().pack()
+    eng.qm.put_async(eng.conn, h.hobj, md, pmo, b"async")
+    warning, answer = eng.qm.put_request(eng.conn, h.hobj, md, pmo, b"answered")
+    assert warning == C.MQRC_NONE and len(answer) == len(md) + len(pmo)
+    got = [eng.get(h.hobj) for _ in range(2)]
+    assert [g.body for g in got] == [b"async", b"answered"]
+    names = [n for n in MD._names if n not in ("MsgId", "PutDate", "PutTime")]
+    assert [getattr(got[0].md, n) for n in names] == [getattr(got[1].md, n) for n in names]
+    assert got[0].md.PutApplName.strip() and got[0].md.ReplyToQMgr.strip() == eng.qm.name.encode()
+    assert got[0].md.MsgId.strip(b"\0") and got[0].md.MsgId != got[1].md.MsgId
+    assert (got[0].md.ReplyToQ.strip(), got[0].md.Priority) == (fields.get("ReplyToQ", b""), fields.get("Priority", 0))
+
 def test_read_ahead_batches_and_release(eng: Engine):
     eng.mqsc("DEFINE QLOCAL(RA) DEFREADA(YES)")
     h, _ = eng.open("RA", IO)
