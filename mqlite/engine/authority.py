@@ -31,11 +31,14 @@ _QMGR_TOO = Z.MQZAO_SET_IDENTITY_CONTEXT | Z.MQZAO_SET_ALL_CONTEXT
 _WORD = {bit: name.lower() for name, bit in AUTH_BITS.items()}
 
 
-def open_authority(options: int) -> int:
+def open_authority(options: int, objtype: str = "QUEUE") -> int:
+    """The authorities MQOPEN's options need on an object; on a topic, output is ``pub``."""
     need = 0
     for opts, bit in _OPEN_AUTH:
         if options & opts:
             need |= bit
+    if objtype == "TOPIC" and need & Z.MQZAO_OUTPUT:
+        need = need & ~Z.MQZAO_OUTPUT | Z.MQZAO_PUBLISH
     return need
 
 
@@ -69,17 +72,21 @@ class Authority:
             bits = conn.auth_cache[key] = sec.authority(p, objtype, name)
         return bits
 
+    def authority_for(self, conn: Conn, objtype: str, name: str, alt_user: str = "") -> int:
+        """What the connection's principal has on the object, or with ``alt_user`` that user."""
+        if conn.principal is None:
+            return -1
+        if alt_user:
+            return self.security.authority(self.security.principal(alt_user), objtype, name)
+        return self.authority_of(conn, objtype, name)
+
     def authorize(self, conn: Conn, objtype: str, name: str, need: int, alt_user: str = "") -> None:
         """2035 unless the connection (or, with ``alt_user``, that user) has every authority in
         ``need`` on the object."""
         if conn.principal is None or not need:
             return
-        if alt_user:
-            who = alt_user
-            have = self.security.authority(self.security.principal(alt_user), objtype, name)
-        else:
-            who = conn.principal.user
-            have = self.authority_of(conn, objtype, name)
+        who = alt_user or conn.principal.user
+        have = self.authority_for(conn, objtype, name, alt_user)
         missing = need & ~have
         if missing:
             words = ", ".join(_WORD.get(b, str(b)) for b in _bits(missing))
@@ -88,17 +95,24 @@ class Authority:
             raise MQIError(C.MQRC_NOT_AUTHORIZED, detail=f"{who} lacks {words} on {name}", checked=(objtype, name, who))
 
     def authorize_open(self, conn: Conn, objtype: str, name: str, options: int, alt_user: str = "") -> None:
-        """MQOPEN's checks; with MQOO_ALTERNATE_USER_AUTHORITY the connection needs altusr on the
-        queue manager and the checks are made for the alternate user (MQOD AlternateUserId)."""
+        """MQOPEN's checks (a topic's on its administrative topic object); with
+        MQOO_ALTERNATE_USER_AUTHORITY the connection needs altusr on the queue manager and the
+        checks are made for the alternate user (MQOD AlternateUserId)."""
         if conn.principal is None:
             return
-        alt = alt_user if options & C.MQOO_ALTERNATE_USER_AUTHORITY else ""
-        if alt:
-            self.authorize(conn, "QMGR", self.qm.name, Z.MQZAO_ALTERNATE_USER_AUTHORITY)
-        need = open_authority(options)
+        alt = self.alternate(conn, alt_user, bool(options & C.MQOO_ALTERNATE_USER_AUTHORITY))
+        need = open_authority(options, objtype)
         self.authorize(conn, objtype, name, need, alt)
         if objtype != "QMGR" and need & _QMGR_TOO:
             self.authorize(conn, "QMGR", self.qm.name, need & _QMGR_TOO, alt)
+
+    def alternate(self, conn: Conn, alt_user: str, asked: bool) -> str:
+        """The user whose authority is checked in place of the connection's when an MQOD's, MQSD's
+        or MQPMO's option asks for it: the connection needs ``altusr`` on the queue manager (2035)."""
+        if not asked or conn.principal is None:
+            return ""
+        self.authorize(conn, "QMGR", self.qm.name, Z.MQZAO_ALTERNATE_USER_AUTHORITY)
+        return alt_user
 
     def grant_creator(self, conn: Conn, queue: str) -> None:
         """The creator of a dynamic queue has every authority on it, as MQ grants."""

@@ -224,7 +224,7 @@ class PubSub:
         if in_admin_branch(topic) and conn.appl_type != C.MQAT_QMGR:
             raise MQIError(C.MQRC_ADMIN_TOPIC_STRING_ERROR, detail=f"{topic}: only the queue manager publishes there")
         admin = self.admin_object(topic)
-        self.qm.authority.authorize(conn, "TOPIC", admin.name, Z.MQZAO_PUBLISH)
+        self.qm.authority.authorize_open(conn, "TOPIC", admin.name, options, text(od.AlternateUserId))
         h = self.qm._new_handle(conn, topic, admin, options, None, None)
         h.topic = topic
         return h

@@ -78,7 +78,8 @@ class Subscriptions:
             raise MQIError(C.MQRC_TOPIC_STRING_ERROR)
         tree = self.ps.tree()
         admin = topics.admin_node(tree, topic)
-        self.qm.authority.authorize(conn, "TOPIC", admin.name, Z.MQZAO_SUBSCRIBE)
+        alt = self._alternate(conn, sd)
+        self.qm.authority.authorize(conn, "TOPIC", admin.name, Z.MQZAO_SUBSCRIBE, alt)
         if topics.resolved(tree, topic, "SUB") == C.MQTA_SUB_INHIBITED:
             raise MQIError(C.MQRC_SUB_INHIBITED)
         if durable and topics.resolved(tree, topic, "DURSUB") == C.MQSUB_DURABLE_INHIBITED:
@@ -95,7 +96,7 @@ class Subscriptions:
         qh, queue, qmgr = self._destination(conn, opts, hobj, topics.resolved(
             tree, topic, "MDURMDL" if durable else "MNDURMDL"), subid, durable)
         if not opts & C.MQSO_MANAGED:
-            self._may_deliver(conn, opts, queue, qmgr)
+            self._may_deliver(conn, opts, queue, qmgr, alt=alt)
         sub = Subscription(subid, name, topic, bool(opts & C.MQSO_WILDCARD_CHAR), queue, qmgr,
                            bool(opts & C.MQSO_MANAGED), durable, correl.hex(),
                            sd.get_vs("SubUserData").decode("utf-8", "replace"), opts,
@@ -135,7 +136,14 @@ class Subscriptions:
             raise MQIError(C.MQRC_HOBJ_ERROR)
         return h.res.resolved_q, h.res.resolved_qm
 
-    def _may_deliver(self, conn: Conn, opts: int, queue: str, qmgr: str, provided: bool = True) -> None:
+    def _alternate(self, conn: Conn, sd: Any) -> str:
+        """With MQSO_ALTERNATE_USER_AUTHORITY, the MQSD's AlternateUserId is the user whose
+        authority the topic and a provided destination are checked for."""
+        return self.qm.authority.alternate(conn, text(sd.AlternateUserId),
+                                           bool(sd.Options & C.MQSO_ALTERNATE_USER_AUTHORITY))
+
+    def _may_deliver(self, conn: Conn, opts: int, queue: str, qmgr: str, provided: bool = True,
+                     alt: str = "") -> None:
         """A destination queue here needs what MQOPEN of it with ``destination_options`` would:
         ``put`` on a queue a handle provides, ``setid`` for MQSO_SET_IDENTITY_CONTEXT; 2035
         otherwise (MQSUB raises Not Authorized type 6)."""
@@ -144,7 +152,7 @@ class Subscriptions:
         need = (Z.MQZAO_OUTPUT if provided else 0) | (
             Z.MQZAO_SET_IDENTITY_CONTEXT if opts & C.MQSO_SET_IDENTITY_CONTEXT else 0)
         if need:
-            self.qm.authority.authorize(conn, "QUEUE", queue, need)
+            self.qm.authority.authorize(conn, "QUEUE", queue, need, alt)
 
     def _sub_handle(self, conn: Conn, sub: Subscription, opts: int) -> Handle:
         h = self.qm._new_handle(conn, sub.name or sub.topic, None, opts, None, None)
@@ -159,10 +167,11 @@ class Subscriptions:
             raise MQIError(C.MQRC_IDENTITY_MISMATCH)
         admin = self.ps.admin_object(sub.topic)
         # sub creates, alters or resumes; resume only resumes what the user already owns.
-        have = self.qm.authority.authority_of(conn, "TOPIC", admin.name)
+        alt = self._alternate(conn, sd)
+        have = self.qm.authority.authority_for(conn, "TOPIC", admin.name, alt)
         if not have & Z.MQZAO_SUBSCRIBE and (other or opts & C.MQSO_ALTER or not have & Z.MQZAO_RESUME):
-            self.qm.authority.authorize(conn, "TOPIC", admin.name, Z.MQZAO_SUBSCRIBE)
-        dest = self._altered_destination(conn, sub, sd, hobj) if opts & C.MQSO_ALTER else None
+            self.qm.authority.authorize(conn, "TOPIC", admin.name, Z.MQZAO_SUBSCRIBE, alt)
+        dest = self._altered_destination(conn, sub, sd, hobj, alt) if opts & C.MQSO_ALTER else None
         changed = other
         if other:
             sub.set_owner(user)             # an MQSO_ANY_USERID subscription changes hands
@@ -211,7 +220,8 @@ class Subscriptions:
         sub.resumed = self.qm.clock.now()
         return self._sub_handle(conn, sub, sd.Options), qh
 
-    def _altered_destination(self, conn: Conn, sub: Subscription, sd: Any, hobj: int) -> tuple[str, str] | None:
+    def _altered_destination(self, conn: Conn, sub: Subscription, sd: Any, hobj: int,
+                             alt: str = "") -> tuple[str, str] | None:
         """MQSO_ALTER's checks, before anything changes: what MQ does not let an alteration change
         (2510, 2509, 2524, 2533), the new priority and expiry (as at MQSO_CREATE), the queue a
         provided handle names (2019 if it names none) and ``setid`` on the destination for
@@ -227,7 +237,7 @@ class Subscriptions:
         if sub.managed:
             return None
         dest = self._provided_queue(conn, hobj) if hobj else None
-        self._may_deliver(conn, sd.Options, *(dest or (sub.queue, sub.qmgr)), provided=dest is not None)
+        self._may_deliver(conn, sd.Options, *(dest or (sub.queue, sub.qmgr)), provided=dest is not None, alt=alt)
         return dest
 
     def _open_destination(self, conn: Conn, sub: Subscription, opts: int) -> int:

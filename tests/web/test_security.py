@@ -116,6 +116,37 @@ def test_roles_decide_what_each_user_may_do(web: dict[str, Any]) -> None:
     assert status == 403 and body["error"][0]["messageId"] == "MQWB0103E"
 
 
+def test_publishing_through_the_messaging_api_needs_the_callers_pub_authority(web: dict[str, Any]) -> None:
+    """mqweb opens a topic for the caller as the alternate user, so the caller's ``pub`` on the
+    topic's administrative node decides (it was skipped for topics: 201 and delivered)."""
+    from mqlite import pymqi
+    from mqlite.pymqi import CMQC
+    mqsc(web, "DEFINE TOPIC(SPORT) TOPICSTR('sport') REPLACE", BOSS)
+    qm = web["qm"].bindings()
+    sd = pymqi.SD(Options=CMQC.MQSO_CREATE | CMQC.MQSO_MANAGED)
+    sd.set_vs("ObjectString", "sport/#")
+    sub = pymqi.Subscription(qm, sub_desc=sd)
+    url = f"{web['base']}/v2/messaging/qmgr/SECQM/topic/sport/football/message"
+    try:
+        status, _h, body = call(url, "POST", headers={"Content-Type": "text/plain"}, auth=APP, raw=b"goal")
+        assert status == 403 and body["error"][0]["reasonCode"] == 2035
+        gmo = pymqi.GMO(Options=CMQC.MQGMO_NO_WAIT)
+        try:
+            sub.get(None, pymqi.MD(), gmo)
+            raise AssertionError("a refused publication was delivered")
+        except pymqi.MQMIError as e:
+            assert e.reason == CMQC.MQRC_NO_MSG_AVAILABLE
+        r = run_mqlite("setmqaut", "-m", "SECQM", "-n", "SPORT", "-t", "topic", "-g", "apps", "+pub", env=web["env"])
+        assert r.returncode == 0, r.stdout + r.stderr
+        status, _h, _b = call(url, "POST", headers={"Content-Type": "text/plain"}, auth=APP, raw=b"goal")
+        assert status == 201
+        assert sub.get(None, pymqi.MD(), gmo) == b"goal"
+    finally:
+        sub.close()
+        qm.disconnect()
+        run_mqlite("setmqaut", "-m", "SECQM", "-n", "SPORT", "-t", "topic", "-g", "apps", "-pub", env=web["env"])
+
+
 def test_wrong_or_unknown_credentials_are_401_after_the_delay(web: dict[str, Any]) -> None:
     for auth in (basic("boss", "wrong"), basic("ghost", "x"), "Basic !!notbase64", "Bearer abc"):
         started = time.monotonic()
