@@ -35,6 +35,7 @@ from mqlite.cmq.structs import MD, OD, PMO, pad, text
 from mqlite.engine.authority import Authority
 from mqlite.engine.clock import Clock, IdGenerator
 from mqlite.engine.core import C, Conn, Handle, qmgr_authority
+from mqlite.engine.deadletter import dead_letter
 from mqlite.engine.hooks import Hooks
 from mqlite.engine.message import Message
 from mqlite.engine.ports import DropObject, Journal, JournalOp, PutMsg, SaveObject
@@ -46,7 +47,7 @@ from mqlite.objects.model import MQObject
 from mqlite.props import rfh2
 from mqlite.props.deliver import Shared
 from mqlite.props.values import Properties
-from mqlite.pubsub import topics
+from mqlite.pubsub import delivery, topics
 from mqlite.pubsub.matching import in_admin_branch
 from mqlite.pubsub.subscription import Subscription
 
@@ -120,6 +121,15 @@ class PubSubHost(Protocol):
     def commit(self, conn: Conn) -> None: ...
 
     def backout(self, conn: Conn) -> None: ...
+
+    def backout_since(self, conn: Conn, mark: int) -> None: ...
+
+    def put(self, conn: Conn, hobj: int, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int: ...
+
+    def close(self, conn: Conn, hobj: int, options: int = 0) -> None: ...
+
+    def report(self, conn: Conn | None, md: MD, data: bytes, kind: str, feedback: int = C.MQFB_NONE,
+               queue: str | None = None) -> None: ...
 
     @property
     def routing(self) -> Routing: ...
@@ -257,9 +267,10 @@ class PubSub:
             # publisher's own MQMD keeps it.
             md = md.copy()
             md.__dict__.update(ReplyToQ=pad("", 48), ReplyToQMgr=pad("", 48))
-        if opts & C.MQPMO_RETAIN:
+        reason = self.distribute(conn, topic, md, body, opts, hconn=conn.hconn)
+        if opts & C.MQPMO_RETAIN:           # (a publication that failed is not retained either)
             self.retain(conn, topic, md, body)
-        return self.distribute(conn, topic, md, body, opts, hconn=conn.hconn)
+        return reason
 
     def distribute(self, conn: Conn, topic: str, md: MD, body: bytes, opts: int, hconn: int = 0,
                    came_from: str = "") -> int:
@@ -277,14 +288,22 @@ class PubSub:
             targets = [sub for sub in targets if sub.selects(md, props)]
         members = [target for relay in self.relays for target in relay.targets(topic, came_from, opts)]
         cache: dict[Any, Any] = {"now": self.qm.clock.now()}
+        rule = self.delivery_rule(topic, md.Persistence == C.MQPER_PERSISTENT) if targets else C.MQDLV_ALL_AVAIL
+        cache["rule"] = rule
         if opts & C.MQPMO_SYNCPOINT:
-            for sub in targets:
-                self.deliver(conn, sub, topic, md, body, syncpoint=True, retained=False, cache=cache)
-            for forward, member in members:
-                forward(conn, member, topic, md, body, opts)
-        elif not members and md.Persistence != C.MQPER_PERSISTENT:
-            # Nonpersistent, outside syncpoint: each copy is put on its own, visible at once (none
-            # outlives a restart, and all appear under the one engine lock). MQ's NPMSGDLV(ALLAVAIL):
+            # Inside the publisher's unit of work: a publication that fails takes back only its own copies.
+            mark = len(conn.uow)
+            try:
+                for sub in targets:
+                    self.deliver(conn, sub, topic, md, body, syncpoint=True, retained=False, cache=cache)
+                for forward, member in members:
+                    forward(conn, member, topic, md, body, opts)
+            except MQIError:
+                self.qm.backout_since(conn, mark)
+                raise
+        elif not members and md.Persistence != C.MQPER_PERSISTENT and not delivery.all_or_none(rule):
+            # Nonpersistent, outside syncpoint, NPMSGDLV(ALLAVAIL): each copy is put on its own,
+            # visible at once (none outlives a restart, and all appear under the one engine lock);
             # a subscriber that cannot take its copy does not stop the others'.
             for sub in targets:
                 self.deliver(conn, sub, topic, md, body, syncpoint=False, retained=False, cache=cache)
@@ -400,19 +419,63 @@ class PubSub:
         got = cache[key] = (head[0], head[1], head[2], head[3] + body, {})
         return got
 
+    def delivery_rule(self, topic: str, persistent: bool) -> int:
+        """PMSGDLV or NPMSGDLV at the publication's topic (mqlite.pubsub.delivery)."""
+        return topics.resolved(self.tree(), topic, delivery.rule_attr(persistent))
+
     def deliver(self, conn: Conn, sub: Subscription, topic: str, md: MD, body: bytes, syncpoint: bool,
                  retained: bool, cache: dict[Any, Any] | None = None) -> None:
         """One copy of a publication to the subscription's queue, with the queue manager's authority.
-        ``cache``: what the copies of one publication share (their data, their descriptors' template)."""
+        ``cache``: what the copies of one publication share (their data, their descriptors' template,
+        the delivery rule). A copy its queue refuses goes to the dead-letter queue, or fails the
+        whole publication with 2502, or is missed, as mqlite.pubsub.delivery's rules say."""
         cache = {"now": self.qm.clock.now()} if cache is None else cache
         fmt, enc, ccsid, data, shared = self._publication_data(md, body, topic, sub.user_data, retained, cache)
         try:
             self._put_copy(conn, sub, md, fmt, enc, ccsid, data, shared, syncpoint, retained, cache)
-            sub.publications += 1
-            sub.last_msg = cache["now"]
         except MQIError as e:
-            self.qm.log(f"MQL8020W: A publication on {topic} could not be delivered to subscription "
-                     f"'{sub.name or sub.subid}' (queue {sub.queue}): reason {e.reason}.")
+            self._undeliverable(conn, sub, topic, self._copy_md(md, sub, fmt, enc, ccsid), data, e.reason,
+                                syncpoint, cache.get("rule", C.MQDLV_ALL_AVAIL))
+            return
+        sub.publications += 1
+        sub.last_msg = cache["now"]
+
+    def _undeliverable(self, conn: Conn, sub: Subscription, topic: str, copy: MD, data: bytes, reason: int,
+                       syncpoint: bool, rule: int) -> None:
+        qm = self.qm
+        deadq = qm.qmgr["DEADQ"]
+        if delivery.dead_letter_first(topics.resolved(self.tree(), topic, "USEDLQ"), deadq):
+            copy.MsgId = qm.ids.next()
+            opened: list[Handle] = []
+
+            def handle(q: bytes, m: bytes) -> Handle:
+                h = qm.open(conn, OD(ObjectName=q, ObjectQMgrName=m), C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT)
+                opened.append(h)
+                return h
+            with qmgr_authority(conn):
+                try:
+                    why = dead_letter(qm, conn, handle, copy, data, sub.queue, sub.qmgr, reason, syncpoint, True,
+                                      f"the publication of {topic}")
+                finally:
+                    for h in opened:
+                        qm.close(conn, h.hobj)
+            if not why:
+                return
+        if delivery.fails_publication(rule, sub.durable):
+            raise MQIError(C.MQRC_PUBLICATION_FAILURE,
+                           detail=f"subscription '{sub.name or sub.subid}' (queue {sub.queue}) refused it: {reason}")
+        qm.log(f"MQL8020W: A publication on {topic} could not be delivered to subscription "
+               f"'{sub.name or sub.subid}' (queue {sub.queue}): reason {reason}.")
+
+    @staticmethod
+    def _copy_md(md: MD, sub: Subscription, fmt: bytes, enc: int, ccsid: int) -> MD:
+        """A copy's MQMD as MQPUT1 puts it elsewhere: the publisher's, with the subscription's
+        CorrelId and identity context and the data's format (its MsgId is given on the way)."""
+        copy = md.copy()
+        d = copy.__dict__
+        d.update(sub.copy_fields())
+        d["Format"], d["Encoding"], d["CodedCharSetId"] = fmt, enc, ccsid
+        return copy
 
     def _copy_destination(self, conn: Conn, sub: Subscription) -> CopyDestination | None:
         """Where the subscription's copies go when that is a local queue of this queue manager: (its
@@ -454,11 +517,8 @@ class PubSub:
         priority = sub.priority if sub.priority >= C.MQPRI_PRIORITY_AS_Q_DEF else md.Priority
         dest = self._copy_destination(conn, sub)
         if dest is None:
-            copy = md.copy()
-            d = copy.__dict__
-            d.update(sub.copy_fields())
-            d["MsgId"], d["Format"], d["Encoding"], d["CodedCharSetId"] = qm.ids.next(), fmt, enc, ccsid
-            d["Priority"] = priority
+            copy = self._copy_md(md, sub, fmt, enc, ccsid)
+            copy.MsgId, copy.Priority = qm.ids.next(), priority
             with qmgr_authority(conn):
                 qm.put1(conn, OD(ObjectName=pad(sub.queue, 48), ObjectQMgrName=pad(sub.qmgr, 48)), copy,
                         PMO(Options=C.MQPMO_SET_ALL_CONTEXT | (C.MQPMO_SYNCPOINT if syncpoint

@@ -179,6 +179,11 @@ class QueueManager(DefinitionsMixin, OpenMixin, PlainPutMixin, GetMixin):
         """MQBACK (engine/uow.py)."""
         self.uow.backout(conn)
 
+    def backout_since(self, conn: Conn, mark: int) -> None:
+        """Take back what the unit of work gained since it held ``mark`` entries (a publication's
+        copies that failed as a whole, inside the publisher's unit of work)."""
+        self.uow.discard_since(conn, mark)
+
     def prepare(self, conn: Conn, xid: str) -> int:
         """Phase one of two (engine/uow.py)."""
         return self.uow.prepare(conn, xid)

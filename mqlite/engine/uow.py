@@ -196,6 +196,15 @@ class UnitsOfWork:
         self._backout_entries(conn.uow, ops, touched)
         self._end_unit(conn, ops, touched)
 
+    def discard_since(self, conn: Conn, mark: int) -> None:
+        """Back out the entries the unit gained after its first ``mark`` (puts only: what one
+        MQPUT added), leaving the rest of the unit as it was."""
+        entries = conn.uow[mark:]
+        del conn.uow[mark:]
+        ops: list[JournalOp] = []
+        self._backout_entries(entries, ops, set())
+        assert not ops, "only puts are discarded"
+
     def _backout_entries(self, entries: list[tuple[str, QueueState, Message]], ops: list[JournalOp],
                          touched: set[str]) -> None:
         """Discard a unit's puts and give its gets back, their BackoutCount raised."""

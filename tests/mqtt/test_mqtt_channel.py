@@ -146,6 +146,30 @@ def test_mqtt_and_mqi_applications_reach_each_other(rig: dict[str, Any]) -> None
         qm.disconnect()
 
 
+def test_a_publication_a_durable_subscriber_cannot_take_is_not_acknowledged(rig: dict[str, Any]) -> None:
+    """A QoS 1 publication is persistent; PMSGDLV(ALLDUR) says it must reach every durable
+    subscription or none. Exactly 4 MiB of payload is over the subscriber's queue's MAXMSGL once
+    the mqps header is in front: the publisher gets no PUBACK (MQTT 3.1.1's refusal: the
+    connection ends), and nobody receives it (it was PUBACKed and lost)."""
+    sub = Client(rig["port"], "big.sub", clean=False)
+    assert sub.subscribe("big/+", 1) == [1]
+    pub = Client(rig["port"], "big.pub")
+    pub.c.reconnect_delay_set(30, 60)                   # (paho would send it again on reconnecting)
+    info = pub.c.publish("big/one", b"x" * (4 * 1024 * 1024), 1)
+    assert pub.dropped.wait(WAIT)
+    assert not info.is_published()
+    pub.c.loop_stop()
+    with pytest.raises(queue.Empty):
+        sub.take(1, wait=1.0)
+    # A publication that fits is acknowledged and delivered, on the same subscription.
+    pub = Client(rig["port"], "big.pub2")
+    pub.publish("big/two", b"y" * 1024, 1)
+    assert [(m.topic, len(m.payload)) for m in sub.take(1)] == [("big/two", 1024)]
+    pub.close()
+    sub.close()
+    Client(rig["port"], "big.sub", clean=True).close()
+
+
 def test_retained_publications(rig: dict[str, Any]) -> None:
     pub = Client(rig["port"], "ret.pub")
     pub.publish("status/boiler", b"hot", 1, retain=True)
