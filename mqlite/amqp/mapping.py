@@ -14,7 +14,9 @@ functions over Qpid Proton's ``Message``:
   string body MQSTR and any other body bytes (MQFMT_NONE), CCSID 1208, PutApplType MQAT_AMQP;
   ``correlation_id`` (up to 24 bytes) CorrelId, ``reply_to`` ReplyToQ; a uuid or ulong
   message-id or correlation-id is rejected, as MQ rejects it. Back: the same, the topic of a
-  publication as ``subject`` and ``address``."""
+  publication as ``subject`` and ``address``, the BackoutCount as ``delivery-count``.
+- A delivery's outcome (``disposition``): each delivery is settled on its own, whatever happens to
+  the others got with it (rules numbered there)."""
 from __future__ import annotations
 
 import uuid
@@ -136,6 +138,7 @@ def from_mq(md: MD, body: bytes) -> Message:
                   durable=md.Persistence == C.MQPER_PERSISTENT, priority=md.Priority)
     if md.Expiry > 0:
         msg.ttl = md.Expiry / 10
+    msg.delivery_count = md.BackoutCount
     if md.CorrelId.strip(b"\0"):
         msg.correlation_id = bytes(md.CorrelId)
     reply_to = md.ReplyToQ.rstrip(b" \0")
@@ -150,3 +153,29 @@ def from_mq(md: MD, body: bytes) -> Message:
     if user:
         setattr(msg, "properties", user)            # (Proton's stub types the attribute None)
     return msg
+
+
+CONSUME, REQUEUE, RETRY, POISON = "consume", "requeue", "retry", "poison"
+
+
+def disposition(outcome: str, delivery_failed: bool, backout_count: int, bothresh: int) -> str:
+    """What becomes of a message sent on a receiving link, by the client's outcome for it:
+
+    1. ``accepted``: consumed (its get is committed with the others' outcomes).
+    2. ``released``: back on its queue as it was (BackoutCount unchanged): AMQP's "not processed".
+    3. ``modified``: back on its queue; with ``delivery-failed`` its BackoutCount is raised first
+       (``undeliverable-here`` cannot bar one link from a queue: it is as plain modified).
+    4. ``rejected``: the message is bad and is not delivered again: *poison*, moved to the queue's
+       BOQNAME, else the dead-letter queue (MQ's poison-message handling, as MQ's JMS classes do
+       it); only when neither takes it is it back on its queue, BackoutCount raised.
+    5. A delivery never settled when its link or connection goes: back, BackoutCount raised (what
+       MQBACK of its get would do).
+    6. Back with its BackoutCount raised to the queue's BOTHRESH (when not 0): poison too.
+    """
+    if outcome == "accepted":
+        return CONSUME
+    if outcome == "rejected":
+        return POISON
+    if outcome == "released" or (outcome == "modified" and not delivery_failed):
+        return REQUEUE
+    return POISON if 0 < bothresh <= backout_count + 1 else RETRY

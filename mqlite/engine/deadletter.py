@@ -8,9 +8,9 @@ from typing import Callable, Protocol
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.headers import DLH
-from mqlite.cmq.structs import MD, PMO, pad
+from mqlite.cmq.structs import MD, OD, PMO, pad
 from mqlite.engine.clock import Clock
-from mqlite.engine.core import Conn, Handle, put_date_time
+from mqlite.engine.core import Conn, Handle, put_date_time, qmgr_authority
 from mqlite.objects.model import MQObject
 
 
@@ -61,3 +61,57 @@ def dead_letter(qm: DeadLetterHost, conn: Conn, handle: Callable[[bytes, bytes],
         return why + f" The dead-letter queue {deadq} refused it with reason {e.reason}."
     qm.log(f"AMQ9544W: Message put to the dead-letter queue {deadq} by {who}. {why}")
     return ""
+
+
+class AgentHost(DeadLetterHost, Protocol):
+    """What an agent needs to open the dead-letter queue itself and put elsewhere (moving a poison
+    message, a report generator, a publication's copy)."""
+
+    def queue(self, name: str) -> MQObject | None: ...
+
+    def open(self, conn: Conn, od: OD, options: int) -> Handle: ...
+
+    def close(self, conn: Conn, hobj: int, options: int = 0) -> None: ...
+
+    def put1(self, conn: Conn, od: OD, md: MD, pmo: PMO, body: bytes) -> int: ...
+
+
+def move_poison(qm: AgentHost, conn: Conn, queue: str, md: MD, data: bytes, who: str) -> str:
+    """A message got from ``queue`` under syncpoint that is not to be delivered again, put in the
+    same unit of work where MQ's poison-message handling puts it: the queue's backout requeue
+    queue (BOQNAME), else the dead-letter queue behind an MQDLH with reason
+    MQRC_BACKOUT_THRESHOLD_REACHED. Returns "" when it is there (its get then consumes it), else
+    why not (the caller gives it back to its queue). With the queue manager's authority, as MQ's
+    agents move messages."""
+    obj = qm.queue(queue)
+    boq = obj["BOQNAME"] if obj is not None else ""
+    with qmgr_authority(conn):
+        if boq:
+            try:
+                qm.put1(conn, OD(ObjectName=pad(boq, 48)), md.copy(),
+                        PMO(Options=C.MQPMO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT), data)
+                qm.log(f"AMQ9544W: Message put to the backout requeue queue {boq} by {who}.")
+                return ""
+            except MQIError as e:
+                refused = f" The backout requeue queue {boq} refused it with reason {e.reason}."
+        else:
+            refused = ""
+        why = dead_letter_opened(qm, conn, md, data, queue, qm.name, C.MQRC_BACKOUT_THRESHOLD_REACHED, True, who)
+    return why + refused if why else ""
+
+
+def dead_letter_opened(qm: AgentHost, conn: Conn, md: MD, data: bytes, dest_q: str, dest_qm: str, reason: int,
+                       syncpoint: bool, who: str) -> str:
+    """``dead_letter`` for a caller with no handle of its own: the dead-letter queue opened on
+    ``conn`` for the one put, and closed."""
+    opened: list[Handle] = []
+
+    def handle(q: bytes, m: bytes) -> Handle:
+        h = qm.open(conn, OD(ObjectName=q, ObjectQMgrName=m), C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT)
+        opened.append(h)
+        return h
+    try:
+        return dead_letter(qm, conn, handle, md, data, dest_q, dest_qm, reason, syncpoint, True, who)
+    finally:
+        for h in opened:
+            qm.close(conn, h.hobj)

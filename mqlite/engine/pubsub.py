@@ -35,7 +35,7 @@ from mqlite.cmq.structs import MD, OD, PMO, pad, text
 from mqlite.engine.authority import Authority
 from mqlite.engine.clock import Clock, IdGenerator
 from mqlite.engine.core import C, Conn, Handle, qmgr_authority
-from mqlite.engine.deadletter import dead_letter
+from mqlite.engine.deadletter import dead_letter_opened
 from mqlite.engine.hooks import Hooks
 from mqlite.engine.message import Message
 from mqlite.engine.ports import DropObject, Journal, JournalOp, PutMsg, SaveObject
@@ -421,7 +421,7 @@ class PubSub:
 
     def delivery_rule(self, topic: str, persistent: bool) -> int:
         """PMSGDLV or NPMSGDLV at the publication's topic (mqlite.pubsub.delivery)."""
-        return topics.resolved(self.tree(), topic, delivery.rule_attr(persistent))
+        return int(topics.resolved(self.tree(), topic, delivery.rule_attr(persistent)))
 
     def deliver(self, conn: Conn, sub: Subscription, topic: str, md: MD, body: bytes, syncpoint: bool,
                  retained: bool, cache: dict[Any, Any] | None = None) -> None:
@@ -446,19 +446,9 @@ class PubSub:
         deadq = qm.qmgr["DEADQ"]
         if delivery.dead_letter_first(topics.resolved(self.tree(), topic, "USEDLQ"), deadq):
             copy.MsgId = qm.ids.next()
-            opened: list[Handle] = []
-
-            def handle(q: bytes, m: bytes) -> Handle:
-                h = qm.open(conn, OD(ObjectName=q, ObjectQMgrName=m), C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT)
-                opened.append(h)
-                return h
             with qmgr_authority(conn):
-                try:
-                    why = dead_letter(qm, conn, handle, copy, data, sub.queue, sub.qmgr, reason, syncpoint, True,
-                                      f"the publication of {topic}")
-                finally:
-                    for h in opened:
-                        qm.close(conn, h.hobj)
+                why = dead_letter_opened(qm, conn, copy, data, sub.queue, sub.qmgr, reason, syncpoint,
+                                         f"the publication of {topic}")
             if not why:
                 return
         if delivery.fails_publication(rule, sub.durable):

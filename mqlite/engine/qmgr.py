@@ -32,6 +32,7 @@ from mqlite.engine.events import Events
 from mqlite.engine.get import GetMixin
 from mqlite.engine.hooks import Hooks
 from mqlite.engine.inquire import Inquiry
+from mqlite.engine.message import Message
 from mqlite.engine.mqistats import MQICounts
 from mqlite.engine.open import OpenMixin
 from mqlite.engine.ports import Journal, ObjectSaver, Pager
@@ -178,6 +179,10 @@ class QueueManager(DefinitionsMixin, OpenMixin, PlainPutMixin, GetMixin):
     def backout(self, conn: Conn) -> None:
         """MQBACK (engine/uow.py)."""
         self.uow.backout(conn)
+
+    def give_back(self, conn: Conn, msg: Message, raise_count: bool) -> bool:
+        """One get of the unit of work undone, the rest kept (engine/uow.py)."""
+        return self.uow.give_back(conn, msg, raise_count)
 
     def backout_since(self, conn: Conn, mark: int) -> None:
         """Take back what the unit of work gained since it held ``mark`` entries (a publication's

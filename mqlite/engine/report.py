@@ -19,7 +19,7 @@ from mqlite.cmq.errors import MQIError
 from mqlite.cmq.segments import SEGMENT_FLAGS
 from mqlite.cmq.structs import MD, OD, PMO, pad, text
 from mqlite.engine.core import Conn, Handle, put_date_time
-from mqlite.engine.deadletter import DeadLetterHost, dead_letter
+from mqlite.engine.deadletter import AgentHost, dead_letter_opened
 
 # kind: (the report, with the first 100 bytes, with all the data) options, and its Feedback.
 KINDS = {
@@ -71,18 +71,10 @@ def build(orig: MD, data: bytes, kind: str, level: int, qmgr: str, now: float,
     return md, b""
 
 
-class ReportsHost(DeadLetterHost, Protocol):
-    """What sending reports needs of the queue manager, beyond the dead-letter step's."""
-
-    def queue(self, name: str) -> Any: ...
+class ReportsHost(AgentHost, Protocol):
+    """What sending reports needs of the queue manager, beyond an agent's dead-letter steps."""
 
     def connect(self, appl_name: str = "", appl_type: int = C.MQAT_UNIX, user: str = "") -> Conn: ...
-
-    def open(self, conn: Conn, od: OD, options: int) -> Handle: ...
-
-    def close(self, conn: Conn, hobj: int, options: int = C.MQCO_NONE) -> None: ...
-
-    def put1(self, conn: Conn, od: OD, md: MD, pmo: PMO, body: bytes) -> int: ...
 
 
 class Reports:
@@ -114,16 +106,7 @@ class Reports:
             qm.put1(agent, OD(ObjectName=pad(dest_q, 48), ObjectQMgrName=pad(dest_qm, 48)), rmd,
                     PMO(Options=C.MQPMO_NO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT), rdata)
         except MQIError as e:
-            opened: list[Handle] = []
-
-            def handle(q: bytes, m: bytes) -> Handle:
-                h = qm.open(agent, OD(ObjectName=q, ObjectQMgrName=m), C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT)
-                opened.append(h)
-                return h
-            why = dead_letter(qm, agent, handle, rmd, rdata, dest_q, dest_qm, e.reason, False, True,
-                              "the report generator")
-            for h in opened:
-                qm.close(agent, h.hobj, C.MQCO_NONE)
+            why = dead_letter_opened(qm, agent, rmd, rdata, dest_q, dest_qm, e.reason, False, "the report generator")
             if why:
                 qm.log(f"MQL8010W: A {kind} report for {dest_q} on {dest_qm} was discarded. {why}")
         if conn is not None and agent.ticket > conn.ticket:

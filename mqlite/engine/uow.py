@@ -196,6 +196,30 @@ class UnitsOfWork:
         self._backout_entries(conn.uow, ops, touched)
         self._end_unit(conn, ops, touched)
 
+    def give_back(self, conn: Conn, msg: Message, raise_count: bool) -> bool:
+        """One message the unit got, back on its queue before the unit ends (``raise_count``: its
+        BackoutCount raised, as MQBACK raises it); the rest of the unit stays. False when the unit
+        does not hold it."""
+        uow = conn.uow
+        for i in range(len(uow) - 1, -1, -1):
+            if uow[i][2] is msg and uow[i][0] == "get":
+                break
+        else:
+            return False
+        _kind, qs, _m = uow.pop(i)
+        ops: list[JournalOp] = []
+        qs.uncommitted -= 1
+        if self.qm.queues.get(qs.name) is qs:
+            if raise_count:
+                msg.md.BackoutCount += 1
+                msg.touch()
+                obj = self.qm.queue(qs.name)
+                if msg.persistent and obj is not None and obj["HARDENBO"]:
+                    ops.append(SetBackout(msg.seq, msg.md.BackoutCount))
+            qs.insert(msg)
+        self._end_unit(conn, ops, {qs.name}, detach=False)
+        return True
+
     def discard_since(self, conn: Conn, mark: int) -> None:
         """Back out the entries the unit gained after its first ``mark`` (puts only: what one
         MQPUT added), leaving the rest of the unit as it was."""

@@ -7,9 +7,11 @@ server/amqplinks.py; messages: amqp/mapping.py):
   message is durable (the journal writer makes it so while this thread reads on: the client's
   in-flight window is the group commit), refused with ``rejected`` and MQ's reason otherwise;
 - a link the client receives on: gets from its queue or subscription (``copy``: browses), as
-  much as the link's credit allows, under syncpoint, committed once every unsettled delivery is
-  accepted (backed out, so sent again, when one was released, modified or rejected); a link the
-  client asked to be settled at once gets outside syncpoint (at most once)."""
+  much as the link's credit allows, under syncpoint; each delivery's outcome is its own
+  (amqp/mapping.py's ``disposition``): one released, modified or never settled goes back to its
+  queue alone, one rejected is moved as MQ moves a poison message, and the unit of work, holding
+  only accepted gets by then, is committed once every delivery has its outcome; a link the client
+  asked to be settled at once gets outside syncpoint (at most once)."""
 from __future__ import annotations
 
 import os
@@ -32,6 +34,7 @@ from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import GMO, MD, PMO
 from mqlite.engine.clock import mq_date_time
 from mqlite.engine.core import Conn
+from mqlite.engine.deadletter import move_poison
 from mqlite.security.users import Principal
 from mqlite.server import amqpident as ident
 from mqlite.server import amqplinks as links
@@ -42,6 +45,8 @@ POLL = 0.02                             # how often links with credit look for m
 IDLE_POLL = 0.5
 
 
+_OUTCOMES = {pn.PN_ACCEPTED: "accepted", pn.PN_RELEASED: "released", pn.PN_MODIFIED: "modified",
+             pn.PN_REJECTED: "rejected"}
 _ENDPOINT_EVENTS = {pn.PN_CONNECTION_REMOTE_OPEN, pn.PN_SESSION_REMOTE_OPEN, pn.PN_LINK_REMOTE_OPEN,
                     pn.PN_LINK_REMOTE_CLOSE, pn.PN_LINK_REMOTE_DETACH, pn.PN_SESSION_REMOTE_CLOSE, pn.PN_CONNECTION_REMOTE_CLOSE}
 
@@ -57,8 +62,7 @@ class AMQPConnection:
         self.principal: Principal | None = None
         self.conn: Conn | None = None
         self.handles: dict[Any, dict[str, Any]] = {}      # link (Proton's pointer) -> what it is
-        self.unsettled: dict[Any, bool] = {}             # our deliveries waiting for an outcome
-        self.back_out = False
+        self.unsettled: dict[Any, tuple[str, Any]] = {}  # our deliveries waiting for an outcome: queue, message
         self.held: list[tuple[int, Delivery]] = []       # the client's transfers waiting to be durable
         self.asked = 0                                   # the ticket the journal writer was asked for
         self.wake_r, self.wake_w = socket.socketpair()   # (the journal writer: a ticket is durable)
@@ -216,12 +220,30 @@ class AMQPConnection:
             return
         state = pn.pn_delivery_remote_state(d)
         if state and d in self.unsettled:              # the client's outcome for one we sent
-            if state != pn.PN_ACCEPTED:
-                self.back_out = True
-            del self.unsettled[d]
+            queue, held = self.unsettled.pop(d)
+            failed = state == pn.PN_MODIFIED and bool(pn.pn_disposition_is_failed(pn.pn_delivery_remote(d)))
             pn.pn_delivery_settle(d)
+            self._outcome(queue, held, _OUTCOMES.get(state, "released"), failed)
             if not self.unsettled:
                 self._settle_unit()
+
+    def _outcome(self, queue: str, held: Any, outcome: str, failed: bool) -> None:
+        """One delivery's outcome applied to its get alone (amqp/mapping.py's ``disposition``)."""
+        assert self.conn is not None
+        qm = self.srv.qm
+        with self.srv.lock:
+            obj = qm.queue(queue)
+            what = A.disposition(outcome, failed, held.md.BackoutCount, obj["BOTHRESH"] if obj is not None else 0)
+            if what == A.CONSUME:
+                return
+            if what == A.POISON:
+                why = move_poison(qm, self.conn, queue, held.md.copy(), held.body,
+                                  f"AMQP channel '{self.channel.obj.name}'")
+                if not why:
+                    return                      # (its get, still in the unit, now consumes it)
+                self.srv.log.write("AMQ9544W", f"A message rejected on AMQP channel '{self.channel.obj.name}' "
+                                               f"stays on {queue}. {why}")
+            qm.give_back(self.conn, held, what != A.REQUEUE)
 
     def _transfer(self, link: Any, d: Any) -> None:
         """A message the client sent: MQPUT to the link's object."""
@@ -276,19 +298,21 @@ class AMQPConnection:
                     break
                 if got is None:
                     break
-                md, body = got
+                md, body, held = got
                 self.tag += 1
                 d = pn_delivery(link, str(self.tag))
                 data = A.from_mq(md, body).encode()
                 pn.pn_link_send(link, ffi.from_buffer(data), len(data))
                 pn.pn_link_advance(link)
                 self.sent += 1
-                if entry["settled"] or entry.get("browse"):
+                if held is None:
                     pn.pn_delivery_settle(d)
                 else:
-                    self.unsettled[d] = True
+                    self.unsettled[d] = held
 
-    def _get(self, entry: dict[str, Any]) -> tuple[MD, bytes] | None:
+    def _get(self, entry: dict[str, Any]) -> tuple[MD, bytes, tuple[str, Any] | None] | None:
+        """The next message for a link: its descriptor and data, and for a get under syncpoint
+        its queue and the engine's message (what its outcome acts on)."""
         assert self.conn is not None
         browse = entry.get("browse")
         sync = not browse and not entry["settled"]
@@ -301,31 +325,31 @@ class AMQPConnection:
                 if e.reason == C.MQRC_NO_MSG_AVAILABLE:
                     return None
                 raise
-        return r.md, r.body
+            held = None
+            if sync:
+                _kind, qs, msg = self.conn.uow[-1]         # (the get just made)
+                held = (qs.name, msg)
+        return r.md, r.body, held
 
     def forget_link(self, link: Any) -> None:
         """A link the client receives on went (detached, or failed) with deliveries it never
-        settled: they count as not accepted, so the unit of work backs out (they come again, at
-        least once) once the other links' deliveries have their outcomes."""
+        settled: those go back to their queue (they come again, at least once); the ones it
+        accepted stay consumed."""
         gone = [d for d in self.unsettled if pn.pn_delivery_link(d) == link]
         if not gone:
             return
         for d in gone:
-            del self.unsettled[d]
-        self.back_out = True
+            queue, held = self.unsettled.pop(d)
+            self._outcome(queue, held, "unsettled", False)
         if not self.unsettled:
             self._settle_unit()
 
     def _settle_unit(self) -> None:
-        """Every delivery of the unit of work has its outcome: MQCMIT, or MQBACK when one was not
-        accepted (the messages come again)."""
+        """Every delivery of the unit of work has its outcome: MQCMIT of the gets accepted (the
+        others are back on their queues already, or moved in the unit itself)."""
         assert self.conn is not None
         with self.srv.lock:
-            if self.back_out:
-                self.srv.qm.backout(self.conn)
-            else:
-                self.srv.qm.commit(self.conn)
-        self.back_out = False
+            self.srv.qm.commit(self.conn)
 
     # --- the end ----------------------------------------------------------------------------------
     def end(self) -> None:
@@ -338,6 +362,12 @@ class AMQPConnection:
 
     def _finish(self) -> None:
         srv = self.srv
+        if self.conn is not None and self.conn.hconn in srv.qm.conns and self.unsettled:
+            # What the client accepted stays consumed; what it never settled goes back.
+            for queue, held in list(self.unsettled.values()):
+                self._outcome(queue, held, "unsettled", False)
+            self.unsettled.clear()
+            self._settle_unit()
         with srv.lock:
             if self.conn is not None and self.conn.hconn in srv.qm.conns:
                 for entry in list(self.handles.values()):     # (a subscription per its lifetime)

@@ -239,3 +239,94 @@ def test_a_receiver_closed_with_unsettled_deliveries_gives_them_back(rig: dict[s
     assert sorted(bodies) == ["u0", "u1", "u2"]
     c.close()
     assert depth(rig, "ORDERS") == 0
+
+
+def _fill(rig: dict[str, Any], c: Any, n: int, prefix: str) -> None:
+    rig["qm"].mqsc("CLEAR QLOCAL(ORDERS)\n")
+    snd = c.create_sender("ORDERS", options=Capability("queue"))
+    for i in range(n):
+        snd.send(Message(body=f"{prefix}{i}", durable=True))
+    snd.close()
+
+
+@pytest.mark.parametrize("end", ["link", "connection"])
+def test_accepted_deliveries_stay_consumed_when_the_rest_come_back(rig: dict[str, Any], end: str) -> None:
+    """Accept 3 of 10 prefetched, then close the receiver (or the whole connection): the 3 are
+    gone for good, the 7 never settled are back (it was 10: the whole unit was backed out)."""
+    c = connect(rig)
+    _fill(rig, c, 10, "m")
+    rcv = c.create_receiver("ORDERS", credit=10, options=Capability("queue"))
+    taken = []
+    for _ in range(3):
+        taken.append(rcv.receive(timeout=WAIT).body)
+        rcv.accept()
+    if end == "link":
+        rcv.close()
+        assert depth(rig, "ORDERS") == 7
+        # ... and a release of one delivery gives back that one alone.
+        again = c.create_receiver("ORDERS", credit=1, options=Capability("queue"))
+        first = again.receive(timeout=WAIT)
+        again.accept()
+        second = again.receive(timeout=WAIT)
+        again.release(delivered=False)
+        again.close()
+        assert first.body not in taken and depth(rig, "ORDERS") == 6
+        assert second.delivery_count == 1                  # (back once, unsettled on the closed link)
+    c.close()
+    assert depth(rig, "ORDERS") == (6 if end == "link" else 7)
+    left = set()
+    while (got := mq_get(rig, "ORDERS")) is not None:
+        left.add(got[1].decode())
+        assert got[0].BackoutCount == 1               # (sent, never settled: as MQBACK leaves it;
+                                                       # the one released came back uncounted)
+    assert not left & set(taken) and len(left) == (6 if end == "link" else 7)
+
+
+def test_a_rejected_delivery_is_not_delivered_again(rig: dict[str, Any]) -> None:
+    """Rejected: moved to the queue's BOQNAME (poison), not sent again; with no BOQNAME and no
+    DEADQ it stays, its BackoutCount raised, and once that reaches BOTHRESH it is poison too."""
+    c = connect(rig)
+    deadq = ""
+    _fill(rig, c, 2, "p")
+    rig["qm"].mqsc("DEFINE QLOCAL(ORDERS.BACKOUT) REPLACE\nALTER QLOCAL(ORDERS) BOQNAME(ORDERS.BACKOUT)\n")
+    try:
+        rcv = c.create_receiver("ORDERS", credit=1, options=Capability("queue"))
+        assert rcv.receive(timeout=WAIT).body == "p0"
+        rcv.reject()
+        assert rcv.receive(timeout=WAIT).body == "p1"      # the next one, not p0 again
+        rcv.accept()
+        rcv.close()
+        assert depth(rig, "ORDERS") == 0 and depth(rig, "ORDERS.BACKOUT") == 1
+        md, body = mq_get(rig, "ORDERS.BACKOUT") or (None, b"")
+        assert body == b"p0" and md.Persistence == 1
+        # No backout queue: the dead-letter queue, behind an MQDLH saying why (2362).
+        deadq = rig["qm"].mqsc("DISPLAY QMGR DEADQ\n").stdout.split("DEADQ(")[1].split(")")[0].strip()
+        assert deadq
+        rig["qm"].mqsc(f"CLEAR QLOCAL({deadq})\nALTER QLOCAL(ORDERS) BOQNAME(' ')\n")
+        _fill(rig, c, 1, "d")
+        rcv = c.create_receiver("ORDERS", credit=1, options=Capability("queue"))
+        assert rcv.receive(timeout=WAIT).body == "d0"
+        rcv.reject()
+        rcv.close()
+        md, body = mq_get(rig, deadq) or (None, b"")
+        assert md.Format == pymqi.CMQC.MQFMT_DEAD_LETTER_HEADER and body.endswith(b"d0")
+        assert int.from_bytes(body[8:12], "little") == 2362            # MQDLH Reason
+        # Neither: nowhere to move it, so it comes again, counted, until BOTHRESH(2) makes it
+        # poison and a BOQNAME takes it.
+        rig["qm"].mqsc("ALTER QMGR DEADQ(' ')\nALTER QLOCAL(ORDERS) BOTHRESH(2)\n")
+        _fill(rig, c, 1, "q")
+        rcv = c.create_receiver("ORDERS", credit=1, options=Capability("queue"))
+        m = rcv.receive(timeout=WAIT)
+        rcv.reject()
+        m = rcv.receive(timeout=WAIT)
+        assert (m.body, m.delivery_count) == ("q0", 1)
+        rig["qm"].mqsc("ALTER QLOCAL(ORDERS) BOQNAME(ORDERS.BACKOUT)\n")
+        rcv.release()                                      # (modified, not failed: no count)
+        m = rcv.receive(timeout=WAIT)
+        assert (m.body, m.delivery_count) == ("q0", 1)
+        rcv.close()
+        assert depth(rig, "ORDERS") == 0 and depth(rig, "ORDERS.BACKOUT") == 1   # never settled, count 2
+    finally:
+        rig["qm"].mqsc(f"ALTER QMGR DEADQ({deadq})\n" if deadq else "")
+        rig["qm"].mqsc("ALTER QLOCAL(ORDERS) BOQNAME(' ') BOTHRESH(0)\nDELETE QLOCAL(ORDERS.BACKOUT) PURGE\n")
+        c.close()

@@ -96,3 +96,19 @@ def test_a_uuid_or_ulong_identifier_is_rejected_as_mq_rejects_it(field: str, val
     ok = Message(body="x")
     setattr(ok, field, "order-17")                     # (a string is mapped: the CorrelId's bytes)
     A.to_mq(ok)
+
+
+@pytest.mark.parametrize("outcome,failed,count,bothresh,expected", [
+    ("accepted", False, 5, 1, A.CONSUME),
+    ("released", False, 0, 1, A.REQUEUE),           # not processed: never counted, never poison
+    ("modified", False, 3, 2, A.REQUEUE),
+    ("modified", True, 0, 0, A.RETRY),
+    ("modified", True, 0, 2, A.RETRY),
+    ("modified", True, 1, 2, A.POISON),             # raised to BOTHRESH
+    ("rejected", False, 0, 0, A.POISON),            # bad: not delivered again, whatever the count
+    ("unsettled", False, 0, 0, A.RETRY),            # the link went without an outcome
+    ("unsettled", False, 4, 5, A.POISON),
+])
+def test_a_delivery_outcome_decides_its_message_alone(outcome: str, failed: bool, count: int, bothresh: int,
+                                                       expected: str) -> None:
+    assert A.disposition(outcome, failed, count, bothresh) == expected
