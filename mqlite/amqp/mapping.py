@@ -20,9 +20,11 @@ functions over Qpid Proton's ``Message``:
 from __future__ import annotations
 
 import uuid
+from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
-from proton import Message
+from cproton import pn_message_get_content_type
+from proton import Data, Message, symbol
 
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import MD
@@ -79,20 +81,46 @@ class Unmappable(ValueError):
     ulong (MQ's mapping of incoming messages)."""
 
 
+# The mq_amqp folder keeps what an AMQP message carries that no MQMD field holds, for AMQP
+# receivers (MQ's own folder name; PROPCTL(COMPAT) does not give it to MQI applications).
+BODY = "mq_amqp.Bdy"                    # how the data encodes a body that is neither text nor bytes
+PRP = {"id": "mq_amqp.Prp.Mid", "user_id": "mq_amqp.Prp.Uid", "subject": "mq_amqp.Prp.Sbj",
+       "content_type": "mq_amqp.Prp.Cty", "correlation_id": "mq_amqp.Prp.Cid", "creation_time": "mq_amqp.Prp.Ctm"}
+VALUE, SEQUENCE = "amqp-value", "amqp-sequence"
+
+
+def body_section(msg: Message) -> tuple[bytes, bytes, str]:
+    """The MQ data for an AMQP body: (Format, data, how it is encoded). A string amqp-value is
+    MQSTR in UTF-8, a data section (or a binary amqp-value) the bytes themselves, no body no
+    data; any other amqp-value (a map, a list, a number, a boolean, a timestamp ...) or an
+    amqp-sequence is kept whole, AMQP-encoded, so that it reaches an AMQP receiver as it was sent
+    (an MQI application sees the encoded bytes, MQFMT_NONE)."""
+    body = msg.body
+    if isinstance(body, str):
+        return C.MQFMT_STRING, body.encode("utf-8"), ""
+    if isinstance(body, (bytes, bytearray, memoryview)):
+        return C.MQFMT_NONE, bytes(body), ""
+    if body is None:
+        return C.MQFMT_NONE, b"", ""
+    d = Data()
+    d.put_object(body)
+    return C.MQFMT_NONE, d.encode(), SEQUENCE if msg.inferred and isinstance(body, list) else VALUE
+
+
+def _decoded(data: bytes, how: str) -> tuple[Any, bool]:
+    """A body ``body_section`` encoded: its value and whether it was an amqp-sequence."""
+    d = Data()
+    d.decode(data)
+    d.next()
+    return d.get_object(), how == SEQUENCE
+
+
 def to_mq(msg: Message) -> tuple[MD, bytes]:
     """An AMQP message as the descriptor and data an MQPUT takes (Unmappable: rejected)."""
     for ident in (msg.id, msg.correlation_id):
         if isinstance(ident, (uuid.UUID, int)):        # (Proton gives a ulong back as an int)
             raise Unmappable(f"a {type(ident).__name__} message-id or correlation-id")
-    body = msg.body
-    if isinstance(body, str):
-        fmt, data = C.MQFMT_STRING, body.encode("utf-8")
-    elif isinstance(body, (bytes, bytearray, memoryview)):
-        fmt, data = C.MQFMT_NONE, bytes(body)
-    elif body is None:
-        fmt, data = C.MQFMT_NONE, b""
-    else:
-        fmt, data = C.MQFMT_STRING, str(body).encode("utf-8")
+    fmt, data, how = body_section(msg)
     md = MD(Format=fmt, CodedCharSetId=1208, PutApplType=C.MQAT_AMQP,
             Persistence=C.MQPER_PERSISTENT if msg.durable else C.MQPER_NOT_PERSISTENT,
             Priority=min(max(int(4 if msg.priority is None else msg.priority), 0), 9))
@@ -109,10 +137,31 @@ def to_mq(msg: Message) -> tuple[MD, bytes]:
     items: dict[Any, Any] = dict(msg.properties or {})
     for k, v in items.items():
         props.set(str(k), _value(v))                # (PropertyError: a name MQ refuses)
+    if how:
+        props.set(BODY, how, validate=False)
+    for field, name in PRP.items():
+        # (Proton gives an unset content-type as the symbol 'None': asked of the C message instead)
+        value = pn_message_get_content_type(msg._msg) if field == "content_type" else getattr(msg, field)
+        if isinstance(value, memoryview):           # (Proton's binary message-id)
+            value = bytes(value)
+        if value is not None and value != b"" and value != "" and value != 0:
+            props.set(name, value if isinstance(value, (bytes, str)) else
+                      int(value * 1000) if field == "creation_time" else str(value), validate=False)
     if props:
         fmt2, enc, ccsid, data = rfh2.join(props, md.Format, md.Encoding, md.CodedCharSetId, data)
         md.Format, md.Encoding, md.CodedCharSetId = fmt2, enc, ccsid
     return md, data
+
+
+def put_epoch(date: bytes, time_: bytes) -> float | None:
+    """An MQMD's PutDate (YYYYMMDD) and PutTime (HHMMSSTH, GMT) as seconds since the epoch."""
+    try:
+        d, t = date.decode("ascii"), time_.decode("ascii")
+        stamp = datetime(int(d[:4]), int(d[4:6]), int(d[6:8]), int(t[:2]), int(t[2:4]), int(t[4:6]),
+                         int(t[6:8]) * 10000, tzinfo=timezone.utc)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return stamp.timestamp()
 
 
 def _value(v: Any) -> bool | int | float | str | bytes:
@@ -129,18 +178,42 @@ def _value(v: Any) -> bool | int | float | str | bytes:
 
 
 def from_mq(md: MD, body: bytes) -> Message:
-    """A message got from MQ (properties as an MQRFH2) as an AMQP message."""
+    """A message got from MQ (properties as an MQRFH2) as an AMQP message. An AMQP message's own
+    message-id, user-id, subject, content-type, correlation-id and creation-time come back as it
+    sent them (its mq_amqp folder); any other message's are made from its MQMD, as MQ's table for
+    outgoing messages says: MsgId, UserIdentifier and CorrelId as binary, PutDate and PutTime as
+    the creation-time."""
     props = rfh2.properties_of(md.Format, md.Encoding, body)
     part = rfh2.split(md.Format, md.Encoding, md.CodedCharSetId, body)
     data = part.data
-    text_body = part.format == C.MQFMT_STRING
-    msg = Message(body=data.decode("utf-8", "replace") if text_body else data,
-                  durable=md.Persistence == C.MQPER_PERSISTENT, priority=md.Priority)
+    how = props.get(BODY, (0, ""))[1]
+    if how in (VALUE, SEQUENCE):
+        value, sequence = _decoded(data, how)
+        msg = Message(body=value, durable=md.Persistence == C.MQPER_PERSISTENT, priority=md.Priority)
+        msg.inferred = sequence
+    else:
+        text_body = part.format == C.MQFMT_STRING
+        msg = Message(body=data.decode("utf-8", "replace") if text_body else data,
+                      durable=md.Persistence == C.MQPER_PERSISTENT, priority=md.Priority)
     if md.Expiry > 0:
         msg.ttl = md.Expiry / 10
     msg.delivery_count = md.BackoutCount
     if md.CorrelId.strip(b"\0"):
         msg.correlation_id = bytes(md.CorrelId)
+    if any(name in props for name in PRP.values()):
+        for field, name in PRP.items():
+            if name in props:
+                value = props[name][1]
+                setattr(msg, field, value / 1000 if field == "creation_time" else
+                        symbol(value) if field == "content_type" else value)
+    elif md.PutApplType != C.MQAT_AMQP:
+        msg.id = bytes(md.MsgId)
+        who = md.UserIdentifier.rstrip(b" \0")
+        if who:
+            msg.user_id = bytes(who)
+        put = put_epoch(md.PutDate, md.PutTime)
+        if put is not None:
+            msg.creation_time = put
     reply_to = md.ReplyToQ.rstrip(b" \0")
     if reply_to:
         msg.reply_to = reply_to.decode("utf-8", "replace")

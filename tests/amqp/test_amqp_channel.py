@@ -330,3 +330,42 @@ def test_a_rejected_delivery_is_not_delivered_again(rig: dict[str, Any]) -> None
         rig["qm"].mqsc(f"ALTER QMGR DEADQ({deadq})\n" if deadq else "")
         rig["qm"].mqsc("ALTER QLOCAL(ORDERS) BOQNAME(' ') BOTHRESH(0)\nDELETE QLOCAL(ORDERS.BACKOUT) PURGE\n")
         c.close()
+
+
+def test_structured_bodies_and_properties_travel_through_mq(rig: dict[str, Any]) -> None:
+    """A map body (it came back as Python's repr text) and an amqp-sequence reach an AMQP
+    receiver as sent, with their message-id, user-id, subject, content-type, string correlation-id
+    and creation-time; an MQI application's message gets its MsgId and UserIdentifier as its
+    message-id and user-id."""
+    rig["qm"].mqsc("CLEAR QLOCAL(ORDERS)\n")
+    c = connect(rig)
+    snd = c.create_sender("ORDERS", options=Capability("queue"))
+    sent = Message(body={"sku": "A-1", "qty": 3, "tags": ["x", "y"]}, id="order-17", subject="new",
+                   correlation_id="a correlation id longer than twenty-four bytes", durable=True)
+    sent.content_type = "application/x-map"
+    sent.creation_time = 1700000000.5
+    snd.send(sent)
+    seq = Message(body=[1, "two", 3.0])
+    seq.inferred = True
+    snd.send(seq)
+    qm = rig["qm"].bindings()
+    q = pymqi.Queue(qm, "ORDERS", pymqi.CMQC.MQOO_OUTPUT)
+    q.put(b"from mqi", pymqi.MD(Format=pymqi.CMQC.MQFMT_STRING))
+    q.close()
+    qm.disconnect()
+    rcv = c.create_receiver("ORDERS", credit=10, options=Capability("queue"))
+    got = rcv.receive(timeout=WAIT)
+    rcv.accept()
+    assert got.body == {"sku": "A-1", "qty": 3, "tags": ["x", "y"]}
+    assert (got.id, got.subject, got.content_type) == ("order-17", "new", "application/x-map")
+    assert got.correlation_id == "a correlation id longer than twenty-four bytes"
+    assert got.creation_time == 1700000000.5
+    got = rcv.receive(timeout=WAIT)
+    rcv.accept()
+    assert got.body == [1, "two", 3.0] and got.inferred
+    got = rcv.receive(timeout=WAIT)
+    rcv.accept()
+    import getpass
+    assert got.body == "from mqi" and bytes(got.id).startswith(b"AMQ AMQPQM")   # MQ's MsgId
+    assert bytes(got.user_id) == getpass.getuser().encode()[:12]            # the bindings user
+    c.close()

@@ -13,6 +13,7 @@ from proton import Data, Message, symbol, ulong
 from mqlite.amqp import mapping as A
 from mqlite.amqp import sasl
 from mqlite.cmq import CMQC as C
+from mqlite.props import rfh2
 
 NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True)
 VALUES = st.one_of(st.integers(-2**31, 2**31 - 1), st.text(max_size=20).filter(lambda t: "\0" not in t), st.booleans())
@@ -112,3 +113,60 @@ def test_a_uuid_or_ulong_identifier_is_rejected_as_mq_rejects_it(field: str, val
 def test_a_delivery_outcome_decides_its_message_alone(outcome: str, failed: bool, count: int, bothresh: int,
                                                        expected: str) -> None:
     assert A.disposition(outcome, failed, count, bothresh) == expected
+
+
+AMQP_VALUES = st.recursive(
+    st.one_of(st.integers(-2**63, 2**63 - 1), st.booleans(), st.floats(allow_nan=False),
+              st.text(max_size=10).filter(lambda t: "\0" not in t), st.none()),
+    lambda inner: st.one_of(st.lists(inner, max_size=4),
+                            st.dictionaries(st.text(max_size=5).filter(lambda t: "\0" not in t), inner, max_size=4)),
+    max_leaves=10)
+
+
+@given(body=st.one_of(st.dictionaries(st.text(max_size=5).filter(lambda t: "\0" not in t), AMQP_VALUES, max_size=4),
+                      st.lists(AMQP_VALUES, max_size=4), st.integers(-2**63, 2**63 - 1), st.booleans(),
+                      st.floats(allow_nan=False), st.uuids()),
+       sequence=st.booleans())
+def test_a_structured_body_reaches_an_amqp_receiver_as_it_was_sent(body: object, sequence: bool) -> None:
+    """A map, list, number, boolean or uuid amqp-value (or a list as an amqp-sequence) is kept
+    AMQP-encoded (MQFMT_NONE), not as its Python text, and comes back the same."""
+    msg = Message(body=body)
+    msg.inferred = sequence and isinstance(body, list)
+    md, data = A.to_mq(msg)
+    split = rfh2.split(md.Format, md.Encoding, md.CodedCharSetId, data)
+    assert split.format == C.MQFMT_NONE and repr(body).encode() not in split.data
+    back = A.from_mq(md, data)
+    assert back.body == body and bool(back.inferred) == (sequence and isinstance(body, list))
+
+
+@given(mid=st.one_of(st.text(min_size=1, max_size=30).filter(lambda t: "\0" not in t), st.binary(min_size=1, max_size=30)),
+       cid=st.one_of(st.none(), st.text(min_size=1, max_size=60).filter(lambda t: "\0" not in t)),
+       subject=st.one_of(st.none(), st.text(min_size=1, max_size=20).filter(lambda t: "\0" not in t)),
+       ctype=st.one_of(st.none(), st.sampled_from(["application/json", "text/plain"])),
+       created=st.one_of(st.none(), st.integers(1, 2**40)))
+def test_an_amqp_messages_properties_come_back_as_sent(mid: str | bytes, cid: str | None, subject: str | None,
+                                                       ctype: str | None, created: int | None) -> None:
+    msg = Message(body="x", id=mid, user_id=b"someone", subject=subject, correlation_id=cid)
+    if ctype:
+        msg.content_type = ctype
+    if created:
+        msg.creation_time = created / 1000
+    md, data = A.to_mq(msg)
+    back = A.from_mq(md, data)
+    assert bytes(back.id) == mid if isinstance(mid, bytes) else back.id == mid
+    assert bytes(back.user_id) == b"someone" and back.subject == subject
+    assert (back.correlation_id == cid) if cid else back.correlation_id is None
+    assert (back.content_type == ctype) if ctype else not A.pn_message_get_content_type(back._msg)
+    assert back.creation_time == msg.creation_time        # (to the millisecond, as Proton keeps it)
+
+
+def test_an_mqi_messages_properties_are_made_from_its_mqmd() -> None:
+    """MQ's table for outgoing messages: MsgId as the message-id, UserIdentifier as the user-id,
+    CorrelId as the correlation-id (binary), PutDate and PutTime as the creation-time."""
+    from mqlite.cmq.structs import MD
+    md = MD(Format=C.MQFMT_STRING, PutApplType=C.MQAT_UNIX, MsgId=b"M" * 24, CorrelId=b"C" * 24, Priority=4,
+            UserIdentifier=b"app", PutDate=b"20261206", PutTime=b"02450012")
+    back = A.from_mq(md, b"hello")
+    assert back.body == "hello" and bytes(back.id) == b"M" * 24 and bytes(back.user_id) == b"app"
+    assert bytes(back.correlation_id) == b"C" * 24
+    assert back.creation_time == 1796525100.12
