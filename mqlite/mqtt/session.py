@@ -54,8 +54,17 @@ def persistence(qos: int) -> int:
     return C.MQPER_NOT_PERSISTENT if qos == 0 else C.MQPER_PERSISTENT
 
 
-def delivered_qos(sub_qos: int, persistent: bool) -> int:
-    return min(sub_qos, 2 if persistent else 0)
+# The QoS an MQTT client published at, kept with the message when it is not what its persistence
+# already says (QoS 1: persistent, like QoS 2), so that a subscriber gets the lower of the two.
+PUBLISHED_QOS = "mqtt.qos"
+
+
+def delivered_qos(sub_qos: int, persistent: bool, published: int | None = None) -> int:
+    """MQTT 3.1.1 4.3 and MQ's telemetry service: a message goes to a subscriber at the lower of
+    the subscription's QoS and the publication's. A publication from an MQTT client carries its
+    QoS (QoS 0 is a nonpersistent message, 1 and 2 persistent ones: a QoS 1 publication says so in
+    ``PUBLISHED_QOS``); an MQI application's counts as QoS 2 when persistent and 0 when not."""
+    return min(sub_qos, published if published is not None else 2 if persistent else 0)
 
 
 def sub_user_data(qos: int) -> str:

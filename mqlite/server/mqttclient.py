@@ -31,6 +31,8 @@ from mqlite.mqtt import codec as K
 from mqlite.mqtt import session as S
 from mqlite.mqtt import websocket as W
 from mqlite.objects.model import MQObject
+from mqlite.props import rfh2
+from mqlite.props.values import Properties
 from mqlite.pubsub import topics
 from mqlite.security.users import Principal, os_user_of_uid, verify_password
 from mqlite.server import auth
@@ -40,6 +42,8 @@ from mqlite.server.wsstream import WebSocketStream
 
 APPL_TYPE = C.MQAT_JAVA                 # MQ's telemetry service is a Java program
 CONNECT_WAIT = float(os.environ.get("MQLITE_MQTT_CONNECT_WAIT", "10"))   # seconds a new connection has to send CONNECT
+_QOS1 = Properties()
+_QOS1.set(S.PUBLISHED_QOS, 1, validate=False)
 TOPIC_HANDLES = 64                      # topics a client keeps open for its publications
 
 
@@ -333,8 +337,12 @@ class Client:
                 qm.pubadmin.clear_retained(p.topic)
                 return
             md = MD(Format=C.MQFMT_NONE, CodedCharSetId=1208, Persistence=S.persistence(p.qos))
+            payload = p.payload
+            if p.qos == 1:                      # (persistent, as QoS 2 is: the QoS goes with it)
+                md.Format, md.Encoding, md.CodedCharSetId, payload = rfh2.join(
+                    _QOS1, md.Format, md.Encoding, md.CodedCharSetId, payload)
             qm.put(conn, hobj, md, PMO(Options=(C.MQPMO_RETAIN if p.retain else 0) | C.MQPMO_NO_SYNCPOINT
-                                       | C.MQPMO_FAIL_IF_QUIESCING), p.payload)
+                                       | C.MQPMO_FAIL_IF_QUIESCING), payload)
         try:
             self._engine(put, sync=False)
         except MQIError as e:

@@ -152,7 +152,9 @@ class Delivery:
         else:
             props = {k: v for k, (_t, v) in rfh2.properties_of(md.Format, md.Encoding, body).items()}
             topic = str(props.get("mqps.Top") or "")
-            qos = S.delivered_qos(S.qos_of(str(props.get("mqps.Sud") or "")), md.Persistence == C.MQPER_PERSISTENT)
+            published = props.get(S.PUBLISHED_QOS)
+            qos = S.delivered_qos(S.qos_of(str(props.get("mqps.Sud") or "")), md.Persistence == C.MQPER_PERSISTENT,
+                                  published if isinstance(published, int) else None)
         data = rfh2.split(md.Format, md.Encoding, md.CodedCharSetId, body).data
         with c.cond:
             pid = c.out.next_id() if qos else 0

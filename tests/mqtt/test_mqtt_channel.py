@@ -105,9 +105,18 @@ def test_qos_levels_between_mqtt_clients(rig: dict[str, Any]) -> None:
     for qos in (0, 1, 2):
         pub.publish(f"fleet/truck{qos}/speed", f"{50 + qos}".encode(), qos)
     got = sorted(((m.topic, m.payload, m.qos) for m in sub.take(3)))
-    # QoS 0 is a nonpersistent message, reaching the subscriber at 0; QoS 1 and 2 are persistent,
-    # reaching it at the subscription's 2.
-    assert got == [("fleet/truck0/speed", b"50", 0), ("fleet/truck1/speed", b"51", 2), ("fleet/truck2/speed", b"52", 2)]
+    # Each reaches the QoS 2 subscriber at the lower of its own QoS and the subscription's (MQTT
+    # 3.1.1 4.3): QoS 0 is a nonpersistent message, QoS 1 and 2 persistent ones, the QoS 1 one
+    # carrying its QoS with it.
+    assert got == [("fleet/truck0/speed", b"50", 0), ("fleet/truck1/speed", b"51", 1), ("fleet/truck2/speed", b"52", 2)]
+    # ... and a QoS 1 subscriber gets a QoS 2 publication at 1.
+    low = Client(rig["port"], "qos.low")
+    assert low.subscribe("fleet/#", 1) == [1]
+    pub.publish("fleet/truck3/speed", b"53", 2)
+    pub.publish("fleet/truck4/speed", b"54", 1)
+    assert sorted((m.payload, m.qos) for m in low.take(2)) == [(b"53", 1), (b"54", 1)]
+    assert sorted((m.payload, m.qos) for m in sub.take(2)) == [(b"53", 2), (b"54", 1)]
+    low.close()
     pub.publish("fleet/truck9/position", b"elsewhere", 1)
     with pytest.raises(queue.Empty):
         sub.take(1, wait=0.5)
