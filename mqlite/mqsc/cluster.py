@@ -11,6 +11,7 @@ from mqlite.cluster.state import channel_matches
 from mqlite.cmq import CMQC
 from mqlite.engine.clock import mq_date_time
 from mqlite.mqsc.base import Part
+from mqlite.mqsc.parser import condition
 from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.names import MQSC_OPS, filter_match, generic_match
@@ -48,10 +49,10 @@ def _item(key: str, value: Any) -> str:
 
 def row_where(cmd: Command, p: Param, known: tuple[str, ...]) -> Callable[[dict[str, Any]], bool]:
     """A WHERE clause over rows of strings and numbers (DISPLAY CLUSQMGR, QCLUSTER, CHSTATUS)."""
-    parts = (p.value or "").split(None, 2)
-    if len(parts) != 3 or parts[0].upper() not in known or parts[1].upper() not in MQSC_OPS:
+    parts = condition(p.value or "")
+    if parts is None or parts[0] not in known or parts[1] not in MQSC_OPS:
         raise SyntaxProblem(cmd.text, p.text, "WHERE needs: attribute operator value.")
-    key, op, want = parts[0].upper(), MQSC_OPS[parts[1].upper()], parts[2].upper()
+    key, op, want = parts[0], MQSC_OPS[parts[1]], parts[2].upper()
 
     def test(row: dict[str, Any]) -> bool:
         have = row.get(key, "")

@@ -10,7 +10,7 @@ from mqlite.engine.connections import CONN_FIELDS, HANDLE_FIELDS, conn_name, con
 from mqlite.engine.core import Conn
 from mqlite.engine.fields import Field
 from mqlite.mqsc.base import Part
-from mqlite.mqsc.parser import Command
+from mqlite.mqsc.parser import Command, condition
 from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields
 from mqlite.objects.names import MQSC_OPS, filter_match, generic_match
 
@@ -103,10 +103,10 @@ class ConnectionCommands(Part):
 
     def _where(self, cmd: Command, clause: str, text: str) -> tuple[str, Any]:
         """WHERE(keyword op value) over a connection's or a handle's fields, MQSC words compared."""
-        parts = clause.split(None, 2)
-        if len(parts) != 3 or parts[0].upper() not in _BY_KEYWORD or parts[1].upper() not in MQSC_OPS:
+        parts = condition(clause)
+        if parts is None or parts[0] not in _BY_KEYWORD or parts[1] not in MQSC_OPS:
             raise SyntaxProblem(cmd.text, text, "WHERE needs: attribute operator value.")
-        f, op, want = _BY_KEYWORD[parts[0].upper()], MQSC_OPS[parts[1].upper()], parts[2].upper()
+        f, op, want = _BY_KEYWORD[parts[0]], MQSC_OPS[parts[1]], parts[2].upper()
 
         def test(value: Any) -> bool:
             if isinstance(value, int) and f.word is None and want.lstrip("-").isdigit():

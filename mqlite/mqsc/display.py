@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from mqlite.cmq import CMQC
 from mqlite.engine import admin
 from mqlite.mqsc.base import Part
-from mqlite.mqsc.parser import Command
+from mqlite.mqsc.parser import Command, condition
 from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields
 from mqlite.objects.attrs import CHANNEL_TYPES, CHLTYPE_VALUES, ENUM, FLAG, INT, QUEUE_KINDS, TABLE
 from mqlite.objects.model import QMGR, MQObject
@@ -76,10 +76,10 @@ class ObjectDisplay(Part):
             return None
         if p.value is None:
             raise SyntaxProblem(cmd.text, p.text, "WHERE needs a condition.")
-        parts = p.value.split(None, 2)
-        if len(parts) != 3:
+        parts = condition(p.value)
+        if parts is None:
             raise SyntaxProblem(cmd.text, p.text, "WHERE needs: attribute operator value.")
-        key, op, raw = parts[0].upper(), parts[1].upper(), parts[2]
+        key, op, raw = parts
         attr = next((TABLE.lookup(k, key) for k in kinds if TABLE.lookup(k, key)), None)
         if attr is None:
             raise SyntaxProblem(cmd.text, p.text, f"{key} cannot be used in WHERE.")

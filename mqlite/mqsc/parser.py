@@ -205,6 +205,35 @@ def split_items(value: str) -> list[tuple[str, bool]]:
     return items
 
 
+def _condition(value: str) -> tuple[str, bool]:
+    """A WHERE condition as its words: unquoted ones folded to upper case, a quoted value kept
+    in its quotes with its case (WHERE(DESCR EQ 'ab') compares with 'ab', WHERE(DESCR EQ ab)
+    with AB), and whether it had one."""
+    out, quoted, i = "", False, 0
+    while i < len(value):
+        if value.startswith("\0Q", i):
+            end = value.index("\0E", i)
+            out += "'" + value[i + 2:end].replace("'", "''") + "'"
+            quoted = True
+            i = end + 2
+            continue
+        out += value[i].upper()
+        i += 1
+    return out.strip(), quoted
+
+
+def condition(value: str) -> tuple[str, str, str] | None:
+    """A WHERE condition's attribute, operator and value (a quoted value unquoted, with its case);
+    None when it is not three words."""
+    parts = value.split(None, 2)
+    if len(parts) != 3:
+        return None
+    raw = parts[2]
+    if len(raw) >= 2 and raw[0] == raw[-1] == "'":
+        raw = raw[1:-1].replace("''", "'")
+    return parts[0].upper(), parts[1].upper(), raw
+
+
 def _plain(value: str) -> tuple[str, bool]:
     """A single-valued parameter: its text with quotes removed, and whether it was quoted."""
     items = split_items(value)
@@ -246,7 +275,10 @@ def parse(text: str) -> Command:
             raise MQSCSyntaxError(_upto(text, src), f"keyword {kw} repeated")
         seen.add(kw)
         p = Param(kw, text=src)
-        if value is not None:
+        if value is not None and kw == "WHERE":
+            p.value, p.quoted = _condition(value)
+            p.items = [p.value]
+        elif value is not None:
             items = split_items(value)
             p.items = [v for v, _q in items]
             p.quoted = any(q for _v, q in items)

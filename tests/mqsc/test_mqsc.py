@@ -161,6 +161,27 @@ def test_display_generic_where_and_type():
     assert e.mqsc("DISPLAY QUEUE(NOPE.*)").lines == ["AMQ8147E: IBM MQ object NOPE.* not found."]
 
 
+def test_where_with_a_quoted_value():
+    """WHERE(DESCR EQ 'ab') was a syntax error: a quoted value keeps its case (and its blanks and
+    doubled quotes); an unquoted one is folded to upper case, as MQSC folds every unquoted word."""
+    e = Engine()
+    e.mqsc("DEFINE QLOCAL(W.A) DESCR('ab')\nDEFINE QLOCAL(W.B) DESCR('AB')\n"
+           "DEFINE QLOCAL(W.C) DESCR('it''s a b')")
+
+    def shown(where: str) -> list[str]:
+        r = e.mqsc(f"DISPLAY QLOCAL(W.*) WHERE({where})")
+        assert r.status == "ok", r.lines
+        return [ln.split("(")[1].split(")")[0] for ln in r.lines if ln.strip().startswith("QUEUE(")]
+    assert shown("DESCR EQ 'ab'") == ["W.A"]
+    assert shown("DESCR EQ ab") == ["W.B"]
+    assert shown("descr eq 'AB'") == ["W.B"]
+    assert shown("DESCR EQ 'it''s a b'") == ["W.C"]
+    assert shown("DESCR LK 'a*'") == ["W.A", "W.B"]          # LK compares without case
+    assert shown("DESCR NE 'ab'") == ["W.B", "W.C"]
+    assert e.mqsc("DISPLAY QLOCAL(W.*) WHERE(DESCR 'ab')").status == "syntax"
+    assert e.mqsc("DISPLAY CHSTATUS(*) WHERE(CONNAME EQ '127.0.0.1')").status != "syntax"
+
+
 def test_qstatus_counts():
     e = Engine()
     e.mqsc("DEFINE QLOCAL(Q)")
