@@ -142,11 +142,19 @@ def event_params(tokens: tuple[str, ...], qmgr: str, conn: Any, **v: Any) -> lis
     return out
 
 
+def event_version(command: int) -> int:
+    """An event's MQCFH Version, as IBM's "MQCFH - PCF header" gives it: 2 for configuration
+    events, 3 for command events, 1 for every other event."""
+    if command == F.MQCMD_CONFIG_EVENT:
+        return F.MQCFH_VERSION_2
+    return F.MQCFH_VERSION_3 if command == F.MQCMD_COMMAND_EVENT else F.MQCFH_VERSION_1
+
+
 def event_message(command: int, reason: int, params: list[bytes], seq: int = 1, last: bool = True) -> bytes:
     """An event message's data: MQCFH (MQCFT_EVENT, MQCC_WARNING, the reason; ``seq`` and ``last``
     for the two messages of a Change Object event) and its parameters."""
-    header = pcf.Header(type=F.MQCFT_EVENT, command=command, msg_seq_number=seq, comp_code=C.MQCC_WARNING,
-                        control=F.MQCFC_LAST if last else F.MQCFC_NOT_LAST, reason=reason)
+    header = pcf.Header(type=F.MQCFT_EVENT, version=event_version(command), command=command, msg_seq_number=seq,
+                        comp_code=C.MQCC_WARNING, control=F.MQCFC_LAST if last else F.MQCFC_NOT_LAST, reason=reason)
     return pcf.encode(header, params)
 
 

@@ -72,6 +72,7 @@ def test_queue_manager_events_and_their_switches(qm: Any) -> None:
             (F.MQCFT_EVENT, F.MQCMD_Q_MGR_EVENT, C.MQCC_WARNING, C.MQRC_PUT_INHIBITED),
             (F.MQCFT_EVENT, F.MQCMD_Q_MGR_EVENT, C.MQCC_WARNING, C.MQRC_GET_INHIBITED),
             (F.MQCFT_EVENT, F.MQCMD_Q_MGR_EVENT, C.MQCC_WARNING, C.MQRC_UNKNOWN_REMOTE_Q_MGR)]
+        assert {cfh[2] for cfh, _p in got} == {F.MQCFH_VERSION_1}      # every other event: version 1
         unknown, _put1, inhibited, _get, remote = [[(p, v) for _t, p, v in params] for _c, params in got]
         # Unknown Object Name: QMgrName, ApplType, ApplName, QName, then the client's ConnName and
         # ChannelName (MQ's order for that event).
@@ -200,6 +201,9 @@ def test_configuration_and_command_events_say_who_changed_what(qm: Any) -> None:
         qm.mqsc("ALTER QMGR CONFIGEV(DISABLED) CMDEV(DISABLED)\n", check=True)
         c.disconnect()
     # Configuration: create; change as two messages (sequence 1 not last, 2 last) twice; delete.
+    # MQCFH Version: 2 for configuration events, 3 for command events (IBM's "MQCFH - PCF header").
+    assert {cfh[2] for cfh, _p in config} == {F.MQCFH_VERSION_2}
+    assert {cfh[2] for cfh, _p in commands} == {F.MQCFH_VERSION_3}
     assert [(cfh[3], cfh[4], cfh[5], cfh[7]) for cfh, _p in config] == [
         (F.MQCMD_CONFIG_EVENT, 1, F.MQCFC_LAST, C.MQRC_CONFIG_CREATE_OBJECT),
         (F.MQCMD_CONFIG_EVENT, 1, F.MQCFC_NOT_LAST, C.MQRC_CONFIG_CHANGE_OBJECT),
