@@ -56,6 +56,8 @@ class PlainPutMixin(PutMixin):
         _VERSION.pack_into(stored, _VERSION_AT, C.MQMD_VERSION_2)
         _STORED.pack_into(stored, _STORED_AT, fmt, priority, persistence)
         _BACKOUT_REPLY_TO.pack_into(stored, _BACKOUT_AT, 0, BLANK48)
+        if _CCSID.unpack_from(stored, _CCSID_AT)[0] == C.MQCCSI_Q_MGR:
+            _CCSID.pack_into(stored, _CCSID_AT, self.qmgr["CCSID"])       # (as _put writes it)
         self._seq += 1
         self._enqueue(conn, qs, Message.packed(self._seq, bytes(stored), body,
                                                None if expiry == C.MQEI_UNLIMITED else now + expiry / 10.0,
@@ -76,6 +78,7 @@ _MSG_ID_AT, _MSG_ID = MD.field_struct("MsgId", write=True)
 _CONTEXT_AT, _CONTEXT = MD.field_struct("ReplyToQMgr", "UserIdentifier", "AccountingToken", "ApplIdentityData",
                                 "PutApplType", "PutApplName", "PutDate", "PutTime", "ApplOriginData", write=True)
 _VERSION_AT, _VERSION = MD.field_struct("Version", write=True)
+_CCSID_AT, _CCSID = MD.field_struct("CodedCharSetId", write=True)
 _STORED_AT, _STORED = MD.field_struct("Format", "Priority", "Persistence", write=True)
 _BACKOUT_AT, _BACKOUT_REPLY_TO = MD.field_struct("BackoutCount", "ReplyToQ", write=True)
 _PLAIN_PMO = (C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT | C.MQPMO_NEW_MSG_ID | C.MQPMO_FAIL_IF_QUIESCING

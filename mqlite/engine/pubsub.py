@@ -259,6 +259,8 @@ class PubSub:
             raise MQIError(C.MQRC_PERSISTENCE_ERROR)
         if not md.MsgId.strip(b"\0") or opts & C.MQPMO_NEW_MSG_ID:
             md.MsgId = self.qm.ids.next()
+        if md.CodedCharSetId == C.MQCCSI_Q_MGR:
+            md.CodedCharSetId = self.qm.qmgr["CCSID"]     # (as MQPUT to a queue writes it)
         d = md.__dict__
         self.qm._set_context(conn, d, opts, self.qm.clock.now())
         self.qm._reply_to(d)

@@ -155,6 +155,8 @@ class PutMixin(CoreState):
         if opts & C.MQPMO_NEW_CORREL_ID:
             d["CorrelId"] = self.ids.next()
         _blank_pad(d, _FORMAT)          # a Format left as NULs comes back as MQFMT_NONE, eight blanks
+        if d["CodedCharSetId"] == C.MQCCSI_Q_MGR:
+            d["CodedCharSetId"] = self.qmgr["CCSID"]      # MQ writes its own CCSID in the message's MQMD
         if d["Format"] == RFH2_FORMAT and not (d["Offset"] and d["MsgFlags"] & SEGMENT_FLAGS):
             try:
                 rfh2_check(RFH2_FORMAT, d["Encoding"], body)

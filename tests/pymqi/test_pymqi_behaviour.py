@@ -71,6 +71,39 @@ def test_descriptor_character_fields_come_back_blank_padded(running_qm: RunningQ
     qm.disconnect()
 
 
+@pytest.mark.parametrize("face", ["pymqi", "ibmmq"])
+def test_a_message_put_as_mqccsi_q_mgr_carries_the_queue_managers_ccsid(running_qm: RunningQM, face: str):
+    """MQMD CodedCharSetId MQCCSI_Q_MGR (0, the default) is the queue manager's CCSID in the
+    stored message, as MQ writes it at MQPUT: for the plain put, the full one (a put that asks for
+    more), MQPUT1, a publication's copy; a CCSID the application gave is kept."""
+    api = pymqi if face == "pymqi" else ibmmq
+    qm = running_qm.client()
+    ccsid = pymqi.QueueManager.inquire(qm, CMQC.MQIA_CODED_CHAR_SET_ID)
+    assert ccsid not in (0, CMQC.MQCCSI_Q_MGR)
+    q = api.Queue(qm, "TEST.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_SET_ALL_CONTEXT)
+    q.put(b"plain")
+    q.put(b"full", api.MD(), api.PMO(Options=CMQC.MQPMO_SET_ALL_CONTEXT | CMQC.MQPMO_SYNCPOINT))
+    qm.commit()
+    qm.put1("TEST.Q", b"put1")
+    q.put(b"own", api.MD(CodedCharSetId=37))
+    got = []
+    for _ in range(4):
+        md = api.MD()
+        got.append((q.get(None, md), md.CodedCharSetId))
+    assert got == [(b"plain", ccsid), (b"full", ccsid), (b"put1", ccsid), (b"own", 37)]
+    q.close()
+    sub = api.Subscription(qm)
+    sub.sub(sub_opts=CMQC.MQSO_CREATE | CMQC.MQSO_MANAGED, topic_string="ccsid/t")
+    topic = api.Topic(qm, topic_string="ccsid/t")
+    topic.open(open_opts=CMQC.MQOO_OUTPUT)
+    topic.pub(b"published")
+    topic.close()
+    md = api.MD()
+    assert sub.get(None, md, api.GMO(Options=CMQC.MQGMO_NO_WAIT)) == b"published" and md.CodedCharSetId == ccsid
+    sub.close()
+    qm.disconnect()
+
+
 def test_mqinq_of_a_selector_for_another_queue_type_warns(running_qm: RunningQM):
     qm = running_qm.client()
     q = pymqi.Queue(qm, "TEST.Q")
