@@ -133,7 +133,11 @@ MD = _versioned(structs.MD, CMQC.MQMD_VERSION_2)
 GMO = _versioned(structs.GMO, CMQC.MQGMO_VERSION_4)
 PMO = _versioned(structs.PMO, CMQC.MQPMO_VERSION_3)
 OD = _versioned(structs.OD, CMQC.MQOD_VERSION_4)
-CD = _versioned(structs.CD, CMQXC.MQCD_VERSION_11)
+# ibmmq's MQCD defaults to version 11 but has the fields of versions 12 and 13 its constants
+# announce (MQCD_CURRENT_VERSION 13): SPLProtection, QuantumSafeAlgorithm, QuantumSafeRequired.
+CD = _versioned(type("CD", (structs.CD,), {"_fields": structs.CD._fields + [
+    ("SPLProtection", 0, "i"), ("QuantumSafeAlgorithm", 0, "i"), ("QuantumSafeRequired", 0, "i")],
+    "__doc__": structs.CD.__doc__}), CMQXC.MQCD_VERSION_11)
 CNO = _versioned(structs.CNO, CMQC.MQCNO_VERSION_5)
 CSP = _versioned(structs.CSP, CMQC.MQCSP_VERSION_1)
 SCO, STS, MDE, BNO = (_versioned(c) for c in (structs.SCO, structs.STS, structs.MDE, structs.BNO))
@@ -262,6 +266,16 @@ class Queue(_queue.Queue):
 
 class Topic(_pubsub.Topic):
     """ibmmq's Topic (publish with ``pub``)."""
+
+    def pub_rfh2(self, msg: Any, *opts: Any) -> None:
+        """ibmmq 2.x takes a str too: behind MQRFH2 headers, encoded in the queue manager's
+        bytes_encoding (the MQMD is left as given); with no headers, as ``pub`` takes it (MQSTR)."""
+        if isinstance(msg, str):
+            if len(opts) < 3 or opts[2] is None:
+                return self.pub(msg, *opts[:2])
+            msg = msg.encode(self._bytes_encoding)
+        super().pub_rfh2(msg, *opts)
+        return None
 
 
 class Subscription(_pubsub.Subscription):

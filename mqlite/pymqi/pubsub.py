@@ -65,6 +65,11 @@ class Topic:
         assert self.__queue is not None
         self.__queue.put(msg, *opts[:2])
 
+    @property
+    def _bytes_encoding(self) -> str:
+        """How a str message is encoded (the queue manager's bytes_encoding)."""
+        return self.__qmgr.bytes_encoding
+
     def pub_rfh2(self, msg: Any, *opts: Any) -> None:
         """pub_rfh2(msg[, md, pmo, rfh2_list]): publish behind MQRFH2 headers."""
         if self.__queue is None:

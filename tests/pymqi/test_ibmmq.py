@@ -28,6 +28,38 @@ def test_structures_start_at_ibmmq_versions_and_keep_mq_layouts():
     assert ibmmq.get_versions()["MQ"] == 940
 
 
+def test_the_mqcd_has_the_fields_its_current_version_announces():
+    """ibmmq's CMQXC says MQCD_CURRENT_VERSION 13 (MQ 9.4): its CD has version 12's SPLProtection
+    and version 13's QuantumSafeAlgorithm and QuantumSafeRequired (AttributeError before), still
+    defaulting to version 11, and packs to MQCD_CURRENT_LENGTH."""
+    from mqlite.ibmmq import CMQXC
+    cd = ibmmq.CD(QuantumSafeAlgorithm=1, QuantumSafeRequired=1)
+    assert CMQXC.MQCD_CURRENT_VERSION == 13 and cd.Version == CMQXC.MQCD_VERSION_11
+    assert (cd.SPLProtection, cd.QuantumSafeAlgorithm, cd.QuantumSafeRequired) == (0, 1, 1)
+    assert len(cd.pack()) == CMQXC.MQCD_CURRENT_LENGTH
+    assert ibmmq.CD().unpack(cd.pack()).QuantumSafeRequired == 1
+
+
+def test_pub_rfh2_takes_a_str_as_ibmmq_does(running_qm: RunningQM):
+    qm = running_qm.client()
+    sub = ibmmq.Subscription(qm)
+    sub.sub(sub_opts=CMQC.MQSO_CREATE | CMQC.MQSO_MANAGED, topic_string="rfh2/str")
+    topic = ibmmq.Topic(qm, topic_string="rfh2/str")
+    rfh2 = ibmmq.RFH2()
+    rfh2.add_folder(b"<usr><colour>blue</colour></usr>")
+    topic.pub_rfh2("behind a header", ibmmq.MD(Format=CMQC.MQFMT_RF_HEADER_2), ibmmq.PMO(), [rfh2])
+    topic.pub_rfh2("no header")                  # (as pub: MQSTR)
+    topic.close()
+    gmo = ibmmq.GMO(Options=CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_PROPERTIES_FORCE_MQRFH2)
+    first = sub.get(None, ibmmq.MD(), gmo)
+    assert first.endswith(b"behind a header") and b"<colour>blue</colour>" in first
+    md = ibmmq.MD()
+    assert sub.get(None, md, ibmmq.GMO(Options=CMQC.MQGMO_NO_WAIT)) == b"no header"
+    assert md.Format == CMQC.MQFMT_STRING
+    sub.close()
+    qm.disconnect()
+
+
 def test_put_get_inquire_set_as_the_samples_do(running_qm: RunningQM):
     csp = ibmmq.CSP()
     csp.CSPUserId, csp.CSPPassword = "app", "passw0rd"
