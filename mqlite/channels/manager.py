@@ -251,7 +251,8 @@ class ChannelManager:
                 del self.status[name]
             svc = self.protocols.get(chl.kind)
             return svc.start_channel(name) if svc is not None else NO_TELEMETRY
-        if chl.kind in RECEIVING and chl.kind != "RQSTR":
+        if chl.kind in RECEIVING and chl.kind != "RQSTR" or chl.kind == "SVRCONN":
+            # (a receiving end, or a SVRCONN, waits for its partner: START lets it in again)
             if st is not None and st.state == "STOPPED":
                 del self.status[name]
             return None

@@ -75,6 +75,13 @@ def greet(s: Any, req: Any) -> bool:
             with srv.lock:
                 srv.qm.events.ssl_error(tls.SSL_QUALIFIERS[msgid], chl, s.peer.split("(")[0], peer=tls.peer_dn(s.sock))
             return refuse(s, reason, text)
+        with srv.lock:
+            stopped = bool(srv.qm.uow.record(chl).get("stopped"))
+        if stopped:
+            srv.log.write("AMQ9558E", f"The remote channel '{chl}' on host '{srv.name}' is not currently available.",
+                          f"Channel '{chl}' is STOPPED (STOP CHANNEL): a client at {s.peer} was refused "
+                          "until START CHANNEL.")
+            return refuse(s, C.MQRC_CHANNEL_NOT_AVAILABLE, f"channel {chl} is stopped")
         refused = admit(s, chl, obj)
         if refused:
             return refuse(s, C.MQRC_CHANNEL_NOT_AVAILABLE, refused)

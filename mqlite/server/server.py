@@ -308,6 +308,17 @@ class QMServer:
         return self.channels.start_channel(name)
 
     def stop_channel(self, name: str, mode: str, status: str) -> str | None:
+        """STOP CHANNEL. A SVRCONN's client conversations end (their next call: 2009, their units
+        of work backed out); STATUS(STOPPED) then refuses new ones (2537) until START CHANNEL."""
+        chl = self.qm.lookup("CHANNEL", name)
+        if chl is None or chl.kind != "SVRCONN":
+            return self.channels.stop_channel(name, mode, status)
+        with self.sessions_lock:
+            conversations = [s for s in self.sessions if s.channel == name]
+        for s in conversations:
+            s.kill()
+        if conversations and status != "STOPPED":
+            return None
         return self.channels.stop_channel(name, mode, status)
 
     def ping_channel(self, name: str) -> str | None:

@@ -337,3 +337,36 @@ def test_a_reader_polls_only_while_answers_come_within_its_window(monkeypatch: p
     finally:
         a.close()
         b.close()
+
+
+def test_stop_channel_ends_a_svrconns_conversations_until_start(qm: Any) -> None:
+    """STOP CHANNEL of a SVRCONN: its conversations end (the next call: 2009, a unit of work
+    backed out) and, STOPPED, new ones are refused with 2537 (AMQ9558E) until START CHANNEL, which
+    is accepted and lets them in; STATUS(INACTIVE) ends them and refuses nobody."""
+    qm.mqsc("DEFINE CHANNEL(STOP.SVRCONN) CHLTYPE(SVRCONN) REPLACE\nDEFINE QLOCAL(STOP.Q) REPLACE\n", check=True)
+    a = qm.client("STOP.SVRCONN")
+    q = pymqi.Queue(a, "STOP.Q", C.MQOO_OUTPUT)
+    q.put(b"uncommitted", pymqi.MD(), pymqi.PMO(Options=C.MQPMO_SYNCPOINT))
+    other = qm.client()                                   # (another channel: untouched)
+    assert "AMQ8019I" in qm.mqsc("STOP CHANNEL(STOP.SVRCONN)\n", check=True).stdout
+    with pytest.raises(pymqi.MQMIError) as e:
+        q.put(b"after stop")
+    assert e.value.reason == C.MQRC_CONNECTION_BROKEN
+    with pytest.raises(pymqi.MQMIError) as e:
+        qm.client("STOP.SVRCONN")
+    assert e.value.reason == C.MQRC_CHANNEL_NOT_AVAILABLE
+    assert "AMQ9558E" in log_text(qm)
+    assert "STATUS(STOPPED)" in qm.mqsc("DISPLAY CHSTATUS(STOP.SVRCONN)\n").stdout
+    assert "CURDEPTH(0)" in qm.mqsc("DISPLAY QLOCAL(STOP.Q) CURDEPTH\n").stdout       # backed out
+    pymqi.Queue(other, "STOP.Q", C.MQOO_OUTPUT).put(b"other channel")
+    assert "AMQ8018I" in qm.mqsc("START CHANNEL(STOP.SVRCONN)\n", check=True).stdout
+    b = qm.client("STOP.SVRCONN")
+    pymqi.Queue(b, "STOP.Q", C.MQOO_OUTPUT).put(b"after start")
+    # STATUS(INACTIVE): the conversation ends, the channel stays available.
+    qm.mqsc("STOP CHANNEL(STOP.SVRCONN) STATUS(INACTIVE)\n", check=True)
+    with pytest.raises(pymqi.MQMIError) as e:
+        pymqi.Queue(b, "STOP.Q", C.MQOO_OUTPUT)
+    assert e.value.reason == C.MQRC_CONNECTION_BROKEN
+    qm.client("STOP.SVRCONN").disconnect()
+    other.disconnect()
+    assert "CURDEPTH(2)" in qm.mqsc("DISPLAY QLOCAL(STOP.Q) CURDEPTH\n").stdout
