@@ -10,6 +10,14 @@ def data_root() -> str:
     return os.path.abspath(os.path.expanduser(os.environ.get("MQLITE_DATA", "~/.mqlite")))
 
 
+def installation() -> dict[str, str]:
+    """The installation every queue manager here belongs to, as DISPLAY QMSTATUS (INSTNAME,
+    INSTPATH, INSTDESC) and mqweb's /admin/installation report it: one per Python environment, the
+    name MQ gives its first installation, the path mqlite is installed at."""
+    return {"INSTNAME": "Installation1", "INSTPATH": os.path.dirname(os.path.abspath(__file__)),
+            "INSTDESC": "mqlite, the IBM MQ queue-manager model in Python"}
+
+
 def _dir_name(qmgr: str) -> str:
     # MQ maps '.' and '/' in directory names; '/' cannot appear in a file name here.
     return qmgr.replace("/", "&")
@@ -27,6 +35,11 @@ class QMPaths:
     @property
     def db(self) -> str:
         return os.path.join(self.root, "qmgr.db")
+
+    @property
+    def log(self) -> str:
+        """Where the recovery log is (LOGPATH): the store's write-ahead log beside ``db``."""
+        return self.root + os.sep
 
     @property
     def config(self) -> str:

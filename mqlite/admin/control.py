@@ -16,6 +16,7 @@ from mqlite.cmq import pcf
 from mqlite.cmq.structs import pad
 from mqlite.engine.clock import mq_date_time
 from mqlite.objects.names import generic_match
+from mqlite.paths import QMPaths, installation
 from mqlite.pubsub import topics
 from mqlite.pubsub.matching import topic_match
 
@@ -36,6 +37,11 @@ def inquire_q_mgr_status(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
                               F.MQIACF_CONNECTION_COUNT: len(qm.conns)}
     d, t = mq_date_time(qm.started)
     values[F.MQCACF_Q_MGR_START_DATE], values[F.MQCACF_Q_MGR_START_TIME] = pad(d, 12), pad(t, 8)
+    inst = installation()
+    values[C.MQCA_INSTALLATION_NAME] = pad(inst["INSTNAME"], 16)
+    values[C.MQCA_INSTALLATION_PATH] = pad(inst["INSTPATH"], 256)
+    values[C.MQCA_INSTALLATION_DESC] = pad(inst["INSTDESC"], 64)
+    values[F.MQCACF_LOG_PATH] = pad(QMPaths.of(qm.name).log, 1024)
     wanted = p.wanted(msg, F.MQIACF_Q_MGR_STATUS_ATTRS)
     return [[pcf.enc_int(sel, v) if isinstance(v, int) else pcf.enc_str(sel, v) for sel, v in values.items()
              if wanted is None or sel in wanted or sel == C.MQCA_Q_MGR_NAME]]

@@ -10,6 +10,7 @@ from mqlite.mqsc.cluster import row_where
 from mqlite.mqsc.parser import Command
 from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields
 from mqlite.objects.names import generic_match
+from mqlite.paths import QMPaths, installation
 
 QSTATUS_HEADER = "AMQ8450I: Display queue status details."
 CHSTATUS_HEADER = "AMQ8417I: Display Channel Status details."
@@ -112,7 +113,8 @@ class StatusCommands(Part):
         """DISPLAY QMSTATUS [ALL | attributes]: the queue manager's status (what PCF Inquire Queue
         Manager Status answers: admin/control.py)."""
         fields = {"CHINIT": "RUNNING", "CMDSERV": "RUNNING", "CONNS": str(len(self.qm.conns)),
-                  "STANDBY": "NOPERMIT", "STATUS": "RUNNING"}
+                  "STANDBY": "NOPERMIT", "STATUS": "RUNNING", "LOGPATH": QMPaths.of(self.qm.name).log}
+        fields.update(installation())
         fields["STARTDA"], fields["STARTTI"] = mq_date_time(self.qm.started)
         wanted = [p.keyword for p in cmd.params if p.value is None and p.keyword != "ALL"]
         for p in cmd.params:
@@ -121,7 +123,8 @@ class StatusCommands(Part):
         all_ = cmd.param("ALL") is not None
         shown = sorted(k for k in fields if all_ or k in wanted or k == "STATUS")
         return Result(["AMQ8705I: Display Queue Manager Status Details."]
-                      + format_fields([f"QMNAME({self.qm.name})", "TYPE(QMGR)"] + [f"{k}({fields[k]})" for k in shown]))
+                      + format_fields([f"QMNAME({self.qm.name})", "TYPE(QMGR)"]
+                                      + [f"{k}({_quoted(fields[k])})" for k in shown]))
 
     def display_svstatus(self, cmd: Command) -> Result:
         """DISPLAY SVSTATUS: the running SERVER services (COMMAND services have no status)."""
@@ -154,3 +157,8 @@ class StatusCommands(Part):
         if not lines:
             return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)
         return Result(lines)
+
+
+def _quoted(value: str) -> str:
+    """A status value as runmqsc shows it: in quotes when it has blanks (INSTDESC's text)."""
+    return "'" + value.replace("'", "''") + "'" if " " in value or "'" in value else value

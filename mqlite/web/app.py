@@ -23,7 +23,7 @@ from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from mqlite import pymqi
-from mqlite.paths import data_root
+from mqlite.paths import data_root, installation
 from mqlite.web import auth as A
 from mqlite.web import console as C
 from mqlite.web import messaging as Q
@@ -222,8 +222,8 @@ class Web:
     # --- /admin/installation, /admin/qmgr ---------------------------------------------------------
     def installation(self, request: Request) -> Response:
         return JSONResponse({"installation": [{
-            "name": "Installation1", "version": VERSION, "platform": platform.system().lower(),
-            "architecture": 64, "installationPath": os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+            "name": installation()["INSTNAME"], "version": VERSION, "platform": platform.system().lower(),
+            "architecture": 64, "installationPath": installation()["INSTPATH"],
             "dataPath": data_root(), "maximumCommandLevel": COMMAND_LEVEL, "primaryInstallation": True}]})
 
     def qmgrs(self, request: Request, name: str | None = None) -> Response:

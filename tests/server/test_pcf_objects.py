@@ -411,6 +411,20 @@ def test_queue_manager_and_listener_status_and_control(qm: Any, pcf: Any) -> Non
     assert "AMQ8705I" in shown and "QMNAME(OBJQM)" in shown and "STATUS(RUNNING)" in shown
     assert f"STARTDA({st[F.MQCACF_Q_MGR_START_DATE].strip().decode()})" in shown and "CMDSERV(RUNNING)" in shown
     assert "CONNS(" not in qm.mqsc("DISPLAY QMSTATUS\n").stdout           # STATUS only, unless asked
+    # The installation and the log path, as MQ's status carries them (both faces the same).
+    import mqlite
+    from mqlite.paths import QMPaths
+    inst_path = os.path.dirname(os.path.abspath(mqlite.__file__))
+    assert st[C.MQCA_INSTALLATION_NAME].strip() == b"Installation1"
+    assert st[C.MQCA_INSTALLATION_PATH].strip() == inst_path.encode()
+    assert st[C.MQCA_INSTALLATION_DESC].strip().startswith(b"mqlite")
+    log_path = st[F.MQCACF_LOG_PATH].strip().decode()
+    assert os.path.isdir(log_path) and os.path.exists(os.path.join(log_path, "qmgr.db"))
+    assert log_path == QMPaths.of("OBJQM").log
+    for field in ("INSTNAME(Installation1)", f"INSTPATH({inst_path})", f"LOGPATH({log_path})", "INSTDESC('mqlite"):
+        assert field in shown, field
+    (only,) = run(F.MQCMD_INQUIRE_Q_MGR_STATUS, {F.MQIACF_Q_MGR_STATUS_ATTRS: [F.MQCACF_LOG_PATH]})
+    assert set(only) == {C.MQCA_Q_MGR_NAME, F.MQCACF_LOG_PATH}
     assert rc(run, F.MQCMD_INQUIRE_LISTENER_STATUS, {F.MQCACH_LISTENER_NAME: b"L.ONE"}) == \
         F.MQRCCF_LSTR_STATUS_NOT_FOUND
     run(F.MQCMD_START_CHANNEL_LISTENER, {F.MQCACH_LISTENER_NAME: b"L.ONE"})
