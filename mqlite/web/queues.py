@@ -73,10 +73,10 @@ def _pattern(name: str | None, query: Mapping[str, str], longest: int, what: str
 
 def get(run: Run, name: str | None, query: Mapping[str, str]) -> dict[str, Any]:
     """GET: the queues named (``name`` in the path, or the ``name`` query parameter, generic with
-    ``*``) of the ``type`` asked for (local by default), with the ``attributes`` and ``status``
-    asked for and those the ``filter`` keeps."""
+    ``*``) of the ``type`` asked for (every type by default, as IBM documents ``type=all``), with
+    the ``attributes`` and ``status`` asked for and those the ``filter`` keeps."""
     pattern = _pattern(name, query, 48, "queue")
-    qtype = query.get("type", "local")
+    qtype = query.get("type", "all")
     if qtype not in ("all", *R.QUALIFIER):
         raise M.BadRequest("MQWB0115E", f"The type '{qtype}' is not valid: all, local, alias, remote, cluster or model.")
     leaves = R.all_paths()

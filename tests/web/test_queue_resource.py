@@ -66,8 +66,11 @@ def test_a_default_local_queue_reads_as_ibm_mq_answers_it(queues: dict[str, Any]
 
 
 def test_type_name_and_attribute_selection(queues: dict[str, Any]) -> None:
+    # Every type unless one is asked for (IBM: no type reads the cluster queues too, as type=all).
     _s, _h, body = call(queue_url(queues, query="name=RES.*"))
-    assert names(body) == ["RES.LOCAL"]                       # local queues unless a type is asked for
+    assert names(body) == ["RES.ALIAS", "RES.LOCAL", "RES.MODEL", "RES.REMOTE"]
+    _s, _h, body = call(queue_url(queues, query="name=RES.*&type=local"))
+    assert names(body) == ["RES.LOCAL"]
     _s, _h, body = call(queue_url(queues, query="name=RES.*&type=all&attributes=alias,remote,general.description"))
     assert body["queue"] == [
         {"name": "RES.ALIAS", "type": "alias", "general": {"description": ""},
