@@ -23,6 +23,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from mqlite import pymqi
+from mqlite.props import rfh2
+from mqlite.props.values import Properties, PropertyError
 from mqlite.pymqi import CMQC
 from mqlite.web.qmgrs import drop_queue, kept_queue
 
@@ -105,6 +107,88 @@ def put_descriptor(headers: Any, version: str) -> Any:
     return md
 
 
+# ibm-mq-usr (REST API v3): user properties as ``name;value;type``, comma-separated, a string
+# value in double quotes (IBM's HTTP bridge syntax); the types MQ's properties have.
+USR_TYPES = {"string": str, "boolean": bool, "i1": int, "i2": int, "i4": int, "i8": int, "r4": float, "r8": float}
+_INT_BITS = {"i1": 8, "i2": 16, "i4": 32, "i8": 64}
+_USR_PTYPE = {"string": CMQC.MQTYPE_STRING, "boolean": CMQC.MQTYPE_BOOLEAN, "i1": CMQC.MQTYPE_INT8,
+              "i2": CMQC.MQTYPE_INT16, "i4": CMQC.MQTYPE_INT32, "i8": CMQC.MQTYPE_INT64,
+              "r4": CMQC.MQTYPE_FLOAT32, "r8": CMQC.MQTYPE_FLOAT64}
+_USR_NAME = {ptype: kind for kind, ptype in _USR_PTYPE.items()}
+
+
+def user_properties(values: list[str], version: str) -> Properties | None:
+    """The ibm-mq-usr headers of a POST as message properties (None without one). In v1 and v2,
+    which have no user properties, the header is refused rather than dropped (MQWB0302E), as is
+    an item that is not ``name;value;type`` with one of MQ's types and a value of that type."""
+    if not values:
+        return None
+    if version != "v3":
+        raise MessageError(400, "MQWB0302E", f"The ibm-mq-usr request header cannot be set in REST API {version}: "
+                                             "user properties need v3.")
+    props = Properties()
+    for header in values:
+        for item in _split_items(header):
+            parts = _split_items(item, ";")
+            if len(parts) != 3 or parts[2].strip().lower() not in USR_TYPES or not parts[0].strip():
+                raise _bad_header("ibm-mq-usr", item)
+            name, raw, kind = parts[0].strip(), parts[1].strip(), parts[2].strip().lower()
+            try:
+                props.set(name, _usr_value(raw, kind), _USR_PTYPE[kind])
+            except (ValueError, PropertyError):
+                raise _bad_header("ibm-mq-usr", item) from None
+    return props
+
+
+def _usr_value(raw: str, kind: str) -> Any:
+    if kind == "string":
+        if len(raw) < 2 or raw[0] != '"' or raw[-1] != '"':
+            raise ValueError(raw)
+        return raw[1:-1].replace('\\"', '"')
+    if kind == "boolean":
+        if raw.lower() not in ("true", "false"):
+            raise ValueError(raw)
+        return raw.lower() == "true"
+    if kind in _INT_BITS:
+        value = int(raw)
+        bits = _INT_BITS[kind]
+        if not -(1 << (bits - 1)) <= value < 1 << (bits - 1):
+            raise ValueError(raw)
+        return value
+    return float(raw)
+
+
+def _split_items(text: str, sep: str = ",") -> list[str]:
+    """``text`` split at ``sep`` outside double quotes."""
+    out, cur, quoted, escaped = [], "", False, False
+    for ch in text:
+        if ch == sep and not quoted:
+            out.append(cur)
+            cur = ""
+            continue
+        if ch == '"' and not escaped:
+            quoted = not quoted
+        escaped = ch == "\\" and not escaped
+        cur += ch
+    out.append(cur)
+    return [x for x in out if x.strip()] if sep == "," else out
+
+
+def usr_header(props: dict[str, tuple[int, Any]]) -> str:
+    """A message's user properties as ibm-mq-usr's value (the usr folder's; MQ's own are not)."""
+    items = []
+    for name, (ptype, value) in props.items():
+        kind = _USR_NAME.get(ptype)
+        if "." in name or kind is None:
+            continue
+        if kind == "string":
+            text = '"' + str(value).replace('"', '\\"') + '"'
+        else:
+            text = ("true" if value else "false") if kind == "boolean" else repr(value)
+        items.append(f"{name};{text};{kind}")
+    return ",".join(items)
+
+
 def get_headers(md: Any, version: str) -> dict[str, str]:
     """The ``ibm-mq-md-*`` headers of a got or browsed message."""
     out = {"ibm-mq-md-messageId": format_id(md.MsgId, version),
@@ -150,14 +234,24 @@ def put(qm: Any, queue: str, body: bytes, content_type: str, headers: Any, versi
     except UnicodeDecodeError:
         raise MessageError(400, "MQWB0305E", "The character set is not acceptable for the request.") from None
     md = put_descriptor(headers, version)
+    props = user_properties(headers.getlist("ibm-mq-usr") if hasattr(headers, "getlist") else
+                            [headers["ibm-mq-usr"]] if headers.get("ibm-mq-usr") else [], version)
+    if props:
+        # With user properties the message is a JMS TextMessage (IBM): an MQRFH2 with the mcd
+        # folder saying so and the properties in usr, the text behind it.
+        props.set("mcd.Msd", "jms_text", validate=False)
+        md.Format, md.Encoding, md.CodedCharSetId, body = rfh2.join(props, md.Format, md.Encoding,
+                                                                    md.CodedCharSetId, body)
     qm.put1(topic_od(queue, user) if topic else _od(queue, user), body, md, pymqi.PMO(Options=CMQC.MQPMO_NO_SYNCPOINT | CMQC.MQPMO_FAIL_IF_QUIESCING
                                                   | (CMQC.MQPMO_ALTERNATE_USER_AUTHORITY if user else 0)))
     return bytes(md.MsgId)
 
 
 def _gmo(options: int, wait_ms: int) -> Any:
+    """A get's options; properties come in an MQRFH2 (a JMS TextMessage's are read from it)."""
     return pymqi.GMO(Options=options | CMQC.MQGMO_NO_SYNCPOINT | CMQC.MQGMO_FAIL_IF_QUIESCING
-                     | (CMQC.MQGMO_WAIT if wait_ms else 0), WaitInterval=wait_ms, Version=CMQC.MQGMO_VERSION_2)
+                     | CMQC.MQGMO_PROPERTIES_FORCE_MQRFH2 | (CMQC.MQGMO_WAIT if wait_ms else 0),
+                     WaitInterval=wait_ms, Version=CMQC.MQGMO_VERSION_4)
 
 
 def take(qm: Any, queue: str, query: Any, version: str, destructive: bool,
@@ -190,11 +284,9 @@ def take(qm: Any, queue: str, query: Any, version: str, destructive: bool,
                 if e.reason == CMQC.MQRC_NO_MSG_AVAILABLE:
                     return None
                 raise
-            if md.Format.strip() != CMQC.MQFMT_STRING.strip():
-                raise MessageError(400, "MQWB0307E", "The message cannot be returned: its format is not MQSTR; "
-                                                     "it was left on the queue.")
+            text, heads = _text_message(md, bytes(body), version)
             if not destructive:
-                return bytes(body), get_headers(md, version)
+                return text, heads
             taken = pymqi.MD(MsgId=md.MsgId)
             gmo = _gmo(0, 0)
             gmo.MatchOptions = CMQC.MQMO_MATCH_MSG_ID
@@ -204,11 +296,26 @@ def take(qm: Any, queue: str, query: Any, version: str, destructive: bool,
                 if e.reason == CMQC.MQRC_NO_MSG_AVAILABLE:
                     continue
                 raise
-            return bytes(body), get_headers(taken, version)
+            return _text_message(taken, bytes(body), version)
         return None
     except pymqi.MQMIError:
         drop_queue(qm, q)                  # (a handle that failed is not kept: the queue may be gone)
         raise
+
+
+def _text_message(md: Any, body: bytes, version: str) -> tuple[bytes, dict[str, str]]:
+    """A message's text and headers: MQSTR, or a JMS TextMessage (MQSTR behind an MQRFH2, whose
+    user properties v3 returns as ibm-mq-usr); any other is refused (MQ returns only text)."""
+    split = rfh2.split(md.Format, md.Encoding, md.CodedCharSetId, body)
+    if split.format.strip() != CMQC.MQFMT_STRING.strip():
+        raise MessageError(400, "MQWB0307E", "The message cannot be returned: its format is not MQSTR; "
+                                             "it was left on the queue.")
+    heads = get_headers(md, version)
+    if version == "v3":
+        usr = usr_header(rfh2.properties_of(md.Format, md.Encoding, body))
+        if usr:
+            heads["ibm-mq-usr"] = usr
+    return split.data, heads
 
 
 def message_list(qm: Any, queue: str, query: Any, version: str, user: str = "") -> list[dict[str, Any]]:

@@ -239,7 +239,8 @@ def test_messaging_refusals(web: dict[str, Any]) -> None:
         status, _h, body = message_call(web, "DELETE", queue="WEB.REFUSE")
         assert status == 400 and json.loads(body)["error"][0]["messageId"] == "MQWB0307E"
         for headers in ({"ibm-mq-md-persistence": "sometimes"}, {"ibm-mq-md-correlationId": "zz"},
-                        {"ibm-mq-md-expiry": "soon"}, {"ibm-mq-md-priority": "5"}):       # priority: v3 only
+                        {"ibm-mq-md-expiry": "soon"}, {"ibm-mq-md-priority": "5"},       # priority: v3 only
+                        {"ibm-mq-usr": "colour;\"blue\";string"}):                   # so are user properties
             status, _h, body = message_call(web, "POST", queue="WEB.REFUSE", body=b"x",
                                             headers={"Content-Type": "text/plain"} | headers)
             assert status == 400 and json.loads(body)["error"][0]["messageId"] == "MQWB0302E", headers
@@ -256,6 +257,38 @@ def test_messaging_refusals(web: dict[str, Any]) -> None:
         assert depth == 1                                   # only the binary message, left where it was
     finally:
         c.disconnect()
+
+
+def test_messaging_user_properties_are_kept(web: dict[str, Any]) -> None:
+    """v3's ibm-mq-usr header (it was dropped): the message is a JMS TextMessage whose usr folder
+    an MQI application reads, and GET and DELETE give the properties back in the same header; a
+    header MQ's syntax or types do not allow is 400 MQWB0302E with nothing put."""
+    from mqlite import pymqi
+    from mqlite.pymqi import CMQC
+    mqsc(web, {"type": "runCommand", "parameters": {"command": "DEFINE QLOCAL(WEB.USR) REPLACE"}})
+    usr = 'colour;"blue, green";string,count;42;i4,ok;true;boolean,ratio;0.5;r8'
+    status, _h, _b = message_call(web, "POST", "v3", queue="WEB.USR", body=b"with properties",
+                                  headers={"Content-Type": "text/plain", "ibm-mq-usr": usr})
+    assert status == 201
+    for bad in ("colour;blue;string", "count;x;i4", "count;1;i9", "tiny;300;i1", "onlyname"):
+        status, _h, body = message_call(web, "POST", "v3", queue="WEB.USR", body=b"x",
+                                        headers={"Content-Type": "text/plain", "ibm-mq-usr": bad})
+        assert status == 400 and json.loads(body)["error"][0]["messageId"] == "MQWB0302E", bad
+    c = web["qm"].client()
+    try:
+        q = pymqi.Queue(c, "WEB.USR", CMQC.MQOO_BROWSE | CMQC.MQOO_INQUIRE)
+        assert q.inquire(CMQC.MQIA_CURRENT_Q_DEPTH) == 1
+        md = pymqi.MD()
+        raw = q.get(None, md, pymqi.GMO(Options=CMQC.MQGMO_BROWSE_FIRST))    # PROPCTL(COMPAT): the RFH2
+        assert md.Format == CMQC.MQFMT_RF_HEADER_2 and raw.endswith(b"with properties")
+        assert b"<colour>blue, green</colour>" in raw and b"<Msd>jms_text</Msd>" in raw
+        q.close()
+    finally:
+        c.disconnect()
+    status, headers, body = message_call(web, "GET", "v3", queue="WEB.USR")
+    assert status == 200 and body == b"with properties" and headers["ibm-mq-usr"] == usr
+    status, headers, body = message_call(web, "DELETE", "v2", queue="WEB.USR")
+    assert status == 200 and body == b"with properties" and "ibm-mq-usr" not in headers
 
 
 def test_https_with_the_default_certificate_and_a_key_repository(web: dict[str, Any]) -> None:
