@@ -66,6 +66,8 @@ class OpenMixin(CoreState):
 
     def _open(self, conn: Conn, od: OD, options: int) -> Handle:
         self._check_open_options(options)
+        if self.quiescing and options & C.MQOO_FAIL_IF_QUIESCING:
+            raise MQIError(C.MQRC_Q_MGR_QUIESCING)
         if len(conn.handles) >= self.qmgr["MAXHANDS"] and conn.appl_type != C.MQAT_QMGR:   # agents keep handles
             raise MQIError(C.MQRC_HANDLE_NOT_AVAILABLE, detail=f"MAXHANDS({self.qmgr['MAXHANDS']}) handles are open")
         otype = od.ObjectType

@@ -29,6 +29,7 @@ BROKEN = (CMQC.MQRC_CONNECTION_BROKEN, CMQC.MQRC_Q_MGR_NOT_AVAILABLE, CMQC.MQRC_
 IDLE_PER_KEY = 16
 KEPT_LIMIT = 32                    # queue handles a connection keeps open
 HANDLE_IDLE = 0.5                  # seconds a kept handle stays open unused
+QUIESCE_EVERY = 4                  # sweeps between asking idle connections' queue managers (1 s)
 GATEWAY_WAIT_MS = 20000            # how long a remote queue manager's answer is waited for
 NO_TEXT = {CMQC.MQRC_NOT_AUTHORIZED: "AMQ8135E: Not authorized."}    # runmqsc's words for a refused command
 
@@ -106,6 +107,19 @@ def close_idle(qm: Any, idle_for: float) -> None:
         drop_queue(qm, q)
 
 
+def _answers(qm: Any) -> bool:
+    """Whether the connection's queue manager still serves it: an MQOPEN of the queue manager
+    with MQOO_FAIL_IF_QUIESCING (2161 while it quiesces; a broken connection is over too)."""
+    try:
+        pymqi.Queue(qm, pymqi.OD(ObjectType=CMQC.MQOT_Q_MGR),
+                    CMQC.MQOO_INQUIRE | CMQC.MQOO_FAIL_IF_QUIESCING).close()
+    except pymqi.MQMIError as e:
+        return e.reason not in BROKEN
+    except Exception:  # noqa: BLE001 - the socket went: not a connection to keep
+        return False
+    return True
+
+
 class Connections:
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -122,8 +136,31 @@ class Connections:
                     close_idle(qm, idle_for)
 
     def _sweeping(self) -> None:
+        ticks = 0
         while not self.ended.wait(HANDLE_IDLE / 2):
             self.sweep()
+            ticks += 1
+            if ticks % QUIESCE_EVERY == 0:
+                self.leave_quiescing()
+
+    def leave_quiescing(self) -> None:
+        """Disconnect the idle connections of queue managers that are quiescing (endmqm), as MQ's
+        own applications do when told so: a kept connection must not hold a controlled end."""
+        with self.lock:
+            kept = [(key, qm) for key, pool in self.idle.items() for qm in pool]
+        gone = [(key, qm) for key, qm in kept if not _answers(qm)]
+        if not gone:
+            return
+        with self.lock:
+            for key, qm in gone:
+                pool = self.idle.get(key, [])
+                if qm in pool:
+                    pool.remove(qm)
+        for _key, qm in gone:
+            try:
+                qm.disconnect()
+            except Exception:  # noqa: BLE001 - a broken connection goes anyway
+                pass
 
     def _connect(self, qmgr: str) -> Any:
         if qmgr not in known():

@@ -397,6 +397,11 @@ def test_quiesce_ends_after_applications_leave(running_qm: RunningQM):
     with pytest.raises(pymqi.MQMIError) as e:
         running_qm.client()
     assert e.value.reason == CMQC.MQRC_Q_MGR_QUIESCING
+    # MQOPEN with MQOO_FAIL_IF_QUIESCING fails with 2161 (it opened); without it, it opens.
+    with pytest.raises(pymqi.MQMIError) as e:
+        pymqi.Queue(qmgr, "TEST.Q", CMQC.MQOO_INQUIRE | CMQC.MQOO_FAIL_IF_QUIESCING)
+    assert e.value.reason == CMQC.MQRC_Q_MGR_QUIESCING
+    pymqi.Queue(qmgr, "TEST.Q", CMQC.MQOO_INQUIRE).close()
     qmgr.disconnect()
     deadline = time.monotonic() + 10
     while running_qm.pid() and time.monotonic() < deadline:
