@@ -99,6 +99,7 @@ class QMServer:
         self.stopping, self.stopped = threading.Event(), threading.Event()
         self.unix_sock: socket.socket | None = None
         self.tls: ssl.SSLContext | None = None          # the listeners' TLS context (SSLKEYR), if any
+        self.tls_for: tuple[str, str] = ("", "")         # the SSLKEYR and CERTLABL it was read from
         self.qsg: QSGService | None = None
         qsg_name, qsg_store = self.store.meta("qsg_name"), self.store.meta(QSG_STORE_KEY)
         if qsg_name and qsg_store:
@@ -271,9 +272,12 @@ class QMServer:
             threading.Thread(target=session.run, name=f"conn-{peer}", daemon=True).start()
 
     def refresh_ssl(self) -> None:
-        """(Re)build the TLS context from SSLKEYR and CERTLABL: at start and on REFRESH SECURITY
-        TYPE(SSL). A repository that cannot be used leaves TLS channels refused, and says why."""
+        """(Re)build the TLS context from SSLKEYR and CERTLABL: at start, on REFRESH SECURITY
+        TYPE(SSL), and when a TLS connection arrives after they changed with no TLS conversation
+        running (``_tls_context``). A repository that cannot be used leaves TLS channels refused,
+        and says why."""
         stem = self.qm.qmgr["SSLKEYR"]
+        self.tls_for = (stem, self.qm.qmgr["CERTLABL"])
         if not stem:
             self.tls = None
             return
@@ -284,16 +288,30 @@ class QMServer:
             self.tls = None
             self.log.write("AMQ9657E", "The key repository could not be opened (channel security).", e.text)
 
+    def _tls_context(self) -> ssl.SSLContext | None:
+        """The context a new TLS connection gets. MQ reads the key repository when a channel first
+        needs it and keeps it while TLS channels run: SSLKEYR or CERTLABL altered since it was read
+        (or a repository that could not be read) is read again when no TLS conversation is
+        running; while one is, only REFRESH SECURITY TYPE(SSL) changes it."""
+        wanted = (self.qm.qmgr["SSLKEYR"], self.qm.qmgr["CERTLABL"])
+        if wanted != self.tls_for or (self.tls is None and wanted[0]):
+            with self.sessions_lock:
+                running = any(s.tls for s in self.sessions)
+            if not running:
+                self.refresh_ssl()
+        return self.tls
+
     def start_tls(self, session: Session) -> bool:
         """A client or channel that opened with a TLS handshake (its first byte 0x16): complete it
         with the listener's context. False: refused (and logged)."""
-        if self.tls is None:
+        context = self._tls_context()
+        if context is None:
             self.log.write("AMQ9637E", f"A TLS connection from {session.peer} was refused.",
                            "The queue manager has no usable key repository (SSLKEYR).")
             return False
         try:
             session.sock.settimeout(HELLO_TIMEOUT)
-            session.sock = self.tls.wrap_socket(session.sock, server_side=True)
+            session.sock = context.wrap_socket(session.sock, server_side=True)
         except (ssl.SSLError, OSError) as e:
             self.log.write("AMQ9665E", f"The TLS handshake with {session.peer} failed.", str(e))
             with self.lock:      # (the channel has not said its name yet)

@@ -236,15 +236,25 @@ def test_sslpeermap_and_pkcs12_and_refresh_security_ssl(tlsqm):
         qm.mqsc("SET CHLAUTH('ANY.SVRCONN') TYPE(SSLPEERMAP) SSLPEER('CN=carol') ACTION(REMOVE)\n"
                 "ALTER QMGR CHLAUTH(DISABLED)\n", check=True)
     _connect(qm, "ANY.SVRCONN", "ANY_TLS13", carol, "carolcert").disconnect()
-    # A new queue-manager certificate from another CA takes effect at REFRESH SECURITY TYPE(SSL).
+    # A new queue-manager certificate from another CA: MQ reads the key repository when a channel
+    # needs it, so with no TLS conversation running the next one gets the new certificate
+    # without REFRESH SECURITY; while one runs, the old stays until REFRESH SECURITY TYPE(SSL).
     other = PKI(pki.dir)
     stem = other.repo("qm2", "QMTLS")
+    trust, trust_other = pki.repo("trust3", None), other.repo("trust4", None)
+    old_stem = qm.mqsc("DISPLAY QMGR SSLKEYR\n").stdout.split("SSLKEYR(")[1].split(")")[0]
     qm.mqsc(f"ALTER QMGR SSLKEYR('{stem}')\n", check=True)
-    trust = pki.repo("trust3", None)
+    assert _reason(lambda: _connect(qm, "ANY.SVRCONN", "ANY_TLS13", trust)) == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+    held = _connect(qm, "ANY.SVRCONN", "ANY_TLS13", trust_other)       # the new one, no REFRESH
+    qm.mqsc(f"ALTER QMGR SSLKEYR('{old_stem}')\n", check=True)
+    _connect(qm, "ANY.SVRCONN", "ANY_TLS13", trust_other).disconnect()   # (held runs: still the new)
+    qm.mqsc("REFRESH SECURITY TYPE(SSL)\n", check=True)
     _connect(qm, "ANY.SVRCONN", "ANY_TLS13", trust).disconnect()
+    held.disconnect()
+    qm.mqsc(f"ALTER QMGR SSLKEYR('{stem}')\n", check=True)
     qm.mqsc("REFRESH SECURITY TYPE(SSL)\n", check=True)
     assert _reason(lambda: _connect(qm, "ANY.SVRCONN", "ANY_TLS13", trust)) == CMQC.MQRC_SSL_INITIALIZATION_ERROR
-    _connect(qm, "ANY.SVRCONN", "ANY_TLS13", other.repo("trust4", None)).disconnect()
+    _connect(qm, "ANY.SVRCONN", "ANY_TLS13", trust_other).disconnect()
 
 
 def test_message_channel_over_tls_with_mutual_authentication(tmp_path):
