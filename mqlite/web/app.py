@@ -52,6 +52,8 @@ MESSAGING_REFUSALS = {
     2053: (503, "MQWB0303E", "The queue {queue} is full."),
     2030: (413, "MQWB0303E", "The message is longer than the queue {queue} takes."),
     2031: (413, "MQWB0303E", "The message is longer than the queue manager takes."),
+    2502: (500, "MQWB0303E", "The publication on {queue} could not be delivered to a subscriber its topic's "
+                             "PMSGDLV or NPMSGDLV requires it to reach; no subscriber received it."),
 }
 
 
