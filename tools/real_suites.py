@@ -230,6 +230,24 @@ def suite_qm(h: Harness, name: str, channel: str, chckclnt: str) -> tuple[Any, d
     return qm, env
 
 
+def tls_repositories(work: str) -> dict[str, str]:
+    """pymqi's test_tls, run as its docstring prepares it: a queue-manager repository ``mqtest``
+    and a client one ``client`` (CN=client) from one CA, in mqlite's PEM form of MQ's key
+    databases (an RSA key: its CipherSpec is TLS_RSA_WITH_AES_256_CBC_SHA256). The test points
+    SSLKEYR at the first with Change Queue Manager and connects without REFRESH SECURITY."""
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from tests.server.test_tls import PKI      # (the test kit's CA: cryptography, nothing fetched)
+    qmgr_dir, client_dir = os.path.join(work, "tls", "qmgr"), os.path.join(work, "tls", "client")
+    os.makedirs(qmgr_dir)
+    os.makedirs(client_dir)
+    pki = PKI(qmgr_dir)
+    pki.repo("mqtest", "mqtest", use_rsa=True)
+    pki.dir = client_dir
+    pki.repo("client", "client", use_rsa=True)
+    return {"PYMQI_TEST_TLS_SKIP": "0", "PYMQI_TEST_TLS_KEY_REPO_LOCATION_QMGR": qmgr_dir,
+            "PYMQI_TEST_TLS_KEY_REPO_LOCATION_CLIENT": client_dir}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pymqi", help="a checkout of dsuch/pymqi")
@@ -253,6 +271,7 @@ def main() -> int:
             # setUpClass grants it authorities by name; an empty name is a malformed PCF list).
             env.update(PYTHONPATH=os.path.join(work, "shim"), PYMQI_TEST_QM_APP_USER="app",
                        PYMQI_TEST_QM_APP_PASSWORD="password")
+            env.update(tls_repositories(work))
             results["pymqi tests"] = pytest_run(os.path.join(args.pymqi, "code", "tests"), env, work, "pymqi")
         if args.ibmmq or args.datadog:
             # ibmmq's config and examples, and DataDog's check: QM1, DEV.ADMIN.SVRCONN /
