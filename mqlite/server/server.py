@@ -332,12 +332,8 @@ class QMServer:
         if chl is None or chl.kind != "SVRCONN":
             return self.channels.stop_channel(name, mode, status)
         with self.sessions_lock:
-            conversations = [s for s in self.sessions if s.channel == name]
-        for s in conversations:
-            s.kill()
-        if conversations and status != "STOPPED":
-            return None
-        return self.channels.stop_channel(name, mode, status)
+            ended = svrconn.end_conversations(list(self.sessions), name)
+        return None if ended and status != "STOPPED" else self.channels.stop_channel(name, mode, status)
 
     def ping_channel(self, name: str) -> str | None:
         return self.channels.ping_channel(name)

@@ -62,6 +62,16 @@ def stop_connection(sessions: Iterable[Any], hconn: int) -> str | None:
     return None
 
 
+def end_conversations(sessions: Iterable[Any], channel: str) -> bool:
+    """STOP CHANNEL of a SVRCONN: every conversation through it ends (its sockets shut down, so
+    the applications' next calls get 2009 and their units of work are backed out). Whether there
+    was one."""
+    ended = [s for s in sessions if s.channel == channel]
+    for s in ended:
+        s.kill()
+    return bool(ended)
+
+
 def heartbeat_wait(hbint: int) -> float:
     """How long a client has to answer a heartbeat: the interval itself (5 s at least: a busy
     machine must not end a live client), at most 60 s."""
