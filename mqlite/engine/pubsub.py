@@ -404,21 +404,24 @@ class PubSub:
         got: tuple[bytes, int, int, bytes, Shared] | None = cache.get(key)
         if got is not None:
             return got
-        if md.Format == rfh2.RFH2_FORMAT:
+        # The header chain put in front of the data depends only on the topic, the SubUserData, the
+        # descriptor's Format, Encoding and CCSID and the publisher's own MQRFH2 headers (none, or the
+        # same ones publication after publication, as an MQTT or JMS publisher sends them), so it is
+        # kept across publications; the publisher's data after them is not looked at.
+        end = rfh2.chain_length(md.Format, md.Encoding, body) if md.Format == rfh2.RFH2_FORMAT else 0
+        if end < 0:                 # (a chain that does not read: the whole data, as MQ's rules answer it)
             got = cache[key] = (*_with_mqps(md.Format, md.Encoding, md.CodedCharSetId, body, topic, user_data,
                                             retained), {})
             return got
-        # Data with no MQRFH2 of its own: the header put in front depends only on the topic, the
-        # SubUserData and the descriptor's Format, Encoding and CCSID, so it is kept across publications.
         heads = self._heads
-        hkey = (topic, user_data, retained, md.Format, md.Encoding, md.CodedCharSetId)
+        hkey = (topic, user_data, retained, md.Format, md.Encoding, md.CodedCharSetId, body[:end])
         head = heads.get(hkey)
         if head is None:
             if len(heads) > 1024:
                 heads.clear()
-            head = heads[hkey] = _with_mqps(md.Format, md.Encoding, md.CodedCharSetId, b"", topic, user_data,
-                                                 retained)
-        got = cache[key] = (head[0], head[1], head[2], head[3] + body, {})
+            head = heads[hkey] = _with_mqps(md.Format, md.Encoding, md.CodedCharSetId, body[:end], topic,
+                                            user_data, retained)
+        got = cache[key] = (head[0], head[1], head[2], head[3] + body[end:], {})
         return got
 
     def delivery_rule(self, topic: str, persistent: bool) -> int:

@@ -117,6 +117,21 @@ def parse_chain(fmt: bytes, encoding: int, body: bytes, reason: int = C.MQRC_RFH
     return headers, off, fmt, encoding, ccsid
 
 
+def chain_length(fmt: bytes, encoding: int, body: bytes) -> int:
+    """Where the MQRFH2 headers at the front of ``body`` end, read from their StrucLength and
+    Format fields alone (no folder is parsed); -1 when they do not read (``parse_chain`` says why)."""
+    off = 0
+    while fmt == RFH2_FORMAT:
+        if len(body) - off < FIXED:
+            return -1
+        sid, version, length, encoding, _c, fmt, _f, _n = (
+            _HEAD_BE if big_endian(encoding) else _HEAD_LE).unpack_from(body, off)
+        if sid != C.MQRFH_STRUC_ID or version != C.MQRFH_VERSION_2 or length < FIXED or off + length > len(body):
+            return -1
+        off += length
+    return off
+
+
 # --- folders ⇄ properties -----------------------------------------------------------------------
 def _unescape(text: str) -> str:
     if "&" not in text:
@@ -384,5 +399,5 @@ def check(fmt: bytes, encoding: int, body: bytes) -> None:
         parse_chain(fmt, encoding, body, C.MQRC_RFH_ERROR)
 
 
-__all__ = ["RFH2_FORMAT", "Header", "RFHError", "Split", "build_folders", "check", "folder_properties",
+__all__ = ["RFH2_FORMAT", "Header", "RFHError", "Split", "build_folders", "chain_length", "check", "folder_properties",
            "folders_blob", "join", "parse_chain", "properties_of", "property_folder", "split"]

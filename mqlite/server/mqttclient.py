@@ -42,8 +42,14 @@ from mqlite.server.wsstream import WebSocketStream
 
 APPL_TYPE = C.MQAT_JAVA                 # MQ's telemetry service is a Java program
 CONNECT_WAIT = float(os.environ.get("MQLITE_MQTT_CONNECT_WAIT", "10"))   # seconds a new connection has to send CONNECT
-_QOS1 = Properties()
-_QOS1.set(S.PUBLISHED_QOS, 1, validate=False)
+def _qos1_header() -> tuple[bytes, int, int, bytes]:
+    """The MQRFH2 a QoS 1 publication's payload goes behind (made once): Format, Encoding, CCSID."""
+    props = Properties()
+    props.set(S.PUBLISHED_QOS, 1, validate=False)
+    return rfh2.join(props, C.MQFMT_NONE, C.MQENC_NATIVE, 1208, b"")
+
+
+_QOS1 = _qos1_header()
 TOPIC_HANDLES = 64                      # topics a client keeps open for its publications
 
 
@@ -339,8 +345,8 @@ class Client:
             md = MD(Format=C.MQFMT_NONE, CodedCharSetId=1208, Persistence=S.persistence(p.qos))
             payload = p.payload
             if p.qos == 1:                      # (persistent, as QoS 2 is: the QoS goes with it)
-                md.Format, md.Encoding, md.CodedCharSetId, payload = rfh2.join(
-                    _QOS1, md.Format, md.Encoding, md.CodedCharSetId, payload)
+                md.Format, md.Encoding, md.CodedCharSetId, head = _QOS1
+                payload = head + payload
             qm.put(conn, hobj, md, PMO(Options=(C.MQPMO_RETAIN if p.retain else 0) | C.MQPMO_NO_SYNCPOINT
                                        | C.MQPMO_FAIL_IF_QUIESCING), payload)
         try:
