@@ -117,7 +117,8 @@ def _decoded(data: bytes, how: str) -> tuple[Any, bool]:
 
 def to_mq(msg: Message) -> tuple[MD, bytes]:
     """An AMQP message as the descriptor and data an MQPUT takes (Unmappable: rejected)."""
-    for ident in (msg.id, msg.correlation_id):
+    mid, cid = msg.id, msg.correlation_id
+    for ident in (mid, cid):
         if isinstance(ident, (uuid.UUID, int)):        # (Proton gives a ulong back as an int)
             raise Unmappable(f"a {type(ident).__name__} message-id or correlation-id")
     fmt, data, how = body_section(msg)
@@ -126,11 +127,9 @@ def to_mq(msg: Message) -> tuple[MD, bytes]:
             Priority=min(max(int(4 if msg.priority is None else msg.priority), 0), 9))
     if msg.ttl:
         md.Expiry = max(1, int(msg.ttl * 10))         # (Proton's ttl is in seconds)
-    cid = msg.correlation_id
-    if isinstance(cid, str):
-        cid = cid.encode("utf-8")
-    if isinstance(cid, (bytes, bytearray)) and 0 < len(cid) <= 24:
-        md.CorrelId = bytes(cid).ljust(24, b"\0")
+    correl = cid.encode("utf-8") if isinstance(cid, str) else cid
+    if isinstance(correl, (bytes, bytearray)) and 0 < len(correl) <= 24:
+        md.CorrelId = bytes(correl).ljust(24, b"\0")
     if msg.reply_to and len(msg.reply_to) <= 48:
         md.ReplyToQ = msg.reply_to.encode("utf-8")
     props = Properties()
@@ -139,9 +138,12 @@ def to_mq(msg: Message) -> tuple[MD, bytes]:
         props.set(str(k), _value(v))                # (PropertyError: a name MQ refuses)
     if how:
         props.set(BODY, how, validate=False)
+    # (Proton gives an unset content-type as the symbol 'None': asked of the C message instead)
+    section = {"id": mid, "user_id": msg.user_id, "subject": msg.subject,
+               "content_type": pn_message_get_content_type(msg._msg), "correlation_id": cid,
+               "creation_time": msg.creation_time}
     for field, name in PRP.items():
-        # (Proton gives an unset content-type as the symbol 'None': asked of the C message instead)
-        value = pn_message_get_content_type(msg._msg) if field == "content_type" else getattr(msg, field)
+        value = section[field]
         if isinstance(value, memoryview):           # (Proton's binary message-id)
             value = bytes(value)
         if value is not None and value != b"" and value != "" and value != 0:
