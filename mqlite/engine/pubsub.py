@@ -439,38 +439,11 @@ class PubSub:
         try:
             self._put_copy(conn, sub, md, fmt, enc, ccsid, data, shared, syncpoint, retained, cache)
         except MQIError as e:
-            self._undeliverable(conn, sub, topic, self._copy_md(md, sub, fmt, enc, ccsid), data, e.reason,
-                                syncpoint, cache.get("rule", C.MQDLV_ALL_AVAIL))
+            undeliverable(self.qm, conn, sub, topic, copy_md(md, sub, fmt, enc, ccsid), data, e.reason, syncpoint,
+                          cache.get("rule", C.MQDLV_ALL_AVAIL), self.tree())
             return
         sub.publications += 1
         sub.last_msg = cache["now"]
-
-    def _undeliverable(self, conn: Conn, sub: Subscription, topic: str, copy: MD, data: bytes, reason: int,
-                       syncpoint: bool, rule: int) -> None:
-        qm = self.qm
-        deadq = qm.qmgr["DEADQ"]
-        if delivery.dead_letter_first(topics.resolved(self.tree(), topic, "USEDLQ"), deadq):
-            copy.MsgId = qm.ids.next()
-            with qmgr_authority(conn):
-                why = dead_letter_opened(qm, conn, copy, data, sub.queue, sub.qmgr, reason, syncpoint,
-                                         f"the publication of {topic}")
-            if not why:
-                return
-        if delivery.fails_publication(rule, sub.durable):
-            raise MQIError(C.MQRC_PUBLICATION_FAILURE,
-                           detail=f"subscription '{sub.name or sub.subid}' (queue {sub.queue}) refused it: {reason}")
-        qm.log(f"MQL8020W: A publication on {topic} could not be delivered to subscription "
-               f"'{sub.name or sub.subid}' (queue {sub.queue}): reason {reason}.")
-
-    @staticmethod
-    def _copy_md(md: MD, sub: Subscription, fmt: bytes, enc: int, ccsid: int) -> MD:
-        """A copy's MQMD as MQPUT1 puts it elsewhere: the publisher's, with the subscription's
-        CorrelId and identity context and the data's format (its MsgId is given on the way)."""
-        copy = md.copy()
-        d = copy.__dict__
-        d.update(sub.copy_fields())
-        d["Format"], d["Encoding"], d["CodedCharSetId"] = fmt, enc, ccsid
-        return copy
 
     def _copy_destination(self, conn: Conn, sub: Subscription) -> CopyDestination | None:
         """Where the subscription's copies go when that is a local queue of this queue manager: (its
@@ -512,7 +485,7 @@ class PubSub:
         priority = sub.priority if sub.priority >= C.MQPRI_PRIORITY_AS_Q_DEF else md.Priority
         dest = self._copy_destination(conn, sub)
         if dest is None:
-            copy = self._copy_md(md, sub, fmt, enc, ccsid)
+            copy = copy_md(md, sub, fmt, enc, ccsid)
             copy.MsgId, copy.Priority = qm.ids.next(), priority
             with qmgr_authority(conn):
                 qm.put1(conn, OD(ObjectName=pad(sub.queue, 48), ObjectQMgrName=pad(sub.qmgr, 48)), copy,
@@ -559,6 +532,34 @@ class PubSub:
         if persistent:
             conn.ticket = qm.store.append(PutMsg(msg.seq, qs.name, packed, data, expiry_at))
         qm.message_available(qs.name)
+
+
+def undeliverable(qm: PubSubHost, conn: Conn, sub: Subscription, topic: str, copy: MD, data: bytes, reason: int,
+                  syncpoint: bool, rule: int, tree: dict[str, Any]) -> None:
+    """A copy the subscriber's queue refused with ``reason``: to the dead-letter queue, or the whole
+    publication fails (2502), or the subscriber misses it, as mqlite.pubsub.delivery's rules say."""
+    if delivery.dead_letter_first(topics.resolved(tree, topic, "USEDLQ"), qm.qmgr["DEADQ"]):
+        copy.MsgId = qm.ids.next()
+        with qmgr_authority(conn):
+            why = dead_letter_opened(qm, conn, copy, data, sub.queue, sub.qmgr, reason, syncpoint,
+                                     f"the publication of {topic}")
+        if not why:
+            return
+    if delivery.fails_publication(rule, sub.durable):
+        raise MQIError(C.MQRC_PUBLICATION_FAILURE,
+                       detail=f"subscription '{sub.name or sub.subid}' (queue {sub.queue}) refused it: {reason}")
+    qm.log(f"MQL8020W: A publication on {topic} could not be delivered to subscription "
+           f"'{sub.name or sub.subid}' (queue {sub.queue}): reason {reason}.")
+
+
+def copy_md(md: MD, sub: Subscription, fmt: bytes, enc: int, ccsid: int) -> MD:
+    """A copy's MQMD as MQPUT1 puts it elsewhere: the publisher's, with the subscription's CorrelId
+    and identity context and the data's format (its MsgId is given on the way)."""
+    copy = md.copy()
+    d = copy.__dict__
+    d.update(sub.copy_fields())
+    d["Format"], d["Encoding"], d["CodedCharSetId"] = fmt, enc, ccsid
+    return copy
 
 
 def _with_mqps(fmt: bytes, encoding: int, ccsid: int, body: bytes, topic: str, user_data: str,
