@@ -142,20 +142,26 @@ class Delivery:
         its QoS, packet identifier (0 for QoS 0) and bytes."""
         c = self.client
         again = md.BackoutCount > 0                  # (the message on the queue: sent before)
+        xqh = None
         if md.Format == C.MQFMT_XMIT_Q_HEADER and len(body) >= XQH_LEN:
             # Put by an application for ObjectQMgrName = this ClientIdentifier: the MQTT topic is
             # the queue name it gave; at least once if persistent, at most once if not.
             xqh = XQH.from_bytes(body)
-            md, body, topic = xqh.MsgDesc, body[XQH_LEN:], text(xqh.RemoteQName)
-            props = {k: v for k, (_t, v) in rfh2.properties_of(md.Format, md.Encoding, body).items()}
+            md, body = xqh.MsgDesc, body[XQH_LEN:]
+        part = rfh2.split(md.Format, md.Encoding, md.CodedCharSetId, body)     # (one reading of the MQRFH2)
+        found: dict[str, tuple[int, Any]] = {}
+        for folder in part.folders:
+            rfh2.folder_properties(folder, found)
+        props = {k: v for k, (_t, v) in found.items()}
+        data = part.data
+        if xqh is not None:
+            topic = text(xqh.RemoteQName)
             qos = 1 if md.Persistence == C.MQPER_PERSISTENT else 0
         else:
-            props = {k: v for k, (_t, v) in rfh2.properties_of(md.Format, md.Encoding, body).items()}
             topic = str(props.get("mqps.Top") or "")
             published = props.get(S.PUBLISHED_QOS)
             qos = S.delivered_qos(S.qos_of(str(props.get("mqps.Sud") or "")), md.Persistence == C.MQPER_PERSISTENT,
                                   published if isinstance(published, int) else None)
-        data = rfh2.split(md.Format, md.Encoding, md.CodedCharSetId, body).data
         with c.cond:
             pid = c.out.next_id() if qos else 0
             if qos:
