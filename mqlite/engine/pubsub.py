@@ -259,8 +259,6 @@ class PubSub:
             raise MQIError(C.MQRC_PERSISTENCE_ERROR)
         if not md.MsgId.strip(b"\0") or opts & C.MQPMO_NEW_MSG_ID:
             md.MsgId = self.qm.ids.next()
-        if md.CodedCharSetId == C.MQCCSI_Q_MGR:
-            md.CodedCharSetId = self.qm.qmgr["CCSID"]     # (as MQPUT to a queue writes it)
         d = md.__dict__
         self.qm._set_context(conn, d, opts, self.qm.clock.now())
         self.qm._reply_to(d)
@@ -269,6 +267,11 @@ class PubSub:
             # publisher's own MQMD keeps it.
             md = md.copy()
             md.__dict__.update(ReplyToQ=pad("", 48), ReplyToQMgr=pad("", 48))
+        if md.CodedCharSetId == C.MQCCSI_Q_MGR:
+            # The copies carry the queue manager's CCSID, as MQPUT to a queue stores it; the
+            # publisher's MQMD keeps what it gave (CodedCharSetId is an input field).
+            md = md.copy()
+            md.CodedCharSetId = self.qm.qmgr["CCSID"]
         reason = self.distribute(conn, topic, md, body, opts, hconn=conn.hconn)
         if opts & C.MQPMO_RETAIN:           # (a publication that failed is not retained either)
             self.retain(conn, topic, md, body)
