@@ -9,16 +9,22 @@ frames at a time in one SQLite transaction that also records the last frame it c
 applies the frames after ``log_applied`` before anything is read, so recovery sees what every
 acknowledged commit did.
 
-Layout (little-endian): each extent ``S<n>.LOG`` begins with ``MQLX``, a version, a random salt and
-the LSN of its first frame; a frame is ``MQLF``, the payload's length, its LSN (frames are numbered
+Layout (little-endian): each extent ``S<n>.LOG`` begins with ``MQLX``, a version, a random salt,
+the LSN of its first frame, the bytes the extent was made durable with (its zeros written ahead of
+the frames and synced before any frame: a crash never shortens it) and a CRC-32 of the header; a
+frame is ``MQLF``, the payload's length, its LSN (frames are numbered
 from 1 with no gap), a CRC-32 of the LSN and payload seeded with the extent's salt, then the payload:
 the operations, each ``(tag, *fields)``, in ``marshal``'s format. A frame cut short by a crash was
-never acknowledged (its ``fdatasync`` did not return) and is dropped; a broken frame followed by
-intact ones of the same log is damage (``damage``), which strmqm refuses as it does a damaged WAL.
+never acknowledged (its ``fdatasync`` did not return) and is dropped. Beside the directory, the log
+control file (``<dir>.ctl``, MQ's ``amqhlctl.lfh``) names the extents the log holds, rewritten (and
+synced) before an extent is begun, released or dropped. ``damage`` reads all this as MQ reads its
+log at restart: a broken frame with intact ones after it, an extent shorter than its header says,
+a damaged header, a gap in the LSNs, or an extent the control file names that is not there are
+each acknowledged work lost, which strmqm refuses (AMQ7017S) as it does a damaged WAL.
 """
 from __future__ import annotations
 
-import marshal
+import json
 import os
 import secrets
 import struct
@@ -27,31 +33,22 @@ import time
 import zlib
 from collections import deque
 from itertools import islice
-from typing import Any, Callable, Iterable, Iterator
+from typing import Callable, Iterator
 
-from mqlite.engine.ports import (
-    DelMsg,
-    DropChsync,
-    DropObject,
-    JournalOp,
-    MoveDamaged,
-    Prepare,
-    PreparedRow,
-    PurgeQueue,
-    PutMsg,
-    Resolve,
-    SaveChsync,
-    SaveMeta,
-    SaveObject,
-    SetBackout,
-)
+from mqlite.engine.ports import JournalOp, PutMsg
+from mqlite.store.frames import Removals, cancelled, decode, encode
 
-EXTENT_HEADER = struct.Struct("<4sIIQ")      # magic, version, salt, first LSN
+__all__ = ["Applier", "RecoveryLog", "Removals", "cancelled", "decode", "encode"]
+
+EXTENT_HEADER = struct.Struct("<4sIIQQI")    # magic, version, salt, first LSN, bytes made durable, CRC-32
+OLD_HEADER = struct.Struct("<4sIIQ")         # version 1 (before the size and CRC): read, not written
 FRAME_HEADER = struct.Struct("<4sIQI")       # magic, payload length, LSN, CRC-32
-VERSION = 1
-EXTENT_BYTES = 4 << 20       # a new extent is begun once the active one is this long (the old one
-                             # goes once applied: the log holds what qmgr.db lacks, not a history)
-FILL_BYTES = 1 << 20         # zeros written ahead of the frames, a step at a time (see append)
+VERSION = 2
+CONTROL = struct.Struct("<4sII")             # the control file: magic, version, CRC-32 of the JSON after it
+EXTENT_BYTES = 4 << 20       # an extent is made this long (zeros) when begun, and a new one begun once
+                             # the active one's frames reach it (the old one goes once applied: the
+                             # log holds what qmgr.db lacks, not a history)
+FILL_BYTES = 1 << 20         # zeros written ahead of a frame that runs past it (see append)
 BEHIND_OPS = 50_000          # the writer waits while the applier is this far behind ...
 BEHIND_BYTES = 64 << 20      # ... or holds this many bytes of message data not yet in qmgr.db
 RETRY_SECONDS = 0.5
@@ -61,131 +58,34 @@ APPLY_EVERY = 0.05           # most this often (one SQLite commit for many frame
 APPLY_OPS = 20_000           # ... unless this many operations wait, or this many bytes of message
 APPLY_BYTES = 16 << 20       # data, or a reader needs them now
 
-_TYPES: tuple[type, ...] = (PutMsg, DelMsg, SetBackout, PurgeQueue, MoveDamaged, SaveObject, DropObject,
-                            SaveMeta, SaveChsync, DropChsync, Prepare, Resolve)
-_TAG = {t: i for i, t in enumerate(_TYPES)}
-
-
-def encode(ops: list[JournalOp]) -> bytes:
-    """The payload of a frame (``marshal`` takes tuples, not named tuples)."""
-    out: list[tuple[Any, ...]] = []
-    for op in ops:
-        if type(op) is Prepare:
-            out.append((_TAG[Prepare], op.xid, op.at, [tuple(r) for r in op.rows]))
-        else:
-            out.append((_TAG[type(op)], *op))
-    return marshal.dumps(out)
-
-
-def decode(payload: bytes) -> list[JournalOp]:
-    ops: list[JournalOp] = []
-    for tag, *fields in marshal.loads(payload):
-        t = _TYPES[tag]
-        if t is Prepare:
-            ops.append(Prepare(fields[0], fields[1], [PreparedRow(*r) for r in fields[2]]))
-        else:
-            ops.append(t(*fields))
-    return ops
-
-
-def cancelled(ops: list[JournalOp], later: "Removals | None" = None) -> list[JournalOp]:
-    """``ops`` without the messages both put and removed among them, or put among them and removed
-    for good in the frames after them (``later``, which the applier keeps counted): applied, the
-    rest leaves ``qmgr.db`` as all of them would, a later removal of a row never written being
-    nothing (a message put and got while its frame waited is never written there, as MQ's queue
-    files never see a message put and got between two checkpoints). A row's BackoutCount hardened
-    in between goes with it; a message set aside as damaged or named by a prepared unit in between
-    is kept (those read or record its row)."""
-    born: dict[int, list[int]] = {}       # seq -> positions of its PutMsg and SetBackouts so far
-    drop: list[int] = []
-    for i, op in enumerate(ops):
-        if isinstance(op, PutMsg):
-            born.setdefault(op.seq, []).append(i)
-        elif isinstance(op, DelMsg):
-            at = born.pop(op.seq, None)
-            if at is not None:
-                drop += at
-                drop.append(i)
-        elif isinstance(op, SetBackout):
-            if op.seq in born:
-                born[op.seq].append(i)
-        elif born and isinstance(op, (MoveDamaged, Prepare)):
-            for seq in _named(op):
-                born.pop(seq, None)
-    if born and later is not None:
-        for seq, at in born.items():
-            if seq in later:
-                drop += at
-    if not drop:
-        return ops
-    gone = set(drop)
-    return [op for i, op in enumerate(ops) if i not in gone]
-
-
-class Removals:
-    """What a run of frames removes for good: the messages it removes (``DelMsg``), less any it
-    also sets aside as damaged or names in a prepared unit (what spares a put of the frames before
-    them its row; ``seq in removals``). Counted per message as frames join the run (``add``) and
-    leave it (``drop``): the applier keeps one for the frames after the run it applies, so that
-    asking about a put is a look-up, not a pass over every frame waiting (a second of them)."""
-    __slots__ = ("gone", "kept")
-
-    def __init__(self, frames: Iterable[list[JournalOp]] = ()) -> None:
-        self.gone: dict[int, int] = {}
-        self.kept: dict[int, int] = {}
-        for ops in frames:
-            self.add(ops)
-
-    def add(self, ops: list[JournalOp], step: int = 1) -> None:
-        """The journal writer adds a frame while the applier may be reading (``cancelled``, without
-        the lock): what keeps a row is counted before the removals, so a look-up meanwhile may miss
-        a removal (a row written that was not needed) but never sees one without what keeps its
-        row. Frames leave (``drop``) on the applier's own thread."""
-        for op in ops:
-            if type(op) is MoveDamaged or type(op) is Prepare:
-                for seq in _named(op):
-                    _count(self.kept, seq, step)
-        for op in ops:
-            if type(op) is DelMsg:
-                _count(self.gone, op.seq, step)
-
-    def drop(self, ops: list[JournalOp]) -> None:
-        self.add(ops, -1)
-
-    def __contains__(self, seq: object) -> bool:
-        return seq in self.gone and seq not in self.kept
-
-
-def _count(counts: dict[int, int], key: int, step: int) -> None:
-    n = counts.get(key, 0) + step
-    if n:
-        counts[key] = n
-    else:
-        del counts[key]
-
-
-def _named(op: JournalOp) -> list[int]:
-    if type(op) is MoveDamaged:
-        return [op.seq]
-    return [r.seq for r in op.rows] if type(op) is Prepare else []
-
 
 def _crc(salt: int, lsn: int, payload: bytes) -> int:
     return zlib.crc32(payload, zlib.crc32(lsn.to_bytes(8, "little"), salt))
 
 
 class _Extent:
-    __slots__ = ("path", "salt", "first", "last")
+    __slots__ = ("path", "salt", "first", "last", "declared")
 
-    def __init__(self, path: str, salt: int, first: int) -> None:
+    def __init__(self, path: str, salt: int, first: int, declared: int) -> None:
         self.path, self.salt, self.first, self.last = path, salt, first, first - 1
+        self.declared = declared     # the bytes its header says are durable
+
+
+def _extent_header(salt: int, first: int, declared: int) -> bytes:
+    fields = struct.pack("<4sIIQQ", b"MQLX", VERSION, salt, first, declared)
+    return fields + struct.pack("<I", zlib.crc32(fields))
+
+
+def _name(first: int) -> str:
+    return f"S{first:010d}.LOG"
 
 
 class RecoveryLog:
-    """The extents of one store's log, in a directory of their own."""
+    """The extents of one store's log, in a directory of their own, and its control file."""
 
     def __init__(self, directory: str) -> None:
         self.dir = directory
+        self.control = directory + ".ctl"
         os.makedirs(directory, mode=0o700, exist_ok=True)
         self._fd = -1
         self._size = 0               # the end of the active extent's last frame
@@ -211,8 +111,7 @@ class RecoveryLog:
             if header is None or (expect is not None and header[1] != expect):
                 yield path, 0, None
                 return
-            salt, expect = header
-            at = EXTENT_HEADER.size
+            salt, expect, _declared, at = header
             while at < len(data):
                 ops = self._frame(data, at, salt, expect)
                 if ops is None:
@@ -227,12 +126,18 @@ class RecoveryLog:
                 return
 
     @staticmethod
-    def _header(data: bytes) -> tuple[int, int] | None:
-        """(salt, first LSN) of an extent's bytes, or None if they do not begin with a header."""
-        if len(data) < EXTENT_HEADER.size:
-            return None
-        magic, version, salt, first = EXTENT_HEADER.unpack_from(data)
-        return (salt, first) if magic == b"MQLX" and version == VERSION else None
+    def _header(data: bytes) -> tuple[int, int, int, int] | None:
+        """(salt, first LSN, bytes declared durable (0: not said), where the frames begin) of an
+        extent's bytes, or None if they do not begin with an intact header."""
+        if len(data) >= EXTENT_HEADER.size:
+            magic, version, salt, first, declared, crc = EXTENT_HEADER.unpack_from(data)
+            if magic == b"MQLX" and version == VERSION and zlib.crc32(data[:EXTENT_HEADER.size - 4]) == crc:
+                return salt, first, declared, EXTENT_HEADER.size
+        if len(data) >= OLD_HEADER.size:
+            magic, version, salt, first = OLD_HEADER.unpack_from(data)
+            if magic == b"MQLX" and version == 1:
+                return salt, first, 0, OLD_HEADER.size
+        return None
 
     def _first(self, path: str) -> int | None:
         with open(path, "rb") as f:
@@ -261,10 +166,51 @@ class RecoveryLog:
                 return
             yield lsn, ops
 
+    def listed(self) -> list[int] | None:
+        """The first LSNs of the extents the control file names; None if there is no control file
+        (a log made before it); ValueError if it is damaged."""
+        try:
+            with open(self.control, "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            return None
+        if len(data) < CONTROL.size:
+            raise ValueError("the log control file is cut short")
+        magic, version, crc = CONTROL.unpack_from(data)
+        body = data[CONTROL.size:]
+        if magic != b"MQLC" or version != 1 or zlib.crc32(body) != crc:
+            raise ValueError("the log control file is damaged")
+        firsts = json.loads(body)["extents"]
+        return [int(n) for n in firsts]
+
     def damage(self) -> str | None:
-        """Why the log lost acknowledged work, or None: a broken frame with intact frames of the
-        same log after it (in its extent, or a later extent)."""
+        """Why the log lost acknowledged work, or None. MQ's rules for its log at restart: a frame
+        broken with intact frames of the same log after it; an extent with a damaged header, or
+        shorter than the bytes its header says were made durable (cut short: its frames past the
+        cut are gone); an extent the control file names that is not there. A frame torn by the
+        crash (the last, never acknowledged) and a header never finished (a crash as an extent was
+        begun, before any frame: zeros) are not damage."""
         paths = self._paths()
+        try:
+            listed = self.listed()
+        except ValueError as e:
+            return str(e)
+        present = {os.path.basename(p) for p in paths}
+        named = {_name(first) for first in listed or ()}
+        missing = sorted(named - present)
+        if missing:
+            return f"log extent {missing[0]} is missing (the log control file names it)"
+        for path in paths:
+            with open(path, "rb") as f:
+                data = f.read()
+            header = self._header(data)
+            if header is None:
+                if os.path.basename(path) in named or data.count(0) != len(data):
+                    return f"log extent {os.path.basename(path)} has a damaged header"
+                continue
+            if len(data) < header[2]:
+                return (f"log extent {os.path.basename(path)} is cut short: {len(data)} of the {header[2]} "
+                        "bytes written to it remain")
         for path, at, ops in self._scan():
             if ops is not None:
                 continue
@@ -286,6 +232,7 @@ class RecoveryLog:
 
     def set_aside(self, suffix: str) -> list[str]:
         """Keep a damaged log's extents beside it (strmqm --accept-damage): renamed, not read."""
+        self._record([])
         kept = []
         for path in self._paths():
             os.rename(path, path + suffix)
@@ -293,9 +240,24 @@ class RecoveryLog:
         return kept
 
     # --- writing ------------------------------------------------------------------------------------
+    def _record(self, firsts: list[int]) -> None:
+        """Write the control file naming the extents ``firsts`` (their first LSNs), durably (a new
+        file renamed over the old; the directory synced)."""
+        body = json.dumps({"extents": firsts}).encode()
+        tmp = self.control + ".tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, CONTROL.pack(b"MQLC", 1, zlib.crc32(body)) + body)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, self.control)
+        self._sync_dir(os.path.dirname(self.control) or ".")
+
     def reset(self, next_lsn: int) -> None:
         """Everything in the log is in qmgr.db: drop its extents; the next frame is ``next_lsn``."""
         self._close_active()
+        self._record([])
         for path in self._paths():
             os.unlink(path)
         self._extents.clear()
@@ -304,13 +266,15 @@ class RecoveryLog:
 
     def append(self, ops: list[JournalOp]) -> int:
         """Write ``ops`` as the next frame and make it durable; its LSN. On an error (a full disk)
-        the extent is cut back to where it was and the error raised: the frame was not written."""
+        the frame's bytes are taken back (zeros within what the header declares, cut off past it)
+        and the error raised: the frame was not written."""
         if self._active is None or self._size >= EXTENT_BYTES:
             self._begin(self.next_lsn)
-        assert self._active is not None
+        active = self._active
+        assert active is not None
         lsn = self.next_lsn
         payload = encode(ops)
-        frame = FRAME_HEADER.pack(b"MQLF", len(payload), lsn, _crc(self._active.salt, lsn, payload)) + payload
+        frame = FRAME_HEADER.pack(b"MQLF", len(payload), lsn, _crc(active.salt, lsn, payload)) + payload
         start = self._size
         if start + len(frame) > self._filled:
             self._fill(start + len(frame))
@@ -321,49 +285,71 @@ class RecoveryLog:
                 view, at = view[n:], at + n
             os.fdatasync(self._fd)
         except OSError:
+            keep = max(start, active.declared)
             try:
-                os.ftruncate(self._fd, start)
+                if start < keep:
+                    os.pwrite(self._fd, bytes(min(len(frame), keep - start)), start)
+                os.ftruncate(self._fd, keep)
             except OSError:
                 pass
-            self._filled = start
+            self._filled = keep
             raise
         self._size = start + len(frame)
         self._filled = max(self._filled, self._size)
-        self._active.last = lsn
+        active.last = lsn
         self.next_lsn = lsn + 1
         return lsn
 
     def _fill(self, need: int) -> None:
-        """Write zeros ahead of the frames, past ``need``: a frame then overwrites blocks the file
-        already has, and its fdatasync has no allocation or size to record (108 µs here against
-        171 µs appending). On a disk too full for them the frames are appended instead."""
+        """Zeros past ``need`` for a frame that runs past what the extent was made with, synced, and
+        the header then says so (made durable with the frame): a frame overwrites blocks the file
+        already has, and its fdatasync has no allocation or size to record (108 µs here against 171
+        µs appending). On a disk too full for them the frame is appended instead (the header still
+        saying the shorter length: a cut there is not seen)."""
+        active = self._active
+        assert active is not None
         end = max(need, self._filled) + FILL_BYTES
         try:
             os.pwrite(self._fd, bytes(end - self._filled), self._filled)
+            os.fdatasync(self._fd)
             self._filled = end
         except OSError:
+            keep = max(self._size, active.declared)
             try:
-                os.ftruncate(self._fd, max(self._size, 0))
+                os.ftruncate(self._fd, keep)
             except OSError:
                 pass
-            self._filled = self._size
+            self._filled = keep
+            return
+        active.declared = end
+        os.pwrite(self._fd, _extent_header(active.salt, active.first, end), 0)
 
     def _begin(self, first: int) -> None:
+        """A new extent for frames from ``first``: made EXTENT_BYTES long with zeros (as much as the
+        disk has room for) and its header, synced, then named in the control file (a crash between
+        leaves an extent with no frame that nothing names: not damage)."""
         self._close_active()
-        path = os.path.join(self.dir, f"S{first:010d}.LOG")
+        path = os.path.join(self.dir, _name(first))
         salt = secrets.randbits(32)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
-            os.pwrite(fd, EXTENT_HEADER.pack(b"MQLX", VERSION, salt, first), 0)
+            try:
+                os.pwrite(fd, bytes(EXTENT_BYTES - EXTENT_HEADER.size), EXTENT_HEADER.size)
+                declared = EXTENT_BYTES
+            except OSError:
+                os.ftruncate(fd, EXTENT_HEADER.size)
+                declared = EXTENT_HEADER.size
+            os.pwrite(fd, _extent_header(salt, first, declared), 0)
             os.fsync(fd)
         except OSError:
             os.close(fd)
             os.unlink(path)
             raise
         self._sync_dir()
+        self._record([e.first for e in self._extents] + [first])
         self._fd, self._size = fd, EXTENT_HEADER.size
-        self._filled = self._size
-        self._active = _Extent(path, salt, first)
+        self._filled = declared
+        self._active = _Extent(path, salt, first, declared)
         self._extents.append(self._active)
 
     def releasable(self, applied: int) -> bool:
@@ -371,21 +357,26 @@ class RecoveryLog:
         return len(self._extents) > 1 and self._extents[0].last <= applied
 
     def release(self, applied: int) -> None:
-        """Extents whose frames are all in qmgr.db (``applied``, made durable), but the active one, go."""
-        gone = False
-        while len(self._extents) > 1 and self._extents[0].last <= applied:
-            os.unlink(self._extents.pop(0).path)
-            gone = True
-        if gone:
-            self._sync_dir()
+        """Extents whose frames are all in qmgr.db (``applied``, made durable), but the active one,
+        go: first from the control file, then from the directory."""
+        n = 0
+        while n < len(self._extents) - 1 and self._extents[n].last <= applied:
+            n += 1
+        if not n:
+            return
+        gone, self._extents = self._extents[:n], self._extents[n:]
+        self._record([e.first for e in self._extents])
+        for extent in gone:
+            os.unlink(extent.path)
+        self._sync_dir()
 
     def _close_active(self) -> None:
         if self._fd >= 0:
             os.close(self._fd)
         self._fd, self._active = -1, None
 
-    def _sync_dir(self) -> None:
-        fd = os.open(self.dir, os.O_RDONLY)
+    def _sync_dir(self, directory: str | None = None) -> None:
+        fd = os.open(directory or self.dir, os.O_RDONLY)
         try:
             os.fsync(fd)
         finally:
