@@ -77,14 +77,15 @@ class AMQPConnection:
         srv = self.srv
         try:
             self.sock.settimeout(HEADER_WAIT)
-            if self.channel.tls is not None:
-                tls_sock = start_tls(srv, self.channel.obj, self.channel.tls, self.sock, self.peer, "AMQP")
-                if tls_sock is None:
+            with srv.handshakes.pending(self):
+                if self.channel.tls is not None:
+                    tls_sock = start_tls(srv, self.channel.obj, self.channel.tls, self.sock, self.peer, "AMQP")
+                    if tls_sock is None:
+                        return
+                    self.sock, self.tls = tls_sock, True
+                header = ident.sasl_exchange(self)
+                if header is None:
                     return
-                self.sock, self.tls = tls_sock, True
-            header = ident.sasl_exchange(self)
-            if header is None:
-                return
             self.sock.settimeout(None)
             self._engine(header)
         except (sasl.SaslError, socket.timeout, ident.Refused, UnicodeDecodeError) as e:   # (bad UTF-8: a decode-error)
@@ -109,6 +110,12 @@ class AMQPConnection:
             t.idle_timeout = self.channel.obj["AMQPKA"] / 1000
         t.push(header)
         deadline = time.monotonic() + HEADER_WAIT
+        # poll(), not select(): select cannot watch a descriptor above 1023, and a queue manager
+        # with some hundreds of connections has them.
+        poller = select.poll()
+        poller.register(self.wake_r, select.POLLIN)
+        poller.register(self.sock, select.POLLIN)
+        wake_fd, sock_fd, watching = self.wake_r.fileno(), self.sock.fileno(), True
         while not self.ended:
             self._events(collector)
             self._pump()
@@ -122,11 +129,13 @@ class AMQPConnection:
             if room < 0:
                 return
             buffered = room and isinstance(self.sock, ssl.SSLSocket) and self.sock.pending()
-            readable, _, _ = select.select([self.sock, self.wake_r] if room else [self.wake_r], [], [],
-                                           0 if buffered else wait)
-            if self.wake_r in readable:
+            if watching != bool(room):
+                watching = bool(room)
+                poller.modify(sock_fd, select.POLLIN if watching else 0)
+            ready = {fd for fd, _ev in poller.poll(0 if buffered else int(wait * 1000))}
+            if wake_fd in ready:
                 self.wake_r.recv(4096)
-            if self.sock in readable or buffered:       # (TLS: what its record layer holds is not in select's view)
+            if (room and sock_fd in ready) or buffered:     # (TLS: what its record layer holds is not in poll's view)
                 data = self.sock.recv(room)
                 if not data:
                     t.close_tail()

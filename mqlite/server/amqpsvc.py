@@ -8,6 +8,7 @@ import threading
 from typing import Any
 
 from mqlite.cmq import CMQC as C
+from mqlite.memory import then_trim
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 from mqlite.objects.names import generic_match
@@ -100,7 +101,7 @@ class AMQPChannel:
                 return
             conn = AMQPConnection(self, sock, peer)
             self.connections.add(conn)
-            threading.Thread(target=conn.run, name="amqp-conn", daemon=True).start()
+            threading.Thread(target=then_trim(conn.run), name="amqp-conn", daemon=True).start()
         accept_loop(self.sock, lambda: self.closing, serve)
 
     def close(self) -> None:

@@ -124,14 +124,15 @@ class Client:
         clean_end = False
         try:
             self.sock.settimeout(CONNECT_WAIT)
-            if self.channel.tls is not None and not self._start_tls():
-                return
-            self._transport(decoder)
-            first = self._next(decoder)
-            if not isinstance(first, K.Connect):
-                raise K.ProtocolError("the first packet is not CONNECT")
-            if not self._connect(first):
-                return
+            with srv.handshakes.pending(self):
+                if self.channel.tls is not None and not self._start_tls():
+                    return
+                self._transport(decoder)
+                first = self._next(decoder)
+                if not isinstance(first, K.Connect):
+                    raise K.ProtocolError("the first packet is not CONNECT")
+                if not self._connect(first):
+                    return
             self.sock.settimeout(self.keepalive * 1.5 if self.keepalive else None)
             while not self.closed:
                 packet = self._next(decoder)

@@ -11,6 +11,7 @@ import threading
 from typing import Any
 
 from mqlite.cmq import CMQC as C
+from mqlite.memory import then_trim
 from mqlite.mqtt import session as S
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
@@ -104,7 +105,7 @@ class Channel:
 
     def _accept(self) -> None:
         accept_loop(self.sock, lambda: self.closing, lambda sock, peer: threading.Thread(
-            target=Client(self, sock, peer).run, name="mqtt-client", daemon=True).start())
+            target=then_trim(Client(self, sock, peer).run), name="mqtt-client", daemon=True).start())
 
     def close(self) -> None:
         self.closing = True

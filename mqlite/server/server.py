@@ -29,6 +29,7 @@ from mqlite.cmq.errors import MQIError
 from mqlite.engine.clock import Clock, OffsetClock
 from mqlite.engine.core import Conn
 from mqlite.engine.qmgr import QueueManager
+from mqlite.memory import then_trim
 from mqlite.mqsc.commands import Executor
 from mqlite.net import protocol as P
 from mqlite.net import verbs as V
@@ -41,6 +42,7 @@ from mqlite.server import svrconn
 from mqlite.server.amqpsvc import AMQPService
 from mqlite.server.cmdserver import CommandServer
 from mqlite.server.errlog import ErrorLog
+from mqlite.server.handshakes import Handshakes
 from mqlite.server.hello import greet
 from mqlite.server.hooks import ServerHooks
 from mqlite.server.listener import Listener, listener_status, start_listener, stop_listener
@@ -96,6 +98,7 @@ class QMServer:
         self.sessions: set["Session"] = set()
         self.in_use = 0                     # sessions in use (IN_USE), counted by the heartbeat thread
         self.sessions_lock = threading.Lock()
+        self.handshakes = Handshakes(self.log.write)    # connections not yet authenticated
         self.stopping, self.stopped = threading.Event(), threading.Event()
         self.unix_sock: socket.socket | None = None
         self.tls: ssl.SSLContext | None = None          # the listeners' TLS context (SSLKEYR), if any
@@ -269,7 +272,7 @@ class QMServer:
             session = Session(self, s, kind, peer)
             with self.sessions_lock:
                 self.sessions.add(session)
-            threading.Thread(target=session.run, name=f"conn-{peer}", daemon=True).start()
+            threading.Thread(target=then_trim(session.run), name=f"conn-{peer}", daemon=True).start()
 
     def refresh_ssl(self) -> None:
         """(Re)build the TLS context from SSLKEYR and CERTLABL: at start, on REFRESH SECURITY
@@ -413,14 +416,15 @@ class Session:
     def run(self) -> None:
         srv = self.server
         try:
-            if self.kind == "tcp" and P.starts_tls(self.sock, HELLO_TIMEOUT) and not srv.start_tls(self):
-                return
-            ftype, payload = P.recv_frame(self.sock, max_frame=65536, deadline=time.monotonic() + HELLO_TIMEOUT)
-            if ftype != P.HELLO:
-                raise P.ProtocolError(f"first frame type {ftype:#x} is not HELLO")
-            self.calls, self.bytes_in = 1, len(payload)      # MQCONN counts as a call, as in MQ
-            if not greet(self, P.decode_json(payload)):
-                return
+            with srv.handshakes.pending(self):
+                if self.kind == "tcp" and P.starts_tls(self.sock, HELLO_TIMEOUT) and not srv.start_tls(self):
+                    return
+                ftype, payload = P.recv_frame(self.sock, max_frame=65536, deadline=time.monotonic() + HELLO_TIMEOUT)
+                if ftype != P.HELLO:
+                    raise P.ProtocolError(f"first frame type {ftype:#x} is not HELLO")
+                self.calls, self.bytes_in = 1, len(payload)      # MQCONN counts as a call, as in MQ
+                if not greet(self, P.decode_json(payload)):
+                    return
             self.sock.settimeout(None)
             limit = P.MAX_FRAME if self.maxmsgl is None else self.maxmsgl + FRAME_OVERHEAD
             reader = P.FrameReader(self.sock, max_frame=limit, frame_timeout=FRAME_TIMEOUT)
