@@ -42,6 +42,16 @@ def parse_conname(conname: str) -> list[tuple[str, int]]:
     return out
 
 
+def _refused_as(e: BaseException) -> int:
+    """A client's TLS handshake that failed: the queue manager refused this end's certificate (its
+    alert names it) is 2059, as MQ's client says; anything else (no CipherSpec in common, a server
+    certificate this end does not trust) 2393."""
+    if isinstance(e, ssl.SSLError) and not isinstance(e, ssl.SSLCertVerificationError) and (
+            "CERTIFICATE" in (e.reason or "") or "UNKNOWN_CA" in (e.reason or "")):
+        return C.MQRC_Q_MGR_NOT_AVAILABLE
+    return C.MQRC_SSL_INITIALIZATION_ERROR
+
+
 class Transport:
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
@@ -69,7 +79,7 @@ class Transport:
                     sock = tls.wrap_socket(sock)
                 except (ssl.SSLError, OSError) as e:
                     sock.close()
-                    raise TransportError(C.MQRC_SSL_INITIALIZATION_ERROR, str(e)) from None
+                    raise TransportError(_refused_as(e), str(e)) from None
             sock.settimeout(None)
             return cls(sock)
         raise TransportError(C.MQRC_HOST_NOT_AVAILABLE, str(last))
@@ -89,6 +99,11 @@ class Transport:
         try:
             P.send_frame(self.sock, P.HELLO, P.encode_json(fields))
             ftype, payload = self._read()
+        except ssl.SSLError as e:
+            # The queue manager refused this end's certificate: with TLS 1.3 the client's
+            # handshake is over before the server has checked it, and its alert comes here.
+            self.close()
+            raise TransportError(C.MQRC_Q_MGR_NOT_AVAILABLE, str(e)) from None
         except (OSError, ConnectionError, P.ProtocolError) as e:
             self.close()
             raise TransportError(C.MQRC_CONNECTION_BROKEN, str(e)) from None

@@ -235,3 +235,20 @@ def check_channel(name: str, local: str, cauth_required: bool, sslpeer: str, soc
         return "peer", "AMQ9636E", (f"TLS distinguished name '{subject_dn(cert)}' does not match peer name "
                                     f"'{sslpeer}' for channel '{name}'.")
     return None
+
+
+def handshake_refusal(e: BaseException, peer: str, channel: str = "") -> tuple[str, str, str]:
+    """A TLS handshake this end failed, as MQ words it: (msgid, message, explanation). A
+    certificate the other end presented that does not verify (expired, not yet valid, self-signed,
+    from an issuer the repository does not trust) is AMQ9633E, Bad SSL certificate; no certificate
+    where one is required AMQ9637E; anything else AMQ9665E, the connection closed by the other end."""
+    name = channel or "????"
+    if isinstance(e, ssl.SSLCertVerificationError):
+        return ("AMQ9633E", f"Bad SSL certificate for channel '{name}'.",
+                f"A certificate presented by the remote host {peer} during the TLS handshake was not valid: "
+                f"{e.verify_message or e.reason} (verification error {e.verify_code}). The channel did not start.")
+    if isinstance(e, ssl.SSLError) and e.reason == "PEER_DID_NOT_RETURN_A_CERTIFICATE":
+        return ("AMQ9637E", f"Channel '{name}' is lacking a certificate.",
+                f"The remote host {peer} presented no certificate; the channel requires one. The channel did not start.")
+    return ("AMQ9665E", f"SSL connection closed by remote end of channel '{name}'.",
+            f"The TLS handshake with {peer} failed: {e}. The channel did not start.")

@@ -49,12 +49,13 @@ def channel_tls(srv: Any, obj: MQObject) -> ssl.SSLContext | None:
 def start_tls(srv: Any, obj: MQObject, ctx: ssl.SSLContext | None, sock: socket.socket, peer: str,
               kind: str) -> ssl.SSLSocket | None:
     """The TLS handshake of a TLS channel's connection, and what it agreed against SSLCIPH; None
-    (MQ's AMQ9665E or AMQ9631E logged, a Channel SSL Error event put) when either fails."""
+    (MQ's AMQ9633E, AMQ9637E, AMQ9665E or AMQ9631E logged, a Channel SSL Error event put) when
+    either fails."""
     assert ctx is not None
     try:
         tls_sock = ctx.wrap_socket(sock, server_side=True)
     except (ssl.SSLError, OSError) as e:
-        srv.log.write("AMQ9665E", f"The TLS handshake with {peer} on {kind} channel '{obj.name}' failed.", str(e))
+        srv.log.write(*tls.handshake_refusal(e, peer, obj.name))
         with srv.lock:
             srv.qm.events.ssl_error(F.MQRQ_SSL_HANDSHAKE_ERROR, obj.name, peer.split("(")[0],
                                     stage=getattr(e, "reason", None) or "SSL_do_handshake",

@@ -316,7 +316,7 @@ class QMServer:
             session.sock.settimeout(HELLO_TIMEOUT)
             session.sock = context.wrap_socket(session.sock, server_side=True)
         except (ssl.SSLError, OSError) as e:
-            self.log.write("AMQ9665E", f"The TLS handshake with {session.peer} failed.", str(e))
+            self.log.write(*tls.handshake_refusal(e, session.peer))
             with self.lock:      # (the channel has not said its name yet)
                 self.qm.events.ssl_error(F.MQRQ_SSL_HANDSHAKE_ERROR, "", session.peer.split("(")[0], stage=getattr(
                     e, "reason", None) or "SSL_do_handshake", code=e.errno if isinstance(e.errno, int) else 0)
