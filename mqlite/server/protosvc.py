@@ -55,11 +55,7 @@ def start_tls(srv: Any, obj: MQObject, ctx: ssl.SSLContext | None, sock: socket.
     try:
         tls_sock = ctx.wrap_socket(sock, server_side=True)
     except (ssl.SSLError, OSError) as e:
-        srv.log.write(*tls.handshake_refusal(e, peer, obj.name))
-        with srv.lock:
-            srv.qm.events.ssl_error(F.MQRQ_SSL_HANDSHAKE_ERROR, obj.name, peer.split("(")[0],
-                                    stage=getattr(e, "reason", None) or "SSL_do_handshake",
-                                    code=e.errno if isinstance(e.errno, int) else 0)
+        handshake_failed(srv, e, peer, obj.name)
         return None
     version, cipher = tls_sock.version(), (tls_sock.cipher() or ("",))[0]
     if not tls.agreed(obj["SSLCIPH"], version, cipher):
@@ -70,6 +66,16 @@ def start_tls(srv: Any, obj: MQObject, ctx: ssl.SSLContext | None, sock: socket.
         tls_sock.close()
         return None
     return tls_sock
+
+
+def handshake_failed(srv: Any, e: OSError, peer: str, channel: str = "") -> None:
+    """A TLS handshake that failed: MQ's message for why (security/tls.py) and, with SSLEV, a
+    Channel SSL Error event (the channel "" while a client has not yet said which)."""
+    srv.log.write(*tls.handshake_refusal(e, peer, channel))
+    with srv.lock:
+        srv.qm.events.ssl_error(F.MQRQ_SSL_HANDSHAKE_ERROR, channel, peer.split("(")[0],
+                                stage=getattr(e, "reason", None) or "SSL_do_handshake",
+                                code=e.errno if isinstance(e.errno, int) else 0)
 
 
 def accept_loop(sock: socket.socket, closing: Callable[[], bool], serve: Callable[[socket.socket, str], None]) -> None:

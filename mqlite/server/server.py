@@ -24,7 +24,6 @@ from mqlite.channels.manager import ChannelManager
 from mqlite.cluster import operations
 from mqlite.cluster.state import RESOLVE_WAIT, ClusterPending
 from mqlite.cmq import CMQC as C
-from mqlite.cmq import CMQCFC as F
 from mqlite.cmq.errors import MQIError
 from mqlite.engine.clock import Clock, OffsetClock
 from mqlite.engine.core import Conn
@@ -48,6 +47,7 @@ from mqlite.server.hooks import ServerHooks
 from mqlite.server.listener import Listener, listener_status, start_listener, stop_listener
 from mqlite.server.monitor import StatisticsInterval, store_state
 from mqlite.server.mqxr import MQXR
+from mqlite.server.protosvc import handshake_failed
 from mqlite.server.psagent import PubSubAgent
 from mqlite.server.repman import CACHE_KEY, RepositoryManager
 from mqlite.server.resources import ResourceMonitor
@@ -316,10 +316,7 @@ class QMServer:
             session.sock.settimeout(HELLO_TIMEOUT)
             session.sock = context.wrap_socket(session.sock, server_side=True)
         except (ssl.SSLError, OSError) as e:
-            self.log.write(*tls.handshake_refusal(e, session.peer))
-            with self.lock:      # (the channel has not said its name yet)
-                self.qm.events.ssl_error(F.MQRQ_SSL_HANDSHAKE_ERROR, "", session.peer.split("(")[0], stage=getattr(
-                    e, "reason", None) or "SSL_do_handshake", code=e.errno if isinstance(e.errno, int) else 0)
+            handshake_failed(self, e, session.peer)       # (the channel has not said its name yet)
             return False
         session.tls = True
         return True

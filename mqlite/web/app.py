@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import platform
 from collections.abc import AsyncIterator, Callable
@@ -31,16 +32,27 @@ from mqlite.web import mqsc as M
 from mqlite.web import qmgrs as W
 from mqlite.web import queues as V
 from mqlite.web import resources as R
+from mqlite.web.checks import (
+    MAX_BODY,
+    Problem,
+    drain,
+    error_response,
+    json_body,
+    need_csrf,
+    no_role,
+    not_authenticated,
+    queue_named,
+    read_body,
+    too_large,
+)
 from mqlite.web.qmgrs import BROKEN, Connections, NoAnswer, NotFound, NotRunning, Refused, known, mqsc, state
 from mqlite.web.settings import settings_now
 
 VERSION = "9.4.0.0"
 COMMAND_LEVEL = 940
-MAX_BODY = 4 * 1024 * 1024          # MQ's messaging REST API takes messages up to 4 MB; MQSC less
-CSRF = "ibm-mq-rest-csrf-token"
-BODY_WAIT = 10.0                    # seconds a request's body may take to arrive (a slow client is 408)
 WORKERS = 40                        # requests served at once (each holds a connection while it runs)
 GATEWAY = "ibm-mq-rest-gateway-qmgr"
+LOG = logging.getLogger("mqlite.web")
 
 
 # The MQI's refusals on the messaging API -> the HTTP status and MQ's message.
@@ -55,48 +67,6 @@ MESSAGING_REFUSALS = {
     2502: (500, "MQWB0303E", "The publication on {queue} could not be delivered to a subscriber its topic's "
                              "PMSGDLV or NPMSGDLV requires it to reach; no subscriber received it."),
 }
-
-
-class Problem(Exception):
-    """An answer other than success: the HTTP status and MQ's error object."""
-
-    def __init__(self, status: int, message_id: str, message: str, explanation: str = "", action: str = "",
-                 kind: str = "rest", completion: int | None = None, reason: int | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.body: dict[str, Any] = {"type": kind, "messageId": message_id, "message": f"{message_id}: {message}",
-                                     "explanation": explanation or message, "action": action or
-                                     "Resubmit the request, correcting any issues."}
-        if completion is not None:
-            self.body.update(completionCode=completion, reasonCode=reason)
-
-
-def error_response(p: Problem, request: Request | None = None) -> JSONResponse:
-    """MQ's error body. A 401 challenges for basic authentication, except a script's request that
-    says it is one (X-Requested-With: XMLHttpRequest, as the console's), which a browser would
-    otherwise answer with its own password dialog."""
-    script = request is not None and request.headers.get("x-requested-with", "").lower() == "xmlhttprequest"
-    headers = {"WWW-Authenticate": 'Basic realm="mqweb"'} if p.status == 401 and not script else None
-    return JSONResponse({"error": [p.body]}, status_code=p.status, headers=headers)
-
-
-def not_authenticated(why: str) -> Problem:
-    return Problem(401, "MQWB0103E", "Not authorized.", why,
-                   "Resubmit the request with HTTP basic authentication or the token POST /login gives.")
-
-
-def no_role(ident: A.Identity, what: str) -> Problem:
-    return Problem(403, "MQWB0103E", f"Not authorized to {what}.",
-                   f"The user '{ident.user}' has no role that allows this request.",
-                   "Ask for a role that allows it: MQWebAdmin, MQWebAdminRO or MQWebUser (setmqweb properties).")
-
-
-def need_csrf(request: Request) -> None:
-    if request.method in ("POST", "PATCH", "DELETE") and CSRF not in request.headers \
-            and not (request.method == "POST" and request.url.path.endswith("/login")):
-        raise Problem(403, "MQWB0100E", f"The CSRF header {CSRF} was omitted from the request.",
-                      "The REST API request cannot be completed because the CSRF header was omitted.",
-                      "Resubmit the request with the correct CSRF header.")
 
 
 def _qmgr_problem(e: Exception, name: str) -> Problem:
@@ -154,7 +124,7 @@ class Web:
         return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
 
     def browse(self, request: Request, qmgr: str, user: str) -> Response:
-        queue = request.path_params["queue"]
+        queue = queue_named(request.path_params["queue"])
 
         def listed(qm: Any) -> Any:
             try:
@@ -176,6 +146,11 @@ class Web:
             return response
         except Problem as p:
             return error_response(p)
+        except Exception:        # a defect: logged, answered as MQ's mqweb answers one, never a traceback
+            LOG.exception("mqweb: %s %s failed", request.method, request.url.path)
+            return error_response(Problem(500, "MQWB0000E", "An unexpected error occurred.",
+                                          "The request could not be completed because of an internal error.",
+                                          "See the mqweb log (mqweb.log) for details."))
 
     async def identify(self, request: Request) -> A.Identity:
         """The caller: the login token's session, else HTTP basic authentication checked against the
@@ -269,7 +244,7 @@ class Web:
 
     # --- /admin/action/qmgr/{qmgr}/mqsc -----------------------------------------------------------
     def mqsc(self, request: Request, qmgr: str) -> Response:
-        body = _json_body(request)
+        body = json_body(request)
         kind = body.get("type")
         if kind == "runCommand":
             params = body.get("parameters")
@@ -328,11 +303,11 @@ class Web:
             if request.method == "GET":
                 return JSONResponse(V.get(run, name, request.query_params))
             if request.method == "POST":             # (the routes: POST without a name, the others with)
-                V.create(run, _json_body(request), request.query_params)
+                V.create(run, json_body(request), request.query_params)
                 return Response(status_code=201)
             assert name is not None
             if request.method == "PATCH":
-                V.change(run, name, _json_body(request))
+                V.change(run, name, json_body(request))
             else:
                 V.delete(run, name, request.query_params)
             return Response(status_code=204)
@@ -382,7 +357,7 @@ class Web:
     def message(self, request: Request, qmgr: str) -> Response:
         version = request.path_params["version"]
         topic = "topic" in request.path_params
-        queue = request.path_params["topic" if topic else "queue"]
+        queue = request.path_params["topic"] if topic else queue_named(request.path_params["queue"])
         if request.method == "POST":
             msgid = self.messaging(request, qmgr, lambda qm, user: Q.put(
                 qm, queue, request.state.body, request.headers.get("content-type", "text/plain"), request.headers,
@@ -396,7 +371,7 @@ class Web:
         return Response(body, status_code=200, headers=headers, media_type="text/plain;charset=utf-8")
 
     def message_list(self, request: Request, qmgr: str) -> Response:
-        version, queue = request.path_params["version"], request.path_params["queue"]
+        version, queue = request.path_params["version"], queue_named(request.path_params["queue"])
         return JSONResponse(self.messaging(request, qmgr, lambda qm, user: Q.message_list(
             qm, queue, request.query_params, version, user)))
 
@@ -416,7 +391,7 @@ class Web:
 
     async def login(self, request: Request) -> Response:
         """POST /login: the user and password of the JSON body checked, a session and its cookie."""
-        body = _json_body(request)
+        body = json_body(request)
         user, password = body.get("username"), body.get("password")
         if not isinstance(user, str) or not isinstance(password, str) or not user:
             raise Problem(400, "MQWB1102E", "Mandatory arguments missing from command.",
@@ -434,45 +409,31 @@ class Web:
         return response
 
 
-def _json_body(request: Request) -> dict[str, Any]:
-    raw = request.state.body
-    try:
-        body = json.loads(raw.decode("utf-8")) if raw else None
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        body = None
-    if not isinstance(body, dict):
-        raise Problem(400, "MQWB2004E", "The body of the request could not be parsed.",
-                      "The body of the HTTP request could not be parsed, possibly due to bad formatting of the data.",
-                      "Ensure the request contains valid data that matches the data format expected for the "
-                      "specified HTTP resource, HTTP method, and HTTP content type.")
-    return body
-
-
 def create_app() -> Starlette:
     web = Web()
 
     def route(path: str, fn: Any, methods: list[str], who: bool = True) -> Route:
         async def endpoint(request: Request) -> Response:
-            try:
-                body = await asyncio.wait_for(request.body(), BODY_WAIT)
-            except asyncio.TimeoutError:
-                return error_response(Problem(408, "MQWB0002E", "The request body did not arrive in time.",
-                                              f"The client sent less of the body than it announced within "
-                                              f"{BODY_WAIT:g} seconds.", "Resubmit the request with its whole body."))
-            if len(body) > MAX_BODY:
-                return error_response(Problem(413, "MQWB0306E", "The request body is too large."))
-            request.state.body = body
+            # Everything that can refuse a request without its body does so before it is read
+            # (an unauthenticated 256 MiB POST was read whole: issue 62); the body is read up to
+            # MAX_BODY and no further, in BODY_WAIT.
             try:
                 if request.path_params.get("version") not in ("v1", "v2", "v3"):
                     raise Problem(404, "MQWB0006E", f"The resource {request.url.path} was not found.")
                 need_csrf(request)
+                announced = request.headers.get("content-length", "")
+                if announced and (not announced.isdigit() or int(announced) > MAX_BODY):
+                    raise too_large()
+                if who:
+                    request.state.identity = ident = await web.identify(request)
+                    if not ident.roles:
+                        raise no_role(ident, "use mqweb")
+                request.state.body = await read_body(request)
                 if not who:                    # (POST /login checks its body's user itself)
                     response: Response = await fn(request)
                     return response
-                request.state.identity = ident = await web.identify(request)
-                if not ident.roles:
-                    raise no_role(ident, "use mqweb")
             except Problem as p:
+                await drain(request)
                 return error_response(p, request)
             args = [request.path_params[k] for k in ("qmgr",) if k in request.path_params]
             # (the pymqi face blocks: a plain executor, lighter than anyio's thread pool)

@@ -169,14 +169,17 @@ def serve() -> int:
 
     from mqlite.security import tls
     from mqlite.web.app import create_app
+    from mqlite.web.guard import GuardedHTTP
     for name in ("MQSERVER", "MQCCDTURL", "MQCHLLIB", "MQCHLTAB"):
         os.environ.pop(name, None)          # mqweb reaches its queue managers by local bindings
     s = settings()
     app = create_app()
     servers = []
     for scheme, port in ports():
+        # (GuardedHTTP bounds the connections without a request in progress: web/guard.py; the
+        # concurrency limit, whose 503 is for everyone, counts requests rather than idle sockets)
         config = uvicorn.Config(app, host=str(s["httpHost"]), port=port, log_level="warning", access_log=False,
-                                timeout_keep_alive=30, limit_concurrency=1000, lifespan="on",
+                                timeout_keep_alive=30, limit_concurrency=4096, lifespan="on", http=GuardedHTTP,
                                 timeout_graceful_shutdown=3)      # (console streams do not end by themselves)
         config.load()
         if scheme == "https":
