@@ -24,6 +24,7 @@ from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from mqlite import pymqi
+from mqlite.cmq import CMQC
 from mqlite.paths import data_root, installation
 from mqlite.web import auth as A
 from mqlite.web import console as C
@@ -32,6 +33,7 @@ from mqlite.web import mqsc as M
 from mqlite.web import qmgrs as W
 from mqlite.web import queues as V
 from mqlite.web import resources as R
+from mqlite.web import subscriptions as S
 from mqlite.web.checks import (
     MAX_BODY,
     Problem,
@@ -45,7 +47,7 @@ from mqlite.web.checks import (
     read_body,
     too_large,
 )
-from mqlite.web.qmgrs import BROKEN, Connections, NoAnswer, NotFound, NotRunning, Refused, known, mqsc, state
+from mqlite.web.qmgrs import BROKEN, Connections, NoAnswer, NotFound, NotRunning, Refused, known, mqsc, pcf_for, state
 from mqlite.web.settings import settings_now
 
 VERSION = "9.4.0.0"
@@ -316,6 +318,42 @@ class Web:
     def channel(self, request: Request, qmgr: str) -> Response:
         return self._v1(request, qmgr, lambda run, name: JSONResponse(V.channels(run, name, request.query_params)))
 
+    def subscription(self, request: Request, qmgr: str) -> Response:
+        """GET /admin/qmgr/{qmgr}/subscription[/{name}] (v1): from PCF Inquire Subscription (and
+        Inquire Topic for the topic objects' strings) in the caller's context (web/subscriptions.py)."""
+        if request.path_params["version"] != "v1":
+            raise Problem(404, "MQWB0006E", f"The resource {request.url.path} was not found.",
+                          "The object resources are in version 1 of the REST API only.",
+                          "Use /admin/action/qmgr/{qmgr}/mqsc in later versions.")
+        gateway = request.headers.get(GATEWAY, "").strip()
+        remote = qmgr if gateway and gateway != qmgr else ""
+
+        def run(qm: Any, user: str) -> Any:
+            pcf = pcf_for(qm, remote, user)
+
+            def inquire(params: dict[int, Any]) -> list[dict[int, Any]]:
+                try:
+                    return list(pcf.MQCMD_INQUIRE_SUBSCRIPTION(params))
+                except pymqi.MQMIError as e:
+                    if e.reason == CMQC.MQRC_NO_SUBSCRIPTION:
+                        return []
+                    raise
+
+            def topic_strings(names: set[str]) -> dict[str, str]:
+                out = {}
+                for name in names:
+                    (values,) = pcf.MQCMD_INQUIRE_TOPIC({CMQC.MQCA_TOPIC_NAME: name.encode()})
+                    out[name] = S.text(values.get(CMQC.MQCA_TOPIC_STRING))
+                return out
+            return S.subscriptions(inquire, topic_strings, request.path_params.get("name"), request.query_params)
+        try:
+            return JSONResponse(self.work(request, gateway or qmgr, run, read_only=True))
+        except M.BadRequest as e:
+            raise Problem(400, e.message_id, str(e)) from None
+        except S.NoSuchSubscription as e:
+            raise Problem(404, "AMQ8147E", f"IBM MQ object {e} not found.", kind="pcf", completion=2,
+                          reason=CMQC.MQRC_NO_SUBSCRIPTION) from None
+
     @staticmethod
     def _remote(qm: Any, command: str, qmgr: str, gateway: str, user: str) -> tuple[str, bool]:
         try:
@@ -453,6 +491,8 @@ def create_app() -> Starlette:
         route(base + "/admin/qmgr/{qmgr:str}/queue/{name:str}", web.queue, ["GET", "PATCH", "DELETE"]),
         route(base + "/admin/qmgr/{qmgr:str}/channel", web.channel, ["GET"]),
         route(base + "/admin/qmgr/{qmgr:str}/channel/{name:str}", web.channel, ["GET"]),
+        route(base + "/admin/qmgr/{qmgr:str}/subscription", web.subscription, ["GET"]),
+        route(base + "/admin/qmgr/{qmgr:str}/subscription/{name:str}", web.subscription, ["GET"]),
         route(base + "/messaging/qmgr/{qmgr:str}/queue/{queue:str}/message", web.message, ["POST", "DELETE", "GET"]),
         route(base + "/messaging/qmgr/{qmgr:str}/queue/{queue:str}/messagelist", web.message_list, ["GET"]),
         route(base + "/messaging/qmgr/{qmgr:str}/topic/{topic:path}/message", web.message, ["POST"]),
