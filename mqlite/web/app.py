@@ -283,9 +283,9 @@ class Web:
         return result
 
     # --- /admin/qmgr/{qmgr}/queue[/{name}], /channel[/{name}] (v1) --------------------------------
-    def _v1(self, request: Request, qmgr: str, answer: Callable[[V.Run, str | None], Response]) -> Response:
-        """A v1 object resource's request: ``answer(run, name)`` with ``run`` sending MQSC to
-        ``qmgr`` in the caller's context; refusals as MQ's errors."""
+    def _v1(self, request: Request, qmgr: str, answer: Callable[[V.Run, V.Inquire, str | None], Response]) -> Response:
+        """A v1 object resource's request: ``answer(run, inquire, name)`` with ``run`` sending MQSC
+        and ``inquire`` PCF inquiries to ``qmgr`` in the caller's context; refusals as MQ's errors."""
         if request.path_params["version"] != "v1":
             raise Problem(404, "MQWB0006E", f"The resource {request.url.path} was not found.",
                           "The object resources are in version 1 of the REST API only.",
@@ -293,30 +293,58 @@ class Web:
 
         def run(command: str, read_only: bool) -> tuple[str, bool]:
             return self.command(request, qmgr, command, read_only)
+
+        def inquire(command: int, params: dict[int, Any]) -> list[dict[int, Any]]:
+            return self.inquire(request, qmgr, command, params)
         try:
-            return answer(run, request.path_params.get("name"))
+            return answer(run, inquire, request.path_params.get("name"))
         except M.BadRequest as e:
             raise Problem(400, e.message_id, str(e)) from None
         except V.Refused as e:
             raise Problem(e.status, e.message_id, e.line[10:], kind="pcf", completion=2, reason=e.reason) from None
 
     def queue(self, request: Request, qmgr: str) -> Response:
-        def answer(run: V.Run, name: str | None) -> Response:
+        def answer(run: V.Run, inquire: V.Inquire, name: str | None) -> Response:
             if request.method == "GET":
-                return JSONResponse(V.get(run, name, request.query_params))
+                return JSONResponse(V.get(run, inquire, name, request.query_params))
             if request.method == "POST":             # (the routes: POST without a name, the others with)
                 V.create(run, json_body(request), request.query_params)
                 return Response(status_code=201)
             assert name is not None
             if request.method == "PATCH":
-                V.change(run, name, json_body(request))
+                V.change(run, inquire, name, json_body(request))
             else:
-                V.delete(run, name, request.query_params)
+                V.delete(run, inquire, name, request.query_params)
             return Response(status_code=204)
         return self._v1(request, qmgr, answer)
 
     def channel(self, request: Request, qmgr: str) -> Response:
-        return self._v1(request, qmgr, lambda run, name: JSONResponse(V.channels(run, name, request.query_params)))
+        return self._v1(request, qmgr, lambda _run, inquire, name: JSONResponse(
+            V.channels(inquire, name, request.query_params)))
+
+    def inquire(self, request: Request, qmgr: str, command: int, params: dict[int, Any]) -> list[dict[int, Any]]:
+        """One PCF inquiry for ``qmgr``'s command server in the caller's context (through the
+        gateway header's queue manager when there is one): its answers; V.Refused when MQ refuses."""
+        gateway = request.headers.get(GATEWAY, "").strip()
+        remote = qmgr if gateway and gateway != qmgr else ""
+
+        def run(qm: Any, user: str) -> list[dict[int, Any]] | int:
+            # (MQ's refusal comes back as its reason, not raised: an exception leaving the
+            # connection's block would have it dropped as broken)
+            try:
+                return list(pcf_for(qm, remote, user).run(command, params))
+            except pymqi.MQMIError as e:
+                if e.reason in BROKEN:
+                    raise
+                return e.reason
+        result: list[dict[int, Any]] | int = self.work(request, gateway or qmgr, run, read_only=True)
+        if isinstance(result, int):
+            if remote and result == CMQC.MQRC_NO_MSG_AVAILABLE:
+                raise Problem(504, "MQWB0004E", f"An internal error occurred while communicating with the queue "
+                                                f"manager '{qmgr}' through the gateway '{gateway}'.")
+            named = next((v.decode("utf-8", "replace") for v in params.values() if isinstance(v, bytes)), "")
+            raise V.Refused.of(result, named)
+        return result
 
     def subscription(self, request: Request, qmgr: str) -> Response:
         """GET /admin/qmgr/{qmgr}/subscription[/{name}] (v1): from PCF Inquire Subscription (and

@@ -9,7 +9,11 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from mqlite.cmq import CMQC as C
+from mqlite.cmq import CMQCFC as F
+from mqlite.engine.status import QSTATUS_FIELDS
 from mqlite.web import mqsc as M
+from mqlite.web import pcffields as PF
 from mqlite.web import resources as R
 
 Run = Callable[[str, bool], tuple[str, bool]]       # (MQSC, read only) -> (response text, succeeded)
@@ -20,12 +24,46 @@ NOT_FOUND = 2085
 class Refused(Exception):
     """MQ refused the command: the HTTP status, the AMQ message and its reason code."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, reason: int | None = None) -> None:
         self.line = next((ln.strip() for ln in text.splitlines() if _MESSAGE.match(ln)), text.strip())
         self.message_id = self.line[:8]
-        self.reason = M.REASONS.get(self.message_id, M.COMMAND_FAILED)
+        self.reason = M.REASONS.get(self.message_id, M.COMMAND_FAILED) if reason is None else reason
         self.status = {NOT_FOUND: 404, 2035: 403}.get(self.reason, 400)
         super().__init__(self.line)
+
+    @staticmethod
+    def of(reason: int, name: str) -> Refused:
+        """A PCF inquiry's refusal, with the AMQ message runmqsc would have shown for it."""
+        text = {NOT_FOUND: f"AMQ8147E: IBM MQ object {name} not found.", 2035: "AMQ8135E: Not authorized."}.get(
+            reason, f"AMQ8101S: IBM MQ error ({reason:X}) has occurred.")
+        return Refused(text, reason)
+
+
+# inquire(command, parameters): the command server's PCF answer, one parameter dict each; Refused.of
+# the reason when MQ refuses it.
+Inquire = Callable[[int, dict[int, Any]], list[dict[int, Any]]]
+
+
+def _inquired(inquire: Inquire, command: int, params: dict[int, Any], generic: bool) -> list[dict[int, Any]]:
+    try:
+        return inquire(command, params)
+    except Refused as e:
+        if generic and e.reason == NOT_FOUND:
+            return []
+        raise
+
+
+QTYPES = {"local": C.MQQT_LOCAL, "alias": C.MQQT_ALIAS, "remote": C.MQQT_REMOTE, "model": C.MQQT_MODEL}
+
+
+def _queues(inquire: Inquire, pattern: str, qtype: int | None = None) -> list[dict[str, str]]:
+    """Inquire Queue: each queue named (generic with ``*``), of ``qtype`` (all if None), as the
+    fields DISPLAY QUEUE shows, read from PCF (web/pcffields.py), never from display text."""
+    params: dict[int, Any] = {C.MQCA_Q_NAME: pattern.encode()}
+    if qtype is not None:
+        params[C.MQIA_Q_TYPE] = qtype
+    answers = _inquired(inquire, F.MQCMD_INQUIRE_Q, params, pattern.endswith("*"))
+    return [PF.queue_fields(v) for v in answers]
 
 
 def displayed(text: str) -> list[dict[str, str]]:
@@ -52,9 +90,9 @@ def _display(run: Run, command: str, generic: bool) -> list[dict[str, str]]:
     return displayed(text)
 
 
-def _one(run: Run, name: str) -> dict[str, str]:
-    """The queue called ``name`` (any type): its DISPLAY fields, or Refused (404) if none."""
-    found = _display(run, f"DISPLAY QUEUE({M.quoted(name)}) ALL", False)
+def _one(inquire: Inquire, name: str) -> dict[str, str]:
+    """The queue called ``name`` (any type): its fields, or Refused (404) if none."""
+    found = _queues(inquire, name)
     if not found:
         raise Refused(f"AMQ8147E: IBM MQ object {name} not found.")
     return found[0]
@@ -71,7 +109,7 @@ def _pattern(name: str | None, query: Mapping[str, str], longest: int, what: str
     return pattern
 
 
-def get(run: Run, name: str | None, query: Mapping[str, str]) -> dict[str, Any]:
+def get(run: Run, inquire: Inquire, name: str | None, query: Mapping[str, str]) -> dict[str, Any]:
     """GET: the queues named (``name`` in the path, or the ``name`` query parameter, generic with
     ``*``) of the ``type`` asked for (every type by default, as IBM documents ``type=all``), with
     the ``attributes`` and ``status`` asked for and those the ``filter`` keeps."""
@@ -83,16 +121,19 @@ def get(run: Run, name: str | None, query: Mapping[str, str]) -> dict[str, Any]:
     keep = R.wanted(query.get("attributes"), R.GROUPS, leaves, "attributes")
     status_keep = R.wanted(query.get("status"), ["status"], {p for p in leaves if p.startswith("status.")}, "status")
     flt = R.Filter.parse(query["filter"], leaves) if "filter" in query else None
-    generic = pattern.endswith("*")
-    qualifier = "QUEUE" if qtype == "all" else R.QUALIFIER[qtype]
-    objects = [R.queue_json(f) for f in _display(run, f"DISPLAY {qualifier}({M.quoted(pattern)}) ALL", generic)]
+    if qtype == "cluster":             # (the cluster's queues: not in PCF Inquire Queue here, read from the display)
+        objects = [R.queue_json(f) for f in _display(run, f"DISPLAY QCLUSTER({M.quoted(pattern)}) ALL",
+                                                      pattern.endswith("*"))]
+    else:
+        objects = [R.queue_json(f) for f in _queues(inquire, pattern, None if qtype == "all" else QTYPES[qtype])]
     if qtype == "all":
         objects = [o for o in objects if o["type"] != "cluster"] + \
             [R.queue_json(f) for f in _display(run, f"DISPLAY QCLUSTER({M.quoted(pattern)}) ALL", True)]
     wants_status = "status" in query or (flt is not None and flt.path.startswith("status."))
     if wants_status and any(o["type"] == "local" for o in objects):
-        status = {f.get("QUEUE"): R.status_json(f) for f in _display(
-            run, f"DISPLAY QSTATUS({M.quoted(pattern)}) TYPE(QUEUE) ALL", True)}
+        answers = _inquired(inquire, F.MQCMD_INQUIRE_Q_STATUS, {C.MQCA_Q_NAME: pattern.encode()}, True)
+        status = {f.get("QUEUE"): R.status_json(f) for f in (
+            PF.status_fields(QSTATUS_FIELDS, v, C.MQCA_Q_NAME, "QUEUE") for v in answers)}
         for o in objects:
             if o["type"] == "local" and o["name"] in status:
                 o["status"] = status[o["name"]]
@@ -109,7 +150,7 @@ def get(run: Run, name: str | None, query: Mapping[str, str]) -> dict[str, Any]:
     return {"queue": out}
 
 
-def channels(run: Run, name: str | None, query: Mapping[str, str]) -> dict[str, Any]:
+def channels(inquire: Inquire, name: str | None, query: Mapping[str, str]) -> dict[str, Any]:
     """GET on the channel resource: the TCP message channels named (generic with ``*``) of the
     ``type`` asked for (all by default); each with its name, type and its type's connection and
     transmission queue, and ``clusterRouting`` when ``attributes`` asks for it; ``filter`` as
@@ -122,7 +163,9 @@ def channels(run: Run, name: str | None, query: Mapping[str, str]) -> dict[str, 
     keep = R.wanted(query.get("attributes"), ["clusterRouting"], leaves, "attributes")
     flt = R.Filter.parse(query["filter"], leaves) if "filter" in query else None
     out = []
-    for f in _display(run, f"DISPLAY CHANNEL({M.quoted(pattern)}) ALL", pattern.endswith("*")):
+    answers = _inquired(inquire, F.MQCMD_INQUIRE_CHANNEL, {F.MQCACH_CHANNEL_NAME: pattern.encode()},
+                        pattern.endswith("*"))
+    for f in (PF.channel_fields(v) for v in answers):
         obj = R.channel_json(f)
         if obj is None or kind not in ("all", obj["type"]) or (flt is not None and not flt.keeps(obj)):
             continue
@@ -139,17 +182,17 @@ def create(run: Run, body: dict[str, Any], query: Mapping[str, str]) -> None:
     _changed(run, R.define_command(body, query.get("like")))
 
 
-def change(run: Run, name: str, body: dict[str, Any]) -> None:
-    fields = _one(run, name)
+def change(run: Run, inquire: Inquire, name: str, body: dict[str, Any]) -> None:
+    fields = _one(inquire, name)
     qtype = R.TYPES.get(fields.get("TYPE", ""), "local")
     if qtype == "cluster":
         raise Refused(f"AMQ8147E: IBM MQ object {name} not found.")
     _changed(run, R.alter_command(name, qtype, body, fields.get("QSVCIEV", "")))
 
 
-def delete(run: Run, name: str, query: Mapping[str, str]) -> None:
+def delete(run: Run, inquire: Inquire, name: str, query: Mapping[str, str]) -> None:
     """DELETE, with the ``purge`` and ``keepAuthorityRecords`` query parameters as MQ has them."""
-    fields = _one(run, name)
+    fields = _one(inquire, name)
     qualifier = fields.get("TYPE", "QLOCAL")
     if qualifier == "QCLUSTER":
         raise Refused(f"AMQ8147E: IBM MQ object {name} not found.")

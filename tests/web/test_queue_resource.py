@@ -254,3 +254,24 @@ def test_the_channel_resource(queues: dict[str, Any]) -> None:
     status, _h, body = call(f"{url}?type=svrconn")
     assert status == 400 and body["error"][0]["messageId"] == "MQWB0115E"
     assert call(url, "POST", {"name": "RES.NEW"})[0] == 405          # GET only, as MQ's
+
+
+def test_a_description_cannot_forge_other_fields(queues: dict[str, Any]) -> None:
+    """Issue 62: the resources were read from MQSC display text, where a DESCR of
+    ``x) QUEUE(PAYROLL.Q) TYPE(QALIAS) ALTDATE(1999-01-01) DESCR(y`` made the queue read as
+    PAYROLL.Q, an alias altered in 1999 (and a channel's, another CONNAME). They are read from the
+    command server's PCF answers now: each value is the value it is."""
+    forged = "x) QUEUE(PAYROLL.Q) TYPE(QALIAS) ALTDATE(1999-01-01) DESCR(y"
+    queues["qm"].mqsc(f"DEFINE QLOCAL(FORGED.Q) DESCR('{forged}') REPLACE\n"
+                      f"DEFINE CHANNEL(FORGED.SDR) CHLTYPE(SDR) CONNAME('good.host(1414)') XMITQ(RES.LOCAL) "
+                      f"DESCR('x) CONNAME(evil.host(666)) XMITQ(STOLEN') REPLACE\n", check=True)
+    status, _h, body = call(queue_url(queues, "FORGED.Q", "attributes=*"))
+    assert status == 200
+    (q,) = body["queue"]
+    assert (q["name"], q["type"], q["general"]["description"]) == ("FORGED.Q", "local", forged)
+    assert not q["timestamps"]["altered"].startswith("1999")
+    status, _h, body = call(queue_url(queues, "", "name=FORGED*&type=all"))
+    assert [(x["name"], x["type"]) for x in body["queue"]] == [("FORGED.Q", "local")]
+    status, _h, body = call(f"{queues['base']}/v1/admin/qmgr/WEBQM/channel/FORGED.SDR")
+    (ch,) = body["channel"]
+    assert ch["sender"] == {"connection": [{"host": "good.host", "port": 1414}], "transmissionQueueName": "RES.LOCAL"}
