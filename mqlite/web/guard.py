@@ -14,7 +14,7 @@ import os
 from collections import OrderedDict
 from typing import Any
 
-from uvicorn.protocols.http.auto import AutoHTTPProtocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol   # (httptools is pinned: pyproject's web)
 
 HEADER_WAIT = float(os.environ.get("MQLITE_WEB_HEADER_WAIT", "10"))
 IDLE = int(os.environ.get("MQLITE_WEB_IDLE", "256"))
@@ -22,11 +22,11 @@ IDLE = int(os.environ.get("MQLITE_WEB_IDLE", "256"))
 _idle: OrderedDict[int, "GuardedHTTP"] = OrderedDict()     # (the event loop's thread only)
 
 
-class GuardedHTTP(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
+class GuardedHTTP(HttpToolsProtocol):
     """uvicorn's HTTP protocol with a time limit on each request's header and a bound on the
     connections that have no request in progress."""
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+    def connection_made(self, transport: Any) -> None:      # (uvicorn narrows asyncio.Protocol's BaseTransport)
         super().connection_made(transport)
         self._header_timer: asyncio.TimerHandle | None = None
         self._waiting(HEADER_WAIT)
