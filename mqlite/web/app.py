@@ -30,6 +30,7 @@ from mqlite.web import auth as A
 from mqlite.web import console as C
 from mqlite.web import messaging as Q
 from mqlite.web import mqsc as M
+from mqlite.web import pcffields as PF
 from mqlite.web import qmgrs as W
 from mqlite.web import queues as V
 from mqlite.web import resources as R
@@ -263,8 +264,19 @@ class Web:
         else:
             raise Problem(400, "MQWB1104E", "Unknown arguments specified.",
                           'The request\'s "type" must be "runCommand" or "runCommandJSON".')
-        text, ok = self.command(request, qmgr, command, M.read_only(command))
-        items = M.text_items(text, ok) if kind == "runCommand" else M.json_items(text, ok)
+        shown = PF.display_request(body) if kind == "runCommandJSON" else None
+        if shown is not None:
+            # A display of definitions is answered from PCF (no display text to read back: a DESCR
+            # cannot pose as other fields), as the v1 resources are.
+            inquiry, params, keep = shown
+            try:
+                items = [M.fields_item(PF.display_fields(inquiry, values, keep))
+                         for values in self.inquire(request, qmgr, inquiry, params)]
+            except V.Refused as e:
+                items = [{"completionCode": 2, "reasonCode": e.reason, "message": [e.line]}]
+        else:
+            text, ok = self.command(request, qmgr, command, M.read_only(command))
+            items = M.text_items(text, ok) if kind == "runCommand" else M.json_items(text, ok)
         cc, rc = M.overall(items)
         return JSONResponse({"commandResponse": items, "overallCompletionCode": cc, "overallReasonCode": rc})
 

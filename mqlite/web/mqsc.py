@@ -171,6 +171,12 @@ def text_items(text: str, ok: bool) -> list[dict[str, Any]]:
     return [{"completionCode": 2, "reasonCode": _reason(first), "text": lines}]
 
 
+def fields_item(fields: list[tuple[str, str]]) -> dict[str, Any]:
+    """One object a display showed, as runCommandJSON's item: its fields keyed by lowercase MQSC
+    name (whole numbers as numbers unless the attribute is a string, lists as arrays)."""
+    return {"completionCode": 0, "reasonCode": 0, "parameters": {k.lower(): _value(k, v) for k, v in fields}}
+
+
 def json_items(text: str, ok: bool) -> list[dict[str, Any]]:
     """``runCommandJSON``: one item per MQSC response; a display's fields as ``parameters`` with
     lowercase keys (whole numbers as numbers, lists as arrays), any other response's lines as
@@ -178,8 +184,7 @@ def json_items(text: str, ok: bool) -> list[dict[str, Any]]:
     items = []
     for b in blocks(text):
         if b.fields:
-            items.append({"completionCode": 0, "reasonCode": 0,
-                          "parameters": {k.lower(): _value(k, v) for k, v in b.fields}})
+            items.append(fields_item(b.fields))
         elif ok:
             items.append({"completionCode": 0, "reasonCode": 0, "message": b.message})
         else:
