@@ -25,6 +25,7 @@ from starlette.routing import Route
 
 from mqlite import pymqi
 from mqlite.cmq import CMQC
+from mqlite.cmq import CMQCFC as F
 from mqlite.paths import data_root, installation
 from mqlite.web import auth as A
 from mqlite.web import console as C
@@ -365,34 +366,29 @@ class Web:
             raise Problem(404, "MQWB0006E", f"The resource {request.url.path} was not found.",
                           "The object resources are in version 1 of the REST API only.",
                           "Use /admin/action/qmgr/{qmgr}/mqsc in later versions.")
-        gateway = request.headers.get(GATEWAY, "").strip()
-        remote = qmgr if gateway and gateway != qmgr else ""
 
-        def run(qm: Any, user: str) -> Any:
-            pcf = pcf_for(qm, remote, user)
+        def inquire(params: dict[int, Any]) -> list[dict[int, Any]]:
+            try:
+                return self.inquire(request, qmgr, F.MQCMD_INQUIRE_SUBSCRIPTION, params)
+            except V.Refused as e:
+                if e.reason == CMQC.MQRC_NO_SUBSCRIPTION:
+                    return []
+                raise
 
-            def inquire(params: dict[int, Any]) -> list[dict[int, Any]]:
-                try:
-                    return list(pcf.MQCMD_INQUIRE_SUBSCRIPTION(params))
-                except pymqi.MQMIError as e:
-                    if e.reason == CMQC.MQRC_NO_SUBSCRIPTION:
-                        return []
-                    raise
-
-            def topic_strings(names: set[str]) -> dict[str, str]:
-                out = {}
-                for name in names:
-                    (values,) = pcf.MQCMD_INQUIRE_TOPIC({CMQC.MQCA_TOPIC_NAME: name.encode()})
-                    out[name] = S.text(values.get(CMQC.MQCA_TOPIC_STRING))
-                return out
-            return S.subscriptions(inquire, topic_strings, request.path_params.get("name"), request.query_params)
+        def topic_strings(names: set[str]) -> dict[str, str]:
+            return {name: S.text(values.get(CMQC.MQCA_TOPIC_STRING)) for name in names
+                    for values in self.inquire(request, qmgr, F.MQCMD_INQUIRE_TOPIC,
+                                               {CMQC.MQCA_TOPIC_NAME: name.encode()})[:1]}
         try:
-            return JSONResponse(self.work(request, gateway or qmgr, run, read_only=True))
+            return JSONResponse(S.subscriptions(inquire, topic_strings, request.path_params.get("name"),
+                                                request.query_params))
         except M.BadRequest as e:
             raise Problem(400, e.message_id, str(e)) from None
         except S.NoSuchSubscription as e:
             raise Problem(404, "AMQ8147E", f"IBM MQ object {e} not found.", kind="pcf", completion=2,
                           reason=CMQC.MQRC_NO_SUBSCRIPTION) from None
+        except V.Refused as e:
+            raise Problem(e.status, e.message_id, e.line[10:], kind="pcf", completion=2, reason=e.reason) from None
 
     @staticmethod
     def _remote(qm: Any, command: str, qmgr: str, gateway: str, user: str) -> tuple[str, bool]:
