@@ -143,3 +143,34 @@ class LogWatch:
             self._read("AMQERR01.LOG", 0 if size < self.off else self.off)
         self.off = size
         return text
+
+
+def amqp_round_trip(port: int, queue: str, body: str) -> None:
+    """A real AMQP client (Proton) sends ``body`` to ``queue`` and receives it back."""
+    from proton import Message
+    from proton.utils import BlockingConnection
+
+    from tests.amqp.conftest import Capability
+    c = BlockingConnection(f"amqp://127.0.0.1:{port}", timeout=10)
+    try:
+        c.create_sender(queue, options=Capability("queue")).send(Message(body=body))
+        r = c.create_receiver(queue, credit=1, options=Capability("queue"))
+        assert r.receive(timeout=10).body == body
+        r.accept()
+    finally:
+        c.close()
+
+
+def mqtt_published(port: int, client_id: str, topic: str) -> None:
+    """A real MQTT client (paho) connects and has a QoS 1 publication acknowledged."""
+    import paho.mqtt.client as mqtt
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id)
+    c.connect("127.0.0.1", port)
+    c.loop_start()
+    try:
+        info = c.publish(topic, b"ok", qos=1)
+        info.wait_for_publish(10)
+        assert info.is_published()
+    finally:
+        c.loop_stop()
+        c.disconnect()

@@ -20,10 +20,7 @@ import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
-import paho.mqtt.client as mqtt
 import pytest
-from proton import Message
-from proton.utils import BlockingConnection
 
 from mqlite import pymqi
 from mqlite.cli.proc import free_port
@@ -32,8 +29,17 @@ from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import pcf
 from mqlite.net import protocol as P
 from mqlite.testing import Harness, run_mqlite
-from tests.amqp.conftest import Capability
-from tests.faults.kit import LogWatch, case, healthy, hello, mutate, rss_kib, sample_requests, send
+from tests.faults.kit import (
+    LogWatch,
+    amqp_round_trip,
+    case,
+    healthy,
+    mqtt_published,
+    mutate,
+    rss_kib,
+    sample_requests,
+    send,
+)
 
 CASES = int(os.environ.get("MQLITE_FAULT_CASES", "200"))
 SECONDS = 60.0
@@ -297,16 +303,7 @@ def test_amqp(rig) -> None:
         _send(port, header + body, wait=1.0)
     assert _cases(rig, one) > 0
 
-    def served() -> None:
-        c = BlockingConnection(f"amqp://127.0.0.1:{port}", timeout=10)
-        try:
-            c.create_sender("FUZZ.HEALTH", options=Capability("queue")).send(Message(body="ok"))
-            r = c.create_receiver("FUZZ.HEALTH", credit=1, options=Capability("queue"))
-            assert r.receive(timeout=10).body == "ok"
-            r.accept()
-        finally:
-            c.close()
-    _after(rig, "amqp", served)
+    _after(rig, "amqp", lambda: amqp_round_trip(port, "FUZZ.HEALTH", "ok"))
 
 
 def test_mqtt(rig) -> None:
@@ -321,18 +318,7 @@ def test_mqtt(rig) -> None:
         _send(port, data, wait=1.0)
     assert _cases(rig, one) > 0
 
-    def served() -> None:
-        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="fault-health")
-        c.connect("127.0.0.1", port)
-        c.loop_start()
-        try:
-            info = c.publish("fault/health", b"ok", qos=1)
-            info.wait_for_publish(10)
-            assert info.is_published()
-        finally:
-            c.loop_stop()
-            c.disconnect()
-    _after(rig, "mqtt", served)
+    _after(rig, "mqtt", lambda: mqtt_published(port, "fault-health", "fault/health"))
 
 
 def test_the_persistent_messages_came_through_it_all(rig) -> None:

@@ -13,16 +13,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import paho.mqtt.client as mqtt
 import pytest
-from proton import Message
-from proton.utils import BlockingConnection
 
 from mqlite import pymqi
 from mqlite.cli.proc import free_port
 from mqlite.pymqi import CMQC
 from mqlite.testing import Harness
-from tests.amqp.conftest import Capability
+from tests.faults.kit import amqp_round_trip, mqtt_published
 
 STORM = 1100
 
@@ -72,27 +69,11 @@ def _mqi(rig: dict[str, Any]) -> None:
 
 
 def _amqp(rig: dict[str, Any]) -> None:
-    c = BlockingConnection(f"amqp://127.0.0.1:{rig['ports']['amqp']}", timeout=10)
-    try:
-        c.create_sender("STORM.Q", options=Capability("queue")).send(Message(body="through the storm"))
-        r = c.create_receiver("STORM.Q", credit=1, options=Capability("queue"))
-        assert r.receive(timeout=10).body == "through the storm"
-        r.accept()
-    finally:
-        c.close()
+    amqp_round_trip(rig["ports"]["amqp"], "STORM.Q", "through the storm")
 
 
 def _mqtt(rig: dict[str, Any]) -> None:
-    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="storm")
-    c.connect("127.0.0.1", rig["ports"]["mqtt"])
-    c.loop_start()
-    try:
-        info = c.publish("storm/t", b"x", qos=1)
-        info.wait_for_publish(10)
-        assert info.is_published()
-    finally:
-        c.loop_stop()
-        c.disconnect()
+    mqtt_published(rig["ports"]["mqtt"], "storm", "storm/t")
 
 
 @pytest.mark.parametrize("door, first, client", [
