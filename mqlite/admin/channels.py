@@ -10,45 +10,63 @@ from mqlite.admin.params import CommandError
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import pcf
-from mqlite.cmq.structs import pad
+from mqlite.engine.fields import Field, enum
 from mqlite.objects.attrs import CHLTYPE_VALUES
 
 CHSTATUS = {"INACTIVE": F.MQCHS_INACTIVE, "BINDING": F.MQCHS_BINDING, "STARTING": F.MQCHS_STARTING,
             "RUNNING": F.MQCHS_RUNNING, "STOPPING": F.MQCHS_STOPPING, "RETRYING": F.MQCHS_RETRYING,
             "STOPPED": F.MQCHS_STOPPED, "PAUSED": F.MQCHS_PAUSED, "INITIALIZING": F.MQCHS_INITIALIZING}
 
-# What a status row may have besides the common part (a message channel's batches and sequence
-# numbers, a SVRCONN instance's counters, a sender's retries), as PCF names them: (parameter, string
-# length or 0 for a number).
-_MORE = {"BATCHES": (F.MQIACH_BATCHES, 0), "CURSEQNO": (F.MQIACH_CURRENT_SEQ_NUMBER, 0),
-         "LSTSEQNO": (F.MQIACH_LAST_SEQ_NUMBER, 0),
-         "SHORTRTS": (F.MQIACH_SHORT_RETRIES_LEFT, 0), "LONGRTS": (F.MQIACH_LONG_RETRIES_LEFT, 0),
-         "BYTSSENT": (F.MQIACH_BYTES_SENT, 0), "BYTSRCVD": (F.MQIACH_BYTES_RECEIVED, 0),
-         "LSTMSGDA": (F.MQCACH_LAST_MSG_DATE, 12), "LSTMSGTI": (F.MQCACH_LAST_MSG_TIME, 8),
-         "CHSTADA": (F.MQCACH_CHANNEL_START_DATE, 12), "CHSTATI": (F.MQCACH_CHANNEL_START_TIME, 8),
-         "CURSHCNV": (F.MQIACH_CURRENT_SHARING_CONVS, 0), "MAXSHCNV": (F.MQIACH_MAX_SHARING_CONVS, 0),
-         "RAPPLTAG": (F.MQCACH_REMOTE_APPL_TAG, 28), "MCAUSER": (F.MQCACH_MCA_USER_ID, 64),
-         "HBINT": (F.MQIACH_HB_INTERVAL, 0), "BUFSSENT": (F.MQIACH_BUFFERS_SENT, 0),
-         "BUFSRCVD": (F.MQIACH_BUFFERS_RCVD, 0), "SSLRKEYS": (F.MQIACH_SSL_KEY_RESETS, 0)}
 _MCASTAT = {"RUNNING": F.MQMCAS_RUNNING, "STOPPED": F.MQMCAS_STOPPED}
+_SUBSTATE = {"OTHER": F.MQCHSSTATE_OTHER, "ENDBATCH": F.MQCHSSTATE_END_OF_BATCH, "SEND": F.MQCHSSTATE_SENDING,
+             "RECEIVE": F.MQCHSSTATE_RECEIVING, "SERIALIZE": F.MQCHSSTATE_SERIALIZING,
+             "RESYNCH": F.MQCHSSTATE_RESYNCHING, "HEARTBEAT": F.MQCHSSTATE_HEARTBEATING,
+             "SCYEXIT": F.MQCHSSTATE_IN_SCYEXIT, "RCVEXIT": F.MQCHSSTATE_IN_RCVEXIT,
+             "SENDEXIT": F.MQCHSSTATE_IN_SENDEXIT, "MSGEXIT": F.MQCHSSTATE_IN_MSGEXIT,
+             "MREXIT": F.MQCHSSTATE_IN_MREXIT, "CHADEXIT": F.MQCHSSTATE_IN_CHADEXIT,
+             "NETCONNECT": F.MQCHSSTATE_NET_CONNECTING, "SSLHANDSHK": F.MQCHSSTATE_SSL_HANDSHAKING,
+             "NAMESERVER": F.MQCHSSTATE_NAME_SERVER, "MQPUT": F.MQCHSSTATE_IN_MQPUT, "MQGET": F.MQCHSSTATE_IN_MQGET,
+             "MQICALL": F.MQCHSSTATE_IN_MQI_CALL, "COMPRESS": F.MQCHSSTATE_COMPRESSING}
+_WORDS = {"CHLTYPE": CHLTYPE_VALUES, "STATUS": CHSTATUS, "INDOUBT": {"NO": 0, "YES": 1}, "MCASTAT": _MCASTAT,
+          "SUBSTATE": _SUBSTATE}
+
+# Inquire Channel Status's fields, declared once for the reply and for mqweb's reading of it (issue
+# 62): the common part, then what a row may have besides (a message channel's batches and sequence
+# numbers, a SVRCONN instance's counters, a sender's retries), in DISPLAY CHSTATUS ALL's order.
+CHSTATUS_FIELDS = (
+    Field("CHANNEL", F.MQCACH_CHANNEL_NAME, 20),
+    Field("CHLTYPE", F.MQIACH_CHANNEL_TYPE, word=enum({v: k for k, v in CHLTYPE_VALUES.items()})),
+    Field("CONNAME", F.MQCACH_CONNECTION_NAME, 264),
+    Field("RQMNAME", C.MQCA_REMOTE_Q_MGR_NAME, 48),
+    Field("STATUS", F.MQIACH_CHANNEL_STATUS, word=enum({v: k for k, v in CHSTATUS.items()})),
+    Field("SUBSTATE", F.MQIACH_CHANNEL_SUBSTATE, word=enum({v: k for k, v in _SUBSTATE.items()})),
+    Field("XMITQ", F.MQCACH_XMIT_Q_NAME, 48),
+    Field("BATCHES", F.MQIACH_BATCHES), Field("CURSEQNO", F.MQIACH_CURRENT_SEQ_NUMBER),
+    Field("INDOUBT", F.MQIACH_INDOUBT_STATUS, word=enum({0: "NO", 1: "YES"})),
+    Field("LONGRTS", F.MQIACH_LONG_RETRIES_LEFT), Field("LSTSEQNO", F.MQIACH_LAST_SEQ_NUMBER),
+    Field("MSGS", F.MQIACH_MSGS), Field("SHORTRTS", F.MQIACH_SHORT_RETRIES_LEFT),
+    Field("BYTSRCVD", F.MQIACH_BYTES_RECEIVED), Field("BYTSSENT", F.MQIACH_BYTES_SENT),
+    Field("CHSTADA", F.MQCACH_CHANNEL_START_DATE, 12), Field("CHSTATI", F.MQCACH_CHANNEL_START_TIME, 8),
+    Field("CURSHCNV", F.MQIACH_CURRENT_SHARING_CONVS), Field("HBINT", F.MQIACH_HB_INTERVAL),
+    Field("LSTMSGDA", F.MQCACH_LAST_MSG_DATE, 12), Field("LSTMSGTI", F.MQCACH_LAST_MSG_TIME, 8),
+    Field("MAXSHCNV", F.MQIACH_MAX_SHARING_CONVS), Field("MCAUSER", F.MQCACH_MCA_USER_ID, 64),
+    Field("RAPPLTAG", F.MQCACH_REMOTE_APPL_TAG, 28), Field("BUFSSENT", F.MQIACH_BUFFERS_SENT),
+    Field("BUFSRCVD", F.MQIACH_BUFFERS_RCVD),
+    Field("MCASTAT", F.MQIACH_MCA_STATUS, word=enum({v: k for k, v in _MCASTAT.items()})),
+    Field("SSLRKEYS", F.MQIACH_SSL_KEY_RESETS),
+)
 
 
 def inquire_chstatus(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
     pattern = p.s(p.need(msg, F.MQCACH_CHANNEL_NAME))
     out = []
     for st in a.services.channel_status(pattern):
-        out.append([pcf.enc_str(F.MQCACH_CHANNEL_NAME, pad(st["CHANNEL"], 20)),
-                    pcf.enc_int(F.MQIACH_CHANNEL_TYPE, CHLTYPE_VALUES[st["CHLTYPE"]]),
-                    pcf.enc_int(F.MQIACH_CHANNEL_STATUS, CHSTATUS.get(st["STATUS"], F.MQCHS_INACTIVE)),
-                    pcf.enc_str(F.MQCACH_CONNECTION_NAME, pad(st["CONNAME"], 264)),
-                    pcf.enc_str(F.MQCACH_XMIT_Q_NAME, pad(st["XMITQ"], 48)),
-                    pcf.enc_str(C.MQCA_REMOTE_Q_MGR_NAME, pad(st["RQMNAME"], 48)),
-                    pcf.enc_int(F.MQIACH_MSGS, st["MSGS"])]
-                   + ([pcf.enc_int(F.MQIACH_INDOUBT_STATUS, 1 if st["INDOUBT"] == "YES" else 0)]
-                      if "INDOUBT" in st else [])
-                   + [pcf.enc_int(sel, int(st[key])) if not width else pcf.enc_str(sel, pad(str(st[key]), width))
-                      for key, (sel, width) in _MORE.items() if key in st]
-                   + ([pcf.enc_int(F.MQIACH_MCA_STATUS, _MCASTAT[st["MCASTAT"]])] if "MCASTAT" in st else []))
+        # (the row's words as PCF's numbers, a STATUS the table lacks as INACTIVE; a field the row
+        # has no value for, or a blank word, is left out)
+        row = {f.keyword: _WORDS[f.keyword].get(st[f.keyword], 0) if f.keyword in _WORDS else st[f.keyword]
+               for f in CHSTATUS_FIELDS
+               if st.get(f.keyword) is not None and (f.keyword not in _WORDS or str(st[f.keyword]).strip())}
+        out.append(p.encode_fields([f for f in CHSTATUS_FIELDS if f.keyword in row], row, None))
     if not out:
         raise CommandError(F.MQRCCF_CHL_STATUS_NOT_FOUND, F.MQCACH_CHANNEL_NAME)
     return out

@@ -421,7 +421,7 @@ class SenderMCA(threading.Thread):
                     # up to its last ticket: a forced write of everyone else's journal is not ours).
                     srv.store.sync(self.pending[-1][1])
                 if time.monotonic() - last_beat >= hbint:
-                    st.substate = "HEARTBEATING"
+                    st.substate = "HEARTBEAT"
                     sock.sendall(conv.send(Heartbeat()))
                     sock.settimeout(CONFIRM_TIMEOUT)
                     conv.receive_frame(*reader.read())      # only the heartbeat's reply is in turn

@@ -19,8 +19,19 @@ def flags(prefix: str, names: tuple[str, ...]) -> Callable[[int], str]:
     return word
 
 
-def enum(words: dict[int, str], default: str = "") -> Callable[[int], str]:
-    return lambda value: words.get(value, default or str(value))
+class enum:
+    """An enumeration's MQSC form: the word for each number (else ``default``, or the number),
+    and back (``value_of``: the number a word stands for, None for no word)."""
+
+    def __init__(self, words: dict[int, str], default: str = "") -> None:
+        self.words = words
+        self.default = default
+
+    def __call__(self, value: int) -> str:
+        return self.words.get(value, self.default or str(value))
+
+    def value_of(self, word: str) -> int | None:
+        return next((v for v, w in self.words.items() if w == word), None)
 
 
 @dataclass(frozen=True)
@@ -43,3 +54,12 @@ class Field:
 
     def mqsc(self, value: Any) -> str:
         return self.word(value) if self.word is not None else str(value)
+
+    def value_of(self, word: str) -> Any:
+        """What a DISPLAY's word (a WHERE's value) is in PCF: a number for a number or an
+        enumeration's word (None when it is neither), text for a string."""
+        if isinstance(self.word, enum):
+            return self.word.value_of(word.upper())
+        if self.word is not None or self.width == 0:
+            return int(word) if word.lstrip("-").isdigit() else None
+        return word

@@ -45,6 +45,10 @@ class StatusCommands(Part):
                                  "CHANNEL", "CONNAME", "HSTATE", "INPUT", "INQUIRE", "OUTPUT", "PID", "QMURID",
                                  "SET", "TID", "URID", "URTYPE", "USERID", "WHERE"):
                 raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for DISPLAY QSTATUS.")
+        wp = cmd.param("WHERE")
+        where = row_where(cmd, wp, tuple(f.keyword for f in QSTATUS_FIELDS)) if wp is not None else None
+        if where is not None and stype != "QUEUE":
+            raise SyntaxProblem(cmd.text, wp.text if wp else cmd.text, "WHERE is for TYPE(QUEUE).")
         lines: list[str] = []
         found = False
         for name, qs in sorted(self.qm.queues.items()):
@@ -52,8 +56,11 @@ class StatusCommands(Part):
                 continue
             found = True
             if stype == "QUEUE":
-                lines.append(QSTATUS_HEADER)
                 row = qstatus_row(qs, self.qm.queue(name), self.qm.clock.now())
+                if where is not None and not where({f.keyword: f.mqsc(row[f.keyword]) if f.word else row[f.keyword]
+                                                    for f in QSTATUS_FIELDS}):
+                    continue
+                lines.append(QSTATUS_HEADER)
                 items = [f"QUEUE({name})", "TYPE(QUEUE)"]
                 for f in QSTATUS_FIELDS:
                     text = f.mqsc(row[f.keyword])

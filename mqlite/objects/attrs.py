@@ -91,7 +91,7 @@ ATTRS: list[Attr] = [
     Attr("DESCR", STR, Q_ALL, "", length=64, selector=S.MQCA_Q_DESC),
     Attr("DESCR", STR, QM, "", length=64, selector=S.MQCA_Q_MGR_DESC),
     Attr("DESCR", STR, NL, "", length=64, selector=S.MQCA_NAMELIST_DESC),
-    Attr("DESCR", STR, LS, "", length=64),
+    Attr("DESCR", STR, LS, "", length=64, selector=CH.MQCACH_LISTENER_DESC),
     Attr("DESCR", STR, AI, "", length=64, selector=S.MQCA_AUTH_INFO_DESC),
     Attr("DESCR", STR, CH_ALL, "", length=64, selector=CH.MQCACH_DESC),
     Attr("CRDATE", STR, Q_ALL | QM, "", alterable=False, selector=S.MQCA_CREATION_DATE, length=12),
@@ -388,7 +388,7 @@ ATTRS: list[Attr] = [
     # --- listeners ---
     Attr("TRPTYPE", ENUM, LS | CH_ALL | MQTT | AMQP, CMQC.MQXPT_TCP, CH.MQIACH_XMIT_PROTOCOL_TYPE,
          values=_enum(("TCP", CMQC.MQXPT_TCP), ("LU62", CMQC.MQXPT_LU62), ("NETBIOS", 3), ("SPX", 4))),
-    Attr("PORT", INT, LS, 0, S.MQIA_LISTENER_PORT_NUMBER, hi=65535),
+    Attr("PORT", INT, LS, 0, CH.MQIACH_PORT, hi=65535),
     Attr("IPADDR", STR, LS, "", CH.MQCACH_IP_ADDRESS, length=48),
     Attr("BACKLOG", INT, LS, 0, CH.MQIACH_BACKLOG),
     Attr("CONTROL", ENUM, LS, S.MQSVC_CONTROL_MANUAL, CH.MQIACH_LISTENER_CONTROL, values=SERVICE_CONTROL),

@@ -31,7 +31,7 @@ from mqlite.web import auth as A
 from mqlite.web import console as C
 from mqlite.web import messaging as Q
 from mqlite.web import mqsc as M
-from mqlite.web import pcffields as PF
+from mqlite.web import displays as D
 from mqlite.web import qmgrs as W
 from mqlite.web import queues as V
 from mqlite.web import resources as R
@@ -209,7 +209,7 @@ class Web:
 
     def qmgrs(self, request: Request, name: str | None = None) -> Response:
         """GET /admin/qmgr[/{qm}]: name and state; ``state=`` keeps those in that state; ``status``
-        (``*``, ``status`` or ``status.x``) adds a running queue manager's status from DISPLAY QMSTATUS."""
+        (``*``, ``status`` or ``status.x``) adds a running queue manager's status from PCF Inquire Queue Manager Status."""
         query = request.query_params
         try:
             keep = R.wanted(query.get("status"), ["status"], {f"status.{k}" for k in R.QMGR_STATUS}, "status")
@@ -237,12 +237,13 @@ class Web:
                 continue
             entry: dict[str, Any] = {"name": n, "state": states[n]}
             if ("status" in query or remote) and states[n] == "running":
-                text, ok = self.command(request, n, "DISPLAY QMSTATUS ALL", True)    # (remote: it answers)
-                if ok and "status" in query:
-                    shown = V.displayed(text)
-                    if shown:
-                        st = R.qmgr_status_json(shown[0])
-                        entry["status"] = st if keep is None else R.project({"status": st}, keep).get("status", {})
+                try:                # (from PCF Inquire Queue Manager Status; remote: it answers)
+                    shown = self.inquire(request, n, F.MQCMD_INQUIRE_Q_MGR_STATUS, {})
+                except V.Refused:
+                    shown = []
+                if shown and "status" in query:
+                    st = R.qmgr_status_json(shown[0])
+                    entry["status"] = st if keep is None else R.project({"status": st}, keep).get("status", {})
             out.append(entry)
         return JSONResponse({"qmgr": out})
 
@@ -265,14 +266,13 @@ class Web:
         else:
             raise Problem(400, "MQWB1104E", "Unknown arguments specified.",
                           'The request\'s "type" must be "runCommand" or "runCommandJSON".')
-        shown = PF.display_request(body) if kind == "runCommandJSON" else None
-        if shown is not None:
-            # A display of definitions is answered from PCF (no display text to read back: a DESCR
-            # cannot pose as other fields), as the v1 resources are.
-            inquiry, params, keep = shown
+        ask = D.request(body) if kind == "runCommandJSON" else None
+        if ask is not None:
+            # A display answered from PCF (no display text to read back: a DESCR cannot pose as
+            # other fields), as the v1 resources are (web/displays.py).
             try:
-                items = [M.fields_item(PF.display_fields(inquiry, values, keep))
-                         for values in self.inquire(request, qmgr, inquiry, params)]
+                items = [M.fields_item(D.shown(ask.display, values, ask.keep))
+                         for values in self.inquire(request, qmgr, ask.display.inquiry, ask.params, ask.filters)]
             except V.Refused as e:
                 items = [{"completionCode": 2, "reasonCode": e.reason, "message": [e.line]}]
         else:
@@ -335,7 +335,8 @@ class Web:
         return self._v1(request, qmgr, lambda _run, inquire, name: JSONResponse(
             V.channels(inquire, name, request.query_params)))
 
-    def inquire(self, request: Request, qmgr: str, command: int, params: dict[int, Any]) -> list[dict[int, Any]]:
+    def inquire(self, request: Request, qmgr: str, command: int, params: dict[int, Any],
+                filters: list[Any] | None = None) -> list[dict[int, Any]]:
         """One PCF inquiry for ``qmgr``'s command server in the caller's context (through the
         gateway header's queue manager when there is one): its answers; V.Refused when MQ refuses."""
         gateway = request.headers.get(GATEWAY, "").strip()
@@ -345,7 +346,7 @@ class Web:
             # (MQ's refusal comes back as its reason, not raised: an exception leaving the
             # connection's block would have it dropped as broken)
             try:
-                return list(pcf_for(qm, remote, user).run(command, params))
+                return list(pcf_for(qm, remote, user).run(command, params, filters))
             except pymqi.MQMIError as e:
                 if e.reason in BROKEN:
                     raise

@@ -30,7 +30,8 @@ _NAME = re.compile(r"^[A-Za-z0-9._/%*]{1,48}$")
 _KEY = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,31}$")
 # The answer's AMQ messages -> the reason MQ's mqweb reports for an item that failed.
 REASONS = {"AMQ8147E": 2085, "AMQ8150E": 4001, "AMQ8148E": 2042, "AMQ8143E": 2055, "AMQ8135E": 2035,
-           "AMQ8145E": 2059, "AMQ8146E": 2058, "AMQ8101S": 3008, "AMQ8405I": 3008}
+           "AMQ8145E": 2059, "AMQ8146E": 2058, "AMQ8101S": 3008, "AMQ8405I": 3008,
+           "AMQ8420I": 3065}
 COMMAND_FAILED = 3008                   # MQRCCF_COMMAND_FAILED: the overall reason of a refusal
 # How a displayed value goes into JSON: the attribute table's lists as arrays (and CHLAUTH's
 # user and address lists), its strings as strings whatever they hold, other whole numbers as numbers.
@@ -139,7 +140,11 @@ def fields(line: str) -> list[tuple[str, str]]:
     while i < n:
         m = re.compile(r"\s*([A-Z][A-Z0-9]*)\(").match(line, i)
         if m is None:
-            break
+            bare = re.compile(r"\s*[A-Z][A-Z0-9]*(?=\s|$)").match(line, i)   # (a flag's bare word: NOSHARE)
+            if bare is None or bare.end() == i:
+                break
+            i = bare.end()
+            continue
         depth, j = 1, m.end()
         while j < n and depth:
             depth += {"(": 1, ")": -1}.get(line[j], 0)

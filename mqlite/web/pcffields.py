@@ -28,17 +28,17 @@ def text(value: Any) -> str:
 def queue_fields(values: Mapping[int, Any]) -> dict[str, str]:
     """One queue of an Inquire Queue answer: QUEUE, TYPE and its attributes by MQSC keyword."""
     kind = QTYPE_KIND.get(int(values.get(C.MQIA_Q_TYPE, C.MQQT_LOCAL)), "QLOCAL")
-    return _attributes(kind, values, {"QUEUE": text(values.get(C.MQCA_Q_NAME, b"")), "TYPE": kind})
+    return attributes(kind, values, {"QUEUE": text(values.get(C.MQCA_Q_NAME, b"")), "TYPE": kind})
 
 
 def channel_fields(values: Mapping[int, Any]) -> dict[str, str]:
     """One channel of an Inquire Channel answer: CHANNEL, CHLTYPE and its attributes by keyword."""
     kind = CHLTYPE_KIND.get(int(values.get(F.MQIACH_CHANNEL_TYPE, 0)), "")
     out = {"CHANNEL": text(values.get(F.MQCACH_CHANNEL_NAME, b"")), "CHLTYPE": kind}
-    return _attributes(kind, values, out) if kind else out
+    return attributes(kind, values, out) if kind else out
 
 
-def _attributes(kind: str, values: Mapping[int, Any], out: dict[str, str]) -> dict[str, str]:
+def attributes(kind: str, values: Mapping[int, Any], out: dict[str, str]) -> dict[str, str]:
     for sel, value in values.items():
         attr = TABLE.by_selector(kind, sel)
         if attr is None or attr.name in out:
@@ -67,40 +67,3 @@ def status_fields(fields: Iterable[Field], values: Mapping[int, Any], name_selec
             value = text(value) if isinstance(value, (bytes, bytearray)) else value
             out[f.keyword] = f.mqsc(value) if f.word is not None else text(value)
     return out
-
-
-# runCommandJSON's displays answered from PCF: qualifier -> (the inquiry, its name parameter, the
-# queue type or channel type asked for: None for all, and how an answer reads as fields)
-DISPLAYS: dict[str, tuple[int, int, int | None]] = {
-    "QUEUE": (F.MQCMD_INQUIRE_Q, C.MQCA_Q_NAME, None), "QLOCAL": (F.MQCMD_INQUIRE_Q, C.MQCA_Q_NAME, C.MQQT_LOCAL),
-    "QALIAS": (F.MQCMD_INQUIRE_Q, C.MQCA_Q_NAME, C.MQQT_ALIAS), "QREMOTE": (F.MQCMD_INQUIRE_Q, C.MQCA_Q_NAME, C.MQQT_REMOTE),
-    "QMODEL": (F.MQCMD_INQUIRE_Q, C.MQCA_Q_NAME, C.MQQT_MODEL), "CHANNEL": (F.MQCMD_INQUIRE_CHANNEL, F.MQCACH_CHANNEL_NAME, None),
-}
-
-
-def display_request(body: Mapping[str, Any]) -> tuple[int, dict[int, Any], list[str] | None] | None:
-    """A runCommandJSON display PCF can answer: (the inquiry, its parameters, the keywords asked
-    for: None for all); None for the rest (other qualifiers, filtering ``parameters``), which go as
-    MQSC."""
-    qualifier = str(body.get("qualifier") or "").upper()
-    if str(body.get("command") or "").lower() != "display" or qualifier not in DISPLAYS or body.get("parameters"):
-        return None
-    command, name_parm, qtype = DISPLAYS[qualifier]
-    params: dict[int, Any] = {name_parm: str(body.get("name") or "*").encode()}
-    if qtype is not None:
-        params[C.MQIA_Q_TYPE] = qtype
-    wanted = body.get("responseParameters")
-    keep = None if wanted is None or any(str(w).lower() == "all" for w in wanted) else [str(w).upper() for w in wanted]
-    return command, params, keep
-
-
-def display_fields(command: int, values: Mapping[int, Any], keep: list[str] | None) -> list[tuple[str, str]]:
-    """One answer of ``display_request``'s inquiry as DISPLAY's KEY(value) fields, in its order:
-    the name and type first, then the attributes (those in ``keep``, or all); a flag's bare word is
-    not a KEY(value) and is left out, as the MQSC path leaves it."""
-    fields = queue_fields(values) if command == F.MQCMD_INQUIRE_Q else channel_fields(values)
-    head = ["QUEUE", "TYPE"] if command == F.MQCMD_INQUIRE_Q else ["CHANNEL", "CHLTYPE"]
-    rest = sorted(k for k in fields if not k.startswith("=") and k not in head)
-    if keep is not None:
-        rest = [k for k in rest if k in keep]
-    return [(k, fields[k]) for k in head + rest]

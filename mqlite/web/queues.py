@@ -34,7 +34,9 @@ class Refused(Exception):
     @staticmethod
     def of(reason: int, name: str) -> Refused:
         """A PCF inquiry's refusal, with the AMQ message runmqsc would have shown for it."""
-        text = {NOT_FOUND: f"AMQ8147E: IBM MQ object {name} not found.", 2035: "AMQ8135E: Not authorized."}.get(
+        text = {NOT_FOUND: f"AMQ8147E: IBM MQ object {name} not found.", 2035: "AMQ8135E: Not authorized.",
+                F.MQRCCF_CHL_STATUS_NOT_FOUND: "AMQ8420I: Channel Status not found.",
+                F.MQRCCF_CHANNEL_NOT_FOUND: f"AMQ8147E: IBM MQ object {name} not found."}.get(
             reason, f"AMQ8101S: IBM MQ error ({reason:X}) has occurred.")
         return Refused(text, reason)
 

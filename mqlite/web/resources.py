@@ -14,8 +14,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from collections.abc import Mapping
 from typing import Any
 
+from mqlite.cmq import CMQC as C
+from mqlite.cmq import CMQCFC as F
 from mqlite.web.mqsc import BadRequest, quoted
 
 # MQSC's queue types and the REST API's words for them.
@@ -399,19 +402,26 @@ def all_paths() -> set[str]:
 # DISPLAY QMSTATUS's fields as GET /admin/qmgr's ``status`` object (IBM's PCF equivalents table:
 # started, channelInitiatorState, ldapConnectionState, connectionCount).
 QMGR_STATUS = ("started", "channelInitiatorState", "ldapConnectionState", "connectionCount")
-_CHINIT = {"STOPPED": "stopped", "STARTING": "starting", "RUNNING": "running", "STOPPING": "stopping"}
-_LDAP = {"CONNECTED": "connected", "ERROR": "error", "INACTIVE": "disconnected"}
+_CHINIT = {C.MQSVC_STATUS_STOPPED: "stopped", C.MQSVC_STATUS_STARTING: "starting",
+           C.MQSVC_STATUS_RUNNING: "running", C.MQSVC_STATUS_STOPPING: "stopping"}
+_LDAP = {F.MQLDAPC_CONNECTED: "connected", F.MQLDAPC_ERROR: "error", F.MQLDAPC_INACTIVE: "disconnected"}
 
 
-def qmgr_status_json(fields: dict[str, str]) -> dict[str, Any]:
+def qmgr_status_json(values: Mapping[int, Any]) -> dict[str, Any]:
+    """Inquire Queue Manager Status's answer as the qmgr resource's ``status``."""
     out: dict[str, Any] = {}
-    started = _stamp(fields.get("STARTDA", ""), fields.get("STARTTI", ""))
+    started = _stamp(_text(values.get(F.MQCACF_Q_MGR_START_DATE, b"")), _text(values.get(F.MQCACF_Q_MGR_START_TIME, b"")))
     if started:
         out["started"] = started
-    out["channelInitiatorState"] = _CHINIT.get(fields.get("CHINIT", ""), "stopped")
-    out["ldapConnectionState"] = _LDAP.get(fields.get("LDAPCONN", "INACTIVE"), "disconnected")
-    out["connectionCount"] = int(fields["CONNS"]) if fields.get("CONNS", "").isdigit() else 0
+    out["channelInitiatorState"] = _CHINIT.get(values.get(F.MQIACF_CHINIT_STATUS, C.MQSVC_STATUS_STOPPED), "stopped")
+    out["ldapConnectionState"] = _LDAP.get(values.get(F.MQIACF_LDAP_CONNECTION_STATUS, F.MQLDAPC_INACTIVE),
+                                           "disconnected")
+    out["connectionCount"] = int(values.get(F.MQIACF_CONNECTION_COUNT, 0))
     return out
+
+
+def _text(value: Any) -> str:
+    return bytes(value).decode("utf-8", "replace").strip(" \0") if isinstance(value, (bytes, bytearray)) else str(value)
 
 
 # The v1 channel resource (GET only, as MQ's): TCP message channels of these types. Its names as
