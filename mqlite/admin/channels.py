@@ -11,11 +11,10 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import pcf
 from mqlite.engine.fields import Field, enum
+from mqlite.mqsc.cluster import CHSTATUS_WORDS
 from mqlite.objects.attrs import CHLTYPE_VALUES
 
-CHSTATUS = {"INACTIVE": F.MQCHS_INACTIVE, "BINDING": F.MQCHS_BINDING, "STARTING": F.MQCHS_STARTING,
-            "RUNNING": F.MQCHS_RUNNING, "STOPPING": F.MQCHS_STOPPING, "RETRYING": F.MQCHS_RETRYING,
-            "STOPPED": F.MQCHS_STOPPED, "PAUSED": F.MQCHS_PAUSED, "INITIALIZING": F.MQCHS_INITIALIZING}
+CHSTATUS = {w: v for v, w in CHSTATUS_WORDS.items()}
 
 _MCASTAT = {"RUNNING": F.MQMCAS_RUNNING, "STOPPED": F.MQMCAS_STOPPED}
 _SUBSTATE = {"OTHER": F.MQCHSSTATE_OTHER, "ENDBATCH": F.MQCHSSTATE_END_OF_BATCH, "SEND": F.MQCHSSTATE_SENDING,
@@ -38,7 +37,7 @@ CHSTATUS_FIELDS = (
     Field("CHLTYPE", F.MQIACH_CHANNEL_TYPE, word=enum({v: k for k, v in CHLTYPE_VALUES.items()})),
     Field("CONNAME", F.MQCACH_CONNECTION_NAME, 264),
     Field("RQMNAME", C.MQCA_REMOTE_Q_MGR_NAME, 48),
-    Field("STATUS", F.MQIACH_CHANNEL_STATUS, word=enum({v: k for k, v in CHSTATUS.items()})),
+    Field("STATUS", F.MQIACH_CHANNEL_STATUS, word=enum(CHSTATUS_WORDS)),
     Field("SUBSTATE", F.MQIACH_CHANNEL_SUBSTATE, word=enum({v: k for k, v in _SUBSTATE.items()})),
     Field("XMITQ", F.MQCACH_XMIT_Q_NAME, 48),
     Field("BATCHES", F.MQIACH_BATCHES), Field("CURSEQNO", F.MQIACH_CURRENT_SEQ_NUMBER),

@@ -3,13 +3,12 @@ and Resume Queue Manager Cluster (the last three through their MQSC twins, one s
 from __future__ import annotations
 
 from mqlite.admin import params as p
-from mqlite.admin.channels import CHSTATUS
 from mqlite.admin.context import Admin
 from mqlite.admin.params import CommandError
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import pcf
-from mqlite.cmq.structs import pad
+from mqlite.mqsc.cluster import CLUSQMGR_FIELDS, QCLUSTER_FIELDS, pcf_row
 from mqlite.objects.names import generic_match
 
 QMDT = {"CLUSSDR": F.MQQMDT_EXPLICIT_CLUSTER_SENDER, "CLUSSDRA": F.MQQMDT_AUTO_CLUSTER_SENDER,
@@ -24,40 +23,45 @@ def resume_q_mgr_cluster(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
     return suspend_resume(a, msg, False)
 
 def inquire_cluster_q_mgr(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
-    """The rows of DISPLAY CLUSQMGR, with MQ's PCF selectors and values."""
+    """The rows of DISPLAY CLUSQMGR, with MQ's PCF selectors and values (CLUSQMGR_FIELDS)."""
     pattern = p.s(p.need(msg, C.MQCA_CLUSTER_Q_MGR_NAME))
     cluster = p.s(msg.first(C.MQCA_CLUSTER_NAME, "*")) or "*"
     channel = p.s(msg.first(F.MQCACH_CHANNEL_NAME, "*")) or "*"
     wanted = p.wanted(msg, F.MQIACF_CLUSTER_Q_MGR_ATTRS)
+    named = (C.MQCA_CLUSTER_Q_MGR_NAME, C.MQCA_CLUSTER_NAME, F.MQCACH_CHANNEL_NAME)
     out = []
     for row in a.executor.cluster.clusqmgr_rows():
         if not (generic_match(pattern, row["CLUSQMGR"]) and generic_match(cluster, row["CLUSTER"])
                 and generic_match(channel, row["CHANNEL"])):
             continue
-        values: dict[int, int | bytes | str] = {C.MQCA_Q_MGR_IDENTIFIER: pad(row.get("QMID", ""), 48),
-                  F.MQIACF_Q_MGR_DEFINITION_TYPE: QMDT[row["DEFTYPE"]],
-                  F.MQIACF_Q_MGR_TYPE: F.MQQMT_REPOSITORY if row["QMTYPE"] == "REPOS" else F.MQQMT_NORMAL,
-                  F.MQIACF_SUSPEND: F.MQSUS_YES if row["SUSPEND"] == "YES" else F.MQSUS_NO,
-                  F.MQIACH_CHANNEL_STATUS: CHSTATUS.get(row["STATUS"], F.MQCHS_INACTIVE),
-                  F.MQCACH_CONNECTION_NAME: pad(str(row.get("CONNAME", "")), 264),
-                  F.MQCACH_XMIT_Q_NAME: pad(str(row.get("XMITQ", "")), 48),
-                  C.MQCA_CLUSTER_DATE: pad(row.get("CLUSDATE", ""), 12),
-                  C.MQCA_CLUSTER_TIME: pad(row.get("CLUSTIME", ""), 8)}
-        for key, sel in (("CLWLRANK", F.MQIACH_CLWL_CHANNEL_RANK), ("CLWLPRTY", F.MQIACH_CLWL_CHANNEL_PRIORITY),
-                         ("CLWLWGHT", F.MQIACH_CLWL_CHANNEL_WEIGHT), ("NETPRTY", F.MQIACH_NETWORK_PRIORITY)):
-            if key in row:
-                values[sel] = int(row[key])
-        if not p.passes_values(msg, values):
-            continue
-        params = [pcf.enc_str(C.MQCA_CLUSTER_Q_MGR_NAME, pad(row["CLUSQMGR"], 48)),
-                  pcf.enc_str(C.MQCA_CLUSTER_NAME, pad(row["CLUSTER"], 48)),
-                  pcf.enc_str(F.MQCACH_CHANNEL_NAME, pad(row["CHANNEL"], 20))]
-        for sel, value in values.items():
-            if wanted is None or sel in wanted:
-                params.append(pcf.enc_int(sel, value) if isinstance(value, int) else pcf.enc_str(sel, value))
-        out.append(params)
+        present = pcf_row(CLUSQMGR_FIELDS, row)
+        fields = [f for f in CLUSQMGR_FIELDS if f.keyword in present]
+        values = p.field_values(fields, present)
+        if p.passes_values(msg, values):
+            out.append(p.encode_values(values, None if wanted is None else [*named, *wanted]))
     if not out:
         raise CommandError(C.MQRC_UNKNOWN_OBJECT_NAME, C.MQCA_CLUSTER_Q_MGR_NAME)
+    return out
+
+
+def inquire_cluster_queues(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    """Inquire Queue with QType MQQT_CLUSTER: the cluster queues this queue manager knows, one
+    reply per live instance (its own included), as DISPLAY QCLUSTER shows them (QCLUSTER_FIELDS)."""
+    pattern = p.s(p.need(msg, C.MQCA_Q_NAME))
+    cluster = p.s(msg.first(C.MQCA_CLUSTER_NAME, "*")) or "*"
+    owner = p.s(msg.first(C.MQCA_CLUSTER_Q_MGR_NAME, "*")) or "*"
+    wanted = p.wanted(msg, F.MQIACF_Q_ATTRS)
+    out = []
+    for row in a.executor.cluster.qcluster_rows():
+        if not (generic_match(pattern, row["QUEUE"]) and generic_match(cluster, row["CLUSTER"])
+                and generic_match(owner, row["CLUSQMGR"])):
+            continue
+        present = pcf_row(QCLUSTER_FIELDS, row | {"TYPE": C.MQQT_CLUSTER})
+        values = p.field_values([f for f in QCLUSTER_FIELDS if f.keyword in present], present)
+        if p.passes_values(msg, values):
+            out.append(p.encode_values(values, None if wanted is None else [C.MQCA_Q_NAME, C.MQIA_Q_TYPE, *wanted]))
+    if not out:
+        raise CommandError(C.MQRC_UNKNOWN_OBJECT_NAME, C.MQCA_Q_NAME)
     return out
 
 

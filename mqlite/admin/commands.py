@@ -48,6 +48,15 @@ def _definitions(k: objects.Kind, **commands: int) -> dict[int, Command]:
             for handler in [objects.family(k, {verb: command})[command]]}
 
 
+def _with_cluster_queues(command: Command) -> Command:
+    """Inquire Queue, whose QType MQQT_CLUSTER asks for the cluster's queues instead."""
+    def handler(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+        if msg.first(C.MQIA_Q_TYPE) == C.MQQT_CLUSTER:
+            return cluster.inquire_cluster_queues(a, msg)
+        return command.handler(a, msg)
+    return Command(handler, command.auth, command.on, command.name)
+
+
 def _queue(handler: Handler, auth: int) -> Command:
     return Command(handler, auth, "QUEUE", C.MQCA_Q_NAME)
 
@@ -63,7 +72,8 @@ def _topic(handler: Handler, auth: int) -> Command:
 COMMANDS: dict[int, Command] = {
     # definitions, every kind of object alike (admin/objects.py)
     **_definitions(objects.QUEUE, CREATE=F.MQCMD_CREATE_Q, COPY=F.MQCMD_COPY_Q, CHANGE=F.MQCMD_CHANGE_Q,
-                   DELETE=F.MQCMD_DELETE_Q, INQUIRE=F.MQCMD_INQUIRE_Q, INQUIRE_NAMES=F.MQCMD_INQUIRE_Q_NAMES),
+                   DELETE=F.MQCMD_DELETE_Q, INQUIRE_NAMES=F.MQCMD_INQUIRE_Q_NAMES),
+    F.MQCMD_INQUIRE_Q: _with_cluster_queues(_definitions(objects.QUEUE, INQUIRE=F.MQCMD_INQUIRE_Q)[F.MQCMD_INQUIRE_Q]),
     **_definitions(objects.CHANNEL, CREATE=F.MQCMD_CREATE_CHANNEL, COPY=F.MQCMD_COPY_CHANNEL,
                    CHANGE=F.MQCMD_CHANGE_CHANNEL, DELETE=F.MQCMD_DELETE_CHANNEL, INQUIRE=F.MQCMD_INQUIRE_CHANNEL,
                    INQUIRE_NAMES=F.MQCMD_INQUIRE_CHANNEL_NAMES),

@@ -14,55 +14,41 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import pcf
 from mqlite.cmq.structs import pad
-from mqlite.engine.clock import mq_date_time
+from mqlite.engine.subfields import SBSTATUS_FIELDS, owner, sbstatus_row
+from mqlite.mqsc.status import (
+    LSSTATUS_FIELDS,
+    QMSTATUS_FIELDS,
+    SVSTATUS_FIELDS,
+    lsstatus_row,
+    qmstatus_row,
+    svstatus_row,
+)
 from mqlite.objects.names import generic_match
-from mqlite.paths import QMPaths, installation
 from mqlite.pubsub import topics
 from mqlite.pubsub.matching import topic_match
 
 
-def _stamp(date_sel: int, time_sel: int, t: float) -> list[bytes]:
-    d, tm = mq_date_time(t) if t else ("", "")
-    return [pcf.enc_str(date_sel, pad(d, 12)), pcf.enc_str(time_sel, pad(tm, 8))]
-
-
 # --- the queue manager --------------------------------------------------------------------------
 def inquire_q_mgr_status(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
-    """Inquire Queue Manager Status: running, its command server and channel initiator running,
-    when it started, how many connections it has."""
-    qm = a.qm
-    values: dict[int, Any] = {C.MQCA_Q_MGR_NAME: pad(qm.name, 48), F.MQIACF_Q_MGR_STATUS: F.MQQMSTA_RUNNING,
-                              F.MQIACF_CHINIT_STATUS: C.MQSVC_STATUS_RUNNING,
-                              F.MQIACF_CMD_SERVER_STATUS: C.MQSVC_STATUS_RUNNING,
-                              F.MQIACF_CONNECTION_COUNT: len(qm.conns)}
-    d, t = mq_date_time(qm.started)
-    values[F.MQCACF_Q_MGR_START_DATE], values[F.MQCACF_Q_MGR_START_TIME] = pad(d, 12), pad(t, 8)
-    inst = installation()
-    values[C.MQCA_INSTALLATION_NAME] = pad(inst["INSTNAME"], 16)
-    values[C.MQCA_INSTALLATION_PATH] = pad(inst["INSTPATH"], 256)
-    values[C.MQCA_INSTALLATION_DESC] = pad(inst["INSTDESC"], 64)
-    values[F.MQCACF_LOG_PATH] = pad(QMPaths.of(qm.name).log, 1024)
+    """Inquire Queue Manager Status: what DISPLAY QMSTATUS shows (QMSTATUS_FIELDS)."""
     wanted = p.wanted(msg, F.MQIACF_Q_MGR_STATUS_ATTRS)
-    return [[pcf.enc_int(sel, v) if isinstance(v, int) else pcf.enc_str(sel, v) for sel, v in values.items()
-             if wanted is None or sel in wanted or sel == C.MQCA_Q_MGR_NAME]]
+    values = p.field_values(QMSTATUS_FIELDS, qmstatus_row(a.qm))
+    return [p.encode_values(values, None if wanted is None else [C.MQCA_Q_MGR_NAME, *wanted])]
 
 
 # --- listeners ----------------------------------------------------------------------------------
 def inquire_listener_status(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    """Inquire Listener Status: what DISPLAY LSSTATUS shows (LSSTATUS_FIELDS), a running listener each."""
     pattern = p.trimmed(p.need(msg, F.MQCACH_LISTENER_NAME))
+    wanted = p.wanted(msg, F.MQIACF_LISTENER_STATUS_ATTRS)
     out = []
     for name, obj in sorted(a.qm.objects["LISTENER"].items()):
         st = a.services.listener_status(name) if generic_match(pattern, name) else None
         if st is None:
             continue
-        out.append([pcf.enc_str(F.MQCACH_LISTENER_NAME, pad(name, 48)),
-                    pcf.enc_int(F.MQIACH_LISTENER_STATUS, C.MQSVC_STATUS_RUNNING),
-                    pcf.enc_int(F.MQIACH_PORT, int(st["PORT"])),
-                    pcf.enc_int(F.MQIACH_XMIT_PROTOCOL_TYPE, obj["TRPTYPE"]),
-                    pcf.enc_int(F.MQIACH_BACKLOG, obj["BACKLOG"]),
-                    pcf.enc_str(F.MQCACH_IP_ADDRESS, pad(obj["IPADDR"], 48)),
-                    pcf.enc_str(F.MQCACH_LISTENER_DESC, pad(obj["DESCR"], 64))]
-                   + _stamp(F.MQCACH_LISTENER_START_DATE, F.MQCACH_LISTENER_START_TIME, st.get("STARTED", 0.0)))
+        values = p.field_values(LSSTATUS_FIELDS, lsstatus_row(name, obj, st))
+        if p.passes_values(msg, values):
+            out.append(p.encode_values(values, None if wanted is None else [F.MQCACH_LISTENER_NAME, *wanted]))
     if not out:
         raise CommandError(F.MQRCCF_LSTR_STATUS_NOT_FOUND, F.MQCACH_LISTENER_NAME)
     return out
@@ -121,19 +107,17 @@ def stop_service(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
 
 
 def inquire_service_status(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    """Inquire Service Status: what DISPLAY SVSTATUS shows (SVSTATUS_FIELDS), a running service each."""
     pattern = p.trimmed(p.need(msg, C.MQCA_SERVICE_NAME))
+    wanted = p.wanted(msg, F.MQIACF_SERVICE_STATUS_ATTRS)
     out = []
     for name, obj in sorted(a.qm.objects["SERVICE"].items()):
         st = a.services.service_status(name) if generic_match(pattern, name) else None
         if st is None:
             continue
-        out.append([pcf.enc_str(C.MQCA_SERVICE_NAME, pad(name, 32)),
-                    pcf.enc_int(F.MQIACF_SERVICE_STATUS, C.MQSVC_STATUS_RUNNING),
-                    pcf.enc_int(F.MQIACF_PROCESS_ID, st["PID"]),
-                    pcf.enc_int(C.MQIA_SERVICE_CONTROL, obj["CONTROL"]),
-                    pcf.enc_str(C.MQCA_SERVICE_START_COMMAND, pad(obj["STARTCMD"], 255)),
-                    pcf.enc_str(C.MQCA_SERVICE_START_ARGS, pad(obj["STARTARG"], 255))]
-                   + _stamp(F.MQCACF_SERVICE_START_DATE, F.MQCACF_SERVICE_START_TIME, st["STARTED"]))
+        values = p.field_values(SVSTATUS_FIELDS, svstatus_row(name, obj, st))
+        if p.passes_values(msg, values):
+            out.append(p.encode_values(values, None if wanted is None else [C.MQCA_SERVICE_NAME, *wanted]))
     if not out:
         raise CommandError(F.MQRCCF_SERV_STATUS_NOT_FOUND, C.MQCA_SERVICE_NAME)
     return out
@@ -201,42 +185,26 @@ def refresh_security(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
 
 # --- publish/subscribe --------------------------------------------------------------------------
 def inquire_sub_status(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
-    """Inquire Subscription Status, by SubName (generic) or SubId: what DISPLAY SBSTATUS shows."""
+    """Inquire Subscription Status, by SubName (generic) or SubId: what DISPLAY SBSTATUS shows
+    (SBSTATUS_FIELDS)."""
     name = msg.first(F.MQCACF_SUB_NAME)
     subid = msg.first(F.MQBACF_SUB_ID)
     if name is None and subid is None:
         raise CommandError(F.MQRCCF_PARM_COUNT_TOO_SMALL, F.MQCACF_SUB_NAME)
     pattern = p.trimmed(name) if name is not None else ""
     qm = a.qm
-    active = {id(h.sub) for c in qm.conns.values() for h in c.handles.values() if h.sub is not None}
     out = []
     for s in sorted(qm.pubsub.subscriptions.values(), key=lambda s: (s.name, s.subid)):
         if subid is not None and bytes.fromhex(s.subid) != bytes(subid):
             continue
         if name is not None and not generic_match(pattern, s.name):
             continue
-        out.append([pcf.enc_str(F.MQCACF_SUB_NAME, s.name.encode()),
-                    pcf.enc_bytes(F.MQBACF_SUB_ID, bytes.fromhex(s.subid)),
-                    pcf.enc_int(F.MQIACF_DURABLE_SUBSCRIPTION,
-                                C.MQSUB_DURABLE_YES if s.durable else C.MQSUB_DURABLE_NO),
-                    pcf.enc_int(F.MQIACF_SUB_TYPE, _SUBTYPE.get(s.subtype, F.MQSUBTYPE_API)),
-                    pcf.enc_int(F.MQIACF_MESSAGE_COUNT, s.publications),
-                    pcf.enc_bytes(F.MQBACF_CONNECTION_ID, b"\0" * 24 if id(s) not in active else _owner(qm, s))]
-                   + _stamp(C.MQCA_RESUME_DATE, C.MQCA_RESUME_TIME, s.resumed or s.created)
-                   + _stamp(F.MQCACF_LAST_MSG_DATE, F.MQCACF_LAST_MSG_TIME, s.last_msg or 0.0))
+        values = p.field_values(SBSTATUS_FIELDS, sbstatus_row(s, owner(qm.conns, s)))
+        if p.passes_values(msg, values):
+            out.append(p.encode_values(values, None))
     if not out:
         raise CommandError(C.MQRC_NO_SUBSCRIPTION, F.MQCACF_SUB_NAME)
     return out
-
-
-_SUBTYPE = {"API": F.MQSUBTYPE_API, "ADMIN": F.MQSUBTYPE_ADMIN, "PROXY": F.MQSUBTYPE_PROXY}
-
-
-def _owner(qm: Any, sub: Any) -> bytes:
-    for c in qm.conns.values():
-        if any(h.sub is sub for h in c.handles.values()):
-            return bytes(c.conn_id)
-    return b"\0" * 24
 
 
 def inquire_topic_status(a: Admin, msg: pcf.Message) -> list[list[bytes]]:

@@ -16,6 +16,7 @@ from mqlite.cmq import pcf
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import pad
 from mqlite.engine import admin
+from mqlite.engine.subfields import SUB_FIELDS, sub_row
 from mqlite.objects.names import generic_match
 
 
@@ -133,33 +134,21 @@ def delete_subscription(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
 
 
 def inquire_subscription(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
+    """Inquire Subscription, by SubName (generic) or SubId: what DISPLAY SUB shows (SUB_FIELDS)."""
     pattern = prm.trimmed(msg.first(F.MQCACF_SUB_NAME)) or "*"
     subid = msg.first(F.MQBACF_SUB_ID)
+    wanted = prm.wanted(msg, F.MQIACF_SUB_ATTRS)
+    now = a.qm.clock.now()
     out = []
     for s in sorted(a.qm.pubsub.subscriptions.values(), key=lambda s: s.name or s.subid):
         if subid is not None and bytes(subid) != bytes.fromhex(s.subid):
             continue
         if subid is None and not generic_match(pattern, s.name):
             continue
-        out.append([pcf.enc_str(F.MQCACF_SUB_NAME, s.name), pcf.enc_bytes(F.MQBACF_SUB_ID, bytes.fromhex(s.subid)),
-                    pcf.enc_str(C.MQCA_TOPIC_STRING, s.topic), pcf.enc_str(C.MQCA_TOPIC_NAME, s.topicobj),
-                    pcf.enc_str(F.MQCACF_DESTINATION, s.queue), pcf.enc_str(F.MQCACF_DESTINATION_Q_MGR, s.qmgr),
-                    pcf.enc_int(F.MQIACF_DESTINATION_CLASS, C.MQDC_MANAGED if s.managed else C.MQDC_PROVIDED),
-                    pcf.enc_int(F.MQIACF_DURABLE_SUBSCRIPTION, C.MQSUB_DURABLE_YES if s.durable
-                                else C.MQSUB_DURABLE_NO),
-                    pcf.enc_int(F.MQIACF_SUB_TYPE, F.MQSUBTYPE_ADMIN if s.subtype == "ADMIN" else F.MQSUBTYPE_API),
-                    pcf.enc_str(F.MQCACF_SUB_USER_DATA, s.user_data), pcf.enc_str(F.MQCACF_SUB_USER_ID, s.user),
-                    pcf.enc_int(F.MQIACF_VARIABLE_USER_ID, C.MQVU_ANY_USER if s.options & C.MQSO_ANY_USERID
-                                else C.MQVU_FIXED_USER),
-                    pcf.enc_str(F.MQCACF_SUB_SELECTOR, s.selector), pcf.enc_int(F.MQIACF_PUB_PRIORITY, s.priority),
-                    pcf.enc_int(F.MQIACF_REQUEST_ONLY, C.MQRU_PUBLISH_ON_REQUEST
-                                if s.options & C.MQSO_PUBLICATIONS_ON_REQUEST else C.MQRU_PUBLISH_ALL),
-                    pcf.enc_int(F.MQIACF_SUBSCRIPTION_SCOPE, C.MQTSCOPE_QMGR if s.options & C.MQSO_SCOPE_QMGR
-                                else C.MQTSCOPE_ALL),
-                    pcf.enc_int(F.MQIACF_PUBSUB_PROPERTIES, s.psprop), pcf.enc_int(F.MQIACF_SUB_LEVEL, s.sublevel),
-                    pcf.enc_str(F.MQCACF_APPL_IDENTITY_DATA, s.pub_appl),
-                    pcf.enc_bytes(F.MQBACF_ACCOUNTING_TOKEN, bytes.fromhex(s.pub_acct) or bytes(32)),
-                    pcf.enc_bytes(F.MQBACF_DESTINATION_CORREL_ID, bytes.fromhex(s.correl_id))])
+        values = prm.field_values(SUB_FIELDS, sub_row(s, now))
+        if prm.passes_values(msg, values):
+            out.append(prm.encode_values(values, None if wanted is None
+                                         else [F.MQCACF_SUB_NAME, F.MQBACF_SUB_ID, *wanted]))
     if not out:
         raise CommandError(C.MQRC_NO_SUBSCRIPTION, F.MQCACF_SUB_NAME)
     return out

@@ -2,8 +2,6 @@
 Reset Queue Statistics and Clear Queue."""
 from __future__ import annotations
 
-from typing import Any
-
 from mqlite.admin import params as p
 from mqlite.admin.context import Admin
 from mqlite.admin.objects import QUEUE, matching
@@ -13,8 +11,8 @@ from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import pcf
 from mqlite.cmq.structs import pad
 from mqlite.engine import admin
-from mqlite.engine.connections import CONN_FIELDS, conn_row
-from mqlite.engine.core import INPUT_OPTS, Conn, Handle
+from mqlite.engine.connections import QHANDLE_FIELDS, qhandle_row
+from mqlite.engine.core import INPUT_OPTS
 from mqlite.engine.status import QSTATUS_FIELDS, qstatus_row, reset_stats
 
 
@@ -43,10 +41,9 @@ def inquire_q_status(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
             for h in sorted(conn.handles.values(), key=lambda h: h.hobj):
                 if h.qstate is not qs or not _open_type(h.options, open_type):
                     continue
-                values = _handle_values(conn, h)
+                values = p.field_values(QHANDLE_FIELDS, qhandle_row(conn, h))
                 if p.passes_values(msg, values):
-                    out.append(head + [pcf.enc_int(sel, v) if isinstance(v, int) else pcf.enc_str(sel, v)
-                                       for sel, v in values.items() if wanted is None or sel in wanted])
+                    out.append(head + p.encode_values(values, wanted))
     if not out and not any(ptype in (F.MQCFT_INTEGER_FILTER, F.MQCFT_STRING_FILTER) for ptype, _s, _v in msg.params):
         raise CommandError(C.MQRC_UNKNOWN_OBJECT_NAME, C.MQCA_Q_NAME)
     return out
@@ -60,24 +57,6 @@ def _open_type(options: int, open_type: int) -> bool:
     return True
 
 
-def _handle_values(conn: Conn, h: Handle) -> dict[int, Any]:
-    """A handle's reply to Inquire Queue Status TYPE(HANDLE): its connection's facts and how it
-    has the queue open."""
-    row = conn_row(conn)
-    values = p.field_values([f for f in CONN_FIELDS if f.keyword in _HANDLE_CONN], row)
-    opts = h.options
-    values.update({F.MQIACF_OPEN_OPTIONS: opts,
-                   F.MQIACF_HANDLE_STATE: F.MQHSTATE_ACTIVE if conn.waiting == h.hobj else F.MQHSTATE_INACTIVE,
-                   F.MQIACF_OPEN_BROWSE: F.MQQSO_YES if opts & C.MQOO_BROWSE else F.MQQSO_NO,
-                   F.MQIACF_OPEN_INPUT_TYPE: _INPUT.get(h.input_mode, F.MQQSO_NO),
-                   F.MQIACF_OPEN_INQUIRE: F.MQQSO_YES if opts & C.MQOO_INQUIRE else F.MQQSO_NO,
-                   F.MQIACF_OPEN_OUTPUT: F.MQQSO_YES if opts & C.MQOO_OUTPUT else F.MQQSO_NO,
-                   F.MQIACF_OPEN_SET: F.MQQSO_YES if opts & C.MQOO_SET else F.MQQSO_NO})
-    return values
-
-
-_INPUT = {"S": F.MQQSO_SHARED, "X": F.MQQSO_EXCLUSIVE}
-_HANDLE_CONN = ("APPLTAG", "APPLTYPE", "CHANNEL", "CONNAME", "USERID", "PID", "TID")
 
 
 def reset_q_stats(a: Admin, msg: pcf.Message) -> list[list[bytes]]:

@@ -57,7 +57,7 @@ QMGR_FIELDS = (
 )
 LOCAL_FIELDS = (
     Field("CONNS", F.MQIACF_CONNECTION_COUNT),
-    Field("CONNTAG", F.MQBACF_CONN_TAG, -1, word=lambda v: bytes(v).hex().upper()),
+    Field("CONNTAG", F.MQBACF_CONN_TAG, -1, word=lambda v: bytes(v).hex().upper(), binary=True),
     Field("IMMCOUNT", F.MQIACF_APPL_IMMOVABLE_COUNT),
     Field("IMMDATE", F.MQCACF_APPL_IMMOVABLE_DATE, 12),
     Field("IMMREASN", F.MQIACF_APPL_IMMOVABLE_REASON,

@@ -102,3 +102,30 @@ def _object_type(h: Handle) -> int:
     if h.obj is None and h.qstate is None:
         return C.MQOT_Q_MGR
     return C.MQOT_Q
+
+
+_QSO = enum({F.MQQSO_YES: "YES", F.MQQSO_NO: "NO"})
+_BY = {f.keyword: f for f in CONN_FIELDS + HANDLE_FIELDS}
+# DISPLAY QSTATUS TYPE(HANDLE) and PCF Inquire Queue Status StatusType MQIACF_Q_HANDLE: who has the
+# queue open (its connection's fields) and how (MQOO_* as BROWSE, INPUT, ...), in the display's order.
+QHANDLE_FIELDS = (
+    _BY["APPLDESC"], _BY["APPLTAG"], _BY["APPLTYPE"], _BY["ASTATE"], Field("BROWSE", F.MQIACF_OPEN_BROWSE, word=_QSO),
+    _BY["CHANNEL"], _BY["CONNAME"], _BY["HSTATE"],
+    Field("INPUT", F.MQIACF_OPEN_INPUT_TYPE, word=enum({F.MQQSO_NO: "NO", F.MQQSO_SHARED: "SHARED",
+                                                        F.MQQSO_EXCLUSIVE: "EXCL"})),
+    Field("INQUIRE", F.MQIACF_OPEN_INQUIRE, word=_QSO), Field("OUTPUT", F.MQIACF_OPEN_OUTPUT, word=_QSO),
+    _BY["PID"], Field("SET", F.MQIACF_OPEN_SET, word=_QSO), _BY["TID"], _BY["URTYPE"], _BY["USERID"],
+)
+
+
+def qhandle_row(conn: Conn, h: Handle) -> dict[str, Any]:
+    """QHANDLE_FIELDS' values for handle ``h`` of ``conn`` on a queue."""
+    opts = h.options
+
+    def yes(option: int) -> int:
+        return F.MQQSO_YES if opts & option else F.MQQSO_NO
+    return conn_row(conn) | {
+        "HSTATE": F.MQHSTATE_ACTIVE if conn.waiting == h.hobj else F.MQHSTATE_INACTIVE,
+        "BROWSE": yes(C.MQOO_BROWSE), "INQUIRE": yes(C.MQOO_INQUIRE), "OUTPUT": yes(C.MQOO_OUTPUT),
+        "SET": yes(C.MQOO_SET), "INPUT": {"S": F.MQQSO_SHARED, "X": F.MQQSO_EXCLUSIVE}.get(h.input_mode, F.MQQSO_NO)}
+

@@ -41,6 +41,7 @@ class Field:
     selector: int                                 # the PCF inquiry's parameter
     width: int = 0                                # a string's length in PCF (0: numbers; -1: as long as it is)
     word: Callable[[Any], str] | None = None      # the value's MQSC form (None: as it is)
+    binary: bool = False                          # a byte string (MQBACF_*), which DISPLAY shows in hex
 
     def pcf_value(self, value: Any) -> Any:
         """The value as PCF carries it: a string padded to its length, the number, or a list of

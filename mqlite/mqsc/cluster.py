@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from mqlite.cluster import operations
 from mqlite.cluster.repository import QUEUE, TOPIC
 from mqlite.cluster.state import channel_matches
-from mqlite.cmq import CMQC
+from mqlite.cmq import CMQC, CMQCFC
+from mqlite.engine.fields import Field, enum
 from mqlite.engine.clock import mq_date_time
 from mqlite.mqsc.base import Part
 from mqlite.mqsc.parser import condition
@@ -39,6 +40,70 @@ ENUMS = {"DEFBIND": {CMQC.MQBND_BIND_ON_OPEN: "OPEN", CMQC.MQBND_BIND_NOT_FIXED:
          "DEFPRESP": {CMQC.MQPRT_SYNC_RESPONSE: "SYNC", CMQC.MQPRT_ASYNC_RESPONSE: "ASYNC"},
          "NPMSPEED": {CMQC.MQNPMS_FAST: "FAST", CMQC.MQNPMS_NORMAL: "NORMAL"},
          "CLWLUSEQ": {CMQC.MQCLWL_USEQ_AS_Q_MGR: "QMGR", CMQC.MQCLWL_USEQ_ANY: "ANY", CMQC.MQCLWL_USEQ_LOCAL: "LOCAL"}}
+
+
+# A channel's STATUS words and PCF's MQCHS_* numbers (DISPLAY CHSTATUS and CLUSQMGR, and PCF's).
+CHSTATUS_WORDS = {CMQCFC.MQCHS_INACTIVE: "INACTIVE", CMQCFC.MQCHS_BINDING: "BINDING",
+                  CMQCFC.MQCHS_STARTING: "STARTING", CMQCFC.MQCHS_RUNNING: "RUNNING",
+                  CMQCFC.MQCHS_STOPPING: "STOPPING", CMQCFC.MQCHS_RETRYING: "RETRYING",
+                  CMQCFC.MQCHS_STOPPED: "STOPPED", CMQCFC.MQCHS_PAUSED: "PAUSED",
+                  CMQCFC.MQCHS_INITIALIZING: "INITIALIZING"}
+
+# The rows of DISPLAY QCLUSTER and DISPLAY CLUSQMGR as PCF Inquire Queue (QType MQQT_CLUSTER) and
+# Inquire Cluster Queue Manager answer them: declared once for the reply (admin/) and for mqweb's
+# reading of it, in the display's order.
+QCLUSTER_FIELDS = (
+    Field("QUEUE", CMQC.MQCA_Q_NAME, 48), Field("TYPE", CMQC.MQIA_Q_TYPE, word=enum({CMQC.MQQT_CLUSTER: "QCLUSTER"})),
+    Field("CLUSQMGR", CMQC.MQCA_CLUSTER_Q_MGR_NAME, 48), Field("CLUSTER", CMQC.MQCA_CLUSTER_NAME, 48),
+    Field("CLUSDATE", CMQC.MQCA_CLUSTER_DATE, 12),
+    Field("CLUSQT", CMQC.MQIA_CLUSTER_Q_TYPE, word=enum({CMQC.MQCQT_LOCAL_Q: "QLOCAL", CMQC.MQCQT_ALIAS_Q: "QALIAS",
+                                                        CMQC.MQCQT_REMOTE_Q: "QREMOTE",
+                                                        CMQC.MQCQT_Q_MGR_ALIAS: "QMGR"})),
+    Field("CLUSTIME", CMQC.MQCA_CLUSTER_TIME, 8), Field("QMID", CMQC.MQCA_Q_MGR_IDENTIFIER, 48),
+    Field("DEFBIND", CMQC.MQIA_DEF_BIND, word=enum(ENUMS["DEFBIND"])), Field("DEFPRTY", CMQC.MQIA_DEF_PRIORITY),
+    Field("DEFPSIST", CMQC.MQIA_DEF_PERSISTENCE, word=enum(ENUMS["DEFPSIST"])),
+    Field("DEFPRESP", CMQC.MQIA_DEF_PUT_RESPONSE_TYPE, word=enum(ENUMS["DEFPRESP"])),
+    Field("PUT", CMQC.MQIA_INHIBIT_PUT, word=enum(ENUMS["PUT"])), Field("CLWLPRTY", CMQC.MQIA_CLWL_Q_PRIORITY),
+    Field("CLWLRANK", CMQC.MQIA_CLWL_Q_RANK), Field("CLWLUSEQ", CMQC.MQIA_CLWL_USEQ, word=enum(ENUMS["CLWLUSEQ"])),
+    Field("DESCR", CMQC.MQCA_Q_DESC, 64),
+)
+CLUSQMGR_FIELDS = (
+    Field("CLUSQMGR", CMQC.MQCA_CLUSTER_Q_MGR_NAME, 48), Field("CHANNEL", CMQCFC.MQCACH_CHANNEL_NAME, 20),
+    Field("CLUSTER", CMQC.MQCA_CLUSTER_NAME, 48), Field("CLUSDATE", CMQC.MQCA_CLUSTER_DATE, 12),
+    Field("CLUSTIME", CMQC.MQCA_CLUSTER_TIME, 8),
+    Field("DEFTYPE", CMQCFC.MQIACF_Q_MGR_DEFINITION_TYPE, word=enum({
+        CMQCFC.MQQMDT_EXPLICIT_CLUSTER_SENDER: "CLUSSDR", CMQCFC.MQQMDT_AUTO_CLUSTER_SENDER: "CLUSSDRA",
+        CMQCFC.MQQMDT_CLUSTER_RECEIVER: "CLUSRCVR", CMQCFC.MQQMDT_AUTO_EXP_CLUSTER_SENDER: "CLUSSDRB"})),
+    Field("QMID", CMQC.MQCA_Q_MGR_IDENTIFIER, 48),
+    Field("QMTYPE", CMQCFC.MQIACF_Q_MGR_TYPE, word=enum({CMQCFC.MQQMT_REPOSITORY: "REPOS",
+                                                         CMQCFC.MQQMT_NORMAL: "NORMAL"})),
+    Field("STATUS", CMQCFC.MQIACH_CHANNEL_STATUS, word=enum(CHSTATUS_WORDS)),
+    Field("SUSPEND", CMQCFC.MQIACF_SUSPEND, word=enum({CMQCFC.MQSUS_YES: "YES", CMQCFC.MQSUS_NO: "NO"})),
+    Field("VERSION", CMQC.MQCA_VERSION, 8), Field("XMITQ", CMQCFC.MQCACH_XMIT_Q_NAME, 48),
+    Field("CONNAME", CMQCFC.MQCACH_CONNECTION_NAME, 264), Field("BATCHSZ", CMQCFC.MQIACH_BATCH_SIZE),
+    Field("DISCINT", CMQCFC.MQIACH_DISC_INTERVAL), Field("HBINT", CMQCFC.MQIACH_HB_INTERVAL),
+    Field("SHORTRTY", CMQCFC.MQIACH_SHORT_RETRY), Field("SHORTTMR", CMQCFC.MQIACH_SHORT_TIMER),
+    Field("LONGRTY", CMQCFC.MQIACH_LONG_RETRY), Field("LONGTMR", CMQCFC.MQIACH_LONG_TIMER),
+    Field("NPMSPEED", CMQCFC.MQIACH_NPM_SPEED, word=enum(ENUMS["NPMSPEED"])),
+    Field("MAXMSGL", CMQCFC.MQIACH_MAX_MSG_LENGTH), Field("CLWLPRTY", CMQCFC.MQIACH_CLWL_CHANNEL_PRIORITY),
+    Field("CLWLRANK", CMQCFC.MQIACH_CLWL_CHANNEL_RANK), Field("CLWLWGHT", CMQCFC.MQIACH_CLWL_CHANNEL_WEIGHT),
+    Field("NETPRTY", CMQCFC.MQIACH_NETWORK_PRIORITY), Field("DESCR", CMQCFC.MQCACH_DESC, 64),
+)
+
+
+def pcf_row(fields: tuple[Field, ...], row: dict[str, Any]) -> dict[str, Any]:
+    """A display row as its fields' PCF values: an enumeration's word as its number."""
+    out: dict[str, Any] = {}
+    for f in fields:
+        value = row.get(f.keyword)
+        if value is None:
+            continue
+        if isinstance(value, str) and isinstance(f.word, enum):
+            value = f.word.value_of(value.upper())
+            if value is None:
+                continue
+        out[f.keyword] = value
+    return out
 
 
 def _item(key: str, value: Any) -> str:
@@ -147,6 +212,11 @@ class ClusterCommands(Part):
     def qcluster_lines(self, cmd: Command, strict: bool = True) -> list[str]:
         """DISPLAY QCLUSTER, and the cluster part of DISPLAY QUEUE ... CLUSINFO: one entry per
         live instance this queue manager knows (its own included)."""
+        return self._display_rows(cmd, QUEUE_HEADER, ("QUEUE", "TYPE", "CLUSQMGR", "CLUSTER"), QCLUSTER_ATTRS,
+                                  ("CLUSTER", "CLUSQMGR"), self.qcluster_rows(), strict)
+
+    def qcluster_rows(self) -> list[dict[str, Any]]:
+        """One row per live cluster queue instance this queue manager knows (its own included)."""
         cl = self.qm.cluster
         rows = []
         for k, rec in sorted(cl.repo.records.items(), key=lambda kv: (kv[0].name, kv[0].owner, kv[0].cluster)):
@@ -154,8 +224,7 @@ class ClusterCommands(Part):
                 d, t = mq_date_time(rec.published)
                 rows.append(dict(rec.attrs, QUEUE=k.name, TYPE="QCLUSTER", CLUSQMGR=k.owner, CLUSTER=k.cluster,
                                  CLUSDATE=d, CLUSTIME=t))
-        return self._display_rows(cmd, QUEUE_HEADER, ("QUEUE", "TYPE", "CLUSQMGR", "CLUSTER"), QCLUSTER_ATTRS,
-                                  ("CLUSTER", "CLUSQMGR"), rows, strict)
+        return rows
 
     def display_qcluster(self, cmd: Command) -> Any:
         lines = self.qcluster_lines(cmd)

@@ -1,9 +1,16 @@
-"""MQSC's status displays: DISPLAY QSTATUS (TYPE QUEUE and HANDLE), CHSTATUS and LSSTATUS: a part
-of the Executor (mqsc.commands), whose DISPLAY dispatches here."""
+"""MQSC's status displays: DISPLAY QSTATUS (TYPE QUEUE and HANDLE), CHSTATUS, LSSTATUS, SVSTATUS and
+QMSTATUS: a part of the Executor (mqsc.commands), whose DISPLAY dispatches here. The fields of
+LSSTATUS, SVSTATUS and QMSTATUS are declared here once for MQSC and PCF."""
 from __future__ import annotations
 
-from mqlite.cmq import CMQC
+import os
+from typing import TYPE_CHECKING, Any
+
+from mqlite.cmq import CMQC as C
+from mqlite.cmq import CMQCFC as F
 from mqlite.engine.clock import mq_date_time
+from mqlite.engine.connections import QHANDLE_FIELDS, qhandle_row
+from mqlite.engine.fields import Field, enum
 from mqlite.engine.status import QSTATUS_FIELDS, qstatus_row
 from mqlite.mqsc.base import Part
 from mqlite.mqsc.cluster import row_where
@@ -11,6 +18,9 @@ from mqlite.mqsc.parser import Command
 from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields
 from mqlite.objects.names import generic_match
 from mqlite.paths import QMPaths, installation
+
+if TYPE_CHECKING:
+    from mqlite.engine.qmgr import QueueManager
 
 QSTATUS_HEADER = "AMQ8450I: Display queue status details."
 CHSTATUS_HEADER = "AMQ8417I: Display Channel Status details."
@@ -27,6 +37,85 @@ CHSTATUS_ALL = CHSTATUS_DEFAULT + ["BATCHES", "CURSEQNO", "INDOUBT", "LONGRTS", 
                                    # an MQTT client's (DISPLAY CHSTATUS CHLTYPE(MQTT) CLIENTID)
                                    "INDOUBTIN", "INDOUBTOUT", "KAINT", "LMSGDATE", "LMSGTIME", "MSGRCVD", "MSGSNT",
                                    "PROTOCOL", "SUBCOUNT"]
+
+
+_STATUS = enum({C.MQSVC_STATUS_STOPPED: "STOPPED", C.MQSVC_STATUS_STARTING: "STARTING",
+               C.MQSVC_STATUS_RUNNING: "RUNNING", C.MQSVC_STATUS_STOPPING: "STOPPING",
+               C.MQSVC_STATUS_RETRYING: "RETRYING"})
+_CONTROL = enum({C.MQSVC_CONTROL_MANUAL: "MANUAL", C.MQSVC_CONTROL_Q_MGR: "QMGR",
+                 C.MQSVC_CONTROL_Q_MGR_START: "STARTONLY"})
+# DISPLAY LSSTATUS, SVSTATUS and QMSTATUS as PCF Inquire Listener Status, Service Status and Queue
+# Manager Status answer them: declared once for both (admin/control.py encodes its replies with
+# them, mqweb reads them back), in the display's order.
+LSSTATUS_FIELDS = (
+    Field("LISTENER", F.MQCACH_LISTENER_NAME, 48), Field("STATUS", F.MQIACH_LISTENER_STATUS, word=_STATUS),
+    Field("PID", F.MQIACF_PROCESS_ID), Field("STARTDA", F.MQCACH_LISTENER_START_DATE, 12),
+    Field("STARTTI", F.MQCACH_LISTENER_START_TIME, 8), Field("DESCR", F.MQCACH_LISTENER_DESC, 64),
+    Field("TRPTYPE", F.MQIACH_XMIT_PROTOCOL_TYPE, word=enum({C.MQXPT_TCP: "TCP", C.MQXPT_LU62: "LU62",
+                                                            C.MQXPT_NETBIOS: "NETBIOS", C.MQXPT_SPX: "SPX"})),
+    Field("CONTROL", F.MQIACH_LISTENER_CONTROL, word=_CONTROL), Field("IPADDR", F.MQCACH_IP_ADDRESS, 48),
+    Field("PORT", F.MQIACH_PORT), Field("BACKLOG", F.MQIACH_BACKLOG),
+)
+SVSTATUS_FIELDS = (
+    Field("SERVICE", C.MQCA_SERVICE_NAME, 32), Field("STATUS", F.MQIACF_SERVICE_STATUS, word=_STATUS),
+    Field("PID", F.MQIACF_PROCESS_ID),
+    Field("SERVTYPE", C.MQIA_SERVICE_TYPE, word=enum({C.MQSVC_TYPE_COMMAND: "COMMAND", C.MQSVC_TYPE_SERVER: "SERVER"})),
+    Field("STARTDA", F.MQCACF_SERVICE_START_DATE, 12), Field("STARTTI", F.MQCACF_SERVICE_START_TIME, 8),
+    Field("CONTROL", C.MQIA_SERVICE_CONTROL, word=_CONTROL),
+    Field("STARTCMD", C.MQCA_SERVICE_START_COMMAND, 255), Field("STARTARG", C.MQCA_SERVICE_START_ARGS, 255),
+    Field("STOPCMD", C.MQCA_SERVICE_STOP_COMMAND, 255), Field("STOPARG", C.MQCA_SERVICE_STOP_ARGS, 255),
+    Field("DESCR", C.MQCA_SERVICE_DESC, 64), Field("STDOUT", C.MQCA_STDOUT_DESTINATION, 255),
+    Field("STDERR", C.MQCA_STDERR_DESTINATION, 255),
+)
+QMSTATUS_FIELDS = (
+    Field("QMNAME", C.MQCA_Q_MGR_NAME, 48),
+    Field("CHINIT", F.MQIACF_CHINIT_STATUS, word=_STATUS),
+    Field("CMDSERV", F.MQIACF_CMD_SERVER_STATUS, word=_STATUS),
+    Field("CONNS", F.MQIACF_CONNECTION_COUNT),
+    Field("INSTDESC", C.MQCA_INSTALLATION_DESC, 64), Field("INSTNAME", C.MQCA_INSTALLATION_NAME, 16),
+    Field("INSTPATH", C.MQCA_INSTALLATION_PATH, 256), Field("LOGPATH", F.MQCACF_LOG_PATH, 1024),
+    Field("STANDBY", F.MQIACF_PERMIT_STANDBY, word=enum({F.MQSTDBY_NOT_PERMITTED: "NOPERMIT",
+                                                         F.MQSTDBY_PERMITTED: "PERMIT"})),
+    Field("STARTDA", F.MQCACF_Q_MGR_START_DATE, 12), Field("STARTTI", F.MQCACF_Q_MGR_START_TIME, 8),
+    Field("STATUS", F.MQIACF_Q_MGR_STATUS, word=enum({F.MQQMSTA_STARTING: "STARTING", F.MQQMSTA_RUNNING: "RUNNING",
+                                                      F.MQQMSTA_QUIESCING: "QUIESCING"})),
+)
+
+
+def _stamp(t: float) -> tuple[str, str]:
+    return mq_date_time(t) if t else ("", "")
+
+
+def lsstatus_row(name: str, obj: Any, st: dict[str, Any]) -> dict[str, Any]:
+    """LSSTATUS_FIELDS' values for a running listener (``st``: its status from the services)."""
+    d, t = _stamp(float(st.get("STARTED") or 0.0))
+    return {"LISTENER": name, "STATUS": _STATUS.value_of(str(st.get("STATUS", "RUNNING"))) or C.MQSVC_STATUS_RUNNING,
+            "PID": os.getpid(), "STARTDA": d, "STARTTI": t, "DESCR": obj["DESCR"], "TRPTYPE": obj["TRPTYPE"],
+            "CONTROL": obj["CONTROL"], "IPADDR": obj["IPADDR"], "PORT": int(st["PORT"]), "BACKLOG": obj["BACKLOG"]}
+
+
+def svstatus_row(name: str, obj: Any, st: dict[str, Any]) -> dict[str, Any]:
+    """SVSTATUS_FIELDS' values for a running service (``st``: its process and when it started)."""
+    d, t = _stamp(float(st.get("STARTED") or 0.0))
+    return {"SERVICE": name, "STATUS": _STATUS.value_of(str(st.get("STATUS", "RUNNING"))) or C.MQSVC_STATUS_RUNNING,
+            "PID": int(st["PID"]), "SERVTYPE": obj["SERVTYPE"], "STARTDA": d, "STARTTI": t, "CONTROL": obj["CONTROL"],
+            "STARTCMD": obj["STARTCMD"], "STARTARG": obj["STARTARG"], "STOPCMD": obj["STOPCMD"],
+            "STOPARG": obj["STOPARG"], "DESCR": obj["DESCR"], "STDOUT": obj["STDOUT"], "STDERR": obj["STDERR"]}
+
+
+def qmstatus_row(qm: QueueManager) -> dict[str, Any]:
+    """QMSTATUS_FIELDS' values for the queue manager."""
+    inst = installation()
+    d, t = mq_date_time(qm.started)
+    return {"QMNAME": qm.name, "CHINIT": C.MQSVC_STATUS_RUNNING, "CMDSERV": C.MQSVC_STATUS_RUNNING,
+            "CONNS": len(qm.conns), "INSTDESC": inst["INSTDESC"], "INSTNAME": inst["INSTNAME"],
+            "INSTPATH": inst["INSTPATH"], "LOGPATH": QMPaths.of(qm.name).log, "STANDBY": F.MQSTDBY_NOT_PERMITTED,
+            "STARTDA": d, "STARTTI": t, "STATUS": F.MQQMSTA_RUNNING}
+
+
+def status_items(fields: tuple[Field, ...], row: dict[str, Any], shown: list[str] | None = None) -> list[str]:
+    """A status row as DISPLAY's KEY(value) items, those ``shown`` (None: all); a blank is KEY( )."""
+    return [f"{f.keyword}({f.mqsc(row[f.keyword]) or ' '})" for f in fields if shown is None or f.keyword in shown]
 
 
 class StatusCommands(Part):
@@ -72,18 +161,8 @@ class StatusCommands(Part):
                         if h.qstate is not qs:
                             continue
                         lines.append(QSTATUS_HEADER)
-                        # MQ's handle status fields (the MQOO_* options as its BROWSE, INPUT, ...).
-                        items = [f"QUEUE({name})", "TYPE(HANDLE)", "APPLDESC( )", f"APPLTAG({conn.appl_name})",
-                                 f"APPLTYPE({'SYSTEM' if conn.appl_type == CMQC.MQAT_QMGR else 'USER'})",
-                                 "ASTATE(NONE)", f"BROWSE({'YES' if h.options & CMQC.MQOO_BROWSE else 'NO'})",
-                                 f"CHANNEL({conn.channel or ' '})", f"CONNAME({conn.conname or ' '})",
-                                 f"HSTATE({'ACTIVE' if conn.uow else 'INACTIVE'})",
-                                 f"INPUT({ {'S': 'SHARED', 'X': 'EXCL'}.get(h.input_mode, 'NO') })",
-                                 f"INQUIRE({'YES' if h.options & CMQC.MQOO_INQUIRE else 'NO'})",
-                                 f"OUTPUT({'YES' if h.options & CMQC.MQOO_OUTPUT else 'NO'})", f"PID({conn.pid})",
-                                 f"SET({'YES' if h.options & CMQC.MQOO_SET else 'NO'})", f"TID({conn.tid or '*'})",
-                                 "URTYPE(QMGR)", f"USERID({conn.user})"]
-                        lines.extend(format_fields(items))
+                        lines.extend(format_fields([f"QUEUE({name})", "TYPE(HANDLE)"]
+                                                   + status_items(QHANDLE_FIELDS, qhandle_row(conn, h))))
         if not found:
             return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)
         return Result(lines)
@@ -117,50 +196,47 @@ class StatusCommands(Part):
         return Result(lines)
 
     def display_qmstatus(self, cmd: Command) -> Result:
-        """DISPLAY QMSTATUS [ALL | attributes]: the queue manager's status (what PCF Inquire Queue
-        Manager Status answers: admin/control.py)."""
-        fields = {"CHINIT": "RUNNING", "CMDSERV": "RUNNING", "CONNS": str(len(self.qm.conns)),
-                  "STANDBY": "NOPERMIT", "STATUS": "RUNNING", "LOGPATH": QMPaths.of(self.qm.name).log}
-        fields.update(installation())
-        fields["STARTDA"], fields["STARTTI"] = mq_date_time(self.qm.started)
-        wanted = [p.keyword for p in cmd.params if p.value is None and p.keyword != "ALL"]
+        """DISPLAY QMSTATUS [ALL | attributes]: the queue manager's status (QMSTATUS_FIELDS, which PCF
+        Inquire Queue Manager Status answers too)."""
+        known = {f.keyword for f in QMSTATUS_FIELDS}
         for p in cmd.params:
-            if p.keyword not in fields and p.keyword not in ("ALL", "TYPE", "QMNAME"):
+            if p.keyword not in known and p.keyword not in ("ALL", "TYPE"):
                 raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for DISPLAY QMSTATUS.")
         all_ = cmd.param("ALL") is not None
-        shown = sorted(k for k in fields if all_ or k in wanted or k == "STATUS")
+        wanted = {p.keyword for p in cmd.params if p.value is None}
+        row = qmstatus_row(self.qm)
+        rest = [f for f in QMSTATUS_FIELDS[1:] if all_ or f.keyword in wanted or f.keyword == "STATUS"]
         return Result(["AMQ8705I: Display Queue Manager Status Details."]
                       + format_fields([f"QMNAME({self.qm.name})", "TYPE(QMGR)"]
-                                      + [f"{k}({_quoted(fields[k])})" for k in shown]))
+                                      + [f"{f.keyword}({_quoted(f.mqsc(row[f.keyword]))})" for f in rest]))
 
     def display_svstatus(self, cmd: Command) -> Result:
-        """DISPLAY SVSTATUS: the running SERVER services (COMMAND services have no status)."""
+        """DISPLAY SVSTATUS: the running SERVER services (COMMAND services have no status), every
+        field of SVSTATUS_FIELDS (mqlite shows them all whatever is asked for)."""
         pattern = self.need_name(cmd)
         lines: list[str] = []
-        for name in sorted(self.qm.objects["SERVICE"]):
+        for name, obj in sorted(self.qm.objects["SERVICE"].items()):
             st = self.services.service_status(name) if generic_match(pattern, name) else None
             if st is None:
                 continue
-            d, t = mq_date_time(st["STARTED"])
             lines.append(SVSTATUS_HEADER)
-            lines.extend(format_fields([f"SERVICE({name})", f"STATUS({st['STATUS']})", f"PID({st['PID']})",
-                                        f"STARTDA({d})", f"STARTTI({t})"]))
+            lines.extend(format_fields(status_items(SVSTATUS_FIELDS, svstatus_row(name, obj, st))))
         if not lines:
             return Result([f"MQL8010I: No running service matches {pattern}."], ERROR)
         return Result(lines)
 
     def display_lsstatus(self, cmd: Command) -> Result:
+        """DISPLAY LSSTATUS: the running listeners, every field of LSSTATUS_FIELDS."""
         pattern = self.need_name(cmd)
         lines: list[str] = []
-        for name in sorted(self.qm.objects["LISTENER"]):
+        for name, obj in sorted(self.qm.objects["LISTENER"].items()):
             if not generic_match(pattern, name):
                 continue
             st = self.services.listener_status(name)
             if st is None:
                 continue
             lines.append(LSSTATUS_HEADER)
-            lines.extend(format_fields([f"LISTENER({name})", f"STATUS({st['STATUS']})", f"PORT({st['PORT']})",
-                                        "TRPTYPE(TCP)"]))
+            lines.extend(format_fields(status_items(LSSTATUS_FIELDS, lsstatus_row(name, obj, st))))
         if not lines:
             return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)
         return Result(lines)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
 from mqlite.engine.clock import mq_date_time
+from mqlite.engine.subfields import SBSTATUS_FIELDS, SUB_FIELDS, mqsc_items, owner, sbstatus_row, sub_row
 from mqlite.mqsc.base import Part
 from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields
 from mqlite.objects.attrs import TABLE
@@ -158,8 +159,6 @@ class PubSubStatus(Part):
         return Result(lines)
 
 
-_PUBPRTY = {C.MQPRI_PRIORITY_AS_PUBLISHED: "ASPUB", C.MQPRI_PRIORITY_AS_Q_DEF: "ASQDEF"}
-_PSPROP = {C.MQPSPROP_NONE: "NONE", C.MQPSPROP_COMPAT: "COMPAT", C.MQPSPROP_RFH2: "RFH2", C.MQPSPROP_MSGPROP: "MSGPROP"}
 
 
 class TopicStringInUse(Exception):
@@ -301,29 +300,11 @@ class SubscriptionCommands(Part):
         if not subs and not proxies:
             return Result([_SUB_REASONS[2428]], ERROR)
         lines: list[str] = []
+        now = self.qm.clock.now()
         for s in subs:
-            d, t = mq_date_time(s.created)
             lines.append("AMQ8096I: IBM MQ subscription inquired.")
-            lines.extend(format_fields([
-                f"SUBID({s.subid.upper()})", f"SUB({s.name or ' '})", f"TOPICSTR({s.topic})",
-                f"TOPICOBJ({s.topicobj or ' '})", f"DEST({s.queue})", f"DESTQMGR({s.qmgr})",
-                f"DESTCLAS({'MANAGED' if s.managed else 'PROVIDED'})", f"DURABLE({'YES' if s.durable else 'NO'})",
-                f"SUBTYPE({s.subtype})", f"USERDATA({s.user_data or ' '})", f"SUBUSER({s.user or ' '})",
-                f"VARUSER({'ANY' if s.options & C.MQSO_ANY_USERID else 'FIXED'})",
-                f"WSCHEMA({'CHAR' if s.char_wildcards else 'TOPIC'})", f"EXPIRY({self._expiry(s)})",
-                f"REQONLY({'YES' if s.options & C.MQSO_PUBLICATIONS_ON_REQUEST else 'NO'})",
-                f"SELECTOR({s.selector or ' '})", f"PUBPRTY({_PUBPRTY.get(s.priority, s.priority)})",
-                f"PSPROP({_PSPROP[s.psprop]})", f"PUBACCT({s.pub_acct.upper() or '0' * 64})",
-                f"PUBAPPID({s.pub_appl or ' '})", f"SUBLEVEL({s.sublevel})",
-                f"SUBSCOPE({'QMGR' if s.options & C.MQSO_SCOPE_QMGR else 'ALL'})",
-                f"DESTCORL({s.correl_id.upper()})", f"CRDATE({d})", f"CRTIME({t})"]))
+            lines.extend(format_fields(mqsc_items(SUB_FIELDS, sub_row(s, now))))
         return Result(lines + proxies)
-
-    def _expiry(self, s: Any) -> str:
-        """EXPIRY as DISPLAY SUB shows it: what is left, in tenths of a second."""
-        if s.expires_at is None:
-            return "UNLIMITED"
-        return str(max(0, int((s.expires_at - self.qm.clock.now()) * 10)))
 
     def display_sbstatus(self, cmd: Command) -> Result:
         subs = self._subs_named(cmd)
@@ -331,12 +312,6 @@ class SubscriptionCommands(Part):
             return Result([_SUB_REASONS[2428]], ERROR)
         lines: list[str] = []
         for s in subs:
-            ld, lt = mq_date_time(s.last_msg) if s.last_msg else (" ", " ")
-            rd, rt = mq_date_time(s.resumed or s.created)
-            active = any(h.sub is s for c in self.qm.conns.values() for h in c.handles.values())
             lines.append("AMQ8099I: IBM MQ subscription status inquired.")
-            lines.extend(format_fields([
-                f"SUB({s.name or ' '})", f"SUBID({s.subid.upper()})", f"DURABLE({'YES' if s.durable else 'NO'})",
-                f"SUBTYPE({s.subtype})", f"NUMMSGS({s.publications})", f"LMSGDATE({ld})", f"LMSGTIME({lt})",
-                f"RESMDATE({rd})", f"RESMTIME({rt})", f"ACTCONN({'ACTIVE' if active else ' '})"]))
+            lines.extend(format_fields(mqsc_items(SBSTATUS_FIELDS, sbstatus_row(s, owner(self.qm.conns, s)))))
         return Result(lines)

@@ -29,9 +29,10 @@ from mqlite.cmq import CMQCFC as F
 from mqlite.paths import data_root, installation
 from mqlite.web import auth as A
 from mqlite.web import console as C
+from mqlite.web import displays as D
 from mqlite.web import messaging as Q
 from mqlite.web import mqsc as M
-from mqlite.web import displays as D
+from mqlite.web import openapi
 from mqlite.web import qmgrs as W
 from mqlite.web import queues as V
 from mqlite.web import resources as R
@@ -126,6 +127,20 @@ class Web:
                 yield f"data: {json.dumps(snap)}\n\n"
                 await asyncio.sleep(C.KEEP_SECONDS)
         return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+    async def api_docs(self, request: Request) -> Response:
+        """GET /ibm/api/docs: the REST API's Swagger description (API discovery), for any role,
+        when the apiDiscovery setting is on (MQ: the apiDiscovery-1.0 feature)."""
+        try:
+            if not settings_now().get("apiDiscovery"):
+                raise Problem(404, "MQWB0006E", f"The resource {request.url.path} was not found.",
+                              "API discovery is not enabled.", "setmqweb properties -k apiDiscovery -v true")
+            ident = await self.identify(request)
+            if not ident.roles:
+                raise no_role(ident, "use mqweb")
+        except Problem as p:
+            return error_response(p, request)
+        return JSONResponse(openapi.description(VERSION))
 
     def browse(self, request: Request, qmgr: str, user: str) -> Response:
         queue = queue_named(request.path_params["queue"])
@@ -544,7 +559,8 @@ def create_app() -> Starlette:
                Route("/ibmmq/console/", console_page, methods=["GET"]),
                Route("/ibmmq/console/api/snapshot", web.console_api, methods=["GET"]),
                Route("/ibmmq/console/api/stream", web.console_api, methods=["GET"]),
-               Route("/ibmmq/console/api/browse/{qmgr:str}/{queue:str}", web.console_api, methods=["GET"])]
+               Route("/ibmmq/console/api/browse/{qmgr:str}/{queue:str}", web.console_api, methods=["GET"]),
+               Route("/ibm/api/docs", web.api_docs, methods=["GET"])]
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:

@@ -1,5 +1,5 @@
 """The console's data: one snapshot of the data directory's queue managers as an administrator
-sees them through their command servers (MQSC DISPLAY, parsed as runCommandJSON parses it), and
+sees them through their command servers (PCF inquiries, as runCommandJSON's displays: never display text), and
 the workload algorithm's latest choices from their control interface. The page
 (web/static/console.html) draws it: queue managers, queues with a depth sparkline, channels, and
 the cluster view (repositories, cluster channels and their states, each cluster queue's
@@ -17,15 +17,19 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from mqlite import pymqi
+from mqlite.web import displays as D
 from mqlite.web import mqsc as M
-from mqlite.web.qmgrs import control, known, mqsc, state
+from mqlite.web.qmgrs import BROKEN, control, known, pcf_for, state
 
-COMMANDS = {
-    "queues": "DISPLAY QLOCAL(*) CURDEPTH MAXDEPTH CLUSTER",
-    "channels": "DISPLAY CHANNEL(*) CHLTYPE CLUSTER",
-    "chstatus": "DISPLAY CHSTATUS(*) STATUS",
-    "clusqmgrs": "DISPLAY CLUSQMGR(*) QMTYPE STATUS CLUSTER CHANNEL DEFTYPE",
-    "qclusters": "DISPLAY QCLUSTER(*) CLUSQMGR CLUSTER",
+# The displays a snapshot takes (as runCommandJSON's, answered from PCF: web/displays.py), and
+# the fields the page draws of each.
+DISPLAYS = {
+    "queues": ("qlocal", ["curdepth", "maxdepth", "cluster"]),
+    "channels": ("channel", ["chltype", "cluster"]),
+    "chstatus": ("chstatus", ["status", "conname"]),
+    "clusqmgrs": ("clusqmgr", ["qmtype", "status", "cluster", "channel", "deftype"]),
+    "qclusters": ("qcluster", ["clusqmgr", "cluster"]),
 }
 KEEP_SECONDS = 1.0
 FIELDS = {
@@ -37,22 +41,28 @@ FIELDS = {
 }
 
 
-def rows(text: str, ok: bool, keep: tuple[str, ...]) -> list[dict[str, Any]]:
-    """The objects a DISPLAY answered, with the fields the console draws (none for a refusal)."""
+def rows(qm: Any, user: str, qualifier: str, wanted: list[str], keep: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The objects a display shows, with the fields the console draws (none for a refusal)."""
+    ask = D.request({"command": "display", "qualifier": qualifier, "name": "*", "responseParameters": wanted})
+    assert ask is not None
+    try:
+        answers = pcf_for(qm, "", user).run(ask.display.inquiry, ask.params)
+    except pymqi.MQMIError as e:
+        if e.reason in BROKEN:
+            raise
+        return []
     out = []
-    for item in M.json_items(text, ok):
-        params = item.get("parameters")
-        if params:
-            out.append({k: params[k] for k in keep if k in params})
+    for values in answers:
+        params = M.fields_item(D.shown(ask.display, values, ask.keep))["parameters"]
+        out.append({k: params[k] for k in keep if k in params})
     return out
 
 
 def qmgr_view(qm: Any, name: str, user: str) -> dict[str, Any]:
     """One running queue manager's part of the snapshot (``user``: MQWebUser's context)."""
     view: dict[str, Any] = {"name": name, "state": "running"}
-    for key, command in COMMANDS.items():
-        text, ok = mqsc(qm, command, user=user)
-        found = rows(text, ok, FIELDS[key])
+    for key, (qualifier, wanted) in DISPLAYS.items():
+        found = rows(qm, user, qualifier, wanted, FIELDS[key])
         if key in ("queues", "channels"):
             found = [r for r in found if not str(r.get(FIELDS[key][0], "")).startswith("SYSTEM.")]
         view[key] = found

@@ -15,10 +15,14 @@ from typing import Any
 from mqlite.admin.channels import CHSTATUS_FIELDS
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
-from mqlite.engine.connections import CONN_FIELDS, HANDLE_FIELDS
+from mqlite.engine.connections import CONN_FIELDS, HANDLE_FIELDS, QHANDLE_FIELDS
 from mqlite.engine.fields import Field
+from mqlite.engine import applstatus
 from mqlite.engine.status import QSTATUS_FIELDS
+from mqlite.engine.subfields import SBSTATUS_FIELDS, SUB_FIELDS
+from mqlite.mqsc.cluster import CLUSQMGR_FIELDS, QCLUSTER_FIELDS
 from mqlite.mqsc.display import QSG_ONLY
+from mqlite.mqsc.status import LSSTATUS_FIELDS, QMSTATUS_FIELDS, SVSTATUS_FIELDS
 from mqlite.mqsc.parser import condition
 from mqlite.objects.attrbase import ENUM, FLAG, INT
 from mqlite.objects.attrs import CHLTYPE_VALUES, QTYPE_VALUES, TABLE
@@ -41,6 +45,8 @@ class Display:
     fixed: tuple[tuple[int, Any], ...] = ()    # parameters the inquiry always has
     # a parameter (``type``, ``chltype``) -> its value -> the inquiry's parameters for it
     types: Mapping[str, Mapping[str, tuple[tuple[int, Any], ...]]] = field(default_factory=dict)
+    # a parameter naming what to show (``cluster``, ``channel``) -> the inquiry's string parameter
+    names: Mapping[str, int] = field(default_factory=dict)
 
 
 def definition(kind: str, head: tuple[str, ...], name: int) -> Callable[[Values], dict[str, str]]:
@@ -55,11 +61,9 @@ def definition(kind: str, head: tuple[str, ...], name: int) -> Callable[[Values]
     return read
 
 
-def status(fields: tuple[Field, ...], name: int, keyword: str,
-           more: Callable[[Values], dict[str, str]] | None = None) -> Callable[[Values], dict[str, str]]:
+def status(fields: tuple[Field, ...], name: int, keyword: str) -> Callable[[Values], dict[str, str]]:
     def read(values: Values) -> dict[str, str]:
-        out = PF.status_fields(fields, values, name, keyword)
-        return out | more(values) if more is not None else out
+        return PF.status_fields(fields, values, name, keyword)
     return read
 
 
@@ -79,8 +83,25 @@ def _conn_read(values: Values) -> dict[str, str]:
     return out
 
 
-def _qstatus_head(values: Values) -> dict[str, str]:
-    return {"TYPE": "HANDLE" if values.get(F.MQIACF_Q_STATUS_TYPE) == F.MQIACF_Q_HANDLE else "QUEUE"}
+def _qmstatus(values: Values) -> dict[str, str]:
+    out = PF.status_fields(QMSTATUS_FIELDS[1:], values, C.MQCA_Q_MGR_NAME, "QMNAME")
+    return {"QMNAME": out.pop("QMNAME"), "TYPE": "QMGR"} | out
+
+
+_APPL_TYPES = {F.MQIACF_APPL_INFO_APPL: "APPL", F.MQIACF_APPL_INFO_QMGR: "QMGR", F.MQIACF_APPL_INFO_LOCAL: "LOCAL"}
+
+
+def _apstatus(values: Values) -> dict[str, str]:
+    kind = _APPL_TYPES.get(int(values.get(F.MQIACF_APPL_INFO_TYPE, F.MQIACF_APPL_INFO_APPL)), "APPL")
+    out = PF.status_fields(applstatus.TYPES[kind], values, F.MQCACF_APPL_NAME, "APPLNAME")
+    return {"APPLNAME": out.pop("APPLNAME"), "TYPE": kind} | out
+
+
+def _qstatus(values: Values) -> dict[str, str]:
+    """A queue's status (TYPE QUEUE) or one handle's on it (TYPE HANDLE)."""
+    handle = values.get(F.MQIACF_Q_STATUS_TYPE) == F.MQIACF_Q_HANDLE
+    out = PF.status_fields(QHANDLE_FIELDS if handle else QSTATUS_FIELDS, values, C.MQCA_Q_NAME, "QUEUE")
+    return {"QUEUE": out.pop("QUEUE"), "TYPE": "HANDLE" if handle else "QUEUE"} | out
 
 
 _QUEUE_TYPES = {k: ((C.MQIA_Q_TYPE, v),) for k, v in QTYPE_VALUES.items()} | {"ALL": ()}
@@ -113,9 +134,26 @@ DISPLAYS: dict[str, Display] = {
     "TOPIC": _defined("TOPIC", F.MQCMD_INQUIRE_TOPIC, C.MQCA_TOPIC_NAME, ("TYPE",)),
     "QMGR": Display(F.MQCMD_INQUIRE_Q_MGR, 0, ("QMNAME",), definition("QMGR", ("QMNAME",), C.MQCA_Q_MGR_NAME),
                     ("QMGR",)),
+    "QCLUSTER": Display(F.MQCMD_INQUIRE_Q, C.MQCA_Q_NAME, ("QUEUE", "TYPE", "CLUSQMGR", "CLUSTER"), PF.queue_fields,
+                        fields=QCLUSTER_FIELDS, fixed=((C.MQIA_Q_TYPE, C.MQQT_CLUSTER),),
+                        names={"cluster": C.MQCA_CLUSTER_NAME, "clusqmgr": C.MQCA_CLUSTER_Q_MGR_NAME}),
+    "CLUSQMGR": Display(F.MQCMD_INQUIRE_CLUSTER_Q_MGR, C.MQCA_CLUSTER_Q_MGR_NAME, ("CLUSQMGR", "CHANNEL", "CLUSTER"),
+                        status(CLUSQMGR_FIELDS, C.MQCA_CLUSTER_Q_MGR_NAME, "CLUSQMGR"), fields=CLUSQMGR_FIELDS,
+                        names={"cluster": C.MQCA_CLUSTER_NAME, "channel": F.MQCACH_CHANNEL_NAME}),
+    "SUB": Display(F.MQCMD_INQUIRE_SUBSCRIPTION, F.MQCACF_SUB_NAME, ("SUBID", "SUB"),
+                   status(SUB_FIELDS, F.MQCACF_SUB_NAME, "SUB"), fields=SUB_FIELDS),
+    "SBSTATUS": Display(F.MQCMD_INQUIRE_SUB_STATUS, F.MQCACF_SUB_NAME, ("SUB", "SUBID"),
+                        status(SBSTATUS_FIELDS, F.MQCACF_SUB_NAME, "SUB"), fields=SBSTATUS_FIELDS),
+    "LSSTATUS": Display(F.MQCMD_INQUIRE_LISTENER_STATUS, F.MQCACH_LISTENER_NAME, ("LISTENER",),
+                        status(LSSTATUS_FIELDS[1:], F.MQCACH_LISTENER_NAME, "LISTENER"), fields=LSSTATUS_FIELDS),
+    "SVSTATUS": Display(F.MQCMD_INQUIRE_SERVICE_STATUS, C.MQCA_SERVICE_NAME, ("SERVICE",),
+                        status(SVSTATUS_FIELDS[1:], C.MQCA_SERVICE_NAME, "SERVICE"), fields=SVSTATUS_FIELDS),
+    "QMSTATUS": Display(F.MQCMD_INQUIRE_Q_MGR_STATUS, 0, ("QMNAME", "TYPE"), _qmstatus, fields=QMSTATUS_FIELDS),
+    "APSTATUS": Display(F.MQCMD_INQUIRE_APPL_STATUS, F.MQCACF_APPL_NAME, ("APPLNAME", "TYPE"), _apstatus,
+                        fields=tuple({f.keyword: f for t in applstatus.TYPES.values() for f in t}.values()),
+                        types={"type": {k: ((F.MQIACF_APPL_INFO_TYPE, v),) for v, k in _APPL_TYPES.items()}}),
     "QSTATUS": Display(F.MQCMD_INQUIRE_Q_STATUS, C.MQCA_Q_NAME, ("QUEUE", "TYPE"),
-                       status(QSTATUS_FIELDS + CONN_FIELDS, C.MQCA_Q_NAME, "QUEUE", _qstatus_head),
-                       fields=QSTATUS_FIELDS + CONN_FIELDS,
+                       _qstatus, fields=QSTATUS_FIELDS + QHANDLE_FIELDS,
                        types={"type": {"QUEUE": ((F.MQIACF_Q_STATUS_TYPE, F.MQIACF_Q_STATUS),),
                                        "HANDLE": ((F.MQIACF_Q_STATUS_TYPE, F.MQIACF_Q_HANDLE),)}}),
     "CHSTATUS": Display(F.MQCMD_INQUIRE_CHANNEL_STATUS, F.MQCACH_CHANNEL_NAME, ("CHANNEL", "CHLTYPE"),
@@ -158,6 +196,8 @@ def request(body: Mapping[str, Any]) -> Ask | None:
         key = str(key).lower()
         if key in d.types and isinstance(value, str) and value.upper() in d.types[key]:
             params.update(d.types[key][value.upper()])
+        elif key in d.names and isinstance(value, str):
+            params[d.names[key]] = value.encode()
         elif key == "where" and isinstance(value, str) and (tested := where(d, value)) is not None:
             filters.append(tested)
         else:
@@ -206,13 +246,13 @@ def where(d: Display, text: str) -> tuple[Filter, str] | None:
 
 def shown(d: Display, values: Values, keep: list[str] | None) -> list[tuple[str, str]]:
     """One answer as DISPLAY's KEY(value) fields: the head first, then the rest (those in
-    ``keep``, or all), a definition's in alphabetical order, a status's in its table's; a flag's
+    ``keep``, or all), a definition's in alphabetical order, a status's as its table reads; a flag's
     bare word is not a KEY(value) and is left out, as reading display text leaves it."""
     shown = d.read(values)
     head = [k for k in d.head if k in shown]
-    order = {f.keyword: i for i, f in enumerate(d.fields)}
-    rest = sorted((k for k in shown if not k.startswith("=") and k not in head),
-                  key=lambda k: (order.get(k, len(order)), k))
+    rest = [k for k in shown if not k.startswith("=") and k not in head]
+    if not d.fields:
+        rest.sort()
     if keep is not None:
         rest = [k for k in rest if k in keep]
     return [(k, shown[k]) for k in head + rest]

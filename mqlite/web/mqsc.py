@@ -22,7 +22,8 @@ VERBS = ("ALTER", "CLEAR", "DEFINE", "DELETE", "DISPLAY", "END", "MOVE", "PING",
 QUALIFIERS = ("APSTATUS", "AUTHINFO", "AUTHREC", "AUTHSERV", "CHANNEL", "CHINIT", "CHLAUTH", "CHSTATUS", "CLUSQMGR",
               "CMDSERV", "COMMINFO", "CONN", "ENTAUTH", "LISTENER", "LSSTATUS", "NAMELIST", "POLICY", "PROCESS",
               "PUBSUB", "QALIAS", "QLOCAL", "QMGR", "QMODEL", "QMSTATUS", "QREMOTE", "QSTATUS", "QUEUE", "SBSTATUS",
-              "SECURITY", "SERVICE", "SUB", "SVSTATUS", "TOPIC", "TPSTATUS", "LISTENER", "CLUSTER", "QMGRMAP")
+              "SECURITY", "SERVICE", "SUB", "SVSTATUS", "TOPIC", "TPSTATUS", "LISTENER", "CLUSTER", "QMGRMAP",
+              "QCLUSTER")
 NAMELESS = ("QMGR", "QMSTATUS", "CMDSERV", "PUBSUB", "SECURITY", "CHINIT", "AUTHSERV")
 # Keywords that take no value: {"replace": "yes"} is REPLACE, {"replace": "no"} NOREPLACE.
 FLAGS = ("REPLACE", "PURGE", "FORCE", "ALL", "IGNSTATE", "REMOVEALL")
@@ -31,7 +32,8 @@ _KEY = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,31}$")
 # The answer's AMQ messages -> the reason MQ's mqweb reports for an item that failed.
 REASONS = {"AMQ8147E": 2085, "AMQ8150E": 4001, "AMQ8148E": 2042, "AMQ8143E": 2055, "AMQ8135E": 2035,
            "AMQ8145E": 2059, "AMQ8146E": 2058, "AMQ8101S": 3008, "AMQ8405I": 3008,
-           "AMQ8420I": 3065}
+           "AMQ8420I": 3065, "AMQ8098E": 2428,
+           "MQL8010I": 3252}
 COMMAND_FAILED = 3008                   # MQRCCF_COMMAND_FAILED: the overall reason of a refusal
 # How a displayed value goes into JSON: the attribute table's lists as arrays (and CHLAUTH's
 # user and address lists), its strings as strings whatever they hold, other whole numbers as numbers.

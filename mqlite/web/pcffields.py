@@ -11,6 +11,7 @@ from typing import Any
 
 from mqlite.cmq import CMQC as C
 from mqlite.engine.fields import Field
+from mqlite.mqsc.cluster import QCLUSTER_FIELDS
 from mqlite.objects.attrbase import ENUM, FLAG, INT, LIST
 from mqlite.objects.attrs import CHLTYPE_VALUES, QTYPE_VALUES, TABLE
 from mqlite.cmq import CMQCFC as F
@@ -28,6 +29,8 @@ def text(value: Any) -> str:
 def queue_fields(values: Mapping[int, Any]) -> dict[str, str]:
     """One queue of an Inquire Queue answer: QUEUE, TYPE and its attributes by MQSC keyword."""
     kind = QTYPE_KIND.get(int(values.get(C.MQIA_Q_TYPE, C.MQQT_LOCAL)), "QLOCAL")
+    if kind == "QCLUSTER":           # (a cluster queue instance: DISPLAY QCLUSTER's fields)
+        return status_fields(QCLUSTER_FIELDS[1:], values, C.MQCA_Q_NAME, "QUEUE")
     return attributes(kind, values, {"QUEUE": text(values.get(C.MQCA_Q_NAME, b"")), "TYPE": kind})
 
 
@@ -64,6 +67,6 @@ def status_fields(fields: Iterable[Field], values: Mapping[int, Any], name_selec
     for f in fields:
         if f.selector in values:
             value = values[f.selector]
-            value = text(value) if isinstance(value, (bytes, bytearray)) else value
+            value = text(value) if isinstance(value, (bytes, bytearray)) and not f.binary else value
             out[f.keyword] = f.mqsc(value) if f.word is not None else text(value)
     return out

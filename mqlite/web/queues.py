@@ -36,7 +36,9 @@ class Refused(Exception):
         """A PCF inquiry's refusal, with the AMQ message runmqsc would have shown for it."""
         text = {NOT_FOUND: f"AMQ8147E: IBM MQ object {name} not found.", 2035: "AMQ8135E: Not authorized.",
                 F.MQRCCF_CHL_STATUS_NOT_FOUND: "AMQ8420I: Channel Status not found.",
-                F.MQRCCF_CHANNEL_NOT_FOUND: f"AMQ8147E: IBM MQ object {name} not found."}.get(
+                F.MQRCCF_CHANNEL_NOT_FOUND: f"AMQ8147E: IBM MQ object {name} not found.",
+                C.MQRC_NO_SUBSCRIPTION: "AMQ8098E: IBM MQ subscription not found.",
+                F.MQRCCF_SERV_STATUS_NOT_FOUND: f"MQL8010I: No running service matches {name}."}.get(
             reason, f"AMQ8101S: IBM MQ error ({reason:X}) has occurred.")
         return Refused(text, reason)
 
@@ -55,41 +57,19 @@ def _inquired(inquire: Inquire, command: int, params: dict[int, Any], generic: b
         raise
 
 
-QTYPES = {"local": C.MQQT_LOCAL, "alias": C.MQQT_ALIAS, "remote": C.MQQT_REMOTE, "model": C.MQQT_MODEL}
+QTYPES = {"local": C.MQQT_LOCAL, "alias": C.MQQT_ALIAS, "remote": C.MQQT_REMOTE, "model": C.MQQT_MODEL,
+          "cluster": C.MQQT_CLUSTER}
 
 
-def _queues(inquire: Inquire, pattern: str, qtype: int | None = None) -> list[dict[str, str]]:
-    """Inquire Queue: each queue named (generic with ``*``), of ``qtype`` (all if None), as the
-    fields DISPLAY QUEUE shows, read from PCF (web/pcffields.py), never from display text."""
+def _queues(inquire: Inquire, pattern: str, qtype: int | None = None, generic: bool = False) -> list[dict[str, str]]:
+    """Inquire Queue: each queue named (generic with ``*``), of ``qtype`` (all but the cluster's if
+    None), as the fields DISPLAY QUEUE or QCLUSTER shows, read from PCF (web/pcffields.py), never
+    from display text; ``generic``: none found is no queue rather than a refusal."""
     params: dict[int, Any] = {C.MQCA_Q_NAME: pattern.encode()}
     if qtype is not None:
         params[C.MQIA_Q_TYPE] = qtype
-    answers = _inquired(inquire, F.MQCMD_INQUIRE_Q, params, pattern.endswith("*"))
+    answers = _inquired(inquire, F.MQCMD_INQUIRE_Q, params, generic or pattern.endswith("*"))
     return [PF.queue_fields(v) for v in answers]
-
-
-def displayed(text: str) -> list[dict[str, str]]:
-    """A DISPLAY's answer as one field dictionary (``R.words``) per object shown."""
-    out: list[dict[str, str]] = []
-    lines: list[str] | None = None
-    for line in text.splitlines() + ["AMQ0000I: end"]:
-        if _MESSAGE.match(line):
-            if lines:
-                out.append(R.words(" ".join(lines)))
-            lines = [] if line.startswith(("AMQ8409I", "AMQ8450I", "AMQ8705I", "AMQ8414I")) else None
-        elif lines is not None and line.startswith(" "):
-            lines.append(line)
-    return out
-
-
-def _display(run: Run, command: str, generic: bool) -> list[dict[str, str]]:
-    text, ok = run(command, True)
-    if not ok:
-        refused = Refused(text)
-        if generic and refused.reason == NOT_FOUND:
-            return []
-        raise refused
-    return displayed(text)
 
 
 def _one(inquire: Inquire, name: str) -> dict[str, str]:
@@ -123,14 +103,9 @@ def get(run: Run, inquire: Inquire, name: str | None, query: Mapping[str, str]) 
     keep = R.wanted(query.get("attributes"), R.GROUPS, leaves, "attributes")
     status_keep = R.wanted(query.get("status"), ["status"], {p for p in leaves if p.startswith("status.")}, "status")
     flt = R.Filter.parse(query["filter"], leaves) if "filter" in query else None
-    if qtype == "cluster":             # (the cluster's queues: not in PCF Inquire Queue here, read from the display)
-        objects = [R.queue_json(f) for f in _display(run, f"DISPLAY QCLUSTER({M.quoted(pattern)}) ALL",
-                                                      pattern.endswith("*"))]
-    else:
-        objects = [R.queue_json(f) for f in _queues(inquire, pattern, None if qtype == "all" else QTYPES[qtype])]
-    if qtype == "all":
-        objects = [o for o in objects if o["type"] != "cluster"] + \
-            [R.queue_json(f) for f in _display(run, f"DISPLAY QCLUSTER({M.quoted(pattern)}) ALL", True)]
+    objects = [R.queue_json(f) for f in _queues(inquire, pattern, None if qtype == "all" else QTYPES[qtype])]
+    if qtype == "all":                 # (and the cluster's queues: PCF Inquire Queue's QType MQQT_CLUSTER)
+        objects += [R.queue_json(f) for f in _queues(inquire, pattern, C.MQQT_CLUSTER, generic=True)]
     wants_status = "status" in query or (flt is not None and flt.path.startswith("status."))
     if wants_status and any(o["type"] == "local" for o in objects):
         answers = _inquired(inquire, F.MQCMD_INQUIRE_Q_STATUS, {C.MQCA_Q_NAME: pattern.encode()}, True)

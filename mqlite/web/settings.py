@@ -2,7 +2,7 @@
 ``<data>/web/settings.json``: the server's (``httpHost``, ``httpPort``, ``httpsPort``,
 ``keyRepository``, ``certificateLabel``) and security's (``ltpaExpiration``, ``ltpaCookieName``,
 ``authFailDelay`` and the role mappings ``MQWebAdmin``, ``MQWebAdminRO``, ``MQWebUser``:
-web/auth.py)."""
+web/auth.py), and ``apiDiscovery`` (MQ's apiDiscovery-1.0 feature in mqwebuser.xml: web/openapi.py)."""
 from __future__ import annotations
 
 import json
@@ -15,8 +15,10 @@ from mqlite.paths import data_root
 DEFAULTS: dict[str, Any] = {"httpHost": "localhost", "httpPort": -1, "httpsPort": 9443, "keyRepository": "",
                             "certificateLabel": "", "ltpaExpiration": 120, "ltpaCookieName": "",
                             "authFailDelay": 1.0, "MQWebAdmin": "group:MQWebAdminGroup,group:mqm",
-                            "MQWebAdminRO": "group:MQWebAdminROGroup", "MQWebUser": "group:MQWebUserGroup"}
+                            "MQWebAdminRO": "group:MQWebAdminROGroup", "MQWebUser": "group:MQWebUserGroup",
+                            "apiDiscovery": False}
 INTEGER_KEYS = ("httpPort", "httpsPort")
+BOOLEAN_KEYS = ("apiDiscovery",)
 NUMBER_KEYS = {"ltpaExpiration": (1, 24 * 60 * 365), "authFailDelay": (0.0, 60.0)}
 
 
@@ -73,6 +75,10 @@ def set_property(key: str, value: str) -> str | None:
         if number != -1 and not 1 <= number <= 65535:
             return f"MQWB1103E: No value specified for argument {key}: {number} is not a port number."
         current[key] = number
+    elif key in BOOLEAN_KEYS:
+        if value.lower() not in ("true", "false"):
+            return f"MQWB1103E: No value specified for argument {key}: '{value}' is not true or false."
+        current[key] = value.lower() == "true"
     elif key in NUMBER_KEYS:
         low, high = NUMBER_KEYS[key]
         try:

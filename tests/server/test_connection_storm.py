@@ -3,7 +3,8 @@ nothing more (the MQI listener's first bytes, AMQP's ``AMQ``, an MQTT CONNECT's 
 not keep a real client out. Before, the AMQP channel's connection threads waited with select(),
 which fails above descriptor 1023 (MQL9999E for every new client), and nothing bounded how many
 connections could wait to say who they are. Now at most MQLITE_MAX_HANDSHAKES (256) wait; one
-more shuts the oldest down (MQL9513W in the error log), and each door's 10 s limit ends the rest."""
+more shuts the oldest down (MQL9513W in the error log), and each door's 10 s limit ends the rest.
+After each storm the queue manager's resident memory returns within 10% of where it was."""
 from __future__ import annotations
 
 import subprocess
@@ -19,7 +20,7 @@ from mqlite import pymqi
 from mqlite.cli.proc import free_port
 from mqlite.pymqi import CMQC
 from mqlite.testing import Harness
-from tests.faults.kit import amqp_round_trip, mqtt_published
+from tests.faults.kit import amqp_round_trip, mqtt_published, rss_kib
 
 STORM = 1100
 
@@ -79,6 +80,9 @@ def _mqtt(rig: dict[str, Any]) -> None:
 @pytest.mark.parametrize("door, first, client", [
     ("mqi", b"\x00\x00", _mqi), ("amqp", b"AMQ", _amqp), ("mqtt", b"\x10", _mqtt)])
 def test_a_storm_of_half_handshakes_keeps_no_real_client_out(qm, door, first, client) -> None:
+    pid = qm["qm"].pid()
+    client(qm)                                              # (the door's first use made, then measured)
+    before = rss_kib(pid)
     stormer = _storm(qm["ports"][door], first)
     try:
         started = time.monotonic()
@@ -86,6 +90,11 @@ def test_a_storm_of_half_handshakes_keeps_no_real_client_out(qm, door, first, cl
         assert time.monotonic() - started < 10
     finally:
         stormer.communicate("", timeout=30)
+    # The storm over, the queue manager's memory returns within 10% of where it was.
+    deadline = time.monotonic() + 30
+    while (after := rss_kib(pid)) > before * 1.1 and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert after <= before * 1.1, (before, after)
     errors = (Path(qm["h"].data_dir) / "qmgrs" / "STORMQM" / "errors" / "AMQERR01.LOG").read_text()
     assert "MQL9999E" not in errors                       # no defect met on the way
     assert "MQL9513W" in errors                           # the oldest waiting connections were shut

@@ -191,3 +191,55 @@ def test_the_console_in_a_real_browser(sales: dict[str, Any]) -> None:
             lambda b: js(b, LOGGED_OUT))
     finally:
         browser.quit()
+
+
+def _run_command_json(sales: dict[str, Any], qmgr: str, body: dict[str, Any]) -> list[dict[str, Any]]:
+    req = urllib.request.Request(f"{sales['base']}/ibmmq/rest/v2/admin/action/qmgr/{qmgr}/mqsc", method="POST",
+                                 data=json.dumps(body).encode(),
+                                 headers={"Authorization": AUTH, "Content-Type": "application/json",
+                                          "ibm-mq-rest-csrf-token": "x"})
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        return list(json.loads(resp.read())["commandResponse"])
+
+
+def test_cluster_displays_are_answered_from_pcf(sales: dict[str, Any]) -> None:
+    """DISPLAY CLUSQMGR and QCLUSTER in runCommandJSON and the v1 queue resource's cluster queues
+    come from PCF (Inquire Cluster Queue Manager, Inquire Queue QType MQQT_CLUSTER): a cluster
+    queue's DESCR written as other fields is the DESCR it is, on the queue manager that owns it and
+    on the one that learnt it from the cluster; otherwise the answer is what the display shows."""
+    from mqlite.web import mqsc as M
+    forged = "x) CLUSQMGR(EVIL) QUEUE(PAYROLL"
+    r = run_mqlite("runmqsc", "PR1", stdin=f"DEFINE QLOCAL(SALES.FORGED) CLUSTER(SALES) DESCR('{forged}') REPLACE\n",
+                   env=sales["env"])
+    assert r.returncode == 0, r.stdout
+    deadline = time.monotonic() + 60
+    while True:
+        items = _run_command_json(sales, "FR1", {"type": "runCommandJSON", "command": "display",
+                                                 "qualifier": "qcluster", "name": "SALES.FORGED"})
+        if items and items[0].get("parameters") or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    (item,) = items
+    assert (item["parameters"]["queue"], item["parameters"]["clusqmgr"], item["parameters"]["descr"]) == \
+        ("SALES.FORGED", "PR1", forged)
+    req = urllib.request.Request(f"{sales['base']}/ibmmq/rest/v1/admin/qmgr/FR1/queue?type=cluster&name=SALES.F*",
+                                 headers={"Authorization": AUTH})
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        (queue,) = json.loads(resp.read())["queue"]
+    assert (queue["name"], queue["type"]) == ("SALES.FORGED", "cluster")
+    for qualifier, name, params in (("clusqmgr", "*", {}), ("qcluster", "SALES.ORDERS", {}),
+                                    ("clusqmgr", "*", {"channel": "TO.PR*"}), ("qcluster", "*", {"clusqmgr": "PR2"})):
+        body = {"type": "runCommandJSON", "command": "display", "qualifier": qualifier, "name": name,
+                "parameters": params}
+        words = " ".join(f"{k.upper()}({v})" for k, v in params.items())
+        for _attempt in range(5):           # (a channel's STATUS may move between the two asks)
+            got = _run_command_json(sales, "FR1", body)
+            r = run_mqlite("runmqsc", "FR1", stdin=f"DISPLAY {qualifier.upper()}({name}) {words} ALL\n",
+                           env=sales["env"])
+            lines = r.stdout.splitlines()
+            start = next(i for i, ln in enumerate(lines) if ln.strip().startswith("1 :")) + 1
+            end = max(i for i, ln in enumerate(lines) if "MQSC command read" in ln)
+            expected = M.json_items("\n".join(lines[start:end]), r.returncode == 0)
+            if got == expected:
+                break
+        assert got == expected and got, (qualifier, params)

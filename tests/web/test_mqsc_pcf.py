@@ -55,6 +55,20 @@ def test_an_application_tag_cannot_forge_a_connection(web: dict[str, Any]) -> No
         qmgr.disconnect()
 
 
+def test_a_subscriptions_user_data_cannot_forge_it(web: dict[str, Any]) -> None:
+    """USERDATA and SELECTOR are the subscriber's to choose (MQSD): DISPLAY SUB reads them as they are."""
+    web["qm"].mqsc("DEFINE SUB(PCF.FORGEDSUB) TOPICSTR('pcf/forged') DEST(WEB.KEPT) "
+                   "USERDATA('x) DEST(EVIL.Q) SUBUSER(mqm') SELECTOR('a = 1') REPLACE\n", check=True)
+    try:
+        status, _h, body = mqsc(web, {"type": "runCommandJSON", "command": "display", "qualifier": "sub",
+                                      "name": "PCF.FORGEDSUB"})
+        p = body["commandResponse"][0]["parameters"]
+        assert (p["sub"], p["dest"], p["userdata"], p["selector"]) == \
+            ("PCF.FORGEDSUB", "WEB.KEPT", "x) DEST(EVIL.Q) SUBUSER(mqm", "a = 1") and p["subuser"] != "mqm"
+    finally:
+        web["qm"].mqsc("DELETE SUB(PCF.FORGEDSUB)\n", check=True)
+
+
 def _text_items(web: dict[str, Any], command: str) -> list[dict[str, Any]]:
     """What reading ``command``'s display text gives (runmqsc's echo and summary left out)."""
     r = web["qm"].mqsc(command + "\n")
@@ -73,7 +87,10 @@ CASES = [
     ("authinfo", "*", {}, None), ("process", "*", {}, None), ("service", "*", {}, None), ("comminfo", "*", {}, None),
     ("topic", "*", {}, None), ("qmgr", None, {}, None), ("qmgr", None, {}, ["maxmsgl", "descr"]),
     ("qstatus", "WEB.KEPT", {}, None), ("qstatus", "PCF.*", {"where": "curdepth gt 0"}, None),
-    ("chstatus", "*", {}, None),
+    ("chstatus", "*", {}, None), ("sub", "PCF.SUB*", {}, None), ("sbstatus", "PCF.SUB*", {}, None),
+    ("sub", "PCF.NOSUCH", {}, None), ("lsstatus", "*", {}, None), ("svstatus", "*", {}, None),
+    ("qstatus", "PCF.SAME", {"type": "handle"}, None), ("apstatus", "pcf.held", {}, None),
+    ("apstatus", "pcf.held", {"type": "local"}, None), ("conn", "*", {"where": "appltag eq 'pcf.held'"}, None),
 ]
 
 
@@ -83,7 +100,8 @@ def test_the_pcf_answer_is_what_the_display_shows(web: dict[str, Any], qualifier
     web["qm"].mqsc("DEFINE QLOCAL(PCF.SAME) DESCR('plain (with parentheses)') MAXDEPTH(123456) DEFPSIST(YES) "
                    "TRIGTYPE(DEPTH) TRIGDPTH(7) BOTHRESH(3) BOQNAME(PCF.BO) REPLACE\n"
                    "DEFINE QALIAS(PCF.ALIAS) TARGET(PCF.SAME) REPLACE\n"
-                   "DEFINE QREMOTE(PCF.REMOTE) RNAME(X) RQMNAME(Y) REPLACE\n", check=True)
+                   "DEFINE QREMOTE(PCF.REMOTE) RNAME(X) RQMNAME(Y) REPLACE\n"
+                   "DEFINE SUB(PCF.SUB1) TOPICSTR('pcf/one') DEST(PCF.SAME) USERDATA('u (1)') REPLACE\n", check=True)
     body: dict[str, Any] = {"type": "runCommandJSON", "command": "display", "qualifier": qualifier}
     if name is not None:
         body["name"] = name
@@ -93,15 +111,22 @@ def test_the_pcf_answer_is_what_the_display_shows(web: dict[str, Any], qualifier
         body["responseParameters"] = wanted
     assert D.request(body) is not None, "answered from PCF"
     client = web["qm"].client() if qualifier == "chstatus" else None      # (a SVRCONN instance to show)
+    held: Any = ()
+    if qualifier in ("qstatus", "apstatus", "conn"):         # (an application with the queue open)
+        cd = pymqi.CD(ChannelName=b"APP.SVRCONN", ConnectionName=web["qm"].conname.encode())
+        client = pymqi.QueueManager(None)
+        client.connect_with_options("WEBQM", cd=cd, cno=pymqi.CNO(Version=7, ApplName=b"pcf.held"))
+        held = pymqi.Queue(client, "PCF.SAME", pymqi.CMQC.MQOO_INPUT_SHARED | pymqi.CMQC.MQOO_BROWSE)
     words = " ".join(f"{k.upper()}({v})" if k != "where" else f"WHERE({v})" for k, v in params.items())
-    command = f"DISPLAY {qualifier.upper()}{f'({name})' if name else ''} {words} {' '.join(wanted or ['ALL'])}"
+    named = f"('{name}')" if name else ""
+    command = f"DISPLAY {qualifier.upper()}{named} {words} {' '.join(wanted or ['ALL'])}"
     try:
         status, _h, answer = mqsc(web, body)
         expected = _text_items(web, command)
     finally:
         if client is not None:
             client.disconnect()
-    assert status == 200
+    assert status == 200 and held is not None
     if qualifier == "chstatus":                 # (counters move between the two asks)
         drop = {"msgs", "bytsrcvd", "bytssent", "bufsrcvd", "bufssent", "lstmsgda", "lstmsgti", "substate"}
         for items in (answer["commandResponse"], expected):
