@@ -101,14 +101,17 @@ class QMPaths:
 
 
 def pid_alive(pid: int) -> bool:
-    """A process with this id exists (one of another user's counts)."""
+    """A process with this id exists and has not ended (one of another user's counts; a zombie,
+    ended but not yet reaped by its parent, does not: a killed queue manager whose parent is a
+    test is one until the test reaps it)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    state = _stat(pid)
+    return not (state and state[0] in ("Z", "X"))
 
 
 def _stat(pid: int) -> list[str]:

@@ -132,7 +132,11 @@ class QM:
             os.kill(pid, signal.SIGKILL)
             deadline = time.monotonic() + 10
             while self.pid() and time.monotonic() < deadline:
-                time.sleep(0.02)
+                time.sleep(0.01)
+            try:
+                os.waitpid(pid, os.WNOHANG)            # (reaped, when this process started it)
+            except ChildProcessError:
+                pass
 
 
 def _crtmqm(name: str, port: int, secure: bool, qsg: str | None, qsg_store: str | None) -> None:

@@ -1,10 +1,12 @@
 """The README's main job: the SALES cluster of examples/sales (two full repositories, two partial
 repositories) brought up from its MQSC files on free loopback ports, DISPLAY CLUSQMGR, then puts
 from FR1 (which hosts no instance) to the cluster queue SALES.ORDERS with each binding option,
-the messages got back from the two instances on PR1 and PR2, and the cluster taken down."""
+the messages got back from the two instances on PR1 and PR2, and the cluster taken down; all in a
+data directory of its own, removed at the end."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,14 +40,29 @@ def _drain(pymqi: Any, conname: str, qm: str) -> list[str]:
     return out
 
 
-def main(port: int = 0) -> int:
+def main() -> int:
+    """The demo, in a data directory of its own (never the user's MQLITE_DATA, whose queue managers
+    of the same names it would take down and delete), removed at the end."""
+    own = tempfile.mkdtemp(prefix="mqlite-demo-")
+    users = os.environ.get("MQLITE_DATA")
+    os.environ["MQLITE_DATA"] = own
+    try:
+        return _run()
+    finally:
+        if users is None:
+            os.environ.pop("MQLITE_DATA", None)
+        else:
+            os.environ["MQLITE_DATA"] = users
+        shutil.rmtree(own, ignore_errors=True)
+
+
+def _run() -> int:
     from mqlite import pymqi
     from mqlite.cli import topology
     from mqlite.pymqi import CMQC
 
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     directory = os.path.join(root, "examples", "sales")
-    os.environ.setdefault("MQLITE_DATA", tempfile.mkdtemp(prefix="mqlite-demo-"))
     print("$ mqlite up examples/sales --ports auto")
     members = topology.up(directory, auto_ports=True)
     print()

@@ -171,7 +171,8 @@ def dev(args: argparse.Namespace, environ: dict[str, str] | None = None) -> int:
 
 
 def _describe(name: str, port: int, generated: dict[str, str]) -> None:
-    print(f"Queue manager {name} is running, listening on 127.0.0.1({port}) and every other address.")
+    print(f"Queue manager {name} is running, listening on 127.0.0.1({port}) (loopback only, as a listener "
+          "without IPADDR is in mqlite; give it an IPADDR to listen elsewhere).")
     print("  DEV.APP.SVRCONN    user app:   DEV.QUEUE.1-3, DEV.DEAD.LETTER.QUEUE, DEV.BASE.TOPIC ('dev/')")
     print("  DEV.ADMIN.SVRCONN  user admin: the administrator (runmqsc -c, PCF)")
     for user, secret in generated.items():

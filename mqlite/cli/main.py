@@ -63,8 +63,8 @@ def strmqm(args: argparse.Namespace) -> int:
     print(f"IBM MQ queue manager '{args.qmgr}' starting.")
     failed = start_server(args.qmgr, ("--accept-damage",) if args.accept_damage else (), START_TIMEOUT)
     if failed:
-        print(f"IBM MQ queue manager '{args.qmgr}' could not start: {failed}. See {paths.errors}/AMQERR01.LOG.",
-              file=sys.stderr)
+        print(f"IBM MQ queue manager '{args.qmgr}' could not start: {failed.removeprefix('ERROR ')} "
+              f"See {paths.errors}/AMQERR01.LOG.", file=sys.stderr)
         return UNEXPECTED
     print(f"IBM MQ queue manager '{args.qmgr}' started.")
     return 0
@@ -247,11 +247,12 @@ def ccdt(args: argparse.Namespace) -> int:
         elif channels:
             # KEYWORD(value): a value may hold parentheses, one level deep (a CONNAME list, a DESCR)
             channels[-1].update((k, v.strip()) for k, v in re.findall(r"([A-Z]+)\(((?:[^()]|\([^()]*\))*)\)", line))
-    text = json.dumps(table.write([c for c in channels if c.get("CONNAME")]), indent=2) + "\n"
+    written = [c for c in channels if c.get("CONNAME")]       # (SYSTEM.DEF.CLNTCONN's blank CONNAME: none)
+    text = json.dumps(table.write(written), indent=2) + "\n"
     if args.o:
         with open(args.o, "w", encoding="utf-8") as f:
             f.write(text)
-        print(f"MQL0040I: {len(channels)} client-connection channel(s) of {args.qmgr} written to {args.o}.")
+        print(f"MQL0040I: {len(written)} client-connection channel(s) of {args.qmgr} written to {args.o}.")
     else:
         sys.stdout.write(text)
     return 0
@@ -259,7 +260,7 @@ def ccdt(args: argparse.Namespace) -> int:
 
 def demo(args: argparse.Namespace) -> int:
     from mqlite.cli.demo import main as demo_main
-    return demo_main(args.port)
+    return demo_main()
 
 
 def topology(args: argparse.Namespace) -> int:
@@ -358,8 +359,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir")
     p.add_argument("--delete", action="store_true", help="delete them too")
     p.set_defaults(fn=topology)
-    p = sub.add_parser("demo", help="the main job: the SALES cluster of examples/sales, puts and gets, then down")
-    p.add_argument("--port", type=int, default=0, help="listener port (default: a free one)")
+    p = sub.add_parser("demo", help="the main job: the SALES cluster of examples/sales, puts and gets, then down "
+                                    "(in a data directory of its own, on free ports)")
     p.set_defaults(fn=demo)
     cli_security.add_parsers(sub, _security)
     cli_config.add_parsers(sub, _security)

@@ -55,6 +55,7 @@ def up(directory: str, auto_ports: bool = False, timeout: float = 60.0) -> list[
         r = run_mqlite("strmqm", m.name)
         if r.returncode not in (0, 5):          # 5: running already
             raise RuntimeError(f"strmqm {m.name}: {r.stdout}{r.stderr}")
+        _follow_port(m)
         r = run_mqlite("runmqsc", "-e", m.name, stdin=m.mqsc)
         if r.returncode != 0:
             raise RuntimeError(f"MQSC of {m.name} failed:\n{r.stdout}")
@@ -69,6 +70,24 @@ def up(directory: str, auto_ports: bool = False, timeout: float = 60.0) -> list[
                 time.sleep(0.2)
         print(f"cluster converged: every member knows the full repositories {', '.join(sorted(fulls))}")
     return members
+
+
+LISTENER = "SYSTEM.LISTENER.TCP.1"          # (crtmqm -p's listener)
+
+
+def _follow_port(m: Member) -> None:
+    """A queue manager made by an earlier ``up`` (crtmqm's -p applies only when it is made) has its
+    listener moved to this run's port, so that the CONNAMEs the MQSC now gives are where it listens."""
+    shown = run_mqlite("runmqsc", "-e", m.name, stdin=f"DISPLAY LISTENER({LISTENER}) PORT\n").stdout
+    found = re.search(r"\bPORT\((\d+)\)", shown)
+    if found is None or int(found.group(1)) == m.port:
+        return
+    r = run_mqlite("runmqsc", "-e", m.name, stdin=f"STOP LISTENER({LISTENER}) IGNSTATE(YES)\n"
+                                               f"ALTER LISTENER({LISTENER}) TRPTYPE(TCP) PORT({m.port})\n"
+                                               f"START LISTENER({LISTENER})\n")
+    if r.returncode != 0:
+        raise RuntimeError(f"{m.name}: its listener could not move to port {m.port}:\n{r.stdout}")
+    print(f"{m.name}: listener moved from port {found.group(1)} to {m.port}")
 
 
 def cluster_view(qmgr: str) -> dict[str, str]:

@@ -43,8 +43,9 @@ def start_listener(listeners: dict[str, Listener], obj: MQObject, accept_loop: C
     try:
         listeners[obj.name] = Listener(accept_loop, obj)
     except OSError as e:
-        log("AMQ9212E", f"A TCP/IP listener could not bind to port {obj['PORT']}: {e}")
-        return f"AMQ9212E: Listener {obj.name} could not bind to port {obj['PORT']}."
+        log("AMQ9218E", f"The TCP/IP listener program could not bind to port number {obj['PORT']}.",
+            f"Listener {obj.name}: {e.strerror or e}. Another program may be using the port.")
+        return f"AMQ9218E: The TCP/IP listener program could not bind to port number {obj['PORT']}."
     return None
 
 

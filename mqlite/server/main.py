@@ -12,10 +12,14 @@ from mqlite.store.check import StoreDamaged
 
 def main(argv: list[str]) -> int:
     name = argv[0]
+    srv = None
     try:
         srv = QMServer(name, accept_damage="--accept-damage" in argv[1:])
         srv.start()
     except (OSError, StoreDamaged) as e:
+        if srv is not None:                     # (what it started, ended: a listener whose port was busy)
+            srv.shutdown(immediate=True)
+            srv.stopped.wait(15)
         print(f"ERROR {e}", flush=True)
         return 1
     # The hot paths allocate many short-lived objects and make no reference cycles: collect rarely.

@@ -123,8 +123,8 @@ class QMServer:
         for obj in list(self.qm.objects["LISTENER"].values()):
             if obj["CONTROL"] in (C.MQSVC_CONTROL_Q_MGR, C.MQSVC_CONTROL_Q_MGR_START):
                 err = self.start_listener(obj)
-                if err:
-                    self.log.write("AMQ9212E", f"Listener {obj.name} could not start: {err}")
+                if err:                  # (a busy port: strmqm says so and the queue manager does not start)
+                    raise OSError(err)
         self.service_runner.start_with_qmgr(list(self.qm.objects["SERVICE"].values()))
         if os.path.exists(self.paths.socket):
             os.unlink(self.paths.socket)

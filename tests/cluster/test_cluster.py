@@ -317,10 +317,18 @@ def test_readme_main_job_runs_the_sales_cluster(tmp_path: Any) -> None:
     import os
     import subprocess
     import sys
-    env = dict(os.environ, MQLITE_DATA=str(tmp_path))
+    # The user's data directory has a FR1 of their own, which the demo must leave alone (it used
+    # MQLITE_DATA when exported, and ended with dltmqm of FR1, FR2, PR1 and PR2); its own directory
+    # is removed at the end (it left an empty one each run).
+    users, temp = tmp_path / "users", tmp_path / "tmp"
+    temp.mkdir()
+    env = dict(os.environ, MQLITE_DATA=str(users), TMPDIR=str(temp))
+    assert subprocess.run([sys.executable, "-m", "mqlite.cli.main", "crtmqm", "FR1"], env=env,
+                          capture_output=True).returncode == 0
     r = subprocess.run([sys.executable, "-m", "mqlite.cli.main", "demo"], capture_output=True, text=True,
                        timeout=180, env=env)
     assert r.returncode == 0, r.stdout + r.stderr
+    assert os.path.isdir(users / "qmgrs" / "FR1") and list(temp.iterdir()) == []
     out = r.stdout
     assert "cluster converged: every member knows the full repositories FR1, FR2" in out
     assert out.count("QMTYPE(REPOS)") == 2 and out.count("QMTYPE(NORMAL)") == 2
@@ -330,3 +338,35 @@ def test_readme_main_job_runs_the_sales_cluster(tmp_path: Any) -> None:
     on_open = re.findall(r"got on PR\d: (\[.*?\])", out.split("MQOO_BIND_ON_OPEN")[1].split("$ python")[0])
     assert "[]" in on_open and len(on_open) == 2
     assert out.count("ended.") == 4
+
+
+def test_up_again_with_auto_ports_moves_the_listeners(tmp_path: Any) -> None:
+    """`mqlite up DIR --ports auto` a second time picks new ports and rewrites the CONNAMEs: the
+    listeners follow (they stayed on the old ports, so every cluster sender retried while up said
+    the cluster had converged), and the cluster works on the new ports."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, MQLITE_DATA=str(tmp_path))
+    sales = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                         "examples", "sales")
+
+    def mqlite(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "mqlite.cli.main", *args], capture_output=True, text=True,
+                              timeout=180, env=env, input=stdin)
+    try:
+        assert mqlite("up", sales, "--ports", "auto").returncode == 0
+        r = mqlite("up", sales, "--ports", "auto")
+        assert r.returncode == 0, r.stdout + r.stderr
+        moved = dict(re.findall(r"(\w+): listener moved from port \d+ to (\d+)", r.stdout))
+        assert sorted(moved) == ["FR1", "FR2", "PR1", "PR2"], r.stdout
+        for name, port in moved.items():
+            shown = mqlite("runmqsc", name, stdin="DISPLAY LSSTATUS(SYSTEM.LISTENER.TCP.1) PORT\n").stdout
+            assert f"PORT({port})" in shown
+        # FR1 reaches PR1 and PR2 on their new ports: its cluster senders to them run.
+        assert mqlite("runmqsc", "FR1", stdin="START CHANNEL(SALES.PR1)\nSTART CHANNEL(SALES.PR2)\n").returncode == 0
+        wait_until(lambda: mqlite("runmqsc", "FR1", stdin="DISPLAY CHSTATUS(SALES.PR*) STATUS\n").stdout.count(
+            "STATUS(RUNNING)") == 2, what="FR1's senders to PR1 and PR2 running on the new ports")
+    finally:
+        mqlite("down", sales, "--delete")
+

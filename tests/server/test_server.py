@@ -38,6 +38,28 @@ def test_control_commands(data_dir):
     assert "QM.A" not in mqlite("dspmq").stdout
 
 
+def test_strmqm_on_a_busy_port_says_so_and_does_not_start(data_dir):
+    """The queue manager's listener cannot bind: strmqm answers with MQ's AMQ9218E (the error log
+    has it too) and a failure, and nothing is left running (it said "started" before)."""
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen()
+    port = busy.getsockname()[1]
+    try:
+        assert mqlite("crtmqm", "-p", str(port), "QM.BUSY").returncode == 0
+        r = mqlite("strmqm", "QM.BUSY")
+        assert r.returncode == 71 and "started" not in r.stdout
+        assert f"AMQ9218E: The TCP/IP listener program could not bind to port number {port}." in r.stderr
+        assert "STATUS(Ended normally)" in mqlite("dspmq", "-m", "QM.BUSY").stdout
+        log = open(os.path.join(data_dir, "qmgrs", "QM.BUSY", "errors", "AMQERR01.LOG"), encoding="utf-8").read()
+        assert "AMQ9218E" in log
+    finally:
+        busy.close()
+    r = mqlite("strmqm", "QM.BUSY")                   # the port free again, it starts
+    assert r.returncode == 0 and "started" in r.stdout
+    assert mqlite("endmqm", "-i", "QM.BUSY").returncode == 0
+
+
 def test_runmqsc_output_and_exit_codes(running_qm: RunningQM):
     r = running_qm.mqsc("DEFINE QLOCAL(RQ) +\n  DESCR('two lines')\nDISPLAY QLOCAL(RQ) DESCR\n")
     assert r.returncode == 0
