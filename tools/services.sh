@@ -8,16 +8,19 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 if [ ! -d "$here/tests/amqp/node/node_modules/rhea" ]; then
     command -v npm >/dev/null 2>&1 || { echo "tools/services.sh: npm is needed for rhea (Node.js 20)" >&2; exit 1; }
+    echo "tools/services.sh: installing rhea (npm ci in tests/amqp/node): the AMQP tests' Node.js client"
     npm ci --prefix "$here/tests/amqp/node" --no-audit --no-fund --silent
 fi
 need=()
-command -v slapd >/dev/null 2>&1 || [ -x /usr/sbin/slapd ] || need+=(slapd ldap-utils)
-command -v chromium >/dev/null 2>&1 || need+=(chromium)
-command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
-command -v mosquitto_pub >/dev/null 2>&1 || need+=(mosquitto-clients)
+why=()
+command -v slapd >/dev/null 2>&1 || [ -x /usr/sbin/slapd ] || { need+=(slapd ldap-utils); why+=("slapd: the LDAP (IDPWLDAP) tests"); }
+command -v chromium >/dev/null 2>&1 || { need+=(chromium); why+=("chromium: the mqweb console's browser tests"); }
+command -v chromedriver >/dev/null 2>&1 || { need+=(chromium-driver); why+=("chromium-driver: Selenium's driver for them"); }
+command -v mosquitto_pub >/dev/null 2>&1 || { need+=(mosquitto-clients); why+=("mosquitto-clients: the MQTT channel tests"); }
 if [ ${#need[@]} -eq 0 ]; then
     exit 0
 fi
+for w in "${why[@]}"; do echo "tools/services.sh: installing $w"; done
 if [ "$(id -u)" != 0 ]; then
     echo "tools/services.sh: missing ${need[*]} and this is not root: install Debian's packages" >&2
     exit 1

@@ -263,6 +263,11 @@ def demo(args: argparse.Namespace) -> int:
     return demo_main()
 
 
+def doctor(args: argparse.Namespace) -> int:
+    from mqlite.cli.doctor import main as doctor_main
+    return doctor_main()
+
+
 def topology(args: argparse.Namespace) -> int:
     """mqlite up DIR / mqlite down DIR."""
     from mqlite.cli import topology as t
@@ -362,6 +367,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="the main job: the SALES cluster of examples/sales, puts and gets, then down "
                                     "(in a data directory of its own, on free ports)")
     p.set_defaults(fn=demo)
+    p = sub.add_parser("doctor", help="check what this machine has for mqlite and say how to get what is missing")
+    p.set_defaults(fn=doctor)
     cli_security.add_parsers(sub, _security)
     cli_config.add_parsers(sub, _security)
     return ap

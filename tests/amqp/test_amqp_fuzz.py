@@ -62,8 +62,10 @@ SESSION = session_bytes()
 
 
 def exchange(rig: dict[str, Any], data: bytes) -> bool:
-    """Send ``data``, end our side, read until the server closes: True if it did within 5 s."""
-    s = socket.create_connection(("127.0.0.1", rig["port"]), timeout=5)
+    """Send ``data``, end our side, read until the server closes: True if it did within 20 s (a
+    loaded machine's margin). The server may close first, before all of ``data`` is sent or our
+    side is ended: any error of the socket but a timeout is that (it failed the test before)."""
+    s = socket.create_connection(("127.0.0.1", rig["port"]), timeout=20)
     try:
         s.sendall(data)
         s.shutdown(socket.SHUT_WR)
@@ -72,7 +74,7 @@ def exchange(rig: dict[str, Any], data: bytes) -> bool:
         return True
     except socket.timeout:
         return False
-    except (ConnectionResetError, BrokenPipeError):
+    except OSError:
         return True
     finally:
         s.close()

@@ -159,6 +159,7 @@ def test_mqlite_ccdt_writes_the_clntconn_channels_as_a_table_clients_use(two, tm
     assert r.returncode == 0, r.stdout + r.stderr
     defs = {d.name: d for d in ccdt.read(str(out))}
     assert set(defs) == {"TO.GROUP", "GAMMA"}
+    assert "MQL0040I: 2 client-connection channel(s) of QMB written" in r.stdout    # (it counted SYSTEM.DEF.CLNTCONN)
     g = defs["TO.GROUP"]
     assert (g.conname, g.qmgr, g.weight, g.affinity) == (f"127.0.0.1({down}),{qmb.conname}", "G2", 7, 0)
     (written,) = [c for c in json.loads(out.read_text())["channel"] if c["name"] == "TO.GROUP"]

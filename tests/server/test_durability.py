@@ -79,6 +79,7 @@ WORKER = textwrap.dedent("""
     def note(line):
         log.write(line + "\\n"); log.flush(); os.fsync(log.fileno())
     qmgr = pymqi.connect("TESTQM", "TEST.SVRCONN", "127.0.0.1(%d)" % port)
+    note("connected")
     persistent = pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT)
     try:
         if role == "single":          # persistent puts outside syncpoint
@@ -129,7 +130,15 @@ def test_kill9_under_load_loses_nothing_acknowledged_and_doubles_nothing(running
     procs = [subprocess.Popen([sys.executable, str(script), role, str(running_qm.port), str(log), str(i)])
              for i, (role, log) in enumerate(zip(roles, logs))]
     try:
-        time.sleep(2.5)
+        # The crash comes once every worker is connected and the work is under way (a fixed 2.5 s
+        # was not enough on a loaded machine: a worker killed before its first connect wrote no log).
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            texts = [log.read_text() if log.exists() else "" for log in logs]
+            if all("connected" in t for t in texts) and sum(t.count("\nack ") for t in texts) > 60 \
+                    and sum(t.count("\ndone ") for t in texts) > 25:
+                break
+            time.sleep(0.1)
         kill9(running_qm)
         for p in procs:
             p.wait(timeout=30)
