@@ -16,6 +16,7 @@ import platform
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any
 
 from starlette.applications import Starlette
@@ -127,20 +128,6 @@ class Web:
                 yield f"data: {json.dumps(snap)}\n\n"
                 await asyncio.sleep(C.KEEP_SECONDS)
         return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
-
-    async def api_docs(self, request: Request) -> Response:
-        """GET /ibm/api/docs: the REST API's Swagger description (API discovery), for any role,
-        when the apiDiscovery setting is on (MQ: the apiDiscovery-1.0 feature)."""
-        try:
-            if not settings_now().get("apiDiscovery"):
-                raise Problem(404, "MQWB0006E", f"The resource {request.url.path} was not found.",
-                              "API discovery is not enabled.", "setmqweb properties -k apiDiscovery -v true")
-            ident = await self.identify(request)
-            if not ident.roles:
-                raise no_role(ident, "use mqweb")
-        except Problem as p:
-            return error_response(p, request)
-        return JSONResponse(openapi.description(VERSION))
 
     def browse(self, request: Request, qmgr: str, user: str) -> Response:
         queue = queue_named(request.path_params["queue"])
@@ -499,6 +486,21 @@ class Web:
         return response
 
 
+async def api_docs(web: Web, request: Request) -> Response:
+    """GET /ibm/api/docs: the REST API's Swagger description (API discovery), for any role,
+    when the apiDiscovery setting is on (MQ: the apiDiscovery-1.0 feature)."""
+    try:
+        if not settings_now().get("apiDiscovery"):
+            raise Problem(404, "MQWB0006E", f"The resource {request.url.path} was not found.",
+                          "API discovery is not enabled.", "setmqweb properties -k apiDiscovery -v true")
+        ident = await web.identify(request)
+        if not ident.roles:
+            raise no_role(ident, "use mqweb")
+    except Problem as p:
+        return error_response(p, request)
+    return JSONResponse(openapi.description(VERSION))
+
+
 def create_app() -> Starlette:
     web = Web()
 
@@ -560,7 +562,7 @@ def create_app() -> Starlette:
                Route("/ibmmq/console/api/snapshot", web.console_api, methods=["GET"]),
                Route("/ibmmq/console/api/stream", web.console_api, methods=["GET"]),
                Route("/ibmmq/console/api/browse/{qmgr:str}/{queue:str}", web.console_api, methods=["GET"]),
-               Route("/ibm/api/docs", web.api_docs, methods=["GET"])]
+               Route("/ibm/api/docs", partial(api_docs, web), methods=["GET"])]
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
