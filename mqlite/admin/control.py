@@ -13,7 +13,7 @@ from mqlite.admin.params import CommandError
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import pcf
-from mqlite.cmq.structs import pad
+from mqlite.engine import topicstatus
 from mqlite.engine.subfields import SBSTATUS_FIELDS, owner, sbstatus_row
 from mqlite.mqsc.status import (
     LSSTATUS_FIELDS,
@@ -24,8 +24,6 @@ from mqlite.mqsc.status import (
     svstatus_row,
 )
 from mqlite.objects.names import generic_match
-from mqlite.pubsub import topics
-from mqlite.pubsub.matching import topic_match
 
 
 # --- the queue manager --------------------------------------------------------------------------
@@ -208,33 +206,21 @@ def inquire_sub_status(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
 
 
 def inquire_topic_status(a: Admin, msg: pcf.Message) -> list[list[bytes]]:
-    """Inquire Topic Status of StatusType TOPIC: a topic-tree node's publisher and subscriber
-    counts, whether it holds a retained publication, and the administrative topic it inherits
-    from (SUB and PUB status types: DISPLAY TPSTATUS in Escape)."""
-    if msg.first(F.MQIACF_TOPIC_STATUS_TYPE, F.MQIACF_TOPIC_STATUS) != F.MQIACF_TOPIC_STATUS:
+    """Inquire Topic Status of StatusType TOPIC (a node's resolved attributes, publisher and
+    subscriber counts, retained publication, administrative topic), SUB (each subscription on it)
+    or PUB (each publisher): what DISPLAY TPSTATUS shows (engine.topicstatus)."""
+    kind = {v: k for k, v in topicstatus.TYPES.items()}.get(msg.first(F.MQIACF_TOPIC_STATUS_TYPE,
+                                                                     F.MQIACF_TOPIC_STATUS))
+    if kind is None:
         raise CommandError(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACF_TOPIC_STATUS_TYPE)
-    wanted = p.trimmed(p.need(msg, C.MQCA_TOPIC_STRING))
-    qm = a.qm
-    tree = qm.pubsub.tree()
-    subs = list(qm.pubsub.subscriptions.values())
-    pubs = [h.topic for c in qm.conns.values() for h in c.handles.values() if h.topic is not None]
-    used = set(tree) | {s.topic for s in subs} | set(pubs) | set(qm.pubsub.retained)
-    nodes = sorted({n for s in used if s for n in topics.ancestors(s) if n})
-    chosen = [n for n in nodes if topics_match(wanted, n)]
+    chosen = topicstatus.matching(a.qm, p.trimmed(p.need(msg, C.MQCA_TOPIC_STRING)))
     if not chosen:
         raise CommandError(F.MQRCCF_TOPIC_STRING_NOT_FOUND, C.MQCA_TOPIC_STRING)
+    fields = topicstatus.FIELDS[kind]
     out = []
     for node in chosen:
-        admin = tree.get(node)
-        out.append([pcf.enc_str(C.MQCA_TOPIC_STRING, node.encode()),
-                    pcf.enc_str(C.MQCA_ADMIN_TOPIC_NAME, pad(admin.name if admin is not None else "", 48)),
-                    pcf.enc_int(C.MQIA_PUB_COUNT, sum(1 for t in pubs if t == node)),
-                    pcf.enc_int(C.MQIA_SUB_COUNT, sum(1 for s in subs if s.topic == node)),
-                    pcf.enc_int(F.MQIACF_RETAINED_PUBLICATION, F.MQQSO_YES if node in qm.pubsub.retained
-                                else F.MQQSO_NO)])
+        for row in topicstatus.rows(a.qm, node, kind):
+            values = p.field_values([f for f in fields if f.keyword in row], row)
+            if p.passes_values(msg, values):
+                out.append(p.encode_values(values, None))
     return out
-
-
-def topics_match(pattern: str, node: str) -> bool:
-    """A topic string with # and + as whole levels, or a plain one."""
-    return topic_match(pattern, node) if "#" in pattern or "+" in pattern else pattern == node

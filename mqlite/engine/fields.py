@@ -2,7 +2,7 @@
 shows and the PCF parameter an inquiry answers (``engine.connections``, ``engine.status``)."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,3 +64,11 @@ class Field:
         if self.word is not None or self.width == 0:
             return int(word) if word.lstrip("-").isdigit() else None
         return word
+
+
+def mqsc_items(fields: Iterable[Field], row: dict[str, Any], shown: Collection[str] | None = None) -> list[str]:
+    """A status row as DISPLAY's KEY(value) items, those ``shown`` (None: all) that the row has;
+    a blank value is KEY( ), as runmqsc shows it."""
+    return [f"{f.keyword}({f.mqsc(row[f.keyword]) or ' '})" for f in fields
+            if f.keyword in row and (shown is None or f.keyword in shown)]
+

@@ -98,8 +98,3 @@ def sbstatus_row(s: Any, owner: bytes | None) -> dict[str, Any]:
 def owner(conns: Any, sub: Any) -> bytes | None:
     """The connection (of ``conns``, the queue manager's) that has ``sub`` open, if one has."""
     return next((bytes(c.conn_id) for c in conns.values() if any(h.sub is sub for h in c.handles.values())), None)
-
-
-def mqsc_items(fields: tuple[Field, ...], row: dict[str, Any]) -> list[str]:
-    """A row as DISPLAY's KEY(value) items (a blank value as KEY( ))."""
-    return [f"{f.keyword}({f.mqsc(row[f.keyword]) or ' '})" for f in fields]

@@ -10,7 +10,7 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.engine.clock import mq_date_time
 from mqlite.engine.connections import QHANDLE_FIELDS, qhandle_row
-from mqlite.engine.fields import Field, enum
+from mqlite.engine.fields import Field, enum, mqsc_items
 from mqlite.engine.status import QSTATUS_FIELDS, qstatus_row
 from mqlite.mqsc.base import Part
 from mqlite.mqsc.cluster import row_where
@@ -113,11 +113,6 @@ def qmstatus_row(qm: QueueManager) -> dict[str, Any]:
             "STARTDA": d, "STARTTI": t, "STATUS": F.MQQMSTA_RUNNING}
 
 
-def status_items(fields: tuple[Field, ...], row: dict[str, Any], shown: list[str] | None = None) -> list[str]:
-    """A status row as DISPLAY's KEY(value) items, those ``shown`` (None: all); a blank is KEY( )."""
-    return [f"{f.keyword}({f.mqsc(row[f.keyword]) or ' '})" for f in fields if shown is None or f.keyword in shown]
-
-
 class StatusCommands(Part):
     """DISPLAY QSTATUS, CHSTATUS and LSSTATUS."""
 
@@ -162,7 +157,7 @@ class StatusCommands(Part):
                             continue
                         lines.append(QSTATUS_HEADER)
                         lines.extend(format_fields([f"QUEUE({name})", "TYPE(HANDLE)"]
-                                                   + status_items(QHANDLE_FIELDS, qhandle_row(conn, h))))
+                                                   + mqsc_items(QHANDLE_FIELDS, qhandle_row(conn, h))))
         if not found:
             return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)
         return Result(lines)
@@ -220,7 +215,7 @@ class StatusCommands(Part):
             if st is None:
                 continue
             lines.append(SVSTATUS_HEADER)
-            lines.extend(format_fields(status_items(SVSTATUS_FIELDS, svstatus_row(name, obj, st))))
+            lines.extend(format_fields(mqsc_items(SVSTATUS_FIELDS, svstatus_row(name, obj, st))))
         if not lines:
             return Result([f"MQL8010I: No running service matches {pattern}."], ERROR)
         return Result(lines)
@@ -236,7 +231,7 @@ class StatusCommands(Part):
             if st is None:
                 continue
             lines.append(LSSTATUS_HEADER)
-            lines.extend(format_fields(status_items(LSSTATUS_FIELDS, lsstatus_row(name, obj, st))))
+            lines.extend(format_fields(mqsc_items(LSSTATUS_FIELDS, lsstatus_row(name, obj, st))))
         if not lines:
             return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)
         return Result(lines)

@@ -8,22 +8,17 @@ from typing import TYPE_CHECKING, Any
 
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
-from mqlite.engine.clock import mq_date_time
-from mqlite.engine.subfields import SBSTATUS_FIELDS, SUB_FIELDS, mqsc_items, owner, sbstatus_row, sub_row
+from mqlite.engine import topicstatus
+from mqlite.engine.fields import mqsc_items
+from mqlite.engine.subfields import SBSTATUS_FIELDS, SUB_FIELDS, owner, sbstatus_row, sub_row
 from mqlite.mqsc.base import Part
 from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields
-from mqlite.objects.attrs import TABLE
 from mqlite.objects.names import generic_match
-from mqlite.pubsub import topics
-from mqlite.pubsub.matching import topic_match
 
 if TYPE_CHECKING:
     from mqlite.mqsc.parser import Command
 
 TPSTATUS_HEADER = "AMQ8754I: Display topic status details."
-_TPSTATUS_ATTRS = ("CLUSTER", "COMMINFO", "DEFPRESP", "DEFPRTY", "DEFPSIST", "DURSUB", "MCAST", "MDURMDL",
-                   "MNDURMDL", "NPMSGDLV", "PMSGDLV", "PUB", "PUBSCOPE", "SUB", "SUBSCOPE", "USEDLQ")
-_TPSTATUS_ALL = ("ADMIN", *_TPSTATUS_ATTRS, "CLROUTE", "PUBCOUNT", "SUBCOUNT", "RETAINED")
 
 
 class TopicCommands(Part):
@@ -57,57 +52,24 @@ class TopicCommands(Part):
             kind = (p.value or "").upper()
             if kind not in ("TOPIC", "SUB", "PUB"):
                 raise SyntaxProblem(cmd.text, p.text, "TYPE must be TOPIC, SUB or PUB.")
+        fields = topicstatus.FIELDS[kind]
+        known = [f.keyword for f in fields[1:]]
         requested = []
         for q in cmd.params:
             if q.keyword in ("TYPE", "ALL", "CMDSCOPE"):
                 continue
-            if q.keyword not in _TPSTATUS_ALL or q.value is not None:
+            if q.keyword not in known or q.value is not None:
                 raise SyntaxProblem(cmd.text, q.text, f"{q.keyword} is not valid for DISPLAY TPSTATUS.")
             requested.append(q.keyword)
-        show = _TPSTATUS_ALL if not requested or cmd.param("ALL") is not None else tuple(requested)
-        tree = self._tree()
-        subs = list(self.qm.pubsub.subscriptions.values())
-        publishers = [(c, h) for c in self.qm.conns.values() for h in c.handles.values() if h.topic is not None]
-        # The tree's nodes: administrative objects', subscriptions', publishers' and retained
-        # publications' topic strings, and the levels above them.
-        used = set(tree) | {s.topic for s in subs} | {h.topic for _c, h in publishers} | set(self.qm.pubsub.retained)
-        nodes = sorted({n for s in used if s is not None for n in topics.ancestors(s) if n})
-        if "#" in pattern or "+" in pattern:
-            wanted = [n for n in nodes if topic_match(pattern, n)]
-        else:
-            wanted = [pattern] if pattern in nodes or pattern in tree else []
+        show = None if not requested or cmd.param("ALL") is not None else ["TOPICSTR", *requested]
+        wanted = topicstatus.matching(self.qm, pattern)
         if not wanted:
             return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)
         lines: list[str] = []
         for node in wanted:
-            here = [s for s in subs if s.topic == node]
-            pubs = [(c, h) for c, h in publishers if h.topic == node]
-            if kind == "SUB":
-                for sub in here:
-                    lines.append(TPSTATUS_HEADER)
-                    ld, lt = mq_date_time(sub.last_msg) if sub.last_msg else (" ", " ")
-                    rd, rt = mq_date_time(sub.resumed or sub.created)
-                    lines.extend(format_fields([
-                        f"TOPICSTR({node})", f"SUBID({sub.subid.upper()})", f"SUBUSER({sub.user or ' '})",
-                        f"DURABLE({'YES' if sub.durable else 'NO'})", f"SUBTYPE({sub.subtype})",
-                        f"RESMDATE({rd})", f"RESMTIME({rt})", f"LMSGDATE({ld})", f"LMSGTIME({lt})",
-                        f"NUMMSGS({sub.publications})"]))
-                continue
-            if kind == "PUB":
-                for conn, _h in pubs:
-                    lines.append(TPSTATUS_HEADER)
-                    lines.extend(format_fields([f"TOPICSTR({node})", f"ACTCONN({conn.hconn:048X})"]))
-                continue
-            lines.append(TPSTATUS_HEADER)
-            values = topics.resolved_all(tree, node)
-            admin = tree.get(node)
-            table = TABLE.attrs("TOPIC")
-            shown = {attr: table[attr].render(values[attr]) for attr in _TPSTATUS_ATTRS}
-            shown.update(ADMIN=f"ADMIN({admin.name if admin is not None else ' '})",
-                         CLROUTE=table["CLROUTE"].render(topics.admin_node(tree, node)["CLROUTE"]),
-                         PUBCOUNT=f"PUBCOUNT({len(pubs)})", SUBCOUNT=f"SUBCOUNT({len(here)})",
-                         RETAINED=f"RETAINED({'YES' if node in self.qm.pubsub.retained else 'NO'})")
-            lines.extend(format_fields([f"TOPICSTR({node})"] + [shown[k] for k in show]))
+            for row in topicstatus.rows(self.qm, node, kind):
+                lines.append(TPSTATUS_HEADER)
+                lines.extend(format_fields(mqsc_items(fields, row, show)))
         return Result(lines)
 
 

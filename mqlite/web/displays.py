@@ -17,7 +17,7 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.engine.connections import CONN_FIELDS, HANDLE_FIELDS, QHANDLE_FIELDS
 from mqlite.engine.fields import Field
-from mqlite.engine import applstatus
+from mqlite.engine import applstatus, topicstatus
 from mqlite.engine.status import QSTATUS_FIELDS
 from mqlite.engine.subfields import SBSTATUS_FIELDS, SUB_FIELDS
 from mqlite.mqsc.cluster import CLUSQMGR_FIELDS, QCLUSTER_FIELDS
@@ -97,6 +97,12 @@ def _apstatus(values: Values) -> dict[str, str]:
     return {"APPLNAME": out.pop("APPLNAME"), "TYPE": kind} | out
 
 
+def _tpstatus(values: Values) -> dict[str, str]:
+    """A topic node's status, or one subscription's or publisher's on it (TYPE SUB, PUB)."""
+    kind = "SUB" if F.MQBACF_SUB_ID in values else "PUB" if F.MQBACF_CONNECTION_ID in values else "TOPIC"
+    return PF.status_fields(topicstatus.FIELDS[kind][1:], values, C.MQCA_TOPIC_STRING, "TOPICSTR")
+
+
 def _qstatus(values: Values) -> dict[str, str]:
     """A queue's status (TYPE QUEUE) or one handle's on it (TYPE HANDLE)."""
     handle = values.get(F.MQIACF_Q_STATUS_TYPE) == F.MQIACF_Q_HANDLE
@@ -152,6 +158,9 @@ DISPLAYS: dict[str, Display] = {
     "APSTATUS": Display(F.MQCMD_INQUIRE_APPL_STATUS, F.MQCACF_APPL_NAME, ("APPLNAME", "TYPE"), _apstatus,
                         fields=tuple({f.keyword: f for t in applstatus.TYPES.values() for f in t}.values()),
                         types={"type": {k: ((F.MQIACF_APPL_INFO_TYPE, v),) for v, k in _APPL_TYPES.items()}}),
+    "TPSTATUS": Display(F.MQCMD_INQUIRE_TOPIC_STATUS, C.MQCA_TOPIC_STRING, ("TOPICSTR",), _tpstatus,
+                        fields=tuple({f.keyword: f for t in topicstatus.FIELDS.values() for f in t}.values()),
+                        types={"type": {k: ((F.MQIACF_TOPIC_STATUS_TYPE, v),) for k, v in topicstatus.TYPES.items()}}),
     "QSTATUS": Display(F.MQCMD_INQUIRE_Q_STATUS, C.MQCA_Q_NAME, ("QUEUE", "TYPE"),
                        _qstatus, fields=QSTATUS_FIELDS + QHANDLE_FIELDS,
                        types={"type": {"QUEUE": ((F.MQIACF_Q_STATUS_TYPE, F.MQIACF_Q_STATUS),),

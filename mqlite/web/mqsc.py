@@ -25,6 +25,9 @@ QUALIFIERS = ("APSTATUS", "AUTHINFO", "AUTHREC", "AUTHSERV", "CHANNEL", "CHINIT"
               "SECURITY", "SERVICE", "SUB", "SVSTATUS", "TOPIC", "TPSTATUS", "LISTENER", "CLUSTER", "QMGRMAP",
               "QCLUSTER")
 NAMELESS = ("QMGR", "QMSTATUS", "CMDSERV", "PUBSUB", "SECURITY", "CHINIT", "AUTHSERV")
+# Names that are not object names: a topic string (# and + its wildcards), a subscription's or an
+# application's name (any characters), quoted like every value.
+FREE_NAMES = ("TPSTATUS", "SUB", "SBSTATUS", "APSTATUS")
 # Keywords that take no value: {"replace": "yes"} is REPLACE, {"replace": "no"} NOREPLACE.
 FLAGS = ("REPLACE", "PURGE", "FORCE", "ALL", "IGNSTATE", "REMOVEALL")
 _NAME = re.compile(r"^[A-Za-z0-9._/%*]{1,48}$")
@@ -78,6 +81,11 @@ def command_text(body: dict[str, Any]) -> str:
     if qualifier in NAMELESS:
         if name not in (None, ""):
             raise BadRequest("MQWB1104E", "Unknown arguments specified.")
+    elif qualifier in FREE_NAMES:        # (a topic string, a subscription's or application's name: quoted)
+        if not isinstance(name, str) or not name or len(name) > 10240 or any(c in name for c in "\r\n\0"):
+            raise BadRequest("MQWB1102E" if not name else "MQWB1104E",
+                             "Mandatory arguments missing from command." if not name else "Unknown arguments specified.")
+        parts[-1] += f"({quoted(name)})"
     else:
         if not isinstance(name, str) or not _NAME.match(name):
             raise BadRequest("MQWB1102E" if not name else "MQWB1104E",

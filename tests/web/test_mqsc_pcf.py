@@ -69,6 +69,20 @@ def test_a_subscriptions_user_data_cannot_forge_it(web: dict[str, Any]) -> None:
         web["qm"].mqsc("DELETE SUB(PCF.FORGEDSUB)\n", check=True)
 
 
+def test_a_topic_string_cannot_forge_a_topic_status(web: dict[str, Any]) -> None:
+    """A topic string is the publisher's or subscriber's to choose: TPSTATUS reads it as it is."""
+    forged = "pcf/x) ADMIN(EVIL) SUBCOUNT(99"
+    web["qm"].mqsc(f"DEFINE SUB(PCF.TOPICSUB) TOPICSTR('{forged}') DEST(WEB.KEPT) REPLACE\n", check=True)
+    try:
+        status, _h, body = mqsc(web, {"type": "runCommandJSON", "command": "display", "qualifier": "tpstatus",
+                                      "name": forged})
+        (item,) = body["commandResponse"]
+        p = item["parameters"]
+        assert (p["topicstr"], p["admin"], p["subcount"]) == (forged, "", 1), p
+    finally:
+        web["qm"].mqsc("DELETE SUB(PCF.TOPICSUB)\n", check=True)
+
+
 def _text_items(web: dict[str, Any], command: str) -> list[dict[str, Any]]:
     """What reading ``command``'s display text gives (runmqsc's echo and summary left out)."""
     r = web["qm"].mqsc(command + "\n")
@@ -91,6 +105,8 @@ CASES = [
     ("sub", "PCF.NOSUCH", {}, None), ("lsstatus", "*", {}, None), ("svstatus", "*", {}, None),
     ("qstatus", "PCF.SAME", {"type": "handle"}, None), ("apstatus", "pcf.held", {}, None),
     ("apstatus", "pcf.held", {"type": "local"}, None), ("conn", "*", {"where": "appltag eq 'pcf.held'"}, None),
+    ("tpstatus", "pcf/#", {}, None), ("tpstatus", "pcf/one", {"type": "sub"}, None),
+    ("tpstatus", "pcf/held", {"type": "pub"}, None),
 ]
 
 
@@ -117,6 +133,10 @@ def test_the_pcf_answer_is_what_the_display_shows(web: dict[str, Any], qualifier
         client = pymqi.QueueManager(None)
         client.connect_with_options("WEBQM", cd=cd, cno=pymqi.CNO(Version=7, ApplName=b"pcf.held"))
         held = pymqi.Queue(client, "PCF.SAME", pymqi.CMQC.MQOO_INPUT_SHARED | pymqi.CMQC.MQOO_BROWSE)
+    if qualifier == "tpstatus":                               # (a publisher on pcf/held)
+        client = web["qm"].client()
+        held = pymqi.Topic(client, topic_string="pcf/held")
+        held.open(open_opts=pymqi.CMQC.MQOO_OUTPUT)
     words = " ".join(f"{k.upper()}({v})" if k != "where" else f"WHERE({v})" for k, v in params.items())
     named = f"('{name}')" if name else ""
     command = f"DISPLAY {qualifier.upper()}{named} {words} {' '.join(wanted or ['ALL'])}"
