@@ -15,6 +15,7 @@ from mqlite import pymqi
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import GMO, MD, OD, PMO
 from mqlite.net import protocol as P
+from mqlite.testing import run_mqlite
 
 
 def hello(qm, channel: str) -> dict:
@@ -174,3 +175,15 @@ def mqtt_published(port: int, client_id: str, topic: str) -> None:
     finally:
         c.loop_stop()
         c.disconnect()
+
+
+def start_mqweb(env: dict, qmgr: str, port: int) -> None:
+    """mqweb on loopback ``port`` (HTTP only, no delay after a wrong password) for the data
+    directory of ``env``, with a user admin/passw0rd of ``qmgr`` in MQWebAdmin and MQWebUser."""
+    for key, value in (("httpHost", "127.0.0.1"), ("httpPort", str(port)), ("httpsPort", "-1"),
+                       ("authFailDelay", "0")):
+        assert run_mqlite("setmqweb", "properties", "-k", key, "-v", value, env=env).returncode == 0
+    assert run_mqlite("setmqusr", "-m", qmgr, "-u", "admin", "-p", "passw0rd", "-g", "MQWebAdminGroup",
+                      "-g", "MQWebUserGroup", env=env).returncode == 0
+    assert run_mqlite("strmqweb", env=env).returncode == 0
+

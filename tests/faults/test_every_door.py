@@ -39,6 +39,7 @@ from tests.faults.kit import (
     rss_kib,
     sample_requests,
     send,
+    start_mqweb,
 )
 
 CASES = int(os.environ.get("MQLITE_FAULT_CASES", "200"))
@@ -67,12 +68,7 @@ def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
             q.put(_kept(i))
         conn.disconnect()
         env = dict(os.environ, MQLITE_DATA=h.data_dir)
-        for key, value in (("httpHost", "127.0.0.1"), ("httpPort", str(web)), ("httpsPort", "-1"),
-                           ("authFailDelay", "0")):
-            assert run_mqlite("setmqweb", "properties", "-k", key, "-v", value, env=env).returncode == 0
-        assert run_mqlite("setmqusr", "-m", "FAULTQM", "-u", "admin", "-p", "passw0rd", "-g", "MQWebAdminGroup",
-                          "-g", "MQWebUserGroup", env=env).returncode == 0
-        assert run_mqlite("strmqweb", env=env).returncode == 0
+        start_mqweb(env, "FAULTQM", web)
         pid = qm.pid()
         assert pid is not None
         yield {"qm": qm, "h": h, "env": env, "amqp": amqp, "mqtt": mqtt_port, "web": web,

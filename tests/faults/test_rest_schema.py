@@ -26,6 +26,7 @@ from mqlite.cli.proc import free_port
 from mqlite.testing import Harness, run_mqlite
 from mqlite.web.app import create_app
 from mqlite.web.openapi import OPERATIONS
+from tests.faults.kit import start_mqweb
 
 CASES = int(os.environ.get("MQLITE_SCHEMA_CASES", "10"))
 AUTH = "Basic " + base64.b64encode(b"admin:passw0rd").decode()
@@ -38,12 +39,7 @@ def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         qm = h.add("SCHEMAQM", "DEFINE QLOCAL(SCHEMA.Q)\n")
         env = dict(os.environ, MQLITE_DATA=h.data_dir)
         port = free_port()
-        for key, value in (("httpHost", "127.0.0.1"), ("httpPort", str(port)), ("httpsPort", "-1"),
-                           ("authFailDelay", "0")):
-            assert run_mqlite("setmqweb", "properties", "-k", key, "-v", value, env=env).returncode == 0
-        assert run_mqlite("setmqusr", "-m", "SCHEMAQM", "-u", "admin", "-p", "passw0rd", "-g", "MQWebAdminGroup",
-                          "-g", "MQWebUserGroup", env=env).returncode == 0
-        assert run_mqlite("strmqweb", env=env).returncode == 0
+        start_mqweb(env, "SCHEMAQM", port)
         yield {"qm": qm, "env": env, "base": f"http://127.0.0.1:{port}"}
         run_mqlite("endmqweb", env=env)
     finally:
