@@ -15,15 +15,15 @@ from typing import Any
 from mqlite.admin.channels import CHSTATUS_FIELDS
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
+from mqlite.engine import applstatus, topicstatus
 from mqlite.engine.connections import CONN_FIELDS, HANDLE_FIELDS, QHANDLE_FIELDS
 from mqlite.engine.fields import Field
-from mqlite.engine import applstatus, topicstatus
 from mqlite.engine.status import QSTATUS_FIELDS
 from mqlite.engine.subfields import SBSTATUS_FIELDS, SUB_FIELDS
 from mqlite.mqsc.cluster import CLUSQMGR_FIELDS, QCLUSTER_FIELDS
 from mqlite.mqsc.display import QSG_ONLY
-from mqlite.mqsc.status import LSSTATUS_FIELDS, QMSTATUS_FIELDS, SVSTATUS_FIELDS
 from mqlite.mqsc.parser import condition
+from mqlite.mqsc.status import LSSTATUS_FIELDS, QMSTATUS_FIELDS, SVSTATUS_FIELDS
 from mqlite.objects.attrbase import ENUM, FLAG, INT
 from mqlite.objects.attrs import CHLTYPE_VALUES, QTYPE_VALUES, TABLE
 from mqlite.objects.names import MQSC_OPS
@@ -75,17 +75,11 @@ def _connection(values: Values) -> dict[str, str]:
 
 
 def _conn_read(values: Values) -> dict[str, str]:
-    out = _connection(values)
-    for f in CONN_FIELDS + HANDLE_FIELDS:
-        if f.selector in values and f.keyword not in out:
-            v = values[f.selector]
-            out[f.keyword] = f.mqsc(PF.text(v) if isinstance(v, (bytes, bytearray)) else v)
-    return out
+    return PF.status_fields(CONN_FIELDS + HANDLE_FIELDS, values, F.MQBACF_CONNECTION_ID, "CONN") | _connection(values)
 
 
 def _qmstatus(values: Values) -> dict[str, str]:
-    out = PF.status_fields(QMSTATUS_FIELDS[1:], values, C.MQCA_Q_MGR_NAME, "QMNAME")
-    return {"QMNAME": out.pop("QMNAME"), "TYPE": "QMGR"} | out
+    return PF.status_fields(QMSTATUS_FIELDS[1:], values, C.MQCA_Q_MGR_NAME, "QMNAME") | {"TYPE": "QMGR"}
 
 
 _APPL_TYPES = {F.MQIACF_APPL_INFO_APPL: "APPL", F.MQIACF_APPL_INFO_QMGR: "QMGR", F.MQIACF_APPL_INFO_LOCAL: "LOCAL"}
@@ -93,8 +87,7 @@ _APPL_TYPES = {F.MQIACF_APPL_INFO_APPL: "APPL", F.MQIACF_APPL_INFO_QMGR: "QMGR",
 
 def _apstatus(values: Values) -> dict[str, str]:
     kind = _APPL_TYPES.get(int(values.get(F.MQIACF_APPL_INFO_TYPE, F.MQIACF_APPL_INFO_APPL)), "APPL")
-    out = PF.status_fields(applstatus.TYPES[kind], values, F.MQCACF_APPL_NAME, "APPLNAME")
-    return {"APPLNAME": out.pop("APPLNAME"), "TYPE": kind} | out
+    return PF.status_fields(applstatus.TYPES[kind], values, F.MQCACF_APPL_NAME, "APPLNAME") | {"TYPE": kind}
 
 
 def _tpstatus(values: Values) -> dict[str, str]:
@@ -106,8 +99,8 @@ def _tpstatus(values: Values) -> dict[str, str]:
 def _qstatus(values: Values) -> dict[str, str]:
     """A queue's status (TYPE QUEUE) or one handle's on it (TYPE HANDLE)."""
     handle = values.get(F.MQIACF_Q_STATUS_TYPE) == F.MQIACF_Q_HANDLE
-    out = PF.status_fields(QHANDLE_FIELDS if handle else QSTATUS_FIELDS, values, C.MQCA_Q_NAME, "QUEUE")
-    return {"QUEUE": out.pop("QUEUE"), "TYPE": "HANDLE" if handle else "QUEUE"} | out
+    return PF.status_fields(QHANDLE_FIELDS if handle else QSTATUS_FIELDS, values, C.MQCA_Q_NAME, "QUEUE") | \
+        {"TYPE": "HANDLE" if handle else "QUEUE"}
 
 
 _QUEUE_TYPES = {k: ((C.MQIA_Q_TYPE, v),) for k, v in QTYPE_VALUES.items()} | {"ALL": ()}
