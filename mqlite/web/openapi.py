@@ -88,7 +88,7 @@ OPERATIONS = (
     Op(_MSG + "/message", "DELETE", "Get a message (destructively)", query=("messageId", "correlationId", "wait"),
        answers={200: "text", 204: None}),
     Op(_MSG + "/messagelist", "GET", "List the messages of a queue", query=("limit", "messageId", "correlationId"),
-       answers={200: {"type": "object", "required": ["messages"]}}),
+       answers={200: {"type": "array", "items": {"type": "object"}}}),
     Op("/messaging/qmgr/{qmgrName}/topic/{topicString}/message", "POST", "Publish a message", body="text",
        answers={201: None}),
 )

@@ -102,6 +102,7 @@ def test_schemathesis_finds_nothing(web: dict[str, Any]) -> None:
     checks = [not_a_server_error, response_schema_conformance, content_type_conformance]
     headers = {"Authorization": AUTH}
     calls = 0
+    succeeded: set[tuple[str, str]] = set()
     operations = [result.ok() for result in schema.get_all_operations()]
     assert len(operations) == sum(len(op.versions) for op in OPERATIONS)
     for operation in operations:
@@ -114,13 +115,21 @@ def test_schemathesis_finds_nothing(web: dict[str, Any]) -> None:
         def run(case: Any) -> None:
             nonlocal calls
             if case.path_parameters and "qmgrName" in case.path_parameters and calls % 2:
-                case.path_parameters["qmgrName"] = "SCHEMAQM"        # (half the calls reach the queue manager)
+                # (half the calls reach the queue manager and its queue, so that answers other than
+                # 404 are checked against their schemas too)
+                case.path_parameters["qmgrName"] = "SCHEMAQM"
+                if "queueName" in case.path_parameters and "/messaging/" in case.path:
+                    case.path_parameters["queueName"] = "SCHEMA.Q"     # (not the admin DELETE's: it would go)
             response = case.call(base_url=web["base"] + "/ibmmq/rest", headers=headers, timeout=15)
             calls += 1
+            succeeded.add((case.method, case.path)) if response.status_code < 300 else None
             # (an answer with no body, 201 or 204, has no content type to conform)
             case.validate_response(response, checks=checks if response.content else checks[:2])
         run()
     assert calls >= len(operations)
+    # Success answers were met and checked at every kind of resource, messages included.
+    assert {p.split("/")[2] for _m, p in succeeded} >= {"admin", "messaging", "login"}, sorted(succeeded)
+    assert any(p.endswith("/messagelist") for _m, p in succeeded), sorted(succeeded)
     log = os.path.join(web["env"]["MQLITE_DATA"], "web", "mqweb.log")
     assert "Traceback" not in (open(log, encoding="utf-8", errors="replace").read() if os.path.exists(log) else "")
     status, body = _get(web["base"] + "/ibmmq/rest/v1/admin/qmgr/SCHEMAQM")
