@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from mqlite.cmq import CMQC as C
 from mqlite.objects.model import MQObject
 
 
@@ -33,6 +34,27 @@ class Listener:
         except OSError:
             pass
         self.sock.close()
+
+
+class PortBusy(OSError):
+    """A listener the queue manager starts with cannot bind its port: strmqm refuses (AMQ9218E)."""
+
+
+def check_ports(objs: list[MQObject], log: Callable[..., None]) -> None:
+    """PortBusy (MQ's AMQ9218E, logged) for the first listener that starts with the queue manager
+    (CONTROL QMGR or STARTONLY) and cannot bind its port now: another program has it."""
+    for obj in objs:
+        if obj["CONTROL"] not in (C.MQSVC_CONTROL_Q_MGR, C.MQSVC_CONTROL_Q_MGR_START) or not obj["PORT"]:
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind((obj["IPADDR"] or "127.0.0.1", obj["PORT"]))
+            except OSError as e:
+                log("AMQ9218E", f"The TCP/IP listener program could not bind to port number {obj['PORT']}.",
+                    f"Listener {obj.name}: {e.strerror or e}. Another program may be using the port.")
+                raise PortBusy(f"AMQ9218E: The TCP/IP listener program could not bind to port number "
+                               f"{obj['PORT']}.") from None
 
 
 def start_listener(listeners: dict[str, Listener], obj: MQObject, accept_loop: Callable[[socket.socket, str], None],

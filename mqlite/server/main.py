@@ -6,6 +6,7 @@ import os
 import signal
 import sys
 
+from mqlite.server.listener import PortBusy
 from mqlite.server.server import QMServer
 from mqlite.store.check import StoreDamaged
 
@@ -16,8 +17,17 @@ def main(argv: list[str]) -> int:
     try:
         srv = QMServer(name, accept_damage="--accept-damage" in argv[1:])
         srv.start()
+    except PortBusy as e:                       # (refused before anything ran: the store closed, no pid file)
+        if srv is not None:
+            srv.store.close()
+            srv.pager.close()
+            for path in (srv.paths.socket, srv.paths.pid):
+                if os.path.exists(path):
+                    os.unlink(path)
+        print(f"ERROR {e}", flush=True)
+        return 1
     except (OSError, StoreDamaged) as e:
-        if srv is not None:                     # (what it started, ended: a listener whose port was busy)
+        if srv is not None:                     # (what it started, ended: a listener whose port was taken late)
             srv.shutdown(immediate=True)
             srv.stopped.wait(15)
         print(f"ERROR {e}", flush=True)

@@ -44,7 +44,7 @@ from mqlite.server.errlog import ErrorLog
 from mqlite.server.handshakes import Handshakes
 from mqlite.server.hello import greet
 from mqlite.server.hooks import ServerHooks
-from mqlite.server.listener import Listener, listener_status, start_listener, stop_listener
+from mqlite.server.listener import Listener, check_ports, listener_status, start_listener, stop_listener
 from mqlite.server.monitor import StatisticsInterval, store_state
 from mqlite.server.mqxr import MQXR
 from mqlite.server.protosvc import handshake_failed
@@ -112,6 +112,7 @@ class QMServer:
     # --- lifecycle ----------------------------------------------------------------------------
     def start(self) -> None:
         stats = self.qm.recover()
+        check_ports(list(self.qm.objects["LISTENER"].values()), self.log.write)    # (PortBusy before anything runs)
         self.refresh_ssl()
         if self.qsg is not None:
             self.qsg.start()
@@ -123,7 +124,7 @@ class QMServer:
         for obj in list(self.qm.objects["LISTENER"].values()):
             if obj["CONTROL"] in (C.MQSVC_CONTROL_Q_MGR, C.MQSVC_CONTROL_Q_MGR_START):
                 err = self.start_listener(obj)
-                if err:                  # (a busy port: strmqm says so and the queue manager does not start)
+                if err:                  # (taken since check_ports looked: ended as any failed start)
                     raise OSError(err)
         self.service_runner.start_with_qmgr(list(self.qm.objects["SERVICE"].values()))
         if os.path.exists(self.paths.socket):
