@@ -32,7 +32,7 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.engine.clock import mq_date_time
 from mqlite.engine.core import Conn
-from mqlite.engine.fields import Field, enum
+from mqlite.engine.fields import Field, enum, hex_upper
 from mqlite.objects.names import generic_match
 
 NOT_APPLIC = enum({F.MQBALANCED_NOT_APPLICABLE: "NOTAPPLIC", F.MQBALANCED_YES: "YES", F.MQBALANCED_NO: "NO",
@@ -57,7 +57,7 @@ QMGR_FIELDS = (
 )
 LOCAL_FIELDS = (
     Field("CONNS", F.MQIACF_CONNECTION_COUNT),
-    Field("CONNTAG", F.MQBACF_CONN_TAG, -1, word=lambda v: bytes(v).hex().upper(), binary=True),
+    Field("CONNTAG", F.MQBACF_CONN_TAG, -1, word=hex_upper, binary=True),
     Field("IMMCOUNT", F.MQIACF_APPL_IMMOVABLE_COUNT),
     Field("IMMDATE", F.MQCACF_APPL_IMMOVABLE_DATE, 12),
     Field("IMMREASN", F.MQIACF_APPL_IMMOVABLE_REASON,

@@ -19,6 +19,11 @@ def flags(prefix: str, names: tuple[str, ...]) -> Callable[[int], str]:
     return word
 
 
+def hex_upper(value: Any) -> str:
+    """A byte string as DISPLAY shows it: hexadecimal, upper case."""
+    return bytes(value).hex().upper()
+
+
 class enum:
     """An enumeration's MQSC form: the word for each number (else ``default``, or the number),
     and back (``value_of``: the number a word stands for, None for no word)."""

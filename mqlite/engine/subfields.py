@@ -9,12 +9,7 @@ from typing import Any
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.engine.clock import mq_date_time
-from mqlite.engine.fields import Field, enum
-
-
-def hex_upper(value: Any) -> str:
-    """A byte string as DISPLAY shows it: hexadecimal, upper case."""
-    return bytes(value).hex().upper()
+from mqlite.engine.fields import Field, enum, hex_upper
 
 
 def _actconn(value: Any) -> str:

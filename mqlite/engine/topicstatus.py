@@ -9,8 +9,8 @@ from typing import Any
 
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
-from mqlite.engine.fields import Field, enum
-from mqlite.engine.subfields import SBSTATUS_FIELDS, SUB_FIELDS, hex_upper, sbstatus_row
+from mqlite.engine.fields import Field, enum, hex_upper
+from mqlite.engine.subfields import SBSTATUS_FIELDS, SUB_FIELDS, sbstatus_row
 from mqlite.objects.attrbase import ENUM, INT, STR
 from mqlite.objects.attrs import TABLE
 from mqlite.pubsub import topics

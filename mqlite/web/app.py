@@ -321,7 +321,7 @@ class Web:
     def queue(self, request: Request, qmgr: str) -> Response:
         def answer(run: V.Run, inquire: V.Inquire, name: str | None) -> Response:
             if request.method == "GET":
-                return JSONResponse(V.get(run, inquire, name, request.query_params))
+                return JSONResponse(V.get(inquire, name, request.query_params))
             if request.method == "POST":             # (the routes: POST without a name, the others with)
                 V.create(run, json_body(request), request.query_params)
                 return Response(status_code=201)

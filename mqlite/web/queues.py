@@ -91,7 +91,7 @@ def _pattern(name: str | None, query: Mapping[str, str], longest: int, what: str
     return pattern
 
 
-def get(run: Run, inquire: Inquire, name: str | None, query: Mapping[str, str]) -> dict[str, Any]:
+def get(inquire: Inquire, name: str | None, query: Mapping[str, str]) -> dict[str, Any]:
     """GET: the queues named (``name`` in the path, or the ``name`` query parameter, generic with
     ``*``) of the ``type`` asked for (every type by default, as IBM documents ``type=all``), with
     the ``attributes`` and ``status`` asked for and those the ``filter`` keeps."""
