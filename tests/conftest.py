@@ -151,3 +151,11 @@ def spark():
     register(session)
     yield session
     session.stop()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (`make test` runs two workers), the Spark tests share one worker and its one
+    SparkSession: a second JVM beside the first would only take the other core from the rest."""
+    for item in items:
+        if "/tests/spark/" in str(item.path).replace(os.sep, "/"):
+            item.add_marker(pytest.mark.xdist_group("spark"))

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from typing import Any
 
 from mqlite.paths import data_root
@@ -40,25 +39,21 @@ def settings() -> dict[str, Any]:
     return out
 
 
-_cached: tuple[float, float, dict[str, Any]] | None = None      # (checked at, file's mtime, settings)
-RECHECK_SECONDS = 1.0
+_cached: tuple[str, float, dict[str, Any]] | None = None      # (the file, its mtime, settings)
 
 
 def settings_now() -> dict[str, Any]:
-    """settings(), read again only when the file changed, which is looked at no more than once a
-    second (the server asks at every request). The same dict until it changes."""
+    """settings(), read again only when the file changed (a stat at every request: about a
+    microsecond, so that a setmqweb is in force at the next request, as Liberty's configuration
+    update is). The same dict until it changes."""
     global _cached
-    now = time.monotonic()
-    if _cached is not None and now - _cached[0] < RECHECK_SECONDS:
-        return _cached[2]
+    path = settings_path()
     try:
-        stamp = float(os.stat(settings_path()).st_mtime_ns)
+        stamp = float(os.stat(path).st_mtime_ns)
     except OSError:
         stamp = 0.0
-    if _cached is None or _cached[1] != stamp:
-        _cached = (now, stamp, settings())
-    else:
-        _cached = (now, stamp, _cached[2])
+    if _cached is None or _cached[:2] != (path, stamp):
+        _cached = (path, stamp, settings())
     return _cached[2]
 
 
