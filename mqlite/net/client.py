@@ -11,7 +11,7 @@ from collections import deque
 from typing import Any, Callable
 
 from mqlite.cmq import CMQC as C
-from mqlite.net import protocol as P
+from mqlite.net import protocol as P, unixsock
 
 _CONNAME = re.compile(r"\s*([^()\s,]+)\s*(?:\(\s*(\d+)\s*\))?\s*\Z")
 
@@ -88,7 +88,7 @@ class Transport:
     def unix(cls, path: str) -> "Transport":
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            sock.connect(path)
+            unixsock.connect(sock, path)
         except OSError as e:
             sock.close()
             raise TransportError(C.MQRC_Q_MGR_NOT_AVAILABLE, str(e)) from None

@@ -30,8 +30,7 @@ from mqlite.engine.core import Conn
 from mqlite.engine.qmgr import QueueManager
 from mqlite.memory import then_trim
 from mqlite.mqsc.commands import Executor
-from mqlite.net import protocol as P
-from mqlite.net import verbs as V
+from mqlite.net import protocol as P, unixsock, verbs as V
 from mqlite.objects.model import MQObject
 from mqlite.paths import QMPaths, clock_file, process_start, read_ini
 from mqlite.qsg.service import STORE_KEY as QSG_STORE_KEY
@@ -130,7 +129,7 @@ class QMServer:
         if os.path.exists(self.paths.socket):
             os.unlink(self.paths.socket)
         us = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        us.bind(self.paths.socket)
+        unixsock.bind(us, self.paths.socket)
         us.listen(128)
         self.unix_sock = us
         threading.Thread(target=self.accept_loop, args=(us, "bindings"), name="bindings", daemon=True).start()
