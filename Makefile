@@ -18,7 +18,7 @@ pipeline: $(VENV)/.installed
 	$(PY) examples/pipeline/run.py
 
 test: $(VENV)/.installed services plugin-wheel
-	$(PY) -m pytest -q --durations=25
+	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=25
 
 # The pytest plugin as a user gets it: mqlite built as a wheel, installed in a virtual environment of
 # its own with pytest alone, and the plugin's tests run there, outside the checkout (docs/testing.md).

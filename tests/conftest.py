@@ -153,9 +153,18 @@ def spark():
     session.stop()
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist (`make test` runs two workers), the Spark tests share one worker and its one
-    SparkSession: a second JVM beside the first would only take the other core from the rest."""
+    """Under pytest-xdist (`make test` runs two workers, --dist loadgroup), the tests of a module
+    that share a module- or class-scoped fixture run on one worker, in their order (some build on
+    what the one before left: a cluster that has converged, a queue manager configured), and the
+    Spark tests share one worker and its SparkSession (a second JVM would take the other core from
+    the rest). Every other test goes wherever a worker is free."""
     for item in items:
         if "/tests/spark/" in str(item.path).replace(os.sep, "/"):
             item.add_marker(pytest.mark.xdist_group("spark"))
+            continue
+        defs = getattr(item, "_fixtureinfo", None)
+        scopes = {d[-1].scope for d in defs.name2fixturedefs.values() if d} if defs is not None else set()
+        if scopes & {"module", "class", "package"}:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))

@@ -2,6 +2,7 @@
 ``mqlite up``/``demo``, the test harness and the benchmarks."""
 from __future__ import annotations
 
+import os
 import random
 import socket
 import subprocess
@@ -14,7 +15,9 @@ _handed_out: set[int] = set()
 def free_port() -> int:
     """A loopback port to listen on later. Taken below the kernel's ephemeral range, so that the
     outgoing connections of queue managers already running (whose source ports come from that
-    range) cannot take it in the meantime; never the same port twice in one process."""
+    range) cannot take it in the meantime; never the same port twice in one process. Under
+    pytest-xdist each worker takes from a slice of its own, so that two workers' tests cannot pick
+    the same port between choosing it and listening on it (PYTEST_XDIST_WORKER, gw0, gw1, ...)."""
     low, high = 20000, 32767
     try:
         with open("/proc/sys/net/ipv4/ip_local_port_range", encoding="ascii") as f:
@@ -23,6 +26,7 @@ def free_port() -> int:
             high = first - 1
     except (OSError, ValueError, IndexError):
         pass
+    low, high = _worker_slice(low, high)
     for _ in range(200):
         port = random.randint(low, high)
         if port in _handed_out:
@@ -37,6 +41,15 @@ def free_port() -> int:
     with socket.socket() as s:              # a crowded range: let the kernel choose
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def _worker_slice(low: int, high: int) -> tuple[int, int]:
+    worker, count = os.environ.get("PYTEST_XDIST_WORKER", ""), os.environ.get("PYTEST_XDIST_WORKER_COUNT", "")
+    if not (worker.startswith("gw") and worker[2:].isdigit() and count.isdigit() and int(count) > 1):
+        return low, high
+    size = (high - low + 1) // int(count)
+    first = low + (int(worker[2:]) % int(count)) * size
+    return first, first + size - 1
 
 
 def run_mqlite(*args: str, stdin: str | None = None, timeout: float = 60,
