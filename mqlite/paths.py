@@ -70,10 +70,6 @@ class QMPaths:
     def exists(self) -> bool:
         return os.path.exists(self.config)
 
-    def read_config(self) -> dict:
-        with open(self.config, encoding="utf-8") as f:
-            return json.load(f)
-
     def write_config(self, cfg: dict) -> None:
         tmp = self.config + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:

@@ -23,10 +23,6 @@ class TooSmall(Exception):
     that must stay in the first segment do not fit in one)."""
 
 
-def is_segment(flags: int) -> bool:
-    return bool(flags & SEGMENT_FLAGS)
-
-
 def statuses(flags: int) -> tuple[int, int, int]:
     """MQGMO's GroupStatus, SegmentStatus and Segmentation for a message with these MsgFlags."""
     group = (C.MQGS_LAST_MSG_IN_GROUP if flags & C.MQMF_LAST_MSG_IN_GROUP

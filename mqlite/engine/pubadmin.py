@@ -61,12 +61,12 @@ class PubAdmin:
         if topics.resolved(tree, topic, "DURSUB") == C.MQSUB_DURABLE_INHIBITED:
             raise MQIError(C.MQRC_DURABILITY_NOT_ALLOWED)
         qmgr = destqmgr or self.qm.name
-        subid = existing.subid if existing is not None else os.urandom(24).hex()
+        subid = existing.subid if existing is not None else self.qm.ids.next().hex()
         if managed:
             if existing is not None and existing.managed:
                 dest = existing.queue
             else:
-                dest = "SYSTEM.MANAGED.DURABLE." + subid[:16].upper()
+                dest = "SYSTEM.MANAGED.DURABLE." + subid[-16:].upper()      # the id's unique part
                 model = self.qm.queue(topics.resolved(tree, topic, "MDURMDL"))
                 if model is None or model.kind != "QMODEL":
                     raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)

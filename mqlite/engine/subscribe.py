@@ -5,7 +5,6 @@ which delivers publications to them."""
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 from mqlite.cmq import CMQZC as Z
@@ -91,7 +90,7 @@ class Subscriptions:
             except SelectorError as e:
                 raise MQIError(e.reason, detail=str(e)) from None
         check_values(sd)
-        subid = os.urandom(24).hex()
+        subid = self.qm.ids.next().hex()          # MQ's SubId: an identifier as a MsgId is
         correl = sd.SubCorrelId if opts & C.MQSO_SET_CORREL_ID else bytes.fromhex(subid)
         qh, queue, qmgr = self._destination(conn, opts, hobj, topics.resolved(
             tree, topic, "MDURMDL" if durable else "MNDURMDL"), subid, durable)
@@ -119,7 +118,7 @@ class Subscriptions:
                      durable: bool) -> tuple[int, str, str]:
         if opts & C.MQSO_MANAGED:
             prefix = "SYSTEM.MANAGED.DURABLE." if durable else "SYSTEM.MANAGED.NDURABLE."
-            od = OD(ObjectName=pad(model, 48), DynamicQName=pad(prefix + subid[:16].upper(), 48))
+            od = OD(ObjectName=pad(model, 48), DynamicQName=pad(prefix + subid[-16:].upper(), 48))
             with qmgr_authority(conn):          # the queue manager makes its managed queue
                 qh = self.qm.open(conn, od, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | C.MQOO_INQUIRE
                                | _read_ahead(opts))

@@ -56,16 +56,6 @@ class ProtocolError(Exception):
     """Bytes that are not a valid frame: the connection is closed and the error logged."""
 
 
-def recv_exact(sock: socket.socket, n: int) -> bytes:
-    buf = bytearray()
-    while len(buf) < n:
-        chunk = sock.recv(n - len(buf))
-        if not chunk:
-            raise ConnectionError("connection closed")
-        buf += chunk
-    return bytes(buf)
-
-
 def recv_frame(sock: socket.socket, max_frame: int = MAX_FRAME, deadline: float | None = None) -> tuple[int, bytes]:
     """One frame. With ``deadline`` (time.monotonic()) the whole frame must arrive by then, however
     it is cut up (a HELLO sent a byte at a time does not get a new timeout per byte)."""

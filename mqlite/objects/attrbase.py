@@ -168,9 +168,6 @@ class AttrTable:
     def selector_anywhere(self, selector: int) -> bool:
         return any(selector in sels for sels in self.selectors.values())
 
-    def known_anywhere(self, keyword: str) -> bool:
-        return any(keyword in kw for kw in self.keywords.values())
-
     def defaults(self, kind: str) -> dict[str, Any]:
         return {name: a.default_for(kind) for name, a in self.by_kind[kind].items()}
 

@@ -49,10 +49,6 @@ def oam_match(profile: str, name: str) -> bool:
     return bool(_oam_regex(profile).match(name))
 
 
-def oam_generic(profile: str) -> bool:
-    return any(c in profile for c in "*?")
-
-
 _OAM_RANK = {"?": 1, "*": 2, "**": 3}
 
 

@@ -545,3 +545,19 @@ def test_a_publications_copies_share_the_properties_taken_out(eng, monkeypatch):
                                                          Version=C.MQGMO_VERSION_4, MsgHandle=1), 1000)
         assert r.body == b"story %d" % i and b"mine" in r.props
     assert calls == [delivery.COMPAT] * n + [delivery.HANDLE] * n
+
+
+def test_subscription_ids_are_the_queue_managers_identifiers(eng):
+    """A SubId is made as MQ makes one, by the queue manager's identifier generator ('AMQ ' and
+    its name, then a unique part): not random bytes. Managed queues are named by the unique part,
+    so two subscriptions' queues differ (issue 64)."""
+    sub(eng, "ids/one")
+    sub(eng, "ids/two")
+    assert eng.mqsc_exec.run("DEFINE SUB(ADM) TOPICSTR('ids/three') DESTCLAS(MANAGED)").status == "ok"
+    subs = {s.name or s.topic: s for s in eng.qm.pubsub.subscriptions.values()}
+    ids = [bytes.fromhex(s.subid) for s in subs.values()]
+    assert len(ids) == 3 and all(i.startswith(b"AMQ QM1         ") and len(i) == 24 for i in ids)
+    queues = {s.queue for s in subs.values()}
+    assert len(queues) == 3 and all(q.startswith(("SYSTEM.MANAGED.DURABLE.", "SYSTEM.MANAGED.NDURABLE."))
+                                    for q in queues), queues
+    assert all(s.queue.endswith(s.subid[-16:].upper()) for s in subs.values())
