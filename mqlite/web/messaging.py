@@ -26,7 +26,6 @@ from mqlite import pymqi
 from mqlite.props import rfh2
 from mqlite.props.values import Properties, PropertyError
 from mqlite.pymqi import CMQC
-from mqlite.web.qmgrs import drop_queue, kept_queue
 
 MAX_WAIT_MS = 3600 * 1000
 LIST_LIMIT = 1000
@@ -272,7 +271,7 @@ def take(qm: Any, queue: str, query: Any, version: str, destructive: bool,
         match |= CMQC.MQMO_MATCH_CORREL_ID
     options = CMQC.MQOO_BROWSE | (CMQC.MQOO_INPUT_AS_Q_DEF if destructive else 0) | CMQC.MQOO_FAIL_IF_QUIESCING \
         | _alt(user)
-    q = kept_queue(qm, _od(queue, user), (queue, user, options), options)
+    q = qm.handles.get(qm, _od(queue, user), (queue, user, options), options)
     try:
         for _attempt in range(3):          # (another getter may take the browsed message first)
             md = pymqi.MD(MsgId=want.MsgId, CorrelId=want.CorrelId)
@@ -299,7 +298,7 @@ def take(qm: Any, queue: str, query: Any, version: str, destructive: bool,
             return _text_message(taken, bytes(body), version)
         return None
     except pymqi.MQMIError:
-        drop_queue(qm, q)                  # (a handle that failed is not kept: the queue may be gone)
+        qm.handles.drop(q)                 # (a handle that failed is not kept: the queue may be gone)
         raise
 
 

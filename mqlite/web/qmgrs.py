@@ -74,37 +74,49 @@ def registry_check(user: str, password: str, hint: str = "") -> tuple[str, tuple
     return None
 
 
-def kept_queue(qm: Any, od: Any, key: tuple[Any, ...], options: int) -> Any:
-    """The connection's open handle for ``key`` (opened with ``od`` and ``options`` at first
-    use), kept while requests keep using it: a DELETE or GET then costs its gets alone, not an
-    MQOPEN and MQCLOSE as well. Closed after HANDLE_IDLE seconds unused (``close_idle``), before
-    mqweb runs a command that changes something, and when the connection ends."""
-    cache: dict[tuple[Any, ...], list[Any]] = qm.__dict__.setdefault("_mqweb_queues", {})
-    entry = cache.get(key)
-    if entry is None:
-        if len(cache) >= KEPT_LIMIT:
-            drop_queue(qm, next(iter(cache.values()))[0])
-        entry = cache[key] = [pymqi.Queue(qm, od, options), 0.0]
-    entry[1] = time.monotonic()
-    return entry[0]
+class KeptHandles:
+    """A connection's open queue handles by what opened them, kept while requests keep using them:
+    a DELETE or GET then costs its gets alone, not an MQOPEN and MQCLOSE as well. Closed after
+    HANDLE_IDLE seconds unused (``close_idle``), before mqweb runs a command that changes
+    something, and when the connection ends."""
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[Any, ...], tuple[Any, float]] = {}      # key: (handle, last used)
+
+    def get(self, qm: Any, od: Any, key: tuple[Any, ...], options: int) -> Any:
+        """The handle for ``key``, opened with ``od`` and ``options`` at first use."""
+        entry = self.entries.get(key)
+        q = entry[0] if entry is not None else None
+        if q is None:
+            if len(self.entries) >= KEPT_LIMIT:
+                self.drop(next(iter(self.entries.values()))[0])
+            q = pymqi.Queue(qm, od, options)
+        self.entries[key] = (q, time.monotonic())
+        return q
+
+    def drop(self, q: Any) -> None:
+        """Close a kept handle (one that failed, or an idle one)."""
+        for key in [k for k, v in self.entries.items() if v[0] is q]:
+            del self.entries[key]
+        try:
+            q.close()
+        except pymqi.MQMIError:
+            pass
+
+    def close_idle(self, idle_for: float) -> None:
+        stale = time.monotonic() - idle_for
+        for q in [v[0] for v in self.entries.values() if v[1] <= stale]:
+            self.drop(q)
 
 
-def drop_queue(qm: Any, q: Any) -> None:
-    """Close a kept handle (one that failed, or an idle one)."""
-    cache = qm.__dict__.get("_mqweb_queues", {})
-    for key in [k for k, v in cache.items() if v[0] is q]:
-        del cache[key]
-    try:
-        q.close()
-    except pymqi.MQMIError:
-        pass
+class WebConnection(pymqi.QueueManager):
+    """One of mqweb's connections: a pymqi connection with what mqweb keeps on it, its queue
+    handles and its PCFExecute objects (one reply queue each) by remote queue manager and user."""
 
-
-def close_idle(qm: Any, idle_for: float) -> None:
-    cache = qm.__dict__.get("_mqweb_queues", {})
-    stale = time.monotonic() - idle_for
-    for q in [v[0] for v in cache.values() if v[1] <= stale]:
-        drop_queue(qm, q)
+    def __init__(self) -> None:
+        super().__init__(None)
+        self.handles = KeptHandles()
+        self.pcfs: dict[tuple[str, str], Any] = {}
 
 
 def _answers(qm: Any) -> bool:
@@ -123,7 +135,7 @@ def _answers(qm: Any) -> bool:
 class Connections:
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.idle: dict[str, list[Any]] = {}
+        self.idle: dict[str, list[WebConnection]] = {}
         self.ended = threading.Event()
         self.sweeper: threading.Thread | None = None
 
@@ -133,7 +145,7 @@ class Connections:
         with self.lock:
             for pool in self.idle.values():
                 for qm in pool:
-                    close_idle(qm, idle_for)
+                    qm.handles.close_idle(idle_for)
 
     def _sweeping(self) -> None:
         ticks = 0
@@ -162,12 +174,12 @@ class Connections:
             except Exception:  # noqa: BLE001 - a broken connection goes anyway
                 pass
 
-    def _connect(self, qmgr: str) -> Any:
+    def _connect(self, qmgr: str) -> WebConnection:
         if qmgr not in known():
             raise NotFound(qmgr)
         if state(qmgr) != "running":
             raise NotRunning(qmgr)
-        qm = pymqi.QueueManager(None)
+        qm = WebConnection()
         cno = pymqi.CNO(Version=CMQC.MQCNO_VERSION_7, ApplName=b"mqweb")
         try:
             qm.connect_with_options(qmgr, cno=cno)
@@ -180,7 +192,7 @@ class Connections:
         return qm
 
     @contextmanager
-    def connection(self, qmgr: str, fresh: bool = False) -> Iterator[Any]:
+    def connection(self, qmgr: str, fresh: bool = False) -> Iterator[WebConnection]:
         """A connection to ``qmgr`` for the length of a request (``fresh``: a new one, not one
         kept from an earlier request)."""
         key = qmgr
@@ -244,21 +256,20 @@ class AsUser:
         self.queue.put(body, md, pmo)
 
 
-def pcf_for(qm: Any, remote: str = "", user: str = "") -> Any:
+def pcf_for(qm: WebConnection, remote: str = "", user: str = "") -> Any:
     """The connection's PCFExecute for commands to ``remote`` (a queue manager behind a gateway)
     as ``user`` (none: mqweb's own): one reply queue each, made at first use."""
-    cache = qm.__dict__.setdefault("_mqweb_pcf", {})
-    pcf = cache.get((remote, user))
+    pcf = qm.pcfs.get((remote, user))
     if pcf is None:
         pcf = pymqi.PCFExecute(qm, response_wait_interval=GATEWAY_WAIT_MS if remote else 30000,
                                dynamic_queue_name=b"SYSTEM.REST.REPLY.*",     # (as MQ's mqweb's replies)
                                command_queue_qmgr=remote.encode(),
                                command_queue=AsUser(qm, remote, user) if user else None)
-        cache[(remote, user)] = pcf
+        qm.pcfs[(remote, user)] = pcf
     return pcf
 
 
-def mqsc(qm: Any, command: str, remote: str = "", user: str = "") -> tuple[str, bool]:
+def mqsc(qm: WebConnection, command: str, remote: str = "", user: str = "") -> tuple[str, bool]:
     """Run one MQSC command through the command server (PCF Escape): its response text, and
     whether it succeeded. ``remote``: the queue manager the command is for when ``qm`` is a
     gateway (the command goes to its SYSTEM.ADMIN.COMMAND.QUEUE through the gateway's channels,
