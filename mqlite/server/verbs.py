@@ -1,7 +1,7 @@
 """The MQI verbs a client or local-bindings session serves: one function per frame type, each
-decoding its request, calling the engine through the session (``s._call``: under the engine lock,
-then durable) and encoding the reply. ``DISPATCH`` maps frame types to them; ``s`` is a
-:class:`~mqlite.server.server.Session`."""
+decoding its request, calling the engine through the session (``s.call``: under the engine lock,
+then durable) and encoding the reply. ``DISPATCH`` maps frame types to them; ``s`` is the
+session (server/ports.py ``SessionPort``: server/session.py's ``Session``)."""
 from __future__ import annotations
 
 import os
@@ -21,13 +21,14 @@ from mqlite.engine.statistics import get_wait_ended
 from mqlite.mqsc.commands import pcf_equivalent
 from mqlite.net import protocol as P
 from mqlite.net import verbs as V
+from mqlite.server.ports import SessionPort
 from mqlite.server.secops import secop
 from mqlite.server.waits import WAITS
 
 WAIT_SLICE = 0.5          # a waiting MQGET checks its connection at least this often
 
 
-def counted(s: Any, fn: Any, ok: str, failed: str, index: Any = None) -> Any:
+def counted(s: SessionPort, fn: Any, ok: str, failed: str, index: Any = None) -> Any:
     """``fn`` (an engine call) counted as ``ok`` or ``failed`` in the queue manager's MQI
     statistics (engine/mqistats.py) and in the connection's MQI accounting while it is accounted
     (engine/accounting.py), under the engine lock the call runs under; ``index(conn)``: the entry
@@ -54,12 +55,12 @@ def counted(s: Any, fn: Any, ok: str, failed: str, index: Any = None) -> Any:
     return call
 
 
-def _open(s: Any, p: bytes) -> bytes:
+def _open(s: SessionPort, p: bytes) -> bytes:
     options, od = V.Open.parse_request(p)
     try:
-        h = s._call(counted(s, s.server.qm.open, "opens", "open_fails", lambda _c: od.ObjectType), od, options)
+        h = s.call(counted(s, s.server.qm.open, "opens", "open_fails", lambda _c: od.ObjectType), od, options)
     except MQIError as e:
-        return s._failed(e)
+        return s.failed(e)
     flags = (P.OPEN_ASYNC_PUT if h.async_put else 0) | (P.OPEN_READ_AHEAD if h.read_ahead_ok else 0) | _holds(h)
     return V.Open.reply(h.hobj, flags, od)
 
@@ -71,56 +72,58 @@ def _holds(h: Any) -> int:
     return P.OPEN_HOLD if h.options & INPUT_OPTS and qs is not None and not qs.shared and h.selector is None else 0
 
 
-def _sub(s: Any, p: bytes) -> bytes:
+def _sub(s: SessionPort, p: bytes) -> bytes:
     hobj, sd = V.Sub.parse_request(p)
     try:
-        h, qh = s._call(counted(s, s.server.qm.subscribe, "subs_dur" if sd.Options & C.MQSO_DURABLE else "subs_ndur",
+        h, qh = s.call(counted(s, s.server.qm.subscribe, "subs_dur" if sd.Options & C.MQSO_DURABLE else "subs_ndur",
                                 "sub_fails"), sd, hobj)
     except MQIError as e:
-        return s._failed(e)
+        return s.failed(e)
     queue = s.conn.handles.get(qh) if s.conn is not None else None
     flags = (P.OPEN_READ_AHEAD if queue.read_ahead_ok else 0) | _holds(queue) if queue is not None else 0
     return V.Sub.reply(h.hobj, qh, flags, sd)
 
 
-def _subrq(s: Any, p: bytes) -> bytes:
+def _subrq(s: SessionPort, p: bytes) -> bytes:
     hsub, action = V.SubRq.parse_request(p)
     if action != C.MQSR_ACTION_PUBLICATION:
         return V.status(C.MQCC_FAILED, C.MQRC_OPTIONS_ERROR)
     try:
-        count = s._call(counted(s, s.server.qm.request_publications, "subrqs", "subrq_fails"), hsub)
+        count = s.call(counted(s, s.server.qm.request_publications, "subrqs", "subrq_fails"), hsub)
     except MQIError as e:
-        return s._failed(e)
+        return s.failed(e)
     return V.SubRq.reply(count)
 
 
-def _close(s: Any, p: bytes) -> bytes:
+def _close(s: SessionPort, p: bytes) -> bytes:
     hobj, options, consumed = V.Close.parse_request(p)
     qm = s.server.qm
-    return s._answer(counted(s, lambda conn: (qm.settle(conn, hobj, consumed, release=True),
-                                              qm.close(conn, hobj, options)),
-                             "closes", "close_fails", lambda conn: handle_type(conn.handles.get(hobj))))
+
+    def close(conn: Conn) -> None:
+        qm.settle(conn, hobj, consumed, release=True)
+        qm.close(conn, hobj, options)
+    return s.answer(counted(s, close, "closes", "close_fails", lambda conn: handle_type(conn.handles.get(hobj))))
 
 
-def _putting(s: Any, body: bytes, call: Any, reply: Any, *args: Any) -> bytes:
+def _putting(s: SessionPort, body: bytes, call: Any, reply: Any, *args: Any) -> bytes:
     """MQPUT and MQPUT1: the channel's MAXMSGL, the engine call ``call(conn, *args)``, which gives
     the warning reason and what ``reply`` answers with (a warning such as 2049 comes with the
     full reply)."""
     if s.maxmsgl is not None and len(body) > s.maxmsgl:
         return V.status(C.MQCC_FAILED, C.MQRC_DATA_LENGTH_ERROR)
     try:
-        warn, out = s._call(call, *args)
+        warn, out = s.call(call, *args)
     except MQIError as e:
-        return s._failed(e)
+        return s.failed(e)
     return reply(C.MQCC_WARNING if warn else C.MQCC_OK, warn, out)
 
 
-def _put(s: Any, p: bytes) -> bytes:
+def _put(s: SessionPort, p: bytes) -> bytes:
     hobj, pmo, md, body = V.Put.split_request(p)       # (the engine reads the MQPMO and MQMD packed)
     return _putting(s, body, s.server.qm.put_request, V.Put.reply_packed, hobj, md, pmo, body)
 
 
-def _put_async(s: Any, p: bytes) -> None:
+def _put_async(s: SessionPort, p: bytes) -> None:
     hobj, pmo, md, body = V.Put.split_request(p)      # (the engine reads the MQPMO and MQMD packed)
     srv = s.server
     assert s.conn is not None
@@ -129,17 +132,17 @@ def _put_async(s: Any, p: bytes) -> None:
     return None
 
 
-def _stat(s: Any, p: bytes) -> bytes:
-    return V.Json.reply(C.MQCC_OK, 0, s._call(counted(s, s.server.qm.stat, "stats", "stat_fails")))
+def _stat(s: SessionPort, p: bytes) -> bytes:
+    return V.Json.reply(C.MQCC_OK, 0, s.call(counted(s, s.server.qm.stat, "stats", "stat_fails")))
 
 
-def _put1(s: Any, p: bytes) -> bytes:
+def _put1(s: SessionPort, p: bytes) -> bytes:
     od, pmo, md, body = V.Put1.parse_request(p)
     return _putting(s, body, lambda conn: (s.server.qm.put1(conn, od, md, pmo, body), None),
                     lambda comp, reason, _out: V.Put1.reply(comp, reason, od, md, pmo))
 
 
-def _waiting(s: Any, hobj: int, gmo: GMO, attempt: Any, takes_any: Any = None) -> tuple[Any, int]:
+def _waiting(s: SessionPort, hobj: int, gmo: GMO, attempt: Any, takes_any: Any = None) -> tuple[Any, int]:
     """Run ``attempt`` under the lock, waiting for a message as MQGMO_WAIT asks; (result, ticket).
     ``takes_any()``, asked once the call is to wait: whether the attempt takes any message there
     is (server/waits.py); without it, it does."""
@@ -197,7 +200,7 @@ def _waiting(s: Any, hobj: int, gmo: GMO, attempt: Any, takes_any: Any = None) -
         return result, conn.ticket
 
 
-def _cancelled(s: Any) -> bool:
+def _cancelled(s: SessionPort) -> bool:
     """Whether the client sent CANCEL during the wait (it may send nothing else while a call is in
     progress: a heartbeat's answer is passed over, anything more is a protocol error)."""
     reader = s.reader
@@ -216,7 +219,7 @@ _PICKY = (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_
 _NONE = b"\0" * 24
 
 
-def _takes_any(s: Any, hobj: int, gmo: GMO, md: Any) -> bool:
+def _takes_any(s: SessionPort, hobj: int, gmo: GMO, md: Any) -> bool:
     """Whether this MQGET takes whatever message comes first: no browse, group or segment
     conditions, no identifiers to match, no selector."""
     h = s.conn.handles.get(hobj) if s.conn is not None else None
@@ -226,19 +229,19 @@ def _takes_any(s: Any, hobj: int, gmo: GMO, md: Any) -> bool:
                                                              | C.MQMO_MATCH_OFFSET)))
 
 
-def _get(s: Any, p: bytes) -> bytes:
+def _get(s: SessionPort, p: bytes) -> bytes:
     hobj, maxlen, gmo, md = V.Get.parse_request(p)
     qm = s.server.qm
     try:
         r, ticket = _waiting(s, hobj, gmo, lambda conn: qm.get(conn, hobj, md, gmo, maxlen),
                              lambda: _takes_any(s, hobj, gmo, md))
     except MQIError as e:
-        return s._failed(e)
+        return s.failed(e)
     s.due = max(s.due, ticket)
     return V.Get.reply(r.comp, r.reason, r.data_length, r.gmo, r.md, r.body, r.props)
 
 
-def _get_batch(s: Any, p: bytes) -> bytes:
+def _get_batch(s: SessionPort, p: bytes) -> bytes:
     """Read-ahead: acknowledge consumed messages, then send up to max_msgs messages in one frame.
 
     With max_msgs 0 the messages the client still holds are released back to the queue."""
@@ -249,48 +252,48 @@ def _get_batch(s: Any, p: bytes) -> bytes:
     qm = s.server.qm
     if max_msgs <= 0 or flags & P.BATCH_ACK:
         release = not flags & P.BATCH_ACK
-        s._call(lambda conn: qm.settle(conn, hobj, acked, release=release))
+        s.call(lambda conn: qm.settle(conn, hobj, acked, release=release))
         return V.GetBatch.reply((), 0)
     try:
         batch, ticket = _waiting(s, hobj, gmo, lambda conn: qm.get_batch(conn, hobj, acked, max_msgs, max_bytes,
                                                                         gmo, speculative, syncpoint, hold))
     except MQIError as e:
-        return s._failed(e)
+        return s.failed(e)
     s.due = max(s.due, ticket)
     return V.GetBatch.reply(batch, len(batch))
 
 
-def _browse_batch(s: Any, p: bytes) -> bytes:
+def _browse_batch(s: SessionPort, p: bytes) -> bytes:
     """Browse up to max_msgs messages in one frame (mqlite's extension, for bulk readers)."""
     hobj, first, max_msgs, max_bytes = V.BrowseBatch.parse_request(p)
     qm = s.server.qm
     try:
-        batch = s._call(lambda conn: qm.browse_batch(conn, hobj, bool(first), max(0, max_msgs), max_bytes))
+        batch = s.call(lambda conn: qm.browse_batch(conn, hobj, bool(first), max(0, max_msgs), max_bytes))
     except MQIError as e:
-        return s._failed(e)
+        return s.failed(e)
     return V.BrowseBatch.reply(batch)
 
 
-def _stream(s: Any, p: bytes) -> bytes:
+def _stream(s: SessionPort, p: bytes) -> bytes:
     """A queue read by position: mark (the end of the next range), read a range, delete a range
     (outside or inside the unit of work)."""
     hobj, op, start, end, max_msgs, max_bytes = V.Stream.parse_request(p)
     qm = s.server.qm
     try:
         if op in (P.STREAM_MARK, P.STREAM_MARK_COMMITTED):
-            mark = s._call(qm.streams.mark, hobj, start, max_msgs, op == P.STREAM_MARK_COMMITTED)
+            mark = s.call(qm.streams.mark, hobj, start, max_msgs, op == P.STREAM_MARK_COMMITTED)
             return V.Stream.mark_reply(*mark)
         if op in (P.STREAM_DELETE, P.STREAM_DELETE_SYNCPOINT):
-            return V.Stream.delete_reply(s._call(qm.streams.delete, hobj, start, end, op == P.STREAM_DELETE_SYNCPOINT))
+            return V.Stream.delete_reply(s.call(qm.streams.delete, hobj, start, end, op == P.STREAM_DELETE_SYNCPOINT))
         if op != P.STREAM_READ:
             raise P.ProtocolError(f"STREAM operation {op}")
-        batch = s._call(qm.streams.read, hobj, start, end, max(1, max_msgs), max_bytes)
+        batch = s.call(qm.streams.read, hobj, start, end, max(1, max_msgs), max_bytes)
     except MQIError as e:
-        return s._failed(e)
+        return s.failed(e)
     return V.Stream.read_reply(batch)
 
 
-def _xa(s: Any, p: bytes) -> bytes:
+def _xa(s: SessionPort, p: bytes) -> bytes:
     """Two-phase units of work: {"op": "prepare", "xid", "settle": [[hobj, consumed], ...]},
     {"op": "resolve", "commit": [...], "backout": [...], "prefix", "mark": [name, batch], "end",
     "commit_prefix"} or
@@ -307,15 +310,15 @@ def _xa(s: Any, p: bytes) -> bytes:
         return qm.prepare(conn, str(req.get("xid", "")))
     try:
         if op == "prepare":
-            answer: Any = {"messages": s._call(prepare)}
+            answer: Any = {"messages": s.call(prepare)}
         elif op == "resolve":
             mark = req.get("mark")
-            answer = s._call(qm.resolve_prepared, [str(x) for x in req.get("commit") or []],
+            answer = s.call(qm.resolve_prepared, [str(x) for x in req.get("commit") or []],
                              [str(x) for x in req.get("backout") or []], str(req.get("prefix") or ""),
                              (str(mark[0]), int(mark[1])) if mark else None, bool(req.get("end")),
                              str(req.get("commit_prefix") or ""))
         elif op == "list":
-            answer = {"units": s._call(lambda conn: qm.prepared_units())}
+            answer = {"units": s.call(lambda conn: qm.prepared_units())}
         else:
             raise P.ProtocolError(f"unknown XA operation {op!r}")
     except MQIError as e:
@@ -325,29 +328,29 @@ def _xa(s: Any, p: bytes) -> bytes:
     return V.Json.reply(C.MQCC_OK, 0, answer)
 
 
-def _peer_gone(s: Any) -> bool:
+def _peer_gone(s: SessionPort) -> bool:
     if s.reader is not None and s.reader.buffered():
         return False
     return P.peer_closed(s.sock)
 
 
-def _inq(s: Any, p: bytes) -> bytes:
+def _inq(s: SessionPort, p: bytes) -> bytes:
     hobj, selectors = V.Inq.parse_request(p)
     try:
-        values, reason = s._call(counted(s, s.server.qm.inquire_reason, "inqs", "inq_fails",
+        values, reason = s.call(counted(s, s.server.qm.inquire_reason, "inqs", "inq_fails",
                                          lambda conn: handle_type(conn.handles.get(hobj))), hobj, selectors)
     except MQIError as e:
-        return s._failed(e)
+        return s.failed(e)
     return V.Inq.reply(values, reason)
 
 
-def _set(s: Any, p: bytes) -> bytes:
+def _set(s: SessionPort, p: bytes) -> bytes:
     hobj, selectors, values = V.Set.parse_request(p)
-    return s._answer(counted(s, s.server.qm.set, "sets", "set_fails", lambda conn: handle_type(conn.handles.get(hobj))),
+    return s.answer(counted(s, s.server.qm.set, "sets", "set_fails", lambda conn: handle_type(conn.handles.get(hobj))),
                      hobj, selectors, values)
 
 
-def _release_then(s: Any, p: bytes, end: Any) -> bytes:
+def _release_then(s: SessionPort, p: bytes, end: Any) -> bytes:
     """MQCMIT/MQBACK: first give back read-ahead messages under syncpoint that the client did not
     consume (payload: count, then (hobj, consumed) pairs), then end the unit of work."""
     pairs = V.EndUnit.parse_request(p)
@@ -357,18 +360,18 @@ def _release_then(s: Any, p: bytes, end: Any) -> bytes:
         for hobj, consumed in pairs:
             qm.settle(conn, hobj, consumed, release=True)
         end(conn)
-    return s._answer(run)
+    return s.answer(run)
 
 
-def _cmit(s: Any, p: bytes) -> bytes:
+def _cmit(s: SessionPort, p: bytes) -> bytes:
     return _release_then(s, p, counted(s, s.server.qm.commit, "commits", "commit_fails"))
 
 
-def _back(s: Any, p: bytes) -> bytes:
+def _back(s: SessionPort, p: bytes) -> bytes:
     return _release_then(s, p, counted(s, s.server.qm.backout, "backs", ""))     # (MQ counts no failed MQBACK)
 
 
-def _mqsc(s: Any, p: bytes) -> bytes:
+def _mqsc(s: SessionPort, p: bytes) -> bytes:
     text = p.decode("utf-8", "replace")
     srv = s.server
     with srv.lock:
@@ -387,7 +390,7 @@ def _mqsc(s: Any, p: bytes) -> bytes:
     return P.encode_json({"status": result.status, "lines": result.lines})
 
 
-def _control(s: Any, p: bytes) -> bytes:
+def _control(s: SessionPort, p: bytes) -> bytes:
     req = P.decode_json(p)
     op = req.get("op") if isinstance(req, dict) else None
     srv = s.server

@@ -1,0 +1,257 @@
+"""One client or local-bindings connection of the queue-manager server (server/server.py), served
+by a thread of its own: the HELLO, then frame after frame through server/verbs.py's ``DISPATCH``,
+each engine call under the engine lock (``call``), each reply sent once what the call journalled
+is durable (``_reply``, handed to the journal writer when it is small)."""
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+import traceback
+from collections import deque
+from typing import Any
+
+from mqlite.cluster.state import RESOLVE_WAIT, ClusterPending
+from mqlite.cmq import CMQC as C
+from mqlite.cmq.errors import MQIError
+from mqlite.engine.core import Conn
+from mqlite.net import protocol as P, verbs as V
+from mqlite.server.hello import greet
+from mqlite.server.ports import SessionHost
+from mqlite.server.verbs import DISPATCH
+from mqlite.store.sqlite import StoreUnavailable
+
+ASYNC_SHARED_BATCH = 200  # asynchronous puts to shared queues written in one transaction at most
+SPIN_SESSIONS = 1         # the server polls for requests only while one session is in use
+FRAME_TIMEOUT = float(os.environ.get("MQLITE_FRAME_TIMEOUT", "60"))   # a frame begun must go on arriving
+FRAME_OVERHEAD = 65536    # what a request carries beside the message (descriptors, options)
+DEFER_MAX = 65536         # replies up to this size are sent by the journal writer after their fsync
+HELLO_TIMEOUT = 10.0      # the whole HELLO must arrive within this
+
+
+class Session:
+    """One client or bindings connection, served by its own thread."""
+
+    def __init__(self, server: SessionHost, sock: socket.socket, kind: str, peer: str) -> None:
+        self.server = server
+        self.sock = sock
+        self.kind = kind
+        self.peer = peer
+        self.conn: Conn | None = None
+        self.control_only = False
+        self.control_user = ""
+        self.closed = False
+        self.reader: P.FrameReader | None = None
+        self.after_reply: Any = None     # work to start once the current reply has been sent
+        self.channel = ""                # the SVRCONN a client connected through
+        self.maxmsgl: int | None = None  # a client channel's negotiated MAXMSGL (bindings: none)
+        self.hbint = 0                   # a client channel's negotiated heartbeat interval (0: none)
+        self.hb_sent = 0.0               # when a heartbeat went to the client that has not answered
+        self.last_heard = time.monotonic()
+        self.in_call = True              # between reading a request and sending its reply
+        self.tls = False                 # the connection is TLS (self.sock an SSLSocket)
+        self.send_lock = threading.Lock()
+        self.due = 0                     # journal ticket the current call's reply must wait for
+        self.outbox: deque[tuple[int, bytes]] = deque()   # replies waiting for their ticket, in order
+        # DISPLAY CHSTATUS of a SVRCONN instance: when it began, the calls served (MSGS), bytes.
+        self.started_at = time.time()
+        self.calls = 0
+        self.bytes_in = 0
+        self.bytes_out = 0
+        self.frames_out = 0
+
+    def kill(self) -> None:
+        self.closed = True
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def run(self) -> None:
+        srv = self.server
+        try:
+            with srv.handshakes.pending(self):
+                if self.kind == "tcp" and P.starts_tls(self.sock, HELLO_TIMEOUT) and not srv.start_tls(self):
+                    return
+                ftype, payload = P.recv_frame(self.sock, max_frame=65536, deadline=time.monotonic() + HELLO_TIMEOUT)
+                if ftype != P.HELLO:
+                    raise P.ProtocolError(f"first frame type {ftype:#x} is not HELLO")
+                self.calls, self.bytes_in = 1, len(payload)      # MQCONN counts as a call, as in MQ
+                if not greet(self, P.decode_json(payload)):
+                    return
+            self.sock.settimeout(None)
+            limit = P.MAX_FRAME if self.maxmsgl is None else self.maxmsgl + FRAME_OVERHEAD
+            reader = P.FrameReader(self.sock, max_frame=limit, frame_timeout=FRAME_TIMEOUT)
+            self.reader = reader
+            while not self.closed:
+                # Poll briefly for the next request only while a single application is busy: with
+                # more, polling threads take the interpreter lock and CPU from the others.
+                reader.spin = P.SERVER_SPIN if min(srv.in_use, len(srv.sessions)) <= SPIN_SESSIONS else 0.0
+                self.in_call = False
+                ftype, payload = reader.read()
+                self.in_call = True
+                self.last_heard, self.hb_sent = time.monotonic(), 0.0
+                self.calls += 1
+                self.bytes_in += len(payload)
+                if ftype == P.HEARTBEAT | P.REPLY or ftype == P.CANCEL:    # (a CANCEL after its wait ended)
+                    continue
+                if ftype == P.DISC:
+                    if self.conn is not None:
+                        self.call(self._disconnect)
+                    # The instance ends with MQDISC, before its answer: a connection made as soon as
+                    # the application has it must find the slot free (MAXINST, MAXINSTC, MaxChannels).
+                    srv.forget(self)
+                    self._reply(ftype, V.status(C.MQCC_OK, 0), wait=True)
+                    return
+                handler = DISPATCH.get(ftype)
+                if handler is None:
+                    raise P.ProtocolError(f"unknown frame type {ftype:#x}")
+                conn = self.conn
+                if conn is not None and conn.shared_async and ftype != P.PUT_ASYNC:
+                    with srv.lock:      # the application's next call sees its asynchronous puts done
+                        srv.qm.flush_shared_async(conn)
+                if self.control_only != (ftype in (P.MQSC, P.CONTROL)):
+                    raise P.ProtocolError(f"frame type {ftype:#x} not allowed on this connection")
+                reply = handler(self, payload)
+                if reply is not None:
+                    self._reply(ftype, reply, wait=self.after_reply is not None)
+                    if self.after_reply is not None:
+                        self.after_reply()
+                        self.after_reply = None
+                elif self.conn is not None and not reader.buffered():
+                    if self.conn.shared_async:
+                        with srv.lock:
+                            srv.qm.flush_shared_async(self.conn)
+                    if self.conn.ticket:
+                        srv.store.sync(self.conn.ticket)   # a burst of asynchronous puts has ended
+                elif self.conn is not None and len(self.conn.shared_async) >= ASYNC_SHARED_BATCH:
+                    with srv.lock:
+                        srv.qm.flush_shared_async(self.conn)
+        except P.ProtocolError as e:
+            srv.log.write("AMQ9504E", f"A protocol error was detected on a connection from {self.peer}.",
+                          f"{e}. The connection was closed; the queue manager continues.")
+        except (ConnectionError, OSError, socket.timeout) as e:
+            if self.conn is not None and not self.closed and not srv.stopping.is_set():
+                srv.log.write("AMQ9209E", f"Connection to host {self.peer} closed.",
+                              f"The application ended without MQDISC ({e.__class__.__name__}); "
+                              "its unit of work was backed out.")
+        except StoreUnavailable:
+            pass            # the queue manager is ending with a write it could not make: not answered
+        except Exception:  # a defect: log it, drop this connection, keep the queue manager running
+            srv.log.write("MQL9999E", f"Unexpected error serving {self.peer}.", traceback.format_exc())
+        finally:
+            if self.conn is not None:
+                with srv.lock:
+                    if self.conn.hconn in srv.qm.conns:
+                        srv.qm.disconnect(self.conn, commit=False)
+                try:
+                    srv.store.sync()
+                except StoreUnavailable:
+                    pass
+            self.conn = None
+            try:
+                self.sock.close()
+            except OSError:
+                pass
+            srv.forget(self)
+
+    # --- calls --------------------------------------------------------------------------------
+    def call(self, fn: Any, *args: Any) -> Any:
+        """Run an engine call under the lock, then make its journal entries durable before replying."""
+        srv = self.server
+        conn = self.conn
+        assert conn is not None
+        with srv.lock:
+            try:
+                result = fn(conn, *args)
+            except ClusterPending as e:
+                # The first use of a cluster name on a partial repository: wait (up to 10 s) for a
+                # full repository's answer, then try once more.
+                deadline = time.monotonic() + RESOLVE_WAIT
+                cl = srv.qm.cluster
+                while not cl.repo.any_answered(e.kind, e.name) and time.monotonic() < deadline \
+                        and not srv.stopping.is_set():
+                    srv.repman.answered.wait(min(0.5, max(0.0, deadline - time.monotonic())))
+                conn.cluster_waited = True
+                try:
+                    result = fn(conn, *args)
+                finally:
+                    conn.cluster_waited = False
+            ticket = conn.ticket
+        if ticket > self.due:
+            self.due = ticket          # the reply goes once this is durable (``_reply``)
+        return result
+
+    def _reply(self, ftype: int, reply: bytes, wait: bool = False) -> None:
+        """Send a reply once what the call journalled is durable. A small one is handed to the
+        journal writer, which sends it right after the fsync that covers it, and this thread goes
+        back to reading requests: the connections that wait on one fsync share it and nobody waits
+        for a turn at writing. A large one (or ``wait``) is sent from here after waiting, and so is
+        every reply on a TLS connection: an SSL socket has no non-blocking send for the writer, and
+        its record layer must not be written from two threads. Replies leave in the order of their
+        calls."""
+        due, self.due = self.due, 0
+        store = self.server.store
+        data = P.frame(ftype | P.REPLY, reply)
+        self.bytes_out += len(data)
+        self.frames_out += 1
+        with self.send_lock:
+            if not self.outbox and due <= store.durable_ticket:
+                self.sock.sendall(data)
+                return
+            if self.outbox:
+                due = max(due, self.outbox[-1][0])
+            if not wait and not self.tls and len(data) <= DEFER_MAX:
+                self.outbox.append((due, data))
+                deferred = True
+            else:
+                deferred = False
+        if deferred:
+            if not store.when_durable(due, self._flush):
+                self._flush()
+            return
+        store.sync(due)
+        self._flush(blocking=True)
+        with self.send_lock:
+            self.sock.sendall(data)
+
+    def _flush(self, blocking: bool = False) -> None:
+        """Send the replies whose tickets are durable (from the journal writer: without blocking;
+        a client that does not read its replies gets the rest from a thread of its own)."""
+        durable = self.server.store.durable_ticket
+        with self.send_lock:
+            out = self.outbox
+            while out and out[0][0] <= durable:
+                ticket, data = out[0]
+                try:
+                    if blocking:
+                        self.sock.sendall(data)
+                        sent = len(data)
+                    else:
+                        sent = self.sock.send(data, socket.MSG_DONTWAIT)
+                except BlockingIOError:
+                    sent = 0
+                except OSError:
+                    out.clear()            # the connection is gone: its thread sees that too
+                    return
+                if sent < len(data):
+                    out[0] = (ticket, data[sent:])
+                    threading.Thread(target=self._flush, args=(True,), name=f"reply-{self.peer}", daemon=True).start()
+                    return
+                out.popleft()
+
+    def _disconnect(self, conn: Conn) -> None:
+        self.server.qm.disconnect(conn, commit=True)
+        self.conn = None
+
+    def failed(self, e: MQIError) -> bytes:
+        return V.status(e.comp, e.reason)
+
+    def answer(self, fn: Any, *args: Any) -> bytes:
+        """An engine call whose reply is only the completion and reason codes."""
+        try:
+            self.call(fn, *args)
+        except MQIError as e:
+            return self.failed(e)
+        return V.status(C.MQCC_OK, 0)
