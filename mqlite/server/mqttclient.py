@@ -116,6 +116,7 @@ class Client:
         self.last_msg = 0.0
         self.sent = self.received = 0
         self.deliverer: threading.Thread | None = None
+        self.connacked = threading.Event()      # the delivery waits for the CONNACK to have gone
 
     # --- the reading side ------------------------------------------------------------------------
     def run(self) -> None:
@@ -244,10 +245,14 @@ class Client:
                 with qmgr_authority(lc):
                     self.lanes.append(Lane(lc, qm.open(lc, OD(ObjectName=S.TRANSMIT_QUEUE.encode()),
                                                        C.MQOO_INPUT_SHARED).hobj))
-        self.channel.clients[cid] = self
-        self.send(K.connack(present, K.ACCEPTED))
+        # The delivery is running before the client is known by its ClientIdentifier: the next
+        # connection of the same id, which ends this one and joins it, may come as soon as the
+        # CONNACK has gone (it found a thread not yet started, under load).
         self.deliverer = threading.Thread(target=Delivery(self).run, name="mqtt-deliver", daemon=True)
         self.deliverer.start()
+        self.channel.clients[cid] = self
+        self.send(K.connack(present, K.ACCEPTED))
+        self.connacked.set()
         return True
 
     def _identify(self, cid: str, username: str | None, password: bytes | None) -> tuple[int, Principal | None]:
@@ -410,6 +415,7 @@ class Client:
                 return
             self.closed = True
             self.cond.notify_all()
+        self.connacked.set()
         try:
             self.sock.shutdown(socket.SHUT_RDWR)
         except OSError:

@@ -66,6 +66,7 @@ class Delivery:
         c = self.client
         srv, key = c.srv, S.client_key(c.client_id)
         filling = 0
+        c.connacked.wait()
         try:
             while not c.closed:
                 lane = c.lanes[filling]
