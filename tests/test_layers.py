@@ -168,3 +168,45 @@ def test_no_module_over_600_lines_and_no_class_of_400():
                     and node.end_lineno - node.lineno + 1 >= 400:
                 long_classes.append((name, node.name, node.end_lineno - node.lineno + 1))
     assert long_modules == [] and long_classes == []
+
+
+# Where a message is made from stored rows rather than given a new number: recovery of prepared
+# units of work (definitions) and a deep queue's pages read back (paging).
+RESTORES = {"mqlite.engine.definitions", "mqlite.engine.paging"}
+
+
+def _joins(source: str) -> list[str]:
+    """What a module does that only engine/arrivals.py may: a journal record of a message put
+    (``PutMsg(...)``), a new message (``Message(...)``, ``Message.packed(...)``), a number given
+    (``qm._seq += 1``, ``qm.arrivals.seq += 1``)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.id if isinstance(f, ast.Name) else (
+                f"{f.value.id}.{f.attr}" if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) else "")
+            if name in ("PutMsg", "Message", "Message.packed"):
+                found.append(name)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute) and (
+                node.target.attr == "_seq" or node.target.attr == "seq" and isinstance(node.target.value, ast.Attribute)
+                and node.target.value.attr == "arrivals"):
+            found.append(f"{node.target.attr} +=")
+    return sorted(found)
+
+
+def test_one_owner_for_a_message_joining_a_queue() -> None:
+    """Issue 64: every path that adds a message to a local queue numbers it, journals it and makes
+    it visible through engine/arrivals.py; no other module of the engine makes a PutMsg record, a
+    numbered Message or a new number."""
+    offenders = {name: found for name, path in _modules().items()
+                 if name.startswith("mqlite.engine.") and name != "mqlite.engine.arrivals" and name not in RESTORES
+                 and (found := _joins(open(path, encoding="utf-8").read()))}
+    assert offenders == {}
+
+
+def test_the_owner_check_finds_a_second_enqueue() -> None:
+    """The enqueue pubsub had of its own, and route's, as the check reads them."""
+    assert _joins("qm._seq += 1\nm = Message.packed(qm._seq, md, b'', None, False, 0)\n"
+                  "store.append(PutMsg(m.seq, 'Q', b'', b'', None))\n") == ["Message.packed", "PutMsg", "_seq +="]
+    assert _joins("self.qm.arrivals.seq += 1\nacct.seq += 1\nnew = Message(1, md, b'', None, False, 0)\n") == [
+        "Message", "seq +="]

@@ -100,7 +100,7 @@ class DefinitionsMixin(CoreState):
             self.log(problem)
         # Message numbers never repeat, even for nonpersistent messages lost in a crash: channels use
         # them as message keys. Start above every earlier run (time-based floor, 1000 per ms).
-        self._seq = max(self.store.max_seq(), int(self.clock.now() * 1000) * 1000)
+        self.arrivals.seq = max(self.store.max_seq(), int(self.clock.now() * 1000) * 1000)
         self.store.sync()
         return {"messages": restored, "queues": len(self.queues)}
 

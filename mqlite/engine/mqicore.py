@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from mqlite.cluster.state import ClusterState
     from mqlite.cmq.structs import OD
     from mqlite.engine.accounting import Accounting
+    from mqlite.engine.arrivals import Arrivals
     from mqlite.engine.authority import Authority
     from mqlite.engine.batch import Batches
     from mqlite.engine.clock import Clock, IdGenerator
@@ -49,7 +50,7 @@ class CoreState:
     queues: dict[str, QueueState]
     conns: dict[int, Conn]
     _next_hconn: int
-    _seq: int
+    arrivals: Arrivals
     quiescing: bool
     store: Journal
     pager: Pager | None

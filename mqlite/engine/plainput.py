@@ -6,7 +6,6 @@ from __future__ import annotations
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import MD, PMO, pad
 from mqlite.engine.core import BLANK32, BLANK48, PMO_OPTIONS, PMO_OPTIONS_AT, C, Conn, Handle, put_date_time
-from mqlite.engine.message import Message
 from mqlite.engine.put import PutMixin
 from mqlite.engine.resolve import LOCAL
 from mqlite.props.rfh2 import RFH2_FORMAT
@@ -58,10 +57,9 @@ class PlainPutMixin(PutMixin):
         _BACKOUT_REPLY_TO.pack_into(stored, _BACKOUT_AT, 0, BLANK48)
         if _CCSID.unpack_from(stored, _CCSID_AT)[0] == C.MQCCSI_Q_MGR:
             _CCSID.pack_into(stored, _CCSID_AT, self.qmgr["CCSID"])       # (as _put writes it)
-        self._seq += 1
-        self._enqueue(conn, qs, Message.packed(self._seq, bytes(stored), body,
-                                               None if expiry == C.MQEI_UNLIMITED else now + expiry / 10.0,
-                                               bool(persistence), qs.lane_for(priority)), syncpoint, now)
+        self._enqueue(conn, qs, self.arrivals.packed(qs, bytes(stored), body,
+                                                     None if expiry == C.MQEI_UNLIMITED else now + expiry / 10.0,
+                                                     bool(persistence), priority), syncpoint, now)
         if not answered:
             return b""
         answer_pmo = bytearray(pmo)

@@ -32,13 +32,14 @@ from mqlite.cmq import CMQZC as Z
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.packedmd import md_for_copy
 from mqlite.cmq.structs import MD, OD, PMO, pad, text
+from mqlite.engine.arrivals import Arrivals
 from mqlite.engine.authority import Authority
 from mqlite.engine.clock import Clock, IdGenerator
 from mqlite.engine.core import C, Conn, Handle, qmgr_authority
 from mqlite.engine.deadletter import dead_letter_opened
 from mqlite.engine.hooks import Hooks
 from mqlite.engine.message import Message
-from mqlite.engine.ports import DropObject, Journal, JournalOp, PutMsg, SaveObject
+from mqlite.engine.ports import DropObject, Journal, JournalOp, SaveObject
 from mqlite.engine.queue import QueueState
 from mqlite.engine.resolve import LOCAL, Resolved
 from mqlite.engine.route import Routing
@@ -77,7 +78,7 @@ class PubSubHost(Protocol):
     queues: dict[str, QueueState]
     cluster: ClusterState
     hooks: Hooks
-    _seq: int
+    arrivals: Arrivals
 
     def message_available(self, queue: str) -> None: ...
 
@@ -520,21 +521,12 @@ class PubSub:
         packed = md_for_copy(template, qm.ids.next(), correl, identity)
         now = cache["now"]
         expiry_at = None if md.Expiry == C.MQEI_UNLIMITED else now + md.Expiry / 10.0
-        qm._seq += 1
-        msg = Message.packed(qm._seq, packed, data, expiry_at, persistent, qs.lane_for(priority))
+        msg = qm.arrivals.packed(qs, packed, data, expiry_at, persistent, priority)
         msg.shared = shared
-        if syncpoint or md.Report & C.MQRO_COA:
-            qm._enqueue(conn, qs, msg, syncpoint, now)
-            return
-        # Outside syncpoint onto a local queue (not shared), no confirmation of arrival asked: what
-        # _enqueue and _commit_put then do, in line. This is the innermost step of every copy;
-        # going through them cost 12% of nonpersistent fan-out (docs/performance.md).
-        qs.last_put = now
-        qs.insert(msg)
-        qs.enq += 1
-        if persistent:
-            conn.ticket = qm.store.append(PutMsg(msg.seq, qs.name, packed, data, expiry_at))
-        qm.message_available(qs.name)
+        if syncpoint:
+            qm.arrivals.hold(conn, qs, msg, now)
+        else:
+            qm.arrivals.arrive(conn, qs, msg, now, bool(md.Report & C.MQRO_COA))
 
 
 def undeliverable(qm: PubSubHost, conn: Conn, sub: Subscription, topic: str, copy: MD, data: bytes, reason: int,

@@ -15,7 +15,7 @@ from mqlite.engine.core import BLANK32, CONTEXT_PMO, MD_HOT, STORED_OVERHEAD, C,
 from mqlite.engine.events import MQEVR_ENABLED, QMGR_EVENTS
 from mqlite.engine.message import Message
 from mqlite.engine.mqicore import CoreState
-from mqlite.engine.ports import NewMessage, PutMsg
+from mqlite.engine.ports import NewMessage
 from mqlite.engine.queue import QueueState
 from mqlite.engine.report import ANY_REPORT
 from mqlite.engine.resolve import CLUSTER, LOCAL, REMOTE, Resolved
@@ -180,8 +180,7 @@ class PutMixin(CoreState):
                 stored_md, stored_body = self._xmit_wrap(res, msg_md, body)
             else:
                 stored_md, stored_body = msg_md, body
-            self._seq += 1
-            msg = Message(self._seq, stored_md, stored_body, expiry_at, bool(persistence), qs.lane_for(priority))
+            msg = self.arrivals.message(qs, stored_md, stored_body, expiry_at, bool(persistence), priority)
             if reroutable and res.kind == REMOTE:
                 self.cluster.not_fixed.add(msg.seq)
             self._enqueue(conn, qs, msg, syncpoint, now)
@@ -227,9 +226,7 @@ class PutMixin(CoreState):
             self._need_room(len(body))
         now = self.clock.now()
         expiry_at = None if expiry == C.MQEI_UNLIMITED else now + expiry / 10.0
-        self._seq += 1
-        msg = Message.packed(self._seq, md, body, expiry_at, persistence == C.MQPER_PERSISTENT,
-                             qs.lane_for(max(0, min(priority, 9))))
+        msg = self.arrivals.packed(qs, md, body, expiry_at, persistence == C.MQPER_PERSISTENT, max(0, min(priority, 9)))
         self._enqueue(conn, qs, msg, syncpoint, now)
         if h.stats is not None:
             h.stats.put(msg.persistent, len(body), qs.depth, False)
@@ -293,9 +290,10 @@ class PutMixin(CoreState):
             raise MQIError(C.MQRC_RESOURCE_PROBLEM, detail="the queue manager's disk is full")
 
     def _enqueue(self, conn: Conn, qs: QueueState, msg: Message, syncpoint: bool, now: float) -> None:
-        """A put message: into the unit of work, or onto the queue (and waiting getters woken)."""
-        qs.last_put = now
+        """A put message: into the unit of work, or onto the queue (engine/arrivals.py); a shared
+        queue's to the group's store."""
         if qs.shared:
+            qs.last_put = now
             new = self._shared_message(qs, msg)
             if syncpoint:
                 if not conn.uow:
@@ -316,14 +314,9 @@ class PutMixin(CoreState):
                 self.message_available(qs.name)
             return
         if syncpoint:
-            if not conn.uow:
-                conn.uow_since = now
-            conn.uow.append(("put", qs, msg))
-            qs.uncommitted += 1
-            qs.note_depth()
+            self.arrivals.hold(conn, qs, msg, now)
         else:
-            self._commit_put(conn, qs, msg)
-            self.message_available(qs.name)
+            self.arrivals.arrive(conn, qs, msg, now)
 
     def _shared_message(self, qs: QueueState, msg: Message) -> NewMessage:
         md = msg.md
@@ -333,14 +326,6 @@ class PutMixin(CoreState):
                           md.MsgId, md.CorrelId, md.GroupId, md.MsgSeqNumber,
                           not flags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP) or md.MsgSeqNumber == 1,
                           target)
-
-    def _commit_put(self, conn: Conn, qs: QueueState, msg: Message) -> None:
-        qs.insert(msg)
-        qs.enq += 1
-        if msg.persistent:
-            conn.ticket = self.store.append(PutMsg(msg.seq, qs.name, msg.packed_md(), msg.body, msg.expiry_at))
-        if msg.md.peek("Report") & C.MQRO_COA:
-            self.reports.send(conn, msg.md, msg.body, "coa", queue=qs.name)
 
     def _set_context(self, conn: Conn, d: dict[str, Any], opts: int, now: float) -> None:
         """The context fields of a message descriptor (``d`` is its field dictionary)."""

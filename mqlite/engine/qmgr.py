@@ -22,6 +22,7 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import GMO, MD, pad, text
+from mqlite.engine.arrivals import Arrivals
 from mqlite.engine.accounting import Accounting
 from mqlite.engine.authority import Authority
 from mqlite.engine.batch import Batches
@@ -85,7 +86,7 @@ class QueueManager(DefinitionsMixin, OpenMixin, PlainPutMixin, GetMixin):
         self.qmgr = MQObject(QMGR, name, TABLE.defaults(QMGR))
         self.conns: dict[int, Conn] = {}
         self._next_hconn = 1
-        self._seq = 0
+        self.arrivals = Arrivals(self)                # where a message joins a queue (engine/arrivals.py)
         self.quiescing = False
         self.name48 = pad(name, 48)
         self.hooks = Hooks()                           # what the engine reports (engine/hooks.py)

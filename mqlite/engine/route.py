@@ -10,10 +10,10 @@ from mqlite.cluster.state import SCTQ, XMIT_MODEL, XMIT_PREFIX, ClusterState, co
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.headers import XQH_LEN, XQH_REMOTE_Q, XQH_REMOTE_QM, original_md
 from mqlite.cmq.structs import MD, PMO, pad, text
+from mqlite.engine.arrivals import Arrivals
 from mqlite.engine.core import C, Conn, Handle
 from mqlite.engine.hooks import Hooks
-from mqlite.engine.message import Message
-from mqlite.engine.ports import DelMsg, Journal, PutMsg
+from mqlite.engine.ports import Journal
 from mqlite.engine.queue import QueueState
 from mqlite.engine.resolve import REMOTE, Resolved
 from mqlite.objects.attrs import TABLE
@@ -27,7 +27,7 @@ class RoutingHost(Protocol):
     store: Journal
     hooks: Hooks
     cluster: ClusterState
-    _seq: int
+    arrivals: Arrivals
 
     def message_available(self, queue: str) -> None: ...
 
@@ -87,18 +87,6 @@ class Routing:
         md = MD(Persistence=C.MQPER_PERSISTENT, Format=C.MQFMT_STRING)
         self.qm._put(conn, h, md, PMO(Options=C.MQPMO_SYNCPOINT), body, owned=True)
 
-    def _relocate(self, conn: Conn, src: QueueState, m: Message, dst: QueueState, md: MD, body: bytes) -> Message:
-        """Move a visible message to another queue in one step (a new store number; persistent
-        ones through the journal: the old record deleted, the new one written)."""
-        src.remove(m)
-        self.qm._seq += 1
-        new = Message(self.qm._seq, md, body, m.expiry_at, m.persistent, dst.lane_for(md.Priority))
-        dst.insert(new)
-        if m.persistent:
-            self.qm.store.append(DelMsg(m.seq))
-            conn.ticket = self.qm.store.append(PutMsg(new.seq, dst.name, new.packed_md(), new.body, new.expiry_at))
-        return new
-
     def move_messages(self, conn: Conn, source: str, dest: str, correl: bytes) -> int:
         """A cluster-sender channel switches transmission queue: its messages (by CorrelId) move
         from ``source`` to ``dest``."""
@@ -107,7 +95,7 @@ class Routing:
             return 0
         moving = [m for m in src if m.md.CorrelId == correl]
         for m in moving:
-            new = self._relocate(conn, src, m, dst, m.md, m.body)
+            new = self.qm.arrivals.relocate(conn, src, m, dst, m.md, m.body)
             if m.seq in self.qm.cluster.not_fixed:
                 self.qm.cluster.not_fixed.add(new.seq)
         if moving:
@@ -144,7 +132,7 @@ class Routing:
             if dest is None:
                 continue
             cl.not_fixed.discard(m.seq)
-            new = self._relocate(conn, qs, m, dest, md, data)
+            new = self.qm.arrivals.relocate(conn, qs, m, dest, md, data)
             self.qm.message_available(dest.name)
             if not d.local:
                 cl.not_fixed.add(new.seq)

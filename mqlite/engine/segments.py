@@ -24,11 +24,12 @@ from mqlite.cmq.segments import (
     whole,
 )
 from mqlite.cmq.structs import MD
+from mqlite.engine.arrivals import Arrivals
 from mqlite.engine.clock import IdGenerator
 from mqlite.engine.core import C, Conn, Handle
 from mqlite.engine.hooks import Hooks
 from mqlite.engine.message import Message
-from mqlite.engine.ports import Journal, JournalOp, PutMsg
+from mqlite.engine.ports import Journal
 from mqlite.engine.queue import QueueState
 from mqlite.engine.report import Reports
 from mqlite.engine.resolve import REMOTE, Resolved
@@ -71,7 +72,7 @@ class SegmentsHost(Protocol):
     store: Journal
     hooks: Hooks
     cluster: ClusterState
-    _seq: int
+    arrivals: Arrivals
 
     def message_available(self, queue: str) -> None: ...
 
@@ -178,8 +179,7 @@ class Segments:
         for seg, piece in pieces:
             if res.kind == REMOTE:
                 seg, piece = self.qm._xmit_wrap(res, seg, piece)
-            self.qm._seq += 1
-            msg = Message(self.qm._seq, seg, piece, expiry_at, persistent, qs.lane_for(priority))
+            msg = self.qm.arrivals.message(qs, seg, piece, expiry_at, persistent, priority)
             if reroutable and res.kind == REMOTE:
                 self.qm.cluster.not_fixed.add(msg.seq)
             msgs.append(msg)
@@ -187,21 +187,7 @@ class Segments:
             for msg in msgs:
                 self.qm._enqueue(conn, qs, msg, True, now)
             return
-        qs.last_put = now
-        self._commit_puts(conn, qs, msgs)
-        self.qm.message_available(qs.name)
-
-    def _commit_puts(self, conn: Conn, qs: QueueState, msgs: list[Message]) -> None:
-        """Segments put outside a unit of work: visible together, journalled in one write (kill -9
-        leaves all or none), each confirmed on arrival if it asks."""
-        qs.insert_many(msgs)
-        qs.enq += len(msgs)
-        ops: list[JournalOp] = [PutMsg(m.seq, qs.name, m.packed_md(), m.body, m.expiry_at) for m in msgs if m.persistent]
-        if ops:
-            conn.ticket = self.qm.store.extend(ops)
-        for m in msgs:
-            if m.md.peek("Report") & C.MQRO_COA:
-                self.qm.reports.send(conn, m.md, m.body, "coa", queue=qs.name)
+        self.qm.arrivals.arrive_together(conn, qs, msgs, now)      # visible together, one journal write
 
 
 def check_segment(md: MD, body: bytes, shared: bool) -> None:

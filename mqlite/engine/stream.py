@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from mqlite.cmq.errors import MQIError
+from mqlite.engine.arrivals import Arrivals
 from mqlite.engine.batch import out_md
 from mqlite.engine.clock import Clock
 from mqlite.engine.core import INPUT_OPTS, C, Conn, Handle
@@ -22,7 +23,7 @@ class StreamsHost(Protocol):
     qmgr: MQObject
     store: Journal
     clock: Clock
-    _seq: int
+    arrivals: Arrivals
 
     @property
     def uow(self) -> UnitsOfWork: ...
@@ -50,7 +51,7 @@ class Streams:
     def stable_position(self, qs: QueueState) -> int:
         """No message below this position can still appear on the queue: the lowest position of a
         put in an open or prepared unit of work, else the next position to be given out."""
-        low = self.qm._seq + 1
+        low = self.qm.arrivals.seq + 1
         for entries in [c.uow for c in self.qm.conns.values()] + [u.entries for u in self.qm.uow.prepared.values()]:
             for kind, q, m in entries:
                 if q is qs and kind == "put" and m.seq < low:
@@ -67,8 +68,8 @@ class Streams:
         (when positive); ``start`` when there is nothing new. Without a limit the count is not
         taken (-1)."""
         qs = self._stream_queue(conn, hobj, C.MQOO_BROWSE, C.MQRC_NOT_OPEN_FOR_BROWSE)
-        limit = self.qm._seq + 1 if committed else self.stable_position(qs)
-        held = 0 if limit > self.qm._seq else sum(1 for _m in qs.positions(max(start, limit), self.qm._seq + 1))
+        limit = self.qm.arrivals.seq + 1 if committed else self.stable_position(qs)
+        held = 0 if limit > self.qm.arrivals.seq else sum(1 for _m in qs.positions(max(start, limit), self.qm.arrivals.seq + 1))
         if max_msgs <= 0:
             last = qs.last_below(limit)
             return (start, 0, held) if last is None or last < start else (last + 1, -1, held)

@@ -8,6 +8,7 @@ import json
 from typing import Any, Callable, Protocol
 
 from mqlite.cmq.errors import MQIError
+from mqlite.engine.arrivals import Arrivals
 from mqlite.engine.clock import Clock
 from mqlite.engine.core import (
     XA_END,
@@ -25,7 +26,6 @@ from mqlite.engine.ports import (
     JournalOp,
     Prepare,
     PreparedRow,
-    PutMsg,
     Resolve,
     SaveChsync,
     SetBackout,
@@ -43,6 +43,7 @@ class UowHost(Protocol):
     clock: Clock
     hooks: Hooks
     shared: SharedPort | None
+    arrivals: Arrivals
 
     def message_available(self, queue: str) -> None: ...
 
@@ -145,7 +146,7 @@ class UnitsOfWork:
                     continue
                 puts.setdefault(qs.name, (qs, []))[1].append(msg)
                 if msg.persistent:
-                    ops.append(PutMsg(msg.seq, qs.name, msg.packed_md(), msg.body, msg.expiry_at))
+                    ops.append(Arrivals.record(qs, msg))
                 if msg.md.peek("Report") & C.MQRO_COA:
                     reports.append((msg, "coa", qs.name))
             else:
@@ -154,11 +155,7 @@ class UnitsOfWork:
                 if msg.md.peek("Report") & C.MQRO_COD:
                     reports.append((msg, "cod", qs.name))
         for name, (qs, msgs) in puts.items():
-            if len(msgs) == 1:
-                qs.insert(msgs[0])
-            else:
-                qs.insert_many(msgs)
-            qs.enq += len(msgs)
+            self.qm.arrivals.committed(qs, msgs)
             touched.add(name)
 
     def _commit_shared(self, conn: Conn) -> None:
