@@ -3,6 +3,7 @@ subscriptions' publications, and what applications put for its ClientIdentifier)
 syncpoint in two alternating units of work (``Lane``) and sent at the QoS each is owed."""
 from __future__ import annotations
 
+import threading
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ class Receiver(Protocol):
     srv: Any
     client_id: str
     closed: bool
+    connacked: threading.Event
     out: S.Outbound
     cond: Any
     lanes: list[Lane]
