@@ -52,7 +52,7 @@ def _storm(pid: int, login: Callable[[], object]) -> tuple[list[object], float]:
 
 
 def _settled_rss(pid: int, limit: float) -> float:
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30            # (a loaded machine ends the storm's threads late)
     while (rss := _rss_mb(pid)) > limit and time.monotonic() < deadline:
         time.sleep(0.2)
     return rss
