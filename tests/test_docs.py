@@ -58,8 +58,7 @@ README_BLOCKS = {
 }
 # A queue manager QM1 with object authority on, and `mqlite dev`'s QM1 with the console on {port2}.
 _QM = "mqlite crtmqm -p {port} QM1 >/dev/null && mqlite strmqm QM1 >/dev/null"
-_WEBDEV = ("MQ_APP_PASSWORD=passw0rd MQ_ADMIN_PASSWORD=passw0rd mqlite dev --port {port} --web-port {port2} >/dev/null"
-           " && mqlite setmqweb properties -k httpHost -v localhost >/dev/null")
+_WEBDEV = "MQ_APP_PASSWORD=passw0rd MQ_ADMIN_PASSWORD=passw0rd mqlite dev --port {port} --web-port {port2} >/dev/null"
 _CURL = {"https://localhost:9443": "https://localhost:{port2}", "curl -k": "curl -fsSk"}
 _MQTT_MQSC = "* (an MQSC comment is a line of its own: a * after a command is a syntax error)"
 _MQTT_AUTH = "mqlite setmqusr -m QM1 -u mqttapp -p 'a password' -g mqttapps"
