@@ -6,6 +6,7 @@ import os
 import signal
 import sys
 
+from mqlite.memory import few_arenas
 from mqlite.server.listener import PortBusy
 from mqlite.server.server import QMServer
 from mqlite.store.check import StoreDamaged
@@ -13,6 +14,7 @@ from mqlite.store.check import StoreDamaged
 
 def main(argv: list[str]) -> int:
     name = argv[0]
+    few_arenas()
     srv = None
     try:
         srv = QMServer(name, accept_damage="--accept-damage" in argv[1:])
