@@ -143,9 +143,7 @@ def _harness(config: pytest.Config) -> Harness:
     """A harness in a directory of its own (on /dev/shm with --mq-tmpfs), removed at its close
     once its queue managers have ended."""
     base = "/dev/shm" if config.getoption("--mq-tmpfs") and os.path.isdir("/dev/shm") else None
-    h = Harness(tempfile.mkdtemp(prefix="mqlite-pytest-", dir=base), channel=CHANNEL)
-    h._own_dir = True
-    return h
+    return Harness(tempfile.mkdtemp(prefix="mqlite-pytest-", dir=base), channel=CHANNEL, own_dir=True)
 
 
 @pytest.fixture(scope="session")

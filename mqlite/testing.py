@@ -149,9 +149,11 @@ def _crtmqm(name: str, port: int, secure: bool, qsg: str | None, qsg_store: str 
 
 
 class Harness:
-    def __init__(self, data_dir: str | None = None, channel: str = "APP.SVRCONN", security: bool = False) -> None:
+    def __init__(self, data_dir: str | None = None, channel: str = "APP.SVRCONN", security: bool = False,
+                 own_dir: bool | None = None) -> None:
         self.security = security
-        self._own_dir = data_dir is None          # a directory made here is removed by close()
+        # close() removes the directory if it is the harness's: by default, when it was made here.
+        self._own_dir = data_dir is None if own_dir is None else own_dir
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="mqlite-harness-")
         self.channel = channel
         self.qms: dict[str, QM] = {}

@@ -210,3 +210,65 @@ def test_the_owner_check_finds_a_second_enqueue() -> None:
                   "store.append(PutMsg(m.seq, 'Q', b'', b'', None))\n") == ["Message.packed", "PutMsg", "_seq +="]
     assert _joins("self.qm.arrivals.seq += 1\nacct.seq += 1\nnew = Message(1, md, b'', None, False, 0)\n") == [
         "Message", "seq +="]
+
+
+def _part(module: str) -> str:
+    """A part, for private members: a package, or in the engine one module (each is a concept of its
+    own there: the handles, a verb, the journal's owner, a service)."""
+    parts = module.split(".")
+    return ".".join(parts[:3] if parts[1:2] == ["engine"] else parts[:2])
+
+
+def _is_protocol(cls: ast.ClassDef) -> bool:
+    return any(ast.unparse(b) in ("Protocol", "typing.Protocol") or ast.unparse(b).startswith("Protocol[")
+               for b in cls.bases)
+
+
+def _privates(sources: dict[str, str]) -> list[str]:
+    """Private members (``_name``, not dunder) read across parts: ``x._name`` where ``x`` is not
+    ``self`` or ``cls`` and no class of the reader's part has ``_name``, though one of another part
+    does; and so a Protocol naming one (a host's interface to another part is public)."""
+    has: dict[str, set[str]] = {}
+    reads: list[tuple[str, str, int, str, str]] = []
+    for module, source in sources.items():
+        part = _part(module)
+        own = has.setdefault(part, set())
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    names = ([item.name] if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) else
+                             [t.id for t in (item.targets if isinstance(item, ast.Assign) else [item.target])
+                              if isinstance(t, ast.Name)] if isinstance(item, (ast.Assign, ast.AnnAssign)) else [])
+                    for name in names:
+                        if name.startswith("_") and not name.startswith("__"):
+                            if _is_protocol(node):
+                                reads.append((module, part, item.lineno, name, f"Protocol {node.name} names"))
+                            else:
+                                own.add(name)
+            elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+                if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                    if isinstance(node.ctx, ast.Store):
+                        own.add(node.attr)
+                else:
+                    reads.append((module, part, node.lineno, node.attr, "reads"))
+    anywhere = set().union(*has.values())
+    return sorted(f"{module}:{line} {how} {name}" for module, part, line, name, how in reads
+                  if name in anywhere and name not in has[part])
+
+
+def test_no_part_reads_another_parts_private_member() -> None:
+    """Issue 64: what one part uses of another is public (declared in the Protocol it is used
+    through, where there is one); a private member is that part's own business."""
+    sources = {name: open(path, encoding="utf-8").read() for name, path in _modules().items()}
+    assert _privates(sources) == []
+
+
+def test_the_private_member_check_finds_a_reach_and_a_private_protocol() -> None:
+    core = "class QueueManager:\n    def _shared_call(self):\n        self._stamp = 1\n"
+    helper = ("from typing import Protocol\nclass Host(Protocol):\n    def _shared_call(self): ...\n"
+              "class Batches:\n    def go(self):\n        self.qm._shared_call()\n        self._own()\n"
+              "    def _own(self):\n        other._own()\n        q._stamp\n")
+    assert _privates({"mqlite.engine.qmgr": core, "mqlite.engine.batch": helper}) == [
+        "mqlite.engine.batch:10 reads _stamp", "mqlite.engine.batch:3 Protocol Host names _shared_call",
+        "mqlite.engine.batch:6 reads _shared_call"]
+    assert _privates({"mqlite.pymqi.qmgr": core, "mqlite.pymqi.queue": "q._shared_call()\n"}) == []

@@ -55,7 +55,7 @@ def force_remove(cl: ClusterState, cluster: str, qmname: str = "", qmid: str = "
     """RESET CLUSTER ACTION(FORCEREMOVE) at a full repository: the queue manager's records become
     deletions spread to the cluster; its queues too with QUEUES(YES) (else they expire)."""
     repo = cl.repo
-    owners = {r.key.owner for r in cl._qmgr_records(cluster)
+    owners = {r.key.owner for r in cl.qmgr_records(cluster)
               if (qmname and r.key.owner == qmname) or (qmid and r.attrs.get("QMID") == qmid)}
     n = 0
     for owner in owners:

@@ -251,14 +251,14 @@ class ClusterState:
         out: dict[str, list[str]] = {}
         for ch in self.manual_senders():
             for c in self.clusters_of(ch):
-                for rec in self._qmgr_records(c, in_grace=True):
+                for rec in self.qmgr_records(c, in_grace=True):
                     # (never this queue manager itself: TO.+QMNAME+ would match its own CLUSRCVR)
                     if rec.key.owner != self.qm.name and channel_matches(ch.name, rec.attrs.get("CHANNEL", ""),
                                                                           rec.key.owner):
                         out.setdefault(c, []).append(rec.key.owner)
         return out
 
-    def _qmgr_records(self, cluster: str | None = None, in_grace: bool = False) -> list[Record]:
+    def qmgr_records(self, cluster: str | None = None, in_grace: bool = False) -> list[Record]:
         return [r for k, r in sorted(self.repo.records.items())
                 if k.kind == QMGR and (cluster is None or k.cluster == cluster)
                 and (self.repo.live(r) or (in_grace and not r.deleted))]
@@ -304,7 +304,7 @@ class ClusterState:
         best = None
         # Expired records in their grace period still give the way: the queue manager is probably
         # still there and republishing.
-        for rec in self._qmgr_records(in_grace=True):
+        for rec in self.qmgr_records(in_grace=True):
             if rec.key.owner != qmgr or not rec.attrs.get("CHANNEL"):
                 continue
             if rec.key.cluster in self.member_of():
@@ -317,7 +317,7 @@ class ClusterState:
         manual definition of that name exists."""
         if name in self.qm.objects["CHANNEL"]:
             return None
-        for rec in self._qmgr_records():
+        for rec in self.qmgr_records():
             if rec.attrs.get("CHANNEL") == name and rec.key.owner != self.qm.name:
                 obj = MQObject("CLUSSDR", name, TABLE.defaults("CLUSSDR"))
                 obj.attrs.update({k: v for k, v in rec.attrs.items() if k in CHANNEL_ATTRS})
@@ -326,7 +326,7 @@ class ClusterState:
         return None
 
     def auto_channels(self) -> list[MQObject]:
-        names = sorted({str(r.attrs["CHANNEL"]) for r in self._qmgr_records()
+        names = sorted({str(r.attrs["CHANNEL"]) for r in self.qmgr_records()
                         if r.key.owner != self.qm.name and r.attrs.get("CHANNEL")})
         return [c for c in (self.auto_channel(n) for n in names) if c is not None]
 

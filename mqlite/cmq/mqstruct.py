@@ -57,6 +57,15 @@ class MQStruct:
         cls._defaults = {n: d for n, d, _c in cls._fields}
 
     @classmethod
+    def layout(cls) -> struct.Struct:
+        """The packed layout: one struct of every field, in order (``field_names``)."""
+        return cls._struct
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        return cls._names
+
+    @classmethod
     def field_slice(cls, name: str) -> slice:
         """Where a field lies in the packed layout (native alignment, as ``pack`` lays it out)."""
         prefix = "@"
@@ -104,17 +113,17 @@ class MQStruct:
 
     # pymqi-style accessors -------------------------------------------------------------------
     def set(self, **kw: Any) -> None:
-        d = self._decode()
+        d = self.decoded()
         for name, value in kw.items():
             if name not in d:
                 raise AttributeError(f"{type(self).__name__} has no field {name!r}")
             d[name] = _to_bytes(value) if name in self._bytes_fields else value
 
     def get(self) -> dict[str, Any]:
-        d = self._decode()
+        d = self.decoded()
         return {n: d[n] for n in self._names}
 
-    def _decode(self) -> dict[str, Any]:
+    def decoded(self) -> dict[str, Any]:
         """The fields, every one in ``__dict__`` (an MQMD may hold some packed still: ``MD.hold``)."""
         return self.__dict__
 
@@ -126,7 +135,7 @@ class MQStruct:
         self.__dict__[name] = value
 
     def __getitem__(self, name: str) -> Any:
-        return self._decode()[name]
+        return self.decoded()[name]
 
     def __setitem__(self, name: str, value: Any) -> None:
         self.set(**{name: value})        # as pymqi: only a field the structure has (AttributeError)
@@ -203,10 +212,10 @@ class MQStruct:
         return isinstance(other, MQStruct) and type(other) is type(self) and self.get() == other.get()
 
     def __repr__(self) -> str:
-        d = self._decode()
+        d = self.decoded()
         inner = ", ".join(f"{n}={d[n]!r}" for n in self._names)
         return f"{type(self).__name__}({inner})"
 
     def __str__(self) -> str:
-        d = self._decode()
+        d = self.decoded()
         return "\n".join(f"{n}: {d[n]!r}" for n in self._names)

@@ -22,7 +22,7 @@ class PackedMD(MD):
         return cls.held(raw)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        self._decode()
+        self.decoded()
         super().__setattr__(name, value)
 
 

@@ -92,7 +92,7 @@ class MD(MQStruct):
             d.update(extras)
         d["_raw"] = raw
 
-    def _decode(self) -> dict[str, Any]:
+    def decoded(self) -> dict[str, Any]:
         d = self.__dict__
         raw = d.pop("_raw", None)
         if raw is not None:
@@ -104,7 +104,7 @@ class MD(MQStruct):
     def __getattr__(self, name: str) -> Any:          # only for names not in __dict__
         if name not in self._at or "_raw" not in self.__dict__:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        return self._decode()[name]
+        return self.decoded()[name]
 
     def peek(self, name: str) -> Any:
         """A field's value, read from the packed bytes without decoding the rest if it is held so."""

@@ -113,7 +113,7 @@ def _define(qm: QueueManager, kind: str, name: str, values: dict[str, Any],
                              CMQCFC.MQRCCF_CF_STRUC_ERROR)
         if existing is None:
             # Another member may have defined it a moment ago: the store decides.
-            created = qm._shared_call(qm.shared.put_object, ns, name, "SHARED",  # type: ignore[union-attr]
+            created = qm.shared_call(qm.shared.put_object, ns, name, "SHARED",  # type: ignore[union-attr]
                                       obj.to_record(), True)
             if not created:
                 raise AdminError(EXISTS, name)
@@ -166,8 +166,8 @@ def _define_group(qm: QueueManager, kind: str, name: str, values: dict[str, Any]
     attrs["QSGDISP"] = CMQC.MQQSGD_GROUP
     _check(kind, attrs, name)
     obj = MQObject(kind, name, attrs)
-    qm._stamp(obj, created=existing is None)
-    if not qm._shared_call(qm.shared.put_object, ns, name, "GROUP", obj.to_record(),  # type: ignore[union-attr]
+    qm.stamp_definition(obj, created=existing is None)
+    if not qm.shared_call(qm.shared.put_object, ns, name, "GROUP", obj.to_record(),  # type: ignore[union-attr]
                            existing is None):
         raise AdminError(EXISTS, name)
     qm.group_objects[(ns, name)] = obj
@@ -235,8 +235,8 @@ def alter(qm: QueueManager, kind: str, name: str, values: dict[str, Any],
     new.attrs.update(values)
     _check(kind, new.attrs, name)
     if disp == CMQC.MQQSGD_GROUP:
-        qm._stamp(new, created=False)
-        qm._shared_call(qm.shared.put_object, new.objtype, name, "GROUP", new.to_record(), False)  # type: ignore[union-attr]
+        qm.stamp_definition(new, created=False)
+        qm.shared_call(qm.shared.put_object, new.objtype, name, "GROUP", new.to_record(), False)  # type: ignore[union-attr]
         qm.group_objects[(new.objtype, name)] = new
         make_copy(qm, new)
         return new
@@ -260,7 +260,7 @@ def delete(qm: QueueManager, kind: str, name: str, purge: bool = False,
         raise AdminError(WRONG_TYPE, name)
     if disp == CMQC.MQQSGD_GROUP:
         # The group definition goes; this member's copy with it (the others' when they notice).
-        qm._shared_call(qm.shared.delete_object, ns, name, "GROUP", False)  # type: ignore[union-attr]
+        qm.shared_call(qm.shared.delete_object, ns, name, "GROUP", False)  # type: ignore[union-attr]
         qm.group_objects.pop((ns, name), None)
         local = qm.lookup(ns, name)
         if local is not None and _disp_of(local) == CMQC.MQQSGD_COPY and not qm.in_use(name):

@@ -49,20 +49,20 @@ class BatchesHost(Protocol):
 
     def get(self, conn: Conn, hobj: int, md: MD, gmo: GMO, max_length: int) -> GetResult: ...
 
-    def _shared_call(self, fn: Callable[..., Any], *args: Any) -> Any: ...
+    def shared_call(self, fn: Callable[..., Any], *args: Any) -> Any: ...
 
-    def _check_get_allowed(self, res: Resolved) -> None: ...
+    def check_get_allowed(self, res: Resolved) -> None: ...
 
-    def _property_mode(self, h: Handle, gmo: GMO) -> str: ...
+    def property_mode(self, h: Handle, gmo: GMO) -> str: ...
 
-    def _discard_expired(self, msg: Message) -> None: ...
+    def discard_expired(self, msg: Message) -> None: ...
 
-    def _delivered(self, how: str, m: Message, md_bytes: bytes) -> tuple[bytes, bytes]: ...
+    def delivered(self, how: str, m: Message, md_bytes: bytes) -> tuple[bytes, bytes]: ...
 
-    def _properties_out(self, how: str, md_bytes: bytes, fmt: bytes, encoding: int, ccsid: int,
+    def properties_out(self, how: str, md_bytes: bytes, fmt: bytes, encoding: int, ccsid: int,
                         body: bytes, shared: Shared | None = None) -> tuple[bytes, bytes]: ...
 
-    def _with_selector(self, h: Handle, base: Callable[[Message], bool] | None) -> Callable[[Message], bool]: ...
+    def with_selector(self, h: Handle, base: Callable[[Message], bool] | None) -> Callable[[Message], bool]: ...
 
 
 class Batches:
@@ -104,12 +104,12 @@ class Batches:
             d = self.qm.queue(m.queue)
             limits[m.queue] = d["MAXDEPTH"] if d is not None else 0
         try:
-            self.qm._shared_call(self.qm.shared.put, msgs, limits)
+            self.qm.shared_call(self.qm.shared.put, msgs, limits)
         except MQIError:
             ok = 0
             for m in msgs:
                 try:
-                    self.qm._shared_call(self.qm.shared.put, [m], limits)
+                    self.qm.shared_call(self.qm.shared.put, [m], limits)
                     ok += 1
                 except MQIError as e:
                     conn.put_fail += 1
@@ -164,10 +164,10 @@ class Batches:
             raise MQIError(C.MQRC_Q_DELETED)
         if qs.shared or h.selector is not None:
             raise MQIError(C.MQRC_OPTIONS_ERROR, detail="no read-ahead on a shared queue or with a selector")
-        self.qm._check_get_allowed(res)
+        self.qm.check_get_allowed(res)
         if self.qm.quiescing and gmo.Options & C.MQGMO_FAIL_IF_QUIESCING:
             raise MQIError(C.MQRC_Q_MGR_QUIESCING)
-        how = self.qm._property_mode(h, gmo)
+        how = self.qm.property_mode(h, gmo)
         now = self.qm.clock.now()
         out: list[tuple[bytes, bytes, bool]] = []
         held = h.read_ahead
@@ -185,9 +185,9 @@ class Batches:
                 break
             if m.expiry_at is not None and now >= m.expiry_at:
                 qs.remove(m)
-                self.qm._discard_expired(m)
+                self.qm.discard_expired(m)
                 continue
-            md = m._packed if m.expiry_at is None and m._packed is not None else out_md(m, now)
+            md = m.raw_md if m.expiry_at is None and m.raw_md is not None else out_md(m, now)
             report, enc, ccsid, fmt = report_and_format(md)
             cod = report & C.MQRO_COD
             if (m.persistent or cod) and not syncpoint and not hold:
@@ -197,7 +197,7 @@ class Batches:
                     got.append(m)
                     if m.persistent:
                         conn.ticket = self.qm.store.append(DelMsg(m.seq))
-                    out.append((*self.qm._delivered(how, m, md), False))
+                    out.append((*self.qm.delivered(how, m, md), False))
                     if cod:
                         self.qm.reports.send(conn, m.md, m.body, "cod", queue=qs.name)
                 break
@@ -210,7 +210,7 @@ class Batches:
                 uow.append(("get", qs, m))
                 qs.uncommitted += 1
             if fmt == RFH2_FORMAT and how != RFH2:
-                out.append((*self.qm._properties_out(how, md, fmt, enc, ccsid, m.body, m.shared), True))
+                out.append((*self.qm.properties_out(how, md, fmt, enc, ccsid, m.body, m.shared), True))
             else:
                 out.append((md, m.body, True))
             size += len(m.body) + 400
@@ -237,7 +237,7 @@ class Batches:
         if res is None or qs is None or qs is not self.qm.queues.get(res.queue) or not h.options & INPUT_OPTS \
                 or qs.shared:
             raise MQIError(C.MQRC_HOBJ_ERROR)
-        self.qm._check_get_allowed(res)
+        self.qm.check_get_allowed(res)
         now = self.qm.clock.now()
         out: list[tuple[bytes, bytes]] = []
         while len(out) < max_msgs:
@@ -246,7 +246,7 @@ class Batches:
                 break
             qs.remove(m)
             if m.expiry_at is not None and now >= m.expiry_at:
-                self.qm._discard_expired(m)
+                self.qm.discard_expired(m)
                 continue
             out.append((out_md(m, now), m.body))
             if qs.monitored:
@@ -270,9 +270,9 @@ class Batches:
                 and qs is self.qm.queues.get(h.res.queue):
             # A local queue: walk its lanes from the cursor (what the MQGET loop below does, without
             # building an MQGMO and a descriptor copy per message).
-            self.qm._check_get_allowed(h.res)
-            how = self.qm._property_mode(h, _BROWSE_GMO)
-            picked = self.qm._with_selector(h, None) if h.selector is not None else None
+            self.qm.check_get_allowed(h.res)
+            how = self.qm.property_mode(h, _BROWSE_GMO)
+            picked = self.qm.with_selector(h, None) if h.selector is not None else None
             now = self.qm.clock.now()
             last = None
             for m in qs.after(None if first else h.browse_at):
@@ -280,7 +280,7 @@ class Batches:
                     continue          # left for a get to discard, as a browse does
                 if picked is not None and not picked(m):
                     continue
-                out.append(self.qm._delivered(how, m, out_md(m, now)))
+                out.append(self.qm.delivered(how, m, out_md(m, now)))
                 last = m
                 size += len(m.body)
                 if len(out) >= max_msgs or size >= max_bytes:

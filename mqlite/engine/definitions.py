@@ -44,7 +44,7 @@ class DefinitionsMixin(CoreState):
         self.qmgr.attrs["QMID"] = qmid or f"{self.name}_{time.strftime('%Y-%m-%d_%H.%M.%S', time.gmtime(now))}"
         self.qmgr.attrs["DEADQ"] = deadq
         self.qmgr.attrs["CONNAUTH"] = IDPWOS_DEFAULT
-        self._stamp(self.qmgr, created=True)
+        self.stamp_definition(self.qmgr, created=True)
         self.save(self.qmgr)
         objs = system_default_objects()
         for obj in objs:
@@ -175,7 +175,7 @@ class DefinitionsMixin(CoreState):
         if now - self._members_read < 0.5:
             return False
         self._members_read = now
-        members = self._shared_call(self.shared.members)
+        members = self.shared_call(self.shared.members)
         self.qsg_members = frozenset(m for m, _state, _hb in members if m != self.name)
         return qmgr in self.qsg_members
 
@@ -189,7 +189,7 @@ class DefinitionsMixin(CoreState):
             return self.qmgr
         return self.objects[ns].get(name)
 
-    def _stamp(self, obj: MQObject, created: bool) -> None:
+    def stamp_definition(self, obj: MQObject, created: bool) -> None:
         d, t = self._date_time()
         if created and "CRDATE" in TABLE.attrs(obj.kind):
             obj.attrs["CRDATE"], obj.attrs["CRTIME"] = d, t
@@ -218,12 +218,12 @@ class DefinitionsMixin(CoreState):
             return
         ns = QMGR if obj.kind == QMGR else obj.objtype
         if obj.attrs.get("QSGDISP") == C.MQQSGD_SHARED:
-            self._shared_call(self.shared.put_object, ns, obj.name, SHARED, obj.to_record(), False)  # type: ignore[union-attr]
+            self.shared_call(self.shared.put_object, ns, obj.name, SHARED, obj.to_record(), False)  # type: ignore[union-attr]
             return
         self.store.append(SaveObject(ns, obj.name, json.dumps(obj.to_record())))
 
     def add_object(self, obj: MQObject) -> None:
-        self._stamp(obj, created=True)
+        self.stamp_definition(obj, created=True)
         self._register(obj)
         self.save(obj)
         self.cluster.changed()
@@ -237,7 +237,7 @@ class DefinitionsMixin(CoreState):
     def replace_object(self, obj: MQObject) -> None:
         """An ALTER or DEFINE REPLACE: same name, new attribute values."""
         old = self.lookup(obj.objtype if obj.kind != QMGR else QMGR, obj.name)
-        self._stamp(obj, created=False)
+        self.stamp_definition(obj, created=False)
         if obj.kind == QMGR:
             self.qmgr = obj
             self._refresh_monitoring()                 # MONQ at the queue manager: every queue's
@@ -263,7 +263,7 @@ class DefinitionsMixin(CoreState):
         self.objects[ns].pop(obj.name, None)
         qs = self.queues.pop(obj.name, None) if obj.kind == "QLOCAL" else None
         if qs is not None and qs.shared:
-            self._shared_call(self.shared.delete_object, ns, obj.name, SHARED, True)  # type: ignore[union-attr]
+            self.shared_call(self.shared.delete_object, ns, obj.name, SHARED, True)  # type: ignore[union-attr]
         elif qs is not None:
             qs.discard()
             self.store.append(PurgeQueue(obj.name))
@@ -294,7 +294,7 @@ class DefinitionsMixin(CoreState):
         self.cluster.changed()
         self.hooks.object_changed(obj, obj.objtype, obj.name)
 
-    def _shared_call(self, fn: Callable[..., Any], *args: Any) -> Any:
+    def shared_call(self, fn: Callable[..., Any], *args: Any) -> Any:
         """A call to the shared store; its failure is MQ's answer for an unavailable structure."""
         try:
             return fn(*args)
@@ -317,7 +317,7 @@ class DefinitionsMixin(CoreState):
     def clear_queue(self, name: str) -> int:
         qs = self.queues[name]
         if qs.shared:
-            return self._shared_call(self.shared.clear, name)  # type: ignore[union-attr,no-any-return]
+            return self.shared_call(self.shared.clear, name)  # type: ignore[union-attr,no-any-return]
         n = qs.purge()
         self.store.append(PurgeQueue(name))
         if qs.stats is not None:

@@ -69,7 +69,7 @@ def _with_properties(how: str, out_md: MD, body: bytes,
     ``shared``: what a publication's copies share (Message.shared)."""
     if how == RFH2 or (how != HANDLE and out_md.peek("Format") != RFH2_FORMAT):
         return body, None, C.MQCC_OK, C.MQRC_NONE
-    d = out_md._decode()
+    d = out_md.decoded()
     got = deliver(how, d["Format"], d["Encoding"], d["CodedCharSetId"], body, shared)
     d["Format"], d["Encoding"], d["CodedCharSetId"] = got.format, got.encoding, got.ccsid
     if got.reason:
@@ -130,14 +130,14 @@ class GetMixin(CoreState):
             raise MQIError(C.MQRC_HOBJ_ERROR)
         if qs is not self.queues.get(res.queue):
             raise MQIError(C.MQRC_Q_DELETED)
-        self._check_get_allowed(res)
+        self.check_get_allowed(res)
         match_opts = gmo.MatchOptions if gmo.Version >= C.MQGMO_VERSION_2 else (
             C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID)
         if match_opts & ~0x3F:
             raise MQIError(C.MQRC_MATCH_OPTIONS_ERROR)
         # Properties need a decision only when the get names an option or a handle, or (below) when
         # the message has an MQRFH2: the common get skips it.
-        how = self._property_mode(h, gmo) if opts & PROPERTY_GMO or gmo.MsgHandle not in (0, -1) else None
+        how = self.property_mode(h, gmo) if opts & PROPERTY_GMO or gmo.MsgHandle not in (0, -1) else None
         if qs.shared:
             return self._shared_get(conn, h, qs, res, md, gmo, match_opts, max_length, how)
         now = self.clock.now()
@@ -151,7 +151,7 @@ class GetMixin(CoreState):
             out_md.Expiry = max(1, math.ceil((msg.expiry_at - now) * 10))
         fmt, report = format_report(msg.md)
         if how == HANDLE or fmt == RFH2_FORMAT:
-            body, props, comp, reason = _with_properties(how or self._property_mode(h, gmo), out_md, msg.body,
+            body, props, comp, reason = _with_properties(how or self.property_mode(h, gmo), out_md, msg.body,
                                                          msg.shared)
         else:
             body, props, comp, reason = msg.body, None, C.MQCC_OK, C.MQRC_NONE
@@ -210,7 +210,7 @@ class GetMixin(CoreState):
         parts, out_md, data, warn = logical_message(qs, first)
         if first.expiry_at is not None:
             out_md.Expiry = max(1, math.ceil((first.expiry_at - now) * 10))
-        body, props, comp, reason = _with_properties(how or self._property_mode(h, gmo), out_md, data)
+        body, props, comp, reason = _with_properties(how or self.property_mode(h, gmo), out_md, data)
         length = len(body)
         if length > max_length and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
             self._fill_gmo(gmo, res, out_md, max_length)
@@ -254,15 +254,15 @@ class GetMixin(CoreState):
         return GetResult(out_md, body[:max_length], length, gmo, comp, reason, first.seq, first.persistent,
                          props=props)
 
-    def _delivered(self, how: str, m: Message, md_bytes: bytes) -> tuple[bytes, bytes]:
+    def delivered(self, how: str, m: Message, md_bytes: bytes) -> tuple[bytes, bytes]:
         """A message of a batch (read-ahead, bulk browse) as the application receives it."""
         if how == RFH2:
             return md_bytes, m.body
         _report, encoding, ccsid, fmt = report_and_format(md_bytes)
-        return self._properties_out(how, md_bytes, fmt, encoding, ccsid, m.body, m.shared)
+        return self.properties_out(how, md_bytes, fmt, encoding, ccsid, m.body, m.shared)
 
     @staticmethod
-    def _properties_out(how: str, md_bytes: bytes, fmt: bytes, encoding: int, ccsid: int,
+    def properties_out(how: str, md_bytes: bytes, fmt: bytes, encoding: int, ccsid: int,
                         body: bytes, shared: Shared | None = None) -> tuple[bytes, bytes]:
         """A packed MQMD and its data as an MQGET returning properties ``how`` gives them, the
         descriptor's Format, Encoding and CCSID already read (``shared``: see Message.shared)."""
@@ -271,7 +271,7 @@ class GetMixin(CoreState):
         got = deliver(how, fmt, encoding, ccsid, body, shared)
         return md_with_format(md_bytes, got.format, got.encoding, got.ccsid), got.data
 
-    def _property_mode(self, h: Handle, gmo: GMO) -> str:
+    def property_mode(self, h: Handle, gmo: GMO) -> str:
         """How this MQGET returns properties (mqlite.props.deliver): by the MQGMO option, the
         message handle, and PROPCTL of the queue the application opened."""
         has_handle = gmo.MsgHandle not in (0, -1)        # any MQGMO version: pymqi's default is 1
@@ -311,7 +311,7 @@ class GetMixin(CoreState):
         now = self.clock.now()
         assert isinstance(qs, SharedQueueState)
         port = qs.port
-        row, _taken = self._shared_call(port.take, qs.name, qs.fifo, sel, now, mode, owner, limit)
+        row, _taken = self.shared_call(port.take, qs.name, qs.fifo, sel, now, mode, owner, limit)
         if row is None:
             if sel.id is not None:
                 raise MQIError(C.MQRC_NO_MSG_UNDER_CURSOR)
@@ -327,7 +327,7 @@ class GetMixin(CoreState):
             self._fill_gmo(gmo, res, out_md, max_length)
             return GetResult(out_md, row.body[:max_length], len(row.body), gmo, C.MQCC_WARNING,
                              C.MQRC_TRUNCATED_MSG_FAILED)
-        body, props, comp, reason = _with_properties(how or self._property_mode(h, gmo), out_md, row.body)
+        body, props, comp, reason = _with_properties(how or self.property_mode(h, gmo), out_md, row.body)
         length = len(body)
         if length > max_length:
             comp, reason = C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED
@@ -337,7 +337,7 @@ class GetMixin(CoreState):
             if h.browse_seq == row.id:
                 h.browse_seq = None
             if in_uow and opts & C.MQGMO_SYNCPOINT_IF_PERSISTENT and not row.persistent:
-                self._shared_call(port.finish, [(row.id, qs.name)], [])
+                self.shared_call(port.finish, [(row.id, qs.name)], [])
             elif in_uow:
                 if not conn.uow:
                     conn.uow_since = self.clock.now()
@@ -352,7 +352,7 @@ class GetMixin(CoreState):
                          props=props)
 
     def _select(self, h: Handle, qs: QueueState, md: MD, opts: int, match_opts: int, now: float) -> Message | None:
-        expired = self._discard_expired
+        expired = self.discard_expired
         if opts & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
             if h.browse_seq is None:
                 raise MQIError(C.MQRC_NO_MSG_UNDER_CURSOR)
@@ -372,7 +372,7 @@ class GetMixin(CoreState):
                                                   | C.MQGMO_BROWSE_NEXT | _WHOLE_GMO) and match is None:
             return self._select_by_selector(h, qs, now, bool(opts & BROWSE_GMO))
         if h.selector is not None:
-            match = self._with_selector(h, match)
+            match = self.with_selector(h, match)
         if opts & _WHOLE_GMO and not opts & C.MQGMO_LOGICAL_ORDER:
             match = self._whole_matcher(qs, match, bool(opts & C.MQGMO_COMPLETE_MSG))
         if opts & C.MQGMO_LOGICAL_ORDER:
@@ -403,7 +403,7 @@ class GetMixin(CoreState):
         return match
 
     @staticmethod
-    def _with_selector(h: Handle, base: Callable[[Message], bool] | None) -> Callable[[Message], bool]:
+    def with_selector(h: Handle, base: Callable[[Message], bool] | None) -> Callable[[Message], bool]:
         sel = h.selector
         assert sel is not None
 
@@ -421,7 +421,7 @@ class GetMixin(CoreState):
             if qs.nothing_before(order, since):
                 start = order
         inserts = qs.inserts
-        m = qs.find(now, self._discard_expired, self._with_selector(h, None), start=start)
+        m = qs.find(now, self.discard_expired, self.with_selector(h, None), start=start)
         if m is not None and not browse:
             h.scanned = ((m.order[0], m.order[1] - 1), inserts)   # before the one taken: all passed over
         return m
@@ -455,14 +455,14 @@ class GetMixin(CoreState):
         g["GroupStatus"], g["SegmentStatus"], g["Segmentation"] = statuses(md.MsgFlags)
         g["ReturnedLength"] = returned
 
-    def _check_get_allowed(self, res: Resolved) -> None:
+    def check_get_allowed(self, res: Resolved) -> None:
         """GET(DISABLED) on any definition along the resolution path stops an MQGET (2016)."""
         for n in res.path:
             d = self.queue(n)
             if d is not None and d["GET"] == C.MQQA_GET_INHIBITED:
                 raise MQIError(C.MQRC_GET_INHIBITED)
 
-    def _discard_expired(self, msg: Message) -> None:
+    def discard_expired(self, msg: Message) -> None:
         if msg.persistent:
             self.store.append(DelMsg(msg.seq))
         if msg.md.peek("Report") & C.MQRO_EXPIRATION:

@@ -14,7 +14,7 @@ MD_SIZE = len(MD().pack())    # a descriptor's bytes, counted with the data agai
 
 
 class Message:
-    __slots__ = ("seq", "_md", "body", "expiry_at", "persistent", "lane", "_packed", "props", "shared")
+    __slots__ = ("seq", "_md", "body", "expiry_at", "persistent", "lane", "raw_md", "props", "shared")
 
     def __init__(self, seq: int, md: MD | None, body: bytes, expiry_at: float | None, persistent: bool,
                  lane: int) -> None:
@@ -24,7 +24,7 @@ class Message:
         self.expiry_at = expiry_at
         self.persistent = persistent
         self.lane = lane
-        self._packed: bytes | None = None
+        self.raw_md: bytes | None = None            # the descriptor packed, while that is current (packed_md; touch forgets it)
         self.props: dict[str, Any] | None = None       # its properties, read once when a selector asks
         # A publication's copies share their data, and this: each way an MQGET has returned it
         # (props.deliver), worked out for the first copy got (None: a message of its own).
@@ -37,14 +37,14 @@ class Message:
         object only if a field is used: a publication's copy or an asynchronous put taken by a
         read-ahead get never is (two objects fewer a message to make, keep and free)."""
         msg = cls(seq, None, body, expiry_at, persistent, lane)
-        msg._packed = raw
+        msg.raw_md = raw
         return msg
 
     @property
     def md(self) -> MD:
         md = self._md
         if md is None:
-            raw = self._packed
+            raw = self.raw_md
             assert raw is not None                 # packed() gave it
             md = self._md = PackedMD.of(raw)
         return md
@@ -55,13 +55,13 @@ class Message:
 
     def packed_md(self) -> bytes:
         """The descriptor in MQ's layout, packed once (a backout changes it: see ``touch``)."""
-        if self._packed is None:
-            self._packed = self.md.pack()
-        return self._packed
+        if self.raw_md is None:
+            self.raw_md = self.md.pack()
+        return self.raw_md
 
     def touch(self) -> None:
         """A field of ``md`` was changed (a backout): packed again when next needed."""
-        self._packed = None
+        self.raw_md = None
 
     @property
     def size(self) -> int:

@@ -82,7 +82,7 @@ class OpenMixin(CoreState):
                 raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
             self.authority.authorize_open(conn, "QMGR", self.name, options, text(od.AlternateUserId))
             od.ObjectName = pad(self.name, 48)
-            return self._new_handle(conn, self.name, None, options, None, None)
+            return self.new_handle(conn, self.name, None, options, None, None)
         if otype == C.MQOT_NAMELIST:
             nl = self.objects["NAMELIST"].get(name)
             if nl is None:
@@ -90,7 +90,7 @@ class OpenMixin(CoreState):
             if options & ~(C.MQOO_INQUIRE | C.MQOO_ALTERNATE_USER_AUTHORITY | C.MQOO_FAIL_IF_QUIESCING):
                 raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
             self.authority.authorize_open(conn, "NAMELIST", name, options, text(od.AlternateUserId))
-            return self._new_handle(conn, name, nl, options, None, None)
+            return self.new_handle(conn, name, nl, options, None, None)
         if otype == C.MQOT_TOPIC:
             return self.pubsub.open_topic(conn, od, options)
         if otype != C.MQOT_Q:
@@ -104,7 +104,7 @@ class OpenMixin(CoreState):
                 selector = compile_selector(selection.decode("utf-8", "replace"))
             except SelectorError as e:
                 raise MQIError(e.reason, detail=str(e)) from None
-        res = self._resolve(conn, name, qmname, options)
+        res = self.resolve(conn, name, qmname, options)
         obj = self.queue(res.path[0]) if res.path else None
         if conn.principal is not None:
             # Checked on the name opened; through ObjectQMgrName, on the transmission queue; a
@@ -121,7 +121,7 @@ class OpenMixin(CoreState):
                            event={"xmitq": res.queue})
         dynamic_owner = False
         if res.kind == MODEL:
-            created = self._instantiate_model(conn, od, self.queue(res.queue))  # type: ignore[arg-type]
+            created = self.instantiate_model(conn, od, self.queue(res.queue))  # type: ignore[arg-type]
             dynamic_owner = True
             self.authority.grant_creator(conn, created.name)
             res = Resolved(LOCAL, created.name, created.name, self.name, (created.name,))
@@ -139,7 +139,7 @@ class OpenMixin(CoreState):
                 raise MQIError(C.MQRC_OBJECT_IN_USE)
         if selector is not None and qs.shared and options & (INPUT_OPTS | C.MQOO_BROWSE):
             raise MQIError(C.MQRC_SELECTION_NOT_AVAILABLE, detail="no selectors on a shared queue")
-        h = self._new_handle(conn, name, obj, options, res, qs)
+        h = self.new_handle(conn, name, obj, options, res, qs)
         h.input_mode = input_mode
         h.dynamic_owner = dynamic_owner
         h.selector = selector
@@ -168,7 +168,7 @@ class OpenMixin(CoreState):
                                   else res.resolved_qm, 48)
         return h
 
-    def _resolve(self, conn: Conn, name: str, qmname: str, options: int) -> Resolved:
+    def resolve(self, conn: Conn, name: str, qmname: str, options: int) -> Resolved:
         """Name resolution, with the cluster's part: the first use of a name that is not defined
         here subscribes to it at the full repositories; while none has answered, the caller may
         wait for the answer (ClusterPending), after which an unknown name is 2085, or 2189 when no
@@ -217,13 +217,13 @@ class OpenMixin(CoreState):
         first = obj if obj is not None else self.cluster.definition(cluster_name)
         bind = wlm.binding(options, first["DEFBIND"])
         if bind == C.MQBND_BIND_ON_OPEN and options & C.MQOO_OUTPUT:
-            target, qs = self._cluster_target(res)
-            h = self._new_handle(conn, text(od.ObjectName), obj, options, target, qs)
+            target, qs = self.cluster_target(res)
+            h = self.new_handle(conn, text(od.ObjectName), obj, options, target, qs)
             qs.output += 1
             od.ResolvedQName = pad(target.resolved_q, 48)
             od.ResolvedQMgrName = pad(target.resolved_qm, 48)
         else:
-            h = self._new_handle(conn, text(od.ObjectName), obj, options, res, None)
+            h = self.new_handle(conn, text(od.ObjectName), obj, options, res, None)
             od.ResolvedQName = pad(res.resolved_q, 48)
             od.ResolvedQMgrName = BLANK48
         assert h.res is not None
@@ -250,7 +250,7 @@ class OpenMixin(CoreState):
             raise MQIError(C.MQRC_Q_DELETED)
         return opened
 
-    def _cluster_target(self, res: Resolved) -> tuple[Resolved, QueueState]:
+    def cluster_target(self, res: Resolved) -> tuple[Resolved, QueueState]:
         """Run the workload algorithm: the concrete destination of one message (or of a
         BIND_ON_OPEN handle), as a resolution to a local queue or a cluster transmission queue."""
         cl = self.cluster
@@ -310,7 +310,7 @@ class OpenMixin(CoreState):
             return "S"
         return "S" if base["DEFSOPT"] == C.MQOO_INPUT_SHARED else "X"
 
-    def _instantiate_model(self, conn: Conn | None, od: OD, model: MQObject) -> MQObject:
+    def instantiate_model(self, conn: Conn | None, od: OD, model: MQObject) -> MQObject:
         dyn = text(od.DynamicQName) or "AMQ.*"
         if "*" in dyn:
             if dyn.index("*") != len(dyn) - 1:
@@ -332,7 +332,7 @@ class OpenMixin(CoreState):
         od.ObjectName = pad(name, 48)
         return obj
 
-    def _new_handle(self, conn: Conn, name: str, obj: MQObject | None, options: int,
+    def new_handle(self, conn: Conn, name: str, obj: MQObject | None, options: int,
                     res: Resolved | None, qs: QueueState | None) -> Handle:
         hobj = conn.next_hobj
         conn.next_hobj += 1

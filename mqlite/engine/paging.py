@@ -130,7 +130,7 @@ class DiskPart:
                 changed = True
         msg = Message(row.seq, md, row.body, row.expiry_at, row.persistent, self.owner.lane_for(md.peek("Priority")))
         if not changed:
-            msg._packed = row.md            # unchanged: never packed again
+            msg.raw_md = row.md            # unchanged: never packed again
         return msg
 
     def page_in(self, lane_no: int, lane: deque[Message]) -> None:

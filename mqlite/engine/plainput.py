@@ -42,7 +42,7 @@ class PlainPutMixin(PutMixin):
         assert res is not None and qs is not None
         opened = self._first_definition(h, res)
         syncpoint = bool(opts & C.MQPMO_SYNCPOINT)
-        target = self._check_put(conn, res, qs, len(body), 0, syncpoint)
+        target = self.check_put(conn, res, qs, len(body), 0, syncpoint)
         persistence, priority, _ = self._stored_qos(opened, target, persistence, priority, len(body), False)
         now = self.clock.now()
         answer = bytearray(md)
@@ -57,7 +57,7 @@ class PlainPutMixin(PutMixin):
         _BACKOUT_REPLY_TO.pack_into(stored, _BACKOUT_AT, 0, BLANK48)
         if _CCSID.unpack_from(stored, _CCSID_AT)[0] == C.MQCCSI_Q_MGR:
             _CCSID.pack_into(stored, _CCSID_AT, self.qmgr["CCSID"])       # (as _put writes it)
-        self._enqueue(conn, qs, self.arrivals.packed(qs, bytes(stored), body,
+        self.enqueue(conn, qs, self.arrivals.packed(qs, bytes(stored), body,
                                                      None if expiry == C.MQEI_UNLIMITED else now + expiry / 10.0,
                                                      bool(persistence), priority), syncpoint, now)
         if not answered:

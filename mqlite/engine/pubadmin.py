@@ -70,7 +70,7 @@ class PubAdmin:
                 model = self.qm.queue(topics.resolved(tree, topic, "MDURMDL"))
                 if model is None or model.kind != "QMODEL":
                     raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
-                self.qm._instantiate_model(None, OD(DynamicQName=pad(dest, 48)), model)
+                self.qm.instantiate_model(None, OD(DynamicQName=pad(dest, 48)), model)
         elif not dest:
             raise MQIError(C.MQRC_INVALID_DESTINATION)
         elif qmgr == self.qm.name and self.qm.queue(dest) is None:

@@ -72,7 +72,7 @@ class ClusterTopics:
         h = Handle(0, xq, None, C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT, res, self.qm.queues[xq])
         envelope = md.copy()
         envelope.Format = cps.FORMAT
-        self.qm._put(conn, h, envelope, PMO(Options=C.MQPMO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT),
+        self.qm.put_on_handle(conn, h, envelope, PMO(Options=C.MQPMO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT),
                      cps.wrap(topic, self.qm.name, body, kind, md.Format), owned=True)
 
     def publish_inbound(self, conn: Conn, md: MD, data: bytes) -> int:

@@ -93,12 +93,12 @@ class PubSubHost(Protocol):
 
     def handle(self, conn: Conn, hobj: int) -> Handle: ...
 
-    def _new_handle(self, conn: Conn, name: str, obj: MQObject | None, options: int,
+    def new_handle(self, conn: Conn, name: str, obj: MQObject | None, options: int,
                     res: Resolved | None, qs: QueueState | None) -> Handle: ...
 
-    def _resolve(self, conn: Conn, name: str, qmname: str, options: int) -> Resolved: ...
+    def resolve(self, conn: Conn, name: str, qmname: str, options: int) -> Resolved: ...
 
-    def _instantiate_model(self, conn: Conn | None, od: OD, model: MQObject) -> MQObject: ...
+    def instantiate_model(self, conn: Conn | None, od: OD, model: MQObject) -> MQObject: ...
 
     def in_use(self, name: str) -> bool: ...
 
@@ -106,18 +106,18 @@ class PubSubHost(Protocol):
 
     def put1(self, conn: Conn, od: OD, md: MD, pmo: PMO, body: bytes) -> int: ...
 
-    def _put(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int: ...
+    def put_on_handle(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int: ...
 
-    def _check_put(self, conn: Conn, res: Resolved, qs: QueueState, body_len: int, header_len: int,
+    def check_put(self, conn: Conn, res: Resolved, qs: QueueState, body_len: int, header_len: int,
                    syncpoint: bool, segmentable: bool = False) -> MQObject: ...
 
-    def _need_room(self, body_len: int) -> None: ...
+    def need_room(self, body_len: int) -> None: ...
 
-    def _enqueue(self, conn: Conn, qs: QueueState, msg: Message, syncpoint: bool, now: float) -> None: ...
+    def enqueue(self, conn: Conn, qs: QueueState, msg: Message, syncpoint: bool, now: float) -> None: ...
 
-    def _set_context(self, conn: Conn, d: dict[str, Any], opts: int, now: float) -> None: ...
+    def set_context(self, conn: Conn, d: dict[str, Any], opts: int, now: float) -> None: ...
 
-    def _reply_to(self, d: dict[str, Any]) -> None: ...
+    def fill_reply_to(self, d: dict[str, Any]) -> None: ...
 
     def commit(self, conn: Conn) -> None: ...
 
@@ -236,7 +236,7 @@ class PubSub:
             raise MQIError(C.MQRC_ADMIN_TOPIC_STRING_ERROR, detail=f"{topic}: only the queue manager publishes there")
         admin = self.admin_object(topic)
         self.qm.authority.authorize_open(conn, "TOPIC", admin.name, options, text(od.AlternateUserId))
-        h = self.qm._new_handle(conn, topic, admin, options, None, None)
+        h = self.qm.new_handle(conn, topic, admin, options, None, None)
         h.topic = topic
         return h
 
@@ -261,8 +261,8 @@ class PubSub:
         if not md.MsgId.strip(b"\0") or opts & C.MQPMO_NEW_MSG_ID:
             md.MsgId = self.qm.ids.next()
         d = md.__dict__
-        self.qm._set_context(conn, d, opts, self.qm.clock.now())
-        self.qm._reply_to(d)
+        self.qm.set_context(conn, d, opts, self.qm.clock.now())
+        self.qm.fill_reply_to(d)
         if opts & C.MQPMO_SUPPRESS_REPLYTO:
             # The subscribers' copies (and a retained one) carry no reply-to queue; the
             # publisher's own MQMD keeps it.
@@ -463,7 +463,7 @@ class PubSub:
         hit = dests.get(key)
         if hit is not None and hit[0] == gen:
             return hit[1]
-        res = qm._resolve(conn, sub.queue, sub.qmgr if sub.qmgr != qm.name else "", C.MQOO_OUTPUT)
+        res = qm.resolve(conn, sub.queue, sub.qmgr if sub.qmgr != qm.name else "", C.MQOO_OUTPUT)
         qs = qm.queues.get(res.queue) if res.kind == LOCAL else None
         dest = None
         if qs is not None and not qs.shared:
@@ -501,13 +501,13 @@ class PubSub:
         # with the destination and the queue's depth show that none of them can refuse this copy.
         if limit < 0 or len(data) > limit or qs.depth >= target["MAXDEPTH"] \
                 or (syncpoint and len(conn.uow) >= qm.qmgr["MAXUMSGS"]):
-            target = qm._check_put(conn, res, qs, len(data), 0, syncpoint)
+            target = qm.check_put(conn, res, qs, len(data), 0, syncpoint)
         if priority == C.MQPRI_PRIORITY_AS_Q_DEF:
             priority = defprty          # the first definition's on the way (an alias's), as MQPUT takes it
         # A temporary dynamic queue holds no persistent message.
         persistent = md.Persistence == C.MQPER_PERSISTENT and target["DEFTYPE"] != C.MQQDT_TEMPORARY_DYNAMIC
         if persistent:
-            qm._need_room(len(data))
+            qm.need_room(len(data))
         # The copies of one publication share a descriptor but for MsgId, CorrelId and identity
         # context: packed once (per SubUserData, priority and persistence), spliced for each.
         key = ("md", sub.user_data, retained, priority, persistent)

@@ -48,7 +48,7 @@ class PutMixin(CoreState):
         and ``_watching``'s events."""
         if h.stats is not None:
             return self._watching(conn, h, self._put_counted, conn, h, md, pmo, body, owned, put1)
-        return self._watching(conn, h, self._put, conn, h, md, pmo, body, owned)
+        return self._watching(conn, h, self.put_on_handle, conn, h, md, pmo, body, owned)
 
     def _watching(self, conn: Conn, h: Handle, put: Callable[..., _T], *args: Any) -> _T:
         """``put(*args)``, a put through ``h``, with the events it raises (engine/events.py): a
@@ -74,7 +74,7 @@ class PutMixin(CoreState):
         """MQPUT or MQPUT1 through a handle whose queue keeps statistics (engine/statistics.py)."""
         st = h.stats
         try:
-            warning = self._put(conn, h, md, pmo, body, owned)
+            warning = self.put_on_handle(conn, h, md, pmo, body, owned)
         except MQIError:
             st.put_failed(put1)
             raise
@@ -106,7 +106,7 @@ class PutMixin(CoreState):
         finally:
             self.close(conn, h.hobj)
 
-    def _put(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int:
+    def put_on_handle(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int:
         opts = pmo.Options
         if opts & C.MQPMO_SYNCPOINT and opts & C.MQPMO_NO_SYNCPOINT:
             raise MQIError(C.MQRC_OPTIONS_ERROR)
@@ -138,7 +138,7 @@ class PutMixin(CoreState):
         syncpoint = bool(opts & C.MQPMO_SYNCPOINT)
         header_len = XQH_LEN if res.kind == REMOTE else 0
         segmentable = md.MsgFlags & C.MQMF_SEGMENTATION_ALLOWED and not qs.shared
-        target = self._check_put(conn, res, qs, len(body), header_len, syncpoint, segmentable)
+        target = self.check_put(conn, res, qs, len(body), header_len, syncpoint, segmentable)
         persistence, priority, warning = self._stored_qos(opened, target, md.Persistence, md.Priority, len(body),
                                                           qs.shared)
         now = self.clock.now()
@@ -162,8 +162,8 @@ class PutMixin(CoreState):
                 rfh2_check(RFH2_FORMAT, d["Encoding"], body)
             except RFHError as e:
                 raise MQIError(e.reason) from None
-        self._set_context(conn, d, opts, now)
-        self._reply_to(d)
+        self.set_context(conn, d, opts, now)
+        self.fill_reply_to(d)
         flags = d["MsgFlags"]
         in_order = opts & C.MQPMO_LOGICAL_ORDER
         logical = self.segments.logical_put(h, msg_md, len(body)) if in_order else None
@@ -177,13 +177,13 @@ class PutMixin(CoreState):
                                priority, syncpoint, reroutable, bool(new_id), now)
         else:
             if res.kind == REMOTE:
-                stored_md, stored_body = self._xmit_wrap(res, msg_md, body)
+                stored_md, stored_body = self.xmit_wrap(res, msg_md, body)
             else:
                 stored_md, stored_body = msg_md, body
             msg = self.arrivals.message(qs, stored_md, stored_body, expiry_at, bool(persistence), priority)
             if reroutable and res.kind == REMOTE:
                 self.cluster.not_fixed.add(msg.seq)
-            self._enqueue(conn, qs, msg, syncpoint, now)
+            self.enqueue(conn, qs, msg, syncpoint, now)
         if in_order:
             h.put_group = logical            # the handle's logical state moves once the put succeeded
         elif h.put_group is not None and not warning:
@@ -211,7 +211,7 @@ class PutMixin(CoreState):
             self.put(conn, hobj, MD.from_bytes(md), pmo, body, owned=True)
             return
         try:
-            target = self._check_put(conn, res, qs, len(body), 0, syncpoint)
+            target = self.check_put(conn, res, qs, len(body), 0, syncpoint)
         except MQIError as e:
             # Too big for the destination: a message that allows it is segmented here (full path).
             if e.reason not in _TOO_BIG or not PackedMD.of(md).peek("MsgFlags") & C.MQMF_SEGMENTATION_ALLOWED:
@@ -223,15 +223,15 @@ class PutMixin(CoreState):
         if persistence and target["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC:
             raise MQIError(C.MQRC_PERSISTENT_NOT_ALLOWED)
         if persistence == C.MQPER_PERSISTENT:
-            self._need_room(len(body))
+            self.need_room(len(body))
         now = self.clock.now()
         expiry_at = None if expiry == C.MQEI_UNLIMITED else now + expiry / 10.0
         msg = self.arrivals.packed(qs, md, body, expiry_at, persistence == C.MQPER_PERSISTENT, max(0, min(priority, 9)))
-        self._enqueue(conn, qs, msg, syncpoint, now)
+        self.enqueue(conn, qs, msg, syncpoint, now)
         if h.stats is not None:
             h.stats.put(msg.persistent, len(body), qs.depth, False)
 
-    def _check_put(self, conn: Conn, res: Resolved, qs: QueueState, body_len: int, header_len: int,
+    def check_put(self, conn: Conn, res: Resolved, qs: QueueState, body_len: int, header_len: int,
                    syncpoint: bool, segmentable: bool = False) -> MQObject:
         """The checks an MQPUT makes at the time of the put; returns the target queue's definition.
         Every definition on the path must allow puts; ``header_len`` is the MQXQH a transmission
@@ -257,7 +257,7 @@ class PutMixin(CoreState):
         if qs.shared:
             # Outside syncpoint the store checks MAXDEPTH in the put's own transaction.
             assert isinstance(qs, SharedQueueState)
-            if syncpoint and self._shared_call(qs.recent_depth, self.clock.now()) >= attrs["MAXDEPTH"]:
+            if syncpoint and self.shared_call(qs.recent_depth, self.clock.now()) >= attrs["MAXDEPTH"]:
                 raise MQIError(C.MQRC_Q_FULL)
         elif qs.depth >= attrs["MAXDEPTH"]:
             raise MQIError(C.MQRC_Q_FULL)
@@ -280,16 +280,16 @@ class PutMixin(CoreState):
         if persistence and target["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC:
             raise MQIError(C.MQRC_PERSISTENT_NOT_ALLOWED)
         if persistence and not shared:
-            self._need_room(body_len)
+            self.need_room(body_len)
         return persistence, priority, warning
 
-    def _need_room(self, body_len: int) -> None:
+    def need_room(self, body_len: int) -> None:
         """A persistent message is accepted only if the store has room to write it: else MQ's
         answer for a full log, with nothing changed."""
         if not self.store.room(body_len + STORED_OVERHEAD):
             raise MQIError(C.MQRC_RESOURCE_PROBLEM, detail="the queue manager's disk is full")
 
-    def _enqueue(self, conn: Conn, qs: QueueState, msg: Message, syncpoint: bool, now: float) -> None:
+    def enqueue(self, conn: Conn, qs: QueueState, msg: Message, syncpoint: bool, now: float) -> None:
         """A put message: into the unit of work, or onto the queue (engine/arrivals.py); a shared
         queue's to the group's store."""
         if qs.shared:
@@ -309,7 +309,7 @@ class PutMixin(CoreState):
             else:
                 target = self.queue(qs.name)
                 assert isinstance(qs, SharedQueueState)
-                self._shared_call(qs.port.put, [new], {qs.name: target["MAXDEPTH"] if target else 0})
+                self.shared_call(qs.port.put, [new], {qs.name: target["MAXDEPTH"] if target else 0})
                 qs.enq += 1
                 self.message_available(qs.name)
             return
@@ -327,7 +327,7 @@ class PutMixin(CoreState):
                           not flags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP) or md.MsgSeqNumber == 1,
                           target)
 
-    def _set_context(self, conn: Conn, d: dict[str, Any], opts: int, now: float) -> None:
+    def set_context(self, conn: Conn, d: dict[str, Any], opts: int, now: float) -> None:
         """The context fields of a message descriptor (``d`` is its field dictionary)."""
         if opts & C.MQPMO_SET_ALL_CONTEXT:
             _blank_pad(d, _CONTEXT_CHARS)
@@ -346,7 +346,7 @@ class PutMixin(CoreState):
         d["PutDate"], d["PutTime"] = put_date_time(now)
         d["ApplOriginData"] = b"    "
 
-    def _reply_to(self, d: dict[str, Any]) -> None:
+    def fill_reply_to(self, d: dict[str, Any]) -> None:
         """ReplyToQMgr: blank becomes the queue manager the reply is routed to (MQ's rule).
 
         Both names are stored blank-padded; a NUL ends a name, as in MQ's character fields.
@@ -365,7 +365,7 @@ class PutMixin(CoreState):
         else:
             d["ReplyToQMgr"] = self.name48
 
-    def _xmit_wrap(self, res: Resolved, md: MD, body: bytes) -> tuple[MD, bytes]:
+    def xmit_wrap(self, res: Resolved, md: MD, body: bytes) -> tuple[MD, bytes]:
         """A message for a remote queue: MQXQH (with the original descriptor, MQMD version 1) in
         front of the data; the message's own descriptor says MQXMIT."""
         header = XQH_FIXED.pack(C.MQXQH_STRUC_ID, C.MQXQH_VERSION_1, pad(res.remote_q, 48),

@@ -35,9 +35,9 @@ class RoutingHost(Protocol):
 
     def add_object(self, obj: MQObject) -> None: ...
 
-    def _cluster_target(self, res: Resolved) -> tuple[Resolved, QueueState]: ...
+    def cluster_target(self, res: Resolved) -> tuple[Resolved, QueueState]: ...
 
-    def _put(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int: ...
+    def put_on_handle(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int: ...
 
 
 class Routing:
@@ -50,7 +50,7 @@ class Routing:
         in_group = bool(md.MsgFlags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP))
         logical = bool(opts & C.MQPMO_LOGICAL_ORDER)
         if wlm.chooses_at_put(h.bind, in_group, logical, h.put_group is None) or h.group_target is None:
-            target = self.qm._cluster_target(res)
+            target = self.qm.cluster_target(res)
         else:
             target = h.group_target
         if h.bind == C.MQBND_BIND_ON_GROUP and in_group and logical:
@@ -85,7 +85,7 @@ class Routing:
         res = Resolved(REMOTE, xq, queue, target, (xq,), queue, target, channel)
         h = Handle(0, xq, None, C.MQOO_OUTPUT, res, self.qm.queues[xq])
         md = MD(Persistence=C.MQPER_PERSISTENT, Format=C.MQFMT_STRING)
-        self.qm._put(conn, h, md, PMO(Options=C.MQPMO_SYNCPOINT), body, owned=True)
+        self.qm.put_on_handle(conn, h, md, PMO(Options=C.MQPMO_SYNCPOINT), body, owned=True)
 
     def move_messages(self, conn: Conn, source: str, dest: str, correl: bytes) -> int:
         """A cluster-sender channel switches transmission queue: its messages (by CorrelId) move

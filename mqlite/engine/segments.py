@@ -43,7 +43,7 @@ PutState = tuple[bytes, int, "int | None", int]
 
 def _after_chain(md: MD, body: bytes) -> tuple[int, bytes, int, int]:
     """(length of the MQRFH2 chain in front, and the Format, Encoding, CCSID of what follows it)."""
-    d = md._decode()
+    d = md.decoded()
     if d["Format"] != RFH2_FORMAT:
         return 0, d["Format"], d["Encoding"], d["CodedCharSetId"]
     try:
@@ -76,9 +76,9 @@ class SegmentsHost(Protocol):
 
     def message_available(self, queue: str) -> None: ...
 
-    def _xmit_wrap(self, res: Resolved, md: MD, body: bytes) -> tuple[MD, bytes]: ...
+    def xmit_wrap(self, res: Resolved, md: MD, body: bytes) -> tuple[MD, bytes]: ...
 
-    def _enqueue(self, conn: Conn, qs: QueueState, msg: Message, syncpoint: bool, now: float) -> None: ...
+    def enqueue(self, conn: Conn, qs: QueueState, msg: Message, syncpoint: bool, now: float) -> None: ...
 
     @property
     def reports(self) -> Reports: ...
@@ -178,14 +178,14 @@ class Segments:
         msgs = []
         for seg, piece in pieces:
             if res.kind == REMOTE:
-                seg, piece = self.qm._xmit_wrap(res, seg, piece)
+                seg, piece = self.qm.xmit_wrap(res, seg, piece)
             msg = self.qm.arrivals.message(qs, seg, piece, expiry_at, persistent, priority)
             if reroutable and res.kind == REMOTE:
                 self.qm.cluster.not_fixed.add(msg.seq)
             msgs.append(msg)
         if syncpoint:
             for msg in msgs:
-                self.qm._enqueue(conn, qs, msg, True, now)
+                self.qm.enqueue(conn, qs, msg, True, now)
             return
         self.qm.arrivals.arrive_together(conn, qs, msgs, now)      # visible together, one journal write
 

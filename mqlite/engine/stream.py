@@ -30,7 +30,7 @@ class StreamsHost(Protocol):
 
     def handle(self, conn: Conn, hobj: int) -> Handle: ...
 
-    def _check_get_allowed(self, res: Resolved) -> None: ...
+    def check_get_allowed(self, res: Resolved) -> None: ...
 
 
 
@@ -45,7 +45,7 @@ class Streams:
         qs = h.qstate
         if h.res is None or qs is None or qs.shared or qs is not self.qm.queues.get(h.res.queue):
             raise MQIError(C.MQRC_FUNCTION_NOT_SUPPORTED, detail="a stream reads a local queue of this queue manager")
-        self.qm._check_get_allowed(h.res)
+        self.qm.check_get_allowed(h.res)
         return qs
 
     def stable_position(self, qs: QueueState) -> int:

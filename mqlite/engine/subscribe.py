@@ -154,7 +154,7 @@ class Subscriptions:
             self.qm.authority.authorize(conn, "QUEUE", queue, need, alt)
 
     def _sub_handle(self, conn: Conn, sub: Subscription, opts: int) -> Handle:
-        h = self.qm._new_handle(conn, sub.name or sub.topic, None, opts, None, None)
+        h = self.qm.new_handle(conn, sub.name or sub.topic, None, opts, None, None)
         h.sub = sub
         return h
 

@@ -54,7 +54,7 @@ class UowHost(Protocol):
 
     def log(self, text: str) -> None: ...
 
-    def _shared_call(self, fn: Callable[..., Any], *args: Any) -> Any: ...
+    def shared_call(self, fn: Callable[..., Any], *args: Any) -> Any: ...
 
 
 class UnitsOfWork:
@@ -168,7 +168,7 @@ class UnitsOfWork:
         port = self.qm.shared
         assert port is not None
         try:
-            self.qm._shared_call(port.commit, [e[2].new for e in puts],
+            self.qm.shared_call(port.commit, [e[2].new for e in puts],
                               [(e[2].row.id, e[1].name) for e in gets],
                               any(e[2].persistent for e in puts + gets))
         except MQIError as e:

@@ -83,11 +83,11 @@ def get_versions() -> dict[str, Any]:
 class _Strings:
     _names: tuple[str, ...]             # the MQ structure's (MQStruct's) fields, in order
     _bytes_fields: frozenset[str]
-    _decode: Callable[[], dict[str, Any]]
+    decoded: Callable[[], dict[str, Any]]
 
     def to_string(self, encoding: str = "utf-8") -> "_Strings":
         """The structure's text fields as str, in place (binary ones such as MsgId stay bytes)."""
-        d = self._decode()
+        d = self.decoded()
         for name in self._names:
             if name in self._bytes_fields and name not in _BINARY:
                 value = to_string(d[name], encoding)

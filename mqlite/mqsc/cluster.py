@@ -184,7 +184,7 @@ class ClusterCommands(Part):
         qm, cl = self.qm, self.qm.cluster
         rows = []
         manual = [ch.name for ch in cl.manual_senders()]
-        for rec in cl._qmgr_records():
+        for rec in cl.qmgr_records():
             a, owner = rec.attrs, rec.key.owner
             ch = str(a.get("CHANNEL", ""))
             if owner == qm.name:
@@ -314,7 +314,7 @@ class ClusterCommands(Part):
             return Result([f"AMQ9419E: RESET CLUSTER can be issued only on a full repository for {cluster}."], ERROR)
         name = opts.get("QMNAME", "")
         if name:
-            qmids = {r.attrs.get("QMID") for r in cl._qmgr_records(cluster) if r.key.owner == name}
+            qmids = {r.attrs.get("QMID") for r in cl.qmgr_records(cluster) if r.key.owner == name}
             if len(qmids) > 1:
                 return Result([f"AMQ9426E: More than one queue manager named {name} is in cluster {cluster}; "
                                "use QMID."], ERROR)

@@ -238,7 +238,7 @@ _MD_BYTES = frozenset({"MsgId", "CorrelId", "GroupId", "AccountingToken"})
 
 def md_property(md: Any, field: str) -> tuple[int, Any] | None:
     """``Root.MQMD.<field>`` of a descriptor as a property (type, value), or None for no such field."""
-    if field in ("StrucId", "Version") or field not in md._names:
+    if field in ("StrucId", "Version") or field not in md.field_names():
         return None
     value = md.peek(field)
     if isinstance(value, bytes):

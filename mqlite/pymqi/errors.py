@@ -16,6 +16,9 @@ def _names(mod: Any, prefix: str) -> dict[int, str]:
     return out
 
 
+RC_NAMES = {**_names(CMQC, "MQRC_"), **_names(CMQCFC, "MQRCCF_")}     # a reason code's name
+
+
 class Error(Exception):
     """Base class of every pymqi exception."""
 
@@ -23,7 +26,6 @@ class Error(Exception):
 class MQMIError(Error):
     """An MQI call failed or warned: ``comp`` and ``reason`` are MQ's completion and reason codes."""
 
-    _rc_names = {**_names(CMQC, "MQRC_"), **_names(CMQCFC, "MQRCCF_")}
     comp = CMQC.MQCC_OK
     reason = CMQC.MQRC_NONE
 
@@ -41,7 +43,7 @@ class MQMIError(Error):
         if self.comp == CMQC.MQCC_OK:
             return "OK"
         prefix = "WARNING" if self.comp == CMQC.MQCC_WARNING else "FAILED"
-        name = self._rc_names.get(self.reason)
+        name = RC_NAMES.get(self.reason)
         if name is None:
             return f"{prefix}: Error code {self.reason} not defined"
         return f"{prefix}: {name}"

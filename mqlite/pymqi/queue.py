@@ -32,7 +32,7 @@ _NOT_READ_AHEAD = (CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT | CMQC.MQGMO
                    | CMQC.MQGMO_LOCK | CMQC.MQGMO_UNLOCK | CMQC.MQGMO_MARK_SKIP_BACKOUT
                    | CMQC.MQGMO_PROPERTIES_FORCE_MQRFH2 | CMQC.MQGMO_NO_PROPERTIES | CMQC.MQGMO_PROPERTIES_IN_HANDLE
                    | CMQC.MQGMO_PROPERTIES_COMPATIBILITY)
-_MSG_FLAGS, _MSG_FLAGS_AT = MD._at["MsgFlags"]
+_MSG_FLAGS_AT, _MSG_FLAGS = MD.field_struct("MsgFlags")
 _DEFAULT_PMO = PMO().pack()          # the MQPMO a put given none sends (Queue.put)
 _DEFAULT_MD = MD().pack()            # and the MQMD, held packed (MD.held): nobody reads its answer
 _NO_ID = MD().MsgId                  # MQMI_NONE as a new MD holds it (one object: compared by identity first)
@@ -174,7 +174,7 @@ class Queue:
             opts = g["Options"]
             d = md_.__dict__
             if "_raw" in d:                 # the MQMD of an MQPUT before, its answer not read yet
-                d = md_._decode()
+                d = md_.decoded()
             if (not opts & _NOT_READ_AHEAD and not g["MsgHandle"] and bool(opts & _SYNCPOINT) == ra.under_sync
                     and ((mid := d["MsgId"]) is _NO_ID or not mid.strip(b"\0"))
                     and ((cid := d["CorrelId"]) is _NO_ID or not cid.strip(b"\0"))

@@ -33,9 +33,9 @@ class MQLiteError(Exception):
 
 def reason_text(e: Any) -> str:
     """``MQRC_NAME (number)`` of an MQMIError, or of a reason number."""
-    from mqlite import pymqi
+    from mqlite.pymqi.errors import RC_NAMES
     reason = e if isinstance(e, int) else e.reason
-    name = pymqi.MQMIError._rc_names.get(reason, "")
+    name = RC_NAMES.get(reason, "")
     return f"{name} ({reason})" if name else f"reason {reason}"
 
 

@@ -78,7 +78,8 @@ def instances(opts: Options, conn: Any) -> list[Instance]:
     except pymqi.MQMIError as e:
         raise MQLiteError(f"{reason_text(e)}: cannot list the cluster instances of {opts.queue}") from None
     finally:
-        pcf._reply_queue.close()
+        if pcf.reply_queue is not None:
+            pcf.reply_queue.close()
     if not out:
         raise MQLiteError(f"MQRC_UNKNOWN_OBJECT_NAME (2085): {opts.queue} has no cluster instances known to "
                           f"{opts.qmgr}")
@@ -227,8 +228,8 @@ def decode_columns(batch: list[tuple[int, bytes, bytes]], queue: str, qmgr: str,
     """The columns of a batch of (position, packed MQMD, body), decoded column by column: one
     struct unpack per descriptor, text fields decoded once per distinct value."""
     from mqlite.cmq.structs import MD
-    unpack = MD._struct.unpack_from
-    fields = dict(zip(MD._names, zip(*[unpack(md) for _p, md, _b in batch]), strict=True))
+    unpack = MD.layout().unpack_from
+    fields = dict(zip(MD.field_names(), zip(*[unpack(md) for _p, md, _b in batch]), strict=True))
     bodies = [b for _p, _md, b in batch]
     n = len(batch)
     props: list[dict[str, str] | None] = [None] * n

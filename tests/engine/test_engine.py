@@ -373,7 +373,7 @@ def test_an_async_put_stores_what_the_answered_put_stores(eng: Engine, fields: d
     assert warning == C.MQRC_NONE and len(answer) == len(md) + len(pmo)
     got = [eng.get(h.hobj) for _ in range(2)]
     assert [g.body for g in got] == [b"async", b"answered"]
-    names = [n for n in MD._names if n not in ("MsgId", "PutDate", "PutTime")]
+    names = [n for n in MD.field_names() if n not in ("MsgId", "PutDate", "PutTime")]
     assert [getattr(got[0].md, n) for n in names] == [getattr(got[1].md, n) for n in names]
     assert got[0].md.PutApplName.strip() and got[0].md.ReplyToQMgr.strip() == eng.qm.name.encode()
     assert got[0].md.MsgId.strip(b"\0") and got[0].md.MsgId != got[1].md.MsgId
