@@ -35,6 +35,7 @@ from mqlite.cmq.CMQCFC import MQCHLA_ENABLED
 from mqlite.cmq.CMQXC import MQSCA_REQUIRED
 from mqlite.engine.host import Host
 from mqlite.net import protocol as P
+from mqlite.objects.attrbase import PROTOCOL_CHANNELS
 from mqlite.objects.model import MQObject
 from mqlite.objects.names import generic_match
 from mqlite.security import chlauth, tls
@@ -44,7 +45,7 @@ SLOT_RETRY = 1.0        # how often a sender waiting in STARTING for an active s
 MAX_REACHED = "Maximum number of channels reached."
 
 
-NO_TELEMETRY = "MQL0008E: MQTT and AMQP channels run only in a queue manager server (strmqm)."
+NO_TELEMETRY = f"MQL0008E: {' and '.join(PROTOCOL_CHANNELS)} channels run only in a queue manager server (strmqm)."
 
 
 class Telemetry(Protocol):
@@ -246,7 +247,7 @@ class ChannelManager:
             return f"AMQ8147E: IBM MQ object {name} not found."
         self.set_stopped(name, False)
         st = self.status.get(name)
-        if chl.kind in ("MQTT", "AMQP"):
+        if chl.kind in PROTOCOL_CHANNELS:
             if st is not None and st.state == "STOPPED":
                 del self.status[name]
             svc = self.protocols.get(chl.kind)
@@ -272,7 +273,7 @@ class ChannelManager:
             return f"AMQ8147E: IBM MQ object {name} not found."
         mca = self.senders.get(name)
         stopped = status == "STOPPED"
-        if chl.kind in ("MQTT", "AMQP"):
+        if chl.kind in PROTOCOL_CHANNELS:
             svc = self.protocols.get(chl.kind)
             err = svc.stop_channel(name) if svc is not None else NO_TELEMETRY
             if err is None and stopped:

@@ -25,6 +25,7 @@ from mqlite.mqsc.security import SecurityCommands
 from mqlite.mqsc.services import NoServices, Services
 from mqlite.mqsc.status import StatusCommands
 from mqlite.mqsc.topics import PubSubStatus, SubscriptionCommands, TopicCommands, TopicStringInUse
+from mqlite.objects.attrbase import PROTOCOL_CHANNELS
 from mqlite.objects.attrs import (
     CHLTYPE_VALUES,
     QUEUE_KINDS,
@@ -405,14 +406,16 @@ class Executor(Part):
             return self.unsupported(cmd)
         p = cmd.param("CLIENTID")
         obj = self.qm.lookup("CHANNEL", self.need_name(cmd))
-        if obj is not None and obj.kind not in ("MQTT", "AMQP"):
-            raise SyntaxProblem(cmd.text, cmd.text, "PURGE CHANNEL is for MQTT and AMQP channels.")
-        if (p is None or not p.value) and (obj is None or obj.kind == "MQTT"):
-            raise SyntaxProblem(cmd.text, cmd.text, "PURGE CHANNEL of an MQTT channel needs CLIENTID.")
-        kind = obj.kind if obj is not None else "MQTT"
-        return self._channel_op(cmd, {"CLIENTID": set(), "CHLTYPE": {kind} if obj else {"MQTT", "AMQP"}},
+        kinds = " and ".join(PROTOCOL_CHANNELS)
+        if obj is not None and obj.kind not in PROTOCOL_CHANNELS:
+            raise SyntaxProblem(cmd.text, cmd.text, f"PURGE CHANNEL is for {kinds} channels.")
+        # (an unknown channel: the first kind's rules, and then 'not found' from the service)
+        kind = obj.kind if obj is not None else next(iter(PROTOCOL_CHANNELS))
+        if (p is None or not p.value) and PROTOCOL_CHANNELS[kind].purge_needs_client:
+            raise SyntaxProblem(cmd.text, cmd.text, f"PURGE CHANNEL of an {kind} channel needs CLIENTID.")
+        return self._channel_op(cmd, {"CLIENTID": set(), "CHLTYPE": {kind} if obj else set(PROTOCOL_CHANNELS)},
                                 self.services.purge_channel,
-                                f"MQL8025I: The {kind} client's {'session' if kind == 'MQTT' else 'state'} was purged.",
+                                f"MQL8025I: The {kind} client's {PROTOCOL_CHANNELS[kind].client_state} was purged.",
                                 p.value if p is not None and p.value else "*")
 
     def _reset(self, cmd: Command) -> Result:

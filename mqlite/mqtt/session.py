@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from mqlite.cmq import CMQC as C
 
 TRANSMIT_QUEUE = "SYSTEM.MQTT.TRANSMIT.QUEUE"
-SERVICE = "SYSTEM.MQXR.SERVICE"
 MAX_CLIENT_ID = 23                      # MQ Telemetry's limit (MQTT 3.1's), kept for 3.1.1 too
 WINDOW = 100                            # messages a delivery unit of work takes before the next takes over
 

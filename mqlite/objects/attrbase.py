@@ -15,6 +15,21 @@ QLOCAL, QMODEL, QALIAS, QREMOTE = "QLOCAL", "QMODEL", "QALIAS", "QREMOTE"
 QMGR, NAMELIST, LISTENER, AUTHINFO, TOPIC = "QMGR", "NAMELIST", "LISTENER", "AUTHINFO", "TOPIC"
 PROCESS, SERVICE, COMMINFO = "PROCESS", "SERVICE", "COMMINFO"
 CHANNEL_TYPES = ("SDR", "SVR", "RCVR", "RQSTR", "CLNTCONN", "SVRCONN", "CLUSSDR", "CLUSRCVR", "AMQP", "MQTT")
+
+
+@dataclass(frozen=True)
+class ProtocolChannel:
+    """A kind of channel run by a protocol service of the queue manager's own rather than by an
+    MCA: its service (server/protocols.py makes it), and what PURGE CHANNEL says of it."""
+    service: str                # the SERVICE object that runs these channels
+    client_state: str           # what PURGE CHANNEL discards of a client ("session", "state")
+    purge_needs_client: bool    # PURGE CHANNEL of one needs CLIENTID (else: every client's)
+
+
+# The protocol channel kinds (a new one: a row here, its service in server/protocols.py, its
+# attributes in objects/attrs.py; docs/where.md).
+PROTOCOL_CHANNELS = {"MQTT": ProtocolChannel("SYSTEM.MQXR.SERVICE", "session", True),
+                     "AMQP": ProtocolChannel("SYSTEM.AMQP.SERVICE", "state", False)}
 QUEUE_KINDS = (QLOCAL, QMODEL, QALIAS, QREMOTE)
 
 Q_ALL = frozenset(QUEUE_KINDS)
@@ -33,7 +48,7 @@ TP = frozenset({TOPIC})
 PR = frozenset({PROCESS})
 SV = frozenset({SERVICE})
 CI = frozenset({COMMINFO})
-CH_ALL = frozenset(CHANNEL_TYPES) - {"AMQP", "MQTT"}
+CH_ALL = frozenset(CHANNEL_TYPES) - PROTOCOL_CHANNELS.keys()
 MQTT = frozenset({"MQTT"})   # telemetry channels: their own attributes (MQ 9.4 DEFINE CHANNEL (MQTT))
 AMQP = frozenset({"AMQP"})   # AMQP 1.0 channels: theirs (MQ 9.4 DEFINE CHANNEL (AMQP))
 CH_MSG = frozenset({"SDR", "SVR", "RCVR", "RQSTR", "CLUSSDR", "CLUSRCVR"})

@@ -113,7 +113,7 @@ def at_open(c: AMQPConnection) -> bool:
             c.principal = auth.identify(c, {"os_user": c.container[:12], "appl": "amqp"}, c.channel.obj)
         else:
             c.principal = c.srv.qm.security.principal(c.container[:12])
-            auth.may_connect(c.srv, c.principal)
+            auth.may_connect(c.srv.qm, c.principal)
     except auth.Refused as e:
         refused(c, e)
         return False

@@ -9,22 +9,23 @@ from typing import Any
 
 from mqlite.cmq import CMQC as C
 from mqlite.memory import then_trim
+from mqlite.objects.attrbase import PROTOCOL_CHANNELS
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 from mqlite.objects.names import generic_match
+from mqlite.server.ports import ProtocolHost
 from mqlite.server.protosvc import ProtocolService, accept_loop, channel_tls
 
-AMQP_SERVICE = "SYSTEM.AMQP.SERVICE"
+AMQP_SERVICE = PROTOCOL_CHANNELS["AMQP"].service
 DEFAULT_CHANNEL = "SYSTEM.DEF.AMQP"      # where DEFINE CHANNEL CHLTYPE(AMQP) takes its defaults
 PURGE_WAIT = 10.0                       # seconds PURGE CHANNEL waits for a connection to end
 
 
 class AMQPService(ProtocolService):
     """SYSTEM.AMQP.SERVICE of one queue manager: its running AMQP channels."""
-    service = AMQP_SERVICE
     kind = "AMQP"
 
-    def __init__(self, srv: Any) -> None:
+    def __init__(self, srv: ProtocolHost) -> None:
         super().__init__(srv, lambda obj: AMQPChannel(self, obj))
         self.sub_users: dict[str, int] = {}      # a durable subscription's name -> links holding it
 

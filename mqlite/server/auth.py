@@ -20,6 +20,7 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import CMQZC as Z
 from mqlite.cmq.CMQXC import MQSCA_REQUIRED
+from mqlite.engine.qmgr import QueueManager
 from mqlite.security import chlauth, connauth, tls
 from mqlite.security.users import Principal, os_user_of_uid, verify_password
 from mqlite.server import ldapauth
@@ -141,14 +142,13 @@ def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
         else:
             user = adopted or mcauser or flowed
         principal = sec.principal(user)
-        may_connect(srv, principal)
+        may_connect(srv.qm, principal)
     return principal
 
 
-def may_connect(srv: Any, principal: Principal) -> None:
+def may_connect(qm: QueueManager, principal: Principal) -> None:
     """(Engine lock held.) Refused (Not Authorized type 1), with AMQ8077W logged, unless the OAM
     lets ``principal`` connect."""
-    qm = srv.qm
     sec = qm.security
     if sec.oam and not principal.admin and not sec.authority(principal, "QMGR", qm.name) & Z.MQZAO_CONNECT:
         qm.log(f"AMQ8077W: Entity '{principal.user}' has insufficient authority to access object {qm.name} "

@@ -50,8 +50,10 @@ class ServerHooks(Hooks):
         return self.channels.generation()
 
     def xmitq_correl(self, xmitq: str, remote_qm: str) -> bytes | None:
-        telemetry = self.channels.protocols.get("MQTT")
-        return telemetry.xmitq_correl(xmitq, remote_qm) if telemetry is not None else None
+        for svc in self.channels.protocols.values():
+            if (correl := svc.xmitq_correl(xmitq, remote_qm)) is not None:
+                return correl
+        return None
 
     def default_conname(self) -> str:
         """CONNAME of a CLUSRCVR left blank: this queue manager's first running listener."""

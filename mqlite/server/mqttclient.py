@@ -37,6 +37,7 @@ from mqlite.pubsub import topics
 from mqlite.security.users import Principal, os_user_of_uid, verify_password
 from mqlite.server import auth
 from mqlite.server.mqttdelivery import Delivery, Lane
+from mqlite.server.ports import ProtocolHost
 from mqlite.server.protosvc import start_tls
 from mqlite.server.wsstream import WebSocketStream
 
@@ -55,13 +56,13 @@ TOPIC_HANDLES = 64                      # topics a client keeps open for its pub
 
 class Channel(Protocol):
     """What a client needs of the MQTT channel it came in on (server/mqxr.Channel)."""
-    srv: Any
+    srv: ProtocolHost
     obj: MQObject
     tls: ssl.SSLContext | None
     clients: dict[str, "Client"]
 
 
-def discard_session(srv: Any, client_id: str) -> None:
+def discard_session(srv: ProtocolHost, client_id: str) -> None:
     """A client's durable subscriptions and the publications waiting for it, gone."""
     qm = srv.qm
     with srv.lock:
@@ -275,7 +276,7 @@ class Client:
         with srv.lock:
             principal = sec.principal(user[:12])
             try:
-                auth.may_connect(srv, principal)
+                auth.may_connect(srv.qm, principal)
             except auth.Refused:
                 srv.qm.mqi.conn_fails += 1
                 srv.qm.events.not_authorized(F.MQRQ_CONN_NOT_AUTHORIZED, user=user, appltype=APPL_TYPE,

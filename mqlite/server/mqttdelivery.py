@@ -17,6 +17,7 @@ from mqlite.engine.core import Conn
 from mqlite.mqtt import codec as K
 from mqlite.mqtt import session as S
 from mqlite.props import rfh2
+from mqlite.server.ports import ProtocolHost
 
 GET_SLICE = 0.5
 GET_BATCH = 16                          # messages a delivery gets in one hold of the engine lock
@@ -36,7 +37,7 @@ class Lane:
 
 class Receiver(Protocol):
     """The client connection a delivery sends to (server/mqttclient.Client)."""
-    srv: Any
+    srv: ProtocolHost
     client_id: str
     closed: bool
     connacked: threading.Event

@@ -13,21 +13,22 @@ from typing import Any
 from mqlite.cmq import CMQC as C
 from mqlite.memory import then_trim
 from mqlite.mqtt import session as S
+from mqlite.objects.attrbase import PROTOCOL_CHANNELS
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 from mqlite.objects.names import generic_match
 from mqlite.server.mqttclient import Client, discard_session
+from mqlite.server.ports import ProtocolHost
 from mqlite.server.protosvc import ProtocolService, accept_loop, channel_tls
 
-TELEMETRY = S.SERVICE
+TELEMETRY = PROTOCOL_CHANNELS["MQTT"].service
 
 
 class MQXR(ProtocolService):
     """SYSTEM.MQXR.SERVICE of one queue manager: its running MQTT channels."""
-    service = TELEMETRY
     kind = "MQTT"
 
-    def __init__(self, srv: Any) -> None:
+    def __init__(self, srv: ProtocolHost) -> None:
         super().__init__(srv, lambda obj: Channel(self, obj))
 
     def prepare(self) -> None:

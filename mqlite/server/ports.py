@@ -18,6 +18,20 @@ from mqlite.server.waits import QueueCondition
 from mqlite.store.sqlite import Store
 
 
+class ProtocolHost(Protocol):
+    """The queue-manager server as a protocol channel's service (MQTT, AMQP: server/protocols.py)
+    and the security operations use it: the engine under its lock, the store, the error log, the
+    handshakes in progress, and a queue's condition to wait on."""
+    name: str
+    qm: QueueManager
+    store: Store
+    lock: threading.RLock
+    log: ErrorLog
+    handshakes: Handshakes
+
+    def cond_for(self, queue: str) -> QueueCondition: ...
+
+
 class ServerPort(Protocol):
     """The queue-manager server, as its sessions' verbs use it."""
     qm: QueueManager

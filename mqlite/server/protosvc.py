@@ -14,8 +14,10 @@ from typing import Any, Protocol
 
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import CMQXC
+from mqlite.objects.attrbase import PROTOCOL_CHANNELS
 from mqlite.objects.model import MQObject
 from mqlite.security import tls
+from mqlite.server.ports import ProtocolHost
 
 
 class Listening(Protocol):
@@ -26,7 +28,7 @@ class Listening(Protocol):
     def close(self) -> None: ...
 
 
-def channel_tls(srv: Any, obj: MQObject) -> ssl.SSLContext | None:
+def channel_tls(srv: ProtocolHost, obj: MQObject) -> ssl.SSLContext | None:
     """An MQTT or AMQP channel with SSLCIPH is TLS only: its certificate from the channel's SSLKEYR
     (an MQTT channel's; a stem, as the queue manager's: ``<stem>.pem``, or ``<stem>.p12`` with
     ``<stem>.sth``), else the queue manager's, labelled the channel's CERTLABL (an AMQP
@@ -46,7 +48,7 @@ def channel_tls(srv: Any, obj: MQObject) -> ssl.SSLContext | None:
     return ctx
 
 
-def start_tls(srv: Any, obj: MQObject, ctx: ssl.SSLContext | None, sock: socket.socket, peer: str,
+def start_tls(srv: ProtocolHost, obj: MQObject, ctx: ssl.SSLContext | None, sock: socket.socket, peer: str,
               kind: str) -> ssl.SSLSocket | None:
     """The TLS handshake of a TLS channel's connection, and what it agreed against SSLCIPH; None
     (MQ's AMQ9633E, AMQ9637E, AMQ9665E or AMQ9631E logged, a Channel SSL Error event put) when
@@ -68,7 +70,7 @@ def start_tls(srv: Any, obj: MQObject, ctx: ssl.SSLContext | None, sock: socket.
     return tls_sock
 
 
-def handshake_failed(srv: Any, e: OSError, peer: str, channel: str = "") -> None:
+def handshake_failed(srv: ProtocolHost, e: OSError, peer: str, channel: str = "") -> None:
     """A TLS handshake that failed: MQ's message for why (security/tls.py) and, with SSLEV, a
     Channel SSL Error event (the channel "" while a client has not yet said which)."""
     srv.log.write(*tls.handshake_refusal(e, peer, channel))
@@ -93,11 +95,12 @@ def accept_loop(sock: socket.socket, closing: Callable[[], bool], serve: Callabl
 class ProtocolService:
     """A built-in service's channels of one type (``kind``): ``listener(obj)`` makes one channel's
     listener, listening (OSError, or a refusal the service words in ``refusal``); ``prepare`` is
-    what the service makes before its channels start."""
-    service = ""                        # the SERVICE object's name
-    kind = ""                           # the channels' CHLTYPE
+    what the service makes before its channels start. One of each kind is made at the server's
+    start (server/protocols.py)."""
+    kind = ""                           # the channels' CHLTYPE, a row of PROTOCOL_CHANNELS
 
-    def __init__(self, srv: Any, listener: Callable[[MQObject], Listening]) -> None:
+    def __init__(self, srv: ProtocolHost, listener: Callable[[MQObject], Listening]) -> None:
+        self.service = PROTOCOL_CHANNELS[self.kind].service     # the SERVICE object's name
         self.srv = srv
         self.listener = listener
         self.started = 0.0

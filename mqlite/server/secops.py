@@ -12,9 +12,10 @@ from mqlite.security.authority import OBJTYPES, AuthorityError, Entity, bits_of,
 from mqlite.security.state import UNKNOWN_ENTITY
 from mqlite.security.users import verify_password
 from mqlite.server import ldapauth
+from mqlite.server.ports import ServerPort
 
 
-def authenticate(srv: Any, user: str, password: str) -> dict[str, Any]:
+def authenticate(srv: ServerPort, user: str, password: str) -> dict[str, Any]:
     """mqweb's question (the ``authenticate`` op): does this queue manager know the user, is the
     password right, and what are the user's groups. The password is checked as CONNAUTH checks a
     connection's (the registry's hash, or the LDAP server of an IDPWLDAP CONNAUTH), outside the
@@ -35,7 +36,7 @@ def authenticate(srv: Any, user: str, password: str) -> dict[str, Any]:
     return {"ok": True, "known": known, "valid": valid, "user": name, "groups": groups}
 
 
-def secop(srv: Any, req: dict[str, Any]) -> dict[str, Any]:
+def secop(srv: ServerPort, req: dict[str, Any]) -> dict[str, Any]:
     op = req["op"]
     sec = srv.qm.security
     if op == "authenticate":

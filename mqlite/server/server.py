@@ -32,14 +32,13 @@ from mqlite.qsg.service import STORE_KEY as QSG_STORE_KEY
 from mqlite.qsg.service import QSGService
 from mqlite.security import tls
 from mqlite.server import svrconn
-from mqlite.server.amqpsvc import AMQPService
 from mqlite.server.cmdserver import CommandServer
 from mqlite.server.errlog import ErrorLog
 from mqlite.server.handshakes import Handshakes
 from mqlite.server.hooks import ServerHooks
 from mqlite.server.listener import Listener, check_ports, listener_status, start_listener, stop_listener
 from mqlite.server.monitor import StatisticsInterval, store_state
-from mqlite.server.mqxr import MQXR
+from mqlite.server.protocols import protocol_services
 from mqlite.server.protosvc import handshake_failed
 from mqlite.server.psagent import PubSubAgent
 from mqlite.server.repman import CACHE_KEY, RepositoryManager
@@ -76,7 +75,7 @@ class QMServer:
         self.repman = RepositoryManager(self, self.channels)
         self.psagent = PubSubAgent(self)
         self.listeners: dict[str, Listener] = {}
-        self.channels.protocols = {"MQTT": MQXR(self), "AMQP": AMQPService(self)}
+        self.channels.protocols = protocol_services(self)
         self.service_runner = ServiceRunner(self.paths, self.log.write,
                                             {p.service: p for p in self.channels.protocols.values()})
         self.qm.hooks = ServerHooks(self.conds, self.channels, self.repman, self.log, self.listeners)
