@@ -272,3 +272,30 @@ def test_the_private_member_check_finds_a_reach_and_a_private_protocol() -> None
         "mqlite.engine.batch:10 reads _stamp", "mqlite.engine.batch:3 Protocol Host names _shared_call",
         "mqlite.engine.batch:6 reads _shared_call"]
     assert _privates({"mqlite.pymqi.qmgr": core, "mqlite.pymqi.queue": "q._shared_call()\n"}) == []
+
+
+def _leaves(source: str) -> list[str]:
+    """What a module does that only engine/departures.py may: a journal record of a message gone
+    (``DelMsg(...)``), a get's unit-of-work entry (``("get", queue, message)``)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "DelMsg":
+            found.append("DelMsg")
+        elif isinstance(node, ast.Tuple) and node.elts and isinstance(node.elts[0], ast.Constant) \
+                and node.elts[0].value == "get" and len(node.elts) == 3:
+            found.append("('get', ...)")
+    return sorted(found)
+
+
+def test_one_owner_for_a_message_leaving_a_queue() -> None:
+    """Issue 64: a message taken from a local queue is held in a unit of work or journalled as
+    gone through engine/departures.py only (recovery rebuilds what the journal says: RESTORES)."""
+    offenders = {name: found for name, path in _modules().items()
+                 if name.startswith("mqlite.engine.") and name != "mqlite.engine.departures" and name not in RESTORES
+                 and (found := _leaves(open(path, encoding="utf-8").read()))}
+    assert offenders == {}
+
+
+def test_the_departure_check_finds_a_second_dequeue() -> None:
+    assert _leaves("conn.uow.append(('get', qs, m))\nops.append(P.DelMsg(m.seq))\nx = ('get', 1)\n") == [
+        "('get', ...)", "DelMsg"]

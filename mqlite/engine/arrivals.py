@@ -18,8 +18,9 @@ from typing import Protocol
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import MD
 from mqlite.engine.core import Conn
+from mqlite.engine.departures import Departures
 from mqlite.engine.message import Message
-from mqlite.engine.ports import DelMsg, Journal, JournalOp, PutMsg
+from mqlite.engine.ports import Journal, JournalOp, PutMsg
 from mqlite.engine.queue import QueueState
 
 
@@ -111,6 +112,6 @@ class Arrivals:
         new = self.message(dst, md, body, m.expiry_at, m.persistent, md.Priority)
         dst.insert(new)
         if m.persistent:
-            self.host.store.append(DelMsg(m.seq))
+            self.host.store.append(Departures.record(m))
             conn.ticket = self.host.store.append(self.record(dst, new))
         return new

@@ -11,9 +11,10 @@ from mqlite.cmq.packedmd import report_and_format
 from mqlite.cmq.structs import GMO, MD
 from mqlite.engine.clock import Clock
 from mqlite.engine.core import INPUT_OPTS, PMO_OPTIONS, PMO_OPTIONS_AT, C, Conn, GetResult, Handle
+from mqlite.engine.departures import Departures
 from mqlite.engine.hooks import Hooks
 from mqlite.engine.message import Message
-from mqlite.engine.ports import DelMsg, Journal, SharedPort
+from mqlite.engine.ports import Journal, SharedPort
 from mqlite.engine.queue import QueueState
 from mqlite.engine.report import Reports
 from mqlite.engine.resolve import Resolved
@@ -32,6 +33,7 @@ class BatchesHost(Protocol):
     store: Journal
     clock: Clock
     hooks: Hooks
+    departures: Departures
     quiescing: bool
     shared: SharedPort | None
 
@@ -177,7 +179,6 @@ class Batches:
             if room <= 0:
                 raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
             max_msgs = min(max_msgs, room)
-        uow = conn.uow
         got: list[Message] = []             # for QTIME, when the queue is monitored
         while len(out) < max_msgs and size < max_bytes:
             m = qs.first_fast()
@@ -195,8 +196,7 @@ class Batches:
                 if not out and not speculative:
                     qs.remove(m)
                     got.append(m)
-                    if m.persistent:
-                        conn.ticket = self.qm.store.append(DelMsg(m.seq))
+                    self.qm.departures.gone(conn, m)
                     out.append((*self.qm.delivered(how, m, md), False))
                     if cod:
                         self.qm.reports.send(conn, m.md, m.body, "cod", queue=qs.name)
@@ -205,10 +205,7 @@ class Batches:
             got.append(m)
             held.append((m, True if syncpoint else (None if hold else False)))
             if syncpoint:
-                if not uow:
-                    conn.uow_since = now
-                uow.append(("get", qs, m))
-                qs.uncommitted += 1
+                self.qm.departures.held(conn, qs, m, now)
             if fmt == RFH2_FORMAT and how != RFH2:
                 out.append((*self.qm.properties_out(how, md, fmt, enc, ccsid, m.body, m.shared), True))
             else:
@@ -318,8 +315,7 @@ class Batches:
             if sp is None and (m.persistent or m.md.Report & C.MQRO_COD):
                 # Held outside syncpoint (``hold``): taken now, as an MQGET would have taken it.
                 # (A message read ahead, False, is nonpersistent without COD: nothing to do.)
-                if m.persistent:
-                    conn.ticket = self.qm.store.append(DelMsg(m.seq))
+                self.qm.departures.gone(conn, m)
                 if m.md.Report & C.MQRO_COD and h.qstate is not None:
                     self.qm.reports.send(conn, m.md, m.body, "cod", queue=h.qstate.name)
         if not release or not held:

@@ -25,7 +25,7 @@ from mqlite.engine.core import (
 from mqlite.engine.events import MQEVR_ENABLED
 from mqlite.engine.message import Message
 from mqlite.engine.mqicore import CoreState
-from mqlite.engine.ports import DelMsg, JournalOp, Select
+from mqlite.engine.ports import Select
 from mqlite.engine.queue import QueueState, matcher, wanted_ids
 from mqlite.engine.resolve import Resolved
 from mqlite.engine.segments import advance_group, group_complete, logical_message, whole_message
@@ -186,12 +186,9 @@ class GetMixin(CoreState):
                 if len(conn.uow) >= self.qmgr["MAXUMSGS"]:
                     qs.insert(msg)
                     raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
-                if not conn.uow:
-                    conn.uow_since = self.clock.now()
-                conn.uow.append(("get", qs, msg))
-                qs.uncommitted += 1
-            elif msg.persistent:
-                conn.ticket = self.store.append(DelMsg(msg.seq))
+                self.departures.held(conn, qs, msg, now)
+            else:
+                self.departures.gone(conn, msg)
             if report & C.MQRO_COD and not syncpoint:
                 self.reports.send(conn, msg.md, msg.body, "cod", queue=qs.name)
             if opts & C.MQGMO_LOGICAL_ORDER:
@@ -225,25 +222,18 @@ class GetMixin(CoreState):
             syncpoint = opts & C.MQGMO_SYNCPOINT or (opts & C.MQGMO_SYNCPOINT_IF_PERSISTENT and first.persistent)
             if syncpoint and len(conn.uow) + len(parts) > self.qmgr["MAXUMSGS"]:
                 raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
-            ops: list[JournalOp] = []
             for m in parts:
                 qs.remove(m)
                 if h.browse_seq == m.seq:
                     h.browse_seq = None
-                if syncpoint:
-                    if not conn.uow:
-                        conn.uow_since = self.clock.now()
-                    conn.uow.append(("get", qs, m))
-                elif m.persistent:
-                    ops.append(DelMsg(m.seq))
+            if syncpoint:
+                self.departures.held_together(conn, qs, parts, now)
+            else:
+                self.departures.gone_together(conn, parts)
             qs.deq += len(parts)
             qs.last_get = now
             if qs.monitored:
                 note_got(qs, parts, now)
-            if syncpoint:
-                qs.uncommitted += len(parts)
-            elif ops:
-                conn.ticket = self.store.extend(ops)
             if first.md.peek("Report") & C.MQRO_COD and not syncpoint:
                 self.reports.send(conn, out_md, data, "cod", queue=qs.name)   # one report for the whole message
             if opts & C.MQGMO_LOGICAL_ORDER:
@@ -463,8 +453,7 @@ class GetMixin(CoreState):
                 raise MQIError(C.MQRC_GET_INHIBITED)
 
     def discard_expired(self, msg: Message) -> None:
-        if msg.persistent:
-            self.store.append(DelMsg(msg.seq))
+        self.departures.gone(None, msg)
         if msg.md.peek("Report") & C.MQRO_EXPIRATION:
             md, data = msg.md, msg.body
             if md.peek("Format") == C.MQFMT_XMIT_Q_HEADER and len(data) >= XQH_LEN:

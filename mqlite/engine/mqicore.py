@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from mqlite.engine.authority import Authority
     from mqlite.engine.batch import Batches
     from mqlite.engine.clock import Clock, IdGenerator
+    from mqlite.engine.departures import Departures
     from mqlite.engine.core import Conn, Handle
     from mqlite.engine.events import Events
     from mqlite.engine.hooks import Hooks
@@ -51,6 +52,7 @@ class CoreState:
     conns: dict[int, Conn]
     _next_hconn: int
     arrivals: Arrivals
+    departures: Departures
     quiescing: bool
     store: Journal
     pager: Pager | None

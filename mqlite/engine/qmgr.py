@@ -29,6 +29,7 @@ from mqlite.engine.batch import Batches
 from mqlite.engine.clock import Clock, IdGenerator
 from mqlite.engine.core import Conn, Handle
 from mqlite.engine.definitions import DefinitionsMixin
+from mqlite.engine.departures import Departures
 from mqlite.engine.events import Events
 from mqlite.engine.get import GetMixin
 from mqlite.engine.hooks import Hooks
@@ -87,6 +88,7 @@ class QueueManager(DefinitionsMixin, OpenMixin, PlainPutMixin, GetMixin):
         self.conns: dict[int, Conn] = {}
         self._next_hconn = 1
         self.arrivals = Arrivals(self)                # where a message joins a queue (engine/arrivals.py)
+        self.departures = Departures(self)            # where it leaves one (engine/departures.py)
         self.quiescing = False
         self.name48 = pad(name, 48)
         self.hooks = Hooks()                           # what the engine reports (engine/hooks.py)

@@ -9,7 +9,8 @@ from mqlite.engine.arrivals import Arrivals
 from mqlite.engine.batch import out_md
 from mqlite.engine.clock import Clock
 from mqlite.engine.core import INPUT_OPTS, C, Conn, Handle
-from mqlite.engine.ports import DelMsg, Journal, JournalOp
+from mqlite.engine.departures import Departures
+from mqlite.engine.ports import Journal
 from mqlite.engine.queue import QueueState
 from mqlite.engine.resolve import Resolved
 from mqlite.engine.uow import UnitsOfWork
@@ -24,6 +25,7 @@ class StreamsHost(Protocol):
     store: Journal
     clock: Clock
     arrivals: Arrivals
+    departures: Departures
 
     @property
     def uow(self) -> UnitsOfWork: ...
@@ -109,14 +111,9 @@ class Streams:
                     qs.insert(m)
                 raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED,
                                detail=f"{len(gone)} messages in the range, MAXUMSGS {self.qm.qmgr['MAXUMSGS']}")
-            if gone and not conn.uow:
-                conn.uow_since = self.qm.clock.now()
-            conn.uow.extend(("get", qs, m) for m in gone)
-            qs.uncommitted += len(gone)
+            self.qm.departures.held_together(conn, qs, gone, self.qm.clock.now())
         else:
-            ops: list[JournalOp] = [DelMsg(m.seq) for m in gone if m.persistent]
-            if ops:
-                conn.ticket = self.qm.store.extend(ops)
+            self.qm.departures.gone_together(conn, gone)
         qs.deq += len(gone)
         if gone:
             qs.last_get = self.qm.clock.now()

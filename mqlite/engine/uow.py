@@ -17,10 +17,10 @@ from mqlite.engine.core import (
     Conn,
     Prepared,
 )
+from mqlite.engine.departures import Departures
 from mqlite.engine.hooks import Hooks
 from mqlite.engine.message import Message
 from mqlite.engine.ports import (
-    DelMsg,
     DropChsync,
     Journal,
     JournalOp,
@@ -44,6 +44,7 @@ class UowHost(Protocol):
     hooks: Hooks
     shared: SharedPort | None
     arrivals: Arrivals
+    departures: Departures
 
     def message_available(self, queue: str) -> None: ...
 
@@ -81,8 +82,7 @@ class UnitsOfWork:
         for m in gone:
             qs.remove(m)
             qs.deq += 1
-        if gone:
-            self.qm.store.extend([DelMsg(m.seq) for m in gone if m.persistent])
+        self.qm.departures.gone_together(None, gone)
         return len(gone)
 
     def record(self, name: str) -> dict[str, Any]:
@@ -151,7 +151,7 @@ class UnitsOfWork:
                     reports.append((msg, "coa", qs.name))
             else:
                 if msg.persistent:
-                    ops.append(DelMsg(msg.seq))
+                    ops.append(Departures.record(msg))
                 if msg.md.peek("Report") & C.MQRO_COD:
                     reports.append((msg, "cod", qs.name))
         for name, (qs, msgs) in puts.items():
