@@ -253,7 +253,7 @@ class GetMixin(CoreState):
 
     @staticmethod
     def properties_out(how: str, md_bytes: bytes, fmt: bytes, encoding: int, ccsid: int,
-                        body: bytes, shared: Shared | None = None) -> tuple[bytes, bytes]:
+                       body: bytes, shared: Shared | None = None) -> tuple[bytes, bytes]:
         """A packed MQMD and its data as an MQGET returning properties ``how`` gives them, the
         descriptor's Format, Encoding and CCSID already read (``shared``: see Message.shared)."""
         if how == RFH2 or fmt != RFH2_FORMAT:

@@ -333,7 +333,7 @@ class OpenMixin(CoreState):
         return obj
 
     def new_handle(self, conn: Conn, name: str, obj: MQObject | None, options: int,
-                    res: Resolved | None, qs: QueueState | None) -> Handle:
+                   res: Resolved | None, qs: QueueState | None) -> Handle:
         hobj = conn.next_hobj
         conn.next_hobj += 1
         h = Handle(hobj, name, obj, options, res, qs)

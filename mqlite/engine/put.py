@@ -232,7 +232,7 @@ class PutMixin(CoreState):
             h.stats.put(msg.persistent, len(body), qs.depth, False)
 
     def check_put(self, conn: Conn, res: Resolved, qs: QueueState, body_len: int, header_len: int,
-                   syncpoint: bool, segmentable: bool = False) -> MQObject:
+                  syncpoint: bool, segmentable: bool = False) -> MQObject:
         """The checks an MQPUT makes at the time of the put; returns the target queue's definition.
         Every definition on the path must allow puts; ``header_len`` is the MQXQH a transmission
         queue adds; a message the queue manager may segment is not refused for its length."""

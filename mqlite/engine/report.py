@@ -12,13 +12,13 @@ queue; one that cannot go there either is dropped and logged, never failing the 
 """
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.segments import SEGMENT_FLAGS
 from mqlite.cmq.structs import MD, OD, PMO, pad, text
-from mqlite.engine.core import Conn, Handle, put_date_time
+from mqlite.engine.core import Conn, put_date_time
 from mqlite.engine.deadletter import AgentHost, dead_letter_opened
 
 # kind: (the report, with the first 100 bytes, with all the data) options, and its Feedback.
