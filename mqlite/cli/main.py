@@ -105,8 +105,11 @@ def endmqm(args: argparse.Namespace) -> int:
         print("AMQ8146E: IBM MQ queue manager not available.", file=sys.stderr)
         return NOT_AVAILABLE
     if immediate:
-        print(f"IBM MQ queue manager '{args.qmgr}' ending.")
-        _wait_ended(paths, 60)
+        # "Control is returned after the queue manager ends" (it said 'ended' after 60 s whether
+        # or not it had: a queue manager hung in its end was then reported ended).
+        print(f"IBM MQ queue manager '{args.qmgr}' ending.", flush=True)
+        while not _wait_ended(paths, 3600):
+            pass
         print(f"IBM MQ queue manager '{args.qmgr}' ended.")
         return 0
     print("Quiesce request accepted. The queue manager will stop when all outstanding work is complete.")

@@ -14,6 +14,7 @@ import os
 import socket
 import ssl
 import threading
+import traceback
 import time
 from typing import Any
 
@@ -60,6 +61,7 @@ class QMServer:
         self.paths = QMPaths.of(name)
         self.name = name
         self.log = ErrorLog(self.paths.errors, name)
+        threading.excepthook = self._thread_died
         self.store = open_store(self.paths.db, self.paths.pid, name, self.log.write, accept_damage)
         self.pager = StorePager(self.store, self.paths.scratch)
         ini = read_ini(self.paths.ini)
@@ -343,6 +345,14 @@ class QMServer:
 
     def purge_channel(self, name: str, client: str) -> str | None:
         return self.channels.protocols[getattr(self.qm.lookup("CHANNEL", name), "kind", "MQTT")].purge(name, client)
+
+    def _thread_died(self, args: threading.ExceptHookArgs) -> None:
+        """A thread ended by an exception nothing caught: in the error log (stderr is /dev/null)."""
+        if args.exc_type is SystemExit:
+            return
+        name = args.thread.name if args.thread is not None else "?"
+        self.log.write("MQL9999E", f"Unexpected error ended thread {name}.",
+                       "".join(traceback.format_exception(args.exc_type, args.exc_value, args.exc_traceback)))
 
     def cond_for(self, queue: str) -> QueueCondition:
         if (cond := self.conds.get(queue)) is None:

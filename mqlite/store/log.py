@@ -455,12 +455,14 @@ class Applier:
         return not self._queue
 
     def settle(self) -> bool:
-        """Wait until everything handed over is in qmgr.db; False if the applier stopped first."""
+        """Wait until everything handed over is in qmgr.db; False if the applier stopped first
+        (its frames stay in the log, for the next start to apply)."""
         with self._cv:
             self._hurry += 1
             self._cv.notify_all()
             try:
-                while self._queue and not self._stop and not (self.closing and self.failed):
+                while self._queue and not self._stop and not (self.closing and self.failed) \
+                        and self._thread is not None and self._thread.is_alive():
                     self._cv.wait(RETRY_SECONDS)
             finally:
                 self._hurry -= 1
@@ -523,7 +525,7 @@ class Applier:
             try:
                 self._apply(ops, top)
             except Exception as e:       # SQLITE_FULL, an I/O error: the frames stay in the log
-                self.failed = str(e)
+                self.failed = str(e) or repr(e)      # (never "": that says it works again)
                 self._on_error(self.failed)
                 with self._cv:
                     for _lsn, o, _w, _at in batch:

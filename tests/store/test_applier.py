@@ -3,6 +3,9 @@ written to qmgr.db (``cancelled``), and what is applied leaves the tables as eve
 the puts not yet applied are found per queue (``Store.unwritten``)."""
 from __future__ import annotations
 
+import time
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -134,3 +137,41 @@ def test_messages_put_and_got_between_two_runs_never_reach_qmgr_db(tmp_path, mon
     again = Store(str(tmp_path / "qmgr.db"))
     assert again.db.execute("SELECT seq, queue FROM messages").fetchall() == [(10, "B")]
     again.close()
+
+
+def _failing_applier(error: BaseException) -> log_mod.Applier:
+    def apply(ops: list, top: int) -> None:
+        raise error
+    return log_mod.Applier(apply, lambda lsn: None, lambda why: whys.append(why))
+
+
+whys: list[str] = []
+
+
+def test_an_end_whose_last_apply_fails_with_no_message_is_not_waited_for_forever() -> None:
+    """A queue manager ending (``closing``) whose qmgr.db write fails stops applying, and ``stop``
+    returns, its frames left in the log for the next start: even when the error's text is empty
+    (it was taken for "works again" and the end waited for ever, endmqm -i saying 'ended' after
+    its 60 s with the queue manager still running)."""
+    whys.clear()
+    ap = _failing_applier(AssertionError())
+    ap.closing = True
+    ap.hand(1, [DelMsg(1)])
+    t0 = time.monotonic()
+    assert ap.stop() is False
+    assert time.monotonic() - t0 < 5
+    assert whys and whys[0] == "AssertionError()"
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_an_applier_thread_that_died_is_not_waited_for() -> None:
+    """Whatever ends the applier's thread (here an error its loop does not catch), settling and
+    stopping return, False: nothing that was handed over is claimed applied."""
+    ap = _failing_applier(KeyboardInterrupt())
+    ap.hand(1, [DelMsg(1)])
+    assert ap._thread is not None
+    ap._thread.join(5)
+    assert not ap._thread.is_alive()
+    t0 = time.monotonic()
+    assert ap.settle() is False and ap.stop() is False
+    assert time.monotonic() - t0 < 5
