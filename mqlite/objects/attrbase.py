@@ -30,6 +30,7 @@ class ProtocolChannel:
 # attributes in objects/attrs.py; docs/where.md).
 PROTOCOL_CHANNELS = {"MQTT": ProtocolChannel("SYSTEM.MQXR.SERVICE", "session", True),
                      "AMQP": ProtocolChannel("SYSTEM.AMQP.SERVICE", "state", False)}
+
 QUEUE_KINDS = (QLOCAL, QMODEL, QALIAS, QREMOTE)
 
 Q_ALL = frozenset(QUEUE_KINDS)

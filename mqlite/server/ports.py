@@ -20,8 +20,8 @@ from mqlite.store.sqlite import Store
 
 class ProtocolHost(Protocol):
     """The queue-manager server as a protocol channel's service (MQTT, AMQP: server/protocols.py)
-    and the security operations use it: the engine under its lock, the store, the error log, the
-    handshakes in progress, and a queue's condition to wait on."""
+    uses it: the engine under its lock, the store, the error log, the handshakes in progress, and
+    a queue's condition to wait on."""
     name: str
     qm: QueueManager
     store: Store
