@@ -130,6 +130,15 @@ class _Tables:
         """Make every committed row durable in qmgr.db (SQLite syncs the WAL before it copies it)."""
         self.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
 
+    def _checkpointed(self) -> bool:
+        """``_checkpoint``, or False when SQLite could not (a full disk, an I/O error): then the log
+        keeps what the rows came from, and a later checkpoint tries again."""
+        try:
+            self._checkpoint()
+        except (sqlite3.OperationalError, OSError):
+            return False
+        return True
+
     def _recover(self) -> None:
         """Apply the log's frames after the last one qmgr.db holds (an end without close: a crash,
         kill -9), a run at a time, each checkpointed (the WAL is reused, not grown by the whole
@@ -499,8 +508,9 @@ class Store(_Tables):
         """(The applier, after a commit up to frame ``applied``.) Extents of the log it covers go,
         once a checkpoint has made those rows durable."""
         assert self.log is not None
-        if self.log.releasable(applied):
-            self._checkpoint()
+        # (A checkpoint that fails on a full disk ended the applier's thread, and the queue
+        # manager's end then waited for it for ever: the extents are kept until one succeeds.)
+        if self.log.releasable(applied) and self._checkpointed():
             self.log.release(applied)
 
     def unwritten(self, queue: str) -> list[PutMsg]:
@@ -532,8 +542,7 @@ class Store(_Tables):
             if self._writer is not None and self._writer is not threading.current_thread():
                 self._writer.join(5)
             if self.applier is not None and self.log is not None:
-                if self.applier.stop() and not self._pending:
-                    self._checkpoint()
+                if self.applier.stop() and not self._pending and self._checkpointed():
                     self.log.reset(self.log.next_lsn)
                 self.log.close()
             self.db.close()

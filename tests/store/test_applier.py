@@ -3,6 +3,7 @@ written to qmgr.db (``cancelled``), and what is applied leaves the tables as eve
 the puts not yet applied are found per queue (``Store.unwritten``)."""
 from __future__ import annotations
 
+import sqlite3
 import time
 
 import pytest
@@ -175,3 +176,39 @@ def test_an_applier_thread_that_died_is_not_waited_for() -> None:
     t0 = time.monotonic()
     assert ap.settle() is False and ap.stop() is False
     assert time.monotonic() - t0 < 5
+
+
+def test_a_checkpoint_the_full_disk_refuses_keeps_the_log_and_the_applier(tmp_path, monkeypatch) -> None:
+    """The checkpoint after a run (what lets the log's extents go) failing with SQLITE_FULL: the
+    extents stay, the applier goes on applying later frames, and the end is clean; the next
+    start finds every message. (It ended the applier's thread: seen as MQL9999E in the full-disk
+    test, and as an end that waited for ever.)"""
+    store = Store(str(tmp_path / "qmgr.db"))
+    assert store.applier is not None and store.log is not None
+    full = [True]
+    real = store._checkpoint
+
+    def checkpoint() -> None:
+        if full[0]:
+            raise sqlite3.OperationalError("database or disk is full")
+        real()
+    monkeypatch.setattr(store, "_checkpoint", checkpoint)
+    monkeypatch.setattr(store.log, "releasable", lambda applied: True)
+    released: list[int] = []
+    monkeypatch.setattr(store.log, "release", lambda applied: released.append(applied))
+    store.sync(store.append(PutMsg(1, "A", b"md", b"one", None)))
+    store.settle()
+    assert released == [] and store.applier._thread is not None and store.applier._thread.is_alive()
+    full[0] = False
+    store.sync(store.append(PutMsg(2, "A", b"md", b"two", None)))
+    store.settle()
+    deadline = time.monotonic() + 5             # (the release follows the run's commit)
+    while not released and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert released and store.applier._thread.is_alive()
+    t0 = time.monotonic()
+    store.close()
+    assert time.monotonic() - t0 < 10
+    again = Store(str(tmp_path / "qmgr.db"))
+    assert again.db.execute("SELECT seq FROM messages ORDER BY seq").fetchall() == [(1,), (2,)]
+    again.close()
