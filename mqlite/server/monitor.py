@@ -21,12 +21,13 @@ from mqlite.engine.statistics import (
     write_queue_statistics,
 )
 from mqlite.objects.attrs import CHLTYPE_VALUES
+from mqlite.server.ports import MonitorHost
 
 TICK = 1.0
 
 
 class StatisticsInterval:
-    def __init__(self, server: Any) -> None:
+    def __init__(self, server: MonitorHost) -> None:
         self.server = server
         self.started = server.qm.clock.now()
         self.agent: Any = None

@@ -8,10 +8,12 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from mqlite.channels.manager import ChannelManager
 from mqlite.engine.core import Conn
 from mqlite.engine.qmgr import QueueManager
 from mqlite.mqsc.commands import Executor
 from mqlite.net import protocol as P
+from mqlite.paths import QMPaths
 from mqlite.server.errlog import ErrorLog
 from mqlite.server.handshakes import Handshakes
 from mqlite.server.waits import QueueCondition
@@ -30,6 +32,16 @@ class ProtocolHost(Protocol):
     handshakes: Handshakes
 
     def cond_for(self, queue: str) -> QueueCondition: ...
+
+
+class MonitorHost(Protocol):
+    """The server as its statistics interval (server/monitor.py) and resource monitor
+    (server/resources.py) use it."""
+    qm: QueueManager
+    lock: threading.RLock
+    stopping: threading.Event
+    paths: QMPaths
+    channels: ChannelManager
 
 
 class ServerPort(Protocol):

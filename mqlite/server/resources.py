@@ -28,6 +28,7 @@ from mqlite.engine.resources import (
     types_message,
 )
 from mqlite.paths import read_ini
+from mqlite.server.ports import MonitorHost
 
 DEFAULT_INTERVAL = 10.0
 
@@ -102,7 +103,7 @@ class Sampler:
 
 
 class ResourceMonitor:
-    def __init__(self, server: Any) -> None:
+    def __init__(self, server: MonitorHost) -> None:
         self.server = server
         self.interval = interval_of(read_ini(server.paths.ini))
         db = server.paths.db
