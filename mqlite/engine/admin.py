@@ -113,7 +113,7 @@ def _define(qm: QueueManager, kind: str, name: str, values: dict[str, Any],
                              CMQCFC.MQRCCF_CF_STRUC_ERROR)
         if existing is None:
             # Another member may have defined it a moment ago: the store decides.
-            created = qm.shared_call(qm.shared.put_object, ns, name, "SHARED",  # type: ignore[union-attr]
+            created = qm.shared_call(qm.group.put_object, ns, name, "SHARED",
                                       obj.to_record(), True)
             if not created:
                 raise AdminError(EXISTS, name)
@@ -167,7 +167,7 @@ def _define_group(qm: QueueManager, kind: str, name: str, values: dict[str, Any]
     _check(kind, attrs, name)
     obj = MQObject(kind, name, attrs)
     qm.stamp_definition(obj, created=existing is None)
-    if not qm.shared_call(qm.shared.put_object, ns, name, "GROUP", obj.to_record(),  # type: ignore[union-attr]
+    if not qm.shared_call(qm.group.put_object, ns, name, "GROUP", obj.to_record(),
                            existing is None):
         raise AdminError(EXISTS, name)
     qm.group_objects[(ns, name)] = obj
@@ -236,7 +236,7 @@ def alter(qm: QueueManager, kind: str, name: str, values: dict[str, Any],
     _check(kind, new.attrs, name)
     if disp == CMQC.MQQSGD_GROUP:
         qm.stamp_definition(new, created=False)
-        qm.shared_call(qm.shared.put_object, new.objtype, name, "GROUP", new.to_record(), False)  # type: ignore[union-attr]
+        qm.shared_call(qm.group.put_object, new.objtype, name, "GROUP", new.to_record(), False)
         qm.group_objects[(new.objtype, name)] = new
         make_copy(qm, new)
         return new
@@ -260,7 +260,7 @@ def delete(qm: QueueManager, kind: str, name: str, purge: bool = False,
         raise AdminError(WRONG_TYPE, name)
     if disp == CMQC.MQQSGD_GROUP:
         # The group definition goes; this member's copy with it (the others' when they notice).
-        qm.shared_call(qm.shared.delete_object, ns, name, "GROUP", False)  # type: ignore[union-attr]
+        qm.shared_call(qm.group.delete_object, ns, name, "GROUP", False)
         qm.group_objects.pop((ns, name), None)
         local = qm.lookup(ns, name)
         if local is not None and _disp_of(local) == CMQC.MQQSGD_COPY and not qm.in_use(name):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import MD, pad
@@ -20,7 +20,7 @@ from mqlite.engine.core import (
 from mqlite.engine.message import Message
 from mqlite.engine.mqicore import CoreState
 from mqlite.engine.mqistats import DISC_IMPLICIT, DISC_NORMAL, DISC_Q_MGR
-from mqlite.engine.ports import DropObject, PurgeQueue, QueueFull, SaveMeta, SaveObject, SharedStoreError
+from mqlite.engine.ports import DropObject, PurgeQueue, QueueFull, SaveMeta, SaveObject, SharedPort, SharedStoreError
 from mqlite.engine.pubhier import PSCHILD_NS
 from mqlite.engine.pubsub import RETAINED_NS, SUB_NS
 from mqlite.engine.queue import QueueState
@@ -31,6 +31,8 @@ from mqlite.objects.model import IDPWOS_DEFAULT, QMGR, QUEUE, MQObject, system_d
 from mqlite.security.state import DEFAULT_RULES
 from mqlite.security.state import NAMESPACES as SECURITY_NAMESPACES
 from mqlite.security.users import ADMIN_GROUP
+
+T = TypeVar("T")
 
 
 class DefinitionsMixin(CoreState):
@@ -152,6 +154,20 @@ class DefinitionsMixin(CoreState):
     def queue(self, name: str) -> MQObject | None:
         return self.objects[QUEUE].get(name)
 
+    def queue_defined(self, name: str) -> MQObject:
+        """A queue definition that resolution has found (2085 if it went meanwhile)."""
+        obj = self.objects[QUEUE].get(name)
+        if obj is None:
+            raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME, detail=name)
+        return obj
+
+    @property
+    def group(self) -> SharedPort:
+        """The group's shared store: a member's, the structure unavailable (2345) for any other."""
+        if self.shared is None:
+            raise MQIError(C.MQRC_CF_NOT_AVAILABLE, detail="not a member of a queue-sharing group")
+        return self.shared
+
     def qmgr_attr(self, key: str) -> Any:
         return self.qmgr.attrs[key]
 
@@ -218,7 +234,7 @@ class DefinitionsMixin(CoreState):
             return
         ns = QMGR if obj.kind == QMGR else obj.objtype
         if obj.attrs.get("QSGDISP") == C.MQQSGD_SHARED:
-            self.shared_call(self.shared.put_object, ns, obj.name, SHARED, obj.to_record(), False)  # type: ignore[union-attr]
+            self.shared_call(self.group.put_object, ns, obj.name, SHARED, obj.to_record(), False)
             return
         self.store.append(SaveObject(ns, obj.name, json.dumps(obj.to_record())))
 
@@ -263,7 +279,7 @@ class DefinitionsMixin(CoreState):
         self.objects[ns].pop(obj.name, None)
         qs = self.queues.pop(obj.name, None) if obj.kind == "QLOCAL" else None
         if qs is not None and qs.shared:
-            self.shared_call(self.shared.delete_object, ns, obj.name, SHARED, True)  # type: ignore[union-attr]
+            self.shared_call(self.group.delete_object, ns, obj.name, SHARED, True)
         elif qs is not None:
             qs.discard()
             self.store.append(PurgeQueue(obj.name))
@@ -294,7 +310,7 @@ class DefinitionsMixin(CoreState):
         self.cluster.changed()
         self.hooks.object_changed(obj, obj.objtype, obj.name)
 
-    def shared_call(self, fn: Callable[..., Any], *args: Any) -> Any:
+    def shared_call(self, fn: Callable[..., T], *args: Any) -> T:
         """A call to the shared store; its failure is MQ's answer for an unavailable structure."""
         try:
             return fn(*args)
@@ -317,7 +333,7 @@ class DefinitionsMixin(CoreState):
     def clear_queue(self, name: str) -> int:
         qs = self.queues[name]
         if qs.shared:
-            return self.shared_call(self.shared.clear, name)  # type: ignore[union-attr,no-any-return]
+            return self.shared_call(self.group.clear, name)
         n = qs.purge()
         self.store.append(PurgeQueue(name))
         if qs.stats is not None:

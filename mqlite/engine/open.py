@@ -121,7 +121,7 @@ class OpenMixin(CoreState):
                            event={"xmitq": res.queue})
         dynamic_owner = False
         if res.kind == MODEL:
-            created = self.instantiate_model(conn, od, self.queue(res.queue))  # type: ignore[arg-type]
+            created = self.instantiate_model(conn, od, self.queue_defined(res.queue))
             dynamic_owner = True
             self.authority.grant_creator(conn, created.name)
             res = Resolved(LOCAL, created.name, created.name, self.name, (created.name,))
