@@ -274,6 +274,46 @@ def test_the_private_member_check_finds_a_reach_and_a_private_protocol() -> None
     assert _privates({"mqlite.pymqi.qmgr": core, "mqlite.pymqi.queue": "q._shared_call()\n"}) == []
 
 
+# Subclasses in the engine that are kinds of their base, not pieces of one class: clocks, and the
+# shared queue (a local queue whose messages the group's store holds).
+KINDS = {("OffsetClock", "Clock"), ("FakeClock", "Clock"), ("SharedQueueState", "QueueState")}
+TYPING = {"NamedTuple", "TypedDict", "Enum", "IntEnum", "Generic"}
+
+
+def _mixins(sources: dict[str, str]) -> list[str]:
+    """Classes of the engine built from other classes of it: a base that is not a Protocol (nor
+    typing's, nor an exception) and not a kind of ``KINDS``."""
+    protocols = {n.name for src in sources.values() for n in ast.walk(ast.parse(src))
+                 if isinstance(n, ast.ClassDef) and _is_protocol(n)}
+    found = []
+    for module, source in sources.items():
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ClassDef) and not _is_protocol(node):
+                for base in node.bases:
+                    b = ast.unparse(base)
+                    if b not in protocols and b not in TYPING and not b.endswith(("Error", "Exception")) \
+                            and (node.name, b) not in KINDS:
+                        found.append(f"{module}: {node.name}({b})")
+    return sorted(found)
+
+
+def test_the_mqi_core_is_parts_not_mixins() -> None:
+    """Issue 64: the queue manager is not combined from classes; its MQI core (registry,
+    connections, opens, puts, gets) are objects it holds, like every other part."""
+    sources = {name: open(path, encoding="utf-8").read() for name, path in _modules().items()
+               if name.startswith("mqlite.engine.")}
+    assert _mixins(sources) == []
+    qmgr = ast.parse(sources["mqlite.engine.qmgr"])
+    assert [ast.unparse(b) for n in qmgr.body if isinstance(n, ast.ClassDef) and n.name == "QueueManager"
+            for b in n.bases] == []
+
+
+def test_the_mixin_check_finds_a_mixin() -> None:
+    src = ("from typing import Protocol\nclass Host(Protocol): pass\nclass PutMixin(CoreState): pass\n"
+           "class Part(Host): pass\nclass Oops(ValueError): pass\nclass FakeClock(Clock): pass\n")
+    assert _mixins({"mqlite.engine.x": src}) == ["mqlite.engine.x: PutMixin(CoreState)"]   # (Part(Host) implements a Protocol)
+
+
 def _leaves(source: str) -> list[str]:
     """What a module does that only engine/departures.py may: a journal record of a message gone
     (``DelMsg(...)``), a get's unit-of-work entry (``("get", queue, message)``)."""

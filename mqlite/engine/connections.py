@@ -1,7 +1,8 @@
 """Who is connected: each connection's facts and its handles as DISPLAY CONN and PCF Inquire
 Connection show them. The fields are declared once (``CONN_FIELDS``, ``HANDLE_FIELDS``: the MQSC
 keyword, the PCF parameter, how a number reads as a word), and ``conn_row``/``handle_rows`` give
-their values for one connection, so the two commands cannot disagree."""
+their values for one connection, so the two commands cannot disagree. ``Connections``, the queue
+manager's ``qm.connections``, makes and ends them (MQCONN, MQDISC)."""
 from __future__ import annotations
 
 import struct
@@ -9,10 +10,13 @@ from typing import Any
 
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
+from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import pad
 from mqlite.engine.clock import mq_date_time
 from mqlite.engine.core import Conn, Handle
 from mqlite.engine.fields import Field, enum, flags
+from mqlite.engine.mqicore import CoreState
+from mqlite.engine.mqistats import DISC_IMPLICIT, DISC_NORMAL, DISC_Q_MGR
 
 
 def connection_id(qmgr: str, started: int, hconn: int) -> bytes:
@@ -129,3 +133,74 @@ def qhandle_row(conn: Conn, h: Handle) -> dict[str, Any]:
         "BROWSE": yes(C.MQOO_BROWSE), "INQUIRE": yes(C.MQOO_INQUIRE), "OUTPUT": yes(C.MQOO_OUTPUT),
         "SET": yes(C.MQOO_SET), "INPUT": {"S": F.MQQSO_SHARED, "X": F.MQQSO_EXCLUSIVE}.get(h.input_mode, F.MQQSO_NO)}
 
+
+class Connections:
+    """MQCONN and MQDISC (the queue manager's ``qm.connections``): the connections by handle, and
+    the numbers they are given."""
+
+    def __init__(self, qm: CoreState) -> None:
+        self.qm = qm
+        self._next_hconn = 1
+
+    def connect(self, appl_name: str = "", appl_type: int = C.MQAT_UNIX, user: str = "", *, channel: str = "",
+                conname: str = "", pid: int = 0, tid: int = 0, conn_opts: int = C.MQCNO_SHARED_BINDING) -> Conn:
+        """MQCONN(X): a connection, with the facts DISPLAY CONN shows of it (``channel``, ``conname``,
+        ``pid``, ``tid``, ``conn_opts``: whoever connects knows them)."""
+        if self.qm.quiescing:
+            raise MQIError(C.MQRC_Q_MGR_QUIESCING)
+        conn = Conn(self._next_hconn, appl_name[-28:], appl_type, user[:12])
+        conn.user12, conn.appl28 = pad(conn.user, 12), pad(conn.appl_name, 28)
+        conn.started = self.qm.clock.now()
+        conn.conn_id = connection_id(self.qm.name, int(self.qm.started), conn.hconn)
+        conn.channel, conn.conname, conn.pid, conn.tid, conn.conn_opts = channel, conname, pid, tid, conn_opts
+        self._next_hconn += 1
+        self.qm.conns[conn.hconn] = conn
+        if appl_type != C.MQAT_QMGR:            # (the queue manager's own are not counted)
+            self.qm.mqi.connected(len(self.qm.conns))
+            self.qm.accounting.connected(conn)
+            self.qm.applications.setdefault(conn.appl_name, [0, 0])[0] += 1
+        return conn
+
+    def agent(self) -> Conn:
+        """A connection of the queue manager's own writers (events, statistics, resource
+        publications): its calls are not measured and raise no events. MQRC_Q_MGR_QUIESCING once
+        the queue manager is ending."""
+        conn = self.connect("amqzmuc0", C.MQAT_QMGR, "mqm")
+        conn.unmeasured = True
+        return conn
+
+    def conn(self, hconn: int) -> Conn:
+        c = self.qm.conns.get(hconn)
+        if c is None:
+            raise MQIError(C.MQRC_HCONN_ERROR)
+        return c
+
+    def disconnect(self, conn: Conn, commit: bool = True) -> None:
+        """MQDISC commits (distributed platforms); a broken connection backs out."""
+        if self.qm.pubsub.subscriptions:
+            self.qm.subs.end_connection_subscriptions(conn)
+        for hobj in list(conn.handles):
+            self.qm.settle(conn, hobj, 0, release=True)   # messages sent ahead and not consumed go back
+        if conn.shared_async:
+            try:
+                self.qm.flush_shared_async(conn)
+            except MQIError:
+                pass
+        if conn.uow or conn.uow_failed:
+            try:
+                self.qm.commit(conn) if commit else self.qm.backout(conn)
+            except MQIError:
+                pass  # MQDISC of a unit of work whose async put failed: backed out, as MQCMIT would
+        for hobj in list(conn.handles):
+            try:
+                self.qm.close(conn, hobj, C.MQCO_NONE)
+            except MQIError:
+                pass
+        self.qm.conns.pop(conn.hconn, None)
+        if conn.appl_type != C.MQAT_QMGR:      # (the queue manager's own are not counted)
+            # MQDISC; gone without it; or ended by the queue manager as it ends.
+            how = DISC_NORMAL if commit else DISC_Q_MGR if self.qm.quiescing else DISC_IMPLICIT
+            self.qm.mqi.discs[how] += 1
+            self.qm.applications.setdefault(conn.appl_name, [0, 0])[1] += 1
+            if conn.acct is not None:
+                self.qm.accounting.record(conn, self.qm.clock.now(), how)

@@ -1,6 +1,6 @@
-"""MQGET: selection, groups, browse cursors, shared queues. Part of the engine's QueueManager
-(mqlite.engine.qmgr), which combines these classes: their methods reach each other and the
-shared state through ``self``."""
+"""MQGET: selection, groups, browse cursors, shared queues: ``Gets``, the queue manager's
+``qm.gets``, over ``engine.mqicore.CoreState`` (the queue manager binds its public methods as
+its own: mqlite.engine.qmgr)."""
 from __future__ import annotations
 
 import math
@@ -77,7 +77,12 @@ def _with_properties(how: str, out_md: MD, body: bytes,
     return got.data, got.props, C.MQCC_OK, C.MQRC_NONE
 
 
-class GetMixin(CoreState):
+class Gets:
+    """MQGET (``qm.gets``): selection, browse cursors, groups, properties, the message handed out through ``qm.departures``."""
+
+    def __init__(self, qm: CoreState) -> None:
+        self.qm = qm
+
     # --- MQGET ------------------------------------------------------------------------------------
     def drain(self, conn: Conn, hobj: int, gmo: GMO, limit: int) -> Iterator[GetResult]:
         """MQGET after MQGET until the queue has nothing (2033) or ``limit`` were taken: how the
@@ -91,17 +96,17 @@ class GetMixin(CoreState):
                 return
 
     def get(self, conn: Conn, hobj: int, md: MD, gmo: GMO, max_length: int) -> GetResult:
-        h = self.handle(conn, hobj)
+        h = self.qm.handle(conn, hobj)
         try:
             r = self._get(conn, h, md, gmo, max_length)
         except MQIError as e:
             if h.stats is not None:
                 get_failed(h.stats, e.reason, gmo.Options)
             if e.reason == C.MQRC_GET_INHIBITED:
-                self.events.mqi_failed(conn, e.reason, h.name)
+                self.qm.events.mqi_failed(conn, e.reason, h.name)
             raise
-        if self.qmgr.attrs.get("PERFMEV") == MQEVR_ENABLED and h.qstate is not None:
-            self.events.depth(h.qstate, False)
+        if self.qm.qmgr.attrs.get("PERFMEV") == MQEVR_ENABLED and h.qstate is not None:
+            self.qm.events.depth(h.qstate, False)
         return r
 
     def _get(self, conn: Conn, h: Handle, md: MD, gmo: GMO, max_length: int) -> GetResult:
@@ -122,13 +127,13 @@ class GetMixin(CoreState):
                 raise MQIError(C.MQRC_NOT_OPEN_FOR_BROWSE)
         elif not h.options & INPUT_OPTS:
             raise MQIError(C.MQRC_NOT_OPEN_FOR_INPUT)
-        if self.quiescing and opts & C.MQGMO_FAIL_IF_QUIESCING:
+        if self.qm.quiescing and opts & C.MQGMO_FAIL_IF_QUIESCING:
             raise MQIError(C.MQRC_Q_MGR_QUIESCING)
         res = h.res
         qs = h.qstate
         if res is None or qs is None:
             raise MQIError(C.MQRC_HOBJ_ERROR)
-        if qs is not self.queues.get(res.queue):
+        if qs is not self.qm.queues.get(res.queue):
             raise MQIError(C.MQRC_Q_DELETED)
         self.check_get_allowed(res)
         match_opts = gmo.MatchOptions if gmo.Version >= C.MQGMO_VERSION_2 else (
@@ -140,7 +145,7 @@ class GetMixin(CoreState):
         how = self.property_mode(h, gmo) if opts & PROPERTY_GMO or gmo.MsgHandle not in (0, -1) else None
         if qs.shared:
             return self._shared_get(conn, h, qs, res, md, gmo, match_opts, max_length, how)
-        now = self.clock.now()
+        now = self.qm.clock.now()
         msg = self._select(h, qs, md, opts, match_opts, now)
         if msg is None:
             raise MQIError(C.MQRC_NO_MSG_AVAILABLE)
@@ -183,14 +188,14 @@ class GetMixin(CoreState):
                 h.browse_seq = None
             syncpoint = opts & C.MQGMO_SYNCPOINT or (opts & C.MQGMO_SYNCPOINT_IF_PERSISTENT and msg.persistent)
             if syncpoint:
-                if len(conn.uow) >= self.qmgr["MAXUMSGS"]:
+                if len(conn.uow) >= self.qm.qmgr["MAXUMSGS"]:
                     qs.insert(msg)
                     raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
-                self.departures.held(conn, qs, msg, now)
+                self.qm.departures.held(conn, qs, msg, now)
             else:
-                self.departures.gone(conn, msg)
+                self.qm.departures.gone(conn, msg)
             if report & C.MQRO_COD and not syncpoint:
-                self.reports.send(conn, msg.md, msg.body, "cod", queue=qs.name)
+                self.qm.reports.send(conn, msg.md, msg.body, "cod", queue=qs.name)
             if opts & C.MQGMO_LOGICAL_ORDER:
                 m = msg.md
                 advance_group(h, m.MsgFlags, m.GroupId, m.MsgSeqNumber, m.Offset, len(msg.body))
@@ -220,22 +225,22 @@ class GetMixin(CoreState):
             h.browse_at, h.browse_seq = first.order, first.seq
         else:
             syncpoint = opts & C.MQGMO_SYNCPOINT or (opts & C.MQGMO_SYNCPOINT_IF_PERSISTENT and first.persistent)
-            if syncpoint and len(conn.uow) + len(parts) > self.qmgr["MAXUMSGS"]:
+            if syncpoint and len(conn.uow) + len(parts) > self.qm.qmgr["MAXUMSGS"]:
                 raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
             for m in parts:
                 qs.remove(m)
                 if h.browse_seq == m.seq:
                     h.browse_seq = None
             if syncpoint:
-                self.departures.held_together(conn, qs, parts, now)
+                self.qm.departures.held_together(conn, qs, parts, now)
             else:
-                self.departures.gone_together(conn, parts)
+                self.qm.departures.gone_together(conn, parts)
             qs.deq += len(parts)
             qs.last_get = now
             if qs.monitored:
                 note_got(qs, parts, now)
             if first.md.peek("Report") & C.MQRO_COD and not syncpoint:
-                self.reports.send(conn, out_md, data, "cod", queue=qs.name)   # one report for the whole message
+                self.qm.reports.send(conn, out_md, data, "cod", queue=qs.name)   # one report for the whole message
             if opts & C.MQGMO_LOGICAL_ORDER:
                 advance_group(h, out_md.MsgFlags, out_md.GroupId, out_md.MsgSeqNumber, 0, length)
             elif h.get_group is not None and not comp:
@@ -265,7 +270,7 @@ class GetMixin(CoreState):
         """How this MQGET returns properties (mqlite.props.deliver): by the MQGMO option, the
         message handle, and PROPCTL of the queue the application opened."""
         has_handle = gmo.MsgHandle not in (0, -1)        # any MQGMO version: pymqi's default is 1
-        obj = self.queue(h.res.path[0]) if h.res is not None and h.res.path else None   # as ALTERed now
+        obj = self.qm.queue(h.res.path[0]) if h.res is not None and h.res.path else None   # as ALTERed now
         propctl = obj.attrs.get("PROPCTL", 0) if obj is not None else 0
         try:
             return delivery_mode(gmo.Options, has_handle, propctl)
@@ -293,15 +298,15 @@ class GetMixin(CoreState):
             if opts & C.MQGMO_BROWSE_NEXT and h.browse_at is not None:
                 sel.after = h.browse_at
         in_uow = not browse and bool(opts & (C.MQGMO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT))
-        if in_uow and len(conn.uow) >= self.qmgr["MAXUMSGS"]:
+        if in_uow and len(conn.uow) >= self.qm.qmgr["MAXUMSGS"]:
             raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)
         mode = "browse" if browse else ("claim" if in_uow else "delete")
-        owner = f"{self.name}/{conn.hconn}"
+        owner = f"{self.qm.name}/{conn.hconn}"
         limit = None if opts & C.MQGMO_ACCEPT_TRUNCATED_MSG else max_length
-        now = self.clock.now()
+        now = self.qm.clock.now()
         assert isinstance(qs, SharedQueueState)
         port = qs.port
-        row, _taken = self.shared_call(port.take, qs.name, qs.fifo, sel, now, mode, owner, limit)
+        row, _taken = self.qm.shared_call(port.take, qs.name, qs.fifo, sel, now, mode, owner, limit)
         if row is None:
             if sel.id is not None:
                 raise MQIError(C.MQRC_NO_MSG_UNDER_CURSOR)
@@ -327,10 +332,10 @@ class GetMixin(CoreState):
             if h.browse_seq == row.id:
                 h.browse_seq = None
             if in_uow and opts & C.MQGMO_SYNCPOINT_IF_PERSISTENT and not row.persistent:
-                self.shared_call(port.finish, [(row.id, qs.name)], [])
+                self.qm.shared_call(port.finish, [(row.id, qs.name)], [])
             elif in_uow:
                 if not conn.uow:
-                    conn.uow_since = self.clock.now()
+                    conn.uow_since = self.qm.clock.now()
                 conn.uow.append(("sget", qs, SharedGot(row)))  # type: ignore[arg-type]
                 conn.shared_uow = True
             qs.deq += 1
@@ -448,18 +453,18 @@ class GetMixin(CoreState):
     def check_get_allowed(self, res: Resolved) -> None:
         """GET(DISABLED) on any definition along the resolution path stops an MQGET (2016)."""
         for n in res.path:
-            d = self.queue(n)
+            d = self.qm.queue(n)
             if d is not None and d["GET"] == C.MQQA_GET_INHIBITED:
                 raise MQIError(C.MQRC_GET_INHIBITED)
 
     def discard_expired(self, msg: Message) -> None:
-        self.departures.gone(None, msg)
+        self.qm.departures.gone(None, msg)
         if msg.md.peek("Report") & C.MQRO_EXPIRATION:
             md, data = msg.md, msg.body
             if md.peek("Format") == C.MQFMT_XMIT_Q_HEADER and len(data) >= XQH_LEN:
                 # Expired on its way: the report is about the application's message, not its MQXQH.
                 md, data = MD.from_bytes(original_md(msg.packed_md(), data)), data[XQH_LEN:]
-            self.reports.send(None, md, data, "expiry")
+            self.qm.reports.send(None, md, data, "expiry")
 
     def wait_queue(self, conn: Conn, hobj: int) -> str | None:
         """The queue a waiting MQGET on this handle waits for."""

@@ -1,6 +1,6 @@
-"""MQOPEN and MQCLOSE: name resolution, cluster targets, model queues, handles. Part of the
-engine's QueueManager (mqlite.engine.qmgr), which combines these classes: their methods reach
-each other and the shared state through ``self``."""
+"""MQOPEN and MQCLOSE: name resolution, model queues, handles: ``Opens``, the queue manager's
+``qm.opens``, over ``engine.mqicore.CoreState`` (the queue manager binds its public methods as
+its own: mqlite.engine.qmgr)."""
 from __future__ import annotations
 
 from typing import Any
@@ -35,14 +35,19 @@ from mqlite.objects.names import valid_name
 from mqlite.props.selector import SelectorError, compile_selector
 
 
-class OpenMixin(CoreState):
+class Opens:
+    """MQOPEN and MQCLOSE (``qm.opens``): name resolution, cluster targets, model queues, the handles."""
+
+    def __init__(self, qm: CoreState) -> None:
+        self.qm = qm
+
     # --- MQOPEN -----------------------------------------------------------------------------------
     def open(self, conn: Conn, od: OD, options: int) -> Handle:
         try:
             return self._open(conn, od, options)
         except MQIError as e:
             if e.reason in QMGR_EVENTS:
-                self.events.mqi_failed(conn, e.reason, text(od.ObjectName), text(od.ObjectQMgrName), **e.event)
+                self.qm.events.mqi_failed(conn, e.reason, text(od.ObjectName), text(od.ObjectQMgrName), **e.event)
             elif e.checked is not None:
                 self._open_refused(conn, od, options, e.checked)
             raise
@@ -54,45 +59,45 @@ class OpenMixin(CoreState):
         found: dict[str, Any] = {}
         if od.ObjectType == C.MQOT_TOPIC:
             # The authority was checked on a resolved topic, so its string resolves again.
-            found["topic"] = self.pubsub.topic_string(text(od.ObjectName),
+            found["topic"] = self.qm.pubsub.topic_string(text(od.ObjectName),
                                                       od.get_vs("ObjectString").decode("utf-8", "replace"))
             found["admin_topics"] = [name] if objtype == "TOPIC" else []
         elif od.ObjectType == C.MQOT_PROCESS:
             found["process"] = text(od.ObjectName)
         elif od.ObjectType == C.MQOT_Q:
             found["qname"] = text(od.ObjectName)
-        self.events.not_authorized(F.MQRQ_OPEN_NOT_AUTHORIZED, conn, options=options, user=user,
+        self.qm.events.not_authorized(F.MQRQ_OPEN_NOT_AUTHORIZED, conn, options=options, user=user,
                                    objqmgr=text(od.ObjectQMgrName), **found)
 
     def _open(self, conn: Conn, od: OD, options: int) -> Handle:
         self._check_open_options(options)
-        if self.quiescing and options & C.MQOO_FAIL_IF_QUIESCING:
+        if self.qm.quiescing and options & C.MQOO_FAIL_IF_QUIESCING:
             raise MQIError(C.MQRC_Q_MGR_QUIESCING)
-        if len(conn.handles) >= self.qmgr["MAXHANDS"] and conn.appl_type != C.MQAT_QMGR:   # agents keep handles
-            raise MQIError(C.MQRC_HANDLE_NOT_AVAILABLE, detail=f"MAXHANDS({self.qmgr['MAXHANDS']}) handles are open")
+        if len(conn.handles) >= self.qm.qmgr["MAXHANDS"] and conn.appl_type != C.MQAT_QMGR:   # agents keep handles
+            raise MQIError(C.MQRC_HANDLE_NOT_AVAILABLE, detail=f"MAXHANDS({self.qm.qmgr['MAXHANDS']}) handles are open")
         otype = od.ObjectType
         name = text(od.ObjectName)
         qmname = text(od.ObjectQMgrName)
         if otype == C.MQOT_Q_MGR:
-            if qmname and qmname != self.name:
+            if qmname and qmname != self.qm.name:
                 raise MQIError(C.MQRC_UNKNOWN_OBJECT_Q_MGR)
-            if name and name != self.name:
+            if name and name != self.qm.name:
                 raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
             if options & ~(C.MQOO_INQUIRE | C.MQOO_ALTERNATE_USER_AUTHORITY | C.MQOO_FAIL_IF_QUIESCING):
                 raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
-            self.authority.authorize_open(conn, "QMGR", self.name, options, text(od.AlternateUserId))
-            od.ObjectName = pad(self.name, 48)
-            return self.new_handle(conn, self.name, None, options, None, None)
+            self.qm.authority.authorize_open(conn, "QMGR", self.qm.name, options, text(od.AlternateUserId))
+            od.ObjectName = pad(self.qm.name, 48)
+            return self.new_handle(conn, self.qm.name, None, options, None, None)
         if otype == C.MQOT_NAMELIST:
-            nl = self.objects["NAMELIST"].get(name)
+            nl = self.qm.objects["NAMELIST"].get(name)
             if nl is None:
                 raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
             if options & ~(C.MQOO_INQUIRE | C.MQOO_ALTERNATE_USER_AUTHORITY | C.MQOO_FAIL_IF_QUIESCING):
                 raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
-            self.authority.authorize_open(conn, "NAMELIST", name, options, text(od.AlternateUserId))
+            self.qm.authority.authorize_open(conn, "NAMELIST", name, options, text(od.AlternateUserId))
             return self.new_handle(conn, name, nl, options, None, None)
         if otype == C.MQOT_TOPIC:
-            return self.pubsub.open_topic(conn, od, options)
+            return self.qm.pubsub.open_topic(conn, od, options)
         if otype != C.MQOT_Q:
             raise MQIError(C.MQRC_OBJECT_TYPE_ERROR)
         if not name or not valid_name(name):
@@ -105,34 +110,34 @@ class OpenMixin(CoreState):
             except SelectorError as e:
                 raise MQIError(e.reason, detail=str(e)) from None
         res = self.resolve(conn, name, qmname, options)
-        obj = self.queue(res.path[0]) if res.path else None
+        obj = self.qm.queue(res.path[0]) if res.path else None
         if conn.principal is not None:
             # Checked on the name opened; through ObjectQMgrName, on the transmission queue; a
             # cluster queue, on the cluster transmission queue (MQ's default).
             checked = res.path[0] if res.path else "SYSTEM.CLUSTER.TRANSMIT.QUEUE" if res.kind == CLUSTER \
                 else res.queue
-            self.authority.authorize_open(conn, "QUEUE", checked, options, text(od.AlternateUserId))
+            self.qm.authority.authorize_open(conn, "QUEUE", checked, options, text(od.AlternateUserId))
         if res.kind == CLUSTER:
             return self._open_cluster(conn, od, options, res, obj)
         if options & C.MQOO_OUTPUT and res.kind == LOCAL and conn.appl_type != C.MQAT_QMGR \
-                and self.cluster.is_cluster_xmitq(res.queue):
+                and self.qm.cluster.is_cluster_xmitq(res.queue):
             # Only the queue manager puts to a cluster transmission queue (with the channel's CorrelId).
             raise MQIError(C.MQRC_XMIT_Q_USAGE_ERROR, detail=f"{res.queue} is a cluster transmission queue",
                            event={"xmitq": res.queue})
         dynamic_owner = False
         if res.kind == MODEL:
-            created = self.instantiate_model(conn, od, self.queue_defined(res.queue))
+            created = self.instantiate_model(conn, od, self.qm.queue_defined(res.queue))
             dynamic_owner = True
-            self.authority.grant_creator(conn, created.name)
-            res = Resolved(LOCAL, created.name, created.name, self.name, (created.name,))
+            self.qm.authority.grant_creator(conn, created.name)
+            res = Resolved(LOCAL, created.name, created.name, self.qm.name, (created.name,))
             obj = created
             name = created.name
-        qs = self.queues.get(res.queue)
+        qs = self.qm.queues.get(res.queue)
         if qs is None:  # the definition vanished between resolve and here (cannot happen single-threaded)
             raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
         input_mode = ""
         if options & INPUT_OPTS:
-            input_mode = self._input_mode(obj, self.queue(res.queue), options)  # type: ignore[arg-type]
+            input_mode = self._input_mode(obj, self.qm.queue(res.queue), options)  # type: ignore[arg-type]
             if input_mode == "X" and (qs.input_exclusive or qs.input_shared):
                 raise MQIError(C.MQRC_OBJECT_IN_USE)
             if input_mode == "S" and qs.input_exclusive:
@@ -145,7 +150,7 @@ class OpenMixin(CoreState):
         h.selector = selector
         if selector is not None:
             qs.selecting += 1
-        first = self.queue(res.path[0])
+        first = self.qm.queue(res.path[0])
         if first is not None:
             h.async_put = first["DEFPRESP"] == C.MQPRT_ASYNC_RESPONSE
             readahead = first.attrs.get("DEFREADA", C.MQREADA_NO)
@@ -164,7 +169,7 @@ class OpenMixin(CoreState):
         self._hold_path(res.path, 1)
         od.ResolvedQName = pad(res.queue if (options & C.MQOO_RESOLVE_LOCAL_Q and res.kind == REMOTE)
                                else res.resolved_q, 48)
-        od.ResolvedQMgrName = pad(self.name if (options & C.MQOO_RESOLVE_LOCAL_Q and res.kind == REMOTE)
+        od.ResolvedQMgrName = pad(self.qm.name if (options & C.MQOO_RESOLVE_LOCAL_Q and res.kind == REMOTE)
                                   else res.resolved_qm, 48)
         return h
 
@@ -173,31 +178,31 @@ class OpenMixin(CoreState):
         here subscribes to it at the full repositories; while none has answered, the caller may
         wait for the answer (ClusterPending), after which an unknown name is 2085, or 2189 when no
         full repository answered at all."""
-        cl = self.cluster
+        cl = self.qm.cluster
         if not cl.active:
-            return resolve(self, name, qmname, options)
-        remote_qm = bool(qmname) and qmname != self.name
+            return resolve(self.qm, name, qmname, options)
+        remote_qm = bool(qmname) and qmname != self.qm.name
         if remote_qm:
             # A queue manager not known here may be a cluster queue manager or a clustered
             # queue-manager alias: subscribe to both (the alias is a queue record of that name).
             kind, what = CL_QUEUE, qmname
             answered = True
-            if self.queue(qmname) is None and not cl.route(qmname):
+            if self.qm.queue(qmname) is None and not cl.route(qmname):
                 answered = cl.interest(CL_QMGR, qmname) & cl.interest(CL_QUEUE, qmname)
         else:
             kind, what = CL_QUEUE, name
-            local = self.queue(name)
+            local = self.qm.queue(name)
             if local is not None and local.kind == "QALIAS" and (local["TARGET"] == name
-                                                                   or self.queue(local["TARGET"]) is None):
+                                                                   or self.qm.queue(local["TARGET"]) is None):
                 what = local["TARGET"]       # an alias whose base may be a cluster queue elsewhere
-                local = None if what == name else self.queue(what)
+                local = None if what == name else self.qm.queue(what)
             answered = True
-            if qmname != self.name and (local is None or cl.clusters_of(local)):
+            if qmname != self.qm.name and (local is None or cl.clusters_of(local)):
                 # An unknown name, or a cluster queue hosted here too (its other instances count for
                 # CLWLUSEQ(ANY) and put-disabled local instances): register interest.
                 answered = cl.interest(kind, what)
         try:
-            return resolve(self, name, qmname, options)
+            return resolve(self.qm, name, qmname, options)
         except MQIError as e:
             unknown = e.reason in (C.MQRC_UNKNOWN_OBJECT_NAME, C.MQRC_UNKNOWN_REMOTE_Q_MGR,
                                    C.MQRC_UNKNOWN_ALIAS_BASE_Q)
@@ -214,10 +219,10 @@ class OpenMixin(CoreState):
         """MQOPEN of a cluster queue (or clustered queue-manager alias) for output or inquire:
         BIND_ON_OPEN chooses the instance now; NOT_FIXED and ON_GROUP at MQPUT."""
         cluster_name = res.remote_qm or res.resolved_q
-        first = obj if obj is not None else self.cluster.definition(cluster_name)
+        first = obj if obj is not None else self.qm.cluster.definition(cluster_name)
         bind = wlm.binding(options, first["DEFBIND"])
         if bind == C.MQBND_BIND_ON_OPEN and options & C.MQOO_OUTPUT:
-            target, qs = self.cluster_target(res)
+            target, qs = self.qm.routing.cluster_target(res)
             h = self.new_handle(conn, text(od.ObjectName), obj, options, target, qs)
             qs.output += 1
             od.ResolvedQName = pad(target.resolved_q, 48)
@@ -236,50 +241,19 @@ class OpenMixin(CoreState):
     def _hold_path(self, path: tuple[str, ...], delta: int) -> None:
         """An open handle keeps every local queue on its resolution path in use (or lets go)."""
         for n in path:
-            q = self.queues.get(n)
+            q = self.qm.queues.get(n)
             if q is not None:
                 q.refs += delta
 
-    def _first_definition(self, h: Handle, res: Resolved) -> MQObject:
+    def first_definition(self, h: Handle, res: Resolved) -> MQObject:
         """The first definition on the path, whose DEFPSIST and DEFPRTY apply: a cluster queue with
         no definition here takes them from its cluster records."""
         if h.obj is None and h.cluster_name:
-            return self.cluster.definition(h.cluster_name)
-        opened = self.queue(res.path[0])
+            return self.qm.cluster.definition(h.cluster_name)
+        opened = self.qm.queue(res.path[0])
         if opened is None:
             raise MQIError(C.MQRC_Q_DELETED)
         return opened
-
-    def cluster_target(self, res: Resolved) -> tuple[Resolved, QueueState]:
-        """Run the workload algorithm: the concrete destination of one message (or of a
-        BIND_ON_OPEN handle), as a resolution to a local queue or a cluster transmission queue."""
-        cl = self.cluster
-        cname = res.remote_qm or res.resolved_q
-        d = cl.choose(cname)
-        # Keyed cheaply (hashing the destination or the resolution dataclass costs more than the
-        # rest of the lookup); the resolution is kept in the entry and checked by identity.
-        key = (id(res), d.channel, d.local, cl.gen)
-        hit = self._cl_targets.get(key)
-        if hit is not None and hit[2] is res and self.queues.get(hit[0].queue) is hit[1]:
-            return hit[0], hit[1]
-        if d.local:
-            if res.remote_qm:
-                # A clustered queue-manager alias hosted here: resolve through it.
-                target = resolve(self, res.resolved_q, res.remote_qm, C.MQOO_OUTPUT)
-            else:
-                target = Resolved(LOCAL, cname, cname, self.name, res.path or (cname,))
-        else:
-            xq = self.routing.cluster_xmitq(d.channel)
-            dest_qm = res.remote_qm or d.qmgr
-            target = Resolved(REMOTE, xq, res.resolved_q, dest_qm, res.path + (xq,), res.resolved_q, dest_qm,
-                              d.channel)
-        qs = self.queues.get(target.queue)
-        if qs is None:
-            raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME, detail=target.queue)
-        if len(self._cl_targets) > 4096:
-            self._cl_targets.clear()
-        self._cl_targets[key] = (target, qs, res)
-        return target, qs
 
     def _check_open_options(self, options: int) -> None:
         if options & ~VALID_OO:
@@ -316,19 +290,19 @@ class OpenMixin(CoreState):
             if dyn.index("*") != len(dyn) - 1:
                 raise MQIError(C.MQRC_DYNAMIC_Q_NAME_ERROR)
             stem = dyn[:-1]
-            name = (stem + self.ids.hex_suffix())[:48]
+            name = (stem + self.qm.ids.hex_suffix())[:48]
         else:
             name = dyn
         if not valid_name(name):
             raise MQIError(C.MQRC_DYNAMIC_Q_NAME_ERROR)
-        if self.queue(name) is not None:
+        if self.qm.queue(name) is not None:
             raise MQIError(C.MQRC_OBJECT_ALREADY_EXISTS)
         obj = MQObject("QLOCAL", name, TABLE.defaults("QLOCAL"))
         for key, value in model.attrs.items():
             if key in obj.attrs and key not in ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME"):
                 obj.attrs[key] = value
         obj.attrs["DEFTYPE"] = model["DEFTYPE"]
-        self.add_object(obj)
+        self.qm.add_object(obj)
         od.ObjectName = pad(name, 48)
         return obj
 
@@ -339,24 +313,24 @@ class OpenMixin(CoreState):
         h = Handle(hobj, name, obj, options, res, qs)
         conn.handles[hobj] = h
         if qs is not None and not qs.shared and not conn.unmeasured:
-            qmgr = self.qmgr
-            local = self.queue(qs.name)
+            qmgr = self.qm.qmgr
+            local = self.qm.queue(qs.name)
             reported = local is not None and qmgr["STATQ"] != C.MQMON_NONE and \
                 queue_statistics_on(qmgr["STATQ"], local["STATQ"])
             # The MQI statistics take their puts and gets from the queues' figures, and so do
             # the resource-usage publications someone subscribes to (``watched``).
-            if reported or qmgr["STATMQI"] == C.MQMON_ON or self.watched and (
-                    "*" in self.watched or qs.name in self.watched):
+            if reported or qmgr["STATMQI"] == C.MQMON_ON or self.qm.watched and (
+                    "*" in self.qm.watched or qs.name in self.qm.watched):
                 if qs.stats is None:
                     qs.stats = QueueStats(qs.depth, qs.depth)
                 h.stats = qs.stats
             # The connection's accounting (engine/accounting.py), beside the queue's figures.
             if conn.acct is not None or conn.acct_level != C.MQMON_NONE:
-                account = self.accounting.for_queue(conn, qs.name, local)
+                account = self.qm.accounting.for_queue(conn, qs.name, local)
                 if account is not None:
                     h.stats = account if h.stats is None else Recorders(h.stats, account)
             if h.stats is not None:
-                h.stats.opened(self.clock.now())
+                h.stats.opened(self.qm.clock.now())
         return h
 
     def handle(self, conn: Conn, hobj: int) -> Handle:
@@ -371,7 +345,7 @@ class OpenMixin(CoreState):
         if options & ~(C.MQCO_DELETE | C.MQCO_DELETE_PURGE | C.MQCO_KEEP_SUB | C.MQCO_REMOVE_SUB | C.MQCO_QUIESCE):
             raise MQIError(C.MQRC_OPTIONS_ERROR)
         if h.sub is not None:
-            self.subs.close_subscription(conn, h, options)
+            self.qm.subs.close_subscription(conn, h, options)
             return
         if options & (C.MQCO_KEEP_SUB | C.MQCO_REMOVE_SUB):
             raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
@@ -379,9 +353,9 @@ class OpenMixin(CoreState):
             del conn.handles[hobj]
             return
         if h.stats is not None:
-            h.stats.closed(self.clock.now())
+            h.stats.closed(self.qm.clock.now())
         delete = options & (C.MQCO_DELETE | C.MQCO_DELETE_PURGE)
-        obj = self.queue(h.name) if h.res is not None else None
+        obj = self.qm.queue(h.name) if h.res is not None else None
         is_dynamic = obj is not None and obj.kind == "QLOCAL" and obj["DEFTYPE"] in (
             C.MQQDT_PERMANENT_DYNAMIC, C.MQQDT_TEMPORARY_DYNAMIC)
         if delete and not is_dynamic:
@@ -391,12 +365,12 @@ class OpenMixin(CoreState):
         qs = h.qstate
         if delete and qs is not None:
             others = any(o is not h and o.res is not None and h.name in o.res.path
-                         for c in self.conns.values() for o in c.handles.values())
+                         for c in self.qm.conns.values() for o in c.handles.values())
             if others:
                 raise MQIError(C.MQRC_OBJECT_IN_USE)
             if options & C.MQCO_DELETE and not options & C.MQCO_DELETE_PURGE and qs.depth:
                 raise MQIError(C.MQRC_Q_NOT_EMPTY)
-        self.settle(conn, hobj, 0, release=True)
+        self.qm.settle(conn, hobj, 0, release=True)
         self._release(h)
         del conn.handles[hobj]
         if obj is not None and (delete or (h.dynamic_owner and obj["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC)):
@@ -404,16 +378,16 @@ class OpenMixin(CoreState):
             conn.uow = [e for e in conn.uow if e[1] is not qs]
             if qs is not None:
                 qs.uncommitted = 0
-            self.remove_object(obj)
+            self.qm.remove_object(obj)
 
     def _may_delete(self, conn: Conn, name: str) -> None:
         """MQCLOSE deleting a permanent dynamic queue through a handle other than the one whose
         MQOPEN created it needs ``dlt`` on the queue: 2035 and Not Authorized (type 3) without."""
         try:
-            self.authority.authorize(conn, "QUEUE", name, Z.MQZAO_DELETE)
+            self.qm.authority.authorize(conn, "QUEUE", name, Z.MQZAO_DELETE)
         except MQIError as e:
             if e.checked is not None:
-                self.events.not_authorized(F.MQRQ_CLOSE_NOT_AUTHORIZED, conn, user=e.checked[2], qname=name)
+                self.qm.events.not_authorized(F.MQRQ_CLOSE_NOT_AUTHORIZED, conn, user=e.checked[2], qname=name)
             raise
 
     def _release(self, h: Handle) -> None:
@@ -427,7 +401,7 @@ class OpenMixin(CoreState):
         elif h.input_mode == "S":
             qs.input_shared -= 1
         if h.input_mode and not (qs.input_shared or qs.input_exclusive) and qs.visible:
-            self.triggers.closed(qs)      # MQ triggers again when the last getter leaves messages
+            self.qm.triggers.closed(qs)      # MQ triggers again when the last getter leaves messages
         if h.options & C.MQOO_OUTPUT:
             qs.output -= 1
         if h.selector is not None:

@@ -1,17 +1,22 @@
 """MQPUT as a client's request carries it, the MQMD and MQPMO packed: a plain put is made on the
 packed descriptor, with no MQMD or MQPMO object made for it; any other goes through ``put``.
-Part of the engine's QueueManager (mqlite.engine.qmgr), as the other mixins."""
+The queue manager's ``qm.plain_puts`` (mqlite.engine.qmgr binds ``put_request`` as its own)."""
 from __future__ import annotations
 
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import MD, PMO, pad
 from mqlite.engine.core import BLANK32, BLANK48, PMO_OPTIONS, PMO_OPTIONS_AT, C, Conn, Handle, put_date_time
-from mqlite.engine.put import PutMixin
+from mqlite.engine.mqicore import CoreState
 from mqlite.engine.resolve import LOCAL
 from mqlite.props.rfh2 import RFH2_FORMAT
 
 
-class PlainPutMixin(PutMixin):
+class PlainPuts:
+    """MQPUT as a client's request carries it (``qm.plain_puts``)."""
+
+    def __init__(self, qm: CoreState) -> None:
+        self.qm = qm
+
     def put_request(self, conn: Conn, hobj: int, md: bytes, pmo: bytes, body: bytes,
                     answered: bool = True) -> tuple[int, bytes]:
         """MQPUT as a client's request carries it, the MQMD and MQPMO packed: the warning reason,
@@ -19,15 +24,15 @@ class PlainPutMixin(PutMixin):
         nobody answers: b""). A plain put (``_plain_put``: a local queue, default context, no options
         or descriptor fields that ask for more) is made on the packed descriptor, with no MQMD or
         MQPMO object made; any other goes through ``put``."""
-        h = self.handle(conn, hobj)
+        h = self.qm.handle(conn, hobj)
         res, qs = h.res, h.qstate
         if (h.topic is None and h.stats is None and h.put_group is None and h.options & C.MQOO_OUTPUT
                 and res is not None and res.kind == LOCAL and qs is not None and not qs.shared
                 and (plain := _plain(md, pmo)) is not None):
-            return C.MQRC_NONE, self._watching(conn, h, self._plain_put, conn, h, md, pmo, body, plain, answered)
+            return C.MQRC_NONE, self.qm.watching(conn, h, self._plain_put, conn, h, md, pmo, body, plain, answered)
         md_, pmo_ = MD.from_bytes(md), PMO.from_bytes(pmo)
         # (Unanswered, the engine may keep md_ as the stored descriptor: nobody reads it back.)
-        warning = self.put(conn, hobj, md_, pmo_, body, owned=not answered)
+        warning = self.qm.put(conn, hobj, md_, pmo_, body, owned=not answered)
         return warning, (md_.pack() + pmo_.pack()) if answered else b""
 
     def _plain_put(self, conn: Conn, h: Handle, md: bytes, pmo: bytes, body: bytes,
@@ -36,28 +41,28 @@ class PlainPutMixin(PutMixin):
         stored descriptor is the request's with the queue manager's fields written in place, the
         answer's is the request's with the output fields (MsgId, the context, ReplyToQMgr)."""
         opts, expiry, priority, persistence, msg_id, fmt = plain
-        if self.quiescing and opts & C.MQPMO_FAIL_IF_QUIESCING:
+        if self.qm.quiescing and opts & C.MQPMO_FAIL_IF_QUIESCING:
             raise MQIError(C.MQRC_Q_MGR_QUIESCING)
         res, qs = h.res, h.qstate
         assert res is not None and qs is not None
-        opened = self._first_definition(h, res)
+        opened = self.qm.first_definition(h, res)
         syncpoint = bool(opts & C.MQPMO_SYNCPOINT)
-        target = self.check_put(conn, res, qs, len(body), 0, syncpoint)
-        persistence, priority, _ = self._stored_qos(opened, target, persistence, priority, len(body), False)
-        now = self.clock.now()
+        target = self.qm.check_put(conn, res, qs, len(body), 0, syncpoint)
+        persistence, priority, _ = self.qm.stored_qos(opened, target, persistence, priority, len(body), False)
+        now = self.qm.clock.now()
         answer = bytearray(md)
         if opts & C.MQPMO_NEW_MSG_ID or not msg_id.strip(b"\0"):
-            _MSG_ID.pack_into(answer, _MSG_ID_AT, self.ids.next())
+            _MSG_ID.pack_into(answer, _MSG_ID_AT, self.qm.ids.next())
         date, time_ = put_date_time(now)
-        _CONTEXT.pack_into(answer, _CONTEXT_AT, self.name48, conn.user12, b"", BLANK32, conn.appl_type,
+        _CONTEXT.pack_into(answer, _CONTEXT_AT, self.qm.name48, conn.user12, b"", BLANK32, conn.appl_type,
                            conn.appl28, date, time_, b"    ")
         stored = bytearray(answer)
         _VERSION.pack_into(stored, _VERSION_AT, C.MQMD_VERSION_2)
         _STORED.pack_into(stored, _STORED_AT, fmt, priority, persistence)
         _BACKOUT_REPLY_TO.pack_into(stored, _BACKOUT_AT, 0, BLANK48)
         if _CCSID.unpack_from(stored, _CCSID_AT)[0] == C.MQCCSI_Q_MGR:
-            _CCSID.pack_into(stored, _CCSID_AT, self.qmgr["CCSID"])       # (as _put writes it)
-        self.enqueue(conn, qs, self.arrivals.packed(qs, bytes(stored), body,
+            _CCSID.pack_into(stored, _CCSID_AT, self.qm.qmgr["CCSID"])       # (as _put writes it)
+        self.qm.enqueue(conn, qs, self.qm.arrivals.packed(qs, bytes(stored), body,
                                                      None if expiry == C.MQEI_UNLIMITED else now + expiry / 10.0,
                                                      bool(persistence), priority), syncpoint, now)
         if not answered:
@@ -68,7 +73,7 @@ class PlainPutMixin(PutMixin):
         return bytes(answer)
 
 
-# A plain put (``_plain``, ``PlainPutMixin._plain_put``): the fields it reads and writes in place.
+# A plain put (``_plain``, ``PlainPuts._plain_put``): the fields it reads and writes in place.
 _RESOLVED_AT, _RESOLVED = PMO.field_struct("ResolvedQName", "ResolvedQMgrName", write=True)
 _PLAIN_AT, _PLAIN = MD.field_struct("Report", "MsgType", "Expiry", "Format", "Priority", "Persistence", "MsgId",
                             "ReplyToQ", "ReplyToQMgr", "Offset", "MsgFlags")

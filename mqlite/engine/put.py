@@ -1,6 +1,6 @@
-"""MQPUT and MQPUT1: checks, context, logical order, transmission-queue wrapping. Part of the
-engine's QueueManager (mqlite.engine.qmgr), which combines these classes: their methods reach
-each other and the shared state through ``self``."""
+"""MQPUT and MQPUT1: checks, context, logical order, transmission-queue wrapping: ``Puts``, the
+queue manager's ``qm.puts``, over ``engine.mqicore.CoreState`` (the queue manager binds its
+public methods as its own: mqlite.engine.qmgr)."""
 from __future__ import annotations
 
 from typing import Any, Callable, TypeVar
@@ -28,7 +28,12 @@ from mqlite.props.rfh2 import check as rfh2_check
 _T = TypeVar("_T")
 
 
-class PutMixin(CoreState):
+class Puts:
+    """MQPUT and MQPUT1 (the queue manager's ``qm.puts``): the checks, the context, the stored descriptor, transmission-queue wrapping; the message then joins its queue through ``qm.arrivals``."""
+
+    def __init__(self, qm: CoreState) -> None:
+        self.qm = qm
+
     # --- MQPUT ------------------------------------------------------------------------------------
     def put(self, conn: Conn, hobj: int, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int:
         """MQPUT. Returns a warning reason (MQRC_NONE normally); md and pmo are updated.
@@ -36,21 +41,21 @@ class PutMixin(CoreState):
         ``owned``: the caller hands the descriptor over and wants no output fields (an
         asynchronous put), so the engine stores it instead of a copy.
         """
-        h = self.handle(conn, hobj)
+        h = self.qm.handle(conn, hobj)
         if not h.options & C.MQOO_OUTPUT:
             raise MQIError(C.MQRC_NOT_OPEN_FOR_OUTPUT)
         if h.topic is not None:
-            return self.pubsub.publish(conn, h, md, pmo, body)
+            return self.qm.pubsub.publish(conn, h, md, pmo, body)
         return self._put_watched(conn, h, md, pmo, body, owned, False)
 
     def _put_watched(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool, put1: bool) -> int:
         """MQPUT or MQPUT1 to a queue, with what watches it: its statistics (engine/statistics.py)
         and ``_watching``'s events."""
         if h.stats is not None:
-            return self._watching(conn, h, self._put_counted, conn, h, md, pmo, body, owned, put1)
-        return self._watching(conn, h, self.put_on_handle, conn, h, md, pmo, body, owned)
+            return self.watching(conn, h, self._put_counted, conn, h, md, pmo, body, owned, put1)
+        return self.watching(conn, h, self.put_on_handle, conn, h, md, pmo, body, owned)
 
-    def _watching(self, conn: Conn, h: Handle, put: Callable[..., _T], *args: Any) -> _T:
+    def watching(self, conn: Conn, h: Handle, put: Callable[..., _T], *args: Any) -> _T:
         """``put(*args)``, a put through ``h``, with the events it raises (engine/events.py): a
         refusal's, and the queue depth events after it."""
         try:
@@ -58,17 +63,17 @@ class PutMixin(CoreState):
         except MQIError as e:
             self._put_failed(conn, h, e.reason)
             raise
-        if self.qmgr.attrs.get("PERFMEV") == MQEVR_ENABLED and h.qstate is not None:
-            self.events.depth(h.qstate, True)
+        if self.qm.qmgr.attrs.get("PERFMEV") == MQEVR_ENABLED and h.qstate is not None:
+            self.qm.events.depth(h.qstate, True)
         return result
 
     def _put_failed(self, conn: Conn, h: Handle, reason: int) -> None:
         """A put refused: the queue manager event or Queue Full event it raises (engine/events.py)."""
         if reason == C.MQRC_Q_FULL:
             if h.qstate is not None:
-                self.events.depth(h.qstate, True, full=True)
+                self.qm.events.depth(h.qstate, True, full=True)
         elif reason in QMGR_EVENTS:
-            self.events.mqi_failed(conn, reason, h.name)
+            self.qm.events.mqi_failed(conn, reason, h.name)
 
     def _put_counted(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool, put1: bool) -> int:
         """MQPUT or MQPUT1 through a handle whose queue keeps statistics (engine/statistics.py)."""
@@ -80,7 +85,7 @@ class PutMixin(CoreState):
             raise
         persistence = md.Persistence
         if persistence == C.MQPER_PERSISTENCE_AS_Q_DEF and h.res is not None:
-            first = h.obj if h.obj is not None else self._first_definition(h, h.res)
+            first = h.obj if h.obj is not None else self.qm.first_definition(h, h.res)
             persistence = first.attrs.get("DEFPSIST", C.MQPER_NOT_PERSISTENT)   # the opened definition's
         qs = h.qstate
         st.put(persistence == C.MQPER_PERSISTENT, len(body), qs.depth if qs is not None else 0, put1)
@@ -88,7 +93,7 @@ class PutMixin(CoreState):
 
     def put1(self, conn: Conn, od: OD, md: MD, pmo: PMO, body: bytes) -> int:
         if od.ObjectType == C.MQOT_Q:
-            target = self.queue(text(od.ObjectName))
+            target = self.qm.queue(text(od.ObjectName))
             if target is not None and target.kind == "QMODEL" and not text(od.ObjectQMgrName):
                 raise MQIError(C.MQRC_Q_TYPE_ERROR)
         options = C.MQOO_OUTPUT | (pmo.Options & C.MQPMO_FAIL_IF_QUIESCING and C.MQOO_FAIL_IF_QUIESCING)
@@ -98,13 +103,13 @@ class PutMixin(CoreState):
             options |= C.MQOO_SET_IDENTITY_CONTEXT
         if pmo.Options & C.MQPMO_ALTERNATE_USER_AUTHORITY:      # the checks are the MQOD AlternateUserId's
             options |= C.MQOO_ALTERNATE_USER_AUTHORITY
-        h = self.open(conn, od, options)
+        h = self.qm.open(conn, od, options)
         try:
             if h.topic is not None:
-                return self.pubsub.publish(conn, h, md, pmo, body)
+                return self.qm.pubsub.publish(conn, h, md, pmo, body)
             return self._put_watched(conn, h, md, pmo, body, False, True)
         finally:
-            self.close(conn, h.hobj)
+            self.qm.close(conn, h.hobj)
 
     def put_on_handle(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int:
         opts = pmo.Options
@@ -116,7 +121,7 @@ class PutMixin(CoreState):
             raise MQIError(C.MQRC_NOT_OPEN_FOR_SET_ALL)
         if opts & C.MQPMO_SET_IDENTITY_CONTEXT and not h.options & (C.MQOO_SET_IDENTITY_CONTEXT | C.MQOO_SET_ALL_CONTEXT):
             raise MQIError(C.MQRC_NOT_OPEN_FOR_SET_IDENT)
-        if self.quiescing and opts & C.MQPMO_FAIL_IF_QUIESCING:
+        if self.qm.quiescing and opts & C.MQPMO_FAIL_IF_QUIESCING:
             raise MQIError(C.MQRC_Q_MGR_QUIESCING)
         if md.Persistence not in (0, 1, 2):
             raise MQIError(C.MQRC_PERSISTENCE_ERROR)
@@ -131,17 +136,17 @@ class PutMixin(CoreState):
         reroutable = False
         if res.kind == CLUSTER:
             reroutable = h.bind != C.MQBND_BIND_ON_GROUP or not opts & C.MQPMO_LOGICAL_ORDER
-            res, qs = self.routing.put_target(h, res, md, opts)
+            res, qs = self.qm.routing.put_target(h, res, md, opts)
         else:
             qs = h.qstate  # type: ignore[assignment]
-        opened = self._first_definition(h, res)
+        opened = self.qm.first_definition(h, res)
         syncpoint = bool(opts & C.MQPMO_SYNCPOINT)
         header_len = XQH_LEN if res.kind == REMOTE else 0
         segmentable = md.MsgFlags & C.MQMF_SEGMENTATION_ALLOWED and not qs.shared
         target = self.check_put(conn, res, qs, len(body), header_len, syncpoint, segmentable)
-        persistence, priority, warning = self._stored_qos(opened, target, md.Persistence, md.Priority, len(body),
+        persistence, priority, warning = self.stored_qos(opened, target, md.Persistence, md.Priority, len(body),
                                                           qs.shared)
-        now = self.clock.now()
+        now = self.qm.clock.now()
         # Message descriptor as stored.
         msg_md = md if owned else md.copy()
         d = msg_md.__dict__
@@ -151,12 +156,12 @@ class PutMixin(CoreState):
         d["BackoutCount"] = 0
         new_id = opts & C.MQPMO_NEW_MSG_ID or not d["MsgId"].strip(b"\0")
         if new_id:
-            d["MsgId"] = self.ids.next()
+            d["MsgId"] = self.qm.ids.next()
         if opts & C.MQPMO_NEW_CORREL_ID:
-            d["CorrelId"] = self.ids.next()
+            d["CorrelId"] = self.qm.ids.next()
         _blank_pad(d, _FORMAT)          # a Format left as NULs comes back as MQFMT_NONE, eight blanks
         if d["CodedCharSetId"] == C.MQCCSI_Q_MGR:
-            d["CodedCharSetId"] = self.qmgr["CCSID"]      # MQ writes its own CCSID in the message's MQMD
+            d["CodedCharSetId"] = self.qm.qmgr["CCSID"]      # MQ writes its own CCSID in the message's MQMD
         if d["Format"] == RFH2_FORMAT and not (d["Offset"] and d["MsgFlags"] & SEGMENT_FLAGS):
             try:
                 rfh2_check(RFH2_FORMAT, d["Encoding"], body)
@@ -166,23 +171,23 @@ class PutMixin(CoreState):
         self.fill_reply_to(d)
         flags = d["MsgFlags"]
         in_order = opts & C.MQPMO_LOGICAL_ORDER
-        logical = self.segments.logical_put(h, msg_md, len(body)) if in_order else None
+        logical = self.qm.segments.logical_put(h, msg_md, len(body)) if in_order else None
         if flags or d["Offset"]:
             check_segment(msg_md, body, qs.shared)
             if flags & _NEEDS_GROUP_ID and d["GroupId"].strip(b"\0") == b"":
-                d["GroupId"] = self.ids.next()
+                d["GroupId"] = self.qm.ids.next()
         expiry_at = None if msg_md.Expiry == C.MQEI_UNLIMITED else now + msg_md.Expiry / 10.0
-        if segmentable and len(body) > min(self.qmgr["MAXMSGL"], target["MAXMSGL"] - header_len):
-            self.segments.put(conn, h, res, qs, target, msg_md, body, header_len, expiry_at, bool(persistence),
+        if segmentable and len(body) > min(self.qm.qmgr["MAXMSGL"], target["MAXMSGL"] - header_len):
+            self.qm.segments.put(conn, h, res, qs, target, msg_md, body, header_len, expiry_at, bool(persistence),
                                priority, syncpoint, reroutable, bool(new_id), now)
         else:
             if res.kind == REMOTE:
                 stored_md, stored_body = self.xmit_wrap(res, msg_md, body)
             else:
                 stored_md, stored_body = msg_md, body
-            msg = self.arrivals.message(qs, stored_md, stored_body, expiry_at, bool(persistence), priority)
+            msg = self.qm.arrivals.message(qs, stored_md, stored_body, expiry_at, bool(persistence), priority)
             if reroutable and res.kind == REMOTE:
-                self.cluster.not_fixed.add(msg.seq)
+                self.qm.cluster.not_fixed.add(msg.seq)
             self.enqueue(conn, qs, msg, syncpoint, now)
         if in_order:
             h.put_group = logical            # the handle's logical state moves once the put succeeded
@@ -204,7 +209,7 @@ class PutMixin(CoreState):
         """MQPUT with MQPMO_SET_ALL_CONTEXT of a descriptor that is already complete and packed
         (a channel's receiver): the same checks as MQPUT, without decoding the descriptor. A
         destination that is not a local queue takes the full path."""
-        h = self.handle(conn, hobj)
+        h = self.qm.handle(conn, hobj)
         res, qs = h.res, h.qstate
         if res is None or qs is None or res.kind != LOCAL or not h.options & C.MQOO_OUTPUT or qs.shared:
             pmo = PMO(Options=(C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT) | C.MQPMO_SET_ALL_CONTEXT)
@@ -224,9 +229,9 @@ class PutMixin(CoreState):
             raise MQIError(C.MQRC_PERSISTENT_NOT_ALLOWED)
         if persistence == C.MQPER_PERSISTENT:
             self.need_room(len(body))
-        now = self.clock.now()
+        now = self.qm.clock.now()
         expiry_at = None if expiry == C.MQEI_UNLIMITED else now + expiry / 10.0
-        msg = self.arrivals.packed(qs, md, body, expiry_at, persistence == C.MQPER_PERSISTENT, max(0, min(priority, 9)))
+        msg = self.qm.arrivals.packed(qs, md, body, expiry_at, persistence == C.MQPER_PERSISTENT, max(0, min(priority, 9)))
         self.enqueue(conn, qs, msg, syncpoint, now)
         if h.stats is not None:
             h.stats.put(msg.persistent, len(body), qs.depth, False)
@@ -238,15 +243,15 @@ class PutMixin(CoreState):
         queue adds; a message the queue manager may segment is not refused for its length."""
         # (Every put and every publication's copy comes here: the attribute dictionaries are read
         # directly.)
-        queues = self.objects[QUEUE]
+        queues = self.qm.objects[QUEUE]
         for n in res.path:
             d = queues.get(n)
             if d is not None and d.attrs["PUT"] == C.MQQA_PUT_INHIBITED:
                 raise MQIError(C.MQRC_PUT_INHIBITED)
         target = queues.get(res.queue)
-        if target is None or qs is not self.queues.get(res.queue):
+        if target is None or qs is not self.qm.queues.get(res.queue):
             raise MQIError(C.MQRC_Q_DELETED)
-        attrs, qmgr = target.attrs, self.qmgr.attrs
+        attrs, qmgr = target.attrs, self.qm.qmgr.attrs
         if not segmentable:
             if body_len > qmgr["MAXMSGL"]:
                 raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR)
@@ -257,13 +262,13 @@ class PutMixin(CoreState):
         if qs.shared:
             # Outside syncpoint the store checks MAXDEPTH in the put's own transaction.
             assert isinstance(qs, SharedQueueState)
-            if syncpoint and self.shared_call(qs.recent_depth, self.clock.now()) >= attrs["MAXDEPTH"]:
+            if syncpoint and self.qm.shared_call(qs.recent_depth, self.qm.clock.now()) >= attrs["MAXDEPTH"]:
                 raise MQIError(C.MQRC_Q_FULL)
         elif qs.depth >= attrs["MAXDEPTH"]:
             raise MQIError(C.MQRC_Q_FULL)
         return target
 
-    def _stored_qos(self, opened: MQObject, target: MQObject, persistence: int, priority: int, body_len: int,
+    def stored_qos(self, opened: MQObject, target: MQObject, persistence: int, priority: int, body_len: int,
                     shared: bool) -> tuple[int, int, int]:
         """A put's Persistence and Priority as stored, and the warning reason: AS_Q_DEF takes the
         opened definition's DEFPSIST and DEFPRTY; a priority above 9 is stored as 9 with
@@ -286,7 +291,7 @@ class PutMixin(CoreState):
     def need_room(self, body_len: int) -> None:
         """A persistent message is accepted only if the store has room to write it: else MQ's
         answer for a full log, with nothing changed."""
-        if not self.store.room(body_len + STORED_OVERHEAD):
+        if not self.qm.store.room(body_len + STORED_OVERHEAD):
             raise MQIError(C.MQRC_RESOURCE_PROBLEM, detail="the queue manager's disk is full")
 
     def enqueue(self, conn: Conn, qs: QueueState, msg: Message, syncpoint: bool, now: float) -> None:
@@ -307,16 +312,16 @@ class PutMixin(CoreState):
                 conn.shared_async.append(new)
                 qs.enq += 1
             else:
-                target = self.queue(qs.name)
+                target = self.qm.queue(qs.name)
                 assert isinstance(qs, SharedQueueState)
-                self.shared_call(qs.port.put, [new], {qs.name: target["MAXDEPTH"] if target else 0})
+                self.qm.shared_call(qs.port.put, [new], {qs.name: target["MAXDEPTH"] if target else 0})
                 qs.enq += 1
-                self.message_available(qs.name)
+                self.qm.message_available(qs.name)
             return
         if syncpoint:
-            self.arrivals.hold(conn, qs, msg, now)
+            self.qm.arrivals.hold(conn, qs, msg, now)
         else:
-            self.arrivals.arrive(conn, qs, msg, now)
+            self.qm.arrivals.arrive(conn, qs, msg, now)
 
     def _shared_message(self, qs: QueueState, msg: Message) -> NewMessage:
         md = msg.md
@@ -357,13 +362,13 @@ class PutMixin(CoreState):
         if rqm:
             d["ReplyToQMgr"] = rqm.ljust(48, b" ")[:48]
             return
-        obj = self.queue(rq.decode("ascii", "replace")) if rq else None
+        obj = self.qm.queue(rq.decode("ascii", "replace")) if rq else None
         if obj is not None and obj.kind == "QREMOTE" and obj["RQMNAME"]:
             d["ReplyToQMgr"] = pad(obj["RQMNAME"], 48)
             if obj["RNAME"]:
                 d["ReplyToQ"] = pad(obj["RNAME"], 48)
         else:
-            d["ReplyToQMgr"] = self.name48
+            d["ReplyToQMgr"] = self.qm.name48
 
     def xmit_wrap(self, res: Resolved, md: MD, body: bytes) -> tuple[MD, bytes]:
         """A message for a remote queue: MQXQH (with the original descriptor, MQMD version 1) in
@@ -375,8 +380,8 @@ class PutMixin(CoreState):
         outer.__dict__["Format"] = C.MQFMT_XMIT_Q_HEADER
         if res.channel:
             outer.__dict__["CorrelId"] = correl_of(res.channel)
-            self.hooks.channel_wanted(res.channel)
-        elif (served := self.hooks.xmitq_correl(res.queue, res.remote_qm)) is not None:
+            self.qm.hooks.channel_wanted(res.channel)
+        elif (served := self.qm.hooks.xmitq_correl(res.queue, res.remote_qm)) is not None:
             outer.__dict__["CorrelId"] = served
         return outer, header + packed[:C.MQMD_LENGTH_1] + body
 

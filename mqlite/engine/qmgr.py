@@ -3,9 +3,11 @@ every part reads. Concepts with state of their own are parts it constructs in ``
 in its own module with a Protocol of what it needs (docs/design.md, "The engine as parts"):
 ``pubsub``, ``subs``, ``pubadmin``, ``pubhier``, ``pubcluster``, ``uow``, ``segments``,
 ``reports``, ``authority``, ``inquiry``, ``streams``, ``routing``, ``batches``. The MQI core is
-still combined from classes (mixins) over the records of ``engine.core``: definitions (creation,
-recovery, the object registry, connections), open (MQOPEN/MQCLOSE), put (MQPUT/MQPUT1) and get
-(MQGET).
+made of parts too, over the records of ``engine.core``: ``registry`` (creation, recovery, the
+object registry), ``connections`` (MQCONN/MQDISC), ``opens`` (MQOPEN/MQCLOSE and the handles),
+``puts`` and ``plain_puts`` (MQPUT/MQPUT1), ``gets`` (MQGET). Their public methods are the queue
+manager's by the same names (bound in ``__init__``: the face adds no call), which is how the
+parts and the rest of mqlite reach them; ``engine.mqicore.CoreState`` says what they read.
 
 Plain synchronous Python: no sockets, threads or sleeps.  The caller (the server, or a test)
 serialises calls, supplies the clock, and after each call makes the journal durable up to the
@@ -28,24 +30,25 @@ from mqlite.engine.authority import Authority
 from mqlite.engine.batch import Batches
 from mqlite.engine.clock import Clock, IdGenerator
 from mqlite.engine.core import Conn, Handle
-from mqlite.engine.definitions import DefinitionsMixin
+from mqlite.engine.connections import Connections
+from mqlite.engine.definitions import Registry
 from mqlite.engine.departures import Departures
 from mqlite.engine.events import Events
-from mqlite.engine.get import GetMixin
+from mqlite.engine.get import Gets
 from mqlite.engine.hooks import Hooks
 from mqlite.engine.inquire import Inquiry
 from mqlite.engine.message import Message
 from mqlite.engine.mqistats import MQICounts
-from mqlite.engine.open import OpenMixin
+from mqlite.engine.open import Opens
 from mqlite.engine.ports import Journal, ObjectSaver, Pager
+from mqlite.engine.put import Puts
 from mqlite.engine.pubadmin import PubAdmin
 from mqlite.engine.pubcluster import ClusterTopics
 from mqlite.engine.pubhier import Hierarchy
 from mqlite.engine.pubsub import PubSub
-from mqlite.engine.plainput import PlainPutMixin
+from mqlite.engine.plainput import PlainPuts
 from mqlite.engine.queue import DEFAULT_BUFFERS, QueueState
 from mqlite.engine.report import Reports
-from mqlite.engine.resolve import Resolved
 from mqlite.engine.route import Routing
 from mqlite.engine.segments import Segments
 from mqlite.engine.shared import SharedPort
@@ -60,7 +63,7 @@ from mqlite.security.state import SecurityState
 __all__ = ["QueueManager"]
 
 
-class QueueManager(DefinitionsMixin, OpenMixin, PlainPutMixin, GetMixin):
+class QueueManager:
     """One queue manager's state and MQI behaviour."""
 
     def __init__(self, name: str, store: Journal, clock: Clock | None = None, pager: Pager | None = None,
@@ -73,9 +76,6 @@ class QueueManager(DefinitionsMixin, OpenMixin, PlainPutMixin, GetMixin):
         # TuningParameters DefaultQBufferSize and DefaultPQBufferSize). No pager: all in memory.
         self.pager = pager
         self.buffers = buffers
-        if pager is not None:
-            pager.on_damaged = self._damaged
-            pager.on_unreadable = self._unreadable
         self.clock = clock or Clock()
         self.started = self.clock.now()
         self.ids = IdGenerator(name, self.clock)
@@ -86,7 +86,7 @@ class QueueManager(DefinitionsMixin, OpenMixin, PlainPutMixin, GetMixin):
         self.queues: dict[str, QueueState] = {}
         self.qmgr = MQObject(QMGR, name, TABLE.defaults(QMGR))
         self.conns: dict[int, Conn] = {}
-        self._next_hconn = 1
+        self._core()
         self.arrivals = Arrivals(self)                # where a message joins a queue (engine/arrivals.py)
         self.departures = Departures(self)            # where it leaves one (engine/departures.py)
         self.quiescing = False
@@ -95,9 +95,7 @@ class QueueManager(DefinitionsMixin, OpenMixin, PlainPutMixin, GetMixin):
         self.cluster = ClusterState(self)
         self.shared: SharedPort | None = None          # the group's shared store, for a QSG member
         self.qsg_members: frozenset[str] = frozenset()   # the other members (kept up to date by the server)
-        self._members_read = float("-inf")              # when qsg_member last read them from the store
         self.group_objects: dict[tuple[str, str], MQObject] = {}   # QSGDISP(GROUP) definitions, by (ns, name)
-        self._cl_targets: dict[tuple[Any, ...], tuple[Resolved, QueueState, Resolved]] = {}
         self.authority = Authority(self, self.security)
         self.routing = Routing(self)             # cluster puts, cluster transmission queues, moves
         self.batches = Batches(self)             # asynchronous put, read-ahead, bulk browse, MQSTAT
@@ -121,6 +119,43 @@ class QueueManager(DefinitionsMixin, OpenMixin, PlainPutMixin, GetMixin):
         self.pubcluster = ClusterTopics(self, self.pubsub, self.pubhier)
         self.pubadmin = PubAdmin(self, self.pubsub, self.pubhier)
         self.pubsub.relays += [self.pubcluster, self.pubhier]
+
+    def _core(self) -> None:
+        """The MQI core's parts, and their public methods as the queue manager's."""
+        r = self.registry = Registry(self)
+        if self.pager is not None:
+            self.pager.on_damaged, self.pager.on_unreadable = r.damaged, r.unreadable
+        self.create, self.recover, self.queue, self.queue_defined = r.create, r.recover, r.queue, r.queue_defined
+        self.qmgr_attr, self.cluster_queue, self.cluster_qmgr_alias = r.qmgr_attr, r.cluster_queue, r.cluster_qmgr_alias
+        self.qsg_member, self.cluster_route, self.lookup = r.qsg_member, r.cluster_route, r.lookup
+        self.stamp_definition, self.save, self.add_object = r.stamp_definition, r.save, r.add_object
+        self.replace_object, self.remove_object, self.forget_object = r.replace_object, r.remove_object, r.forget_object
+        self.install_object, self.shared_call, self.in_use, self.clear_queue = (
+            r.install_object, r.shared_call, r.in_use, r.clear_queue)
+        c = self.connections = Connections(self)
+        self.connect, self.agent, self.conn, self.disconnect = c.connect, c.agent, c.conn, c.disconnect
+        o = self.opens = Opens(self)
+        self.open, self.close, self.handle, self.new_handle = o.open, o.close, o.handle, o.new_handle
+        self.resolve, self.first_definition = o.resolve, o.first_definition
+        self.instantiate_model = o.instantiate_model
+        p = self.puts = Puts(self)
+        self.put, self.put1, self.put_on_handle, self.put_packed = p.put, p.put1, p.put_on_handle, p.put_packed
+        self.watching, self.check_put, self.stored_qos, self.need_room = p.watching, p.check_put, p.stored_qos, p.need_room
+        self.enqueue, self.set_context, self.fill_reply_to, self.xmit_wrap = (
+            p.enqueue, p.set_context, p.fill_reply_to, p.xmit_wrap)
+        self.plain_puts = PlainPuts(self)
+        self.put_request = self.plain_puts.put_request
+        g = self.gets = Gets(self)
+        self.get, self.drain, self.wait_queue, self.delivered = g.get, g.drain, g.wait_queue, g.delivered
+        self.properties_out, self.property_mode, self.with_selector = g.properties_out, g.property_mode, g.with_selector
+        self.check_get_allowed, self.discard_expired = g.check_get_allowed, g.discard_expired
+
+    @property
+    def group(self) -> SharedPort:
+        """The group's shared store: a member's, the structure unavailable (2345) for any other."""
+        if self.shared is None:
+            raise MQIError(C.MQRC_CF_NOT_AVAILABLE, detail="not a member of a queue-sharing group")
+        return self.shared
 
     def log(self, text: str) -> None:
         self.hooks.log(text)

@@ -3,7 +3,7 @@ moved between transmission queues (BIND_NOT_FIXED rerouting, a channel's message
 transmission queue changes): ``Routing``, the queue manager's ``qm.routing``, over ``RoutingHost``."""
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from mqlite.cluster import wlm
 from mqlite.cluster.state import SCTQ, XMIT_MODEL, XMIT_PREFIX, ClusterState, correl_of
@@ -15,13 +15,14 @@ from mqlite.engine.core import C, Conn, Handle
 from mqlite.engine.hooks import Hooks
 from mqlite.engine.ports import Journal
 from mqlite.engine.queue import QueueState
-from mqlite.engine.resolve import REMOTE, Resolved
+from mqlite.engine.resolve import LOCAL, REMOTE, Resolved, View, resolve
 from mqlite.objects.attrs import TABLE
 from mqlite.objects.model import MQObject
 
 
-class RoutingHost(Protocol):
-    """What cluster routing needs of the queue manager."""
+class RoutingHost(View, Protocol):
+    """What cluster routing needs of the queue manager (and name resolution: ``View``)."""
+    name: str
     queues: dict[str, QueueState]
     conns: dict[int, Conn]
     store: Journal
@@ -35,14 +36,14 @@ class RoutingHost(Protocol):
 
     def add_object(self, obj: MQObject) -> None: ...
 
-    def cluster_target(self, res: Resolved) -> tuple[Resolved, QueueState]: ...
-
     def put_on_handle(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int: ...
 
 
 class Routing:
     def __init__(self, qm: RoutingHost) -> None:
         self.qm = qm
+        # The instances the workload algorithm chose, by the resolution and the choice (cluster_target).
+        self._cl_targets: dict[tuple[Any, ...], tuple[Resolved, QueueState, Resolved]] = {}
 
     def put_target(self, h: Handle, res: Resolved, md: MD, opts: int) -> tuple[Resolved, QueueState]:
         """The instance for this MQPUT on a NOT_FIXED or ON_GROUP handle (2085 when the queue has
@@ -50,12 +51,43 @@ class Routing:
         in_group = bool(md.MsgFlags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP))
         logical = bool(opts & C.MQPMO_LOGICAL_ORDER)
         if wlm.chooses_at_put(h.bind, in_group, logical, h.put_group is None) or h.group_target is None:
-            target = self.qm.cluster_target(res)
+            target = self.cluster_target(res)
         else:
             target = h.group_target
         if h.bind == C.MQBND_BIND_ON_GROUP and in_group and logical:
             h.group_target = None if md.MsgFlags & C.MQMF_LAST_MSG_IN_GROUP else target
         return target
+
+    def cluster_target(self, res: Resolved) -> tuple[Resolved, QueueState]:
+        """Run the workload algorithm: the concrete destination of one message (or of a
+        BIND_ON_OPEN handle), as a resolution to a local queue or a cluster transmission queue."""
+        cl = self.qm.cluster
+        cname = res.remote_qm or res.resolved_q
+        d = cl.choose(cname)
+        # Keyed cheaply (hashing the destination or the resolution dataclass costs more than the
+        # rest of the lookup); the resolution is kept in the entry and checked by identity.
+        key = (id(res), d.channel, d.local, cl.gen)
+        hit = self._cl_targets.get(key)
+        if hit is not None and hit[2] is res and self.qm.queues.get(hit[0].queue) is hit[1]:
+            return hit[0], hit[1]
+        if d.local:
+            if res.remote_qm:
+                # A clustered queue-manager alias hosted here: resolve through it.
+                target = resolve(self.qm, res.resolved_q, res.remote_qm, C.MQOO_OUTPUT)
+            else:
+                target = Resolved(LOCAL, cname, cname, self.qm.name, res.path or (cname,))
+        else:
+            xq = self.cluster_xmitq(d.channel)
+            dest_qm = res.remote_qm or d.qmgr
+            target = Resolved(REMOTE, xq, res.resolved_q, dest_qm, res.path + (xq,), res.resolved_q, dest_qm,
+                              d.channel)
+        qs = self.qm.queues.get(target.queue)
+        if qs is None:
+            raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME, detail=target.queue)
+        if len(self._cl_targets) > 4096:
+            self._cl_targets.clear()
+        self._cl_targets[key] = (target, qs, res)
+        return target, qs
 
     def cluster_xmitq(self, channel: str) -> str:
         """The transmission queue a message for the cluster-sender ``channel`` goes on now, made
