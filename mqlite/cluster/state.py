@@ -473,7 +473,7 @@ class ClusterState:
             if len(self.recent) >= RECENT_QUEUES:
                 self.recent.pop(next(iter(self.recent)))
             recent = self.recent[name] = deque(maxlen=RECENT_CHOICES)
-        recent.append((time.time(), d.qmgr))
+        recent.append((self.qm.clock.now(), d.qmgr))
         return d
 
     # --- repository-manager operations ----------------------------------------------------------

@@ -8,7 +8,7 @@ from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from mqlite.cmq import CMQC
 from mqlite.cmq.structs import GMO, MD, PMO
@@ -63,6 +63,18 @@ def put_date_time(t: float) -> tuple[bytes, bytes]:
     return cache[1], cache[2]
 
 
+class Destination(Protocol):
+    """Where an MQPUT through a handle goes, chosen once at MQOPEN (``Puts.destination``): a queue
+    whose instance MQOPEN fixed, a cluster queue whose instance each put chooses, or a topic."""
+
+    def put(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool, put1: bool) -> int: ...
+
+    def target(self, h: Handle, md: MD, opts: int) -> tuple[Resolved, QueueState, bool]:
+        """The resolution and queue this message joins, and whether a channel may later send it
+        elsewhere (BIND_NOT_FIXED: MQ reroutes such messages when their channel fails)."""
+        ...
+
+
 @dataclass
 class Handle:
     hobj: int
@@ -95,6 +107,7 @@ class Handle:
     topic: str | None = None        # a topic opened for publishing: its topic string
     sub: Any = None                 # a subscription's handle (MQSUB): its engine.pubsub.Subscription
     stats: Any = None               # the queue's QueueStats when it kept statistics at MQOPEN (engine/statistics.py)
+    dest: Destination | None = None  # opened for output: where its puts go (engine/put.py)
 
 
 @dataclass

@@ -311,6 +311,8 @@ class Opens:
         hobj = conn.next_hobj
         conn.next_hobj += 1
         h = Handle(hobj, name, obj, options, res, qs)
+        if options & C.MQOO_OUTPUT:
+            h.dest = self.qm.destination(res)
         conn.handles[hobj] = h
         if qs is not None and not qs.shared and not conn.unmeasured:
             qmgr = self.qm.qmgr

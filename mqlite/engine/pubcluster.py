@@ -70,6 +70,7 @@ class ClusterTopics:
         xq = self.qm.routing.cluster_xmitq(channel)
         res = Resolved(REMOTE, xq, cps.PUBSQ, target, (xq,), cps.PUBSQ, target, channel)
         h = Handle(0, xq, None, C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT, res, self.qm.queues[xq])
+        h.dest = self.qm.destination(res)
         envelope = md.copy()
         envelope.Format = cps.FORMAT
         self.qm.put_on_handle(conn, h, envelope, PMO(Options=C.MQPMO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT),

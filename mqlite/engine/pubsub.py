@@ -34,7 +34,7 @@ from mqlite.cmq.structs import MD, OD, PMO, pad, text
 from mqlite.engine.arrivals import Arrivals
 from mqlite.engine.authority import Authority
 from mqlite.engine.clock import Clock, IdGenerator
-from mqlite.engine.core import C, Conn, Handle, qmgr_authority
+from mqlite.engine.core import C, Conn, Destination, Handle, qmgr_authority
 from mqlite.engine.deadletter import dead_letter_opened
 from mqlite.engine.hooks import Hooks
 from mqlite.engine.message import Message
@@ -106,6 +106,8 @@ class PubSubHost(Protocol):
     def put1(self, conn: Conn, od: OD, md: MD, pmo: PMO, body: bytes) -> int: ...
 
     def put_on_handle(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int: ...
+
+    def destination(self, res: Resolved | None) -> Destination: ...
 
     def check_put(self, conn: Conn, res: Resolved, qs: QueueState, body_len: int, header_len: int,
                   syncpoint: bool, segmentable: bool = False) -> MQObject: ...

@@ -11,7 +11,8 @@ from mqlite.cmq.headers import XQH_FIXED, XQH_LEN, XQH_REMOTE_QM
 from mqlite.cmq.packedmd import PackedMD
 from mqlite.cmq.segments import GROUP_FLAGS, SEGMENT_FLAGS
 from mqlite.cmq.structs import MD, OD, PMO, pad, text
-from mqlite.engine.core import BLANK32, CONTEXT_PMO, MD_HOT, STORED_OVERHEAD, C, Conn, Handle, bits, put_date_time
+from mqlite.engine.core import (BLANK32, CONTEXT_PMO, MD_HOT, STORED_OVERHEAD, C, Conn, Destination, Handle, bits,
+                                put_date_time)
 from mqlite.engine.events import MQEVR_ENABLED, QMGR_EVENTS
 from mqlite.engine.message import Message
 from mqlite.engine.mqicore import CoreState
@@ -33,6 +34,7 @@ class Puts:
 
     def __init__(self, qm: CoreState) -> None:
         self.qm = qm
+        self.fixed, self.chosen, self.topic = FixedQueue(self), ChosenQueue(self, qm), Topic(qm)
 
     # --- MQPUT ------------------------------------------------------------------------------------
     def put(self, conn: Conn, hobj: int, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int:
@@ -42,13 +44,17 @@ class Puts:
         asynchronous put), so the engine stores it instead of a copy.
         """
         h = self.qm.handle(conn, hobj)
-        if not h.options & C.MQOO_OUTPUT:
+        if h.dest is None:
             raise MQIError(C.MQRC_NOT_OPEN_FOR_OUTPUT)
-        if h.topic is not None:
-            return self.qm.pubsub.publish(conn, h, md, pmo, body)
-        return self._put_watched(conn, h, md, pmo, body, owned, False)
+        return h.dest.put(conn, h, md, pmo, body, owned, False)
 
-    def _put_watched(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool, put1: bool) -> int:
+    def destination(self, res: Resolved | None) -> Destination:
+        """Where a handle opened for output puts (MQOPEN chooses it once): the resolution's queue
+        (fixed), the workload algorithm's choice at each put (a cluster queue not bound on open),
+        or, with no queue resolved, the topic opened."""
+        return self.topic if res is None else self.chosen if res.kind == CLUSTER else self.fixed
+
+    def put_watched(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool, put1: bool) -> int:
         """MQPUT or MQPUT1 to a queue, with what watches it: its statistics (engine/statistics.py)
         and ``_watching``'s events."""
         if h.stats is not None:
@@ -105,9 +111,8 @@ class Puts:
             options |= C.MQOO_ALTERNATE_USER_AUTHORITY
         h = self.qm.open(conn, od, options)
         try:
-            if h.topic is not None:
-                return self.qm.pubsub.publish(conn, h, md, pmo, body)
-            return self._put_watched(conn, h, md, pmo, body, False, True)
+            assert h.dest is not None
+            return h.dest.put(conn, h, md, pmo, body, False, True)
         finally:
             self.qm.close(conn, h.hobj)
 
@@ -131,14 +136,8 @@ class Puts:
             raise MQIError(C.MQRC_EXPIRY_ERROR)
         if (md.MsgType == C.MQMT_REQUEST or md.Report & ANY_REPORT) and not text(md.ReplyToQ):
             raise MQIError(C.MQRC_MISSING_REPLY_TO_Q)
-        res = h.res
-        assert res is not None
-        reroutable = False
-        if res.kind == CLUSTER:
-            reroutable = h.bind != C.MQBND_BIND_ON_GROUP or not opts & C.MQPMO_LOGICAL_ORDER
-            res, qs = self.qm.routing.put_target(h, res, md, opts)
-        else:
-            qs = h.qstate  # type: ignore[assignment]
+        assert h.dest is not None
+        res, qs, reroutable = h.dest.target(h, md, opts)
         opened = self.qm.first_definition(h, res)
         syncpoint = bool(opts & C.MQPMO_SYNCPOINT)
         header_len = XQH_LEN if res.kind == REMOTE else 0
@@ -384,6 +383,51 @@ class Puts:
         elif (served := self.qm.hooks.xmitq_correl(res.queue, res.remote_qm)) is not None:
             outer.__dict__["CorrelId"] = served
         return outer, header + packed[:C.MQMD_LENGTH_1] + body
+
+
+class FixedQueue:
+    """A queue whose instance MQOPEN fixed: a local queue, an alias, a remote queue through its
+    transmission queue, a cluster queue bound on open."""
+
+    def __init__(self, puts: Puts) -> None:
+        self.puts = puts
+
+    def put(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool, put1: bool) -> int:
+        return self.puts.put_watched(conn, h, md, pmo, body, owned, put1)
+
+    def target(self, h: Handle, md: MD, opts: int) -> tuple[Resolved, QueueState, bool]:
+        assert h.res is not None and h.qstate is not None
+        return h.res, h.qstate, False
+
+
+class ChosenQueue:
+    """A cluster queue whose instance the workload algorithm chooses at each put (BIND_NOT_FIXED;
+    BIND_ON_GROUP at each group's first message): such a message may be rerouted later unless it
+    belongs to a group kept together."""
+
+    def __init__(self, puts: Puts, qm: CoreState) -> None:
+        self.puts, self.qm = puts, qm
+
+    def put(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool, put1: bool) -> int:
+        return self.puts.put_watched(conn, h, md, pmo, body, owned, put1)
+
+    def target(self, h: Handle, md: MD, opts: int) -> tuple[Resolved, QueueState, bool]:
+        assert h.res is not None
+        res, qs = self.qm.routing.put_target(h, h.res, md, opts)
+        return res, qs, h.bind != C.MQBND_BIND_ON_GROUP or not opts & C.MQPMO_LOGICAL_ORDER
+
+
+class Topic:
+    """A topic opened for publishing: a put is a publication (engine/pubsub.py)."""
+
+    def __init__(self, qm: CoreState) -> None:
+        self.qm = qm
+
+    def put(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool, put1: bool) -> int:
+        return self.qm.pubsub.publish(conn, h, md, pmo, body)
+
+    def target(self, h: Handle, md: MD, opts: int) -> tuple[Resolved, QueueState, bool]:
+        raise MQIError(C.MQRC_OBJECT_TYPE_ERROR, detail="a topic's publications have no single queue")
 
 
 _FORMAT = (("Format", 8),)

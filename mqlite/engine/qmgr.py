@@ -141,6 +141,7 @@ class QueueManager:
         p = self.puts = Puts(self)
         self.put, self.put1, self.put_on_handle, self.put_packed = p.put, p.put1, p.put_on_handle, p.put_packed
         self.watching, self.check_put, self.stored_qos, self.need_room = p.watching, p.check_put, p.stored_qos, p.need_room
+        self.destination = p.destination
         self.enqueue, self.set_context, self.fill_reply_to, self.xmit_wrap = (
             p.enqueue, p.set_context, p.fill_reply_to, p.xmit_wrap)
         self.plain_puts = PlainPuts(self)

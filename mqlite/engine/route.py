@@ -11,7 +11,7 @@ from mqlite.cmq.errors import MQIError
 from mqlite.cmq.headers import XQH_LEN, XQH_REMOTE_Q, XQH_REMOTE_QM, original_md
 from mqlite.cmq.structs import MD, PMO, pad, text
 from mqlite.engine.arrivals import Arrivals
-from mqlite.engine.core import C, Conn, Handle
+from mqlite.engine.core import C, Conn, Destination, Handle
 from mqlite.engine.hooks import Hooks
 from mqlite.engine.ports import Journal
 from mqlite.engine.queue import QueueState
@@ -37,6 +37,8 @@ class RoutingHost(View, Protocol):
     def add_object(self, obj: MQObject) -> None: ...
 
     def put_on_handle(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int: ...
+
+    def destination(self, res: Resolved | None) -> Destination: ...
 
 
 class Routing:
@@ -116,6 +118,7 @@ class Routing:
         xq = self.cluster_xmitq(channel)
         res = Resolved(REMOTE, xq, queue, target, (xq,), queue, target, channel)
         h = Handle(0, xq, None, C.MQOO_OUTPUT, res, self.qm.queues[xq])
+        h.dest = self.qm.destination(res)
         md = MD(Persistence=C.MQPER_PERSISTENT, Format=C.MQFMT_STRING)
         self.qm.put_on_handle(conn, h, md, PMO(Options=C.MQPMO_SYNCPOINT), body, owned=True)
 
