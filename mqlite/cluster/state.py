@@ -25,7 +25,6 @@ for it on its previous queue move to the new one in the same step.
 """
 from __future__ import annotations
 
-import time
 from collections import deque
 from typing import Any, Protocol
 

@@ -22,7 +22,6 @@ from mqlite.engine.core import (
     bits,
     format_report,
 )
-from mqlite.engine.events import MQEVR_ENABLED
 from mqlite.engine.message import Message
 from mqlite.engine.mqicore import CoreState
 from mqlite.engine.ports import Select
@@ -30,7 +29,6 @@ from mqlite.engine.queue import QueueState, matcher, wanted_ids
 from mqlite.engine.resolve import Resolved
 from mqlite.engine.segments import advance_group, group_complete, logical_message, whole_message
 from mqlite.engine.shared import SharedGot, SharedQueueState
-from mqlite.engine.statistics import get_failed
 from mqlite.engine.status import note_got
 from mqlite.props import rfh2
 from mqlite.props.deliver import HANDLE, PROPERTY_GMO, RFH2, DeliveryError, Shared, deliver
@@ -100,13 +98,9 @@ class Gets:
         try:
             r = self._get(conn, h, md, gmo, max_length)
         except MQIError as e:
-            if h.stats is not None:
-                get_failed(h.stats, e.reason, gmo.Options)
-            if e.reason == C.MQRC_GET_INHIBITED:
-                self.qm.events.mqi_failed(conn, e.reason, h.name)
+            self.qm.observers.get_failed(conn, h, e.reason, gmo.Options)
             raise
-        if self.qm.qmgr.attrs.get("PERFMEV") == MQEVR_ENABLED and h.qstate is not None:
-            self.qm.events.depth(h.qstate, False)
+        self.qm.observers.got(h)
         return r
 
     def _get(self, conn: Conn, h: Handle, md: MD, gmo: GMO, max_length: int) -> GetResult:

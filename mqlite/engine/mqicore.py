@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from mqlite.engine.hooks import Hooks
     from mqlite.engine.inquire import Inquiry
     from mqlite.engine.mqistats import MQICounts
+    from mqlite.engine.observers import Observers
     from mqlite.engine.ports import Journal, Pager, SharedPort
     from mqlite.engine.pubadmin import PubAdmin
     from mqlite.engine.pubcluster import ClusterTopics
@@ -77,6 +78,7 @@ class CoreState(Protocol):
     reports: Reports
     events: Events
     mqi: MQICounts
+    observers: Observers
     accounting: Accounting
     applications: dict[str, list[int]]
     watched: set[str]
@@ -106,7 +108,6 @@ class CoreState(Protocol):
     def first_definition(self, h: Handle, res: Resolved) -> MQObject: ...
     def destination(self, res: Resolved | None) -> Destination: ...
     def put(self, conn: Conn, hobj: int, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int: ...
-    def watching(self, conn: Conn, h: Handle, put: Callable[..., T], *args: Any) -> T: ...
     def check_put(self, conn: Conn, res: Resolved, qs: QueueState, body_len: int, header_len: int,
                   syncpoint: bool, segmentable: bool = False) -> MQObject: ...
     def stored_qos(self, opened: MQObject, target: MQObject, persistence: int, priority: int, body_len: int,

@@ -29,7 +29,13 @@ class PlainPuts:
         if (h.topic is None and h.stats is None and h.put_group is None and h.options & C.MQOO_OUTPUT
                 and res is not None and res.kind == LOCAL and qs is not None and not qs.shared
                 and (plain := _plain(md, pmo)) is not None):
-            return C.MQRC_NONE, self.qm.watching(conn, h, self._plain_put, conn, h, md, pmo, body, plain, answered)
+            try:
+                answer = self._plain_put(conn, h, md, pmo, body, plain, answered)
+            except MQIError as e:
+                self.qm.observers.put_failed(conn, h, e.reason, False)
+                raise
+            self.qm.observers.put_done(h, plain[3], len(body), False)
+            return C.MQRC_NONE, answer
         md_, pmo_ = MD.from_bytes(md), PMO.from_bytes(pmo)
         # (Unanswered, the engine may keep md_ as the stored descriptor: nobody reads it back.)
         warning = self.qm.put(conn, hobj, md_, pmo_, body, owned=not answered)

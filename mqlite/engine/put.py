@@ -3,7 +3,7 @@ queue manager's ``qm.puts``, over ``engine.mqicore.CoreState`` (the queue manage
 public methods as its own: mqlite.engine.qmgr)."""
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from typing import Any
 
 from mqlite.cluster.state import correl_of
 from mqlite.cmq.errors import MQIError
@@ -13,7 +13,6 @@ from mqlite.cmq.segments import GROUP_FLAGS, SEGMENT_FLAGS
 from mqlite.cmq.structs import MD, OD, PMO, pad, text
 from mqlite.engine.core import (BLANK32, CONTEXT_PMO, MD_HOT, STORED_OVERHEAD, C, Conn, Destination, Handle, bits,
                                 put_date_time)
-from mqlite.engine.events import MQEVR_ENABLED, QMGR_EVENTS
 from mqlite.engine.message import Message
 from mqlite.engine.mqicore import CoreState
 from mqlite.engine.ports import NewMessage
@@ -25,8 +24,6 @@ from mqlite.engine.shared import QSG_XMITQ, SharedPut, SharedQueueState
 from mqlite.objects.model import QUEUE, MQObject
 from mqlite.props.rfh2 import RFH2_FORMAT, RFHError
 from mqlite.props.rfh2 import check as rfh2_check
-
-_T = TypeVar("_T")
 
 
 class Puts:
@@ -55,46 +52,14 @@ class Puts:
         return self.topic if res is None else self.chosen if res.kind == CLUSTER else self.fixed
 
     def put_watched(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool, put1: bool) -> int:
-        """MQPUT or MQPUT1 to a queue, with what watches it: its statistics (engine/statistics.py)
-        and ``_watching``'s events."""
-        if h.stats is not None:
-            return self.watching(conn, h, self._put_counted, conn, h, md, pmo, body, owned, put1)
-        return self.watching(conn, h, self.put_on_handle, conn, h, md, pmo, body, owned)
-
-    def watching(self, conn: Conn, h: Handle, put: Callable[..., _T], *args: Any) -> _T:
-        """``put(*args)``, a put through ``h``, with the events it raises (engine/events.py): a
-        refusal's, and the queue depth events after it."""
-        try:
-            result = put(*args)
-        except MQIError as e:
-            self._put_failed(conn, h, e.reason)
-            raise
-        if self.qm.qmgr.attrs.get("PERFMEV") == MQEVR_ENABLED and h.qstate is not None:
-            self.qm.events.depth(h.qstate, True)
-        return result
-
-    def _put_failed(self, conn: Conn, h: Handle, reason: int) -> None:
-        """A put refused: the queue manager event or Queue Full event it raises (engine/events.py)."""
-        if reason == C.MQRC_Q_FULL:
-            if h.qstate is not None:
-                self.qm.events.depth(h.qstate, True, full=True)
-        elif reason in QMGR_EVENTS:
-            self.qm.events.mqi_failed(conn, reason, h.name)
-
-    def _put_counted(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes, owned: bool, put1: bool) -> int:
-        """MQPUT or MQPUT1 through a handle whose queue keeps statistics (engine/statistics.py)."""
-        st = h.stats
+        """MQPUT or MQPUT1 to a queue, its outcome told to what watches it (``qm.observers``:
+        statistics, accounting, events)."""
         try:
             warning = self.put_on_handle(conn, h, md, pmo, body, owned)
-        except MQIError:
-            st.put_failed(put1)
+        except MQIError as e:
+            self.qm.observers.put_failed(conn, h, e.reason, put1)
             raise
-        persistence = md.Persistence
-        if persistence == C.MQPER_PERSISTENCE_AS_Q_DEF and h.res is not None:
-            first = h.obj if h.obj is not None else self.qm.first_definition(h, h.res)
-            persistence = first.attrs.get("DEFPSIST", C.MQPER_NOT_PERSISTENT)   # the opened definition's
-        qs = h.qstate
-        st.put(persistence == C.MQPER_PERSISTENT, len(body), qs.depth if qs is not None else 0, put1)
+        self.qm.observers.put_done(h, md.Persistence, len(body), put1)
         return warning
 
     def put1(self, conn: Conn, od: OD, md: MD, pmo: PMO, body: bytes) -> int:
@@ -219,6 +184,7 @@ class Puts:
         except MQIError as e:
             # Too big for the destination: a message that allows it is segmented here (full path).
             if e.reason not in _TOO_BIG or not PackedMD.of(md).peek("MsgFlags") & C.MQMF_SEGMENTATION_ALLOWED:
+                self.qm.observers.put_failed(conn, h, e.reason, False)
                 raise
             pmo = PMO(Options=(C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT) | C.MQPMO_SET_ALL_CONTEXT)
             self.put(conn, hobj, MD.from_bytes(md), pmo, body, owned=True)
@@ -232,8 +198,7 @@ class Puts:
         expiry_at = None if expiry == C.MQEI_UNLIMITED else now + expiry / 10.0
         msg = self.qm.arrivals.packed(qs, md, body, expiry_at, persistence == C.MQPER_PERSISTENT, max(0, min(priority, 9)))
         self.enqueue(conn, qs, msg, syncpoint, now)
-        if h.stats is not None:
-            h.stats.put(msg.persistent, len(body), qs.depth, False)
+        self.qm.observers.put_done(h, persistence, len(body), False)
 
     def check_put(self, conn: Conn, res: Resolved, qs: QueueState, body_len: int, header_len: int,
                   syncpoint: bool, segmentable: bool = False) -> MQObject:

@@ -39,6 +39,7 @@ from mqlite.engine.hooks import Hooks
 from mqlite.engine.inquire import Inquiry
 from mqlite.engine.message import Message
 from mqlite.engine.mqistats import MQICounts
+from mqlite.engine.observers import Observers
 from mqlite.engine.open import Opens
 from mqlite.engine.ports import Journal, ObjectSaver, Pager
 from mqlite.engine.put import Puts
@@ -107,6 +108,7 @@ class QueueManager:
         self.security.observer = self.events.security_changed   # authority and CHLAUTH records' CONFIGEV
         self.mqi = MQICounts()              # the MQI calls of this statistics interval (engine/mqistats.py)
         self.accounting = Accounting(self)  # each application's calls (ACCTMQI, ACCTQ: engine/accounting.py)
+        self.observers = Observers(self)    # what the verbs' outcomes are told to (engine/observers.py)
         self.applications: dict[str, list[int]] = {}   # by application name: [connections made, ended] so far
         # Queues whose figures resource-usage subscribers read ("*": every queue, for STATMQI).
         self.watched: builtins.set[str] = builtins.set()
@@ -140,7 +142,7 @@ class QueueManager:
         self.instantiate_model = o.instantiate_model
         p = self.puts = Puts(self)
         self.put, self.put1, self.put_on_handle, self.put_packed = p.put, p.put1, p.put_on_handle, p.put_packed
-        self.watching, self.check_put, self.stored_qos, self.need_room = p.watching, p.check_put, p.stored_qos, p.need_room
+        self.check_put, self.stored_qos, self.need_room = p.check_put, p.stored_qos, p.need_room
         self.destination = p.destination
         self.enqueue, self.set_context, self.fill_reply_to, self.xmit_wrap = (
             p.enqueue, p.set_context, p.fill_reply_to, p.xmit_wrap)

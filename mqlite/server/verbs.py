@@ -29,17 +29,10 @@ WAIT_SLICE = 0.5          # a waiting MQGET checks its connection at least this 
 
 
 def counted(s: SessionPort, fn: Any, ok: str, failed: str, index: Any = None) -> Any:
-    """``fn`` (an engine call) counted as ``ok`` or ``failed`` in the queue manager's MQI
-    statistics (engine/mqistats.py) and in the connection's MQI accounting while it is accounted
-    (engine/accounting.py), under the engine lock the call runs under; ``index(conn)``: the entry
-    of a list by object type."""
-    mqi = s.server.qm.mqi
-
-    def count(acct: Any, where: Any, succeeded: bool) -> None:
-        mqi.call(ok, failed, succeeded, where)
-        if acct is not None:
-            acct.calls.call(ok, failed, succeeded, where)
-            acct.active = True
+    """``fn`` (an engine call an application made) with its outcome told to the queue manager's
+    observers (``qm.observers.call``: the MQI statistics and the connection's accounting), under
+    the engine lock the call runs under; ``index(conn)``: the entry of a list by object type."""
+    observe = s.server.qm.observers.call
 
     def call(conn: Conn, *args: Any) -> Any:
         # (both taken before the call: an MQCLOSE ends the handle the index reads, an MQDISC the accounting)
@@ -48,9 +41,9 @@ def counted(s: SessionPort, fn: Any, ok: str, failed: str, index: Any = None) ->
         try:
             result = fn(conn, *args)
         except MQIError:
-            count(acct, where, False)
+            observe(ok, failed, False, where, acct)
             raise
-        count(acct, where, True)
+        observe(ok, failed, True, where, acct)
         return result
     return call
 

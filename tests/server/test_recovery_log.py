@@ -206,7 +206,9 @@ def test_a_frame_gives_back_the_operations_it_was_made_of(ops) -> None:
 def test_a_torn_last_frame_is_dropped_and_is_not_damage(tmp_path_factory, frames, data) -> None:
     """Any cut of the last frame (a write the crash interrupted: never acknowledged; its bytes from
     the cut on are the zeros the extent was made with) loses that frame alone; the frames before it
-    come back, and it is not reported as damage."""
+    come back, and it is not reported as damage. (A cut within zeros the frame ends with changes
+    nothing: that frame is whole and comes back too; hypothesis found one, a SaveMeta of an empty
+    value.)"""
     d = str(tmp_path_factory.mktemp("log"))
     log = RecoveryLog(d)
     for ops in frames:
@@ -219,9 +221,11 @@ def test_a_torn_last_frame_is_dropped_and_is_not_damage(tmp_path_factory, frames
     cut = data.draw(st.integers(min_value=size - last, max_value=size - 1))
     with open(path, "r+b") as f:
         f.seek(cut)
+        torn = f.read(size - cut).strip(b"\0") != b""      # (a frame ending in zeros cut in them is whole)
+        f.seek(cut)
         f.write(bytes(size - cut))
     back = RecoveryLog(d)
-    assert [ops for _lsn, ops in back.frames()] == frames[:-1]
+    assert [ops for _lsn, ops in back.frames()] == (frames[:-1] if torn else frames)
     assert back.damage() is None
 
 
