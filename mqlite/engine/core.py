@@ -8,7 +8,7 @@ from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Literal, Protocol, Union
 
 from mqlite.cmq import CMQC
 from mqlite.cmq.structs import GMO, MD, PMO
@@ -16,6 +16,7 @@ from mqlite.engine.message import Message
 from mqlite.engine.ports import NewMessage
 from mqlite.engine.queue import QueueState
 from mqlite.engine.resolve import Resolved
+from mqlite.engine.shared import SharedGot, SharedPut, SharedQueueState
 from mqlite.objects.model import MQObject
 from mqlite.security.users import Principal
 
@@ -61,6 +62,19 @@ def put_date_time(t: float) -> tuple[bytes, bytes]:
         cache[:] = [hundredths, time.strftime("%Y%m%d", tm).encode(),
                     (time.strftime("%H%M%S", tm) + f"{hundredths % 100:02d}").encode()]
     return cache[1], cache[2]
+
+
+# A unit of work's entries, as the journal's records are typed: a put or get of a local queue holds
+# the message; a shared queue's holds what the group's store writes at MQCMIT (engine/shared.py).
+LocalEntry = tuple[Literal["put", "get"], QueueState, Message]
+SharedEntry = Union[tuple[Literal["sput"], SharedQueueState, SharedPut],
+                    tuple[Literal["sget"], SharedQueueState, SharedGot]]
+UowEntry = Union[LocalEntry, SharedEntry]
+
+
+def local_entries(entries: list[UowEntry]) -> list[LocalEntry]:
+    """A unit's entries of local queues, in order (a shared queue's are the group store's)."""
+    return [e for e in entries if e[0] == "put" or e[0] == "get"]
 
 
 class Destination(Protocol):
@@ -117,7 +131,7 @@ class Conn:
     appl_type: int
     user: str
     handles: dict[int, Handle] = field(default_factory=dict)
-    uow: list[tuple[str, QueueState, Message]] = field(default_factory=list)
+    uow: list[UowEntry] = field(default_factory=list)
     ticket: int = 0                 # journal position the caller must make durable before replying
     next_hobj: int = 1
     put_ok: int = 0                 # asynchronous put outcomes since the last MQSTAT
@@ -168,7 +182,7 @@ class Prepared:
     persistent part durably) until it is committed or backed out by its XID."""
     xid: str
     at: float
-    entries: list[tuple[str, QueueState, Message]]
+    entries: list[LocalEntry]
 
 
 @dataclass

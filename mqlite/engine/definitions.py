@@ -109,7 +109,7 @@ class Registry:
     def _held_stored(self, qs: QueueState) -> tuple[Message, ...]:
         """The persistent messages of ``qs`` that units of work (open or prepared) and read-ahead
         hold: off the queue, their rows still stored."""
-        held = [m for c in self.qm.conns.values() for kind, q, m in c.uow if kind == "get" and q is qs]
+        held = [e[2] for c in self.qm.conns.values() for e in c.uow if e[0] == "get" and e[1] is qs]
         held += [m for u in self.qm.uow.prepared.values() for kind, q, m in u.entries if kind == "get" and q is qs]
         held += [m for c in self.qm.conns.values() for h in c.handles.values() if h.qstate is qs
                  for m, _sp in h.read_ahead]

@@ -330,7 +330,7 @@ class Gets:
             elif in_uow:
                 if not conn.uow:
                     conn.uow_since = self.qm.clock.now()
-                conn.uow.append(("sget", qs, SharedGot(row)))  # type: ignore[arg-type]
+                conn.uow.append(("sget", qs, SharedGot(row)))
                 conn.shared_uow = True
             qs.deq += 1
             qs.last_get = now

@@ -262,12 +262,13 @@ class Puts:
         """A put message: into the unit of work, or onto the queue (engine/arrivals.py); a shared
         queue's to the group's store."""
         if qs.shared:
+            assert isinstance(qs, SharedQueueState)
             qs.last_put = now
             new = self._shared_message(qs, msg)
             if syncpoint:
                 if not conn.uow:
                     conn.uow_since = now
-                conn.uow.append(("sput", qs, SharedPut(new)))   # type: ignore[arg-type]
+                conn.uow.append(("sput", qs, SharedPut(new)))
                 conn.shared_uow = True
                 qs.uncommitted += 1
             elif conn.async_now:
@@ -277,7 +278,6 @@ class Puts:
                 qs.enq += 1
             else:
                 target = self.qm.queue(qs.name)
-                assert isinstance(qs, SharedQueueState)
                 self.qm.shared_call(qs.port.put, [new], {qs.name: target["MAXDEPTH"] if target else 0})
                 qs.enq += 1
                 self.qm.message_available(qs.name)

@@ -5,18 +5,13 @@ synchronisation records, and reaches the rest through ``UowHost``. The queue man
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any, Callable, Protocol
 
 from mqlite.cmq.errors import MQIError
 from mqlite.engine.arrivals import Arrivals
 from mqlite.engine.clock import Clock
-from mqlite.engine.core import (
-    XA_END,
-    XA_END_DAYS,
-    C,
-    Conn,
-    Prepared,
-)
+from mqlite.engine.core import XA_END, XA_END_DAYS, C, Conn, LocalEntry, Prepared, UowEntry, local_entries
 from mqlite.engine.departures import Departures
 from mqlite.engine.hooks import Hooks
 from mqlite.engine.message import Message
@@ -101,7 +96,7 @@ class UnitsOfWork:
         if conn.shared_uow:
             self._commit_shared(conn)
         reports: list[tuple[Message, str, str]] = []
-        self._commit_entries(conn.uow, ops, touched, reports)
+        self._commit_entries(local_entries(conn.uow), ops, touched, reports)
         if sync is not None:
             self.chsync[sync[0]] = sync[1]
         self._end_unit(conn, ops, touched)
@@ -132,14 +127,12 @@ class UnitsOfWork:
         for q in touched:
             self.qm.message_available(q)
 
-    def _commit_entries(self, entries: list[tuple[str, QueueState, Message]], ops: list[JournalOp],
+    def _commit_entries(self, entries: list[LocalEntry], ops: list[JournalOp],
                         touched: set[str], reports: list[tuple[Message, str, str]]) -> None:
         """Make a unit's puts visible and its gets final, journalling the persistent ones; the
         reports they ask for go in ``reports`` (sent once the unit's operations are journalled)."""
         puts: dict[str, tuple[QueueState, list[Message]]] = {}
         for kind, qs, msg in entries:
-            if kind[0] == "s":
-                continue
             qs.uncommitted -= 1
             if kind == "put":
                 if self.qm.queues.get(qs.name) is not qs:
@@ -226,14 +219,16 @@ class UnitsOfWork:
         self._backout_entries(entries, ops, set())
         assert not ops, "only puts are discarded"
 
-    def _backout_entries(self, entries: list[tuple[str, QueueState, Message]], ops: list[JournalOp],
-                         touched: set[str]) -> None:
-        """Discard a unit's puts and give its gets back, their BackoutCount raised."""
-        for kind, qs, msg in reversed(entries):
-            if kind[0] == "s":
-                if kind == "sput":
-                    qs.uncommitted -= 1
+    def _backout_entries(self, entries: Sequence[UowEntry], ops: list[JournalOp], touched: set[str]) -> None:
+        """Discard a unit's puts and give its gets back, their BackoutCount raised (a shared
+        queue's: the store has nothing of them yet, or gives its claims back: ``backout``)."""
+        for e in reversed(entries):
+            if e[0] == "sput":
+                e[1].uncommitted -= 1
                 continue
+            if e[0] == "sget":
+                continue
+            kind, qs, msg = e
             qs.uncommitted -= 1
             if kind == "get" and self.qm.queues.get(qs.name) is qs:
                 msg.md.BackoutCount += 1
@@ -267,7 +262,7 @@ class UnitsOfWork:
             self.backout(conn)
             raise MQIError(C.MQRC_BACKED_OUT, detail=f"the units of work under {ended!r} were already resolved")
         self._refuse_if_stalled(conn)
-        entries, conn.uow = conn.uow, []
+        entries, conn.uow = local_entries(conn.uow), []     # (a unit with shared entries was refused above)
         now = self.qm.clock.now()
         self.prepared[xid] = Prepared(xid, now, entries)
         rows = [PreparedRow(kind, m.seq, qs.name, m.packed_md() if kind == "put" else None, m.body if kind == "put" else None,
