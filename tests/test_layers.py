@@ -339,3 +339,32 @@ def test_one_owner_for_a_message_leaving_a_queue() -> None:
 def test_the_departure_check_finds_a_second_dequeue() -> None:
     assert _leaves("conn.uow.append(('get', qs, m))\nops.append(P.DelMsg(m.seq))\nx = ('get', 1)\n") == [
         "('get', ...)", "DelMsg"]
+
+
+# Issue 64's typed edges: a function's parameter of these names in these modules is the session,
+# the server or the engine, and is typed as the Protocol (or class) it is used through.
+EDGES = {"mqlite.server.verbs": {"s"}, "mqlite.server.amqpsvc": {"srv"}, "mqlite.server.mqxr": {"srv"},
+         "mqlite.server.protosvc": {"srv"}, "mqlite.server.mqttclient": {"srv", "qm"},
+         "mqlite.server.amqpconn": {"srv", "qm"}, "mqlite.server.mqttdelivery": {"srv", "qm"}}
+
+
+def _untyped_edges(module: str, source: str, names: set[str]) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
+                if a.arg in names and (a.annotation is None or ast.unparse(a.annotation) in ("Any", "typing.Any")):
+                    found.append(f"{module}:{node.lineno} {node.name}({a.arg})")
+    return found
+
+
+def test_the_edges_are_typed() -> None:
+    """The session a verb serves, the host a protocol service runs on and the engine its calls get
+    are typed: no ``Any`` (nor a missing annotation) on them."""
+    modules = _modules()
+    assert set(EDGES) <= set(modules)
+    found = [f for m, names in EDGES.items()
+             for f in _untyped_edges(m, open(modules[m], encoding="utf-8").read(), names)]
+    assert found == []
+    assert _untyped_edges("m", "def f(s: Any, t: Any): ...\ndef g(s): ...\ndef h(s: SessionPort): ...\n",
+                          {"s"}) == ["m:1 f(s)", "m:2 g(s)"]

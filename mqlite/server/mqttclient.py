@@ -27,6 +27,7 @@ from mqlite.cmq.structs import GMO, MD, OD, PMO
 from mqlite.cmq.subs import SD
 from mqlite.engine.clock import mq_date_time
 from mqlite.engine.core import Conn, qmgr_authority
+from mqlite.engine.qmgr import QueueManager
 from mqlite.mqtt import codec as K
 from mqlite.mqtt import session as S
 from mqlite.mqtt import websocket as W
@@ -337,7 +338,7 @@ class Client:
         """PUBLISH: an MQPUT to the topic string (retained: MQPMO_RETAIN; an empty retained one
         clears the topic's retained publication, as MQTT says). A refusal ends the connection:
         MQTT 3.1.1 has no way to refuse one publication."""
-        def put(qm: Any, conn: Conn) -> None:
+        def put(qm: QueueManager, conn: Conn) -> None:
             hobj = self.topics.get(p.topic)
             if hobj is None:                    # (kept open: the next publication on it needs no MQOPEN)
                 od = OD(ObjectType=C.MQOT_TOPIC)
@@ -371,7 +372,7 @@ class Client:
         qos = min(qos, 2)
         name = S.sub_name(self.client_id, topic_filter)
 
-        def sub(qm: Any, conn: Conn) -> int:
+        def sub(qm: QueueManager, conn: Conn) -> int:
             # sub authority on the topic, as the client; the delivery to the service's queue, as
             # the queue manager (MQSUB would otherwise ask the client for put on it).
             qm.authority.authorize(conn, "TOPIC", topics.admin_node(qm.pubsub.tree(), topic_filter).name,
@@ -401,7 +402,7 @@ class Client:
         one of the same persistent session did."""
         name = S.sub_name(self.client_id, topic_filter)
 
-        def unsub(qm: Any, conn: Conn) -> None:
+        def unsub(qm: QueueManager, conn: Conn) -> None:
             if any(s.name == name for s in qm.pubsub.subscriptions.values()):
                 qm.pubadmin.delete_subscription(name)
         self._engine(unsub)
