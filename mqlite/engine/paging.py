@@ -18,7 +18,7 @@ A message coming back at or below a floor (a backout) forgets the floors; so doe
 from __future__ import annotations
 
 from collections import deque
-from typing import Iterator, Protocol
+from typing import Iterator, Protocol, Sequence
 
 from mqlite.cmq.packedmd import PackedMD
 from mqlite.engine.message import LANES, Message
@@ -80,17 +80,26 @@ class DiskPart:
     def add(self, msg: Message) -> None:
         """``msg`` joins its lane's part on disk: a persistent message's row is (or will be, the
         journal is in order) in the store; a nonpersistent one is written to the scratch file."""
-        lane_no = msg.lane
-        if self.floors and msg.seq <= max(self.floors.values()):
-            self.floors.clear()             # (a message back below a floor: reads start at the cut again)
-        if msg.persistent:
-            self.gone[lane_no].discard(msg.seq)
-            backouts = msg.md.peek("BackoutCount")      # (a descriptor kept packed is not decoded)
-            if backouts:
-                self.backouts[msg.seq] = backouts
-        else:
-            self.pager.spill(self.name, [(msg.seq, msg.md.peek("Priority"), msg.packed_md(), msg.body, msg.expiry_at)])
-        self.ondisk[lane_no] += 1
+        self.add_many((msg,))
+
+    def add_many(self, msgs: Sequence[Message]) -> None:
+        """``add`` for several messages (a unit of work's puts at commit), the nonpersistent ones
+        written to the scratch file together."""
+        spill = []
+        for msg in msgs:
+            lane_no = msg.lane
+            if self.floors and msg.seq <= max(self.floors.values()):
+                self.floors.clear()             # (a message back below a floor: reads start at the cut again)
+            if msg.persistent:
+                self.gone[lane_no].discard(msg.seq)
+                backouts = msg.md.peek("BackoutCount")      # (a descriptor kept packed is not decoded)
+                if backouts:
+                    self.backouts[msg.seq] = backouts
+            else:
+                spill.append((msg.seq, msg.md.peek("Priority"), msg.packed_md(), msg.body, msg.expiry_at))
+            self.ondisk[lane_no] += 1
+        if spill:
+            self.pager.spill(self.name, spill)
 
     def take(self, msg: Message) -> None:
         """``msg``, read from the part on disk, leaves it."""

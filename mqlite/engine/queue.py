@@ -180,7 +180,18 @@ class QueueState:
                     for m in new[:n]:
                         self.held(m, 1)
                 self.top = max(self.top, lane_no)
-            for m in new[n:]:
+            tail = new[n:]
+            disk = self.disk
+            for i, m in enumerate(tail):
+                cut = disk.cut[lane_no] if disk is not None else None
+                if disk is not None and cut is not None and m.seq > cut:
+                    # The rest follow it onto the part on disk (in position order): written together.
+                    rest = tail[i:]
+                    disk.add_many(rest)
+                    self.visible += len(rest)
+                    self.note_depth()
+                    self.top = max(self.top, lane_no)
+                    break
                 self.insert(m)
 
     # --- out of the queue -------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The scratch log (nonpersistent messages out of memory) against a model: a dict of position ->
 (queue, priority, descriptor, data, expiry). Small segments and write chunks, so that rotation,
 reading records not yet written, rewinding and deleting segments, trimming a lane's front and
-sorting a lane that gets an older position all happen within a few dozen operations."""
+sorting a lane that gets an older position (or putting it in its place) all happen within a few
+dozen operations."""
 from __future__ import annotations
 
 import os
@@ -32,14 +33,18 @@ def _md(seq: int, prio: int, correl: bytes) -> bytes:
 
 
 class ScratchMachine(RuleBasedStateMachine):
+    ratio = scratch.PLACE_RATIO         # late rows put in place, or the lane sorted (the subclasses)
+
     def __init__(self) -> None:
         super().__init__()
+        self.saved_ratio, scratch.PLACE_RATIO = scratch.PLACE_RATIO, self.ratio
         self.log = ScratchLog()
         self.model: dict[int, tuple[str, int, bytes, bytes, float | None]] = {}
         self.next = 100
 
     def teardown(self) -> None:
         self.log.close()
+        scratch.PLACE_RATIO = self.saved_ratio
 
     def _lane(self, queue: str, prios: tuple[int, ...]) -> list[int]:
         return sorted(s for s, r in self.model.items() if r[0] == queue and r[1] in prios)
@@ -61,6 +66,18 @@ class ScratchMachine(RuleBasedStateMachine):
             rows.append((seq, prio, _md(seq, prio, correl), body, expiry))
             self.model[seq] = (queue, prio, rows[-1][2], body, expiry)
         self.log.spill(queue, rows)
+
+    @rule(data=st.data(), size=st.integers(0, 900))
+    def spill_again(self, data: st.DataObject, size: int) -> None:
+        """A position spilled while it is in the log (a new layout sends a message out again):
+        the later record stays, in the same place."""
+        if not self.model:
+            return
+        seq = data.draw(st.sampled_from(sorted(self.model)))
+        queue, prio, md, _body, expiry = self.model[seq]
+        body = bytes([(seq + 1) % 251]) * size
+        self.model[seq] = (queue, prio, md, body, expiry)
+        self.log.spill(queue, [(seq, prio, md, body, expiry)])
 
     @rule(queue=st.sampled_from(QUEUES), prios=st.sampled_from([(0,), (4,), (9,), PRIOS]),
           after=st.integers(0, 400), limit=st.integers(1, 10), bounded=st.booleans())
@@ -131,8 +148,20 @@ class ScratchMachine(RuleBasedStateMachine):
             assert len(files) <= 1
 
 
+class PlacingMachine(ScratchMachine):
+    ratio = 0                           # every late row put in its place
+
+
+class SortingMachine(ScratchMachine):
+    ratio = 10**9                       # every late row appended and its lane sorted
+
+
 TestScratchLog = ScratchMachine.TestCase
 TestScratchLog.settings = settings(max_examples=150, stateful_step_count=40, deadline=None)
+TestScratchLogPlacing = PlacingMachine.TestCase
+TestScratchLogPlacing.settings = settings(max_examples=100, stateful_step_count=40, deadline=None)
+TestScratchLogSorting = SortingMachine.TestCase
+TestScratchLogSorting.settings = settings(max_examples=100, stateful_step_count=40, deadline=None)
 
 
 def test_a_drained_log_keeps_no_segment_but_the_current_one_and_reads_unwritten_records() -> None:
