@@ -189,7 +189,8 @@ def _trn_connect(name: str) -> Any:
 
 
 def dspmqtrn(args: argparse.Namespace) -> int:
-    """The prepared (in-doubt) units of work, numbered in the order they were prepared."""
+    """The prepared (in-doubt) units of work, each by its transaction number (given when it was
+    prepared: resolving one does not renumber the others)."""
     conn = _trn_connect(args.m)
     if isinstance(conn, int):
         return conn
@@ -200,9 +201,9 @@ def dspmqtrn(args: argparse.Namespace) -> int:
     if not units:
         print("There are no matching transactions.")
         return 0
-    for n, u in enumerate(units, 1):
+    for u in units:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(u["at"]))
-        print(f"Transaction number 0,{n}.")
+        print(f"Transaction number 0,{u['number']}.")
         print(f"    XID: {u['xid']}")
         print(f"    prepared {when} UTC: {u['puts']} put(s), {u['gets']} get(s) on {', '.join(u['queues']) or '-'}")
     return 0
@@ -218,9 +219,7 @@ def rsvmqtrn(args: argparse.Namespace) -> int:
         xid = args.c or args.b
         number = re.fullmatch(r"0,(\d+)", xid)
         if number:
-            units = conn.prepared_units()
-            i = int(number.group(1)) - 1
-            xid = units[i]["xid"] if 0 <= i < len(units) else ""
+            xid = next((u["xid"] for u in conn.prepared_units() if u["number"] == int(number.group(1))), "")
         try:
             conn.resolve_prepared([xid] if args.c else [], [xid] if args.b else [])
         except pymqi.MQMIError as e:

@@ -183,6 +183,7 @@ class Prepared:
     xid: str
     at: float
     entries: list[LocalEntry]
+    number: int = 0                 # its transaction number (dspmqtrn's 0,N: engine/uow.py)
 
 
 @dataclass

@@ -149,6 +149,7 @@ class Registry:
                     qs.hold(msg)
                     qs.uncommitted += 1
                     unit.entries.append(("get", qs, msg))
+        self.qm.uow.number_recovered()
 
     # --- definitions ------------------------------------------------------------------------------
     def queue(self, name: str) -> MQObject | None:

@@ -61,6 +61,7 @@ class UnitsOfWork:
         self.qm = qm
         self.prepared: dict[str, Prepared] = {}
         self.chsync: dict[str, dict[str, Any]] = {}
+        self.numbered = 0           # the last transaction number given (dspmqtrn's 0,N)
 
     def set_chsync(self, conn: Conn, channel: str, rec: dict[str, Any]) -> None:
         """Record a channel's synchronisation state (durable once the caller syncs conn.ticket)."""
@@ -264,7 +265,8 @@ class UnitsOfWork:
         self._refuse_if_stalled(conn)
         entries, conn.uow = local_entries(conn.uow), []     # (a unit with shared entries was refused above)
         now = self.qm.clock.now()
-        self.prepared[xid] = Prepared(xid, now, entries)
+        self.numbered += 1
+        self.prepared[xid] = Prepared(xid, now, entries, self.numbered)
         rows = [PreparedRow(kind, m.seq, qs.name, m.packed_md() if kind == "put" else None, m.body if kind == "put" else None,
                  m.expiry_at if kind == "put" else None) for kind, qs, m in entries if m.persistent]
         conn.ticket = self.qm.store.append(Prepare(xid, now, rows))
@@ -330,11 +332,22 @@ class UnitsOfWork:
         ops.append(SaveChsync(XA_END + prefix, json.dumps(self.chsync[XA_END + prefix])))
         return ops
 
-    def prepared_units(self) -> list[dict[str, Any]]:
-        """The units of work in doubt (prepared, not resolved), oldest first: dspmqtrn."""
-        out = []
+    def number_recovered(self) -> None:
+        """Units recovered at a start are numbered in the order they were prepared; units
+        prepared later take the numbers after them."""
         for unit in sorted(self.prepared.values(), key=lambda u: u.at):
-            out.append({"xid": unit.xid, "at": unit.at, "puts": sum(1 for e in unit.entries if e[0] == "put"),
+            self.numbered += 1
+            unit.number = self.numbered
+
+    def prepared_units(self) -> list[dict[str, Any]]:
+        """The units of work in doubt (prepared, not resolved), oldest first: dspmqtrn. Each has
+        its transaction number (``number``: given when it was prepared, or when the queue
+        manager recovered it, and never reused or changed while the queue manager runs, so the
+        number an operator read names the same unit however many were resolved since)."""
+        out = []
+        for unit in sorted(self.prepared.values(), key=lambda u: u.number):
+            out.append({"xid": unit.xid, "number": unit.number, "at": unit.at,
+                        "puts": sum(1 for e in unit.entries if e[0] == "put"),
                         "gets": sum(1 for e in unit.entries if e[0] == "get"),
                         "queues": sorted({qs.name for _k, qs, _m in unit.entries})})
         return out

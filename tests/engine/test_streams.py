@@ -185,6 +185,38 @@ def test_prepared_units_survive_kill_and_are_resolved_by_the_commands() -> None:
         assert drain(h, "XAQM", "T.Q") == [b"old2", b"old3", b"old4", b"new0", b"new1", b"new2"]
 
 
+def test_a_transaction_number_names_the_same_unit_after_others_are_resolved() -> None:
+    """Issue 68: dspmqtrn lists A, B and C as 0,1, 0,2 and 0,3; backing out 0,1 (A) must leave
+    0,2 naming B, as the operator read it (it named C: the numbers were positions in the list).
+    Units prepared later take new numbers; a restart numbers the survivors in prepare order."""
+    with Harness() as h:
+        qm = h.add("XAQM3", "DEFINE QLOCAL(T.Q) DEFPSIST(YES)\n")
+        c = qm.client()
+        q = pymqi.Queue(c, "T.Q", C.MQOO_OUTPUT)
+        for unit in "ABC":
+            q.put(unit.encode(), pymqi.MD(), pymqi.PMO(Options=C.MQPMO_SYNCPOINT))
+            c.prepare(f"unit-{unit}")
+        listing = run_mqlite("dspmqtrn", "-m", "XAQM3").stdout
+        assert [line for line in listing.splitlines() if "Transaction number" in line or "XID" in line] == [
+            "Transaction number 0,1.", "    XID: unit-A", "Transaction number 0,2.", "    XID: unit-B",
+            "Transaction number 0,3.", "    XID: unit-C"]
+        assert "unit-A backed out" in run_mqlite("rsvmqtrn", "-m", "XAQM3", "-b", "0,1").stdout
+        r = run_mqlite("rsvmqtrn", "-m", "XAQM3", "-c", "0,2")
+        assert r.returncode == 0 and "unit-B committed" in r.stdout
+        assert run_mqlite("rsvmqtrn", "-m", "XAQM3", "-c", "0,1").returncode == 40     # A is gone, 0,1 with it
+        q.put(b"D", pymqi.MD(), pymqi.PMO(Options=C.MQPMO_SYNCPOINT))
+        c.prepare("unit-D")
+        assert [(u["number"], u["xid"]) for u in c.prepared_units()] == [(3, "unit-C"), (4, "unit-D")]
+        c.disconnect()
+        qm.kill9()
+        qm.start()
+        out = run_mqlite("dspmqtrn", "-m", "XAQM3").stdout
+        assert "Transaction number 0,1." in out and "XID: unit-C" in out and "XID: unit-D" in out
+        assert run_mqlite("rsvmqtrn", "-m", "XAQM3", "-b", "0,1").returncode == 0
+        assert run_mqlite("rsvmqtrn", "-m", "XAQM3", "-c", "0,2").returncode == 0
+        assert drain(h, "XAQM3", "T.Q") == [b"B", b"D"]
+
+
 def test_a_batch_mark_turns_a_replayed_commit_into_a_backout() -> None:
     with Harness() as h:
         qm = h.add("XAQM2", "DEFINE QLOCAL(T.Q) DEFPSIST(YES)\n")
