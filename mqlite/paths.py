@@ -1,8 +1,10 @@
-"""Where a queue manager's files live: $MQLITE_DATA (default ~/.mqlite)/qmgrs/<name>/."""
+"""Where a queue manager's files live: $MQLITE_DATA (default ~/.mqlite)/qmgrs/<name>/; and where this mqlite's code is,
+for the processes it starts."""
 from __future__ import annotations
 
 import json
 import os
+import sys
 from dataclasses import dataclass
 
 
@@ -184,3 +186,24 @@ CHANNELS:
    ; MaxChannels. Beyond them a client's MQCONN gets 2537 and AMQ9513E is logged.
    MaxChannels=100
 """
+
+
+# The directory this process imported mqlite from: a child runs the same code.
+CODE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def python_module(module: str, *args: str) -> list[str]:
+    """The command line that runs ``module`` with this interpreter, without the working
+    directory first on the module path (``-P``): with ``same_code``'s environment the child
+    imports the mqlite this process did, wherever it is started from."""
+    return [sys.executable, "-P", "-m", module, *args]
+
+
+def same_code(env: dict[str, str] | None = None) -> dict[str, str]:
+    """``env`` (this process's by default) with the root of this process's mqlite first on
+    PYTHONPATH. (``python -m`` puts the working directory first: a benchmark or a test run from
+    one checkout with PYTHONPATH naming another used to start the first one's servers.)"""
+    out = dict(os.environ if env is None else env)
+    rest = out.get("PYTHONPATH", "")
+    out["PYTHONPATH"] = CODE_ROOT + (os.pathsep + rest if rest else "")
+    return out

@@ -27,6 +27,7 @@ from typing import Any
 
 from mqlite.cli.create import crtmqm_here
 from mqlite.cli.proc import start_server
+from mqlite.paths import python_module, same_code
 from mqlite.mqsc.parser import split_commands
 from mqlite.net.client import ControlSession, control_call
 from mqlite.paths import QMPaths
@@ -222,7 +223,7 @@ def _foreground(name: str, paths: QMPaths) -> int:
     while paths.running_pid() and time.monotonic() < deadline:
         time.sleep(0.05)
     sys.stdout.flush()
-    os.execv(sys.executable, [sys.executable, "-m", "mqlite.server.main", name])
+    os.execve(sys.executable, python_module("mqlite.server.main", name), same_code())
     return 0                                        # (not reached)
 
 

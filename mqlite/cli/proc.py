@@ -6,8 +6,9 @@ import os
 import random
 import socket
 import subprocess
-import sys
 import time
+
+from mqlite.paths import python_module, same_code
 
 _handed_out: set[int] = set()
 
@@ -55,15 +56,16 @@ def _worker_slice(low: int, high: int) -> tuple[int, int]:
 def run_mqlite(*args: str, stdin: str | None = None, timeout: float = 60,
                env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """Run the ``mqlite`` command (crtmqm, runmqsc, ...) with this interpreter."""
-    return subprocess.run([sys.executable, "-m", "mqlite.cli.main", *args], input=stdin, text=True,
-                          capture_output=True, timeout=timeout, env=env)
+    return subprocess.run(python_module("mqlite.cli.main", *args), input=stdin, text=True,
+                          capture_output=True, timeout=timeout, env=same_code(env))
 
 
 def start_server(name: str, extra: tuple[str, ...] = (), timeout: float = 60.0) -> str:
     """Start queue manager ``name``'s server process (what strmqm does) and wait until it says it
     is ready: "" then, else the line it ended with ("" replaced by "no answer")."""
-    proc = subprocess.Popen([sys.executable, "-m", "mqlite.server.main", name, *extra], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
+    proc = subprocess.Popen(python_module("mqlite.server.main", name, *extra), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
+                            env=same_code())
     assert proc.stdout is not None
     deadline = time.monotonic() + timeout
     line = b""

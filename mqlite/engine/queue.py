@@ -383,58 +383,61 @@ class QueueState:
         msg.lane = self.lane_for(msg.md.Priority)
         self.remove(msg)
 
-    # --- positions (the Spark source's streams) ---------------------------------------------------
-    def positions(self, start: int, end: int) -> Iterator[Message]:
-        """The visible messages with ``start <= position < end`` in position (arrival) order,
-        priority aside: each lane is already in that order, so the lanes are merged."""
-        ondisk = self.disk.ondisk if self.disk is not None else _NOTHING
-        runs = [self._lane(i, start - 1) for i in range(LANES) if self.lanes[i] or ondisk[i]]
-        if not runs:
+
+# --- reading a queue by position (the Spark source's streams: engine/stream.py) ------------------
+def positions(qs: QueueState, start: int, end: int) -> Iterator[Message]:
+    """The visible messages with ``start <= position < end`` in position (arrival) order,
+    priority aside: each lane is already in that order, so the lanes are merged."""
+    ondisk = qs.disk.ondisk if qs.disk is not None else _NOTHING
+    runs = [qs._lane(i, start - 1) for i in range(LANES) if qs.lanes[i] or ondisk[i]]
+    if not runs:
+        return
+    ordered = runs[0] if len(runs) == 1 else heapq.merge(*runs, key=seq_of)
+    for m in ordered:
+        if m.seq >= end:
             return
-        ordered = runs[0] if len(runs) == 1 else heapq.merge(*runs, key=seq_of)
-        for m in ordered:
-            if m.seq >= end:
-                return
-            yield m
+        yield m
 
-    def last_below(self, end: int) -> int | None:
-        """The highest position below ``end`` of a visible message."""
-        best = None
+
+def last_below(qs: QueueState, end: int) -> int | None:
+    """The highest position below ``end`` of a visible message."""
+    best = None
+    for i in range(LANES):
+        lane = qs.lanes[i]
+        if qs.disk is not None and qs.disk.ondisk[i]:
+            seq = qs.disk.last_below(i, end)
+            if seq is not None:
+                best = seq if best is None else max(best, seq)
+                continue
+        if lane and lane[0].seq < end:
+            m = lane[-1] if lane[-1].seq < end else lane[bisect_left(lane, end, key=seq_of) - 1]
+            best = m.seq if best is None else max(best, m.seq)
+    return best
+
+
+def take_range(qs: QueueState, start: int, end: int) -> list[Message]:
+    """Remove every visible message whose position is in [start, end) and return them."""
+    gone: list[Message] = []
+    for i, lane in enumerate(qs.lanes):
+        if lane and lane[0].seq < end and lane[-1].seq >= start:
+            if lane[0].seq >= start:
+                while lane and lane[0].seq < end:       # the usual case: the front of the lane
+                    gone.append(lane.popleft())
+            else:
+                kept = deque(m for m in lane if not start <= m.seq < end)
+                gone.extend(m for m in lane if start <= m.seq < end)
+                qs.lanes[i] = kept
+    if qs.disk is not None:
+        for m in gone:
+            qs.held(m, -1)
+    qs.visible -= len(gone)
+    if qs.disk is not None:
         for i in range(LANES):
-            lane = self.lanes[i]
-            if self.disk is not None and self.disk.ondisk[i]:
-                seq = self.disk.last_below(i, end)
-                if seq is not None:
-                    best = seq if best is None else max(best, seq)
-                    continue
-            if lane and lane[0].seq < end:
-                m = lane[-1] if lane[-1].seq < end else lane[bisect_left(lane, end, key=seq_of) - 1]
-                best = m.seq if best is None else max(best, m.seq)
-        return best
-
-    def take_range(self, start: int, end: int) -> list[Message]:
-        """Remove every visible message whose position is in [start, end) and return them."""
-        gone: list[Message] = []
-        for i, lane in enumerate(self.lanes):
-            if lane and lane[0].seq < end and lane[-1].seq >= start:
-                if lane[0].seq >= start:
-                    while lane and lane[0].seq < end:       # the usual case: the front of the lane
-                        gone.append(lane.popleft())
-                else:
-                    kept = deque(m for m in lane if not start <= m.seq < end)
-                    gone.extend(m for m in lane if start <= m.seq < end)
-                    self.lanes[i] = kept
-        if self.disk is not None:
-            for m in gone:
-                self.held(m, -1)
-        self.visible -= len(gone)
-        if self.disk is not None:
-            for i in range(LANES):
-                if self.disk.ondisk[i]:
-                    for m in list(self.disk.read(i, start - 1, end)):
-                        self.remove(m)
-                        gone.append(m)
-        return gone
+            if qs.disk.ondisk[i]:
+                for m in list(qs.disk.read(i, start - 1, end)):
+                    qs.remove(m)
+                    gone.append(m)
+    return gone
 
 
 _ID_MATCHES = (CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID | CMQC.MQMO_MATCH_GROUP_ID

@@ -11,7 +11,7 @@ from mqlite.engine.clock import Clock
 from mqlite.engine.core import INPUT_OPTS, C, Conn, Handle
 from mqlite.engine.departures import Departures
 from mqlite.engine.ports import Journal
-from mqlite.engine.queue import QueueState
+from mqlite.engine.queue import QueueState, last_below, positions, take_range
 from mqlite.engine.resolve import Resolved
 from mqlite.engine.uow import UnitsOfWork
 from mqlite.objects.model import MQObject
@@ -71,12 +71,12 @@ class Streams:
         taken (-1)."""
         qs = self._stream_queue(conn, hobj, C.MQOO_BROWSE, C.MQRC_NOT_OPEN_FOR_BROWSE)
         limit = self.qm.arrivals.seq + 1 if committed else self.stable_position(qs)
-        held = 0 if limit > self.qm.arrivals.seq else sum(1 for _m in qs.positions(max(start, limit), self.qm.arrivals.seq + 1))
+        held = 0 if limit > self.qm.arrivals.seq else sum(1 for _m in positions(qs, max(start, limit), self.qm.arrivals.seq + 1))
         if max_msgs <= 0:
-            last = qs.last_below(limit)
+            last = last_below(qs, limit)
             return (start, 0, held) if last is None or last < start else (last + 1, -1, held)
         end, n = start, 0
-        for m in qs.positions(start, limit):
+        for m in positions(qs, start, limit):
             end, n = m.seq + 1, n + 1
             if n >= max_msgs:
                 break
@@ -91,7 +91,7 @@ class Streams:
         now = self.qm.clock.now()
         out: list[tuple[int, bytes, bytes]] = []
         size = 0
-        for m in qs.positions(start, end):
+        for m in positions(qs, start, end):
             out.append((m.seq, out_md(m, now), m.body))
             size += len(m.body)
             if len(out) >= max_msgs or size >= max_bytes:
@@ -104,7 +104,7 @@ class Streams:
         ``syncpoint`` as gets in the connection's unit of work (a batch read's task, which prepares
         it), MQRC_SYNCPOINT_LIMIT_REACHED (2024) with nothing removed when MAXUMSGS would be passed."""
         qs = self._stream_queue(conn, hobj, INPUT_OPTS, C.MQRC_NOT_OPEN_FOR_INPUT)
-        gone = qs.take_range(start, end)
+        gone = take_range(qs, start, end)
         if syncpoint:
             if len(conn.uow) + len(gone) > self.qm.qmgr["MAXUMSGS"]:
                 for m in gone:

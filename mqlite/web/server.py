@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 
-from mqlite.paths import pid_alive
+from mqlite.paths import pid_alive, python_module, same_code
 from mqlite.web.settings import settings, web_dir
 
 READY_WAIT = 30.0
@@ -112,8 +112,8 @@ def start(foreground: bool = False) -> int:
         return serve()
     os.makedirs(web_dir(), exist_ok=True)
     log = open(os.path.join(web_dir(), "mqweb.log"), "ab")      # noqa: SIM115 - the child keeps it
-    proc = subprocess.Popen([sys.executable, "-m", "mqlite.web.server"], stdout=log, stderr=log,
-                            stdin=subprocess.DEVNULL, start_new_session=True, env=dict(os.environ))
+    proc = subprocess.Popen(python_module("mqlite.web.server"), stdout=log, stderr=log,
+                            stdin=subprocess.DEVNULL, start_new_session=True, env=same_code())
     log.close()
     deadline = time.monotonic() + READY_WAIT
     while time.monotonic() < deadline:

@@ -16,6 +16,7 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import MD, OD, PMO
 from mqlite.engine.qmgr import QueueManager
+from mqlite.engine.queue import last_below, positions
 from mqlite.store.pager import StorePager
 from tests.conftest import Engine
 
@@ -141,9 +142,9 @@ class PagedQueue(RuleBasedStateMachine):
         its priority, the last position, and a range removed at once (stream_delete)."""
         qs = self.e.qm.queues["Q"]
         end_of_time = 1 << 62
-        pos = [(m.seq, m.body) for m in qs.positions(0, end_of_time)]
+        pos = [(m.seq, m.body) for m in positions(qs, 0, end_of_time)]
         assert [b for _, b in pos] == [m.body for m in sorted(self.m.visible, key=lambda m: m.n)]
-        assert qs.last_below(end_of_time) == (pos[-1][0] if pos else None)
+        assert last_below(qs, end_of_time) == (pos[-1][0] if pos else None)
         if not pos:
             return
         i = data.draw(st.integers(0, len(pos) - 1))
