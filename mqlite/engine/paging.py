@@ -80,26 +80,31 @@ class DiskPart:
     def add(self, msg: Message) -> None:
         """``msg`` joins its lane's part on disk: a persistent message's row is (or will be, the
         journal is in order) in the store; a nonpersistent one is written to the scratch file."""
-        self.add_many((msg,))
+        row = self._joins(msg)
+        if row is not None:
+            self.pager.spill(self.name, [row])
 
     def add_many(self, msgs: Sequence[Message]) -> None:
         """``add`` for several messages (a unit of work's puts at commit), the nonpersistent ones
         written to the scratch file together."""
-        spill = []
-        for msg in msgs:
-            lane_no = msg.lane
-            if self.floors and msg.seq <= max(self.floors.values()):
-                self.floors.clear()             # (a message back below a floor: reads start at the cut again)
-            if msg.persistent:
-                self.gone[lane_no].discard(msg.seq)
-                backouts = msg.md.peek("BackoutCount")      # (a descriptor kept packed is not decoded)
-                if backouts:
-                    self.backouts[msg.seq] = backouts
-            else:
-                spill.append((msg.seq, msg.md.peek("Priority"), msg.packed_md(), msg.body, msg.expiry_at))
-            self.ondisk[lane_no] += 1
-        if spill:
-            self.pager.spill(self.name, spill)
+        rows = [row for row in map(self._joins, msgs) if row is not None]
+        if rows:
+            self.pager.spill(self.name, rows)
+
+    def _joins(self, msg: Message) -> tuple[int, int, bytes, bytes, float | None] | None:
+        """``msg`` counted in its lane's part on disk; the scratch file's row a nonpersistent one
+        is written as."""
+        lane_no = msg.lane
+        if self.floors and msg.seq <= max(self.floors.values()):
+            self.floors.clear()             # (a message back below a floor: reads start at the cut again)
+        self.ondisk[lane_no] += 1
+        if not msg.persistent:
+            return msg.seq, msg.md.peek("Priority"), msg.packed_md(), msg.body, msg.expiry_at
+        self.gone[lane_no].discard(msg.seq)
+        backouts = msg.md.peek("BackoutCount")      # (a descriptor kept packed is not decoded)
+        if backouts:
+            self.backouts[msg.seq] = backouts
+        return None
 
     def take(self, msg: Message) -> None:
         """``msg``, read from the part on disk, leaves it."""

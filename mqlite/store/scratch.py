@@ -119,7 +119,7 @@ class ScratchLog:
         """Append nonpersistent messages (position, priority, packed MQMD, data, expiry)."""
         lanes = self._lanes.setdefault(queue, {})
         by_id = queue in self._by_id
-        late: dict[int, list[tuple[int, int, int, tuple[int, ...]]]] = {}   # by lane: rows before its last
+        late: dict[int, list[tuple[int, int, int, tuple[int, ...]]]] | None = None   # by lane: rows before its last
         parts = self._parts
         for seq, prio, md, body, expiry in rows:
             size = _HEAD.size + len(md) + len(body)
@@ -137,17 +137,21 @@ class ScratchLog:
             lane.live += 1
             self.live += 1
             if lane.seqs and seq <= lane.seqs[-1]:
+                if late is None:
+                    late = {}
                 late.setdefault(prio, []).append((seq, loc, size, hashes))   # a late commit, a new layout
                 continue
             lane.seqs.append(seq)
             lane.locs.append(loc)
             lane.lens.append(size)
-            for keys, h in zip(lane.keys, hashes):
-                keys.append(h)
+            if by_id:
+                for keys, h in zip(lane.keys, hashes):
+                    keys.append(h)
         if self._cur is not None and (self._cur.size - self._flushed >= WRITE_CHUNK or len(parts) >= _IOV_MAX):
             self._write()
-        for prio, entries in late.items():
-            self._place(lanes[prio], entries)
+        if late is not None:
+            for prio, entries in late.items():
+                self._place(lanes[prio], entries)
 
     def _place(self, lane: _Lane, entries: list[tuple[int, int, int, tuple[int, ...]]]) -> None:
         """Rows that belong before the lane's last (position, location, length, hashes): a few are
