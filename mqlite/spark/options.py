@@ -1,6 +1,7 @@
 """The data source's options, its schema and columns, errors, and opening a queue."""
 from __future__ import annotations
 
+import difflib
 import hashlib
 import logging
 from dataclasses import dataclass
@@ -22,6 +23,11 @@ WRITABLE = {"correl_id": "CorrelId", "group_id": "GroupId", "msg_id": "MsgId", "
             "reply_to_qmgr": "ReplyToQMgr", "format": "Format", "expiry": "Expiry"}
 BYTE_FIELDS = {"CorrelId", "GroupId", "MsgId", "ReplyToQ", "ReplyToQMgr", "Format"}
 _REQUIRED = ("queueManager",)
+# Every option the data source reads (Spark's option names are case-insensitive), and the ones
+# Spark itself passes to a source (``load(path)``'s path).
+KNOWN = ("queueManager", "queue", "topic", "channel", "conname", "user", "password", "mode", "batchSize",
+         "instances", "bind", "maxMessagesPerTrigger", "writerId", "checkpointLocation", "partitionSize",
+         "subscription", "path")
 BINDS = {"asqdef": 0, "open": 0x4000, "notfixed": 0x8000, "group": 0x400000}   # MQOO_BIND_*
 READ_CHUNK = 5000            # messages per round trip when reading a range
 GROUPED = 0x08 | 0x10       # MQMF_MSG_IN_GROUP | MQMF_LAST_MSG_IN_GROUP
@@ -37,6 +43,17 @@ def reason_text(e: Any) -> str:
     reason = e if isinstance(e, int) else e.reason
     name = RC_NAMES.get(reason, "")
     return f"{name} ({reason})" if name else f"reason {reason}"
+
+
+def unknown(names: list[str]) -> None:
+    """An option the data source does not read is refused, with the nearest known name: a typo
+    (``maxMessagePerTrigger``) would otherwise be ignored and its default taken silently."""
+    known = {k.lower(): k for k in KNOWN}
+    for key in sorted(names):
+        if key.lower() not in known:
+            near = difflib.get_close_matches(key.lower(), known, n=1, cutoff=0.6)
+            hint = f"; did you mean {known[near[0]]!r}?" if near else f" (its options: {', '.join(KNOWN[:-1])})"
+            raise MQLiteError(f"option {key!r} is not an option of the {NAME} data source{hint}")
 
 
 def _positive(opts: dict[str, str], key: str, default: int) -> int:
@@ -74,6 +91,7 @@ class Options:
 
     @staticmethod
     def of(options: Any) -> Options:
+        unknown([str(k) for k in dict(options)])
         opts = {str(k).lower(): str(v) for k, v in dict(options).items()}
         missing = [k for k in _REQUIRED if k.lower() not in opts]
         if missing:
