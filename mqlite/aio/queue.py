@@ -26,6 +26,7 @@ from mqlite.net import verbs as V
 from mqlite.net.protocol import II
 from mqlite.pymqi.errors import MQMIError, PYIFError, check_reply
 from mqlite.pymqi.queue import async_put_request, is_async_put
+from mqlite.pymqi.readahead import ServerGet, converts
 
 FOREVER = math.inf
 MAX_MSG = 104857600
@@ -60,6 +61,7 @@ class Owner(Protocol):
     """What a queue needs of its connection (mqlite.aio.conn.Connection)."""
     _wire: Wire
     _queues: set[Queue]
+    info: dict[str, Any]                # the queue manager's HELLO answer (its CCSID: MQGMO_CONVERT's MQCCSI_Q_MGR)
 
     def _live(self) -> Wire: ...
 
@@ -128,7 +130,10 @@ class Queue:
         plain = (self.holds and max_length is None and not gmo.Options & _PLAIN_GET and not gmo.MsgHandle
                  and md.MsgId.strip(b"\0") == b"" and md.CorrelId.strip(b"\0") == b"")
         if plain:
-            return await self._held(gmo, md, sync, 1)
+            try:
+                return await self._held(gmo, md, sync, 1)
+            except ServerGet:
+                pass                # (MQGMO_CONVERT of data in another CCSID: the queue manager's MQGET)
         if self.stash and md.MsgId.strip(b"\0") == b"" and md.CorrelId.strip(b"\0") == b"":
             m = self.stash.popleft()
             md.unpack(m.md.pack())
@@ -170,6 +175,9 @@ class Queue:
                                     late=self._late_batch)
             check_reply(reply)
             self.buffer.extend(V.GetBatch.parse_reply(reply))
+        if gmo.Options & CMQC.MQGMO_CONVERT and converts(self.buffer[0][0], md.CodedCharSetId,
+                                                         int(self.conn.info.get("ccsid", 1208))):
+            raise ServerGet
         return await self._take(md, gmo)
 
     def _late_batch(self, reply: bytes | None) -> None:

@@ -7,6 +7,7 @@ import math
 from collections.abc import Iterator
 from typing import Any, Callable
 
+from mqlite.cmq.convert import converted_for_get
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.headers import XQH_LEN, original_md
 from mqlite.cmq.packedmd import md_with_format, report_and_format
@@ -58,6 +59,23 @@ def message_props(m: Message) -> dict[str, Any]:
                 pass                          # a header that does not parse has no properties to select on
         m.props = props
     return props
+
+
+def _converted(md: MD, out_md: MD, body: bytes, max_length: int, comp: int, reason: int,
+               qmgr_ccsid: int) -> tuple[bytes, int, int]:
+    """MQGMO_CONVERT (cmq/convert.py's rule): the data in the CCSID ``md`` asks for, and the
+    returned MQMD saying which it is; a warning when it stays as it was."""
+    peek = out_md.peek if "_raw" in out_md.__dict__ else out_md.__getattribute__   # (kept packed: not decoded)
+    fmt = peek("Format")
+    if fmt != C.MQFMT_STRING:
+        return body, comp, reason
+    data, ccsid, encoding, why = converted_for_get(body, fmt, peek("CodedCharSetId"), peek("Encoding"),
+                                                   md.CodedCharSetId, md.Encoding, max_length, qmgr_ccsid)
+    if why != C.MQRC_NONE:
+        return body, C.MQCC_WARNING, reason or why
+    if data is not body:
+        out_md.CodedCharSetId, out_md.Encoding = ccsid, encoding
+    return data, comp, reason
 
 
 def _with_properties(how: str, out_md: MD, body: bytes,
@@ -154,6 +172,8 @@ class Gets:
                                                          msg.shared)
         else:
             body, props, comp, reason = msg.body, None, C.MQCC_OK, C.MQRC_NONE
+        if opts & C.MQGMO_CONVERT:
+            body, comp, reason = _converted(md, out_md, body, max_length, comp, reason, self.qm.qmgr["CCSID"])
         packed = msg.packed_md() if msg.expiry_at is None and body is msg.body else None
         length = len(body)
         truncated = length > max_length
@@ -317,6 +337,8 @@ class Gets:
             return GetResult(out_md, row.body[:max_length], len(row.body), gmo, C.MQCC_WARNING,
                              C.MQRC_TRUNCATED_MSG_FAILED)
         body, props, comp, reason = _with_properties(how or self.property_mode(h, gmo), out_md, row.body)
+        if opts & C.MQGMO_CONVERT:
+            body, comp, reason = _converted(md, out_md, body, max_length, comp, reason, self.qm.qmgr["CCSID"])
         length = len(body)
         if length > max_length:
             comp, reason = C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED

@@ -73,6 +73,7 @@ class QueueManager:
         self.disconnect_on_exit = disconnect_on_exit
         self.bytes_encoding = bytes_encoding
         self.default_ccsid = default_ccsid
+        self.ccsid = 1208                 # the queue manager's, once connected (its HELLO says)
         if name is not None:
             self.connect(name)
 
@@ -195,6 +196,7 @@ class QueueManager:
             raise failure(e) from None
         self._transport = transport
         self._name = info.get("qmgr", name)
+        self.ccsid = int(info.get("ccsid", 1208))     # the queue manager's (MQGMO_CONVERT's MQCCSI_Q_MGR)
 
     def _connect_client(self, name: Any, channel: str, conname: str, user: Any, password: Any, cd_: CD,
                         sco_: Any = None, cert_label: str = "", options: int = 0) -> None:

@@ -12,7 +12,7 @@ from mqlite.net import verbs as V
 from mqlite.pymqi import msghandle
 from mqlite.pymqi.errors import MQMIError, PYIFError, check_reply
 from mqlite.pymqi.qmgr import QueueManager, _inquire, ensure_bytes
-from mqlite.pymqi.readahead import PLAIN, ReadAhead
+from mqlite.pymqi.readahead import PLAIN, ReadAhead, ServerGet, converts
 from mqlite.pymqi.rfh2 import RFH2, pack_chain, unpack_chain
 
 MQ_MAX_MSG = 104857600    # 100 MB: the largest MAXMSGL MQ allows (mqlite's own name; MQ has no constant for it)
@@ -33,6 +33,7 @@ _NOT_READ_AHEAD = (CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT | CMQC.MQGMO
                    | CMQC.MQGMO_PROPERTIES_FORCE_MQRFH2 | CMQC.MQGMO_NO_PROPERTIES | CMQC.MQGMO_PROPERTIES_IN_HANDLE
                    | CMQC.MQGMO_PROPERTIES_COMPATIBILITY)
 _MSG_FLAGS_AT, _MSG_FLAGS = MD.field_struct("MsgFlags")
+_CONVERT = CMQC.MQGMO_CONVERT
 _DEFAULT_PMO = PMO().pack()          # the MQPMO a put given none sends (Queue.put)
 _DEFAULT_MD = MD().pack()            # and the MQMD, held packed (MD.held): nobody reads its answer
 _NO_ID = MD().MsgId                  # MQMI_NONE as a new MD holds it (one object: compared by identity first)
@@ -178,7 +179,8 @@ class Queue:
             if (not opts & _NOT_READ_AHEAD and not g["MsgHandle"] and bool(opts & _SYNCPOINT) == ra.under_sync
                     and ((mid := d["MsgId"]) is _NO_ID or not mid.strip(b"\0"))
                     and ((cid := d["CorrelId"]) is _NO_ID or not cid.strip(b"\0"))
-                    and (g["Version"] < _GMO_V2 or not g["MatchOptions"] & ~3)):
+                    and (g["Version"] < _GMO_V2 or not g["MatchOptions"] & ~3)
+                    and not (opts & _CONVERT and converts(buf[0][0], d["CodedCharSetId"], self.__qMgr.ccsid))):
                 md_bytes, body, ahead = buf[0]
                 if (len(body) <= maxLength) if maxLength is not None else (
                         len(body) <= MQ_MAX_MSG and not opts & _ACCEPT_TRUNCATED):
@@ -201,7 +203,10 @@ class Queue:
                 if under_sync != ra.under_sync:
                     ra.settle(hobj)
                     ra.under_sync = under_sync
-                return ra.get(hobj, length, md_, gmo_, self.__resolved)
+                try:
+                    return ra.get(hobj, length, md_, gmo_, self.__resolved)
+                except ServerGet:
+                    pass                # (given back below, then got from the queue manager)
             ra.settle(hobj)
         hmsg = gmo_.MsgHandle
         if hmsg:

@@ -20,6 +20,19 @@ if TYPE_CHECKING:
     from mqlite.pymqi.qmgr import QueueManager
 
 PLAIN = statuses(0)           # what MQGET says of a message in no group and not a segment
+_CONVERT_AT, _CONVERT = MD.field_struct("CodedCharSetId", "Format")
+
+
+class ServerGet(Exception):
+    """The next message held needs what only the queue manager's MQGET does (MQGMO_CONVERT of
+    data in another CCSID): the caller gives the held messages back and gets it from there."""
+
+
+def converts(md_bytes: bytes, target: int, qmgr_ccsid: int) -> bool:
+    """Whether MQGMO_CONVERT to CCSID ``target`` (0: the queue manager's) would change this held
+    message: MQSTR data in another CCSID."""
+    ccsid, fmt = _CONVERT.unpack_from(md_bytes, _CONVERT_AT)
+    return fmt == CMQC.MQFMT_STRING and (ccsid or qmgr_ccsid) != (target or qmgr_ccsid)
 BATCH_MSGS = 512
 BATCH_BYTES = 1 << 20
 _NO_WAIT_GMO = GMO()
@@ -73,6 +86,8 @@ class ReadAhead:
             self._fill(reply)
             self.drained = False
         md_bytes, body, ahead = buf[0]
+        if gmo_.Options & CMQC.MQGMO_CONVERT and converts(md_bytes, md_.CodedCharSetId, qmgr.ccsid):
+            raise ServerGet
         d = gmo_.__dict__
         md_.hold(md_bytes)
         d["ResolvedQName"] = resolved

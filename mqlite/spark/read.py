@@ -14,6 +14,7 @@ from pyspark.sql.datasource import (
 )
 from pyspark.sql.types import StructType
 
+from mqlite.cmq.convert import codec_of
 from mqlite.props.deliver import HANDLE, deliver
 from mqlite.props.rfh2 import NATIVE, RFH2_FORMAT, properties_of
 from mqlite.props.values import to_text
@@ -217,6 +218,12 @@ def _put_time(stamp: bytes) -> datetime.datetime | None:
         return None
 
 
+def _text_in(data: bytes, ccsid: int, encoding: int) -> str:
+    """MQSTR data as text in its CCSID (an unknown one read as UTF-8), what it cannot hold
+    replaced: EBCDIC (500, 37) and Latin-1 (819) data read as they were written."""
+    return data.decode(codec_of(ccsid or 1208, encoding) or "utf-8", "replace")
+
+
 def _decoded(values: list[Any], fn: Any) -> list[Any]:
     """``fn`` of every value, computed once per distinct value (names and stamps repeat a lot)."""
     done = {v: fn(v) for v in set(values)}
@@ -240,18 +247,19 @@ def decode_columns(batch: list[tuple[int, bytes, bytes]], queue: str, qmgr: str,
         for i, f in enumerate(fmt):
             if f == RFH2_FORMAT:
                 got = deliver(HANDLE, f, enc[i], ccsid[i], bodies[i])
-                bodies[i], fmt[i] = got.data, got.format
+                bodies[i], fmt[i], enc[i], ccsid[i] = got.data, got.format, got.encoding, got.ccsid
                 if got.props:
                     props[i] = {k: to_text(t, v) for k, (t, v) in
                                 properties_of(RFH2_FORMAT, NATIVE, got.props).items()}
-        fields["Format"] = tuple(fmt)
+        fields["Format"], fields["Encoding"], fields["CodedCharSetId"] = tuple(fmt), tuple(enc), tuple(ccsid)
     formats = _decoded(list(fields["Format"]), _text)
     out: dict[str, list[Any]] = {}
     for c in wanted:
         if c == "body":
             out[c] = bodies
         elif c == "text":
-            out[c] = [b.decode("utf-8", "replace") if f == "MQSTR" else None for b, f in zip(bodies, formats)]
+            out[c] = [_text_in(b, cc, e) if f == "MQSTR" else None
+                      for b, f, cc, e in zip(bodies, formats, fields["CodedCharSetId"], fields["Encoding"])]
         elif c == "put_timestamp":
             out[c] = _decoded([d + t for d, t in zip(fields["PutDate"], fields["PutTime"])], _put_time)
         elif c == "format":
