@@ -30,8 +30,9 @@ from mqlite.spark.options import (
 # --- writing -----------------------------------------------------------------------------------
 @dataclass
 class Prepared(WriterCommitMessage):
-    """One task's puts, prepared on the queue manager under ``xid``."""
-    xid: str
+    """One task's puts, prepared on the queue manager as units of work under ``xids`` (more than
+    one when the task had more rows than the queue manager's MAXUMSGS lets one unit hold)."""
+    xids: list[str]
     count: int
 
 
@@ -51,9 +52,11 @@ class Writing:
         from mqlite import pymqi
         from mqlite.cmq import CMQC as C
         conn = self.opts.connect()
-        xid = f"{self.scope}/{uuid.uuid4().hex}"
-        count = 0
+        task = f"{self.scope}/{uuid.uuid4().hex}"
+        xids: list[str] = []
+        count = in_unit = 0
         try:
+            limit = int(conn.inquire(C.MQIA_MAX_UNCOMMITTED_MSGS))
             q = open_queue(conn, self.opts.queue, C.MQOO_OUTPUT | self.opts.bind, self.opts.qmgr, "output",
                            self.opts.topic)
             # Asynchronous puts (MQ's put response type ASYNC) inside the unit of work: no round
@@ -63,6 +66,11 @@ class Writing:
             grouped = self.opts.bind == BINDS["group"]
             pmo = pymqi.PMO()
             for row in iterator:
+                if in_unit == limit:
+                    # A unit holds at most MAXUMSGS messages: this one is prepared, the next begins.
+                    # The driver commits the task's units together, so the rows stay all or none.
+                    xids.append(self._prepare(conn, f"{task}/{len(xids)}", count))
+                    in_unit = 0
                 body, md = _message(row.asDict())
                 pmo.Options = C.MQPMO_SYNCPOINT | C.MQPMO_ASYNC_RESPONSE | (
                     0 if md.MsgId.strip(b"\0") else C.MQPMO_NEW_MSG_ID) | (
@@ -73,15 +81,8 @@ class Writing:
                     raise MQLiteError(f"{reason_text(e)}: put to {self.opts.target} failed; this task's "
                                       "puts were backed out") from None
                 count += 1
-            status = conn.stat()
-            if status.PutFailureCount:
-                raise MQLiteError(f"{reason_text(status.Reason)}: {status.PutFailureCount} of {count} puts to "
-                                  f"{self.opts.target} failed; this task's puts were backed out")
-            try:
-                conn.prepare(xid)
-            except pymqi.MQMIError as e:
-                raise MQLiteError(f"{reason_text(e)}: preparing this task's puts to {self.opts.target} failed; "
-                                  "they were backed out") from None
+                in_unit += 1
+            xids.append(self._prepare(conn, f"{task}/{len(xids)}", count))
             q.close()
         except BaseException:
             # Any failure (a row that does not convert, a failing UDF upstream, an interrupt) backs
@@ -89,7 +90,21 @@ class Writing:
             abandon(conn, backout=True)
             raise
         conn.disconnect()
-        return Prepared(xid, count)
+        return Prepared(xids, count)
+
+    def _prepare(self, conn: Any, xid: str, count: int) -> str:
+        """The asynchronous puts so far checked (MQSTAT), then the unit prepared under ``xid``."""
+        from mqlite import pymqi
+        status = conn.stat()
+        if status.PutFailureCount:
+            raise MQLiteError(f"{reason_text(status.Reason)}: {status.PutFailureCount} of {count} puts to "
+                              f"{self.opts.target} failed; this task's puts were backed out")
+        try:
+            conn.prepare(xid)
+        except pymqi.MQMIError as e:
+            raise MQLiteError(f"{reason_text(e)}: preparing this task's puts to {self.opts.target} failed; "
+                              "they were backed out") from None
+        return xid
 
     def resolve(self, messages: list[Any], commit: bool, mark: tuple[str, int] | None = None,
                 end: bool = False) -> dict[str, Any]:
@@ -97,7 +112,7 @@ class Writing:
         writer's prefix (a failed attempt's): one store transaction on the queue manager. With
         ``end`` the scope is closed as well (the units backed out are then the scope's)."""
         from mqlite import pymqi
-        xids = [m.xid for m in messages if isinstance(m, Prepared)]
+        xids = [x for m in messages if isinstance(m, Prepared) for x in m.xids]
         conn = self.opts.connect()
         try:
             return conn.resolve_prepared(xids if commit else [], [] if commit else xids,
