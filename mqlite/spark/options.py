@@ -15,12 +15,14 @@ LOG = logging.getLogger("mqlite.spark")
 SCHEMA = ("body binary, text string, msg_id binary, correl_id binary, group_id binary, msg_seq_number int, "
           "put_timestamp timestamp, persistence int, priority int, format string, reply_to_q string, "
           "reply_to_qmgr string, user_identifier string, put_appl_name string, backout_count int, expiry int, "
-          "queue string, qmgr string, position bigint, properties map<string,string>")
+          "queue string, qmgr string, position bigint, properties map<string,string>, msg_type int, report int, "
+          "feedback int, msg_flags int, encoding int, ccsid int")
 
 # Columns a write takes, with the MQMD field each one fills.
 WRITABLE = {"correl_id": "CorrelId", "group_id": "GroupId", "msg_id": "MsgId", "msg_seq_number": "MsgSeqNumber",
             "msg_flags": "MsgFlags", "priority": "Priority", "persistence": "Persistence", "reply_to_q": "ReplyToQ",
-            "reply_to_qmgr": "ReplyToQMgr", "format": "Format", "expiry": "Expiry"}
+            "reply_to_qmgr": "ReplyToQMgr", "format": "Format", "expiry": "Expiry", "msg_type": "MsgType",
+            "report": "Report", "feedback": "Feedback", "encoding": "Encoding", "ccsid": "CodedCharSetId"}
 BYTE_FIELDS = {"CorrelId", "GroupId", "MsgId", "ReplyToQ", "ReplyToQMgr", "Format"}
 _REQUIRED = ("queueManager",)
 # Every option the data source reads (Spark's option names are case-insensitive), and the ones

@@ -283,4 +283,6 @@ _READ = {"msg_id": ("MsgId", True), "correl_id": ("CorrelId", True), "group_id":
          "msg_seq_number": ("MsgSeqNumber", True), "persistence": ("Persistence", True),
          "priority": ("Priority", True), "reply_to_q": ("ReplyToQ", False), "reply_to_qmgr": ("ReplyToQMgr", False),
          "user_identifier": ("UserIdentifier", False), "put_appl_name": ("PutApplName", False),
-         "backout_count": ("BackoutCount", True), "expiry": ("Expiry", True)}
+         "backout_count": ("BackoutCount", True), "expiry": ("Expiry", True), "msg_type": ("MsgType", True),
+         "report": ("Report", True), "feedback": ("Feedback", True), "msg_flags": ("MsgFlags", True),
+         "encoding": ("Encoding", True), "ccsid": ("CodedCharSetId", True)}

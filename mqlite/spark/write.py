@@ -12,6 +12,7 @@ from pyspark.sql.datasource import (
     WriterCommitMessage,
 )
 
+from mqlite.cmq.convert import codec_of
 from mqlite.props.rfh2 import join
 from mqlite.props.values import Properties
 from mqlite.spark.options import (
@@ -142,7 +143,14 @@ def _message(values: dict[str, Any]) -> tuple[bytes, Any]:
     if isinstance(body, str):
         if values.get("format") is None:
             md.Format = C.MQFMT_STRING
-        body = body.encode("utf-8")
+        # A string is written in the row's ccsid when it has one (and MQ's 1208, UTF-8, otherwise).
+        if values.get("ccsid") is None:
+            md.CodedCharSetId = 1208
+        name = codec_of(md.CodedCharSetId or 1208, md.Encoding)
+        if name is None:
+            raise MQLiteError(f"MQRC_SOURCE_CCSID_ERROR (2111): a string body cannot be written in CCSID "
+                              f"{md.CodedCharSetId}: give the body as binary, or a known ccsid")
+        body = body.encode(name, "replace")
     data = b"" if body is None else bytes(body)
     if values.get("properties"):
         # A map of name → value: each set as MQSETMP sets it (strings; None is a null property),
