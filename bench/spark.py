@@ -8,7 +8,8 @@ queue manager.
     `readStream` (Trigger.AvailableNow, a fresh checkpoint) into Parquet files and removed from the
     queue as Spark commits, against a client loop that gets them in units of work of 5,000 and
     writes each unit as a Parquet file (pyarrow) before committing it. (b) batch write: a DataFrame
-    of --msgs rows (body, priority) written with `df.write.format("mqlite")`, against a client loop
+    of --msgs rows (body, priority) written with `df.write.format("mqlite")` by two tasks, and by
+    one (`coalesce(1)`), against a client loop
     putting the same messages in one unit of work. (d) destructive read to Parquet: --msgs messages
     read with `mode=get` and written as Parquet, the read settled (removed) when the action ends
     (issue 33), against the client loop of (c). Medians of --runs runs; the SparkSession is
@@ -71,8 +72,8 @@ def main() -> None:
         # and mqlite (Spark reuses them); the timings are then the steady state.
         spark.read.format("mqlite").options(**opts, queue="BENCH.IN").load().count()
         results: dict[str, list[float]] = {"a_spark_read": [], "a_client_browse": [], "b_spark_write": [],
-                                           "b_client_put": [], "c_spark_stream": [], "c_client_get": [],
-                                           "d_spark_get": []}
+                                           "b_spark_write_1task": [], "b_client_put": [], "c_spark_stream": [],
+                                           "c_client_get": [], "d_spark_get": []}
         for run in range(args.runs):
             t0 = time.perf_counter()
             n = spark.read.format("mqlite").options(**opts, queue="BENCH.IN").load().count()
@@ -95,6 +96,11 @@ def main() -> None:
             t0 = time.perf_counter()
             df.write.format("mqlite").options(**opts, queue="BENCH.OUT").mode("append").save()
             results["b_spark_write"].append(args.msgs / (time.perf_counter() - t0))
+            qm.mqsc("CLEAR QLOCAL(BENCH.OUT)", check=True)
+            t0 = time.perf_counter()         # the same rows from one task (issue 68: two were ~100x slower)
+            df.coalesce(1).write.format("mqlite").options(**opts, queue="BENCH.OUT").mode("append").save()
+            results["b_spark_write_1task"].append(args.msgs / (time.perf_counter() - t0))
+            qm.mqsc("CLEAR QLOCAL(BENCH.OUT)", check=True)
             t0 = time.perf_counter()
             oq = pymqi.Queue(conn, "BENCH.OUT", C.MQOO_OUTPUT)
             for i in range(args.msgs):
