@@ -146,11 +146,11 @@ def _message(values: dict[str, Any]) -> tuple[bytes, Any]:
         # A string is written in the row's ccsid when it has one (and MQ's 1208, UTF-8, otherwise).
         if values.get("ccsid") is None:
             md.CodedCharSetId = 1208
-        name = codec_of(md.CodedCharSetId or 1208, md.Encoding)
-        if name is None:
+        codec = codec_of(md.CodedCharSetId or 1208, md.Encoding)
+        if codec is None:
             raise MQLiteError(f"MQRC_SOURCE_CCSID_ERROR (2111): a string body cannot be written in CCSID "
                               f"{md.CodedCharSetId}: give the body as binary, or a known ccsid")
-        body = body.encode(name, "replace")
+        body = body.encode(codec, "replace")
     data = b"" if body is None else bytes(body)
     if values.get("properties"):
         # A map of name → value: each set as MQSETMP sets it (strings; None is a null property),
