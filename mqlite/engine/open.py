@@ -137,7 +137,7 @@ class Opens:
             raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
         input_mode = ""
         if options & INPUT_OPTS:
-            input_mode = self._input_mode(obj, self.qm.queue(res.queue), options)  # type: ignore[arg-type]
+            input_mode = self._input_mode(obj, self.qm.queue_defined(res.queue), options)
             if input_mode == "X" and (qs.input_exclusive or qs.input_shared):
                 raise MQIError(C.MQRC_OBJECT_IN_USE)
             if input_mode == "S" and qs.input_exclusive:
