@@ -286,7 +286,10 @@ def install(spark: Any) -> ReadSettler:
     return settler
 
 
-def wait_settled(spark: Any) -> None:
+SETTLE_WAIT_MS = 120_000    # Spark's own default is 10 s, which a loaded machine's listener can overrun
+
+
+def wait_settled(spark: Any, timeout_ms: int = SETTLE_WAIT_MS) -> None:
     """Block until Spark's listener bus has delivered every event so far (the settling of the
-    reads of finished actions included)."""
-    spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty()
+    reads of finished actions included), for at most ``timeout_ms`` (a TimeoutException then)."""
+    spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(timeout_ms)
