@@ -27,7 +27,9 @@ from mqlite.props.rfh2 import check as rfh2_check
 
 
 class Puts:
-    """MQPUT and MQPUT1 (the queue manager's ``qm.puts``): the checks, the context, the stored descriptor, transmission-queue wrapping; the message then joins its queue through ``qm.arrivals``."""
+    """MQPUT and MQPUT1 (the queue manager's ``qm.puts``): the checks, the context, the stored
+    descriptor, transmission-queue wrapping; the message then joins its queue through
+    ``qm.arrivals``."""
 
     def __init__(self, qm: CoreState) -> None:
         self.qm = qm
@@ -172,28 +174,31 @@ class Puts:
     def put_packed(self, conn: Conn, hobj: int, md: bytes, body: bytes, syncpoint: bool) -> None:
         """MQPUT with MQPMO_SET_ALL_CONTEXT of a descriptor that is already complete and packed
         (a channel's receiver): the same checks as MQPUT, without decoding the descriptor. A
-        destination that is not a local queue takes the full path."""
+        destination that is not a local queue, and a message too big for it that allows
+        segmentation, take the full path; every refusal is told to the observers, as MQPUT's."""
         h = self.qm.handle(conn, hobj)
         res, qs = h.res, h.qstate
-        if res is None or qs is None or res.kind != LOCAL or not h.options & C.MQOO_OUTPUT or qs.shared:
+        full_path = res is None or qs is None or res.kind != LOCAL or not h.options & C.MQOO_OUTPUT or qs.shared
+        if not full_path:
+            assert res is not None and qs is not None
+            expiry, priority, persistence = MD_HOT.unpack_from(md)
+            try:
+                target = self.check_put(conn, res, qs, len(body), 0, syncpoint)
+                if persistence and target["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC:
+                    raise MQIError(C.MQRC_PERSISTENT_NOT_ALLOWED)
+                if persistence == C.MQPER_PERSISTENT:
+                    self.need_room(len(body))
+            except MQIError as e:
+                full_path = e.reason in _TOO_BIG and bool(PackedMD.of(md).peek("MsgFlags")
+                                                          & C.MQMF_SEGMENTATION_ALLOWED)
+                if not full_path:
+                    self.qm.observers.put_failed(conn, h, e.reason, False)
+                    raise
+        if full_path:
             pmo = PMO(Options=(C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT) | C.MQPMO_SET_ALL_CONTEXT)
             self.put(conn, hobj, MD.from_bytes(md), pmo, body, owned=True)
             return
-        try:
-            target = self.check_put(conn, res, qs, len(body), 0, syncpoint)
-        except MQIError as e:
-            # Too big for the destination: a message that allows it is segmented here (full path).
-            if e.reason not in _TOO_BIG or not PackedMD.of(md).peek("MsgFlags") & C.MQMF_SEGMENTATION_ALLOWED:
-                self.qm.observers.put_failed(conn, h, e.reason, False)
-                raise
-            pmo = PMO(Options=(C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT) | C.MQPMO_SET_ALL_CONTEXT)
-            self.put(conn, hobj, MD.from_bytes(md), pmo, body, owned=True)
-            return
-        expiry, priority, persistence = MD_HOT.unpack_from(md)
-        if persistence and target["DEFTYPE"] == C.MQQDT_TEMPORARY_DYNAMIC:
-            raise MQIError(C.MQRC_PERSISTENT_NOT_ALLOWED)
-        if persistence == C.MQPER_PERSISTENT:
-            self.need_room(len(body))
+        assert qs is not None
         now = self.qm.clock.now()
         expiry_at = None if expiry == C.MQEI_UNLIMITED else now + expiry / 10.0
         msg = self.qm.arrivals.packed(qs, md, body, expiry_at, persistence == C.MQPER_PERSISTENT, max(0, min(priority, 9)))

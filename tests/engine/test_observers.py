@@ -54,3 +54,16 @@ def test_nothing_is_raised_while_the_events_are_off(eng: Engine) -> None:
     with pytest.raises(MQIError):
         eng.qm.put_packed(eng.conn, h.hobj, MD().pack(), b"m", False)
     assert _reasons(eng) == []
+
+
+def test_every_refusal_of_a_channels_put_is_counted(eng: Engine) -> None:
+    """A channel's put refused after its queue checks (a persistent message for a temporary dynamic
+    queue, 2048) counts as a failed put in the queue's statistics, as MQPUT's refusals do."""
+    eng.mqsc("ALTER QMGR STATQ(ON)\nDEFINE QMODEL(TMP.MODEL) DEFTYPE(TEMPDYN) STATQ(ON)")
+    h, od = eng.open("TMP.MODEL", C.MQOO_OUTPUT, DynamicQName=b"TMP.*")
+    assert h.stats is not None
+    with pytest.raises(MQIError) as e:
+        eng.qm.put_packed(eng.conn, h.hobj, MD(Persistence=C.MQPER_PERSISTENT).pack(), b"m", False)
+    assert e.value.reason == C.MQRC_PERSISTENT_NOT_ALLOWED
+    eng.qm.put_packed(eng.conn, h.hobj, MD(Persistence=C.MQPER_NOT_PERSISTENT).pack(), b"m", False)
+    assert (h.stats.put_fails, h.stats.puts) == (1, [1, 0])
