@@ -60,16 +60,10 @@ def convert_string(data: bytes, source: int, source_encoding: int, target: int,
     return text.encode(dst, "replace"), C.MQRC_NONE
 
 
-def text_of(data: bytes, ccsid: int, encoding: int = C.MQENC_NATIVE) -> str | None:
-    """MQSTR data read as text by its CCSID (a CCSID of 0, the queue manager's, read as UTF-8);
-    None when the CCSID is unknown or the data not valid in it."""
-    name = codec_of(ccsid or 1208, encoding)
-    if name is None:
-        return None
-    try:
-        return data.decode(name)
-    except UnicodeDecodeError:
-        return None
+def text_of(data: bytes, ccsid: int, encoding: int = C.MQENC_NATIVE) -> str:
+    """MQSTR data read as text in its CCSID (0, the queue manager's, and an unknown one read as
+    UTF-8), what is not valid in it replaced."""
+    return data.decode(codec_of(ccsid or 1208, encoding) or "utf-8", "replace")
 
 
 def converted_for_get(data: bytes, fmt: bytes, source: int, source_encoding: int, target: int,

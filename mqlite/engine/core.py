@@ -77,6 +77,28 @@ def local_entries(entries: list[UowEntry]) -> list[LocalEntry]:
     return [e for e in entries if e[0] == "put" or e[0] == "get"]
 
 
+class Recorder(Protocol):
+    """A handle's statistics or accounting (``Handle.stats``): what it is told of the handle's use."""
+
+    def opened(self, now: float) -> None: ...
+
+    def closed(self, now: float) -> None: ...
+
+    def put(self, persistent: bool, length: int, depth: int, put1: bool) -> None: ...
+
+    def put_failed(self, put1: bool) -> None: ...
+
+    def got_message(self, msg: Any, length: int, depth: int, now: float) -> None: ...
+
+    def browsed(self, persistent: bool, length: int) -> None: ...
+
+    def get_failed(self, browse: bool) -> None: ...
+
+    def inquired(self) -> None: ...
+
+    def altered(self) -> None: ...
+
+
 class Destination(Protocol):
     """Where an MQPUT through a handle goes, chosen once at MQOPEN (``Puts.destination``): a queue
     whose instance MQOPEN fixed, a cluster queue whose instance each put chooses, or a topic."""
@@ -120,7 +142,7 @@ class Handle:
     scanned: tuple[tuple[int, int], int] | None = None
     topic: str | None = None        # a topic opened for publishing: its topic string
     sub: Any = None                 # a subscription's handle (MQSUB): its engine.pubsub.Subscription
-    stats: Any = None               # the queue's QueueStats when it kept statistics at MQOPEN (engine/statistics.py)
+    stats: Recorder | None = None   # its statistics and accounting, kept from MQOPEN (engine/observers.py)
     dest: Destination | None = None  # opened for output: where its puts go (engine/put.py)
 
 

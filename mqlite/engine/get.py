@@ -66,10 +66,7 @@ def _converted(md: MD, out_md: MD, body: bytes, max_length: int, comp: int, reas
     """MQGMO_CONVERT (cmq/convert.py's rule): the data in the CCSID ``md`` asks for, and the
     returned MQMD saying which it is; a warning when it stays as it was."""
     peek = out_md.peek if "_raw" in out_md.__dict__ else out_md.__getattribute__   # (kept packed: not decoded)
-    fmt = peek("Format")
-    if fmt != C.MQFMT_STRING:
-        return body, comp, reason
-    data, ccsid, encoding, why = converted_for_get(body, fmt, peek("CodedCharSetId"), peek("Encoding"),
+    data, ccsid, encoding, why = converted_for_get(body, peek("Format"), peek("CodedCharSetId"), peek("Encoding"),
                                                    md.CodedCharSetId, md.Encoding, max_length, qmgr_ccsid)
     if why != C.MQRC_NONE:
         return body, C.MQCC_WARNING, reason or why

@@ -6,36 +6,17 @@ nothing when it is off (no events enabled, a handle with no ``stats`` recorder, 
 accounted), so a put or get on an unwatched queue pays one attribute read per observer.
 
 The per-handle observer is the handle's ``stats``: the queue's ``QueueStats``, the connection's
-``QueueAccount``, or both (``Recorders``), chosen at MQOPEN; ``Recorder`` says what it records."""
+``QueueAccount``, or both (``Recorders``), chosen at MQOPEN; ``core.Recorder`` says what it records."""
 from __future__ import annotations
 
 from typing import Any, Protocol
 
 from mqlite.cmq import CMQC as C
-from mqlite.engine.core import Conn, Handle
+from mqlite.engine.core import BROWSE_GMO, Conn, Handle
 from mqlite.engine.events import MQEVR_ENABLED, QMGR_EVENTS, Events
 from mqlite.engine.mqistats import MQICounts
 from mqlite.engine.resolve import Resolved
-from mqlite.engine.statistics import get_failed
 from mqlite.objects.model import MQObject
-
-
-class Recorder(Protocol):
-    """A handle's statistics or accounting (``Handle.stats``): what it is told of the handle's use."""
-
-    def opened(self, now: float) -> None: ...
-
-    def closed(self, now: float) -> None: ...
-
-    def put(self, persistent: bool, length: int, depth: int, put1: bool) -> None: ...
-
-    def put_failed(self, put1: bool) -> None: ...
-
-    def got_message(self, msg: Any, length: int, depth: int, now: float) -> None: ...
-
-    def browsed(self, persistent: bool, length: int) -> None: ...
-
-    def get_failed(self, browse: bool) -> None: ...
 
 
 class ObserversHost(Protocol):
@@ -85,8 +66,8 @@ class Observers:
     def get_failed(self, conn: Conn, h: Handle, reason: int, options: int) -> None:
         """An MQGET through ``h`` failed: its statistics (not the 2033 of a get that waits: the
         server counts it when the wait ends) and the Get Inhibited event."""
-        if h.stats is not None:
-            get_failed(h.stats, reason, options)
+        if h.stats is not None and (reason != C.MQRC_NO_MSG_AVAILABLE or not options & C.MQGMO_WAIT):
+            h.stats.get_failed(bool(options & (BROWSE_GMO | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)))
         if reason == C.MQRC_GET_INHIBITED:
             self.qm.events.mqi_failed(conn, reason, h.name)
 

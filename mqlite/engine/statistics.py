@@ -38,7 +38,6 @@ from mqlite.cmq import pcf
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import MD, OD, PMO, pad
 from mqlite.engine.clock import mq_date_time
-from mqlite.engine.core import BROWSE_GMO
 from mqlite.engine.status import md_put_time
 
 STATISTICS_QUEUE = "SYSTEM.ADMIN.STATISTICS.QUEUE"
@@ -282,13 +281,6 @@ def write_queue_statistics(qm: Any, agent: Any, start: float, end: float) -> int
         return 0
     body = statistics_message(F.MQCMD_STATISTICS_Q, qm.name, qm.qmgr["CMDLEVEL"], start, end, groups)
     return len(groups) if put_statistics(qm, agent, body) else 0
-
-
-def get_failed(st: QueueStats, reason: int, options: int) -> None:
-    """An MQGET that failed through a counted handle: one failure, except the 2033 of a get that
-    waits (the server tries it again until its wait ends: ``get_wait_ended``)."""
-    if reason != C.MQRC_NO_MSG_AVAILABLE or not options & C.MQGMO_WAIT:
-        st.get_failed(bool(options & (BROWSE_GMO | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)))
 
 
 def get_wait_ended(conn: Any, hobj: int) -> None:

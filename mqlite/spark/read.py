@@ -14,7 +14,7 @@ from pyspark.sql.datasource import (
 )
 from pyspark.sql.types import StructType
 
-from mqlite.cmq.convert import codec_of
+from mqlite.cmq.convert import text_of
 from mqlite.props.deliver import HANDLE, deliver
 from mqlite.props.rfh2 import NATIVE, RFH2_FORMAT, properties_of
 from mqlite.props.values import to_text
@@ -218,12 +218,6 @@ def _put_time(stamp: bytes) -> datetime.datetime | None:
         return None
 
 
-def _text_in(data: bytes, ccsid: int, encoding: int) -> str:
-    """MQSTR data as text in its CCSID (an unknown one read as UTF-8), what it cannot hold
-    replaced: EBCDIC (500, 37) and Latin-1 (819) data read as they were written."""
-    return data.decode(codec_of(ccsid or 1208, encoding) or "utf-8", "replace")
-
-
 def _decoded(values: list[Any], fn: Any) -> list[Any]:
     """``fn`` of every value, computed once per distinct value (names and stamps repeat a lot)."""
     done = {v: fn(v) for v in set(values)}
@@ -258,7 +252,7 @@ def decode_columns(batch: list[tuple[int, bytes, bytes]], queue: str, qmgr: str,
         if c == "body":
             out[c] = bodies
         elif c == "text":
-            out[c] = [_text_in(b, cc, e) if f == "MQSTR" else None
+            out[c] = [text_of(b, cc, e) if f == "MQSTR" else None
                       for b, f, cc, e in zip(bodies, formats, fields["CodedCharSetId"], fields["Encoding"])]
         elif c == "put_timestamp":
             out[c] = _decoded([d + t for d, t in zip(fields["PutDate"], fields["PutTime"])], _put_time)
