@@ -2,6 +2,7 @@
 manager's ``qm.streams``, over ``StreamsHost``."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from mqlite.cmq.errors import MQIError
@@ -11,6 +12,7 @@ from mqlite.engine.clock import Clock
 from mqlite.engine.core import INPUT_OPTS, C, Conn, Handle
 from mqlite.engine.departures import Departures
 from mqlite.engine.ports import Journal
+from mqlite.engine.message import Message
 from mqlite.engine.queue import QueueState, last_below, positions, take_range
 from mqlite.engine.resolve import Resolved
 from mqlite.engine.uow import UnitsOfWork
@@ -34,13 +36,17 @@ class StreamsHost(Protocol):
 
     def check_get_allowed(self, res: Resolved) -> None: ...
 
+    def with_selector(self, h: Handle, base: Callable[[Message], bool] | None) -> Callable[[Message], bool]: ...
 
 
 class Streams:
     def __init__(self, qm: StreamsHost) -> None:
         self.qm = qm
 
-    def _stream_queue(self, conn: Conn, hobj: int, need: int, reason: int) -> QueueState:
+    def _stream_queue(self, conn: Conn, hobj: int, need: int,
+                      reason: int) -> tuple[QueueState, Callable[[Message], bool] | None]:
+        """The handle's queue, and what its selection string picks (None: every message): a
+        handle opened with a selector reads, counts and removes only the messages it selects."""
         h = self.qm.handle(conn, hobj)
         if not h.options & need:
             raise MQIError(reason)
@@ -48,7 +54,7 @@ class Streams:
         if h.res is None or qs is None or qs.shared or qs is not self.qm.queues.get(h.res.queue):
             raise MQIError(C.MQRC_FUNCTION_NOT_SUPPORTED, detail="a stream reads a local queue of this queue manager")
         self.qm.check_get_allowed(h.res)
-        return qs
+        return qs, (self.qm.with_selector(h, None) if h.selector is not None else None)
 
     def stable_position(self, qs: QueueState) -> int:
         """No message below this position can still appear on the queue: the lowest position of a
@@ -68,8 +74,8 @@ class Streams:
         The range ends past the last message that is stable — with ``committed``, past the last
         committed one (a batch read: a snapshot, no offsets to keep) — or past the ``max_msgs``-th
         (when positive); ``start`` when there is nothing new. Without a limit the count is not
-        taken (-1)."""
-        qs = self._stream_queue(conn, hobj, C.MQOO_BROWSE, C.MQRC_NOT_OPEN_FOR_BROWSE)
+        taken (-1). With a selector only the messages it picks are counted."""
+        qs, picked = self._stream_queue(conn, hobj, C.MQOO_BROWSE, C.MQRC_NOT_OPEN_FOR_BROWSE)
         limit = self.qm.arrivals.seq + 1 if committed else self.stable_position(qs)
         held = 0 if limit > self.qm.arrivals.seq else sum(1 for _m in positions(qs, max(start, limit), self.qm.arrivals.seq + 1))
         if max_msgs <= 0:
@@ -77,9 +83,11 @@ class Streams:
             return (start, 0, held) if last is None or last < start else (last + 1, -1, held)
         end, n = start, 0
         for m in positions(qs, start, limit):
-            end, n = m.seq + 1, n + 1
-            if n >= max_msgs:
-                break
+            end = m.seq + 1
+            if picked is None or picked(m):
+                n += 1
+                if n >= max_msgs:
+                    break
         return end, n, held
 
     def read(self, conn: Conn, hobj: int, start: int, end: int, max_msgs: int,
@@ -87,11 +95,13 @@ class Streams:
         """Browse the messages whose positions are in [start, end), in position (arrival) order,
         up to ``max_msgs`` or ``max_bytes``: (position, packed MQMD, data) each. Read again, a
         range gives the same messages unless something removed them."""
-        qs = self._stream_queue(conn, hobj, C.MQOO_BROWSE, C.MQRC_NOT_OPEN_FOR_BROWSE)
+        qs, picked = self._stream_queue(conn, hobj, C.MQOO_BROWSE, C.MQRC_NOT_OPEN_FOR_BROWSE)
         now = self.qm.clock.now()
         out: list[tuple[int, bytes, bytes]] = []
         size = 0
         for m in positions(qs, start, end):
+            if picked is not None and not picked(m):
+                continue
             out.append((m.seq, out_md(m, now), m.body))
             size += len(m.body)
             if len(out) >= max_msgs or size >= max_bytes:
@@ -103,8 +113,13 @@ class Streams:
         0): outside any unit of work, durable once the caller syncs ``conn.ticket``; with
         ``syncpoint`` as gets in the connection's unit of work (a batch read's task, which prepares
         it), MQRC_SYNCPOINT_LIMIT_REACHED (2024) with nothing removed when MAXUMSGS would be passed."""
-        qs = self._stream_queue(conn, hobj, INPUT_OPTS, C.MQRC_NOT_OPEN_FOR_INPUT)
-        gone = take_range(qs, start, end)
+        qs, picked = self._stream_queue(conn, hobj, INPUT_OPTS, C.MQRC_NOT_OPEN_FOR_INPUT)
+        if picked is None:
+            gone = take_range(qs, start, end)
+        else:
+            gone = [m for m in positions(qs, start, end) if picked(m)]
+            for m in gone:
+                qs.remove(m)
         if syncpoint:
             if len(conn.uow) + len(gone) > self.qm.qmgr["MAXUMSGS"]:
                 for m in gone:

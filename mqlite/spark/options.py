@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import json
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +30,7 @@ _REQUIRED = ("queueManager",)
 # Spark itself passes to a source (``load(path)``'s path).
 KNOWN = ("queueManager", "queue", "topic", "channel", "conname", "user", "password", "mode", "batchSize",
          "instances", "bind", "maxMessagesPerTrigger", "writerId", "checkpointLocation", "partitionSize",
-         "subscription", "path")
+         "subscription", "startingOffsets", "endingOffsets", "selector", "failOnDataLoss", "pushFilters", "path")
 BINDS = {"asqdef": 0, "open": 0x4000, "notfixed": 0x8000, "group": 0x400000}   # MQOO_BIND_*
 READ_CHUNK = 5000            # messages per round trip when reading a range
 GROUPED = 0x08 | 0x10       # MQMF_MSG_IN_GROUP | MQMF_LAST_MSG_IN_GROUP
@@ -68,6 +69,48 @@ def _positive(opts: dict[str, str], key: str, default: int) -> int:
     return n
 
 
+def _flag(opts: dict[str, str], key: str, default: bool) -> bool:
+    value = opts.get(key.lower(), str(default)).strip().lower()
+    if value not in ("true", "false"):
+        raise MQLiteError(f"{key} must be true or false, not {opts.get(key.lower())!r}")
+    return value == "true"
+
+
+EARLIEST, LATEST = -2, -1        # Kafka's codes for the ends in startingOffsets/endingOffsets JSON
+
+
+def offsets_option(opts: dict[str, str], key: str, default: str, ends: tuple[str, ...]) -> str:
+    """startingOffsets/endingOffsets as the Kafka source takes them: ``earliest`` or ``latest``
+    (those of ``ends`` the option allows), or JSON of a position per queue manager, where -2 is
+    the earliest and -1 the latest; returned normalised (a word, or JSON with sorted keys)."""
+    raw = opts.get(key.lower(), default).strip()
+    if raw.lower() in ends:
+        return raw.lower()
+    try:
+        given = json.loads(raw)
+    except ValueError:
+        given = None
+    if not isinstance(given, dict) or not all(isinstance(v, int) and not isinstance(v, bool) and v >= EARLIEST
+                                              for v in given.values()):
+        raise MQLiteError(f"{key} must be {' or '.join(repr(e) for e in ends)}, or JSON of a position per queue "
+                          f'manager such as {{"QM1": 1200}} (-2 earliest, -1 latest), not {raw!r}')
+    if key == "endingOffsets" and EARLIEST in given.values():
+        raise MQLiteError('endingOffsets cannot be -2 (earliest): the read would end before it starts')
+    return json.dumps({str(k): v for k, v in given.items()}, sort_keys=True)
+
+
+def offset_for(option: str, qmgr: str, missing: int = EARLIEST) -> int:
+    """An instance's position under a normalised startingOffsets/endingOffsets: EARLIEST or
+    LATEST for the words, ``missing`` for a queue manager the JSON does not name (Kafka requires
+    every partition; instances here are discovered by cluster reads, so the ones not named take
+    the option's default end)."""
+    if option == "earliest":
+        return EARLIEST
+    if option == "latest":
+        return LATEST
+    return int(json.loads(option).get(qmgr, missing))
+
+
 @dataclass(frozen=True)
 class Options:
     qmgr: str
@@ -85,6 +128,11 @@ class Options:
     partition_size: int           # batch reads: messages per partition (a queue is split into ranges)
     topic: str = ""               # a topic string in place of a queue: streams subscribe, writes publish
     subscription: str = ""        # a topic stream's durable subscription (resumed when the query restarts)
+    starting: str = "earliest"    # startingOffsets, normalised (offsets_option)
+    ending: str = "latest"        # endingOffsets (batch reads)
+    selector: str = ""            # an MQ selection string: reads see only the messages it selects
+    fail_on_data_loss: bool = True   # a message counted when a range was planned and gone when read
+    push_filters: bool = False    # batch reads take Spark's filters on descriptor columns as a selector
 
     @property
     def target(self) -> str:
@@ -123,7 +171,9 @@ class Options:
         return Options(opts["queuemanager"], opts.get("queue", ""), opts.get("channel", ""), opts.get("conname", ""),
                        opts.get("user", ""), opts.get("password", ""), mode, _positive(opts, "batchSize", 10000),
                        instances, per_trigger, BINDS[bind], writer, _positive(opts, "partitionSize", 25000), topic,
-                       subscription)
+                       subscription, offsets_option(opts, "startingOffsets", "earliest", ("earliest", "latest")),
+                       offsets_option(opts, "endingOffsets", "latest", ("latest",)), opts.get("selector", "").strip(),
+                       _flag(opts, "failOnDataLoss", True), _flag(opts, "pushFilters", False))
 
     def connect(self, qmgr: str = "", conname: str = "") -> Any:
         from mqlite import pymqi
@@ -158,18 +208,25 @@ def abandon(conn: Any, backout: bool) -> None:
             pass
 
 
-def open_queue(conn: Any, queue: str, options: int, qmgr: str, purpose: str, topic: str = "") -> Any:
-    """The queue (or, with ``topic``, the topic string, for publishing) opened."""
+def open_queue(conn: Any, queue: str, options: int, qmgr: str, purpose: str, topic: str = "",
+               selector: str = "") -> Any:
+    """The queue (or, with ``topic``, the topic string, for publishing) opened; with ``selector``
+    the handle sees only the messages that selection string selects (MQOD SelectionString)."""
     from mqlite import pymqi
     try:
         if topic:
             od = pymqi.OD(ObjectType=pymqi.CMQC.MQOT_TOPIC, Version=pymqi.CMQC.MQOD_VERSION_4)
             od.set_vs("ObjectString", topic)
             return pymqi.Queue(conn, od, pymqi.CMQC.MQOO_OUTPUT)
+        if selector:
+            od = pymqi.OD(ObjectName=queue.encode(), Version=pymqi.CMQC.MQOD_VERSION_4)
+            od.set_vs("SelectionString", selector)
+            return pymqi.Queue(conn, od, options)
         return pymqi.Queue(conn, queue, options)
     except pymqi.MQMIError as e:
         what = f"topic {topic}" if topic else f"queue {queue}"
-        raise MQLiteError(f"{reason_text(e)}: cannot open {what} on {qmgr} for {purpose}") from None
+        sel = f" with selector {selector!r}" if selector else ""
+        raise MQLiteError(f"{reason_text(e)}: cannot open {what}{sel} on {qmgr} for {purpose}") from None
 
 
 def subscribe(opts: Options) -> Options:

@@ -19,10 +19,13 @@ from mqlite.props.deliver import HANDLE, deliver
 from mqlite.props.rfh2 import NATIVE, RFH2_FORMAT, properties_of
 from mqlite.props.values import to_text
 from mqlite.spark.options import (
+    LATEST,
+    LOG,
     READ_CHUNK,
     MQLiteError,
     Options,
     abandon,
+    offset_for,
     open_queue,
     reason_text,
 )
@@ -48,6 +51,7 @@ class Range(InputPartition):
     end: int
     read_id: str = ""
     index: int = 0
+    expected: int = -1       # the messages counted in the range when it was planned (-1: not counted)
 
 
 MIN_SPLIT = 1000        # messages: a range is split for parallel reads only into pieces this large
@@ -105,21 +109,23 @@ def read_range(opts: Options, schema: StructType, part: Range) -> Iterator[Any]:
             _call(lambda: conn.resolve_prepared(backout_prefix=prefix), "backing out an earlier attempt's removal "
                   f"from {part.queue}")
         access = C.MQOO_BROWSE | (C.MQOO_INPUT_SHARED if prefix else 0)
-        q = open_queue(conn, part.queue, access, part.qmgr, "reading")
+        q = open_queue(conn, part.queue, access, part.qmgr, "reading", selector=opts.selector)
         pending: list[tuple[int, bytes, bytes]] = []
-        start = part.start
+        start, got = part.start, 0
         while start < part.end:
             batch = _call(lambda s=start: q.stream_read(s, part.end, min(opts.batch_size, READ_CHUNK)),
                           f"reading {part.queue} on {part.qmgr}")
             if not batch:
                 break
             pending += batch
+            got += len(batch)
             start = batch[-1][0] + 1
             if len(pending) >= opts.batch_size:
                 yield pa.RecordBatch.from_pydict(decode_columns(pending, part.queue, part.qmgr, columns), schema=arrow)
                 pending = []
         if pending:
             yield pa.RecordBatch.from_pydict(decode_columns(pending, part.queue, part.qmgr, columns), schema=arrow)
+        data_loss(opts, part, got)
         if prefix:
             # Every row has been handed to Spark: the range goes in a unit of work, prepared.
             from pyspark import TaskContext
@@ -132,6 +138,20 @@ def read_range(opts: Options, schema: StructType, part: Range) -> Iterator[Any]:
         abandon(conn, backout=bool(prefix))     # a failed or abandoned attempt removes nothing
         raise
     conn.disconnect()
+
+
+def data_loss(opts: Options, part: Range, got: int) -> None:
+    """Fewer messages read than the range held when it was planned: another application got them,
+    or they expired, before this read. With failOnDataLoss (the default, as Kafka's source) the
+    read fails; otherwise it is logged and the read goes on."""
+    if part.expected < 0 or got >= part.expected:
+        return
+    text = (f"data loss: {part.expected - got} of the {part.expected} messages in positions [{part.start}, "
+            f"{part.end}) of {part.queue} on {part.qmgr} were removed after the range was planned and before "
+            "it was read (another application got them, or they expired)")
+    if opts.fail_on_data_loss:
+        raise MQLiteError(text + "; set failOnDataLoss to false to read on without them")
+    LOG.warning("%s; read on without them (failOnDataLoss false)", text)
 
 
 def _attempt_prefix(part: Range) -> str:
@@ -176,19 +196,27 @@ class BatchReader(DataSourceReader):
             for inst in found:
                 c = conn if inst.qmgr == self.opts.qmgr else self.opts.connect(inst.qmgr, inst.conname)
                 try:
-                    q = open_queue(c, self.opts.queue, C.MQOO_BROWSE | C.MQOO_INQUIRE, inst.qmgr, "browsing")
-                    # A batch read is a snapshot of what is committed now: a unit of work in doubt
-                    # (prepared, not resolved) holds back nothing but its own puts.
-                    end, start = q.stream_mark(0, committed=True).end, 0
+                    q = open_queue(c, self.opts.queue, C.MQOO_BROWSE | C.MQOO_INQUIRE, inst.qmgr, "browsing",
+                                   selector=self.opts.selector)
+                    # A batch read is a snapshot of what is committed now (endingOffsets may bound
+                    # it lower): a unit of work in doubt holds back nothing but its own puts.
+                    end = q.stream_mark(0, committed=True).end
+                    bound = offset_for(self.opts.ending, inst.qmgr, LATEST)
+                    if bound != LATEST:
+                        end = min(end, bound)
+                    start = max(0, offset_for(self.opts.starting, inst.qmgr))
                     depth = q.inquire(C.MQIA_CURRENT_Q_DEPTH)
                     size = min(self.opts.partition_size, max(MIN_SPLIT, -(-depth // tasks)))
                     if get:
                         size = min(size, c.inquire(C.MQIA_MAX_UNCOMMITTED_MSGS))
                     while start < end:
-                        stop = min(end, q.stream_mark(start, size, committed=True).end)
+                        mark = q.stream_mark(start, size, committed=True)
+                        stop = min(end, mark.end)
                         if stop <= start:
                             break
-                        parts.append(Range(inst.qmgr, inst.conname, self.opts.queue, start, stop, read_id, len(parts)))
+                        counted = mark.count if stop == mark.end else -1
+                        parts.append(Range(inst.qmgr, inst.conname, self.opts.queue, start, stop, read_id, len(parts),
+                                           counted))
                         start = stop
                     q.close()
                 finally:
@@ -216,6 +244,16 @@ def _put_time(stamp: bytes) -> datetime.datetime | None:
                                  int(t[14:16] or 0) * 10_000, tzinfo=datetime.timezone.utc)
     except (ValueError, IndexError):
         return None
+
+
+def oldest_age(packed_md: bytes) -> int:
+    """Whole seconds since a message was put (its MQMD PutDate and PutTime), 0 if unreadable."""
+    from mqlite.cmq.structs import MD
+    md = MD.from_bytes(packed_md)
+    put = _put_time(md.PutDate + md.PutTime)
+    if put is None:
+        return 0
+    return max(0, int((datetime.datetime.now(datetime.timezone.utc) - put).total_seconds()))
 
 
 def _decoded(values: list[Any], fn: Any) -> list[Any]:

@@ -1,6 +1,7 @@
 """The ``mqlite`` data source: what Spark calls to read and write a queue."""
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -14,6 +15,7 @@ from pyspark.sql.datasource import (
 from pyspark.sql.types import StructType
 
 from mqlite.spark.options import (
+    LATEST,
     LOG,
     NAME,
     SCHEMA,
@@ -41,12 +43,21 @@ class MQLiteDataSource(DataSource):
         opts = Options.of(self.options)
         if opts.topic:
             raise MQLiteError("a topic is read as a stream (readStream), through a durable subscription")
+        if opts.starting == "latest" or opts.starting.startswith("{") and LATEST in json.loads(opts.starting).values():
+            raise MQLiteError("startingOffsets 'latest' (-1) is for streams: a batch read from the end reads nothing")
+        if opts.push_filters:
+            from mqlite.spark.pushdown import FilteringReader
+            return FilteringReader(opts, schema)
         return BatchReader(opts, schema)
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
         opts = Options.of(self.options)
         if opts.mode != "browse":
             raise MQLiteError("a stream removes messages when Spark commits them: leave mode at 'browse'")
+        given = {str(k).lower() for k in dict(self.options)}
+        for batch_only in ("endingOffsets", "pushFilters"):
+            if batch_only.lower() in given:
+                raise MQLiteError(f"option {batch_only!r} is for batch reads: a stream runs on (and takes a selector)")
         if opts.topic:
             if opts.instances == "cluster":
                 raise MQLiteError("a topic stream reads its subscription on one queue manager: instances 'local'")
