@@ -21,6 +21,7 @@ from mqlite.cli import config as cli_config
 from mqlite.cli import runmqsc as cli_runmqsc
 from mqlite.cli import security as cli_security
 from mqlite.cli import trigmon as cli_trigmon
+from mqlite.cli import whatif as cli_whatif
 from mqlite.cli.create import NAME_ERROR, NOT_AVAILABLE, NOT_EXIST, RUNNING, UNEXPECTED, crtmqm
 from mqlite.cli.dev import add_dev_command
 from mqlite.cli.proc import start_server
@@ -371,6 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=demo)
     p = sub.add_parser("doctor", help="check what this machine has for mqlite and say how to get what is missing")
     p.set_defaults(fn=doctor)
+    cli_whatif.add_parser(sub)
     cli_security.add_parsers(sub, _security)
     cli_config.add_parsers(sub, _security)
     return ap

@@ -47,7 +47,7 @@ def refresh(cl: ClusterState, cluster: str, repos: bool) -> int:
     for c, kind, name in interest:
         if c not in repo.full_for:
             repo._subscribe(c, kind, name)
-    cl.use.reset()
+    cl.reset_use()
     cl.proxies.resend()            # proxy subscriptions are sent again, as MQ resynchronises them
     return dropped
 

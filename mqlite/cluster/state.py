@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Protocol
 
-from mqlite.cluster import pubsub, wlm
+from mqlite.cluster import pubsub, routelog, wlm
 from mqlite.cluster.repository import QMGR, QUEUE, TOPIC, Record, Repository
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
@@ -119,6 +119,7 @@ class ClusterState:
         # The workload algorithm's latest choices a cluster queue: (time, chosen queue manager),
         # for mqweb's cluster view (the control op ``wlmrecent``); at most RECENT_QUEUES queues.
         self.recent: dict[str, deque[tuple[float, str]]] = {}
+        self.routing: routelog.Recorder | None = None   # the routing log, while it is recorded
         self.suspended: set[str] = set()             # SUSPEND QMGR: the clusters this one is suspended in
         self.removed: dict[str, float] = {}          # RESET CLUSTER: queue manager -> when (rejoin guard)
         self.assoc: dict[str, str] = {}              # channel -> transmission queue it is associated with
@@ -457,6 +458,21 @@ class ClusterState:
             self._req_memo[key] = req
         return req
 
+    def record_routing(self, path: str | None) -> None:
+        """Start writing the routing log (mqlite.cluster.routelog) to ``path`` (appended), or with
+        None stop."""
+        if self.routing is not None:
+            self.routing.close()
+            self.routing = None
+        if path is not None:
+            self.routing = routelog.Recorder(path, self.qm.name, self.use, self.qm.clock.now())
+
+    def reset_use(self) -> None:
+        """Rule 18's record cleared (REFRESH CLUSTER), and said in the routing log."""
+        self.use.reset()
+        if self.routing is not None:
+            self.routing.reset()
+
     def choose(self, name: str) -> wlm.Destination:
         """Run the workload algorithm for one message (or one MQOPEN) to cluster queue ``name``."""
         dests = self.destinations(name)
@@ -467,6 +483,9 @@ class ClusterState:
         except wlm.WorkloadError as e:
             raise MQIError(e.reason, detail=str(e)) from None
         self.use.charge(d)
+        if self.routing is not None:
+            req = self.request()
+            self.routing.choice(name, dests, req, d, len(self.use.shortlists[id(dests)][2]), self.qm.clock.now())
         recent = self.recent.get(name)
         if recent is None:
             if len(self.recent) >= RECENT_QUEUES:

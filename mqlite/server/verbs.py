@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 from mqlite.admin import dump
+from mqlite.cluster import routelog
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import pcf
@@ -400,6 +401,11 @@ def _control(s: SessionPort, p: bytes) -> bytes:
         with srv.lock:
             recent = {q: [list(c) for c in d] for q, d in srv.qm.cluster.recent.items()}
         return P.encode_json({"ok": True, "recent": recent})
+    if op == "routing":              # mqlite whatif record: the workload algorithm's routing log on or off
+        path = os.path.join(srv.paths.root, "routing", routelog.LOG_NAME)
+        with srv.lock:
+            srv.qm.cluster.record_routing(path if req.get("on") else None)
+        return P.encode_json({"ok": True, "path": path, "on": bool(req.get("on"))})
     if op in ("setusr", "dspusr", "setaut", "dspaut", "dmpaut", "authenticate"):
         return P.encode_json(secop(srv, req))
     if op == "dmpcfg":

@@ -17,7 +17,7 @@ SCHEMA = ("body binary, text string, msg_id binary, correl_id binary, group_id b
           "put_timestamp timestamp, persistence int, priority int, format string, reply_to_q string, "
           "reply_to_qmgr string, user_identifier string, put_appl_name string, backout_count int, expiry int, "
           "queue string, qmgr string, position bigint, properties map<string,string>, msg_type int, report int, "
-          "feedback int, msg_flags int, encoding int, ccsid int")
+          "feedback int, msg_flags int, encoding int, ccsid int, property_values variant")
 
 # Columns a write takes, with the MQMD field each one fills.
 WRITABLE = {"correl_id": "CorrelId", "group_id": "GroupId", "msg_id": "MsgId", "msg_seq_number": "MsgSeqNumber",

@@ -57,7 +57,8 @@ def _literal(column: str, value: Any) -> str | None:
 def clause(f: Filter) -> str | None:
     """The selection string that selects exactly the rows ``f`` keeps, or None."""
     inner = f.child if isinstance(f, Not) else f
-    path = getattr(inner, "attribute", ())
+    path: tuple[str, ...] = getattr(inner, "attribute", ())
+    given: Any = getattr(inner, "value", None)
     if len(path) != 1:
         return None
     column = path[0]
@@ -66,13 +67,13 @@ def clause(f: Filter) -> str | None:
         return None
     out = None
     if type(inner) in _COMPARE and (column in INTEGER or type(inner) is EqualTo):
-        value = _literal(column, inner.value)
+        value = _literal(column, given)
         out = None if value is None else f"{name} {_COMPARE[type(inner)]} {value}"
     elif isinstance(inner, In) and inner.value:
         values = [_literal(column, v) for v in inner.value]
         out = None if None in values else "(" + " OR ".join(f"{name} = {v}" for v in values) + ")"
-    elif type(inner) in _LIKE and column in TEXT and isinstance(inner.value, str) and inner.value.isascii():
-        escaped = inner.value.replace("!", "!!").replace("%", "!%").replace("_", "!_")
+    elif type(inner) in _LIKE and column in TEXT and isinstance(given, str) and given.isascii():
+        escaped = given.replace("!", "!!").replace("%", "!%").replace("_", "!_")
         out = f"{name} LIKE {_quoted(_LIKE[type(inner)].format(escaped))} ESCAPE '!'"
     if out is None or not isinstance(f, Not):
         return out

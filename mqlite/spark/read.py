@@ -3,6 +3,8 @@ column."""
 from __future__ import annotations
 
 import datetime
+import json
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -14,6 +16,7 @@ from pyspark.sql.datasource import (
 )
 from pyspark.sql.types import StructType
 
+from mqlite.cmq import CMQC as C
 from mqlite.cmq.convert import text_of
 from mqlite.props.deliver import HANDLE, deliver
 from mqlite.props.rfh2 import NATIVE, RFH2_FORMAT, properties_of
@@ -64,7 +67,6 @@ def instances(opts: Options, conn: Any) -> list[Instance]:
     if opts.instances == "local":
         return [Instance(opts.qmgr, opts.conname)]
     from mqlite import pymqi
-    from mqlite.cmq import CMQC as C
     from mqlite.cmq import CMQCFC as F
     q = open_queue(conn, opts.queue, C.MQOO_OUTPUT, opts.qmgr, "output (to look up its cluster instances)")
     q.close()
@@ -99,7 +101,6 @@ def read_range(opts: Options, schema: StructType, part: Range) -> Iterator[Any]:
     import pyarrow as pa
     from pyspark.sql.pandas.types import to_arrow_schema
 
-    from mqlite.cmq import CMQC as C
     columns = [f.name for f in schema.fields]
     arrow = to_arrow_schema(schema, timezone="UTC")
     prefix = _attempt_prefix(part) if part.read_id else ""
@@ -184,7 +185,6 @@ class BatchReader(DataSourceReader):
         boundaries; executors read the ranges in parallel): as many as the application runs tasks
         at once, of at least MIN_SPLIT and at most ``partitionSize`` messages — in mode get also
         at most the instance's MAXUMSGS, a range being one unit of work."""
-        from mqlite.cmq import CMQC as C
         from mqlite.spark.settle import parallelism, record_read
         get = self.opts.mode == "get"
         conn = self.opts.connect()
@@ -256,6 +256,26 @@ def oldest_age(packed_md: bytes) -> int:
     return max(0, int((datetime.datetime.now(datetime.timezone.utc) - put).total_seconds()))
 
 
+def typed_value(ptype: int, value: Any) -> Any:
+    """A property's value as the ``property_values`` variant holds it: integers, floating point,
+    booleans, strings and null as themselves; a byte string as its hex (variants built from JSON
+    have no bytes), as MQ writes one in a string."""
+    if ptype == C.MQTYPE_BYTE_STRING:
+        return to_text(ptype, value)
+    if ptype in (C.MQTYPE_FLOAT32, C.MQTYPE_FLOAT64) and not math.isfinite(value):
+        return str(value)                  # JSON has no NaN or infinity
+    return value
+
+
+def _variant(typed: str | None) -> dict[str, bytes] | None:
+    """A variant column's value (Arrow's value/metadata pair) of the properties' JSON."""
+    if typed is None:
+        return None
+    from pyspark.sql.variant_utils import VariantBuilder
+    value, metadata = VariantBuilder().build(typed)
+    return {"value": value, "metadata": metadata}
+
+
 def _decoded(values: list[Any], fn: Any) -> list[Any]:
     """``fn`` of every value, computed once per distinct value (names and stamps repeat a lot)."""
     done = {v: fn(v) for v in set(values)}
@@ -272,6 +292,7 @@ def decode_columns(batch: list[tuple[int, bytes, bytes]], queue: str, qmgr: str,
     bodies = [b for _p, _md, b in batch]
     n = len(batch)
     props: list[dict[str, str] | None] = [None] * n
+    typed: list[str | None] = [None] * n      # the properties with their types, as JSON
     if RFH2_FORMAT in fields["Format"]:
         # Messages with properties: the properties go to their column and the data is what an
         # application with a message handle gets (mqlite.props.deliver's HANDLE).
@@ -281,8 +302,9 @@ def decode_columns(batch: list[tuple[int, bytes, bytes]], queue: str, qmgr: str,
                 got = deliver(HANDLE, f, enc[i], ccsid[i], bodies[i])
                 bodies[i], fmt[i], enc[i], ccsid[i] = got.data, got.format, got.encoding, got.ccsid
                 if got.props:
-                    props[i] = {k: to_text(t, v) for k, (t, v) in
-                                properties_of(RFH2_FORMAT, NATIVE, got.props).items()}
+                    found = properties_of(RFH2_FORMAT, NATIVE, got.props)
+                    props[i] = {k: to_text(t, v) for k, (t, v) in found.items()}
+                    typed[i] = json.dumps({k: typed_value(t, v) for k, (t, v) in found.items()})
         fields["Format"], fields["Encoding"], fields["CodedCharSetId"] = tuple(fmt), tuple(enc), tuple(ccsid)
     formats = _decoded(list(fields["Format"]), _text)
     out: dict[str, list[Any]] = {}
@@ -304,6 +326,8 @@ def decode_columns(batch: list[tuple[int, bytes, bytes]], queue: str, qmgr: str,
             out[c] = [p for p, _md, _b in batch]
         elif c == "properties":
             out[c] = [list(p.items()) if p else None for p in props]
+        elif c == "property_values":
+            out[c] = _decoded(typed, _variant)
         else:
             name, raw = _READ[c]
             out[c] = list(fields[name]) if raw else _decoded(list(fields[name]), _text)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows
-from pyspark.sql.types import LongType, StringType, StructField, StructType
+from pyspark.sql.types import LongType, MapType, StringType, StructField, StructType
 
 from mqlite import pymqi
 from mqlite.pymqi import CMQC as C
@@ -21,7 +21,7 @@ from mqlite.spark.source import MQLiteDataSource
 from mqlite.spark.stream import StreamReader
 from mqlite.testing import Harness
 
-QUEUES = ("OFFSETS.Q", "SELECT.Q", "LOSS.Q", "LAG.Q", "NOW.Q", "LATEST.Q", "SLOSS.Q")
+QUEUES = ("OFFSETS.Q", "SELECT.Q", "LOSS.Q", "LAG.Q", "NOW.Q", "LATEST.Q", "SLOSS.Q", "TYPED.Q")
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,8 @@ def put(qm: Any, queue: str, bodies: list[str], **props: Any) -> None:
         if props:
             msg = pymqi.MessageHandle(conn)
             for k, v in props.items():
-                msg.properties.set(k, v(b) if callable(v) else v)
+                value, ptype = v if isinstance(v, tuple) else (v(b) if callable(v) else v, C.MQTYPE_STRING)
+                msg.properties.set(k, value, ptype)
             pmo = pymqi.PMO(Version=C.MQPMO_VERSION_3, OriginalMsgHandle=msg.msg_handle)
         q.put(b.encode(), pymqi.MD(Format=C.MQFMT_STRING), pmo)
     conn.disconnect()
@@ -214,3 +215,20 @@ def test_an_available_now_runs_last_batch_is_removed_when_the_run_ends(qm: Any) 
     assert depth(qm, "NOW.Q") == 1
     assert batch_read(opts(qm, "NOW.Q")) == ["after the run's target"]
     r.stop()
+
+
+def test_property_values_keep_their_types(qm: Any) -> None:
+    from pyspark.sql.types import VariantType, VariantVal
+    put(qm, "TYPED.Q", ["t"], count=(7, C.MQTYPE_INT32), ratio=(1.5, C.MQTYPE_FLOAT64), ok=(True, C.MQTYPE_BOOLEAN),
+        colour="red", raw=(b"\x01\xab", C.MQTYPE_BYTE_STRING), nothing=(None, C.MQTYPE_NULL))
+    put(qm, "TYPED.Q", ["plain"])
+    o = opts(qm, "TYPED.Q")
+    cols = StructType([StructField("properties", MapType(StringType(), StringType())),
+                       StructField("property_values", VariantType())])
+    (batch,) = [b for part in BatchReader(o, cols).partitions() for b in read_range(o, cols, part)]
+    texts_, typed = batch.column("properties").to_pylist(), batch.column("property_values").to_pylist()
+    assert dict(texts_[0]) == {"count": "7", "ratio": "1.5", "ok": "TRUE", "colour": "red", "raw": "01AB",
+                               "nothing": ""}
+    value = VariantVal(typed[0]["value"], typed[0]["metadata"]).toPython()
+    assert value == {"count": 7, "ratio": 1.5, "ok": True, "colour": "red", "raw": "01AB", "nothing": None}
+    assert type(value["count"]) is int and texts_[1] is None and typed[1] is None

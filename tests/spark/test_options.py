@@ -29,8 +29,11 @@ def test_a_name_near_nothing_lists_the_options() -> None:
 def test_every_known_option_in_any_case_is_taken() -> None:
     values = {"mode": "get", "instances": "local", "bind": "open", "batchSize": "7", "partitionSize": "9",
               "maxMessagesPerTrigger": "3", "writerId": "w", "checkpointLocation": "/tmp/c", "subscription": "s",
-              "user": "u", "password": "p", "path": "x"}
+              "user": "u", "password": "p", "path": "x", "startingOffsets": '{"QM1": 4}', "endingOffsets": "latest",
+              "selector": "colour = 'red'", "failOnDataLoss": "FALSE", "pushFilters": "true"}
     assert set(values) | set(BASE) | {"topic", "channel", "conname"} == set(KNOWN)
     opts = Options.of({k.upper(): v for k, v in {**BASE, **values}.items()})
     assert (opts.mode, opts.batch_size, opts.partition_size, opts.max_per_trigger, opts.writer_id) == (
         "get", 7, 9, 3, "w")
+    assert (opts.starting, opts.ending, opts.selector, opts.fail_on_data_loss, opts.push_filters) == (
+        '{"QM1": 4}', "latest", "colour = 'red'", False, True)

@@ -127,7 +127,10 @@ def test_filters_pushed_down_in_a_spark_read(qm: Any, spark: Any) -> None:
     conn = qm.client()
     q = pymqi.Queue(conn, "PUSH.Q", C.MQOO_OUTPUT)
     for i in range(20):
-        q.put(f"p{i}".encode(), pymqi.MD(Format=C.MQFMT_STRING, Priority=i % 10, CorrelId=bytes([i % 2]) * 24))
+        msg = pymqi.MessageHandle(conn)
+        msg.properties.set("n", i, C.MQTYPE_INT32)
+        q.put(f"p{i}".encode(), pymqi.MD(Format=C.MQFMT_STRING, Priority=i % 10, CorrelId=bytes([i % 2]) * 24),
+              pymqi.PMO(Version=C.MQPMO_VERSION_3, OriginalMsgHandle=msg.msg_handle))
     conn.disconnect()
     opts = {"queueManager": qm.name, "channel": "APP.SVRCONN", "conname": qm.conname, "queue": "PUSH.Q"}
     spark.conf.set("spark.sql.python.filterPushdown.enabled", "true")
@@ -139,6 +142,9 @@ def test_filters_pushed_down_in_a_spark_read(qm: Any, spark: Any) -> None:
         assert "BatchScan mqlite" in plan and ">= 7" not in plan     # the source applied it, not Spark
     finally:
         spark.conf.unset("spark.sql.python.filterPushdown.enabled")
+    # Typed property values: an INT32 is an integer in the variant (issue 68: it came back as "7").
+    typed = spark.read.format("mqlite").options(**opts).load().selectExpr("property_values:n::int + 1 AS n1")
+    assert sorted(r.n1 for r in typed.collect()) == list(range(1, 21))
     # Without Spark's setting, Spark names it rather than ignoring the filters.
     with pytest.raises(Exception, match="spark.sql.python.filterPushdown.enabled"):
         spark.read.format("mqlite").options(**opts, pushFilters="true").load().filter(col("priority") > 1).collect()
