@@ -139,8 +139,9 @@ def _number(key: str, value: str) -> int:
 def parse_change(text: str) -> Change:
     """One configuration change, as MQSC names it:
 
-    - ``ALTER CHANNEL(ch) CLWLWGHT(n) CLWLPRTY(n) CLWLRANK(n) NETPRTY(n)`` — a CLUSRCVR's workload
-      attributes, as the instances reached over it see them;
+    - ``ALTER CHANNEL(ch) [CHLTYPE(CLUSRCVR)] CLWLWGHT(n) CLWLPRTY(n) CLWLRANK(n) NETPRTY(n)`` — a
+      CLUSRCVR's workload attributes, as the instances reached over it see them (the command that
+      makes the change live, run on the channel's queue manager, is the same text);
     - ``ALTER QUEUE(q) QMGR(qm) CLWLPRTY(n) CLWLRANK(n) PUT(ENABLED|DISABLED)`` — one instance
       (``QMGR`` omitted: every instance of the queue);
     - ``STOP QMGR(qm)`` — the queue manager down: the channels to it retrying (rules 9-12);
@@ -151,6 +152,8 @@ def parse_change(text: str) -> Change:
     verb, kv = _words(text)
     if verb == "ALTER" and "CHANNEL" in kv:
         channel = kv.pop("CHANNEL")
+        if kv.pop("CHLTYPE", "CLUSRCVR").upper() not in ("CLUSRCVR", "CLUSSDR"):
+            raise ChangeError(f"a cluster channel's workload attributes: CHLTYPE(CLUSRCVR) in {text!r}")
         sets = {_CHANNEL_ATTRS[k]: _number(k, v) for k, v in kv.items() if k in _CHANNEL_ATTRS}
         if len(sets) != len(kv) or not sets:
             raise ChangeError(f"ALTER CHANNEL takes {', '.join(_CHANNEL_ATTRS)}: {text!r}")
