@@ -47,7 +47,9 @@ def refresh(cl: ClusterState, cluster: str, repos: bool) -> int:
     for c, kind, name in interest:
         if c not in repo.full_for:
             repo._subscribe(c, kind, name)
-    cl.reset_use()
+    cl.use.reset()
+    if cl.routing is not None:
+        cl.routing.reset()                 # the routing log says so: a replay clears its record too
     cl.proxies.resend()            # proxy subscriptions are sent again, as MQ resynchronises them
     return dropped
 

@@ -44,7 +44,8 @@ def dest_json(d: wlm.Destination) -> dict[str, Any]:
 
 
 def dest_of(j: dict[str, Any]) -> wlm.Destination:
-    return wlm.Destination(**{k: frozenset(v) if k in ("clusters", "channel_clusters") else v for k, v in j.items()})
+    fields: dict[str, Any] = {k: frozenset(v) if k in ("clusters", "channel_clusters") else v for k, v in j.items()}
+    return wlm.Destination(**fields)
 
 
 def request_json(r: wlm.Request) -> dict[str, Any]:
@@ -52,7 +53,8 @@ def request_json(r: wlm.Request) -> dict[str, Any]:
 
 
 def request_of(j: dict[str, Any]) -> wlm.Request:
-    return wlm.Request(**{k: frozenset(v) if k == "local_clusters" else v for k, v in j.items()})
+    fields: dict[str, Any] = {k: frozenset(v) if k == "local_clusters" else v for k, v in j.items()}
+    return wlm.Request(**fields)
 
 
 def deciding_rule(left: int, req: wlm.Request) -> str:
@@ -108,6 +110,15 @@ class Recorder:
         self._f.close()
 
 
+def switch(current: Recorder | None, path: str | None, qmgr: str, use: wlm.UseRecord,
+           now: float) -> Recorder | None:
+    """The recorder after ``mqlite whatif record``: a new one appending to ``path`` (its start
+    record carrying ``use`` as it stands), or with None none; the current one is closed."""
+    if current is not None:
+        current.close()
+    return None if path is None else Recorder(path, qmgr, use, now)
+
+
 # --- changes ------------------------------------------------------------------------------------
 Change = Callable[[str, tuple[wlm.Destination, ...]], tuple[wlm.Destination, ...]]   # (queue, its instances)
 _CHANNEL_ATTRS = {"CLWLWGHT": "ch_weight", "CLWLPRTY": "ch_priority", "CLWLRANK": "ch_rank", "NETPRTY": "netprty"}
@@ -154,10 +165,10 @@ def parse_change(text: str) -> Change:
         channel = kv.pop("CHANNEL")
         if kv.pop("CHLTYPE", "CLUSRCVR").upper() not in ("CLUSRCVR", "CLUSSDR"):
             raise ChangeError(f"a cluster channel's workload attributes: CHLTYPE(CLUSRCVR) in {text!r}")
-        sets = {_CHANNEL_ATTRS[k]: _number(k, v) for k, v in kv.items() if k in _CHANNEL_ATTRS}
-        if len(sets) != len(kv) or not sets:
+        attrs: dict[str, Any] = {_CHANNEL_ATTRS[k]: _number(k, v) for k, v in kv.items() if k in _CHANNEL_ATTRS}
+        if len(attrs) != len(kv) or not attrs:
             raise ChangeError(f"ALTER CHANNEL takes {', '.join(_CHANNEL_ATTRS)}: {text!r}")
-        return lambda _q, dests: tuple(replace(d, **sets) if d.channel == channel else d for d in dests)
+        return lambda _q, dests: tuple(replace(d, **attrs) if d.channel == channel else d for d in dests)
     if verb == "ALTER" and "QUEUE" in kv:
         queue = kv.pop("QUEUE")
         qmgr = kv.pop("QMGR", "")
@@ -171,9 +182,9 @@ def parse_change(text: str) -> Change:
         return lambda q, dests: dests if q != queue else tuple(
             replace(d, **sets) if not qmgr or d.qmgr == qmgr else d for d in dests)
     if verb in ("STOP", "SUSPEND", "RESUME") and set(kv) == {"QMGR"}:
-        qmgr = kv["QMGR"]
-        sets = ({"status": F.MQCHS_RETRYING} if verb == "STOP" else {"suspended": verb == "SUSPEND"})
-        return lambda _q, dests: tuple(replace(d, **sets) if d.qmgr == qmgr and not d.local else d for d in dests)
+        target = kv["QMGR"]
+        state: dict[str, Any] = ({"status": F.MQCHS_RETRYING} if verb == "STOP" else {"suspended": verb == "SUSPEND"})
+        return lambda _q, dests: tuple(replace(d, **state) if d.qmgr == target and not d.local else d for d in dests)
     if verb == "ADD" and {"QMGR", "LIKE"} <= set(kv) <= {"QMGR", "LIKE", "CHANNEL"}:
         new, like = kv["QMGR"], kv["LIKE"]
         channel = kv.get("CHANNEL", "")

@@ -458,21 +458,6 @@ class ClusterState:
             self._req_memo[key] = req
         return req
 
-    def record_routing(self, path: str | None) -> None:
-        """Start writing the routing log (mqlite.cluster.routelog) to ``path`` (appended), or with
-        None stop."""
-        if self.routing is not None:
-            self.routing.close()
-            self.routing = None
-        if path is not None:
-            self.routing = routelog.Recorder(path, self.qm.name, self.use, self.qm.clock.now())
-
-    def reset_use(self) -> None:
-        """Rule 18's record cleared (REFRESH CLUSTER), and said in the routing log."""
-        self.use.reset()
-        if self.routing is not None:
-            self.routing.reset()
-
     def choose(self, name: str) -> wlm.Destination:
         """Run the workload algorithm for one message (or one MQOPEN) to cluster queue ``name``."""
         dests = self.destinations(name)

@@ -53,6 +53,7 @@ class ServerPort(Protocol):
     executor: Executor
     stopping: threading.Event
     sessions_lock: threading.Lock
+    paths: QMPaths
 
     @property
     def sessions(self) -> set[Any]: ...

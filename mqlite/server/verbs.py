@@ -404,7 +404,9 @@ def _control(s: SessionPort, p: bytes) -> bytes:
     if op == "routing":              # mqlite whatif record: the workload algorithm's routing log on or off
         path = os.path.join(srv.paths.root, "routing", routelog.LOG_NAME)
         with srv.lock:
-            srv.qm.cluster.record_routing(path if req.get("on") else None)
+            cl = srv.qm.cluster
+            cl.routing = routelog.switch(cl.routing, path if req.get("on") else None, srv.qm.name, cl.use,
+                                         srv.qm.clock.now())
         return P.encode_json({"ok": True, "path": path, "on": bool(req.get("on"))})
     if op in ("setusr", "dspusr", "setaut", "dspaut", "dmpaut", "authenticate"):
         return P.encode_json(secop(srv, req))
