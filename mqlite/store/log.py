@@ -92,6 +92,10 @@ class RecoveryLog:
         self._filled = 0             # its bytes written (zeros ahead of the frames)
         self._active: _Extent | None = None
         self._extents: list[_Extent] = []      # written by this run, oldest first
+        # The writer (a new extent) and the applier (releasing old ones) both rewrite the control
+        # file from the list: one at a time, or one's rename finds the other's file gone and the
+        # file may name a list that never was.
+        self._naming = threading.Lock()
         self.next_lsn = 1
 
     def _paths(self) -> list[str]:
@@ -346,11 +350,12 @@ class RecoveryLog:
             os.unlink(path)
             raise
         self._sync_dir()
-        self._record([e.first for e in self._extents] + [first])
-        self._fd, self._size = fd, EXTENT_HEADER.size
-        self._filled = declared
-        self._active = _Extent(path, salt, first, declared)
-        self._extents.append(self._active)
+        with self._naming:
+            self._record([e.first for e in self._extents] + [first])
+            self._fd, self._size = fd, EXTENT_HEADER.size
+            self._filled = declared
+            self._active = _Extent(path, salt, first, declared)
+            self._extents.append(self._active)
 
     def releasable(self, applied: int) -> bool:
         """Has an extent (not the active one) all its frames in qmgr.db (``applied``)?"""
@@ -359,13 +364,14 @@ class RecoveryLog:
     def release(self, applied: int) -> None:
         """Extents whose frames are all in qmgr.db (``applied``, made durable), but the active one,
         go: first from the control file, then from the directory."""
-        n = 0
-        while n < len(self._extents) - 1 and self._extents[n].last <= applied:
-            n += 1
-        if not n:
-            return
-        gone, self._extents = self._extents[:n], self._extents[n:]
-        self._record([e.first for e in self._extents])
+        with self._naming:
+            n = 0
+            while n < len(self._extents) - 1 and self._extents[n].last <= applied:
+                n += 1
+            if not n:
+                return
+            gone, self._extents = self._extents[:n], self._extents[n:]
+            self._record([e.first for e in self._extents])
         for extent in gone:
             os.unlink(extent.path)
         self._sync_dir()
@@ -437,7 +443,8 @@ class Applier:
     def wait_room(self) -> None:
         """(The log's writer, before it takes more.) Wait while qmgr.db is too far behind."""
         with self._cv:
-            while (self._ops > BEHIND_OPS or self._bytes > BEHIND_BYTES) and not self._stop and not self.closing:
+            while (self._ops > BEHIND_OPS or self._bytes > BEHIND_BYTES) and not self._stop and not self.closing \
+                    and (self._thread is None or self._thread.is_alive()):
                 self._cv.wait(RETRY_SECONDS)
 
     def unapplied(self, queue: str) -> list[PutMsg]:
@@ -552,4 +559,9 @@ class Applier:
             if self.failed:
                 self.failed = ""
                 self._on_error("")
-            self._release(top)
+            try:
+                self._release(top)
+            except OSError as e:
+                # The extents are kept until a later release succeeds; the applier goes on (a
+                # thread that ended here left every writer waiting in wait_room for ever).
+                self._on_error(f"releasing applied log extents failed: {e}")

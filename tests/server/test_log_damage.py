@@ -197,3 +197,63 @@ def test_the_control_file_names_the_extents_as_they_come_and_go(tmp_path, monkey
     log.reset(100)
     assert os.listdir(d) == [] and log.listed() == [] and RecoveryLog(d).damage() is None
     log.close()
+
+
+def test_extents_begun_and_released_at_once_keep_the_control_file_right(tmp_path, monkeypatch) -> None:
+    """The writer begins an extent while the applier releases applied ones: both rewrite the
+    control file. Unserialised, the applier's rewrite ran between the writer's write and rename,
+    and the rename found its file gone (FileNotFoundError, which ended the applier's thread and
+    left every writer waiting for ever: a Spark stream's commit of 50,000 messages hung the queue
+    manager). Here the applier is made to run at exactly that moment."""
+    import threading
+    monkeypatch.setattr(log_mod, "EXTENT_BYTES", 8192)
+    monkeypatch.setattr(log_mod, "FILL_BYTES", 0)
+    log = RecoveryLog(str(tmp_path / "log"))
+    for i in range(1, 4):                                   # three extents, a frame each
+        log.append([PutMsg(i, "Q", b"md", b"b" * 9000, None)])
+    real_replace = os.replace
+    errors: list[BaseException] = []
+    raced: list[threading.Thread] = []
+
+    def release() -> None:
+        try:
+            log.release(3)
+        except BaseException as e:  # noqa: BLE001 - the test reports it
+            errors.append(e)
+
+    def replace_after_the_applier(src: str, dst: str) -> None:
+        if not raced:                                       # the writer's rename, the first time
+            raced.append(threading.Thread(target=release))
+            raced[0].start()
+            raced[0].join(0.5)                              # serialised: it waits for the writer
+        real_replace(src, dst)
+    monkeypatch.setattr(os, "replace", replace_after_the_applier)
+    log.append([PutMsg(4, "Q", b"md", b"b" * 9000, None)])  # begins a fourth extent
+    raced[0].join(10)
+    monkeypatch.setattr(os, "replace", real_replace)
+    assert errors == []
+    listed = log.listed()
+    log.close()
+    assert listed == [4]
+    assert RecoveryLog(str(tmp_path / "log")).damage() is None
+
+
+def test_the_applier_goes_on_when_a_release_fails() -> None:
+    """A release that fails (an OSError) is said and retried by a later one; the applier's thread
+    goes on applying, and a writer over the limit is not left waiting."""
+    from mqlite.store.log import Applier
+    applied: list[int] = []
+    said: list[str] = []
+    calls = iter([OSError("disk"), None, None, None])
+
+    def release(_top: int) -> None:
+        err = next(calls, None)
+        if err is not None:
+            raise err
+    ap = Applier(lambda ops, top: applied.append(top), release, said.append)
+    ap.hand(1, [PutMsg(1, "Q", b"md", b"x", None)])
+    assert ap.settle()
+    ap.hand(2, [PutMsg(2, "Q", b"md", b"x", None)])
+    assert ap.settle() and applied == [1, 2]
+    assert said[0] == "releasing applied log extents failed: disk"
+    ap.stop()
