@@ -12,8 +12,11 @@ queue manager.
     one (`coalesce(1)`), against a client loop
     putting the same messages in one unit of work. (d) destructive read to Parquet: --msgs messages
     read with `mode=get` and written as Parquet, the read settled (removed) when the action ends
-    (issue 33), against the client loop of (c). Medians of --runs runs; the SparkSession is
-    started once, outside the timings.
+    (issue 33), against the client loop of (c). (e) Spark's own JSON file source as the yardstick
+    (issue 68), the same rows as JSON lines on local disk: a read summing the bodies' lengths
+    (beside the same query on the queue), a write by two tasks (beside (b)), an AvailableNow
+    stream to Parquet (beside (c)), a read written as Parquet (beside (d)). Medians of --runs
+    runs; the SparkSession is started once, outside the timings.
 
     python bench/spark.py [--msgs 50000] [--runs 3]
 """
@@ -26,6 +29,7 @@ import statistics
 import sys
 import tempfile
 import time
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -73,7 +77,13 @@ def main() -> None:
         spark.read.format("mqlite").options(**opts, queue="BENCH.IN").load().count()
         results: dict[str, list[float]] = {"a_spark_read": [], "a_client_browse": [], "b_spark_write": [],
                                            "b_spark_write_1task": [], "b_client_put": [], "c_spark_stream": [],
-                                           "c_client_get": [], "d_spark_get": []}
+                                           "c_client_get": [], "d_spark_get": [], "e_mqlite_read_sum": [],
+                                           "e_json_read_sum": [], "e_json_write": [], "e_json_stream": [],
+                                           "e_json_to_parquet": []}
+        json_in = os.path.join(work, "json-in")
+        spark.range(args.msgs).selectExpr("repeat('x', 1024) AS body", "CAST(id % 10 AS INT) AS priority") \
+            .write.json(json_in)
+        json_schema = "body string, priority int"
         for run in range(args.runs):
             t0 = time.perf_counter()
             n = spark.read.format("mqlite").options(**opts, queue="BENCH.IN").load().count()
@@ -120,12 +130,39 @@ def main() -> None:
             results["d_spark_get"].append(args.msgs / (time.perf_counter() - t0))
             left = pymqi.Queue(conn, "BENCH.STREAM", C.MQOO_INQUIRE).inquire(C.MQIA_CURRENT_Q_DEPTH)
             assert left == 0 and spark.read.parquet(out).count() == args.msgs, left
+            yardstick(spark, opts, df, json_in, json_schema, work, run, args.msgs, results)
         spark.stop()
         conn.disconnect()
         shutil.rmtree(work, ignore_errors=True)
     for name, rates in results.items():
         print(f"{name:18} median {statistics.median(rates):>10,.0f} msgs/s  runs: "
               f"{', '.join(f'{r:,.0f}' for r in rates)}")
+
+
+def yardstick(spark: Any, opts: dict[str, str], df: Any, json_in: str, schema: str, work: str, run: int, n: int,
+              results: dict[str, list[float]]) -> None:
+    """(e): Spark's JSON file source doing what (a) to (d) do, and the same summing read on the queue."""
+    total = n * 1024
+    t0 = time.perf_counter()
+    got = spark.read.format("mqlite").options(**opts, queue="BENCH.IN").load().selectExpr("sum(length(body))")
+    assert got.collect()[0][0] == total
+    results["e_mqlite_read_sum"].append(n / (time.perf_counter() - t0))
+    t0 = time.perf_counter()
+    assert spark.read.schema(schema).json(json_in).selectExpr("sum(length(body))").collect()[0][0] == total
+    results["e_json_read_sum"].append(n / (time.perf_counter() - t0))
+    t0 = time.perf_counter()
+    df.write.json(os.path.join(work, f"json-out{run}"))
+    results["e_json_write"].append(n / (time.perf_counter() - t0))
+    out, chk = os.path.join(work, f"js{run}"), os.path.join(work, f"js{run}.chk")
+    t0 = time.perf_counter()
+    q = (spark.readStream.schema(schema).json(json_in).writeStream.format("parquet").option("path", out)
+         .option("checkpointLocation", chk).trigger(availableNow=True).start())
+    q.awaitTermination()
+    results["e_json_stream"].append(n / (time.perf_counter() - t0))
+    out = os.path.join(work, f"jp{run}")
+    t0 = time.perf_counter()
+    spark.read.schema(schema).json(json_in).select("body").write.parquet(out)
+    results["e_json_to_parquet"].append(n / (time.perf_counter() - t0))
 
 
 def stream_to_parquet(spark: object, opts: dict[str, str], fill: object, work: str, run: int, n: int) -> float:

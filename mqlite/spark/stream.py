@@ -161,7 +161,9 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         end, how far that is past the end of the last batch planned (``behind``, in positions),
         the queue's depth, and the age in seconds of its oldest message — the stream's lag."""
         out: dict[str, Any] = {}
-        for name in sorted(self._hosts):
+        # Only over the connections the stream holds: Spark may ask for its last progress after
+        # stop(), and a connection made then would be left open, holding the queue in use.
+        for name in sorted(n for n in self._hosts if n in self._queues):
             end = self._call(name, lambda q: q.stream_mark(0).end, "marking")
             depth = self._call(name, lambda q: q.inquire(C.MQIA_CURRENT_Q_DEPTH), "inquiring")
             oldest = self._call(name, lambda q: q.stream_read(0, end, 1), "reading the oldest message of")
