@@ -270,6 +270,18 @@ class FrameReader:
     def buffered(self) -> bool:
         return len(self.buf) > self.pos
 
+    def take_buffered(self, ftype: int) -> bytes | None:
+        """The next frame's payload if it is of type ``ftype`` and has arrived whole, else None
+        (nothing is read from the socket): a run of frames already here, handled together."""
+        buf, pos = self.buf, self.pos
+        if len(buf) - pos < 5:
+            return None
+        length, kind = HEADER.unpack_from(buf, pos)
+        if kind != ftype or len(buf) - pos < 4 + length or not 1 <= length <= self.max_frame:
+            return None
+        self.pos = pos + 4 + length
+        return buf[pos + 5:pos + 4 + length]
+
 
 def frame(ftype: int, payload: bytes = b"") -> bytes:
     return HEADER.pack(len(payload) + 1, ftype) + payload

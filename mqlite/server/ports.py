@@ -88,6 +88,8 @@ class SessionPort(Protocol):
     maxmsgl: int | None
     control_user: str
     closed: bool
+    calls: int
+    bytes_in: int
 
     @property
     def server(self) -> ServerPort: ...

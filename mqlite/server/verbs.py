@@ -117,12 +117,27 @@ def _put(s: SessionPort, p: bytes) -> bytes:
     return _putting(s, body, s.server.qm.put_request, V.Put.reply_packed, hobj, md, pmo, body)
 
 
+ASYNC_RUN = 64        # asynchronous puts already received, made under one taking of the lock
+
+
 def _put_async(s: SessionPort, p: bytes) -> None:
-    hobj, pmo, md, body = V.Put.split_request(p)      # (the engine reads the MQPMO and MQMD packed)
+    """MQPUT with an asynchronous response, and the ones after it that have already arrived whole
+    (up to ASYNC_RUN), under one taking of the server's lock: with two producers taking it per
+    message, its handovers cost the server a third more CPU per message than one producer."""
     srv = s.server
-    assert s.conn is not None
+    conn, reader = s.conn, s.reader
+    assert conn is not None
     with srv.lock:
-        srv.qm.put_async(s.conn, hobj, md, pmo, body)
+        put = srv.qm.put_async
+        for n in range(1, ASYNC_RUN + 1):
+            hobj, pmo, md, body = V.Put.split_request(p)      # (the engine reads the MQPMO and MQMD packed)
+            put(conn, hobj, md, pmo, body)
+            nxt = reader.take_buffered(P.PUT_ASYNC) if reader is not None and n < ASYNC_RUN else None
+            if nxt is None:
+                break
+            p = nxt
+            s.calls += 1
+            s.bytes_in += len(p)
     return None
 
 

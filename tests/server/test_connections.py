@@ -370,3 +370,26 @@ def test_stop_channel_ends_a_svrconns_conversations_until_start(qm: Any) -> None
     qm.client("STOP.SVRCONN").disconnect()
     other.disconnect()
     assert "CURDEPTH(2)" in qm.mqsc("DISPLAY QLOCAL(STOP.Q) CURDEPTH\n").stdout
+
+
+def test_a_run_of_frames_already_here_is_taken_without_reading() -> None:
+    """``take_buffered``: the server makes asynchronous puts that have already arrived under one
+    taking of its lock (server/verbs.py ``_put_async``); a frame of another type, or one not yet
+    whole, is left for ``read``, and nothing is read from the socket."""
+    a, b = socket.socketpair()
+    try:
+        reader = P.FrameReader(a)
+        b.sendall(P.frame(P.PUT_ASYNC, b"one") + P.frame(P.PUT_ASYNC, b"two") + P.frame(P.STAT, b"")
+                  + P.frame(P.PUT_ASYNC, b"three")[:6])
+        time.sleep(0.05)
+        assert reader.read() == (P.PUT_ASYNC, b"one")
+        assert reader.take_buffered(P.PUT_ASYNC) == b"two"
+        assert reader.take_buffered(P.PUT_ASYNC) is None            # a STAT is next
+        assert reader.read() == (P.STAT, b"")
+        assert reader.take_buffered(P.PUT_ASYNC) is None            # not whole yet
+        b.sendall(P.frame(P.PUT_ASYNC, b"three")[6:])
+        assert reader.read() == (P.PUT_ASYNC, b"three")
+        assert reader.take_buffered(P.PUT_ASYNC) is None            # nothing here: no read made
+    finally:
+        a.close()
+        b.close()
