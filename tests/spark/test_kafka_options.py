@@ -20,6 +20,7 @@ from mqlite.spark.read import BatchReader, read_range
 from mqlite.spark.source import MQLiteDataSource
 from mqlite.spark.stream import StreamReader
 from mqlite.testing import Harness
+from tests.spark.test_spark_stream import depth
 
 QUEUES = ("OFFSETS.Q", "SELECT.Q", "LOSS.Q", "LAG.Q", "NOW.Q", "LATEST.Q", "SLOSS.Q", "TYPED.Q")
 
@@ -56,14 +57,6 @@ def put(qm: Any, queue: str, bodies: list[str], **props: Any) -> None:
             pmo = pymqi.PMO(Version=C.MQPMO_VERSION_3, OriginalMsgHandle=msg.msg_handle)
         q.put(b.encode(), pymqi.MD(Format=C.MQFMT_STRING), pmo)
     conn.disconnect()
-
-
-def depth(qm: Any, queue: str) -> int:
-    conn = qm.client()
-    try:
-        return pymqi.Queue(conn, queue, C.MQOO_INQUIRE).inquire(C.MQIA_CURRENT_Q_DEPTH)
-    finally:
-        conn.disconnect()
 
 
 def get(qm: Any, queue: str, n: int) -> None:
