@@ -12,7 +12,6 @@ from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMa
 from pyspark.sql.types import StructType
 
 from mqlite.cmq import CMQC as C
-
 from mqlite.spark.options import (
     LATEST,
     LOG,
