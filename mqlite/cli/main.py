@@ -22,6 +22,7 @@ from mqlite.cli import runmqsc as cli_runmqsc
 from mqlite.cli import security as cli_security
 from mqlite.cli import trigmon as cli_trigmon
 from mqlite.cli import whatif as cli_whatif
+from mqlite.cli.clientmqsc import display_blocks
 from mqlite.cli.create import NAME_ERROR, NOT_AVAILABLE, NOT_EXIST, RUNNING, UNEXPECTED, crtmqm
 from mqlite.cli.dev import add_dev_command
 from mqlite.cli.proc import start_server
@@ -243,13 +244,7 @@ def ccdt(args: argparse.Namespace) -> int:
         return paths
     with ControlSession(paths.socket, args.qmgr, "mqlite ccdt") as session:
         _status, lines = session.mqsc("DISPLAY CHANNEL(*) CHLTYPE(CLNTCONN) ALL")
-    channels: list[dict[str, str]] = []
-    for line in lines:
-        if line.startswith("AMQ8414I"):              # each channel's block begins here
-            channels.append({})
-        elif channels:
-            # KEYWORD(value): a value may hold parentheses, one level deep (a CONNAME list, a DESCR)
-            channels[-1].update((k, v.strip()) for k, v in re.findall(r"([A-Z]+)\(((?:[^()]|\([^()]*\))*)\)", line))
+    channels = display_blocks(lines, "AMQ8414I")             # each channel's block begins there
     written = [c for c in channels if c.get("CONNAME")]       # (SYSTEM.DEF.CLNTCONN's blank CONNAME: none)
     text = json.dumps(table.write(written), indent=2) + "\n"
     if args.o:
@@ -326,6 +321,8 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument("-b", metavar="TRANSACTION", help="back it out")
     p.set_defaults(fn=rsvmqtrn)
     p = sub.add_parser("runmqsc", help="run MQSC commands read from standard input")
+    p.add_argument("-n", action="store_true", help="no queue manager: CLNTCONN channels and AUTHINFO in the local "
+                                                   "client channel definition table (MQCHLLIB/MQCHLTAB)")
     p.add_argument("-e", action="store_true", help="do not echo the commands")
     p.add_argument("-v", action="store_true", help="verify syntax only, do not run")
     p.add_argument("-c", action="store_true", help="client mode: connect as a client (MQSERVER)")

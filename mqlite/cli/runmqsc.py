@@ -67,12 +67,45 @@ def _verifier() -> Callable[[str], Any]:
     return verify
 
 
+def client_table(script: str, quiet: bool) -> int:
+    """runmqsc -n: the commands run against the local client channel definition table (as MQ,
+    every other option is ignored with -n but -e)."""
+    from mqlite.cli.clientmqsc import ClientTable, table_path
+    from mqlite.mqsc.result import Result, summary
+    path = table_path(dict(os.environ))
+    try:
+        table = ClientTable(path)
+    except (OSError, ValueError) as e:
+        print(f"Starting local MQSC for '{os.path.basename(path)}'.\n\n")
+        print(f"MQL0041E: The client channel definition table {path} cannot be used: {e}")
+        return 20
+    print(f"Starting local MQSC for '{os.path.basename(path)}'.\n\n")
+    results: list[Result] = []
+    for cmd in split_commands(script):
+        if not quiet:
+            for i, line in enumerate(cmd.lines):
+                print((f"{len(results) + 1:>6} : " if i == 0 else "       : ") + line)
+        if cmd.text.upper() in ("END", "EXIT", "QUIT"):
+            break
+        result = table.run(cmd.text)
+        results.append(result)
+        for line in result.lines:
+            print(line)
+        print()
+    lines, code = summary(results)
+    for line in lines:
+        print(line)
+    return code
+
+
 def runmqsc(args: argparse.Namespace) -> int:
     from mqlite import pymqi
     from mqlite.mqsc.result import Result, summary
     qmgr = args.qmgr or ""
     script = sys.stdin.read()
     print("mqlite MQSC, compatible with IBM MQ runmqsc.")
+    if getattr(args, "n", False):
+        return client_table(script, args.e)
     send: Callable[[str], Any] | None = None
     closer: Callable[[], None] = lambda: None
     try:

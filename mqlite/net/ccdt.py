@@ -123,9 +123,11 @@ def parse(doc: Any, url: str = "CCDT") -> list[Definition]:
             raise CCDTError(C.MQRC_CCDT_URL_ERROR, f"{where}: channel name {name!r} is longer than 20")
         cc, cm = _obj(ch, "clientConnection", where), _obj(ch, "connectionManagement", where)
         ts, gen = _obj(ch, "transmissionSecurity", where), _obj(ch, "general", where)
-        conns = cc.get("connection", [])
-        if not isinstance(conns, list) or not conns:
+        conns = cc.get("connection")
+        if not isinstance(conns, list):
             raise CCDTError(C.MQRC_CCDT_URL_ERROR, f"{where} ({name}) has no connection")
+        if not conns:
+            continue            # a definition with no CONNAME (runmqsc -n keeps it): nothing to connect to
         addrs = []
         for c in conns:
             host, port = (c.get("host"), c.get("port", 1414)) if isinstance(c, dict) else (None, None)

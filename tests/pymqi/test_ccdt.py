@@ -205,3 +205,41 @@ def test_location_follows_mqs_precedence():
     assert ccdt.location("", {"MQCHLLIB": "/lib"}) == "/lib/AMQCLCHL.TAB"
     assert ccdt.location("", {"MQCHLTAB": "/abs/t.json"}) == "/abs/t.json"
     assert ccdt.location("", {}) == ""
+
+
+def test_runmqsc_n_keeps_a_local_table_that_clients_use(two, tmp_path, monkeypatch):
+    """Issue 65 item 3: ``runmqsc -n`` needs no queue manager. It runs DEFINE/ALTER/DELETE/DISPLAY
+    of CLNTCONN channels and AUTHINFO objects against the table MQCHLLIB/MQCHLTAB name (checked,
+    defaulted and displayed by the queue manager's own MQSC), writes it as a JSON CCDT, and a
+    client given the same two variables connects through it; other commands are syntax errors."""
+    qma, qmb = two
+    monkeypatch.setenv("MQCHLLIB", str(tmp_path / "lib"))
+    monkeypatch.setenv("MQCHLTAB", "CLIENT.TAB")
+
+    def runmqsc_n(text: str):
+        return run_mqlite("runmqsc", "-n", stdin=text)
+    down = free_port()
+    r = runmqsc_n(f"DEFINE CHANNEL(ALPHA) CHLTYPE(CLNTCONN) CONNAME('127.0.0.1({down}),{qma.conname}') QMNAME(QMA) "
+                  "DESCR('first (A)') REPLACE\n"
+                  f"DEFINE CHANNEL(BETA) CHLTYPE(CLNTCONN) CONNAME('{qmb.conname}') QMNAME(QMB) DEFRECON(YES)\n"
+                  "DEFINE AUTHINFO(MY.OCSP) AUTHTYPE(OCSP) OCSPURL('http://ocsp.example')\n"
+                  "DEFINE QLOCAL(NOT.HERE)\nDEFINE CHANNEL(SDR) CHLTYPE(SDR) CONNAME('h(1)') XMITQ(X)\n")
+    assert r.returncode == 10 and "Starting local MQSC for 'CLIENT.TAB'." in r.stdout, r.stdout
+    assert r.stdout.count("AMQ8014I: IBM MQ channel created.") == 2
+    assert "AMQ8563I: IBM MQ authentication information object created." in r.stdout
+    assert r.stdout.count("AMQ8405I: Syntax error detected") == 2
+    assert "2 commands have a syntax error." in r.stdout
+    defs = {d.name: d for d in ccdt.read(str(tmp_path / "lib" / "CLIENT.TAB"))}
+    assert set(defs) == {"ALPHA", "BETA"} and defs["BETA"].reconnect == 1
+    # A client with the same MQCHLLIB/MQCHLTAB: ALPHA's first address is down, its second is QMA.
+    assert connected_to(pymqi.connect("QMA")) == "QMA" and connected_to(pymqi.connect("QMB")) == "QMB"
+    # A second run reads the table back: ALTER, DELETE and DISPLAY see what the first wrote.
+    r = runmqsc_n("ALTER CHANNEL(ALPHA) CHLTYPE(CLNTCONN) HBINT(7)\nDELETE CHANNEL(BETA)\nDELETE CHANNEL(NOPE)\n"
+                  "DISPLAY CHANNEL(*) HBINT DESCR\nDISPLAY AUTHINFO(*)\n")
+    assert r.returncode == 10, r.stdout
+    assert "AMQ8147E: IBM MQ object NOPE not found." in r.stdout
+    shown = r.stdout.split("DISPLAY CHANNEL(*) HBINT DESCR", 1)[1]
+    assert "CHANNEL(ALPHA)" in shown and "HBINT(7)" in shown and "DESCR(first (A))" in shown
+    assert "CHANNEL(BETA)" not in shown and "SYSTEM.DEF" not in shown and "AUTHINFO(MY.OCSP)" in shown
+    assert [d.name for d in ccdt.read(str(tmp_path / "lib" / "CLIENT.TAB"))] == ["ALPHA"]
+    assert reason(lambda: pymqi.connect("QMB")) == CMQC.MQRC_Q_MGR_NAME_ERROR
