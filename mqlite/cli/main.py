@@ -21,6 +21,7 @@ from mqlite.cli import config as cli_config
 from mqlite.cli import runmqsc as cli_runmqsc
 from mqlite.cli import security as cli_security
 from mqlite.cli import trigmon as cli_trigmon
+from mqlite.cli import samples as cli_samples
 from mqlite.cli import whatif as cli_whatif
 from mqlite.cli.clientmqsc import display_blocks
 from mqlite.cli.create import NAME_ERROR, NOT_AVAILABLE, NOT_EXIST, RUNNING, UNEXPECTED, crtmqm
@@ -370,6 +371,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("doctor", help="check what this machine has for mqlite and say how to get what is missing")
     p.set_defaults(fn=doctor)
     cli_whatif.add_parser(sub)
+    for prog, fn, client in (("amqsput", cli_samples.amqsput, False), ("amqsputc", cli_samples.amqsput, True),
+                             ("amqsget", cli_samples.amqsget, False), ("amqsgetc", cli_samples.amqsget, True)):
+        p = sub.add_parser(prog, help=f"IBM's sample {prog}, with its arguments and output (also a command of its own)")
+        p.add_argument("args", nargs=argparse.REMAINDER)
+        p.set_defaults(fn=lambda a, f=fn, c=client: f(a.args, client=c))
     cli_security.add_parsers(sub, _security)
     cli_config.add_parsers(sub, _security)
     return ap

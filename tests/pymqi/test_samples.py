@@ -1,0 +1,64 @@
+"""Issue 65 item 4 (first part): IBM's amqsput and amqsget, and their client builds amqsputc and
+amqsgetc, as commands of their own: arguments, output, exit codes and MQSAMP_USER_ID as IBM's
+samples have them, the server builds by local bindings and the client builds through MQSERVER."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from mqlite.testing import Harness, run_mqlite
+
+
+@pytest.fixture(scope="module")
+def qm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    with Harness(str(tmp_path_factory.mktemp("samples")), channel="APP.SVRCONN") as h:
+        yield h.add("SAMPQM", "DEFINE QLOCAL(SAMP.Q)\nDEFINE QLOCAL(EMPTY.Q)\n")
+
+
+def test_amqsput_then_amqsget_by_bindings(qm: Any) -> None:
+    r = run_mqlite("amqsput", "SAMP.Q", "SAMPQM", stdin="first message\nsecond message\n\nafter the blank line\n")
+    assert (r.returncode, r.stdout) == (0, "Sample AMQSPUT0 start\ntarget queue is SAMP.Q\nSample AMQSPUT0 end\n")
+    r = run_mqlite("amqsget", "SAMP.Q", "SAMPQM")
+    assert (r.returncode, r.stdout) == (0, "Sample AMQSGET0 start\nmessage <first message>\nmessage <second message>\n"
+                                           "no more messages\nSample AMQSGET0 end\n")
+
+
+def test_failures_answer_as_the_samples_do(qm: Any) -> None:
+    assert run_mqlite("amqsput").stdout == "Sample AMQSPUT0 start\nRequired parameter missing - queue name\n"
+    assert run_mqlite("amqsput").returncode == 99
+    r = run_mqlite("amqsput", "NO.SUCH.Q", "SAMPQM", stdin="x\n")
+    assert (r.returncode, r.stdout) == (0, "Sample AMQSPUT0 start\ntarget queue is NO.SUCH.Q\n"
+                                           "MQOPEN ended with reason code 2085\nunable to open queue for output\n"
+                                           "Sample AMQSPUT0 end\n")
+    r = run_mqlite("amqsget", "SAMP.Q", "NO.SUCH.QM")
+    assert r.stdout == "Sample AMQSGET0 start\nMQCONNX ended with reason code 2058\n"
+    assert r.returncode == 2058 % 256                    # exit(reason), as the C samples end
+    # The client builds need MQSERVER or a CCDT: with neither (and no default table) 2058.
+    r = run_mqlite("amqsputc", "SAMP.Q", "SAMPQM", stdin="x\n",
+                   env={k: v for k, v in os.environ.items() if not k.startswith("MQ")} | {"MQLITE_DATA": qm.harness.data_dir})
+    assert "MQCONNX ended with reason code 2058" in r.stdout
+
+
+def test_client_builds_through_mqserver_with_a_password_prompt(qm: Any) -> None:
+    env = dict(os.environ, MQSERVER=f"APP.SVRCONN/TCP/{qm.conname}", MQSAMP_USER_ID="app")
+    r = run_mqlite("amqsputc", "EMPTY.Q", "SAMPQM", stdin="passw0rd\nover the client channel\n", env=env)
+    assert r.stdout == ("Sample AMQSPUT0 start\nEnter password: \ntarget queue is EMPTY.Q\nSample AMQSPUT0 end\n"), \
+        r.stdout + r.stderr
+    r = run_mqlite("amqsgetc", "EMPTY.Q", "SAMPQM", stdin="passw0rd\n", env=env)
+    assert r.stdout.startswith("Sample AMQSGET0 start\nEnter password: \nmessage <over the client channel>\n")
+
+
+def test_the_samples_are_commands_by_their_names() -> None:
+    """Installed as console scripts, so that scripts calling amqsputc by name run (ibm-mq-cli)."""
+    bindir = os.path.dirname(sys.executable)
+    for name in ("amqsput", "amqsputc", "amqsget", "amqsgetc"):
+        found = shutil.which(name, path=bindir)
+        assert found is not None, f"{name} is not installed beside {sys.executable} (make .venv/.installed)"
+    r = subprocess.run([os.path.join(bindir, "amqsput")], capture_output=True, text=True, timeout=60)
+    assert (r.returncode, r.stdout) == (99, "Sample AMQSPUT0 start\nRequired parameter missing - queue name\n")
