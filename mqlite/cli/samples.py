@@ -1,9 +1,10 @@
-"""IBM's sample programs amqsput and amqsget (and the client builds amqsputc, amqsgetc), with their
-arguments, prompts, output and exit codes, so that tutorials and scripts that call them by name
-run against mqlite (issue 65 item 4; the others are still to come).
+"""IBM's sample programs amqsput, amqsget and amqsgbr (and the client builds amqsputc, amqsgetc,
+amqsgbrc), with their arguments, prompts, output and exit codes, so that tutorials and scripts
+that call them by name run against mqlite (issue 65 item 4; the others are still to come).
 
     amqsput  QName [QMgrName [OpenOptions [CloseOptions [TargetQMgr [DynamicQName]]]]]
     amqsget  QName [QMgrName [OpenOptions [CloseOptions]]]
+    amqsgbr  QName [QMgrName]
 
 amqsput puts each line of standard input as a message (MQFMT_STRING, outside syncpoint) until an
 empty line or the end of input; amqsget gets and prints each message as ``message <text>``,
@@ -79,12 +80,15 @@ def _int(argv: list[str], i: int, default: int) -> int:
         return default
 
 
-def _run(name: str, argv: list[str], body: Callable[[Any, list[str]], None], client: bool) -> int:
+def _run(name: str, argv: list[str], body: Callable[[Any, list[str]], None], client: bool,
+         echo_qmgr: bool = False) -> int:
     from mqlite import pymqi
     _write(f"Sample {name} start")
     if not argv:
         _write("Required parameter missing - queue name")
         return 99
+    if echo_qmgr:
+        _write(argv[1] if len(argv) > 1 else "")        # (amqsgbr names the queue manager it was given)
     try:
         qm = _connect(argv[1] if len(argv) > 1 else "", client)
     except pymqi.MQMIError as e:
@@ -156,12 +160,50 @@ def _get(qm: Any, argv: list[str]) -> None:
     _close(q, _int(argv, 3, C.MQCO_NONE))
 
 
+def _browse(qm: Any, argv: list[str]) -> None:
+    """amqsgbr: every message browsed in order, without waiting, the first 65,535 bytes of each."""
+    from mqlite import pymqi
+    try:
+        q = pymqi.Queue(qm, argv[0], C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING)
+    except pymqi.MQMIError as e:
+        _write(f"MQOPEN ended with reason code {e.reason}")
+        _write("unable to open queue for input")
+        return
+    gmo = pymqi.GMO(Version=C.MQGMO_VERSION_2, MatchOptions=C.MQMO_NONE,
+                    Options=C.MQGMO_NO_WAIT | C.MQGMO_BROWSE_NEXT | C.MQGMO_ACCEPT_TRUNCATED_MSG)
+    n = 0
+    while True:
+        md = pymqi.MD(Version=C.MQMD_VERSION_2, Encoding=C.MQENC_NATIVE, CodedCharSetId=C.MQCCSI_Q_MGR)
+        try:
+            data = q.get(BUFFER, md, gmo)
+            truncated = False
+        except pymqi.MQMIError as e:
+            if e.reason != C.MQRC_TRUNCATED_MSG_ACCEPTED:
+                _write("no more messages" if e.reason == C.MQRC_NO_MSG_AVAILABLE
+                       else f"MQGET ended with reason code {e.reason}")
+                break
+            data, truncated = getattr(e, "message", b"") or b"", True
+        if n == 0:
+            resolved = gmo.ResolvedQName
+            name = (resolved.decode() if isinstance(resolved, bytes) else str(resolved)).rstrip("\0 ") or argv[0]
+            _write(f"Messages for {name:<48.48}")
+        n += 1
+        _write(f"{n} <".encode() + data.split(b"\0", 1)[0] + b">")
+        if truncated:
+            _write("  --- truncated")
+    _close(q, C.MQCO_NONE)
+
+
 def amqsput(argv: list[str], client: bool = False) -> int:
     return _run("AMQSPUT0", argv, _put, client)
 
 
 def amqsget(argv: list[str], client: bool = False) -> int:
     return _run("AMQSGET0", argv, _get, client)
+
+
+def amqsgbr(argv: list[str], client: bool = False) -> int:
+    return _run("AMQSGBR0 (browse)", argv, _browse, client, echo_qmgr=True)
 
 
 # Console scripts (pyproject.toml): the programs by IBM's names.
@@ -179,3 +221,11 @@ def amqsget_main() -> None:
 
 def amqsgetc_main() -> None:
     sys.exit(amqsget(sys.argv[1:], client=True))
+
+
+def amqsgbr_main() -> None:
+    sys.exit(amqsgbr(sys.argv[1:]))
+
+
+def amqsgbrc_main() -> None:
+    sys.exit(amqsgbr(sys.argv[1:], client=True))

@@ -21,9 +21,13 @@ def qm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield h.add("SAMPQM", "DEFINE QLOCAL(SAMP.Q)\nDEFINE QLOCAL(EMPTY.Q)\n")
 
 
-def test_amqsput_then_amqsget_by_bindings(qm: Any) -> None:
+def test_amqsput_then_amqsgbr_then_amqsget_by_bindings(qm: Any) -> None:
     r = run_mqlite("amqsput", "SAMP.Q", "SAMPQM", stdin="first message\nsecond message\n\nafter the blank line\n")
     assert (r.returncode, r.stdout) == (0, "Sample AMQSPUT0 start\ntarget queue is SAMP.Q\nSample AMQSPUT0 end\n")
+    r = run_mqlite("amqsgbr", "SAMP.Q", "SAMPQM")
+    assert (r.returncode, r.stdout) == (0, "Sample AMQSGBR0 (browse) start\nSAMPQM\n" + f"Messages for {'SAMP.Q':<48}\n"
+                                           "1 <first message>\n2 <second message>\nno more messages\n"
+                                           "Sample AMQSGBR0 (browse) end\n")
     r = run_mqlite("amqsget", "SAMP.Q", "SAMPQM")
     assert (r.returncode, r.stdout) == (0, "Sample AMQSGET0 start\nmessage <first message>\nmessage <second message>\n"
                                            "no more messages\nSample AMQSGET0 end\n")
@@ -57,7 +61,7 @@ def test_client_builds_through_mqserver_with_a_password_prompt(qm: Any) -> None:
 def test_the_samples_are_commands_by_their_names() -> None:
     """Installed as console scripts, so that scripts calling amqsputc by name run (ibm-mq-cli)."""
     bindir = os.path.dirname(sys.executable)
-    for name in ("amqsput", "amqsputc", "amqsget", "amqsgetc"):
+    for name in ("amqsput", "amqsputc", "amqsget", "amqsgetc", "amqsgbr", "amqsgbrc"):
         found = shutil.which(name, path=bindir)
         assert found is not None, f"{name} is not installed beside {sys.executable} (make .venv/.installed)"
     r = subprocess.run([os.path.join(bindir, "amqsput")], capture_output=True, text=True, timeout=60)
