@@ -1,10 +1,11 @@
-"""IBM's sample programs amqsput, amqsget and amqsgbr (and the client builds amqsputc, amqsgetc,
-amqsgbrc), with their arguments, prompts, output and exit codes, so that tutorials and scripts
+"""IBM's sample programs amqsput, amqsget, amqsgbr and amqsreq (and the client builds amqsputc,
+amqsgetc, amqsgbrc, amqsreqc), with their arguments, prompts, output and exit codes, so that tutorials and scripts
 that call them by name run against mqlite (issue 65 item 4; the others are still to come).
 
     amqsput  QName [QMgrName [OpenOptions [CloseOptions [TargetQMgr [DynamicQName]]]]]
     amqsget  QName [QMgrName [OpenOptions [CloseOptions]]]
     amqsgbr  QName [QMgrName]
+    amqsreq  QName [QMgrName [ReplyToQ]]
 
 amqsput puts each line of standard input as a message (MQFMT_STRING, outside syncpoint) until an
 empty line or the end of input; amqsget gets and prints each message as ``message <text>``,
@@ -80,7 +81,7 @@ def _int(argv: list[str], i: int, default: int) -> int:
         return default
 
 
-def _run(name: str, argv: list[str], body: Callable[[Any, list[str]], None], client: bool,
+def _run(name: str, argv: list[str], body: Callable[[Any, list[str]], int | None], client: bool,
          echo_qmgr: bool = False) -> int:
     from mqlite import pymqi
     _write(f"Sample {name} start")
@@ -95,12 +96,14 @@ def _run(name: str, argv: list[str], body: Callable[[Any, list[str]], None], cli
         _write(f"MQCONNX ended with reason code {e.reason}")
         return int(e.reason)
     try:
-        body(qm, argv)
+        ended = body(qm, argv)
     finally:
         try:
             qm.disconnect()
         except pymqi.MQMIError as e:
             _write(f"MQDISC ended with reason code {e.reason}")
+    if ended is not None:                # the sample stopped early with this exit status
+        return ended
     _write(f"Sample {name} end")
     return 0
 
@@ -194,12 +197,86 @@ def _browse(qm: Any, argv: list[str]) -> None:
     _close(q, C.MQCO_NONE)
 
 
+def _text(value: Any) -> str:
+    return (value.decode(errors="replace") if isinstance(value, bytes) else str(value)).rstrip("\0 ")
+
+
+def _request(qm: Any, argv: list[str]) -> int | None:
+    """amqsreq: each line a request to the server queue, replies to ``argv[2]`` (or a dynamic
+    queue from the model SYSTEM.SAMPLE.REPLY, deleted at the end); then the replies shown, the
+    first 64 bytes of each, waiting a minute for the first and 15 seconds for each next."""
+    from mqlite import pymqi
+    qname = argv[0]
+    _write(f"server queue is {qname}")
+    try:
+        server = pymqi.Queue(qm, qname, C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING)
+    except pymqi.MQMIError as e:
+        _write(f"MQOPEN ended with reason code {e.reason}")
+        _write("unable to open server queue for output")
+        return int(e.reason)                 # (IBM's sample ends here, without its end line)
+    named = len(argv) > 2
+    odr = pymqi.OD(ObjectName=(argv[2] if named else "SYSTEM.SAMPLE.REPLY").encode(),
+                   DynamicQName=b"" if named else b"*")
+    reply: Any = None
+    try:
+        reply = pymqi.Queue(qm, odr, C.MQOO_INPUT_EXCLUSIVE | C.MQOO_FAIL_IF_QUIESCING)
+        reply_name = _text(odr.ObjectName)
+        _write(f"replies to {reply_name}")
+    except pymqi.MQMIError as e:
+        _write(f"MQOPEN ended with reason code {e.reason}")
+        _write("unable to open reply queue")
+    if reply is not None:
+        pmo = pymqi.PMO(Options=C.MQPMO_NEW_MSG_ID | C.MQPMO_NO_SYNCPOINT)
+        for raw in sys.stdin.buffer:
+            line = raw.rstrip(b"\n")
+            if not line:
+                break
+            md = pymqi.MD(MsgType=C.MQMT_REQUEST, Report=C.MQRO_EXCEPTION_WITH_DATA, ReplyToQ=reply_name.encode(),
+                          Format=C.MQFMT_STRING)
+            try:
+                server.put(line, md, pmo)
+            except pymqi.MQMIError as e:
+                _write(f"MQPUT ended with reason code {e.reason}")
+                break
+        gmo = pymqi.GMO(Version=C.MQGMO_VERSION_2, MatchOptions=C.MQMO_NONE, WaitInterval=60000,
+                        Options=C.MQGMO_WAIT | C.MQGMO_CONVERT | C.MQGMO_ACCEPT_TRUNCATED_MSG)
+        while True:
+            md = pymqi.MD(Encoding=C.MQENC_NATIVE, CodedCharSetId=C.MQCCSI_Q_MGR)
+            try:
+                data = reply.get(64, md, gmo)
+            except pymqi.MQMIError as e:
+                if e.comp == C.MQCC_FAILED:
+                    _write("no more replies" if e.reason == C.MQRC_NO_MSG_AVAILABLE
+                           else f"MQGET ended with reason code {e.reason}")
+                    break
+                _write(f"MQGET ended with reason code {e.reason}")          # a warning: truncated
+                data = getattr(e, "message", b"") or b""
+            gmo.WaitInterval = 15000
+            _write(b"response <" + data[:64].split(b"\0", 1)[0] + b">")
+            if md.MsgType == C.MQMT_REPORT:
+                _write(f"  report with feedback = {md.Feedback}")
+    try:
+        server.close()
+    except pymqi.MQMIError as e:
+        _write(f"MQCLOSE (server) ended with reason code {e.reason}")
+    if reply is not None:
+        try:
+            reply.close(C.MQCO_NONE if named else C.MQCO_DELETE)
+        except pymqi.MQMIError as e:
+            _write(f"MQCLOSE (reply) ended with reason code {e.reason}")
+    return None
+
+
 def amqsput(argv: list[str], client: bool = False) -> int:
     return _run("AMQSPUT0", argv, _put, client)
 
 
 def amqsget(argv: list[str], client: bool = False) -> int:
     return _run("AMQSGET0", argv, _get, client)
+
+
+def amqsreq(argv: list[str], client: bool = False) -> int:
+    return _run("AMQSREQ0", argv, _request, client)
 
 
 def amqsgbr(argv: list[str], client: bool = False) -> int:
@@ -221,6 +298,14 @@ def amqsget_main() -> None:
 
 def amqsgetc_main() -> None:
     sys.exit(amqsget(sys.argv[1:], client=True))
+
+
+def amqsreq_main() -> None:
+    sys.exit(amqsreq(sys.argv[1:]))
+
+
+def amqsreqc_main() -> None:
+    sys.exit(amqsreq(sys.argv[1:], client=True))
 
 
 def amqsgbr_main() -> None:

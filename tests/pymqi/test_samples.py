@@ -18,7 +18,8 @@ from mqlite.testing import Harness, run_mqlite
 @pytest.fixture(scope="module")
 def qm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     with Harness(str(tmp_path_factory.mktemp("samples")), channel="APP.SVRCONN") as h:
-        yield h.add("SAMPQM", "DEFINE QLOCAL(SAMP.Q)\nDEFINE QLOCAL(EMPTY.Q)\n")
+        yield h.add("SAMPQM", "DEFINE QLOCAL(SAMP.Q)\nDEFINE QLOCAL(EMPTY.Q)\nDEFINE QLOCAL(REQ.Q)\n"
+                              "DEFINE QLOCAL(MY.REPLY)\n")
 
 
 def test_amqsput_then_amqsgbr_then_amqsget_by_bindings(qm: Any) -> None:
@@ -61,8 +62,52 @@ def test_client_builds_through_mqserver_with_a_password_prompt(qm: Any) -> None:
 def test_the_samples_are_commands_by_their_names() -> None:
     """Installed as console scripts, so that scripts calling amqsputc by name run (ibm-mq-cli)."""
     bindir = os.path.dirname(sys.executable)
-    for name in ("amqsput", "amqsputc", "amqsget", "amqsgetc", "amqsgbr", "amqsgbrc"):
+    for name in ("amqsput", "amqsputc", "amqsget", "amqsgetc", "amqsgbr", "amqsgbrc", "amqsreq", "amqsreqc"):
         found = shutil.which(name, path=bindir)
         assert found is not None, f"{name} is not installed beside {sys.executable} (make .venv/.installed)"
     r = subprocess.run([os.path.join(bindir, "amqsput")], capture_output=True, text=True, timeout=60)
     assert (r.returncode, r.stdout) == (99, "Sample AMQSPUT0 start\nRequired parameter missing - queue name\n")
+
+
+def test_amqsreq_sends_requests_and_shows_the_replies(qm: Any) -> None:
+    """A server (this test's thread) answers each request on its ReplyToQ, the first one with a
+    reply longer than amqsreq's 64 bytes; amqsreq shows the first 64 and then waits out its 15 s."""
+    import threading
+
+    from mqlite import pymqi
+    from mqlite.cmq import CMQC as C
+    answered: list[bytes] = []
+
+    def server() -> None:
+        conn = qm.client()
+        q = pymqi.Queue(conn, "REQ.Q", C.MQOO_INPUT_SHARED)
+        for i in range(2):
+            md = pymqi.MD()
+            data = q.get(None, md, pymqi.GMO(Options=C.MQGMO_WAIT, WaitInterval=30000))
+            answered.append(data)
+            assert md.MsgType == C.MQMT_REQUEST and md.Report == C.MQRO_EXCEPTION_WITH_DATA
+            body = data.upper() * (20 if i == 0 else 1)
+            pymqi.Queue(conn, md.ReplyToQ.rstrip(b" \0").decode(), C.MQOO_OUTPUT).put(
+                body, pymqi.MD(MsgType=C.MQMT_REPLY, CorrelId=md.MsgId, Format=C.MQFMT_STRING))
+        conn.disconnect()
+    t = threading.Thread(target=server)
+    t.start()
+    r = run_mqlite("amqsreq", "REQ.Q", "SAMPQM", "MY.REPLY", stdin="ping\nsecond\n\nnot sent\n")
+    t.join(30)
+    assert answered == [b"ping", b"second"]
+    assert r.returncode == 0 and r.stdout == (
+        "Sample AMQSREQ0 start\nserver queue is REQ.Q\nreplies to MY.REPLY\n"
+        "MQGET ended with reason code 2079\n" + f"response <{('PING' * 20)[:64]}>\n"
+        "response <SECOND>\nno more replies\nSample AMQSREQ0 end\n"), r.stdout
+
+
+def test_amqsreq_without_its_model_reply_queue_or_server_queue(qm: Any) -> None:
+    # No SYSTEM.SAMPLE.REPLY (IBM's amqscos0.tst defines it): nothing is sent, nothing waited for.
+    r = run_mqlite("amqsreq", "REQ.Q", "SAMPQM", stdin="not sent\n")
+    assert (r.returncode, r.stdout) == (0, "Sample AMQSREQ0 start\nserver queue is REQ.Q\n"
+                                           "MQOPEN ended with reason code 2085\nunable to open reply queue\n"
+                                           "Sample AMQSREQ0 end\n")
+    r = run_mqlite("amqsreq", "NO.SUCH.Q", "SAMPQM")
+    assert (r.returncode, r.stdout) == (2085 % 256, "Sample AMQSREQ0 start\nserver queue is NO.SUCH.Q\n"
+                                                   "MQOPEN ended with reason code 2085\n"
+                                                   "unable to open server queue for output\n")
