@@ -374,7 +374,9 @@ def build_parser() -> argparse.ArgumentParser:
     for prog, fn, client in (("amqsput", cli_samples.amqsput, False), ("amqsputc", cli_samples.amqsput, True),
                              ("amqsget", cli_samples.amqsget, False), ("amqsgetc", cli_samples.amqsget, True),
                              ("amqsgbr", cli_samples.amqsgbr, False), ("amqsgbrc", cli_samples.amqsgbr, True),
-                             ("amqsreq", cli_samples.amqsreq, False), ("amqsreqc", cli_samples.amqsreq, True)):
+                             ("amqsreq", cli_samples.amqsreq, False), ("amqsreqc", cli_samples.amqsreq, True),
+                             ("amqspub", cli_samples.amqspub, False), ("amqspubc", cli_samples.amqspub, True),
+                             ("amqssub", cli_samples.amqssub, False), ("amqssubc", cli_samples.amqssub, True)):
         p = sub.add_parser(prog, help=f"IBM's sample {prog}, with its arguments and output (also a command of its own)")
         p.add_argument("args", nargs=argparse.REMAINDER)
         p.set_defaults(fn=lambda a, f=fn, c=client: f(a.args, client=c))

@@ -1,11 +1,13 @@
-"""IBM's sample programs amqsput, amqsget, amqsgbr and amqsreq (and the client builds amqsputc,
-amqsgetc, amqsgbrc, amqsreqc), with their arguments, prompts, output and exit codes, so that tutorials and scripts
+"""IBM's sample programs amqsput, amqsget, amqsgbr, amqsreq, amqspub and amqssub (and their client
+builds, amqsputc ...), with their arguments, prompts, output and exit codes, so that tutorials and scripts
 that call them by name run against mqlite (issue 65 item 4; the others are still to come).
 
     amqsput  QName [QMgrName [OpenOptions [CloseOptions [TargetQMgr [DynamicQName]]]]]
     amqsget  QName [QMgrName [OpenOptions [CloseOptions]]]
     amqsgbr  QName [QMgrName]
     amqsreq  QName [QMgrName [ReplyToQ]]
+    amqspub  TopicString [QMgrName [PutOptions]]
+    amqssub  TopicString [QMgrName [SubscribeOptions]]
 
 amqsput puts each line of standard input as a message (MQFMT_STRING, outside syncpoint) until an
 empty line or the end of input; amqsget gets and prints each message as ``message <text>``,
@@ -42,13 +44,12 @@ def _password() -> str:
     """``Enter password:``, answered on the terminal without echo, or a line of standard input."""
     if sys.stdin.isatty():
         return getpass.getpass("Enter password: ")
+    # As the samples' fgets: the prompt, no new line (the terminal's echo gives one), the answer
+    # read from the binary buffer that amqsput's lines are read from next (a text wrapper's
+    # read-ahead would take them with the password).
     sys.stdout.write("Enter password: ")
     sys.stdout.flush()
-    # (From the binary buffer that amqsput's lines are read from next: a text wrapper's read-ahead
-    # would take them with the password.)
-    line = sys.stdin.buffer.readline().rstrip(b"\n").decode(errors="replace")
-    sys.stdout.write("\n")
-    return line
+    return sys.stdin.buffer.readline().rstrip(b"\n").decode(errors="replace")
 
 
 def _connect(qmgr: str, client: bool) -> Any:
@@ -82,18 +83,18 @@ def _int(argv: list[str], i: int, default: int) -> int:
 
 
 def _run(name: str, argv: list[str], body: Callable[[Any, list[str]], int | None], client: bool,
-         echo_qmgr: bool = False) -> int:
+         echo_qmgr: bool = False, missing: str = "queue name", connx: str = "MQCONNX") -> int:
     from mqlite import pymqi
     _write(f"Sample {name} start")
     if not argv:
-        _write("Required parameter missing - queue name")
+        _write(f"Required parameter missing - {missing}")
         return 99
     if echo_qmgr:
         _write(argv[1] if len(argv) > 1 else "")        # (amqsgbr names the queue manager it was given)
     try:
         qm = _connect(argv[1] if len(argv) > 1 else "", client)
     except pymqi.MQMIError as e:
-        _write(f"MQCONNX ended with reason code {e.reason}")
+        _write(f"{connx} ended with reason code {e.reason}")
         return int(e.reason)
     try:
         ended = body(qm, argv)
@@ -267,6 +268,87 @@ def _request(qm: Any, argv: list[str]) -> int | None:
     return None
 
 
+def _publish(qm: Any, argv: list[str]) -> None:
+    """amqspub: each line of standard input (in pieces of at most 99 bytes, as its 100-byte buffer
+    reads them) published on the topic string, until an empty line or the end of input."""
+    from mqlite import pymqi
+    options = C.MQPMO_FAIL_IF_QUIESCING | C.MQPMO_NO_SYNCPOINT
+    if len(argv) > 2:
+        options = _int(argv, 2, 0)
+        _write(f"publish options are {options}")
+    topic = argv[0]
+    _write(f"target topic is {topic}")
+    od = pymqi.OD(ObjectType=C.MQOT_TOPIC, Version=C.MQOD_VERSION_4)
+    od.set_vs("ObjectString", topic)
+    try:
+        q = pymqi.Queue(qm, od, C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING)
+    except pymqi.MQMIError as e:
+        _write(f"MQOPEN ended with reason code {e.reason}")
+        _write("unable to open topic for publish")
+        return
+    pmo = pymqi.PMO(Options=options)
+    for piece in _pieces(99):
+        if not piece:
+            break
+        try:
+            q.put(piece, pymqi.MD(Format=C.MQFMT_STRING), pmo)
+        except pymqi.MQMIError as e:
+            _write(f"MQPUT ended with reason code {e.reason}")
+            break
+    _close(q, C.MQCO_NONE)
+
+
+def _pieces(size: int) -> Any:
+    """Standard input as fgets with a buffer of ``size`` + 1 reads it: lines of at most ``size``
+    bytes, a longer line in several pieces, the new line dropped; b"" at the end of input."""
+    while True:
+        piece = sys.stdin.buffer.readline(size)
+        if piece.endswith(b"\n"):
+            piece = piece[:-1]
+        elif not piece:
+            yield b""
+            return
+        yield piece
+
+
+def _subscribe(qm: Any, argv: list[str]) -> None:
+    """amqssub: a non-durable managed subscription, and each publication shown as it arrives,
+    waiting 30 seconds for the next."""
+    from mqlite import pymqi
+    options = C.MQSO_CREATE | C.MQSO_NON_DURABLE | C.MQSO_FAIL_IF_QUIESCING | C.MQSO_MANAGED
+    if len(argv) > 2:
+        options = _int(argv, 2, 0)
+        _write(f"MQSUB SD.Options are {options}")
+    sd = pymqi.SD(Options=options)
+    sd.set_vs("ObjectString", argv[0])
+    try:
+        sub = pymqi.Subscription(qm, sub_desc=sd)
+    except pymqi.MQMIError as e:
+        _write(f"MQSUB ended with reason code {e.reason}")
+        _write("unable to subscribe to topic")
+        return
+    q = sub.get_sub_queue()
+    gmo = pymqi.GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT | C.MQGMO_CONVERT | C.MQGMO_NO_PROPERTIES,
+                    WaitInterval=30000)
+    while True:
+        _write(f"Calling MQGET : {gmo.WaitInterval // 1000} seconds wait time")
+        md = pymqi.MD(Encoding=C.MQENC_NATIVE, CodedCharSetId=C.MQCCSI_Q_MGR)
+        try:
+            data = q.get(1023, md, gmo)
+        except pymqi.MQMIError as e:
+            _write("no more messages" if e.reason == C.MQRC_NO_MSG_AVAILABLE
+                   else f"MQGET ended with reason code {e.reason}")
+            if e.comp == C.MQCC_FAILED:
+                break
+            data = getattr(e, "message", b"") or b""
+        _write(b"message <" + data.split(b"\0", 1)[0] + b">")
+    for step in (lambda: sub.close(), lambda: q.close()):
+        try:
+            step()
+        except pymqi.MQMIError as e:
+            _write(f"MQCLOSE ended with reason code {e.reason}")
+
+
 def amqsput(argv: list[str], client: bool = False) -> int:
     return _run("AMQSPUT0", argv, _put, client)
 
@@ -277,6 +359,14 @@ def amqsget(argv: list[str], client: bool = False) -> int:
 
 def amqsreq(argv: list[str], client: bool = False) -> int:
     return _run("AMQSREQ0", argv, _request, client)
+
+
+def amqspub(argv: list[str], client: bool = False) -> int:
+    return _run("AMQSPUBA", argv, _publish, client, missing="topic string", connx="MQCONN")
+
+
+def amqssub(argv: list[str], client: bool = False) -> int:
+    return _run("AMQSSUBA", argv, _subscribe, client, missing="topic string", connx="MQCONN")
 
 
 def amqsgbr(argv: list[str], client: bool = False) -> int:
@@ -306,6 +396,22 @@ def amqsreq_main() -> None:
 
 def amqsreqc_main() -> None:
     sys.exit(amqsreq(sys.argv[1:], client=True))
+
+
+def amqspub_main() -> None:
+    sys.exit(amqspub(sys.argv[1:]))
+
+
+def amqspubc_main() -> None:
+    sys.exit(amqspub(sys.argv[1:], client=True))
+
+
+def amqssub_main() -> None:
+    sys.exit(amqssub(sys.argv[1:]))
+
+
+def amqssubc_main() -> None:
+    sys.exit(amqssub(sys.argv[1:], client=True))
 
 
 def amqsgbr_main() -> None:

@@ -53,16 +53,19 @@ def test_failures_answer_as_the_samples_do(qm: Any) -> None:
 def test_client_builds_through_mqserver_with_a_password_prompt(qm: Any) -> None:
     env = dict(os.environ, MQSERVER=f"APP.SVRCONN/TCP/{qm.conname}", MQSAMP_USER_ID="app")
     r = run_mqlite("amqsputc", "EMPTY.Q", "SAMPQM", stdin="passw0rd\nover the client channel\n", env=env)
-    assert r.stdout == ("Sample AMQSPUT0 start\nEnter password: \ntarget queue is EMPTY.Q\nSample AMQSPUT0 end\n"), \
+    # The samples read the password with fgets after a prompt with no new line: piped, the next
+    # line of output follows it.
+    assert r.stdout == ("Sample AMQSPUT0 start\nEnter password: target queue is EMPTY.Q\nSample AMQSPUT0 end\n"), \
         r.stdout + r.stderr
     r = run_mqlite("amqsgetc", "EMPTY.Q", "SAMPQM", stdin="passw0rd\n", env=env)
-    assert r.stdout.startswith("Sample AMQSGET0 start\nEnter password: \nmessage <over the client channel>\n")
+    assert r.stdout.startswith("Sample AMQSGET0 start\nEnter password: message <over the client channel>\n")
 
 
 def test_the_samples_are_commands_by_their_names() -> None:
     """Installed as console scripts, so that scripts calling amqsputc by name run (ibm-mq-cli)."""
     bindir = os.path.dirname(sys.executable)
-    for name in ("amqsput", "amqsputc", "amqsget", "amqsgetc", "amqsgbr", "amqsgbrc", "amqsreq", "amqsreqc"):
+    for name in ("amqsput", "amqsputc", "amqsget", "amqsgetc", "amqsgbr", "amqsgbrc", "amqsreq", "amqsreqc",
+                 "amqspub", "amqspubc", "amqssub", "amqssubc"):
         found = shutil.which(name, path=bindir)
         assert found is not None, f"{name} is not installed beside {sys.executable} (make .venv/.installed)"
     r = subprocess.run([os.path.join(bindir, "amqsput")], capture_output=True, text=True, timeout=60)
@@ -111,3 +114,31 @@ def test_amqsreq_without_its_model_reply_queue_or_server_queue(qm: Any) -> None:
     assert (r.returncode, r.stdout) == (2085 % 256, "Sample AMQSREQ0 start\nserver queue is NO.SUCH.Q\n"
                                                    "MQOPEN ended with reason code 2085\n"
                                                    "unable to open server queue for output\n")
+
+
+def test_amqssub_receives_what_amqspub_publishes(qm: Any) -> None:
+    """amqssub subscribes (non-durable, managed) and waits 30 s for each publication; amqspub
+    publishes each line, a line longer than its 99-byte buffer in two pieces."""
+    import time
+
+    from mqlite.cli.proc import python_module, same_code
+    sub = subprocess.Popen(python_module("mqlite.cli.main", "amqssub", "samples/news", "SAMPQM"),
+                           stdout=subprocess.PIPE, text=True, env=same_code(None))
+    assert sub.stdout is not None
+    try:
+        assert sub.stdout.readline() == "Sample AMQSSUBA start\n"
+        assert sub.stdout.readline() == "Calling MQGET : 30 seconds wait time\n"
+        time.sleep(0.5)
+        long = "x" * 120
+        r = run_mqlite("amqspub", "samples/news", "SAMPQM", stdin=f"first news\n{long}\n\nnot published\n")
+        assert (r.returncode, r.stdout) == (0, "Sample AMQSPUBA start\ntarget topic is samples/news\n"
+                                               "Sample AMQSPUBA end\n")
+        out, _ = sub.communicate(timeout=60)
+    finally:
+        sub.kill()
+    assert sub.returncode == 0
+    assert out == ("message <first news>\nCalling MQGET : 30 seconds wait time\n"
+                   f"message <{long[:99]}>\nCalling MQGET : 30 seconds wait time\n"
+                   f"message <{long[99:]}>\nCalling MQGET : 30 seconds wait time\n"
+                   "no more messages\nSample AMQSSUBA end\n")
+    assert run_mqlite("amqspub").stdout == "Sample AMQSPUBA start\nRequired parameter missing - topic string\n"
