@@ -21,6 +21,7 @@ from mqlite.cli import config as cli_config
 from mqlite.cli import runmqsc as cli_runmqsc
 from mqlite.cli import security as cli_security
 from mqlite.cli import trigmon as cli_trigmon
+from mqlite.cli import amqsbcg as cli_amqsbcg
 from mqlite.cli import samples as cli_samples
 from mqlite.cli import whatif as cli_whatif
 from mqlite.cli.clientmqsc import display_blocks
@@ -376,7 +377,8 @@ def build_parser() -> argparse.ArgumentParser:
                              ("amqsgbr", cli_samples.amqsgbr, False), ("amqsgbrc", cli_samples.amqsgbr, True),
                              ("amqsreq", cli_samples.amqsreq, False), ("amqsreqc", cli_samples.amqsreq, True),
                              ("amqspub", cli_samples.amqspub, False), ("amqspubc", cli_samples.amqspub, True),
-                             ("amqssub", cli_samples.amqssub, False), ("amqssubc", cli_samples.amqssub, True)):
+                             ("amqssub", cli_samples.amqssub, False), ("amqssubc", cli_samples.amqssub, True),
+                             ("amqsbcg", cli_amqsbcg.amqsbcg, False), ("amqsbcgc", cli_amqsbcg.amqsbcg, True)):
         p = sub.add_parser(prog, help=f"IBM's sample {prog}, with its arguments and output (also a command of its own)")
         p.add_argument("args", nargs=argparse.REMAINDER)
         p.set_defaults(fn=lambda a, f=fn, c=client: f(a.args, client=c))

@@ -65,7 +65,7 @@ def test_the_samples_are_commands_by_their_names() -> None:
     """Installed as console scripts, so that scripts calling amqsputc by name run (ibm-mq-cli)."""
     bindir = os.path.dirname(sys.executable)
     for name in ("amqsput", "amqsputc", "amqsget", "amqsgetc", "amqsgbr", "amqsgbrc", "amqsreq", "amqsreqc",
-                 "amqspub", "amqspubc", "amqssub", "amqssubc"):
+                 "amqspub", "amqspubc", "amqssub", "amqssubc", "amqsbcg", "amqsbcgc"):
         found = shutil.which(name, path=bindir)
         assert found is not None, f"{name} is not installed beside {sys.executable} (make .venv/.installed)"
     r = subprocess.run([os.path.join(bindir, "amqsput")], capture_output=True, text=True, timeout=60)
@@ -142,3 +142,58 @@ def test_amqssub_receives_what_amqspub_publishes(qm: Any) -> None:
                    f"message <{long[99:]}>\nCalling MQGET : 30 seconds wait time\n"
                    "no more messages\nSample AMQSSUBA end\n")
     assert run_mqlite("amqspub").stdout == "Sample AMQSPUBA start\nRequired parameter missing - topic string\n"
+
+
+def test_amqsbcg_dumps_descriptor_properties_dead_letter_header_and_data(qm: Any) -> None:
+    """amqsbcg's layout, from MQ 9.4's amqsbcg0.c: the MQMD field by field, the properties with
+    PropOption 1, a dead-letter header, the data sixteen bytes a line (in a UTF-8 locale the
+    character column is widened by MB_CUR_MAX, 6), and the summary."""
+    from mqlite import pymqi
+    from mqlite.cmq import CMQC as C
+    from mqlite.cmq.headers import DLH
+    qm.mqsc("DEFINE QLOCAL(BCG.Q)\n", check=True)
+    conn = qm.client()
+    q = pymqi.Queue(conn, "BCG.Q", C.MQOO_OUTPUT)
+    msg = pymqi.MessageHandle(conn)
+    msg.properties.set("colour", "red")
+    msg.properties.set("count", 7, C.MQTYPE_INT32)
+    q.put(b"Browse me", pymqi.MD(Format=C.MQFMT_STRING, Priority=4),
+          pymqi.PMO(Version=C.MQPMO_VERSION_3, OriginalMsgHandle=msg.msg_handle))
+    dlh = DLH(Reason=C.MQRC_Q_FULL, DestQName=b"FULL.Q".ljust(48), DestQMgrName=b"SAMPQM".ljust(48),
+              Format=C.MQFMT_STRING, PutApplName=b"amqsbcg test".ljust(28), PutDate=b"20261206", PutTime=b"12000000")
+    q.put(dlh.pack() + b"0123456789abcdefXYZ", pymqi.MD(Format=C.MQFMT_DEAD_LETTER_HEADER))
+    conn.disconnect()
+    env = dict(os.environ, LC_ALL="C.UTF-8")
+    r = run_mqlite("amqsbcg", "BCG.Q", "SAMPQM", "1", env=env)
+    out = r.stdout
+    assert r.returncode == 0 and out.startswith("\nAMQSBCG0 - starts here\n**********************\n \n"
+                                                " MQOPEN - 'BCG.Q'\n MQCRTMH\n \n \n"
+                                                " MQGET of message number 1, CompCode:0 Reason:0\n"
+                                                "****Message descriptor****\n\n"
+                                                "  StrucId  : 'MD  '  Version : 2\n"
+                                                "  Report   : 0  MsgType : 8\n"
+                                                "  Expiry   : -1  Feedback : 0\n"), out
+    assert "\n  Format : 'MQSTR   '\n  Priority : 4  Persistence : 0\n" in out
+    assert "\n  ReplyToQMgr    : 'SAMPQM" + " " * 42 + "'\n  ** Identity Context\n" in out
+    assert "\n \n****Message properties****\n\n  colour : 'red'\n  count : 7\n \n****   Message      ****\n" in out
+    assert ("\n length - 9 of 9 bytes\n \n00000000:  4272 6F77 7365 206D 65" + " " * 28 + "'Browse me       '\n") in out
+    assert ("\n****Dead Letter Header****\n\n  StrucId  : 'DLH '  Version : 1\n"
+            "  Reason   : 2053 [MQRC_Q_FULL]\n  DestQName      : 'FULL.Q" + " " * 42 + "'\n") in out
+    assert "\n  PutDate  : '20261206'    PutTime  : '12000000'\n \n****   Message      ****\n" in out
+    assert ("\n length - 19 of 19 bytes\n \n00000000:  3031 3233 3435 3637 3839 6162 6364 6566"
+            + " " * 11 + "'0123456789abcdef'\n00000010:  5859 5A" + " " * 43 + "'XYZ             '\n") in out
+    assert out.endswith("\n \n \n No more messages \n\n****   Summary      ****\n 2 messages browsed.\n"
+                        " Smallest message 9 bytes.\n Largest message 191 bytes.\n Average message 100 bytes.\n"
+                        "\n MQDLTMH\n MQCLOSE\n MQDISC\n")
+    # In the C locale the character column is not widened (PropOption 2: no properties in the data).
+    plain = run_mqlite("amqsbcg", "BCG.Q", "SAMPQM", "2", env=dict(os.environ, LC_ALL="C")).stdout
+    assert "\n00000000:  4272 6F77 7365 206D 65" + " " * 18 + "'Browse me       '\n" not in out
+    assert "00000000:  4272 6F77 7365 206D 65" + " " * 18 + "'Browse me       '" in plain
+    r = run_mqlite("amqsbcg", "BCG.Q", "SAMPQM", "7")
+    assert (r.returncode, r.stdout) == (4, "\nAMQSBCG0 - starts here\n**********************\n PropOption \"7\" "
+                                           "invalid - specify 0-4\n\n  Usage: amqsbcg QName [ QMgrName ] "
+                                           "[ PropOption ]\n\n")
+    r = run_mqlite("amqsbcg", "NO.SUCH.Q", "SAMPQM")
+    assert (r.returncode, r.stdout) == (2, "\nAMQSBCG0 - starts here\n**********************\n \n"
+                                           " MQOPEN - 'NO.SUCH.Q'\n MQOPEN failed with CompCode:2, Reason:2085\n"
+                                           " MQDISC\n")
