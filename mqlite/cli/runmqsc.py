@@ -71,7 +71,7 @@ def client_table(script: str, quiet: bool) -> int:
     """runmqsc -n: the commands run against the local client channel definition table (as MQ,
     every other option is ignored with -n but -e)."""
     from mqlite.cli.clientmqsc import ClientTable, table_path
-    from mqlite.mqsc.result import Result, summary
+    from mqlite.mqsc.result import summary
     path = table_path(dict(os.environ))
     try:
         table = ClientTable(path)
@@ -80,22 +80,28 @@ def client_table(script: str, quiet: bool) -> int:
         print(f"MQL0041E: The client channel definition table {path} cannot be used: {e}")
         return 20
     print(f"Starting local MQSC for '{os.path.basename(path)}'.\n\n")
-    results: list[Result] = []
+    lines, code = summary(_each_command(script, not quiet, table.run))
+    for line in lines:
+        print(line)
+    return code
+
+
+def _each_command(script: str, echo: bool, run: Callable[[str], Any]) -> list[Any]:
+    """Each command of the script echoed (numbered, as runmqsc numbers them), run and answered,
+    until END (or its synonyms EXIT and QUIT); the results, for the summary."""
+    results: list[Any] = []
     for cmd in split_commands(script):
-        if not quiet:
+        if echo:
             for i, line in enumerate(cmd.lines):
                 print((f"{len(results) + 1:>6} : " if i == 0 else "       : ") + line)
         if cmd.text.upper() in ("END", "EXIT", "QUIT"):
             break
-        result = table.run(cmd.text)
+        result = run(cmd.text)
         results.append(result)
         for line in result.lines:
             print(line)
         print()
-    lines, code = summary(results)
-    for line in lines:
-        print(line)
-    return code
+    return results
 
 
 def runmqsc(args: argparse.Namespace) -> int:
@@ -135,24 +141,12 @@ def runmqsc(args: argparse.Namespace) -> int:
         print("AMQ8146E: IBM MQ queue manager not available.")
         return 20
     print(f"Starting MQSC for queue manager {qmgr}.\n\n")
-    results: list[Result] = []
     run: Callable[[str], Any] = send if send is not None else _verifier()
-    for cmd in split_commands(script):
-        if not args.e:
-            for i, line in enumerate(cmd.lines):
-                prefix = f"{len(results) + 1:>6} : " if i == 0 else "       : "
-                print(prefix + line)
-        if cmd.text.upper() == "END":
-            break
-        try:
-            result = run(cmd.text)
-        except (TransportError, P.ProtocolError, pymqi.MQMIError, pymqi.PYIFError):
-            print("AMQ8146E: IBM MQ queue manager not available.")
-            return 20
-        results.append(result)
-        for line in result.lines:
-            print(line)
-        print()
+    try:
+        results = _each_command(script, not args.e, run)
+    except (TransportError, P.ProtocolError, pymqi.MQMIError, pymqi.PYIFError):
+        print("AMQ8146E: IBM MQ queue manager not available.")
+        return 20
     lines, code = summary(results)
     for line in lines:
         print(line)
