@@ -73,6 +73,12 @@ class ClientTable:
         scratch = QueueManager("CLIENT", store, Clock(), None, DEFAULT_BUFFERS)
         scratch.create()
         self.executor = Executor(scratch)
+        # A client table's channel names are its own: the scratch queue manager's other channels
+        # (SYSTEM.DEF.SVRCONN, ...) go, so that a CLNTCONN may take any of their names.
+        shown = self.executor.run("DISPLAY CHANNEL(*) CHLTYPE")
+        for o in display_blocks(shown.lines, "AMQ8414I"):
+            if o.get("CHLTYPE") != "CLNTCONN":
+                self.executor.run(f"DELETE CHANNEL({_quoted(o['CHANNEL'])})")
         self._load()
 
     def _load(self) -> None:
