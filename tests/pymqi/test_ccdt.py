@@ -245,5 +245,6 @@ def test_runmqsc_n_keeps_a_local_table_that_clients_use(two, tmp_path, monkeypat
     assert reason(lambda: pymqi.connect("QMB")) == CMQC.MQRC_Q_MGR_NAME_ERROR
     # A client table's names are its own: a CLNTCONN may be called SYSTEM.DEF.SVRCONN (IBM's
     # performance harness defines one so), which a queue manager's SVRCONN has.
-    r = runmqsc_n(f"DEFINE CHANNEL('SYSTEM.DEF.SVRCONN') CHLTYPE(CLNTCONN) CONNAME('{qma.conname}') QMNAME(QMA) REPLACE\n")
+    r = runmqsc_n(f"DEFINE CHANNEL('SYSTEM.DEF.SVRCONN') CHLTYPE(CLNTCONN) CONNAME('{qma.conname}') "
+                  "QMNAME(QMA) REPLACE\n")
     assert r.returncode == 0 and "AMQ8014I: IBM MQ channel created." in r.stdout, r.stdout
