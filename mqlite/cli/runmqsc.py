@@ -77,7 +77,9 @@ def client_table(script: str, quiet: bool) -> int:
         table = ClientTable(path)
     except (OSError, ValueError) as e:
         print(f"Starting local MQSC for '{os.path.basename(path)}'.\n\n")
-        print(f"MQL0041E: The client channel definition table {path} cannot be used: {e}")
+        # MQ's message for a channel table it cannot read (the file is not in the expected format).
+        print("AMQ9555E: File format error.")
+        print(f"The file {path} does not have the expected format: {e}")
         return 20
     print(f"Starting local MQSC for '{os.path.basename(path)}'.\n\n")
     lines, code = summary(_each_command(script, not quiet, table.run))
