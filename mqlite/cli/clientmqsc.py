@@ -82,11 +82,20 @@ class ClientTable:
         self._load()
 
     def _load(self) -> None:
+        """The table's definitions defined in the scratch queue manager; ValueError (OSError) when
+        the file is not a JSON CCDT (cannot be read)."""
         if not os.path.exists(self.path):
             return
         with open(self.path, "rb") as f:
             doc = json.loads(f.read() or b"{}")
-        for d in ccdt.parse(doc, self.path):
+        if not isinstance(doc, dict) or not all(isinstance(a, dict) and "name" in a and "AUTHTYPE" in a
+                                                for a in doc.get("authinfo", [])):
+            raise ValueError("not a JSON CCDT (an object with a channel array)")
+        try:
+            defs = ccdt.parse(doc, self.path) if doc else []
+        except ccdt.CCDTError as e:
+            raise ValueError(str(e)) from None
+        for d in defs:
             described = next((c.get("general", {}).get("description", "") for c in doc.get("channel", [])
                               if c.get("name") == d.name), "")
             attrs = {"CONNAME": d.conname, "QMNAME": d.qmgr, "CLNTWGHT": str(d.weight),

@@ -245,12 +245,13 @@ def test_runmqsc_n_keeps_a_local_table_that_clients_use(two, tmp_path, monkeypat
     assert [d.name for d in ccdt.read(str(tmp_path / "lib" / "CLIENT.TAB"))] == ["ALPHA"]
     assert reason(lambda: pymqi.connect("QMB")) == CMQC.MQRC_Q_MGR_NAME_ERROR
     # A table that is not one is refused as MQ refuses it, and left as it is.
-    broken = tmp_path / "lib" / "BROKEN.TAB"
-    broken.write_bytes(b"\x00\x01AMQR binary table")
-    r = run_mqlite("runmqsc", "-n", stdin="DISPLAY CHANNEL(*)\n",
-                   env=dict(os.environ, MQCHLLIB=str(tmp_path / "lib"), MQCHLTAB="BROKEN.TAB"))
-    assert r.returncode == 20 and "AMQ9555E: File format error." in r.stdout, r.stdout
-    assert broken.read_bytes() == b"\x00\x01AMQR binary table"
+    for content in (b"\x00\x01AMQR binary table", b'["a list"]', b'{"channel": [{"name": "X"}]}'):
+        broken = tmp_path / "lib" / "BROKEN.TAB"
+        broken.write_bytes(content)
+        r = run_mqlite("runmqsc", "-n", stdin="DISPLAY CHANNEL(*)\n",
+                       env=dict(os.environ, MQCHLLIB=str(tmp_path / "lib"), MQCHLTAB="BROKEN.TAB"))
+        assert r.returncode == 20 and "AMQ9555E: File format error." in r.stdout, r.stdout + r.stderr
+        assert broken.read_bytes() == content
     # A client table's names are its own: a CLNTCONN may be called SYSTEM.DEF.SVRCONN (IBM's
     # performance harness defines one so), which a queue manager's SVRCONN has.
     r = runmqsc_n(f"DEFINE CHANNEL('SYSTEM.DEF.SVRCONN') CHLTYPE(CLNTCONN) CONNAME('{qma.conname}') "
