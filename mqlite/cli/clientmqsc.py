@@ -20,6 +20,7 @@ import os
 import re
 from typing import Any
 
+from mqlite.admin.dump import quoted
 from mqlite.mqsc.parser import MQSCSyntaxError, parse
 from mqlite.mqsc.result import Result
 from mqlite.net import ccdt
@@ -55,10 +56,6 @@ def display_blocks(lines: list[str], first: str) -> list[dict[str, str]]:
     return out
 
 
-def _quoted(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
-
-
 class ClientTable:
     """The table, held in a scratch queue manager while runmqsc -n runs."""
 
@@ -78,7 +75,7 @@ class ClientTable:
         shown = self.executor.run("DISPLAY CHANNEL(*) CHLTYPE")
         for o in display_blocks(shown.lines, "AMQ8414I"):
             if o.get("CHLTYPE") != "CLNTCONN":
-                self.executor.run(f"DELETE CHANNEL({_quoted(o['CHANNEL'])})")
+                self.executor.run(f"DELETE CHANNEL({quoted(o['CHANNEL'])})")
         self._load()
 
     def _load(self) -> None:
@@ -109,8 +106,8 @@ class ClientTable:
             self._define("AUTHINFO", str(a["name"]), f"AUTHTYPE({a['AUTHTYPE']})", attrs)
 
     def _define(self, kind: str, name: str, typed: str, attrs: dict[str, str]) -> None:
-        given = " ".join(f"{k}({_quoted(v)})" for k, v in attrs.items() if v)
-        result = self.executor.run(f"DEFINE {kind}({_quoted(name)}) {typed} {given} REPLACE")
+        given = " ".join(f"{k}({quoted(v)})" for k, v in attrs.items() if v)
+        result = self.executor.run(f"DEFINE {kind}({quoted(name)}) {typed} {given} REPLACE")
         if result.status != "ok":
             raise ValueError(f"{self.path}: {kind} {name} could not be loaded: {' '.join(result.lines)}")
 

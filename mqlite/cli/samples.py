@@ -27,6 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mqlite.cmq import CMQC as C
+from mqlite.cmq.structs import text
 
 CLIENT_VARS = ("MQSERVER", "MQCCDTURL", "MQCHLLIB", "MQCHLTAB")
 WAIT_MS = 15000          # amqsget waits this long for the next message
@@ -198,10 +199,6 @@ def _browse(qm: Any, argv: list[str]) -> None:
     _close(q, C.MQCO_NONE)
 
 
-def _text(value: Any) -> str:
-    return (value.decode(errors="replace") if isinstance(value, bytes) else str(value)).rstrip("\0 ")
-
-
 def _request(qm: Any, argv: list[str]) -> int | None:
     """amqsreq: each line a request to the server queue, replies to ``argv[2]`` (or a dynamic
     queue from the model SYSTEM.SAMPLE.REPLY, deleted at the end); then the replies shown, the
@@ -221,7 +218,7 @@ def _request(qm: Any, argv: list[str]) -> int | None:
     reply: Any = None
     try:
         reply = pymqi.Queue(qm, odr, C.MQOO_INPUT_EXCLUSIVE | C.MQOO_FAIL_IF_QUIESCING)
-        reply_name = _text(odr.ObjectName)
+        reply_name = text(odr.ObjectName)
         _write(f"replies to {reply_name}")
     except pymqi.MQMIError as e:
         _write(f"MQOPEN ended with reason code {e.reason}")
@@ -373,50 +370,16 @@ def amqsgbr(argv: list[str], client: bool = False) -> int:
     return _run("AMQSGBR0 (browse)", argv, _browse, client, echo_qmgr=True)
 
 
-# Console scripts (pyproject.toml): the programs by IBM's names.
-def amqsput_main() -> None:
-    sys.exit(amqsput(sys.argv[1:]))
+# Console scripts (pyproject.toml): the programs by IBM's names, server and client builds.
+def _command(program: Callable[..., int], client: bool) -> Callable[[], None]:
+    def main() -> None:
+        sys.exit(program(sys.argv[1:], client=client))
+    return main
 
 
-def amqsputc_main() -> None:
-    sys.exit(amqsput(sys.argv[1:], client=True))
-
-
-def amqsget_main() -> None:
-    sys.exit(amqsget(sys.argv[1:]))
-
-
-def amqsgetc_main() -> None:
-    sys.exit(amqsget(sys.argv[1:], client=True))
-
-
-def amqsreq_main() -> None:
-    sys.exit(amqsreq(sys.argv[1:]))
-
-
-def amqsreqc_main() -> None:
-    sys.exit(amqsreq(sys.argv[1:], client=True))
-
-
-def amqspub_main() -> None:
-    sys.exit(amqspub(sys.argv[1:]))
-
-
-def amqspubc_main() -> None:
-    sys.exit(amqspub(sys.argv[1:], client=True))
-
-
-def amqssub_main() -> None:
-    sys.exit(amqssub(sys.argv[1:]))
-
-
-def amqssubc_main() -> None:
-    sys.exit(amqssub(sys.argv[1:], client=True))
-
-
-def amqsgbr_main() -> None:
-    sys.exit(amqsgbr(sys.argv[1:]))
-
-
-def amqsgbrc_main() -> None:
-    sys.exit(amqsgbr(sys.argv[1:], client=True))
+amqsput_main, amqsputc_main = _command(amqsput, False), _command(amqsput, True)
+amqsget_main, amqsgetc_main = _command(amqsget, False), _command(amqsget, True)
+amqsgbr_main, amqsgbrc_main = _command(amqsgbr, False), _command(amqsgbr, True)
+amqsreq_main, amqsreqc_main = _command(amqsreq, False), _command(amqsreq, True)
+amqspub_main, amqspubc_main = _command(amqspub, False), _command(amqspub, True)
+amqssub_main, amqssubc_main = _command(amqssub, False), _command(amqssub, True)
