@@ -446,6 +446,54 @@ class STS(MQStruct):
     ]
 
 
+class CBD(MQStruct):
+    """MQCBD: a callback's descriptor (MQCB). CallbackFunction and CallbackArea hold Python
+    objects (the function and anything the application likes), as in ibmmq."""
+
+    _fields = [
+        ("StrucId", CMQC.MQCBD_STRUC_ID, "4s"),
+        ("Version", CMQC.MQCBD_VERSION_1, "i"),
+        ("CallbackType", CMQC.MQCBT_MESSAGE_CONSUMER, "i"),
+        ("Options", CMQC.MQCBDO_NONE, "i"),
+        ("CallbackArea", 0, "P"),
+        ("CallbackFunction", 0, "P"),
+        ("CallbackName", b"", "128s"),
+        ("MaxMsgLength", CMQC.MQCBD_FULL_MSG_LENGTH, "i"),
+    ]
+
+
+class CBC(MQStruct):
+    """MQCBC version 2: what a callback is told (why it is called, its areas, the outcome)."""
+
+    _fields = [
+        ("StrucId", CMQC.MQCBC_STRUC_ID, "4s"),
+        ("Version", CMQC.MQCBC_VERSION_2, "i"),
+        ("CallType", 0, "i"),
+        ("Hobj", 0, "i"),
+        ("CallbackArea", 0, "P"),
+        ("ConnectionArea", 0, "P"),
+        ("CompCode", CMQC.MQCC_OK, "i"),
+        ("Reason", CMQC.MQRC_NONE, "i"),
+        ("State", CMQC.MQCS_NONE, "i"),
+        ("DataLength", 0, "i"),
+        ("BufferLength", 0, "i"),
+        ("Flags", CMQC.MQCBCF_NONE, "i"),
+        ("ReconnectDelay", 0, "i"),
+    ]
+
+
+class CTLO(MQStruct):
+    """MQCTLO: MQCTL's options and the connection area every callback is given."""
+
+    _fields = [
+        ("StrucId", CMQC.MQCTLO_STRUC_ID, "4s"),
+        ("Version", CMQC.MQCTLO_VERSION_1, "i"),
+        ("Options", CMQC.MQCTLO_NONE, "i"),
+        ("Reserved", 0, "i"),
+        ("ConnectionArea", 0, "P"),
+    ]
+
+
 def pad(value: str | bytes, length: int) -> bytes:
     """An MQCHAR field: blank padded to its length, as MQ returns names."""
     if isinstance(value, str):

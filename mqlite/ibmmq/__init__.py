@@ -141,6 +141,7 @@ CD = _versioned(type("CD", (structs.CD,), {"_fields": structs.CD._fields + [
 CNO = _versioned(structs.CNO, CMQC.MQCNO_VERSION_5)
 CSP = _versioned(structs.CSP, CMQC.MQCSP_VERSION_1)
 SCO, STS, MDE, BNO = (_versioned(c) for c in (structs.SCO, structs.STS, structs.MDE, structs.BNO))
+CBD, CBC, CTLO = (_versioned(c) for c in (structs.CBD, structs.CBC, structs.CTLO))
 SD, SRO = _versioned(subs.SD), _versioned(subs.SRO)
 CMHO, DMHO, DMPO, IMPO, PD, SMPO = (_versioned(c) for c in (CMHO, DMHO, DMPO, IMPO, PD, SMPO))
 _MD1 = _versioned(structs.MD1)
@@ -332,7 +333,7 @@ ensure_bytes = ensure_strings_are_bytes      # ibmmq's name for it too
 
 __all__ = ["CMQC", "CMQCFC", "CMQXC", "CMQZC", "CMQSTRC", "Error", "MQMIError", "PYIFError", "QueueManager", "Queue",
            "PCFExecute", "connect", "to_string", "get_versions", "MD", "OD", "PMO", "GMO", "CD", "SCO", "CNO", "CSP",
-           "STS", "XQH", "DLH", "MDE", "BNO", "MQOpts", "CFH", "CFBF", "CFBS", "CFGR", "CFIF", "CFIL", "CFIL64", "CFIN",
+           "STS", "XQH", "DLH", "MDE", "BNO", "CBD", "CBC", "CTLO", "MQOpts", "CFH", "CFBF", "CFBS", "CFGR", "CFIF", "CFIL", "CFIL64", "CFIN",
            "CFIN64", "CFSF", "CFSL", "CFST", "ByteString", "Filter", "SHIM_PATH", "MessageHandle", "RFH2", "CMHO",
            "DMHO", "DMPO", "IMPO", "PD", "SMPO", "SD", "SRO", "Topic", "Subscription", "is_unicode",
            "ensure_strings_are_bytes", "ensure_bytes"]

@@ -56,6 +56,7 @@ class Transport:
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
         self.lock = threading.Lock()
+        self.send_lock = threading.Lock()     # a frame is written whole (CANCEL comes from other threads)
         self.no_block = False
         self.info: dict[str, Any] = {}
         self.reader = P.FrameReader(sock, spin=P.SPIN, preallocate=4 << 20)
@@ -125,7 +126,8 @@ class Transport:
             ftype, payload = self.reader.read()
             if ftype != P.HEARTBEAT:
                 return ftype, payload
-            P.send_frame(self.sock, P.HEARTBEAT | P.REPLY)
+            with self.send_lock:
+                P.send_frame(self.sock, P.HEARTBEAT | P.REPLY)
 
     def answer_heartbeat(self) -> None:
         """Called by the heartbeat thread: if the connection is idle and the queue manager asked
@@ -144,7 +146,8 @@ class Transport:
     def _read_idle(self) -> None:
         ftype, _ = self.reader.read()
         if ftype == P.HEARTBEAT:
-            P.send_frame(self.sock, P.HEARTBEAT | P.REPLY)
+            with self.send_lock:
+                P.send_frame(self.sock, P.HEARTBEAT | P.REPLY)
         else:
             raise P.ProtocolError(f"unexpected frame {ftype:#x} on an idle connection")
 
@@ -168,7 +171,8 @@ class Transport:
         return self._locked(self._exchange, ftype, payload)
 
     def _exchange(self, ftype: int, payload: bytes) -> bytes:
-        P.send_frame(self.sock, ftype, payload)
+        with self.send_lock:
+            P.send_frame(self.sock, ftype, payload)
         if self.pending:
             self._drain()
         rtype, reply = self._read()
@@ -182,7 +186,8 @@ class Transport:
         self._locked(self._post, ftype, payload, consumer)
 
     def _post(self, ftype: int, payload: bytes, consumer: Callable[[bytes], None]) -> None:
-        P.send_frame(self.sock, ftype, payload)
+        with self.send_lock:
+            P.send_frame(self.sock, ftype, payload)
         self.pending.append((ftype, consumer))
 
     def collect(self) -> None:
@@ -199,7 +204,20 @@ class Transport:
 
     def send(self, ftype: int, payload: bytes) -> None:
         """A request that has no reply (an asynchronous put)."""
-        self._locked(P.send_frame, self.sock, ftype, payload)
+        self._locked(self._send, ftype, payload)
+
+    def _send(self, ftype: int, payload: bytes) -> None:
+        with self.send_lock:
+            P.send_frame(self.sock, ftype, payload)
+
+    def cancel(self) -> None:
+        """End the wait of the call in progress on another thread (CANCEL: the queue manager
+        answers that call at once). Never waits for the connection."""
+        try:
+            with self.send_lock:
+                P.send_frame(self.sock, P.CANCEL)
+        except OSError:
+            pass
 
     def close(self) -> None:
         try:

@@ -17,9 +17,10 @@ from typing import Any
 
 from mqlite.cmq.structs import GMO, MD, OD, PMO
 
-PROTOCOL_VERSION = 4          # 2: OPEN carries the SelectionString, GET replies the handle's properties;
+PROTOCOL_VERSION = 5          # 2: OPEN carries the SelectionString, GET replies the handle's properties;
                               # 3: the SUB reply gives back SubUserData and SelectionString too;
                               # 4: PUT1 carries the MQOD's ObjectString (MQPUT1 to a topic string)
+                              # 5: CONSUME (asynchronous consume: one wait for several handles)
 MAX_FRAME = 110 * 1024 * 1024          # a 100 MB message plus headers
 HEADER = struct.Struct(">IB")
 
@@ -42,6 +43,9 @@ MQSC, CONTROL = 0x20, 0x21
 HEARTBEAT = 0x22                       # a client connection's heartbeat (server asks, client answers | REPLY)
 SUB, SUBRQ = 0x23, 0x24                # MQSUB and MQSUBRQ
 CANCEL = 0x25                          # end the MQGET wait in progress (no reply; ignored when none is)
+CONSUME = 0x26                         # asynchronous consume: read-ahead batches and gets for several handles,
+                                       # answered when any has something (or the wait ends, or CANCEL)
+CONSUME_BATCH, CONSUME_GET = 0, 1      # the kinds of a CONSUME entry: a GET_BATCH request or a GET request
 CH_MSG, CH_END, CH_HEARTBEAT, CH_PING, CH_CLOSE = 0x40, 0x41, 0x42, 0x43, 0x44   # message channels
 CH_FAST = 0x1                          # CH_MSG flag: a fast nonpersistent message, outside the batch
 REPLY = 0x80                           # a reply carries the request type | REPLY

@@ -321,6 +321,64 @@ class GetBatch:
     parse_reply = staticmethod(parse_messages)
 
 
+class Consume:
+    """Asynchronous consume: a wait (milliseconds, -1 unlimited, 0 none) and entries, each a kind
+    (CONSUME_BATCH: a GET_BATCH request; CONSUME_GET: a GET request, its MQGMO without a wait) and
+    its request; the reply has one entry per request entry: empty when it found nothing, else the
+    reply that verb gives (a failed one: only the codes)."""
+    @staticmethod
+    def request(wait_ms: int, entries: Sequence[tuple[int, bytes]]) -> bytes:
+        parts = [II.pack(wait_ms, len(entries))]
+        for kind, payload in entries:
+            parts.append(II.pack(kind, len(payload)))
+            parts.append(payload)
+        return b"".join(parts)
+
+    @staticmethod
+    def parse_request(p: bytes) -> tuple[int, list[tuple[int, bytes]]]:
+        if len(p) < 8:
+            raise ProtocolError("CONSUME payload length")
+        wait_ms, n = II.unpack_from(p)
+        return wait_ms, _parse_entries(p, 8, n, "CONSUME")
+
+    @staticmethod
+    def reply(answers: Sequence[bytes]) -> bytes:
+        parts = [III.pack(0, 0, len(answers))]
+        for a in answers:
+            parts.append(I1.pack(len(a)))
+            parts.append(a)
+        return b"".join(parts)
+
+    @staticmethod
+    def parse_reply(reply: bytes) -> list[bytes]:
+        n = III.unpack_from(reply)[2]
+        out = []
+        off = 12
+        for _ in range(n):
+            (size,) = I1.unpack_from(reply, off)
+            out.append(reply[off + 4:off + 4 + size])
+            off += 4 + size
+        return out
+
+
+def _parse_entries(p: bytes, off: int, n: int, verb: str) -> list[tuple[int, bytes]]:
+    out = []
+    if n < 0 or n > 4096:
+        raise ProtocolError(f"{verb} entry count {n}")
+    for _ in range(n):
+        if off + 8 > len(p):
+            raise ProtocolError(f"{verb} payload length")
+        kind, size = II.unpack_from(p, off)
+        off += 8
+        if size < 0 or off + size > len(p):
+            raise ProtocolError(f"{verb} entry length")
+        out.append((kind, p[off:off + size]))
+        off += size
+    if off != len(p):
+        raise ProtocolError(f"{verb} payload length")
+    return out
+
+
 class BrowseBatch:
     """mqlite's bulk browse: up to max_msgs messages from the browse cursor (``first``: from the
     start) in one reply (a list of ``messages``)."""

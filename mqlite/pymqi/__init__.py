@@ -54,6 +54,7 @@ sd, sro = SD, SRO
 MD, OD, PMO, GMO, CD, SCO, CNO, CSP, XQH, DLH, STS = (
     structs.MD, structs.OD, structs.PMO, structs.GMO, structs.CD, structs.SCO, structs.CNO, structs.CSP,
     headers.XQH, headers.DLH, structs.STS)
+CBD, CBC, CTLO = structs.CBD, structs.CBC, structs.CTLO       # MQCB/MQCTL (ibmmq's; pymqi has none)
 md, od, pmo, gmo, cd, sco, cno, csp = MD, OD, PMO, GMO, CD, SCO, CNO, CSP
 cmho, dmho, smpo, impo, dmpo, pd = CMHO, DMHO, SMPO, IMPO, DMPO, PD
 
@@ -61,4 +62,4 @@ __all__ = ["CMQC", "CMQCFC", "CMQXC", "CMQZC", "MQMIError", "PYIFError", "Error"
            "MD", "OD", "PMO", "GMO", "CD", "SCO", "CNO", "CSP", "XQH", "DLH", "STS", "MQOpts", "ensure_bytes",
            "PCFExecute", "CFH", "Filter", "ByteString", "CFIN", "CFIN64", "CFIL", "CFIL64", "CFST", "CFSL", "CFBS", "CFGR", "CFBF",
            "CFIF", "CFSF", "StreamMark", "MQ_MAX_MSG", "MessageHandle", "RFH2", "CMHO", "DMHO", "DMPO", "IMPO",
-           "PD", "SMPO", "SD", "SRO", "Topic", "Subscription"]
+           "PD", "SMPO", "SD", "SRO", "Topic", "Subscription", "CBD", "CBC", "CTLO"]

@@ -16,6 +16,7 @@ from mqlite.net import protocol as P
 from mqlite.net import verbs as V
 from mqlite.net.client import Transport, TransportBusy, TransportError
 from mqlite.paths import QMPaths, all_qmgrs
+from mqlite.pymqi import consume as _consume
 from mqlite.pymqi import msghandle
 from mqlite.pymqi.errors import MQMIError, PYIFError, check_reply, failure
 from mqlite.security import tls
@@ -25,6 +26,7 @@ def ensure_bytes(value: Any, encoding: str = "ascii") -> bytes:
     return value.encode(encoding) if isinstance(value, str) else value
 
 
+C_HO_NONE = CMQC.MQHO_NONE
 CHOOSER = ccdt.Chooser()       # this process's CCDT lists (AFFINITY(PREFERRED))
 
 
@@ -70,6 +72,7 @@ class QueueManager:
         self._connect_args: tuple[str, tuple[Any, ...], dict[str, Any]] | None = None   # for ``with qmgr:``
         self._ids = itertools.count(int.from_bytes(os.urandom(6), "big") << 16)
         self._cno: tuple[int, str] = (0, "")    # connect_with_options' MQCNO_ACCOUNTING_* and ApplName
+        self._async: Any = None           # MQCB/MQCTL's consume.Dispatcher, once a callback is registered
         self.disconnect_on_exit = disconnect_on_exit
         self.bytes_encoding = bytes_encoding
         self.default_ccsid = default_ccsid
@@ -245,6 +248,8 @@ class QueueManager:
     def _call(self, ftype: int, payload: bytes) -> bytes:
         if self._transport is None:
             raise PYIFError("not connected")
+        if self._async is not None:
+            self._async.check_thread()
         try:
             if self._orphans:
                 self._close_orphans()
@@ -281,6 +286,8 @@ class QueueManager:
     def _send(self, ftype: int, payload: bytes) -> None:
         if self._transport is None:
             raise PYIFError("not connected")
+        if self._async is not None:
+            self._async.check_thread()
         try:
             self._transport.send(ftype, payload)
         except TransportError as e:
@@ -306,6 +313,9 @@ class QueueManager:
 
     def _end_connection(self) -> None:
         assert self._transport is not None
+        if self._async is not None:
+            self._async.stop()
+            self._async = None
         for q in list(self._queues):
             q._settle()
         self._orphans.clear()
@@ -326,6 +336,26 @@ class QueueManager:
 
     def get_name(self) -> str:
         return self._name
+
+    # asynchronous consume (ibmmq's cb and ctl; pymqi has none) -------------------------------
+    def cb(self, **kwargs: Any) -> None:
+        """MQCB on the connection: ``cb(operation=, cbd=)`` registers (or deregisters, suspends,
+        resumes) the event handler (MQCBT_EVENT_HANDLER); message consumers are registered with
+        ``Queue.cb``."""
+        self._callbacks().cb(None, C_HO_NONE, int(kwargs.get("operation", CMQC.MQOP_REGISTER)),
+                             kwargs.get("cbd") or structs.CBD(), MD(), structs.GMO())
+
+    def ctl(self, operation: int, ctlo: Any = None) -> None:
+        """MQCTL: MQOP_START (the callbacks run on a thread of the client's), MQOP_START_WAIT (on
+        this one, until they stop), MQOP_STOP, MQOP_SUSPEND, MQOP_RESUME."""
+        self._callbacks().ctl(operation, ctlo)
+
+    def _callbacks(self) -> Any:
+        if self._transport is None:
+            raise PYIFError("not connected")
+        if self._async is None:
+            self._async = _consume.Dispatcher(self)
+        return self._async
 
     def begin(self) -> None:
         """MQBEGIN: with no external resource managers MQ answers MQRC_NO_EXTERNAL_PARTICIPANTS."""

@@ -321,9 +321,33 @@ class Queue:
         op = P.STREAM_DELETE_SYNCPOINT if syncpoint else P.STREAM_DELETE
         return V.Stream.parse_delete_reply(self._stream(op, CMQC.MQOO_INPUT_SHARED, start, end))
 
+    def cb(self, **kwargs: Any) -> None:
+        """MQCB on this handle (ibmmq's ``cb(operation=, cbd=, md=, gmo=)``): a message consumer
+        registered, deregistered, suspended or resumed (mqlite/pymqi/consume.py)."""
+        hobj = self.__ensure_open(CMQC.MQOO_INPUT_AS_Q_DEF)
+        op = int(kwargs.get("operation", CMQC.MQOP_REGISTER))
+        cbd, md_, gmo_ = kwargs.get("cbd"), kwargs.get("md") or MD(), kwargs.get("gmo") or GMO()
+        if not isinstance(md_, MD) or not isinstance(gmo_, GMO):
+            raise TypeError("md must be an instance of MD and gmo of GMO")
+        dispatcher = self.__qMgr._callbacks()
+        if op & CMQC.MQOP_REGISTER:
+            dispatcher.check_thread()
+            self.__ahead.settle(hobj)
+        dispatcher.cb(self, hobj, op, cbd if cbd is not None else structs.CBD(), md_, gmo_)
+
+    def _consumer_buffer(self) -> ReadAhead:
+        """The handle's read-ahead, which a message consumer's batches are held in (so MQCMIT and
+        MQCLOSE settle them as they settle a get's)."""
+        return self.__ahead
+
     def close(self, options: int = CMQC.MQCO_NONE) -> None:
         if self.__qHandle is None:
             raise PYIFError("not open")
+        dispatcher = self.__qMgr._async
+        if dispatcher is not None:
+            dispatcher.check_thread()
+            if dispatcher.closing(self.__qHandle, options):
+                raise MQMIError(CMQC.MQCC_WARNING, CMQC.MQRC_READ_AHEAD_MSGS)
         consumed = self.__ahead.release()
         check_reply(self.__qMgr._call(P.CLOSE, V.Close.request(self.__qHandle, options, consumed)))
         self.__qHandle = None

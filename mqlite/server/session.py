@@ -19,6 +19,7 @@ from mqlite.engine.core import Conn
 from mqlite.net import protocol as P, verbs as V
 from mqlite.server.hello import greet
 from mqlite.server.ports import SessionHost
+from mqlite.server.consume import consume
 from mqlite.server.verbs import DISPATCH
 from mqlite.store.sqlite import StoreUnavailable
 
@@ -28,6 +29,7 @@ FRAME_TIMEOUT = float(os.environ.get("MQLITE_FRAME_TIMEOUT", "60"))   # a frame 
 FRAME_OVERHEAD = 65536    # what a request carries beside the message (descriptors, options)
 DEFER_MAX = 65536         # replies up to this size are sent by the journal writer after their fsync
 HELLO_TIMEOUT = 10.0      # the whole HELLO must arrive within this
+HANDLERS = {**DISPATCH, P.CONSUME: consume}
 
 
 class Session:
@@ -104,7 +106,7 @@ class Session:
                     srv.forget(self)
                     self._reply(ftype, V.status(C.MQCC_OK, 0), wait=True)
                     return
-                handler = DISPATCH.get(ftype)
+                handler = HANDLERS.get(ftype)
                 if handler is None:
                     raise P.ProtocolError(f"unknown frame type {ftype:#x}")
                 conn = self.conn

@@ -26,6 +26,7 @@ class QueueCondition(threading.Condition):
         super().__init__(lock)
         self.waiters = 0        # threads in wait()
         self.plain = 0          # MQGETs waiting here that take any message
+        self.listeners: list[QueueCondition] = []   # asynchronous consumers' waits that span queues (all wake)
 
     def wait(self, timeout: float | None = None) -> bool:
         self.waiters += 1
@@ -40,11 +41,14 @@ class QueueCondition(threading.Condition):
             self.notify_all()
 
     def wake(self) -> None:
-        """A message is there: one plain waiter is enough when all are plain."""
+        """A message is there: one plain waiter is enough when all are plain. A wait of an
+        asynchronous consumer on several queues (server/consume.py) listens to each of them."""
         if self.waiters and self.waiters <= self.plain:
             self.notify(1)
         else:
             self.notify_all()
+        for other in self.listeners:
+            other.notify_all()
 
 
 class WaitWatch:
