@@ -136,7 +136,9 @@ class Callback:
         self.since = time.monotonic()   # the last message or 2033: its wait interval counts from here
 
     def active(self, now: float) -> bool:
-        return not self.suspended and not self.quiesced and now >= self.paused_until
+        """Registered, not suspended, and with messages to come (a quiesced handle's are the
+        ones it holds)."""
+        return not self.suspended and now >= self.paused_until and (not self.quiesced or self.held() > 0)
 
     def held(self) -> int:
         return len(self.ahead.buffer) if self.batch and self.ahead is not None else len(self.singles)
@@ -363,6 +365,8 @@ class Dispatcher:
         return None
 
     def _entry(self, cb: Callback, ahead: bool) -> tuple[int, bytes] | None:
+        if cb.quiesced:
+            return None
         if cb.batch:
             ra = cb.ahead
             assert ra is not None

@@ -157,7 +157,7 @@ class QMServer:
             self.qm.events.stopping(not immediate)  # STRSTPEV: Queue Manager Not Active
             self.qm.quiescing = True
             for cond in self.conds.values():
-                cond.notify_all()
+                cond.wake_all()
         self.stopping.set()
         threading.Thread(target=self._finish, args=(immediate,), name="shutdown", daemon=True).start()
 

@@ -40,6 +40,12 @@ class QueueCondition(threading.Condition):
         with self:
             self.notify_all()
 
+    def wake_all(self) -> None:
+        """Every waiter and listener looks again (the queue manager is ending)."""
+        self.notify_all()
+        for other in self.listeners:
+            other.notify_all()
+
     def wake(self) -> None:
         """A message is there: one plain waiter is enough when all are plain. A wait of an
         asynchronous consumer on several queues (server/consume.py) listens to each of them."""
