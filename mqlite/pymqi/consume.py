@@ -44,7 +44,8 @@ _NOT_BATCHED = (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_
                 | C.MQGMO_PROPERTIES_FORCE_MQRFH2 | C.MQGMO_NO_PROPERTIES | C.MQGMO_PROPERTIES_IN_HANDLE
                 | C.MQGMO_PROPERTIES_COMPATIBILITY | C.MQGMO_ACCEPT_TRUNCATED_MSG)
 _BROWSING = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
-_OPS = (C.MQOP_REGISTER, C.MQOP_DEREGISTER, C.MQOP_SUSPEND, C.MQOP_RESUME)
+_MD_NEW, _CBC_NEW = MD.__new__, CBC.__new__      # (delivery makes both per message: no __init__)
+_CBC_DEFAULTS = CBC().__dict__.copy()
 
 
 # --- the rules --------------------------------------------------------------------------------
@@ -158,13 +159,14 @@ class Dispatcher:
         self.waiting = False                # a CONSUME that may wait is on the wire
         self.wait_mode = False              # MQOP_START_WAIT: the loop runs on MQCTL's caller
         self.thread: threading.Thread | None = None
-        self.turn = 0
+        self.generation = 0                 # bumped when the callbacks or their states change
         self.lock = threading.Condition()
         self.ahead_sent = False              # a CONSUME without a wait asked ahead, reply not read
 
     # --- MQCB ------------------------------------------------------------------------------------
     def cb(self, obj: Any, hobj: int, op: int, cbd: CBD, md: MD, gmo: GMO) -> None:
         self.check_thread()
+        self.generation += 1
         if not isinstance(cbd, CBD) and op & C.MQOP_REGISTER:
             raise TypeError("cbd must be an instance of CBD")
         key = hobj if obj is not None else None
@@ -221,6 +223,7 @@ class Dispatcher:
         cb = self.consumers.get(hobj)
         if cb is None:
             return False
+        self.generation += 1
         if options & C.MQCO_QUIESCE and cb.held():
             cb.quiesced = True
             return True
@@ -243,6 +246,7 @@ class Dispatcher:
         if ctlo is not None and op in (C.MQOP_START, C.MQOP_START_WAIT):
             self.conn_area = ctlo.ConnectionArea
         before, self.state = self.state, state
+        self.generation += 1
         if op == C.MQOP_START and before == STOPPED:
             if inside:
                 return                      # (a STOP issued by this callback is cancelled)
@@ -336,10 +340,15 @@ class Dispatcher:
                         if self.state == STARTED:
                             self.lock.wait(max(0.0, min(paused) - now) if paused else None)
                     continue
-                cb = self._next(live)
-                if cb is not None:
-                    self._deliver(cb)
-                else:
+                gen = self.generation
+                delivered = False
+                for cb in live:             # a pass: each consumer holding a message is given one
+                    while cb.held() and self.state is STARTED and self.generation == gen:
+                        self._deliver(cb)
+                        delivered = True
+                        if len(live) > 1:
+                            break           # (alone, it goes on while it holds messages)
+                if not delivered and self.state is STARTED and self.generation == gen:
                     self._fetch(live, now)
         except TransportError as e:
             self._broken(failure(e).reason)
@@ -353,16 +362,6 @@ class Dispatcher:
             with self.lock:
                 self.owner = None
                 self.lock.notify_all()
-
-    def _next(self, live: list[Callback]) -> Callback | None:
-        """The next consumer holding a message, in turn."""
-        n = len(live)
-        for i in range(n):
-            cb = live[(self.turn + i) % n]
-            if cb.held():
-                self.turn = (self.turn + i + 1) % n
-                return cb
-        return None
 
     def _entry(self, cb: Callback, ahead: bool) -> tuple[int, bytes] | None:
         if cb.quiesced:
@@ -456,6 +455,7 @@ class Dispatcher:
                     cb.gmo.Options = cb.gmo.Options & ~C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT
 
     def _failed(self, cb: Callback, reason: int) -> None:
+        self.generation += 1
         if reason == C.MQRC_OPTIONS_ERROR and cb.batch:
             cb.batch = False                # a shared queue or a selector: got one at a time instead
             return
@@ -481,32 +481,37 @@ class Dispatcher:
 
     # --- calling the application ------------------------------------------------------------------
     def _deliver(self, cb: Callback) -> None:
-        md = MD()
+        md = _MD_NEW(MD)
         gmo = cb.gmo.copy()
-        cbc = CBC(Hobj=cb.hobj, CallbackArea=cb.area, ConnectionArea=self.conn_area)
+        cbc = _CBC_NEW(CBC)
+        d = cbc.__dict__
+        d.update(_CBC_DEFAULTS)
+        d["Hobj"], d["CallbackArea"], d["ConnectionArea"] = cb.hobj, cb.area, self.conn_area
         if cb.batch:
             ra = cb.ahead
             assert ra is not None
             md_bytes, body, ahead = ra.buffer.popleft()
             ra.consumed += ahead
             ra.in_unit += 1
-            cbc.CallType = C.MQCBCT_MSG_REMOVED
+            d["CallType"] = C.MQCBCT_MSG_REMOVED
             length = len(body)
         else:
             comp, reason, length, md_bytes, body = cb.singles.popleft()
             removed = not gmo.Options & _BROWSING and reason != C.MQRC_TRUNCATED_MSG_FAILED
-            cbc.CallType = C.MQCBCT_MSG_REMOVED if removed else C.MQCBCT_MSG_NOT_REMOVED
-            cbc.CompCode, cbc.Reason, cbc.State = comp, reason, call_state(reason)
+            d["CallType"] = C.MQCBCT_MSG_REMOVED if removed else C.MQCBCT_MSG_NOT_REMOVED
+            d["CompCode"], d["Reason"], d["State"] = comp, reason, call_state(reason)
             if reason == C.MQRC_TRUNCATED_MSG_FAILED:
                 cb.suspended = True
+                self.generation += 1
         md.hold(md_bytes)
-        gmo.ReturnedLength = len(body)
-        cbc.DataLength, cbc.BufferLength = length, len(body)
+        gmo.__dict__["ReturnedLength"] = len(body)
+        d["DataLength"], d["BufferLength"] = length, len(body)
         if cb.quiesced and not cb.held():
-            cbc.Flags = C.MQCBCF_READA_BUFFER_EMPTY
-        cb.since = time.monotonic()
+            d["Flags"] = C.MQCBCF_READA_BUFFER_EMPTY
         self._call(cb, md, gmo, body, cbc)
-        if cb.batch and cb.held() < CREDIT // 2:
+        if cb.wait is not None:
+            cb.since = time.monotonic()
+        if cb.batch and not self.ahead_sent and cb.held() < CREDIT // 2:
             self._ask_ahead()
 
     def _event(self, cb: Callback, comp: int, reason: int, state: int | None = None) -> None:
