@@ -105,7 +105,7 @@ def endmqm(args: argparse.Namespace) -> int:
         print(f"IBM MQ queue manager '{args.qmgr}' ended.")
         return 0
     immediate = bool(args.i)
-    if _control(paths, {"op": "end", "immediate": immediate}) is None:
+    if _control(paths, {"op": "end", "immediate": immediate, "reconnect": bool(args.r)}) is None:
         print("AMQ8146E: IBM MQ queue manager not available.", file=sys.stderr)
         return NOT_AVAILABLE
     if immediate:
@@ -304,6 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("-w", action="store_true", help="controlled, and wait until it has ended")
     g.add_argument("-i", action="store_true", help="immediate")
     g.add_argument("-p", action="store_true", help="preemptive")
+    p.add_argument("-r", action="store_true", help="reconnectable clients reconnect (to another queue manager, "
+                                                   "or to this one when it is back)")
     p.add_argument("qmgr")
     p.set_defaults(fn=endmqm)
     p = sub.add_parser("dltmqm", help="delete a queue manager")

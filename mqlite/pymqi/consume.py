@@ -27,90 +27,19 @@ from mqlite.cmq.structs import CBC, CBD, CTLO, GMO, MD
 from mqlite.net import protocol as P
 from mqlite.net import verbs as V
 from mqlite.net.client import TransportError
+from mqlite.pymqi.cbrules import STARTED, STOPPED, SUSPENDED, batched, call_state, control, register
 from mqlite.pymqi.errors import MQMIError, failure
 
 if TYPE_CHECKING:
     from mqlite.pymqi.qmgr import QueueManager
 
-STOPPED, STARTED, SUSPENDED = "stopped", "started", "suspended"
 CREDIT = 256                  # messages a read-ahead consumer may hold
 CREDIT_BYTES = 1 << 20
 BIG = 104857600               # a consumer with MQCBD_FULL_MSG_LENGTH takes messages up to 100 MB
 RETRY = 1.0                   # seconds before a consumer suspended for a passing condition tries again
-_NOT_BATCHED = (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
-                | C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_SYNCPOINT_IF_PERSISTENT | C.MQGMO_LOGICAL_ORDER
-                | C.MQGMO_ALL_MSGS_AVAILABLE | C.MQGMO_COMPLETE_MSG | C.MQGMO_ALL_SEGMENTS_AVAILABLE
-                | C.MQGMO_LOCK | C.MQGMO_UNLOCK | C.MQGMO_MARK_SKIP_BACKOUT | C.MQGMO_CONVERT
-                | C.MQGMO_PROPERTIES_FORCE_MQRFH2 | C.MQGMO_NO_PROPERTIES | C.MQGMO_PROPERTIES_IN_HANDLE
-                | C.MQGMO_PROPERTIES_COMPATIBILITY | C.MQGMO_ACCEPT_TRUNCATED_MSG)
 _BROWSING = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
 _MD_NEW, _CBC_NEW = MD.__new__, CBC.__new__      # (delivery makes both per message: no __init__)
 _CBC_DEFAULTS = CBC().__dict__.copy()
-
-
-# --- the rules --------------------------------------------------------------------------------
-def control(state: str, op: int, in_callback: bool, active: int) -> tuple[str, int]:
-    """MQCTL: the connection's next state and the reason (0: done). ``active``: consumers
-    registered and not suspended."""
-    if op == C.MQOP_START:
-        return (state, C.MQRC_OPERATION_NOT_ALLOWED) if state == SUSPENDED else (STARTED, 0)
-    if op == C.MQOP_START_WAIT:
-        if in_callback:
-            return state, C.MQRC_ENVIRONMENT_ERROR
-        if state != STOPPED:
-            return state, C.MQRC_OPERATION_NOT_ALLOWED
-        return (state, C.MQRC_NO_CALLBACKS_ACTIVE) if not active else (STARTED, 0)
-    if op == C.MQOP_STOP:
-        return STOPPED, 0
-    if op in (C.MQOP_SUSPEND, C.MQOP_RESUME):
-        if state == STOPPED:
-            return state, C.MQRC_OPERATION_NOT_ALLOWED
-        return (SUSPENDED if op == C.MQOP_SUSPEND else STARTED), 0
-    return state, C.MQRC_OPERATION_ERROR
-
-
-def register(registered: bool, suspended: bool, op: int) -> tuple[bool, bool, int]:
-    """MQCB on one handle: (registered, suspended, reason). MQOP_REGISTER may be combined with
-    MQOP_SUSPEND or MQOP_RESUME; a registration replaces the one there (keeping its suspension);
-    the other operations need a registered callback (MQRC_CALLBACK_NOT_REGISTERED)."""
-    base = op & ~(C.MQOP_SUSPEND | C.MQOP_RESUME)
-    if op & C.MQOP_SUSPEND and op & C.MQOP_RESUME or base not in (0, C.MQOP_REGISTER, C.MQOP_DEREGISTER) \
-            or base == C.MQOP_DEREGISTER and op != base or op == 0:
-        return registered, suspended, C.MQRC_OPERATION_ERROR
-    if base == C.MQOP_REGISTER:
-        return True, bool(op & C.MQOP_SUSPEND) or (registered and suspended and not op & C.MQOP_RESUME), 0
-    if not registered:
-        return registered, suspended, C.MQRC_CALLBACK_NOT_REGISTERED
-    if base == C.MQOP_DEREGISTER:
-        return False, False, 0
-    return True, bool(op & C.MQOP_SUSPEND), 0
-
-
-def call_state(reason: int) -> int:
-    """The MQCBC State a consumer is told with a reason, and what happens to it (MQ's table):
-    none (2033 after its wait, truncation accepted), suspended for a while (get inhibited),
-    suspended until the application acts (a message too big for it), suspended (its handle is no
-    good), stopped (the connection or queue manager ends)."""
-    if reason in (C.MQRC_NONE, C.MQRC_NO_MSG_AVAILABLE, C.MQRC_TRUNCATED_MSG_ACCEPTED):
-        return C.MQCS_NONE
-    if reason == C.MQRC_GET_INHIBITED:
-        return C.MQCS_SUSPENDED_TEMPORARY
-    if reason == C.MQRC_TRUNCATED_MSG_FAILED:
-        return C.MQCS_SUSPENDED_USER_ACTION
-    if reason in (C.MQRC_CONNECTION_BROKEN, C.MQRC_Q_MGR_QUIESCING, C.MQRC_CONNECTION_QUIESCING,
-                  C.MQRC_Q_MGR_STOPPING, C.MQRC_RECONNECT_FAILED):
-        return C.MQCS_STOPPED
-    return C.MQCS_SUSPENDED
-
-
-def batched(md: MD, gmo: GMO, max_len: int) -> bool:
-    """Whether read-ahead can serve a consumer: destructive whole-message gets of any message."""
-    if gmo.Options & _NOT_BATCHED or gmo.MsgHandle or max_len >= 0:
-        return False
-    match = gmo.MatchOptions if gmo.Version >= C.MQGMO_VERSION_2 else (C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID)
-    if match & C.MQMO_MATCH_MSG_ID and md.MsgId.strip(b"\0") or match & C.MQMO_MATCH_CORREL_ID and md.CorrelId.strip(b"\0"):
-        return False
-    return not match & ~(C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID)
 
 
 # --- one connection's callbacks ---------------------------------------------------------------
@@ -292,6 +221,29 @@ class Dispatcher:
         if self.events is not None:
             self.deregister(self.events, C.MQHO_UNUSABLE_HOBJ)
 
+    def remap(self, handles: dict[int, int]) -> None:
+        """After a reconnect: the consumers' new handles; what they held is gone with the old
+        connection (the queue manager gave it back)."""
+        moved = {}
+        for cb in self.consumers.values():
+            cb.hobj = handles.get(cb.hobj, cb.hobj)
+            cb.singles.clear()
+            cb.since = time.monotonic()
+            moved[cb.hobj] = cb
+        self.consumers = moved
+        self.ahead_sent = False
+        self.generation += 1
+
+    def told(self, comp: int, reason: int, delay: int) -> None:
+        """The event handler told about the connection (reconnecting, reconnected, failed)."""
+        handler = self.events
+        if handler is None or handler.suspended:
+            return
+        cbc = CBC(CallType=C.MQCBCT_EVENT_CALL, Hobj=C.MQHO_NONE, CallbackArea=handler.area,
+                  ConnectionArea=self.conn_area, CompCode=comp, Reason=reason, State=call_state(reason),
+                  ReconnectDelay=delay)
+        self._call(handler, MD(), GMO(), None, cbc)
+
     def _interrupt(self) -> None:
         transport = self.qmgr._transport
         with self.lock:
@@ -352,6 +304,8 @@ class Dispatcher:
                     self._fetch(live, now)
         except TransportError as e:
             self._broken(failure(e).reason)
+        except MQMIError as e:              # reconnecting failed (MQRC_RECONNECT_FAILED)
+            self._broken(e.reason)
         finally:
             for cb in list(self.consumers.values()):
                 self._give_back(cb)
@@ -403,8 +357,17 @@ class Dispatcher:
             if self.state != STARTED:
                 return
             self.waiting = True
+        if any(c.gmo.Options & C.MQGMO_SYNCPOINT for c, _e in entries):
+            self.qmgr._dirty = True
         try:
             reply = transport.call(P.CONSUME, payload)
+        except TransportError as e:
+            recon = self.qmgr._recon
+            if recon is None:
+                raise
+            self.ahead_sent = False
+            recon.again(e)                  # (the consumers' handles remapped: the loop goes on)
+            return
         finally:
             with self.lock:
                 self.waiting = False

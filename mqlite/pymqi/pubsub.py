@@ -161,7 +161,33 @@ class Subscription:
         else:
             self.sub_queue = Queue(self.__qmgr)
             self.sub_queue._adopt(qh, flags)
+        self.__qmgr._subs.add(self)
         return self
+
+    def _resume(self, handles: dict[int, int]) -> None:
+        """After a reconnect (reconnect.py): MQSUB again, resuming a durable subscription and making
+        a non-durable one again (publications made in between are not kept for it, as in MQ), its
+        managed queue adopted anew; the new handles noted in ``handles``."""
+        sd = self.sub_desc
+        transport = self.__qmgr._transport
+        if self.__handle is None or sd is None or transport is None:
+            return
+        again = sd.copy()
+        if sd.Options & CMQC.MQSO_DURABLE:
+            again.Options = sd.Options & ~(CMQC.MQSO_CREATE | CMQC.MQSO_ALTER) | CMQC.MQSO_RESUME
+        managed = bool(sd.Options & CMQC.MQSO_MANAGED)
+        hobj = 0 if managed or self.sub_queue is None else self.sub_queue.get_handle() or 0
+        reply = transport.call(P.SUB, V.Sub.request(hobj, again))
+        if V.II.unpack_from(reply)[0] == CMQC.MQCC_FAILED:
+            return
+        hsub, qh, flags = V.Sub.parse_reply(reply, again)
+        handles[self.__handle] = hsub
+        self.__handle = hsub
+        if managed and self.sub_queue is not None:
+            old = self.sub_queue.get_handle()
+            self.sub_queue._adopt(qh, flags)
+            if old is not None:
+                handles[old] = qh
 
     def get(self, max_length: int | None = None, *opts: Any) -> bytes:
         """A publication from the subscription's queue (MQGET: md, gmo as for Queue.get)."""
@@ -186,6 +212,7 @@ class Subscription:
             raise PYIFError("Subscription not open.")
         check_reply(self.__qmgr._call(P.CLOSE, V.Close.request(self.__handle, sub_close_options, 0)))
         self.__handle = None
+        self.__qmgr._subs.discard(self)
         if close_sub_queue and self.sub_queue is not None:
             self.sub_queue.close(close_sub_queue_options)
 

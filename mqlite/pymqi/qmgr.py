@@ -9,7 +9,7 @@ import threading
 import weakref
 from typing import Any
 
-from mqlite.cmq import CMQC, CMQXC, structs
+from mqlite.cmq import CMQC, structs
 from mqlite.cmq.structs import CD, MD, OD, PMO, STS
 from mqlite.net import ccdt
 from mqlite.net import protocol as P
@@ -17,7 +17,7 @@ from mqlite.net import verbs as V
 from mqlite.net.client import Transport, TransportBusy, TransportError
 from mqlite.paths import QMPaths, all_qmgrs
 from mqlite.pymqi import consume as _consume
-from mqlite.pymqi import msghandle
+from mqlite.pymqi import msghandle, reconnect
 from mqlite.pymqi.errors import MQMIError, PYIFError, check_reply, failure
 from mqlite.security import tls
 
@@ -27,6 +27,7 @@ def ensure_bytes(value: Any, encoding: str = "ascii") -> bytes:
 
 
 C_HO_NONE = CMQC.MQHO_NONE
+_WORK = frozenset({P.PUT, P.PUT1, P.GET, P.GET_BATCH})   # calls that may be in a unit of work
 CHOOSER = ccdt.Chooser()       # this process's CCDT lists (AFFINITY(PREFERRED))
 
 
@@ -73,6 +74,10 @@ class QueueManager:
         self._ids = itertools.count(int.from_bytes(os.urandom(6), "big") << 16)
         self._cno: tuple[int, str] = (0, "")    # connect_with_options' MQCNO_ACCOUNTING_* and ApplName
         self._async: Any = None           # MQCB/MQCTL's consume.Dispatcher, once a callback is registered
+        self._recon: reconnect.Reconnector | None = None   # a reconnectable client connection's way back
+        self._subs: weakref.WeakSet[Any] = weakref.WeakSet()   # the open Subscription objects (pubsub.py)
+        self._dirty = False               # an MQPUT or MQGET since the last MQCMIT or MQBACK
+        self._unit_broken = False         # ... and the connection broke since: MQCMIT answers MQRC_BACKED_OUT
         self.disconnect_on_exit = disconnect_on_exit
         self.bytes_encoding = bytes_encoding
         self.default_ccsid = default_ccsid
@@ -88,19 +93,19 @@ class QueueManager:
         return self
 
     def _connect_by_name(self, name: str | bytes, user: Any = None, password: Any = None, sco_: Any = None,
-                         cno_url: str = "") -> None:
+                         cno_url: str = "", options: int = 0) -> None:
         """MQ's order after an explicit MQCD: the MQCNO's CCDT URL, MQSERVER, MQCCDTURL or
         MQCHLLIB/MQCHLTAB; with none of them, local bindings (mqlite serves both)."""
         client = None if cno_url else _qmgr_from_mqserver()
         url = cno_url or ("" if client else ccdt.location("", os.environ))
         if client is not None:
-            self._connect_client(name, client[0], client[1], user, password, CD(), sco_)
+            self._connect_client(name, client[0], client[1], user, password, CD(), sco_, options=options)
         elif url:
-            self._connect_ccdt(url, name, user, password, sco_)
+            self._connect_ccdt(url, name, user, password, sco_, options)
         else:
             self._connect_bindings(name, user, password)
 
-    def _connect_ccdt(self, url: str, name: Any, user: Any, password: Any, sco_: Any) -> None:
+    def _connect_ccdt(self, url: str, name: Any, user: Any, password: Any, sco_: Any, options: int = 0) -> None:
         """A client connection through the definitions of the CCDT at ``url`` that apply to
         ``name``, tried in MQ's order (net/ccdt.py); each definition's CONNAME list in turn."""
         qname = structs.text(ensure_bytes(name or b""))
@@ -114,9 +119,10 @@ class QueueManager:
         last: MQMIError | None = None
         for d in CHOOSER.plan(url, qname, defs):
             cd_ = CD(ChannelName=ensure_bytes(d.name), ConnectionName=ensure_bytes(d.conname),
-                     SSLCipherSpec=ensure_bytes(d.cipher), MaxMsgLength=d.maxmsgl, HeartbeatInterval=d.hbint)
+                     SSLCipherSpec=ensure_bytes(d.cipher), MaxMsgLength=d.maxmsgl, HeartbeatInterval=d.hbint,
+                     DefReconnect=d.reconnect)
             try:
-                self._connect_client(wanted, d.name, d.conname, user, password, cd_, sco_, d.cert_label)
+                self._connect_client(wanted, d.name, d.conname, user, password, cd_, sco_, d.cert_label, options)
                 return
             except MQMIError as e:
                 # Another queue manager answered where ``wanted`` was asked for: MQ goes on to the
@@ -159,7 +165,7 @@ class QueueManager:
             conname = structs.text(cd_.ConnectionName)
             self._connect_client(name, channel, conname, user, password, cd_, sco_, options=options)
         else:
-            self._connect_by_name(name, user, password, sco_, _cno_url(cno_))
+            self._connect_by_name(name, user, password, sco_, _cno_url(cno_), options)
         assert self._transport is not None
         self._transport.no_block = bool(options & CMQC.MQCNO_HANDLE_SHARE_NO_BLOCK)
         return self
@@ -226,13 +232,13 @@ class QueueManager:
         # SVRCONN's MAXMSGL (the lower) and HBINT (the higher), as MQ's client does.
         # Reconnection as the connection asked for it (MQCNO), else as the channel definition's
         # DefReconnect says: the queue manager shows it (DISPLAY CONN CONNOPTS, DISPLAY APSTATUS).
-        reconnect = options & (CMQC.MQCNO_RECONNECT | CMQC.MQCNO_RECONNECT_Q_MGR | CMQC.MQCNO_RECONNECT_DISABLED)
-        if not reconnect:
-            reconnect = {CMQXC.MQRCN_YES: CMQC.MQCNO_RECONNECT,
-                         CMQXC.MQRCN_Q_MGR: CMQC.MQCNO_RECONNECT_Q_MGR}.get(int(getattr(cd_, "DefReconnect", 0)), 0)
+        ini_default, timeout, delays = reconnect.settings()
+        how = reconnect.mode(options, int(getattr(cd_, "DefReconnect", 0)), ini_default)
         self._hello(transport, qname, channel=channel, kind="client", user=_text(user), password=_text(password),
                     maxmsgl=int(cd_.MaxMsgLength), hbint=int(cd_.HeartbeatInterval), sslciph=ciph,
-                    reconnect=reconnect)
+                    reconnect=how)
+        if how and self._recon is None:
+            self._recon = reconnect.Reconnector(self, how, str(transport.info.get("qmid") or ""), timeout, delays)
 
     def _connect_bindings(self, name: Any, user: Any = None, password: Any = None) -> None:
         if self._transport is not None:
@@ -247,9 +253,11 @@ class QueueManager:
 
     def _call(self, ftype: int, payload: bytes) -> bytes:
         if self._transport is None:
-            raise PYIFError("not connected")
+            self._not_connected()
         if self._async is not None:
             self._async.check_thread()
+        if ftype in _WORK:
+            self._dirty = True
         try:
             if self._orphans:
                 self._close_orphans()
@@ -258,7 +266,14 @@ class QueueManager:
             raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_CALL_IN_PROGRESS) from None
         except TransportError as e:
             self._transport = None
-            raise failure(e) from None
+            if self._recon is None:
+                raise failure(e) from None
+            return self._recon.redo(ftype, payload, e)
+
+    def _not_connected(self) -> None:
+        if self._recon is not None and self._recon.failed:
+            raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_RECONNECT_FAILED)
+        raise PYIFError("not connected")
 
     def _orphan(self, hobj: int, consumed: int) -> None:
         """A Queue object was collected with its handle open (``Queue.__del__``): close the handle
@@ -285,14 +300,17 @@ class QueueManager:
 
     def _send(self, ftype: int, payload: bytes) -> None:
         if self._transport is None:
-            raise PYIFError("not connected")
+            self._not_connected()
         if self._async is not None:
             self._async.check_thread()
+        self._dirty = True
         try:
             self._transport.send(ftype, payload)
         except TransportError as e:
             self._transport = None
-            raise failure(e) from None
+            if self._recon is None:
+                raise failure(e) from None
+            self._recon.redo(ftype, payload, e)
 
     def _new_id(self) -> bytes:
         return new_msg_id(self._name, self._ids)
@@ -349,6 +367,11 @@ class QueueManager:
         """MQCTL: MQOP_START (the callbacks run on a thread of the client's), MQOP_START_WAIT (on
         this one, until they stop), MQOP_STOP, MQOP_SUSPEND, MQOP_RESUME."""
         self._callbacks().ctl(operation, ctlo)
+
+    def _told(self, comp: int, reason: int, delay: int) -> None:
+        """Reconnection's news for the event handler (reconnect.py)."""
+        if self._async is not None:
+            self._async.told(comp, reason, delay)
 
     def _callbacks(self) -> Any:
         if self._transport is None:
@@ -410,11 +433,17 @@ class QueueManager:
     def _end_unit(self, ftype: int) -> None:
         queues = list(self._queues)
         pairs = [p for p in (q._end_of_unit() for q in queues) if p is not None]
+        broken = self._unit_broken
         try:
-            check_reply(self._call(ftype, V.EndUnit.request(pairs)))
+            # A unit the broken connection had work in was backed out by the queue manager: the
+            # MQCMIT after reconnecting backs out what was done since too, and says so.
+            check_reply(self._call(P.BACK if broken else ftype, V.EndUnit.request(pairs)))
         finally:
             for q in queues:
                 q._after_end_of_unit()
+            self._dirty = self._unit_broken = False
+        if broken and ftype == P.CMIT:
+            raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_BACKED_OUT)
 
     def put1(self, qDesc: Any, msg: Any, mDesc: MD | None = None, putOpts: PMO | None = None) -> None:
         od_ = qDesc if isinstance(qDesc, OD) else OD(ObjectName=ensure_bytes(qDesc))

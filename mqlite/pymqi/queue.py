@@ -335,6 +335,24 @@ class Queue:
             self.__ahead.settle(hobj)
         dispatcher.cb(self, hobj, op, cbd if cbd is not None else structs.CBD(), md_, gmo_)
 
+    def _reopen(self) -> tuple[int, int] | None:
+        """After a reconnect (reconnect.py): MQOPEN again as it was opened, its read-ahead and
+        browse cursor starting again; (old handle, new) or None (not open, opened by MQSUB, or
+        it cannot be opened again)."""
+        old, od_, opts = self.__qHandle, self.__qDesc, self.__openOpts
+        ra = self.__ahead
+        ra.buffer.clear()
+        ra.consumed = ra.in_unit = 0
+        ra.inflight = ra.drained = False
+        transport = self.__qMgr._transport
+        if old is None or od_ is None or opts is None or transport is None:
+            return None
+        reply = transport.call(P.OPEN, V.Open.request(opts, od_))
+        if V.II.unpack_from(reply)[0] == CMQC.MQCC_FAILED:
+            return None
+        self.__qHandle, _flags = V.Open.parse_reply(reply, od_)
+        return old, self.__qHandle
+
     def _consumer_buffer(self) -> ReadAhead:
         """The handle's read-ahead, which a message consumer's batches are held in (so MQCMIT and
         MQCLOSE settle them as they settle a get's)."""

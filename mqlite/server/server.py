@@ -149,10 +149,18 @@ class QMServer:
             for s in sessions:
                 svrconn.heartbeat(s, now)
 
-    def shutdown(self, immediate: bool) -> None:
-        """End the queue manager: quiesce (wait for applications) or end immediately."""
+    def shutdown(self, immediate: bool, reconnect: bool = False) -> None:
+        """End the queue manager: quiesce (wait for applications) or end immediately. With
+        ``reconnect`` (endmqm -r) the connections of reconnectable clients end first, at once:
+        their clients reconnect, to another queue manager or to this one when it is back."""
         if self.stopping.is_set():
             return
+        if reconnect:
+            with self.sessions_lock:
+                movable = [s for s in self.sessions if s.conn is not None and s.kind == "tcp"
+                           and s.conn.conn_opts & (C.MQCNO_RECONNECT | C.MQCNO_RECONNECT_Q_MGR)]
+            for s in movable:
+                s.kill()
         with self.lock:
             self.qm.events.stopping(not immediate)  # STRSTPEV: Queue Manager Not Active
             self.qm.quiescing = True

@@ -404,8 +404,8 @@ def _control(s: SessionPort, p: bytes) -> bytes:
     op = req.get("op") if isinstance(req, dict) else None
     srv = s.server
     if op == "end":
-        immediate = bool(req.get("immediate"))
-        s.after_reply = lambda: srv.shutdown(immediate=immediate)
+        immediate, reconnect = bool(req.get("immediate")), bool(req.get("reconnect"))
+        s.after_reply = lambda: srv.shutdown(immediate=immediate, reconnect=reconnect)
         return P.encode_json({"ok": True})
     if op == "status":
         with srv.sessions_lock:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from mqlite import ibmmq, pymqi
 from mqlite.cmq import CMQC as C
-from mqlite.pymqi import consume
+from mqlite.pymqi import cbrules as consume
 from mqlite.cli.proc import python_module, same_code
 from mqlite.testing import Harness
 
