@@ -20,18 +20,24 @@ import threading
 import time
 import traceback
 from collections import deque
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable, Protocol
 
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.structs import CBC, CBD, CTLO, GMO, MD
 from mqlite.net import protocol as P
 from mqlite.net import verbs as V
-from mqlite.net.client import TransportError
+from mqlite.net.client import Transport, TransportError
 from mqlite.pymqi.cbrules import STARTED, STOPPED, SUSPENDED, batched, call_state, control, register
-from mqlite.pymqi.errors import MQMIError, failure
+from mqlite.pymqi.errors import MQMIError, PYIFError, failure
 
-if TYPE_CHECKING:
-    from mqlite.pymqi.qmgr import QueueManager
+
+class Connection(Protocol):
+    """The connection (pymqi/qmgr.py's QueueManager) as its callbacks use it."""
+    _transport: Transport | None
+    _recon: Any
+    _dirty: bool
+
+    def get_name(self) -> str: ...
 
 CREDIT = 256                  # messages a read-ahead consumer may hold
 CREDIT_BYTES = 1 << 20
@@ -74,10 +80,101 @@ class Callback:
         return len(self.ahead.buffer) if self.batch and self.ahead is not None else len(self.singles)
 
 
-class Dispatcher:
+class Delivery:
+    """Calling the application's functions, one at a time, as ibmmq calls them (the Dispatcher's
+    half that builds the MQCBC, MQMD and MQGMO of each call)."""
+
+    qmgr: Connection
+    events: Callback | None
+    conn_area: Any
+    in_callback: bool
+    generation: int
+    ahead_sent: bool
+
+    def _ask_ahead(self) -> None:
+        raise NotImplementedError
+
+    def told(self, comp: int, reason: int, delay: int) -> None:
+        """The event handler told about the connection (reconnecting, reconnected, failed)."""
+        handler = self.events
+        if handler is None or handler.suspended:
+            return
+        cbc = CBC(CallType=C.MQCBCT_EVENT_CALL, Hobj=C.MQHO_NONE, CallbackArea=handler.area,
+                  ConnectionArea=self.conn_area, CompCode=comp, Reason=reason, State=call_state(reason),
+                  ReconnectDelay=delay)
+        self._call(handler, MD(), GMO(), None, cbc)
+
+    def _deliver(self, cb: Callback) -> None:
+        md = _MD_NEW(MD)
+        gmo = cb.gmo.copy()
+        cbc = _CBC_NEW(CBC)
+        d = cbc.__dict__
+        d.update(_CBC_DEFAULTS)
+        d["Hobj"], d["CallbackArea"], d["ConnectionArea"] = cb.hobj, cb.area, self.conn_area
+        if cb.batch:
+            ra = cb.ahead
+            assert ra is not None
+            md_bytes, body, ahead = ra.buffer.popleft()
+            ra.consumed += ahead
+            ra.in_unit += 1
+            d["CallType"] = C.MQCBCT_MSG_REMOVED
+            length = len(body)
+        else:
+            comp, reason, length, md_bytes, body = cb.singles.popleft()
+            removed = not gmo.Options & _BROWSING and reason != C.MQRC_TRUNCATED_MSG_FAILED
+            d["CallType"] = C.MQCBCT_MSG_REMOVED if removed else C.MQCBCT_MSG_NOT_REMOVED
+            d["CompCode"], d["Reason"], d["State"] = comp, reason, call_state(reason)
+            if reason == C.MQRC_TRUNCATED_MSG_FAILED:
+                cb.suspended = True
+                self.generation += 1
+        md.hold(md_bytes)
+        gmo.__dict__["ReturnedLength"] = len(body)
+        d["DataLength"], d["BufferLength"] = length, len(body)
+        if cb.quiesced and not cb.held():
+            d["Flags"] = C.MQCBCF_READA_BUFFER_EMPTY
+        self._call(cb, md, gmo, body, cbc)
+        if cb.wait is not None:
+            cb.since = time.monotonic()
+        if cb.batch and not self.ahead_sent and cb.held() < CREDIT // 2:
+            self._ask_ahead()
+
+    def _event(self, cb: Callback, comp: int, reason: int, state: int | None = None) -> None:
+        cbc = CBC(CallType=C.MQCBCT_EVENT_CALL, Hobj=cb.hobj, CallbackArea=cb.area, ConnectionArea=self.conn_area,
+                  CompCode=comp, Reason=reason, State=call_state(reason) if state is None else state)
+        self._call(cb, MD(), GMO(), None, cbc)
+
+    def _control_call(self, cb: Callback, call_type: int, reason: int = 0, hobj: int | None = None) -> None:
+        cbc = CBC(CallType=call_type, Hobj=cb.hobj if hobj is None else hobj, CallbackArea=cb.area,
+                  ConnectionArea=self.conn_area, Reason=reason,
+                  CompCode=C.MQCC_FAILED if reason else C.MQCC_OK,
+                  State=C.MQCS_STOPPED if call_type == C.MQCBCT_STOP_CALL else C.MQCS_NONE)
+        self._call(cb, MD(), GMO(), None, cbc)
+
+    def _call(self, cb: Callback, md: MD, gmo: GMO, msg: bytes | None, cbc: CBC) -> None:
+        """The application's function, as ibmmq calls it; the areas it changes are kept. A
+        function that raises: the traceback on stderr and the event handler told
+        MQRC_CALLBACK_ROUTINE_ERROR (the message it was given counts as consumed)."""
+        queue = cb.obj
+        qmgr = self.qmgr if queue is None else queue.get_queue_manager()
+        outer = self.in_callback
+        self.in_callback = True
+        try:
+            cb.fn(queue_manager=qmgr, queue=queue, md=md, gmo=gmo, msg=msg, cbc=cbc)
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+            handler = self.events
+            if handler is not None and handler is not cb:
+                self._event(handler, C.MQCC_FAILED, C.MQRC_CALLBACK_ROUTINE_ERROR, C.MQCS_NONE)
+        finally:
+            self.in_callback = outer
+        cb.area = cbc.CallbackArea
+        self.conn_area = cbc.ConnectionArea
+
+
+class Dispatcher(Delivery):
     """MQCTL and the callbacks of one connection (``QueueManager._async``)."""
 
-    def __init__(self, qmgr: QueueManager) -> None:
+    def __init__(self, qmgr: Connection) -> None:
         self.qmgr = qmgr
         self.consumers: dict[int, Callback] = {}
         self.events: Callback | None = None
@@ -233,16 +330,6 @@ class Dispatcher:
         self.consumers = moved
         self.ahead_sent = False
         self.generation += 1
-
-    def told(self, comp: int, reason: int, delay: int) -> None:
-        """The event handler told about the connection (reconnecting, reconnected, failed)."""
-        handler = self.events
-        if handler is None or handler.suspended:
-            return
-        cbc = CBC(CallType=C.MQCBCT_EVENT_CALL, Hobj=C.MQHO_NONE, CallbackArea=handler.area,
-                  ConnectionArea=self.conn_area, CompCode=comp, Reason=reason, State=call_state(reason),
-                  ReconnectDelay=delay)
-        self._call(handler, MD(), GMO(), None, cbc)
 
     def _interrupt(self) -> None:
         transport = self.qmgr._transport
@@ -442,73 +529,6 @@ class Dispatcher:
             if cb is not None and not cb.suspended:
                 self._event(cb, C.MQCC_FAILED, reason, C.MQCS_STOPPED)
 
-    # --- calling the application ------------------------------------------------------------------
-    def _deliver(self, cb: Callback) -> None:
-        md = _MD_NEW(MD)
-        gmo = cb.gmo.copy()
-        cbc = _CBC_NEW(CBC)
-        d = cbc.__dict__
-        d.update(_CBC_DEFAULTS)
-        d["Hobj"], d["CallbackArea"], d["ConnectionArea"] = cb.hobj, cb.area, self.conn_area
-        if cb.batch:
-            ra = cb.ahead
-            assert ra is not None
-            md_bytes, body, ahead = ra.buffer.popleft()
-            ra.consumed += ahead
-            ra.in_unit += 1
-            d["CallType"] = C.MQCBCT_MSG_REMOVED
-            length = len(body)
-        else:
-            comp, reason, length, md_bytes, body = cb.singles.popleft()
-            removed = not gmo.Options & _BROWSING and reason != C.MQRC_TRUNCATED_MSG_FAILED
-            d["CallType"] = C.MQCBCT_MSG_REMOVED if removed else C.MQCBCT_MSG_NOT_REMOVED
-            d["CompCode"], d["Reason"], d["State"] = comp, reason, call_state(reason)
-            if reason == C.MQRC_TRUNCATED_MSG_FAILED:
-                cb.suspended = True
-                self.generation += 1
-        md.hold(md_bytes)
-        gmo.__dict__["ReturnedLength"] = len(body)
-        d["DataLength"], d["BufferLength"] = length, len(body)
-        if cb.quiesced and not cb.held():
-            d["Flags"] = C.MQCBCF_READA_BUFFER_EMPTY
-        self._call(cb, md, gmo, body, cbc)
-        if cb.wait is not None:
-            cb.since = time.monotonic()
-        if cb.batch and not self.ahead_sent and cb.held() < CREDIT // 2:
-            self._ask_ahead()
-
-    def _event(self, cb: Callback, comp: int, reason: int, state: int | None = None) -> None:
-        cbc = CBC(CallType=C.MQCBCT_EVENT_CALL, Hobj=cb.hobj, CallbackArea=cb.area, ConnectionArea=self.conn_area,
-                  CompCode=comp, Reason=reason, State=call_state(reason) if state is None else state)
-        self._call(cb, MD(), GMO(), None, cbc)
-
-    def _control_call(self, cb: Callback, call_type: int, reason: int = 0, hobj: int | None = None) -> None:
-        cbc = CBC(CallType=call_type, Hobj=cb.hobj if hobj is None else hobj, CallbackArea=cb.area,
-                  ConnectionArea=self.conn_area, Reason=reason,
-                  CompCode=C.MQCC_FAILED if reason else C.MQCC_OK,
-                  State=C.MQCS_STOPPED if call_type == C.MQCBCT_STOP_CALL else C.MQCS_NONE)
-        self._call(cb, MD(), GMO(), None, cbc)
-
-    def _call(self, cb: Callback, md: MD, gmo: GMO, msg: bytes | None, cbc: CBC) -> None:
-        """The application's function, as ibmmq calls it; the areas it changes are kept. A
-        function that raises: the traceback on stderr and the event handler told
-        MQRC_CALLBACK_ROUTINE_ERROR (the message it was given counts as consumed)."""
-        queue = cb.obj
-        qmgr = self.qmgr if queue is None else queue.get_queue_manager()
-        outer = self.in_callback
-        self.in_callback = True
-        try:
-            cb.fn(queue_manager=qmgr, queue=queue, md=md, gmo=gmo, msg=msg, cbc=cbc)
-        except Exception:
-            traceback.print_exc(file=sys.stderr)
-            handler = self.events
-            if handler is not None and handler is not cb:
-                self._event(handler, C.MQCC_FAILED, C.MQRC_CALLBACK_ROUTINE_ERROR, C.MQCS_NONE)
-        finally:
-            self.in_callback = outer
-        cb.area = cbc.CallbackArea
-        self.conn_area = cbc.ConnectionArea
-
     def _give_back(self, cb: Callback) -> None:
         """Messages a consumer holds and has not been given go back to the queue in order (its
         handle's read-ahead is settled: the consumed ones acknowledged)."""
@@ -522,3 +542,35 @@ class Dispatcher:
         except (TransportError, MQMIError):
             pass
         cb.singles.clear()
+
+
+class CallbackFace:
+    """ibmmq's ``cb`` and ``ctl`` on the connection (pymqi has none): QueueManager's part."""
+
+    _transport: Transport | None
+    _async: Dispatcher | None
+
+    def cb(self, **kwargs: Any) -> None:
+        """MQCB on the connection: ``cb(operation=, cbd=)`` registers (or deregisters, suspends,
+        resumes) the event handler (MQCBT_EVENT_HANDLER); message consumers are registered with
+        ``Queue.cb``."""
+        self._callbacks().cb(None, C.MQHO_NONE, int(kwargs.get("operation", C.MQOP_REGISTER)),
+                             kwargs.get("cbd") or CBD(), MD(), GMO())
+
+    def ctl(self, operation: int, ctlo: Any = None) -> None:
+        """MQCTL: MQOP_START (the callbacks run on a thread of the client's), MQOP_START_WAIT (on
+        this one, until they stop), MQOP_STOP, MQOP_SUSPEND, MQOP_RESUME."""
+        self._callbacks().ctl(operation, ctlo)
+
+    def _told(self, comp: int, reason: int, delay: int) -> None:
+        """Reconnection's news for the event handler (reconnect.py)."""
+        if self._async is not None:
+            self._async.told(comp, reason, delay)
+
+    def _callbacks(self) -> Dispatcher:
+        if self._transport is None:
+            raise PYIFError("not connected")
+        if self._async is None:
+            self._async = Dispatcher(self)      # type: ignore[arg-type]
+        return self._async
+

@@ -7,7 +7,7 @@ import os
 import sys
 import threading
 import weakref
-from typing import Any
+from typing import Any, NoReturn
 
 from mqlite.cmq import CMQC, structs
 from mqlite.cmq.structs import CD, MD, OD, PMO, STS
@@ -18,6 +18,7 @@ from mqlite.net.client import Transport, TransportBusy, TransportError
 from mqlite.paths import QMPaths, all_qmgrs
 from mqlite.pymqi import consume as _consume
 from mqlite.pymqi import msghandle, reconnect
+from mqlite.pymqi.twophase import TwoPhase
 from mqlite.pymqi.errors import MQMIError, PYIFError, check_reply, failure
 from mqlite.security import tls
 
@@ -26,7 +27,6 @@ def ensure_bytes(value: Any, encoding: str = "ascii") -> bytes:
     return value.encode(encoding) if isinstance(value, str) else value
 
 
-C_HO_NONE = CMQC.MQHO_NONE
 _WORK = frozenset({P.PUT, P.PUT1, P.GET, P.GET_BATCH})   # calls that may be in a unit of work
 CHOOSER = ccdt.Chooser()       # this process's CCDT lists (AFFINITY(PREFERRED))
 
@@ -60,8 +60,9 @@ def _appl_name(given: str) -> str:
     return (given or os.environ.get("MQAPPLNAME", "").strip() or os.path.basename(sys.argv[0] or "python"))[-28:]
 
 
-class QueueManager:
-    """A connection to a queue manager (MQCONN/MQCONNX)."""
+class QueueManager(_consume.CallbackFace, TwoPhase):
+    """A connection to a queue manager (MQCONN/MQCONNX); ``cb`` and ``ctl`` (asynchronous
+    consume) from consume.py."""
 
     def __init__(self, name: str | bytes | None = "", disconnect_on_exit: bool = True,
                  bytes_encoding: str = "utf8", default_ccsid: int = 1208) -> None:
@@ -73,7 +74,7 @@ class QueueManager:
         self._connect_args: tuple[str, tuple[Any, ...], dict[str, Any]] | None = None   # for ``with qmgr:``
         self._ids = itertools.count(int.from_bytes(os.urandom(6), "big") << 16)
         self._cno: tuple[int, str] = (0, "")    # connect_with_options' MQCNO_ACCOUNTING_* and ApplName
-        self._async: Any = None           # MQCB/MQCTL's consume.Dispatcher, once a callback is registered
+        self._async: _consume.Dispatcher | None = None   # MQCB/MQCTL's, once a callback is registered
         self._recon: reconnect.Reconnector | None = None   # a reconnectable client connection's way back
         self._subs: weakref.WeakSet[Any] = weakref.WeakSet()   # the open Subscription objects (pubsub.py)
         self._dirty = False               # an MQPUT or MQGET since the last MQCMIT or MQBACK
@@ -270,7 +271,7 @@ class QueueManager:
                 raise failure(e) from None
             return self._recon.redo(ftype, payload, e)
 
-    def _not_connected(self) -> None:
+    def _not_connected(self) -> NoReturn:
         if self._recon is not None and self._recon.failed:
             raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_RECONNECT_FAILED)
         raise PYIFError("not connected")
@@ -355,31 +356,6 @@ class QueueManager:
     def get_name(self) -> str:
         return self._name
 
-    # asynchronous consume (ibmmq's cb and ctl; pymqi has none) -------------------------------
-    def cb(self, **kwargs: Any) -> None:
-        """MQCB on the connection: ``cb(operation=, cbd=)`` registers (or deregisters, suspends,
-        resumes) the event handler (MQCBT_EVENT_HANDLER); message consumers are registered with
-        ``Queue.cb``."""
-        self._callbacks().cb(None, C_HO_NONE, int(kwargs.get("operation", CMQC.MQOP_REGISTER)),
-                             kwargs.get("cbd") or structs.CBD(), MD(), structs.GMO())
-
-    def ctl(self, operation: int, ctlo: Any = None) -> None:
-        """MQCTL: MQOP_START (the callbacks run on a thread of the client's), MQOP_START_WAIT (on
-        this one, until they stop), MQOP_STOP, MQOP_SUSPEND, MQOP_RESUME."""
-        self._callbacks().ctl(operation, ctlo)
-
-    def _told(self, comp: int, reason: int, delay: int) -> None:
-        """Reconnection's news for the event handler (reconnect.py)."""
-        if self._async is not None:
-            self._async.told(comp, reason, delay)
-
-    def _callbacks(self) -> Any:
-        if self._transport is None:
-            raise PYIFError("not connected")
-        if self._async is None:
-            self._async = _consume.Dispatcher(self)
-        return self._async
-
     def begin(self) -> None:
         """MQBEGIN: with no external resource managers MQ answers MQRC_NO_EXTERNAL_PARTICIPANTS."""
         if self._transport is None:
@@ -391,44 +367,6 @@ class QueueManager:
 
     def backout(self) -> None:
         self._end_unit(P.BACK)
-
-    # mqlite's extensions (not in pymqi): two-phase units of work -------------------------------
-    def prepare(self, xid: str) -> int:
-        """Phase one of a two-phase commit: the connection's unit of work is kept by the queue
-        manager under ``xid`` (1-256 printable characters), past this connection and across a
-        restart, until :meth:`resolve_prepared` (from any connection) or ``mqlite rsvmqtrn``
-        resolves it. Returns the number of messages in it."""
-        queues = list(self._queues)
-        pairs = [list(p) for p in (q._end_of_unit() for q in queues) if p is not None]
-        try:
-            return int(self._xa({"op": "prepare", "xid": xid, "settle": pairs})["messages"])
-        finally:
-            for q in queues:
-                q._after_end_of_unit()
-
-    def resolve_prepared(self, commit: list[str] = (), backout: list[str] = (),  # type: ignore[assignment]
-                         backout_prefix: str = "", mark: tuple[str, int] | None = None,
-                         end_prefix: bool = False, commit_prefix: str = "") -> dict[str, Any]:
-        """Phase two for prepared units, all in one transaction: commit the XIDs of ``commit`` and
-        every prepared unit whose XID starts with ``commit_prefix``, back out those of ``backout``
-        and any other prepared unit whose XID starts with ``backout_prefix``. With ``mark`` (name,
-        batch) the units are committed only if no batch at or above ``batch`` was committed under
-        ``name`` before, else backed out (outcome "duplicate"). With ``end_prefix`` the prefix
-        (``backout_prefix``, else ``commit_prefix``) is closed: a later :meth:`prepare` under it
-        backs its unit out and fails with MQRC_BACKED_OUT (2003). Unknown XIDs:
-        MQRC_UOW_NOT_AVAILABLE (2255), nothing changed."""
-        return self._xa({"op": "resolve", "commit": list(commit), "backout": list(backout),
-                         "prefix": backout_prefix, "mark": list(mark) if mark else None, "end": end_prefix,
-                         "commit_prefix": commit_prefix})
-
-    def prepared_units(self) -> list[dict[str, Any]]:
-        """The prepared units of work not yet resolved (XID, time, puts, gets, queues)."""
-        return list(self._xa({"op": "list"})["units"])
-
-    def _xa(self, req: dict[str, Any]) -> dict[str, Any]:
-        reply = self._call(P.XA, V.Json.request(req))
-        check_reply(reply)
-        return V.Json.parse_reply(reply)
 
     def _end_unit(self, ftype: int) -> None:
         queues = list(self._queues)

@@ -21,17 +21,34 @@ import random
 import re
 import struct
 import time
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from mqlite.cmq import CMQC, CMQXC
 from mqlite.cmq.structs import OD
 from mqlite.net import protocol as P
 from mqlite.net import verbs as V
-from mqlite.net.client import TransportError
+from mqlite.net.client import Transport, TransportError
 from mqlite.pymqi.errors import MQMIError, check_reply
 
-if TYPE_CHECKING:
-    from mqlite.pymqi.qmgr import QueueManager
+
+class Connection(Protocol):
+    """The connection (pymqi/qmgr.py's Connection) as reconnecting uses it."""
+    _transport: Transport | None
+    _connect_args: tuple[str, tuple[Any, ...], dict[str, Any]] | None
+    _name: str
+    _qmobj: int | None
+    _queues: Any
+    _subs: Any
+    _orphans: list[tuple[int, int]]
+    _async: Any
+    _dirty: bool
+    _unit_broken: bool
+
+    def _call(self, ftype: int, payload: bytes) -> bytes: ...
+
+    def _send(self, ftype: int, payload: bytes) -> None: ...
+
+    def _told(self, comp: int, reason: int, delay: int) -> None: ...
 
 TIMEOUT = 1800.0                                       # MQReconnectTimeout's default, seconds
 DEFAULT_DELAYS = ((1000, 200), (2000, 200), (4000, 1000))   # ReconDelay's default: (ms, random ms up to)
@@ -98,7 +115,7 @@ def settings(env: dict[str, str] | os._Environ[str] = os.environ) -> tuple[str |
 class Reconnector:
     """One reconnectable connection's way back: how it was made, and how long it may try."""
 
-    def __init__(self, qmgr: QueueManager, how: int, qmid: str, timeout: float,
+    def __init__(self, qmgr: Connection, how: int, qmid: str, timeout: float,
                  schedule: tuple[tuple[int, int], ...]) -> None:
         self.qmgr = qmgr
         self.same_qmgr = how == CMQC.MQCNO_RECONNECT_Q_MGR
@@ -188,7 +205,7 @@ class Reconnector:
         return base + (random.randint(0, spread) if spread else 0)
 
 
-def reopen_all(q: QueueManager) -> dict[int, int]:
+def reopen_all(q: Connection) -> dict[int, int]:
     """What the application had open, opened again on the new connection: the queue manager
     object (MQINQ's), every open queue (read-ahead and browse cursors start again), the
     subscriptions (resumed when durable, made again when not), the consumers' handles. A queue

@@ -88,11 +88,11 @@ def consume(s: SessionPort, p: bytes) -> bytes:
                 if waiter is None:
                     waiter = QueueCondition(srv.lock)
                     for kind, payload in entries:
-                        qname = srv.qm.wait_queue(conn, P.I1.unpack_from(payload)[0])
-                        if qname is not None:
-                            cond = srv.cond_for(qname)
+                        watched = srv.qm.wait_queue(conn, P.I1.unpack_from(payload)[0])
+                        if watched is not None:
+                            cond = srv.cond_for(watched)
                             cond.listeners.append(waiter)
-                            conds.append((qname, cond))
+                            conds.append((watched, cond))
                     WAITS.watch(s.sock, waiter.rouse)
                 waiter.wait(min(remaining, WAIT_SLICE))
                 if s.closed or _peer_gone(s):
