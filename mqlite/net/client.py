@@ -17,10 +17,11 @@ _CONNAME = re.compile(r"\s*([^()\s,]+)\s*(?:\(\s*(\d+)\s*\))?\s*\Z")
 
 
 class TransportError(Exception):
-    def __init__(self, reason: int, detail: str = "") -> None:
+    def __init__(self, reason: int, detail: str = "", unsent: bool = False) -> None:
         super().__init__(f"reason {reason}: {detail}")
         self.reason = reason
         self.detail = detail
+        self.unsent = unsent      # the connection was found broken before the request was sent
 
 
 class TransportBusy(Exception):
@@ -58,6 +59,7 @@ class Transport:
         self.lock = threading.Lock()
         self.send_lock = threading.Lock()     # a frame is written whole (CANCEL comes from other threads)
         self.no_block = False
+        self.probe = False        # look for a hang-up before each request (a reconnectable connection)
         self.info: dict[str, Any] = {}
         self.reader = P.FrameReader(sock, spin=P.SPIN, preallocate=4 << 20)
         # Requests sent ahead whose replies have not been read yet, in order: (type, consumer).
@@ -170,7 +172,16 @@ class Transport:
     def call(self, ftype: int, payload: bytes) -> bytes:
         return self._locked(self._exchange, ftype, payload)
 
+    def _unsent(self) -> None:
+        """A reconnectable connection whose queue manager went while it was idle: the request
+        that would go now is known not to have reached it (reconnect.py may send it again)."""
+        if self.sock.fileno() < 0 or P.peer_closed(self.sock):
+            self.close()
+            raise TransportError(C.MQRC_CONNECTION_BROKEN, "closed before the request", unsent=True)
+
     def _exchange(self, ftype: int, payload: bytes) -> bytes:
+        if self.probe:
+            self._unsent()
         with self.send_lock:
             P.send_frame(self.sock, ftype, payload)
         if self.pending:
@@ -207,6 +218,8 @@ class Transport:
         self._locked(self._send, ftype, payload)
 
     def _send(self, ftype: int, payload: bytes) -> None:
+        if self.probe:
+            self._unsent()
         with self.send_lock:
             P.send_frame(self.sock, ftype, payload)
 

@@ -379,16 +379,14 @@ class Dispatcher(Delivery):
                         if self.state == STARTED:
                             self.lock.wait(max(0.0, min(paused) - now) if paused else None)
                     continue
-                gen = self.generation
-                delivered = False
-                for cb in live:             # a pass: each consumer holding a message is given one
-                    while cb.held() and self.state is STARTED and self.generation == gen:
-                        self._deliver(cb)
-                        delivered = True
-                        if len(live) > 1:
-                            break           # (alone, it goes on while it holds messages)
-                if not delivered and self.state is STARTED and self.generation == gen:
-                    self._fetch(live, now)
+                try:
+                    self._round(live, now)
+                except TransportError as e:
+                    recon = self.qmgr._recon
+                    if recon is None:
+                        raise
+                    self.ahead_sent = False
+                    recon.again(e)          # (the consumers' handles remapped: the loop goes on)
         except TransportError as e:
             self._broken(failure(e).reason)
         except MQMIError as e:              # reconnecting failed (MQRC_RECONNECT_FAILED)
@@ -403,6 +401,20 @@ class Dispatcher(Delivery):
             with self.lock:
                 self.owner = None
                 self.lock.notify_all()
+
+    def _round(self, live: list[Callback], now: float) -> None:
+        """A pass: each consumer holding a message is given one (alone, it goes on while it holds
+        messages); when none holds any, the queue manager is asked for more."""
+        gen = self.generation
+        delivered = False
+        for cb in live:
+            while cb.held() and self.state is STARTED and self.generation == gen:
+                self._deliver(cb)
+                delivered = True
+                if len(live) > 1:
+                    break
+        if not delivered and self.state is STARTED and self.generation == gen:
+            self._fetch(live, now)
 
     def _entry(self, cb: Callback, ahead: bool) -> tuple[int, bytes] | None:
         if cb.quiesced:
@@ -448,13 +460,6 @@ class Dispatcher(Delivery):
             self.qmgr._dirty = True
         try:
             reply = transport.call(P.CONSUME, payload)
-        except TransportError as e:
-            recon = self.qmgr._recon
-            if recon is None:
-                raise
-            self.ahead_sent = False
-            recon.again(e)                  # (the consumers' handles remapped: the loop goes on)
-            return
         finally:
             with self.lock:
                 self.waiting = False

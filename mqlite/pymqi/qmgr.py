@@ -240,6 +240,7 @@ class QueueManager(_consume.CallbackFace, TwoPhase):
                     reconnect=how)
         if how and self._recon is None:
             self._recon = reconnect.Reconnector(self, how, str(transport.info.get("qmid") or ""), timeout, delays)
+        transport.probe = bool(how)
 
     def _connect_bindings(self, name: Any, user: Any = None, password: Any = None) -> None:
         if self._transport is not None:
@@ -270,6 +271,14 @@ class QueueManager(_consume.CallbackFace, TwoPhase):
             if self._recon is None:
                 raise failure(e) from None
             return self._recon.redo(ftype, payload, e)
+
+    def _lost(self, e: TransportError) -> None:
+        """The connection broke outside a call of ``_call`` (a batch read ahead): 2009, or made
+        again when it is reconnectable."""
+        self._transport = None
+        if self._recon is None:
+            raise failure(e) from None
+        self._recon.again(e)
 
     def _not_connected(self) -> NoReturn:
         if self._recon is not None and self._recon.failed:

@@ -12,7 +12,7 @@ from mqlite.net import verbs as V
 from mqlite.pymqi import msghandle
 from mqlite.pymqi.errors import MQMIError, PYIFError, check_reply
 from mqlite.pymqi.qmgr import QueueManager, _inquire, ensure_bytes
-from mqlite.pymqi.readahead import PLAIN, ReadAhead, ServerGet, converts
+from mqlite.pymqi.readahead import PLAIN, ReadAhead, Reconnected, ServerGet, converts
 from mqlite.pymqi.rfh2 import RFH2, pack_chain, unpack_chain
 
 MQ_MAX_MSG = 104857600    # 100 MB: the largest MAXMSGL MQ allows (mqlite's own name; MQ has no constant for it)
@@ -207,6 +207,8 @@ class Queue:
                     return ra.get(hobj, length, md_, gmo_, self.__resolved)
                 except ServerGet:
                     pass                # (given back below, then got from the queue manager)
+                except Reconnected:
+                    return self.get(maxLength, mDesc, getOpts)
             ra.settle(hobj)
         hmsg = gmo_.MsgHandle
         if hmsg:

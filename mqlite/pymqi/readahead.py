@@ -13,6 +13,7 @@ from mqlite.cmq.segments import statuses
 from mqlite.cmq.structs import GMO, MD
 from mqlite.net import protocol as P
 from mqlite.net import verbs as V
+from mqlite.net.client import TransportError
 from mqlite.net.protocol import II
 from mqlite.pymqi.errors import MQMIError, check_reply
 
@@ -21,6 +22,11 @@ if TYPE_CHECKING:
 
 PLAIN = statuses(0)           # what MQGET says of a message in no group and not a segment
 _CONVERT_AT, _CONVERT = MD.field_struct("CodedCharSetId", "Format")
+
+
+class Reconnected(Exception):
+    """The connection broke and was made again (reconnect.py) while a get waited for a batch:
+    the handle is a new one and nothing is held; the get starts again."""
 
 
 class ServerGet(Exception):
@@ -78,7 +84,11 @@ class ReadAhead:
         qmgr = self.qmgr
         if not buf and self.inflight:
             assert qmgr._transport is not None
-            qmgr._transport.collect()
+            try:
+                qmgr._transport.collect()
+            except TransportError as e:
+                qmgr._lost(e)
+                raise Reconnected from None
         if not buf:
             self.drained = False
             reply = qmgr._call(P.GET_BATCH, self._request(hobj, gmo_, self._batch_size()))
@@ -143,12 +153,19 @@ class ReadAhead:
         if (len(buf) < below or (self.under_sync and not buf and want > 1)) and not self.inflight and not self.drained:
             self.inflight = True
             assert self.qmgr._transport is not None
-            self.qmgr._transport.post(P.GET_BATCH, self._request(hobj, _NO_WAIT_GMO, want, True), self._fill)
+            try:
+                self.qmgr._transport.post(P.GET_BATCH, self._request(hobj, _NO_WAIT_GMO, want, True), self._fill)
+            except TransportError:
+                self.inflight = False       # (closed: the next call finds the connection broken)
 
     def collect(self) -> None:
-        """Wait for the batch asked for ahead, if one is."""
+        """Wait for the batch asked for ahead, if one is (a connection that broke meanwhile is
+        made again, when it may be, with nothing held)."""
         if self.inflight and self.qmgr._transport is not None:
-            self.qmgr._transport.collect()
+            try:
+                self.qmgr._transport.collect()
+            except TransportError as e:
+                self.qmgr._lost(e)
 
     def settle(self, hobj: int) -> None:
         """Give back read-ahead messages not consumed, so they stay on the queue in order."""

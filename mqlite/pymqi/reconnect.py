@@ -132,6 +132,11 @@ class Reconnector:
             raise MQMIError(CMQC.MQCC_FAILED, e.reason)
         unit = q._dirty or q._unit_broken
         self.again(e)
+        if e.unsent and ftype == P.CMIT:
+            q._unit_broken = False          # (not sent: the queue manager backed the unit out)
+            if unit:
+                raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_BACKED_OUT)
+            return _OK
         if ftype in (P.CMIT, P.BACK):
             # The unit was backed out, or committed before the queue manager went: MQCMIT cannot
             # say which (MQRC_CALL_INTERRUPTED); MQBACK's is done either way.
@@ -139,7 +144,7 @@ class Reconnector:
             if ftype == P.CMIT and unit:
                 raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_CALL_INTERRUPTED)
             return _OK
-        if ftype in (P.PUT, P.PUT1, P.PUT_ASYNC) and not self._syncpoint(ftype, payload):
+        if ftype in (P.PUT, P.PUT1, P.PUT_ASYNC) and not e.unsent and not self._syncpoint(ftype, payload):
             raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_CALL_INTERRUPTED)
         if ftype == P.GET_BATCH:
             hobj, _acked, max_msgs = struct.unpack_from("<iii", payload)

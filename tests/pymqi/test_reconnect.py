@@ -4,6 +4,8 @@ handles and subscriptions opened again, units of work backed out, the event hand
 under producers and consumers nothing acknowledged lost and nothing taken twice."""
 from __future__ import annotations
 
+import os
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -27,7 +29,7 @@ def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     mp.setenv("MQCLNTCF", str(ini))
     with Harness(str(base / "data"), channel="APP.SVRCONN") as h:
         qm = h.add("RCQM", "DEFINE QLOCAL(RC.Q) MAXDEPTH(100000)\nDEFINE QLOCAL(UOW.Q)\nDEFINE QLOCAL(H.Q)\n"
-                           "DEFINE TOPIC(NEWS) TOPICSTR('news')\n")
+                           "DEFINE TOPIC(NEWS) TOPICSTR('news')\nDEFINE QLOCAL(RA.Q) DEFREADA(YES)\n")
         other = h.add("OTHERQM", "DEFINE QLOCAL(RC.Q)\n")
         yield qm, other, ini
     mp.undo()
@@ -116,12 +118,45 @@ def test_calls_go_on_after_a_restart_handles_reopened(rig: Any) -> None:
     p.disconnect()
     waiter.join(30)
     assert got == [b"after the restart"]
-    # A put outside syncpoint in flight: its outcome is not known (2549), as MQ says.
+    # Found gone while idle: the put goes to the queue manager when it is back.
+    bounce(qm)
+    q.put(b"sent again", pymqi.MD(Persistence=C.MQPER_PERSISTENT))
+    assert q.get() == b"sent again"
+    # A put outside syncpoint in flight when the queue manager goes (stopped, then killed, with
+    # the request sent): its outcome is not known (2549), as MQ says.
+    pid = qm.pid()
+    os.kill(pid, signal.SIGSTOP)
+    outcome: list[int] = []
+
+    def put_in_flight() -> None:
+        try:
+            q.put(b"unknown", pymqi.MD(Persistence=C.MQPER_PERSISTENT))
+            outcome.append(0)
+        except pymqi.MQMIError as err:
+            outcome.append(err.reason)
+    t = threading.Thread(target=put_in_flight)
+    t.start()
+    time.sleep(0.3)
     qm.kill9()
-    with pytest.raises(pymqi.MQMIError) as e:
-        threading.Timer(0.3, qm.start).start()
-        q.put(b"unknown", pymqi.MD(Persistence=C.MQPER_PERSISTENT))
-    assert e.value.reason == C.MQRC_CALL_INTERRUPTED
+    qm.start()
+    t.join(30)
+    assert outcome == [C.MQRC_CALL_INTERRUPTED]
+    q.close()
+    c.disconnect()
+
+
+def test_read_ahead_gets_go_on_after_a_restart(rig: Any) -> None:
+    """Nonpersistent messages read ahead when the queue manager went are gone with it (as MQ
+    says); the gets go on with what is put after the restart."""
+    qm, _other, _ini = rig
+    c = connect(qm)
+    q = pymqi.Queue(c, "RA.Q", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    for i in range(5):
+        q.put(b"np%d" % i, pymqi.MD(Persistence=C.MQPER_NOT_PERSISTENT))
+    assert q.get() == b"np0"
+    bounce(qm)
+    q.put(b"persistent", pymqi.MD(Persistence=C.MQPER_PERSISTENT))
+    assert q.get(None, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_WAIT, WaitInterval=5000)) == b"persistent"
     q.close()
     c.disconnect()
 
