@@ -118,6 +118,27 @@ def ceiling(j: dict[str, Any]) -> list[Row]:
              model, c.get(k), "") for k in sorted(raw, key=int)]
 
 
+def consume(j: dict[str, Any]) -> list[Row]:
+    """One asynchronous consumer (MQCB/MQCTL) beside read-ahead MQGET and pika's consumer."""
+    out = []
+    for pers in ("nonpersistent", "persistent"):
+        v = j.get(pers, {})
+        if "async" in v:
+            peer = v.get("rabbitmq")
+            out.append(Row("consume", f"one async consumer (MQCB), {pers}", v["async"]["msgs_per_s"], "msgs/s",
+                           "RabbitMQ pika consumer, prefetch 200", peer["msgs_per_s"] if peer else None,
+                           "≥ 2×" if pers == "nonpersistent" else ""))
+            if "get" in v:
+                out.append(Row("consume", f"read-ahead MQGET loop, {pers}", v["get"]["msgs_per_s"], "msgs/s",
+                               "RabbitMQ pika consumer, prefetch 200", peer["msgs_per_s"] if peer else None, ""))
+    r = j.get("reconnect")
+    if r:
+        for p in ("50", "99"):
+            out.append(Row("consume", f"reconnect after kill -9: restart ready to MQRC_RECONNECTED, p{p}",
+                           r[f"reconnected_ms_p{p}"], "ms", "", None, ""))
+    return out
+
+
 # script, its arguments, what its JSON becomes
 SCRIPTS: dict[str, tuple[list[str], Callable[[dict[str, Any]], list[Row]]]] = {
     "putget": (["--runs", "3"], putget),
@@ -126,6 +147,7 @@ SCRIPTS: dict[str, tuple[list[str], Callable[[dict[str, Any]], list[Row]]]] = {
     "connections": (["--runs", "3"], connections),
     "ceiling": (["--producers", "8,32", "--work-us", "mqlite", "--runs", "3", "--mqlite"], ceiling),
     "aio": (["--runs", "3"], aio),
+    "consume": (["--runs", "3"], consume),
     "testkit": ([], testkit),
 }
 
