@@ -225,19 +225,14 @@ class QueueManager(_consume.CallbackFace, TwoPhase):
                 context = tls.client_context(ciph, keyrepo, label)
             except tls.TLSConfigError as e:
                 raise MQMIError(CMQC.MQCC_FAILED, getattr(CMQC, e.reason_name)) from None
-        try:
-            transport = Transport.tcp(conname, tls=context)
-        except TransportError as e:
-            raise failure(e) from None
-        # The channel definition's MaxMsgLength and HeartbeatInterval are negotiated with the
-        # SVRCONN's MAXMSGL (the lower) and HBINT (the higher), as MQ's client does.
         # Reconnection as the connection asked for it (MQCNO), else as the channel definition's
-        # DefReconnect says: the queue manager shows it (DISPLAY CONN CONNOPTS, DISPLAY APSTATUS).
+        # DefReconnect or mqclient.ini say (reconnect.mode): the queue manager shows it (DISPLAY
+        # CONN CONNOPTS). MaxMsgLength and HeartbeatInterval are negotiated with the SVRCONN's.
         ini_default, timeout, delays = reconnect.settings()
         how = reconnect.mode(options, int(getattr(cd_, "DefReconnect", 0)), ini_default)
-        self._hello(transport, qname, channel=channel, kind="client", user=_text(user), password=_text(password),
-                    maxmsgl=int(cd_.MaxMsgLength), hbint=int(cd_.HeartbeatInterval), sslciph=ciph,
-                    reconnect=how)
+        transport = reconnect.first_answer(conname, lambda t: self._hello(
+            t, qname, channel=channel, kind="client", user=_text(user), password=_text(password),
+            maxmsgl=int(cd_.MaxMsgLength), hbint=int(cd_.HeartbeatInterval), sslciph=ciph, reconnect=how), context)
         if how and self._recon is None:
             self._recon = reconnect.Reconnector(self, how, str(transport.info.get("qmid") or ""), timeout, delays)
         transport.probe = bool(how)

@@ -21,14 +21,44 @@ import random
 import re
 import struct
 import time
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from mqlite.cmq import CMQC, CMQXC
 from mqlite.cmq.structs import OD
 from mqlite.net import protocol as P
 from mqlite.net import verbs as V
-from mqlite.net.client import Transport, TransportError
+from mqlite.net.client import Transport, TransportError, parse_conname
 from mqlite.pymqi.errors import MQMIError, check_reply
+
+
+# A connection refused for these goes on to the next address of the CONNAME list, as MQ's does.
+_NEXT_ADDRESS = frozenset({CMQC.MQRC_Q_MGR_NOT_AVAILABLE, CMQC.MQRC_CHANNEL_NOT_AVAILABLE, CMQC.MQRC_HOST_NOT_AVAILABLE,
+                           CMQC.MQRC_CONNECTION_BROKEN, CMQC.MQRC_Q_MGR_NAME_ERROR, CMQC.MQRC_Q_MGR_QUIESCING,
+                           CMQC.MQRC_Q_MGR_STOPPING})
+
+
+def first_answer(conname: str, hello: Callable[[Transport], None], context: Any) -> Transport:
+    """The first address of a CONNAME list whose queue manager takes the connection (``hello``):
+    one that refuses the channel (stopped, or another queue manager there) does not end the
+    attempt, as it did when only the TCP connection was tried in turn."""
+    try:
+        addresses = [f"{host}({port})" for host, port in parse_conname(conname)]
+    except TransportError as e:
+        raise MQMIError(CMQC.MQCC_FAILED, e.reason) from None
+    last: MQMIError | None = None
+    for address in addresses:
+        try:
+            transport = Transport.tcp(address, tls=context)
+            hello(transport)
+            return transport
+        except TransportError as e:
+            last = MQMIError(CMQC.MQCC_FAILED, e.reason, detail=e.detail)
+        except MQMIError as e:
+            if e.reason not in _NEXT_ADDRESS:
+                raise
+            last = e
+    assert last is not None
+    raise last
 
 
 class Connection(Protocol):
@@ -192,9 +222,13 @@ class Reconnector:
             transport = q._transport
             assert transport is not None
             if self.same_qmgr and self.qmid and transport.info.get("qmid") not in (None, self.qmid):
+                # Another queue manager (MQRC_RECONNECT_QMID_MISMATCH): reconnecting has failed.
                 transport.close()
                 q._transport = None
-                continue
+                self.failed = True
+                q._told(CMQC.MQCC_FAILED, CMQC.MQRC_RECONNECT_FAILED, 0)
+                raise MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_RECONNECT_FAILED,
+                                detail="MQRC_RECONNECT_QMID_MISMATCH: another queue manager answered")
             try:
                 self.handles = reopen_all(q)
             except (MQMIError, TransportError):

@@ -180,6 +180,35 @@ def test_a_unit_of_work_in_flight_is_backed_out(rig: Any) -> None:
     c.disconnect()
 
 
+def test_a_conname_list_passes_over_a_stopped_channel(rig: Any) -> None:
+    """The first address answers but its SVRCONN is stopped: the connection goes to the next."""
+    qm, other, _ini = rig
+    qm.command("STOP CHANNEL(APP.SVRCONN)")
+    try:
+        c = connect(qm, C.MQCNO_NONE, conname=f"{qm.conname},{other.conname}", name="")
+        assert c.inquire(C.MQCA_Q_MGR_NAME).strip() == b"OTHERQM"
+        c.disconnect()
+    finally:
+        qm.command("START CHANNEL(APP.SVRCONN)")
+
+
+def test_mqmd_timeout_bounds_the_attempts(rig: Any) -> None:
+    """MQReconnectTimeout: attempts stop when the next would pass it (MQRC_RECONNECT_FAILED)."""
+    qm, _other, _ini = rig
+    c = connect(qm)
+    c._recon.timeout = 0.5
+    seen = events_of(c)
+    qm.kill9()
+    try:
+        started = time.monotonic()
+        with pytest.raises(pymqi.MQMIError) as e:
+            c.inquire(C.MQCA_Q_MGR_NAME)
+        assert e.value.reason == C.MQRC_RECONNECT_FAILED and time.monotonic() - started < 5
+        assert seen == [C.MQRC_RECONNECTING, C.MQRC_RECONNECT_FAILED]
+    finally:
+        qm.start()
+
+
 def test_not_reconnectable_connections_break(rig: Any) -> None:
     qm, _other, ini = rig
     for opts in (C.MQCNO_NONE, C.MQCNO_RECONNECT_DISABLED):
@@ -245,10 +274,9 @@ def test_reconnect_to_another_queue_manager_of_the_list(rig: Any) -> None:
     finally:
         qm.start()
     c.disconnect()
-    # MQCNO_RECONNECT_Q_MGR will not take another queue manager: it tries until
-    # MQReconnectTimeout, then MQRC_RECONNECT_FAILED.
+    # MQCNO_RECONNECT_Q_MGR will not take another queue manager (its QMID is not the one the
+    # connection was made to: MQRC_RECONNECT_QMID_MISMATCH): reconnecting fails at once.
     c = connect(qm, C.MQCNO_RECONNECT_Q_MGR, conname=f"{qm.conname},{other.conname}", name="")
-    c._recon.timeout = 1.0
     seen = events_of(c)
     qm.kill9()
     try:
