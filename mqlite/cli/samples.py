@@ -20,7 +20,6 @@ the exit status; other failures are printed and the program ends normally, as IB
 """
 from __future__ import annotations
 
-import getpass
 import os
 import sys
 from collections.abc import Callable
@@ -42,15 +41,30 @@ def _write(text: str | bytes) -> None:
 
 
 def _password() -> str:
-    """``Enter password:``, answered on the terminal without echo, or a line of standard input."""
-    if sys.stdin.isatty():
-        return getpass.getpass("Enter password: ")
+    """``Enter password:``, answered on the terminal without echo, or a line of standard input.
+    On a terminal the echo is turned off for the answer without discarding what was typed ahead
+    (getpass flushes it: a script that types the password and the messages at once, as
+    ibm-mq-cli's put does through a pty, lost its messages)."""
     # As the samples' fgets: the prompt, no new line (the terminal's echo gives one), the answer
     # read from the binary buffer that amqsput's lines are read from next (a text wrapper's
     # read-ahead would take them with the password).
     sys.stdout.write("Enter password: ")
     sys.stdout.flush()
-    return sys.stdin.buffer.readline().rstrip(b"\n").decode(errors="replace")
+    if not sys.stdin.isatty():
+        return sys.stdin.buffer.readline().rstrip(b"\n").decode(errors="replace")
+    import termios
+    fd = sys.stdin.fileno()
+    old = termios.tcgetattr(fd)
+    quiet = termios.tcgetattr(fd)
+    quiet[3] &= ~termios.ECHO
+    termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    try:
+        line = sys.stdin.buffer.readline()
+    finally:
+        termios.tcsetattr(fd, termios.TCSANOW, old)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+    return line.rstrip(b"\r\n").decode(errors="replace")
 
 
 def _connect(qmgr: str, client: bool) -> Any:
