@@ -22,6 +22,7 @@ from mqlite.cli import runmqsc as cli_runmqsc
 from mqlite.cli import security as cli_security
 from mqlite.cli import trigmon as cli_trigmon
 from mqlite.cli import amqsbcg as cli_amqsbcg
+from mqlite.cli import samples_srv as cli_samples_srv
 from mqlite.cli import samples as cli_samples
 from mqlite.cli import whatif as cli_whatif
 from mqlite.cli.clientmqsc import display_blocks
@@ -380,7 +381,9 @@ def build_parser() -> argparse.ArgumentParser:
                              ("amqsreq", cli_samples.amqsreq, False), ("amqsreqc", cli_samples.amqsreq, True),
                              ("amqspub", cli_samples.amqspub, False), ("amqspubc", cli_samples.amqspub, True),
                              ("amqssub", cli_samples.amqssub, False), ("amqssubc", cli_samples.amqssub, True),
-                             ("amqsbcg", cli_amqsbcg.amqsbcg, False), ("amqsbcgc", cli_amqsbcg.amqsbcg, True)):
+                             ("amqsbcg", cli_amqsbcg.amqsbcg, False), ("amqsbcgc", cli_amqsbcg.amqsbcg, True),
+                             ("amqsinq", cli_samples_srv.amqsinq, False), ("amqsinqc", cli_samples_srv.amqsinq, True),
+                             ("amqsset", cli_samples_srv.amqsset, False), ("amqssetc", cli_samples_srv.amqsset, True)):
         p = sub.add_parser(prog, help=f"IBM's sample {prog}, with its arguments and output (also a command of its own)")
         p.add_argument("args", nargs=argparse.REMAINDER)
         p.set_defaults(fn=lambda a, f=fn, c=client: f(a.args, client=c))

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from mqlite.cmq import CMQC as C
 from mqlite.testing import Harness, run_mqlite
 
 
@@ -197,3 +198,53 @@ def test_amqsbcg_dumps_descriptor_properties_dead_letter_header_and_data(qm: Any
     assert (r.returncode, r.stdout) == (2, "\nAMQSBCG0 - starts here\n**********************\n \n"
                                            " MQOPEN - 'NO.SUCH.Q'\n MQOPEN failed with CompCode:2, Reason:2085\n"
                                            " MQDISC\n")
+
+
+def _tmc2(queue: str, qmgr: str) -> str:
+    from mqlite.engine.trigger import mqtmc2
+    return mqtmc2({"QName": queue, "ProcessName": "PROC", "TriggerData": "", "ApplType": 6,
+                   "ApplId": "amqsinq", "EnvData": "", "UserData": ""}, qmgr)
+
+
+def test_amqsinq_and_amqsset_answer_the_requests_their_trigger_names(qm: Any) -> None:
+    """The triggered servers: a reply per request naming a queue, a report (Feedback 2085, with
+    the data under MQRO_EXCEPTION_WITH_DATA) for a queue that is not there, a datagram passed
+    over; they end when the queue has been empty five seconds."""
+    from mqlite import pymqi
+    qm.command_script("DEFINE QLOCAL(INQ.REQ)\nDEFINE QLOCAL(INQ.REPLY)\nDEFINE QLOCAL(INQ.TARGET) GET(DISABLED)\n")
+    c = qm.bindings()
+    try:
+        pymqi.Queue(c, "SAMP.Q").put(b"on the target")   # (SAMP.Q: read by the inquiry)
+        req = pymqi.Queue(c, "INQ.REQ", C.MQOO_OUTPUT)
+        for body, report in ((b"SAMP.Q", 0), (b"INQ.TARGET", 0), (b"NO.SUCH.Q", C.MQRO_EXCEPTION_WITH_DATA)):
+            req.put(body, pymqi.MD(MsgType=C.MQMT_REQUEST, ReplyToQ=b"INQ.REPLY", Report=report))
+        req.put(b"a datagram", pymqi.MD())
+        r = run_mqlite("amqsinq", _tmc2("INQ.REQ", "SAMPQM"))
+        assert (r.returncode, r.stdout) == (0, "Sample AMQSINQ0 start\n" + "SAMPQM".ljust(48) + "\n"
+                                               "SAMP.Q\nINQ.TARGET\nNO.SUCH.Q\na datagram\n"
+                                               "  -- not a request and discarded\n"
+                                               "MQGET ended with reason code 2033\nSample AMQSINQ0 end\n"), r.stdout
+        replies = pymqi.Queue(c, "INQ.REPLY")
+        got = []
+        for _ in range(3):
+            md = pymqi.MD()
+            got.append((replies.get(None, md), md.MsgType, md.Feedback))
+        assert got == [(b"SAMP.Q has 1 messages, used by 0 jobs", C.MQMT_REPLY, 0),
+                       (b"INQ.TARGET has 0 messages, used by 0 jobs; GET inhibited", C.MQMT_REPLY, 0),
+                       (b"NO.SUCH.Q", C.MQMT_REPORT, C.MQRC_UNKNOWN_OBJECT_NAME)]
+        # amqsset: PUT inhibited by MQSET, said in the reply.
+        req.put(b"INQ.TARGET", pymqi.MD(MsgType=C.MQMT_REQUEST, ReplyToQ=b"INQ.REPLY"))
+        r = run_mqlite("amqsset", _tmc2("INQ.REQ", "SAMPQM"))
+        assert r.stdout.startswith("Sample AMQSSET0 start\n") and r.stdout.endswith("Sample AMQSSET0 end\n")
+        assert replies.get() == b"INQ.TARGET PUT inhibited"
+        status, lines = qm.command("DISPLAY QLOCAL(INQ.TARGET) PUT")
+        assert "PUT(DISABLED)" in " ".join(lines)
+        pymqi.Queue(c, "SAMP.Q").get()
+    finally:
+        c.disconnect()
+    # Not started by a trigger: its messages and exit codes.
+    r = run_mqlite("amqsinq")
+    assert (r.returncode, r.stdout) == (99, "Sample AMQSINQ0 start\nMissing parameter - start program by MQI trigger\n")
+    r = run_mqlite("amqsset", "SAMP.Q")
+    assert (r.returncode, r.stdout) == (2, "Sample AMQSSET0 start\nParameter supplied is not a trigger message\n"
+                                           "This program must be started by MQI trigger\n")
