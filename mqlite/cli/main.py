@@ -22,6 +22,7 @@ from mqlite.cli import runmqsc as cli_runmqsc
 from mqlite.cli import security as cli_security
 from mqlite.cli import trigmon as cli_trigmon
 from mqlite.cli import amqsbcg as cli_amqsbcg
+from mqlite.cli import amqsevt as cli_amqsevt
 from mqlite.cli import samples_srv as cli_samples_srv
 from mqlite.cli import samples as cli_samples
 from mqlite.cli import whatif as cli_whatif
@@ -383,7 +384,8 @@ def build_parser() -> argparse.ArgumentParser:
                              ("amqssub", cli_samples.amqssub, False), ("amqssubc", cli_samples.amqssub, True),
                              ("amqsbcg", cli_amqsbcg.amqsbcg, False), ("amqsbcgc", cli_amqsbcg.amqsbcg, True),
                              ("amqsinq", cli_samples_srv.amqsinq, False), ("amqsinqc", cli_samples_srv.amqsinq, True),
-                             ("amqsset", cli_samples_srv.amqsset, False), ("amqssetc", cli_samples_srv.amqsset, True)):
+                             ("amqsset", cli_samples_srv.amqsset, False), ("amqssetc", cli_samples_srv.amqsset, True),
+                             ("amqsevt", cli_amqsevt.amqsevt, False)):
         p = sub.add_parser(prog, help=f"IBM's sample {prog}, with its arguments and output (also a command of its own)")
         p.add_argument("args", nargs=argparse.REMAINDER)
         p.set_defaults(fn=lambda a, f=fn, c=client: f(a.args, client=c))
@@ -418,6 +420,8 @@ def main(argv: list[str] | None = None) -> int:
     words: list[str] = []
     if argv[:1] == ["setmqaut"]:
         argv, words = cli_security.split_setmqaut(argv)
+    if argv[:1] == ["amqsevt"]:
+        return cli_amqsevt.amqsevt(argv[1:])      # (its options are its own: -m, -q, ... as IBM's getopt)
     args = build_parser().parse_args(argv)
     args.auth_words = words
     try:

@@ -248,3 +248,41 @@ def test_amqsinq_and_amqsset_answer_the_requests_their_trigger_names(qm: Any) ->
     r = run_mqlite("amqsset", "SAMP.Q")
     assert (r.returncode, r.stdout) == (2, "Sample AMQSSET0 start\nParameter supplied is not a trigger message\n"
                                            "This program must be started by MQI trigger\n")
+
+
+def test_amqsevt_formats_the_events_as_ibms_does(qm: Any) -> None:
+    """amqsevt: each event message with its type and reason names and numbers, the time from the
+    MQMD, the parameters with MQ's names made readable and values decoded; -d keeps the names as
+    defined; a message that is no event shown as its first 40 bytes; -w ends on 2033."""
+    from mqlite import pymqi
+    qm.command_script("ALTER QMGR INHIBTEV(ENABLED)\nDEFINE QLOCAL(EVT.INH) PUT(DISABLED)\nDEFINE QLOCAL(EVT.COPY)\n")
+    c = qm.bindings()
+    try:
+        with pytest.raises(pymqi.MQMIError):
+            pymqi.Queue(c, "EVT.INH").put(b"refused")
+        md = pymqi.MD()
+        pymqi.Queue(c, "SYSTEM.ADMIN.QMGR.EVENT", C.MQOO_BROWSE).get(None, md, pymqi.GMO(
+            Options=C.MQGMO_BROWSE_FIRST))
+        pymqi.Queue(c, "EVT.COPY").put("not an event, just text that goes on for more than forty bytes")
+    finally:
+        c.disconnect()
+    r = run_mqlite("amqsevt", "-m", "SAMPQM", "-q", "SYSTEM.ADMIN.QMGR.EVENT", "-b", "-w", "1")
+    out = r.stdout
+    stamp = f"{md.PutDate.decode()[:4]}/{md.PutDate.decode()[4:6]}/{md.PutDate.decode()[6:8]}"
+    assert out.startswith("Sample AMQSEVT start\n\n\nPress ENTER to end\n\n**** Message #1 (")
+    assert "on Queue SYSTEM.ADMIN.QMGR.EVENT ****\nEvent Type                       : Queue Mgr Event [44]\n" in out
+    block = out[out.index("Reason                           : Put Inhibited [2051]"):]
+    assert block.splitlines()[1].startswith(f"Event created                    : {stamp} ")
+    assert block.splitlines()[1].endswith(" GMT")
+    assert block.splitlines()[2:5] == ["  Queue Mgr Name                 : SAMPQM", "  Queue Name                     : EVT.INH",
+                                       "  Appl Type                      : Unix"], block
+    assert out.endswith("**** Event Call Reason = MQRC_NO_MSG_AVAILABLE [2033] ****\nEnding consumer.\n\n"
+                        "Sample AMQSEVT end\n")
+    r = run_mqlite("amqsevt", "-m", "SAMPQM", "-q", "SYSTEM.ADMIN.QMGR.EVENT", "-b", "-d", "-w", "1")
+    assert "Reason                                 : MQRC_PUT_INHIBITED [2051]" in r.stdout
+    assert "  MQCA_Q_NAME                          : EVT.INH" in r.stdout
+    r = run_mqlite("amqsevt", "-m", "SAMPQM", "-q", "EVT.COPY", "-w", "1")
+    assert ("Message is not a recognised event format.\n  Message format MQSTR   :\n"
+            "not an event, just text that goes on for\n......plus 22 bytes.\n") in r.stdout
+    r = run_mqlite("amqsevt", "-x")
+    assert r.stdout.startswith("Sample AMQSEVT start\n\nUsage: amqsevt [-m Qmgr] [-r d|r|m] [-b] [-c] [-d] \n")
