@@ -199,7 +199,7 @@ class Formatter:
             if param == which:
                 flags = "[ " + "".join(f"{w} " for bit, w in table if value & bit) + "]" if value else none
                 return f"0x{value & 0xFFFFFFFF:08X} {flags}"
-        if param in (C.MQIACH_KEEP_ALIVE_INTERVAL, getattr(C, "MQIACH_AMQP_KEEP_ALIVE", -1)) and value < 0:
+        if param in (F.MQIACH_KEEP_ALIVE_INTERVAL, getattr(F, "MQIACH_AMQP_KEEP_ALIVE", -1)) and value < 0:
             return self.constant("MQKAI_AUTO")
         return str(value)
 
@@ -286,7 +286,7 @@ class Formatter:
             counter += 1
 
     def _list_value(self, param: int, v: int) -> str:
-        if param in (C.MQIACH_HDR_COMPRESSION, C.MQIACH_MSG_COMPRESSION):
+        if param in (F.MQIACH_HDR_COMPRESSION, F.MQIACH_MSG_COMPRESSION):
             return self.constant(self.name(v, "MQCOMPRESS"))
         if param in (F.MQIACF_AUTH_ADD_AUTHS, F.MQIACF_AUTH_REMOVE_AUTHS, F.MQIACF_AUTHORIZATION_LIST):
             return self.constant(self.name(v, "MQAUTH"))

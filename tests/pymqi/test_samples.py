@@ -286,3 +286,43 @@ def test_amqsevt_formats_the_events_as_ibms_does(qm: Any) -> None:
             "not an event, just text that goes on for\n......plus 22 bytes.\n") in r.stdout
     r = run_mqlite("amqsevt", "-x")
     assert r.stdout.startswith("Sample AMQSEVT start\n\nUsage: amqsevt [-m Qmgr] [-r d|r|m] [-b] [-c] [-d] \n")
+
+
+def test_amqsevt_formats_groups_lists_filters_and_options() -> None:
+    """amqsevta.c's formatEvent on a command event: groups indented (names as defined, spaces for
+    underscores), a lone Q as Queue, MQIACF_ALL in an attribute list as "All attributes", filters,
+    open options decoded, enumerated values by name, byte strings in hex, string lists a line each."""
+    from mqlite.cli.amqsevt import Formatter
+    from mqlite.cmq import CMQCFC as F
+    from mqlite.cmq import pcf
+    from mqlite.cmq.structs import MD
+    head = pcf.Header(type=F.MQCFT_EVENT, command=F.MQCMD_COMMAND_EVENT, reason=C.MQRC_COMMAND_PCF)
+    data = pcf.encode(head, [
+        pcf.enc_group(F.MQGACF_COMMAND_CONTEXT, [pcf.enc_str(F.MQCACF_EVENT_USER_ID, "mqm".ljust(12)),
+                                                 pcf.enc_int(F.MQIACF_COMMAND, F.MQCMD_INQUIRE_Q)]),
+        pcf.enc_group(F.MQGACF_COMMAND_DATA, [pcf.enc_str(C.MQCA_Q_NAME, "ABC*"),
+                                              pcf.enc_int_list(F.MQIACF_Q_ATTRS, [F.MQIACF_ALL]),
+                                              pcf.enc_str_filter(C.MQCA_Q_DESC, F.MQCFOP_EQUAL, "x")]),
+        pcf.enc_int(F.MQIACF_OPEN_OPTIONS, C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING),
+        pcf.enc_int(C.MQIA_DEF_PERSISTENCE, C.MQPER_PERSISTENT), pcf.enc_bytes(F.MQBACF_CORREL_ID, b"\x01\xab"),
+        pcf.enc_str_list(C.MQCA_NAMES, ["Q1", "Q2"])])
+    md = MD(Format=C.MQFMT_EVENT, PutDate=b"20261207", PutTime=b"01020304", CorrelId=b"\x11" * 24)
+    f = Formatter()
+    assert f.event(md, data) is False
+    assert f.lines == [
+        "Event Type                       : Command Event [99]",
+        "Reason                           : Command PCF [2413]",
+        "Event created                    : 2026/12/07 01:02:03.04 GMT",
+        "Correlation ID                   : " + "11" * 24,
+        "  COMMAND CONTEXT",
+        "    Event User Id                : mqm",
+        "    Command                      : Inquire Queue",
+        "  COMMAND DATA",
+        "    Queue Name                   : ABC*",
+        "    Queue Attrs                  : All attributes",
+        "    Filter                       : WHERE 'Queue Desc' Equal 'x'",
+        "  Open Options                   : 0x00002010 [ fiq out ]",
+        "  Def Persistence                : Persistent",
+        "  Correl Id                      : 01AB",
+        "  Names                          : Q1",
+        "                                 : Q2"]
