@@ -17,19 +17,28 @@ WAIT_MS = 5000
 _QNAME, _QMGR = slice(8, 56), slice(684, 732)    # MQTMC2's QName and QMgrName
 
 
-def _inquire(qm: Any, name: bytes) -> tuple[bytes | None, int]:
-    """amqsinq's work on the named queue: (text added to the request's, 0) or (None, reason)."""
+def _on_queue(qm: Any, name: bytes, options: int, work: Callable[[Any], Any]) -> tuple[Any, int]:
+    """MQOPEN the named queue, ``work(queue)``, MQCLOSE (its result not checked, as in the
+    samples): (what the work gave, 0) or (None, the reason that failed)."""
     from mqlite import pymqi
     try:
-        q = pymqi.Queue(qm, name, C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING)
+        q = pymqi.Queue(qm, name, options | C.MQOO_FAIL_IF_QUIESCING)
     except pymqi.MQMIError as e:
         return None, e.reason
     try:
-        got = q.inquire([C.MQIA_INHIBIT_GET, C.MQIA_CURRENT_Q_DEPTH, C.MQIA_OPEN_INPUT_COUNT])
+        return work(q), 0
     except pymqi.MQMIError as e:
         return None, e.reason
     finally:
         _quiet_close(q)
+
+
+def _inquire(qm: Any, name: bytes) -> tuple[bytes | None, int]:
+    """amqsinq's work on the named queue: (text added to the request's, 0) or (None, reason)."""
+    got, reason = _on_queue(qm, name, C.MQOO_INQUIRE, lambda q: q.inquire(
+        [C.MQIA_INHIBIT_GET, C.MQIA_CURRENT_Q_DEPTH, C.MQIA_OPEN_INPUT_COUNT]))
+    if got is None:
+        return None, reason
     text = f" has {got[C.MQIA_CURRENT_Q_DEPTH]} messages, used by {got[C.MQIA_OPEN_INPUT_COUNT]} jobs"
     if got[C.MQIA_INHIBIT_GET]:
         text += "; GET inhibited"
@@ -38,18 +47,8 @@ def _inquire(qm: Any, name: bytes) -> tuple[bytes | None, int]:
 
 def _inhibit(qm: Any, name: bytes) -> tuple[bytes | None, int]:
     """amqsset's work: MQSET InhibitPut to MQQA_PUT_INHIBITED on the named queue."""
-    from mqlite import pymqi
-    try:
-        q = pymqi.Queue(qm, name, C.MQOO_SET | C.MQOO_FAIL_IF_QUIESCING)
-    except pymqi.MQMIError as e:
-        return None, e.reason
-    try:
-        q.set(C.MQIA_INHIBIT_PUT, C.MQQA_PUT_INHIBITED)
-    except pymqi.MQMIError as e:
-        return None, e.reason
-    finally:
-        _quiet_close(q)
-    return b" PUT inhibited", 0
+    done, reason = _on_queue(qm, name, C.MQOO_SET, lambda q: q.set(C.MQIA_INHIBIT_PUT, C.MQQA_PUT_INHIBITED) or True)
+    return (b" PUT inhibited", 0) if done else (None, reason)
 
 
 def _quiet_close(q: Any) -> None:

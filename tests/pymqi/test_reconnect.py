@@ -18,6 +18,7 @@ from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQXC as X
 from mqlite.pymqi import reconnect
 from mqlite.testing import Harness, run_mqlite
+from tests import helpers
 
 
 @pytest.fixture(scope="module")
@@ -56,18 +57,7 @@ def bounce(qm: Any, pause: float = 0.3) -> None:
 
 
 def drain(qm: Any, queue: str) -> list[bytes]:
-    c = qm.bindings()
-    q = pymqi.Queue(c, queue)
-    out = []
-    while True:
-        try:
-            out.append(q.get())
-        except pymqi.MQMIError as e:
-            assert e.reason == C.MQRC_NO_MSG_AVAILABLE
-            break
-    q.close()
-    c.disconnect()
-    return out
+    return helpers.drain(qm.harness, qm.name, queue)
 
 
 @pytest.mark.parametrize("cno, channel, ini, want", [
