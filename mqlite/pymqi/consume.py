@@ -90,9 +90,7 @@ class Delivery:
     in_callback: bool
     generation: int
     ahead_sent: bool
-
-    def _ask_ahead(self) -> None:
-        raise NotImplementedError
+    _ask_ahead: Callable[[], None]              # (the Dispatcher's)
 
     def told(self, comp: int, reason: int, delay: int) -> None:
         """The event handler told about the connection (reconnecting, reconnected, failed)."""
@@ -554,6 +552,9 @@ class CallbackFace:
 
     _transport: Transport | None
     _async: Dispatcher | None
+    _recon: Any
+    _dirty: bool
+    get_name: Callable[[], str]                 # (QueueManager's: with these it is a Connection)
 
     def cb(self, **kwargs: Any) -> None:
         """MQCB on the connection: ``cb(operation=, cbd=)`` registers (or deregisters, suspends,
@@ -576,6 +577,6 @@ class CallbackFace:
         if self._transport is None:
             raise PYIFError("not connected")
         if self._async is None:
-            self._async = Dispatcher(self)      # type: ignore[arg-type]
+            self._async = Dispatcher(self)
         return self._async
 

@@ -2,6 +2,7 @@
 ``resolve_prepared``, ``prepared_units`` (docs/pymqi.md), QueueManager's part."""
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mqlite.net import protocol as P
@@ -11,9 +12,7 @@ from mqlite.pymqi.errors import check_reply
 
 class TwoPhase:
     _queues: Any
-
-    def _call(self, ftype: int, payload: bytes) -> bytes:
-        raise NotImplementedError
+    _call: Callable[[int, bytes], bytes]         # (QueueManager's)
 
     def prepare(self, xid: str) -> int:
         """Phase one of a two-phase commit: the connection's unit of work is kept by the queue
@@ -28,7 +27,7 @@ class TwoPhase:
             for q in queues:
                 q._after_end_of_unit()
 
-    def resolve_prepared(self, commit: list[str] = (), backout: list[str] = (),  # type: ignore[assignment]
+    def resolve_prepared(self, commit: Sequence[str] = (), backout: Sequence[str] = (),
                          backout_prefix: str = "", mark: tuple[str, int] | None = None,
                          end_prefix: bool = False, commit_prefix: str = "") -> dict[str, Any]:
         """Phase two for prepared units, all in one transaction: commit the XIDs of ``commit`` and
