@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from mqlite.cmq import CMQC as C
@@ -144,17 +144,23 @@ def _put(qm: Any, argv: list[str]) -> None:
         _write(f"MQOPEN ended with reason code {e.reason}")
         _write("unable to open queue for output")
         return
-    pmo = pymqi.PMO(Options=C.MQPMO_NO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING)
-    for raw in sys.stdin.buffer:
-        line = raw.rstrip(b"\n")
-        if not line:
+    _put_each(q, (raw.rstrip(b"\n") for raw in sys.stdin.buffer),
+              pymqi.PMO(Options=C.MQPMO_NO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING))
+    _close(q, _int(argv, 3, C.MQCO_NONE))
+
+
+def _put_each(q: Any, pieces: Iterable[bytes], pmo: Any) -> None:
+    """amqsput's and amqspub's loop: each piece an MQSTR message until an empty one or a failed
+    MQPUT (its reason said)."""
+    from mqlite import pymqi
+    for piece in pieces:
+        if not piece:
             break
         try:
-            q.put(line, pymqi.MD(Format=C.MQFMT_STRING), pmo)
+            q.put(piece, pymqi.MD(Format=C.MQFMT_STRING), pmo)
         except pymqi.MQMIError as e:
             _write(f"MQPUT ended with reason code {e.reason}")
             break
-    _close(q, _int(argv, 3, C.MQCO_NONE))
 
 
 def _get(qm: Any, argv: list[str]) -> None:
@@ -297,15 +303,7 @@ def _publish(qm: Any, argv: list[str]) -> None:
         _write(f"MQOPEN ended with reason code {e.reason}")
         _write("unable to open topic for publish")
         return
-    pmo = pymqi.PMO(Options=options)
-    for piece in _pieces(99):
-        if not piece:
-            break
-        try:
-            q.put(piece, pymqi.MD(Format=C.MQFMT_STRING), pmo)
-        except pymqi.MQMIError as e:
-            _write(f"MQPUT ended with reason code {e.reason}")
-            break
+    _put_each(q, _pieces(99), pymqi.PMO(Options=options))
     _close(q, C.MQCO_NONE)
 
 
