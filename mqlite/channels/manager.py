@@ -244,7 +244,7 @@ class ChannelManager:
     def start_channel(self, name: str) -> str | None:
         chl = self.channel(name)
         if chl is None:
-            return f"AMQ8147E: IBM MQ object {name} not found."
+            return f"AMQ8227E: Channel {name} not found."
         self.set_stopped(name, False)
         st = self.status.get(name)
         if chl.kind in PROTOCOL_CHANNELS:

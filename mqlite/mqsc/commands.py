@@ -311,15 +311,19 @@ class Executor(Part):
         return Result(["AMQ8415I: Ping IBM MQ Queue Manager command complete."])
 
     def _channel_op(self, cmd: Command, allowed: dict[str, set[str]], run: Callable[..., str | None],
-                    done: str, *args: Any, already: tuple[str, ...] = ()) -> Result:
+                    done: str, *args: Any, already: tuple[str, ...] = (), missing: str = "") -> Result:
         """A channel operation; with IGNSTATE(YES) a channel already in one of the ``already``
-        states (START of a running one, STOP of a stopped one) is success, as MQ answers."""
+        states (START of a running one, STOP of a stopped one) is success, as MQ answers.
+        ``missing``: the message for a channel not defined, where MQ has its own (START CHANNEL:
+        AMQ8227E, seen in MQ 9.1's runmqsc); otherwise AMQ8147E."""
         name = self.need_name(cmd)
         for p in cmd.params:
             choices = allowed.get(p.keyword)
             if choices is None or (choices and (p.value or "").upper() not in choices):
                 raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid here.")
         if self.qm.lookup("CHANNEL", name) is None and self.qm.cluster.auto_channel(name) is None:
+            if missing:
+                return Result([missing.format(name=name)], ERROR)
             raise AdminError(admin.NOT_FOUND, name)
         if already and self._ignstate(cmd):
             states = {st["STATUS"] for st in self.services.channel_status(name) if st["CHANNEL"] == name}
@@ -373,7 +377,8 @@ class Executor(Part):
     def _start(self, cmd: Command) -> Result:
         if cmd.objtype == "CHANNEL":
             return self._channel_op(cmd, {"CHLTYPE": set(), "IGNSTATE": {"YES", "NO"}}, self.services.start_channel,
-                                    "AMQ8018I: Start IBM MQ channel accepted.", already=("RUNNING",))
+                                    "AMQ8018I: Start IBM MQ channel accepted.", already=("RUNNING",),
+                                    missing="AMQ8227E: Channel {name} not found.")
         if cmd.objtype == "SERVICE":
             return self._service_op(cmd, start=True)
         if cmd.objtype != "LISTENER":

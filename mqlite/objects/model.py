@@ -101,7 +101,7 @@ SYSTEM_OBJECTS: list[tuple[str, str, dict[str, Any]]] = [
     ("QMODEL", "SYSTEM.DURABLE.MODEL.QUEUE", {"DESCR": "IBM MQ durable subscription model",
                                              "DEFTYPE": CMQC.MQQDT_PERMANENT_DYNAMIC}),
     ("SVRCONN", "SYSTEM.AUTO.SVRCONN", {}),
-    ("SVRCONN", "SYSTEM.ADMIN.SVRCONN", {}),
+    # (no SYSTEM.ADMIN.SVRCONN: IBM's crtmqm does not make it; scripts DEFINE it without REPLACE)
     ("RCVR", "SYSTEM.AUTO.RECEIVER", {}),
     ("QMODEL", "SYSTEM.NDURABLE.MODEL.QUEUE", {"DESCR": "IBM MQ non-durable subscription model"}),
     # The root of the topic tree: every ASPARENT resolves to these in the end.
@@ -112,6 +112,14 @@ SYSTEM_OBJECTS: list[tuple[str, str, dict[str, Any]]] = [
         "MNDURMDL": "SYSTEM.NDURABLE.MODEL.QUEUE", "PMSGDLV": CMQC.MQDLV_ALL_DUR, "NPMSGDLV": CMQC.MQDLV_ALL_AVAIL,
         "USEDLQ": CMQC.MQUSEDLQ_YES, "PUBSCOPE": CMQC.MQSCOPE_ALL, "SUBSCOPE": CMQC.MQSCOPE_ALL,
         "MCAST": CMQC.MQMC_DISABLED}),
+    # The queued publish/subscribe interface's stream queues and the namelist that lists them, as
+    # MQ's crtmqm makes them (MQ File Transfer's coordination set-up copies the default stream with
+    # LIKE and adds its own to the namelist). mqlite has no queued pub/sub daemon reading them.
+    ("QLOCAL", "SYSTEM.BROKER.DEFAULT.STREAM", {}),
+    ("QLOCAL", "SYSTEM.BROKER.ADMIN.STREAM", {}),
+    ("NAMELIST", "SYSTEM.QPUBSUB.QUEUE.NAMELIST", {
+        "DESCR": "A list of queues for the queued Pub/Sub interface to monitor",
+        "NAMES": ["SYSTEM.BROKER.DEFAULT.STREAM", "SYSTEM.BROKER.ADMIN.STREAM"]}),
     ("AUTHINFO", "SYSTEM.DEFAULT.AUTHINFO.CRLLDAP", {"AUTHTYPE": CMQC.MQAIT_CRL_LDAP}),
     ("AUTHINFO", "SYSTEM.DEFAULT.AUTHINFO.OCSP", {"AUTHTYPE": CMQC.MQAIT_OCSP}),
     # IBM MQ 9's default: the authenticated user becomes the connection's (ADOPTCTX(YES)).
@@ -131,5 +139,7 @@ def system_default_objects() -> list[MQObject]:
     for kind, name, overrides in SYSTEM_OBJECTS:
         obj = MQObject(kind, name, TABLE.defaults(kind))
         obj.attrs.update(overrides)
+        if kind == "NAMELIST":
+            obj.attrs["NAMCOUNT"] = len(obj.attrs.get("NAMES", []))
         out.append(obj)
     return out

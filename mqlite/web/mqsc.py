@@ -33,7 +33,7 @@ FLAGS = ("REPLACE", "PURGE", "FORCE", "ALL", "IGNSTATE", "REMOVEALL")
 _NAME = re.compile(r"^[A-Za-z0-9._/%*]{1,48}$")
 _KEY = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,31}$")
 # The answer's AMQ messages -> the reason MQ's mqweb reports for an item that failed.
-REASONS = {"AMQ8147E": 2085, "AMQ8150E": 4001, "AMQ8148E": 2042, "AMQ8143E": 2055, "AMQ8135E": 2035,
+REASONS = {"AMQ8147E": 2085, "AMQ8227E": 4032, "AMQ8150E": 4001, "AMQ8148E": 2042, "AMQ8143E": 2055, "AMQ8135E": 2035,
            "AMQ8145E": 2059, "AMQ8146E": 2058, "AMQ8101S": 3008, "AMQ8405I": 3008,
            "AMQ8420I": 3065, "AMQ8098E": 2428,
            "MQL8010I": 3252}

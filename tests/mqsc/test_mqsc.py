@@ -227,6 +227,12 @@ def test_summary_lines_and_exit_codes():
 def test_two_column_layout():
     assert format_fields(["A(1)", "B(2)", "C" * 45, "D(4)"]) == [
         "   A(1)" + " " * 36 + "B(2)", "   " + "C" * 45, "   D(4)"]
+    # MQ 9's runmqsc (DISPLAY QUEUE(*) of its system queues): a 37-character attribute still has
+    # one beside it, a 38-character one a line of its own.
+    assert format_fields(["QUEUE(SYSTEM.ADMIN.TRACE.ROUTE.QUEUE)", "TYPE(QLOCAL)"]) == [
+        "   QUEUE(SYSTEM.ADMIN.TRACE.ROUTE.QUEUE)   TYPE(QLOCAL)"]
+    assert format_fields(["QUEUE(SYSTEM.DURABLE.SUBSCRIBER.QUEUE)", "TYPE(QLOCAL)"]) == [
+        "   QUEUE(SYSTEM.DURABLE.SUBSCRIBER.QUEUE)", "   TYPE(QLOCAL)"]
 
 
 # --- fuzzing -----------------------------------------------------------------------------------
@@ -265,3 +271,24 @@ def _fuzz_engine() -> Engine:
     if not _ENGINE:
         _ENGINE.append(Engine())
     return _ENGINE[0]
+
+
+def test_mq_file_transfer_coordination_script_runs_on_a_new_queue_manager():
+    """MQ File Transfer's setup of a coordination queue manager (fteSetupCoordination's MQSC, as a
+    real MQ 9.1 transcript runs it): the default stream queue to copy with LIKE and the queued
+    pub/sub namelist to extend are there; and MQ's crtmqm makes no SYSTEM.ADMIN.SVRCONN, which
+    such scripts DEFINE without REPLACE."""
+    e = Engine("MFTQM")
+    script = ["DEFINE TOPIC('SYSTEM.FTE') TOPICSTR('SYSTEM.FTE') REPLACE",
+              "ALTER TOPIC('SYSTEM.FTE') NPMSGDLV(ALLAVAIL) PMSGDLV(ALLAVAIL)",
+              "DEFINE QLOCAL(SYSTEM.FTE) LIKE(SYSTEM.BROKER.DEFAULT.STREAM) REPLACE",
+              "ALTER QLOCAL(SYSTEM.FTE) DESCR('Stream for MQMFT Pub/Sub interface')",
+              "ALTER NAMELIST(SYSTEM.QPUBSUB.QUEUE.NAMELIST) NAMES(SYSTEM.BROKER.DEFAULT.STREAM,"
+              "SYSTEM.BROKER.ADMIN.STREAM,SYSTEM.FTE)",
+              "DEFINE CHANNEL (SYSTEM.ADMIN.SVRCONN) CHLTYPE (SVRCONN)"]
+    assert [e.mqsc(cmd).lines[0] for cmd in script] == [
+        "AMQ8690I: IBM MQ topic created.", "AMQ8691I: IBM MQ topic changed.", "AMQ8006I: IBM MQ queue created.",
+        "AMQ8008I: IBM MQ queue changed.", "AMQ8551I: IBM MQ namelist changed.", "AMQ8014I: IBM MQ channel created."]
+    shown = e.mqsc("DISPLAY NAMELIST(SYSTEM.QPUBSUB.QUEUE.NAMELIST) ALL").lines
+    assert "   DESCR(A list of queues for the queued Pub/Sub interface to monitor)" in shown
+    assert any(line.strip().startswith("NAMCOUNT(3)") for line in shown), shown
