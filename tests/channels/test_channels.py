@@ -260,7 +260,7 @@ def test_channel_commands(harness):
     r = qm1.mqsc("STOP CHANNEL(QM1.TO.QM2) MODE(FORCE) STATUS(INACTIVE)")
     assert r.returncode == 0
     assert wait_for(lambda: "AMQ8420I" in qm1.mqsc("DISPLAY CHSTATUS(QM1.TO.QM2)").stdout)
-    assert "AMQ8147E" in qm1.mqsc("START CHANNEL(NOPE)").stdout
+    assert "AMQ8227E: Channel NOPE not found." in qm1.mqsc("START CHANNEL(NOPE)").stdout
     assert qm1.mqsc("STOP CHANNEL(QM1.TO.QM2) MODE(BOGUS)").returncode == 10
     assert "AMQ8024I" in qm1.mqsc("RESOLVE CHANNEL(QM1.TO.QM2) ACTION(COMMIT)").stdout
     assert "AMQ8405I" in qm1.mqsc("RESOLVE CHANNEL(QM1.TO.QM2)").stdout

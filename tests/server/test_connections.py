@@ -305,7 +305,7 @@ def test_a_reader_polls_only_while_answers_come_within_its_window(monkeypatch: p
     monkeypatch.setattr(P, "cores_busy", lambda: False)
     a, b = socket.socketpair()
     try:
-        reader = P.FrameReader(a, spin=0.002)
+        reader = P.FrameReader(a, spin=0.02)
         polls = [0]
         nowait = reader._nowait
 
@@ -325,14 +325,14 @@ def test_a_reader_polls_only_while_answers_come_within_its_window(monkeypatch: p
             return polls[0] - before
 
         assert answer(0) == 1                       # quick answers: polled, found at once
-        assert answer(0.01) > 1                     # a slow one: polled through the window, then blocked
-        slow = [answer(0.01) for _ in range(6)]
+        assert answer(0.1) > 1                     # a slow one: polled through the window, then blocked
+        slow = [answer(0.1) for _ in range(6)]
         assert slow[-1] == 0                        # the average is past the window: asleep at once
-        assert reader.wait >= 0.002 * P.SLOW_SHARE
+        assert reader.wait >= 0.02 * P.SLOW_SHARE
         quick = [answer(0) for _ in range(8)]
         assert quick[:2] == [0, 0] and quick[-1] == 1   # polled again after a few quick answers
-        answer(0.3)                                 # one long wait (as an MQGET's) ...
-        assert reader.wait <= 2 * 0.002             # ... counts as twice the window
+        answer(0.6)                                 # one long wait (as an MQGET's) ...
+        assert reader.wait <= 2 * 0.02             # ... counts as twice the window
         assert [answer(0) for _ in range(6)][-1] == 1
     finally:
         a.close()

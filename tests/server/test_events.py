@@ -94,6 +94,7 @@ def test_queue_manager_events_and_their_switches(qm: Any) -> None:
 def test_an_event_queue_that_cannot_take_the_event_changes_nothing(qm: Any) -> None:
     c = qm.client()
     try:
+        events(c, QMGR_EVENTS)                        # whatever start-up wrote: the test may run first
         qm.mqsc(f"ALTER QMGR LOCALEV(ENABLED)\nALTER QLOCAL({QMGR_EVENTS}) PUT(DISABLED)\n", check=True)
         assert reason(pymqi.Queue, c, "NO.SUCH.Q", C.MQOO_OUTPUT)[1] == C.MQRC_UNKNOWN_OBJECT_NAME
         pymqi.Queue(c, "DEEP").put(b"still works")
