@@ -11,7 +11,7 @@ import os
 from tests.conftest import ROOT
 
 # Lowest first, one package (or top-level module) a rank: a package may import only those before it.
-LAYERS = ["cmq", "paths", "memory", "props", "objects", "pubsub", "security", "cluster", "engine", "store", "net", "mqsc", "admin",
+LAYERS = ["cmq", "catalogue", "paths", "memory", "props", "objects", "pubsub", "security", "cluster", "engine", "store", "net", "mqsc", "admin",
           "channels", "mqtt", "amqp", "qsg", "server", "pymqi", "ibmmq", "aio", "spark", "web", "cli", "testing",
           "pytest_plugin"]
 RANK = {pkg: rank for rank, pkg in enumerate(LAYERS)}

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from mqlite.admin.commands import COMMANDS, needs
 from mqlite.admin.context import Admin
 from mqlite.admin.params import CommandError, EscapeFailed
+from mqlite.catalogue import entry, message
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import pcf
@@ -45,7 +46,7 @@ def dispatch(a: Admin, md: MD, body: bytes, log: Callable[[str, str, str], None]
             events.commanded(C.MQRC_COMMAND_PCF, command, pcf.raw_params(body), command in INQUIRIES)
         return command, [(C.MQCC_OK, 0, params) for params in objects] or [(C.MQCC_OK, 0, [])]
     except pcf.PCFError as e:
-        log("MQL0012E", f"A malformed PCF command was rejected with reason {e.reason}.", e.detail)
+        log(*entry("MQL0012E", reason=e.reason), e.detail)
         return command, [(C.MQCC_FAILED, e.reason, [pcf.enc_int(F.MQIACF_PARAMETER_ID, e.parameter)]
                           if e.parameter else [])]
     except EscapeFailed as e:
@@ -54,7 +55,7 @@ def dispatch(a: Admin, md: MD, body: bytes, log: Callable[[str, str, str], None]
         return command, [(C.MQCC_FAILED, e.reason, [pcf.enc_int(F.MQIACF_PARAMETER_ID, e.parameter)]
                           if e.parameter else [])]
     except Exception as e:  # noqa: BLE001 - a defect: answer, log, keep serving
-        log("MQL9999E", "The command server failed on a command.", traceback.format_exc())
+        log(*entry("AMQ6184W", qmgr=a.qm.name), f"The command server failed on a command.\n{traceback.format_exc()}")
         return command, [(C.MQCC_FAILED, F.MQRCCF_COMMAND_FAILED, [pcf.enc_str(F.MQCACF_ESCAPE_TEXT, str(e)[:200])])]
 
 
@@ -70,7 +71,7 @@ def authorize(a: Admin, user: str, command: int, msg: pcf.Message) -> None:
         missing = auth & ~sec.authority(principal, objtype, name)
         if missing:
             words = ", ".join(names_of(missing)).lower()
-            qm.log(f"AMQ8077W: Entity '{user}' has insufficient authority to access object {name} "
-                   f"({objtype.lower()}). The following requested permissions are unauthorized: {words}.")
+            qm.log(message("AMQ8077W", entity=user, name=name),
+                   f"Object type {objtype.lower()}. The following requested permissions are unauthorized: {words}.")
             qm.events.not_authorized(F.MQRQ_CMD_NOT_AUTHORIZED, command=command, user=user)
             raise CommandError(C.MQRC_NOT_AUTHORIZED, detail=f"{user} lacks {words} on {name}")

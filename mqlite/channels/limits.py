@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from mqlite.catalogue import entry
 from mqlite.cmq import CMQCFC as F
 
 DEFAULT_MAX_CHANNELS = 100
@@ -48,7 +49,7 @@ def channel_limits(ini: dict[str, dict[str, str]], log: Callable[..., Any]) -> C
             return default
         if raw.isdigit() and LIMIT_RANGE[0] <= int(raw) <= LIMIT_RANGE[1]:
             return int(raw)
-        log("MQL8001W", f"qm.ini CHANNELS {key}={raw} is not valid.",
+        log(*entry("MQL8001W", stanza="CHANNELS", key=key, raw=raw),
             f"It is a number from {LIMIT_RANGE[0]} to {LIMIT_RANGE[1]}; {default} is used.")
         return default
 

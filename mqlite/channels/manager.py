@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from mqlite.catalogue import entry, message
 from mqlite.channels.limits import LIMIT_NAMES, MAX_CHANNELS, ChannelLimits, instances, refusal
 from mqlite.channels.receiver import Receiver
 from mqlite.channels.sender import SenderMCA, connect_channel, released
@@ -45,7 +46,7 @@ SLOT_RETRY = 1.0        # how often a sender waiting in STARTING for an active s
 MAX_REACHED = "Maximum number of channels reached."
 
 
-NO_TELEMETRY = f"MQL0008E: {' and '.join(PROTOCOL_CHANNELS)} channels run only in a queue manager server (strmqm)."
+NO_TELEMETRY = message("MQL0014E", kinds=' and '.join(PROTOCOL_CHANNELS))
 
 
 class Telemetry(Protocol):
@@ -232,7 +233,7 @@ class ChannelManager:
                 self.limit_reached(chl.name, why)
                 if why != MAX_CHANNELS:
                     self._slot_event(C.MQRC_CHANNEL_NOT_ACTIVATED, chl)     # it waits for an active slot
-            return f"AMQ9513E: {MAX_REACHED}" if why == MAX_CHANNELS and not waiting else None
+            return message("AMQ9513E") if why == MAX_CHANNELS and not waiting else None
         if waiting:
             self._slot_event(C.MQRC_CHANNEL_ACTIVATED, chl)                 # the slot it waited for
         self._for_slot.discard(chl.name)
@@ -244,7 +245,7 @@ class ChannelManager:
     def start_channel(self, name: str) -> str | None:
         chl = self.channel(name)
         if chl is None:
-            return f"AMQ8227E: Channel {name} not found."
+            return message("AMQ8227E", name=name)
         self.set_stopped(name, False)
         st = self.status.get(name)
         if chl.kind in PROTOCOL_CHANNELS:
@@ -258,9 +259,9 @@ class ChannelManager:
                 del self.status[name]
             return None
         if chl.kind not in SENDING:
-            return f"MQL0005E: Channel {name} of type {chl.kind} cannot be started here."
+            return message("MQL0005E", name=name, kind=chl.kind)
         if not chl["CONNAME"]:
-            return f"MQL0006E: Channel {name} has no CONNAME."
+            return message("MQL0006E", name=name)
         if name in self.senders:
             return None
         if st is not None and st.state == "STOPPED":
@@ -270,7 +271,7 @@ class ChannelManager:
     def stop_channel(self, name: str, mode: str = "QUIESCE", status: str = "STOPPED") -> str | None:
         chl = self.channel(name)
         if chl is None:
-            return f"AMQ8147E: IBM MQ object {name} not found."
+            return message("AMQ8147E", name=name)
         mca = self.senders.get(name)
         stopped = status == "STOPPED"
         if chl.kind in PROTOCOL_CHANNELS:
@@ -290,7 +291,7 @@ class ChannelManager:
         for sess in sessions:
             sess.kill()
         if mca is None and not sessions and name not in self.status and not stopped:
-            return f"MQL0007E: Channel {name} is not currently active."
+            return message("MQL0007E", name=name)
         if stopped:
             self.set_stopped(name, True)
             self.status[name] = self.new_status(name, chl.kind, "STOPPED", xmitq=chl.get("XMITQ", ""))
@@ -321,11 +322,11 @@ class ChannelManager:
     def ping_channel(self, name: str) -> str | None:
         chl = self.channel(name)
         if chl is None:
-            return f"AMQ8147E: IBM MQ object {name} not found."
+            return message("AMQ8147E", name=name)
         if chl.kind not in SENDING or not chl["CONNAME"]:
-            return f"MQL0005E: Channel {name} of type {chl.kind} cannot be pinged from here."
+            return message("MQL0009E", name=name, kind=chl.kind)
         if name in self.senders:
-            return f"AMQ9514E: Channel '{name}' is in use."
+            return message("AMQ9514E", name=name)
         with released(self.srv.lock):     # (the partner may be slow or silent: the queue manager goes on)
             return ping(self.srv.qm, chl)
 
@@ -333,9 +334,9 @@ class ChannelManager:
         qm = self.srv.qm
         chl = self.channel(name)
         if chl is None:
-            return f"AMQ8147E: IBM MQ object {name} not found."
+            return message("AMQ8147E", name=name)
         if name in self.senders or name in self.receivers:
-            return f"AMQ9514E: Channel '{name}' is in use."
+            return message("AMQ9514E", name=name)
         with self.srv.lock:
             rec = qm.uow.record(name)
             rec["seq"] = seqnum - 1 if seqnum > 0 else 0
@@ -353,9 +354,9 @@ class ChannelManager:
         at the next connection. While a sender is running it owns its batch."""
         chl = self.channel(name)
         if chl is None:
-            return f"AMQ8147E: IBM MQ object {name} not found."
+            return message("AMQ8147E", name=name)
         if name in self.senders:
-            return f"AMQ9514E: Channel '{name}' is in use."
+            return message("AMQ9514E", name=name)
         return None
 
     def channel_status(self, pattern: str, client: str | None = None) -> list[dict[str, Any]]:
@@ -388,7 +389,8 @@ class ChannelManager:
         # The sender's sequence numbers wrap where its SEQWRAP says (the batches are checked by it).
         seqwrap = req.get("seqwrap") or 999_999_999
         if not 100 <= seqwrap <= 999_999_999:
-            raise ChannelError("AMQ9504E", f"Channel HELLO: SEQWRAP {seqwrap} outside 100..999999999.")
+            raise ChannelError(*entry("AMQ9504E", channel=str(req.get("channel") or "")),
+                               f"SEQWRAP {seqwrap} is outside 100..999999999.")
         name = str(req.get("channel") or "")
         if "+QMNAME+" in name:
             # A manual CLUSSDR named TO.+QMNAME+: the name it reaches is the one with ours in it.
@@ -396,9 +398,9 @@ class ChannelManager:
         partner = str(req.get("from_qmgr") or "")
         chl = qm.lookup("CHANNEL", name)
         if chl is None:
-            raise ChannelError("AMQ9519E", f"Channel '{name}' not found.")
+            raise ChannelError(*entry("AMQ9519E", channel=name))
         if chl.kind not in RECEIVING:
-            raise ChannelError("AMQ9547E", f"Type of remote channel '{name}' not suitable for the action requested.")
+            raise ChannelError(*entry("AMQ9547E"), f"Channel '{name}' is not a receiving channel here.")
         mismatch = tls.check_channel(name, chl["SSLCIPH"], chl.get("SSLCAUTH") == MQSCA_REQUIRED,
                                      chl["SSLPEER"], session.sock, str(req.get("sslciph") or ""))
         if mismatch is not None:
@@ -415,18 +417,18 @@ class ChannelManager:
             if not d.allowed:
                 with self.srv.lock:
                     qm.events.channel_blocked(chlauth.blocked_qualifier(d), name, who.address, rqmgr=partner)
-                raise ChannelError(d.msgid, f"Channel '{name}' was blocked from queue manager {partner}: {d.why}.")
+                raise ChannelError(*entry(d.msgid), f"Channel '{name}' was blocked from queue manager {partner}: {d.why}.")
         st = self.status.get(name)
         if st is not None and st.state == "STOPPED":
-            raise ChannelError("AMQ9528E", f"User requested closure of channel '{name}'.")
+            raise ChannelError(*entry("AMQ9528E", name=name))
         # A cluster-receiver channel runs one instance per sending queue manager, each with its own
         # sequence numbers: the instance key is "CHANNEL@QMGR" ('@' is never in a channel name).
         key = f"{name}@{partner}" if chl.kind == "CLUSRCVR" else name
         if key in self.receivers:
-            raise ChannelError("AMQ9514E", f"Channel '{name}' is in use.")
+            raise ChannelError(*entry("AMQ9514E", name=name))
         want = str(req.get("qmgr") or "")
         if want and want != qm.name:
-            raise ChannelError("AMQ9520E", f"Channel '{name}' reached queue manager {qm.name}, not {want}.")
+            raise ChannelError(*entry("AMQ9520E", name=name, name2=qm.name, want=want))
         if req.get("ping"):
             P.send_frame(session.sock, P.HELLO_OK, P.encode_json({"qmgr": qm.name, "proto": P.PROTOCOL_VERSION}))
             Receiver(self.srv, session.sock, session.reader or P.FrameReader(session.sock), name, partner,
@@ -434,8 +436,7 @@ class ChannelManager:
             return
         rec = qm.uow.record(key)
         if rec.get("partner") and partner and rec["partner"] != partner and not req.get("reset"):
-            raise ChannelError("AMQ9535E", f"Channel '{name}' belongs to queue manager {rec['partner']}; "
-                               f"{partner} may not use it until RESET CHANNEL.")
+            raise ChannelError(*entry("AMQ9535E", name=name, partner=rec['partner'], partner2=partner))
         mine_seq = int(rec.get("seq", 0))
         window = list(rec.get("window", []))
         their_seq = req.get("seq") or 0
@@ -444,8 +445,7 @@ class ChannelManager:
         elif their_seq != mine_seq and not (window and window[0]["first"] - 1 <= their_seq < mine_seq
                                             and window[-1]["last"] == mine_seq):
             # A sender may lag only by batches whose commit it had not made durable (in the window).
-            raise ChannelError("AMQ9526E", f"Message sequence number error for channel '{name}': the sender is "
-                               f"at {their_seq}, this receiver at {mine_seq}. RESET CHANNEL to resynchronize.")
+            raise ChannelError(*entry("AMQ9526E", name=name, their_seq=their_seq, mine_seq=mine_seq))
         if req.get("reset") or rec.get("partner") != partner:
             new = dict(rec, seq=mine_seq, partner=partner, window=window)
             with srv.lock:
@@ -487,9 +487,9 @@ def ping(qm: Any, chl: MQObject) -> str | None:
         finally:
             sock.close()
     except ChannelError as e:
-        return f"{e.msgid}: {e.text}"
+        return f"{e.msgid}: {e.text}" + (f" {e.detail}" if e.detail else "")
     except (OSError, ConnectionError, P.ProtocolError) as e:
-        return f"AMQ9202E: Remote host not available for channel '{name}' ({e})."
+        return message("AMQ9202E", host=chl["CONNAME"]) + f" Channel '{name}': {e}."
     if ftype != P.CH_PING | P.REPLY or echo != data:
-        return f"AMQ9504E: A protocol error was detected for channel '{name}'."
+        return message("AMQ9504E", channel=name)
     return None

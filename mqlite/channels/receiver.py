@@ -12,6 +12,7 @@ from __future__ import annotations
 import socket
 import time
 
+from mqlite.catalogue import entry
 from mqlite.channels.conversation import (
     RECEIVER,
     Close,
@@ -126,8 +127,8 @@ class Receiver:
         except BatchFailed as e:
             with srv.lock:
                 qm.backout(conn)
-            srv.log.write("AMQ9544E", f"Messages not put to destination queue on channel '{self.name}'.",
-                          f"{e.text} The batch was backed out; the messages stay on the sending queue manager's "
+            srv.log.write(*entry("AMQ9544E"),
+                          f"Channel '{self.name}': {e.text} The batch was backed out; the messages stay on the sending queue manager's "
                           "transmission queue and the sender stops.")
             return Confirm(False, reason=e.reason, text=e.text)
         last, luwid = end.last, end.luwid
@@ -156,7 +157,7 @@ class Receiver:
             self._deliver(md, body, syncpoint=False)
         except BatchFailed as e:
             # Fast nonpersistent messages that cannot be delivered anywhere are discarded, as in MQ.
-            self.srv.log.write("AMQ9599W", f"Nonpersistent message discarded on channel '{self.name}'.", e.text)
+            self.srv.log.write(*entry("AMQ9599W", name=self.name), e.text)
 
     def _deliver(self, md_bytes: bytes, body: bytes, syncpoint: bool) -> None:
         """Put one message to its destination, retrying transient failures, else dead-letter it.

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
+from mqlite.catalogue import entry
 from mqlite.channels.conversation import SENDER, Close, Confirm, Conversation, EndBatch, Heartbeat, next_seq
 from mqlite.channels.status import ChannelError, ChannelStatus
 from mqlite.cluster.state import correl_of
@@ -91,11 +92,11 @@ def connect_channel(qmgr: str, chl: MQObject, ping: bool = False, extra: dict[st
         try:
             context = tls.client_context(chl["SSLCIPH"], stem, label)
         except tls.TLSConfigError as e:
-            raise ChannelError("AMQ9657E", f"Channel '{chl.name}': {e.text}", stop=True) from None
+            raise ChannelError(*entry("AMQ9657E", channel=chl.name), e.text, stop=True) from None
     try:
         addrs = parse_conname(chl["CONNAME"])
     except TransportError as e:
-        raise ChannelError("AMQ9214E", f"Bad CONNAME for channel '{chl.name}': {e.detail}", stop=True) from None
+        raise ChannelError(*entry("AMQ9214E", name=chl.name, detail=e.detail), stop=True) from None
     for host, port in addrs:
         try:
             sock = socket.create_connection((host, port), timeout=10)
@@ -110,7 +111,7 @@ def connect_channel(qmgr: str, chl: MQObject, ping: bool = False, extra: dict[st
             sock = context.wrap_socket(sock)
         except (ssl.SSLError, OSError) as e:
             sock.close()
-            raise ChannelError("AMQ9665E", f"The TLS handshake for channel '{chl.name}' failed: {e}") from None
+            raise ChannelError(*entry("AMQ9665E", channel=chl.name), f"The TLS handshake failed: {e}") from None
     reader = P.FrameReader(sock)
     hello = {"proto": P.PROTOCOL_VERSION, "kind": "channel", "channel": chl.name, "from_qmgr": qmgr,
              "sslciph": chl.get("SSLCIPH", ""),
@@ -199,8 +200,9 @@ class SenderMCA(threading.Thread):
                 h = self.qm.open(self.conn, OD(ObjectName=self.xmitq.encode()), access | C.MQOO_BROWSE)
                 self.hobj = h.hobj
         except MQIError as e:
-            self.srv.log.write("AMQ9999E", f"Channel '{self.name_}' could not open its transmission queue "
-                               f"'{self.xmitq}'.", f"Reason {e.reason}. The channel is stopped.")
+            self.srv.log.write(*entry("AMQ9999E", channel=self.name_, host=self.chl["CONNAME"]),
+                               f"Its transmission queue {self.xmitq} could not be opened: reason {e.reason}. "
+                               "The channel is stopped.")
             self._finish("STOPPED")
             return
         try:
@@ -214,7 +216,7 @@ class SenderMCA(threading.Thread):
                         break
                 except ChannelError as e:
                     st.error = e.msgid
-                    self.srv.log.write(e.msgid, e.text, f"Channel '{self.name_}' "
+                    self.srv.log.write(e.msgid, e.text, (f"{e.detail} " if e.detail else "") + f"Channel '{self.name_}' "
                                        + ("stopped." if e.stop else "will retry."))
                     if e.stop:
                         final = "STOPPED"
@@ -223,8 +225,8 @@ class SenderMCA(threading.Thread):
                     if self.stop_event.is_set():
                         break
                     st.error = "AMQ9202E"
-                    self.srv.log.write("AMQ9202E", f"Remote host not available for channel '{self.name_}'.",
-                                       f"{e}. Retrying.")
+                    self.srv.log.write(*entry("AMQ9202E", host=self.chl["CONNAME"]),
+                                       f"Channel '{self.name_}': {e}. Retrying.")
                 if self.stop_event.is_set():
                     break
                 if short_left > 0:
@@ -258,7 +260,7 @@ class SenderMCA(threading.Thread):
             qm.set_chsync(self.conn, self.name_, rec)
             cl.associate(self.name_, new)
             if old:
-                self.srv.log.write("AMQ7341I", f"The transmission queue for channel {self.name_} is {new}.",
+                self.srv.log.write(*entry("AMQ7341I", name=self.name_, new=new),
                                    f"It was {old}; {moved} message(s) moved.")
         self.xmitq = self.status.xmitq = new
 
@@ -319,8 +321,7 @@ class SenderMCA(threading.Thread):
             srv.store.sync(ticket)
             self.pending.clear()
             if removed:
-                srv.log.write("AMQ9510I", f"Channel '{self.name_}' resynchronized with queue manager "
-                              f"{st.rqmname}.", f"{removed} message(s) the partner had already committed were "
+                srv.log.write(*entry("AMQ9510I", name=self.name_, rqmname=st.rqmname), f"{removed} message(s) the partner had already committed were "
                               "removed from the transmission queue.")
             batchsz = max(1, info.get("batchsz") or chl["BATCHSZ"])
             self.maxmsgl = info.get("maxmsgl") or chl["MAXMSGL"]
@@ -453,7 +454,8 @@ class SenderMCA(threading.Thread):
         qm = self.qm
         qs = qm.queues.get(self.xmitq)
         if qs is None:
-            raise ChannelError("AMQ9999E", f"Transmission queue {self.xmitq} was deleted.", stop=True)
+            raise ChannelError(*entry("AMQ9999E", channel=self.name_, host=self.chl["CONNAME"]),
+                               f"Transmission queue {self.xmitq} was deleted.", stop=True)
         if qs.first_fast() is None:
             return None
         try:
@@ -461,8 +463,8 @@ class SenderMCA(threading.Thread):
         except MQIError as e:
             if e.reason == C.MQRC_NO_MSG_AVAILABLE:
                 return None
-            raise ChannelError("AMQ9999E", f"Channel '{self.name_}' could not get from its transmission "
-                               f"queue: reason {e.reason}.", stop=True) from None
+            raise ChannelError(*entry("AMQ9999E", channel=self.name_, host=self.chl["CONNAME"]),
+                               f"It could not get from its transmission queue: reason {e.reason}.", stop=True) from None
         in_batch = not fast_np or r.md.Persistence == C.MQPER_PERSISTENT
         return r.packed or r.md.pack(), r.body, in_batch, r.seq
 
@@ -490,7 +492,7 @@ class SenderMCA(threading.Thread):
                               text_of(body[XQH_REMOTE_QM]), C.MQRC_MSG_TOO_BIG_FOR_CHANNEL, in_batch,
                               self.chl["USEDLQ"] == 2, f"channel '{self.name_}'")
         if why:
-            raise ChannelError("AMQ9544E", f"Channel '{self.name_}': a message of {len(body) - XQH_LEN} bytes is "
+            raise ChannelError(*entry("AMQ9544E"), f"Channel '{self.name_}': a message of {len(body) - XQH_LEN} bytes is "
                                f"longer than the channel's MAXMSGL {self.maxmsgl}. {why}", stop=True)
 
     def _durable_batches(self) -> list[str]:
@@ -528,8 +530,8 @@ class SenderMCA(threading.Thread):
         self.outstanding = []
         st.indoubt = False
         if not reply.ok:
-            raise ChannelError("AMQ9544E", f"Channel '{self.name_}': the receiving queue manager could not put "
-                               f"the batch (reason {reply.reason}): {reply.text}", stop=True)
+            raise ChannelError(*entry("AMQ9544E"), f"Channel '{self.name_}': the receiving queue manager could not put the "
+                               f"batch (reason {reply.reason}): {reply.text}", stop=True)
         self.pending.append((luwid, ticket))
         st.msgs += len(keys)
         st.batches += 1

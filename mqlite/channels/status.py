@@ -55,12 +55,14 @@ class Link(Protocol):
 
 
 class ChannelError(Exception):
-    """The channel cannot go on: the status, the AMQ message and the explanation."""
+    """The channel cannot go on: the message (its id and text, mqlite/catalogue.py), what
+    happened in this instance (``detail``, for the error log's explanation) and whether it stops."""
 
-    def __init__(self, msgid: str, text: str, stop: bool = False) -> None:
-        super().__init__(f"{msgid}: {text}")
+    def __init__(self, msgid: str, text: str, detail: str = "", stop: bool = False) -> None:
+        super().__init__(f"{msgid}: {text}" + (f" {detail}" if detail else ""))
         self.msgid = msgid
         self.text = text
+        self.detail = detail
         self.stop = stop          # True: the channel goes STOPPED instead of retrying
 
 

@@ -21,6 +21,7 @@ import re
 from typing import Any
 
 from mqlite.admin.dump import quoted
+from mqlite.catalogue import message
 from mqlite.mqsc.parser import MQSCSyntaxError, parse
 from mqlite.mqsc.result import Result
 from mqlite.net import ccdt
@@ -138,21 +139,21 @@ class ClientTable:
         try:
             cmd = parse(text)
         except MQSCSyntaxError as e:
-            return Result(["AMQ8405I: Syntax error detected at or near end of command segment below:-", e.segment],
+            return Result([message("AMQ8405I"), e.segment],
                           "syntax")
         kind = cmd.objtype
         if cmd.verb not in _VERBS or kind not in _KINDS:
-            return Result(["AMQ8405I: Syntax error detected at or near end of command segment below:-",
+            return Result([message("AMQ8405I"),
                            " ".join(text.split()[:2])], "syntax")
         typ, allowed = _KINDS[kind]
         given = {p.keyword: p.value for p in cmd.params}
         if cmd.verb == "DEFINE" and str(given.get(typ, "")).upper() not in allowed:
-            return Result(["AMQ8405I: Syntax error detected at or near end of command segment below:-",
+            return Result([message("AMQ8405I"),
                            f"{cmd.verb} {kind}({cmd.name}) {typ}({given.get(typ, '')})"], "syntax")
         name = cmd.name or ""
         if cmd.verb in ("ALTER", "DELETE"):
             if not any(o.get(kind) == name for o in self.objects(kind)):
-                return Result([f"AMQ8147E: IBM MQ object {name} not found."], "error")
+                return Result([message("AMQ8147E", name=name)], "error")
         if cmd.verb == "DISPLAY":
             result = self.executor.run(text)
             return self._shown(kind, name, result)
@@ -176,5 +177,5 @@ class ClientTable:
         lines = [line for b in blocks if not b[0].startswith(first)
                  or {v.strip() for k, v in _ATTR.findall(" ".join(b)) if k == kind} & keep for line in b]
         if not lines:
-            return Result([f"AMQ8147E: IBM MQ object {name} not found."], "error")
+            return Result([message("AMQ8147E", name=name)], "error")
         return Result(lines, result.status)

@@ -8,6 +8,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from mqlite.catalogue import message
+
 FAILED = 20
 TYPES = ("all", "authinfo", "channel", "clntconn", "comminfo", "listener", "namelist", "process", "queue",
          "qmgr", "service", "topic")
@@ -18,10 +20,10 @@ def dmpmqcfg(args: argparse.Namespace, control: Callable[..., Any], paths: Any) 
     opts = {"all_attrs": args.a, "fmt": args.o, "extent": args.x, "name": args.n, "otype": args.t}
     reply = control(paths, {"op": "dmpcfg", "opts": opts, "command": command})
     if reply is None:
-        print("AMQ8146E: IBM MQ queue manager not available.", file=sys.stderr)
+        print(message("AMQ8146E"), file=sys.stderr)
         return FAILED
     if not reply.get("ok"):
-        print(reply.get("msg", "MQL0022E: dmpmqcfg failed."), file=sys.stderr)
+        print(reply.get("msg", message("MQL0022E")), file=sys.stderr)
         return FAILED
     for line in reply["lines"]:
         print(line)

@@ -10,6 +10,7 @@ import os
 import sys
 import time
 
+from mqlite.catalogue import message
 from mqlite.cmq import CMQC
 from mqlite.engine.clock import Clock
 from mqlite.engine.ports import SaveMeta
@@ -32,11 +33,11 @@ STORE_ERROR = 71   # the shared store could not be opened: MQ's "unexpected erro
 def crtmqm(args: argparse.Namespace) -> int:
     name = args.qmgr
     if not valid_name(name, "QMGR"):
-        print("AMQ7048E: The queue manager name is either not valid or not known.", file=sys.stderr)
+        print(message("AMQ7048E"), file=sys.stderr)
         return NAME_ERROR
     paths = QMPaths.of(name)
     if paths.exists():
-        print("AMQ8110E: IBM MQ queue manager already exists.", file=sys.stderr)
+        print(message("AMQ8110E"), file=sys.stderr)
         return EXISTS
     shared = None
     if args.qsg:
@@ -86,18 +87,17 @@ def _join_group(name: str, qsg: str, location: str | None) -> SharedStore | int:
     """Check a new member's group: a 1-4 character name that is no member's name, and a store
     that can be reached. Returns the open store."""
     if not (1 <= len(qsg) <= 4 and valid_name(qsg, "QMGR")) or qsg == name:
-        print(f"MQL7020E: '{qsg}' is not a valid queue-sharing group name (1-4 characters, not the queue"
-              " manager's own name).", file=sys.stderr)
+        print(message("MQL7020E", qsg=qsg), file=sys.stderr)
         return NAME_ERROR
     location = location or os.path.join(data_root(), "qsg", f"{qsg}.db")
     try:
         shared = open_shared(qsg, location)
     except Exception as e:  # noqa: BLE001 - a database driver's own errors
-        print(f"MQL7021E: The shared store of group {qsg} cannot be opened: {e}", file=sys.stderr)
+        print(message("MQL7021E", qsg=qsg, e=e), file=sys.stderr)
         return STORE_ERROR
     names = {m for m, _s, _h in shared.members()}
     if qsg in names or name in names:
-        print(f"MQL7022E: {name if name in names else qsg} is already the name of a member of group {qsg}.",
+        print(message("MQL7022E", value=name if name in names else qsg, qsg=qsg),
               file=sys.stderr)
         shared.close()
         return EXISTS

@@ -15,6 +15,7 @@ import sys
 import time
 from typing import Any
 
+from mqlite.catalogue import message
 from mqlite.cli import amqsmon as cli_amqsmon
 from mqlite.cli import amqsrua as cli_amqsrua
 from mqlite.cli import config as cli_config
@@ -43,11 +44,11 @@ START_TIMEOUT = 60.0
 
 def _paths(name: str) -> QMPaths | int:
     if not valid_name(name, "QMGR"):
-        print("AMQ7048E: The queue manager name is either not valid or not known.", file=sys.stderr)
+        print(message("AMQ7048E"), file=sys.stderr)
         return NAME_ERROR
     paths = QMPaths.of(name)
     if not paths.exists():
-        print("AMQ8118E: IBM MQ queue manager does not exist.", file=sys.stderr)
+        print(message("AMQ8118E"), file=sys.stderr)
         return NOT_EXIST
     return paths
 
@@ -96,7 +97,7 @@ def endmqm(args: argparse.Namespace) -> int:
         return paths
     pid = paths.running_pid()
     if not pid:
-        print("AMQ8146E: IBM MQ queue manager not available.", file=sys.stderr)
+        print(message("AMQ8146E"), file=sys.stderr)
         return NOT_AVAILABLE
     if args.p:
         print(f"IBM MQ queue manager '{args.qmgr}' ending.")
@@ -108,7 +109,7 @@ def endmqm(args: argparse.Namespace) -> int:
         return 0
     immediate = bool(args.i)
     if _control(paths, {"op": "end", "immediate": immediate, "reconnect": bool(args.r)}) is None:
-        print("AMQ8146E: IBM MQ queue manager not available.", file=sys.stderr)
+        print(message("AMQ8146E"), file=sys.stderr)
         return NOT_AVAILABLE
     if immediate:
         # "Control is returned after the queue manager ends" (it said 'ended' after 60 s whether
@@ -152,7 +153,7 @@ def _leave_group(paths: QMPaths) -> None:
         shared.remove_member(paths.name)
         shared.close()
     except Exception as e:  # noqa: BLE001 - the queue manager is deleted all the same
-        print(f"MQL7023W: Could not remove {paths.name} from group {qsg}: {e}", file=sys.stderr)
+        print(message("MQL7023W", name=paths.name, qsg=qsg, e=e), file=sys.stderr)
 
 
 def status_of(paths: QMPaths) -> str:
@@ -185,12 +186,12 @@ def _trn_connect(name: str) -> Any:
     if isinstance(p, int):
         return p
     if not p.running_pid():
-        print(f"AMQ8146E: IBM MQ queue manager '{name}' not available.")
+        print(message("AMQ8146E"))
         return 16
     try:
         return pymqi.connect(name)
     except pymqi.MQMIError as e:
-        print(f"AMQ8146E: IBM MQ queue manager '{name}' not available (reason {e.reason}).")
+        print(message("AMQ8146E"), f"(reason {e.reason})")
         return 16
 
 
@@ -254,7 +255,7 @@ def ccdt(args: argparse.Namespace) -> int:
     if args.o:
         with open(args.o, "w", encoding="utf-8") as f:
             f.write(text)
-        print(f"MQL0040I: {len(written)} client-connection channel(s) of {args.qmgr} written to {args.o}.")
+        print(message("MQL0040I", n_written=len(written), qmgr=args.qmgr, o=args.o))
     else:
         sys.stdout.write(text)
     return 0
@@ -279,7 +280,7 @@ def topology(args: argparse.Namespace) -> int:
             return t.web() if args.web else 0
         return t.down(args.dir, delete=args.delete)
     except (OSError, RuntimeError) as e:
-        print(f"MQL0030E: {e}", file=sys.stderr)
+        print(message("MQL0030E", e=e), file=sys.stderr)
         return UNEXPECTED
 
 
@@ -400,7 +401,7 @@ def _running_paths(name: str) -> QMPaths | int:
     if isinstance(paths, int):
         return paths
     if not paths.running_pid():
-        print("AMQ8146E: IBM MQ queue manager not available.", file=sys.stderr)
+        print(message("AMQ8146E"), file=sys.stderr)
         return NOT_AVAILABLE
     return paths
 

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from mqlite.catalogue import message
 from mqlite.mqsc.parser import MQSCSyntaxError, parse, split_commands
 from mqlite.net import protocol as P
 from mqlite.net.ccdt import location as ccdt_location
@@ -33,7 +34,7 @@ def _escape_sender(qmgr: Any, target: str, wait: float) -> Callable[[str], Any]:
             return Result(body.decode(errors="replace").splitlines())
         except pymqi.MQMIError as e:
             if e.reason == pymqi.CMQC.MQRC_NO_MSG_AVAILABLE:
-                return Result(["AMQ8416E: MQSC timed out waiting for a response from the command server."], "error")
+                return Result([message("AMQ8416E")], "error")
             response = getattr(e, "response", {}) or {}
             body = response.get(CMQCFC.MQCACF_ESCAPE_TEXT, b"")
             lines = body.decode(errors="replace").splitlines() or [f"Reason {e.reason}: {e.errorAsString()}"]
@@ -60,7 +61,7 @@ def _verifier() -> Callable[[str], Any]:
         try:
             parse(text)
         except MQSCSyntaxError as e:
-            return Result(["AMQ8405I: Syntax error detected at or near end of command segment below:-",
+            return Result([message("AMQ8405I"),
                            e.segment], "syntax")
         result = executor.run(text)
         return result if result.status == "syntax" else Result([])
@@ -78,7 +79,7 @@ def client_table(script: str, quiet: bool) -> int:
     except (OSError, ValueError) as e:
         print(f"Starting local MQSC for '{os.path.basename(path)}'.\n\n")
         # MQ's message for a channel table it cannot read (the file is not in the expected format).
-        print("AMQ9555E: File format error.")
+        print(message("AMQ9555E"))
         print(f"The file {path} does not have the expected format: {e}")
         return 20
     print(f"Starting local MQSC for '{os.path.basename(path)}'.\n\n")
@@ -140,14 +141,14 @@ def runmqsc(args: argparse.Namespace) -> int:
             closer = session.close
     except (TransportError, pymqi.MQMIError, pymqi.PYIFError):
         print(f"Starting MQSC for queue manager {qmgr}.\n\n")
-        print("AMQ8146E: IBM MQ queue manager not available.")
+        print(message("AMQ8146E"))
         return 20
     print(f"Starting MQSC for queue manager {qmgr}.\n\n")
     run: Callable[[str], Any] = send if send is not None else _verifier()
     try:
         results = _each_command(script, not args.e, run)
     except (TransportError, P.ProtocolError, pymqi.MQMIError, pymqi.PYIFError):
-        print("AMQ8146E: IBM MQ queue manager not available.")
+        print(message("AMQ8146E"))
         return 20
     lines, code = summary(results)
     for line in lines:

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from mqlite.catalogue import message
 from mqlite.security.authority import SHORT_TYPES
 from mqlite.security.users import hash_password
 
@@ -35,9 +36,9 @@ def _call(control: Callable[[Any, dict[str, Any]], dict[str, Any] | None], paths
           op: dict[str, Any]) -> dict[str, Any] | None:
     reply = control(paths, op)
     if reply is None:
-        print("AMQ8146E: IBM MQ queue manager not available.", file=sys.stderr)
+        print(message("AMQ8146E"), file=sys.stderr)
     elif not reply.get("ok"):
-        print(reply.get("msg", "AMQ7026E: A principal or group name was invalid."), file=sys.stderr)
+        print(reply.get("msg", message("AMQ7026E")), file=sys.stderr)
         return None
     return reply
 
@@ -45,7 +46,7 @@ def _call(control: Callable[[Any, dict[str, Any]], dict[str, Any] | None], paths
 def _objtype(t: str) -> str:
     objtype = SHORT_TYPES.get(t.lower())
     if objtype is None:
-        raise SystemExit(f"AMQ7095E: An object type ({t}) is not valid.")
+        raise SystemExit(f"{message('AMQ7095E')} ({t})")
     return objtype
 
 
@@ -53,16 +54,16 @@ def setmqaut(args: argparse.Namespace, rest: list[str], control: Callable[..., A
     try:
         add, remove, remove_all = _auth_args(rest)
     except ValueError as e:
-        print(f"AMQ7096E: An authorization specification ({e}) is not valid.", file=sys.stderr)
+        print(message("AMQ7096E"), f"({e})", file=sys.stderr)
         return FAILED
     entities = [(p, False) for p in args.p or []] + [(g, True) for g in args.g or []]
     if not entities:
-        print("AMQ7026E: A principal or group name was invalid: give -p or -g.", file=sys.stderr)
+        print(message("AMQ7026E"), file=sys.stderr)
         return FAILED
     reply = control(paths, {"op": "setaut", "objtype": _objtype(args.t), "profile": args.n or "",
                              "entities": entities, "add": add, "remove": remove, "remove_all": remove_all})
     if reply is None:
-        print("AMQ8146E: IBM MQ queue manager not available.", file=sys.stderr)
+        print(message("AMQ8146E"), file=sys.stderr)
         return FAILED
     if not reply.get("ok"):
         print(reply.get("msg"), file=sys.stderr)
@@ -74,7 +75,7 @@ def setmqaut(args: argparse.Namespace, rest: list[str], control: Callable[..., A
 def dspmqaut(args: argparse.Namespace, control: Callable[..., Any], paths: Any) -> int:
     entity = (args.p, False) if args.p else (args.g, True) if args.g else None
     if entity is None:
-        print("AMQ7026E: A principal or group name was invalid: give -p or -g.", file=sys.stderr)
+        print(message("AMQ7026E"), file=sys.stderr)
         return FAILED
     reply = _call(control, paths, {"op": "dspaut", "objtype": _objtype(args.t), "name": args.n or "",
                                    "entity": entity})

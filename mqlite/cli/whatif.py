@@ -15,6 +15,7 @@ import os
 import sys
 from typing import Any
 
+from mqlite.catalogue import message
 from mqlite.cluster import routelog
 from mqlite.paths import QMPaths
 
@@ -45,7 +46,7 @@ def record(a: argparse.Namespace) -> int:
     from mqlite.net.client import control_call
     reply = control_call(QMPaths.of(a.qmgr).socket, a.qmgr, {"op": "routing", "on": a.state == "on"}, "mqlite whatif")
     if not reply or not reply.get("ok"):
-        print(f"AMQ8146E: IBM MQ queue manager not available ({a.qmgr}).", file=sys.stderr)
+        print(message("AMQ8146E"), file=sys.stderr)
         return 16
     print(f"Routing log of {a.qmgr} {'on' if reply['on'] else 'off'}: {reply['path']}")
     return 0

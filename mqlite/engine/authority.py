@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from mqlite.catalogue import message
 from mqlite.cmq import CMQZC as Z
 from mqlite.cmq.errors import MQIError
 from mqlite.engine.core import C, Conn
@@ -49,7 +50,7 @@ class AuthorityHost(Protocol):
     objects: dict[str, dict[str, MQObject]]
     qmgr: MQObject
 
-    def log(self, text: str) -> None: ...
+    def log(self, text: str, explanation: str = "") -> None: ...
 
 
 class Authority:
@@ -90,8 +91,8 @@ class Authority:
         missing = need & ~have
         if missing:
             words = ", ".join(_WORD.get(b, str(b)) for b in _bits(missing))
-            self.qm.log(f"AMQ8077W: Entity '{who}' has insufficient authority to access object "
-                     f"{name} ({objtype.lower()}). The following requested permissions are unauthorized: {words}.")
+            self.qm.log(message("AMQ8077W", entity=who, name=name),
+                        f"Object type {objtype.lower()}. The following requested permissions are unauthorized: {words}.")
             raise MQIError(C.MQRC_NOT_AUTHORIZED, detail=f"{who} lacks {words} on {name}", checked=(objtype, name, who))
 
     def authorize_open(self, conn: Conn, objtype: str, name: str, options: int, alt_user: str = "") -> None:
@@ -131,8 +132,7 @@ class Authority:
         obj = self.qm.objects["AUTHINFO"].get(name)
         if obj is None or obj["AUTHTYPE"] not in (C.MQAIT_IDPW_OS, C.MQAIT_IDPW_LDAP):
             self.security.connauth = None
-            return (f"AMQ8135E: CONNAUTH({name}) must name an AUTHINFO object of AUTHTYPE IDPWOS or IDPWLDAP; "
-                    "connection authentication is off until it does.")
+            return message("MQL0016E", name=name)
         self.security.connauth = dict(obj.attrs)
         return ""
 

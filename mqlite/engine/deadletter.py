@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Callable, Protocol
 
+from mqlite.catalogue import message
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.headers import DLH
@@ -20,7 +21,7 @@ class DeadLetterHost(Protocol):
     qmgr: MQObject
     clock: Clock
 
-    def log(self, text: str) -> None: ...
+    def log(self, text: str, explanation: str = "") -> None: ...
 
     def put(self, conn: Conn, hobj: int, md: MD, pmo: PMO, body: bytes, owned: bool = False) -> int: ...
 
@@ -39,7 +40,8 @@ def dead_letter(qm: DeadLetterHost, conn: Conn, handle: Callable[[bytes, bytes],
     if md.Report & C.MQRO_EXCEPTION and md.MsgType != C.MQMT_REPORT:
         qm.report(conn, md, data, "exception", reason)
     if md.Report & C.MQRO_DISCARD_MSG:
-        qm.log(f"AMQ9544W: Message discarded (MQRO_DISCARD_MSG) by {who}. Reason {reason} for {dest_q} on {dest_qm}.")
+        qm.log(message("AMQ9544E"),
+               f"Message discarded (MQRO_DISCARD_MSG) by {who}. Reason {reason} for {dest_q} on {dest_qm}.")
         return ""
     deadq = qm.qmgr["DEADQ"]
     why = f"Reason {reason} for {dest_q} on {dest_qm}."
@@ -59,7 +61,7 @@ def dead_letter(qm: DeadLetterHost, conn: Conn, handle: Callable[[bytes, bytes],
         qm.put(conn, h.hobj, dmd, PMO(Options=opts), dlh.pack() + data)
     except MQIError as e:
         return why + f" The dead-letter queue {deadq} refused it with reason {e.reason}."
-    qm.log(f"AMQ9544W: Message put to the dead-letter queue {deadq} by {who}. {why}")
+    qm.log(message("AMQ9544E"), f"Message put to the dead-letter queue {deadq} by {who}. {why}")
     return ""
 
 
@@ -90,7 +92,7 @@ def move_poison(qm: AgentHost, conn: Conn, queue: str, md: MD, data: bytes, who:
             try:
                 qm.put1(conn, OD(ObjectName=pad(boq, 48)), md.copy(),
                         PMO(Options=C.MQPMO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT), data)
-                qm.log(f"AMQ9544W: Message put to the backout requeue queue {boq} by {who}.")
+                qm.log(message("AMQ9544E"), f"Message put to the backout requeue queue {boq} by {who}.")
                 return ""
             except MQIError as e:
                 refused = f" The backout requeue queue {boq} refused it with reason {e.reason}."

@@ -8,6 +8,7 @@ import time
 from dataclasses import replace
 from typing import Any, Callable, TypeVar
 
+from mqlite.catalogue import message
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import MD
 from mqlite.engine.clock import mq_date_time
@@ -117,14 +118,16 @@ class Registry:
 
     def damaged(self, seq: int, queue: str) -> None:
         """A stored message read back did not match its checksum (the pager set it aside)."""
-        self.qm.log(f"AMQ7472W: Object {queue}, type queue damaged: stored message {seq} does not match its "
-                 "checksum; it was moved aside to the damaged table of qmgr.db and is not served.")
+        self.qm.log(message("AMQ7472W", name=queue, type="queue"),
+                    f"Stored message {seq} does not match its checksum; it was moved aside to the damaged table "
+                    "of qmgr.db and is not served.")
 
     def unreadable(self, queue: str, why: str) -> None:
         """The store's pages holding a queue's messages could not be read (SQLite found damage)."""
-        self.qm.log(f"AMQ7472W: Object {queue}, type queue damaged: its stored messages cannot be read ({why}). "
-                 "Applications get MQRC_OBJECT_DAMAGED (2101) for what is stored of it; the queue manager "
-                 "goes on serving the other objects. Restore qmgr.db from a backup, or empty the queue.")
+        self.qm.log(message("AMQ7472W", name=queue, type="queue"),
+                    f"Its stored messages cannot be read ({why}). Applications get MQRC_OBJECT_DAMAGED (2101) for what "
+                    "is stored of it; the queue manager goes on serving the other objects. Restore qmgr.db from a "
+                    "backup, or empty the queue.")
 
     def _recover_prepared(self) -> None:
         """Prepared units of work come back as they were: their puts counted in the depth but not
@@ -315,7 +318,7 @@ class Registry:
         except Exception as e:  # noqa: BLE001 - a database driver's own errors
             if isinstance(e, MQIError):
                 raise
-            self.qm.log(f"Shared store operation failed: {e!r}")
+            self.qm.log(message("MQL7006E"), repr(e))
             raise MQIError(C.MQRC_CF_STRUC_FAILED, detail=str(e)) from None
 
     def in_use(self, name: str) -> bool:

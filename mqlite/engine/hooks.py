@@ -23,8 +23,9 @@ class Hooks:
     def object_changed(self, obj: Any, ns: str, name: str) -> None:
         """A definition was created, altered or deleted (``obj`` is None when deleted)."""
 
-    def log(self, text: str) -> None:
-        """A line for the error log; one that begins with an AMQ message id keeps it."""
+    def log(self, text: str, explanation: str = "") -> None:
+        """An error-log entry: a message as mqlite/catalogue.py makes it (``AMQnnnnS: text``), and
+        what happened in this instance."""
 
     def channel_state(self, channel: str) -> str:
         """A channel's status as DISPLAY CHSTATUS shows it (INACTIVE when it has none)."""

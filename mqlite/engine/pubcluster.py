@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mqlite.catalogue import message
 from mqlite.cluster import pubsub as cps
 from mqlite.cluster.state import STATE_CODE
 from mqlite.cmq import CMQCFC as F
@@ -64,8 +65,7 @@ class ClusterTopics:
         kind = kind or (cps.RETAINED if opts & C.MQPMO_RETAIN else cps.PUBLICATION)
         channel = self.qm.cluster.route(target)
         if channel is None:
-            self.qm.log(f"MQL8021W: A publication on {topic} could not be sent to {target}: "
-                     "no cluster channel leads there.")
+            self.qm.log(message("MQL8026W", topic=topic, target=target))
             return
         xq = self.qm.routing.cluster_xmitq(channel)
         res = Resolved(REMOTE, xq, cps.PUBSQ, target, (xq,), cps.PUBSQ, target, channel)

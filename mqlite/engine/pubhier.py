@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mqlite.catalogue import message
 from mqlite.cluster import pubsub as cps
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq.errors import MQIError
@@ -65,8 +66,7 @@ class Hierarchy:
             envelope.Format = cps.FORMAT
             self._as_qmgr(conn, target, cps.PUBSQ, envelope, cps.wrap(topic, self.qm.name, body, kind, md.Format))
         except MQIError as e:
-            self.qm.log(f"MQL8021W: A publication on {topic} could not be sent to {target} "
-                     f"(reason {e.reason}).")
+            self.qm.log(message("MQL8021W", topic=topic, target=target, reason=e.reason))
 
     def _as_qmgr(self, conn: Conn, target: str, queue: str, md: MD, data: bytes) -> None:
         with qmgr_authority(conn):
@@ -82,9 +82,7 @@ class Hierarchy:
         except MQIError as e:
             rel = self.relations
             if target != rel.parent or rel.parent_status != hier.ERROR:
-                self.qm.log(f"MQL8022E: The publish/subscribe hierarchy connection to {target} failed: "
-                         f"a message to its {hier.CONTROLQ} could not be put (reason {e.reason}). Define a "
-                         f"transmission queue or queue-manager alias named {target}.")
+                self.qm.log(message("MQL8022E", target=target, controlq=hier.CONTROLQ, reason=e.reason))
             if target == rel.parent:
                 rel.parent_status = hier.ERROR
                 self.retry_at = self.qm.clock.now() + RETRY
@@ -130,8 +128,8 @@ class Hierarchy:
                 self.joined = parent
             if parent in rel.children or parent == self.qm.name:
                 rel.parent_status = hier.REFUSED
-                self.qm.log(f"MQL8023W: {parent} cannot be the parent of {self.qm.name}: "
-                         "it would make a loop in the hierarchy.")
+                self.qm.log(message("MQL8023W", problem=f"{parent} cannot be the parent of {self.qm.name}: it would make "
+                                                             "a loop in the hierarchy."))
             elif parent:
                 want = self._wanted_by(parent)
                 # A retry keeps ERROR until the join is put, so that the failure is logged once.
@@ -164,7 +162,7 @@ class Hierarchy:
         if added:
             self.resend_retained(conn, msg["from"], added)
         if problem:
-            self.qm.log(f"MQL8023W: {problem}")
+            self.qm.log(message("MQL8023W", problem=problem))
         for target, answer in answers:
             self._control(conn, target, answer)
         for child in rel.children - children:

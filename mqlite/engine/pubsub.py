@@ -26,6 +26,7 @@ import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from mqlite.catalogue import message
 from mqlite.cluster import pubsub as cps
 from mqlite.cluster.state import ClusterState
 from mqlite.cmq.errors import MQIError
@@ -83,7 +84,7 @@ class PubSubHost(Protocol):
 
     def queue(self, name: str) -> MQObject | None: ...
 
-    def log(self, text: str) -> None: ...
+    def log(self, text: str, explanation: str = "") -> None: ...
 
     @property
     def authority(self) -> Authority: ...
@@ -544,8 +545,7 @@ def undeliverable(qm: PubSubHost, conn: Conn, sub: Subscription, topic: str, cop
     if delivery.fails_publication(rule, sub.durable):
         raise MQIError(C.MQRC_PUBLICATION_FAILURE,
                        detail=f"subscription '{sub.name or sub.subid}' (queue {sub.queue}) refused it: {reason}")
-    qm.log(f"MQL8020W: A publication on {topic} could not be delivered to subscription "
-           f"'{sub.name or sub.subid}' (queue {sub.queue}): reason {reason}.")
+    qm.log(message("MQL8020W", topic=topic, value=sub.name or sub.subid, queue=sub.queue, reason=reason))
 
 
 def copy_md(md: MD, sub: Subscription, fmt: bytes, enc: int, ccsid: int) -> MD:

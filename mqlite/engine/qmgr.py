@@ -160,8 +160,8 @@ class QueueManager:
             raise MQIError(C.MQRC_CF_NOT_AVAILABLE, detail="not a member of a queue-sharing group")
         return self.shared
 
-    def log(self, text: str) -> None:
-        self.hooks.log(text)
+    def log(self, text: str, explanation: str = "") -> None:
+        self.hooks.log(text, explanation)
 
     def message_available(self, queue: str) -> None:
         """Messages became visible on ``queue``: its trigger conditions (engine/trigger.py), then

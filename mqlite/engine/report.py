@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from mqlite.catalogue import message
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.segments import SEGMENT_FLAGS
@@ -108,7 +109,7 @@ class Reports:
         except MQIError as e:
             why = dead_letter_opened(qm, agent, rmd, rdata, dest_q, dest_qm, e.reason, False, "the report generator")
             if why:
-                qm.log(f"MQL8010W: A {kind} report for {dest_q} on {dest_qm} was discarded. {why}")
+                qm.log(message("MQL8028W", kind=kind, dest_q=dest_q, dest_qm=dest_qm, why=why))
         if conn is not None and agent.ticket > conn.ticket:
             conn.ticket = agent.ticket              # the report is as durable as the call's reply
 

@@ -8,6 +8,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, Callable, Protocol
 
+from mqlite.catalogue import message
 from mqlite.cmq.errors import MQIError
 from mqlite.engine.arrivals import Arrivals
 from mqlite.engine.clock import Clock
@@ -48,7 +49,7 @@ class UowHost(Protocol):
 
     def queue(self, name: str) -> MQObject | None: ...
 
-    def log(self, text: str) -> None: ...
+    def log(self, text: str, explanation: str = "") -> None: ...
 
     def shared_call(self, fn: Callable[..., Any], *args: Any) -> Any: ...
 
@@ -183,7 +184,7 @@ class UnitsOfWork:
             try:
                 self.qm.shared.finish([], shared_gets)
             except Exception as e:  # noqa: BLE001 - the claims come back when this member restarts
-                self.qm.log(f"Shared store backout failed: {e!r}")
+                self.qm.log(message("MQL7007E"), repr(e))
         self._backout_entries(conn.uow, ops, touched)
         self._end_unit(conn, ops, touched)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mqlite.catalogue import message
 from mqlite.engine import admin
 from mqlite.mqsc.parser import Command, Param
 from mqlite.mqsc.result import ERROR, Result, SyntaxProblem
@@ -28,7 +29,7 @@ class Part:
         return cmd.name
 
     def unsupported(self, cmd: Command) -> Result:
-        return Result([f"MQL0001E: {cmd.verb} {cmd.objtype} is not supported by this queue manager yet."],
+        return Result([message("MQL0001E", verb=cmd.verb, objtype=cmd.objtype)],
                       ERROR)
 
     def word(self, cmd: Command, key: str, choices: tuple[str, ...], default: str) -> str:

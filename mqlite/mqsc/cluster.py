@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
+from mqlite.catalogue import message
 from mqlite.cluster import operations
 from mqlite.cluster.repository import QUEUE, TOPIC
 from mqlite.cluster.state import channel_matches
@@ -23,9 +24,9 @@ if TYPE_CHECKING:
     from mqlite.mqsc.security import SecurityCommands
     from mqlite.mqsc.services import Services
 
-CLUSQMGR_HEADER = "AMQ8441I: Display Cluster Queue Manager details."
-QUEUE_HEADER = "AMQ8409I: Display Queue details."
-TOPIC_HEADER = "AMQ8633I: Display topic details."
+CLUSQMGR_HEADER = message("AMQ8441I")
+QUEUE_HEADER = message("AMQ8409I")
+TOPIC_HEADER = message("AMQ8633I")
 CTOPIC_ATTRS = ("CLROUTE", "CLUSDATE", "CLUSTIME", "QMID", "PUBSCOPE", "SUBSCOPE", "PUB", "SUB", "DEFPSIST",
                 "DEFPRTY", "DURSUB", "PROXYSUB", "DESCR")
 CLUSQMGR_ATTRS = ("CLUSDATE", "CLUSTIME", "DEFTYPE", "QMID", "QMTYPE", "STATUS", "SUSPEND", "VERSION", "XMITQ",
@@ -171,7 +172,7 @@ class ClusterCommands(Part):
         lines = self._display_rows(cmd, CLUSQMGR_HEADER, ("CLUSQMGR", "CHANNEL", "CLUSTER"), CLUSQMGR_ATTRS,
                                    ("CLUSTER", "CHANNEL"), self.clusqmgr_rows())
         if not lines:
-            return Result([f"AMQ8147E: IBM MQ object {cmd.name} not found."], ERROR)
+            return Result([message("AMQ8147E", name=cmd.name)], ERROR)
         return Result(lines)
 
     def _channel_state(self, channel: str) -> str:
@@ -229,7 +230,7 @@ class ClusterCommands(Part):
     def display_qcluster(self, cmd: Command) -> Any:
         lines = self.qcluster_lines(cmd)
         if not lines:
-            return Result([f"AMQ8147E: IBM MQ object {cmd.name} not found."], ERROR)
+            return Result([message("AMQ8147E", name=cmd.name)], ERROR)
         return Result(lines)
 
     # --- SUSPEND / RESUME QMGR, REFRESH / RESET CLUSTER -----------------------------------------
@@ -273,7 +274,7 @@ class ClusterCommands(Part):
         cl = self.qm.cluster
         missing = [c for c in clusters if c not in cl.member_of()]
         if missing:
-            return Result([f"AMQ9400E: Queue manager {self.qm.name} is not in cluster {missing[0]}."], ERROR)
+            return Result([message("AMQ9400E", name=self.qm.name, cluster=missing[0])], ERROR)
         for c in clusters:
             (cl.suspended.add if suspend else cl.suspended.discard)(c)
         cl.changed()
@@ -283,8 +284,8 @@ class ClusterCommands(Part):
             chans = cl.receivers() + cl.manual_senders() + cl.auto_channels()
             for name in sorted({ch.name for ch in chans if set(cl.clusters_of(ch)) & set(clusters)}):
                 self.services.stop_channel(name, "FORCE", "STOPPED")
-        return Result(["AMQ8560I: IBM MQ suspend queue manager cluster accepted." if suspend
-                       else "AMQ8559I: IBM MQ resume queue manager cluster accepted."])
+        return Result([message("AMQ8558I") if suspend
+                       else message("AMQ8559I")])
 
     def refresh(self, cmd: Command) -> Any:
         if cmd.objtype == "SECURITY":
@@ -295,12 +296,11 @@ class ClusterCommands(Part):
         want_repos = self._options(cmd, {"REPOS": ("YES", "NO")}).get("REPOS") == "YES"
         cl = self.qm.cluster
         if want_repos and any(generic_match(pattern, c) for c in cl.full_for()):
-            return Result([f"AMQ9406E: REFRESH CLUSTER REPOS(YES) is not valid on a full repository for "
-                           f"cluster {pattern}."], ERROR)
+            return Result([message("AMQ9406E", pattern=pattern)], ERROR)
         if not any(generic_match(pattern, c) for c in cl.member_of()):
-            return Result([f"AMQ9400E: Queue manager {self.qm.name} is not in cluster {pattern}."], ERROR)
+            return Result([message("AMQ9400E", name=self.qm.name, cluster=pattern)], ERROR)
         operations.refresh(cl, pattern, want_repos)
-        return Result(["AMQ8573I: IBM MQ refresh cluster accepted."])
+        return Result([message("AMQ8573I")])
 
     def reset_cluster(self, cmd: Command) -> Any:
         cluster = self.need_name(cmd)
@@ -311,18 +311,17 @@ class ClusterCommands(Part):
             raise SyntaxProblem(cmd.text, cmd.text, "Give QMNAME or QMID, one of them.")
         cl = self.qm.cluster
         if cluster not in cl.full_for():
-            return Result([f"AMQ9419E: RESET CLUSTER can be issued only on a full repository for {cluster}."], ERROR)
+            return Result([message("AMQ9419E", cluster=cluster)], ERROR)
         name = opts.get("QMNAME", "")
         if name:
             qmids = {r.attrs.get("QMID") for r in cl.qmgr_records(cluster) if r.key.owner == name}
             if len(qmids) > 1:
-                return Result([f"AMQ9426E: More than one queue manager named {name} is in cluster {cluster}; "
-                               "use QMID."], ERROR)
+                return Result([message("AMQ9426E", name=name, cluster=cluster)], ERROR)
         n = operations.force_remove(cl, cluster, qmname=name, qmid=opts.get("QMID", ""), queues=opts.get("QUEUES") == "YES")
         if not n:
-            return Result([f"AMQ9427E: Queue manager {name or opts.get('QMID')} is not in cluster {cluster}."],
+            return Result([message("AMQ9427E", value=name or opts.get('QMID'), cluster=cluster)],
                           ERROR)
-        return Result(["MQL0020I: Reset cluster accepted."])
+        return Result([message("MQL0020I")])
 
     def display_topic_cluster(self, cmd: Command) -> Result:
         """DISPLAY TOPIC(...) TYPE(CLUSTER): the clustered topics of the cluster cache, one entry per
@@ -342,5 +341,5 @@ class ClusterCommands(Part):
         lines = self._display_rows(cmd, TOPIC_HEADER, ("TOPIC", "TYPE", "TOPICSTR", "CLUSTER", "CLUSQMGR"),
                                    CTOPIC_ATTRS, ("CLUSTER", "CLUSQMGR", "TOPICSTR"), rows)
         if not lines:
-            return Result([f"AMQ8147E: IBM MQ object {cmd.name} not found."], ERROR)
+            return Result([message("AMQ8147E", name=cmd.name)], ERROR)
         return Result(lines)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from mqlite.catalogue import message
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.engine import admin
@@ -34,35 +35,35 @@ from mqlite.objects.model import QMGR, namespace
 from mqlite.objects.names import generic_match
 
 MSG = {
-    ("DEFINE", "QUEUE"): "AMQ8006I: IBM MQ queue created.",
-    ("ALTER", "QUEUE"): "AMQ8008I: IBM MQ queue changed.",
-    ("DELETE", "QUEUE"): "AMQ8007I: IBM MQ queue deleted.",
-    ("DEFINE", "CHANNEL"): "AMQ8014I: IBM MQ channel created.",
-    ("ALTER", "CHANNEL"): "AMQ8016I: IBM MQ channel changed.",
-    ("DELETE", "CHANNEL"): "AMQ8015I: IBM MQ channel deleted.",
-    ("DEFINE", "NAMELIST"): "AMQ8552I: IBM MQ namelist created.",
-    ("ALTER", "NAMELIST"): "AMQ8551I: IBM MQ namelist changed.",
-    ("DELETE", "NAMELIST"): "AMQ8553I: IBM MQ namelist deleted.",
-    ("DEFINE", "LISTENER"): "AMQ8626I: IBM MQ listener created.",
-    ("ALTER", "LISTENER"): "AMQ8627I: IBM MQ listener changed.",
-    ("DELETE", "LISTENER"): "AMQ8628I: IBM MQ listener deleted.",
-    ("ALTER", "QMGR"): "AMQ8005I: IBM MQ queue manager changed.",
-    ("DEFINE", "AUTHINFO"): "AMQ8563I: IBM MQ authentication information object created.",
-    ("ALTER", "AUTHINFO"): "AMQ8567I: IBM MQ authentication information changed.",
-    ("DELETE", "AUTHINFO"): "AMQ8564I: IBM MQ authentication information object deleted.",
-    ("DEFINE", "TOPIC"): "AMQ8690I: IBM MQ topic created.",
-    ("ALTER", "TOPIC"): "AMQ8691I: IBM MQ topic changed.",
-    ("DELETE", "TOPIC"): "AMQ8692I: IBM MQ topic deleted.",
-    ("DEFINE", "PROCESS"): "AMQ8010I: IBM MQ process created.",
-    ("ALTER", "PROCESS"): "AMQ8012I: IBM MQ process changed.",
-    ("DELETE", "PROCESS"): "AMQ8011I: IBM MQ process deleted.",
+    ("DEFINE", "QUEUE"): message("AMQ8006I"),
+    ("ALTER", "QUEUE"): message("AMQ8008I"),
+    ("DELETE", "QUEUE"): message("AMQ8007I"),
+    ("DEFINE", "CHANNEL"): message("AMQ8014I"),
+    ("ALTER", "CHANNEL"): message("AMQ8016I"),
+    ("DELETE", "CHANNEL"): message("AMQ8015I"),
+    ("DEFINE", "NAMELIST"): message("AMQ8552I"),
+    ("ALTER", "NAMELIST"): message("AMQ8551I"),
+    ("DELETE", "NAMELIST"): message("AMQ8553I"),
+    ("DEFINE", "LISTENER"): message("AMQ8626I"),
+    ("ALTER", "LISTENER"): message("AMQ8623I"),
+    ("DELETE", "LISTENER"): message("AMQ8628I"),
+    ("ALTER", "QMGR"): message("AMQ8005I"),
+    ("DEFINE", "AUTHINFO"): message("AMQ8563I"),
+    ("ALTER", "AUTHINFO"): message("AMQ8567I"),
+    ("DELETE", "AUTHINFO"): message("AMQ8564I"),
+    ("DEFINE", "TOPIC"): message("AMQ8690I"),
+    ("ALTER", "TOPIC"): message("AMQ8691I"),
+    ("DELETE", "TOPIC"): message("AMQ8692I"),
+    ("DEFINE", "PROCESS"): message("AMQ8010I"),
+    ("ALTER", "PROCESS"): message("AMQ8012I"),
+    ("DELETE", "PROCESS"): message("AMQ8011I"),
     # (ids not yet checked against MQ's catalogue are mqlite's own: issue 35's catalogue table)
-    ("DEFINE", "SERVICE"): "MQL8001I: IBM MQ service created.",
-    ("ALTER", "SERVICE"): "MQL8002I: IBM MQ service changed.",
-    ("DELETE", "SERVICE"): "MQL8003I: IBM MQ service deleted.",
-    ("DEFINE", "COMMINFO"): "MQL8004I: IBM MQ communication information object created.",
-    ("ALTER", "COMMINFO"): "MQL8005I: IBM MQ communication information object changed.",
-    ("DELETE", "COMMINFO"): "MQL8006I: IBM MQ communication information object deleted.",
+    ("DEFINE", "SERVICE"): message("AMQ8625I"),
+    ("ALTER", "SERVICE"): message("MQL8002I"),
+    ("DELETE", "SERVICE"): message("MQL8003I"),
+    ("DEFINE", "COMMINFO"): message("AMQ8858I"),
+    ("ALTER", "COMMINFO"): message("MQL8005I"),
+    ("DELETE", "COMMINFO"): message("MQL8006I"),
 }
 DEFINABLE = set(QUEUE_KINDS) | {"CHANNEL", "NAMELIST", "LISTENER", "AUTHINFO", "TOPIC", "PROCESS", "SERVICE",
                                 "COMMINFO"}
@@ -101,7 +102,7 @@ def pcf_equivalent(text: str) -> tuple[int, bool]:
 
 
 def _syntax(cmd_text: str, segment: str | None = None, reason: str = "") -> Result:
-    lines = ["AMQ8405I: Syntax error detected at or near end of command segment below:-",
+    lines = [message("AMQ8405I"),
              segment if segment is not None else cmd_text]
     if reason:
         lines.append(reason)
@@ -136,7 +137,7 @@ class Executor(Part):
             return _syntax(text, e.segment, e.reason)
         handler = self.verbs.get(cmd.verb)
         if handler is None:
-            return Result([f"MQL0001E: {cmd.verb} {cmd.objtype} is not supported by this queue manager."],
+            return Result([message("MQL0001E", verb=cmd.verb, objtype=cmd.objtype)],
                           ERROR)
         try:
             return handler(cmd)
@@ -173,7 +174,7 @@ class Executor(Part):
             raise SyntaxProblem(cmd.text, inclint.text, "INCLINT must be a number of minutes, 1 to 999999.")
         qm = self.qm
         if qm.qmgr["CONFIGEV"] != F.MQEVR_ENABLED:
-            return Result(["MQL8012E: Configuration events are not enabled (CONFIGEV): nothing was refreshed."],
+            return Result([message("MQL8012E")],
                           ERROR)
         since = mq_date_time(qm.clock.now() - minutes * 60) if minutes else ("", "")
         objects = [qm.qmgr] if "QMGR" in namespaces else []
@@ -192,24 +193,24 @@ class Executor(Part):
             for rule in sorted(qm.security.rules, key=lambda r: (r.profile, r.key())):
                 if generic_match(pattern, rule.profile) and (rule.altdate, rule.alttime) >= since:
                     qm.events.security_changed("CHLAUTH", None, rule, refreshed)
-        return Result(["MQL8013I: IBM MQ queue manager configuration refreshed (CONFIGEV)."])
+        return Result([message("MQL8013I")])
 
     # --- answers -------------------------------------------------------------------------------
     def _admin_message(self, cmd: Command, e: AdminError) -> list[str]:
         name = e.name or (cmd.name or "")
         if e.code == admin.NOT_FOUND or e.code == admin.WRONG_TYPE:
-            lines = [f"AMQ8147E: IBM MQ object {name} not found."]
+            lines = [message("AMQ8147E", name=name)]
         elif e.code == admin.EXISTS:
-            lines = ["AMQ8150E: IBM MQ object already exists."]
+            lines = [message("AMQ8150E")]
         elif e.code == admin.IN_USE:
-            lines = ["AMQ8148E: IBM MQ object in use."]
+            lines = [message("AMQ8148E")]
         elif e.code == admin.NOT_EMPTY:
-            lines = [f"AMQ8143E: IBM MQ queue {name} not empty."]
+            lines = [message("AMQ8143E", name=name)]
         elif e.code == admin.BAD_NAME:
-            lines = ["AMQ8405I: Syntax error detected at or near end of command segment below:-", cmd.text,
+            lines = [message("AMQ8405I"), cmd.text,
                      f"The name {name} is not a valid IBM MQ object name."]
         else:
-            lines = [f"MQL0002E: {e.detail}"]
+            lines = [message("MQL0002E", detail=e.detail)]
         if e.detail and e.code not in (admin.BAD_NAME, admin.CONFLICT):
             lines.append(e.detail)
         return lines
@@ -239,7 +240,7 @@ class Executor(Part):
             try:
                 values["TOPICSTR"] = self.topics.topicstr(cmd, name)
             except TopicStringInUse as e:
-                why = f"AMQ8147E: The topic string is already used by topic object {e.other} (MQRCCF_TOPICSTR_ALREADY_EXISTS)."
+                why = message("MQL0015E", other=e.other)
                 return Result([why], ERROR)
         like = cmd.param("LIKE")
         if like is not None and like.value is None:
@@ -268,7 +269,7 @@ class Executor(Part):
         if kind == "AUTHINFO":
             existing = self.qm.lookup("AUTHINFO", name)
             if existing is not None and existing["AUTHTYPE"] != self.security.authtype(cmd):
-                return Result(["AMQ8144E: AUTHTYPE of an authentication information object cannot change."],
+                return Result([message("AMQ8144E")],
                               ERROR)
         admin.alter(self.qm, kind, name, values, self.disp(cmd, ("QMGR", "SHARED", "GROUP", "COPY")))
         return Result([MSG[("ALTER", namespace(kind))]])
@@ -299,23 +300,23 @@ class Executor(Part):
             if p.keyword not in ("QSGDISP", "CMDSCOPE"):
                 raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for CLEAR QLOCAL.")
         admin.clear(self.qm, name, self.disp(cmd, ("QMGR", "SHARED")))
-        return Result(["AMQ8022I: IBM MQ queue cleared."])
+        return Result([message("AMQ8022I")])
 
     # --- PING / START / STOP ----------------------------------------------------------------
     def _ping(self, cmd: Command) -> Result:
         if cmd.objtype == "CHANNEL":
             return self._channel_op(cmd, {"DATALEN": set()}, self.services.ping_channel,
-                                    "AMQ8020I: Ping IBM MQ channel complete.")
+                                    message("AMQ8020I"))
         if cmd.objtype != "QMGR" or cmd.params:
             raise SyntaxProblem(cmd.text, cmd.text, "PING takes QMGR here.")
-        return Result(["AMQ8415I: Ping IBM MQ Queue Manager command complete."])
+        return Result([message("AMQ8415I")])
 
     def _channel_op(self, cmd: Command, allowed: dict[str, set[str]], run: Callable[..., str | None],
                     done: str, *args: Any, already: tuple[str, ...] = (), missing: str = "") -> Result:
         """A channel operation; with IGNSTATE(YES) a channel already in one of the ``already``
         states (START of a running one, STOP of a stopped one) is success, as MQ answers.
-        ``missing``: the message for a channel not defined, where MQ has its own (START CHANNEL:
-        AMQ8227E, seen in MQ 9.1's runmqsc); otherwise AMQ8147E."""
+        ``missing``: the id of the message for a channel not defined, where MQ has its own (START
+        CHANNEL: AMQ8227E, seen in MQ 9.1's runmqsc); otherwise AMQ8147E."""
         name = self.need_name(cmd)
         for p in cmd.params:
             choices = allowed.get(p.keyword)
@@ -323,7 +324,7 @@ class Executor(Part):
                 raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid here.")
         if self.qm.lookup("CHANNEL", name) is None and self.qm.cluster.auto_channel(name) is None:
             if missing:
-                return Result([missing.format(name=name)], ERROR)
+                return Result([message(missing, name=name)], ERROR)
             raise AdminError(admin.NOT_FOUND, name)
         if already and self._ignstate(cmd):
             states = {st["STATUS"] for st in self.services.channel_status(name) if st["CHANNEL"] == name}
@@ -345,8 +346,8 @@ class Executor(Part):
         obj = self.qm.lookup("LISTENER", name)
         if obj is None:
             raise AdminError(admin.NOT_FOUND, name)
-        done = "AMQ8021I: Request to start IBM MQ Listener accepted." if start else \
-            "AMQ8706I: Request to stop IBM MQ Listener accepted."
+        done = message("AMQ8021I") if start else \
+            message("AMQ8706I")
         running = self.services.listener_status(name) is not None
         if running == start and self._ignstate(cmd):
             return Result([done])           # already as asked, and IGNSTATE(YES): success
@@ -364,8 +365,8 @@ class Executor(Part):
         obj = self.qm.lookup("SERVICE", name)
         if obj is None:
             raise AdminError(admin.NOT_FOUND, name)
-        done = "MQL8008I: Request to start IBM MQ service accepted." if start else \
-            "MQL8009I: Request to stop IBM MQ service accepted."
+        done = message("AMQ8733I") if start else \
+            message("MQL8009I")
         running = self.services.service_status(name) is not None
         if obj["SERVTYPE"] == C.MQSVC_TYPE_SERVER and running == start and self._ignstate(cmd):
             return Result([done])
@@ -377,8 +378,8 @@ class Executor(Part):
     def _start(self, cmd: Command) -> Result:
         if cmd.objtype == "CHANNEL":
             return self._channel_op(cmd, {"CHLTYPE": set(), "IGNSTATE": {"YES", "NO"}}, self.services.start_channel,
-                                    "AMQ8018I: Start IBM MQ channel accepted.", already=("RUNNING",),
-                                    missing="AMQ8227E: Channel {name} not found.")
+                                    message("AMQ8018I"), already=("RUNNING",),
+                                    missing="AMQ8227E")
         if cmd.objtype == "SERVICE":
             return self._service_op(cmd, start=True)
         if cmd.objtype != "LISTENER":
@@ -394,7 +395,7 @@ class Executor(Part):
             return self._channel_op(cmd, {"MODE": {"QUIESCE", "FORCE", "TERMINATE"},
                                           "STATUS": {"STOPPED", "INACTIVE"}, "CHLTYPE": set(),
                                           "IGNSTATE": {"YES", "NO"}},
-                                    self.services.stop_channel, "AMQ8019I: Stop IBM MQ channel accepted.",
+                                    self.services.stop_channel, message("AMQ8019I"),
                                     "QUIESCE" if mode == "QUIESCE" else "FORCE", status,
                                     already=("STOPPED", "INACTIVE"))
         if cmd.objtype == "SERVICE":
@@ -420,7 +421,7 @@ class Executor(Part):
             raise SyntaxProblem(cmd.text, cmd.text, f"PURGE CHANNEL of an {kind} channel needs CLIENTID.")
         return self._channel_op(cmd, {"CLIENTID": set(), "CHLTYPE": {kind} if obj else set(PROTOCOL_CHANNELS)},
                                 self.services.purge_channel,
-                                f"MQL8025I: The {kind} client's {PROTOCOL_CHANNELS[kind].client_state} was purged.",
+                                message("MQL8025I", kind=kind, client_state=PROTOCOL_CHANNELS[kind].client_state),
                                 p.value if p is not None and p.value else "*")
 
     def _reset(self, cmd: Command) -> Result:
@@ -431,7 +432,7 @@ class Executor(Part):
             if self.word(cmd, "TYPE", ("STATISTICS",), "") != "STATISTICS" or len(cmd.params) != 1:
                 raise SyntaxProblem(cmd.text, cmd.text, "RESET QMGR needs TYPE(STATISTICS).")
             self.services.write_statistics()
-            return Result(["AMQ8005I: IBM MQ queue manager changed."])
+            return Result([message("AMQ8005I")])
         if cmd.objtype != "CHANNEL":
             return self.unsupported(cmd)
         p = cmd.param("SEQNUM")
@@ -442,7 +443,7 @@ class Executor(Part):
         if not 1 <= seqnum <= 999999999:
             raise SyntaxProblem(cmd.text, p.text if p else cmd.text, "SEQNUM must be 1 to 999999999.")
         return self._channel_op(cmd, {"SEQNUM": set()}, self.services.reset_channel,
-                                "AMQ8023I: IBM MQ channel reset.", seqnum)
+                                message("AMQ8023I"), seqnum)
 
     def _resolve(self, cmd: Command) -> Result:
         p = cmd.param("ACTION")
@@ -451,7 +452,7 @@ class Executor(Part):
         if p is None or (p.value or "").upper() not in ("COMMIT", "BACKOUT"):
             raise SyntaxProblem(cmd.text, cmd.text, "ACTION(COMMIT) or ACTION(BACKOUT) is required.")
         return self._channel_op(cmd, {"ACTION": {"COMMIT", "BACKOUT"}}, self.services.resolve_channel,
-                                "AMQ8024I: IBM MQ channel resolved.", (p.value or "").upper())
+                                message("AMQ8024I"), (p.value or "").upper())
 
     # --- DISPLAY ------------------------------------------------------------------------------
     def _display(self, cmd: Command) -> Result:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mqlite.catalogue import message
 from mqlite.engine import applstatus
 from mqlite.engine.connections import CONN_FIELDS, HANDLE_FIELDS, conn_name, conn_row, handle_rows
 from mqlite.engine.core import Conn
@@ -14,8 +15,8 @@ from mqlite.mqsc.parser import Command, condition
 from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields
 from mqlite.objects.names import MQSC_OPS, filter_match, generic_match
 
-CONN_HEADER = "AMQ8276I: Display Connection details."
-APSTATUS_HEADER = "MQL8012I: Display application status details."
+CONN_HEADER = message("AMQ8276I")
+APSTATUS_HEADER = message("MQL8015I")
 _BY_KEYWORD = {f.keyword: f for f in CONN_FIELDS + HANDLE_FIELDS}
 
 
@@ -71,7 +72,7 @@ class ConnectionCommands(Part):
                     lines.append("")
                     lines.extend(format_fields([_item(f, h[f.keyword]) for f in handle_fields]))
         if not lines:
-            return Result(["AMQ8461E: Connection identifier not found."], ERROR)
+            return Result([message("AMQ8461E")], ERROR)
         return Result(lines)
 
     def display_apstatus(self, cmd: Command) -> Result:
@@ -98,7 +99,7 @@ class ConnectionCommands(Part):
             lines.extend(format_fields([f"APPLNAME({row['APPLNAME']})", f"TYPE({kind})"]
                                        + [_item(f, row[f.keyword]) for f in shown]))
         if not lines:
-            return Result([f"MQL8013I: No application matches {pattern}."], ERROR)
+            return Result([message("MQL8014I", pattern=pattern)], ERROR)
         return Result(lines)
 
     def _where(self, cmd: Command, clause: str, text: str) -> tuple[str, Any]:
@@ -123,8 +124,8 @@ class ConnectionCommands(Part):
                 raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for STOP CONN.")
         found = [c for c in self.qm.conns.values() if conn_name(c.conn_id) == name]
         if not found:
-            return Result(["AMQ8461E: Connection identifier not found."], ERROR)
+            return Result([message("AMQ8461E")], ERROR)
         err = self.services.stop_connection(found[0].hconn)
         if err:
             return Result([err], ERROR)
-        return Result(["AMQ8457I: Stop connection accepted."])
+        return Result([message("AMQ8457I")])

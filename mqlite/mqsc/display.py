@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from mqlite.catalogue import message
 from mqlite.cmq import CMQC
 from mqlite.engine import admin
 from mqlite.mqsc.base import Part
@@ -22,16 +23,16 @@ if TYPE_CHECKING:
     from mqlite.mqsc.services import Services
 
 DISPLAY_HEADER = {
-    "QUEUE": "AMQ8409I: Display Queue details.",
-    "QMGR": "AMQ8408I: Display Queue Manager details.",
-    "CHANNEL": "AMQ8414I: Display Channel details.",
-    "NAMELIST": "AMQ8550I: Display namelist details.",
-    "LISTENER": "AMQ8630I: Display listener information details.",
-    "AUTHINFO": "AMQ8566I: Display authentication information details.",
-    "TOPIC": "AMQ8633I: Display topic details.",
-    "PROCESS": "AMQ8407I: Display Process details.",
-    "SERVICE": "AMQ8629I: Display service information details.",
-    "COMMINFO": "MQL8007I: Display communication information details.",
+    "QUEUE": message("AMQ8409I"),
+    "QMGR": message("AMQ8408I"),
+    "CHANNEL": message("AMQ8414I"),
+    "NAMELIST": message("AMQ8550I"),
+    "LISTENER": message("AMQ8630I"),
+    "AUTHINFO": message("AMQ8566I"),
+    "TOPIC": message("AMQ8633I"),
+    "PROCESS": message("AMQ8407I"),
+    "SERVICE": message("AMQ8629I"),
+    "COMMINFO": message("MQL8007I"),
 }
 QUEUE_DISPLAY_TYPES = {"QLOCAL", "QALIAS", "QREMOTE", "QMODEL", "QCLUSTER", "ALL"}
 
@@ -172,7 +173,7 @@ class ObjectDisplay(Part):
         if not lines:
             if where is not None and objs:
                 return Result([])
-            return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)
+            return Result([message("AMQ8147E", name=pattern)], ERROR)
         return Result(lines)
 
     def _render(self, ns: str, obj: MQObject, values: dict[str, Any], all_: bool, wanted: list[str]) -> list[str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from mqlite.catalogue import message
 from mqlite.engine.clock import mq_date_time
 from mqlite.mqsc.base import Part
 from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields
@@ -21,8 +22,8 @@ from mqlite.security.state import UNKNOWN_ENTITY
 if TYPE_CHECKING:
     from mqlite.mqsc.parser import Command
 
-CHLAUTH_HEADER = "AMQ8878I: Display channel authentication record details."
-AUTHREC_HEADER = "AMQ8864I: Display authority record details."
+CHLAUTH_HEADER = message("AMQ8878I")
+AUTHREC_HEADER = message("AMQ8864I")
 _TYPE_PARAMS = {t: set(params) for t, params in chlauth.PARAMS.items()}
 _COMMON = {"TYPE", "ACTION", "DESCR", "CUSTOM", "WARN"}
 _SHOWN = {"BLOCKUSER": ("USERLIST",), "BLOCKADDR": ("ADDRLIST",),
@@ -76,14 +77,14 @@ class SecurityCommands(Part):
             if p.value is None:
                 raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} needs a value.")
         if rtype == "BLOCKADDR" and profile != "*":
-            return Result(["AMQ8880E: Channel authentication record type not valid: BLOCKADDR needs CHLAUTH('*')."],
+            return Result([message("AMQ8880E")],
                           ERROR)
         sec = self.qm.security
         if action == "REMOVEALL":
             gone = [r for r in sec.rules if r.profile == profile and r.type == rtype]
             for r in gone:
                 sec.remove_rule(r)
-            return Result(["AMQ8877I: IBM MQ channel authentication record set."])
+            return Result([message("AMQ8877I")])
         rule = Rule(profile, rtype)
         for key in ("ADDRESS", "CLNTUSER", "QMNAME", "SSLPEER", "SSLCERTI", "MCAUSER", "DESCR", "CUSTOM"):
             given = cmd.param(key)
@@ -93,9 +94,9 @@ class SecurityCommands(Part):
             try:
                 check_address_pattern(rule.address)
             except AddressPatternError:
-                return Result([f"AMQ8885E: Address '{rule.address}' is not valid."], ERROR)
+                return Result([message("AMQ8885E", address=rule.address)], ERROR)
         if "*" in rule.clntuser:
-            return Result(["AMQ8886E: CLNTUSER cannot be generic (MQRCCF_CHLAUTH_CLNTUSER_ERROR)."], ERROR)
+            return Result([message("AMQ8886E", why="CLNTUSER cannot be generic")], ERROR)
         for key, attr in (("USERLIST", "userlist"), ("ADDRLIST", "addrlist")):
             given = cmd.param(key)
             if given is not None:
@@ -104,7 +105,7 @@ class SecurityCommands(Part):
             try:
                 check_address_pattern(a)
             except AddressPatternError:
-                return Result([f"AMQ8885E: Address '{a}' is not valid."], ERROR)
+                return Result([message("AMQ8885E", address=a)], ERROR)
         if rtype in ("ADDRESSMAP", "USERMAP", "QMGRMAP", "SSLPEERMAP"):
             rule.usersrc = self.word(cmd, "USERSRC", chlauth.USERSRC, "MAP")
             rule.chckclnt = self.word(cmd, "CHCKCLNT", chlauth.CHCKCLNT, "ASQMGR")
@@ -114,9 +115,9 @@ class SecurityCommands(Part):
         existing = sec.find_rule(rule.key())
         if action == "REMOVE":
             if existing is None:
-                return Result(["AMQ8884I: Channel authentication record not found."], ERROR)
+                return Result([message("AMQ8884I")], ERROR)
             sec.remove_rule(existing)
-            return Result(["AMQ8877I: IBM MQ channel authentication record set."])
+            return Result([message("AMQ8877I")])
         if cmd.param(need) is None and rtype not in ("BLOCKUSER", "BLOCKADDR"):
             raise SyntaxProblem(cmd.text, cmd.text, f"{need} is required with TYPE({rtype}).")
         if rtype in ("BLOCKUSER", "BLOCKADDR"):
@@ -129,12 +130,12 @@ class SecurityCommands(Part):
             if not (rule.userlist or rule.addrlist):
                 raise SyntaxProblem(cmd.text, cmd.text, f"{need} is required with TYPE({rtype}).")
         elif existing is not None and action == "ADD":
-            return Result(["AMQ8883E: Channel authentication record already exists."], ERROR)
+            return Result([message("AMQ8883E")], ERROR)
         if rule.usersrc == "MAP" and rtype not in ("BLOCKUSER", "BLOCKADDR") and not rule.mcauser:
-            return Result(["AMQ8882E: MCAUSER is required with USERSRC(MAP)."], ERROR)
+            return Result([message("AMQ8882E")], ERROR)
         d, t = mq_date_time(self.qm.clock.now())
         sec.put_rule(replace(rule, altdate=d, alttime=t))
-        return Result(["AMQ8877I: IBM MQ channel authentication record set."])
+        return Result([message("AMQ8877I")])
 
     # --- DISPLAY CHLAUTH --------------------------------------------------------------------------
     def display_chlauth(self, cmd: Command) -> Result:
@@ -157,7 +158,7 @@ class SecurityCommands(Part):
             shown = [r for r in rules if generic_match(pattern, r.profile)]
         shown = [r for r in shown if rtype == "ALL" or r.type == rtype]
         if not shown:
-            return Result(["AMQ8884I: Channel authentication record not found."], ERROR)
+            return Result([message("AMQ8884I")], ERROR)
         lines: list[str] = []
         for r in sorted(shown, key=lambda r: (r.profile, chlauth.TYPES.index(r.type), r.key())):
             lines.append(CHLAUTH_HEADER)
@@ -186,7 +187,7 @@ class SecurityCommands(Part):
         if decision.rule is not None:
             lines = [CHLAUTH_HEADER, *format_fields(_rule_items(decision.rule))]
             return Result(lines)
-        return Result([f"AMQ9783I: Channel will run using MCAUSER('{decision.user}')."])
+        return Result([message("AMQ9783I", user=decision.user)])
 
     # --- SET / DELETE / DISPLAY AUTHREC -----------------------------------------------------------
     def _authrec_target(self, cmd: Command, need_profile: bool) -> tuple[str, str]:
@@ -228,15 +229,15 @@ class SecurityCommands(Part):
         if delete:
             deleted = [sec.delete_authrec(objtype, profile, e) for e in entities]   # every one, not the first
             if not any(deleted):
-                return Result(["AMQ8459I: Not found."], ERROR)
-            return Result(["AMQ8863I: IBM MQ authority record deleted."])
+                return Result([message("AMQ8459I")], ERROR)
+            return Result([message("AMQ8863I")])
         lists = {}
         for key in ("AUTHADD", "AUTHRMV"):
             given = cmd.param(key)
             try:
                 lists[key] = bits_of(given.items or [], objtype) if given is not None else 0
             except AuthorityError as why:
-                return Result([f"AMQ8886E: Authority value not valid: {why}."], ERROR)
+                return Result([message("AMQ8886E", why=why)], ERROR)
         if cmd.param("AUTHADD") is None and cmd.param("AUTHRMV") is None:
             raise SyntaxProblem(cmd.text, cmd.text, "AUTHADD or AUTHRMV is required.")
         unknown = sec.first_unknown(entities)
@@ -244,7 +245,7 @@ class SecurityCommands(Part):
             return Result([UNKNOWN_ENTITY, f"The entity {unknown.name} is not known to the system."], ERROR)
         for e in entities:
             sec.set_authrec(objtype, profile, e, lists["AUTHADD"], lists["AUTHRMV"])
-        return Result(["AMQ8862I: IBM MQ authority record set."])
+        return Result([message("AMQ8862I")])
 
     def display_authrec(self, cmd: Command) -> Result:
         allowed = {"PROFILE", "OBJTYPE", "PRINCIPAL", "GROUP", "MATCH", "ALL", "AUTHLIST", "ENTITY", "ENTTYPE",
@@ -276,7 +277,7 @@ class SecurityCommands(Part):
                 continue
             rows.append((t, found, ent, bits))
         if not rows:
-            return Result(["AMQ8459I: Not found."], ERROR)
+            return Result([message("AMQ8459I")], ERROR)
         lines: list[str] = []
         for t, found, ent, bits in rows:
             lines.append(AUTHREC_HEADER)
@@ -299,4 +300,4 @@ class SecurityCommands(Part):
                 return Result([problem], ERROR)
         if kind in ("SSL", "ALL"):
             self.services.refresh_ssl()
-        return Result(["AMQ8560I: IBM MQ security cache refreshed."])
+        return Result([message("AMQ8560I")])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from mqlite.catalogue import message
 from mqlite.objects.model import MQObject
 
 
@@ -56,7 +57,7 @@ class NoServices:
 
     def stop_listener(self, name: str) -> str | None:
         if self.running.pop(name, None) is None:
-            return "MQL0003E: Listener not active."
+            return message("MQL0003E")
         return None
 
     def listener_status(self, name: str) -> dict[str, Any] | None:
@@ -64,7 +65,7 @@ class NoServices:
         return None if obj is None else {"PORT": obj["PORT"], "STATUS": "RUNNING", "STARTED": 0.0}
 
     def _no_channels(self, *args: Any) -> str:
-        return "MQL0008E: Channels run only in a queue manager server (strmqm)."
+        return message("MQL0008E")
 
     start_channel = stop_channel = ping_channel = reset_channel = resolve_channel = purge_channel = _no_channels
 
@@ -75,10 +76,10 @@ class NoServices:
         return None
 
     def stop_connection(self, hconn: int) -> str | None:
-        return "MQL0021E: Connections are stopped only in a queue manager server (strmqm)."
+        return message("MQL0021E")
 
     def start_service(self, obj: MQObject) -> str | None:
-        return "MQL0027E: Services run only in a queue manager server (strmqm)."
+        return message("MQL0027E")
 
     stop_service = start_service
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from mqlite.catalogue import message
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.engine.clock import mq_date_time
@@ -22,10 +23,10 @@ from mqlite.paths import QMPaths, installation
 if TYPE_CHECKING:
     from mqlite.engine.qmgr import QueueManager
 
-QSTATUS_HEADER = "AMQ8450I: Display queue status details."
-CHSTATUS_HEADER = "AMQ8417I: Display Channel Status details."
-LSSTATUS_HEADER = "AMQ8631I: Display listener status details."
-SVSTATUS_HEADER = "MQL8011I: Display service status details."
+QSTATUS_HEADER = message("AMQ8450I")
+CHSTATUS_HEADER = message("AMQ8417I")
+LSSTATUS_HEADER = message("AMQ8631I")
+SVSTATUS_HEADER = message("AMQ8632I")
 CHSTATUS_DEFAULT = ["CHANNEL", "CHLTYPE", "CLIENTID", "CONNAME", "CONNECTIONS", "CURRENT", "RQMNAME", "STATUS",
                     "SUBSTATE", "XMITQ"]
 CHSTATUS_ALL = CHSTATUS_DEFAULT + ["BATCHES", "CURSEQNO", "INDOUBT", "LONGRTS", "LSTLUWID", "LSTSEQNO", "MSGS",
@@ -159,7 +160,7 @@ class StatusCommands(Part):
                         lines.extend(format_fields([f"QUEUE({name})", "TYPE(HANDLE)"]
                                                    + mqsc_items(QHANDLE_FIELDS, qhandle_row(conn, h))))
         if not found:
-            return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)
+            return Result([message("AMQ8147E", name=pattern)], ERROR)
         return Result(lines)
 
     def display_chstatus(self, cmd: Command) -> Result:
@@ -187,7 +188,7 @@ class StatusCommands(Part):
             lines.append(CHSTATUS_HEADER)
             lines.extend(format_fields(items))
         if not lines:
-            return Result(["AMQ8420I: Channel Status not found."], ERROR)
+            return Result([message("AMQ8420I")], ERROR)
         return Result(lines)
 
     def display_qmstatus(self, cmd: Command) -> Result:
@@ -201,7 +202,7 @@ class StatusCommands(Part):
         wanted = {p.keyword for p in cmd.params if p.value is None}
         row = qmstatus_row(self.qm)
         rest = [f for f in QMSTATUS_FIELDS[1:] if all_ or f.keyword in wanted or f.keyword == "STATUS"]
-        return Result(["AMQ8705I: Display Queue Manager Status Details."]
+        return Result([message("AMQ8705I")]
                       + format_fields([f"QMNAME({self.qm.name})", "TYPE(QMGR)"]
                                       + [f"{f.keyword}({_quoted(f.mqsc(row[f.keyword]))})" for f in rest]))
 
@@ -217,7 +218,7 @@ class StatusCommands(Part):
             lines.append(SVSTATUS_HEADER)
             lines.extend(format_fields(mqsc_items(SVSTATUS_FIELDS, svstatus_row(name, obj, st))))
         if not lines:
-            return Result([f"MQL8010I: No running service matches {pattern}."], ERROR)
+            return Result([message("MQL8010I", name=pattern)], ERROR)
         return Result(lines)
 
     def display_lsstatus(self, cmd: Command) -> Result:
@@ -233,7 +234,7 @@ class StatusCommands(Part):
             lines.append(LSSTATUS_HEADER)
             lines.extend(format_fields(mqsc_items(LSSTATUS_FIELDS, lsstatus_row(name, obj, st))))
         if not lines:
-            return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)
+            return Result([message("AMQ8147E", name=pattern)], ERROR)
         return Result(lines)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mqlite.catalogue import message
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
 from mqlite.engine import topicstatus
@@ -18,7 +19,7 @@ from mqlite.objects.names import generic_match
 if TYPE_CHECKING:
     from mqlite.mqsc.parser import Command
 
-TPSTATUS_HEADER = "AMQ8754I: Display topic status details."
+TPSTATUS_HEADER = message("AMQ8754I")
 
 
 class TopicCommands(Part):
@@ -64,7 +65,7 @@ class TopicCommands(Part):
         show = None if not requested or cmd.param("ALL") is not None else ["TOPICSTR", *requested]
         wanted = topicstatus.matching(self.qm, pattern)
         if not wanted:
-            return Result([f"AMQ8147E: IBM MQ object {pattern} not found."], ERROR)
+            return Result([message("AMQ8147E", name=pattern)], ERROR)
         lines: list[str] = []
         for node in wanted:
             for row in topicstatus.rows(self.qm, node, kind):
@@ -73,7 +74,7 @@ class TopicCommands(Part):
         return Result(lines)
 
 
-PUBSUB_HEADER = "AMQ8723I: Display pub/sub status details."
+PUBSUB_HEADER = message("AMQ8723I")
 # MQPS_STATUS_*
 _PS_STATUS = {0: "INACTIVE", 1: "STARTING", 2: "STOPPING", 3: "ACTIVE", 4: "COMPAT", 5: "ERROR", 6: "REFUSED"}
 
@@ -93,7 +94,7 @@ class PubSubStatus(Part):
         if cmd.param("CLRTYPE") is None:
             raise SyntaxProblem(cmd.text, cmd.text, "CLRTYPE(RETAINED) is required.")
         cleared = self.qm.pubadmin.clear_retained(cmd.name)
-        return Result([f"MQL8024I: Topic string {cmd.name} cleared: {cleared} retained publication(s) removed."])
+        return Result([message("MQL8024I", name=cmd.name, cleared=cleared)])
 
     def display_pubsub(self, cmd: Command) -> Result:
         """DISPLAY PUBSUB: this queue manager's publish/subscribe engine (TYPE(LOCAL)), its
@@ -132,12 +133,16 @@ class TopicStringInUse(Exception):
 SUB_KEYWORDS = {"TOPICSTR", "TOPICOBJ", "DEST", "DESTQMGR", "DESTCLAS", "USERDATA", "WSCHEMA", "REPLACE", "NOREPLACE",
                 "EXPIRY", "PSPROP", "PUBACCT", "PUBAPPID", "PUBPRTY", "REQONLY", "SELECTOR", "SUBLEVEL", "SUBSCOPE",
                 "SUBUSER", "VARUSER", "DESTCORL", "CMDSCOPE"}
-_SUB_REASONS = {2432: "AMQ8097E: IBM MQ subscription already exists.", 2428: "AMQ8098E: IBM MQ subscription not found.",
-                2429: "AMQ8148E: IBM MQ object in use.", 2085: "AMQ8147E: IBM MQ object not found.",
-                2425: "AMQ8400E: A topic string or topic object is required.",
-                2503: "AMQ8402E: Subscriptions are inhibited on this topic (SUB(DISABLED)).",
-                2436: "AMQ8403E: Durable subscriptions are not allowed on this topic (DURSUB(NO)).",
-                2522: "AMQ8404E: DEST is required with DESTCLAS(PROVIDED)."}
+_SUB_REASONS = {2432: "AMQ8097E", 2428: "AMQ8098E", 2429: "AMQ8148E", 2425: "AMQ8400E", 2503: "AMQ8402E",
+                2436: "AMQ8403E", 2522: "AMQ8404E"}
+
+
+def _sub_error(reason: int, topic: str = "") -> Result:
+    """A subscription command's failure as runmqsc says it."""
+    if reason == 2085:
+        return Result([message("AMQ8147E", name=topic)], ERROR)
+    mid = _SUB_REASONS.get(reason)
+    return Result([message(mid) if mid else message("AMQ8101S", reason=reason)], ERROR)
 
 
 class SubscriptionCommands(Part):
@@ -157,7 +162,7 @@ class SubscriptionCommands(Part):
                 raise SyntaxProblem(cmd.text, p.text, f"{p.keyword} is not valid for {cmd.verb} SUB.")
         existing = next((s for s in self.qm.pubsub.subscriptions.values() if s.name == name), None)
         if alter and existing is None:
-            return Result([_SUB_REASONS[2428]], ERROR)
+            return _sub_error(2428)
         destclas = self._sub_value(cmd, "DESTCLAS", "MANAGED" if existing is not None and existing.managed
                                    else "PROVIDED").upper()
         wschema = self._sub_value(cmd, "WSCHEMA", "CHAR" if existing is not None and existing.char_wildcards
@@ -183,8 +188,8 @@ class SubscriptionCommands(Part):
                 wschema == "CHAR", replace=alter or cmd.param("REPLACE") is not None,
                 user=self._sub_value(cmd, "SUBUSER"), any_user=None if not varuser else varuser == "ANY", given=given)
         except MQIError as e:
-            return Result([_SUB_REASONS.get(e.reason, f"AMQ8101S: IBM MQ error {e.reason} has occurred.")], ERROR)
-        return Result(["AMQ8095I: IBM MQ subscription changed." if alter else "AMQ8094I: IBM MQ subscription created."])
+            return _sub_error(e.reason, topicobj or topicstr)
+        return Result([message("AMQ8095I") if alter else message("AMQ8094I")])
 
     def _sub_settings(self, cmd: Command) -> dict[str, Any]:
         """SELECTOR, PUBPRTY, REQONLY, EXPIRY, PUBACCT, PUBAPPID, PSPROP, SUBLEVEL, SUBSCOPE and
@@ -223,8 +228,8 @@ class SubscriptionCommands(Part):
         try:
             self.qm.pubadmin.delete_subscription(cmd.name or "")
         except MQIError as e:
-            return Result([_SUB_REASONS.get(e.reason, f"AMQ8101S: IBM MQ error {e.reason} has occurred.")], ERROR)
-        return Result(["AMQ8093I: IBM MQ subscription deleted."])
+            return _sub_error(e.reason)
+        return Result([message("AMQ8093I")])
 
     def _subs_named(self, cmd: Command) -> list[Any]:
         pattern = cmd.name or "*"
@@ -246,7 +251,7 @@ class SubscriptionCommands(Part):
                 name = f"SYSTEM.PROXY.{origin} {cluster} {topic}"
                 if not generic_match(cmd.name or "*", name):
                     continue
-                lines.append("AMQ8096I: IBM MQ subscription inquired.")
+                lines.append(message("AMQ8096I"))
                 lines.extend(format_fields([
                     f"SUB({name})", f"TOPICSTR({topic})", "DEST(SYSTEM.INTER.QMGR.PUBS)", f"DESTQMGR({origin})",
                     "DESTCLAS(PROVIDED)", "DURABLE(NO)", "SUBTYPE(PROXY)", f"WSCHEMA({'CHAR' if char else 'TOPIC'})",
@@ -260,20 +265,20 @@ class SubscriptionCommands(Part):
         subs = [s for s in self._subs_named(cmd) if subtype in ("USER", "ALL", s.subtype)]
         proxies = self._proxy_lines(cmd) if subtype in ("PROXY", "ALL") else []
         if not subs and not proxies:
-            return Result([_SUB_REASONS[2428]], ERROR)
+            return _sub_error(2428)
         lines: list[str] = []
         now = self.qm.clock.now()
         for s in subs:
-            lines.append("AMQ8096I: IBM MQ subscription inquired.")
+            lines.append(message("AMQ8096I"))
             lines.extend(format_fields(mqsc_items(SUB_FIELDS, sub_row(s, now))))
         return Result(lines + proxies)
 
     def display_sbstatus(self, cmd: Command) -> Result:
         subs = self._subs_named(cmd)
         if not subs:
-            return Result([_SUB_REASONS[2428]], ERROR)
+            return _sub_error(2428)
         lines: list[str] = []
         for s in subs:
-            lines.append("AMQ8099I: IBM MQ subscription status inquired.")
+            lines.append(message("AMQ8099I"))
             lines.extend(format_fields(mqsc_items(SBSTATUS_FIELDS, sbstatus_row(s, owner(self.qm.conns, s)))))
         return Result(lines)

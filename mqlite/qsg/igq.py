@@ -24,6 +24,7 @@ import threading
 import time
 from typing import Any, Callable
 
+from mqlite.catalogue import entry
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.headers import XQH_LEN, XQH_REMOTE_Q, XQH_REMOTE_QM, original_md
@@ -68,7 +69,7 @@ class IGQAgent:
         self.thread.start()
         self.delete_thread = threading.Thread(target=self._delete_loop, name="igq-delete", daemon=True)
         self.delete_thread.start()
-        srv.log.write("MQL7010I", f"Intra-group queuing agent started for queue manager {srv.name}.")
+        srv.log.write(*entry("MQL7010I", name=srv.name))
 
     def stop(self) -> None:
         self.stop_event.set()
@@ -83,7 +84,7 @@ class IGQAgent:
         with self.srv.lock:
             if self.conn is not None and self.conn.hconn in self.srv.qm.conns:
                 self.srv.qm.disconnect(self.conn, commit=False)
-        self.srv.log.write("MQL7015I", f"Intra-group queuing agent ended for queue manager {self.srv.name}.",
+        self.srv.log.write(*entry("MQL7015I", name=self.srv.name),
                            f"Delivered {self.delivered} messages in {self.batches} batches, dead-lettered"
                            f" {self.dead_lettered}, discarded {self.discarded}.")
 
@@ -100,7 +101,7 @@ class IGQAgent:
                 self.deleter.finish(leftover, [], durable=True)
                 leftover = []
             except Exception as e:  # noqa: BLE001 - the store is unreachable: wait and try again
-                srv.log.write("MQL7016E", "The IGQ agent cannot delete a delivered batch.", repr(e))
+                srv.log.write(*entry("MQL7016E"), repr(e))
                 self.stop_event.wait(2.0)
         while not self.stop_event.is_set():
             try:
@@ -109,7 +110,7 @@ class IGQAgent:
                 rows = self.store.read_batch(QSG_XMITQ, srv.name, limit, srv.qm.clock.now(),
                                              self.parked_ids | set(self.inflight))
             except Exception as e:  # noqa: BLE001 - the store is unreachable: wait and try again
-                srv.log.write("MQL7011E", "The IGQ agent cannot reach SYSTEM.QSG.TRANSMIT.QUEUE.", repr(e))
+                srv.log.write(*entry("MQL7011E"), repr(e))
                 self.stop_event.wait(2.0)
                 continue
             if not rows:
@@ -121,7 +122,7 @@ class IGQAgent:
             try:
                 done, durable = self._deliver(rows)
             except Exception as e:  # noqa: BLE001 - give the batch back and carry on
-                srv.log.write("MQL7012E", "The IGQ agent failed to deliver a batch; it will be retried.", repr(e))
+                srv.log.write(*entry("MQL7012E"), repr(e))
                 with srv.lock:
                     if self.conn is not None:
                         srv.qm.backout(self.conn)
@@ -149,7 +150,7 @@ class IGQAgent:
                     self.deleter.finish(done, [], durable=durable)
                     break
                 except Exception as e:  # noqa: BLE001 - keep the batch until the store takes it
-                    self.srv.log.write("MQL7016E", "The IGQ agent cannot delete a delivered batch.", repr(e))
+                    self.srv.log.write(*entry("MQL7016E"), repr(e))
                     if self.stop_event.wait(2.0):
                         return     # the batch record deletes them at the next start
             self.inflight = []
@@ -197,12 +198,11 @@ class IGQAgent:
                 self.dead_lettered += 1
             elif row.persistent:
                 retry.append(row.id)
-                srv.log.write("MQL7013W", "IGQ agent: persistent message returned to SYSTEM.QSG.TRANSMIT.QUEUE;"
-                              f" retried in {RETRY:.0f} s.", why)
+                srv.log.write(*entry("MQL7013W", retry=RETRY), why)
             else:
                 finished.append(row.id)
                 self.discarded += 1
-                srv.log.write("MQL7014W", "IGQ agent: nonpersistent message discarded.", why)
+                srv.log.write(*entry("MQL7014W"), why)
         persistent = {r.id for r in rows if r.persistent}
         with srv.lock:
             if persistent:

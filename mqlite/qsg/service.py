@@ -16,6 +16,7 @@ import threading
 import time
 from typing import Any
 
+from mqlite.catalogue import entry, message
 from mqlite.cmq import CMQC
 from mqlite.engine import admin
 from mqlite.engine.host import Host
@@ -64,7 +65,7 @@ class QSGService:
         self.store.join(name, time.time())
         released = self.store.release_owner(name)
         if released:
-            srv.log.write("MQL7001I", f"{released} shared messages claimed before a failure were released.")
+            srv.log.write(*entry("MQL7001I", released=released))
         self.refresh()
         for target, tname in ((self._watch, "qsg-watch"), (self._housekeep, "qsg-housekeeping")):
             t = threading.Thread(target=target, name=tname, daemon=True)
@@ -99,14 +100,14 @@ class QSGService:
             for (ns, n), obj in shared.items():
                 current = qm.lookup(ns, n)
                 if current is not None and current.attrs.get("QSGDISP") != SHARED_DISP:
-                    qm.log(f"Shared queue {n} is hidden here by a definition of another disposition.")
+                    qm.log(message("MQL7008W", name=n))
                     continue
                 if current is None or current.to_record() != obj.to_record():
                     qm.install_object(obj)
             qm.group_objects = groups
             for (ns, n), obj in groups.items():
                 if not admin.make_copy(qm, obj):
-                    qm.log(f"No copy of group object {n}: a definition of another disposition holds the name.")
+                    qm.log(message("MQL7009W", name=n))
             for obj in [o for o in qm.objects[QUEUE].values() if o.attrs.get("QSGDISP") == COPY_DISP]:
                 if (QUEUE, obj.name) not in groups and not qm.in_use(obj.name):
                     qm.remove_object(obj)
@@ -129,7 +130,7 @@ class QSGService:
                             if cond is not None:
                                 cond.notify_all()
         except Exception as e:  # noqa: BLE001 - a lost database connection: log, keep the member up
-            srv.log.write("MQL7002E", "The shared-store watcher stopped.", repr(e))
+            srv.log.write(*entry("MQL7002E"), repr(e))
         finally:
             w.close()
 
@@ -150,6 +151,6 @@ class QSGService:
                 if now - last_peer >= 5.0:
                     last_peer = now
                     for dead in self.store.recover_peers(self.srv.name, now - PEER_TIMEOUT):
-                        self.srv.log.write("MQL7003I", f"Peer recovery: claims of failed member {dead} released.")
+                        self.srv.log.write(*entry("MQL7003I", dead=dead))
             except Exception as e:  # noqa: BLE001 - keep trying: the store may come back
-                self.srv.log.write("MQL7004E", "Queue-sharing group housekeeping failed.", repr(e))
+                self.srv.log.write(*entry("MQL7004E"), repr(e))

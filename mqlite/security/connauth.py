@@ -19,8 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mqlite.catalogue import entry
+
 LEVELS = ("NONE", "OPTIONAL", "REQUIRED", "REQDADM")
-_AMQ5541E = "The failed authentication check was caused by the queue manager CONNAUTH CHCKCLNT({level}) configuration."
 _STRICT = {"OPTIONAL": 0, "REQDADM": 1, "REQUIRED": 2}
 
 
@@ -52,12 +53,12 @@ def check(level: str, adopt: bool, asserted: str, user: str | None, password: st
         if not required:
             return Outcome(True, asserted)
         return Outcome(False, asserted, (
-            ("AMQ5540E", f"Application '{appl}' did not supply a user ID and password."),
-            ("AMQ5541E", _AMQ5541E.format(level=level)),
+            entry("AMQ5540E", appl=appl),
+            entry("AMQ5541E", level=level),
         ))
     assert user is not None and password is not None
     if not verify(user, password):
         return Outcome(False, asserted, (
-            ("AMQ5534E", f"User ID '{who}' authentication failed."),
+            entry("AMQ5534E", username=who),
         ))
     return Outcome(True, user if adopt else asserted, checked=True)

@@ -8,13 +8,14 @@ import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from mqlite.catalogue import message
 from mqlite.cmq import CMQC
 from mqlite.security.authority import Entity, Records, effective
 from mqlite.security.chlauth import Rule
 from mqlite.security.users import ADMIN_GROUP, Principal, os_groups, os_knows
 
 NAMESPACES = ("CHLAUTH", "AUTHREC", "USER")
-UNKNOWN_ENTITY = "AMQ7026E: A principal or group name was invalid."
+UNKNOWN_ENTITY = message("AMQ7026E")
 
 # MQ's default rules on a new queue manager (crtmqm).
 DEFAULT_RULES = [

@@ -20,6 +20,7 @@ import ssl
 import tempfile
 from dataclasses import dataclass
 
+from mqlite.catalogue import entry, text
 from mqlite.cmq import CMQCFC as F
 from mqlite.security.chlauth import dn_match
 
@@ -219,21 +220,22 @@ def check_channel(name: str, local: str, cauth_required: bool, sslpeer: str, soc
     on = isinstance(sock, ssl.SSLSocket)
     if not local:
         if on:
-            return "spec", "AMQ9639E", f"Remote channel '{name}' specified a CipherSpec when the local channel expected none."
+            return "spec", "AMQ9641E", text("AMQ9641E", channel=name) + " The remote end specified a CipherSpec; " \
+                "the local channel definition has none."
         return None
     if not on:
-        return "spec", "AMQ9639E", f"Remote channel '{name}' did not specify a CipherSpec."
+        return "spec", "AMQ9639E", text("AMQ9639E", channel=name)
     assert isinstance(sock, ssl.SSLSocket)
     version, cipher = sock.version(), (sock.cipher() or ("",))[0]
     if not same_spec(local, remote) or not agreed(local, version, cipher):
-        return "spec", "AMQ9631E", (f"The CipherSpecs on the remote ({remote or 'none'}, agreed {cipher} {version}) and "
-                                    f"local ({local}) channel definitions for channel '{name}' do not match.")
+        return "spec", "AMQ9631E", text("AMQ9631E", channel=name) + (f" Remote: {remote or 'none'} (agreed {cipher} "
+                                                                     f"{version}); local: {local}.")
     cert = sock.getpeercert()
     if not cert and cauth_required:
-        return "peer", "AMQ9637E", f"Channel '{name}' is lacking a certificate."
+        return "peer", "AMQ9637E", text("AMQ9637E", channel=name)
     if sslpeer and not dn_match(sslpeer, subject_dn(cert)):
-        return "peer", "AMQ9636E", (f"TLS distinguished name '{subject_dn(cert)}' does not match peer name "
-                                    f"'{sslpeer}' for channel '{name}'.")
+        return "peer", "AMQ9636E", text("AMQ9636E", channel=name) + (f" The distinguished name is '{subject_dn(cert)}'; "
+                                                                     f"SSLPEER is '{sslpeer}'.")
     return None
 
 
@@ -244,11 +246,11 @@ def handshake_refusal(e: BaseException, peer: str, channel: str = "") -> tuple[s
     where one is required AMQ9637E; anything else AMQ9665E, the connection closed by the other end."""
     name = channel or "????"
     if isinstance(e, ssl.SSLCertVerificationError):
-        return ("AMQ9633E", f"Bad SSL certificate for channel '{name}'.",
+        return (*entry("AMQ9633E", channel=name),
                 f"A certificate presented by the remote host {peer} during the TLS handshake was not valid: "
                 f"{e.verify_message or e.reason} (verification error {e.verify_code}). The channel did not start.")
     if isinstance(e, ssl.SSLError) and e.reason == "PEER_DID_NOT_RETURN_A_CERTIFICATE":
-        return ("AMQ9637E", f"Channel '{name}' is lacking a certificate.",
+        return (*entry("AMQ9637E", channel=name),
                 f"The remote host {peer} presented no certificate; the channel requires one. The channel did not start.")
-    return ("AMQ9665E", f"SSL connection closed by remote end of channel '{name}'.",
+    return (*entry("AMQ9665E", channel=name),
             f"The TLS handshake with {peer} failed: {e}. The channel did not start.")

@@ -29,6 +29,7 @@ from proton import Collector, Condition, Connection, Delivery, Event, Message, T
 
 from mqlite.amqp import mapping as A
 from mqlite.amqp import sasl
+from mqlite.catalogue import entry as log_entry
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.structs import GMO, MD, PMO
@@ -89,13 +90,14 @@ class AMQPConnection:
             self.sock.settimeout(None)
             self._engine(header)
         except (sasl.SaslError, socket.timeout, ident.Refused, UnicodeDecodeError) as e:   # (bad UTF-8: a decode-error)
-            srv.log.write("AMQ9504E", f"A protocol error was detected on AMQP channel '{self.channel.obj.name}' "
-                                      f"from {self.peer}.", f"{e}. The connection was closed.")
+            srv.log.write(*log_entry("AMQ9504E", channel=self.channel.obj.name),
+                          f"{e} (AMQP client {self.peer}). The connection was closed.")
         except (ConnectionError, OSError):
             pass
         except Exception:       # a defect: log it, end this connection, keep the queue manager running
             import traceback
-            srv.log.write("MQL9999E", f"Unexpected error serving AMQP client {self.peer}.", traceback.format_exc())
+            srv.log.write(*log_entry("AMQ6184W", qmgr=srv.name),
+                          f"Unexpected error serving AMQP client {self.peer}.\n{traceback.format_exc()}")
         finally:
             self._finish()
 
@@ -250,8 +252,7 @@ class AMQPConnection:
                                   f"AMQP channel '{self.channel.obj.name}'")
                 if not why:
                     return                      # (its get, still in the unit, now consumes it)
-                self.srv.log.write("AMQ9544W", f"A message rejected on AMQP channel '{self.channel.obj.name}' "
-                                               f"stays on {queue}. {why}")
+                self.srv.log.write(*log_entry("MQL9001W", channel=self.channel.obj.name, queue=queue), why)
             qm.give_back(self.conn, held, what != A.REQUEUE)
 
     def _transfer(self, link: Any, d: Any) -> None:
@@ -383,8 +384,9 @@ class AMQPConnection:
                     try:
                         links.release(self, entry, closed=False)
                     except MQIError as e:
-                        srv.log.write("MQL9999E", f"AMQP client {self.peer}: its link to '{entry['address']}' "
-                                                  f"could not be released (reason {e.reason}).")
+                        srv.log.write(*log_entry("AMQ6184W", qmgr=srv.name),
+                                      f"AMQP client {self.peer}: its link to '{entry['address']}' could not be "
+                                      f"released (reason {e.reason}).")
                 self.handles.clear()
                 srv.qm.disconnect(self.conn, commit=False)
         srv.store.sync()

@@ -16,6 +16,7 @@ import struct
 import time
 from typing import Any
 
+from mqlite.catalogue import entry, message
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import CMQZC as Z
@@ -93,10 +94,10 @@ def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
         stored = sec.password_hash(csp_user) if csp_user else None
         admin_asserted = sec.is_admin(flowed)
     if first is not None and not first.allowed:    # blocked at channel start, before MQCONN
-        log(first.msgid, f"Channel was blocked: channel {chl.name}, connection {s.peer}.", first.why)
+        log(*entry(first.msgid), f"Channel {chl.name}, connection {s.peer}: {first.why}.")
         raise Refused(first.why, blocked=chlauth.blocked_qualifier(first), user=flowed)
     for w in first.warnings if first is not None else ():
-        log("AMQ9787W", f"Channel would have been blocked (WARN): {w}.")
+        log(*entry("AMQ9787W", w=w))
     # CONNAUTH.
     adopted = ""
     if info is not None:
@@ -135,8 +136,7 @@ def identify(s: Any, req: dict[str, Any], chl: Any) -> Principal:
             final = chlauth.decide(sec.rules, partner, mcauser, sec.is_admin, run_as=adopted or flowed,
                                    adopted=bool(adopted))
             if not final.allowed:
-                log(final.msgid, f"Channel was blocked: channel {chl.name}, connection {s.peer}, user '{final.user}'.",
-                    final.why)
+                log(*entry(final.msgid), f"Channel {chl.name}, connection {s.peer}, user '{final.user}': {final.why}.")
                 raise Refused(final.why, blocked=chlauth.blocked_qualifier(final), user=final.user or adopted or flowed)
             user = final.user
         else:
@@ -151,8 +151,8 @@ def may_connect(qm: QueueManager, principal: Principal) -> None:
     lets ``principal`` connect."""
     sec = qm.security
     if sec.oam and not principal.admin and not sec.authority(principal, "QMGR", qm.name) & Z.MQZAO_CONNECT:
-        qm.log(f"AMQ8077W: Entity '{principal.user}' has insufficient authority to access object {qm.name} "
-               "(qmgr). The following requested permissions are unauthorized: connect.")
+        qm.log(message("AMQ8077W", entity=principal.user, name=qm.name),
+               "The following requested permissions are unauthorized: connect.")
         raise Refused(f"{principal.user} has no connect authority", qualifier=F.MQRQ_CONN_NOT_AUTHORIZED,
                       user=principal.user)
 

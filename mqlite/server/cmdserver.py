@@ -11,6 +11,7 @@ import threading
 
 from mqlite.admin.context import Admin
 from mqlite.admin.dispatch import Reply, dispatch
+from mqlite.catalogue import entry
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import pcf
@@ -38,8 +39,7 @@ class CommandServer(threading.Thread):
             try:
                 self.hobj = qm.open(self.conn, OD(ObjectName=COMMAND_QUEUE.encode()), C.MQOO_INPUT_SHARED).hobj
             except MQIError as e:
-                srv.log.write("MQL0010E", "The command server could not open "
-                              f"{COMMAND_QUEUE} (reason {e.reason}); it is not running.")
+                srv.log.write(*entry("MQL0010E", command_queue=COMMAND_QUEUE, reason=e.reason))
                 return
         while not self.stop_event.is_set():
             with srv.lock:
@@ -49,7 +49,7 @@ class CommandServer(threading.Thread):
                     if e.reason == C.MQRC_NO_MSG_AVAILABLE:
                         srv.cond_for(COMMAND_QUEUE).wait(0.5)
                         continue
-                    srv.log.write("MQL0011E", f"The command server could not get a command: reason {e.reason}.")
+                    srv.log.write(*entry("MQL0011E", reason=e.reason))
                     self.stop_event.wait(1)
                     continue
                 ticket = self.conn.ticket
@@ -83,7 +83,7 @@ class CommandServer(threading.Thread):
                 try:
                     qm.put1(self.conn, od, md, PMO(Options=C.MQPMO_NO_SYNCPOINT), pcf.encode(header, params))
                 except MQIError as e:
-                    srv.log.write("MQL0013W", f"The command server could not reply to {rq}: reason {e.reason}.")
+                    srv.log.write(*entry("MQL0013W", rq=rq, reason=e.reason))
                     return
             ticket = self.conn.ticket
         if ticket:

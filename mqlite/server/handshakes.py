@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from mqlite.catalogue import entry
+
 CAP = int(os.environ.get("MQLITE_MAX_HANDSHAKES", "256"))
 LOG_EVERY = 60.0               # seconds between error-log lines about connections shut down
 
@@ -63,7 +65,7 @@ class Handshakes:
             return
         with self._lock:
             n, self._told, self._told_at = self.shut - self._told, self.shut, now
-        self.log("MQL9513W", f"{n} connections that had not completed their handshake were closed.",
+        self.log(*entry("MQL9513W", n=n),
                  f"More than {self.cap} connections were waiting to say who they are (MQLITE_MAX_HANDSHAKES); "
                  "the oldest were closed to make room for new ones.")
 

@@ -8,6 +8,7 @@ import os
 import threading
 from typing import Any
 
+from mqlite.catalogue import entry, message
 from mqlite.channels.status import ChannelError
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
@@ -50,8 +51,8 @@ def greet(s: Any, req: Any) -> bool:
         with srv.lock:
             admin = srv.qm.security.is_admin(user)
         if not admin:
-            srv.qm.log(f"AMQ8077W: Entity '{user}' has insufficient authority to administer queue manager "
-                       f"{srv.name}: it is not a member of the mqm group.")
+            srv.qm.log(message("AMQ8077W", entity=user, name=srv.name),
+                       "It is not a member of the mqm group: it may not administer the queue manager.")
             return refuse(s, C.MQRC_NOT_AUTHORIZED, f"user {user} is not an administrator")
         s.control_only = True
         s.control_user = user               # the issuer of its commands (command and configuration events)
@@ -62,11 +63,11 @@ def greet(s: Any, req: Any) -> bool:
         chl = str(req.get("channel") or "")
         obj = srv.qm.lookup("CHANNEL", chl)
         if obj is None:
-            srv.log.write("AMQ9519E", f"Channel '{chl}' not found.",
+            srv.log.write(*entry("AMQ9519E", channel=chl),
                           f"A client at {s.peer} asked for a channel that is not defined.")
             return refuse(s, C.MQRC_UNKNOWN_CHANNEL_NAME, f"channel {chl} not found")
         if obj.kind != "SVRCONN":
-            srv.log.write("AMQ9547E", f"Type of remote channel '{chl}' not suitable for the action requested.")
+            srv.log.write(*entry("AMQ9547E"), f"Channel {chl} is not a server-connection channel.")
             return refuse(s, C.MQRC_CHANNEL_CONFIG_ERROR, f"channel {chl} is not SVRCONN")
         mismatch = check_tls(s, obj, str(req.get("sslciph") or ""))
         if mismatch is not None:
@@ -78,7 +79,7 @@ def greet(s: Any, req: Any) -> bool:
         with srv.lock:
             stopped = bool(srv.qm.uow.record(chl).get("stopped"))
         if stopped:
-            srv.log.write("AMQ9558E", f"The remote channel '{chl}' on host '{srv.name}' is not currently available.",
+            srv.log.write(*entry("AMQ9558E", chl=chl, name=srv.name),
                           f"Channel '{chl}' is STOPPED (STOP CHANNEL): a client at {s.peer} was refused "
                           "until START CHANNEL.")
             return refuse(s, C.MQRC_CHANNEL_NOT_AVAILABLE, f"channel {chl} is stopped")
@@ -153,6 +154,6 @@ def admit(s: Any, chl: str, obj: MQObject) -> str:
 
 
 def refuse(s: Any, reason: int, why: str) -> bool:
-    s.server.log.write("AMQ9999E", f"Connection from {s.peer} refused.", f"{why} (reason {reason}).")
+    s.server.log.write(*entry("AMQ9999E", channel=s.channel or "????", host=s.peer), f"{why} (reason {reason}).")
     P.send_frame(s.sock, P.ERROR, P.encode_json({"comp": C.MQCC_FAILED, "reason": reason}))
     return False

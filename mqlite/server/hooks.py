@@ -36,12 +36,9 @@ class ServerHooks(Hooks):
     def object_changed(self, obj: Any, ns: str, name: str) -> None:
         self.repman.poke()
 
-    def log(self, text: str) -> None:
-        msgid, sep, rest = text.partition(": ")
-        if sep and len(msgid) == 8 and msgid.startswith("AMQ") and msgid[3:7].isdigit():
-            self.errlog.write(msgid, rest)
-        else:
-            self.errlog.write("MQL9000I", text)
+    def log(self, text: str, explanation: str = "") -> None:
+        msgid, _sep, rest = text.partition(": ")      # (every line begins with its id: mqlite/catalogue.py)
+        self.errlog.write(msgid, rest, explanation)
 
     def channel_state(self, channel: str) -> str:
         return self.channels.state(channel)

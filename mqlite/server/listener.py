@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from mqlite.catalogue import entry, message
 from mqlite.cmq import CMQC as C
 from mqlite.objects.model import MQObject
 
@@ -51,30 +52,29 @@ def check_ports(objs: list[MQObject], log: Callable[..., None]) -> None:
             try:
                 probe.bind((obj["IPADDR"] or "127.0.0.1", obj["PORT"]))
             except OSError as e:
-                log("AMQ9218E", f"The TCP/IP listener program could not bind to port number {obj['PORT']}.",
+                log(*entry("AMQ9218E", port=obj['PORT']),
                     f"Listener {obj.name}: {e.strerror or e}. Another program may be using the port.")
-                raise PortBusy(f"AMQ9218E: The TCP/IP listener program could not bind to port number "
-                               f"{obj['PORT']}.") from None
+                raise PortBusy(message("AMQ9218E", port=obj['PORT'])) from None
 
 
 def start_listener(listeners: dict[str, Listener], obj: MQObject, accept_loop: Callable[[socket.socket, str], None],
                    log: Callable[..., None]) -> str | None:
     """START LISTENER: None, or why it did not start."""
     if obj.name in listeners:
-        return f"MQL0004E: Listener {obj.name} is already running."
+        return message("MQL0004E", name=obj.name)
     try:
         listeners[obj.name] = Listener(accept_loop, obj)
     except OSError as e:
-        log("AMQ9218E", f"The TCP/IP listener program could not bind to port number {obj['PORT']}.",
+        log(*entry("AMQ9218E", port=obj['PORT']),
             f"Listener {obj.name}: {e.strerror or e}. Another program may be using the port.")
-        return f"AMQ9218E: The TCP/IP listener program could not bind to port number {obj['PORT']}."
+        return message("AMQ9218E", port=obj['PORT'])
     return None
 
 
 def stop_listener(listeners: dict[str, Listener], name: str) -> str | None:
     lst = listeners.pop(name, None)
     if lst is None:
-        return "MQL0003E: Listener not active."
+        return message("MQL0003E")
     lst.close()
     return None
 

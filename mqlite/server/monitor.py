@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from mqlite.catalogue import entry
 from mqlite.channels.status import BatchFigures
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
@@ -107,14 +108,14 @@ def store_state(log: Any, name: str, state: str, why: str) -> None:
     """The store stopped or resumed accepting persistent work (a full disk): MQ's log-full
     messages in the error log."""
     if state == "ok":
-        log.write("AMQ7464I", f"The log for queue manager {name} is no longer full.",
+        log.write(*entry("AMQ7464I", name=name),
                   "Persistent messages are accepted again.")
     elif state == "full":
-        log.write("AMQ7463W", f"The log for queue manager {name} is full.",
+        log.write(*entry("AMQ7463W", name=name),
                   f"{why}. Persistent puts are refused with MQRC_RESOURCE_PROBLEM (2102) until "
                   "space is freed on the queue manager's file system.")
     else:
-        log.write("AMQ7463W", f"The log for queue manager {name} is full.",
+        log.write(*entry("AMQ7463W", name=name),
                   f"A write to the queue manager's store failed: {why}. It is retried until it "
                   "succeeds; the applications waiting on it have not been answered, and new "
                   "persistent work is refused with MQRC_RESOURCE_PROBLEM (2102).")

@@ -19,6 +19,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from mqlite.catalogue import entry
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import CMQZC as Z
@@ -145,12 +146,13 @@ class Client:
                 self._handle(packet)
         except (K.ProtocolError, W.WebSocketError, socket.timeout) as e:
             if not self.closed:
-                srv.log.write("AMQ9504E", f"A protocol error was detected on MQTT channel '{self.channel.obj.name}' "
-                                          f"from {self.peer}.", f"{e}. The connection was closed.")
+                srv.log.write(*entry("AMQ9504E", channel=self.channel.obj.name),
+                              f"{e} (MQTT client {self.peer}). The connection was closed.")
         except (ConnectionError, OSError):
             pass
         except Exception:       # a defect: log it, end this client, keep the queue manager running
-            srv.log.write("MQL9999E", f"Unexpected error serving MQTT client {self.peer}.", traceback.format_exc())
+            srv.log.write(*entry("AMQ6184W", qmgr=srv.name), f"Unexpected error serving MQTT client {self.peer}.\n"
+                                                                f"{traceback.format_exc()}")
         finally:
             self.close(publish_will=not clean_end)
 
@@ -269,7 +271,7 @@ class Client:
             with srv.lock:
                 stored, info = sec.password_hash(username), sec.connauth
             if password is None or not verify_password(stored, password.decode("utf-8", "replace")):
-                srv.log.write("AMQ5534E", f"User ID '{username}' authentication failed.",
+                srv.log.write(*entry("AMQ5534E", username=username),
                               f"MQTT client '{cid}' on channel '{obj.name}' from {self.peer}.")
                 auth.refuse_later(float(info["FAILDLAY"]) if info is not None else 1.0)
                 return K.BAD_CREDENTIALS, None
@@ -427,7 +429,8 @@ class Client:
             try:
                 self._publish(self.will)
             except K.ProtocolError as e:
-                self.srv.log.write("AMQ9504E", f"The will of MQTT client {self.client_id} was not published.", str(e))
+                self.srv.log.write(*entry("AMQ9504E", channel=self.channel.obj.name),
+                                   f"The will of MQTT client {self.client_id} was not published: {e}")
         srv = self.srv
         with srv.lock:
             for conn in {id(c): c for c in [self.conn, *(ln.conn for ln in self.lanes)] if c is not None}.values():

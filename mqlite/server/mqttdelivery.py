@@ -9,6 +9,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from mqlite.catalogue import entry
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
 from mqlite.cmq.headers import XQH, XQH_LEN
@@ -103,8 +104,8 @@ class Delivery:
         except (ConnectionError, OSError):
             c.close(publish_will=True)
         except Exception:
-            srv.log.write("MQL9999E", f"Unexpected error delivering to MQTT client {c.client_id}.",
-                          traceback.format_exc())
+            srv.log.write(*entry("AMQ6184W", qmgr=srv.name),
+                          f"Unexpected error delivering to MQTT client {c.client_id}.\n{traceback.format_exc()}")
             c.close(publish_will=True)
 
     def _commit(self, lane: Lane) -> None:

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from mqlite.catalogue import entry, message
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq import CMQXC
 from mqlite.objects.attrbase import PROTOCOL_CHANNELS
@@ -61,8 +62,8 @@ def start_tls(srv: ProtocolHost, obj: MQObject, ctx: ssl.SSLContext | None, sock
         return None
     version, cipher = tls_sock.version(), (tls_sock.cipher() or ("",))[0]
     if not tls.agreed(obj["SSLCIPH"], version, cipher):
-        srv.log.write("AMQ9631E", f"The CipherSpec agreed with {peer} ({cipher} {version}) is not {kind} "
-                                  f"channel '{obj.name}''s {obj['SSLCIPH']}.")
+        srv.log.write(*entry("AMQ9631E", channel=obj.name),
+                      f"The CipherSpec agreed with {peer} ({cipher} {version}) is not {kind} channel's {obj['SSLCIPH']}.")
         with srv.lock:
             srv.qm.events.ssl_error(F.MQRQ_SSL_CIPHER_SPEC_ERROR, obj.name, peer.split("(")[0])
         tls_sock.close()
@@ -110,7 +111,7 @@ class ProtocolService:
     def refusal(self, obj: MQObject, e: Exception) -> str | None:
         """The words for a listener that could not be made because of ``e`` (None: not ours)."""
         if isinstance(e, tls.TLSConfigError):
-            return f"AMQ9657E: The key repository of {self.kind} channel {obj.name} could not be used: {e.text}"
+            return message("AMQ9657E", channel=obj.name) + f" {e.text}"
         return None
 
     def prepare(self) -> None:
@@ -131,7 +132,7 @@ class ProtocolService:
             if name not in stopped:
                 err = self.start_channel(name)
                 if err:
-                    self.srv.log.write("AMQ9212E", f"{self.kind} channel {name} could not start: {err}")
+                    self.srv.log.write(*entry("AMQ9212E"), f"{self.kind} channel {name} could not start: {err}")
         return None
 
     def stop(self) -> str | None:
@@ -146,16 +147,16 @@ class ProtocolService:
     def start_channel(self, name: str) -> str | None:
         obj = self.srv.qm.objects["CHANNEL"].get(name)
         if obj is None:
-            return f"AMQ8147E: IBM MQ object {name} not found."
+            return message("AMQ8147E", name=name)
         if not self.started:
-            return f"AMQ8148E: The service {self.service} is not running: START SERVICE({self.service})."
+            return message("MQL0029E", service=self.service)
         with self.lock:
             if name in self.channels:
                 return None
             try:
                 ch = self.listener(obj)
             except OSError as e:
-                return f"AMQ9212E: {self.kind} channel {name} cannot listen on port {obj['PORT']}: {e}."
+                return message("AMQ9218E", port=obj['PORT']) + f" {self.kind} channel {name}: {e}."
             except Exception as e:
                 why = self.refusal(obj, e)
                 if why is None:
@@ -167,7 +168,7 @@ class ProtocolService:
 
     def stop_channel(self, name: str) -> str | None:
         if name not in self.channels:
-            return f"MQL0007E: Channel {name} is not currently active."
+            return message("MQL0007E", name=name)
         self._end(name)
         return None
 

@@ -15,6 +15,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from mqlite.catalogue import entry
 from mqlite.cluster.pubsub import PUBSQ
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
@@ -63,7 +64,7 @@ class PubSubAgent(threading.Thread):
                 hobj = qm.open(conn, OD(ObjectName=PUBSQ.encode()), C.MQOO_INPUT_EXCLUSIVE).hobj
                 ctl = qm.open(conn, OD(ObjectName=CONTROLQ.encode()), C.MQOO_INPUT_EXCLUSIVE).hobj
             except MQIError as e:
-                srv.log.write("AMQ5806E", f"The publish/subscribe agent could not open its queues (reason {e.reason}).",
+                srv.log.write(*entry("AMQ5806E", reason=e.reason),
                               "Publications from other queue managers are not delivered.")
                 return
             qm.pubhier.start(conn)
@@ -75,7 +76,8 @@ class PubSubAgent(threading.Thread):
                 try:
                     got = self._round(conn, hobj, ctl, gmo)
                 except Exception as e:       # log it, back out (the publication stays), keep running
-                    srv.log.write("MQL9997E", f"Publish/subscribe agent error: {e}.", traceback.format_exc())
+                    srv.log.write(*entry("AMQ6184W", qmgr=srv.name),
+                                  f"Publish/subscribe agent error: {e}.\n{traceback.format_exc()}")
                     qm.backout(conn)
                     got, failed = 0, True
                 ticket = conn.ticket
@@ -113,5 +115,5 @@ class PubSubAgent(threading.Thread):
             try:
                 handle(r)
             except ValueError as e:
-                self.srv.log.write("AMQ5807E", discarded, str(e))
+                self.srv.log.write(*entry("MQL8027W"), f"{discarded} {e}")
         return got

@@ -15,6 +15,7 @@ import threading
 import traceback
 from typing import Any
 
+from mqlite.catalogue import entry
 from mqlite.channels.manager import ChannelManager
 from mqlite.cluster import operations
 from mqlite.cluster.state import CMDQ
@@ -56,7 +57,7 @@ class RepositoryManager(threading.Thread):
             try:
                 hobj = qm.open(conn, OD(ObjectName=CMDQ.encode()), C.MQOO_INPUT_EXCLUSIVE).hobj
             except MQIError as e:
-                srv.log.write("AMQ9411E", f"The repository manager could not open {CMDQ} (reason {e.reason}).",
+                srv.log.write(*entry("AMQ9411E", cmdq=CMDQ, reason=e.reason),
                               "Clustering is not available on this queue manager.")
                 return
         gmo = GMO(Options=C.MQGMO_SYNCPOINT)
@@ -65,7 +66,8 @@ class RepositoryManager(threading.Thread):
                 try:
                     got = self._round(conn, hobj, gmo)
                 except Exception as e:       # a defect: log it, keep the queue manager running
-                    srv.log.write("MQL9998E", f"Repository manager error: {e}.", traceback.format_exc())
+                    srv.log.write(*entry("AMQ6184W", qmgr=srv.name),
+                                  f"Repository manager error: {e}.\n{traceback.format_exc()}")
                     qm.backout(conn)
                     got = 0
                 ticket = conn.ticket
@@ -92,7 +94,7 @@ class RepositoryManager(threading.Thread):
                 if added:
                     qm.pubcluster.resend_retained(conn, str(msg["from"]), str(msg["cluster"]), added)
             except (ValueError, KeyError, TypeError) as e:
-                self.srv.log.write("AMQ9430E", "A cluster control message was not understood and was discarded.",
+                self.srv.log.write(*entry("AMQ9430E"),
                                    f"{e.__class__.__name__}: {e}")
         cl.tick()
         cl.sync()
@@ -102,7 +104,7 @@ class RepositoryManager(threading.Thread):
             if st.chltype == "CLUSSDR" and st.state in ("RETRYING", "STOPPED"):
                 moved = qm.routing.reroute(conn, channel)
                 if moved:
-                    self.srv.log.write("AMQ9486I", f"{moved} message(s) for channel {channel} were re-routed.",
+                    self.srv.log.write(*entry("AMQ9486I", moved=moved, channel=channel),
                                        "The channel cannot reach its queue manager; the messages were put "
                                        "with BIND_NOT_FIXED.")
         for channel, target, msg in cl.outgoing():

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mqlite.catalogue import message
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQZC as Z
 from mqlite.security.authority import OBJTYPES, AuthorityError, Entity, bits_of, effective, names_of
@@ -47,7 +48,7 @@ def secop(srv: ServerPort, req: dict[str, Any]) -> dict[str, Any]:
             entry = sec.users.get(name, {"hash": None, "groups": []})
             if req.get("delete"):
                 if not sec.delete_user(name):
-                    return {"ok": False, "msg": f"AMQ8757E: User '{name}' is not known to the queue manager."}
+                    return {"ok": False, "msg": message("AMQ8757E", name=name)}
             else:
                 groups = set(entry["groups"]) | set(req.get("add", [])) - set(req.get("remove", []))
                 sec.set_user(name, req["hash"] if "hash" in req else entry["hash"], sorted(groups))
@@ -58,12 +59,12 @@ def secop(srv: ServerPort, req: dict[str, Any]) -> dict[str, Any]:
         elif op == "setaut":
             objtype = req["objtype"]
             if objtype not in OBJTYPES:
-                return {"ok": False, "msg": "AMQ7095E: An object type is not valid."}
+                return {"ok": False, "msg": message("AMQ7095E")}
             try:
                 add = bits_of(req.get("add", []), objtype)
                 remove = -1 if req.get("remove_all") else bits_of(req.get("remove", []), objtype)
             except AuthorityError as e:
-                return {"ok": False, "msg": f"AMQ7096E: An authorization specification is not valid: {e}."}
+                return {"ok": False, "msg": f"{message('AMQ7096E')} {e}."}
             profile = req["profile"] or srv.qm.name
             unknown = sec.first_unknown([Entity(name, group) for name, group in req["entities"]])
             if unknown is not None:

@@ -18,6 +18,7 @@ import traceback
 import time
 from typing import Any
 
+from mqlite.catalogue import entry
 from mqlite.channels.limits import channel_limits
 from mqlite.channels.manager import ChannelManager
 from mqlite.cluster import operations
@@ -107,7 +108,7 @@ class QMServer:
         cache = self.store.meta(CACHE_KEY)
         if cache:
             operations.restore(self.qm.cluster, json.loads(cache))
-        self.log.write("AMQ8003I", f"IBM MQ queue manager '{self.name}' started.",
+        self.log.write(*entry("AMQ8003I", name=self.name),
                        f"Recovered {stats['messages']} persistent messages on {stats['queues']} queues.")
         for obj in list(self.qm.objects["LISTENER"].values()):
             if obj["CONTROL"] in (C.MQSVC_CONTROL_Q_MGR, C.MQSVC_CONTROL_Q_MGR_START):
@@ -182,7 +183,7 @@ class QMServer:
             try:
                 self.qsg.stop()
             except Exception as e:  # noqa: BLE001 - the shared store may be gone; end anyway
-                self.log.write("MQL7005E", "Leaving the queue-sharing group failed.", repr(e))
+                self.log.write(*entry("MQL7005E"), repr(e))
         if getattr(self, "command_server", None) is not None:
             self.command_server.stop()
         self.repman.stop()
@@ -206,14 +207,14 @@ class QMServer:
                 self.store.close()
                 self.pager.close()
             except StoreUnavailable as e:
-                self.log.write("AMQ7463W", f"The log for queue manager {self.name} is full.",
+                self.log.write(*entry("AMQ7463W", name=self.name),
                                f"Ending with work not written ({e}); none of it was acknowledged.")
         for p in (self.paths.socket, self.paths.pid):
             try:
                 os.unlink(p)
             except OSError:
                 pass
-        self.log.write("AMQ8004I", f"IBM MQ queue manager '{self.name}' ended.")
+        self.log.write(*entry("AMQ8004I", name=self.name))
         self.stopped.set()
 
     # --- Services for MQSC (listeners) --------------------------------------------------------
@@ -253,7 +254,7 @@ class QMServer:
                 # Out of file descriptors (EMFILE/ENFILE), or memory: the pending connection
                 # waits in the backlog; the listener keeps going and says so once.
                 if not said:
-                    self.log.write("AMQ9213E", "A communications error for TCP/IP occurred.",
+                    self.log.write(*entry("AMQ9213E"),
                                    f"The return code from the TCP/IP accept() call was {e.errno} ({e.strerror}). "
                                    "The listener goes on accepting once resources are available.")
                     said = True
@@ -286,7 +287,7 @@ class QMServer:
             self.tls = tls.server_context(stem, label)
         except tls.TLSConfigError as e:
             self.tls = None
-            self.log.write("AMQ9657E", "The key repository could not be opened (channel security).", e.text)
+            self.log.write(*entry("AMQ9657E", channel="*"), e.text)
 
     def _tls_context(self) -> ssl.SSLContext | None:
         """The context a new TLS connection gets. MQ reads the key repository when a channel first
@@ -306,8 +307,9 @@ class QMServer:
         with the listener's context. False: refused (and logged)."""
         context = self._tls_context()
         if context is None:
-            self.log.write("AMQ9637E", f"A TLS connection from {session.peer} was refused.",
-                           "The queue manager has no usable key repository (SSLKEYR).")
+            self.log.write(*entry("AMQ9657E", channel="????"),
+                           f"A TLS connection from {session.peer} was refused: the queue manager has no usable key "
+                           "repository (SSLKEYR).")
             return False
         try:
             session.sock.settimeout(HELLO_TIMEOUT)
@@ -359,8 +361,8 @@ class QMServer:
         if args.exc_type is SystemExit:
             return
         name = args.thread.name if args.thread is not None else "?"
-        self.log.write("MQL9999E", f"Unexpected error ended thread {name}.",
-                       "".join(traceback.format_exception(args.exc_type, args.exc_value, args.exc_traceback)))
+        self.log.write(*entry("AMQ6184W", qmgr=self.name), f"Unexpected error ended thread {name}.\n" + "".join(
+            traceback.format_exception(args.exc_type, args.exc_value, args.exc_traceback)))
 
     def cond_for(self, queue: str) -> QueueCondition:
         if (cond := self.conds.get(queue)) is None:

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import IO, Any, Protocol
 
+from mqlite.catalogue import entry, message
 from mqlite.cmq import CMQC as C
 from mqlite.objects.model import MQObject
 from mqlite.paths import QMPaths, data_root
@@ -73,20 +74,20 @@ class ServiceRunner:
         if obj.name in self.builtin:
             return self.builtin[obj.name].start()
         if not obj["STARTCMD"]:
-            return f"MQL0023E: Service {obj.name} has no STARTCMD."
+            return message("MQL0023E", name=obj.name)
         server = obj["SERVTYPE"] == C.MQSVC_TYPE_SERVER
         if server and self.status(obj.name) is not None:
-            return f"MQL0024E: Service {obj.name} is already running."
+            return message("MQL0024E", name=obj.name)
         try:
             proc = self._spawn(obj, "STARTCMD", "STARTARG")
         except OSError as e:
-            self.log("AMQ5041E", f"The service '{obj.name}' could not be started.", f"{obj['STARTCMD']}: {e}")
-            return f"MQL0025E: Service {obj.name} could not be started: {e.strerror or e}."
+            self.log(*entry("AMQ5041E", name=obj.name), f"{obj['STARTCMD']}: {e}")
+            return message("MQL0025E", name=obj.name, why=e.strerror or e)
         if server:
             self.running[obj.name] = (proc, time.time())
-            self.log("AMQ5028I", f"The Server '{obj.name}' has started. ProcessId({proc.pid}).", "")
+            self.log(*entry("AMQ5028I", name=obj.name, pid=proc.pid), "")
         else:
-            self.log("AMQ5030I", f"The Command '{obj.name}' has started. ProcessId({proc.pid}).", "")
+            self.log(*entry("AMQ5030I", name=obj.name, pid=proc.pid), "")
         return None
 
     def stop(self, obj: MQObject) -> str | None:
@@ -98,12 +99,12 @@ class ServiceRunner:
             try:
                 self._spawn(obj, "STOPCMD", "STOPARG", running["PID"] if running else None)
             except OSError as e:
-                return f"MQL0025E: The stop command of service {obj.name} could not be run: {e.strerror or e}."
+                return message("MQL0028E", name=obj.name, why=e.strerror or e)
             return None
-        entry = self.running.get(obj.name)
-        if entry is None:
-            return f"MQL0026E: Service {obj.name} is not running."
-        entry[0].terminate()
+        running_now = self.running.get(obj.name)
+        if running_now is None:
+            return message("MQL0026E", name=obj.name)
+        running_now[0].terminate()
         return None
 
     def status(self, name: str) -> dict[str, Any] | None:
@@ -111,13 +112,13 @@ class ServiceRunner:
         forgotten, and its end logged."""
         if name in self.builtin:
             return self.builtin[name].status()
-        entry = self.running.get(name)
-        if entry is None:
+        running_now = self.running.get(name)
+        if running_now is None:
             return None
-        proc, started = entry
+        proc, started = running_now
         if proc.poll() is not None:
             del self.running[name]
-            self.log("AMQ5029I", f"The Server '{name}' has ended. ProcessId({proc.pid}).", "")
+            self.log(*entry("AMQ5029I", name=name, pid=proc.pid), "")
             return None
         return {"STATUS": "RUNNING", "PID": proc.pid, "STARTED": started}
 

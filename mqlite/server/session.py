@@ -12,6 +12,7 @@ import traceback
 from collections import deque
 from typing import Any
 
+from mqlite.catalogue import entry
 from mqlite.cluster.state import RESOLVE_WAIT, ClusterPending
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
@@ -131,17 +132,18 @@ class Session:
                     with srv.lock:
                         srv.qm.flush_shared_async(self.conn)
         except P.ProtocolError as e:
-            srv.log.write("AMQ9504E", f"A protocol error was detected on a connection from {self.peer}.",
-                          f"{e}. The connection was closed; the queue manager continues.")
+            srv.log.write(*entry("AMQ9504E", channel=self.channel or "????"),
+                          f"{e} (from {self.peer}). The connection was closed; the queue manager continues.")
         except (ConnectionError, OSError, socket.timeout) as e:
             if self.conn is not None and not self.closed and not srv.stopping.is_set():
-                srv.log.write("AMQ9209E", f"Connection to host {self.peer} closed.",
+                srv.log.write(*entry("AMQ9209E", peer=self.peer),
                               f"The application ended without MQDISC ({e.__class__.__name__}); "
                               "its unit of work was backed out.")
         except StoreUnavailable:
             pass            # the queue manager is ending with a write it could not make: not answered
         except Exception:  # a defect: log it, drop this connection, keep the queue manager running
-            srv.log.write("MQL9999E", f"Unexpected error serving {self.peer}.", traceback.format_exc())
+            srv.log.write(*entry("AMQ6184W", qmgr=srv.qm.name),
+                          f"Unexpected error serving {self.peer}.\n{traceback.format_exc()}")
         finally:
             if self.conn is not None:
                 with srv.lock:

@@ -7,6 +7,7 @@ import time
 from collections.abc import Iterable
 from typing import Any, Protocol
 
+from mqlite.catalogue import entry, message
 from mqlite.engine.clock import mq_date_time
 from mqlite.engine.core import Conn
 from mqlite.net import protocol as P
@@ -57,7 +58,7 @@ def stop_connection(sessions: Iterable[Any], hconn: int) -> str | None:
     fails with 2009 and its unit of work is backed out; the queue manager's own are refused."""
     found = [s for s in sessions if s.conn is not None and s.conn.hconn == hconn]
     if not found:
-        return "AMQ8463E: The connection belongs to the queue manager and cannot be stopped."
+        return message("AMQ8463E")
     found[0].kill()
     return None
 
@@ -98,7 +99,7 @@ def heartbeat(s: Any, now: float) -> None:
         return
     wait = heartbeat_wait(s.hbint)
     if now - s.hb_sent >= wait:
-        s.server.log.write("AMQ9259E", f"Connection timed out from host '{s.peer}'.",
+        s.server.log.write(*entry("AMQ9259E", peer=s.peer),
                            f"The client on channel '{s.channel}' did not answer a heartbeat within "
                            f"{wait:g} s (HBINT {s.hbint}); the conversation was ended and its unit of "
                            "work backed out.")

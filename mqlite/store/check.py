@@ -27,6 +27,7 @@ import sys
 import time
 from typing import Any, Callable, NoReturn
 
+from mqlite.catalogue import entry, message
 from mqlite.store.log import RecoveryLog
 from mqlite.store.sqlite import Store
 
@@ -153,9 +154,9 @@ def open_store(db: str, pid_file: str, qmgr: str, log: Callable[..., None], acce
     Damage refuses the start with AMQ7017S (StoreDamaged) unless the administrator accepts it
     (strmqm --accept-damage: start from what is intact, the damaged log kept beside the database)."""
     def refuse(why: str) -> NoReturn:
-        log("AMQ7017S", "Log not available.",
+        log(*entry("AMQ7017S"),
             f"Queue manager {qmgr} cannot use its store: {why}. The queue manager was not started.")
-        raise StoreDamaged(f"AMQ7017S: Log not available: {why}")
+        raise StoreDamaged(f"{message('AMQ7017S')} {why}")
     log_dir = db + "-log"
     unclean = os.path.exists(pid_file) or os.path.exists(db + "-wal") or \
         (os.path.isdir(log_dir) and bool(os.listdir(log_dir)))
@@ -167,7 +168,7 @@ def open_store(db: str, pid_file: str, qmgr: str, log: Callable[..., None], acce
         suffix = f".damaged-{time.strftime('%Y%m%d%H%M%S')}"
         frames = list(recovery_log.frames())        # the intact frames, applied at the open
         extents = recovery_log.set_aside(suffix)
-        log("MQL7017W", f"Queue manager {qmgr} started from a damaged log.",
+        log(*entry("MQL7017W", qmgr=qmgr),
             f"{why}. The work in the frames after the damage is lost; the damaged log was kept as "
             f"{', '.join(extents)}.")
         _rewrite(log_dir, frames)
@@ -177,7 +178,7 @@ def open_store(db: str, pid_file: str, qmgr: str, log: Callable[..., None], acce
             refuse(why + ". Start with strmqm --accept-damage to recover what is intact")
         kept = f"{db}-wal.damaged-{time.strftime('%Y%m%d%H%M%S')}"
         shutil.copyfile(db + "-wal", kept)
-        log("MQL7017W", f"Queue manager {qmgr} started from a damaged log.",
+        log(*entry("MQL7017W", qmgr=qmgr),
             f"{why}. The work in those frames is lost; the damaged log was kept as {kept}.")
     try:
         store = Store(db)
@@ -191,7 +192,7 @@ def open_store(db: str, pid_file: str, qmgr: str, log: Callable[..., None], acce
     elif os.path.getsize(db) <= QUICK_CHECK_ALWAYS:
         why = quick_check(store.db)
         if why is not None:
-            log("AMQ7472W", f"Queue manager {qmgr}: its store is damaged.",
+            log(*entry("AMQ7472W", name=qmgr, type="qmgr"),
                 f"{why}. The queue manager starts; an object whose stored data cannot be read answers "
                 "MQRC_OBJECT_DAMAGED (2101). Restore qmgr.db from a backup.")
     return store

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from mqlite.catalogue import entry
 from mqlite.cmq import CMQC as C
 from mqlite.cmq.errors import MQIError
 from mqlite.engine.ports import MoveDamaged, StoredRow
@@ -45,7 +46,7 @@ def queue_buffers(ini: dict[str, dict[str, str]], log: Callable[..., Any]) -> tu
         raw = tuning.get(key)
         value = int(raw) if raw is not None and raw.isdigit() else -1
         if raw is not None and not 0 <= value <= MAX_BUFFER:
-            log("MQL8001W", f"qm.ini TuningParameters {key}={raw} is not valid.",
+            log(*entry("MQL8001W", stanza="TuningParameters", key=key, raw=raw),
                 f"A buffer size is a number of bytes from 0 to {MAX_BUFFER}; {default} is used.")
             value = default
         out.append(default if raw is None else value)

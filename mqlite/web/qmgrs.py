@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from mqlite import pymqi
+from mqlite.catalogue import message
 from mqlite.net.client import control_call
 from mqlite.paths import QMPaths, all_qmgrs
 from mqlite.pymqi import CMQC, CMQCFC
@@ -31,7 +32,7 @@ KEPT_LIMIT = 32                    # queue handles a connection keeps open
 HANDLE_IDLE = 0.5                  # seconds a kept handle stays open unused
 QUIESCE_EVERY = 4                  # sweeps between asking idle connections' queue managers (1 s)
 GATEWAY_WAIT_MS = 20000            # how long a remote queue manager's answer is waited for
-NO_TEXT = {CMQC.MQRC_NOT_AUTHORIZED: "AMQ8135E: Not authorized."}    # runmqsc's words for a refused command
+NO_TEXT = {CMQC.MQRC_NOT_AUTHORIZED: message("AMQ8135E")}    # runmqsc's words for a refused command
 
 
 class NotFound(LookupError):
@@ -294,5 +295,5 @@ def mqsc(qm: WebConnection, command: str, remote: str = "", user: str = "") -> t
     out = "\n".join(t.rstrip() for t in texts if t)
     if not out and reason:
         # The command server refused the command itself (no MQSC text): runmqsc's message for it.
-        out = NO_TEXT.get(reason, f"AMQ8101S: IBM MQ error ({reason:X}) has occurred.")
+        out = NO_TEXT.get(reason, message("AMQ8101S", reason=reason))
     return out, ok

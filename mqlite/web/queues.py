@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from mqlite.catalogue import message
 from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.engine.status import QSTATUS_FIELDS
@@ -34,12 +35,12 @@ class Refused(Exception):
     @staticmethod
     def of(reason: int, name: str) -> Refused:
         """A PCF inquiry's refusal, with the AMQ message runmqsc would have shown for it."""
-        text = {NOT_FOUND: f"AMQ8147E: IBM MQ object {name} not found.", 2035: "AMQ8135E: Not authorized.",
-                F.MQRCCF_CHL_STATUS_NOT_FOUND: "AMQ8420I: Channel Status not found.",
-                F.MQRCCF_CHANNEL_NOT_FOUND: f"AMQ8147E: IBM MQ object {name} not found.",
-                C.MQRC_NO_SUBSCRIPTION: "AMQ8098E: IBM MQ subscription not found.",
-                F.MQRCCF_SERV_STATUS_NOT_FOUND: f"MQL8010I: No running service matches {name}."}.get(
-            reason, f"AMQ8101S: IBM MQ error ({reason:X}) has occurred.")
+        text = {NOT_FOUND: message("AMQ8147E", name=name), 2035: message("AMQ8135E"),
+                F.MQRCCF_CHL_STATUS_NOT_FOUND: message("AMQ8420I"),
+                F.MQRCCF_CHANNEL_NOT_FOUND: message("AMQ8147E", name=name),
+                C.MQRC_NO_SUBSCRIPTION: message("AMQ8098E"),
+                F.MQRCCF_SERV_STATUS_NOT_FOUND: message("MQL8010I", name=name)}.get(
+            reason, message("AMQ8101S", reason=reason))
         return Refused(text, reason)
 
 
@@ -76,7 +77,7 @@ def _one(inquire: Inquire, name: str) -> dict[str, str]:
     """The queue called ``name`` (any type): its fields, or Refused (404) if none."""
     found = _queues(inquire, name)
     if not found:
-        raise Refused(f"AMQ8147E: IBM MQ object {name} not found.")
+        raise Refused(message("AMQ8147E", name=name))
     return found[0]
 
 
@@ -151,7 +152,7 @@ def channels(inquire: Inquire, name: str | None, query: Mapping[str, str]) -> di
                 {"clusterRouting": obj.get("clusterRouting", {})}, keep)
         out.append(obj)
     if name is not None and not pattern.endswith("*") and not out:
-        raise Refused(f"AMQ8147E: IBM MQ object {name} not found.")
+        raise Refused(message("AMQ8147E", name=name))
     return {"channel": out}
 
 
@@ -163,7 +164,7 @@ def change(run: Run, inquire: Inquire, name: str, body: dict[str, Any]) -> None:
     fields = _one(inquire, name)
     qtype = R.TYPES.get(fields.get("TYPE", ""), "local")
     if qtype == "cluster":
-        raise Refused(f"AMQ8147E: IBM MQ object {name} not found.")
+        raise Refused(message("AMQ8147E", name=name))
     _changed(run, R.alter_command(name, qtype, body, fields.get("QSVCIEV", "")))
 
 
@@ -172,7 +173,7 @@ def delete(run: Run, inquire: Inquire, name: str, query: Mapping[str, str]) -> N
     fields = _one(inquire, name)
     qualifier = fields.get("TYPE", "QLOCAL")
     if qualifier == "QCLUSTER":
-        raise Refused(f"AMQ8147E: IBM MQ object {name} not found.")
+        raise Refused(message("AMQ8147E", name=name))
     command = f"DELETE {qualifier}({M.quoted(name)})"
     if qualifier == "QLOCAL" and "purge" in query:
         command += " PURGE"

@@ -1,7 +1,7 @@
 """Connection storms at every door (issue 62): 1,100 connections that send half a handshake and
 nothing more (the MQI listener's first bytes, AMQP's ``AMQ``, an MQTT CONNECT's first byte) do
 not keep a real client out. Before, the AMQP channel's connection threads waited with select(),
-which fails above descriptor 1023 (MQL9999E for every new client), and nothing bounded how many
+which fails above descriptor 1023 (AMQ6184W for every new client), and nothing bounded how many
 connections could wait to say who they are. Now at most MQLITE_MAX_HANDSHAKES (256) wait; one
 more shuts the oldest down (MQL9513W in the error log), and each door's 10 s limit ends the rest.
 After each storm the queue manager's resident memory returns within 10% of where it was."""
@@ -96,5 +96,5 @@ def test_a_storm_of_half_handshakes_keeps_no_real_client_out(qm, door, first, cl
         time.sleep(0.5)
     assert after <= before * 1.1, (before, after)
     errors = (Path(qm["h"].data_dir) / "qmgrs" / "STORMQM" / "errors" / "AMQERR01.LOG").read_text()
-    assert "MQL9999E" not in errors                       # no defect met on the way
+    assert "AMQ6184W" not in errors                       # no defect met on the way
     assert "MQL9513W" in errors                           # the oldest waiting connections were shut

@@ -255,7 +255,7 @@ def test_application_status_counts_instances_and_says_which_could_move(qm: Any, 
         name = os.path.basename(sys.argv[0])[-28:]
         out = qm.mqsc(f"DISPLAY APSTATUS('{name}')\nDISPLAY APSTATUS('{name}') TYPE(LOCAL)\n").stdout
         assert "COUNT(3)" in out and "MOVCOUNT(1)" in out and "BALANCED(NOTAPPLIC)" in out
-        local = [b for b in out.split("MQL8012I")[1:] if re.search(r"APPLNAME\([^)]*\)\s+TYPE\(LOCAL\)", b)]
+        local = [b for b in out.split("MQL8015I")[1:] if re.search(r"APPLNAME\([^)]*\)\s+TYPE\(LOCAL\)", b)]
         assert sorted(re.search(r"IMMREASN\((\w+)\)", b).group(1) for b in local) == ["NONE", "NOTCLIENT", "NOTRECONN"]
         assert [("CONNS(2)" in b, "MOVABLE(NO)" in b) for b in local if "NOTCLIENT" in b] == [(True, True)]
         assert [("CONNS(1)" in b, "IMMCOUNT(0)" in b) for b in local if "MOVABLE(YES)" in b] == [(True, True)]

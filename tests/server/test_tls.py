@@ -135,7 +135,7 @@ def test_put_and_get_over_tls_with_mq_cipherspec_names(tlsqm):
 def test_waiting_get_and_persistent_put_over_tls(tlsqm):
     """A persistent MQPUT outside syncpoint is answered after its fsync, and an MQGET that waits
     checks whether the client is still there: neither may use a plain socket's flags on an SSL
-    socket (they broke the connection with 2009 and logged MQL9999E)."""
+    socket (they broke the connection with 2009 and logged AMQ6184W)."""
     qm, pki = tlsqm
     c = _connect(qm, "ANY.SVRCONN", "ANY_TLS12_OR_HIGHER", pki.repo("trust", None))
     q = pymqi.Queue(c, "TLS.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_SHARED)
@@ -146,7 +146,7 @@ def test_waiting_get_and_persistent_put_over_tls(tlsqm):
     assert [q.get() for _ in range(20)] == [b"persistent %d" % n for n in range(20)]
     q.close()
     c.disconnect()
-    assert "MQL9999E" not in _log(qm)
+    assert "AMQ6184W" not in _log(qm)
 
 
 def test_each_mismatch_gets_mqs_answer(tlsqm):

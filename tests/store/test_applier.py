@@ -181,7 +181,7 @@ def test_an_applier_thread_that_died_is_not_waited_for() -> None:
 def test_a_checkpoint_the_full_disk_refuses_keeps_the_log_and_the_applier(tmp_path, monkeypatch) -> None:
     """The checkpoint after a run (what lets the log's extents go) failing with SQLITE_FULL: the
     extents stay, the applier goes on applying later frames, and the end is clean; the next
-    start finds every message. (It ended the applier's thread: seen as MQL9999E in the full-disk
+    start finds every message. (It ended the applier's thread: seen as AMQ6184W in the full-disk
     test, and as an end that waited for ever.)"""
     store = Store(str(tmp_path / "qmgr.db"))
     assert store.applier is not None and store.log is not None
