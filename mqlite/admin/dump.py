@@ -29,7 +29,7 @@ ORDER = ("AUTHINFO", "QUEUE", "NAMELIST", "PROCESS", "CHANNEL", "LISTENER", "SER
 TYPES = {"authinfo": {"AUTHINFO"}, "channel": {"CHANNEL"}, "clntconn": {"CHANNEL"}, "comminfo": {"COMMINFO"},
          "listener": {"LISTENER"}, "namelist": {"NAMELIST"}, "process": {"PROCESS"}, "queue": {"QUEUE"},
          "qmgr": {QMGR}, "service": {"SERVICE"}, "topic": {"TOPIC"}}
-SECRETS = frozenset({"LDAPPWD", "PASSWORD"})
+SECRETS = frozenset({"LDAPPWD", "PASSWORD", "INITKEY", "KEYRPWD"})
 # What DEFINE needs of a kind although the attribute cannot be altered afterwards.
 REQUIRED = {"TOPIC": ("TOPICSTR",), "AUTHINFO": ("AUTHTYPE",), "COMMINFO": ("TYPE",)}
 EXTENTS = ("all", "object", "authrec", "chlauth", "sub", "policy")

@@ -11,8 +11,9 @@ from mqlite.cmq import CMQC
 from mqlite.engine import admin
 from mqlite.mqsc.base import Part
 from mqlite.mqsc.parser import Command, condition
-from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields
-from mqlite.objects.attrs import CHANNEL_TYPES, CHLTYPE_VALUES, ENUM, FLAG, INT, QUEUE_KINDS, TABLE
+from mqlite.mqsc.result import ERROR, Result, SyntaxProblem, format_fields, wrapped_list
+from mqlite.objects.attrs import CHANNEL_TYPES, CHLTYPE_VALUES, ENUM, FLAG, INT, LIST, QUEUE_KINDS, TABLE
+from mqlite.objects.layout import display_order
 from mqlite.objects.model import QMGR, MQObject
 from mqlite.objects.names import MQSC_OPS, filter_match, generic_match
 
@@ -44,7 +45,8 @@ class Where:
     test: Callable[[str, dict[str, Any]], bool]
 
 
-QSG_ONLY = ("IGQ", "IGQAUT", "IGQUSER", "SQQMNAME")   # DISPLAY QMGR ALL shows them in a queue-sharing group
+QSG_ONLY = ("IGQ", "IGQAUT", "IGQUSER", "SQQMNAME")
+SECRET = ("INITKEY", "KEYRPWD")             # DISPLAY QMGR shows ******** for a value that is set   # DISPLAY QMGR ALL shows them in a queue-sharing group
 
 class ObjectDisplay(Part):
     """DISPLAY of the objects the attribute table describes."""
@@ -190,13 +192,14 @@ class ObjectDisplay(Part):
                 ({"LDAPPWD": "********"} if values.get("LDAPPWD") else {})
         else:
             items = [f"{ns}({obj.name})"]
-        names = sorted(table) if all_ else [w for w in dict.fromkeys(wanted) if w in table]
+        names = display_order(obj.kind, list(table)) if all_ else [w for w in dict.fromkeys(wanted) if w in table]
         if ns == "AUTHINFO":
             names = [n for n in names if n != "AUTHTYPE"]
         if ns == "QUEUE" and self.qm.shared is not None and "QSGDISP" not in names:
             names.insert(0, "QSGDISP")   # a group member shows every queue's disposition, as z/OS does
         for n in names:
-            items.append(table[n].render(values.get(n, table[n].default_for(obj.kind))))
+            value = values.get(n, table[n].default_for(obj.kind))
+            items.append(wrapped_list(n, value) if table[n].kind == LIST else table[n].render(value))
         return items
 
     def qmgr(self, cmd: Command) -> Result:
@@ -206,9 +209,10 @@ class ObjectDisplay(Part):
         table = TABLE.attrs(QMGR)
         if cmd.param("QMNAME") is not None and not wanted and not all_:
             return Result([DISPLAY_HEADER["QMGR"]] + format_fields([f"QMNAME({self.qm.name})"]))
-        names = sorted(table) if all_ or not wanted else [w for w in dict.fromkeys(wanted)]
-        if (all_ or not wanted) and not values.get("QSGNAME"):
+        names = display_order(QMGR, list(table)) if all_ or not wanted else [w for w in dict.fromkeys(wanted)]
+        if (all_ or not wanted) and values.get("QSGNAME"):
             # Intra-group queuing is z/OS's, for a queue-sharing group: shown for a member only.
-            names = [n for n in names if n not in QSG_ONLY]
-        items = [f"QMNAME({self.qm.name})"] + [table[n].render(values[n]) for n in names]
+            names += [n for n in sorted(QSG_ONLY + ("QSGNAME",)) if n in table]
+        shown = {n: "********" if n in SECRET and values.get(n) else values.get(n, table[n].default) for n in names}
+        items = [f"QMNAME({self.qm.name})"] + [table[n].render(shown[n]) for n in names]
         return Result([DISPLAY_HEADER["QMGR"]] + format_fields(items))

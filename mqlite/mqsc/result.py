@@ -17,23 +17,34 @@ WIDE = 38      # an attribute this long has a line of its own (MQ 9's runmqsc: 3
 
 
 def format_fields(items: list[str]) -> list[str]:
-    """DISPLAY layout: three blanks, then attributes two to a line in 40-column fields."""
+    """DISPLAY layout as MQ's runmqsc prints it: three blanks, then attributes two to a line in
+    40-column fields; one of WIDE characters or more, or a list MQ prints a value a line (an item
+    with line breaks), has a line of its own, and an item left without a partner keeps its field's
+    width (MQ pads it to 37 characters)."""
     lines: list[str] = []
     pending: str | None = None
     for item in items:
-        if len(item) >= WIDE:
+        if len(item) >= WIDE or "\n" in item:
             if pending is not None:
-                lines.append("   " + pending)
+                lines.append("   " + pending.ljust(WIDE - 1))
                 pending = None
-            lines.append("   " + item)
+            lines.extend("   " + part for part in item.split("\n"))
         elif pending is None:
             pending = item
         else:
             lines.append("   " + pending.ljust(40) + item)
             pending = None
     if pending is not None:
-        lines.append("   " + pending)
+        lines.append("   " + pending.ljust(WIDE - 1))
     return lines
+
+
+def wrapped_list(keyword: str, values: list[str]) -> str:
+    """A list attribute as DISPLAY prints it: its first value after the keyword, each other on a
+    line of its own under it, after a comma (NAMES(A / ,B / ,C))."""
+    if len(values) < 2:
+        return f"{keyword}({','.join(values)})"
+    return f"{keyword}({values[0]}" + "".join(f"\n{' ' * len(keyword)},{v}" for v in values[1:]) + ")"
 
 
 class SyntaxProblem(Exception):

@@ -231,6 +231,11 @@ ATTRS: list[Attr] = [
     Attr("CONNAUTH", STR, QM, "", S.MQCA_CONN_AUTH, length=48),
     Attr("SSLKEYR", STR, QM, "", S.MQCA_SSL_KEY_REPOSITORY, length=256),
     Attr("CERTLABL", STR, QM, "", S.MQCA_CERT_LABEL, length=64),
+    # (secrets: DISPLAY shows ******** when set, dmpmqcfg leaves them out, as MQ does)
+    Attr("INITKEY", STR, QM, "", S.MQCA_INITIAL_KEY, length=256),
+    Attr("KEYRPWD", STR, QM, "", S.MQCA_SSL_KEY_REPO_PASSWORD, length=256),
+    Attr("XRCAP", ENUM, QM, S.MQCAP_SUPPORTED, S.MQIA_XR_CAPABILITY,
+         values=_enum(("NO", S.MQCAP_NOT_SUPPORTED), ("YES", S.MQCAP_SUPPORTED)), alterable=False),
     Attr("SCYCASE", ENUM, QM, 1, S.MQIA_SECURITY_CASE, values=_enum(("UPPER", 0), ("MIXED", 1)),
          alterable=False),
     # Events, statistics, accounting and activity recording (issue 36 gives each its effect; until

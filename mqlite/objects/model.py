@@ -97,7 +97,19 @@ SYSTEM_OBJECTS: list[tuple[str, str, dict[str, Any]]] = [
         ("CONFIG.EVENT", "Configuration Event Queue"), ("LOGGER.EVENT", "Logger Event Queue"),
         ("PERFM.EVENT", "Performance Event Queue"), ("PUBSUB.EVENT", "Publish/Subscribe Event Queue"),
         ("QMGR.EVENT", "Queue Manager Event Queue"), ("STATISTICS.QUEUE", "Statistics Queue"),
-        ("TRACE.ROUTE.QUEUE", "Trace Route Queue"))],
+        ("TRACE.ROUTE.QUEUE", "Trace Route Queue"), ("TRACE.ACTIVITY.QUEUE", "Activity Trace Queue"))],
+    # The queues IBM's crtmqm makes for its own components on Linux (a published DISPLAY QLOCAL(*)
+    # of an MQ 8/9 queue manager): the OAM's and CHLAUTH's stores, the pub/sub engine's state and
+    # retained publications, the queued pub/sub broker's control queues, the XA and CICS bridges'
+    # queues, AMS's policy queues, selection and internal replies. mqlite keeps that state in its
+    # own store; the queues exist so that scripts and tools that name, alter or display them work
+    # (their attributes are MQ's defaults: docs/mqsc.md lists the difference).
+    *[("QLOCAL", f"SYSTEM.{name}", {}) for name in (
+        "AUTH.DATA.QUEUE", "BROKER.CONTROL.QUEUE", "BROKER.INTER.BROKER.COMMUNICATIONS", "CHLAUTH.DATA.QUEUE",
+        "CICS.INITIATION.QUEUE", "DOTNET.XARECOVERY.QUEUE", "DURABLE.SUBSCRIBER.QUEUE", "HIERARCHY.STATE",
+        "INTER.QMGR.FANREQ", "INTERNAL.REPLY.QUEUE", "PENDING.DATA.QUEUE", "PROTECTION.ERROR.QUEUE",
+        "PROTECTION.POLICY.QUEUE", "RETAINED.PUB.QUEUE", "SELECTION.EVALUATION.QUEUE",
+        "SELECTION.VALIDATION.QUEUE")],
     ("QMODEL", "SYSTEM.DURABLE.MODEL.QUEUE", {"DESCR": "IBM MQ durable subscription model",
                                              "DEFTYPE": CMQC.MQQDT_PERMANENT_DYNAMIC}),
     ("SVRCONN", "SYSTEM.AUTO.SVRCONN", {}),

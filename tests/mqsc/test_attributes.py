@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from mqlite.objects.layout import DISPLAY_ORDER
 from tests.conftest import Engine
 
 QUEUE_COMMON = "CUSTOM DEFPRESP DEFPRTY DEFPSIST DESCR PUT SCOPE CAPEXPRY"
@@ -43,7 +44,7 @@ QMGR = ("ACCTCONO ACCTINT ACCTMQI ACCTQ ACTIVREC ACTVCONO ACTVTRC ADVCAP AMQPCAP
         "IMGRCOVQ IMGSCHED INHIBTEV IPADDRV LOCALEV LOGGEREV MARKINT MAXHANDS MAXMSGL MAXPROPL MAXPRTY MAXUMSGS "
         "MONACLS MONCHL MONQ PARENT PERFMEV PLATFORM PSCLUS PSMODE PSNPMSG PSNPRES PSRTYCNT PSSYNCPT QMID REMOTEEV "
         "REPOS REPOSNL REVDNS ROUTEREC SCHINIT SCMDSERV SPLCAP SSLCRLNL SSLCRYP SSLEV SSLFIPS SSLKEYR SSLRKEYC "
-        "STATACLS STATCHL STATINT STATMQI STATQ STRSTPEV SUITEB SYNCPT TREELIFE TRIGINT VERSION")
+        "STATACLS STATCHL STATINT STATMQI STATQ STRSTPEV SUITEB SYNCPT TREELIFE TRIGINT VERSION INITKEY KEYRPWD XRCAP")
 OBJECT = {"SDR": "CHANNEL", "RCVR": "CHANNEL", "SVRCONN": "CHANNEL", "CLNTCONN": "CHANNEL"}
 
 
@@ -63,7 +64,14 @@ def test_every_documented_attribute_is_accepted_and_shown(kind: str) -> None:
     out = "\n".join(e.mqsc(f"DISPLAY {obj}(ATTR.T) ALL").lines)
     items = dict(re.findall(r"\b([A-Z0-9]+)\(((?:'[^']*'|[^()]|\([^()]*\))*)\)", out))
     missing = [k for k in keywords.split() if k not in items and k not in shown(out)]
-    assert missing == []
+    # MQ 9.4's DISPLAY ALL leaves out some it accepts (a channel's CUSTOM and SPLPROT: objects/layout.py);
+    # asked for by name, they are shown.
+    unshown = [k for k in missing if k.removeprefix("NO") not in DISPLAY_ORDER.get(kind, ())]
+    assert unshown == [k for k in missing if kind in DISPLAY_ORDER]
+    for k in unshown:
+        asked = "\n".join(e.mqsc(f"DISPLAY {obj}(ATTR.T) {k}").lines)
+        assert k in shown(asked), asked
+        items.update(re.findall(r"\b([A-Z0-9]+)\(((?:'[^']*'|[^()]|\([^()]*\))*)\)", asked))
     for k in keywords.split():
         if k in items and k not in ("TOPICSTR", "AUTHTYPE", "TARGET", "RNAME", "RQMNAME", "CONNAME", "XMITQ"):
             value = items[k].strip() or "' '"

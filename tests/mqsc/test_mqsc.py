@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from mqlite.cmq import CMQC as C
 from mqlite.mqsc.parser import MQSCSyntaxError, parse, split_commands
-from mqlite.mqsc.result import format_fields, summary
+from mqlite.mqsc.result import format_fields, summary, wrapped_list
 from tests.conftest import Engine
 
 
@@ -33,7 +33,7 @@ def test_display_of_a_specific_name_shows_all_and_qmgr_qmname():
     assert "MAXDEPTH(7)" in "\n".join(one.lines) and "DESCR( )" in "\n".join(one.lines)
     generic = "\n".join(e.mqsc("DISPLAY QLOCAL(SPECIFIC.*)").lines)
     assert "QUEUE(SPECIFIC.Q)" in generic and "MAXDEPTH" not in generic
-    assert e.mqsc("DISPLAY QMGR QMNAME").lines[1:] == [f"   QMNAME({e.qm.name})"]
+    assert e.mqsc("DISPLAY QMGR QMNAME").lines[1:] == [f"   QMNAME({e.qm.name})".ljust(40)]     # (a lone item keeps its width)
 
 
 def test_case_folding_and_quoting():
@@ -73,7 +73,7 @@ def test_define_display_alter_delete_cycle():
     assert r.lines == ["AMQ8409I: Display Queue details.",
                        "   QUEUE(ORDERS)                           TYPE(QLOCAL)",
                        "   MAXDEPTH(10)                            DEFPSIST(YES)",
-                       "   DESCR(Orders)"]
+                       "   DESCR(Orders)".ljust(40)]
     assert e.mqsc("ALTER QLOCAL(ORDERS) MAXDEPTH(20)").lines == ["AMQ8008I: IBM MQ queue changed."]
     assert e.qm.queue("ORDERS")["MAXDEPTH"] == 20
     assert e.mqsc("DEFINE QLOCAL(ORDERS)").lines == ["AMQ8150E: IBM MQ object already exists."]
@@ -226,13 +226,16 @@ def test_summary_lines_and_exit_codes():
 
 def test_two_column_layout():
     assert format_fields(["A(1)", "B(2)", "C" * 45, "D(4)"]) == [
-        "   A(1)" + " " * 36 + "B(2)", "   " + "C" * 45, "   D(4)"]
+        "   A(1)" + " " * 36 + "B(2)", "   " + "C" * 45, "   D(4)" + " " * 33]   # a lone item keeps its width
     # MQ 9's runmqsc (DISPLAY QUEUE(*) of its system queues): a 37-character attribute still has
     # one beside it, a 38-character one a line of its own.
     assert format_fields(["QUEUE(SYSTEM.ADMIN.TRACE.ROUTE.QUEUE)", "TYPE(QLOCAL)"]) == [
         "   QUEUE(SYSTEM.ADMIN.TRACE.ROUTE.QUEUE)   TYPE(QLOCAL)"]
     assert format_fields(["QUEUE(SYSTEM.DURABLE.SUBSCRIBER.QUEUE)", "TYPE(QLOCAL)"]) == [
-        "   QUEUE(SYSTEM.DURABLE.SUBSCRIBER.QUEUE)", "   TYPE(QLOCAL)"]
+        "   QUEUE(SYSTEM.DURABLE.SUBSCRIBER.QUEUE)", "   TYPE(QLOCAL)" + " " * 25]
+    # a list MQ prints a value a line (NAMES): its own lines, each further value under the first
+    assert format_fields(["NAMELIST(N)", "NAMCOUNT(2)", wrapped_list("NAMES", ["A.Q", "B.Q"]), "DESCR( )"]) == [
+        "   NAMELIST(N)" + " " * 29 + "NAMCOUNT(2)", "   NAMES(A.Q", "        ,B.Q)", "   DESCR( )" + " " * 29]
 
 
 # --- fuzzing -----------------------------------------------------------------------------------
