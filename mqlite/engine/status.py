@@ -42,6 +42,8 @@ QSTATUS_FIELDS = (                       # in DISPLAY QSTATUS's order
     Field("LGETTIME", F.MQCACF_LAST_GET_TIME, 8),
     Field("LPUTDATE", F.MQCACF_LAST_PUT_DATE, 12),
     Field("LPUTTIME", F.MQCACF_LAST_PUT_TIME, 8),
+    # the log extent media recovery of the queue needs: blank with circular logging (mqlite's)
+    Field("MEDIALOG", F.MQCACF_MEDIA_LOG_EXTENT_NAME, F.MQ_LOG_EXTENT_NAME_LENGTH),
     Field("MONQ", C.MQIA_MONITORING_Q, word=_MONQ),
     Field("MSGAGE", F.MQIACF_OLDEST_MSG_AGE, word=_blank_if_off),
     Field("OPPROCS", C.MQIA_OPEN_OUTPUT_COUNT),
@@ -125,7 +127,7 @@ def qstatus_row(qs: QueueState, obj: MQObject | None, now: float) -> dict[str, A
     qtime = [int(v * 1_000_000) for v in qs.qtime] if on and qs.qtime is not None else ([0, 0] if on else [-1, -1])
     return {"CURDEPTH": qs.depth, "IPPROCS": qs.input_shared + qs.input_exclusive, "OPPROCS": qs.output,
             "UNCOM": qs.uncommitted, "LGETDATE": lget[0], "LGETTIME": lget[1], "LPUTDATE": lput[0],
-            "LPUTTIME": lput[1], "MONQ": monq, "MSGAGE": oldest_age(qs, now) if on else -1, "QTIME": qtime}
+            "LPUTTIME": lput[1], "MEDIALOG": "", "MONQ": monq, "MSGAGE": oldest_age(qs, now) if on else -1, "QTIME": qtime}
 
 
 def reset_stats(qs: QueueState, now: float) -> dict[str, int]:

@@ -125,7 +125,7 @@ class StatusCommands(Part):
             raise SyntaxProblem(cmd.text, tp.text if tp else cmd.text, "TYPE must be QUEUE or HANDLE.")
         for p in cmd.params:
             if p.keyword not in ("TYPE", "ALL", "CURDEPTH", "IPPROCS", "OPPROCS", "UNCOM", "LGETDATE",
-                                 "LGETTIME", "LPUTDATE", "LPUTTIME", "MONQ", "MSGAGE", "QTIME",
+                                 "LGETTIME", "LPUTDATE", "LPUTTIME", "MEDIALOG", "MONQ", "MSGAGE", "QTIME",
                                  "OPENTYPE", "CMDSCOPE", "APPLTAG", "APPLTYPE", "APPLDESC", "ASTATE", "BROWSE",
                                  "CHANNEL", "CONNAME", "HSTATE", "INPUT", "INQUIRE", "OUTPUT", "PID", "QMURID",
                                  "SET", "TID", "URID", "URTYPE", "USERID", "WHERE"):
