@@ -158,6 +158,7 @@ MESSAGES: dict[str, str] = {
     "AMQ9526E": ("Message sequence number error for channel '{name}': the sender is at {their_seq}, this "
                  "receiver at {mine_seq}. RESET CHANNEL to resynchronize."),
     "AMQ9528E": "User requested closure of channel '{name}'.",
+    "AMQ9533E": "Channel '{name}' is not currently active.",
     "AMQ9535E": "Channel '{name}' belongs to queue manager {partner}; {partner2} may not use it until RESET CHANNEL.",
     "AMQ9544E": "Messages not put to destination queue.",
     "AMQ9547E": "Type of remote channel not suitable for action requested.",
@@ -184,7 +185,6 @@ MESSAGES: dict[str, str] = {
     "MQL0004E": "Listener {name} is already running.",
     "MQL0005E": "Channel {name} of type {kind} cannot be started here.",
     "MQL0006E": "Channel {name} has no CONNAME.",
-    "MQL0007E": "Channel {name} is not currently active.",
     "MQL0008E": "Channels run only in a queue manager server (strmqm).",
     "MQL0009E": "Channel {name} of type {kind} cannot be pinged from here.",
     "MQL0010E": "The command server could not open {command_queue} (reason {reason}); it is not running.",

@@ -291,7 +291,7 @@ class ChannelManager:
         for sess in sessions:
             sess.kill()
         if mca is None and not sessions and name not in self.status and not stopped:
-            return message("MQL0007E", name=name)
+            return message("AMQ9533E", name=name)
         if stopped:
             self.set_stopped(name, True)
             self.status[name] = self.new_status(name, chl.kind, "STOPPED", xmitq=chl.get("XMITQ", ""))

@@ -11,6 +11,7 @@ from typing import Any
 
 from mqlite.catalogue import message
 from mqlite.mqsc.parser import MQSCSyntaxError, parse, split_commands
+from mqlite.mqsc.shape import BANNER
 from mqlite.net import protocol as P
 from mqlite.net.ccdt import location as ccdt_location
 from mqlite.net.client import ControlSession, TransportError
@@ -112,7 +113,7 @@ def runmqsc(args: argparse.Namespace) -> int:
     from mqlite.mqsc.result import Result, summary
     qmgr = args.qmgr or ""
     script = sys.stdin.read()
-    print("mqlite MQSC, compatible with IBM MQ runmqsc.")
+    print(BANNER)
     if getattr(args, "n", False):
         return client_table(script, args.e)
     send: Callable[[str], Any] | None = None

@@ -286,5 +286,11 @@ def clear(qm: QueueManager, name: str, disp: int = CMQC.MQQSGD_Q_MGR) -> int:
 
 
 def display_values(qm: QueueManager, obj: MQObject) -> dict[str, Any]:
-    """An object's attributes with the runtime ones (CURDEPTH, IPPROCS, ...) filled in."""
-    return definition_values(qm.queues, obj)
+    """An object's attributes with the runtime ones (CURDEPTH, IPPROCS, ...) filled in; a message
+    channel's RESETSEQ: the sequence number a RESET CHANNEL made while it was not running sends at
+    its next start (0, shown NO, when none is pending)."""
+    values = definition_values(qm.queues, obj)
+    if obj.objtype == "CHANNEL" and "RESETSEQ" in TABLE.attrs(obj.kind):
+        rec = qm.uow.record(obj.name)
+        values["RESETSEQ"] = int(rec.get("seq", 0)) + 1 if rec.get("reset") else 0
+    return values

@@ -144,7 +144,8 @@ class Executor(Part):
         except SyntaxProblem as e:
             return _syntax(text, _upto(text, e.segment), e.reason)
         except AdminError as e:
-            return Result(self._admin_message(cmd, e), ERROR)
+            # (a name MQ cannot have is a syntax error to runmqsc: counted with them)
+            return Result(self._admin_message(cmd, e), SYNTAX if e.code == admin.BAD_NAME else ERROR)
 
     def _end(self, cmd: Command) -> Result:
         return Result([], OK)

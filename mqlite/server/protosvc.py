@@ -68,6 +68,16 @@ def start_tls(srv: ProtocolHost, obj: MQObject, ctx: ssl.SSLContext | None, sock
             srv.qm.events.ssl_error(F.MQRQ_SSL_CIPHER_SPEC_ERROR, obj.name, peer.split("(")[0])
         tls_sock.close()
         return None
+    sslpeer = obj.attrs.get("SSLPEER", "")
+    if sslpeer and not tls.dn_match(sslpeer, tls.subject_dn(tls_sock.getpeercert())):
+        # (an AMQP channel's SSLPEER: the client's certificate's distinguished name must match it)
+        srv.log.write(*entry("AMQ9636E", channel=obj.name),
+                      f"The distinguished name '{tls.subject_dn(tls_sock.getpeercert())}' of {peer} does not "
+                      f"match SSLPEER '{sslpeer}'.")
+        with srv.lock:
+            srv.qm.events.ssl_error(F.MQRQ_SSL_PEER_NAME_ERROR, obj.name, peer.split("(")[0])
+        tls_sock.close()
+        return None
     return tls_sock
 
 
@@ -168,7 +178,7 @@ class ProtocolService:
 
     def stop_channel(self, name: str) -> str | None:
         if name not in self.channels:
-            return message("MQL0007E", name=name)
+            return message("AMQ9533E", name=name)
         self._end(name)
         return None
 

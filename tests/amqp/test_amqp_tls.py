@@ -85,3 +85,24 @@ def test_refused(tlsrig: dict[str, Any], how: str) -> None:
     c = BlockingConnection(url, ssl_domain=domain(tlsrig), user="app", password="apppw", allowed_mechs="PLAIN",
                            timeout=WAIT)
     c.close()                                   # the channel serves the next one
+
+
+def test_sslpeer_admits_only_the_certificate_it_names(tlsrig: dict[str, Any]) -> None:
+    """An AMQP channel's SSLPEER (MQ 9.4 shows it on DISPLAY CHANNEL of an AMQP channel): a client
+    whose certificate's distinguished name does not match is refused after the handshake, with
+    AMQ9636E in the error log; one that matches is served."""
+    qm = tlsrig["qm"]
+    restart = "STOP CHANNEL(AMQP.TLS)\nSTART CHANNEL(AMQP.TLS)\n"       # (as MQ: it takes effect at the restart)
+    qm.mqsc("ALTER CHANNEL(AMQP.TLS) CHLTYPE(AMQP) SSLPEER('CN=alice')\n" + restart, check=True)
+    try:
+        url = f"amqps://127.0.0.1:{tlsrig['port']}"
+        with pytest.raises(ConnectionException):
+            BlockingConnection(url, ssl_domain=domain(tlsrig, tlsrig["mallory"]), allowed_mechs="EXTERNAL",
+                               timeout=WAIT)
+        log = open(os.path.join(qm.harness.data_dir, "qmgrs", "AMQPTLS", "errors", "AMQERR01.LOG")).read()
+        assert "AMQ9636E: SSL distinguished name does not match peer name, channel 'AMQP.TLS'." in log
+        c = BlockingConnection(url, ssl_domain=domain(tlsrig, tlsrig["alice"]), allowed_mechs="EXTERNAL",
+                               timeout=WAIT)
+        c.close()
+    finally:
+        qm.mqsc("ALTER CHANNEL(AMQP.TLS) CHLTYPE(AMQP) SSLPEER(' ')\n" + restart, check=True)
