@@ -4,6 +4,7 @@ LSSTATUS, SVSTATUS and QMSTATUS are declared here once for MQSC and PCF."""
 from __future__ import annotations
 
 import os
+import socket
 from typing import TYPE_CHECKING, Any
 
 from mqlite.catalogue import message
@@ -68,18 +69,37 @@ SVSTATUS_FIELDS = (
     Field("DESCR", C.MQCA_SERVICE_DESC, 64), Field("STDOUT", C.MQCA_STDOUT_DESTINATION, 255),
     Field("STDERR", C.MQCA_STDERR_DESTINATION, 255),
 )
+_FS = enum({F.MQFS_SHARED: "SHARED"})        # a file system's size (MB) or use (%); SHARED: the queue manager's
+# In MQ 9.4's order on Linux (DISPLAY QMSTATUS ALL of an MQ 9.4.2 queue manager). Left out: what
+# MQ's own log has and mqlite's recovery log does not have in that form (the checkpoint figures
+# CHKPTCNT/CHKPTOPS/CHKPTSZ, the LSNs DISKLSN/LOGSTRL/LOGSTRDA/LOGSTRTI, extents LOGEXTSZ/LOGPRIM/
+# LOGSEC/LOGINUSE/LOGUTIL/REUSESZ), LDAPCONN and QUORUM (docs/mqsc.md).
 QMSTATUS_FIELDS = (
     Field("QMNAME", C.MQCA_Q_MGR_NAME, 48),
+    Field("STATUS", F.MQIACF_Q_MGR_STATUS, word=enum({F.MQQMSTA_STARTING: "STARTING", F.MQQMSTA_RUNNING: "RUNNING",
+                                                      F.MQQMSTA_QUIESCING: "QUIESCING"})),
+    Field("AUTOCLUS", F.MQIACF_AUTO_CLUSTER_TYPE, word=enum({F.MQAUTOCLUS_TYPE_NONE: "NONE",
+                                                              F.MQAUTOCLUS_TYPE_UNIFORM: "UNIFORM"})),
     Field("CHINIT", F.MQIACF_CHINIT_STATUS, word=_STATUS),
     Field("CMDSERV", F.MQIACF_CMD_SERVER_STATUS, word=_STATUS),
     Field("CONNS", F.MQIACF_CONNECTION_COUNT),
+    Field("DATFSSZ", F.MQIACF_DATA_FS_SIZE, word=_FS), Field("DATFSUSE", F.MQIACF_DATA_FS_IN_USE, word=_FS),
+    Field("DATPATH", F.MQCACF_Q_MGR_DATA_PATH, 1024),
+    Field("GRPLSN", F.MQCACF_NHA_GROUP_LSN, 64), Field("GRPNAME", F.MQCACF_NHA_GROUP_NAME, 48),
+    Field("GRPROLE", F.MQIACF_NHA_GROUP_ROLE, word=enum({F.MQNHAGRPROLE_NOT_CONFIGURED: "NOTCONFIG",
+                                                          F.MQNHAGRPROLE_LIVE: "LIVE", F.MQNHAGRPROLE_RECOVERY: "RECOVERY"})),
+    Field("HOSTNAME", F.MQCACF_HOST_NAME, 256), Field("INSTANCE", F.MQCACF_NHA_INSTANCE_NAME, 48),
     Field("INSTDESC", C.MQCA_INSTALLATION_DESC, 64), Field("INSTNAME", C.MQCA_INSTALLATION_NAME, 16),
-    Field("INSTPATH", C.MQCA_INSTALLATION_PATH, 256), Field("LOGPATH", F.MQCACF_LOG_PATH, 1024),
+    Field("INSTPATH", C.MQCA_INSTALLATION_PATH, 256),
+    Field("LOGFSSZ", F.MQIACF_LOG_FS_SIZE, word=_FS), Field("LOGFSUSE", F.MQIACF_LOG_FS_IN_USE, word=_FS),
+    Field("LOGPATH", F.MQCACF_LOG_PATH, 1024),
+    Field("LOGTYPE", F.MQIACF_LOG_TYPE, word=enum({F.MQLOGTYPE_CIRCULAR: "CIRCULAR", F.MQLOGTYPE_LINEAR: "LINEAR",
+                                                    F.MQLOGTYPE_REPLICATED: "REPLICATED"})),
+    Field("QMFSSZ", F.MQIACF_Q_MGR_FS_SIZE), Field("QMFSUSE", F.MQIACF_Q_MGR_FS_IN_USE),
     Field("STANDBY", F.MQIACF_PERMIT_STANDBY, word=enum({F.MQSTDBY_NOT_PERMITTED: "NOPERMIT",
                                                          F.MQSTDBY_PERMITTED: "PERMIT"})),
     Field("STARTDA", F.MQCACF_Q_MGR_START_DATE, 12), Field("STARTTI", F.MQCACF_Q_MGR_START_TIME, 8),
-    Field("STATUS", F.MQIACF_Q_MGR_STATUS, word=enum({F.MQQMSTA_STARTING: "STARTING", F.MQQMSTA_RUNNING: "RUNNING",
-                                                      F.MQQMSTA_QUIESCING: "QUIESCING"})),
+    Field("UNICLUS", F.MQCACF_UNIFORM_CLUSTER_NAME, 48),
 )
 
 
@@ -104,14 +124,41 @@ def svstatus_row(name: str, obj: Any, st: dict[str, Any]) -> dict[str, Any]:
             "STOPARG": obj["STOPARG"], "DESCR": obj["DESCR"], "STDOUT": obj["STDOUT"], "STDERR": obj["STDERR"]}
 
 
+def file_system(path: str, home: str | None = None) -> tuple[int, int]:
+    """(size in MB, percent used) of the file system holding ``path``, as QMFSSZ/QMFSUSE show it;
+    with ``home``, (MQFS_SHARED, MQFS_SHARED) when it is the same file system as ``home``'s."""
+    def existing(p: str) -> str:
+        while not os.path.exists(p) and os.path.dirname(p) != p:
+            p = os.path.dirname(p)
+        return p
+    path = existing(path)
+    try:
+        st = os.statvfs(path)
+        if home is not None and os.stat(path).st_dev == os.stat(existing(home)).st_dev:
+            return F.MQFS_SHARED, F.MQFS_SHARED
+    except OSError:
+        return 0, 0
+    size = st.f_blocks * st.f_frsize
+    used = (st.f_blocks - st.f_bfree) * st.f_frsize
+    return size // (1024 * 1024), (100 * used // size) if size else 0
+
+
 def qmstatus_row(qm: QueueManager) -> dict[str, Any]:
-    """QMSTATUS_FIELDS' values for the queue manager."""
+    """QMSTATUS_FIELDS' values for the queue manager: its start, the file systems of its data and
+    log (SHARED when they are its own), no Native HA group and no automatic cluster."""
     inst = installation()
     d, t = mq_date_time(qm.started)
-    return {"QMNAME": qm.name, "CHINIT": C.MQSVC_STATUS_RUNNING, "CMDSERV": C.MQSVC_STATUS_RUNNING,
-            "CONNS": len(qm.conns), "INSTDESC": inst["INSTDESC"], "INSTNAME": inst["INSTNAME"],
-            "INSTPATH": inst["INSTPATH"], "LOGPATH": QMPaths.of(qm.name).log, "STANDBY": F.MQSTDBY_NOT_PERMITTED,
-            "STARTDA": d, "STARTTI": t, "STATUS": F.MQQMSTA_RUNNING}
+    paths = QMPaths.of(qm.name)
+    qmfs = file_system(paths.root)
+    datfs, logfs = file_system(paths.root, paths.root), file_system(paths.log, paths.root)
+    return {"QMNAME": qm.name, "STATUS": F.MQQMSTA_RUNNING, "AUTOCLUS": F.MQAUTOCLUS_TYPE_NONE,
+            "CHINIT": C.MQSVC_STATUS_RUNNING, "CMDSERV": C.MQSVC_STATUS_RUNNING, "CONNS": len(qm.conns),
+            "DATFSSZ": datfs[0], "DATFSUSE": datfs[1], "DATPATH": paths.root, "GRPLSN": "", "GRPNAME": "",
+            "GRPROLE": F.MQNHAGRPROLE_NOT_CONFIGURED, "HOSTNAME": socket.gethostname(), "INSTANCE": "",
+            "INSTDESC": inst["INSTDESC"], "INSTNAME": inst["INSTNAME"], "INSTPATH": inst["INSTPATH"],
+            "LOGFSSZ": logfs[0], "LOGFSUSE": logfs[1], "LOGPATH": paths.log, "LOGTYPE": F.MQLOGTYPE_CIRCULAR,
+            "QMFSSZ": qmfs[0], "QMFSUSE": qmfs[1], "STANDBY": F.MQSTDBY_NOT_PERMITTED, "STARTDA": d, "STARTTI": t,
+            "UNICLUS": ""}
 
 
 class StatusCommands(Part):
@@ -239,5 +286,8 @@ class StatusCommands(Part):
 
 
 def _quoted(value: str) -> str:
-    """A status value as runmqsc shows it: in quotes when it has blanks (INSTDESC's text)."""
+    """A status value as runmqsc shows it: in quotes when it has blanks (INSTDESC's text), a blank
+    for none (GRPNAME( ))."""
+    if not value:
+        return " "
     return "'" + value.replace("'", "''") + "'" if " " in value or "'" in value else value

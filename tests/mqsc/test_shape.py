@@ -119,6 +119,10 @@ def test_mqs_exceptions_to_alphabetical_order(qm: Any) -> None:
     (ls,) = _blocks(qm.mqsc("DISPLAY LSSTATUS(SHAPE.LSTR) ALL\n").stdout)
     assert ls == ["LISTENER", "STATUS", "PID", "STARTDA", "STARTTI", "DESCR", "TRPTYPE", "CONTROL", "IPADDR", "PORT",
                   "BACKLOG"]
+    (qmst,) = _blocks(qm.mqsc("DISPLAY QMSTATUS ALL\n").stdout)
+    assert qmst[:5] == ["QMNAME", "TYPE", "STATUS", "AUTOCLUS", "CHINIT"] and qmst[-4:] == ["STANDBY", "STARTDA",
+                                                                                          "STARTTI", "UNICLUS"]
+    assert qmst[3:] == sorted(qmst[3:])                          # MQ 9.4: alphabetical after STATUS
     (sdr,) = _blocks(qm.mqsc("DISPLAY CHANNEL(SHAPE.SDR) ALL\n").stdout)
     assert "SSLCAUTH" not in sdr and "CUSTOM" not in sdr                           # as MQ 9.4 shows a sender
     assert "CUSTOM(" in qm.mqsc("DISPLAY CHANNEL(SHAPE.SDR) CUSTOM\n").stdout       # asked for by name: shown

@@ -268,7 +268,7 @@ def test_application_status_counts_instances_and_says_which_could_move(qm: Any, 
         assert all(len(r[F.MQBACF_CONN_TAG]) == 24 for r in rows)
         assert rc(pcf.run, F.MQCMD_INQUIRE_APPL_STATUS, {F.MQCACF_APPL_NAME: b"NOBODY.USES.THIS"}) == \
             F.MQRCCF_APPL_STATUS_NOT_FOUND
-        assert "MQL8013I" in qm.mqsc("DISPLAY APSTATUS(NOBODY.USES.THIS)\n").stdout
+        assert "MQL8014I" in qm.mqsc("DISPLAY APSTATUS(NOBODY.USES.THIS)\n").stdout
         # The reconnection asked for is the connection's, as DISPLAY CONN shows it.
         assert "MQCNO_RECONNECT" in qm.mqsc("DISPLAY CONN(*) WHERE(CONNOPTS CT MQCNO_RECONNECT) CONNOPTS\n").stdout
     finally:
