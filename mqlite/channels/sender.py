@@ -125,14 +125,16 @@ def connect_channel(qmgr: str, chl: MQObject, ping: bool = False, extra: dict[st
         sock.close()
         raise ConnectionError(f"handshake failed: {e}") from None
     try:
-        info = P.checked(P.decode_json(payload), "channel handshake answer", msgid="str", text="str", qmgr="str",
+        info = P.checked(P.decode_json(payload), "channel handshake answer", msgid="str", text="str", detail="str",
+                         qmgr="str",
                          seq="int", committed="ints", batchsz="int", maxmsgl="int")
     except P.ProtocolError:
         sock.close()
         raise
     if ftype == P.ERROR:
         sock.close()
-        raise ChannelError(info.get("msgid", "AMQ9999E"), info.get("text", f"refused, reason {info.get('reason')}"))
+        raise ChannelError(info.get("msgid", "AMQ9999E"), info.get("text", f"refused, reason {info.get('reason')}"),
+                           str(info.get("detail") or ""))
     if ftype != P.HELLO_OK:
         sock.close()
         raise P.ProtocolError(f"unexpected frame {ftype:#x} in channel handshake")

@@ -204,6 +204,7 @@ def _dn(rdns: tuple) -> str:
 
 # A TLS refusal's message -> the ReasonQualifier of its Channel SSL Error event.
 SSL_QUALIFIERS = {"AMQ9631E": F.MQRQ_SSL_CIPHER_SPEC_ERROR, "AMQ9639E": F.MQRQ_SSL_CIPHER_SPEC_ERROR,
+                  "AMQ9641E": F.MQRQ_SSL_CIPHER_SPEC_ERROR,
                   "AMQ9637E": F.MQRQ_SSL_CLIENT_AUTH_ERROR, "AMQ9636E": F.MQRQ_SSL_PEER_NAME_ERROR}
 
 

@@ -152,7 +152,7 @@ def may_connect(qm: QueueManager, principal: Principal) -> None:
     sec = qm.security
     if sec.oam and not principal.admin and not sec.authority(principal, "QMGR", qm.name) & Z.MQZAO_CONNECT:
         qm.log(message("AMQ8077W", entity=principal.user, name=qm.name),
-               "The following requested permissions are unauthorized: connect.")
+               "Object type qmgr. The following requested permissions are unauthorized: connect.")
         raise Refused(f"{principal.user} has no connect authority", qualifier=F.MQRQ_CONN_NOT_AUTHORIZED,
                       user=principal.user)
 

@@ -35,9 +35,10 @@ def greet(s: Any, req: Any) -> bool:
         try:
             srv.channels.accept(s, req)
         except ChannelError as e:
-            srv.log.write(e.msgid, e.text, f"A channel connection from {s.peer} was refused.")
-            P.send_frame(s.sock, P.ERROR, P.encode_json({"comp": C.MQCC_FAILED, "reason": 0,
-                                                             "msgid": e.msgid, "text": e.text}))
+            srv.log.write(e.msgid, e.text, (f"{e.detail} " if e.detail else "")
+                          + f"A channel connection from {s.peer} was refused.")
+            P.send_frame(s.sock, P.ERROR, P.encode_json({"comp": C.MQCC_FAILED, "reason": 0, "msgid": e.msgid,
+                                                         "text": e.text, "detail": e.detail}))
         return False
     qmname = str(req.get("qmgr") or "")
     if qmname and qmname != srv.name and not qmname.startswith("*"):

@@ -26,6 +26,7 @@ from mqlite.mqsc.parser import condition
 from mqlite.mqsc.status import LSSTATUS_FIELDS, QMSTATUS_FIELDS, SVSTATUS_FIELDS
 from mqlite.objects.attrbase import ENUM, FLAG, INT
 from mqlite.objects.attrs import CHLTYPE_VALUES, QTYPE_VALUES, TABLE
+from mqlite.objects.layout import display_order
 from mqlite.objects.names import MQSC_OPS
 from mqlite.pymqi.pcf import Filter
 from mqlite.web import pcffields as PF
@@ -248,13 +249,15 @@ def where(d: Display, text: str) -> tuple[Filter, str] | None:
 
 def shown(d: Display, values: Values, keep: list[str] | None) -> list[tuple[str, str]]:
     """One answer as DISPLAY's KEY(value) fields: the head first, then the rest (those in
-    ``keep``, or all), a definition's in alphabetical order, a status's as its table reads; a flag's
-    bare word is not a KEY(value) and is left out, as reading display text leaves it."""
+    ``keep``, or all), a definition's as DISPLAY ALL shows its kind (objects/layout.py: MQ's order,
+    without what MQ does not show), a status's as its table reads; a flag's bare word is not a
+    KEY(value) and is left out, as reading display text leaves it."""
     shown = d.read(values)
     head = [k for k in d.head if k in shown]
     rest = [k for k in shown if not k.startswith("=") and k not in head]
-    if not d.fields:
-        rest.sort()
     if keep is not None:
         rest = [k for k in rest if k in keep]
+    elif not d.fields:
+        kind = d.kinds[0] if len(d.kinds) == 1 else shown.get("TYPE") or shown.get("CHLTYPE") or ""
+        rest = display_order(kind, rest)
     return [(k, shown[k]) for k in head + rest]

@@ -130,12 +130,13 @@ class Block:
 def blocks(text: str) -> list[Block]:
     """MQSC response text split into responses: each begins with an AMQ message line; the
     indented lines after it carry its KEY(value) fields (a value may hold balanced parentheses
-    and spaces), other lines continue its message."""
+    and spaces; a list's further values, a line each, join its first), other lines continue its
+    message."""
     out: list[Block] = []
-    for line in text.splitlines():
+    for line in re.sub(r"\n +(?=,)", "", text).splitlines():
         if not line.strip():
             continue
-        if re.match(r"^AMQ\d{4}[A-Z]:", line) or not out:
+        if re.match(r"^(?:AMQ|MQL)\d{4}[A-Z]:", line) or not out:
             out.append(Block([line.strip()], []))
         elif line.startswith(" ") and fields(line):
             out[-1].fields += fields(line)

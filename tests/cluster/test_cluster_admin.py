@@ -166,7 +166,7 @@ def test_refresh_cluster_rebuilds_the_cache_and_loses_nothing(cluster: Harness) 
 def test_suspend_mode_force_stops_the_cluster_channels(cluster: Harness) -> None:
     pr2 = cluster.qm("PR2")
     r = pr2.mqsc("SUSPEND QMGR CLUSTER(SALES) MODE(FORCE)")
-    assert "AMQ8560I" in r.stdout
+    assert "AMQ8558I: IBM MQ suspend queue manager cluster accepted." in r.stdout
     try:
         for ch in ("TO.PR2", "TO.FR1"):
             wait_until(lambda ch=ch: chstatus(cluster, "PR2", ch, "STATUS") == "STOPPED", what=f"{ch} stopped")

@@ -209,7 +209,7 @@ def test_a_damaged_row_met_by_a_browse_is_reported_once_and_leaves_the_queue() -
     order, although the journal has not yet moved the row."""
     e = Engine(buffers=TINY)
     logged: list[str] = []
-    e.qm.hooks.log = logged.append                      # type: ignore[method-assign]
+    e.qm.hooks.log = lambda text, explanation="": logged.append(text)   # type: ignore[method-assign]
     e.mqsc("DEFINE QLOCAL(Q)")
     h = e.open("Q", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED | C.MQOO_BROWSE)[0].hobj
     for i in range(20):

@@ -94,7 +94,7 @@ def test_bad_control_messages(data: bytes) -> None:
 
 def test_a_parent_nothing_leads_to_is_an_error_retried(eng) -> None:
     logged: list[str] = []
-    eng.qm.hooks.log = logged.append
+    eng.qm.hooks.log = lambda text, explanation="": logged.append(text)
     conn = eng.qm.connect("amqfqpub", 0, "mqm")
     assert eng.mqsc_exec.run("ALTER QMGR PARENT(NOWHERE)").status == "ok"
     eng.qm.pubhier.round(conn)

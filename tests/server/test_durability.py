@@ -510,7 +510,7 @@ def test_a_damaged_database_page_answers_object_damaged_and_serves_the_rest(tmp_
         assert drain(conn, "OTHER.Q") == [b"elsewhere"]
         conn.disconnect()
         log = (qdir / "errors" / "AMQERR01.LOG").read_text()
-        assert "AMQ7472W: Queue manager PAGEQM: its store is damaged." in log
+        assert "AMQ7472W: Object PAGEQM, type qmgr damaged." in log
         assert "AMQ7472W: Object BIG.Q, type queue damaged" in log
         assert "AMQ6184W" not in log
 

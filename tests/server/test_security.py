@@ -29,7 +29,7 @@ def test_a_new_queue_manager_is_secured_as_ibm_mqs(secured):
     # The MQCSP user is the one the client flows: a non-administrator with no authority records,
     # so no connect authority.
     assert _reason(lambda: _connect(secured, "APP.SVRCONN", "app", "passw0rd")) == CMQC.MQRC_NOT_AUTHORIZED
-    assert "Entity 'app' has insufficient authority to access object QMSEC (qmgr)" in _log(secured)
+    assert "Entity 'app' has insufficient authority to access object QMSEC.\nEXPLANATION:\nObject type qmgr." in _log(secured)
     # An ALTER of the AUTHINFO in force takes effect only with REFRESH SECURITY TYPE(CONNAUTH).
     secured.mqsc("ALTER AUTHINFO(SYSTEM.DEFAULT.AUTHINFO.IDPWOS) AUTHTYPE(IDPWOS) CHCKCLNT(REQUIRED)\n", check=True)
     secured.mqsc("SET CHLAUTH('APP.SVRCONN') TYPE(BLOCKUSER) USERLIST('nobody')\n", check=True)
@@ -110,7 +110,7 @@ def test_topic_authority_under_the_developer_configuration(secured):
     assert _reason(lambda: provided(CMQC.MQSO_ALTER | CMQC.MQSO_DURABLE | setid)) == CMQC.MQRC_NOT_AUTHORIZED
     provided(CMQC.MQSO_ALTER | CMQC.MQSO_DURABLE).close(sub_close_options=CMQC.MQCO_REMOVE_SUB)
     q2.close()
-    assert "insufficient authority to access object SYSTEM.BASE.TOPIC (topic)" in _log(secured)
+    assert "insufficient authority to access object SYSTEM.BASE.TOPIC.\nEXPLANATION:\nObject type topic." in _log(secured)
     sub.close(sub_close_options=CMQC.MQCO_KEEP_SUB)
     # resume without sub resumes what app owns, but does not alter it; without either, 2035.
     secured.mqsc("SET AUTHREC PROFILE('DEV.**') PRINCIPAL('app') OBJTYPE(TOPIC) AUTHRMV(SUB) AUTHADD(RESUME)\n")
@@ -169,7 +169,7 @@ def test_authority_records_survive_a_restart_and_the_control_commands(secured):
     qm = _connect(secured, "DEV.APP.SVRCONN", "app", "passw0rd")
     opts = CMQC.MQOO_OUTPUT | CMQC.MQOO_SET_IDENTITY_CONTEXT
     assert _reason(lambda: pymqi.Queue(qm, "DEV.QUEUE.1", opts)) == CMQC.MQRC_NOT_AUTHORIZED   # setid on the qmgr too
-    assert "QMSEC (qmgr). The following requested permissions are unauthorized: setid" in _log(secured)
+    assert "QMSEC.\nEXPLANATION:\nObject type qmgr. The following requested permissions are unauthorized: setid" in _log(secured)
     run_mqlite("setmqaut", "-m", secured.name, "-t", "qmgr", "-p", "app", "+setid")
     md = pymqi.MD(UserIdentifier=b"someone")
     pymqi.Queue(qm, "DEV.QUEUE.1", CMQC.MQOO_OUTPUT | CMQC.MQOO_SET_IDENTITY_CONTEXT).put(

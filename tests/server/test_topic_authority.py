@@ -60,7 +60,7 @@ def test_a_topic_is_checked_for_the_alternate_user_at_every_call(secured):
             == CMQC.MQRC_NOT_AUTHORIZED
         assert _reason(lambda: pymqi.Subscription(app, sub_desc=_sd("sport/football", "app"))) \
             == CMQC.MQRC_NOT_AUTHORIZED
-        assert "Entity 'app' has insufficient authority to access object SPORT (topic)" in _log(secured)
+        assert "Entity 'app' has insufficient authority to access object SPORT.\nEXPLANATION:\nObject type topic." in _log(secured)
         got = _events(secured)
         assert [dict((p, v) for _t, p, v in params)[F.MQIACF_REASON_QUALIFIER] for _c, params in got] \
             == [F.MQRQ_OPEN_NOT_AUTHORIZED, F.MQRQ_OPEN_NOT_AUTHORIZED, F.MQRQ_SUB_NOT_AUTHORIZED]
@@ -72,7 +72,7 @@ def test_a_topic_is_checked_for_the_alternate_user_at_every_call(secured):
         app.put1(_topic_od("dev/", ""), b"app's own", pymqi.MD(), pymqi.PMO())
         assert _reason(lambda: app.put1(_topic_od("dev/", "stranger"), b"x", pymqi.MD(), alt_put1)) \
             == CMQC.MQRC_NOT_AUTHORIZED
-        assert "Entity 'stranger' has insufficient authority to access object DEV.BASE.TOPIC (topic)" in _log(secured)
+        assert "Entity 'stranger' has insufficient authority to access object DEV.BASE.TOPIC.\nEXPLANATION:\nObject type topic." in _log(secured)
         # The alternate user's authority is what counts: admin (mqm) may, so app may for admin.
         app.put1(_topic_od("sport/football", "admin"), b"for admin", pymqi.MD(), alt_put1)
         t = pymqi.Topic(app)
