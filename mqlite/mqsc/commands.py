@@ -367,7 +367,7 @@ class Executor(Part):
         if obj is None:
             raise AdminError(admin.NOT_FOUND, name)
         done = message("AMQ8733I") if start else \
-            message("MQL8009I")
+            message("AMQ8732I")
         running = self.services.service_status(name) is not None
         if obj["SERVTYPE"] == C.MQSVC_TYPE_SERVER and running == start and self._ignstate(cmd):
             return Result([done])

@@ -61,7 +61,7 @@ def start_listener(listeners: dict[str, Listener], obj: MQObject, accept_loop: C
                    log: Callable[..., None]) -> str | None:
     """START LISTENER: None, or why it did not start."""
     if obj.name in listeners:
-        return message("MQL0004E", name=obj.name)
+        return message("AMQ8730W")
     try:
         listeners[obj.name] = Listener(accept_loop, obj)
     except OSError as e:

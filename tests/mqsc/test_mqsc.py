@@ -209,7 +209,7 @@ def test_qmgr_channel_namelist_listener():
     assert e.mqsc("DEFINE NAMELIST(CL) NAMES(A, B)").lines == ["AMQ8552I: IBM MQ namelist created."]
     assert e.qm.lookup("NAMELIST", "CL")["NAMCOUNT"] == 2
     assert e.mqsc("DEFINE LISTENER(L1) TRPTYPE(TCP) PORT(1414)").lines == ["AMQ8626I: IBM MQ listener created."]
-    assert e.mqsc("START LISTENER(L1)").lines == ["AMQ8021I: Request to start IBM MQ Listener accepted."]
+    assert e.mqsc("START LISTENER(L1)").lines == ["AMQ8021I: Request to start IBM MQ listener accepted."]
     assert e.mqsc("PING QMGR").lines == ["AMQ8415I: Ping IBM MQ Queue Manager command complete."]
 
 
