@@ -125,6 +125,7 @@ def test_a_login_storm_with_wrong_passwords_leaves_memory_where_it_was() -> None
             if before <= warmed * 1.05:
                 break
         assert before - first < 40, (first, before, _where(pid))
+        settled = []
         for _round in range(3):
             answers, peak = _storm(pid, lambda: mqi("wrong"))
             assert answers == [CMQC.MQRC_NOT_AUTHORIZED] * STORM
@@ -132,5 +133,10 @@ def test_a_login_storm_with_wrong_passwords_leaves_memory_where_it_was() -> None
             answers, peak = _storm(pid, amqp_login)
             assert answers == ["refused"] * STORM
             assert peak - before < 100, (before, peak)            # (was +818 MB)
-        assert _settled_rss(pid, before * 1.1) <= before * 1.1, (before, _where(pid))
+            settled.append(_settled_rss(pid, before * 1.1))
+        # Storm after storm it returns to where it was: the last round keeps no more than the one
+        # before it (a leak grows round by round), and none stays far above the warmed size (a busy
+        # machine can warm a little more of the allocator in a later storm than in the warm-up, once).
+        assert settled[-1] <= settled[-2] * 1.05 + 1, (before, settled, _where(pid))
+        assert max(settled) <= before + 25, (before, settled, _where(pid))
         assert mqi("passw0rd") == 0
