@@ -151,3 +151,21 @@ def test_the_checker_knows_mqs_layout_from_others() -> None:
                      "One valid MQSC command could not be processed."])
     assert [p.split(":")[0] for p in problems(out)] == ["line 6", "line 7", "line 8"]
     assert problems("5724-H72 (C) Copyright IBM Corp. 1994, 2024.\nStarting MQSC for queue manager QM1.\n") == []
+
+
+def test_the_responses_scripts_wait_for(qm: Any) -> None:
+    """MQ's ids where mqlite once printed its own: a service defined, started, shown and stopped, a
+    listener started twice, START CHANNEL of an undefined channel and of a server-connection."""
+    r = qm.mqsc("DEFINE SERVICE(SHAPE.SVC2) SERVTYPE(SERVER) STARTCMD('/bin/sleep') STARTARG('30')\n"
+                "START SERVICE(SHAPE.SVC2)\nDISPLAY SVSTATUS(SHAPE.SVC2)\nSTOP SERVICE(SHAPE.SVC2)\n"
+                "DEFINE LISTENER(SHAPE.LSTR2) TRPTYPE(TCP) PORT(0)\nSTART LISTENER(SHAPE.LSTR2)\n"
+                "START LISTENER(SHAPE.LSTR2)\nSTOP LISTENER(SHAPE.LSTR2)\nSTART CHANNEL(NO.SUCH.CHANNEL)\n"
+                "DEFINE CHANNEL(SHAPE.SVRCONN) CHLTYPE(SVRCONN)\nSTOP CHANNEL(SHAPE.SVRCONN)\n"
+                "START CHANNEL(SHAPE.SVRCONN)\n")
+    ids = re.findall(r"^([A-Z]{3}\d{4}[IEW]):", r.stdout, re.M)
+    assert ids == ["AMQ8625I", "AMQ8733I", "AMQ8632I", "AMQ8732I", "AMQ8626I", "AMQ8021I", "AMQ8730W", "AMQ8706I",
+                   "AMQ8227E", "AMQ8014I", "AMQ8019I", "AMQ8018I"], r.stdout
+    assert "AMQ8227E: Channel NO.SUCH.CHANNEL not found." in r.stdout
+    assert r.returncode == 10 and "2 valid MQSC commands could not be processed." in r.stdout   # AMQ8730W, AMQ8227E
+    shown = qm.mqsc("DISPLAY CHANNEL(SHAPE.SVRCONN) ALL\nDISPLAY CHSTATUS(SHAPE.SVRCONN)\n").stdout
+    assert "CHANNEL(SHAPE.SVRCONN)" in shown and "AMQ8420I" in shown      # enabled again: no STOPPED status
