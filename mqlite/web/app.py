@@ -30,6 +30,7 @@ from mqlite.cmq import CMQCFC as F
 from mqlite.paths import data_root, installation
 from mqlite.web import auth as A
 from mqlite.web import console as C
+from mqlite.web import consoleapi
 from mqlite.web import displays as D
 from mqlite.web import messaging as Q
 from mqlite.web import mqsc as M
@@ -551,18 +552,28 @@ def create_app() -> Starlette:
         route(base + "/messaging/qmgr/{qmgr:str}/queue/{queue:str}/messagelist", web.message_list, ["GET"]),
         route(base + "/messaging/qmgr/{qmgr:str}/topic/{topic:path}/message", web.message, ["POST"]),
     ]
-    page = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static", "console.html")
+    static = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static", "console")
+    kinds = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
 
     async def console_page(request: Request) -> Response:
         if not request.url.path.endswith("/"):
             return RedirectResponse("/ibmmq/console/")
-        return FileResponse(page, media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-cache"})
+        return FileResponse(os.path.join(static, "index.html"), media_type="text/html; charset=utf-8",
+                            headers={"Cache-Control": "no-cache"})
+
+    async def console_file(request: Request) -> Response:
+        name = request.path_params["file"]         # (a file of the console's own folder: no other path)
+        if name not in os.listdir(static) or os.path.splitext(name)[1] not in kinds:
+            return error_response(Problem(404, "MQWB0006E", f"The resource {request.url.path} was not found."))
+        return FileResponse(os.path.join(static, name), media_type=kinds[os.path.splitext(name)[1]],
+                            headers={"Cache-Control": "no-cache"})
     routes += [Route("/ibmmq/console", console_page, methods=["GET"]),
                Route("/ibmmq/console/", console_page, methods=["GET"]),
+               Route("/ibmmq/console/static/{file:str}", console_file, methods=["GET"]),
                Route("/ibmmq/console/api/snapshot", web.console_api, methods=["GET"]),
                Route("/ibmmq/console/api/stream", web.console_api, methods=["GET"]),
                Route("/ibmmq/console/api/browse/{qmgr:str}/{queue:str}", web.console_api, methods=["GET"]),
-               Route("/ibm/api/docs", partial(api_docs, web), methods=["GET"])]
+               Route("/ibm/api/docs", partial(api_docs, web), methods=["GET"])] + consoleapi.routes(web)
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:

@@ -38,6 +38,7 @@ class Refused(Exception):
         text = {NOT_FOUND: message("AMQ8147E", name=name), 2035: message("AMQ8135E"),
                 F.MQRCCF_CHL_STATUS_NOT_FOUND: message("AMQ8420I"),
                 F.MQRCCF_CHANNEL_NOT_FOUND: message("AMQ8147E", name=name),
+                F.MQRCCF_LSTR_STATUS_NOT_FOUND: message("AMQ8147E", name=name),       # (runmqsc's words)
                 C.MQRC_NO_SUBSCRIPTION: message("AMQ8098E"),
                 F.MQRCCF_SERV_STATUS_NOT_FOUND: message("MQL8010I", name=name)}.get(
             reason, message("AMQ8101S", reason=reason))
