@@ -58,6 +58,7 @@ SUB_FIELDS: dict[str, dict[str, Any]] = {
     "SUBLEVEL": {"kind": "int", "lo": 1, "hi": 9, "default": 1},
     "SUBSCOPE": {"kind": "enum", "values": ["ALL", "QMGR"], "default": "ALL"},
 }
+DEFINE_ONLY = {"TOPICSTR", "AUTHTYPE"}          # (set by DEFINE, never by ALTER)
 SUB_HELP = {
     "TOPICSTR": "The topic string subscribed to (with wildcards).", "TOPICOBJ": "A topic object whose string is used.",
     "DEST": "The queue publications are put to.", "DESTQMGR": "The queue manager of that queue.",
@@ -99,8 +100,10 @@ def schema() -> dict[str, Any]:
         attrs = []
         for name in order:
             a = table[name]
-            item: dict[str, Any] = {"name": name, "kind": a.kind, "alterable": a.alterable, "help": HELP[name],
-                                    "default": _shown(a, a.default_for(kind))}
+            item: dict[str, Any] = {"name": name, "kind": a.kind, "alterable": a.alterable or name in DEFINE_ONLY,
+                                    "help": HELP[name], "default": _shown(a, a.default_for(kind))}
+            if name in DEFINE_ONLY:
+                item["createOnly"] = True
             if a.kind == ENUM or (a.kind == INT and a.values):
                 item["values"] = list(a.values)
             if a.kind == FLAG:
@@ -238,9 +241,18 @@ def routes(web: Any) -> list[Route]:
             return error_response(p, request)
         return JSONResponse(schema())
 
+    async def whoami(request: Request) -> Response:
+        # (the page asks who is signed in before anyone is: null rather than a 401 the browser logs)
+        try:
+            ident = await web.identify(request)
+        except Problem:
+            return JSONResponse({"user": None})
+        return JSONResponse({"user": {"name": ident.user, "role": sorted(ident.roles)}})
+
     base = "/ibmmq/console/api"
     messages = base + "/messages/{qmgr:str}/{queue:str}"
     return [Route(base + "/schema", schema_route, methods=["GET"]),
+            Route(base + "/whoami", whoami, methods=["GET"]),
             Route(messages, endpoint(browse, True), methods=["GET"]),
             Route(messages, endpoint(put, False), methods=["POST"]),
             Route(messages + "/move", endpoint(transfer, False), methods=["POST"]),

@@ -88,14 +88,14 @@ def _gmo(options: int, match: int = 0) -> Any:
 
 def _dlh(data: bytes) -> tuple[dict[str, Any], Any, bytes] | None:
     """A dead-letter header at the front of ``data``: its fields, the structure and what follows it."""
-    if len(data) < C.MQDLH_STRUC_LENGTH or data[:4] != b"DLH ":
+    if len(data) < C.MQDLH_LENGTH_1 or data[:4] != C.MQDLH_STRUC_ID:
         return None
     dlh = pymqi.DLH()
-    dlh.unpack(data[:C.MQDLH_STRUC_LENGTH])
+    dlh.unpack(data[:C.MQDLH_LENGTH_1])
     return ({"reason": int(dlh.Reason), "reasonName": reason_name(int(dlh.Reason)),
              "destQueue": _text(dlh.DestQName), "destQmgr": _text(dlh.DestQMgrName), "format": _text(dlh.Format),
              "putApplName": _text(dlh.PutApplName), "putDate": _text(dlh.PutDate), "putTime": _text(dlh.PutTime)},
-            dlh, data[C.MQDLH_STRUC_LENGTH:])
+            dlh, data[C.MQDLH_LENGTH_1:])
 
 
 def described(md: Any, body: bytes, position: int) -> dict[str, Any]:
@@ -105,7 +105,9 @@ def described(md: Any, body: bytes, position: int) -> dict[str, Any]:
              rfh2.properties_of(md.Format, md.Encoding, body).items()}
     split = rfh2.split(md.Format, md.Encoding, md.CodedCharSetId, body)
     data, fmt = split.data, _text(split.format)
-    item: dict[str, Any] = {"position": position, "md": md_json(md), "properties": props, "format": fmt}
+    shown = md_json(md)         # (as an application reading properties with a message handle sees it)
+    shown.update(format=fmt, encoding=int(split.encoding), codedCharSetId=int(split.ccsid))
+    item: dict[str, Any] = {"position": position, "md": shown, "properties": props, "format": fmt}
     if fmt == "MQDEAD":
         found = _dlh(data)
         if found:
@@ -199,9 +201,11 @@ def put_md(fields: dict[str, Any], text: bool) -> Any:
                 if len(raw) > 24:
                     raise ValueError
                 setattr(md, field, raw.ljust(24, b"\0"))
+            elif field == "Format":
+                setattr(md, field, str(value).encode("ascii")[:8].ljust(8, b" "))
             else:
                 setattr(md, field, str(value).encode("utf-8"))
-        except (TypeError, ValueError, binascii.Error):
+        except (TypeError, ValueError, UnicodeEncodeError, binascii.Error):
             raise OpError(400, "MQWB0302E", f"The value {value!r} is not valid for the MQMD field {name}.") from None
     return md
 
@@ -227,12 +231,12 @@ def put(qm: Any, queue: str, user: str, request: dict[str, Any]) -> str:
 
 def transfer(qm: Any, source: str, target: str, user: str, msgids: list[str] | None, copy: bool) -> dict[str, Any]:
     """Move (or copy) the messages named (all when ``msgids`` is None) from ``source`` to ``target``
-    with their context as it was (MQPMO_SET_ALL_CONTEXT): each a unit of work, so a put MQ refuses
+    with their context as it was (MQPMO_SET_ALL_CONTEXT from the MQMD got): each a unit of work, so a put MQ refuses
     leaves that message where it was; the count done and the first refusal."""
     if source == target:
         raise OpError(400, "MQWB0302E", "The source and target queues are the same.")
     ids = None if msgids is None else [message_id(m) for m in msgids]
-    src = _open(qm, source, user, C.MQOO_BROWSE | (0 if copy else C.MQOO_INPUT_AS_Q_DEF) | C.MQOO_SAVE_ALL_CONTEXT)
+    src = _open(qm, source, user, C.MQOO_BROWSE | (0 if copy else C.MQOO_INPUT_AS_Q_DEF))
     dst = _open(qm, target, user, C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT)
     done, refused = 0, None
     try:
@@ -292,7 +296,7 @@ def retry(qm: Any, dlq: str, user: str, msgids: list[str]) -> list[dict[str, Any
     """Each dead-letter message put where its MQDLH says it was going, without the MQDLH (the
     MQMD's Format, Encoding and CCSID taken back from it), its context kept; got and put in one
     unit of work, so a put MQ refuses again leaves it on the dead-letter queue. One result each."""
-    src = _open(qm, dlq, user, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_SAVE_ALL_CONTEXT)
+    src = _open(qm, dlq, user, C.MQOO_INPUT_AS_Q_DEF)
     results: list[dict[str, Any]] = []
     try:
         for text in msgids:

@@ -28,9 +28,7 @@ export async function call(method, url, body, extra) {
 
 const q = encodeURIComponent;
 
-export async function whoAmI() {
-  try { return (await call("GET", REST + "/login")).user[0]; } catch (e) { return null; }
-}
+export async function whoAmI() { return (await call("GET", CONSOLE + "/whoami")).user; }
 export const logIn = (username, password) => call("POST", REST + "/login", {username, password});
 export const logOut = () => call("DELETE", REST + "/login");
 export const qmgrs = async () => (await call("GET", REST + "/admin/qmgr")).qmgr;

@@ -6,6 +6,10 @@ import {el, button, output, dialog, confirmRun, notice, errorText} from "./ui.js
 
 const PERSISTENCE = {0: "Not persistent", 1: "Persistent", 2: "As queue default"};
 
+function putAt(md) {
+  const d = md.putDate, t = md.putTime;
+  return d.length === 8 ? `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6)} ${t.slice(0, 2)}:${t.slice(2, 4)}:${t.slice(4, 6)}` : d;
+}
 function bytesOf(b64) { const s = atob(b64); const out = new Uint8Array(s.length); for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i); return out; }
 export function hexDump(bytes) {
   const lines = [];
@@ -59,7 +63,7 @@ export async function messagesView(view, qm, queue) {
       const open = el("a", {href: "#", "data-msgid": m.md.messageId, onclick: (ev) => { ev.preventDefault(); side.replaceChildren(detail(m)); }},
         m.md.messageId.slice(0, 16) + "…");
       return el("tr", {"data-msgid": m.md.messageId}, el("td", {}, box), el("td", {}, String(m.position)), el("td", {}, open),
-        el("td", {}, `${m.md.putDate} ${m.md.putTime}`), el("td", {}, m.format), el("td", {}, PERSISTENCE[m.md.persistence] || ""),
+        el("td", {}, putAt(m.md)), el("td", {}, m.format), el("td", {}, PERSISTENCE[m.md.persistence] || ""),
         el("td", {}, String(m.md.priority)), el("td", {}, String(m.length)), el("td", {}, String(Object.keys(m.properties).length)),
         messages.some((x) => x.dlh) ? el("td", {}, m.dlh ? m.dlh.reasonName : "") : "");
     });

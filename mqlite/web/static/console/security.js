@@ -33,7 +33,7 @@ export async function securityView(view, qm, params) {
   else roles(body, who);
 }
 
-async function authrecs(body, qm) {
+async function authrecs(body, qm, said) {
   const r = await api.mqsc(qm, "DISPLAY AUTHREC");
   const rows = blocks(r.lines, "AMQ8864I");
   const profile = el("input", {id: "ar-profile", placeholder: "APP.** or a name", required: true});
@@ -53,13 +53,13 @@ async function authrecs(body, qm) {
     return parts.join(" ");
   };
   const update = () => { preview.textContent = text() || "(name a profile and an entity)"; };
-  const result = el("div", {id: "result"});
+  const result = el("div", {id: "result"}, said ? output(said, "mqsc-result") : "");
   const form = el("form", {class: "inline-form", id: "authrec-form", onsubmit: async (ev) => {
     ev.preventDefault();
     const command = text(); if (!command) return;
     const out = await api.mqsc(qm, command);
     result.replaceChildren(output(out.lines, "mqsc-result"));
-    if (out.ok) authrecs(body, qm);
+    if (out.ok) authrecs(body, qm, out.lines);
   }},
     el("div", {class: "field"}, el("label", {for: "ar-profile"}, "Profile"), profile),
     el("div", {class: "field"}, el("label", {for: "ar-objtype"}, "Object type"), objtype),
@@ -81,7 +81,7 @@ async function authrecs(body, qm) {
     el("h2", {}, `Authority records (${rows.length})`), rows.length ? t : output(r.lines));
 }
 
-async function chlauths(body, qm) {
+async function chlauths(body, qm, said) {
   const rows = await api.display(qm, "chlauth", "*").catch(() => []);
   const upper = rows.map((x) => Object.fromEntries(Object.entries(x).map(([k, v]) => [k.toUpperCase(), Array.isArray(v) ? v.join(",") : v])));
   const t = table({id: "chlauths", rows: upper, columns: ["CHLAUTH", "TYPE", "ADDRESS", "USERLIST", "USERSRC", "MCAUSER", "CLNTUSER", "DESCR"],
@@ -97,18 +97,19 @@ async function chlauths(body, qm) {
   // A rule: the fields each type takes.
   const ch = el("input", {id: "ca-channel", value: "APP.*"});
   const type = el("select", {id: "ca-type"}, ...CHLAUTH_TYPES.map((x) => el("option", {value: x}, x)));
-  const fields = {ADDRESS: el("input", {id: "ca-address"}), USERLIST: el("input", {id: "ca-userlist"}),
+  const fields = {ADDRESS: el("input", {id: "ca-address"}), ADDRLIST: el("input", {id: "ca-addrlist", placeholder: "a,b"}),
+    USERLIST: el("input", {id: "ca-userlist", placeholder: "a,b"}),
     CLNTUSER: el("input", {id: "ca-clntuser"}), SSLPEER: el("input", {id: "ca-sslpeer"}), QMNAME: el("input", {id: "ca-qmname"}),
     MCAUSER: el("input", {id: "ca-mcauser"}), DESCR: el("input", {id: "ca-descr"})};
   const usersrc = el("select", {id: "ca-usersrc"}, ...["MAP", "NOACCESS", "CHANNEL"].map((x) => el("option", {value: x}, x)));
   const preview = el("pre", {class: "mqsc-preview", id: "ca-preview"});
-  const wants = {BLOCKUSER: ["USERLIST"], BLOCKADDR: ["ADDRESS"], SSLPEERMAP: ["SSLPEER", "ADDRESS", "MCAUSER"],
+  const wants = {BLOCKUSER: ["USERLIST"], BLOCKADDR: ["ADDRLIST"], SSLPEERMAP: ["SSLPEER", "ADDRESS", "MCAUSER"],
     ADDRESSMAP: ["ADDRESS", "MCAUSER"], USERMAP: ["CLNTUSER", "ADDRESS", "MCAUSER"], QMGRMAP: ["QMNAME", "ADDRESS", "MCAUSER"]};
   const text = () => {
     const parts = [`SET CHLAUTH(${api.quoted(ch.value.trim() || "*")}) TYPE(${type.value})`];
     for (const k of wants[type.value].concat(["DESCR"])) {
       const v = fields[k].value.trim(); if (!v) continue;
-      parts.push(k === "USERLIST" ? `USERLIST(${v.split(",").map((s) => api.quoted(s.trim())).join(",")})` : `${k}(${api.quoted(v)})`);
+      parts.push(k.endsWith("LIST") ? `${k}(${v.split(",").map((s) => api.quoted(s.trim())).join(",")})` : `${k}(${api.quoted(v)})`);
     }
     if (!["BLOCKUSER", "BLOCKADDR"].includes(type.value)) parts.push(`USERSRC(${usersrc.value})`);
     return parts.join(" ");
@@ -118,12 +119,12 @@ async function chlauths(body, qm) {
     usersrc.parentElement.hidden = ["BLOCKUSER", "BLOCKADDR"].includes(type.value);
     preview.textContent = text();
   };
-  const result = el("div", {id: "result"});
+  const result = el("div", {id: "result"}, said ? output(said, "mqsc-result") : "");
   const form = el("form", {class: "inline-form", id: "chlauth-form", onsubmit: async (ev) => {
     ev.preventDefault();
     const out = await api.mqsc(qm, text());
     result.replaceChildren(output(out.lines, "mqsc-result"));
-    if (out.ok) chlauths(body, qm);
+    if (out.ok) chlauths(body, qm, out.lines);
   }}, el("div", {class: "field"}, el("label", {for: "ca-channel"}, "Channel profile"), ch),
     el("div", {class: "field"}, el("label", {for: "ca-type"}, "Type"), type),
     ...Object.entries(fields).map(([k, input]) => el("div", {class: "field"}, el("label", {for: input.id}, k), input)),
