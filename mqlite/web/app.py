@@ -104,9 +104,8 @@ class Web:
             return fn(qm)
 
     async def console_api(self, request: Request) -> Response:
-        """GET /ibmmq/console/api/snapshot (one) and /stream (one a second, Server-Sent Events), and
-        /browse/{qmgr}/{queue} (the console's browse: MQWebAdminRO may browse, as MQ's console
-        lets it, which the messaging API does not): for any role, in the context a display runs in."""
+        """GET /ibmmq/console/api/snapshot (one) and /stream (one a second, Server-Sent Events), for
+        any role, in the context a display runs in (the rest of the console's API: web/consoleapi.py)."""
         try:
             ident = await self.identify(request)
             context = A.context_for(ident.roles, True)
@@ -116,10 +115,6 @@ class Web:
             return error_response(p, request)
         user = ident.user if context == A.USER else ""
         loop = asyncio.get_running_loop()
-        if "queue" in request.path_params:
-            request.state.identity = ident
-            return await loop.run_in_executor(self.threads, self.handle, request, self.browse,
-                                              request.path_params["qmgr"], user)
         if not request.url.path.endswith("/stream"):
             return JSONResponse(await loop.run_in_executor(self.threads, self.snapshots.take, user))
 
@@ -129,23 +124,6 @@ class Web:
                 yield f"data: {json.dumps(snap)}\n\n"
                 await asyncio.sleep(C.KEEP_SECONDS)
         return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
-
-    def browse(self, request: Request, qmgr: str, user: str) -> Response:
-        queue = queue_named(request.path_params["queue"])
-
-        def listed(qm: Any) -> Any:
-            try:
-                return Q.message_list(qm, queue, request.query_params, "v2", user)
-            except Q.MessageError as e:
-                raise Problem(e.status, e.message_id, str(e)) from None
-            except pymqi.MQMIError as e:
-                status, message_id, text = MESSAGING_REFUSALS.get(e.reason, (500, "MQWB0303E", "Browse failed."))
-                raise Problem(status, message_id, text.format(queue=queue), kind="pcf", completion=e.comp,
-                              reason=e.reason) from None
-        try:
-            return JSONResponse(self.run_on(qmgr, listed))
-        except (NotFound, NotRunning, Refused) as e:
-            raise _qmgr_problem(e, qmgr) from None
 
     def handle(self, request: Request, fn: Any, *args: Any) -> Response:
         try:
@@ -572,7 +550,6 @@ def create_app() -> Starlette:
                Route("/ibmmq/console/static/{file:str}", console_file, methods=["GET"]),
                Route("/ibmmq/console/api/snapshot", web.console_api, methods=["GET"]),
                Route("/ibmmq/console/api/stream", web.console_api, methods=["GET"]),
-               Route("/ibmmq/console/api/browse/{qmgr:str}/{queue:str}", web.console_api, methods=["GET"]),
                Route("/ibm/api/docs", partial(api_docs, web), methods=["GET"])] + consoleapi.routes(web)
 
     @asynccontextmanager

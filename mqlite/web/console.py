@@ -1,7 +1,7 @@
 """The console's data: one snapshot of the data directory's queue managers as an administrator
 sees them through their command servers (PCF inquiries, as runCommandJSON's displays: never display text), and
 the workload algorithm's latest choices from their control interface. The page
-(web/static/console.html) draws it: queue managers, queues with a depth sparkline, channels, and
+(web/static/console/) draws it: queue managers, queues with a depth sparkline, channels, and
 the cluster view (repositories, cluster channels and their states, each cluster queue's
 instances, where the workload algorithm sent the last messages); ``/ibmmq/console/api/stream``
 sends a snapshot a second as Server-Sent Events.

@@ -224,7 +224,7 @@ def routes(web: Any) -> list[Route]:
         ids = json_body(request).get("messageIds")
         if not isinstance(ids, list) or not ids:
             raise O.OpError(400, "MQWB0302E", 'The body must list the "messageIds" to retry.')
-        return {"results": O.retry(qm, queue, user, [str(i) for i in ids])}
+        return {"results": O.retry(qm, queue, user, ids)}
 
     def objects(qm: Any, request: Request, queue: str, user: str) -> Any:
         return {"objects": read_objects(qm, user, request.path_params["qualifier"], request.query_params.get("name", "*"))}

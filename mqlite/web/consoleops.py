@@ -144,9 +144,9 @@ def browse(qm: Any, queue: str, user: str, limit: int = BROWSE_LIMIT) -> list[di
     return out
 
 
-def message_id(text: str) -> bytes:
+def message_id(text: Any) -> bytes:
     try:
-        raw = binascii.unhexlify(text)
+        raw = binascii.unhexlify(text) if isinstance(text, str) else b""
     except (binascii.Error, ValueError):
         raw = b""
     if len(raw) != 24:
@@ -214,9 +214,12 @@ def put(qm: Any, queue: str, user: str, request: dict[str, Any]) -> str:
     """MQPUT1 of the form's message, with its properties in an MQRFH2 (as MQPUT with a message
     handle writes them for a reader asking for MQRFH2); the MsgId in hex."""
     data = _body(request)
-    md = put_md(request.get("md") or {}, request.get("bodyEncoding", "text") == "text")
+    fields, given = request.get("md") or {}, request.get("properties") or {}
+    if not isinstance(fields, dict) or not isinstance(given, dict):
+        raise OpError(400, "MQWB0302E", 'The "md" and "properties" of a message are objects.')
+    md = put_md(fields, request.get("bodyEncoding", "text") == "text")
     props = Properties()
-    for name, value in (request.get("properties") or {}).items():
+    for name, value in given.items():
         try:
             props.set(str(name), value)
         except (PropertyError, TypeError, ValueError):

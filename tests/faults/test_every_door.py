@@ -205,7 +205,9 @@ _PATHS = ["/ibmmq/rest/{v}/admin/qmgr", "/ibmmq/rest/{v}/admin/qmgr/FAULTQM", "/
           "/ibmmq/rest/{v}/messaging/qmgr/FAULTQM/queue/FUZZ.Q/message",
           "/ibmmq/rest/{v}/messaging/qmgr/FAULTQM/queue/FUZZ.Q/messagelist",
           "/ibmmq/rest/{v}/messaging/qmgr/FAULTQM/topic/fuzz/t/message", "/ibmmq/rest/{v}/login",
-          "/ibmmq/console/api/snapshot", "/ibmmq/console/api/browse/FAULTQM/FUZZ.Q"]
+          "/ibmmq/console/api/snapshot", "/ibmmq/console/api/messages/FAULTQM/FUZZ.Q",
+          "/ibmmq/console/api/objects/FAULTQM/queue", "/ibmmq/console/api/activity/FAULTQM",
+          "/ibmmq/console/api/schema", "/ibmmq/console/api/whoami"]
 _JSON = [{"type": "runCommandJSON", "command": "display", "qualifier": "qlocal", "name": "FUZZ.*"},
          {"type": "runCommand", "parameters": {"command": "DISPLAY QLOCAL(FUZZ.Q)"}},
          {"name": "FUZZ.Q", "general": {"description": "fuzzed"}}, {"username": "admin", "password": "passw0rd"}]
@@ -223,7 +225,9 @@ def _json_value(rng: random.Random, depth: int = 0) -> Any:
 
 _ROUTES = [("POST", "/ibmmq/rest/v2/admin/action/qmgr/FAULTQM/mqsc"), ("POST", "/ibmmq/rest/v1/admin/qmgr/FAULTQM/queue"),
            ("PATCH", "/ibmmq/rest/v1/admin/qmgr/FAULTQM/queue/FUZZ.Q"), ("POST", "/ibmmq/rest/v1/login"),
-           ("POST", "/ibmmq/rest/v2/messaging/qmgr/FAULTQM/queue/FUZZ.Q/message")]
+           ("POST", "/ibmmq/rest/v2/messaging/qmgr/FAULTQM/queue/FUZZ.Q/message"),
+           ("POST", "/ibmmq/console/api/messages/FAULTQM/FUZZ.Q"), ("POST", "/ibmmq/console/api/messages/FAULTQM/FUZZ.Q/move"),
+           ("POST", "/ibmmq/console/api/messages/FAULTQM/FUZZ.Q/retry")]
 
 
 def _answer(req: urllib.request.Request, method: str, path: str) -> None:

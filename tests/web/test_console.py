@@ -20,10 +20,10 @@ import pytest
 
 from mqlite.cli.proc import free_port
 from mqlite.testing import run_mqlite
+from tests.web.browser import browser, click, go, has, js, js_errors, shot, text, until
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 AUTH = "Basic " + base64.b64encode(b"admin:passw0rd").decode()
-SHOTS = os.environ.get("MQLITE_SCREENSHOTS", "")          # a directory to leave screenshots in
 
 
 @pytest.fixture(scope="module")
@@ -105,92 +105,79 @@ CHANNELS = ("return [...document.querySelectorAll('#cluster-view path.chl')]"
 FLOWS = "return [...document.querySelectorAll('#cluster-view path.flow')].map(p => [p.dataset.from, p.dataset.to])"
 LOGGED_OUT = ("return document.readyState === 'complete' && !document.getElementById('login').hidden"
               " && document.getElementById('app').hidden && document.getElementById('who').textContent === ''")
-SPARK = ("const row = document.querySelector(\"#queues tr[data-queue='SALES.ORDERS']\");"
+SPARK = ("const row = document.querySelector(\"#depths tr[data-queue='SALES.ORDERS']\");"
          "return row ? [row.querySelector('polyline').getAttribute('points'), Number(row.dataset.depth)] : null")
 
 
-def js(browser: Any, script: str) -> Any:
-    return browser.execute_script(script)
-
-
-def click(browser: Any, css: str) -> None:
-    browser.execute_script("document.querySelector(arguments[0]).click()", css)
-
-
-def _browser() -> Any:
-    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
-    if not chromium or not driver:          # (never skipped: `make services` installs them)
-        pytest.fail("chromium and chromium-driver are missing: run tools/services.sh (make services)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1100"):
-        options.add_argument(arg)
-    return webdriver.Chrome(service=Service(driver), options=options)
-
-
 def test_the_console_in_a_real_browser(sales: dict[str, Any]) -> None:
+    """docs/web.md's recipe on the four queue managers of examples/sales, as written: sign in, the
+    cluster view, a queue's depth over time on its queue manager's dashboard, the workload
+    algorithm's choices, a message put and browsed, sign out."""
     from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import WebDriverWait
-    browser = _browser()
+    b = browser()
+    base = sales["base"]
     try:
-        wait = WebDriverWait(browser, 30)
-        browser.get(sales["base"] + "/ibmmq/console")
-        wait.until(EC.visibility_of_element_located((By.ID, "username"))).send_keys("admin")
-        browser.find_element(By.ID, "password").send_keys("wrong")
-        browser.find_element(By.CSS_SELECTOR, "#login-form button").click()
-        wait.until(EC.text_to_be_present_in_element((By.ID, "login-error"), "MQWB0103E"))
-        browser.find_element(By.ID, "password").clear()
-        browser.find_element(By.ID, "password").send_keys("passw0rd")
-        browser.find_element(By.CSS_SELECTOR, "#login-form button").click()
-        wait.until(EC.text_to_be_present_in_element((By.ID, "who"), "admin (MQWebAdmin, MQWebUser)"))
-        # The cluster view: the four queue managers, FR1 and FR2 drawn as full repositories, the
-        # cluster channels between them, and SALES.ORDERS's instances on PR1 and PR2.
-        wait.until(lambda b: len(js(b, NODES)) == 4)
-        nodes = {name: (repos, text) for name, repos, text in js(browser, NODES)}
+        b.get(base + "/ibmmq/console")
+        until(b, lambda b: js(b, "return !document.getElementById('login').hidden"))
+        b.find_element(By.ID, "username").send_keys("admin")
+        b.find_element(By.ID, "password").send_keys("wrong")
+        b.find_element(By.CSS_SELECTOR, "#login-form button").click()
+        until(b, lambda b: "MQWB0103E" in text(b, "#login-error"), "the refusal")
+        b.find_element(By.ID, "password").clear()
+        b.find_element(By.ID, "password").send_keys("passw0rd")
+        b.find_element(By.CSS_SELECTOR, "#login-form button").click()
+        until(b, lambda b: text(b, "#who") == "admin (MQWebAdmin, MQWebUser)", "signed in")
+        # The queue managers, then the cluster view: the four, FR1 and FR2 drawn as full
+        # repositories, the cluster channels between them, SALES.ORDERS's instances on PR1 and PR2.
+        until(b, lambda b: js(b, "return document.querySelectorAll('#qmgr-cards .card.running').length") == 4)
+        shot(b, "queue-managers")
+        go(b, base, "#/cluster", "#cluster-view")
+        until(b, lambda b: len(js(b, NODES)) == 4)
+        nodes = {name: (repos, shown) for name, repos, shown in js(b, NODES)}
         assert sorted(nodes) == ["FR1", "FR2", "PR1", "PR2"]
         assert sorted(k for k, (repos, _t) in nodes.items() if repos == "true") == ["FR1", "FR2"]
         assert "SALES.ORDERS" in nodes["PR1"][1] and "SALES.ORDERS" in nodes["PR2"][1]
-        running = {(a, b) for a, b, status in js(browser, CHANNELS) if status == "RUNNING"}
+        running = {(a, z) for a, z, status in js(b, CHANNELS) if status == "RUNNING"}
         assert running >= {("PR1", "FR1"), ("PR2", "FR2")}
-        # PR1's queues: SALES.ORDERS's sparkline is flat, then rises after puts on PR1.
-        click(browser, "#qmgrs tr[data-qmgr=PR1]")
-        wait.until(lambda b: js(b, SPARK) is not None)
-        before, depth = js(browser, SPARK)
+        until(b, lambda b: text(b, "#cluster-instances tr[data-queue='SALES.ORDERS'] td") == "PR1, PR2")
+        assert text(b, "#repositories") == "FR1, FR2"
+        # PR1's dashboard: SALES.ORDERS's depth line is flat, then rises after puts on PR1.
+        go(b, base, "#/qm/PR1/dashboard", "#depths")
+        until(b, lambda b: js(b, SPARK) is not None)
+        before, depth = js(b, SPARK)
         put_orders(sales, "PR1", 5)               # (PR1 has an instance: local puts stay on it, as MQ prefers)
-        wait.until(lambda b: (js(b, SPARK) or ["", -1])[1] == depth + 5)
-        wait.until(lambda b: js(b, SPARK)[0] != before)
-        ys = [float(p.split(",")[1]) for p in js(browser, SPARK)[0].split()]
+        until(b, lambda b: (js(b, SPARK) or ["", -1])[1] == depth + 5, "the depth 5 more")
+        until(b, lambda b: js(b, SPARK)[0] != before)
+        ys = [float(p.split(",")[1]) for p in js(b, SPARK)[0].split()]
         assert min(ys) < max(ys)                                    # the line moved: depth over time
-        # The workload algorithm's choices from FR1, drawn as flows to both instances.
+        shot(b, "dashboard-PR1")
+        # The workload algorithm's choices from FR1, drawn as flows to both instances and counted.
         put_orders(sales, "FR1", 6)
-        wait.until(lambda b: {to for frm, to in js(b, FLOWS) if frm == "FR1"} == {"PR1", "PR2"})
-        # Put a test message and browse it, through the messaging REST API, as the page does.
-        row = "#queues tr[data-queue='SALES.ORDERS']"
-        click(browser, row + " button:nth-of-type(2)")
-        wait.until(EC.presence_of_element_located((By.ID, "put-result")))
-        assert browser.find_element(By.ID, "put-result").text.startswith("Put "), browser.find_element(
-            By.ID, "put-result").text
-        click(browser, row + " button:nth-of-type(1)")
-        wait.until(EC.presence_of_element_located((By.ID, "message-list")))
-        assert len(browser.find_elements(By.CSS_SELECTOR, "#message-list tr")) >= 2
-        if SHOTS:
-            os.makedirs(SHOTS, exist_ok=True)
-            browser.save_screenshot(os.path.join(SHOTS, "console.png"))
-            view = browser.find_element(By.ID, "cluster-view")
-            browser.execute_script("arguments[0].scrollIntoView()", view)
-            view.screenshot(os.path.join(SHOTS, "cluster.png"))
-        browser.find_element(By.ID, "logout").click()
+        go(b, base, "#/cluster", "#cluster-view")
+        until(b, lambda b: {to for frm, to in js(b, FLOWS) if frm == "FR1"} == {"PR1", "PR2"}, "the flows")
+        until(b, lambda b: sum(int(c) for c in js(b, "return [...document.querySelectorAll('#workload-choices [data-count]')]"
+                                                     ".map(e => e.dataset.count)")) >= 6, "the choices counted")
+        shot(b, "cluster")
+        # Put a message and browse it (the console's messages page).
+        go(b, base, "#/qm/PR1/messages/SALES.ORDERS", "#message-count")
+        count = int(text(b, "#message-count").split()[0])
+        click(b, "#put-message")
+        until(b, lambda b: has(b, "dialog[open] #put-body"))
+        b.find_element(By.ID, "put-body").send_keys("a test message from the console")
+        js(b, "[...document.querySelectorAll('dialog[open] .actions button')].find(x => x.textContent === 'Put').click()")
+        until(b, lambda b: text(b, "#message-count").startswith(f"{count + 1} "), "the message listed")
+        js(b, "[...document.querySelectorAll('#messages tbody a')].pop().click()")
+        until(b, lambda b: text(b, "#message-body") == "a test message from the console", "its body")
+        b.find_element(By.ID, "logout").click()
         # Logging out reloads the page: an element found in the old document can be swapped out
         # under a command (chromedriver's "Node ... does not belong to the document"), so the new
         # document is read in one script, and a command caught mid-reload is asked again.
-        WebDriverWait(browser, 30, ignored_exceptions=(WebDriverException,)).until(
-            lambda b: js(b, LOGGED_OUT))
+        WebDriverWait(b, 30, ignored_exceptions=(WebDriverException,)).until(lambda b: js(b, LOGGED_OUT))
+        assert js_errors(b) == []
     finally:
-        browser.quit()
+        b.quit()
 
 
 def _run_command_json(sales: dict[str, Any], qmgr: str, body: dict[str, Any]) -> list[dict[str, Any]]:

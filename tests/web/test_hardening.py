@@ -122,7 +122,7 @@ def test_a_queue_name_mq_could_not_have_is_not_found(web, name) -> None:
                 f"/v2/messaging/qmgr/HARDQM/queue/{quote(name)}/messagelist"):
         status, _h, err = call(web["base"] + url)
         assert status == 404 and err["error"][0]["messageId"] == "MQWB0300E", (url, err)
-    console = web["base"].replace("/rest", "/console/api/browse/HARDQM/") + quote(name)
+    console = web["base"].replace("/rest", "/console/api/messages/HARDQM/") + quote(name)
     status, _h, err = call(console)
     assert status == 404 and err["error"][0]["messageId"] == "MQWB0300E"
 
