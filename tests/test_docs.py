@@ -113,6 +113,9 @@ BLOCKS: dict[str, dict[str, Run]] = {
             Run(subst={"${PYTHONPATH:+:$PYTHONPATH}": "${{PYTHONPATH:+:$PYTHONPATH}}\n"
                        "python -c 'import ibmmq, mqlite.ibmmq; assert ibmmq.connect is mqlite.ibmmq.connect'"})},
     "docs/web.md": {
+        "mqlite setmqweb properties -k httpPort -v 9080": Run(
+            skip="tests/web/test_console.py runs this recipe, `mqlite up examples/sales --web` on free ports, and the "
+                 "console's steps after it in a real browser"),
         _WEB_START: Run(subst={"9443": "{port}", "9080": "{port2}",
                                "mqlite setmqweb properties -k keyRepository -v /path/to/stem": "true"}),
         "curl -k -u admin:passw0rd https://localhost:9443/ibmmq/rest/v1/admin/installation": Run(

@@ -269,7 +269,8 @@ def transfer(qm: Any, source: str, target: str, user: str, msgids: list[str] | N
 
 
 def _ids_on(q: Any) -> list[bytes]:
-    ids, option = [], C.MQGMO_BROWSE_FIRST
+    ids: list[bytes] = []
+    option = C.MQGMO_BROWSE_FIRST
     while True:
         md = pymqi.MD()
         gmo = _gmo(option | C.MQGMO_NO_SYNCPOINT | C.MQGMO_ACCEPT_TRUNCATED_MSG)
@@ -402,20 +403,20 @@ _PARAM_NAMES = {v: k for k, v in list(vars(C).items()) + list(vars(F).items())
 def events(qm: Any, user: str) -> list[dict[str, Any]]:
     """The event messages on the event queues, newest last: when, which queue, the reason's name
     and the parameters that name what it was about."""
-    out = []
+    out: list[dict[str, Any]] = []
     for queue in EVENT_QUEUES:
         for md, body in _newest(qm, queue, user):
             try:
                 msg = pcf.decode(body, any_type=True)
             except pcf.PCFError:
                 continue
-            about = {}
+            about: dict[str, Any] = {}
             for _t, sel, value in msg.params:
                 if isinstance(value, (bytes, bytearray)) and sel in _PARAM_NAMES:
-                    about[_PARAM_NAMES[sel]] = _text(value)
+                    about[_PARAM_NAMES[sel]] = _text(bytes(value))
                 elif isinstance(value, int) and sel in _PARAM_NAMES:
                     about[_PARAM_NAMES[sel]] = value
             out.append({"queue": queue, "time": put_stamp(md),
                         "reason": msg.header.reason, "reasonName": reason_name(msg.header.reason), "about": about})
-    out.sort(key=lambda e: e["time"])
+    out.sort(key=lambda e: str(e["time"]))
     return out
