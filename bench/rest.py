@@ -7,8 +7,9 @@ mqweb at 2x RabbitMQ's.
 
 The console's row (issue 67 asks for a page load <= 300 ms with 1,000 queues): with 1,000 queues
 defined, headless Chromium (Debian's, as the tests use it) opens the console's queue list, signed in,
-and the time is taken from the navigation until the 1,000 rows are drawn; and the console API's
-GET of the queues (what the page waits on) alone. Medians of --runs.
+and the time is taken from the navigation until the list says it holds the 1,000 and its first page
+of rows (100, the list's page) is drawn; and the console API's GET of the queues with the list's
+columns (what the page waits on) alone. Medians of --runs.
 
 RabbitMQ's HTTP API is its management plugin's; this script enables it (rabbitmq-plugins, root)
 when it does not answer on 127.0.0.1:15672.
@@ -66,6 +67,11 @@ def mqweb_run(port: int, n: int) -> tuple[float, float]:
     return put, get
 
 
+# The list drawn: its count says every queue is there, and its first page of rows is on the screen.
+LISTED = ("const c = document.getElementById('object-list-count');"
+          "return !!c && parseInt(c.textContent) >= 1000 && document.querySelectorAll('#object-list tbody tr').length >= 100")
+
+
 def console_run(port: int, runs: int) -> dict[str, float]:
     """The console's queue list with 1,000 queues: the page in Chromium, and its API call alone (ms)."""
     import shutil
@@ -78,7 +84,8 @@ def console_run(port: int, runs: int) -> dict[str, float]:
     api = []
     for _ in range(max(runs, 5)):
         t0 = time.perf_counter()
-        c.request("GET", f"/ibmmq/console/api/objects/{QM}/queue?name=*", headers=h)
+        c.request("GET", f"/ibmmq/console/api/objects/{QM}/queue?name=*&attrs=QUEUE,TYPE,CURDEPTH,MAXDEPTH,PUT,GET,DESCR",
+                  headers=h)
         r = c.getresponse()
         assert r.status == 200 and len(json.loads(r.read())["objects"]) >= 1000
         api.append((time.perf_counter() - t0) * 1000)
@@ -99,7 +106,7 @@ def console_run(port: int, runs: int) -> dict[str, float]:
             b.get("about:blank")
             t0 = time.perf_counter()
             b.get(base + f"#/qm/{QM}/queues")
-            while b.execute_script("return document.querySelectorAll('#object-list tbody tr').length") < 1000:
+            while not b.execute_script(LISTED):
                 time.sleep(0.005)
             page.append((time.perf_counter() - t0) * 1000)
     finally:

@@ -18,6 +18,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from mqlite import pymqi
+from mqlite.cmq import CMQC as C
 from mqlite.cmq import CMQCFC as F
 from mqlite.cmq.errors import reason_name
 from mqlite.mqsc.topics import SUB_KEYWORDS
@@ -124,15 +125,44 @@ NONE_FOUND = {2085, 2428, F.MQRCCF_CHL_STATUS_NOT_FOUND, F.MQRCCF_LSTR_STATUS_NO
               F.MQRCCF_SERV_STATUS_NOT_FOUND, F.MQRCCF_NONE_FOUND, F.MQRCCF_CHANNEL_NOT_FOUND}
 
 
-def read_objects(qm: Any, user: str, qualifier: str, name: str) -> list[dict[str, Any]]:
+# The inquiries whose answer can be narrowed to the attributes asked for, and the parameter that asks.
+ATTRS_PARAM = {F.MQCMD_INQUIRE_Q: F.MQIACF_Q_ATTRS, F.MQCMD_INQUIRE_CHANNEL: F.MQIACF_CHANNEL_ATTRS,
+               F.MQCMD_INQUIRE_TOPIC: F.MQIACF_TOPIC_ATTRS, F.MQCMD_INQUIRE_LISTENER: F.MQIACF_LISTENER_ATTRS,
+               F.MQCMD_INQUIRE_SERVICE: F.MQIACF_SERVICE_ATTRS, F.MQCMD_INQUIRE_PROCESS: F.MQIACF_PROCESS_ATTRS,
+               F.MQCMD_INQUIRE_NAMELIST: F.MQIACF_NAMELIST_ATTRS, F.MQCMD_INQUIRE_AUTH_INFO: F.MQIACF_AUTH_INFO_ATTRS,
+               F.MQCMD_INQUIRE_COMM_INFO: F.MQIACF_COMM_INFO_ATTRS}
+
+
+def _narrowed(display: Any, params: dict[int, Any], attrs: list[str]) -> dict[int, Any]:
+    """The inquiry asking only for ``attrs`` (and what names and types each object), as MQ's PCF
+    lets a client ask: a list of 1,000 queues then costs what its columns cost."""
+    param = ATTRS_PARAM.get(display.inquiry)
+    if param is None or not display.kinds:
+        return params
+    selectors = {display.name}
+    for kind in display.kinds:
+        for word in attrs + ["TYPE", "CHLTYPE"]:
+            attr = TABLE.lookup(kind, word)
+            if attr is not None and attr.selector is not None:
+                selectors.add(attr.selector)
+    if display.inquiry == F.MQCMD_INQUIRE_Q:
+        selectors.add(C.MQIA_Q_TYPE)
+    elif display.inquiry == F.MQCMD_INQUIRE_CHANNEL:
+        selectors.add(F.MQIACH_CHANNEL_TYPE)
+    return {**params, param: sorted(selectors)}
+
+
+def read_objects(qm: Any, user: str, qualifier: str, name: str, attrs: list[str] | None = None) -> list[dict[str, Any]]:
     """What DISPLAY ... ALL shows of each object, read from the PCF inquiry it stands for (as
     runCommandJSON's displays), keyed by MQSC keyword, with a flag as its attribute's true or false
-    (SHARE false for NOSHARE: what the forms need, which the display's KEY(value) fields leave out)."""
+    (SHARE false for NOSHARE: what the forms need, which the display's KEY(value) fields leave out);
+    with ``attrs``, those alone (a list's columns)."""
     ask = D.request({"command": "display", "qualifier": qualifier, "name": name or "*", "responseParameters": ["all"]})
     if ask is None:
         raise O.OpError(400, "MQWB0115E", f"The console cannot display {qualifier!r}.")
+    params = _narrowed(ask.display, ask.params, attrs) if attrs else ask.params
     try:
-        answers = pcf_for(qm, "", user).run(ask.display.inquiry, ask.params)
+        answers = pcf_for(qm, "", user).run(ask.display.inquiry, params)
     except pymqi.MQMIError as e:
         if e.reason in NONE_FOUND:
             return []
@@ -227,7 +257,9 @@ def routes(web: Any) -> list[Route]:
         return {"results": O.retry(qm, queue, user, ids)}
 
     def objects(qm: Any, request: Request, queue: str, user: str) -> Any:
-        return {"objects": read_objects(qm, user, request.path_params["qualifier"], request.query_params.get("name", "*"))}
+        attrs = [a for a in request.query_params.get("attrs", "").upper().split(",") if a.isalnum()]
+        return {"objects": read_objects(qm, user, request.path_params["qualifier"], request.query_params.get("name", "*"),
+                                        attrs or None)}
 
     def activity(qm: Any, request: Request, queue: str, user: str) -> Any:
         return {"statistics": O.statistics(qm, user), "events": O.events(qm, user)}

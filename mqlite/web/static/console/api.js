@@ -49,9 +49,9 @@ export async function display(qmgr, qualifier, name, extra) {
   return (r.commandResponse || []).filter((c) => c.completionCode === 0 && c.parameters).map((c) => c.parameters);
 }
 
-let schemaCache = null;
-export async function schema() {
-  if (!schemaCache) schemaCache = (await call("GET", CONSOLE + "/schema")).types;
+let schemaCache = null;            // (the promise: asked for once however many views want it at once)
+export function schema() {
+  if (!schemaCache) schemaCache = call("GET", CONSOLE + "/schema").then((r) => r.types).catch((e) => { schemaCache = null; throw e; });
   return schemaCache;
 }
 
@@ -69,8 +69,9 @@ export const activity = (qmgr) => call("GET", `${CONSOLE}/activity/${q(qmgr)}`);
 export function quoted(value) { return "'" + String(value).replace(/'/g, "''") + "'"; }
 
 // The console API's display: each object's attributes by MQSC keyword, flags as true/false.
-export async function objects(qmgr, qualifier, name) {
-  const r = await call("GET", `${CONSOLE}/objects/${q(qmgr)}/${q(qualifier)}?name=${q(name || "*")}`);
+export async function objects(qmgr, qualifier, name, attrs) {
+  const only = attrs && attrs.length ? `&attrs=${q(attrs.join(","))}` : "";
+  const r = await call("GET", `${CONSOLE}/objects/${q(qmgr)}/${q(qualifier)}?name=${q(name || "*")}${only}`);
   return r.objects;
 }
 

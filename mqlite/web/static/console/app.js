@@ -38,7 +38,9 @@ function drawNav() {
 async function start(user) {
   $("#login").hidden = true; $("#app").hidden = false;
   $("#who").textContent = `${user.name} (${user.role.join(", ")})`;
-  qmgrNames = (await api.qmgrs()).map((q) => q.name).sort();
+  // The queue managers' names (for the navigation), the attribute table and the first page, at once.
+  const names = api.qmgrs().then((list) => { qmgrNames = list.map((q) => q.name).sort(); drawNav(); });
+  api.schema().catch(() => null);
   route("/", homeView);
   route("/cluster", clusterView);
   route("/qm/:qm/dashboard", dashboardView);
@@ -51,7 +53,7 @@ async function start(user) {
   route("/qm/:qm/security", (view, qm, params) => securityView(view, qm, params));
   route("/qm/:qm/mqsc", mqscView);
   window.addEventListener("mq-routed", drawNav);
-  await dispatch();
+  await Promise.all([dispatch(), names]);
 }
 
 async function logIn(ev) {

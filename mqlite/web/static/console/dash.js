@@ -98,7 +98,10 @@ export async function dashboardView(view, qm) {
         button("Turn on (ALTER QMGR STATQ(ON) STATINT(10))", async () => { await run(qm, "ALTER QMGR STATQ(ON) STATINT(10)"); }, {id: "statq-on"}));
     } else {
       const byQueue = new Map();
-      for (const st of a.statistics) { const l = byQueue.get(st.queue) || []; l.push(st); byQueue.set(st.queue, l); }
+      for (const st of a.statistics) {
+        if (st.queue.startsWith("SYSTEM.")) continue;            // (the applications' queues, as the lists show)
+        const l = byQueue.get(st.queue) || []; l.push(st); byQueue.set(st.queue, l);
+      }
       const seconds = (st) => Math.max(1, (Date.parse(st.end) - Date.parse(st.start)) / 1000 || 1);
       rates.replaceChildren(el("table", {class: "objects", id: "rate-table"},
         el("thead", {}, el("tr", {}, ...["Queue", "Puts/s (latest)", "Gets/s (latest)", "Puts per interval", "Gets per interval"].map((h) => el("th", {scope: "col"}, h)))),

@@ -63,12 +63,17 @@ export const confirmRun = (title, mqscText) =>
   dialog(title, el("div", {}, el("p", {}, "This runs:"), el("pre", {class: "mqsc-preview"}, mqscText)),
          [["Cancel", false], ["Run", true, "primary"]]);
 
-// A table of rows (objects) with a text filter, sortable headers and a column picker; `columns`
-// are the keys shown by default, `all` every key there is; `cell(row, key)` may return a node.
-export function table({id, rows, columns, all, key, cell, actions, storage}) {
-  const saved = storage && JSON.parse(localStorage.getItem("cols:" + storage) || "null");
-  let shown = (saved || columns).filter((c) => all.includes(c));
-  let sortKey = key, sortUp = true, filter = "";
+// The columns a table of `storage` shows: the ones picked before, else `columns`.
+export function savedColumns(storage, columns) {
+  return (storage && JSON.parse(localStorage.getItem("cols:" + storage) || "null")) || columns;
+}
+
+// A table of rows (objects) with a text filter, sortable headers, a column picker and pages;
+// `columns` are the keys shown by default, `all` every key there is; `cell(row, key)` may return a
+// node; `onColumns(shown)` is told when the columns picked change (to fetch what they need).
+export function table({id, rows, columns, all, key, cell, actions, storage, onColumns, pageSize}) {
+  let shown = savedColumns(storage, columns).filter((c) => all.includes(c));
+  let sortKey = key, sortUp = true, filter = "", page = 0, size = pageSize || 100;
   const wrap = el("div", {class: "table-wrap"});
   const head = el("div", {class: "table-tools"});
   const input = el("input", {type: "search", placeholder: "Filter (name or text; * wildcard)", "aria-label": "Filter",
@@ -81,13 +86,19 @@ export function table({id, rows, columns, all, key, cell, actions, storage}) {
     box.addEventListener("change", () => {
       shown = all.filter((k) => (k === c ? box.checked : shown.includes(k)));
       if (storage) localStorage.setItem("cols:" + storage, JSON.stringify(shown));
-      draw();
+      if (onColumns) onColumns(shown); else draw();
     });
     list.append(el("label", {}, box, " ", c));
   }
   picker.append(list);
-  const count = el("span", {class: "count"});
-  head.append(input, picker, count);
+  const count = el("span", {class: "count", id: id ? id + "-count" : null});
+  const sizes = el("select", {"aria-label": "Rows a page", class: "page-size"},
+    ...[100, 500, 0].map((n) => el("option", {value: String(n)}, n ? `${n} a page` : "all")));
+  sizes.value = String(size);
+  sizes.addEventListener("change", () => { size = Number(sizes.value); page = 0; draw(); });
+  const prev = button("Previous", () => { page = Math.max(0, page - 1); draw(); }, {class: "page-prev"});
+  const next = button("Next", () => { page += 1; draw(); }, {class: "page-next"});
+  head.append(input, picker, count, sizes, prev, next);
   const tbl = el("table", {id, class: "objects"});
   wrap.append(head, tbl);
   const matches = (row) => {
@@ -105,7 +116,13 @@ export function table({id, rows, columns, all, key, cell, actions, storage}) {
       const r = typeof x === "number" && typeof y === "number" ? x - y : String(x ?? "").localeCompare(String(y ?? ""));
       return sortUp ? r : -r;
     });
-    count.textContent = `${visible.length} of ${rows.length}`;
+    const pages = size ? Math.max(1, Math.ceil(visible.length / size)) : 1;
+    page = Math.min(page, pages - 1);
+    const from = size ? page * size : 0, upto = size ? Math.min(visible.length, from + size) : visible.length;
+    count.textContent = visible.length === rows.length ? `${rows.length} objects` : `${visible.length} of ${rows.length}`;
+    if (pages > 1) count.textContent += `, ${from + 1}-${upto} shown`;
+    prev.disabled = page === 0; next.disabled = page >= pages - 1;
+    prev.hidden = next.hidden = pages <= 1;
     const hr = el("tr", {});
     for (const c of shown) {
       const th = el("th", {scope: "col", "aria-sort": c === sortKey ? (sortUp ? "ascending" : "descending") : "none"},
@@ -115,7 +132,7 @@ export function table({id, rows, columns, all, key, cell, actions, storage}) {
     }
     if (actions) hr.append(el("th", {scope: "col"}, "Actions"));
     const body = el("tbody", {});
-    for (const row of visible) {
+    for (const row of visible.slice(from, upto)) {
       const tr = el("tr", {"data-name": String(row[key] ?? "")});
       for (const c of shown) {
         const v = cell ? cell(row, c) : undefined;
@@ -139,6 +156,7 @@ export function fmt(v) {
 
 export function sparkline(values, w, h) {
   w = w || 120; h = h || 24;
+  if (values.length === 1) values = [values[0], values[0]];      // (one value: a level line, not a dot)
   const max = Math.max(1, ...values);
   const pts = values.map((v, i) => (values.length < 2 ? w : (i * w) / (values.length - 1)).toFixed(1) + "," +
     (h - 1 - ((h - 2) * v) / max).toFixed(1)).join(" ");
