@@ -146,6 +146,8 @@ def test_ibms_getting_started_tasks_without_the_command_line(site: dict[str, Any
     go(b, base, "#/qm/ADMQM/channels", "#object-list tr[data-name='APP.SVRCONN']")
     click(b, "#object-list tr[data-name='APP.SVRCONN'] [data-action=stop]")
     until(b, lambda b: has(b, "dialog[open] #stop-mode"))
+    js(b, "const m = document.getElementById('stop-mode'); m.value = 'FORCE'; m.dispatchEvent(new Event('change', {bubbles: true}))")
+    assert text(b, "#dialog-mqsc") == "STOP CHANNEL(APP.SVRCONN) MODE(FORCE) STATUS(STOPPED)"
     dialog_button(b, "Stop")
     notice_with(b, "AMQ8019I")
     until(b, lambda b: "STOPPED" in text(b, "#object-list tr[data-name='APP.SVRCONN']"), "the channel STOPPED")
@@ -331,6 +333,7 @@ def test_channel_listener_service_and_connection_operations(site: dict[str, Any]
     click(b, row + " [data-action=reset]")
     until(b, lambda b: has(b, "dialog[open] #reset-seq"))
     type_into(b, "#reset-seq", "7")
+    until(b, lambda b: text(b, "#dialog-mqsc") == "RESET CHANNEL(TO.NOWHERE) SEQNUM(7)")
     dialog_button(b, "Reset")
     notice_with(b, "AMQ8023I")
     before = js(b, "return document.querySelectorAll('#notices .notice').length")

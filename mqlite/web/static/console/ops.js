@@ -5,6 +5,14 @@ import * as api from "./api.js";
 import {el, button, output, table, dialog, confirmRun, notice, errorText} from "./ui.js";
 
 const SENDING = ["SDR", "SVR", "CLUSSDR"];
+
+// The MQSC a dialog will run, kept up to date as its fields change.
+function preview(root, text) {
+  const pre = el("pre", {class: "mqsc-preview", id: "dialog-mqsc"});
+  const update = () => { pre.textContent = text(); };
+  root.addEventListener("input", update); root.addEventListener("change", update); update();
+  return pre;
+}
 const RECEIVING = ["RCVR", "RQSTR", "CLUSRCVR"];
 
 export async function run(qm, text, ask) {
@@ -19,20 +27,25 @@ export async function run(qm, text, ask) {
 export function channelActions(qm) {
   return (r, type, refresh) => {
     const name = api.named(r.CHANNEL);
-    const out = [button("Start", async () => { await run(qm, `START CHANNEL(${name})`); refresh(); }, {"data-action": "start"}),
+    const out = [button("Start", async () => { await run(qm, `START CHANNEL(${name})`); refresh(); },
+                        {"data-action": "start", title: `START CHANNEL(${name})`}),
       button("Stop", async () => { await stopChannel(qm, r.CHANNEL); refresh(); }, {"data-action": "stop"})];
-    if (SENDING.includes(type) || type === "RQSTR") out.push(button("Ping", () => run(qm, `PING CHANNEL(${name})`), {"data-action": "ping"}));
+    if (SENDING.includes(type) || type === "RQSTR") {
+      out.push(button("Ping", () => run(qm, `PING CHANNEL(${name})`), {"data-action": "ping", title: `PING CHANNEL(${name})`}));
+    }
     if (SENDING.includes(type) || RECEIVING.includes(type)) {
       out.push(button("Reset", async () => {
         const seq = el("input", {type: "number", min: 1, max: 999999999, value: 1, id: "reset-seq"});
-        const n = await dialog(`Reset ${r.CHANNEL}`, el("div", {class: "field"}, el("label", {for: "reset-seq"}, "Message sequence number"), seq),
-                               [["Cancel", null], ["Reset", () => seq.value, "primary"]]);
+        const body = el("div", {class: "field"}, el("label", {for: "reset-seq"}, "Message sequence number"), seq);
+        body.append(preview(body, () => `RESET CHANNEL(${name}) SEQNUM(${Number(seq.value)})`));
+        const n = await dialog(`Reset ${r.CHANNEL}`, body, [["Cancel", null], ["Reset", () => seq.value, "primary"]]);
         if (n) { await run(qm, `RESET CHANNEL(${name}) SEQNUM(${Number(n)})`); refresh(); }
       }, {"data-action": "reset"}));
     }
     if (SENDING.includes(type)) {
       out.push(button("Resolve", async () => {
-        const how = await dialog(`Resolve ${r.CHANNEL}`, el("p", {}, "Commit or back out the in-doubt batch?"),
+        const how = await dialog(`Resolve ${r.CHANNEL}`, el("div", {}, el("p", {}, "Commit or back out the in-doubt batch?"),
+          el("pre", {class: "mqsc-preview", id: "dialog-mqsc"}, `RESOLVE CHANNEL(${name}) ACTION(BACKOUT | COMMIT)`)),
                                  [["Cancel", null], ["Back out", "BACKOUT"], ["Commit", "COMMIT", "primary"]]);
         if (how) { await run(qm, `RESOLVE CHANNEL(${name}) ACTION(${how})`); refresh(); }
       }, {"data-action": "resolve"}));
@@ -47,6 +60,7 @@ async function stopChannel(qm, channel) {
   const status = el("select", {id: "stop-status"}, el("option", {value: "STOPPED"}, "STOPPED"), el("option", {value: "INACTIVE"}, "INACTIVE"));
   const body = el("div", {}, el("div", {class: "field"}, el("label", {for: "stop-mode"}, "Mode"), mode),
     el("div", {class: "field"}, el("label", {for: "stop-status"}, "Leave it"), status));
+  body.append(preview(body, () => `STOP CHANNEL(${api.named(channel)}) MODE(${mode.value}) STATUS(${status.value})`));
   const choice = await dialog(`Stop ${channel}`, body, [["Cancel", null], ["Stop", () => ({mode: mode.value, status: status.value}), "primary"]]);
   if (!choice) return;
   await run(qm, `STOP CHANNEL(${api.named(channel)}) MODE(${choice.mode}) STATUS(${choice.status})`);
@@ -64,8 +78,10 @@ async function channelStatus(qm, channel) {
 
 export function startStop(qm, qualifier, key) {
   return (r, type, refresh) => [
-    button("Start", async () => { await run(qm, `START ${qualifier}(${api.named(r[key])})`); setTimeout(refresh, 300); }, {"data-action": "start"}),
-    button("Stop", async () => { await run(qm, `STOP ${qualifier}(${api.named(r[key])})`); setTimeout(refresh, 300); }, {"data-action": "stop"})];
+    button("Start", async () => { await run(qm, `START ${qualifier}(${api.named(r[key])})`); setTimeout(refresh, 300); },
+           {"data-action": "start", title: `START ${qualifier}(${api.named(r[key])})`}),
+    button("Stop", async () => { await run(qm, `STOP ${qualifier}(${api.named(r[key])})`); setTimeout(refresh, 300); },
+           {"data-action": "stop", title: `STOP ${qualifier}(${api.named(r[key])})`})];
 }
 
 export function queueActions(qm) {
