@@ -272,6 +272,8 @@ def test_messages_moved_copied_deleted_and_retried(site: dict[str, Any], b: Any)
     js(b, "document.getElementById('move-copy').click()")
     dialog_button(b, "Go")
     notice_with(b, "Copied 1 message(s) to APP.ARCHIVE")
+    until(b, lambda b: not js(b, "return [...document.querySelectorAll('#messages input')].some(c => c.checked)"),
+          "nothing selected after the copy")
     click(b, "#move-messages")
     type_into(b, "#move-to", "APP.ARCHIVE")
     dialog_button(b, "Go")

@@ -107,10 +107,16 @@ def test_roles_decide_what_each_user_may_do(web: dict[str, Any]) -> None:
     put(web, "APP.Q", APP)
     status, _h, listed = call(f"{web['base']}/v2/messaging/qmgr/SECQM/queue/APP.Q/messagelist", auth=READER)
     assert status == 403 and listed["error"][0]["messageId"] == "MQWB0103E"
-    status, _h, listed = call(f"{web['base'].replace('/rest', '/console/api')}/browse/SECQM/APP.Q", auth=READER)
-    assert status == 200 and [m["format"] for m in listed] == ["MQSTR"] and depth(web, "APP.Q") == 1
-    status, _h, listed = call(f"{web['base'].replace('/rest', '/console/api')}/browse/SECQM/OTHER.Q", auth=APP)
+    status, _h, listed = call(f"{web['base'].replace('/rest', '/console/api')}/messages/SECQM/APP.Q", auth=READER)
+    assert status == 200 and [m["format"] for m in listed["messages"]] == ["MQSTR"] and depth(web, "APP.Q") == 1
+    status, _h, listed = call(f"{web['base'].replace('/rest', '/console/api')}/messages/SECQM/OTHER.Q", auth=APP)
     assert status == 403 and listed["error"][0]["reasonCode"] == 2035          # MQWebUser: its own authority
+    status, _h, refused = call(f"{web['base'].replace('/rest', '/console/api')}/messages/SECQM/APP.Q", "POST",
+                               {"body": "x"}, auth=READER)
+    assert status == 403 and refused["error"][0]["messageId"] == "MQWB0103E"     # MQWebAdminRO changes nothing
+    status, _h, refused = call(f"{web['base'].replace('/rest', '/console/api')}/messages/SECQM/OTHER.Q", "POST",
+                               {"body": "x"}, auth=APP)
+    assert status == 403 and refused["error"][0]["reasonCode"] == 2035 and depth(web, "OTHER.Q") == 0
     # No role: 403 for everything.
     status, _h, body = call(f"{web['base']}/v1/admin/qmgr", auth=NOBODY)
     assert status == 403 and body["error"][0]["messageId"] == "MQWB0103E"

@@ -83,7 +83,12 @@ export async function messagesView(view, qm, queue) {
       for (const id of ids()) { try { await api.deleteMessage(qm, queue, id); } catch (e) { notice(errorText(e), true); } }
       load();
     }, {id: "delete-messages"}),
-    button("Move or copy…", () => moveDialog(qm, queue, ids()).then((done) => done && load()), {id: "move-messages"}),
+    button("Move or copy…", () => moveDialog(qm, queue, ids()).then((done) => {
+      if (!done) return;
+      selected.clear();                          // (what was chosen is done with: nothing stays selected)
+      list.querySelectorAll("input[type=checkbox]").forEach((c) => { c.checked = false; });
+      return load();
+    }), {id: "move-messages"}),
     button("Retry (dead letters)", async () => {
       const chosen = ids().length ? ids() : messages.filter((m) => m.dlh).map((m) => m.md.messageId);
       if (!chosen.length) { notice("No dead-letter messages to retry.", true); return; }
