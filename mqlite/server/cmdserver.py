@@ -21,6 +21,7 @@ from mqlite.engine.host import Host
 from mqlite.mqsc.commands import Executor
 
 COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE"
+REPLY_BATCH = 32                    # replies put under one hold of the queue manager's lock
 
 
 class CommandServer(threading.Thread):
@@ -66,25 +67,44 @@ class CommandServer(threading.Thread):
         self.reply(md, command, replies)
 
     def reply(self, req: MD, command: int, replies: list[Reply]) -> None:
+        """The replies, put to the reply queue opened once, REPLY_BATCH at a time with the queue
+        manager's lock let go between batches: the requester reads the first while the rest are
+        put (a 1,000-object inquiry's first answer came only after all of them, each put1 resolving
+        the queue's name again)."""
         rq = text(req.ReplyToQ)
         if not rq:
             return
         srv, qm = self.srv, self.qm
         correl = req.CorrelId if req.Report & C.MQRO_PASS_CORREL_ID else req.MsgId
+        od = OD(ObjectName=pad(rq, 48), ObjectQMgrName=req.ReplyToQMgr)
         with srv.lock:
-            for i, (comp, reason, params) in enumerate(replies, 1):
-                header = pcf.Header(type=F.MQCFT_RESPONSE, command=command, msg_seq_number=i,
-                                    control=F.MQCFC_LAST if i == len(replies) else F.MQCFC_NOT_LAST,
-                                    comp_code=comp, reason=reason)
-                md = MD(MsgType=C.MQMT_REPLY, Format=C.MQFMT_ADMIN, CorrelId=correl, Persistence=req.Persistence,
-                        Priority=req.Priority if req.Priority >= 0 else -1,
-                        Expiry=req.Expiry if req.Report & C.MQRO_PASS_DISCARD_AND_EXPIRY else -1)
-                od = OD(ObjectName=pad(rq, 48), ObjectQMgrName=req.ReplyToQMgr)
+            try:
+                hobj = qm.open(self.conn, od, C.MQOO_OUTPUT).hobj
+            except MQIError as e:
+                srv.log.write(*entry("MQL0013W", rq=rq, reason=e.reason))
+                return
+        pmo = PMO(Options=C.MQPMO_NO_SYNCPOINT)
+        try:
+            for start in range(0, len(replies), REPLY_BATCH):
+                with srv.lock:
+                    for i, (comp, reason, params) in enumerate(replies[start:start + REPLY_BATCH], start + 1):
+                        header = pcf.Header(type=F.MQCFT_RESPONSE, command=command, msg_seq_number=i,
+                                            control=F.MQCFC_LAST if i == len(replies) else F.MQCFC_NOT_LAST,
+                                            comp_code=comp, reason=reason)
+                        md = MD(MsgType=C.MQMT_REPLY, Format=C.MQFMT_ADMIN, CorrelId=correl, Persistence=req.Persistence,
+                                Priority=req.Priority if req.Priority >= 0 else -1,
+                                Expiry=req.Expiry if req.Report & C.MQRO_PASS_DISCARD_AND_EXPIRY else -1)
+                        try:
+                            qm.put(self.conn, hobj, md, pmo, pcf.encode(header, params))
+                        except MQIError as e:
+                            srv.log.write(*entry("MQL0013W", rq=rq, reason=e.reason))
+                            return
+                    ticket = self.conn.ticket
+                if ticket:
+                    srv.store.sync(ticket)
+        finally:
+            with srv.lock:
                 try:
-                    qm.put1(self.conn, od, md, PMO(Options=C.MQPMO_NO_SYNCPOINT), pcf.encode(header, params))
-                except MQIError as e:
-                    srv.log.write(*entry("MQL0013W", rq=rq, reason=e.reason))
-                    return
-            ticket = self.conn.ticket
-        if ticket:
-            srv.store.sync(ticket)
+                    qm.close(self.conn, hobj)
+                except MQIError:
+                    pass                        # (a temporary reply queue its owner closed: gone with it)

@@ -1,8 +1,10 @@
 // The console's only way to the queue managers: mqweb's REST API (runCommand and runCommandJSON on
 // /admin/action/qmgr/{qmgr}/mqsc, /login, /admin/qmgr) and the console API beside it
 // (/ibmmq/console/api: the attribute table, messages with bodies, statistics and events).
+import {CONSOLE, objectsUrl} from "./groups.js";
+
+export {CONSOLE};
 export const REST = "/ibmmq/rest/v2";
-export const CONSOLE = "/ibmmq/console/api";
 const CSRF = {"ibm-mq-rest-csrf-token": "console"};
 const XHR = {"X-Requested-With": "XMLHttpRequest"};   // (a 401 then asks for no browser password dialog)
 
@@ -14,7 +16,22 @@ export class ApiError extends Error {
   }
 }
 
+// A GET boot.js made while the modules loaded (the first page's), taken once.
+function prefetched(url) {
+  const boot = window.mqBoot;
+  const p = boot && boot.early.get(url);
+  if (p) boot.early.delete(url);
+  return p;
+}
+
 export async function call(method, url, body, extra) {
+  const early = method === "GET" && prefetched(url);
+  if (early) {
+    const [status, parsed] = await early;
+    if (status >= 200 && status < 300) return parsed;
+    if (status && status !== 401) throw new ApiError(status, parsed);
+    // (asked before the user signed in, or not sent at all: asked again now)
+  }
   const headers = Object.assign({}, XHR, method === "GET" ? {} : CSRF, extra || {});
   const init = {method, credentials: "same-origin", headers};
   if (body !== undefined) { headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
@@ -70,8 +87,7 @@ export function quoted(value) { return "'" + String(value).replace(/'/g, "''") +
 
 // The console API's display: each object's attributes by MQSC keyword, flags as true/false.
 export async function objects(qmgr, qualifier, name, attrs) {
-  const only = attrs && attrs.length ? `&attrs=${q(attrs.join(","))}` : "";
-  const r = await call("GET", `${CONSOLE}/objects/${q(qmgr)}/${q(qualifier)}?name=${q(name || "*")}${only}`);
+  const r = await call("GET", objectsUrl(qmgr, qualifier, name, attrs));
   return r.objects;
 }
 

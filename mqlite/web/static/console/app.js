@@ -38,9 +38,9 @@ function drawNav() {
 async function start(user) {
   $("#login").hidden = true; $("#app").hidden = false;
   $("#who").textContent = `${user.name} (${user.role.join(", ")})`;
-  // The queue managers' names (for the navigation), the attribute table and the first page, at once.
+  // The queue managers' names (for the navigation) and the first page at once; the attribute table
+  // (the forms') after them.
   const names = api.qmgrs().then((list) => { qmgrNames = list.map((q) => q.name).sort(); drawNav(); });
-  api.schema().catch(() => null);
   route("/", homeView);
   route("/cluster", clusterView);
   route("/qm/:qm/dashboard", dashboardView);
@@ -54,6 +54,7 @@ async function start(user) {
   route("/qm/:qm/mqsc", mqscView);
   window.addEventListener("mq-routed", drawNav);
   await Promise.all([dispatch(), names]);
+  api.schema().catch(() => null);
 }
 
 async function logIn(ev) {

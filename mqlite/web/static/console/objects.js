@@ -5,29 +5,10 @@
 import * as api from "./api.js";
 import {el, button, output, table, savedColumns, confirmRun, notice, errorText, fmt} from "./ui.js";
 import {go} from "./router.js";
+import {GROUPS, CHANNEL_TYPES} from "./groups.js";
 
-const CHANNEL_TYPES = ["SDR", "SVR", "RCVR", "RQSTR", "CLNTCONN", "SVRCONN", "CLUSSDR", "CLUSRCVR", "AMQP", "MQTT"];
-export const GROUPS = {
-  queues: {title: "Queues", qualifier: "queue", key: "QUEUE", typeKey: "TYPE", types: ["QLOCAL", "QMODEL", "QALIAS", "QREMOTE"],
-           columns: ["QUEUE", "TYPE", "CURDEPTH", "MAXDEPTH", "PUT", "GET", "DESCR"]},
-  channels: {title: "Channels", qualifier: "channel", key: "CHANNEL", typeKey: "CHLTYPE", types: CHANNEL_TYPES,
-             status: "chstatus", columns: ["CHANNEL", "CHLTYPE", "STATUS", "CONNAME", "XMITQ", "DESCR"]},
-  topics: {title: "Topics", qualifier: "topic", key: "TOPIC", types: ["TOPIC"], columns: ["TOPIC", "TOPICSTR", "TYPE", "DESCR"]},
-  subscriptions: {title: "Subscriptions", qualifier: "sub", key: "SUB", types: ["SUB"],
-                  columns: ["SUB", "TOPICSTR", "DEST", "DESTCLAS", "SUBTYPE", "DURABLE"]},
-  listeners: {title: "Listeners", qualifier: "listener", key: "LISTENER", types: ["LISTENER"], status: "lsstatus",
-              columns: ["LISTENER", "TRPTYPE", "PORT", "CONTROL", "STATUS", "DESCR"]},
-  services: {title: "Services", qualifier: "service", key: "SERVICE", types: ["SERVICE"], status: "svstatus",
-             columns: ["SERVICE", "SERVTYPE", "CONTROL", "STATUS", "STARTCMD", "DESCR"]},
-  processes: {title: "Processes", qualifier: "process", key: "PROCESS", types: ["PROCESS"],
-              columns: ["PROCESS", "APPLICID", "APPLTYPE", "DESCR"]},
-  namelists: {title: "Namelists", qualifier: "namelist", key: "NAMELIST", types: ["NAMELIST"],
-              columns: ["NAMELIST", "NAMCOUNT", "NAMES", "DESCR"]},
-  authinfo: {title: "Authentication information", qualifier: "authinfo", key: "AUTHINFO", types: ["AUTHINFO"],
-             typeKey: "AUTHTYPE", columns: ["AUTHINFO", "AUTHTYPE", "DESCR"]},
-  comminfo: {title: "Communication information", qualifier: "comminfo", key: "COMMINFO", types: ["COMMINFO"],
-             columns: ["COMMINFO", "GRPADDR", "PORT", "DESCR"]},
-};
+export {GROUPS};
+
 // The object DEFINE takes its values from when no LIKE is given (as crtmqm makes them).
 const DEFAULTS = {QLOCAL: "SYSTEM.DEFAULT.LOCAL.QUEUE", QMODEL: "SYSTEM.DEFAULT.MODEL.QUEUE",
   QALIAS: "SYSTEM.DEFAULT.ALIAS.QUEUE", QREMOTE: "SYSTEM.DEFAULT.REMOTE.QUEUE", SDR: "SYSTEM.DEF.SENDER",
@@ -57,15 +38,19 @@ export async function listView(view, qm, group, actions) {
   const g = GROUPS[group];
   // Only the columns shown are asked for (a PCF inquiry narrowed to them: 1,000 queues cost what
   // their columns cost); the column picker offers every attribute of the group's types.
+  // (the attribute table is not waited for: the picker adds every attribute when it is opened)
   let columns = savedColumns(group, g.columns);
-  let [types, rows] = await Promise.all([api.schema(), withStatus(qm, group, columns)]);
-  const all = [...new Set([...g.columns, ...g.types.flatMap((t) => (types[t] ? types[t].attrs.map((a) => a.name) : [])),
-                           ...(g.status ? ["STATUS"] : []), ...rows.flatMap((r) => Object.keys(r))])];
+  let rows = await withStatus(qm, group, columns);
+  const all = [...new Set([...g.columns, ...(g.status ? ["STATUS"] : []), ...rows.flatMap((r) => Object.keys(r))])];
+  const everyAttribute = async () => {
+    const types = await api.schema();
+    return g.types.flatMap((t) => (types[t] ? types[t].attrs.map((a) => a.name) : []));
+  };
   const typeOf = (r) => (group === "channels" ? r.CHLTYPE : g.typeKey === "TYPE" ? r.TYPE : g.types[0]);
   const showSystem = el("input", {type: "checkbox", id: "show-system"});
   const visible = () => rows.filter((r) => showSystem.checked || !String(r[g.key]).startsWith("SYSTEM."));
   const t = table({id: "object-list", rows: visible(), columns: g.columns, all, key: g.key, storage: group,
-    onColumns: async (shown) => { columns = shown; await refresh(); },
+    onColumns: async (shown) => { columns = shown; await refresh(); }, moreColumns: everyAttribute,
     cell: (r, c) => (c === g.key ? el("a", {href: `#/qm/${qm}/object/${typeOf(r)}/${encodeURIComponent(r[g.key])}`}, r[g.key])
                      : c === "STATUS" ? el("span", {class: "status " + r.STATUS}, r.STATUS) : undefined),
     actions: (r) => [

@@ -1,3 +1,7 @@
+import {savedColumns} from "./groups.js";
+
+export {savedColumns};
+
 // DOM helpers shared by the console's views: elements, a sortable filterable table with the columns
 // an administrator picks (kept in localStorage), runmqsc output, confirmation and notices.
 export const $ = (sel, root) => (root || document).querySelector(sel);
@@ -63,24 +67,21 @@ export const confirmRun = (title, mqscText) =>
   dialog(title, el("div", {}, el("p", {}, "This runs:"), el("pre", {class: "mqsc-preview"}, mqscText)),
          [["Cancel", false], ["Run", true, "primary"]]);
 
-// The columns a table of `storage` shows: the ones picked before, else `columns`.
-export function savedColumns(storage, columns) {
-  return (storage && JSON.parse(localStorage.getItem("cols:" + storage) || "null")) || columns;
-}
 
 // A table of rows (objects) with a text filter, sortable headers, a column picker and pages;
 // `columns` are the keys shown by default, `all` every key there is; `cell(row, key)` may return a
 // node; `onColumns(shown)` is told when the columns picked change (to fetch what they need).
-export function table({id, rows, columns, all, key, cell, actions, storage, onColumns, pageSize}) {
-  let shown = savedColumns(storage, columns).filter((c) => all.includes(c));
-  let sortKey = key, sortUp = true, filter = "", page = 0, size = pageSize || 100;
+export function table({id, rows, columns, all, key, cell, actions, storage, onColumns, pageSize, moreColumns}) {
+  const wanted = savedColumns(storage, columns);
+  let shown = wanted.filter((c) => all.includes(c));
+  let sortKey = key, sortUp = true, filter = "", page = 0, size = pageSize || 50;
   const wrap = el("div", {class: "table-wrap"});
   const head = el("div", {class: "table-tools"});
   const input = el("input", {type: "search", placeholder: "Filter (name or text; * wildcard)", "aria-label": "Filter",
                              class: "filter", oninput: () => { filter = input.value.trim(); draw(); }});
   const picker = el("details", {class: "columns"}, el("summary", {}, "Columns"));
   const list = el("div", {class: "column-list"});
-  for (const c of all) {
+  const addChoice = (c) => {
     const box = el("input", {type: "checkbox", value: c, "aria-label": c});
     box.checked = shown.includes(c);
     box.addEventListener("change", () => {
@@ -89,11 +90,19 @@ export function table({id, rows, columns, all, key, cell, actions, storage, onCo
       if (onColumns) onColumns(shown); else draw();
     });
     list.append(el("label", {}, box, " ", c));
+  };
+  all.forEach(addChoice);
+  if (moreColumns) {               // (more to choose from, asked for when the picker is first opened)
+    picker.addEventListener("toggle", async () => {
+      if (!picker.open || picker.dataset.more) return;
+      picker.dataset.more = "1";
+      for (const c of await moreColumns()) if (!all.includes(c)) { all.push(c); addChoice(c); }
+    });
   }
   picker.append(list);
   const count = el("span", {class: "count", id: id ? id + "-count" : null});
   const sizes = el("select", {"aria-label": "Rows a page", class: "page-size"},
-    ...[100, 500, 0].map((n) => el("option", {value: String(n)}, n ? `${n} a page` : "all")));
+    ...[50, 100, 500, 0].map((n) => el("option", {value: String(n)}, n ? `${n} a page` : "all")));
   sizes.value = String(size);
   sizes.addEventListener("change", () => { size = Number(sizes.value); page = 0; draw(); });
   const prev = button("Previous", () => { page = Math.max(0, page - 1); draw(); }, {class: "page-prev"});
@@ -113,7 +122,8 @@ export function table({id, rows, columns, all, key, cell, actions, storage, onCo
   function draw() {
     const visible = rows.filter(matches).sort((a, b) => {
       const x = a[sortKey], y = b[sortKey];
-      const r = typeof x === "number" && typeof y === "number" ? x - y : String(x ?? "").localeCompare(String(y ?? ""));
+      // (object names are MQ's characters: a plain comparison, as runmqsc's order is, and quicker)
+      const r = typeof x === "number" && typeof y === "number" ? x - y : compare(String(x ?? ""), String(y ?? ""));
       return sortUp ? r : -r;
     });
     const pages = size ? Math.max(1, Math.ceil(visible.length / size)) : 1;
@@ -147,6 +157,8 @@ export function table({id, rows, columns, all, key, cell, actions, storage, onCo
   wrap.redraw = (newRows) => { rows = newRows; draw(); };
   return wrap;
 }
+
+const compare = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
 
 export function fmt(v) {
   if (v === undefined || v === null) return "";
