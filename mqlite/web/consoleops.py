@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections import deque
 from typing import Any
 
 from mqlite import pymqi
@@ -28,7 +29,8 @@ BODY_LIMIT = 64 * 1024        # bytes of each body a browse returns (the length 
 EVENT_QUEUES = ["SYSTEM.ADMIN.QMGR.EVENT", "SYSTEM.ADMIN.CHANNEL.EVENT", "SYSTEM.ADMIN.PERFM.EVENT",
                 "SYSTEM.ADMIN.CONFIG.EVENT", "SYSTEM.ADMIN.COMMAND.EVENT"]
 STATISTICS_QUEUE = "SYSTEM.ADMIN.STATISTICS.QUEUE"
-ACTIVITY_LIMIT = 300          # messages read of each of those queues, the newest
+ACTIVITY_LIMIT = 300          # messages kept of each of those queues, the newest of those browsed
+ACTIVITY_SCAN = 5000          # messages browsed of each at most (a queue nobody drains is not read whole)
 # MQMD fields as the console shows them and takes them: (JSON name, MQMD field, kind)
 MD_FIELDS = [("report", "Report", "int"), ("msgType", "MsgType", "int"), ("expiry", "Expiry", "int"),
              ("feedback", "Feedback", "int"), ("encoding", "Encoding", "int"), ("codedCharSetId", "CodedCharSetId", "int"),
@@ -340,14 +342,15 @@ def retry(qm: Any, dlq: str, user: str, msgids: list[str]) -> list[dict[str, Any
 
 # --- what the queue manager writes about itself ---------------------------------------------------
 def _newest(qm: Any, queue: str, user: str) -> list[tuple[Any, bytes]]:
+    """The last ACTIVITY_LIMIT of the first ACTIVITY_SCAN messages on ``queue``, browsed."""
     try:
         q = _open(qm, queue, user, C.MQOO_BROWSE)
     except pymqi.MQMIError:
         return []
-    out: list[tuple[Any, bytes]] = []
+    out: deque[tuple[Any, bytes]] = deque(maxlen=ACTIVITY_LIMIT)
     try:
         option = C.MQGMO_BROWSE_FIRST
-        while True:
+        for _ in range(ACTIVITY_SCAN):
             md = pymqi.MD()
             try:
                 body = q.get(None, md, pymqi.GMO(Options=option | C.MQGMO_NO_SYNCPOINT))
@@ -355,11 +358,9 @@ def _newest(qm: Any, queue: str, user: str) -> list[tuple[Any, bytes]]:
                 break
             option = C.MQGMO_BROWSE_NEXT
             out.append((md, bytes(body)))
-            if len(out) > ACTIVITY_LIMIT:
-                out.pop(0)
     finally:
         q.close()
-    return out
+    return list(out)
 
 
 def _stamp(date: Any, time: Any) -> str:
