@@ -107,7 +107,11 @@ class QM:
             self.server = QMServer(self.name)
             self.server.start()
             return
-        failed = start_server(self.name)                  # (what strmqm does, without its process)
+        # (what strmqm does, without its process: forked by the warm starter when it can, issue 69)
+        from mqlite.server.warm import STARTER
+        failed = STARTER.start(self.name) if os.environ.get("MQLITE_WARM_START", "1") != "0" else None
+        if failed is None:
+            failed = start_server(self.name)
         if failed:
             raise RuntimeError(f"strmqm {self.name}: {failed}")
 
