@@ -33,13 +33,14 @@ from mqlite.web import displays as D
 from mqlite.web import mqsc as M
 from mqlite.web.qmgrs import NotFound, NotRunning, Refused, pcf_for
 
-# The object types the console administers: (MQSC qualifier, what DEFINE needs besides the name)
-TYPES: dict[str, tuple[str, str]] = {
-    "QLOCAL": ("QLOCAL", ""), "QMODEL": ("QMODEL", ""), "QALIAS": ("QALIAS", ""), "QREMOTE": ("QREMOTE", ""),
-    **{t: ("CHANNEL", f"CHLTYPE({t})") for t in ("SDR", "SVR", "RCVR", "RQSTR", "CLNTCONN", "SVRCONN", "CLUSSDR",
-                                                  "CLUSRCVR", "AMQP", "MQTT")},
-    "TOPIC": ("TOPIC", ""), "LISTENER": ("LISTENER", ""), "SERVICE": ("SERVICE", ""), "PROCESS": ("PROCESS", ""),
-    "NAMELIST": ("NAMELIST", ""), "AUTHINFO": ("AUTHINFO", ""), "COMMINFO": ("COMMINFO", ""), "QMGR": ("QMGR", ""),
+# The object types the console administers, by the attribute table's kind, and their MQSC qualifier
+# (a channel's type goes in its CHLTYPE).
+TYPES: dict[str, str] = {
+    "QLOCAL": "QLOCAL", "QMODEL": "QMODEL", "QALIAS": "QALIAS", "QREMOTE": "QREMOTE",
+    **{t: "CHANNEL" for t in ("SDR", "SVR", "RCVR", "RQSTR", "CLNTCONN", "SVRCONN", "CLUSSDR", "CLUSRCVR", "AMQP",
+                              "MQTT")},
+    "TOPIC": "TOPIC", "LISTENER": "LISTENER", "SERVICE": "SERVICE", "PROCESS": "PROCESS", "NAMELIST": "NAMELIST",
+    "AUTHINFO": "AUTHINFO", "COMMINFO": "COMMINFO", "QMGR": "QMGR",
 }
 # A subscription's keywords are not in the attribute table (they are the subscription's, not an
 # object's): their kinds for the form, with MQ's words.
@@ -95,7 +96,7 @@ def schema() -> dict[str, Any]:
     """Each type's attributes in DISPLAY's order: kind, limits, MQSC words, default, whether it
     may be set, and its help; the subscription's fields."""
     types: dict[str, Any] = {}
-    for kind, (qualifier, required) in TYPES.items():
+    for kind, qualifier in TYPES.items():
         table = TABLE.attrs(kind)
         order = display_order(kind, list(table))       # (what MQ shows for the type: no z/OS-only ones)
         attrs = []
@@ -114,10 +115,10 @@ def schema() -> dict[str, Any]:
             if a.length:
                 item["length"] = a.length
             attrs.append(item)
-        types[kind] = {"qualifier": qualifier, "required": required, "attrs": attrs}
+        types[kind] = {"qualifier": qualifier, "attrs": attrs}
     sub = [{"name": k, "alterable": True, "createOnly": k in ("TOPICSTR", "TOPICOBJ", "DESTCLAS"), "help": SUB_HELP[k], **v}
            for k, v in SUB_FIELDS.items()]
-    types["SUB"] = {"qualifier": "SUB", "required": "", "attrs": sub}
+    types["SUB"] = {"qualifier": "SUB", "attrs": sub}
     return {"types": types}
 
 
@@ -141,7 +142,7 @@ def _narrowed(display: Any, params: dict[int, Any], attrs: list[str]) -> dict[in
         return params
     selectors = {display.name}
     for kind in display.kinds:
-        for word in attrs + ["TYPE", "CHLTYPE"]:
+        for word in attrs:
             attr = TABLE.lookup(kind, word)
             if attr is not None and attr.selector is not None:
                 selectors.add(attr.selector)

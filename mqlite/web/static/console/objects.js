@@ -3,7 +3,7 @@
 // kinds, ranges, MQSC words, help); each shows the MQSC it will run, and runs it through the REST
 // API's runCommand, showing runmqsc's answer as MQ words it.
 import * as api from "./api.js";
-import {el, button, output, table, savedColumns, confirmRun, notice, errorText, fmt} from "./ui.js";
+import {el, button, output, table, savedColumns, confirmRun, notice, errorText} from "./ui.js";
 import {go} from "./router.js";
 import {GROUPS, CHANNEL_TYPES} from "./groups.js";
 
@@ -238,4 +238,3 @@ export async function createView(view, qm, type, like) {
   nameInput.focus();
 }
 
-export {fmt};

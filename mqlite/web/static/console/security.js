@@ -2,7 +2,7 @@
 // authentication records (SET CHLAUTH, and MQ's MATCH(RUNCHECK): would this connection be allowed?),
 // and the roles of the signed-in user as mqweb maps them.
 import * as api from "./api.js";
-import {el, button, output, table, notice, dialog} from "./ui.js";
+import {el, button, output, table} from "./ui.js";
 import {run} from "./ops.js";
 
 const OBJTYPES = ["QMGR", "QUEUE", "TOPIC", "CHANNEL", "CLNTCONN", "PROCESS", "NAMELIST", "AUTHINFO", "LISTENER", "SERVICE", "COMMINFO", "RQMNAME"];
@@ -162,4 +162,3 @@ function roles(body, who) {
     el("p", {}, "Roles come from mqweb's settings (setmqweb properties -k MQWebAdmin ... with group:NAME or user names)."));
 }
 
-export {dialog, notice};
