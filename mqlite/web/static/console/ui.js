@@ -5,7 +5,6 @@ export {savedColumns};
 // DOM helpers shared by the console's views: elements, a sortable filterable table with the columns
 // an administrator picks (kept in localStorage), runmqsc output, confirmation and notices.
 export const $ = (sel, root) => (root || document).querySelector(sel);
-export const $$ = (sel, root) => [...(root || document).querySelectorAll(sel)];
 
 export function el(tag, attrs, ...kids) {
   const e = document.createElement(tag);
