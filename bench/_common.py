@@ -1,11 +1,15 @@
-"""What the benchmark scripts share: running an mqlite control command, and whether RabbitMQ (the
-peer they measure beside) is there. The scripts run as ``python bench/<name>.py``, so this module
+"""What the benchmark scripts share: running an mqlite control command, whether RabbitMQ (the
+peer they measure beside) is there, the CPU a process has used (a broker's, read from /proc) and a
+CPU hog for the contended runs. The scripts run as ``python bench/<name>.py``, so this module
 sits beside them on sys.path and puts the repository in front of it."""
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
+import subprocess
 import sys
+from collections.abc import Iterator
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -29,3 +33,29 @@ def rabbit_available() -> bool:
             return True
     except (ImportError, OSError):
         return False
+
+
+def cpu_seconds(pid: int) -> float:
+    """A process's user and system CPU so far, all its threads (/proc/<pid>/stat)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rabbit_pid() -> int | None:
+    """The RabbitMQ broker's Erlang VM (beam.smp running the rabbit application), or None."""
+    out = subprocess.run(["pgrep", "-f", "beam.smp.*rabbit"], capture_output=True, text=True).stdout.split()
+    return int(out[0]) if out else None
+
+
+@contextlib.contextmanager
+def cpu_hogs(n: int) -> Iterator[None]:
+    """``n`` processes each spinning on the CPU while the block runs (a contended machine: a build
+    or a test run beside the brokers); none when ``n`` is 0."""
+    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+    try:
+        yield
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()

@@ -37,6 +37,8 @@ import threading
 import time
 from typing import Any, Callable, Iterator
 
+from _common import cpu_seconds
+
 HEADER = struct.Struct("!I")
 REQUEST = HEADER.pack(1100) + b"x" * 1100
 
@@ -198,13 +200,6 @@ def raw_mq_producer(port: int, n: int, go: Any, out: Any) -> None:
     out.put((time.time(), cpu))
     q.close()
     qmgr.disconnect()
-
-
-def cpu_seconds(pid: int) -> float:
-    """A process's user and system CPU so far (/proc/<pid>/stat)."""
-    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 Cell = tuple[float, float, float]     # requests/s, server CPU µs per request, producer CPU µs per request

@@ -4,7 +4,8 @@ ceiling in the same run, the ratio, the target, the command. ``make bench`` runs
 Each benchmark script runs with ``--json`` into a scratch directory and its figures become rows.
 The table is rewritten between its two markers, headed with the date and the commit. Rows of a
 script that did not run (``--only``) are kept from the table as it was. With ``--from DIR`` the
-JSON files already in DIR (named ``<script>.json``) are read instead of running anything.
+JSON files already in DIR (named ``<name>.json``, the table's name for a run: ``putget``,
+``putget-contended``, ...) are read instead of running anything.
 
     python bench/table.py [--only putget,pubsub,...] [--from DIR] [--doc docs/performance.md]
 """
@@ -41,18 +42,56 @@ def _pair(out: list[Row], script: str, case: str, m: dict[str, Any] | None, r: d
         out.append(Row(script, case, float(m[key]), "msgs/s", peer, float(r[key]) if r else None, target))
 
 
-def putget(j: dict[str, Any]) -> list[Row]:
+PUTGET_CASES = (("a_nonpersistent", "nonpersistent (async put, read-ahead get)"),
+                ("b_persistent", "persistent, each durable"),
+                ("c_persistent_uow50", "persistent, units of 50"),
+                ("d_persistent_8_producers", "persistent, 8 producers (8 consumers get)"),
+                ("d_persistent_32_producers", "persistent, 32 producers (8 consumers get)"))
+PUTGET_TARGETS = {"a_nonpersistent": ("≥ 2×", "≥ 2×"), "c_persistent_uow50": ("≥ 2×", "≥ 1.6×"),
+                  "d_persistent_8_producers": ("≥ 2×", "≥ 1.2×")}
+
+
+def _putget_rows(j: dict[str, Any], script: str, targets: dict[str, tuple[str, str]]) -> list[Row]:
     out: list[Row] = []
-    for name, case, targets in (
-            ("a_nonpersistent", "nonpersistent (async put, read-ahead get)", ("≥ 2×", "≥ 2×")),
-            ("b_persistent", "persistent, each durable", ("", "")),
-            ("c_persistent_uow50", "persistent, units of 50", ("≥ 2×", "≥ 1.6×")),
-            ("d_persistent_8_producers", "persistent, 8 producers", ("≥ 1.6×", "")),
-            ("d_persistent_32_producers", "persistent, 32 producers", ("", ""))):
-        for key, target in zip(("put", "get"), targets):
-            _pair(out, "putget", f"{case}: {key}", j.get(f"mqlite_{name}"), j.get(f"rabbitmq_{name}"), key,
-                  "RabbitMQ", target)
+    for name, case in PUTGET_CASES:
+        m, r = j.get(f"mqlite_{name}"), j.get(f"rabbitmq_{name}")
+        for key, target in zip(("put", "get"), targets.get(name, ("", ""))):
+            _pair(out, script, f"{case}: {key}", m, r, key, "RabbitMQ", target)
     return out
+
+
+def _cpu_rows(j: dict[str, Any], script: str) -> list[Row]:
+    """CPU µs per message, the clients' and the broker's together (RabbitMQ: its Erlang VM and the
+    pika clients), beside RabbitMQ's in the same run; on the persistent rows mqlite's total is to be
+    no more than RabbitMQ's."""
+    out: list[Row] = []
+    for name, case in PUTGET_CASES:
+        m, r = j.get(f"mqlite_{name}"), j.get(f"rabbitmq_{name}")
+        if m is None or "put_client_us" not in m:
+            continue
+        for key in ("put", "get"):
+            total = m[f"{key}_client_us"] + m[f"{key}_server_us"]
+            peer = r[f"{key}_client_us"] + r[f"{key}_server_us"] if r and f"{key}_client_us" in r else None
+            out.append(Row(script, f"{case}: {key}, CPU per message (client + broker; "
+                                   f"mqlite's {m[f'{key}_client_us']:.0f} + {m[f'{key}_server_us']:.0f})",
+                           total, "µs", "RabbitMQ", peer, "" if name == "a_nonpersistent" else "≤ 1×"))
+    return out
+
+
+def putget(j: dict[str, Any]) -> list[Row]:
+    out = _putget_rows(j, "putget", PUTGET_TARGETS)
+    m, b = j.get("mqlite_a_nonpersistent"), j.get("mqlite_a_nonpersistent_100MiB")
+    if m and b:
+        for key in ("put", "get"):
+            out.append(Row("putget", f"nonpersistent past the 8 MiB queue buffer (spill): {key}", m[key], "msgs/s",
+                           "the same with a 100 MiB buffer", b[key], "≥ 0.85×"))
+    return out + _cpu_rows(j, "putget")
+
+
+def putget_contended(j: dict[str, Any]) -> list[Row]:
+    """The putget rows with a process spinning on one of the two cores beside both brokers."""
+    rates = {name: ("≥ 1.5×", "≥ 1.5×") for name, _ in PUTGET_CASES}
+    return _putget_rows(j, "putget-contended", rates) + _cpu_rows(j, "putget-contended")
 
 
 def pubsub(j: dict[str, Any]) -> list[Row]:
@@ -72,10 +111,11 @@ def pubsub(j: dict[str, Any]) -> list[Row]:
 
 def protocols(j: dict[str, Any]) -> list[Row]:
     out = []
-    for key, case, peer in (("amqp", "AMQP 1.0 durable, 1 KiB", "RabbitMQ"), ("mqtt", "MQTT QoS 1, 1 KiB", "Mosquitto")):
+    for key, case, peer, target in (("amqp", "AMQP 1.0 durable, 1 KiB", "RabbitMQ", "≥ 1.5×"),
+                                    ("mqtt", "MQTT QoS 1, 1 KiB", "Mosquitto", "≥ 1×")):
         v = j.get(key)
         if v and v.get("mqlite") is not None:
-            out.append(Row("protocols", case, float(v["mqlite"]), "msgs/s", peer, v.get(peer), ""))
+            out.append(Row("protocols", case, float(v["mqlite"]), "msgs/s", peer, v.get(peer), target))
     return out
 
 
@@ -98,10 +138,28 @@ def aio(j: dict[str, Any]) -> list[Row]:
     return out
 
 
+def _rest(j: dict[str, Any], script: str, kind: str, targets: tuple[str, str]) -> list[Row]:
+    m, r = j.get("mqweb"), j.get("rabbitmq")
+    out: list[Row] = []
+    for key, what, target in (("put", "POST", targets[0]), ("get", "get (DELETE / ack)", targets[1])):
+        if m is not None:
+            out.append(Row(script, f"mqweb messaging REST, {kind}: {what}", m[key], "msgs/s",
+                           "RabbitMQ HTTP API", r[key] if r else None, target))
+    return out
+
+
+def rest(j: dict[str, Any]) -> list[Row]:
+    return _rest(j, "rest", "nonpersistent", ("≥ 2×", ""))
+
+
+def rest_persistent(j: dict[str, Any]) -> list[Row]:
+    return _rest(j, "rest-persistent", "persistent", ("≥ 1×", ""))
+
+
 def testkit(j: dict[str, Any]) -> list[Row]:
     if not j:
         return []
-    return [Row("testkit", "fresh queue manager ready for clients", j["fresh_ms"], "ms", "", None, "≤ 500 ms"),
+    return [Row("testkit", "fresh queue manager ready for clients", j["fresh_ms"], "ms", "", None, "≤ 300 ms"),
             Row("testkit", "session queue manager cleaned after a test", j["clean_ms"], "ms", "", None, "≤ 20 ms")]
 
 
@@ -139,16 +197,19 @@ def consume(j: dict[str, Any]) -> list[Row]:
     return out
 
 
-# script, its arguments, what its JSON becomes
-SCRIPTS: dict[str, tuple[list[str], Callable[[dict[str, Any]], list[Row]]]] = {
-    "putget": (["--runs", "3"], putget),
-    "pubsub": (["--runs", "3"], pubsub),
-    "protocols": (["--runs", "3"], protocols),
-    "connections": (["--runs", "3"], connections),
-    "ceiling": (["--producers", "8,32", "--work-us", "mqlite", "--runs", "3", "--mqlite"], ceiling),
-    "aio": (["--runs", "3"], aio),
-    "consume": (["--runs", "3"], consume),
-    "testkit": ([], testkit),
+# a table's name for the script: the script's file, its arguments, what its JSON becomes
+SCRIPTS: dict[str, tuple[str, list[str], Callable[[dict[str, Any]], list[Row]]]] = {
+    "putget": ("putget", ["--runs", "3"], putget),
+    "putget-contended": ("putget", ["--runs", "3", "--producers", "8", "--hog", "1"], putget_contended),
+    "pubsub": ("pubsub", ["--runs", "3"], pubsub),
+    "protocols": ("protocols", ["--runs", "3"], protocols),
+    "connections": ("connections", ["--runs", "3"], connections),
+    "ceiling": ("ceiling", ["--producers", "8,32", "--work-us", "mqlite", "--runs", "3", "--mqlite"], ceiling),
+    "aio": ("aio", ["--runs", "3"], aio),
+    "consume": ("consume", ["--runs", "3"], consume),
+    "rest": ("rest", ["--runs", "3"], rest),
+    "rest-persistent": ("rest", ["--runs", "3", "--n", "1000", "--persistent"], rest_persistent),
+    "testkit": ("testkit", [], testkit),
 }
 
 
@@ -162,7 +223,8 @@ def render(row: Row, when: str) -> str:
     ratio = f"{row.mqlite / row.peer_figure:.2f}×" if row.peer_figure else ""
     peer = f"{row.peer}: {_number(row.peer_figure, row.unit)}" if row.peer_figure is not None else row.peer
     unit = "" if row.unit in ("ms", "KiB") else f" {row.unit}"
-    command = " ".join(["python", f"bench/{row.script}.py", *SCRIPTS[row.script][0]])
+    file, args, _ = SCRIPTS[row.script]
+    command = " ".join(["python", f"bench/{file}.py", *args])
     return f"| {row.script} | {row.case} | {_number(row.mqlite, row.unit)}{unit} | {peer} | {ratio} | {row.target} " \
            f"| `{command}` | {when} |"
 
@@ -211,18 +273,18 @@ def main() -> int:
     for script in chosen:
         path = os.path.join(scratch, f"{script}.json")
         if not args.source:
-            extra, _ = SCRIPTS[script]
-            print(f"== bench/{script}.py {' '.join(extra)}", flush=True)
-            subprocess.run([sys.executable, os.path.join(HERE, f"{script}.py"), *extra, "--json", path],
+            file, extra, _ = SCRIPTS[script]
+            print(f"== bench/{file}.py {' '.join(extra)}", flush=True)
+            subprocess.run([sys.executable, os.path.join(HERE, f"{file}.py"), *extra, "--json", path],
                            check=True, cwd=ROOT)
         if not os.path.exists(path):
             continue
         with open(path, encoding="utf-8") as f:
-            rows = SCRIPTS[script][1](json.load(f))
+            rows = SCRIPTS[script][2](json.load(f))
         lines[script] = [render(r, when) for r in rows]
     header = ("**Current figures.** Each row says the run (date and commit) it comes from; a benchmark not run "
               "this time keeps its earlier rows. Medians of 3 runs unless the command says otherwise. The ratio "
-              "is mqlite's figure over the peer's or the ceiling's (for times, lower is better). The sections "
+              "is mqlite's figure over the peer's or the ceiling's (for times and CPU per message, lower is better). The sections "
               "below are the history: what changed each figure, and why.")
     rewrite(args.doc, lines, header)
     for script in chosen:

@@ -97,15 +97,16 @@ _load = [0.0, False]          # (when read, every core busy)
 
 
 def cores_busy() -> bool:
-    """Whether every core has a runnable thread (this one included): polling would then only take
-    the CPU that the answer needs. /proc/loadavg's count of runnable threads, read at most every
+    """Whether there are more runnable threads than cores (this one included): on two cores, the
+    reader and the thread answering it are two, and one more (a build, a CPU hog, another client)
+    means polling takes the CPU the answer needs. /proc/loadavg's count of runnable threads, read at most every
     20 ms; where it cannot be read, no."""
     now = time.monotonic()
     if now - _load[0] > _LOAD_EVERY:
         _load[0] = now
         try:
             with open("/proc/loadavg", "rb") as f:
-                _load[1] = int(f.read().split()[3].split(b"/")[0]) > _CPUS + 1
+                _load[1] = int(f.read().split()[3].split(b"/")[0]) > _CPUS
         except (OSError, ValueError, IndexError):
             _load[1] = False
     return bool(_load[1])

@@ -283,9 +283,11 @@ def test_a_stopped_client_loses_its_syncpoint_gets(qm: Any) -> None:
 
 def test_a_reader_polls_only_while_a_core_is_free(monkeypatch: pytest.MonkeyPatch) -> None:
     """The polling rule (docs/design.md): every core busy when /proc/loadavg counts more runnable
-    threads than the cores plus one; the reading is kept for 20 ms; unreadable means not busy."""
+    threads than the cores (this reader, the thread that answers it and one more on two cores:
+    a CPU hog beside them); the reading is kept for 20 ms; unreadable means not busy."""
     import io
-    readings = iter([b"0.50 0.40 0.30 9/200 1234\n", b"0.50 0.40 0.30 1/200 1234\n"])
+    readings = iter([b"0.50 0.40 0.30 9/200 1234\n", b"0.50 0.40 0.30 1/200 1234\n",
+                     b"0.50 0.40 0.30 2/200 1234\n", b"1.50 0.40 0.30 3/200 1234\n"])
     monkeypatch.setattr(P, "_CPUS", 2)
     monkeypatch.setattr(P, "open", lambda *_a, **_k: io.BytesIO(next(readings)), raising=False)
     monkeypatch.setattr(P, "_load", [0.0, False])
@@ -293,6 +295,10 @@ def test_a_reader_polls_only_while_a_core_is_free(monkeypatch: pytest.MonkeyPatc
     assert P.cores_busy() is True                 # within 20 ms: the same reading, no new one
     P._load[0] = 0.0
     assert P.cores_busy() is False                # 1 runnable of 2 cores
+    P._load[0] = 0.0
+    assert P.cores_busy() is False                # 2 of 2: the reader and the server answering it
+    P._load[0] = 0.0
+    assert P.cores_busy() is True                 # 3 of 2: one more (a CPU hog) and polling takes its core
     P._load[0] = 0.0
     monkeypatch.setattr(P, "open", lambda *_a, **_k: (_ for _ in ()).throw(OSError("no /proc")), raising=False)
     assert P.cores_busy() is False
