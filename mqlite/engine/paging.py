@@ -17,14 +17,17 @@ A message coming back at or below a floor (a backout) forgets the floors; so doe
 """
 from __future__ import annotations
 
+import struct
 from collections import deque
 from typing import Iterator, Protocol, Sequence
 
 from mqlite.cmq.packedmd import PackedMD
-from mqlite.engine.message import LANES, Message
+from mqlite.cmq.structs import MD
+from mqlite.engine.message import LANES, MD_SIZE, Message
 from mqlite.engine.ports import Pager, StoredRow
 
 PAGE = 256                    # messages read from disk at a time
+_PRIORITY, _PRIORITY_AT = struct.Struct("@i"), MD.field_slice("Priority").start    # in a packed MQMD
 Ids = tuple[bytes | None, bytes | None, bytes | None]      # MsgId, CorrelId, GroupId wanted
 
 
@@ -34,6 +37,8 @@ class Owner(Protocol):
     def prios(self, lane_no: int) -> tuple[int, ...]: ...
     def full(self, msg: Message) -> bool: ...                  # its buffer for msg's kind has no room
     def held(self, msg: Message, sign: int) -> None: ...       # msg comes into (1) or leaves (-1) memory
+    def room(self, persistent: bool) -> int: ...               # bytes its buffer for the kind has left
+    def held_bytes(self, persistent: bool, nbytes: int) -> None: ...   # a page's messages came into memory
     def lost(self) -> None: ...                                # a message left the queue unread
 
 
@@ -133,8 +138,14 @@ class DiskPart:
 
     # --- reading ----------------------------------------------------------------------------------
     def stored_message(self, row: StoredRow) -> Message:
-        """A message read back from the store, with the highest BackoutCount it has had."""
-        md = PackedMD.of(row.md)            # decoded only if a field is used (a read-ahead get uses none)
+        """A message read back from the store, with the highest BackoutCount it has had. A
+        nonpersistent one (spilled: no backout count kept) keeps its descriptor packed, made an
+        MQMD object only if a field is used (a read-ahead get uses none)."""
+        if not row.persistent:
+            raw = row.md
+            return Message.packed(row.seq, raw, row.body, row.expiry_at, False,
+                                  self.owner.lane_for(_PRIORITY.unpack_from(raw, _PRIORITY_AT)[0]))
+        md = PackedMD.of(row.md)
         changed = False
         if row.persistent:
             count = md.peek("BackoutCount")
@@ -156,10 +167,14 @@ class DiskPart:
         gone = self.gone[lane_no]
         owner = self.owner
         prios = owner.prios(lane_no)
+        before = len(lane)
         rows = self.pager.page(self.name, prios, cut, None, PAGE + len(gone))
         self.floors.clear()                 # (the cut moves)
         last = cut
-        loaded = False                      # nonpersistent ones read: their scratch rows go
+        # Memory's room for each kind (nonpersistent, persistent), counted here and told to the
+        # queue once for the page.
+        room = [owner.room(False), owner.room(True)]
+        took = [0, 0]
         for row in rows:
             if row.seq in gone:
                 gone.discard(row.seq)
@@ -169,15 +184,19 @@ class DiskPart:
                 self._lost(lane_no, row.seq)
                 last = row.seq
                 continue
-            msg = self.stored_message(row)
-            if lane and owner.full(msg):
+            kind = row.persistent
+            size = MD_SIZE + len(row.body)
+            if lane and size > room[kind]:
                 break
-            lane.append(msg)
-            owner.held(msg, 1)
-            self.ondisk[lane_no] -= 1
+            room[kind] -= size
+            took[kind] += size
+            lane.append(self.stored_message(row))
             last = row.seq
-            loaded = loaded or not row.persistent
-        if loaded:
+        self.ondisk[lane_no] -= len(lane) - before
+        for kind in (False, True):
+            if took[kind]:
+                owner.held_bytes(kind, took[kind])
+        if took[False]:                     # nonpersistent ones read: their scratch rows go
             self.pager.unspill_range(self.name, prios, cut, last)
         if last > self.high[lane_no]:
             self.high[lane_no] = last

@@ -106,6 +106,17 @@ class QueueState:
         else:
             self.mem += sign * msg.size
 
+    def room(self, persistent: bool) -> int:
+        """Bytes memory's buffer for the kind has left (negative: over it)."""
+        return self.pqbuf - self.pmem if persistent else self.qbuf - self.mem
+
+    def held_bytes(self, persistent: bool, nbytes: int) -> None:
+        """``nbytes`` of messages of the kind came into memory (a page read from disk)."""
+        if persistent:
+            self.pmem += nbytes
+        else:
+            self.mem += nbytes
+
     def lost(self) -> None:
         self.visible -= 1
 

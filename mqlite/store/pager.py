@@ -178,9 +178,12 @@ class StorePager:
 
     @staticmethod
     def _merge(runs: list[list[StoredRow]], limit: int) -> list[StoredRow]:
+        full = [r for r in runs if r]
+        if len(full) <= 1:               # one kind of row (a queue of nonpersistent messages): as read
+            return full[0][:limit] if full else []
         out: list[StoredRow] = []
         last = None
-        for row in heapq.merge(*(r for r in runs if r), key=_seq):
+        for row in heapq.merge(*full, key=_seq):
             if row.seq == last:          # committed while it was also read as unwritten
                 continue
             out.append(row)

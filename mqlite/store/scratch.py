@@ -24,7 +24,7 @@ import tempfile
 import zlib
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from mqlite.cmq.structs import MD
 from mqlite.engine.ports import StoredRow
@@ -204,11 +204,12 @@ class ScratchLog:
         lane.head = 0
 
     # --- reading ------------------------------------------------------------------------------
-    def _read(self, lane: _Lane, picked: list[int]) -> list[StoredRow]:
+    def _read(self, lane: _Lane, picked: Sequence[int]) -> list[StoredRow]:
         """The records of entries ``picked`` (indexes into the lane), read in as few calls as
         the file layout allows: entries next to each other in one segment are read at once."""
         out: list[StoredRow] = []
         locs, lens, seqs = lane.locs, lane.lens, lane.seqs
+        unpack_head, head = _HEAD.unpack_from, _HEAD.size
         n, k = len(picked), 0
         while k < n:
             i = picked[k]
@@ -217,16 +218,16 @@ class ScratchLog:
             while j < n and locs[picked[j]] == (no << 32 | end):
                 end += lens[picked[j]]
                 j += 1
-            data = memoryview(self._bytes(no, off, end - off))
+            data = self._bytes(no, off, end - off)      # (slices of bytes are bytes: one copy each)
             at = 0
             for m in range(k, j):
                 e = picked[m]
-                mdlen, expiry = _HEAD.unpack_from(data, at)
-                md_at = at + _HEAD.size
-                body_at = md_at + mdlen
+                mdlen, expiry = unpack_head(data, at)
+                body_at = at + head + mdlen
+                md = data[at + head:body_at]
                 at += lens[e]
-                out.append(StoredRow(seqs[e], bytes(data[md_at:body_at]), bytes(data[body_at:at]),
-                                     None if math.isnan(expiry) else expiry, 0, False))
+                out.append(StoredRow(seqs[e], md, data[body_at:at],
+                                     None if expiry != expiry else expiry, 0, False))     # (NaN: none)
             k = j
         return out
 
@@ -239,7 +240,8 @@ class ScratchLog:
         lanes = self._lanes.get(queue)
         return lanes.get(prio) if lanes else None
 
-    def _runs(self, queue: str, prios: tuple[int, ...], pick: Callable[[_Lane], list[int]]) -> list[list[StoredRow]]:
+    def _runs(self, queue: str, prios: tuple[int, ...],
+              pick: Callable[[_Lane], Sequence[int]]) -> list[list[StoredRow]]:
         """Per priority lane with live entries, the records of the entries ``pick`` chooses."""
         runs = []
         for prio in prios:
@@ -253,9 +255,11 @@ class ScratchLog:
     def page(self, queue: str, prios: tuple[int, ...], after: int, before: int | None,
              limit: int) -> list[list[StoredRow]]:
         """Per priority, up to ``limit`` messages with positions in (after, before), in order."""
-        def pick(lane: _Lane) -> list[int]:
+        def pick(lane: _Lane) -> Sequence[int]:
             seqs, locs = lane.seqs, lane.locs
             i, n = bisect_right(seqs, after, lane.head), len(seqs)
+            if before is None and -1 not in locs[i:i + limit]:
+                return range(i, min(n, i + limit))      # (a queue's head read back: all live, in order)
             picked: list[int] = []
             while i < n and len(picked) < limit and (before is None or seqs[i] < before):
                 if locs[i] != -1:
@@ -371,16 +375,26 @@ class ScratchLog:
             if lane is None:
                 continue
             seqs, locs = lane.seqs, lane.locs
-            i, n = bisect_right(seqs, after, lane.head), len(seqs)
+            i = bisect_right(seqs, after, lane.head)
+            j = bisect_right(seqs, upto, i)
+            run = locs[i:j]
+            if run and -1 not in run and min(run) >> 32 == max(run) >> 32:
+                # A page read back from the head: all live, in one segment, marked in one go.
+                no = run[0] >> 32
+                locs[i:j] = array("q", [-1]) * (j - i)
+                lane.live -= j - i
+                self.live -= j - i
+                self._release(no, j - i)
+                self._tidy(queue, prio, lane)
+                continue
             per_segment: dict[int, int] = {}
             killed = 0
-            while i < n and seqs[i] <= upto:
-                loc = locs[i]
+            for k in range(i, j):
+                loc = locs[k]
                 if loc != -1:
-                    locs[i] = -1
+                    locs[k] = -1
                     per_segment[loc >> 32] = per_segment.get(loc >> 32, 0) + 1
                     killed += 1
-                i += 1
             lane.live -= killed
             self.live -= killed
             for no, k in per_segment.items():
