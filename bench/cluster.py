@@ -18,8 +18,16 @@ on a partial, (d) convergence of a 20-queue-manager cluster.
     (d) 2 full and 18 partial repositories created and started one after another; reported: the
     time from the last start until every member knows both full repositories and both full
     repositories know all 20.
+(e) The scale run (issue 69): --size queue managers (2 full repositories, the rest partials) on
+    this host, a cluster queue on --instances of them; reported: the time to converge, each server
+    process's RSS once converged (partials, full repositories), the CPU all of them use idle, the
+    repository messages each took (MSGSIN of SYSTEM.CLUSTER.COMMAND.QUEUE, Reset Queue Statistics),
+    the channels running, and --spread nonpersistent messages put with MQOO_BIND_NOT_FIXED on a
+    partial without an instance: how evenly they land (the workload algorithm's round robin).
+    Every queue manager is started through the harness (the warm starter's fork).
 
-    python bench/cluster.py [--n 200000] [--runs 5] [--msgs 20000] [--producers 1] [--parts abcd] [--json out.json]
+    python bench/cluster.py [--n 200000] [--runs 5] [--msgs 20000] [--producers 1] [--parts abcd]
+                            [--size 50] [--instances 10] [--spread 10000] [--json out.json]
 """
 from __future__ import annotations
 
@@ -189,6 +197,126 @@ def convergence(size: int) -> dict:
     return out
 
 
+def _known(h, name) -> set[str]:
+    """The cluster queue managers ``name`` knows (over its control socket: a runmqsc process for
+    each of 50 members would take the cores the cluster needs)."""
+    import re
+    _status, lines = h.qm(name).command("DISPLAY CLUSQMGR(*)")
+    return set(re.findall(r"CLUSQMGR\(([^)\s]+)\)", "\n".join(lines)))
+
+
+def _instances(h, name, queue: str) -> int:
+    """How many instances of cluster queue ``queue`` ``name`` knows."""
+    _status, lines = h.qm(name).command(f"DISPLAY QCLUSTER({queue}) CLUSQMGR")
+    return sum(1 for line in lines if "CLUSQMGR(" in line)
+
+
+def _rss_mib(pid: int) -> float:
+    with open(f"/proc/{pid}/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _cpu(pid: int) -> float:
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _msgs_in(conn, queue: str) -> int:
+    """MSGSIN of ``queue`` since the last reset (PCF Reset Queue Statistics, which resets it)."""
+    from mqlite import pymqi
+    from mqlite.cmq import CMQC as C
+    (r,) = pymqi.PCFExecute(conn).MQCMD_RESET_Q_STATS({C.MQCA_Q_NAME: queue.encode()})
+    return int(r[C.MQIA_MSG_ENQ_COUNT])
+
+
+def scale(size: int, instances: int, spread_msgs: int) -> dict:
+    from mqlite import pymqi
+    from mqlite.cmq import CMQC as C
+    from mqlite.testing import Harness
+    fulls = ("FR1", "FR2")
+    partials = [f"PR{i}" for i in range(1, size - 1)]
+    names = list(fulls) + partials
+    hosts = partials[:instances]
+    producer = partials[instances]
+    qdef = "DEFINE QLOCAL(Q.SCALE) CLUSTER(SALES) MAXDEPTH(999999999)\n"
+    out: dict = {}
+    with Harness() as h:
+        t0 = time.perf_counter()
+        _cluster(h, names, fulls, {p: qdef for p in hosts})
+        started = time.perf_counter()
+        while True:
+            views = {n: _known(h, n) for n in names}
+            if all(set(fulls) <= v for v in views.values()) and all(len(views[f]) >= size for f in fulls) \
+                    and all(_instances(h, f, "Q.SCALE") >= instances for f in fulls):
+                break
+            if time.perf_counter() - started > 600:
+                raise SystemExit(f"not converged in 600 s: {sorted((n, len(v)) for n, v in views.items())}")
+            time.sleep(0.5)
+        done = time.perf_counter()
+        out["e_size"] = size
+        out["e_create_and_start_s"] = round(started - t0, 1)
+        out["e_converge_after_last_start_s"] = round(done - started, 1)
+        pids = {n: h.qm(n).pid() for n in names}
+        time.sleep(5)                       # (the last repository exchanges settle)
+        rss = {n: _rss_mib(p) for n, p in pids.items() if p}
+        out["e_rss_mib_partial_median"] = round(statistics.median(rss[n] for n in partials), 1)
+        out["e_rss_mib_partial_max"] = round(max(rss[n] for n in partials), 1)
+        out["e_rss_mib_full_repository"] = round(max(rss[n] for n in fulls), 1)
+        out["e_rss_mib_all"] = round(sum(rss.values()))
+        c0 = {n: _cpu(p) for n, p in pids.items() if p}
+        time.sleep(10)
+        idle = sum(_cpu(pids[n]) - c0[n] for n in c0) / 10
+        out["e_idle_cpu_percent_of_one_core_all"] = round(100 * idle, 1)
+        conns = {n: h.qm(n).client() for n in names}
+        repo_in = {n: _msgs_in(conns[n], "SYSTEM.CLUSTER.COMMAND.QUEUE") for n in names}
+        out["e_repository_msgs_in_partial_median"] = statistics.median(repo_in[n] for n in partials)
+        out["e_repository_msgs_in_full_repository"] = max(repo_in[n] for n in fulls)
+        # The spread: the producer's first MQOPEN asks the full repositories for the queue's instances.
+        t_open = time.perf_counter()
+        q = pymqi.Queue(conns[producer], "Q.SCALE", C.MQOO_OUTPUT | C.MQOO_BIND_NOT_FIXED)
+        md, pmo = pymqi.MD(), pymqi.PMO(Options=C.MQPMO_SYNCPOINT)
+        body = b"x" * 256
+        for i in range(spread_msgs):
+            md.MsgId = C.MQMI_NONE
+            q.put(body, md, pmo)
+            if i % 100 == 99:
+                conns[producer].commit()
+        conns[producer].commit()
+        watch = {n: pymqi.Queue(conns[n], "Q.SCALE", C.MQOO_INQUIRE) for n in hosts}
+        while sum(w.inquire(C.MQIA_CURRENT_Q_DEPTH) for w in watch.values()) < spread_msgs:
+            if time.perf_counter() - t_open > 600:
+                break
+            time.sleep(0.1)
+        arrived = time.perf_counter() - t_open
+        depths = {n: w.inquire(C.MQIA_CURRENT_Q_DEPTH) for n, w in watch.items()}
+        even = spread_msgs / instances
+        out["e_spread_depths"] = [depths[n] for n in hosts]
+        out["e_spread_worst_off_even_percent"] = round(100 * max(abs(d - even) for d in depths.values()) / even, 2)
+        out["e_spread_open_to_all_arrived_s"] = round(arrived, 2)
+        repo_after = {n: _msgs_in(conns[n], "SYSTEM.CLUSTER.COMMAND.QUEUE") for n in fulls + (producer,) + tuple(hosts)}
+        out["e_repository_msgs_for_the_queue_full_repository"] = max(repo_after[n] for n in fulls)
+        out["e_repository_msgs_for_the_queue_producer"] = repo_after[producer]
+        channels = {}
+        for n in names:
+            _status, lines = h.qm(n).command("DISPLAY CHSTATUS(*) STATUS")
+            channels[n] = sum(1 for line in lines if "CHSTATUS(" in line and "STATUS(RUNNING)" in line)
+        out["e_channels_running_all"] = sum(channels.values())
+        out["e_channels_running_full_repository"] = max(channels[n] for n in fulls)
+        out["e_channels_running_partial_median"] = statistics.median(channels[n] for n in partials)
+        for w in watch.values():
+            w.close()
+        q.close()
+        for c in conns.values():
+            c.disconnect()
+    for k, v in out.items():
+        print(f"{k:48} {v}")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=200_000)
@@ -197,6 +325,9 @@ def main() -> None:
     ap.add_argument("--msgs", type=int, default=20_000)
     ap.add_argument("--producers", type=int, default=1, help="(b): applications putting on FR1 at once")
     ap.add_argument("--parts", default="abcd")
+    ap.add_argument("--size", type=int, default=50, help="(e): queue managers in the cluster")
+    ap.add_argument("--instances", type=int, default=10, help="(e): of them hosting the cluster queue")
+    ap.add_argument("--spread", type=int, default=10_000, help="(e): messages put to it, NOT_FIXED")
     args = ap.parse_args()
     results = {}
     for name, dests, fresh in () if "a" not in args.parts else (("a_decisions_per_s", uniform(), False),
@@ -210,6 +341,8 @@ def main() -> None:
         results.update(end_to_end(args.msgs, args.runs, args.producers))
     if "d" in args.parts:
         results.update(convergence(20))
+    if "e" in args.parts:
+        results.update(scale(args.size, args.instances, args.spread))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(results, f, indent=2)

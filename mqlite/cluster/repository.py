@@ -283,11 +283,13 @@ class Repository:
         elif kind == "subscribe":
             self._held_subscription(msg)
         elif kind == "answer":
+            # queue records first: learning one subscribes to its host's record, which makes the
+            # host's record beside it wanted; the subscription counts as answered once both are in
+            for d in sorted(msg["records"], key=lambda d: d.get("kind") == QMGR):
+                self._learn(Record.from_wire(d), msg["from"])
             sub = self.subs.get((msg["cluster"], msg["kind"], msg["name"]))
             if sub is not None:
                 sub.answered = True
-            for d in msg["records"]:
-                self._learn(Record.from_wire(d), msg["from"])
         else:
             raise ValueError(f"unknown cluster message type {kind!r}")
 
@@ -382,10 +384,20 @@ class Repository:
         who, cluster, kind, name = msg["from"], msg["cluster"], msg["kind"], msg["name"]
         if cluster not in self.full_for:
             return
-        self.held[(who, cluster, kind, name)] = float(msg["expires"])
-        records = [r.to_wire() for r in self.lookup(kind, name, cluster)]
+        expires = float(msg["expires"])
+        self.held[(who, cluster, kind, name)] = expires
+        found = self.lookup(kind, name, cluster)
+        if kind == QUEUE:
+            # As MQ's full repository answers a query for a queue: with the records of the queue
+            # managers that host it (their CLUSRCVRs: where to send), so the asking partial can
+            # put as soon as the answer is in, and hears of changes to them from now on.
+            for owner in sorted({r.key.owner for r in found} - {who}):
+                hosts = self.lookup(QMGR, owner, cluster)
+                if hosts:
+                    self.held[(who, cluster, QMGR, owner)] = expires
+                    found += hosts
         self.outbox.append((who, {"type": "answer", "from": self.qmgr, "cluster": cluster, "kind": kind,
-                                  "name": name, "records": records}))
+                                  "name": name, "records": [r.to_wire() for r in found]}))
 
     # --- time ----------------------------------------------------------------------------------
     def tick(self) -> None:

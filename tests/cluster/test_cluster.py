@@ -162,6 +162,33 @@ def test_unknown_name_on_a_partial_is_2085_after_the_answer(cluster: Harness) ->
     conn.disconnect()
 
 
+def test_a_partials_first_open_of_a_queue_hosted_elsewhere_puts_at_once(cluster: Harness) -> None:
+    """The full repository's answer to a partial's first MQOPEN of a cluster queue carries the
+    hosts' queue-manager records with the queue's (as MQ's does): the open and its first put
+    succeed, with no second round trip for where the hosts are (they did not: the answer held the
+    queue records only, so the first put failed 2085 and a retry a moment later worked)."""
+    for host in ("PR1", "PR2"):
+        cluster.qm(host).mqsc("DEFINE QLOCAL(Q3.FIRST) CLUSTER(SALES)", check=True)
+    for fr in FULL:
+        wait_until(lambda fr=fr: len(re.findall(r"CLUSQMGR\(PR", cluster.qm(fr).mqsc(
+            "DISPLAY QCLUSTER(Q3.FIRST)").stdout)) == 2, what=f"{fr} to hold both instances of Q3.FIRST")
+    conn = cluster.qm("PR3").client()
+    q = pymqi.Queue(conn, "Q3.FIRST", C.MQOO_OUTPUT | C.MQOO_BIND_NOT_FIXED)
+    for i in range(4):
+        q.put(b"first %d" % i)
+    q.close()
+    bound = pymqi.Queue(conn, "Q3.FIRST", C.MQOO_OUTPUT | C.MQOO_BIND_ON_OPEN)
+    bound.put(b"bound")
+    bound.close()
+    conn.disconnect()
+    wait_until(lambda: depth(cluster, "PR1", "Q3.FIRST") + depth(cluster, "PR2", "Q3.FIRST") == 5,
+               what="the five messages on PR1 and PR2")
+    got = sorted(drain(cluster, "PR1", "Q3.FIRST") + drain(cluster, "PR2", "Q3.FIRST"))
+    assert got == [b"bound", b"first 0", b"first 1", b"first 2", b"first 3"]
+    for host in ("PR1", "PR2"):
+        cluster.qm(host).mqsc("DELETE QLOCAL(Q3.FIRST) PURGE", check=True)
+
+
 def test_definitions_reach_the_subscriber(cluster: Harness) -> None:
     conn = cluster.qm("PR4").client()
     with pytest.raises(pymqi.MQMIError) as e:
