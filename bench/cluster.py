@@ -20,7 +20,7 @@ on a partial, (d) convergence of a 20-queue-manager cluster.
     repositories know all 20.
 (e) The scale run (issue 69): --size queue managers (2 full repositories, the rest partials) on
     this host, a cluster queue on --instances of them; reported: the time to converge, each server
-    process's RSS once converged (partials, full repositories), the CPU all of them use idle, the
+    process's RSS and PSS once converged (partials, full repositories), the CPU all of them use idle, the
     repository messages each took (MSGSIN of SYSTEM.CLUSTER.COMMAND.QUEUE, Reset Queue Statistics),
     the channels running, and --spread nonpersistent messages put with MQOO_BIND_NOT_FIXED on a
     partial without an instance: how evenly they land (the workload algorithm's round robin).
@@ -211,10 +211,12 @@ def _instances(h, name, queue: str) -> int:
     return sum(1 for line in lines if "CLUSQMGR(" in line)
 
 
-def _rss_mib(pid: int) -> float:
-    with open(f"/proc/{pid}/status", encoding="ascii") as f:
+def _mem_mib(pid: int, field: str) -> float:
+    """``Rss`` or ``Pss`` (shared pages divided among the processes sharing them: the servers forked
+    from one warm starter share the interpreter's and the imports' pages) of a process, in MiB."""
+    with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     return 0.0
 
@@ -262,11 +264,13 @@ def scale(size: int, instances: int, spread_msgs: int) -> dict:
         out["e_converge_after_last_start_s"] = round(done - started, 1)
         pids = {n: h.qm(n).pid() for n in names}
         time.sleep(5)                       # (the last repository exchanges settle)
-        rss = {n: _rss_mib(p) for n, p in pids.items() if p}
-        out["e_rss_mib_partial_median"] = round(statistics.median(rss[n] for n in partials), 1)
-        out["e_rss_mib_partial_max"] = round(max(rss[n] for n in partials), 1)
-        out["e_rss_mib_full_repository"] = round(max(rss[n] for n in fulls), 1)
-        out["e_rss_mib_all"] = round(sum(rss.values()))
+        for field in ("Rss", "Pss"):
+            mem = {n: _mem_mib(p, field) for n, p in pids.items() if p}
+            key = field.lower()
+            out[f"e_{key}_mib_partial_median"] = round(statistics.median(mem[n] for n in partials), 1)
+            out[f"e_{key}_mib_partial_max"] = round(max(mem[n] for n in partials), 1)
+            out[f"e_{key}_mib_full_repository"] = round(max(mem[n] for n in fulls), 1)
+            out[f"e_{key}_mib_all"] = round(sum(mem.values()))
         c0 = {n: _cpu(p) for n, p in pids.items() if p}
         time.sleep(10)
         idle = sum(_cpu(pids[n]) - c0[n] for n in c0) / 10
@@ -303,7 +307,7 @@ def scale(size: int, instances: int, spread_msgs: int) -> dict:
         channels = {}
         for n in names:
             _status, lines = h.qm(n).command("DISPLAY CHSTATUS(*) STATUS")
-            channels[n] = sum(1 for line in lines if "CHSTATUS(" in line and "STATUS(RUNNING)" in line)
+            channels[n] = sum(line.count("STATUS(RUNNING)") for line in lines)
         out["e_channels_running_all"] = sum(channels.values())
         out["e_channels_running_full_repository"] = max(channels[n] for n in fulls)
         out["e_channels_running_partial_median"] = statistics.median(channels[n] for n in partials)

@@ -283,10 +283,22 @@ class Repository:
         elif kind == "subscribe":
             self._held_subscription(msg)
         elif kind == "answer":
-            # queue records first: learning one subscribes to its host's record, which makes the
-            # host's record beside it wanted; the subscription counts as answered once both are in
-            for d in sorted(msg["records"], key=lambda d: d.get("kind") == QMGR):
-                self._learn(Record.from_wire(d), msg["from"])
+            records = [Record.from_wire(d) for d in msg["records"]]
+            if msg["kind"] == QUEUE:
+                # The hosts' records came with the queue's, and the full repository holds this
+                # queue manager's subscription to them from now on: subscribed here as answered,
+                # with no round trip of its own (learning the queue's records asks for nothing more).
+                now = self.clock()
+                for rec in records:
+                    if rec.key.kind == QMGR:
+                        skey = (rec.key.cluster, QMGR, rec.key.owner)
+                        host = self.subs.get(skey)
+                        if host is None or now >= host.expires:
+                            self.subs[skey] = Subscription(*skey, now, [msg["from"]], answered=True)
+                        elif msg["from"] not in host.targets:
+                            host.targets.append(msg["from"])
+            for rec in records:
+                self._learn(rec, msg["from"])
             sub = self.subs.get((msg["cluster"], msg["kind"], msg["name"]))
             if sub is not None:
                 sub.answered = True

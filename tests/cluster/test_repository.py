@@ -78,10 +78,14 @@ def test_subscription_on_first_use_answer_and_later_changes_pushed():
     net.sent.clear()
     net.run()
     subs = sorted((to, m["kind"], m["name"]) for frm, to, m in net.sent if frm == "PR1" and m["type"] == "subscribe")
-    # one subscription for the name at each of the two full repositories; then one for each host's
-    # own record, learnt from the answer
-    assert [s for s in subs if s[1] == QUEUE] == [("FR1", QUEUE, "CLUSTER.Q1"), ("FR2", QUEUE, "CLUSTER.Q1")]
-    assert sorted({s[2] for s in subs if s[1] == QMGR}) == ["PR2", "PR3"]
+    # one subscription for the name at each of the two full repositories, and none for the hosts'
+    # own records: each answer carries them (as MQ's full repository answers a query for a queue),
+    # and the full repository holds the partial's subscription to them from then on
+    assert subs == [("FR1", QUEUE, "CLUSTER.Q1"), ("FR2", QUEUE, "CLUSTER.Q1")]
+    answers = [m for frm, to, m in net.sent if to == "PR1" and m["type"] == "answer"]
+    assert len(answers) == 2 and all(sorted((d["kind"], d["owner"]) for d in a["records"]) ==
+                                     [(QMGR, "PR2"), (QMGR, "PR3"), (QUEUE, "PR2"), (QUEUE, "PR3")] for a in answers)
+    assert {("PR1", C, QMGR, "PR2"), ("PR1", C, QMGR, "PR3")} <= set(net.qms["FR1"].held)
     assert net.qms["PR1"].interest([C], QUEUE, "CLUSTER.Q1") is True
     assert net.hosts("PR1", "CLUSTER.Q1") == ["PR2", "PR3"]
     # ... and the hosts' own records came with them, for the channels to them
@@ -93,6 +97,11 @@ def test_subscription_on_first_use_answer_and_later_changes_pushed():
     net.run()
     assert net.hosts("PR1", "CLUSTER.Q1") == ["PR2", "PR4"]
     assert net.qms["PR1"].lookup(QUEUE, "CLUSTER.Q1")[0].attrs == {"DEFBIND": "OPEN"}
+    # a change to a host's own record (its CLUSRCVR) reaches the partial through the subscription
+    # the full repositories hold for it since their answer
+    net.qms["PR2"].publish(C, QMGR, "PR2", {"QMTYPE": "NORMAL", "CONNAME": "pr2(1415)"})
+    net.run()
+    assert net.qms["PR1"].lookup(QMGR, "PR2")[0].attrs["CONNAME"] == "pr2(1415)"
     # a name nobody defines is answered with none
     assert net.qms["PR1"].interest([C], QUEUE, "NOT.THERE") is False
     net.run()
