@@ -156,6 +156,21 @@ def rest_persistent(j: dict[str, Any]) -> list[Row]:
     return _rest(j, "rest-persistent", "persistent", ("≥ 1×", ""))
 
 
+def cluster_scale(j: dict[str, Any]) -> list[Row]:
+    """The 50-queue-manager cluster on this host (bench/cluster.py part e)."""
+    if "e_size" not in j:
+        return []
+    n = j["e_size"]
+    return [Row("cluster-scale", f"{n} queue managers: converged after the last start", j["e_converge_after_last_start_s"]
+                * 1000, "ms", "", None, ""),
+            Row("cluster-scale", f"{n} queue managers: PSS per partial repository", j["e_pss_mib_partial_median"] * 1024,
+                "KiB", "", None, ""),
+            Row("cluster-scale", f"{n} queue managers: PSS of a full repository", j["e_pss_mib_full_repository"] * 1024,
+                "KiB", "", None, ""),
+            Row("cluster-scale", f"{n} queue managers: NOT_FIXED puts over 10 instances, worst off even (%)",
+                j["e_spread_worst_off_even_percent"], "%", "", None, "≤ 5%")]
+
+
 def testkit(j: dict[str, Any]) -> list[Row]:
     if not j:
         return []
@@ -209,12 +224,14 @@ SCRIPTS: dict[str, tuple[str, list[str], Callable[[dict[str, Any]], list[Row]]]]
     "consume": ("consume", ["--runs", "3"], consume),
     "rest": ("rest", ["--runs", "3"], rest),
     "rest-persistent": ("rest", ["--runs", "3", "--n", "1000", "--persistent"], rest_persistent),
+    "cluster-scale": ("cluster", ["--parts", "e", "--size", "50", "--instances", "10", "--spread", "10000"],
+                      cluster_scale),
     "testkit": ("testkit", [], testkit),
 }
 
 
 def _number(x: float, unit: str) -> str:
-    if unit in ("ms", "KiB"):
+    if unit in ("ms", "KiB", "%"):
         return f"{x:,.1f} {unit}"
     return f"{x:,.0f}"
 
@@ -222,7 +239,7 @@ def _number(x: float, unit: str) -> str:
 def render(row: Row, when: str) -> str:
     ratio = f"{row.mqlite / row.peer_figure:.2f}×" if row.peer_figure else ""
     peer = f"{row.peer}: {_number(row.peer_figure, row.unit)}" if row.peer_figure is not None else row.peer
-    unit = "" if row.unit in ("ms", "KiB") else f" {row.unit}"
+    unit = "" if row.unit in ("ms", "KiB", "%") else f" {row.unit}"
     file, args, _ = SCRIPTS[row.script]
     command = " ".join(["python", f"bench/{file}.py", *args])
     return f"| {row.script} | {row.case} | {_number(row.mqlite, row.unit)}{unit} | {peer} | {ratio} | {row.target} " \
