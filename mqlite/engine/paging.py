@@ -35,8 +35,6 @@ class Owner(Protocol):
     """What the part on disk needs of its queue."""
     def lane_for(self, priority: int) -> int: ...
     def prios(self, lane_no: int) -> tuple[int, ...]: ...
-    def full(self, msg: Message) -> bool: ...                  # its buffer for msg's kind has no room
-    def held(self, msg: Message, sign: int) -> None: ...       # msg comes into (1) or leaves (-1) memory
     def room(self, persistent: bool) -> int: ...               # bytes its buffer for the kind has left
     def held_bytes(self, persistent: bool, nbytes: int) -> None: ...   # a page's messages came into memory
     def lost(self) -> None: ...                                # a message left the queue unread
@@ -146,15 +144,12 @@ class DiskPart:
             return Message.packed(row.seq, raw, row.body, row.expiry_at, False,
                                   self.owner.lane_for(_PRIORITY.unpack_from(raw, _PRIORITY_AT)[0]))
         md = PackedMD.of(row.md)
-        changed = False
-        if row.persistent:
-            count = md.peek("BackoutCount")
-            top = max(count, row.backout, self.backouts.pop(row.seq, 0))
-            if top != count:
-                md.BackoutCount = top
-                changed = True
-        msg = Message(row.seq, md, row.body, row.expiry_at, row.persistent, self.owner.lane_for(md.peek("Priority")))
-        if not changed:
+        count = md.peek("BackoutCount")
+        top = max(count, row.backout, self.backouts.pop(row.seq, 0))
+        if top != count:
+            md.BackoutCount = top
+        msg = Message(row.seq, md, row.body, row.expiry_at, True, self.owner.lane_for(md.peek("Priority")))
+        if top == count:
             msg.raw_md = row.md            # unchanged: never packed again
         return msg
 

@@ -99,8 +99,8 @@ _load = [0.0, False]          # (when read, every core busy)
 def cores_busy() -> bool:
     """Whether there are more runnable threads than cores (this one included): on two cores, the
     reader and the thread answering it are two, and one more (a build, a CPU hog, another client)
-    means polling takes the CPU the answer needs. /proc/loadavg's count of runnable threads, read at most every
-    20 ms; where it cannot be read, no."""
+    means polling takes the CPU the answer needs. /proc/loadavg's count of runnable threads, read
+    at most every 20 ms; where it cannot be read, no."""
     now = time.monotonic()
     if now - _load[0] > _LOAD_EVERY:
         _load[0] = now
