@@ -41,6 +41,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from _common import cpu_seconds  # noqa: E402
+
 from mqlite.cluster.wlm import Destination, Request, UseRecord, choose
 from mqlite.cmq import CMQCFC
 
@@ -221,12 +223,6 @@ def _mem_mib(pid: int, field: str) -> float:
     return 0.0
 
 
-def _cpu(pid: int) -> float:
-    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def _msgs_in(conn, queue: str) -> int:
     """MSGSIN of ``queue`` since the last reset (PCF Reset Queue Statistics, which resets it)."""
     from mqlite import pymqi
@@ -271,9 +267,9 @@ def scale(size: int, instances: int, spread_msgs: int) -> dict:
             out[f"e_{key}_mib_partial_max"] = round(max(mem[n] for n in partials), 1)
             out[f"e_{key}_mib_full_repository"] = round(max(mem[n] for n in fulls), 1)
             out[f"e_{key}_mib_all"] = round(sum(mem.values()))
-        c0 = {n: _cpu(p) for n, p in pids.items() if p}
+        c0 = {n: cpu_seconds(p) for n, p in pids.items() if p}
         time.sleep(10)
-        idle = sum(_cpu(pids[n]) - c0[n] for n in c0) / 10
+        idle = sum(cpu_seconds(pids[n]) - c0[n] for n in c0) / 10
         out["e_idle_cpu_percent_of_one_core_all"] = round(100 * idle, 1)
         conns = {n: h.qm(n).client() for n in names}
         repo_in = {n: _msgs_in(conns[n], "SYSTEM.CLUSTER.COMMAND.QUEUE") for n in names}
