@@ -275,6 +275,28 @@ class FrameReader:
     def buffered(self) -> bool:
         return len(self.buf) > self.pos
 
+    def fill(self) -> int:
+        """What has arrived, read without waiting onto the end of the buffer: how many bytes (0:
+        the partner closed; BlockingIOError: nothing had arrived)."""
+        data = self.sock.recv(self.CHUNK, socket.MSG_DONTWAIT)
+        if data:
+            self.buf = self.buf[self.pos:] + data if self.pos < len(self.buf) else data
+            self.pos = 0
+        return len(data)
+
+    def whole(self) -> tuple[int, bytes] | None:
+        """The next frame if it has arrived whole, else None (nothing is read from the socket)."""
+        buf, pos = self.buf, self.pos
+        if len(buf) - pos < 5:
+            return None
+        length, ftype = HEADER.unpack_from(buf, pos)
+        if length < 1 or length > self.max_frame:
+            raise ProtocolError(f"frame length {length} outside 1..{self.max_frame}")
+        if len(buf) - pos < 4 + length:
+            return None
+        self.pos = pos + 4 + length
+        return ftype, buf[pos + 5:pos + 4 + length]
+
     def take_buffered(self, ftype: int) -> bytes | None:
         """The next frame's payload if it is of type ``ftype`` and has arrived whole, else None
         (nothing is read from the socket): a run of frames already here, handled together."""

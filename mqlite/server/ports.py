@@ -68,6 +68,7 @@ class SessionHost(ServerPort, Protocol):
     TLS, the sessions in use, cluster answers a call may wait for, and its leaving."""
     handshakes: Handshakes
     in_use: int
+    dispatcher: Any
 
     @property
     def repman(self) -> Any: ...
@@ -90,6 +91,7 @@ class SessionPort(Protocol):
     closed: bool
     calls: int
     bytes_in: int
+    inline: bool
 
     @property
     def server(self) -> ServerPort: ...

@@ -35,6 +35,7 @@ from mqlite.qsg.service import QSGService
 from mqlite.security import tls
 from mqlite.server import svrconn
 from mqlite.server.cmdserver import CommandServer
+from mqlite.server.dispatch import Dispatcher
 from mqlite.server.errlog import ErrorLog
 from mqlite.server.handshakes import Handshakes
 from mqlite.server.hooks import ServerHooks
@@ -86,6 +87,7 @@ class QMServer:
         self.executor = Executor(self.qm, self)
         self.sessions: set["Session"] = set()
         self.in_use = 0                     # sessions in use (IN_USE), counted by the heartbeat thread
+        self.dispatcher = Dispatcher()      # serves parked connections' quick requests (server/dispatch.py)
         self.sessions_lock = threading.Lock()
         self.handshakes = Handshakes(self.log.write)    # connections not yet authenticated
         self.stopping, self.stopped = threading.Event(), threading.Event()

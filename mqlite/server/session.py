@@ -9,7 +9,6 @@ import socket
 import threading
 import time
 import traceback
-from collections import deque
 from typing import Any
 
 from mqlite.catalogue import entry
@@ -21,6 +20,8 @@ from mqlite.net import protocol as P, verbs as V
 from mqlite.server.hello import greet
 from mqlite.server.ports import SessionHost
 from mqlite.server.consume import consume
+from mqlite.server.dispatch import QUICK, WouldBlock
+from mqlite.server.outbox import Outbox
 from mqlite.server.verbs import DISPATCH
 from mqlite.store.sqlite import StoreUnavailable
 
@@ -28,9 +29,11 @@ ASYNC_SHARED_BATCH = 200  # asynchronous puts to shared queues written in one tr
 SPIN_SESSIONS = 1         # the server polls for requests only while one session is in use
 FRAME_TIMEOUT = float(os.environ.get("MQLITE_FRAME_TIMEOUT", "60"))   # a frame begun must go on arriving
 FRAME_OVERHEAD = 65536    # what a request carries beside the message (descriptors, options)
-DEFER_MAX = 65536         # replies up to this size are sent by the journal writer after their fsync
+DEFER_MAX = 65536         # a session reads its next request while no more than this waits to be sent
 HELLO_TIMEOUT = 10.0      # the whole HELLO must arrive within this
 HANDLERS = {**DISPATCH, P.CONSUME: consume}
+PARK = os.environ.get("MQLITE_PARK", "yes") != "no"    # park busy connections with the dispatcher
+PARK_CHECK = 1.0          # a parked thread looks this often whether its connection was killed
 
 
 class Session:
@@ -54,15 +57,19 @@ class Session:
         self.last_heard = time.monotonic()
         self.in_call = True              # between reading a request and sending its reply
         self.tls = False                 # the connection is TLS (self.sock an SSLSocket)
-        self.send_lock = threading.Lock()
         self.due = 0                     # journal ticket the current call's reply must wait for
-        self.outbox: deque[tuple[int, bytes]] = deque()   # replies waiting for their ticket, in order
+        self.outbox = Outbox(sock, server.store, peer)    # replies on their way, in order
         # DISPLAY CHSTATUS of a SVRCONN instance: when it began, the calls served (MSGS), bytes.
         self.started_at = time.time()
         self.calls = 0
         self.bytes_in = 0
         self.bytes_out = 0
         self.frames_out = 0
+        # Parked with the dispatcher between requests (server/dispatch.py): served there, or handed back.
+        self.inline = False              # a request being served by the dispatcher's thread
+        self.handed: tuple[Any, ...] | None = None   # what the dispatcher handed back to do first
+        self.unparked = threading.Event()
+        self.parked_fd = -1
 
     def kill(self) -> None:
         self.closed = True
@@ -84,53 +91,29 @@ class Session:
                 if not greet(self, P.decode_json(payload)):
                     return
             self.sock.settimeout(None)
+            self.outbox.sock = self.sock          # (wrapped by TLS in the handshake)
             limit = P.MAX_FRAME if self.maxmsgl is None else self.maxmsgl + FRAME_OVERHEAD
             reader = P.FrameReader(self.sock, max_frame=limit, frame_timeout=FRAME_TIMEOUT)
             self.reader = reader
             while not self.closed:
-                # Poll briefly for the next request only while a single application is busy: with
-                # more, polling threads take the interpreter lock and CPU from the others.
-                reader.spin = P.SERVER_SPIN if min(srv.in_use, len(srv.sessions)) <= SPIN_SESSIONS else 0.0
-                self.in_call = False
-                ftype, payload = reader.read()
-                self.in_call = True
-                self.last_heard, self.hb_sent = time.monotonic(), 0.0
-                self.calls += 1
-                self.bytes_in += len(payload)
-                if ftype == P.HEARTBEAT | P.REPLY or ftype == P.CANCEL:    # (a CANCEL after its wait ended)
+                handed = self._park() if self._parkable() else None
+                if handed is None:
+                    # Poll briefly for the next request only while a single application is busy:
+                    # with more, polling threads take the interpreter lock and CPU from the others.
+                    reader.spin = P.SERVER_SPIN if min(srv.in_use, len(srv.sessions)) <= SPIN_SESSIONS else 0.0
+                    self.in_call = False
+                    ftype, payload = reader.read()
+                    self._heard(payload)
+                elif handed[0] == "error":
+                    raise handed[1]
+                elif handed[0] == "reply":
+                    self._reply(handed[1], handed[2], wait=True)
+                    self._after()
                     continue
-                if ftype == P.DISC:
-                    if self.conn is not None:
-                        self.call(self._disconnect)
-                    # The instance ends with MQDISC, before its answer: a connection made as soon as
-                    # the application has it must find the slot free (MAXINST, MAXINSTC, MaxChannels).
-                    srv.forget(self)
-                    self._reply(ftype, V.status(C.MQCC_OK, 0), wait=True)
+                else:
+                    ftype, payload = handed[1], handed[2]
+                if not self._serve(ftype, payload):
                     return
-                handler = HANDLERS.get(ftype)
-                if handler is None:
-                    raise P.ProtocolError(f"unknown frame type {ftype:#x}")
-                conn = self.conn
-                if conn is not None and conn.shared_async and ftype != P.PUT_ASYNC:
-                    with srv.lock:      # the application's next call sees its asynchronous puts done
-                        srv.qm.flush_shared_async(conn)
-                if self.control_only != (ftype in (P.MQSC, P.CONTROL)):
-                    raise P.ProtocolError(f"frame type {ftype:#x} not allowed on this connection")
-                reply = handler(self, payload)
-                if reply is not None:
-                    self._reply(ftype, reply, wait=self.after_reply is not None)
-                    if self.after_reply is not None:
-                        self.after_reply()
-                        self.after_reply = None
-                elif self.conn is not None and not reader.buffered():
-                    if self.conn.shared_async:
-                        with srv.lock:
-                            srv.qm.flush_shared_async(self.conn)
-                    if self.conn.ticket:
-                        srv.store.sync(self.conn.ticket)   # a burst of asynchronous puts has ended
-                elif self.conn is not None and len(self.conn.shared_async) >= ASYNC_SHARED_BATCH:
-                    with srv.lock:
-                        srv.qm.flush_shared_async(self.conn)
         except P.ProtocolError as e:
             srv.log.write(*entry("AMQ9504E", channel=self.channel or "????"),
                           f"{e} (from {self.peer}). The connection was closed; the queue manager continues.")
@@ -160,6 +143,129 @@ class Session:
                 pass
             srv.forget(self)
 
+    def _heard(self, payload: bytes) -> None:
+        """A request arrived: the call in progress, DISPLAY CHSTATUS's figures, the heartbeat."""
+        self.in_call = True
+        self.last_heard, self.hb_sent = time.monotonic(), 0.0
+        self.calls += 1
+        self.bytes_in += len(payload)
+
+    def _serve(self, ftype: int, payload: bytes) -> bool:
+        """Serve one request; False once the connection has ended (MQDISC)."""
+        srv = self.server
+        if ftype == P.HEARTBEAT | P.REPLY or ftype == P.CANCEL:    # (a CANCEL after its wait ended)
+            return True
+        if ftype == P.DISC:
+            if self.conn is not None:
+                self.call(self._disconnect)
+            # The instance ends with MQDISC, before its answer: a connection made as soon as the
+            # application has it must find the slot free (MAXINST, MAXINSTC, MaxChannels).
+            srv.forget(self)
+            self._reply(ftype, V.status(C.MQCC_OK, 0), wait=True)
+            return False
+        handler = HANDLERS.get(ftype)
+        if handler is None:
+            raise P.ProtocolError(f"unknown frame type {ftype:#x}")
+        conn = self.conn
+        if conn is not None and conn.shared_async and ftype != P.PUT_ASYNC:
+            with srv.lock:      # the application's next call sees its asynchronous puts done
+                srv.qm.flush_shared_async(conn)
+        if self.control_only != (ftype in (P.MQSC, P.CONTROL)):
+            raise P.ProtocolError(f"frame type {ftype:#x} not allowed on this connection")
+        reply = handler(self, payload)
+        reader = self.reader
+        if reply is not None:
+            if self.inline and (self.after_reply is not None or self.outbox.bytes + len(reply) + 5 > DEFER_MAX):
+                self.handed = ("reply", ftype, reply)    # sent by its own thread, after waiting
+                return True
+            self._reply(ftype, reply, wait=self.after_reply is not None)
+            self._after()
+        elif self.conn is not None and reader is not None and not reader.buffered():
+            if self.conn.shared_async:
+                with srv.lock:
+                    srv.qm.flush_shared_async(self.conn)
+            if self.conn.ticket:
+                srv.store.sync(self.conn.ticket)   # a burst of asynchronous puts has ended
+        elif self.conn is not None and len(self.conn.shared_async) >= ASYNC_SHARED_BATCH:
+            with srv.lock:
+                srv.qm.flush_shared_async(self.conn)
+        return True
+
+    def _after(self) -> None:
+        if self.after_reply is not None:
+            self.after_reply()
+            self.after_reply = None
+
+    # --- parked between requests (server/dispatch.py) ------------------------------------------
+    def _parkable(self) -> bool:
+        """Whether to park this connection with the dispatcher until its next request: while
+        several sessions are in use (one alone polls instead), for an MQI connection on plain TCP
+        or bindings with nothing already read."""
+        srv = self.server
+        reader = self.reader
+        return (PARK and not self.tls and self.conn is not None and not self.control_only
+                and reader is not None and not reader.buffered()
+                and min(srv.in_use, len(srv.sessions)) > SPIN_SESSIONS and srv.dispatcher.usable)
+
+    def _park(self) -> tuple[Any, ...] | None:
+        """Wait, parked, until the dispatcher hands the connection back: what it handed (a frame
+        to serve, a reply to send, an error to raise), or None (read the next request here)."""
+        dispatcher = self.server.dispatcher
+        self.in_call = False
+        self.handed = None
+        self.unparked.clear()
+        self.parked_fd = self.sock.fileno()
+        if not dispatcher.park(self):
+            return None
+        while not self.unparked.wait(PARK_CHECK):
+            if self.closed and dispatcher.unpark(self):
+                return None
+        handed, self.handed = self.handed, None
+        return handed
+
+    def serve_parked(self) -> bool:
+        """(The dispatcher's thread.) Read what has arrived and serve the quick requests in it;
+        True to stay parked, False to hand the connection back to its thread (``handed``: what
+        it is to do first; None: read from the socket)."""
+        reader = self.reader
+        assert reader is not None
+        try:
+            if not reader.fill():
+                return False                  # the partner closed: its thread finds that
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        dispatcher = self.server.dispatcher
+        while True:
+            try:
+                frame = reader.whole()
+            except P.ProtocolError as e:
+                self.handed = ("error", e)
+                return False
+            if frame is None:
+                return not reader.buffered()    # a frame begun: its thread reads the rest, timed
+            ftype, payload = frame
+            self._heard(payload)
+            if ftype not in QUICK:
+                self.handed = ("frame", ftype, payload)
+                return False
+            self.inline = True
+            try:
+                self._serve(ftype, payload)
+            except WouldBlock:
+                self.handed = ("frame", ftype, payload)
+            except Exception as e:   # its thread raises it where it would have arisen
+                self.handed = ("error", e)
+            finally:
+                self.inline = False
+            if self.handed is not None:
+                return False
+            dispatcher.served += 1
+            self.in_call = False
+            if not reader.buffered():
+                return True
+
     # --- calls --------------------------------------------------------------------------------
     def call(self, fn: Any, *args: Any) -> Any:
         """Run an engine call under the lock, then make its journal entries durable before replying."""
@@ -170,6 +276,8 @@ class Session:
             try:
                 result = fn(conn, *args)
             except ClusterPending as e:
+                if self.inline:
+                    raise WouldBlock from None
                 # The first use of a cluster name on a partial repository: wait (up to 10 s) for a
                 # full repository's answer, then try once more.
                 deadline = time.monotonic() + RESOLVE_WAIT
@@ -188,62 +296,32 @@ class Session:
         return result
 
     def _reply(self, ftype: int, reply: bytes, wait: bool = False) -> None:
-        """Send a reply once what the call journalled is durable. A small one is handed to the
-        journal writer, which sends it right after the fsync that covers it, and this thread goes
-        back to reading requests: the connections that wait on one fsync share it and nobody waits
-        for a turn at writing. A large one (or ``wait``) is sent from here after waiting, and so is
-        every reply on a TLS connection: an SSL socket has no non-blocking send for the writer, and
-        its record layer must not be written from two threads. Replies leave in the order of their
-        calls."""
+        """Send a reply once what the call journalled is durable (server/outbox.py). It joins the
+        connection's outbox and goes with the fsync that covers it, sent by whichever thread
+        makes that: the journal writer, or this thread when it writes itself (nobody else is
+        writing). This thread goes back to reading requests at once, unless the reply must have
+        gone first (``wait``: MQDISC's answer, work to start after it) or the replies waiting
+        come to more than DEFER_MAX (a large message, a client slow to read): then it waits for
+        them to go. From the dispatcher the journal writer always writes: the dispatcher serves
+        the others during the fsync. A TLS connection's replies are sent from here after the
+        fsync: its record layer must not be written from two threads."""
         due, self.due = self.due, 0
         store = self.server.store
         data = P.frame(ftype | P.REPLY, reply)
         self.bytes_out += len(data)
         self.frames_out += 1
-        with self.send_lock:
-            if not self.outbox and due <= store.durable_ticket:
+        if self.tls:
+            store.sync(due)
+            with self.outbox.lock:
                 self.sock.sendall(data)
-                return
-            if self.outbox:
-                due = max(due, self.outbox[-1][0])
-            if not wait and not self.tls and len(data) <= DEFER_MAX:
-                self.outbox.append((due, data))
-                deferred = True
-            else:
-                deferred = False
-        if deferred:
-            if not store.when_durable(due, self._flush):
-                self._flush()
             return
-        store.sync(due)
-        self._flush(blocking=True)
-        with self.send_lock:
-            self.sock.sendall(data)
-
-    def _flush(self, blocking: bool = False) -> None:
-        """Send the replies whose tickets are durable (from the journal writer: without blocking;
-        a client that does not read its replies gets the rest from a thread of its own)."""
-        durable = self.server.store.durable_ticket
-        with self.send_lock:
-            out = self.outbox
-            while out and out[0][0] <= durable:
-                ticket, data = out[0]
-                try:
-                    if blocking:
-                        self.sock.sendall(data)
-                        sent = len(data)
-                    else:
-                        sent = self.sock.send(data, socket.MSG_DONTWAIT)
-                except BlockingIOError:
-                    sent = 0
-                except OSError:
-                    out.clear()            # the connection is gone: its thread sees that too
-                    return
-                if sent < len(data):
-                    out[0] = (ticket, data[sent:])
-                    threading.Thread(target=self._flush, args=(True,), name=f"reply-{self.peer}", daemon=True).start()
-                    return
-                out.popleft()
+        outbox = self.outbox
+        due = outbox.add(due, data)
+        if not self.inline and (wait or outbox.bytes > DEFER_MAX):
+            store.sync(due)
+            outbox.drain(0 if wait else DEFER_MAX, lambda: self.closed)
+        elif due <= store.durable_ticket or not store.when_durable(due, outbox.flush, hand_off=self.inline):
+            outbox.flush()
 
     def _disconnect(self, conn: Conn) -> None:
         self.server.qm.disconnect(conn, commit=True)

@@ -84,18 +84,16 @@ def heartbeat(s: Any, now: float) -> None:
     for its heartbeat interval between calls is asked, once; one that does not answer (its
     process stopped, its host gone) is ended, and its unit of work backed out as for any
     broken connection. Not while a call is in progress (an MQGET waiting, for one)."""
-    if not s.hbint or s.in_call or s.outbox or s.closed or s.conn is None:
+    if not s.hbint or s.in_call or s.outbox.entries or s.closed or s.conn is None:
         return
     if not s.hb_sent:
         if now - s.last_heard >= s.hbint:
-            with s.send_lock:
-                if s.in_call:
+            try:
+                if not s.outbox.heartbeat(P.frame(P.HEARTBEAT), s.tls, lambda: s.in_call):
                     return
-                try:
-                    P.send_frame(s.sock, P.HEARTBEAT)
-                except OSError:
-                    return
-                s.hb_sent = now
+            except OSError:
+                return
+            s.hb_sent = now
         return
     wait = heartbeat_wait(s.hbint)
     if now - s.hb_sent >= wait:

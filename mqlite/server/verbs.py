@@ -22,6 +22,7 @@ from mqlite.engine.statistics import get_wait_ended
 from mqlite.mqsc.commands import pcf_equivalent
 from mqlite.net import protocol as P
 from mqlite.net import verbs as V
+from mqlite.server.dispatch import WouldBlock
 from mqlite.server.ports import SessionPort
 from mqlite.server.secops import secop
 from mqlite.server.waits import WAITS
@@ -186,6 +187,8 @@ def _waiting(s: SessionPort, hobj: int, gmo: GMO, attempt: Any, takes_any: Any =
                     qname = srv.qm.wait_queue(conn, hobj)
                     if qname is None:
                         raise
+                    if s.inline:
+                        raise WouldBlock from None      # the connection's own thread waits
                     cond = srv.cond_for(qname)
                     if watched is None:
                         WAITS.watch(s.sock, cond.rouse)

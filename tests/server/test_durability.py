@@ -100,6 +100,15 @@ WORKER = textwrap.dedent("""
                 note("commit B%s-%d" % (wid, b))
                 qmgr.commit()
                 note("ack B%s-%d" % (wid, b))
+        elif role == "nosync":        # persistent gets outside syncpoint: each logged before its answer
+            q = pymqi.Queue(qmgr, "LOAD.Q")
+            gmo = pymqi.GMO(Options=CMQC.MQGMO_NO_SYNCPOINT | CMQC.MQGMO_WAIT, WaitInterval=100)
+            while True:
+                try:
+                    note("got " + q.get(None, pymqi.MD(), gmo).decode())
+                except pymqi.MQMIError as e:
+                    if e.reason != CMQC.MQRC_NO_MSG_AVAILABLE:
+                        raise
         else:                         # consumer in units of work of 5
             q = pymqi.Queue(qmgr, "LOAD.Q")
             gmo = pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_WAIT, WaitInterval=100)
@@ -125,7 +134,7 @@ def test_kill9_under_load_loses_nothing_acknowledged_and_doubles_nothing(running
     running_qm.mqsc("DEFINE QLOCAL(LOAD.Q) MAXDEPTH(1000000)")
     script = tmp_path / "worker.py"
     script.write_text(WORKER.format(root=ROOT))
-    roles = ["single", "single", "batch", "batch", "consumer", "consumer"]
+    roles = ["single", "single", "batch", "batch", "consumer", "consumer", "nosync", "nosync"]
     logs = [tmp_path / f"{i}-{role}.log" for i, role in enumerate(roles)]
     procs = [subprocess.Popen([sys.executable, str(script), role, str(running_qm.port), str(log), str(i)])
              for i, (role, log) in enumerate(zip(roles, logs))]
@@ -136,7 +145,7 @@ def test_kill9_under_load_loses_nothing_acknowledged_and_doubles_nothing(running
         while time.monotonic() < deadline:
             texts = [log.read_text() if log.exists() else "" for log in logs]
             if all("connected" in t for t in texts) and sum(t.count("\nack ") for t in texts) > 60 \
-                    and sum(t.count("\ndone ") for t in texts) > 25:
+                    and sum(t.count("\ndone ") for t in texts) > 25 and sum(t.count("\ngot ") for t in texts) > 25:
                 break
             time.sleep(0.1)
         kill9(running_qm)
@@ -171,6 +180,8 @@ def test_kill9_under_load_loses_nothing_acknowledged_and_doubles_nothing(running
             elif kind == "done":
                 consumed.extend(rest.split())
                 pending = []
+            elif kind == "got":
+                consumed.append(rest)
         in_doubt.update(pending)     # a consumer's commit that the crash interrupted
     assert all(log.read_text().rstrip().splitlines()[-1].startswith("ended") for log in logs)
     assert len(acked) > 50 and len(consumed) > 20, (len(acked), len(consumed))
@@ -179,9 +190,11 @@ def test_kill9_under_load_loses_nothing_acknowledged_and_doubles_nothing(running
     assert len(final) == len(set(final))
     # nothing appears that was not put
     assert set(final) <= tried
-    # nothing acknowledged is lost (a message in an interrupted consumer commit may be gone with it)
+    # nothing acknowledged is lost (a message in an interrupted consumer commit may be gone with it,
+    # and so may the one an MQGET outside syncpoint took as the crash came, its answer unsent: as
+    # in MQ, it was got). A get answered was logged first: its message never comes back (above).
     missing = acked - set(final)
-    assert missing <= in_doubt, sorted(missing)[:10]
+    assert len(missing - in_doubt) <= roles.count("nosync"), sorted(missing - in_doubt)[:10]
     # units of work are all or nothing: a batch is wholly there or wholly absent (a batch the crash
     # cut short before its commit is absent)
     present = set(final) | in_doubt
