@@ -104,6 +104,7 @@ WORKER = textwrap.dedent("""
             q = pymqi.Queue(qmgr, "LOAD.Q")
             gmo = pymqi.GMO(Options=CMQC.MQGMO_NO_SYNCPOINT | CMQC.MQGMO_WAIT, WaitInterval=100)
             while True:
+                note("asking")
                 try:
                     note("got " + q.get(None, pymqi.MD(), gmo).decode())
                 except pymqi.MQMIError as e:
@@ -190,17 +191,21 @@ def test_kill9_under_load_loses_nothing_acknowledged_and_doubles_nothing(running
     assert len(final) == len(set(final))
     # nothing appears that was not put
     assert set(final) <= tried
-    # nothing acknowledged is lost (a message in an interrupted consumer commit may be gone with it,
-    # and so may the one an MQGET outside syncpoint took as the crash came, its answer unsent: as
-    # in MQ, it was got). A get answered was logged first: its message never comes back (above).
-    missing = acked - set(final)
-    assert len(missing - in_doubt) <= roles.count("nosync"), sorted(missing - in_doubt)[:10]
-    # units of work are all or nothing: a batch is wholly there or wholly absent (a batch the crash
-    # cut short before its commit is absent)
+    # Nothing acknowledged is lost, and units of work are all or nothing: a batch is wholly there
+    # or wholly absent (one the crash cut short before its commit is absent). A message in an
+    # interrupted consumer commit may be gone with it (in doubt); and so may the one an MQGET
+    # outside syncpoint took as the crash came, its answer unsent: as in MQ, it was got. So at
+    # most one message for each such get in flight is unaccounted for. (A get answered was logged
+    # first: its message never comes back, "nothing doubles" above.)
     present = set(final) | in_doubt
+    lost = acked - present
     for b, n in batch_size.items():
-        count = sum(1 for j in range(n) if f"{b}-{j}" in present)
-        assert count in (0, 10), (b, count, n)
+        members = {f"{b}-{j}" for j in range(n)}
+        if members & present:            # committed: every one of them was there
+            lost |= members - present
+    in_flight = sum(1 for role, log in zip(roles, logs)
+                    if role == "nosync" and log.read_text().rstrip().splitlines()[-2] == "asking")
+    assert len(lost) <= in_flight, (sorted(lost)[:10], in_flight)
 
 
 @pytest.fixture
