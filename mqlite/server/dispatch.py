@@ -22,6 +22,7 @@ import threading
 from typing import Any
 
 from mqlite.net import protocol as P
+from mqlite.store.sqlite import StoreUnavailable
 
 # Frame types served here: each answers at once (or raises WouldBlock) under the engine lock, or
 # (a heartbeat's answer, a CANCEL after its wait ended) is passed over.
@@ -37,7 +38,9 @@ class WouldBlock(Exception):
 class Dispatcher:
     """The parked connections and the thread that serves them."""
 
-    def __init__(self) -> None:
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.due = 0                            # the journal ticket this round's replies wait for
         self.epoll = select.epoll() if hasattr(select, "epoll") else None
         self.lock = threading.Lock()
         self.parked: dict[int, Any] = {}       # fd -> Session, while this thread owns it
@@ -76,6 +79,11 @@ class Dispatcher:
             self._forget(fd)
         return True
 
+    def owe(self, ticket: int) -> None:
+        """(This thread, serving.) A reply waits for ``ticket``: written at the end of the round."""
+        if ticket > self.due:
+            self.due = ticket
+
     def _forget(self, fd: int) -> None:
         assert self.epoll is not None
         try:
@@ -107,3 +115,11 @@ class Dispatcher:
                         self._forget(fd)
                 if not keep:
                     s.unparked.set()
+            if self.due:
+                # One frame and one fsync for every request of the round; the replies go with it.
+                # (Requests that came during it are the next round's.)
+                due, self.due = self.due, 0
+                try:
+                    self.store.sync(due)
+                except StoreUnavailable:
+                    pass         # the queue manager is ending with a write it could not make

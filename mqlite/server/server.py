@@ -65,6 +65,7 @@ class QMServer:
         self.log = ErrorLog(self.paths.errors, name)
         threading.excepthook = self._thread_died
         self.store = open_store(self.paths.db, self.paths.pid, name, self.log.write, accept_damage)
+        self.dispatcher = Dispatcher(self.store)   # serves parked connections' quick requests (server/dispatch.py)
         self.pager = StorePager(self.store, self.paths.scratch)
         ini = read_ini(self.paths.ini)
         self.qm = QueueManager(name, self.store, clock or OffsetClock(clock_file()), self.pager,
@@ -87,7 +88,6 @@ class QMServer:
         self.executor = Executor(self.qm, self)
         self.sessions: set["Session"] = set()
         self.in_use = 0                     # sessions in use (IN_USE), counted by the heartbeat thread
-        self.dispatcher = Dispatcher()      # serves parked connections' quick requests (server/dispatch.py)
         self.sessions_lock = threading.Lock()
         self.handshakes = Handshakes(self.log.write)    # connections not yet authenticated
         self.stopping, self.stopped = threading.Event(), threading.Event()

@@ -299,11 +299,10 @@ class Session:
         """Send a reply once what the call journalled is durable (server/outbox.py). It joins the
         connection's outbox and goes with the fsync that covers it, sent by whichever thread
         makes that: the journal writer, or this thread when it writes itself (nobody else is
-        writing). This thread goes back to reading requests at once, unless the reply must have
+        writing), or the dispatcher once it has served its round of requests. This thread goes back to reading requests at once, unless the reply must have
         gone first (``wait``: MQDISC's answer, work to start after it) or the replies waiting
         come to more than DEFER_MAX (a large message, a client slow to read): then it waits for
-        them to go. From the dispatcher the journal writer always writes: the dispatcher serves
-        the others during the fsync. A TLS connection's replies are sent from here after the
+        them to go. A TLS connection's replies are sent from here after the
         fsync: its record layer must not be written from two threads."""
         due, self.due = self.due, 0
         store = self.server.store
@@ -320,7 +319,13 @@ class Session:
         if not self.inline and (wait or outbox.bytes > DEFER_MAX):
             store.sync(due)
             outbox.drain(0 if wait else DEFER_MAX, lambda: self.closed)
-        elif due <= store.durable_ticket or not store.when_durable(due, outbox.flush, hand_off=self.inline):
+        elif self.inline and due > store.durable_ticket:
+            # (The dispatcher makes one write for its round of requests, once it has served them.)
+            if store.when_durable(due, outbox.flush, defer=True):
+                self.server.dispatcher.owe(due)
+            else:
+                outbox.flush()
+        elif due <= store.durable_ticket or not store.when_durable(due, outbox.flush):
             outbox.flush()
 
     def _disconnect(self, conn: Conn) -> None:

@@ -334,19 +334,24 @@ class Store(_Tables):
                     raise StoreUnavailable(self._failed)
                 lead = self._take_turn()
 
-    def when_durable(self, ticket: int, fn: Callable[[], None], hand_off: bool = False) -> bool:
+    def when_durable(self, ticket: int, fn: Callable[[], None], hand_off: bool = False, defer: bool = False) -> bool:
         """Make ``ticket`` durable and then have ``fn()`` called, without waiting here. When no
         write is under way this thread writes at once and the answer is False: the ticket is
         durable, ``fn`` is not kept, the caller goes on (one writer and nobody waiting: no thread
         handoff). Otherwise ``fn`` is kept (True) and called, in ticket order, by whichever thread
         writes the ticket: it must be short and must not block (a reply sent, say). With
         ``hand_off`` the journal writer writes it even when nobody is writing, so this thread goes
-        on with its next work during the fsync (a connection whose client has more in flight)."""
+        on with its next work during the fsync (a connection whose client has more in flight).
+        With ``defer`` nothing is written yet: the caller makes it durable later (``sync``), with
+        whatever else it gathered meanwhile (the dispatcher: one write for a round of requests)."""
         if self._durable >= ticket:
             return False
         with self._lock:
             if self._durable >= ticket:
                 return False
+            if defer:
+                heapq.heappush(self._callbacks, (ticket, next(self._order), fn))
+                return True
             self._wanted = max(self._wanted, ticket)
             if hand_off and self.threaded:
                 heapq.heappush(self._callbacks, (ticket, next(self._order), fn))
