@@ -27,6 +27,7 @@ from mqlite.store.sqlite import StoreUnavailable
 # Frame types served here: each answers at once (or raises WouldBlock) under the engine lock, or
 # (a heartbeat's answer, a CANCEL after its wait ended) is passed over.
 QUICK = frozenset((P.GET, P.PUT, P.PUT1, P.GET_BATCH, P.INQ, P.CMIT, P.BACK, P.HEARTBEAT | P.REPLY, P.CANCEL))
+ROUND_REQUESTS = 64      # a round's write comes after this many replies owed, whatever still arrives
 _READY = select.EPOLLIN if hasattr(select, "EPOLLIN") else 0
 
 
@@ -41,6 +42,7 @@ class Dispatcher:
     def __init__(self, store: Any) -> None:
         self.store = store
         self.due = 0                            # the journal ticket this round's replies wait for
+        self.owed = 0                           # replies of the round waiting for it
         self.epoll = select.epoll() if hasattr(select, "epoll") else None
         self.lock = threading.Lock()
         self.parked: dict[int, Any] = {}       # fd -> Session, while this thread owns it
@@ -81,6 +83,7 @@ class Dispatcher:
 
     def owe(self, ticket: int) -> None:
         """(This thread, serving.) A reply waits for ``ticket``: written at the end of the round."""
+        self.owed += 1
         if ticket > self.due:
             self.due = ticket
 
@@ -94,11 +97,14 @@ class Dispatcher:
     def _run(self) -> None:
         ep = self.epoll
         assert ep is not None
+        timeout = 1.0
         while True:
             try:
-                events = ep.poll(1.0)
+                events = ep.poll(timeout)
             except InterruptedError:
                 continue
+            if self.due and (not events or self.owed >= ROUND_REQUESTS):
+                self._write()
             for fd, ev in events:
                 with self.lock:
                     s = self.parked.pop(fd, None)
@@ -115,11 +121,14 @@ class Dispatcher:
                         self._forget(fd)
                 if not keep:
                     s.unparked.set()
-            if self.due:
-                # One frame and one fsync for every request of the round; the replies go with it.
-                # (Requests that came during it are the next round's.)
-                due, self.due = self.due, 0
-                try:
-                    self.store.sync(due)
-                except StoreUnavailable:
-                    pass         # the queue manager is ending with a write it could not make
+            # Replies waiting for a write: look once more, without waiting, for requests that came
+            # meanwhile, and write for all of them together once there are none (or enough).
+            timeout = 0.0 if self.due else 1.0
+
+    def _write(self) -> None:
+        """One frame and one fsync for every request of the round; their replies go with it."""
+        due, self.due, self.owed = self.due, 0, 0
+        try:
+            self.store.sync(due)
+        except StoreUnavailable:
+            pass         # the queue manager is ending with a write it could not make
