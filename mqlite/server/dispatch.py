@@ -8,8 +8,10 @@ persistent messages, a quarter of the server's CPU was the kernel switching thre
 So while more than one session is in use a session's thread *parks* its connection here between
 requests and sleeps. This thread waits on all parked sockets at once (epoll, level-triggered)
 and, when requests arrive, serves the quick ones itself, one after the other under one waking:
-MQGET, MQPUT, MQPUT1, read-ahead batches, MQINQ, MQCMIT and MQBACK, whose replies the journal
-writer sends once durable (session.py ``_reply``). Anything else hands the connection back to
+MQGET, MQPUT, MQPUT1, read-ahead batches, MQINQ, MQCMIT and MQBACK. What they journalled is
+made durable by one write at the end of the round (looking once more, without waiting, for
+requests that came meanwhile), and their replies go right after it (session.py ``_reply``): one
+fsync for the round, and no other thread woken for it. Anything else hands the connection back to
 its own thread, which serves the request as before: a frame of another kind or not yet whole, a
 reply that must be sent from its thread (a large one, one with work after it), an MQGET that has
 to wait for a message, a call that waits for a cluster's answer (``WouldBlock``), an error, and
@@ -28,6 +30,7 @@ from mqlite.store.sqlite import StoreUnavailable
 # (a heartbeat's answer, a CANCEL after its wait ended) is passed over.
 QUICK = frozenset((P.GET, P.PUT, P.PUT1, P.GET_BATCH, P.INQ, P.CMIT, P.BACK, P.HEARTBEAT | P.REPLY, P.CANCEL))
 ROUND_REQUESTS = 64      # a round's write comes after this many replies owed, whatever still arrives
+# (MQLITE_PARK=no in the server's environment keeps every connection on its own thread: session.py)
 _READY = select.EPOLLIN if hasattr(select, "EPOLLIN") else 0
 
 
@@ -47,7 +50,7 @@ class Dispatcher:
         self.lock = threading.Lock()
         self.parked: dict[int, Any] = {}       # fd -> Session, while this thread owns it
         self.thread: threading.Thread | None = None
-        self.served = 0                         # requests served here (tests, DISPLAY figures)
+        self.served = 0                         # requests served here (what the tests look at)
 
     @property
     def usable(self) -> bool:

@@ -23,6 +23,8 @@ ROOM_CHECK = 1.0       # a wait for room looks this often whether the connection
 
 
 class Outbox:
+    """One connection's replies not yet sent, and the bytes they come to."""
+
     def __init__(self, sock: socket.socket, store: Any, peer: str) -> None:
         self.sock = sock
         self.store = store

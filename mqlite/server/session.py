@@ -298,12 +298,13 @@ class Session:
     def _reply(self, ftype: int, reply: bytes, wait: bool = False) -> None:
         """Send a reply once what the call journalled is durable (server/outbox.py). It joins the
         connection's outbox and goes with the fsync that covers it, sent by whichever thread
-        makes that: the journal writer, or this thread when it writes itself (nobody else is
-        writing), or the dispatcher once it has served its round of requests. This thread goes back to reading requests at once, unless the reply must have
-        gone first (``wait``: MQDISC's answer, work to start after it) or the replies waiting
-        come to more than DEFER_MAX (a large message, a client slow to read): then it waits for
-        them to go. A TLS connection's replies are sent from here after the
-        fsync: its record layer must not be written from two threads."""
+        makes that: the journal writer, this thread when it writes itself (nobody else is
+        writing), or the dispatcher once it has served its round of requests. This thread goes
+        back to reading requests at once, unless the reply must have gone first (``wait``:
+        MQDISC's answer, work to start after it) or the replies waiting come to more than
+        DEFER_MAX (a large message, a client slow to read): then it waits for them to go. A TLS
+        connection's replies are sent from here after the fsync: its record layer must not be
+        written from two threads."""
         due, self.due = self.due, 0
         store = self.server.store
         data = P.frame(ftype | P.REPLY, reply)
