@@ -68,6 +68,7 @@ class Dispatcher:
             except OSError:
                 return False
             self.parked[fd] = session
+            session.parked_fd = fd                  # (what ``unpark`` looks it up by)
             if self.thread is None:
                 self.thread = threading.Thread(target=self._run, name="dispatcher", daemon=True)
                 self.thread.start()

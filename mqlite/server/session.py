@@ -214,7 +214,6 @@ class Session:
         self.in_call = False
         self.handed = None
         self.unparked.clear()
-        self.parked_fd = self.sock.fileno()
         if not dispatcher.park(self):
             return None
         while not self.unparked.wait(PARK_CHECK):

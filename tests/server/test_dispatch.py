@@ -163,7 +163,9 @@ def test_stop_conn_ends_a_parked_connection(qm: Any) -> None:
                 q.put(b"after")
                 time.sleep(0.05)
         assert e.value.reason == C.MQRC_CONNECTION_BROKEN
-    assert pymqi.Queue(qm.client(), "WAIT.Q").get(None, pymqi.MD(), pymqi.GMO()) == b"v"
+    after = qm.client()
+    assert pymqi.Queue(after, "WAIT.Q").get(None, pymqi.MD(), pymqi.GMO()) == b"v"
+    after.disconnect()
 
 
 def _log(qm: Any) -> str:
