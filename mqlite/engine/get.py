@@ -374,8 +374,9 @@ class Gets:
                 if whole_message(qs, m) is None:
                     raise MQIError(C.MQRC_NO_MSG_AVAILABLE)
             return m
-        match = matcher(md, match_opts)
-        ids = wanted_ids(md, match_opts)[:3] if match is not None else None
+        wanted = wanted_ids(md, match_opts)
+        match = matcher(md, match_opts, wanted)
+        ids = wanted[:3] if match is not None else None
         if h.selector is not None and not opts & (C.MQGMO_LOGICAL_ORDER | C.MQGMO_ALL_MSGS_AVAILABLE
                                                   | C.MQGMO_BROWSE_NEXT | _WHOLE_GMO) and match is None:
             return self._select_by_selector(h, qs, now, bool(opts & BROWSE_GMO))
@@ -460,7 +461,7 @@ class Gets:
     def _fill_gmo(self, gmo: GMO, res: Resolved, md: MD, returned: int) -> None:
         g = gmo.__dict__
         g["ResolvedQName"] = pad(res.queue, 48)
-        g["GroupStatus"], g["SegmentStatus"], g["Segmentation"] = statuses(md.MsgFlags)
+        g["GroupStatus"], g["SegmentStatus"], g["Segmentation"] = statuses(md.peek("MsgFlags"))
         g["ReturnedLength"] = returned
 
     def check_get_allowed(self, res: Resolved) -> None:

@@ -158,7 +158,8 @@ class PubSub:
     the topics each matches (``_matched``) and the soonest SubExpiry (``_expiry``) hold while it
     stays; ``_dests`` holds each destination queue's resolution while no definition changes
     (cluster.gen); ``_heads``, the MQRFH2 put in front of data that has none of its own;
-    ``_tree_memo``, the topic tree while neither the definitions nor the cluster cache change."""
+    ``_tree_memo``, the topic tree while neither the definitions nor the cluster cache change, and
+    ``_attrs`` the attributes resolved in it."""
 
     def __init__(self, qm: PubSubHost) -> None:
         self.qm = qm
@@ -172,6 +173,7 @@ class PubSub:
         self._dests: dict[tuple[str, str], tuple[int, CopyDestination | None]] = {}
         self._heads: dict[tuple[Any, ...], tuple[bytes, int, int, bytes]] = {}
         self._tree_memo: tuple[tuple[int, int], dict[str, Any]] | None = None
+        self._attrs: tuple[dict[str, Any] | None, dict[tuple[str, str], Any]] = (None, {})
 
     def load(self, ns: str, rec: dict[str, Any]) -> None:
         """Recovery: a durable subscription or a persistent retained publication."""
@@ -196,6 +198,20 @@ class PubSub:
         nodes = cps.tree_nodes(local, cl.known_topics(), cluster_node)
         self._tree_memo = (stamp, nodes)
         return nodes
+
+    def resolved(self, topic: str, attr: str) -> Any:
+        """``attr`` at ``topic`` (topics.resolved), kept while the tree stays the same."""
+        nodes = self.tree()
+        tree, known = self._attrs
+        if tree is not nodes:
+            tree, known = self._attrs = (nodes, {})
+        key = (topic, attr)
+        if key in known:
+            return known[key]
+        if len(known) >= 4096:
+            known.clear()
+        value = known[key] = topics.resolved(nodes, topic, attr)
+        return value
 
     def subscriptions_changed(self) -> None:
         """A subscription was made or ended: in a cluster with clustered topics, the repository
@@ -246,14 +262,13 @@ class PubSub:
     def publish(self, conn: Conn, h: Handle, md: MD, pmo: PMO, body: bytes) -> int:
         topic = h.topic
         assert topic is not None
-        tree = self.tree()
-        if topics.resolved(tree, topic, "PUB") == C.MQTA_PUB_INHIBITED:
+        if self.resolved(topic, "PUB") == C.MQTA_PUB_INHIBITED:
             raise MQIError(C.MQRC_PUT_INHIBITED)
         opts = pmo.Options
         if md.Persistence == C.MQPER_PERSISTENCE_AS_TOPIC_DEF:
-            md.Persistence = topics.resolved(tree, topic, "DEFPSIST")
+            md.Persistence = self.resolved(topic, "DEFPSIST")
         if md.Priority == C.MQPRI_PRIORITY_AS_TOPIC_DEF:
-            md.Priority = topics.resolved(tree, topic, "DEFPRTY")
+            md.Priority = self.resolved(topic, "DEFPRTY")
         elif md.Priority > 9:
             md.Priority = 9
         elif md.Priority < -1:
@@ -315,6 +330,10 @@ class PubSub:
             # a subscriber that cannot take its copy does not stop the others'.
             for sub in targets:
                 self.deliver(conn, sub, topic, md, body, syncpoint=False, retained=False, cache=cache)
+        elif len(targets) == 1 and not members:
+            # One copy outside syncpoint: its own put is all or nothing already (its record is one
+            # write), so it needs no unit of work around it.
+            self.deliver(conn, targets[0], topic, md, body, syncpoint=False, retained=False, cache=cache)
         elif targets or members:
             # Outside syncpoint the copies still go in one unit of work of their own, journalled in
             # one write: after a crash every subscriber has the publication, or none has.
@@ -432,7 +451,7 @@ class PubSub:
 
     def delivery_rule(self, topic: str, persistent: bool) -> int:
         """PMSGDLV or NPMSGDLV at the publication's topic (mqlite.pubsub.delivery)."""
-        return int(topics.resolved(self.tree(), topic, delivery.rule_attr(persistent)))
+        return int(self.resolved(topic, delivery.rule_attr(persistent)))
 
     def deliver(self, conn: Conn, sub: Subscription, topic: str, md: MD, body: bytes, syncpoint: bool,
                  retained: bool, cache: dict[Any, Any] | None = None) -> None:

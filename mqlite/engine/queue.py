@@ -270,8 +270,11 @@ class QueueState:
             yield from self.disk.read(lane_no, after, ids=ids)
 
     def __iter__(self) -> Iterator[Message]:
+        disk = self.disk
+        lanes = self.lanes
         for i in range(LANES - 1, -1, -1):
-            yield from self._lane(i)
+            if lanes[i] or disk is not None and disk.ondisk[i]:     # (an empty lane: no generator made)
+                yield from self._lane(i)
 
     def after(self, order: tuple[int, int] | None) -> Iterator[Message]:
         """Messages strictly after a browse position, in queue order."""
@@ -470,16 +473,28 @@ def wanted_ids(md: MD, match_options: int) -> tuple[bytes | None, bytes | None, 
             peek("MsgSeqNumber") if match_options & CMQC.MQMO_MATCH_MSG_SEQ_NUMBER else None)
 
 
-def matcher(md: MD, match_options: int) -> Callable[[Message], bool] | None:
-    """The selection MQGET's MatchOptions ask for, or None when any message will do."""
+def _same_id(field: str, want: bytes) -> Callable[[Message], bool]:
+    """Whether a message's MsgId, CorrelId or GroupId is ``want``: read from its packed
+    descriptor when it is held so (a publication's copy is), without decoding the rest."""
+    where = MD.field_slice(field)
+
+    def test(m: Message) -> bool:
+        raw = m.raw_md
+        if raw is not None:
+            return raw[where] == want
+        return bool(m.md.peek(field) == want)
+    return test
+
+
+def matcher(md: MD, match_options: int, wanted: tuple[bytes | None, bytes | None, bytes | None, int | None]
+            | None = None) -> Callable[[Message], bool] | None:
+    """The selection MQGET's MatchOptions ask for, or None when any message will do (``wanted``:
+    ``wanted_ids``' answer, when the caller has it)."""
     tests: list[Callable[[Message], bool]] = []
-    want, wantc, wantg, wants = wanted_ids(md, match_options)
-    if want is not None:
-        tests.append(lambda m: m.md.MsgId == want)
-    if wantc is not None:
-        tests.append(lambda m: m.md.CorrelId == wantc)
-    if wantg is not None:
-        tests.append(lambda m: m.md.GroupId == wantg)
+    want, wantc, wantg, wants = wanted if wanted is not None else wanted_ids(md, match_options)
+    for field, value in (("MsgId", want), ("CorrelId", wantc), ("GroupId", wantg)):
+        if value is not None:
+            tests.append(_same_id(field, value))
     if wants is not None:
         tests.append(lambda m: m.md.MsgSeqNumber == wants)
     if match_options & CMQC.MQMO_MATCH_OFFSET:

@@ -58,6 +58,12 @@ class Delivery:
 
     def __init__(self, client: Receiver) -> None:
         self.client = client
+        # The request of every get: this client's messages, under syncpoint (one MQMD and MQGMO,
+        # the get writing only the MQGMO's output fields).
+        self.md = MD(CorrelId=S.client_key(client.client_id))
+        self.gmo = GMO(Options=C.MQGMO_SYNCPOINT | C.MQGMO_NO_WAIT | C.MQGMO_PROPERTIES_FORCE_MQRFH2
+                       | C.MQGMO_FAIL_IF_QUIESCING, MatchOptions=C.MQMO_MATCH_CORREL_ID)
+        self.heads: dict[tuple[bytes, int, int, bytes], tuple[bytes, dict[str, Any]]] = {}
 
     def run(self) -> None:
         """Get what waits for this client under syncpoint and send each at the QoS it is owed,
@@ -68,7 +74,7 @@ class Delivery:
         durable before going on only when it took a QoS 2 message (exactly once); otherwise a
         commit lost with the queue manager means a message sent again, which QoS 1 allows."""
         c = self.client
-        srv, key = c.srv, S.client_key(c.client_id)
+        srv = c.srv
         filling = 0
         c.connacked.wait()
         try:
@@ -76,7 +82,7 @@ class Delivery:
                 lane = c.lanes[filling]
                 idle = all(not ln.fetched for ln in c.lanes)
                 room = min(GET_BATCH, S.WINDOW - lane.fetched)
-                got = self._get(lane, key, room, wait=idle) if room > 0 else []
+                got = self._get(lane, room, wait=idle) if room > 0 else []
                 if got:
                     packets = []
                     for md, body in got:
@@ -117,25 +123,26 @@ class Delivery:
             c.srv.store.sync(ticket)
         lane.fetched, lane.exact, lane.ids = 0, False, []
 
-    def _get(self, lane: Lane, key: bytes, most: int, wait: bool) -> list[tuple[MD, bytes]]:
+    def _get(self, lane: Lane, most: int, wait: bool) -> list[tuple[MD, bytes]]:
         """Up to ``most`` messages for this client in one hold of the engine lock (waiting a
         slice of a second for the first when ``wait``)."""
         c = self.client
         srv = c.srv
         deadline = time.monotonic() + GET_SLICE
         out: list[tuple[MD, bytes]] = []
+        md, gmo = self.md, self.gmo
         with srv.lock:
+            limit = srv.qm.qmgr["MAXMSGL"] + 65536
+            qs = srv.qm.queues.get(S.TRANSMIT_QUEUE)
             while not c.closed and len(out) < most:
-                md = MD(CorrelId=key)
-                gmo = GMO(Options=C.MQGMO_SYNCPOINT | C.MQGMO_NO_WAIT | C.MQGMO_PROPERTIES_FORCE_MQRFH2
-                          | C.MQGMO_FAIL_IF_QUIESCING, MatchOptions=C.MQMO_MATCH_CORREL_ID)
-                try:
-                    r = srv.qm.get(lane.conn, lane.hobj, md, gmo, srv.qm.qmgr["MAXMSGL"] + 65536)
-                    out.append((r.md, r.body))
-                    continue
-                except MQIError as e:
-                    if e.reason != C.MQRC_NO_MSG_AVAILABLE:
-                        raise
+                if qs is None or qs.visible:    # (none to take: no MQGET to fail with 2033)
+                    try:
+                        r = srv.qm.get(lane.conn, lane.hobj, md, gmo, limit)
+                        out.append((r.md, r.body))
+                        continue
+                    except MQIError as e:
+                        if e.reason != C.MQRC_NO_MSG_AVAILABLE:
+                            raise
                 remaining = deadline - time.monotonic()
                 if out or not wait or remaining <= 0:
                     break
@@ -146,26 +153,26 @@ class Delivery:
         """A message from the transmission queue as the PUBLISH that carries it to the client:
         its QoS, packet identifier (0 for QoS 0) and bytes."""
         c = self.client
-        again = md.BackoutCount > 0                  # (the message on the queue: sent before)
+        peek = md.peek                          # (the descriptor as the get left it: packed, mostly)
+        again = peek("BackoutCount") > 0        # (the message on the queue: sent before)
+        fmt, enc, ccsid, persistent = (peek("Format"), peek("Encoding"), peek("CodedCharSetId"),
+                                       peek("Persistence") == C.MQPER_PERSISTENT)
         xqh = None
-        if md.Format == C.MQFMT_XMIT_Q_HEADER and len(body) >= XQH_LEN:
+        if fmt == C.MQFMT_XMIT_Q_HEADER and len(body) >= XQH_LEN:
             # Put by an application for ObjectQMgrName = this ClientIdentifier: the MQTT topic is
             # the queue name it gave; at least once if persistent, at most once if not.
             xqh = XQH.from_bytes(body)
-            md, body = xqh.MsgDesc, body[XQH_LEN:]
-        part = rfh2.split(md.Format, md.Encoding, md.CodedCharSetId, body)     # (one reading of the MQRFH2)
-        found: dict[str, tuple[int, Any]] = {}
-        for folder in part.folders:
-            rfh2.folder_properties(folder, found)
-        props = {k: v for k, (_t, v) in found.items()}
-        data = part.data
+            inner, body = xqh.MsgDesc, body[XQH_LEN:]
+            fmt, enc, ccsid, persistent = (inner.Format, inner.Encoding, inner.CodedCharSetId,
+                                           inner.Persistence == C.MQPER_PERSISTENT)
+        props, data = self._properties(fmt, enc, ccsid, body)
         if xqh is not None:
             topic = text(xqh.RemoteQName)
-            qos = 1 if md.Persistence == C.MQPER_PERSISTENT else 0
+            qos = 1 if persistent else 0
         else:
             topic = str(props.get("mqps.Top") or "")
             published = props.get(S.PUBLISHED_QOS)
-            qos = S.delivered_qos(S.qos_of(str(props.get("mqps.Sud") or "")), md.Persistence == C.MQPER_PERSISTENT,
+            qos = S.delivered_qos(S.qos_of(str(props.get("mqps.Sud") or "")), persistent,
                                   published if isinstance(published, int) else None)
         with c.cond:
             pid = c.out.next_id() if qos else 0
@@ -176,3 +183,29 @@ class Delivery:
         c.last_msg = time.time()
         return qos, pid, K.encode(packet)
 
+    def _properties(self, fmt: bytes, enc: int, ccsid: int, body: bytes) -> tuple[dict[str, Any], bytes]:
+        """A message's properties and its data without them. The MQRFH2 chain in front (a
+        publication's: its topic, the subscription's user data, the publisher's QoS) is read once
+        for all the messages that carry the same one, as one topic's publications do."""
+        end = rfh2.chain_length(fmt, enc, body) if fmt == rfh2.RFH2_FORMAT else 0
+        if end <= 0:                            # (none, or one that does not read: split says why)
+            return _read_properties(fmt, enc, ccsid, body)
+        key = (fmt, enc, ccsid, body[:end])
+        known = self.heads.get(key)
+        if known is None:
+            if len(self.heads) >= HEADS:
+                self.heads.clear()
+            props, prefix = _read_properties(fmt, enc, ccsid, key[3])
+            known = self.heads[key] = (prefix, props)
+        return known[1], known[0] + body[end:]
+
+
+HEADS = 256                             # MQRFH2 chains a delivery keeps read
+
+
+def _read_properties(fmt: bytes, enc: int, ccsid: int, body: bytes) -> tuple[dict[str, Any], bytes]:
+    part = rfh2.split(fmt, enc, ccsid, body)
+    found: dict[str, tuple[int, Any]] = {}
+    for folder in part.folders:
+        rfh2.folder_properties(folder, found)
+    return {k: v for k, (_t, v) in found.items()}, part.data

@@ -446,3 +446,19 @@ def test_put_packed_keeps_priority_persistence_expiry_and_matching(eng: Engine):
     assert reason(eng.qm.put_packed, eng.conn, h.hobj, MD().pack(), b"x", False) == C.MQRC_PUT_INHIBITED
     eng.mqsc("ALTER QLOCAL(Q1) PUT(ENABLED) MAXDEPTH(1)")
     assert reason(eng.qm.put_packed, eng.conn, h.hobj, MD().pack(), b"x", False) == C.MQRC_Q_FULL
+
+
+def test_matching_reads_packed_descriptors_and_ones_changed_since(eng: Engine):
+    """MsgId, CorrelId and GroupId are matched on the stored bytes of a packed descriptor, and on
+    the fields once a backout has changed it (its bytes no longer current)."""
+    h, _ = eng.open("Q1", IO | C.MQOO_SET_ALL_CONTEXT)
+    for i in range(3):
+        raw = MD(MsgId=b"%024d" % i, CorrelId=b"C%d" % (i % 2) + b"\0" * 22, GroupId=b"G" * 24).pack()
+        eng.qm.put_packed(eng.conn, h.hobj, raw, b"m%d" % i, syncpoint=False)
+    assert eng.get(h.hobj, CorrelId=b"C1".ljust(24, b"\0")).body == b"m1"
+    assert eng.get(h.hobj, C.MQGMO_SYNCPOINT, CorrelId=b"C0".ljust(24, b"\0")).body == b"m0"
+    eng.qm.backout(eng.conn)                        # m0 back, its BackoutCount changed
+    r = eng.get(h.hobj, MsgId=b"%024d" % 0)
+    assert (r.body, r.md.BackoutCount) == (b"m0", 1)
+    assert reason(eng.get, h.hobj, match=C.MQMO_MATCH_GROUP_ID, GroupId=b"H" * 24) == C.MQRC_NO_MSG_AVAILABLE
+    assert eng.get(h.hobj, match=C.MQMO_MATCH_GROUP_ID, GroupId=b"G" * 24).body == b"m2"
