@@ -473,10 +473,13 @@ def wanted_ids(md: MD, match_options: int) -> tuple[bytes | None, bytes | None, 
             peek("MsgSeqNumber") if match_options & CMQC.MQMO_MATCH_MSG_SEQ_NUMBER else None)
 
 
+_ID_SLICES = {name: MD.field_slice(name) for name in ("MsgId", "CorrelId", "GroupId")}
+
+
 def _same_id(field: str, want: bytes) -> Callable[[Message], bool]:
     """Whether a message's MsgId, CorrelId or GroupId is ``want``: read from its packed
     descriptor when it is held so (a publication's copy is), without decoding the rest."""
-    where = MD.field_slice(field)
+    where = _ID_SLICES[field]
 
     def test(m: Message) -> bool:
         raw = m.raw_md
