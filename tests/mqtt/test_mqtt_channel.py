@@ -463,3 +463,37 @@ def test_an_mqi_application_reaches_one_client_by_its_identifier(rig: dict[str, 
         other.take(1, wait=0.5)
     one.close()
     other.close()
+
+
+def test_a_burst_of_publications_read_together(rig: dict[str, Any]) -> None:
+    """150 QoS 1 publications and a QoS 2 one sent twice (before its PUBREL) in one write: the
+    server reads them together and puts them in batches under one hold of the engine lock; each
+    is acknowledged once, in order, the duplicate answered with PUBREC and not published again,
+    and a subscriber gets the 151, the QoS 1 ones in the order they were sent (paho hands a QoS 2
+    message on at its PUBREL)."""
+    sub = Client(rig["port"], "burst.sub")
+    assert sub.subscribe("burst/#", 2) == [2]
+    s, ack = raw_connect(rig["port"], "burst.pub")
+    assert ack[:2] == bytes([0x20, 2]) and ack[3] == 0
+    burst = [K.Publish(f"burst/{i % 3}", b"%d" % i, 1, False, False, i + 1) for i in range(150)]
+    burst[75:75] = [K.Publish("burst/two", b"two", 2, False, False, 500)] * 2
+    s.sendall(b"".join(K.encode(p) for p in burst))
+    d = K.Decoder()
+    acks: list[tuple[int, int]] = []
+    while len(acks) < 152:
+        data = s.recv(65536)
+        assert data, f"the connection ended after {len(acks)} acknowledgements"
+        d.feed(data)
+        while (p := d.next()) is not None:
+            assert isinstance(p, K.Ack)
+            acks.append((p.kind, p.packet_id))
+    assert acks[:75] == [(K.PUBACK, i + 1) for i in range(75)]
+    assert acks[75:77] == [(K.PUBREC, 500)] * 2 and acks[77:] == [(K.PUBACK, i + 1) for i in range(75, 150)]
+    got = [(m.topic, m.payload, m.qos) for m in sub.take(151)]
+    assert [g for g in got if g[2] == 1] == [(f"burst/{i % 3}", b"%d" % i, 1) for i in range(150)]
+    assert [g for g in got if g[2] == 2] == [("burst/two", b"two", 2)]
+    with pytest.raises(queue.Empty):
+        sub.take(1, wait=0.5)
+    s.sendall(K.encode(K.Ack(K.PUBREL, 500)))
+    s.close()
+    sub.close()
