@@ -150,8 +150,8 @@ class Client:
                                 break
                             self._take(packet)
                             packet = decoder.next()
-                    if packet is None:
-                        continue
+                if packet is None:
+                    continue
                 if isinstance(packet, K.Simple) and packet.kind == K.DISCONNECT:
                     clean_end = True
                     return
