@@ -196,19 +196,24 @@ class Decoder:
 
     def __init__(self, max_packet: int = MAX_REMAINING) -> None:
         self.buffer = bytearray()
+        self.at = 0                     # where the next packet begins (what is before it is read)
         self.max_packet = max_packet
 
     def feed(self, data: bytes) -> None:
+        if self.at:                     # (the packets read are dropped once a read, not each)
+            del self.buffer[:self.at]
+            self.at = 0
         self.buffer += data
 
     def next(self) -> Packet | None:
         """The next whole packet, or None until more bytes come."""
-        buf = self.buffer
-        if len(buf) < 2:
+        buf, at = self.buffer, self.at
+        end = len(buf)
+        if end - at < 2:
             return None
-        length, mult, i = 0, 1, 1
+        length, mult, i = 0, 1, at + 1
         while True:
-            if i >= len(buf):
+            if i >= end:
                 return None
             byte = buf[i]
             length += (byte & 0x7F) * mult
@@ -216,17 +221,17 @@ class Decoder:
             if not byte & 0x80:
                 break
             mult *= 128
-            if i > 4:
+            if i - at > 4:
                 raise ProtocolError("the remaining length takes more than four bytes")
         if length > self.max_packet:
             raise ProtocolError(f"a packet of {length} bytes is over the limit of {self.max_packet}")
-        if len(buf) < i + length:
+        if end < i + length:
             return None
-        kind, flags = buf[0] >> 4, buf[0] & 0x0F
+        kind, flags = buf[at] >> 4, buf[at] & 0x0F
         if kind != PUBLISH and flags != _FLAGS.get(kind, 0):
             raise ProtocolError(f"packet type {kind} with flags {flags:#x}")
         body = bytes(buf[i:i + length])
-        del buf[:i + length]
+        self.at = i + length
         return _packet(kind, flags, body)
 
 

@@ -53,6 +53,18 @@ def _qos1_header() -> tuple[bytes, int, int, bytes]:
 
 
 _QOS1 = _qos1_header()
+
+
+def _descriptor(qos: int) -> MD:
+    """The MQMD of a publication at ``qos`` (a copy of it is put: the put fills in the rest)."""
+    md = MD(Format=C.MQFMT_NONE, CodedCharSetId=1208, Persistence=S.persistence(qos))
+    if qos == 1:                        # (persistent, as QoS 2 is: the QoS goes with it, in _QOS1)
+        md.Format, md.Encoding, md.CodedCharSetId, _head = _QOS1
+    return md
+
+
+_MDS = {qos: _descriptor(qos) for qos in (0, 1, 2)}
+_OPTIONS = C.MQPMO_NO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING
 TOPIC_HANDLES = 64                      # topics a client keeps open for its publications
 PUBLISH_BATCH = 64                      # publications read together put under one hold of the engine lock
 
@@ -370,13 +382,8 @@ class Client:
             if p.retain and not p.payload:
                 qm.pubadmin.clear_retained(p.topic)
                 return
-            md = MD(Format=C.MQFMT_NONE, CodedCharSetId=1208, Persistence=S.persistence(p.qos))
-            payload = p.payload
-            if p.qos == 1:                      # (persistent, as QoS 2 is: the QoS goes with it)
-                md.Format, md.Encoding, md.CodedCharSetId, head = _QOS1
-                payload = head + payload
-            qm.put(conn, hobj, md, PMO(Options=(C.MQPMO_RETAIN if p.retain else 0) | C.MQPMO_NO_SYNCPOINT
-                                       | C.MQPMO_FAIL_IF_QUIESCING), payload)
+            qm.put(conn, hobj, _MDS[p.qos].copy(), PMO(Options=_OPTIONS | (C.MQPMO_RETAIN if p.retain else 0)),
+                   _QOS1[3] + p.payload if p.qos == 1 else p.payload)
         try:
             self._engine(put, sync=False)
         except MQIError as e:
