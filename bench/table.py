@@ -217,7 +217,7 @@ SCRIPTS: dict[str, tuple[str, list[str], Callable[[dict[str, Any]], list[Row]]]]
     "putget": ("putget", ["--runs", "3"], putget),
     "putget-contended": ("putget", ["--runs", "3", "--producers", "8", "--hog", "1"], putget_contended),
     "pubsub": ("pubsub", ["--runs", "3"], pubsub),
-    "protocols": ("protocols", ["--runs", "3"], protocols),
+    "protocols": ("protocols", ["--runs", "3", "--n", "20000"], protocols),   # (runs of seconds: the applier inside)
     "connections": ("connections", ["--runs", "3"], connections),
     "ceiling": ("ceiling", ["--producers", "8,32", "--work-us", "mqlite", "--runs", "3", "--mqlite"], ceiling),
     "aio": ("aio", ["--runs", "3"], aio),
