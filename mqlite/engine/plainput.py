@@ -28,7 +28,7 @@ class PlainPuts:
         res, qs = h.res, h.qstate
         if (h.topic is None and h.stats is None and h.put_group is None and h.options & C.MQOO_OUTPUT
                 and res is not None and res.kind == LOCAL and qs is not None and not qs.shared
-                and (plain := _plain(md, pmo)) is not None):
+                and (plain := _plain(md, pmo, self.qm.name48)) is not None):
             try:
                 answer = self._plain_put(conn, h, md, pmo, body, plain, answered)
             except MQIError as e:
@@ -95,10 +95,12 @@ _PLAIN_PMO = (C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT | C.MQPMO_NEW_MSG_ID | C.
 _BOTH_SYNC = C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT
 
 
-def _plain(md: bytes, pmo: bytes) -> tuple[int, int, int, int, bytes, bytes] | None:
+def _plain(md: bytes, pmo: bytes, own: bytes) -> tuple[int, int, int, int, bytes, bytes] | None:
     """A put that asks for nothing but what every put does, from its packed MQMD and MQPMO: no
     put options but syncpoint, a new MsgId, fail-if-quiescing and default context; no report, no
-    reply-to names (so none to resolve) and no request; a datagram's or reply's fields all valid
+    reply-to queue and no reply-to queue manager but this one, ``own`` (so none to resolve: the
+    name an earlier MQPUT answered in a descriptor put again, as applications reuse theirs), and
+    no request; a datagram's or reply's fields all valid
     (a field MQPUT refuses or warns about takes the full path, which answers it); no segment or
     group; no MQRFH2 to check. Its options, Expiry, Priority, Persistence, MsgId and Format (a
     NUL ends it, blanks fill it, as ``_blank_pad``), or None."""
@@ -109,10 +111,15 @@ def _plain(md: bytes, pmo: bytes) -> tuple[int, int, int, int, bytes, bytes] | N
      flags) = _PLAIN.unpack_from(md, _PLAIN_AT)
     if (report or offset or flags or msg_type == C.MQMT_REQUEST or not -1 <= priority <= 9
             or not 0 <= persistence <= 2 or (expiry <= 0 and expiry != C.MQEI_UNLIMITED)
-            or reply_q.strip(b" \0") or reply_qm.strip(b" \0")):
+            or reply_q.strip(b" \0") or (reply_qm.strip(b" \0") and _name(reply_qm) != _name(own))):
         return None
     if b"\0" in fmt:
         fmt = fmt.split(b"\0", 1)[0].ljust(8, b" ")
     if fmt == RFH2_FORMAT:
         return None
     return opts, expiry, priority, persistence, msg_id, fmt
+
+
+def _name(field: bytes) -> bytes:
+    """A character field's value: a NUL ends it, trailing blanks are padding."""
+    return field.split(b"\0", 1)[0].rstrip(b" ")

@@ -41,7 +41,7 @@ _descriptors = st.fixed_dictionaries({
     "CorrelId": st.sampled_from([b"", b"C1"]),
     "BackoutCount": st.sampled_from([0, 3]),
     "ReplyToQ": st.sampled_from([b"", b" " * 48, b"RQ", b"\0RQ", b"QR"]),
-    "ReplyToQMgr": st.sampled_from([b"", b" " * 48, b"QM2"]),
+    "ReplyToQMgr": st.sampled_from([b"", b" " * 48, b"QM2", b"QM1", b"QM1\0QM2", b"QM12"]),
     "UserIdentifier": st.sampled_from([b"", b"someone"]),
     "PutApplName": st.sampled_from([b"", b"app"]),
     "GroupId": st.sampled_from([b"", b"G1"]),
@@ -124,3 +124,11 @@ def test_a_plain_put_is_made_on_the_packed_descriptor(eng: Engine, monkeypatch):
     assert (got.md.Priority, got.md.Persistence, got.md.Version) == (4, C.MQPER_PERSISTENT, C.MQMD_VERSION_2)
     assert got.md.MsgId == md_out.MsgId and got.md.UserIdentifier.rstrip() == b"tester"
     assert got.md.Format == C.MQFMT_NONE and got.md.ReplyToQ == b" " * 48
+    # The answered descriptor put again (its ReplyToQMgr now this queue manager's name, as an
+    # application reusing its MQMD sends it): still the packed path.
+    again = bytearray(answer[:len(MD().pack())])
+    again[MD.field_slice("MsgId")] = b"\0" * 24
+    monkeypatch.setattr(MD, "from_bytes", None)
+    assert eng.qm.put_request(eng.conn, h.hobj, bytes(again), PMO().pack(), b"y")[0] == C.MQRC_NONE
+    monkeypatch.undo()
+    assert eng.get(h.hobj).md.ReplyToQMgr.rstrip() == b"QM1"
