@@ -391,8 +391,12 @@ def test_chlauth_rules_and_runcheck(site: dict[str, Any], b: Any) -> None:
     js(b, "const t = document.getElementById('ca-type'); t.value = 'BLOCKADDR'; t.dispatchEvent(new Event('change', {bubbles: true}))")
     type_into(b, "#ca-addrlist", "192.0.2.66")
     until(b, lambda b: text(b, "#ca-preview") == "SET CHLAUTH('*') TYPE(BLOCKADDR) ADDRLIST('192.0.2.66')", text(b, "#ca-preview"))
+    js(b, "document.getElementById('rc-channel').dataset.before = 'yes'")
     click(b, "#set-chlauth")
     until(b, lambda b: "AMQ8877I" in text(b, "#mqsc-result"), text(b, "#result"))
+    # The view is drawn again with the rules read back (after the answer is shown): its fields are new.
+    until(b, lambda b: js(b, "const e = document.getElementById('rc-channel'); return !!e && !e.dataset.before"),
+          "the chlauth view drawn again")
     # Would it be allowed? MQ's MATCH(RUNCHECK) for an address the rule blocks and one it does not.
     type_into(b, "#rc-channel", "APP.SVRCONN")
     type_into(b, "#rc-address", "192.0.2.66")
