@@ -24,6 +24,8 @@ from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
 from cproton import pn_message_get_content_type
+from cproton_ffi import ffi
+from cproton_ffi import lib as pn
 from proton import Data, Message, symbol
 
 from mqlite.cmq import CMQC as C
@@ -153,6 +155,59 @@ def to_mq(msg: Message) -> tuple[MD, bytes]:
         fmt2, enc, ccsid, data = rfh2.join(props, md.Format, md.Encoding, md.CodedCharSetId, data)
         md.Format, md.Encoding, md.CodedCharSetId = fmt2, enc, ccsid
     return md, data
+
+
+def plain_to_mq(m: Any, data: bytearray) -> tuple[MD, bytes] | None:
+    """``to_mq`` of the encoded message ``data``, decoded into the Proton message ``m`` (a
+    ``pn_message_t`` the caller keeps) and read through Proton's C API, for a message with nothing
+    that becomes a property: no message-id, correlation-id, user-id, subject, content-type,
+    creation-time or application-properties, and a body of bytes, text or nothing. None for any
+    other message (``to_mq`` maps it) or one that does not decode (``to_mq``'s decoding says why).
+    Proton's Python ``Message`` made and read for each transfer cost more than the MQPUT's
+    mapping itself."""
+    pn.pn_message_clear(m)
+    if pn.pn_message_decode(m, ffi.from_buffer(data), len(data)) < 0:
+        return None
+    if (pn.pn_message_get_id(m).type != pn.PN_NULL or pn.pn_message_get_correlation_id(m).type != pn.PN_NULL
+            or pn.pn_message_get_user_id(m).size or pn.pn_message_get_subject(m) != ffi.NULL
+            or pn.pn_message_get_content_type(m) != ffi.NULL or pn.pn_message_get_creation_time(m)):
+        return None
+    props = pn.pn_message_properties(m)
+    pn.pn_data_rewind(props)
+    if pn.pn_data_next(props):
+        return None
+    body = pn.pn_message_body(m)
+    pn.pn_data_rewind(body)
+    fmt, out = C.MQFMT_NONE, b""
+    if pn.pn_data_next(body):
+        kind = pn.pn_data_type(body)
+        if kind == pn.PN_BINARY:
+            got = pn.pn_data_get_binary(body)
+            out = ffi.buffer(got.start, got.size)[:]
+        elif kind == pn.PN_STRING:
+            got = pn.pn_data_get_string(body)
+            out = ffi.buffer(got.start, got.size)[:]
+            try:
+                out.decode("utf-8")
+            except UnicodeDecodeError:
+                return None                         # (to_mq's decoding refuses it)
+            fmt = C.MQFMT_STRING
+        else:
+            return None
+        if pn.pn_data_next(body):
+            return None
+    md = MD(Format=fmt, CodedCharSetId=1208, PutApplType=C.MQAT_AMQP,
+            Persistence=C.MQPER_PERSISTENT if pn.pn_message_is_durable(m) else C.MQPER_NOT_PERSISTENT,
+            Priority=min(max(int(pn.pn_message_get_priority(m)), 0), 9))
+    ttl = float(pn.pn_message_get_ttl(m)) / 1000.0          # (as Proton's ``ttl``: seconds)
+    if ttl:
+        md.Expiry = max(1, int(ttl * 10))
+    reply_to = pn.pn_message_get_reply_to(m)
+    if reply_to != ffi.NULL:
+        name = ffi.string(reply_to).decode("utf-8")
+        if name and len(name) <= 48:
+            md.ReplyToQ = name.encode("utf-8")
+    return md, out
 
 
 def put_epoch(date: bytes, time_: bytes) -> float | None:

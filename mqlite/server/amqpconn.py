@@ -67,6 +67,7 @@ class AMQPConnection:
         self.held: list[tuple[int, Delivery]] = []       # the client's transfers waiting to be durable
         self.asked = 0                                   # the ticket the journal writer was asked for
         self.wake_r, self.wake_w = socket.socketpair()   # (the journal writer: a ticket is durable)
+        self.pn_message = ffi.gc(pn.pn_message(), pn.pn_message_free)   # (each transfer decoded into it)
         self.done = threading.Event()                    # the connection has ended (PURGE CHANNEL)
         self.ended = False
         self.started_at = time.time()
@@ -263,11 +264,14 @@ class AMQPConnection:
         pn.pn_link_advance(link)
         self.received += 1
         entry = self.handles.get(link)
-        msg = Message()
         reason = ticket = 0
         try:
-            msg.decode(bytes(data))
-            md, body = A.to_mq(msg)
+            plain = A.plain_to_mq(self.pn_message, data)
+            if plain is None:
+                msg = Message()
+                msg.decode(bytes(data))
+                plain = A.to_mq(msg)
+            md, body = plain
             if len(body) > self.channel.obj["MAXMSGL"]:
                 raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q)
             assert entry is not None and self.conn is not None
