@@ -41,6 +41,7 @@ from mqlite.server import amqpident as ident
 from mqlite.server import amqplinks as links
 from mqlite.server.protosvc import start_tls
 
+_PMO = PMO(Options=C.MQPMO_NO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING).pack()
 HEADER_WAIT = 10.0                      # seconds for the protocol headers and SASL
 POLL = 0.02                             # how often links with credit look for messages
 IDLE_POLL = 0.5
@@ -276,8 +277,9 @@ class AMQPConnection:
                 raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q)
             assert entry is not None and self.conn is not None
             with self.srv.lock:
-                self.srv.qm.put(self.conn, entry["hobj"], md, PMO(Options=C.MQPMO_NO_SYNCPOINT
-                                                                  | C.MQPMO_FAIL_IF_QUIESCING), body)
+                # As a client's MQPUT is made: packed, so that a plain one (a queue, no reply-to
+                # queue) is made on the packed descriptor; nobody reads the answer.
+                self.srv.qm.put_request(self.conn, entry["hobj"], md.pack(), _PMO, body, answered=False)
                 ticket = self.conn.ticket
         except MQIError as e:
             reason = e.reason
