@@ -42,8 +42,9 @@ def until(b: Any, fn: Any, what: str = "") -> Any:
     try:
         return WebDriverWait(b, WAIT, ignored_exceptions=(StaleElementReferenceException, WebDriverException)).until(fn)
     except TimeoutException:
-        shown = js(b, "const v = document.getElementById('view'); const n = document.getElementById('notices');"
-                      "return (v ? v.innerText.slice(-1500) : '') + ' | notices: ' + (n ? n.innerText : '')")
+        shown = js(b, "const t = (id) => { const e = document.getElementById(id); return e ? e.innerText : ''; };"
+                      "return t('view').slice(-1500) + ' | notices: ' + t('notices') + ' | who: ' + t('who')"
+                      " + ' | login: ' + t('login-error') + ' | ' + location.hash")
         raise AssertionError(f"waited {WAIT} s for {what or fn}; the page shows: {shown}") from None
 
 
