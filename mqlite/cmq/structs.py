@@ -501,6 +501,11 @@ def pad(value: str | bytes, length: int) -> bytes:
     return value[:length].ljust(length, b" ")
 
 
+def chars(value: bytes) -> bytes:
+    """An MQCHAR field's value as bytes: a NUL ends it, trailing blanks are padding."""
+    return value.split(b"\0", 1)[0].rstrip(b" ")
+
+
 def text(value: bytes | bytearray | str) -> str:
     """The trimmed text of an MQCHAR field (NULs and blanks end it)."""
     if isinstance(value, str):

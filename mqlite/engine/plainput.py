@@ -4,7 +4,7 @@ The queue manager's ``qm.plain_puts`` (mqlite.engine.qmgr binds ``put_request`` 
 from __future__ import annotations
 
 from mqlite.cmq.errors import MQIError
-from mqlite.cmq.structs import MD, PMO, pad
+from mqlite.cmq.structs import MD, PMO, chars, pad
 from mqlite.engine.core import BLANK32, BLANK48, PMO_OPTIONS, PMO_OPTIONS_AT, C, Conn, Handle, put_date_time
 from mqlite.engine.mqicore import CoreState
 from mqlite.engine.resolve import LOCAL
@@ -111,15 +111,10 @@ def _plain(md: bytes, pmo: bytes, own: bytes) -> tuple[int, int, int, int, bytes
      flags) = _PLAIN.unpack_from(md, _PLAIN_AT)
     if (report or offset or flags or msg_type == C.MQMT_REQUEST or not -1 <= priority <= 9
             or not 0 <= persistence <= 2 or (expiry <= 0 and expiry != C.MQEI_UNLIMITED)
-            or reply_q.strip(b" \0") or (reply_qm.strip(b" \0") and _name(reply_qm) != _name(own))):
+            or reply_q.strip(b" \0") or (reply_qm.strip(b" \0") and chars(reply_qm) != chars(own))):
         return None
     if b"\0" in fmt:
         fmt = fmt.split(b"\0", 1)[0].ljust(8, b" ")
     if fmt == RFH2_FORMAT:
         return None
     return opts, expiry, priority, persistence, msg_id, fmt
-
-
-def _name(field: bytes) -> bytes:
-    """A character field's value: a NUL ends it, trailing blanks are padding."""
-    return field.split(b"\0", 1)[0].rstrip(b" ")

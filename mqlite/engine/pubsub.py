@@ -158,8 +158,8 @@ class PubSub:
     the topics each matches (``_matched``) and the soonest SubExpiry (``_expiry``) hold while it
     stays; ``_dests`` holds each destination queue's resolution while no definition changes
     (cluster.gen); ``_heads``, the MQRFH2 put in front of data that has none of its own;
-    ``_tree_memo``, the topic tree while neither the definitions nor the cluster cache change, and
-    ``_attrs`` the attributes resolved in it."""
+    ``_tree_memo``, the topic tree while neither the definitions nor the cluster cache change, with
+    the attributes resolved in it."""
 
     def __init__(self, qm: PubSubHost) -> None:
         self.qm = qm
@@ -172,8 +172,7 @@ class PubSub:
         self._expiry: tuple[int, float | None] = (-1, None)
         self._dests: dict[tuple[str, str], tuple[int, CopyDestination | None]] = {}
         self._heads: dict[tuple[Any, ...], tuple[bytes, int, int, bytes]] = {}
-        self._tree_memo: tuple[tuple[int, int], dict[str, Any]] | None = None
-        self._attrs: tuple[dict[str, Any] | None, dict[tuple[str, str], Any]] = (None, {})
+        self._tree_memo: tuple[tuple[int, int], dict[str, Any], dict[tuple[str, str], Any]] | None = None
 
     def load(self, ns: str, rec: dict[str, Any]) -> None:
         """Recovery: a durable subscription or a persistent retained publication."""
@@ -196,15 +195,14 @@ class PubSub:
             return memo[1]
         local = topics.by_string(self.qm.objects["TOPIC"].values())
         nodes = cps.tree_nodes(local, cl.known_topics(), cluster_node)
-        self._tree_memo = (stamp, nodes)
+        self._tree_memo = (stamp, nodes, {})
         return nodes
 
     def resolved(self, topic: str, attr: str) -> Any:
         """``attr`` at ``topic`` (topics.resolved), kept while the tree stays the same."""
         nodes = self.tree()
-        tree, known = self._attrs
-        if tree is not nodes:
-            tree, known = self._attrs = (nodes, {})
+        assert self._tree_memo is not None          # (tree() made it)
+        known = self._tree_memo[2]
         key = (topic, attr)
         if key in known:
             return known[key]

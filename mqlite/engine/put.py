@@ -10,7 +10,7 @@ from mqlite.cmq.errors import MQIError
 from mqlite.cmq.headers import XQH_FIXED, XQH_LEN, XQH_REMOTE_QM
 from mqlite.cmq.packedmd import PackedMD
 from mqlite.cmq.segments import GROUP_FLAGS, SEGMENT_FLAGS
-from mqlite.cmq.structs import MD, OD, PMO, pad, text
+from mqlite.cmq.structs import MD, OD, PMO, chars, pad, text
 from mqlite.engine.core import (BLANK32, CONTEXT_PMO, MD_HOT, STORED_OVERHEAD, C, Conn, Destination, Handle, bits,
                                 put_date_time)
 from mqlite.engine.message import Message
@@ -325,9 +325,9 @@ class Puts:
 
         Both names are stored blank-padded; a NUL ends a name, as in MQ's character fields.
         """
-        rq = d["ReplyToQ"].split(b"\0", 1)[0].rstrip(b" ")
+        rq = chars(d["ReplyToQ"])
         d["ReplyToQ"] = rq.ljust(48, b" ")[:48]
-        rqm = d["ReplyToQMgr"].split(b"\0", 1)[0].rstrip(b" ")
+        rqm = chars(d["ReplyToQMgr"])
         if rqm:
             d["ReplyToQMgr"] = rqm.ljust(48, b" ")[:48]
             return
