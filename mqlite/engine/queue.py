@@ -473,20 +473,18 @@ def wanted_ids(md: MD, match_options: int) -> tuple[bytes | None, bytes | None, 
             peek("MsgSeqNumber") if match_options & CMQC.MQMO_MATCH_MSG_SEQ_NUMBER else None)
 
 
-# (start, end) of each in a packed MQMD: integer bounds, which a compiled build slices as the
-# interpreter does (mypyc took a ``slice`` object held in a container for an index: mqlite/compiled.py)
-_ID_BOUNDS = {name: (MD.field_slice(name).start, MD.field_slice(name).stop) for name in ("MsgId", "CorrelId", "GroupId")}
+_ID_SLICES = {name: MD.field_slice(name) for name in ("MsgId", "CorrelId", "GroupId")}
 
 
 def _same_id(field: str, want: bytes) -> Callable[[Message], bool]:
     """Whether a message's MsgId, CorrelId or GroupId is ``want``: read from its packed
     descriptor when it is held so (a publication's copy is), without decoding the rest."""
-    start, end = _ID_BOUNDS[field]
+    where = _ID_SLICES[field]
 
     def test(m: Message) -> bool:
         raw = m.raw_md
         if raw is not None:
-            return raw[start:end] == want
+            return raw[where] == want
         return bool(m.md.peek(field) == want)
     return test
 

@@ -34,9 +34,7 @@ WRITE_CHUNK = 1 << 20         # records are written when this much is waiting
 TRIM = 1024                   # a lane's dead front is cut off when it is this long and half the lane
 _IOV_MAX = os.sysconf("SC_IOV_MAX") if hasattr(os, "sysconf") else 16
 _HEAD = struct.Struct("<Id")  # descriptor length, expiry time (NaN: none)
-# (start, end) of each in a packed MQMD, as integers (mqlite/compiled.py: a compiled build indexes
-# with a ``slice`` object held in a tuple as if it were an integer)
-_IDS = tuple((MD.field_slice(n).start, MD.field_slice(n).stop) for n in ("MsgId", "CorrelId", "GroupId"))
+_IDS = (MD.field_slice("MsgId"), MD.field_slice("CorrelId"), MD.field_slice("GroupId"))   # in a packed MQMD
 _NULL_ID = bytes(24)
 
 
@@ -89,7 +87,6 @@ class ScratchLog:
         self._parts: list[bytes] = []   # records of the current segment not yet written, in pieces
         self._flushed = 0            # offset in the current segment where they begin
         self.live = 0                # messages in the log
-        self.sorts = 0               # lanes put in position order again (what a test counts)
 
     # --- writing ------------------------------------------------------------------------------
     def _directory(self) -> str:
@@ -136,7 +133,7 @@ class ScratchLog:
             lane = lanes.get(prio)
             if lane is None:
                 lane = lanes[prio] = _Lane()
-            hashes = tuple(id_hash(md[a:b]) for a, b in _IDS) if by_id else ()
+            hashes = tuple(id_hash(md[at]) for at in _IDS) if by_id else ()
             lane.live += 1
             self.live += 1
             if lane.seqs and seq <= lane.seqs[-1]:
@@ -193,7 +190,6 @@ class ScratchLog:
     def _sort(self, lane: _Lane) -> None:
         """Put a lane's live entries in position order again; of two with one position (spilled
         again), the later one stays."""
-        self.sorts += 1
         cols = [c for c in lane.columns() if len(c) == len(lane.seqs)]     # keys: only if kept
         latest: dict[int, int] = {}
         for i in range(lane.head, len(lane.seqs)):
@@ -302,7 +298,7 @@ class ScratchLog:
         self._by_id.add(queue)
         for lane in self._lanes.get(queue, {}).values():
             live = [i for i in range(len(lane.seqs)) if lane.locs[i] != -1]
-            hashes = {i: [id_hash(row.md[a:b]) for a, b in _IDS] for i, row in zip(live, self._read(lane, live))}
+            hashes = {i: [id_hash(row.md[at]) for at in _IDS] for i, row in zip(live, self._read(lane, live))}
             for c, keys in enumerate(lane.keys):
                 keys[:] = array("L", [hashes[i][c] if i in hashes else 0 for i in range(len(lane.seqs))])
 
