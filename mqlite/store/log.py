@@ -24,6 +24,7 @@ each acknowledged work lost, which strmqm refuses (AMQ7017S) as it does a damage
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import secrets
@@ -251,7 +252,7 @@ class RecoveryLog:
         tmp = self.control + ".tmp"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
-            os.write(fd, CONTROL.pack(b"MQLC", 1, zlib.crc32(body)) + body)
+            _write_whole(fd, CONTROL.pack(b"MQLC", 1, zlib.crc32(body)) + body, 0)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -314,7 +315,7 @@ class RecoveryLog:
         assert active is not None
         end = max(need, self._filled) + FILL_BYTES
         try:
-            os.pwrite(self._fd, bytes(end - self._filled), self._filled)
+            _write_whole(self._fd, bytes(end - self._filled), self._filled)
             os.fdatasync(self._fd)
             self._filled = end
         except OSError:
@@ -338,7 +339,7 @@ class RecoveryLog:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
             try:
-                os.pwrite(fd, bytes(EXTENT_BYTES - EXTENT_HEADER.size), EXTENT_HEADER.size)
+                _write_whole(fd, bytes(EXTENT_BYTES - EXTENT_HEADER.size), EXTENT_HEADER.size)
                 declared = EXTENT_BYTES
             except OSError:
                 os.ftruncate(fd, EXTENT_HEADER.size)
@@ -390,6 +391,19 @@ class RecoveryLog:
 
     def close(self) -> None:
         self._close_active()
+
+
+def _write_whole(fd: int, data: bytes, at: int) -> None:
+    """``data`` written at ``at`` whole, or OSError. A ``pwrite`` on a disk filling up writes what
+    fits and says how much (only the next one fails with ENOSPC): an extent's zeros taken as written
+    whole then, its header said it was made longer than it is, and after a crash the shorter file
+    read as a log cut short (AMQ7017S); a control file cut so would read as damaged."""
+    view = memoryview(data)
+    while view:
+        n = os.pwrite(fd, view, at)
+        if n <= 0:
+            raise OSError(errno.ENOSPC, "no room on the disk for the log")
+        view, at = view[n:], at + n
 
 
 class Applier:

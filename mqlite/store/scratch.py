@@ -16,6 +16,7 @@ directory is emptied at every start.
 """
 from __future__ import annotations
 
+import errno
 import math
 import os
 import shutil
@@ -72,6 +73,29 @@ class _Segment:
         self.live = 0            # records in it still on a queue
 
 
+def _writev_whole(fd: int, parts: list[bytes], at: int) -> int:
+    """``parts`` written at ``at`` whole (their length), or OSError: a ``pwritev`` on a disk
+    filling up writes what fits and says so, and the records after a short write would be read
+    back from where they are not."""
+    want = sum(map(len, parts))
+    n = os.pwritev(fd, parts, at)
+    done = n
+    while done < want:
+        if n <= 0:
+            raise OSError(errno.ENOSPC, "no room for the scratch log's records")
+        skip, rest = done, []
+        for p in parts:                                   # (rare: what the short write left)
+            if skip >= len(p):
+                skip -= len(p)
+                continue
+            rest.append(p[skip:] if skip else p)
+            skip = 0
+        parts = rest
+        n = os.pwritev(fd, parts, at + done)
+        done += max(n, 0)
+    return done
+
+
 class ScratchLog:
     def __init__(self, path: str | None = None) -> None:
         """``path``: the directory of the segment files, emptied now (None: a temporary one)."""
@@ -112,7 +136,7 @@ class ScratchLog:
         parts = self._parts
         if parts and self._cur is not None:
             for i in range(0, len(parts), _IOV_MAX):
-                self._flushed += os.pwritev(self._cur.fd, parts[i:i + _IOV_MAX], self._flushed)
+                self._flushed += _writev_whole(self._cur.fd, parts[i:i + _IOV_MAX], self._flushed)
             parts.clear()
 
     def spill(self, queue: str, rows: list[tuple[int, int, bytes, bytes, float | None]]) -> None:

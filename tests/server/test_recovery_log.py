@@ -2,6 +2,7 @@
 nothing acknowledged and doubles nothing; a damaged log refuses the start; frames round-trip."""
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 import threading
@@ -301,3 +302,37 @@ def test_frames_run_on_across_extents_and_a_break_inside_one_is_damage(tmp_path,
     kept = [ops for _lsn, ops in back.frames()]
     assert kept == frames[:len(kept)] and 0 < len(kept) < len(frames)
     assert "later extents follow" in (back.damage() or "")
+
+
+def test_zeros_a_filling_disk_takes_only_part_of_never_count_as_written(tmp_path, monkeypatch) -> None:
+    """On a disk filling up, ``pwrite`` writes what fits and says so (only the next call fails with
+    ENOSPC). An extent's zeros, begun or extended, that were taken as written whole left a header
+    saying the extent was longer than the file: after kill -9 the queue manager would not start
+    (AMQ7017S, "cut short"; seen once in the full-disk test). A short write is a failed one: the
+    header says only what is there, every frame comes back and the log is not damaged."""
+    monkeypatch.setattr(log_mod, "EXTENT_BYTES", 16384)
+    monkeypatch.setattr(log_mod, "FILL_BYTES", 16384)
+    real = os.pwrite
+    cut = {"at": -1, "short": 0}
+
+    def filling(fd: int, data, at: int) -> int:
+        data = bytes(data)
+        if len(data) >= 2048 and data.count(0) == len(data):     # a run of zeros: the extent's
+            if at == cut["at"]:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            n = real(fd, data[:len(data) // 2], at)               # half fits
+            cut["at"], cut["short"] = at + n, cut["short"] + 1
+            return n
+        return real(fd, data, at)
+    monkeypatch.setattr(os, "pwrite", filling)
+    d = str(tmp_path / "log")
+    log = RecoveryLog(d)
+    frames = [[PutMsg(i, "Q", b"md", b"b" * 1500, None)] for i in range(1, 60)]   # past several extents' ends
+    for ops in frames:
+        log.append(ops)
+    log.close()
+    monkeypatch.setattr(os, "pwrite", real)
+    assert cut["short"] >= 2                                      # a begun extent's zeros and a frame's fill
+    back = RecoveryLog(d)
+    assert back.damage() is None
+    assert [ops for _lsn, ops in back.frames()] == frames

@@ -207,3 +207,41 @@ def test_a_burst_is_written_in_large_writes_and_read_back_a_page_per_read(monkey
         assert pages == 79 and calls["pread"] <= pages + 2     # a page may straddle two segments
     finally:
         log.close()
+
+
+def test_a_short_write_of_records_is_finished_not_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a disk filling up, ``pwritev`` writes what fits and says so. Records written after a
+    short write used to start where the short one ended, every offset after it wrong; the rest
+    of the write is made first (and a write that takes nothing fails with ENOSPC)."""
+    real = os.pwritev
+    calls = {"n": 0}
+
+    def filling(fd: int, parts: list[bytes], at: int) -> int:
+        calls["n"] += 1
+        if calls["n"] % 2:                                         # every other write: a third of it fits
+            data = b"".join(parts)
+            return os.pwrite(fd, data[:max(1, len(data) // 3)], at)
+        return real(fd, parts, at)
+    monkeypatch.setattr(os, "pwritev", filling)
+    log = ScratchLog()
+    try:
+        bodies = {seq: bytes([seq % 251]) * (100 + seq % 700) for seq in range(1, 3001)}
+        for seq in range(1, 3001):
+            log.spill("Q", [(seq, 0, _md(seq, 0, CORRELS[0]), bodies[seq], None)])
+        (run,) = log.page("Q", (0,), 0, None, 5000)
+        assert [(r.seq, r.body) for r in run] == sorted(bodies.items())
+        assert calls["n"] >= 2
+    finally:
+        log.close()
+
+    def full(fd: int, parts: list[bytes], at: int) -> int:
+        return 0
+    monkeypatch.setattr(os, "pwritev", full)
+    log = ScratchLog()
+    try:
+        with pytest.raises(OSError):
+            for seq in range(1, 3001):
+                log.spill("Q", [(seq, 0, _md(seq, 0, CORRELS[0]), b"z" * 1024, None)])
+            log.page("Q", (0,), 0, None, 10)                       # (a read flushes what waits)
+    finally:
+        log.close()
