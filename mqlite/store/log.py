@@ -58,6 +58,7 @@ APPLY_DELAY = 1.0            # a frame waits this long before its rows are writt
 APPLY_EVERY = 0.05           # most this often (one SQLite commit for many frames) ...
 APPLY_OPS = 20_000           # ... unless this many operations wait, or this many bytes of message
 APPLY_BYTES = 16 << 20       # data, or a reader needs them now
+IDLE_SHRINK = 10.0           # an applier with nothing to apply this long after a run gives memory back (on_idle)
 
 
 def _crc(salt: int, lsn: int, payload: bytes) -> int:
@@ -413,8 +414,9 @@ class Applier:
     the puts among them to what it reads from qmgr.db."""
 
     def __init__(self, apply: Callable[[list[JournalOp], int], None], release: Callable[[int], None],
-                 on_error: Callable[[str], None]) -> None:
-        self._apply, self._release, self._on_error = apply, release, on_error
+                 on_error: Callable[[str], None], on_idle: Callable[[], None] | None = None) -> None:
+        self._apply, self._release, self._on_error, self._on_idle = apply, release, on_error, on_idle
+        self._ran = False            # a run applied since the last on_idle
         self._cv = threading.Condition()
         self._queue: deque[tuple[int, list[JournalOp], int, float]] = deque()    # (LSN, ops, weight, when)
         self._ops = 0
@@ -523,7 +525,15 @@ class Applier:
             with self._cv:
                 self._idle = True
                 while not self._queue and not self._stop:
-                    self._cv.wait()
+                    if not self._ran or self._on_idle is None:
+                        self._cv.wait()
+                    elif not self._cv.wait(IDLE_SHRINK) and not self._queue and not self._stop:
+                        self._ran = False    # nothing came for IDLE_SHRINK after a run: give memory back,
+                        self._cv.release()   # without the lock (the log's writer hands frames meanwhile)
+                        try:
+                            self._on_idle()
+                        finally:
+                            self._cv.acquire()
                 self._idle = False
                 if not self._queue:
                     return
@@ -570,6 +580,7 @@ class Applier:
                                 del puts[op.queue]
                 self._cv.notify_all()
             self._last = time.monotonic()
+            self._ran = True
             if self.failed:
                 self.failed = ""
                 self._on_error("")

@@ -36,6 +36,7 @@ import threading
 import time
 from typing import Any, Callable, Iterator
 
+from mqlite import memory
 from mqlite.engine.ports import (
     JournalOp,
     PutMsg,
@@ -223,7 +224,7 @@ class Store(_Tables):
             self.db.execute("PRAGMA cache_size=-65536")
             self.log = RecoveryLog(path + "-log")
             self._recover()
-            self.applier = Applier(self._commit, self._release, self._apply_failed)
+            self.applier = Applier(self._commit, self._release, self._apply_failed, self._rested)
         self._inflight: list[JournalOp] = []      # operations being written (not yet committed)
         self._pending: list[JournalOp] = []
         self._appended = 0           # tickets handed out
@@ -490,6 +491,17 @@ class Store(_Tables):
             if self.db.in_transaction:          # SQLite may have rolled back already (SQLITE_FULL)
                 cur.execute("ROLLBACK")
             raise
+
+    def _rested(self) -> None:
+        """(The applier, idle IDLE_SHRINK seconds after a run.) Give back the memory its runs
+        filled: the page cache of this connection (up to cache_size, 64 MiB: a deep queue's rows
+        and indexes pass through it) is released and the allocator's free pages returned to the
+        system. The next run reads its pages again (from the system's file cache, mostly)."""
+        try:
+            self.db.execute("PRAGMA shrink_memory")
+        except sqlite3.Error:
+            return
+        memory.trim()
 
     def _apply_failed(self, why: str) -> None:
         """(The applier.) qmgr.db could not be written (``why``): its frames stay in the log and

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mqlite.cmq.structs import MD
 from mqlite.engine.ports import DelMsg, MoveDamaged, Prepare, PreparedRow, PurgeQueue, PutMsg, SaveMeta, SetBackout
 from mqlite.store import log as log_mod
 from mqlite.store.log import Removals, cancelled
@@ -212,3 +213,46 @@ def test_a_checkpoint_the_full_disk_refuses_keeps_the_log_and_the_applier(tmp_pa
     again = Store(str(tmp_path / "qmgr.db"))
     assert again.db.execute("SELECT seq FROM messages ORDER BY seq").fetchall() == [(1,), (2,)]
     again.close()
+
+
+def _sqlite_memory() -> int:
+    """The bytes SQLite has allocated in this process (sqlite3_memory_used: every connection's
+    page cache among them), from the library the sqlite3 module uses."""
+    import ctypes
+    lib = ctypes.CDLL("libsqlite3.so.0")
+    lib.sqlite3_memory_used.restype = ctypes.c_int64
+    return int(lib.sqlite3_memory_used())
+
+
+def test_the_applier_gives_its_page_cache_back_once_idle_and_not_before(tmp_path, monkeypatch) -> None:
+    """Issue 69: the queue manager's RSS at depth was SQLite's page cache (up to 64 MiB, filled as
+    the applier writes a deep queue's rows) kept for ever. An applier that has had nothing to
+    apply for IDLE_SHRINK after a run releases it, and not sooner; what was written reads back
+    whole after the release."""
+    monkeypatch.setattr(log_mod, "IDLE_SHRINK", 2.0)
+    store = Store(str(tmp_path / "qmgr.db"))
+    before = _sqlite_memory()
+    md = MD(Persistence=1, Priority=0).pack()
+    seq = 0
+    for _ in range(40):                                        # 40,000 messages of 1 KiB, 1,000 a frame
+        for _ in range(1000):
+            seq += 1
+            store.append(PutMsg(seq, "DEEP", md, b"x" * 1024, None))
+        store.sync()
+    store.settle()
+    grown = _sqlite_memory() - before
+    assert grown > 8 << 20, grown                              # the rows' pages are in the cache
+    time.sleep(0.3)                                            # idle, but not for IDLE_SHRINK yet
+    assert _sqlite_memory() - before > grown // 2
+    deadline = time.monotonic() + 10
+    while _sqlite_memory() - before > 4 << 20 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _sqlite_memory() - before <= 4 << 20, _sqlite_memory() - before
+    store.append(PutMsg(seq + 1, "DEEP", md, b"y", None))       # and the store goes on
+    store.sync()
+    store.close()
+    again = Store(str(tmp_path / "qmgr.db"))
+    try:
+        assert again.message_counts() == {"DEEP": {0: seq + 1}}
+    finally:
+        again.close()
