@@ -124,16 +124,11 @@ def to_mq(msg: Message) -> tuple[MD, bytes]:
         if isinstance(ident, (uuid.UUID, int)):        # (Proton gives a ulong back as an int)
             raise Unmappable(f"a {type(ident).__name__} message-id or correlation-id")
     fmt, data, how = body_section(msg)
-    md = MD(Format=fmt, CodedCharSetId=1208, PutApplType=C.MQAT_AMQP,
-            Persistence=C.MQPER_PERSISTENT if msg.durable else C.MQPER_NOT_PERSISTENT,
-            Priority=min(max(int(4 if msg.priority is None else msg.priority), 0), 9))
-    if msg.ttl:
-        md.Expiry = max(1, int(msg.ttl * 10))         # (Proton's ttl is in seconds)
+    md = _descriptor(fmt, bool(msg.durable), 4 if msg.priority is None else msg.priority, msg.ttl or 0.0,
+                     msg.reply_to)
     correl = cid.encode("utf-8") if isinstance(cid, str) else cid
     if isinstance(correl, (bytes, bytearray)) and 0 < len(correl) <= 24:
         md.CorrelId = bytes(correl).ljust(24, b"\0")
-    if msg.reply_to and len(msg.reply_to) <= 48:
-        md.ReplyToQ = msg.reply_to.encode("utf-8")
     props = Properties()
     items: dict[Any, Any] = dict(msg.properties or {})
     for k, v in items.items():
@@ -196,18 +191,24 @@ def plain_to_mq(m: Any, data: bytearray) -> tuple[MD, bytes] | None:
             return None
         if pn.pn_data_next(body):
             return None
+    reply_to = pn.pn_message_get_reply_to(m)
+    return _descriptor(fmt, bool(pn.pn_message_is_durable(m)), pn.pn_message_get_priority(m),
+                       float(pn.pn_message_get_ttl(m)) / 1000.0,           # (as Proton's ``ttl``: seconds)
+                       None if reply_to == ffi.NULL else ffi.string(reply_to).decode("utf-8")), out
+
+
+def _descriptor(fmt: bytes, durable: bool, priority: int, ttl: float, reply_to: str | None) -> MD:
+    """The MQMD of an AMQP message (``to_mq``, ``plain_to_mq``): its durability as Persistence,
+    its priority (0-9) as Priority, its ttl (seconds) as Expiry (tenths), its reply-to as
+    ReplyToQ when a queue name can hold it."""
     md = MD(Format=fmt, CodedCharSetId=1208, PutApplType=C.MQAT_AMQP,
-            Persistence=C.MQPER_PERSISTENT if pn.pn_message_is_durable(m) else C.MQPER_NOT_PERSISTENT,
-            Priority=min(max(int(pn.pn_message_get_priority(m)), 0), 9))
-    ttl = float(pn.pn_message_get_ttl(m)) / 1000.0          # (as Proton's ``ttl``: seconds)
+            Persistence=C.MQPER_PERSISTENT if durable else C.MQPER_NOT_PERSISTENT,
+            Priority=min(max(int(priority), 0), 9))
     if ttl:
         md.Expiry = max(1, int(ttl * 10))
-    reply_to = pn.pn_message_get_reply_to(m)
-    if reply_to != ffi.NULL:
-        name = ffi.string(reply_to).decode("utf-8")
-        if name and len(name) <= 48:
-            md.ReplyToQ = name.encode("utf-8")
-    return md, out
+    if reply_to and len(reply_to) <= 48:
+        md.ReplyToQ = reply_to.encode("utf-8")
+    return md
 
 
 def put_epoch(date: bytes, time_: bytes) -> float | None:

@@ -285,10 +285,7 @@ class RecoveryLog:
         if start + len(frame) > self._filled:
             self._fill(start + len(frame))
         try:
-            view, at = memoryview(frame), start
-            while view:
-                n = os.pwrite(self._fd, view, at)
-                view, at = view[n:], at + n
+            _write_whole(self._fd, frame, start)
             os.fdatasync(self._fd)
         except OSError:
             keep = max(start, active.declared)
@@ -395,15 +392,16 @@ class RecoveryLog:
 
 
 def _write_whole(fd: int, data: bytes, at: int) -> None:
-    """``data`` written at ``at`` whole, or OSError. A ``pwrite`` on a disk filling up writes what
-    fits and says how much (only the next one fails with ENOSPC): an extent's zeros taken as written
-    whole then, its header said it was made longer than it is, and after a crash the shorter file
-    read as a log cut short (AMQ7017S); a control file cut so would read as damaged."""
+    """``data`` written at ``at`` whole, or OSError: a frame, an extent's zeros, the control file.
+    A ``pwrite`` on a disk filling up writes what fits and says how much (only the next one fails
+    with ENOSPC): an extent's zeros taken as written whole then, its header said it was made
+    longer than it is, and after a crash the shorter file read as a log cut short (AMQ7017S); a
+    control file cut so would read as damaged."""
     view = memoryview(data)
     while view:
         n = os.pwrite(fd, view, at)
         if n <= 0:
-            raise OSError(errno.ENOSPC, "no room on the disk for the log")
+            raise OSError(errno.ENOSPC, "no room on the disk for the recovery log")
         view, at = view[n:], at + n
 
 

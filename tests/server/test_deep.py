@@ -9,6 +9,7 @@ from mqlite import pymqi
 from mqlite.paths import QMPaths
 from mqlite.pymqi import CMQC
 from tests.conftest import RunningQM, mqlite
+from tests.faults.kit import rss_kib
 from tests.server.test_durability import drain, kill9
 
 TINY_INI = "TuningParameters:\n   DefaultQBufferSize=4096\n   DefaultPQBufferSize=4096\n"
@@ -106,8 +107,7 @@ def test_a_bad_buffer_size_in_qm_ini_is_reported_and_the_default_used(running_qm
 
 
 def _rss_mib(pid: int) -> float:
-    with open(f"/proc/{pid}/status", encoding="ascii") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:")) / 1024
+    return rss_kib(pid) / 1024
 
 
 def test_a_deep_queue_s_memory_is_given_back_once_the_queue_manager_is_idle(running_qm: RunningQM) -> None:
