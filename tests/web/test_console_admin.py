@@ -246,6 +246,25 @@ def _dead_letter(qm: Any, dest: str, body: bytes) -> bytes:
     return bytes(md.MsgId)
 
 
+def test_a_page_still_loading_does_not_draw_over_the_next_one(site: dict[str, Any], b: Any) -> None:
+    """A page whose answers come late (a loaded machine: the object view's two requests) and a
+    link followed meanwhile: the late page used to draw itself over the new one (seen in CI as the
+    create form of a SUB replaced by the NAMELIST just created). Each route now draws into a view
+    of its own; a late one draws into nothing anyone sees."""
+    base = site["base"]
+    go(b, base, "#/qm/ADMQM/queues", "#object-list tr[data-name='APP.ORDERS']")
+    # The console's requests for objects held back 1.5 s, in the page itself.
+    js(b, "const real = window.fetch; window.fetch = (url, init) => String(url).includes('/objects/') "
+          "? new Promise((ok) => setTimeout(ok, 1500)).then(() => real(url, init)) : real(url, init);")
+    js(b, "location.hash = '#/qm/ADMQM/object/QLOCAL/APP.ORDERS'")
+    time.sleep(0.2)
+    js(b, "location.hash = '#/qm/ADMQM/mqsc'")
+    until(b, lambda b: has(b, "#mqsc-command") and not has(b, "#f-DESCR"), "the MQSC page")
+    time.sleep(2.5)                                             # the late object view's answers came
+    assert has(b, "#mqsc-command") and not has(b, "#f-DESCR"), text(b, "#view")[:300]
+    assert b.current_url.endswith("#/qm/ADMQM/mqsc")
+
+
 def test_messages_moved_copied_deleted_and_retried(site: dict[str, Any], b: Any) -> None:
     base = site["base"]
     mqsc(site, "CLEAR QLOCAL(APP.ARCHIVE)\nCLEAR QLOCAL(APP.DEAD)\nDEFINE QLOCAL(APP.WORK)")

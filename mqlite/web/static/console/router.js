@@ -1,4 +1,6 @@
-// Hash routes: #/qm/{qmgr}/{view}/{...}. Each view renders into <main id="view">.
+// Hash routes: #/qm/{qmgr}/{view}/{...}. Each view renders into <main id="view">, a new one for
+// each route: a page still waiting for its answers when another route is followed draws into the
+// one it was given, no longer in the document, and not over the page shown now.
 const routes = [];
 export function route(pattern, render) { routes.push([pattern, render]); }
 export function go(hash) { if (location.hash === hash) dispatch(); else location.hash = hash; }
@@ -13,7 +15,9 @@ export async function dispatch() {
     if (want.length !== parts.length) continue;
     const args = [];
     if (want.every((w, i) => (w.startsWith(":") ? (args.push(parts[i]), true) : w === parts[i]))) {
-      const view = document.getElementById("view");
+      const old = document.getElementById("view");
+      const view = old.cloneNode(false);      // (its id, class and attributes; no children, no listeners)
+      old.replaceWith(view);
       view.setAttribute("aria-busy", "true");
       try { await render(view, ...args, params); }
       catch (e) {
@@ -21,6 +25,7 @@ export async function dispatch() {
         const p = document.createElement("p"); p.className = "error"; p.id = "view-error"; p.textContent = msg;
         view.replaceChildren(p);
       } finally { view.removeAttribute("aria-busy"); }
+      if (!view.isConnected) return;            // (a later route has the page)
       window.dispatchEvent(new Event("mq-routed"));
       const h1 = view.querySelector("h1"); if (h1) document.title = h1.textContent + " - mqlite console";
       return;
