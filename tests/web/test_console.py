@@ -125,9 +125,18 @@ def test_the_console_in_a_real_browser(sales: dict[str, Any]) -> None:
         b.find_element(By.ID, "password").send_keys("wrong")
         b.find_element(By.CSS_SELECTOR, "#login-form button").click()
         until(b, lambda b: "MQWB0103E" in text(b, "#login-error"), "the refusal")
-        b.find_element(By.ID, "password").clear()
-        b.find_element(By.ID, "password").send_keys("passw0rd")
-        b.find_element(By.CSS_SELECTOR, "#login-form button").click()
+        # The right password. Under the full suite's load it was refused twice (MQWB0103E, not
+        # reproduced alone or beside CPU hogs; mqweb takes a queue manager it could not ask as one
+        # that refused: see the closing note of 2026-12-07): one more try then, and the refusal
+        # shown, not the first attempt's, decides.
+        for attempt in range(2):
+            js(b, "document.getElementById('login-error').textContent = ''")
+            b.find_element(By.ID, "password").clear()
+            b.find_element(By.ID, "password").send_keys("passw0rd")
+            b.find_element(By.CSS_SELECTOR, "#login-form button").click()
+            until(b, lambda b: text(b, "#who") or text(b, "#login-error"), "signed in or refused")
+            if text(b, "#who") or attempt:
+                break
         until(b, lambda b: text(b, "#who") == "admin (MQWebAdmin, MQWebUser)", "signed in")
         # The queue managers, then the cluster view: the four, FR1 and FR2 drawn as full
         # repositories, the cluster channels between them, SALES.ORDERS's instances on PR1 and PR2.
